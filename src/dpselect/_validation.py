@@ -1,0 +1,104 @@
+"""Argument checks shared by every public entry point.
+
+Each check raises ``ValueError`` or ``TypeError`` whose message names the parameter, the value and the
+rule, e.g. ``epsilon must be a finite number > 0, got -1``.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_positive(value: Any, name: str) -> float:
+    """A finite real number > 0 (epsilon, sensitivities, bounds)."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
+        raise TypeError(f"{name} must be a finite number > 0, got {_short(value)} ({type(value).__name__})")
+    v = float(value)
+    if not np.isfinite(v) or v <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {_short(value)}")
+    return v
+
+
+def check_nonnegative(value: Any, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
+        raise TypeError(f"{name} must be a finite number >= 0, got {_short(value)} ({type(value).__name__})")
+    v = float(value)
+    if not np.isfinite(v) or v < 0:
+        raise ValueError(f"{name} must be a finite number >= 0, got {_short(value)}")
+    return v
+
+
+def check_int(value: Any, name: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name} must be an int, got {_short(value)} ({type(value).__name__})")
+    v = int(value)
+    if minimum is not None and v < minimum:
+        raise ValueError(f"{name} must be an int >= {minimum}, got {v}")
+    if maximum is not None and v > maximum:
+        raise ValueError(f"{name} must be an int <= {maximum}, got {v}")
+    return v
+
+
+def check_utilities(utilities: Any, name: str = "utilities") -> np.ndarray:
+    """A non-empty 1-D array of finite real numbers, returned as float64."""
+    try:
+        arr = np.asarray(utilities)
+    except Exception as exc:  # ragged input and the like
+        raise TypeError(f"{name} must be a 1-D array of finite numbers: {exc}") from None
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise TypeError(f"{name} must be a 1-D array of real numbers, got dtype {arr.dtype}")
+    if np.issubdtype(arr.dtype, np.complexfloating):
+        raise TypeError(f"{name} must be real, got dtype {arr.dtype}")
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty (no candidate to select)")
+    arr = arr.astype(np.float64, copy=False)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name} must be finite: {name}[{i}] = {arr[i]!r}")
+    return arr
+
+
+def check_matrix(U: Any, name: str = "U", *, min_rows: int = 1) -> np.ndarray:
+    """A finite (n, m) float64 matrix (candidates in rows, objectives in columns)."""
+    try:
+        arr = np.asarray(U)
+    except Exception as exc:
+        raise TypeError(f"{name} must be an (n, m) array of finite numbers: {exc}") from None
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise TypeError(f"{name} must be an (n, m) array of real numbers, got dtype {arr.dtype}")
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (candidates x objectives), got shape {arr.shape}")
+    if arr.shape[0] < min_rows or arr.shape[1] < 1:
+        raise ValueError(f"{name} must have at least {min_rows} rows and 1 column, got shape {arr.shape}")
+    arr = arr.astype(np.float64, copy=False)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        i, j = (int(x) for x in np.argwhere(bad)[0])
+        raise ValueError(f"{name} must be finite: {name}[{i}, {j}] = {arr[i, j]!r}")
+    return arr
+
+
+def check_k(k: Any, n: int) -> int:
+    return check_int(k, "k", minimum=1, maximum=n) if n >= 1 else check_int(k, "k", minimum=1)
+
+
+def check_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {_short(value)}")
+    return value
+
+
+def check_bool(value: Any, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, got {_short(value)} ({type(value).__name__})")
+    return bool(value)

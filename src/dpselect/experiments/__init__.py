@@ -1,0 +1,9 @@
+"""The papers' tables and figures, reproducible from ``dpselect reproduce NAME``.
+
+Each entry of :data:`REPRODUCTIONS` maps a reproduction name to the module implementing it. A module
+provides ``DESCRIPTION`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.
+"""
+from __future__ import annotations
+
+# name -> module (imported lazily so `dpselect --help` stays fast)
+REPRODUCTIONS: dict[str, str] = {}
