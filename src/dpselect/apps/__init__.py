@@ -1,0 +1,1 @@
+"""Applications of the papers built on the selection mechanisms."""

@@ -1,0 +1,1 @@
+"""Domain utilities with their global sensitivities and sensitivity functions."""
