@@ -1,0 +1,436 @@
+"""Undirected simple graphs held as scipy sparse CSR arrays, and their loaders.
+
+The influential-node applications (paper Sec. 7, thesis Ch. 6) work on an undirected simple graph
+under *edge* differential privacy: two graphs are neighbours when they differ in exactly one edge.
+:class:`Graph` stores such a graph as a symmetric 0/1 ``scipy.sparse.csr_array`` with sorted column
+indices, together with the original node ids.
+
+Loaders
+-------
+* :func:`load_edge_list` reads SNAP-style edge lists (whitespace separated, ``#``/``%`` comment lines)
+  and CSV edge lists (comma separated, optional header);
+* :func:`from_edges` builds a graph from two id arrays;
+* :func:`from_networkx` converts a ``networkx`` graph (integer or arbitrary hashable node labels);
+* :func:`load_dataset_graph` loads the project's real graphs by name (``"enron"``, ``"github"``).
+
+Normalisation (never silent): self-loops are dropped, and an edge listed several times, in either
+direction, is kept once. The counts are stored in :attr:`Graph.self_loops_removed` and
+:attr:`Graph.duplicate_edges_removed`, and a :class:`GraphNormalisationWarning` says so when a
+loader had to drop something (SNAP's Enron lists every edge in both directions; that is the format,
+not an error, so reversed copies that exactly mirror each other are counted but do not warn).
+"""
+from __future__ import annotations
+
+import os
+import warnings
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = [
+    "Graph",
+    "GraphNormalisationWarning",
+    "from_edges",
+    "triangle_list",
+    "from_networkx",
+    "load_edge_list",
+    "load_dataset_graph",
+    "GRAPH_DATASETS",
+]
+
+#: Real graphs shipped in the shared data directory: name -> file under ``graphs/``.
+GRAPH_DATASETS: dict[str, str] = {
+    "enron": "Email-Enron.txt",
+    "github": "musae_git_edges.csv",
+}
+
+
+class GraphNormalisationWarning(UserWarning):
+    """A loader dropped self-loops or repeated edges while building a simple graph."""
+
+
+class Graph:
+    """An undirected simple graph stored as a symmetric sparse 0/1 CSR array.
+
+    Build it with :func:`from_edges`, :func:`load_edge_list`, :func:`from_networkx` or
+    :func:`load_dataset_graph`; the constructor itself expects an already normalised adjacency.
+
+    Attributes
+    ----------
+    adjacency : scipy.sparse.csr_array
+        (n, n) symmetric, int8 entries equal to 1, sorted indices, zero diagonal.
+    node_ids : numpy.ndarray
+        ``node_ids[i]`` is the original id (int64) of node index ``i``; sorted increasingly.
+    n_nodes, n_edges : int
+        Number of nodes (ids that appear in at least one edge, plus explicitly given isolated
+        nodes) and of undirected edges.
+    degrees : numpy.ndarray
+        int64 degree of every node index.
+    self_loops_removed, duplicate_edges_removed : int
+        What normalisation dropped: self-loop lines, and edge lines that repeated an edge already
+        listed (in the same or the reverse direction).
+    name : str
+        A label for messages and tables.
+
+    Examples
+    --------
+    >>> g = from_edges([1, 2, 2, 3], [2, 1, 3, 3])   # (1,2) twice, one self-loop (3,3)
+    >>> g.n_nodes, g.n_edges, g.degrees.tolist(), g.self_loops_removed, g.duplicate_edges_removed
+    (3, 2, [1, 2, 1], 1, 1)
+    """
+
+    def __init__(self, adjacency: sp.csr_array, node_ids: np.ndarray, *, self_loops_removed: int = 0,
+                 duplicate_edges_removed: int = 0, name: str = "graph") -> None:
+        if not sp.issparse(adjacency):
+            raise TypeError(f"adjacency must be a scipy sparse array, got {type(adjacency).__name__}")
+        adjacency = sp.csr_array(adjacency)
+        n = adjacency.shape[0]
+        if adjacency.shape != (n, n):
+            raise ValueError(f"adjacency must be square, got shape {adjacency.shape}")
+        node_ids = np.asarray(node_ids, dtype=np.int64)
+        if node_ids.shape != (n,):
+            raise ValueError(f"node_ids must have one id per node ({n}), got shape {node_ids.shape}")
+        adjacency.sort_indices()
+        self.adjacency = adjacency
+        self.node_ids = node_ids
+        self.self_loops_removed = int(self_loops_removed)
+        self.duplicate_edges_removed = int(duplicate_edges_removed)
+        self.name = name
+        self.degrees = np.diff(adjacency.indptr).astype(np.int64)
+        self._triangles: np.ndarray | None = None
+
+    # -- basic statistics -----------------------------------------------------------------------
+    @property
+    def n_nodes(self) -> int:
+        return int(self.adjacency.shape[0])
+
+    @property
+    def n_edges(self) -> int:
+        return int(self.adjacency.nnz // 2)
+
+    @property
+    def max_degree(self) -> int:
+        return int(self.degrees.max()) if self.degrees.size else 0
+
+    def __repr__(self) -> str:
+        return (f"Graph({self.name!r}, n_nodes={self.n_nodes}, n_edges={self.n_edges}, "
+                f"max_degree={self.max_degree})")
+
+    def index_of(self, ids: Any) -> np.ndarray:
+        """Node indices of original ids (``KeyError`` naming the first unknown id)."""
+        arr = np.atleast_1d(np.asarray(ids, dtype=np.int64))
+        pos = np.searchsorted(self.node_ids, arr)
+        pos_c = np.minimum(pos, max(self.n_nodes - 1, 0))
+        bad = (pos >= self.n_nodes) | (self.node_ids[pos_c] != arr) if self.n_nodes else np.ones(arr.shape, bool)
+        if bad.any():
+            raise KeyError(f"node id {int(arr[np.flatnonzero(bad)[0]])} is not in graph {self.name!r}")
+        return pos_c.astype(np.intp)
+
+    def edges(self) -> np.ndarray:
+        """(n_edges, 2) int64 array of node *indices* (u < v), sorted lexicographically."""
+        coo = sp.triu(self.adjacency, k=1, format="coo")
+        order = np.lexsort((coo.col, coo.row))
+        return np.column_stack([coo.row[order], coo.col[order]]).astype(np.int64)
+
+    def neighbours(self, i: int) -> np.ndarray:
+        """Sorted neighbour indices of node index ``i``."""
+        a = self.adjacency
+        return a.indices[a.indptr[i]:a.indptr[i + 1]]
+
+    def triangles(self) -> np.ndarray:
+        """Triangles through every node = edges among its neighbours (int64, cached).
+
+        Equal to the row sums of ``(A @ A) ∘ A`` divided by 2, but counted from the vectorised
+        oriented listing :func:`triangle_list` (forming ``A @ A`` costs Σ d² entries: 9.5 s on
+        GitHub, whose hub has 9,458 neighbours, against 0.2 s for the listing).
+        """
+        if self._triangles is None:
+            tri = triangle_list(self)
+            self._triangles = np.bincount(tri.ravel(), minlength=self.n_nodes).astype(np.int64)
+        return self._triangles
+
+
+def triangle_list(graph: Graph) -> np.ndarray:
+    """Every triangle of ``graph`` once, as a (n_triangles, 3) int64 array of node indices.
+
+    Vectorised oriented listing: edges are oriented from lower to higher (degree, index) rank, every
+    wedge u→v→w of the oriented graph is generated with numpy index arithmetic and kept when u→w is
+    an edge (a sorted-key lookup). The number of wedges is at most O(m·sqrt(m)).
+
+    >>> triangle_list(from_edges([0, 0, 1, 2], [1, 2, 2, 3])).tolist()
+    [[0, 1, 2]]
+    """
+    g = graph
+    if not isinstance(g, Graph):
+        raise TypeError(f"graph must be a Graph, got {type(g).__name__}")
+    n = g.n_nodes
+    if n == 0 or g.n_edges == 0:
+        return np.empty((0, 3), dtype=np.int64)
+    deg = g.degrees
+    rank = np.empty(n, dtype=np.int64)
+    rank[np.lexsort((np.arange(n), deg))] = np.arange(n)
+    coo = g.adjacency.tocoo()
+    keep = rank[coo.row] < rank[coo.col]
+    oriented = sp.csr_array((np.ones(int(keep.sum()), np.int8), (coo.row[keep], coo.col[keep])), shape=(n, n))
+    oriented.sort_indices()
+    outdeg = np.diff(oriented.indptr)
+    src = np.repeat(np.arange(n, dtype=np.int64), outdeg)
+    dst = oriented.indices.astype(np.int64)
+    cnt = outdeg[dst]
+    total = int(cnt.sum())
+    if total == 0:
+        return np.empty((0, 3), dtype=np.int64)
+    offsets = np.cumsum(cnt) - cnt
+    pos = np.repeat(oriented.indptr[dst].astype(np.int64) - offsets, cnt) + np.arange(total, dtype=np.int64)
+    w = oriented.indices[pos].astype(np.int64)
+    u = np.repeat(src, cnt)
+    v = np.repeat(dst, cnt)
+    keys = src * n + dst  # sorted: CSR is row-major with sorted column indices
+    query = u * n + w
+    hit_pos = np.minimum(np.searchsorted(keys, query), keys.size - 1)
+    hit = keys[hit_pos] == query
+    tri = np.column_stack([u[hit], v[hit], w[hit]])
+    tri.sort(axis=1)
+    return tri[np.lexsort((tri[:, 2], tri[:, 1], tri[:, 0]))]
+
+
+def _check_ids(values: Any, name: str) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array of integer node ids, got shape {arr.shape}")
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        if np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+            return arr.astype(np.int64)
+        bad = arr[0] if arr.dtype == object else arr.ravel()[0]
+        raise TypeError(f"{name} must hold integer node ids, got dtype {arr.dtype} (e.g. {bad!r})")
+    return arr.astype(np.int64, copy=False)
+
+
+def from_edges(u: Any, v: Any, *, nodes: Iterable[int] | None = None, name: str = "graph",
+               warn: bool = True) -> Graph:
+    """Build an undirected simple graph from edge endpoint arrays ``u[i] -- v[i]``.
+
+    Self-loops are dropped and an edge given several times (in either direction) is kept once;
+    both are counted on the result (``self_loops_removed``, ``duplicate_edges_removed``) and, when
+    ``warn`` is true, reported with a :class:`GraphNormalisationWarning` -- except for the SNAP
+    convention of listing *every* edge exactly once in each direction, which is recognised and
+    accepted silently (still counted).
+
+    Parameters
+    ----------
+    u, v : array-like of int
+        Original node ids of the endpoints (any int64 values; they become ``Graph.node_ids``).
+    nodes : iterable of int, optional
+        Extra node ids to include even when isolated.
+    name : str
+        Label of the graph.
+    warn : bool
+        Emit a warning when something was normalised (default True).
+
+    Returns
+    -------
+    Graph
+
+    Examples
+    --------
+    >>> g = from_edges([0, 1], [1, 2])
+    >>> g.n_nodes, g.n_edges, g.max_degree
+    (3, 2, 2)
+    """
+    a = _check_ids(u, "u")
+    b = _check_ids(v, "v")
+    if a.shape != b.shape:
+        raise ValueError(f"u and v must have the same length, got {a.size} and {b.size}")
+    extra = _check_ids(np.fromiter(nodes, dtype=np.int64) if nodes is not None and not isinstance(nodes, np.ndarray)
+                       else (nodes if nodes is not None else np.empty(0, np.int64)), "nodes")
+    ids, inv = np.unique(np.concatenate([a, b, extra]), return_inverse=True)
+    n = ids.size
+    ia, ib = inv[:a.size], inv[a.size:2 * a.size]
+    loops = ia == ib
+    n_loops = int(loops.sum())
+    ia, ib = ia[~loops], ib[~loops]
+    lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
+    keys = lo.astype(np.int64) * n + hi
+    uniq, counts = np.unique(keys, return_counts=True)
+    n_dup = int(keys.size - uniq.size)
+    if n_dup and warn:
+        # SNAP convention: each edge listed once per direction -> counts all 2 with both directions present
+        fwd = np.unique(ia.astype(np.int64) * n + ib)
+        symmetric_listing = bool(np.all(counts == 2) and fwd.size == keys.size and fwd.size == 2 * uniq.size)
+        if not symmetric_listing:
+            warnings.warn(f"{name}: {n_dup} repeated edge line(s) (same or reversed direction) merged into "
+                          f"single undirected edges", GraphNormalisationWarning, stacklevel=2)
+    if n_loops and warn:
+        warnings.warn(f"{name}: {n_loops} self-loop(s) removed", GraphNormalisationWarning, stacklevel=2)
+    r, c = uniq // n, uniq % n
+    rows = np.concatenate([r, c])
+    cols = np.concatenate([c, r])
+    adj = sp.csr_array((np.ones(rows.size, dtype=np.int8), (rows, cols)), shape=(n, n))
+    adj.sum_duplicates()
+    adj.sort_indices()
+    return Graph(adj, ids, self_loops_removed=n_loops, duplicate_edges_removed=n_dup, name=name)
+
+
+def _bad_line(lines: list[str], delimiter: str | None, first_line_no: int, path: Path) -> None:
+    """Slow path: find and report the first malformed line."""
+    for no, line in zip(range(first_line_no, first_line_no + len(lines)), lines):
+        fields = line.split(delimiter) if delimiter else line.split()
+        fields = [f.strip() for f in fields]
+        if len(fields) != 2 or not all(fields):
+            raise ValueError(f"{path}:{no}: malformed edge line {line.strip()!r}: expected two node ids "
+                             f"separated by {'a comma' if delimiter == ',' else 'whitespace'}")
+        for f in fields:
+            try:
+                int(f)
+            except ValueError:
+                raise ValueError(f"{path}:{no}: node id {f!r} is not an integer (line {line.strip()!r})") from None
+
+
+def load_edge_list(path: str | os.PathLike, *, delimiter: str | None = "auto", header: bool | None = None,
+                   name: str | None = None, warn: bool = True) -> Graph:
+    """Load an undirected simple graph from a SNAP-style or CSV edge list.
+
+    One edge per line: two integer node ids separated by whitespace (SNAP ``.txt``) or a comma
+    (``.csv``). Blank lines and lines starting with ``#`` or ``%`` are skipped. Self-loops and
+    repeated/reversed edges are normalised as in :func:`from_edges`.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file. ``FileNotFoundError`` naming it when absent.
+    delimiter : {"auto", None, ","} or str
+        ``"auto"`` (default): comma for ``.csv`` files or when the first data line contains a comma,
+        whitespace otherwise. ``None`` means any whitespace.
+    header : bool, optional
+        Whether the first data line is a header (e.g. ``id_1,id_2``). Default: a first line whose
+        fields are both non-numeric is taken as a header; any other non-integer field is an error.
+    name : str, optional
+        Label of the graph (default: the file name).
+    warn : bool
+        Warn about normalisation (see :func:`from_edges`).
+
+    Raises
+    ------
+    FileNotFoundError
+        The file does not exist.
+    ValueError
+        A line does not hold exactly two fields, or an id is not an integer (message gives
+        ``path:line``).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "g.txt"
+    >>> _ = p.write_text("# toy\\n0\\t1\\n1\\t0\\n1\\t2\\n2\\t1\\n")
+    >>> load_edge_list(p)
+    Graph('g.txt', n_nodes=3, n_edges=2, max_degree=2)
+    """
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise FileNotFoundError(f"edge list file not found: {p}")
+    if p.is_dir():
+        raise IsADirectoryError(f"edge list path is a directory, not a file: {p}")
+    text = p.read_text()
+    all_lines = text.splitlines()
+    # data lines with their 1-based line numbers (fast path: no comments at all)
+    stripped_first = [ln.lstrip()[:1] for ln in all_lines]
+    if any(c in ("#", "%", "") for c in stripped_first):
+        keep = [i for i, c in enumerate(stripped_first) if c not in ("#", "%", "")]
+        lines = [all_lines[i] for i in keep]
+        line_nos = [i + 1 for i in keep]
+    else:
+        lines = all_lines
+        line_nos = None
+    if not lines:
+        raise ValueError(f"{p}: no edges found (empty file or only comments)")
+    if delimiter == "auto":
+        delimiter = "," if (p.suffix.lower() == ".csv" or "," in lines[0]) else None
+    first_no = line_nos[0] if line_nos else 1
+    first_fields = [f.strip() for f in (lines[0].split(delimiter) if delimiter else lines[0].split())]
+
+    def _is_int(s: str) -> bool:
+        try:
+            int(s)
+            return True
+        except ValueError:
+            return False
+
+    if header is None:
+        header = len(first_fields) == 2 and not any(_is_int(f) for f in first_fields)
+    if header:
+        lines = lines[1:]
+        if line_nos:
+            line_nos = line_nos[1:]
+        first_no += 1
+        if not lines:
+            raise ValueError(f"{p}: no edges found after the header line")
+    body = "\n".join(lines)
+    if delimiter:
+        body = body.replace(delimiter, " ")
+    tokens = body.split()
+    ok = len(tokens) == 2 * len(lines)
+    ids = None
+    if ok:
+        try:
+            ids = np.array(tokens, dtype=np.int64)
+        except (ValueError, OverflowError):
+            ok = False
+    if ok and delimiter:
+        # each line must contain exactly one delimiter ("1,2,3" would have split into 3 tokens anyway)
+        ok = body.count("\n") == len(lines) - 1
+    if not ok:
+        if line_nos and len(line_nos) == len(lines):
+            for no, line in zip(line_nos, lines):
+                _bad_line([line], delimiter, no, p)
+        _bad_line(lines, delimiter, first_no, p)
+        raise ValueError(f"{p}: could not parse the edge list")  # pragma: no cover - defensive
+    return from_edges(ids[0::2], ids[1::2], name=name or p.name, warn=warn)
+
+
+def from_networkx(graph: Any, *, name: str | None = None, warn: bool = True) -> Graph:
+    """Convert a ``networkx`` graph (directed ones are symmetrised) into a :class:`Graph`.
+
+    Integer node labels are kept as ids; other hashable labels are numbered 0.. in
+    ``graph.nodes`` order (the mapping is then ``list(graph.nodes)[node_ids[i]]``). Isolated
+    nodes are kept. Self-loops are dropped and reported.
+
+    >>> import networkx as nx
+    >>> from_networkx(nx.path_graph(4)).degrees.tolist()
+    [1, 2, 2, 1]
+    """
+    try:
+        nodes = list(graph.nodes)
+        edge_list = list(graph.edges())
+    except AttributeError:
+        raise TypeError(f"graph must be a networkx graph, got {type(graph).__name__}") from None
+    if all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in nodes):
+        label = {x: int(x) for x in nodes}
+    else:
+        label = {x: i for i, x in enumerate(nodes)}
+    u = np.fromiter((label[a] for a, _ in edge_list), dtype=np.int64, count=len(edge_list))
+    v = np.fromiter((label[b] for _, b in edge_list), dtype=np.int64, count=len(edge_list))
+    return from_edges(u, v, nodes=np.fromiter(label.values(), dtype=np.int64, count=len(label)),
+                      name=name or (getattr(graph, "name", "") or "networkx graph"),
+                      warn=warn and not graph.is_directed())
+
+
+def load_dataset_graph(name_or_path: str | os.PathLike, **kwargs: Any) -> Graph:
+    """Load ``"enron"`` or ``"github"`` from the shared data directory, or any edge-list path.
+
+    >>> g = load_dataset_graph("enron")            # doctest: +SKIP
+    >>> g.n_nodes, g.n_edges, g.max_degree         # doctest: +SKIP
+    (36692, 183831, 1383)
+    """
+    key = str(name_or_path).lower()
+    if key in GRAPH_DATASETS:
+        from .datasets import dataset_path
+
+        kwargs.setdefault("name", key)
+        return load_edge_list(dataset_path("graphs", GRAPH_DATASETS[key]), **kwargs)
+    p = Path(name_or_path)
+    if not p.exists():
+        raise FileNotFoundError(
+            f"unknown graph {str(name_or_path)!r}: not one of {', '.join(GRAPH_DATASETS)} and no such file")
+    return load_edge_list(p, **kwargs)
