@@ -1,0 +1,292 @@
+"""Node centralities of a graph with their sensitivities under edge differential privacy.
+
+Neighbour model: **add/remove one edge** (edge-DP; paper Def. 7.1, thesis Sec. 6.1). Every sensitivity
+function here is admissible for that model only.
+
+===================  ==========================================  ===================  ==============================
+utility              value for node v (degree d)                 global sensitivity   sensitivity function δ(G,t,v)
+===================  ==========================================  ===================  ==============================
+degree               d                                           1                    1
+egocentric density   2·e(v) / (d(d−1)), 0 if d < 2               1                    min(1, 2/(d−t−2)) if d−t−2 > 0,
+                     (e(v) = edges among the neighbours)                              else 1 (paper Sec. 7.3)
+EBC                  Σ_{u<w ∈ N(v), u≁w} 1 / (1 + m_v(u, w))     max(D(D−1)/4, D)     min(Δ, max((d+t)(d+t−1)/4, d+t))
+                     (thesis Def. 6.1.1; m_v(u, w) = common      (thesis Lemma 6.3.2, (thesis Def. 6.3.1, bounded)
+                     neighbours of u, w inside N(v))             D = public max-degree
+                                                                 bound)
+===================  ==========================================  ===================  ==============================
+
+Everything is computed for all nodes at once with sparse linear algebra: triangles through every node
+come from a vectorised oriented-triangle listing, and EBC of every node from one block-diagonal sparse
+product over all ego networks (see :func:`ebc`).
+
+The paper's published code computes egocentric density as e(v)/(d(d−1)) (half the formula) and gives
+degree-1 nodes density 1; ``variant="code"`` reproduces it (see :func:`egocentric_density`).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import check_int
+from ..graphs import Graph, triangle_list
+from ..sensitivity import SensitivityFunction
+
+__all__ = [
+    "degree",
+    "degree_sensitivity",
+    "egocentric_density",
+    "egocentric_density_sensitivity",
+    "ebc",
+    "ebc_global_sensitivity",
+    "ebc_sensitivity",
+    "triangle_list",
+    "DEGREE_GLOBAL_SENSITIVITY",
+    "EGODENSITY_GLOBAL_SENSITIVITY",
+]
+
+DEGREE_GLOBAL_SENSITIVITY = 1.0
+EGODENSITY_GLOBAL_SENSITIVITY = 1.0
+_VARIANTS = ("paper", "code")
+
+
+def _check_graph(graph: Any) -> Graph:
+    if not isinstance(graph, Graph):
+        raise TypeError(f"graph must be a dpselect.graphs.Graph, got {type(graph).__name__} "
+                        "(load one with dpselect.graphs.load_edge_list / from_edges / from_networkx)")
+    return graph
+
+
+def _degrees_of(graph_or_degrees: Any, name: str = "graph") -> np.ndarray:
+    """Degrees of a Graph, or a 1-D array of non-negative integer degrees given directly."""
+    if isinstance(graph_or_degrees, Graph):
+        return graph_or_degrees.degrees
+    arr = np.asarray(graph_or_degrees)
+    if arr.ndim != 1 or arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"{name} must be a Graph or a non-empty 1-D int array of degrees, got "
+                        f"{type(graph_or_degrees).__name__} with dtype {getattr(arr, 'dtype', None)}")
+    if arr.min() < 0:
+        raise ValueError(f"{name}: degrees must be >= 0, got {int(arr.min())}")
+    return arr.astype(np.int64, copy=False)
+
+
+def _idx(candidates, n: int) -> np.ndarray | slice:
+    return slice(None) if candidates is None else np.asarray(candidates, dtype=np.intp)
+
+
+def _triangles_per_node(g: Graph) -> np.ndarray:
+    return g.triangles()
+
+
+# -- degree -------------------------------------------------------------------------------------
+def degree(graph: Graph) -> np.ndarray:
+    """Degree centrality of every node (float64), global sensitivity 1 under edge-DP.
+
+    >>> from dpselect.graphs import from_edges
+    >>> degree(from_edges([0, 0], [1, 2])).tolist()
+    [2.0, 1.0, 1.0]
+    """
+    return _check_graph(graph).degrees.astype(np.float64)
+
+
+def degree_sensitivity(graph: Graph | np.ndarray) -> SensitivityFunction:
+    """δ(G, t, v) = 1 for degree (adding/removing one edge moves a degree by at most 1).
+
+    ``graph`` may also be the degree array itself.
+
+    >>> degree_sensitivity(np.array([2, 1, 1]))(3).tolist()
+    [1.0, 1.0, 1.0]
+    """
+    n = _degrees_of(graph).size
+
+    def delta_degree(t, candidates=None):
+        return np.ones(n if candidates is None else len(candidates))
+
+    return SensitivityFunction(delta_degree, DEGREE_GLOBAL_SENSITIVITY, n_candidates=n, saturation_distance=0,
+                               name="degree")
+
+
+# -- egocentric density -------------------------------------------------------------------------
+def egocentric_density(graph: Graph, *, variant: str = "paper") -> np.ndarray:
+    """Egocentric density of every node (float64 in [0, 1]).
+
+    ``variant="paper"`` (default): ed(v) = 2·e(v) / (d(d−1)) with e(v) the number of edges among the
+    d neighbours of v, and 0 when d < 2 (paper Eq. 2, DESIGN.md).
+
+    ``variant="code"``: what the paper's published code computes, e(v) / (d(d−1)) -- each edge among
+    the neighbours counted once over the *ordered* pair count, i.e. half the formula -- with
+    degree-1 nodes given density 1 (isolated nodes 0). Offered only to reproduce the paper's
+    Table 2; both variants have global sensitivity 1 and the same admissible δ
+    (:func:`egocentric_density_sensitivity`).
+
+    >>> from dpselect.graphs import from_edges
+    >>> g = from_edges([0, 0, 0, 1], [1, 2, 3, 2])   # star at 0 plus edge 1-2
+    >>> egocentric_density(g).round(4).tolist()
+    [0.3333, 1.0, 1.0, 0.0]
+    >>> egocentric_density(g, variant="code").round(4).tolist()
+    [0.1667, 0.5, 0.5, 1.0]
+    """
+    g = _check_graph(graph)
+    if variant not in _VARIANTS:
+        raise ValueError(f"variant must be one of {_VARIANTS}, got {variant!r}")
+    d = g.degrees.astype(np.float64)
+    e = _triangles_per_node(g).astype(np.float64)
+    pairs = d * (d - 1)
+    out = np.zeros(g.n_nodes)
+    ok = pairs > 0
+    if variant == "paper":
+        out[ok] = 2.0 * e[ok] / pairs[ok]
+    else:
+        out[ok] = e[ok] / pairs[ok]
+        out[g.degrees == 1] = 1.0
+    return out
+
+
+def egocentric_density_sensitivity(graph: Graph | np.ndarray) -> SensitivityFunction:
+    """Admissible δ for egocentric density under edge-DP (paper Sec. 7.3, Lemma 7.2).
+
+    δ(G, t, v) = min(1, 2 / (d − t − 2)) if d − t − 2 > 0, else 1, with d the degree of v;
+    global sensitivity 1. It depends on the degrees only, so ``graph`` may also be the degree
+    array. Admissible for both variants of :func:`egocentric_density` (the code variant equals
+    half the paper's formula wherever d >= 2 on both sides of an edge change, and δ = 1 wherever
+    a degree of 1 or less is reachable); the test-suite checks both conditions on every graph up to
+    6 nodes.
+
+    >>> egocentric_density_sensitivity(np.array([1, 4, 10]))(0).tolist()
+    [1.0, 1.0, 0.25]
+    """
+    d = _degrees_of(graph).astype(np.float64)
+    n = d.size
+    sat = max(0, int(d.max()) - 4)  # d - t - 2 <= 2  =>  δ = 1 for every node
+
+    def delta_egodensity(t, candidates=None):
+        dd = d if candidates is None else d[candidates]
+        gap = dd - t - 2.0
+        out = np.ones(dd.size)
+        pos = gap > 0
+        out[pos] = np.minimum(1.0, 2.0 / gap[pos])
+        return out
+
+    return SensitivityFunction(delta_egodensity, EGODENSITY_GLOBAL_SENSITIVITY, n_candidates=n,
+                               saturation_distance=sat, name="egocentric_density")
+
+
+# -- egocentric betweenness centrality ----------------------------------------------------------
+def ebc(graph: Graph, *, max_block_entries: int = 20_000_000) -> np.ndarray:
+    """Egocentric betweenness centrality (thesis Def. 6.1.1) of every node, float64.
+
+    EBC(v) = Σ over unordered pairs {u, w} of neighbours of v of p_uw(v) / q_uw(v), geodesics taken in
+    the ego network G[N(v) ∪ {v}]. Adjacent pairs contribute 0; a non-adjacent pair is at distance
+    2 with 1 + m geodesics, one through v, where m = |N(u) ∩ N(w) ∩ N(v)|. Hence
+
+        EBC(v) = C(d, 2) − e(v) − Σ_{u<w ∈ N(v), u≁w, m>0} m / (1 + m).
+
+    The counts m for *all* ego networks come from one sparse product B·B, where B is the
+    block-diagonal adjacency of all ego networks (ego node (v, u) is the CSR slot of edge v→u; a
+    triangle {a, b, c} gives the ego edges b–c in ego(a), a–c in ego(b), a–b in ego(c)). The
+    product is done in row blocks of about ``max_block_entries`` output entries to bound memory.
+
+    >>> from dpselect.graphs import from_edges
+    >>> # thesis Fig. 2: a and b joined, both joined to v0..v5 -> EBC(a) = EBC(b) = 7.5
+    >>> g = from_edges([0] + [0] * 6 + [1] * 6, [1] + list(range(2, 8)) * 2)
+    >>> ebc(g)[:3].tolist()
+    [7.5, 7.5, 0.0]
+    """
+    g = _check_graph(graph)
+    n = g.n_nodes
+    d = g.degrees.astype(np.float64)
+    tri = triangle_list(g)
+    e = np.bincount(tri.ravel(), minlength=n).astype(np.float64) if tri.size else np.zeros(n)
+    if g._triangles is None:
+        g._triangles = e.astype(np.int64)
+    out = d * (d - 1) / 2.0 - e
+    if tri.shape[0] == 0:
+        return out
+    a = g.adjacency
+    indptr = a.indptr.astype(np.int64)
+    keys = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr)) * n + a.indices.astype(np.int64)
+
+    def slot(c, x):
+        return np.searchsorted(keys, c * n + x)
+
+    ta, tb, tc = tri[:, 0], tri[:, 1], tri[:, 2]
+    # ego edges (slot pairs), one per (triangle, centre)
+    r = np.concatenate([slot(ta, tb), slot(tb, ta), slot(tc, ta)])
+    c = np.concatenate([slot(ta, tc), slot(tb, tc), slot(tc, tb)])
+    n_slots = keys.size
+    rows = np.concatenate([r, c])
+    cols = np.concatenate([c, r])
+    B = sp.csr_array((np.ones(rows.size, dtype=np.float64), (rows, cols)), shape=(n_slots, n_slots))
+    B.sort_indices()
+    owner = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    ego_deg = np.diff(B.indptr).astype(np.float64)  # = diag of B·B
+    # output entries of row i of B·B are at most Σ_{j ∈ row i} ego_deg(j); split rows by centres
+    work = np.asarray(B @ ego_deg).ravel()
+    centre_work = np.bincount(owner, weights=work, minlength=n)
+    cum = np.cumsum(centre_work)
+    correction = np.zeros(n)
+    start_centre = 0
+    while start_centre < n:
+        base = cum[start_centre - 1] if start_centre else 0.0
+        end_centre = int(np.searchsorted(cum, base + max_block_entries, side="right"))
+        end_centre = max(end_centre, start_centre + 1)
+        s0, s1 = int(indptr[start_centre]), int(indptr[min(end_centre, n)])
+        if s1 > s0 and B.indptr[s1] > B.indptr[s0]:
+            Bb = B[s0:s1][:, s0:s1]
+            M = (Bb @ Bb).tocsr()
+            M.setdiag(0)
+            M.eliminate_zeros()
+            g_all = M.copy()
+            g_all.data = g_all.data / (1.0 + g_all.data)
+            adjm = M.multiply(Bb).tocsr()
+            adjm.data = adjm.data / (1.0 + adjm.data)
+            per_row = np.asarray(g_all.sum(axis=1)).ravel() - np.asarray(adjm.sum(axis=1)).ravel()
+            correction += np.bincount(owner[s0:s1], weights=per_row, minlength=n)
+        start_centre = min(end_centre, n)
+    return out - correction / 2.0
+
+
+def ebc_global_sensitivity(max_degree: int) -> float:
+    """ΔEBC = max(D(D−1)/4, D) for graphs of maximum degree at most D (thesis Lemma 6.3.2).
+
+    D must be a *public* bound on the maximum degree (not the private graph's own maximum).
+
+    >>> ebc_global_sensitivity(1383), ebc_global_sensitivity(9458), ebc_global_sensitivity(343)
+    (477826.5, 22361076.5, 29326.5)
+    """
+    D = check_int(max_degree, "max_degree", minimum=1)
+    return float(max(D * (D - 1) / 4.0, D))
+
+
+def ebc_sensitivity(graph: Graph | np.ndarray, max_degree: int | None = None) -> SensitivityFunction:
+    """Admissible, bounded δ^EBC under edge-DP (thesis Def. 6.3.1 with Lemma 3.2.2).
+
+    δ(G, t, v) = min(Δ, max((d + t)(d + t − 1)/4, d + t)) with d the degree of v and
+    Δ = :func:`ebc_global_sensitivity` (``max_degree``); it equals Δ for every node once
+    t >= D − min degree (the saturation distance), which makes it bounded as shifted local
+    dampening needs.
+
+    Parameters
+    ----------
+    graph : Graph or 1-D int array of degrees
+    max_degree : int, optional
+        Public upper bound D on the maximum degree of every graph considered (the universe of
+        neighbouring graphs). Default: the graph's own maximum degree, as in the thesis'
+        experiments -- which is itself data-dependent; pass a public bound for a formal guarantee.
+
+    >>> ebc_sensitivity(np.array([1, 3, 10]), max_degree=10)(0).tolist()
+    [1.0, 3.0, 22.5]
+    """
+    d = _degrees_of(graph).astype(np.float64)
+    D = int(d.max()) if max_degree is None else check_int(max_degree, "max_degree", minimum=1)
+    if d.max() > D:
+        raise ValueError(f"max_degree must bound every degree of the graph: a node has degree {int(d.max())} > {D}")
+    delta = ebc_global_sensitivity(max(D, 1))
+    sat = max(0, D - int(d.min()))
+
+    def delta_ebc(t, candidates=None):
+        x = (d if candidates is None else d[candidates]) + t
+        return np.minimum(delta, np.maximum(x * (x - 1) / 4.0, x))
+
+    return SensitivityFunction(delta_ebc, delta, n_candidates=d.size, saturation_distance=sat, name="ebc")

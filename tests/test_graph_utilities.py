@@ -1,0 +1,206 @@
+"""Degree, egocentric density and EBC with their edge-DP sensitivity functions."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from dpselect.graphs import from_edges, load_dataset_graph
+from dpselect.utilities.graph import (
+    degree,
+    degree_sensitivity,
+    ebc,
+    ebc_global_sensitivity,
+    ebc_sensitivity,
+    egocentric_density,
+    egocentric_density_sensitivity,
+)
+
+
+# -- exhaustive universes of small graphs -------------------------------------------------------------
+def _universe(n: int):
+    """All labelled graphs on n nodes as a (2^(n choose 2), n, n) bool array; graph g flips pair b by g ^ (1 << b)."""
+    pairs = list(itertools.combinations(range(n), 2))
+    codes = np.arange(2 ** len(pairs))
+    X = np.zeros((codes.size, n, n), dtype=bool)
+    for b, (i, j) in enumerate(pairs):
+        on = (codes >> b) & 1 == 1
+        X[on, i, j] = X[on, j, i] = True
+    return X, pairs
+
+
+def _dense_utilities(X: np.ndarray, variant: str = "paper"):
+    """Reference degree / egocentric density / EBC for a batch of dense adjacency matrices."""
+    Xi = X.astype(np.int64)
+    d = Xi.sum(2)
+    e = np.einsum("gij,gjk,gki->gi", Xi, Xi, Xi) / 2  # edges among the neighbours
+    pairs = d * (d - 1)
+    ed = np.zeros(d.shape)
+    ok = pairs > 0
+    ed[ok] = (2 * e[ok] if variant == "paper" else e[ok]) / pairs[ok]
+    if variant == "code":
+        ed[d == 1] = 1.0
+    m = np.einsum("gcz,guz,gwz->gcuw", Xi, Xi, Xi)  # common neighbours of u, w inside N(c)
+    n = X.shape[1]
+    upper = np.triu(np.ones((n, n), dtype=bool), 1)
+    nonadj = X[:, :, :, None] & X[:, :, None, :] & ~X[:, None, :, :] & upper
+    ebc_vals = np.where(nonadj, 1.0 / (1.0 + m), 0.0).sum(axis=(2, 3))
+    return d.astype(float), ed, ebc_vals
+
+
+def _graph_of(X1: np.ndarray):
+    u, v = np.nonzero(np.triu(X1, 1))
+    return from_edges(u, v, nodes=np.arange(X1.shape[0]))
+
+
+def test_library_matches_dense_reference_on_all_5_node_graphs():
+    X, _ = _universe(5)
+    d, ed, eb = _dense_utilities(X)
+    _, ed_code, _ = _dense_utilities(X, "code")
+    for g in range(X.shape[0]):
+        G = _graph_of(X[g])
+        np.testing.assert_array_equal(degree(G), d[g])
+        np.testing.assert_allclose(egocentric_density(G), ed[g], atol=1e-12)
+        np.testing.assert_allclose(egocentric_density(G, variant="code"), ed_code[g], atol=1e-12)
+        np.testing.assert_allclose(ebc(G), eb[g], atol=1e-12)
+
+
+def test_thesis_examples():
+    # Fig. 2 (Example 1.1.1/1.1.2): a = 0 and b = 1 adjacent, both adjacent to v0..v5
+    u = [0] + [0] * 6 + [1] * 6
+    v = [1] + list(range(2, 8)) * 2
+    g = from_edges(u, v)
+    assert ebc(g).tolist() == [7.5, 7.5] + [0.0] * 6
+    # removing (a, b) puts EBC(a) at 15 (Example 1.1.2) and EBC(v_i) at 1 (Example 1.1.4)
+    g2 = from_edges(u[1:], v[1:])
+    assert ebc(g2).tolist() == [15.0, 15.0] + [1.0] * 6
+    # a = 0 with neighbours b = 1 and v0..v3 = 2..5; b adjacent to every v_i; 6 lies outside the ego network.
+    # Pairs {b, v_i} are adjacent (0); the 6 pairs {v_i, v_j} have geodesics via a and b (1/2 each): 3.0
+    g3 = from_edges([0, 0, 0, 0, 0, 1, 1, 4, 5, 1, 1], [1, 2, 3, 4, 5, 2, 3, 6, 6, 4, 5])
+    assert ebc(g3)[0] == pytest.approx(3.0)
+
+
+def test_ebc_global_sensitivity_values():
+    # thesis Sec. 6.5 quotes 22,361,076.5 (GitHub), and swaps Enron/DBLP: D = 1383 gives 477,826.5, D = 343 29,326.5
+    assert ebc_global_sensitivity(9458) == 22_361_076.5
+    assert ebc_global_sensitivity(1383) == 477_826.5
+    assert ebc_global_sensitivity(343) == 29_326.5
+    assert ebc_global_sensitivity(3) == 3.0 and ebc_global_sensitivity(5) == 5.0 and ebc_global_sensitivity(6) == 7.5
+
+
+def test_sensitivity_values_and_candidates():
+    deg = np.array([0, 1, 2, 3, 4, 5, 12])
+    sf = egocentric_density_sensitivity(deg)
+    np.testing.assert_allclose(sf(0), [1, 1, 1, 1, 1, 2 / 3, 0.2])
+    np.testing.assert_allclose(sf(3), [1, 1, 1, 1, 1, 1, 2 / 7])
+    np.testing.assert_allclose(sf(2, candidates=np.array([6, 5])), [0.25, 1.0])
+    assert sf(100).tolist() == [1.0] * 7
+    se = ebc_sensitivity(deg, max_degree=20)
+    np.testing.assert_allclose(se(0), [0, 1, 2, 3, 4, 5, 33])
+    np.testing.assert_allclose(se(8), [14, 9 * 8 / 4, 10 * 9 / 4, 11 * 10 / 4, 12 * 11 / 4, 13 * 12 / 4, 20 * 19 / 4])
+    assert se.saturation_distance == 20 and se(20).tolist() == [95.0] * 7
+    np.testing.assert_allclose(se(1, candidates=[1, 6]), [2, 39])
+    assert degree_sensitivity(deg)(5).tolist() == [1.0] * 7
+    with pytest.raises(ValueError, match="max_degree must bound"):
+        ebc_sensitivity(deg, max_degree=5)
+    with pytest.raises(TypeError, match="Graph or a non-empty 1-D int array"):
+        ebc_sensitivity([1.5, 2.0])
+    with pytest.raises(TypeError, match="dpselect.graphs.Graph"):
+        ebc(np.eye(3))
+    with pytest.raises(ValueError, match="variant"):
+        egocentric_density(from_edges([0], [1]), variant="nope")
+
+
+def _sensitivity_factory(kind: str, n: int, halve: bool = False):
+    def make(deg):
+        if kind == "degree":
+            sf = degree_sensitivity(deg)
+        elif kind == "egodensity":
+            sf = egocentric_density_sensitivity(deg)
+        else:
+            sf = ebc_sensitivity(deg, max_degree=n - 1)
+        if not halve:
+            return sf
+        return lambda t, _sf=sf: _sf(t) / 2
+    return make
+
+
+@pytest.mark.parametrize("kind,variant", [("degree", "paper"), ("egodensity", "paper"), ("egodensity", "code"),
+                                          ("ebc", "paper")])
+def test_admissibility_all_graphs_up_to_5_nodes(kind, variant):
+    from dpselect.audit import check_admissibility
+
+    for n in range(2, 6):
+        X, pairs = _universe(n)
+        d, ed, eb = _dense_utilities(X, variant)
+        table = {"degree": d, "egodensity": ed, "ebc": eb}[kind]
+        deg = X.sum(2)
+        make = _sensitivity_factory(kind, n)
+        rep = check_admissibility(lambda g: table[g], lambda g: make(deg[g]),
+                                  lambda g: [g ^ (1 << b) for b in range(len(pairs))],
+                                  range(X.shape[0]), t_max=n + 1)
+        assert rep.ok, (n, str(rep))
+        # mutation check: half the sensitivity must be caught
+        bad = check_admissibility(lambda g: table[g], lambda g: _sensitivity_factory(kind, n, True)(deg[g]),
+                                  lambda g: [g ^ (1 << b) for b in range(len(pairs))],
+                                  range(X.shape[0]), t_max=n + 1)
+        if n >= 3:
+            assert not bad.ok
+
+
+@pytest.mark.parametrize("variant", ["paper", "code"])
+def test_admissibility_all_6_node_graphs_vectorised(variant):
+    """Both conditions on all 32,768 graphs with 6 labelled nodes, every single-edge flip, t <= 6."""
+    X, pairs = _universe(6)
+    d, ed, eb = _dense_utilities(X, variant)
+    deg = X.sum(2)
+    codes = np.arange(X.shape[0])
+    for util, make in [(d, _sensitivity_factory("degree", 6)), (ed, _sensitivity_factory("egodensity", 6)),
+                       (eb, _sensitivity_factory("ebc", 6))]:
+        sf = make(deg.ravel())  # one SensitivityFunction over all (graph, node) candidates
+        vals = [sf(t).reshape(deg.shape) for t in range(8)]
+        for b in range(len(pairs)):
+            nb = codes ^ (1 << b)
+            assert np.all(vals[0] + 1e-12 >= np.abs(util - util[nb])), b
+            for t in range(7):
+                assert np.all(vals[t + 1] + 1e-12 >= vals[t][nb]), (b, t)
+
+
+def test_condition_1_on_random_larger_graphs():
+    """Local sensitivity at t = 0 (all single-edge flips) stays below δ(G, 0, ·) on 12-node graphs."""
+    rng = np.random.default_rng(11)
+    n = 12
+    all_pairs = list(itertools.combinations(range(n), 2))
+    for _ in range(6):
+        A = np.triu(rng.random((n, n)) < rng.uniform(0.3, 0.8), 1)
+        A = A | A.T
+        base = _graph_of(A)
+        u0 = (egocentric_density(base), egocentric_density(base, variant="code"), ebc(base))
+        s_ed = egocentric_density_sensitivity(base)(0)
+        s_eb = ebc_sensitivity(base, max_degree=n - 1)(0)
+        for i, j in all_pairs:
+            B = A.copy()
+            B[i, j] = B[j, i] = not A[i, j]
+            g = _graph_of(B)
+            assert np.all(np.abs(egocentric_density(g) - u0[0]) <= s_ed + 1e-12)
+            assert np.all(np.abs(egocentric_density(g, variant="code") - u0[1]) <= s_ed + 1e-12)
+            assert np.all(np.abs(ebc(g) - u0[2]) <= s_eb + 1e-12)
+
+
+def test_ebc_real_graph_anchor():
+    try:
+        g = load_dataset_graph("enron")
+    except FileNotFoundError:
+        pytest.skip("enron data not available")
+    e = ebc(g)
+    ed = egocentric_density(g)
+    d = g.degrees
+    assert e.shape == (36_692,) and np.all(e >= 0)
+    # EBC(v) <= C(d, 2) - e(v), with equality exactly when no two non-adjacent neighbours share a neighbour
+    assert np.all(e <= d * (d - 1) / 2 - g.triangles() + 1e-6)
+    assert int(np.argmax(d)) == int(np.argmax(e))
+    # the paper's formula puts 0 on degree-1 nodes; the code variant puts 1 there
+    code = egocentric_density(g, variant="code")
+    assert np.all(code[d == 1] == 1.0) and np.all(ed[d == 1] == 0.0)
+    np.testing.assert_allclose(code[d >= 2], ed[d >= 2] / 2)
