@@ -1,0 +1,263 @@
+"""Fast, exact dominance counting: for each query q, how many points p satisfy p > q (or p >= q) in
+**every** coordinate.
+
+This is the work horse of the Pareto score and of δ^PS (:mod:`dpselect.multiobjective`). The paper's
+own code counts with O(n²) Python loops; here everything is vectorised numpy:
+
+* **m = 1**: one sort and ``searchsorted``, O(n log n).
+* **Rank reduction**: each coordinate is replaced by integer ranks, so strict (``>``) and non-strict
+  (``>=``) comparisons, ties included, both become ``rank_p >= key_q`` on integers. With ``v`` the sorted
+  point values, ``rank_p = #{points < p}`` and ``key_q = #{points <= q}`` (strict) or ``#{points < q}``
+  (non-strict); then ``p > q  <=>  rank_p >= key_q`` (resp. ``p >= q``) exactly.
+* **m = 2**: points sorted by the first coordinate, so the points passing the first coordinate are a
+  suffix; the second coordinate is a *range count* "how many values >= x in positions [s, e)", answered
+  for all queries at once with a wavelet matrix (one stable partition and one prefix sum per bit; every
+  query walks the bits in lock step). O((n + q) log n) after the sorts, no Python loop over points.
+* **m >= 3**: offline divide and conquer (CDQ) on the first coordinate: points and queries are sorted
+  together, split into aligned blocks of size 2^(l+1) for every level l, and each query in a right half
+  counts the points of the left half of its block in the remaining m − 1 coordinates. All blocks of a
+  level form *one* grouped (m − 1)-dimensional problem (group = block), so the recursion has O(log n)
+  vectorised calls per dimension: O((n + q) log^(m-1) n) overall.
+* Small inputs use blocked broadcasting (``method="blocked"``), which is faster below a few million
+  comparisons.
+
+All counts are exact (integer arithmetic after the rank reduction).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["count_dominating", "count_dominating_blocked"]
+
+_METHODS = ("auto", "fast", "blocked")
+#: ``method="auto"`` uses blocked broadcasting when n_points * n_queries is at most this.
+BLOCKED_LIMIT = 250_000
+#: Elements (query rows x point rows) per chunk of the blocked method.
+_BLOCK_ELEMENTS = 1 << 22
+
+
+def _as_2d(a, name: str) -> np.ndarray:
+    arr = np.asarray(a, dtype=np.float64)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be an (n, m) array, got shape {arr.shape}")
+    return arr
+
+
+def count_dominating(points, queries=None, *, strict: bool = True, method: str = "auto") -> np.ndarray:
+    """For each query q, the number of points p with p_i > q_i (``strict``) or p_i >= q_i for every i.
+
+    Parameters
+    ----------
+    points : array of shape (n, m)
+    queries : array of shape (q, m), optional
+        Defaults to ``points``. A point equal to a query is counted only when ``strict=False``.
+    strict : bool
+        Strict (``>``) or non-strict (``>=``) comparison, in every coordinate.
+    method : {"auto", "fast", "blocked"}
+        ``"fast"``: the O(n log n) (m = 2) / divide and conquer (m >= 3) algorithm; ``"blocked"``: chunked
+        O(n q) broadcasting; ``"auto"`` picks blocked for small inputs.
+
+    Returns
+    -------
+    int64 array of shape (q,)
+
+    Examples
+    --------
+    >>> count_dominating([[3, 5], [5, 3], [4, 2], [2, 4], [1, 1]]).tolist()
+    [0, 0, 1, 1, 4]
+    >>> count_dominating([[1, 1], [2, 2]], [[1, 1]], strict=False).tolist()
+    [2]
+    """
+    P = _as_2d(points, "points")
+    Q = P if queries is None else _as_2d(queries, "queries")
+    if P.shape[1] != Q.shape[1]:
+        raise ValueError(f"points and queries must have the same number of columns, got {P.shape[1]} and {Q.shape[1]}")
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, _METHODS))}, got {method!r}")
+    n, m = P.shape
+    nq = Q.shape[0]
+    if n == 0 or nq == 0:
+        return np.zeros(nq, dtype=np.int64)
+    if m == 1:
+        v = np.sort(P[:, 0])
+        return (n - np.searchsorted(v, Q[:, 0], side="right" if strict else "left")).astype(np.int64)
+    if method == "blocked" or (method == "auto" and n * nq <= BLOCKED_LIMIT):
+        return count_dominating_blocked(P, Q, strict=strict)
+    ranks, keys, order0 = _rank_reduce(P, Q, strict)
+    if m == 2:
+        return _count_2d(ranks[:, 0], ranks[:, 1], keys[:, 0], keys[:, 1], order0, order0 if Q is P else None)
+    return _count_grouped(np.zeros(n, np.int64), ranks, np.zeros(nq, np.int64), keys)
+
+
+def count_dominating_blocked(points, queries, *, strict: bool = True) -> np.ndarray:
+    """The same counts by chunked broadcasting: O(n q m) work, O(chunk) memory."""
+    P = _as_2d(points, "points")
+    Q = _as_2d(queries, "queries")
+    n, m = P.shape
+    nq = Q.shape[0]
+    out = np.empty(nq, dtype=np.int64)
+    step = max(1, _BLOCK_ELEMENTS // max(1, n * m))
+    PT = np.ascontiguousarray(P.T)
+    for start in range(0, nq, step):
+        block = Q[start:start + step]
+        ok = (PT[0][None, :] > block[:, 0:1]) if strict else (PT[0][None, :] >= block[:, 0:1])
+        for i in range(1, m):
+            if strict:
+                ok &= PT[i][None, :] > block[:, i:i + 1]
+            else:
+                ok &= PT[i][None, :] >= block[:, i:i + 1]
+        out[start:start + step] = ok.sum(axis=1)
+    return out
+
+
+# -- rank reduction ------------------------------------------------------------------------------
+def _rank_reduce(P: np.ndarray, Q: np.ndarray, strict: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Integer ranks of the points and keys of the queries with ``p > q (or >=) <=> rank >= key``,
+    and the order of the points by their first coordinate."""
+    n, m = P.shape
+    ranks = np.empty((n, m), dtype=np.int64)
+    keys = np.empty((Q.shape[0], m), dtype=np.int64)
+    side = "right" if strict else "left"
+    same = Q is P
+    for i in range(m):
+        col = P[:, i]
+        order = np.argsort(col)
+        v = col[order]
+        # rank of the element at sorted position j = first position of its tie group = #{points < v_j}
+        first = np.empty(n, dtype=bool)
+        first[0] = True
+        np.not_equal(v[1:], v[:-1], out=first[1:])
+        pos = np.where(first, np.arange(n), 0)
+        np.maximum.accumulate(pos, out=pos)
+        ranks[order, i] = pos
+        if same and not strict:
+            keys[:, i] = ranks[:, i]
+        elif same:
+            # #{points <= v_j} = first position of the next tie group
+            last = np.empty(n, dtype=bool)
+            last[-1] = True
+            np.not_equal(v[1:], v[:-1], out=last[:-1])
+            nxt = np.where(last, np.arange(1, n + 1), n + 1)
+            nxt = np.minimum.accumulate(nxt[::-1])[::-1]
+            keys[order, i] = nxt
+        else:
+            keys[:, i] = np.searchsorted(v, Q[:, i], side=side)
+        if i == 0:
+            order0 = order
+    return ranks, keys, order0
+
+
+# -- range counting with a wavelet matrix ----------------------------------------------------------
+def _range_count_ge(values: np.ndarray, s: np.ndarray, e: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """For every query j: #{i in [s_j, e_j) : values[i] >= x_j}; values and x are integers >= 0.
+
+    Wavelet matrix: for each bit from the top, the bit plane's prefix sums give how many elements of a
+    position range go to the 0- and 1-side; the elements are then stably partitioned by that bit. A query
+    whose bit is 0 counts the range's 1-side (all larger) and follows the 0-side; a query whose bit is 1
+    follows the 1-side. What is left at the end equals x and is counted too (>=). Queries sorted by s
+    make the prefix-sum lookups nearly sequential (much faster for large inputs).
+    """
+    n = values.size
+    nq = x.size
+    if n == 0 or nq == 0:
+        return np.zeros(nq, dtype=np.int64)
+    top = max(int(values.max()), int(x.max()), n)
+    dt = np.int32 if top < 2**31 - 2 else np.int64
+    out = np.zeros(nq, dtype=dt)
+    A = values.astype(dt, copy=True)
+    s = s.astype(dt, copy=True)
+    e = e.astype(dt, copy=True)
+    x = x.astype(dt, copy=False)
+    ones = np.zeros(n + 1, dtype=dt)
+    for bit in range(max(int(values.max()), int(x.max())).bit_length() - 1, -1, -1):
+        b = (A >> bit) & 1
+        np.cumsum(b, out=ones[1:])
+        z = n - int(ones[n])
+        os_ = ones[s]
+        oe = ones[e]
+        xb = (x >> bit) & 1
+        # branch-free: bit 0 -> count the 1-side, follow the 0-side; bit 1 -> follow the 1-side
+        out += (oe - os_) * (1 - xb)
+        s -= os_
+        s += xb * (os_ + z - s)
+        e -= oe
+        e += xb * (oe + z - e)
+        mask = b.astype(bool)
+        A = np.concatenate((np.compress(~mask, A), np.compress(mask, A)))
+    out += e - s
+    return out.astype(np.int64)
+
+
+def _count_2d(pa: np.ndarray, pb: np.ndarray, qa: np.ndarray, qb: np.ndarray,
+              order_p: np.ndarray | None = None, order_q: np.ndarray | None = None) -> np.ndarray:
+    """#{p : pa >= qa and pb >= qb} for integer ranks/keys in [0, n] (one group).
+
+    ``order_p`` (points by pa ascending) and ``order_q`` (queries by qa ascending) are reused when known.
+    """
+    n = pa.size
+    nq = qa.size
+    if order_p is None:
+        order_p = np.argsort(pa, kind="stable")
+    # points with pa >= qa are the suffix [s, n) of the sorted points, s = #{p : pa < qa}
+    below = np.zeros(n + 2, dtype=np.int64)
+    np.cumsum(np.bincount(pa, minlength=n + 1), out=below[1:])
+    s = below[qa]
+    if order_q is None and nq >= 1 << 16:
+        order_q = np.argsort(s, kind="stable")  # sequential prefix-sum lookups in the wavelet walk
+    if order_q is None:
+        return _range_count_ge(pb[order_p], s, np.full(nq, n, dtype=np.int64), qb)
+    out = np.empty(nq, dtype=np.int64)
+    out[order_q] = _range_count_ge(pb[order_p], s[order_q], np.full(nq, n, dtype=np.int64), qb[order_q])
+    return out
+
+
+def _count_grouped(gp: np.ndarray, P: np.ndarray, gq: np.ndarray, Q: np.ndarray) -> np.ndarray:
+    """#{p in the query's group : p >= q in every coordinate}; integer coordinates >= 0, group ids >= 0."""
+    nq = Q.shape[0]
+    out = np.zeros(nq, dtype=np.int64)
+    n, m = P.shape
+    if n == 0 or nq == 0:
+        return out
+    if m == 1:
+        K = int(max(P[:, 0].max(), Q[:, 0].max())) + 1
+        kp = np.sort(gp * K + P[:, 0])
+        return (np.searchsorted(kp, gq * K + K, side="left")
+                - np.searchsorted(kp, gq * K + Q[:, 0], side="left")).astype(np.int64)
+    if m == 2:
+        K = int(max(P[:, 0].max(), Q[:, 0].max())) + 1
+        kp = gp * K + P[:, 0]
+        order = np.argsort(kp)
+        kp = kp[order]
+        s = np.searchsorted(kp, gq * K + Q[:, 0], side="left")
+        e = np.searchsorted(kp, gq * K + K, side="left")
+        return _range_count_ge(P[order, 1], s, e, Q[:, 1])
+    # CDQ on the first coordinate: sort by (group, coordinate descending, points before queries) so that
+    # every point preceding a query in its group has coordinate >= the query's.
+    N = n + nq
+    g = np.concatenate((gp, gq))
+    c0 = np.concatenate((P[:, 0], Q[:, 0]))
+    isq = np.concatenate((np.zeros(n, dtype=np.int8), np.ones(nq, dtype=np.int8)))
+    order = np.lexsort((isq, -c0, g))
+    g_s = g[order]
+    isq_s = isq[order].astype(bool)
+    first = np.empty(N, dtype=bool)
+    first[0] = True
+    np.not_equal(g_s[1:], g_s[:-1], out=first[1:])
+    gstart = np.where(first, np.arange(N), 0)
+    np.maximum.accumulate(gstart, out=gstart)
+    pos = np.arange(N) - gstart
+    rest_all = np.concatenate((P[:, 1:], Q[:, 1:]))[order]
+    qid = order - n  # query index for query rows
+    max_size = int(pos.max()) + 1
+    level = 0
+    while (1 << level) < max_size:
+        half = (pos >> level) & 1
+        newg = gstart + (pos >> (level + 1))
+        selp = (~isq_s) & (half == 0)
+        selq = isq_s & (half == 1)
+        if selp.any() and selq.any():
+            out[qid[selq]] += _count_grouped(newg[selp], rest_all[selp], newg[selq], rest_all[selq])
+        level += 1
+    return out

@@ -1,0 +1,91 @@
+"""Exact dominance counting (dpselect._dominance) against brute force, ties included."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpselect._dominance import _range_count_ge, count_dominating, count_dominating_blocked
+
+
+def brute(P, Q, strict):
+    P = np.asarray(P, float)
+    Q = np.asarray(Q, float)
+    cmp = (P[None, :, :] > Q[:, None, :]) if strict else (P[None, :, :] >= Q[:, None, :])
+    return cmp.all(axis=2).sum(axis=1)
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 4])
+def test_random_integer_inputs_with_ties_match_brute_force(m):
+    rng = np.random.default_rng(100 + m)
+    trials = {1: 400, 2: 400, 3: 250, 4: 120}[m]
+    for _ in range(trials):
+        n = int(rng.integers(1, 40))
+        hi = int(rng.integers(1, 6))  # few distinct values: many ties
+        P = rng.integers(0, hi, (n, m)).astype(float)
+        same = rng.random() < 0.5
+        Q = P if same else rng.integers(-1, hi + 1, (int(rng.integers(1, 40)), m)).astype(float)
+        for strict in (True, False):
+            ref = brute(P, Q, strict)
+            got = count_dominating(P, None if same else Q, strict=strict, method="fast")
+            np.testing.assert_array_equal(got, ref)
+            assert got.dtype == np.int64
+
+
+@pytest.mark.parametrize("m", [2, 3])
+def test_larger_inputs_fast_equals_blocked(m):
+    rng = np.random.default_rng(7)
+    n = 3000
+    P = rng.integers(0, 30, (n, m)).astype(float)
+    Q = rng.integers(0, 30, (1500, m)).astype(float) + 0.5 * rng.integers(0, 2, (1500, m))
+    for strict in (True, False):
+        np.testing.assert_array_equal(count_dominating(P, Q, strict=strict, method="fast"),
+                                      count_dominating_blocked(P, Q, strict=strict))
+        np.testing.assert_array_equal(count_dominating(P, strict=strict, method="fast"),
+                                      count_dominating_blocked(P, P, strict=strict))
+
+
+def test_continuous_values_and_signed_zero():
+    rng = np.random.default_rng(3)
+    P = rng.normal(size=(500, 2))
+    P[:50] = 0.0
+    P[50:100, 0] = -0.0  # -0.0 == 0.0: a tie, never a domination
+    for strict in (True, False):
+        np.testing.assert_array_equal(count_dominating(P, strict=strict, method="fast"), brute(P, P, strict))
+
+
+def test_known_small_cases():
+    # Paper Example 4.4: numbers of candidates dominating a, b, c, d, e
+    U = [[3, 5], [5, 3], [4, 2], [2, 4], [1, 1]]
+    assert count_dominating(U, method="fast").tolist() == [0, 0, 1, 1, 4]
+    assert count_dominating(U, method="blocked").tolist() == [0, 0, 1, 1, 4]
+    # equal points never dominate each other strictly, but count non-strictly (itself included)
+    assert count_dominating([[1, 1]] * 3, method="fast").tolist() == [0, 0, 0]
+    assert count_dominating([[1, 1]] * 3, strict=False, method="fast").tolist() == [3, 3, 3]
+    # a tie in one objective prevents domination
+    assert count_dominating([[1, 5], [1, 9]], method="fast").tolist() == [0, 0]
+    # one objective
+    assert count_dominating([3, 1, 3, 2]).tolist() == [0, 3, 0, 2]
+
+
+def test_range_count_ge_matches_brute_force():
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        n = int(rng.integers(1, 60))
+        vals = rng.integers(0, int(rng.integers(1, 70)), n)
+        q = int(rng.integers(1, 30))
+        s = rng.integers(0, n + 1, q)
+        e = np.minimum(n, s + rng.integers(0, n + 1, q))
+        x = rng.integers(0, 80, q)
+        ref = [int((vals[a:b] >= xx).sum()) for a, b, xx in zip(s, e, x)]
+        assert _range_count_ge(vals, s, e, x).tolist() == ref
+
+
+def test_empty_and_bad_input():
+    assert count_dominating(np.zeros((0, 2)), np.zeros((3, 2))).tolist() == [0, 0, 0]
+    assert count_dominating(np.zeros((4, 2)), np.zeros((0, 2))).shape == (0,)
+    with pytest.raises(ValueError, match="same number of columns"):
+        count_dominating(np.zeros((3, 2)), np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="method must be one of"):
+        count_dominating(np.zeros((3, 2)), method="quick")
+    with pytest.raises(ValueError, match="must be an \\(n, m\\) array"):
+        count_dominating(np.zeros((2, 2, 2)))
