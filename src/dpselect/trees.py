@@ -1,0 +1,359 @@
+"""Binary decision trees as flat arrays, vectorised prediction, and the DP-MOET genetic operators.
+
+A :class:`Tree` is a handful of parallel arrays in **pre-order** (a node's subtree is the contiguous
+slice ``[i, i + size[i])``): ``feature`` (-1 at a leaf), ``value`` (a numeric threshold in [0, 1] or a
+category code), ``left``/``right`` child indices and ``label`` (the class at a leaf, -1 elsewhere).
+At a decision node a record goes **right** when ``x[feature] >= value`` (numeric feature) or
+``x[feature] == value`` (categorical feature), otherwise left (paper Example 6.2: label 1 when the value
+is >= 0.5).
+
+:func:`predict_many` routes every record through every tree together, level by level (one numpy
+gather per level), so a population of trees is scored on a whole dataset at numpy speed.
+
+The genetic operators of paper Sec. 6.2.2 (random full tree, subtree crossover, mutation, pruning) are
+data-independent: they use only the schema (:class:`TreeSpace`: number of features, which are
+categorical and their number of values) and the ``rng``; none of them looks at the records, so they
+cost no privacy budget.
+
+Depth conventions: the depth of a tree counts edges (a lone leaf has depth 0, ``random_tree(d)`` puts
+every leaf d edges below the root); the depth d' of a *node* in the mutation rule d_max − d' + 1 is
+1-based (the root has d' = 1), so a mutated tree never exceeds d_max.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ._rng import check_rng
+from ._validation import check_int
+
+__all__ = [
+    "TreeSpace",
+    "Tree",
+    "random_tree",
+    "random_population",
+    "crossover",
+    "mutate",
+    "prune",
+    "predict_many",
+]
+
+
+@dataclass(frozen=True)
+class TreeSpace:
+    """The schema trees are drawn from (no records): feature kinds, category counts, class count.
+
+    Parameters
+    ----------
+    categorical : sequence of bool
+        One entry per feature; True for a categorical feature.
+    n_values : sequence of int
+        Number of categories of each categorical feature (ignored for numeric ones).
+    n_classes : int, default 2
+
+    >>> TreeSpace.from_data(type("T", (), {"categorical": [False, True], "n_values": [0, 3]})()).n_features
+    2
+    """
+
+    categorical: tuple
+    n_values: tuple
+    n_classes: int = 2
+
+    def __post_init__(self) -> None:
+        cat = tuple(bool(c) for c in self.categorical)
+        nv = tuple(int(v) for v in self.n_values)
+        if not cat:
+            raise ValueError("a TreeSpace needs at least one feature")
+        if len(nv) != len(cat):
+            raise ValueError(f"n_values must have one entry per feature ({len(cat)}), got {len(nv)}")
+        for i, (c, v) in enumerate(zip(cat, nv)):
+            if c and v < 1:
+                raise ValueError(f"categorical feature {i} must have n_values >= 1, got {v}")
+        check_int(self.n_classes, "n_classes", minimum=2)
+        object.__setattr__(self, "categorical", cat)
+        object.__setattr__(self, "n_values", nv)
+
+    @property
+    def n_features(self) -> int:
+        return len(self.categorical)
+
+    @classmethod
+    def from_data(cls, data, n_classes: int = 2) -> "TreeSpace":
+        """The schema of a :class:`dpselect.tabular.TabularData` (only its column kinds)."""
+        return cls(tuple(np.asarray(data.categorical, bool)), tuple(np.asarray(data.n_values, int)), n_classes)
+
+
+class Tree:
+    """A binary decision tree stored as pre-order arrays (see the module docstring).
+
+    Build trees with :func:`random_tree` or from explicit arrays; ``Tree.leaf(c)`` is a single leaf.
+
+    >>> t = Tree(feature=[0, -1, -1], value=[0.5, 0, 0], left=[1, -1, -1], right=[2, -1, -1],
+    ...          label=[-1, 0, 1], categorical=[False, False, False])
+    >>> t.predict(np.array([[0.7], [0.3]])).tolist()
+    [1, 0]
+    """
+
+    __slots__ = ("feature", "value", "left", "right", "label", "categorical")
+
+    def __init__(self, feature, value, left, right, label, categorical) -> None:
+        self.feature = np.asarray(feature, dtype=np.int32)
+        self.value = np.asarray(value, dtype=np.float64)
+        self.left = np.asarray(left, dtype=np.int32)
+        self.right = np.asarray(right, dtype=np.int32)
+        self.label = np.asarray(label, dtype=np.int8)
+        self.categorical = np.asarray(categorical, dtype=bool)
+        n = self.feature.shape[0]
+        if n == 0 or any(a.shape != (n,) for a in (self.value, self.left, self.right, self.label, self.categorical)):
+            raise ValueError("tree arrays must be non-empty and of equal length")
+
+    @classmethod
+    def leaf(cls, label: int) -> "Tree":
+        return cls([-1], [0.0], [-1], [-1], [label], [False])
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.feature.shape[0])
+
+    def copy(self) -> "Tree":
+        return Tree(self.feature.copy(), self.value.copy(), self.left.copy(), self.right.copy(),
+                    self.label.copy(), self.categorical.copy())
+
+    def sizes(self) -> np.ndarray:
+        """Number of nodes of each node's subtree."""
+        size = np.ones(self.n_nodes, dtype=np.int64)
+        for i in range(self.n_nodes - 1, -1, -1):
+            if self.feature[i] >= 0:
+                size[i] += size[self.left[i]] + size[self.right[i]]
+        return size
+
+    def node_depths(self) -> np.ndarray:
+        """Edge depth of each node (root 0)."""
+        depth = np.zeros(self.n_nodes, dtype=np.int64)
+        for i in range(self.n_nodes):
+            if self.feature[i] >= 0:
+                depth[self.left[i]] = depth[self.right[i]] = depth[i] + 1
+        return depth
+
+    @property
+    def depth(self) -> int:
+        """Longest root-to-leaf path in edges."""
+        return int(self.node_depths().max())
+
+    def subtree(self, i: int) -> "Tree":
+        """The subtree rooted at node ``i`` as a tree of its own."""
+        size = int(self.sizes()[i])
+        sl = slice(i, i + size)
+        left = self.left[sl].copy()
+        right = self.right[sl].copy()
+        inner = left >= 0
+        left[inner] -= i
+        right[inner] -= i
+        return Tree(self.feature[sl].copy(), self.value[sl].copy(), left, right, self.label[sl].copy(),
+                    self.categorical[sl].copy())
+
+    def replace(self, i: int, sub: "Tree") -> "Tree":
+        """A new tree with the subtree at node ``i`` replaced by ``sub``."""
+        size = int(self.sizes()[i])
+        shift = sub.n_nodes - size
+        end = i + size
+
+        def fix(ptr):
+            ptr = ptr.copy()
+            m = ptr >= end
+            ptr[m] += shift
+            return ptr
+
+        pre_l, pre_r = fix(self.left[:i]), fix(self.right[:i])
+        post_l, post_r = fix(self.left[end:]), fix(self.right[end:])
+        sl, sr = sub.left.copy(), sub.right.copy()
+        inner = sl >= 0
+        sl[inner] += i
+        sr[inner] += i
+        cat = lambda a, b, c: np.concatenate([a, b, c])  # noqa: E731
+        return Tree(cat(self.feature[:i], sub.feature, self.feature[end:]),
+                    cat(self.value[:i], sub.value, self.value[end:]),
+                    cat(pre_l, sl, post_l), cat(pre_r, sr, post_r),
+                    cat(self.label[:i], sub.label, self.label[end:]),
+                    cat(self.categorical[:i], sub.categorical, self.categorical[end:]))
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """Class of every record (int8 array of shape (n,))."""
+        return predict_many([self], X)[0]
+
+    def __repr__(self) -> str:
+        return f"Tree({self.n_nodes} nodes, depth {self.depth})"
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Tree):
+            return NotImplemented
+        return all(np.array_equal(getattr(self, a), getattr(other, a)) for a in self.__slots__)
+
+
+def random_tree(space: TreeSpace, depth: int, *, rng=None) -> Tree:
+    """A random full tree: every leaf at ``depth`` edges below the root (paper Sec. 6.2.2).
+
+    Each decision node draws a feature uniformly, then a threshold uniform in [0, 1] (numeric feature) or a
+    category uniform among its values (categorical feature); each leaf draws its class uniformly. The data
+    are never looked at: no privacy cost.
+
+    >>> t = random_tree(TreeSpace((False, True), (0, 3)), 2, rng=0)
+    >>> t.n_nodes, t.depth
+    (7, 2)
+    """
+    d = check_int(depth, "depth", minimum=0, maximum=24)
+    gen = check_rng(rng)
+    n = 2 ** (d + 1) - 1
+    # pre-order positions of a full binary tree: node with subtree height h at position i has its left
+    # child at i + 1 and its right child at i + 2**h.
+    feature = np.full(n, -1, np.int32)
+    left = np.full(n, -1, np.int32)
+    right = np.full(n, -1, np.int32)
+    heights = np.empty(n, np.int64)
+    stack = [(0, d)]
+    while stack:
+        i, h = stack.pop()
+        heights[i] = h
+        if h > 0:
+            left[i], right[i] = i + 1, i + 2 ** h
+            stack.append((i + 2 ** h, h - 1))
+            stack.append((i + 1, h - 1))
+    inner = heights > 0
+    n_inner = int(inner.sum())
+    cats = np.asarray(space.categorical, bool)
+    nvals = np.asarray(space.n_values, np.int64)
+    feats = gen.integers(0, space.n_features, size=n_inner)
+    u = gen.random(n_inner)
+    is_cat = cats[feats]
+    vals = np.where(is_cat, np.floor(u * np.maximum(nvals[feats], 1)), u)
+    feature[inner] = feats
+    value = np.zeros(n)
+    value[inner] = vals
+    categorical = np.zeros(n, bool)
+    categorical[inner] = is_cat
+    label = np.full(n, -1, np.int8)
+    label[~inner] = gen.integers(0, space.n_classes, size=n - n_inner)
+    return Tree(feature, value, left, right, label, categorical)
+
+
+def random_population(space: TreeSpace, size: int, depth: int, *, rng=None) -> list[Tree]:
+    """``size`` independent random full trees of depth ``depth`` (Alg. 1 line 2)."""
+    gen = check_rng(rng)
+    return [random_tree(space, depth, rng=gen) for _ in range(check_int(size, "size", minimum=1))]
+
+
+def crossover(t1: Tree, t2: Tree, *, rng=None) -> tuple[Tree, Tree]:
+    """Swap a uniformly chosen subtree of ``t1`` with a uniformly chosen subtree of ``t2``.
+
+    >>> sp = TreeSpace((False,), (0,))
+    >>> a, b = crossover(random_tree(sp, 1, rng=1), Tree.leaf(1), rng=0)
+    >>> a.n_nodes + b.n_nodes
+    4
+    """
+    gen = check_rng(rng)
+    i = int(gen.integers(t1.n_nodes))
+    j = int(gen.integers(t2.n_nodes))
+    s1, s2 = t1.subtree(i), t2.subtree(j)
+    return t1.replace(i, s2), t2.replace(j, s1)
+
+
+def mutate(tree: Tree, space: TreeSpace, max_depth: int, *, rng=None) -> Tree:
+    """Replace a uniformly chosen node by a random full tree of depth d_max − d' + 1 (Sec. 6.2.2).
+
+    d' is the 1-based depth of the chosen node (root d' = 1), so the new leaves sit at edge depth
+    (d' − 1) + (d_max − d' + 1) = d_max: a mutated tree never grows beyond ``max_depth`` through the
+    mutation itself. A node already deeper than ``max_depth`` gets a single random leaf.
+    """
+    dmax = check_int(max_depth, "max_depth", minimum=0)
+    gen = check_rng(rng)
+    i = int(gen.integers(tree.n_nodes))
+    d_prime = int(tree.node_depths()[i]) + 1
+    new_depth = max(dmax - d_prime + 1, 0)
+    return tree.replace(i, random_tree(space, new_depth, rng=gen))
+
+
+def prune(tree: Tree, max_depth: int, *, n_classes: int = 2, rng=None) -> Tree:
+    """Cut every decision node at edge depth ``max_depth`` into a leaf with a random class (Sec. 6.2.2).
+
+    Returns the tree itself (not a copy) when it is already shallow enough.
+    """
+    dmax = check_int(max_depth, "max_depth", minimum=0)
+    gen = check_rng(rng)
+    depths = tree.node_depths()
+    cut = np.flatnonzero((depths == dmax) & (tree.feature >= 0))
+    if cut.size == 0:
+        return tree
+    keep = np.ones(tree.n_nodes, bool)
+    sizes = tree.sizes()
+    for i in cut:
+        keep[i + 1:i + sizes[i]] = False
+    new_index = np.cumsum(keep) - 1
+    feature = tree.feature.copy()
+    label = tree.label.copy()
+    left, right = tree.left.copy(), tree.right.copy()
+    feature[cut] = -1
+    left[cut] = right[cut] = -1
+    label[cut] = gen.integers(0, n_classes, size=cut.size)
+    inner = left >= 0
+    left[inner] = new_index[left[inner]]
+    right[inner] = new_index[right[inner]]
+    value = tree.value.copy()
+    value[cut] = 0.0
+    categorical = tree.categorical.copy()
+    categorical[cut] = False
+    return Tree(feature[keep], value[keep], left[keep], right[keep], label[keep], categorical[keep])
+
+
+def predict_many(trees: Sequence[Tree], X: np.ndarray) -> np.ndarray:
+    """Predictions of every tree on every record: int8 array of shape (n_trees, n_records).
+
+    All trees are concatenated into one set of arrays and all (tree, record) pairs advance one level per
+    step with a single gather, so the cost is O(max depth) numpy passes over n_trees x n_records.
+
+    >>> sp = TreeSpace((False, False), (0, 0))
+    >>> ts = random_population(sp, 3, 2, rng=0)
+    >>> predict_many(ts, np.random.default_rng(0).random((5, 2))).shape
+    (3, 5)
+    """
+    trees = list(trees)
+    if not trees:
+        raise ValueError("trees must not be empty")
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D (records x features), got shape {X.shape}")
+    n = X.shape[0]
+    max_feat = max(int(t.feature.max()) for t in trees)
+    if max_feat >= X.shape[1]:
+        raise ValueError(f"a tree splits on feature {max_feat} but X has {X.shape[1]} columns")
+    sizes = np.array([t.n_nodes for t in trees])
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    feature = np.concatenate([t.feature for t in trees]).astype(np.int64)
+    value = np.concatenate([t.value for t in trees])
+    cat = np.concatenate([t.categorical for t in trees])
+    label = np.concatenate([t.label for t in trees])
+    m = feature.shape[0]
+    idx = np.arange(m)
+    leaf = feature < 0
+    # children interleaved: children[2 i] = left, children[2 i + 1] = right; a leaf points to itself so
+    # that records which have arrived stay put
+    left = np.concatenate([np.where(t.left >= 0, t.left + o, -1) for t, o in zip(trees, offsets)])
+    right = np.concatenate([np.where(t.right >= 0, t.right + o, -1) for t, o in zip(trees, offsets)])
+    children = np.empty(2 * m, np.int32)
+    children[0::2] = np.where(leaf, idx, left)
+    children[1::2] = np.where(leaf, idx, right)
+    # one interval test per node: go right iff lo <= x < hi (numeric: [thr, inf); category v: [v, v + 0.5),
+    # category codes being integers); a leaf tests feature 0 and its children are itself either way
+    lo = np.where(leaf, 0.0, value)
+    hi = np.where(cat & ~leaf, value + 0.5, np.inf)
+    feat_off = np.maximum(feature, 0) * n
+    depth = max(t.depth for t in trees)
+    Xflat = np.ascontiguousarray(X.T).ravel()  # feature-major: x[r, f] at f * n + r
+    cols = np.arange(n, dtype=np.int64)
+    node = np.repeat(offsets[:, None].astype(np.int32), n, axis=1)
+    for _ in range(depth):
+        xv = Xflat.take(feat_off.take(node) + cols)
+        go = (xv >= lo.take(node)) & (xv < hi.take(node))
+        node = children.take(2 * node + go)
+    return label.take(node)
