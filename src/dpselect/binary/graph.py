@@ -1,0 +1,394 @@
+"""Dataset graphs: vertices are datasets, edges are neighbouring pairs (paper 002, Sec. II-B).
+
+:class:`DatasetGraph` is an immutable undirected simple graph stored as numpy arrays (an edge list with
+``u < v`` plus a CSR adjacency whose arcs know their edge), built from a networkx graph, an edge list of
+``(u, v)`` / ``(u, v, data)`` tuples with arbitrary hashable vertex ids, or integer arrays. networkx is optional.
+
+Input rules (checked once): self-loops are rejected (a dataset is not its own neighbour); duplicate edges,
+in either orientation, are merged into one (the neighbour relation is a set), unless they carry different
+epsilon values, which is rejected.
+
+Graph notions of paper 002 (Def. 3-8): :func:`boundary_edges`, :func:`boundary_vertices`,
+:func:`is_boundary_hitting`, :func:`greedy_boundary_hitting_set`, :func:`minimum_boundary_hitting_set` and
+:meth:`DatasetGraph.distances`.
+"""
+from __future__ import annotations
+
+import heapq
+import numbers
+from collections.abc import Iterable, Mapping
+from typing import Any, Hashable
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import dijkstra, maximum_bipartite_matching
+
+from .._validation import _short
+
+__all__ = ["DatasetGraph", "as_dataset_graph", "boundary_edges", "boundary_vertices",
+           "is_boundary_hitting", "uncovered_boundary_edges", "greedy_boundary_hitting_set",
+           "minimum_boundary_hitting_set"]
+
+
+def _is_networkx(graph: Any) -> bool:
+    return hasattr(graph, "adj") and hasattr(graph, "nodes") and hasattr(graph, "edges") and hasattr(
+        graph, "is_directed")
+
+
+class DatasetGraph:
+    """An undirected simple graph of datasets with numpy storage.
+
+    Attributes
+    ----------
+    n : int
+        Number of vertices; internally vertices are ``0 .. n-1``, :meth:`label` gives the user's id.
+    edge_u, edge_v : int64 arrays
+        The edges, ``edge_u < edge_v``, unique.
+    indptr, indices, arc_edge : int64 arrays
+        CSR adjacency: the arcs leaving ``i`` are ``indptr[i]:indptr[i+1]``, heading to ``indices[k]``, along
+        edge ``arc_edge[k]``.
+    edge_epsilon : float64 array or None
+        Per-edge epsilon read from an edge attribute at construction (see :func:`as_dataset_graph`).
+
+    Examples
+    --------
+    >>> g = DatasetGraph.from_edges([("a", "b"), ("b", "c"), ("c", "b")])
+    >>> g.n, g.n_edges, g.distance("a", "c")
+    (3, 2, 2)
+    """
+
+    def __init__(self, n: int, u: np.ndarray, v: np.ndarray, *, labels: list | None = None,
+                 edge_epsilon: np.ndarray | None = None) -> None:
+        self.n = int(n)
+        self._labels = labels
+        self._index = None if labels is None else {x: i for i, x in enumerate(labels)}
+        if labels is not None and len(self._index) != len(labels):
+            raise ValueError("vertices must be distinct")
+        u = np.asarray(u, dtype=np.int64)
+        v = np.asarray(v, dtype=np.int64)
+        if u.shape != v.shape or u.ndim != 1:
+            raise ValueError("edge endpoint arrays must be 1-D of equal length")
+        if u.size and (min(u.min(), v.min()) < 0 or max(u.max(), v.max()) >= self.n):
+            raise ValueError(f"edge endpoints must be vertex indices in [0, {self.n})")
+        loops = u == v
+        if loops.any():
+            i = int(np.flatnonzero(loops)[0])
+            raise ValueError(f"graph has a self-loop at vertex {_short(self.label(int(u[i])))}: a dataset is "
+                             "not its own neighbour (remove self-loops)")
+        a, b = np.minimum(u, v), np.maximum(u, v)
+        key = a * self.n + b
+        key_u, first, inv = np.unique(key, return_index=True, return_inverse=True)
+        if edge_epsilon is not None:
+            edge_epsilon = np.asarray(edge_epsilon, dtype=np.float64)
+            if edge_epsilon.shape != u.shape:
+                raise ValueError("edge_epsilon must have one value per edge")
+            if key_u.size != key.size:
+                ref = edge_epsilon[first][inv]
+                bad = ref != edge_epsilon
+                if bad.any():
+                    i = int(np.flatnonzero(bad)[0])
+                    raise ValueError(
+                        f"duplicate edge ({_short(self.label(int(a[i])))}, {_short(self.label(int(b[i])))}) has "
+                        f"conflicting epsilon values {ref[i]!r} and {edge_epsilon[i]!r}")
+            edge_epsilon = edge_epsilon[first]
+        self.edge_u = a[first]
+        self.edge_v = b[first]
+        self.edge_epsilon = edge_epsilon
+        m = self.edge_u.size
+        tails = np.concatenate([self.edge_u, self.edge_v])
+        heads = np.concatenate([self.edge_v, self.edge_u])
+        eids = np.concatenate([np.arange(m), np.arange(m)])
+        order = np.argsort(tails, kind="stable")
+        self.indices = heads[order]
+        self.arc_edge = eids[order]
+        self.arc_tail = tails[order]
+        self.indptr = np.zeros(self.n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(tails, minlength=self.n), out=self.indptr[1:])
+        self._csr = None
+
+    # ----------------------------------------------------------------- constructors
+    @classmethod
+    def from_arrays(cls, n: int, u: Any, v: Any, *, epsilon: Any = None) -> "DatasetGraph":
+        """Graph on vertices ``0 .. n-1`` with edges ``(u[k], v[k])`` (fast path, no Python loops)."""
+        if isinstance(n, bool) or not isinstance(n, (numbers.Integral, np.integer)) or int(n) < 1:
+            raise ValueError(f"n must be an int >= 1, got {_short(n)}")
+        return cls(int(n), np.asarray(u), np.asarray(v), edge_epsilon=epsilon)
+
+    @classmethod
+    def from_edges(cls, edges: Iterable, vertices: Iterable | None = None, *,
+                   epsilon_attr: str | None = None) -> "DatasetGraph":
+        """Graph from ``(u, v)`` or ``(u, v, data_dict)`` tuples; ``vertices`` adds isolated vertices/order."""
+        labels: list = [] if vertices is None else list(vertices)
+        index = {x: i for i, x in enumerate(labels)}
+        if len(index) != len(labels):
+            raise ValueError("vertices must be distinct")
+        us, vs, eps = [], [], []
+        for k, e in enumerate(edges):
+            if not isinstance(e, (tuple, list)) or len(e) not in (2, 3):
+                raise TypeError(f"edges[{k}] must be a (u, v) or (u, v, data) tuple, got {_short(e)}")
+            for x in e[:2]:
+                if x not in index:
+                    if vertices is not None:
+                        raise ValueError(f"edges[{k}] = {_short(e)} uses vertex {_short(x)} not in vertices")
+                    index[x] = len(labels)
+                    labels.append(x)
+            us.append(index[e[0]])
+            vs.append(index[e[1]])
+            if epsilon_attr is not None:
+                data = e[2] if len(e) == 3 else None
+                if not isinstance(data, Mapping) or epsilon_attr not in data:
+                    raise ValueError(f"edge {_short(tuple(e[:2]))} has no attribute {epsilon_attr!r}")
+                eps.append(data[epsilon_attr])
+        if not labels:
+            raise ValueError("graph must have at least one vertex")
+        return cls(len(labels), np.asarray(us, dtype=np.int64), np.asarray(vs, dtype=np.int64),
+                   labels=labels, edge_epsilon=None if epsilon_attr is None else _eps_array(eps))
+
+    @classmethod
+    def from_networkx(cls, graph: Any, *, epsilon_attr: str | None = None) -> "DatasetGraph":
+        """Graph from a networkx ``Graph`` (directed graphs and multigraphs are rejected)."""
+        if graph.is_directed():
+            raise ValueError("graph must be undirected (the neighbour relation is symmetric)")
+        if getattr(graph, "is_multigraph", lambda: False)():
+            raise ValueError("graph must be a simple graph, not a multigraph")
+        edges = graph.edges(data=True) if epsilon_attr is not None else graph.edges()
+        return cls.from_edges(edges, vertices=list(graph.nodes()), epsilon_attr=epsilon_attr)
+
+    # ----------------------------------------------------------------- vertex ids
+    @property
+    def n_edges(self) -> int:
+        return int(self.edge_u.size)
+
+    @property
+    def vertices(self) -> list:
+        """The user's vertex ids in internal order."""
+        return list(range(self.n)) if self._labels is None else list(self._labels)
+
+    def label(self, i: int) -> Hashable:
+        return i if self._labels is None else self._labels[i]
+
+    def index_of(self, vertex: Hashable, name: str = "vertex") -> int:
+        if self._index is None:
+            if isinstance(vertex, (numbers.Integral, np.integer)) and not isinstance(vertex, bool) \
+                    and 0 <= int(vertex) < self.n:
+                return int(vertex)
+        else:
+            try:
+                return self._index[vertex]
+            except (KeyError, TypeError):
+                pass
+        raise ValueError(f"{name} {_short(vertex)} is not a vertex of the graph")
+
+    def vertex_array(self, mapping: Any, name: str, *, dtype=np.float64) -> tuple[np.ndarray, np.ndarray]:
+        """``(indices, values)`` of a ``{vertex: value}`` mapping (vertices checked)."""
+        if not isinstance(mapping, Mapping):
+            raise TypeError(f"{name} must be a mapping vertex -> value, got {type(mapping).__name__}")
+        idx = np.fromiter((self.index_of(k, f"{name} key") for k in mapping.keys()), dtype=np.int64,
+                          count=len(mapping))
+        try:
+            vals = np.fromiter(mapping.values(), dtype=dtype, count=len(mapping))
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} values must be real numbers") from None
+        return idx, vals
+
+    # ----------------------------------------------------------------- distances
+    def csr(self) -> sp.csr_matrix:
+        if self._csr is None:
+            data = np.ones(self.indices.size, dtype=np.float64)
+            self._csr = sp.csr_matrix((data, self.indices, self.indptr), shape=(self.n, self.n))
+        return self._csr
+
+    def distances(self, sources: Iterable[Hashable]) -> np.ndarray:
+        """Hop distance from the nearest of ``sources`` to every vertex (``inf`` if unreachable)."""
+        idx = np.asarray([self.index_of(s, "source") for s in sources], dtype=np.int64)
+        return self._distances_idx(idx)
+
+    def _distances_idx(self, idx: np.ndarray) -> np.ndarray:
+        if idx.size == 0:
+            return np.full(self.n, np.inf)
+        return dijkstra(self.csr(), directed=True, indices=idx, unweighted=True, min_only=True)
+
+    def distance(self, u: Hashable, v: Hashable) -> float:
+        """Length of a shortest ``(u, v)``-path (``inf`` when disconnected); an int when finite."""
+        d = self._distances_idx(np.asarray([self.index_of(u, "u")]))[self.index_of(v, "v")]
+        return int(d) if np.isfinite(d) else float("inf")
+
+    def __repr__(self) -> str:
+        return f"DatasetGraph(n={self.n}, n_edges={self.n_edges})"
+
+
+def _eps_array(values: list) -> np.ndarray:
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError("epsilon edge attributes must be real numbers") from None
+    return arr
+
+
+def as_dataset_graph(graph: Any, *, epsilon_attr: str | None = None) -> DatasetGraph:
+    """Coerce a networkx graph, an edge list or a :class:`DatasetGraph` into a :class:`DatasetGraph`."""
+    if isinstance(graph, DatasetGraph):
+        if epsilon_attr is not None:
+            raise TypeError("a DatasetGraph carries no edge attributes: pass epsilon as a number, a mapping or "
+                            "an array with one value per edge")
+        return graph
+    if _is_networkx(graph):
+        return DatasetGraph.from_networkx(graph, epsilon_attr=epsilon_attr)
+    if isinstance(graph, (str, bytes)) or not isinstance(graph, Iterable):
+        raise TypeError("graph must be a networkx graph, an edge list of (u, v) tuples or a DatasetGraph, "
+                        f"got {type(graph).__name__}")
+    return DatasetGraph.from_edges(graph, epsilon_attr=epsilon_attr)
+
+
+# ===================================================================== boundary notions
+def true_value_array(graph: DatasetGraph, true_values: Any) -> np.ndarray:
+    """``T`` as an int8 array aligned with the graph's vertices; every vertex needs a value 0 or 1."""
+    if isinstance(true_values, Mapping):
+        if len(true_values) != graph.n:
+            missing = [graph.label(i) for i in range(graph.n) if graph.label(i) not in true_values][:1]
+            if missing:
+                raise ValueError(f"true_values must give every vertex a value: missing vertex {_short(missing[0])}")
+        idx, vals = graph.vertex_array(true_values, "true_values")
+        if len(np.unique(idx)) != graph.n:  # pragma: no cover - mapping keys are unique
+            raise ValueError("true_values must give every vertex exactly one value")
+        t = np.empty(graph.n, dtype=np.float64)
+        t[idx] = vals
+    else:
+        t = np.asarray(true_values)
+        if t.dtype == object or t.ndim != 1 or t.size != graph.n:
+            raise ValueError(f"true_values must be a mapping vertex -> 0/1 or an array of length {graph.n}")
+        t = t.astype(np.float64)
+    bad = (t != 0) & (t != 1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"true_values must be 0 or 1, got {t[i]!r} at vertex {_short(graph.label(i))}")
+    return t.astype(np.int8)
+
+
+def _boundary_edge_ids(graph: DatasetGraph, T: np.ndarray) -> np.ndarray:
+    return np.flatnonzero(T[graph.edge_u] != T[graph.edge_v])
+
+
+def boundary_edges(graph: Any, true_values: Any) -> list[tuple]:
+    """Edges whose endpoints have different true values (paper 002, Def. 5), as vertex-id pairs."""
+    g = as_dataset_graph(graph)
+    T = true_value_array(g, true_values)
+    ids = _boundary_edge_ids(g, T)
+    return [(g.label(int(a)), g.label(int(b))) for a, b in zip(g.edge_u[ids], g.edge_v[ids])]
+
+
+def boundary_vertices(graph: Any, true_values: Any, colour: int | None = None) -> list:
+    """Endpoints of boundary edges (Def. 6); with ``colour``, only those of that true value (Def. 8)."""
+    g = as_dataset_graph(graph)
+    T = true_value_array(g, true_values)
+    ids = _boundary_edge_ids(g, T)
+    mask = np.zeros(g.n, dtype=bool)
+    mask[g.edge_u[ids]] = True
+    mask[g.edge_v[ids]] = True
+    if colour is not None:
+        if colour not in (0, 1):
+            raise ValueError(f"colour must be 0 or 1, got {_short(colour)}")
+        mask &= T == colour
+    return [g.label(int(i)) for i in np.flatnonzero(mask)]
+
+
+def _uncovered_ids(g: DatasetGraph, T: np.ndarray, in_set: np.ndarray) -> np.ndarray:
+    ids = _boundary_edge_ids(g, T)
+    return ids[~(in_set[g.edge_u[ids]] | in_set[g.edge_v[ids]])]
+
+
+def uncovered_boundary_edges(graph: Any, true_values: Any, vertex_set: Iterable) -> list[tuple]:
+    """Boundary edges with no endpoint in ``vertex_set`` (empty iff the set is boundary-hitting)."""
+    g = as_dataset_graph(graph)
+    T = true_value_array(g, true_values)
+    in_set = np.zeros(g.n, dtype=bool)
+    in_set[[g.index_of(x, "vertex_set element") for x in vertex_set]] = True
+    ids = _uncovered_ids(g, T, in_set)
+    return [(g.label(int(a)), g.label(int(b))) for a, b in zip(g.edge_u[ids], g.edge_v[ids])]
+
+
+def is_boundary_hitting(graph: Any, true_values: Any, vertex_set: Iterable) -> bool:
+    """Whether ``vertex_set`` contains an endpoint of every boundary edge (paper 002, Def. 7)."""
+    return not uncovered_boundary_edges(graph, true_values, vertex_set)
+
+
+def greedy_boundary_hitting_set(graph: Any, true_values: Any) -> list:
+    """A small boundary-hitting set: repeatedly take the vertex covering most uncovered boundary edges.
+
+    The classic greedy vertex cover on the boundary edges (within a factor ``H(max degree)`` of the minimum);
+    :func:`minimum_boundary_hitting_set` gives the exact minimum. Ties go to the lower internal index.
+
+    >>> greedy_boundary_hitting_set([(1, 2), (2, 3), (3, 4)], {1: 0, 2: 1, 3: 1, 4: 0})
+    [1, 3]
+    """
+    g = as_dataset_graph(graph)
+    T = true_value_array(g, true_values)
+    ids = _boundary_edge_ids(g, T)
+    a, b = g.edge_u[ids], g.edge_v[ids]
+    deg = np.bincount(np.concatenate([a, b]), minlength=g.n)
+    adj: dict[int, list[int]] = {}
+    for k, (x, y) in enumerate(zip(a.tolist(), b.tolist())):
+        adj.setdefault(x, []).append(k)
+        adj.setdefault(y, []).append(k)
+    covered = np.zeros(ids.size, dtype=bool)
+    heap = [(-int(deg[x]), x) for x in adj]
+    heapq.heapify(heap)
+    chosen = []
+    while heap:
+        negd, x = heapq.heappop(heap)
+        cur = int(deg[x])
+        if cur == 0:
+            continue
+        if cur != -negd:  # stale entry: re-insert with the current count
+            heapq.heappush(heap, (-cur, x))
+            continue
+        chosen.append(x)
+        for k in adj[x]:
+            if not covered[k]:
+                covered[k] = True
+                deg[a[k]] -= 1
+                deg[b[k]] -= 1
+    return [g.label(x) for x in sorted(chosen)]
+
+
+def minimum_boundary_hitting_set(graph: Any, true_values: Any) -> list:
+    """A minimum boundary-hitting set, exactly (König's theorem).
+
+    Boundary edges join a colour-0 and a colour-1 vertex, so they form a bipartite graph and a minimum
+    hitting set is a minimum vertex cover = a maximum matching (scipy) turned into a cover by the alternating
+    search from unmatched colour-0 vertices: cover = (colour-0 vertices not reached) + (colour-1 reached).
+
+    >>> minimum_boundary_hitting_set([(1, 2), (2, 3), (3, 4)], {1: 0, 2: 1, 3: 1, 4: 0})
+    [1, 4]
+    """
+    g = as_dataset_graph(graph)
+    T = true_value_array(g, true_values)
+    ids = _boundary_edge_ids(g, T)
+    if ids.size == 0:
+        return []
+    a, b = g.edge_u[ids], g.edge_v[ids]
+    left = np.where(T[a] == 0, a, b)
+    right = np.where(T[a] == 0, b, a)
+    L, li = np.unique(left, return_inverse=True)
+    R, ri = np.unique(right, return_inverse=True)
+    bi = sp.csr_matrix((np.ones(ids.size), (li, ri)), shape=(L.size, R.size))
+    bi.sum_duplicates()
+    match_l = maximum_bipartite_matching(bi, perm_type="column")  # left i -> right match or -1
+    match_r = np.full(R.size, -1, dtype=np.int64)
+    ml = np.flatnonzero(match_l >= 0)
+    match_r[match_l[ml]] = ml
+    seen_l = np.zeros(L.size, dtype=bool)
+    seen_r = np.zeros(R.size, dtype=bool)
+    stack = list(np.flatnonzero(match_l < 0))
+    seen_l[stack] = True
+    while stack:
+        i = stack.pop()
+        for j in bi.indices[bi.indptr[i]:bi.indptr[i + 1]]:
+            if not seen_r[j]:
+                seen_r[j] = True
+                k = match_r[j]
+                if k >= 0 and not seen_l[k]:
+                    seen_l[k] = True
+                    stack.append(int(k))
+    cover = np.concatenate([L[~seen_l], R[seen_r]])
+    return [g.label(int(x)) for x in np.sort(cover)]

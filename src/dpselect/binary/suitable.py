@@ -1,0 +1,155 @@
+"""Suitable pairs (paper 002, Def. 12): the algebra of binary privacy constraints.
+
+A suitable pair ``(L, U)`` of increasing maps ``[0, 1] -> [0, 1]`` with
+
+1. ``L(a) <= a <= U(a)``,
+2. ``L(U(a)) <= a <= U(L(a))``,
+3. ``U(a) <= 1 - L(1 - a)``
+
+describes which values ``Pr[M(u) = j]`` a dataset ``u`` may take when its neighbour ``v`` has
+``Pr[M(v) = j] = a``: the interval ``[L(a), U(a)]`` (Def. 13, (L, U)-privacy). (epsilon, delta)-DP is the pair
+:class:`DPPair` (Eq. 8-9, Prop. 2). Heterogeneous privacy (paper 001) attaches one DP pair to every edge:
+:class:`EdgeDPPairs`. The optimal extension only ever needs ``U`` (an increasing map with ``U(a) >= a``),
+which is what makes the label-setting algorithm of :mod:`dpselect.binary.extension` correct.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from .._validation import check_nonnegative, check_positive
+from .closed_forms import dp_lower, dp_upper
+
+__all__ = ["SuitablePair", "DPPair", "FunctionPair", "EdgeDPPairs"]
+
+
+class SuitablePair:
+    """Base class: a suitable pair ``(L, U)`` acting on numpy arrays.
+
+    Subclasses implement :meth:`upper` and :meth:`lower` (vectorised). The graph algorithms call
+    :meth:`arc_upper` (the bound across specific arcs; the same ``U`` on every arc for a homogeneous pair) and
+    :meth:`vertex_min_upper` (a lower bound on ``U`` over the arcs leaving a vertex).
+    """
+
+    homogeneous = True
+
+    def upper(self, alpha: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def lower(self, alpha: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # hooks used by the graph code (per-arc / per-vertex variants for heterogeneous pairs)
+    def arc_upper(self, alpha: np.ndarray, arcs: np.ndarray) -> np.ndarray:
+        return self.upper(alpha)
+
+    def vertex_min_upper(self, alpha: np.ndarray, vertices: np.ndarray) -> np.ndarray:
+        return self.upper(alpha)
+
+    def upper_power(self, alpha: Any, d: int) -> np.ndarray:
+        """``U^d(alpha)``: the bound induced at distance ``d`` along any path (iterated ``U``)."""
+        a = np.asarray(alpha, dtype=np.float64)
+        for _ in range(int(d)):
+            a = self.upper(a)
+        return a
+
+    def check(self, grid: int = 2001, tol: float = 1e-12) -> None:
+        """Verify monotonicity and the three properties of Def. 12 on a grid; raise ``ValueError`` if not."""
+        a = np.linspace(0.0, 1.0, grid)
+        U, L = self.upper(a), self.lower(a)
+        if np.any(np.diff(U) < -tol) or np.any(np.diff(L) < -tol):
+            raise ValueError("not a suitable pair: U and L must be increasing")
+        if np.any(U > 1 + tol) or np.any(L < -tol):
+            raise ValueError("not a suitable pair: U and L must map [0, 1] into [0, 1]")
+        conds = {
+            "L(a) <= a": L <= a + tol, "a <= U(a)": a <= U + tol,
+            "L(U(a)) <= a": self.lower(U) <= a + tol, "a <= U(L(a))": a <= self.upper(L) + tol,
+            "U(a) <= 1 - L(1 - a)": U <= 1 - self.lower(1 - a) + tol,
+        }
+        for name, ok in conds.items():
+            if not np.all(ok):
+                i = int(np.flatnonzero(~ok)[0])
+                raise ValueError(f"not a suitable pair: property {name} fails at a = {a[i]!r}")
+
+
+class DPPair(SuitablePair):
+    """The (epsilon, delta)-DP suitable pair ``(L_DP, U_DP)`` of paper 002, Eq. 8-9.
+
+    ``U_DP(a) = min(e^eps a + delta, (e^eps + delta - 1 + a)/e^eps, 1)`` and ``L_DP(a) = 1 - U_DP(1 - a)``.
+    ``U_DP^d(a)`` equals the closed form :func:`dpselect.binary.p` ``(d, a, epsilon, delta)``.
+
+    >>> import math
+    >>> pair = DPPair(math.log(2))
+    >>> float(pair.upper(0.3)), float(pair.lower(0.3))
+    (0.6, 0.15)
+    """
+
+    def __init__(self, epsilon: float, delta: float = 0.0) -> None:
+        self.epsilon = check_positive(epsilon, "epsilon")
+        self.delta = check_nonnegative(delta, "delta")
+        if self.delta >= 1:
+            raise ValueError(f"delta must be a finite number in [0, 1), got {delta!r}")
+
+    def upper(self, alpha):
+        return dp_upper(np.asarray(alpha, dtype=np.float64), self.epsilon, self.delta)
+
+    def lower(self, alpha):
+        return dp_lower(np.asarray(alpha, dtype=np.float64), self.epsilon, self.delta)
+
+    def __repr__(self) -> str:
+        return f"DPPair(epsilon={self.epsilon!r}, delta={self.delta!r})"
+
+
+class FunctionPair(SuitablePair):
+    """A user-supplied homogeneous suitable pair from two vectorised callables (checked on a grid).
+
+    Any privacy notion expressible as "a neighbour of a dataset with value ``a`` must lie in
+    ``[lower(a), upper(a)]``" with the three properties of Def. 12 works with the optimal extension.
+    """
+
+    def __init__(self, upper: Callable[[np.ndarray], np.ndarray], lower: Callable[[np.ndarray], np.ndarray],
+                 *, check: bool = True) -> None:
+        if not callable(upper) or not callable(lower):
+            raise TypeError("upper and lower must be callables taking and returning float arrays")
+        self._u, self._l = upper, lower
+        if check:
+            self.check()
+
+    def upper(self, alpha):
+        return np.asarray(self._u(np.asarray(alpha, dtype=np.float64)), dtype=np.float64)
+
+    def lower(self, alpha):
+        return np.asarray(self._l(np.asarray(alpha, dtype=np.float64)), dtype=np.float64)
+
+
+class EdgeDPPairs(SuitablePair):
+    """Heterogeneous privacy: one DP pair per edge, ``eps(u, v)`` (paper 001, Def. 7) and a common delta.
+
+    ``arc_epsilon[k]`` is the epsilon of directed arc ``k`` of a :class:`~dpselect.binary.graph.DatasetGraph`
+    (both orientations of an edge carry the same value); ``vertex_min_epsilon[v]`` the smallest epsilon on an
+    edge at ``v`` (used for the label-setting batch threshold, since ``U_DP`` increases with epsilon).
+    """
+
+    homogeneous = False
+
+    def __init__(self, arc_epsilon: np.ndarray, vertex_min_epsilon: np.ndarray, delta: float = 0.0) -> None:
+        self.arc_epsilon = np.asarray(arc_epsilon, dtype=np.float64)
+        self.vertex_min_epsilon = np.asarray(vertex_min_epsilon, dtype=np.float64)
+        self.delta = check_nonnegative(delta, "delta")
+        if self.delta >= 1:
+            raise ValueError(f"delta must be a finite number in [0, 1), got {delta!r}")
+
+    def upper(self, alpha):  # pragma: no cover - a per-edge pair has no single U
+        raise TypeError("EdgeDPPairs has one U per edge: use arc_upper(alpha, arcs)")
+
+    lower = upper
+
+    def arc_upper(self, alpha, arcs):
+        return dp_upper(alpha, self.arc_epsilon[arcs], self.delta)
+
+    def arc_lower(self, alpha, arcs):
+        return dp_lower(alpha, self.arc_epsilon[arcs], self.delta)
+
+    def vertex_min_upper(self, alpha, vertices):
+        return dp_upper(alpha, self.vertex_min_epsilon[vertices], self.delta)
