@@ -6,4 +6,6 @@ provides ``DESCRIPTION`` (one line), ``add_arguments(parser)`` and ``run(args) -
 from __future__ import annotations
 
 # name -> module (imported lazily so `dpselect --help` stays fast)
-REPRODUCTIONS: dict[str, str] = {}
+REPRODUCTIONS: dict[str, str] = {
+    "thesis-figure17": "dpselect.experiments.thesis_figure17",
+}

@@ -1,0 +1,215 @@
+"""Thesis Figure 17: error of private median selection on DPBench 1-D data (PATENT, HEPTH, INCOME).
+
+Error = |selected value − true median value| (in bin units: value of bin i is i, Λ = 4095). EM and LD:
+exact expectation from the closed-form output probabilities (the CSV holds one row with ``run`` 0);
+PF: one row per run (the thesis reports the mean of 10,000 runs). All mechanisms run on the distinct
+values with their counts as base measure, which is exact (see :mod:`dpselect.apps.median`).
+
+Besides the thesis' methods EM, PF and LD (LD with the exact element local sensitivity of
+:mod:`dpselect.utilities.median`), the CSV has ``LD-thesis-delta``: local dampening with the
+sensitivity printed in thesis Lemma 5.2.2 (clipped to Λ), to show how much of the gap to the thesis'
+numbers comes from that looser formula. (Here the dampening function only needs δ(x, 0, r), because
+δ(x, 0, r) >= |u(x, r)|.)
+"""
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+import numpy as np
+
+from .._progress import Progress
+from ..datasets import dataset_path
+from ._common import add_common_arguments, check_datasets, markdown_table, pyplot, write_csv
+
+NAME = "thesis-figure17"
+DESCRIPTION = "Thesis Fig. 17: median selection error of EM, PF and LD on PATENT, HEPTH, INCOME"
+DATASETS = ("patent", "hepth", "income", "adultfrank", "medcost", "nettrace", "searchlogs")
+DEFAULT_DATASETS = ("patent", "hepth", "income")
+EPSILONS = tuple(float(f"{10.0 ** e:.6g}") for e in np.linspace(-3, 3, 13))
+METHODS = ("EM", "PF", "LD", "LD-thesis-delta")
+# What the thesis says about Figure 17 (Sec. 5.3); it prints no table.
+THESIS = {
+    "patent": "mean reduction of 18% (LD vs EM and PF) over all ε, largest at high ε",
+    "hepth": "reduction at most 12%, mean 4%",
+    "income": "no reduction (LD = EM = PF: local sensitivity close to global)",
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_common_arguments(parser, runs=10_000, epsilons=EPSILONS, datasets=DEFAULT_DATASETS)
+    parser.add_argument("--bound", type=float, default=None,
+                        help="Λ; bin i has value i·Λ/(bins−1) (default: Λ = bins − 1, values = bin indices)")
+
+
+def load_histogram(name: str, path: Path | None = None) -> np.ndarray:
+    """A DPBench 1-D histogram (4,096 bins) by lower-case name, or from an explicit path."""
+    p = Path(path) if path is not None else dataset_path("dpbench1d", f"{name.upper()}.n4096.npy")
+    return np.load(p)
+
+
+def thesis_delta0(values: np.ndarray, counts: np.ndarray, bound: float):
+    """Thesis Lemma 5.2.2 as printed, per (value, side of m) group: (values, counts, δ(x, 0, ·), median).
+
+    The printed formula depends on the sorted position i (i < m, i = m, i > m), so the median's value
+    group is split in up to three. Clipped to Λ (thesis Lemma 3.2.2).
+    """
+    cum = np.cumsum(counts)
+    n = int(cum[-1])
+    m = (n + 1) // 2
+
+    def x(k):
+        if k < 1:
+            return 0.0
+        if k > n:
+            return float(bound)
+        return float(values[int(np.searchsorted(cum, k))])
+
+    xm, xp, xn = x(m), x(m + 1), x(m - 1)
+    first = cum - counts + 1
+    below = np.maximum(0, np.minimum(cum, m - 1) - first + 1)
+    at = ((first <= m) & (m <= cum)).astype(np.int64)
+    above = np.maximum(0, cum - np.maximum(first, m + 1) + 1)
+    side = np.concatenate([np.full(values.size, -1), np.zeros(values.size, int), np.ones(values.size, int)])
+    vals = np.concatenate([values, values, values])
+    cnt = np.concatenate([below, at, above])
+    keep = cnt > 0
+    vals, cnt, side = vals[keep], cnt[keep], side[keep]
+    p = np.where(side > 0, bound - vals, np.where(side == 0, bound - xp, bound + vals - 3 * xm + xp))
+    q = np.where(side > 0, vals, np.where(side == 0, xn, 3 * xm - vals - xn))
+    d = np.maximum.reduce([np.abs(xm - vals), np.full(vals.size, xp - xm), np.full(vals.size, xm - xn), p, q])
+    return vals, cnt, np.minimum(d, bound), xm
+
+
+def run(args) -> int:
+    import dpselect as dps
+    from ..apps.median import histogram_groups
+    from ..utilities.median import grouped_median_sensitivity
+
+    names = check_datasets(args.datasets, DATASETS)
+    if args.runs < 1:
+        raise SystemExit(f"error: --runs must be >= 1, got {args.runs}")
+    out = Path(args.out) / NAME
+    rows: list[dict] = []
+    summary: dict[tuple[str, str, float], float] = {}
+    info = {}
+    with Progress(len(names) * len(args.epsilons), NAME, enabled=not args.quiet) as bar:
+        for di, name in enumerate(names):
+            vals, counts, bound = histogram_groups(load_histogram(name), bound=args.bound)
+            sf = grouped_median_sensitivity(vals, counts, bound)
+            g = sf.grouped_database
+            u = g.utilities()
+            err = -u  # |value − median| per group
+            w = counts.astype(np.float64)
+            tv, tc, td, tm = thesis_delta0(vals, counts, bound)
+            tu = -np.abs(tv - tm)
+            info[name] = (g.n, vals.size, g.median, bound, float(sf(0).min()), float(td.min()))
+            for ei, eps in enumerate(args.epsilons):
+                p_em = dps.exponential_probabilities(u, eps, bound, weights=w)
+                p_ld = dps.local_dampening_probabilities(u, eps, sf, weights=w)
+                p_th = dps.exponential_probabilities(tu / td, eps, 1.0, weights=tc.astype(np.float64))
+                for method, val in (("EM", p_em @ err), ("LD", p_ld @ err), ("LD-thesis-delta", p_th @ -tu)):
+                    rows.append(dict(dataset=name, method=method, epsilon=eps, run=0, metric="error", value=float(val)))
+                    summary[(name, method, eps)] = float(val)
+                rng = np.random.default_rng([args.seed, di, ei])
+                pf = np.empty(args.runs)
+                for r in range(args.runs):
+                    pf[r] = err[dps.permute_and_flip(u, eps, bound, weights=w, rng=rng)]
+                for r, val in enumerate(pf):
+                    rows.append(dict(dataset=name, method="PF", epsilon=eps, run=r, metric="error", value=float(val)))
+                summary[(name, "PF", eps)] = float(pf.mean())
+                bar.update()
+    write_csv(out / f"{NAME}.csv", rows)
+    _write_markdown(out / f"{NAME}.md", names, args, summary, info)
+    _plot(out / f"{NAME}.png", names, args.epsilons, summary)
+    print(f"wrote {out}/{NAME}.csv, .md, .png")
+    return 0
+
+
+def _reduction(a: float, b: float) -> float:
+    return 100.0 * (1.0 - a / b) if b > 0 else float("nan")
+
+
+def _write_markdown(path: Path, names, args, summary, info) -> None:
+    eps = list(args.epsilons)
+    cmd = "dpselect reproduce thesis-figure17 --out " + str(args.out)
+    if list(names) != list(DEFAULT_DATASETS):
+        cmd += " --datasets " + ",".join(names)
+    if args.runs != 10_000:
+        cmd += f" --runs {args.runs}"
+    if tuple(eps) != EPSILONS:
+        cmd += " --epsilons " + ",".join(f"{e:g}" for e in eps)
+    if args.bound is not None:
+        cmd += f" --bound {args.bound:g}"
+    if args.seed != 0:
+        cmd += f" --seed {args.seed}"
+    lines = [
+        "# Thesis Figure 17: median selection error",
+        "",
+        f"Command: `{cmd}`",
+        "",
+        "Error = |selected value − true median value| in bin units (value of bin i = i·Λ/(bins − 1)). "
+        "EM, LD and LD-thesis-delta: exact expectation from the output probabilities; "
+        f"PF: mean of {args.runs} runs (seed {args.seed}). Replace-one-record neighbours, values in [0, Λ]. "
+        "LD uses the exact element local sensitivity (dpselect.utilities.median); LD-thesis-delta uses the "
+        "δ(x, 0, i) printed in thesis Lemma 5.2.2 (clipped to Λ), a looser upper bound.",
+        "",
+        markdown_table(
+            ["dataset", "records", "distinct values", "median", "Λ", "min δ(x,0) exact", "min δ(x,0) printed"],
+            [(n, info[n][0], info[n][1], info[n][2], info[n][3], info[n][4], info[n][5]) for n in names],
+        ),
+        "",
+        "## Reduction of the error by LD (our means beside the thesis' text)",
+        "",
+    ]
+    rows = []
+    for n in names:
+        red_em = [_reduction(summary[(n, "LD", e)], summary[(n, "EM", e)]) for e in eps]
+        red_pf = [_reduction(summary[(n, "LD", e)], summary[(n, "PF", e)]) for e in eps]
+        red_th = [_reduction(summary[(n, "LD-thesis-delta", e)], summary[(n, "EM", e)]) for e in eps]
+        rows.append((n, float(np.mean(red_em)), float(np.max(red_em)), float(np.mean(red_pf)), float(np.max(red_pf)),
+                     float(np.mean(red_th)), float(np.max(red_th)), THESIS.get(n, "–")))
+    lines.append(markdown_table(
+        ["dataset", "LD vs EM mean %", "LD vs EM max %", "LD vs PF mean %", "LD vs PF max %",
+         "LD-thesis-delta vs EM mean %", "LD-thesis-delta vs EM max %", "thesis (Sec. 5.3)"], rows))
+    lines += ["", f"Means over the {len(eps)} values of ε in [{min(eps):g}, {max(eps):g}] (log grid).", ""]
+    for n in names:
+        lines += [f"## {n}", ""]
+        lines.append(markdown_table(
+            ["ε", "EM", "PF", "LD", "LD-thesis-delta", "LD vs EM %", "LD vs PF %"],
+            [(f"{e:g}", summary[(n, "EM", e)], summary[(n, "PF", e)], summary[(n, "LD", e)],
+              summary[(n, "LD-thesis-delta", e)], _reduction(summary[(n, "LD", e)], summary[(n, "EM", e)]),
+              _reduction(summary[(n, "LD", e)], summary[(n, "PF", e)])) for e in eps]))
+        lines.append("")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines))
+
+
+def _plot(path: Path, names, eps, summary) -> None:
+    plt = pyplot()
+    fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.4), squeeze=False)
+    styles = {"EM": ("-", "C0"), "PF": (":", "C1"), "LD": ("--", "C2"), "LD-thesis-delta": ("-.", "C7")}
+    labels = {"EM": "EMMedianSelection", "PF": "PFMedianSelection", "LD": "LDMedianSelection",
+              "LD-thesis-delta": "LD, δ of printed Lemma 5.2.2"}
+    for ax, n in zip(axes[0], names):
+        for method in METHODS:
+            ls, col = styles[method]
+            ax.plot(eps, [summary[(n, method, e)] for e in eps], ls, color=col, label=labels[method],
+                    lw=1.2 if method == "LD-thesis-delta" else 1.6)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("ε")
+        ax.set_title(n.upper())
+        ax.grid(True, which="major", alpha=0.3)
+    axes[0][0].set_ylabel("error |selected − median| (bins)")
+    axes[0][-1].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    p = argparse.ArgumentParser(description=DESCRIPTION)
+    add_arguments(p)
+    raise SystemExit(run(p.parse_args()))

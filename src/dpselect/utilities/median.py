@@ -1,0 +1,332 @@
+"""Median selection (thesis Ch. 5): utility, global sensitivity and element local sensitivity.
+
+Setting (thesis Sec. 5.1). A database is n values x_1 <= ... <= x_n in [0, Λ]. The candidates are the
+n records; m = ⌈n/2⌉ and x_m is the median. The utility of record i is
+
+    u_med(x, i) = −|x_m − x_i|                                  (thesis Def. 5.1.1)
+
+Neighbour model: **replace one record** (bounded DP; n fixed, the new value anywhere in [0, Λ]).
+The global sensitivity is Λ (thesis Lemma 5.2.1).
+
+Element local sensitivity, as implemented (derived and checked here)
+--------------------------------------------------------------------
+Write w = x without one copy of the value a of record r (n − 1 values, w_(1) <= ... <= w_(n−1)),
+padded with w_(i) = 0 for i <= 0 and w_(i) = Λ for i >= n. Then the median of any database equals
+clamp(a, w_(m−1), w_(m)), so
+
+    u(x, r) = −dist(a, [w_(m−1), w_(m)]).
+
+Everything follows from this identity. With lo(s) = w_(m−1+s) and hi(s) = w_(m+s) (the interval after
+shifting the other records by s places: moving s of them from one end to the other), the exact element
+local sensitivity at distance t, LS(x, t, r) = max_{d(x,z)<=t} LS(z, 0, r), is the maximum of
+
+* A  = max(0, lo(t) − a, a − hi(−t))                 z far from r's value: |u(z, r)| − 0
+* B1 = max(min(lo(t), a, lo(t) + hi(t) − a),          y moves r itself to 0 or Λ
+          min(Λ − hi(−t), Λ − hi(−t) − lo(−t) + a, Λ − a))
+* B2 = max_{j=0..t} max(hi(t−j) − max(a, lo(−j)),     y moves another record across the median
+                       min(a, hi(t−j)) − lo(−j))      (first term only when m >= 2)
+* for t >= 1 also (z first moves r itself):  max(lo(t−1), Λ − hi(1−t)) and
+  max_{j=0..t−1} (hi(t−1−j) − lo(−j)).
+
+Derivation in brief: LS(x, t, r) = max |u(z, r) − u(y, r)| over z within t of x and y a neighbour of z.
+u(z, r) − u(y, r) <= |u(z, r)| is attained by moving r to z's median (term A and its "r moved" part).
+For |u(y, r)| − |u(z, r)|: either y moves r (the largest |u(y, r)| is max(lo, Λ − hi): term B1; with r
+moved in z too, r sits inside the interval), or y moves another record, which slides the interval by
+at most one place, giving g(lo, hi) = max(hi − max(a, lo), min(a, hi) − lo) (term B2). g grows with hi
+and falls with lo, and every interval reachable with k changes is dominated by a *block* interval
+[w_(m−1−j), w_(m+k−j)] (j of the changes move records to 0, k − j to Λ), hence the max over j.
+For m = 1 (n = 2) the lower end of the interval is not a record and cannot move.
+
+At t = 0 this reads, with M = x_m, M− = x_{m−1}, M+ = x_{m+1}:
+a < M: max(M − a, M+ − M, M − M−, a, Λ − M+ − M + a); a = M: max(M+ − M, M − M−, M−, Λ − M+);
+a > M: max(a − M, M+ − M, M − M−, M + M− − a, Λ − a) — the tight values of the proof of Lemma 5.2.2
+(thesis App. A.2, cases 4.3 and 5.2). **Correction:** the printed statement of Lemma 5.2.2 has, for
+i < m, p = Λ + x_i − 3x_m + x_{m+1} and q = 3x_m − x_i − x_{m−1}, and for i > m, q = x_i: upper bounds
+of the proof's values, not the local sensitivity (e.g. x = (0, 0, 1), Λ = 4, record 1: the printed
+formula gives 5 before clipping to Λ, the local sensitivity is 4 − 0 − 0 + 0 = 4; record 3: printed 1,
+exact max(1, 0, 1, −1, 3) = 3 — both formulas are >= the true value). The thesis' Candidates algorithm
+(Alg. 2) has no proof in the text (App. A.3 only restates the lemma); line 9 reads "copy of x'_4" and
+lines 19-20 move the median of x_5 down and of x_6 up, undoing their first step. Instead of repairing
+it we compute LS(x, t, r) exactly with the closed form above, which is checked against brute-force
+enumeration of every replace-one neighbour (tests/test_median.py) and is therefore admissible
+(thesis Lemma 3.2.1: LS at distance t is admissible).
+
+Ties. δ depends on the record only through its value a (records with equal values are exchanged by a
+relabelling that fixes x), so all records with one value are interchangeable: the *grouped* functions
+below work on the distinct values with their counts, and a mechanism given the counts as ``weights``
+has exactly the per-record output distribution over values.
+
+Cost. The order statistics come from the cumulative counts (binary search), so a database is never
+expanded: O(G) memory for G distinct values, O(G·t) time for distance t. Local dampening only needs
+t <= 1 here: δ(x, 0, r) >= |u(x, r)|, so the dampening function is −|u| / δ(x, 0, r) (or −1).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from .._validation import check_positive
+from ..sensitivity import SensitivityFunction
+
+__all__ = [
+    "median_utility",
+    "median_sensitivity",
+    "grouped_median_utility",
+    "grouped_median_sensitivity",
+    "group_values",
+    "check_median_values",
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# input checks
+# ---------------------------------------------------------------------------------------------
+def _as_float_array(values, name: str) -> np.ndarray:
+    try:
+        arr = np.asarray(values)
+    except Exception as exc:  # ragged input and the like
+        raise TypeError(f"{name} must be a 1-D array of numbers: {exc}") from None
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise TypeError(f"{name} must be a 1-D array of real numbers, got dtype {arr.dtype}")
+    if np.issubdtype(arr.dtype, np.complexfloating):
+        raise TypeError(f"{name} must be real, got dtype {arr.dtype}")
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty (no record to select)")
+    return arr.astype(np.float64, copy=False)
+
+
+def check_median_values(values, bound: float | None = None, *, name: str = "values",
+                        require_sorted: bool = False) -> np.ndarray:
+    """A non-empty 1-D float64 array of finite values in [0, bound] (sorted when required)."""
+    arr = _as_float_array(values, name)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name} must be finite: {name}[{i}] = {arr[i]!r}")
+    if bound is not None:
+        out = (arr < 0) | (arr > bound)
+        if out.any():
+            i = int(np.flatnonzero(out)[0])
+            raise ValueError(f"{name} must lie in [0, bound] = [0, {bound!r}]: {name}[{i}] = {arr[i]!r}")
+    if require_sorted and arr.size > 1:
+        down = np.flatnonzero(arr[1:] < arr[:-1])
+        if down.size:
+            i = int(down[0])
+            raise ValueError(
+                f"{name} must be sorted in ascending order: {name}[{i}] = {arr[i]!r} > {name}[{i + 1}] = {arr[i + 1]!r}"
+            )
+    return arr
+
+
+def _check_counts(counts, size: int) -> np.ndarray:
+    try:
+        c = np.asarray(counts)
+    except Exception as exc:
+        raise TypeError(f"counts must be a 1-D array of positive ints: {exc}") from None
+    if c.ndim != 1 or c.shape[0] != size:
+        raise ValueError(f"counts must be a 1-D array with one entry per value ({size}), got shape {c.shape}")
+    if not (np.issubdtype(c.dtype, np.integer) or (np.issubdtype(c.dtype, np.floating) and np.all(c == np.round(c)))):
+        raise TypeError(f"counts must be integers, got dtype {c.dtype}")
+    c = c.astype(np.int64)
+    bad = c <= 0
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"counts must be > 0: counts[{i}] = {int(c[i])}")
+    return c
+
+
+def group_values(sorted_values) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct values of a sorted array and their counts (the grouped form of a database).
+
+    >>> group_values([0.0, 1.0, 1.0, 3.0])
+    (array([0., 1., 3.]), array([1, 2, 1]))
+    """
+    x = check_median_values(sorted_values, name="sorted_values", require_sorted=True)
+    starts = np.concatenate(([0], np.flatnonzero(x[1:] != x[:-1]) + 1))
+    counts = np.diff(np.concatenate((starts, [x.size]))).astype(np.int64)
+    return x[starts], counts
+
+
+# ---------------------------------------------------------------------------------------------
+# the grouped database and its element local sensitivity
+# ---------------------------------------------------------------------------------------------
+class _GroupedMedian:
+    """A sorted database stored as distinct values and counts, with δ(x, t, ·) per distinct value."""
+
+    def __init__(self, values: np.ndarray, counts: np.ndarray, bound: float) -> None:
+        self.values = values
+        self.counts = counts
+        self.cum = np.cumsum(counts)  # last (1-based) rank of each group
+        self.n = int(self.cum[-1])
+        self.m = (self.n + 1) // 2  # ⌈n/2⌉, 1-based
+        self.bound = float(bound)
+        self.median = float(self.x(self.m))
+        self._cache: dict[int, np.ndarray] = {}
+
+    def x(self, k: int) -> float:
+        """Order statistic x_(k), 1 <= k <= n."""
+        return float(self.values[int(np.searchsorted(self.cum, k, side="left"))])
+
+    def utilities(self) -> np.ndarray:
+        return -np.abs(self.values - self.median)
+
+    # w = x without one copy of the group's value; for a group whose last rank is l:
+    # w_(i) = x_(i) for i < l, x_(i+1) for i >= l; padded with 0 (i <= 0) and Λ (i >= n).
+    def _w(self, i: int, last: np.ndarray):
+        if i <= 0:
+            return 0.0
+        if i >= self.n:
+            return self.bound
+        return np.where(i >= last, self.x(i + 1), self.x(i))
+
+    def delta(self, t: int, groups: np.ndarray | None = None) -> np.ndarray:
+        """Exact LS(x, t, r) for the groups ``groups`` (all when None); full arrays are cached per t."""
+        if t in self._cache:
+            full = self._cache[t]
+            return full if groups is None else full[groups]
+        if groups is None:
+            out = self._compute(t, self.values, self.cum)
+            self._cache[t] = out
+            return out
+        return self._compute(t, self.values[groups], self.cum[groups])
+
+    def _compute(self, t: int, a: np.ndarray, last: np.ndarray) -> np.ndarray:
+        L = self.bound
+        if self.n == 1:  # the only record is always the median: u = 0 on every database
+            return np.zeros(a.shape[0])
+        m = self.m
+        has_lo = m >= 2  # for n = 2 the interval's lower end is the padding 0, not a record
+
+        def lo(s):
+            return self._w(m - 1 + s, last) if has_lo else 0.0
+
+        def hi(s):
+            return self._w(m + s, last)
+
+        lo_up, hi_up, lo_dn, hi_dn = lo(t), hi(t), lo(-t), hi(-t)
+        # A: |u(z, r)| for the farthest z (r untouched)
+        out = np.maximum(np.maximum(lo_up - a, a - hi_dn), 0.0)
+        # B1: y moves r to 0 or Λ (r untouched in z)
+        b1 = np.maximum(
+            np.minimum(np.minimum(lo_up, a), lo_up + hi_up - a),
+            np.minimum(np.minimum(L - hi_dn, L - hi_dn - lo_dn + a), L - a),
+        )
+        out = np.maximum(out, b1)
+        # B2: y moves another record (block intervals [lo(−j), hi(t−j)])
+        for j in range(t + 1):
+            h, low = hi(t - j), lo(-j)
+            g = np.minimum(a, h) - low
+            if has_lo:
+                g = np.maximum(g, h - np.maximum(a, low))
+            out = np.maximum(out, g)
+        if t >= 1:
+            # z moves r itself (one of the t changes), t − 1 changes left for the others
+            out = np.maximum(out, np.maximum(lo(t - 1), L - hi(1 - t)))
+            for j in range(t):
+                out = np.maximum(out, hi(t - 1 - j) - lo(-j))
+        return np.broadcast_to(out, a.shape).astype(np.float64, copy=True)
+
+
+def _grouped(values, counts, bound) -> _GroupedMedian:
+    bound = check_positive(bound, "bound")
+    vals = check_median_values(values, bound, name="values", require_sorted=True)
+    c = _check_counts(counts, vals.shape[0])
+    if vals.size > 1 and np.any(vals[1:] == vals[:-1]):
+        i = int(np.flatnonzero(vals[1:] == vals[:-1])[0])
+        raise ValueError(f"values must be distinct when counts are given: values[{i}] = values[{i + 1}] = {vals[i]!r}")
+    return _GroupedMedian(vals, c, bound)
+
+
+def grouped_median_utility(values, counts) -> np.ndarray:
+    """u_med for a database given as distinct sorted ``values`` with multiplicities ``counts``.
+
+    One entry per distinct value (every record with that value has this utility). Example: the
+    database (0, 2, 2, 5) has median 2.
+
+    >>> grouped_median_utility([0.0, 2.0, 5.0], [1, 2, 1]).tolist()
+    [-2.0, -0.0, -3.0]
+    """
+    vals = check_median_values(values, name="values", require_sorted=True)
+    c = _check_counts(counts, vals.shape[0])
+    g = _GroupedMedian(vals, c, max(float(vals[-1]), 1.0))
+    return g.utilities()
+
+
+def grouped_median_sensitivity(values, counts, bound: float) -> SensitivityFunction:
+    """Element local sensitivity of u_med over the distinct values of a grouped database.
+
+    Candidate g stands for the ``counts[g]`` records of value ``values[g]``; all of them have the same
+    δ(x, t, ·) (see the module docstring), so a mechanism run on the groups with ``weights=counts`` has
+    the per-record output distribution over values. Admissible under replace-one-record neighbours with
+    values in [0, ``bound``]; global sensitivity ``bound`` (thesis Lemma 5.2.1). Never expands the
+    database: memory O(#groups).
+
+    >>> sf = grouped_median_sensitivity([0.0, 2.0, 5.0], [1, 2, 1], bound=10.0)
+    >>> sf(0).tolist(), sf(1).tolist()
+    ([6.0, 8.0, 5.0], [8.0, 8.0, 8.0])
+    """
+    g = _grouped(values, counts, bound)
+
+    def delta(t, candidates=None):
+        return g.delta(t, candidates)
+
+    sf = SensitivityFunction(delta, g.bound, n_candidates=g.values.shape[0], name="median_elementLS")
+    sf.grouped_database = g  # for callers that want the median / order statistics
+    return sf
+
+
+# ---------------------------------------------------------------------------------------------
+# per-record (per sorted position) API
+# ---------------------------------------------------------------------------------------------
+def median_utility(sorted_values: Sequence[float] | np.ndarray) -> np.ndarray:
+    """u_med(x, i) = −|x_m − x_i| for every position i of a sorted database (thesis Def. 5.1.1).
+
+    m = ⌈n/2⌉ (the lower median for even n). Candidates are the records, in sorted order.
+
+    >>> median_utility([1.0, 2.0, 4.0, 7.0]).tolist()
+    [-1.0, -0.0, -2.0, -5.0]
+    """
+    x = check_median_values(sorted_values, name="sorted_values", require_sorted=True)
+    m = (x.size + 1) // 2
+    return -np.abs(x - x[m - 1])
+
+
+def median_sensitivity(sorted_values: Sequence[float] | np.ndarray, bound: float) -> SensitivityFunction:
+    """Element local sensitivity δ(x, t, i) of u_med for every position i of a sorted database.
+
+    Exact LS(x, t, i) (max over databases within t replacements of the local sensitivity), computed in
+    closed form per distinct value and cached per t; see the module docstring for the formula and the
+    corrections to thesis Lemma 5.2.2 / Algorithm 2. Admissible under **replace-one-record**
+    neighbours with values in [0, ``bound``]; global sensitivity Δ = ``bound`` (Lemma 5.2.1).
+    Supports ``sf(t, candidates=idx)``.
+
+    Parameters
+    ----------
+    sorted_values : array of shape (n,)
+        The database, sorted ascending, values in [0, bound].
+    bound : float
+        Λ, the upper end of the value domain.
+
+    >>> sf = median_sensitivity([0.0, 2.0, 2.0, 5.0], bound=10.0)
+    >>> sf(0).tolist()
+    [6.0, 8.0, 8.0, 5.0]
+    """
+    bound = check_positive(bound, "bound")
+    x = check_median_values(sorted_values, bound, name="sorted_values", require_sorted=True)
+    vals, counts = group_values(x)
+    g = _GroupedMedian(vals, counts, bound)
+    group_of = np.repeat(np.arange(vals.shape[0], dtype=np.int64), counts)
+
+    def delta(t, candidates=None):
+        if candidates is None:
+            return g.delta(t)[group_of]
+        idx = group_of[candidates]
+        if t in g._cache:
+            return g.delta(t)[idx]
+        uniq, inv = np.unique(idx, return_inverse=True)
+        return g.delta(t, uniq)[inv]
+
+    return SensitivityFunction(delta, bound, n_candidates=x.shape[0], name="median_elementLS")
