@@ -41,15 +41,18 @@ At t = 0 this reads, with M = x_m, M− = x_{m−1}, M+ = x_{m+1}:
 a < M: max(M − a, M+ − M, M − M−, a, Λ − M+ − M + a); a = M: max(M+ − M, M − M−, M−, Λ − M+);
 a > M: max(a − M, M+ − M, M − M−, M + M− − a, Λ − a) — the tight values of the proof of Lemma 5.2.2
 (thesis App. A.2, cases 4.3 and 5.2). **Correction:** the printed statement of Lemma 5.2.2 has, for
-i < m, p = Λ + x_i − 3x_m + x_{m+1} and q = 3x_m − x_i − x_{m−1}, and for i > m, q = x_i: upper bounds
-of the proof's values, not the local sensitivity (e.g. x = (0, 0, 1), Λ = 4, record 1: the printed
-formula gives 5 before clipping to Λ, the local sensitivity is 4 − 0 − 0 + 0 = 4; record 3: printed 1,
-exact max(1, 0, 1, −1, 3) = 3 — both formulas are >= the true value). The thesis' Candidates algorithm
-(Alg. 2) has no proof in the text (App. A.3 only restates the lemma); line 9 reads "copy of x'_4" and
-lines 19-20 move the median of x_5 down and of x_6 up, undoing their first step. Instead of repairing
-it we compute LS(x, t, r) exactly with the closed form above, which is checked against brute-force
-enumeration of every replace-one neighbour (tests/test_median.py) and is therefore admissible
-(thesis Lemma 3.2.1: LS at distance t is admissible).
+i < m, p = Λ + x_i − 3x_m + x_{m+1} and q = 3x_m − x_i − x_{m−1}, and for i > m, q = x_i. These are
+upper bounds of the proof's values, not the local sensitivity: for x = (0, 0, 1), Λ = 4, record 1 the
+printed formula gives 5 (4 after clipping to Λ) while LS = 3 (move record 1 to 4: the median becomes
+1); for x = (0, 2, 3), record 3, it gives 3 while LS = 2. Using them is private but adds noise (see
+the LD-thesis-delta column of the thesis-figure17 reproduction). The Candidates algorithm (Alg. 2)
+has no proof in the text (App. A.3 only restates the lemma), line 9 reads "copy of x'_4", and lines
+19-20 move the median of x_5 down and of x_6 up, undoing their first step; with the printed Lemma
+5.2.2, clipped to Λ, it passed an exhaustive admissibility check (n = 3..5, values and replacements
+in {0..4}, t <= 2) both as printed and with lines 19-20 swapped, but it can only be as tight as that
+lemma. Instead we compute LS(x, t, r) exactly with the closed form above, checked against brute-force
+enumeration of every replace-one neighbour (tests/test_median.py: n <= 6, t <= 3); LS at distance t
+is admissible (thesis Lemma 3.2.1).
 
 Ties. δ depends on the record only through its value a (records with equal values are exchanged by a
 relabelling that fixes x), so all records with one value are interchangeable: the *grouped* functions
