@@ -298,3 +298,12 @@ def test_bad_input_sensitivity():
         median_sensitivity([1.0, 4.0], 3.0)
     with pytest.raises(ValueError, match="hist counts must be >= 0"):
         histogram_groups([1, -1])
+
+
+def test_shifted_local_dampening_size_limit():
+    from dpselect.apps.median import SLD_MAX_RECORDS
+
+    with pytest.raises(ValueError, match="use mechanism='local_dampening'"):
+        median([1.0, 2.0], 1.0, bound=3.0, counts=[SLD_MAX_RECORDS, 1], mechanism="shifted_local_dampening")
+    with pytest.raises(ValueError, match="at most"):
+        median_probabilities([1.0], 1.0, bound=3.0, counts=[SLD_MAX_RECORDS + 1], mechanism="shifted_local_dampening")

@@ -29,6 +29,10 @@ from ..utilities.median import (
 __all__ = ["median", "median_probabilities", "histogram_to_database", "histogram_groups", "MEDIAN_MECHANISMS"]
 
 MEDIAN_MECHANISMS = ("local_dampening", "shifted_local_dampening", "exponential", "permute_and_flip")
+#: Largest database for ``mechanism="shifted_local_dampening"``: its shift G_r sums Λ − δ(x, t, r) over
+#: t up to about n/2 (where δ reaches Λ), at O(t) per distinct value and distance, so O(n²) or worse
+#: (about 9 s for 1,000 distinct values on one core). Larger databases get a ValueError, not a hang.
+SLD_MAX_RECORDS = 5_000
 Mechanism = Literal["local_dampening", "shifted_local_dampening", "exponential", "permute_and_flip"]
 
 
@@ -112,6 +116,15 @@ def _prepare(values, bound, counts) -> _GroupedMedian:
     return _GroupedMedian(x, c, bound)
 
 
+def _check_sld(g: _GroupedMedian) -> None:
+    if g.n > SLD_MAX_RECORDS:
+        raise ValueError(
+            f"mechanism='shifted_local_dampening' needs the sum of Λ − δ(x, t, r) over about n/2 = {g.n // 2} "
+            f"distances, O(n²) time; it is limited to databases of at most {SLD_MAX_RECORDS} records, got "
+            f"n = {g.n}: use mechanism='local_dampening'"
+        )
+
+
 def _sensitivity(g: _GroupedMedian):
     return grouped_median_sensitivity(g.values, g.counts, g.bound)
 
@@ -126,6 +139,7 @@ def _group_probabilities(g: _GroupedMedian, epsilon: float, mechanism: str) -> n
     if mechanism == "local_dampening":
         return dps.local_dampening_probabilities(u, epsilon, _sensitivity(g), weights=w)
     if mechanism == "shifted_local_dampening":
+        _check_sld(g)
         return dps.shifted_local_dampening_probabilities(
             u, epsilon, _sensitivity(g).bounded(g.n), direction="decreasing", weights=w)
     if mechanism == "permute_and_flip":
@@ -159,7 +173,7 @@ def median(
         ``"shifted_local_dampening"`` the closed-form shifted variant with direction "decreasing"
         (the local sensitivity grows as the utility falls). Its shift G_r sums Λ − δ(x, t, r) over
         t up to about n/2, at O(t) per distinct value and distance (about 9 s for 1,000 distinct values),
-        so it suits small databases only.
+        so it is limited to ``SLD_MAX_RECORDS`` = 5,000 records (``ValueError`` beyond).
     counts : array of shape (len(values),), optional
         Multiplicities of ``values``.
     rng : numpy.random.Generator or int, optional
@@ -192,6 +206,7 @@ def median(
     elif mechanism == "local_dampening":
         pick = dps.local_dampening(u, eps, _sensitivity(g), weights=w, rng=rng)
     else:
+        _check_sld(g)
         pick = dps.shifted_local_dampening(u, eps, _sensitivity(g).bounded(g.n), direction="decreasing",
                                            weights=w, rng=rng)
     pick = int(pick)
