@@ -307,3 +307,18 @@ def test_shifted_local_dampening_size_limit():
         median([1.0, 2.0], 1.0, bound=3.0, counts=[SLD_MAX_RECORDS, 1], mechanism="shifted_local_dampening")
     with pytest.raises(ValueError, match="at most"):
         median_probabilities([1.0], 1.0, bound=3.0, counts=[SLD_MAX_RECORDS + 1], mechanism="shifted_local_dampening")
+
+
+def test_grouped_permute_and_flip_sampler_matches_per_record_distribution():
+    # the grouped sampler (count as base measure = max of count exponential noises) against the exact
+    # per-record permute-and-flip distribution summed per value
+    from scipy.stats import chisquare
+
+    x = np.array([0.0, 2.0, 2.0, 2.0, 3.0, 5.0, 5.0, 8.0])
+    p_rec = dpselect.permute_and_flip_probabilities(median_utility(x), 1.0, 8.0)
+    vals = np.unique(x)
+    expected = np.array([p_rec[x == v].sum() for v in vals])
+    rng = np.random.default_rng(11)
+    got = np.array([median(x, 1.0, bound=8.0, mechanism="permute_and_flip", rng=rng)[1] for _ in range(3000)])
+    counts = np.array([(got == v).sum() for v in vals])
+    assert chisquare(counts, expected * got.size).pvalue > 1e-3
