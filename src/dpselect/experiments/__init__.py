@@ -8,4 +8,7 @@ from __future__ import annotations
 # name -> module (imported lazily so `dpselect --help` stays fast)
 REPRODUCTIONS: dict[str, str] = {
     "thesis-figure17": "dpselect.experiments.thesis_figure17",
+    "table2": "dpselect.experiments.table2",
+    "figure3": "dpselect.experiments.figure3",
+    "thesis-figure20": "dpselect.experiments.thesis_figure20",
 }
