@@ -1,0 +1,501 @@
+"""Multi-objective private selection: the Pareto score, its sensitivity function δ^PS, PrivPareto and
+PrivAgg, in their global- and local-sensitivity versions (paper Sections 4 and 5).
+
+Candidates are the rows of an (n, m) matrix ``U`` (``U[r, i] = u_i(x, r)``); every objective is
+maximised. Privacy is ε-DP under the neighbour model for which the per-objective sensitivities were
+derived (add/remove one record for TPR/TNR, add/remove one edge for the graph utilities, ...).
+
+Definitions (DESIGN.md, paper Def. 4.3 and 4.5)
+-----------------------------------------------
+* r' *dominates* r iff u_i(r') > u_i(r) for **every** objective i (strict).
+* Pareto score PS(r) = −|{r' ≠ r : r' dominates r}|, in [−(n − 1), 0]; global sensitivity n − 1.
+* With U_i^{±t}(r) = u_i(r) ± Σ_{j=0}^{t} δ_i(x, j, r) (note the cumulative sum over j):
+  δ^PS(x, t, r) = |{r' ≠ r dominating r : ∃i U_i^{−t}(r') <= U_i^{+t}(r)}|
+                + |{r' ≠ r not dominating r : ∀i U_i^{+t}(r') >= U_i^{−t}(r)}|.
+
+Fast evaluation of δ^PS
+-----------------------
+Write H = U^{+t}, L = U^{−t}. If L(r') > H(r) in every coordinate then u(r') >= L(r') > H(r) >= u(r),
+so r' dominates r; and if r' dominates r then H(r') >= u(r') > u(r) >= L(r). Hence the first set is
+dom(r) minus {r' : L(r') > H(r) in every i}, the second is {r' ≠ r : H(r') >= L(r) in every i} minus
+dom(r), and the dominance sets cancel:
+
+    δ^PS(x, t, r) = #{r' : H(r') >= L(r) in every i} − 1 − #{r' : L(r') > H(r) in every i}
+
+(the −1 removes r itself, which always satisfies H(r) >= L(r)). Both terms are dominance counts of
+the shifted points, computed for all candidates at once in O(n log n) for m = 2
+(:mod:`dpselect._dominance`); the tests compare this with a literal implementation of Def. 4.5.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, Sequence
+
+import numpy as np
+
+from ._dominance import count_dominating
+from ._rng import check_rng
+from ._validation import check_choice, check_k, check_matrix, check_positive
+from .sensitivity import SensitivityFunction, constant, weighted_sum
+
+__all__ = [
+    "pareto_score",
+    "pareto_sensitivity",
+    "aggregate_sensitivity",
+    "priv_pareto",
+    "priv_agg",
+    "priv_pareto_probabilities",
+    "priv_agg_probabilities",
+    "MECHANISMS",
+]
+
+#: Single-objective mechanisms PrivPareto and PrivAgg can use.
+GLOBAL_MECHANISMS = ("exponential", "permute_and_flip", "report_noisy_max")
+LOCAL_MECHANISMS = ("local_dampening", "shifted_local_dampening")
+MECHANISMS = GLOBAL_MECHANISMS + LOCAL_MECHANISMS
+#: Extra keyword options each mechanism accepts (passed through to :mod:`dpselect.mechanisms`).
+_OPTIONS = {
+    "exponential": ("monotonic",),
+    "permute_and_flip": ("monotonic",),
+    "report_noisy_max": ("noise", "monotonic"),
+    "local_dampening": ("max_steps",),
+    "shifted_local_dampening": ("direction", "max_steps"),
+}
+
+Sensitivities = Sequence["float | SensitivityFunction"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Pareto score and its sensitivity function
+# ---------------------------------------------------------------------------------------------
+def pareto_score(U) -> np.ndarray:
+    """Pareto score PS(r) = −|{r' ≠ r : r' dominates r}| of every candidate (paper Def. 4.3).
+
+    r' dominates r iff it is strictly better in **every** objective; ties in any objective prevent
+    domination. Computed exactly in O(n log n) for m <= 2 and by divide and conquer for m >= 3.
+
+    Parameters
+    ----------
+    U : array of shape (n, m)
+        ``U[r, i]`` = u_i(x, r), finite; all objectives are maximised. A 1-D array is one objective.
+
+    Returns
+    -------
+    int64 array of shape (n,), values in [−(n − 1), 0]; 0 marks the Pareto front.
+
+    Notes
+    -----
+    Not private by itself: it is the utility PrivPareto feeds to a private selector. Its global
+    sensitivity is n − 1 under any neighbour model (the range of the score).
+
+    Examples
+    --------
+    Paper Example 4.4 (candidates a, b, c, d, e):
+
+    >>> pareto_score([[3, 5], [5, 3], [4, 2], [2, 4], [1, 1]]).tolist()
+    [0, 0, -1, -1, -4]
+    """
+    M = _matrix(U, min_rows=1)
+    return -count_dominating(M, strict=True)
+
+
+def _matrix(U, *, min_rows: int) -> np.ndarray:
+    arr = np.asarray(U) if not isinstance(U, np.ndarray) else U
+    if getattr(arr, "ndim", None) == 1:
+        arr = arr[:, None]
+    M = check_matrix(arr, "U", min_rows=min_rows)
+    return M
+
+
+def _is_number(s: Any) -> bool:
+    return isinstance(s, (numbers.Real, np.floating, np.integer)) and not isinstance(s, (bool, np.bool_))
+
+
+def _check_sensitivities(sensitivities, m: int, n: int, name: str = "sensitivities") -> list:
+    """Numbers (global sensitivities, checked > 0) or SensitivityFunctions for n candidates, one per objective."""
+    if isinstance(sensitivities, (SensitivityFunction, numbers.Number, np.generic, str)):
+        raise TypeError(f"{name} must be a list with one entry per objective ({m}), got {type(sensitivities).__name__}")
+    try:
+        sens = list(sensitivities)
+    except TypeError:
+        raise TypeError(f"{name} must be a list with one entry per objective ({m}), "
+                        f"got {type(sensitivities).__name__}") from None
+    if len(sens) != m:
+        raise ValueError(f"{name} must have one entry per objective (U has {m} columns), got {len(sens)}")
+    out = []
+    for i, s in enumerate(sens):
+        if isinstance(s, SensitivityFunction):
+            if s.n_candidates is not None and s.n_candidates != n:
+                raise ValueError(f"{name}[{i}] is for {s.n_candidates} candidates but U has {n} rows")
+            out.append(s)
+        elif _is_number(s):
+            out.append(check_positive(s, f"{name}[{i}]"))
+        else:
+            raise TypeError(f"{name}[{i}] must be a number (global sensitivity) or a SensitivityFunction, "
+                            f"got {type(s).__name__}")
+    return out
+
+
+def _as_functions(sens: list, n: int) -> list[SensitivityFunction]:
+    return [s if isinstance(s, SensitivityFunction) else constant(n, s) for s in sens]
+
+
+class _ParetoDelta:
+    """δ^PS(x, t, ·) of the candidates ``U`` (rows), keeping the running sums Σ_{j<=t} δ_i(x, j, ·).
+
+    ``base_idx`` maps the rows of U to the candidates of the base sensitivity functions (a subset
+    after earlier picks of PrivPareto top-k). Calls with increasing t (what the dampening loops do) cost
+    one step each; a smaller t restarts the sums from 0.
+    """
+
+    def __init__(self, U: np.ndarray, sfs: list[SensitivityFunction], base_idx: np.ndarray | None) -> None:
+        self.U = U
+        self.sfs = sfs
+        self.base_idx = base_idx
+        self.n = U.shape[0]
+        self._t = -1
+        self._cum = np.zeros_like(U)
+
+    def _advance(self, t: int) -> None:
+        if t < self._t:
+            self._t = -1
+            self._cum = np.zeros_like(self.U)
+        while self._t < t:
+            j = self._t + 1
+            for i, sf in enumerate(self.sfs):
+                d = sf(j) if self.base_idx is None else sf(j, candidates=self.base_idx)
+                if d.shape != (self.n,):
+                    raise ValueError(f"sensitivity_functions[{i}] returned {d.shape[0]} values at t={j}, "
+                                     f"expected {self.n} (one per row of U)")
+                self._cum[:, i] += d
+            self._t = j
+
+    def __call__(self, t: int, candidates: np.ndarray | None = None) -> np.ndarray:
+        self._advance(t)
+        H = self.U + self._cum
+        L = self.U - self._cum
+        qL = L if candidates is None else L[candidates]
+        qH = H if candidates is None else H[candidates]
+        weak = count_dominating(H, qL, strict=False)
+        strict = count_dominating(L, qH, strict=True)
+        return (weak - 1 - strict).astype(np.float64)
+
+
+def _saturation(U: np.ndarray, sfs: list[SensitivityFunction]) -> int | None:
+    """A distance from which δ^PS = n − 1 exactly, when every δ_i is bounded (else None).
+
+    For t >= s_i (δ_i's saturation distance) every step adds exactly Δ_i, so Σ_{j<=t} δ_i >=
+    (t − s_i + 1)Δ_i for every candidate. Once 2(t − s_i + 1)Δ_i >= range of u_i (with one step of
+    slack against rounding) in every objective, every pair satisfies H(r') >= L(r) and no pair
+    L(r') > H(r): δ^PS(x, t, r) = n − 1 for all r. Declaring it lets shifted local dampening stop there;
+    it changes no value, so admissibility is untouched.
+    """
+    sat = 0
+    for i, sf in enumerate(sfs):
+        if sf.saturation_distance is None:
+            return None
+        col = U[:, i]
+        rng_i = float(col.max() - col.min())
+        if rng_i > 0:
+            steps = math.ceil(rng_i / (2.0 * sf.global_sensitivity))
+            sat = max(sat, sf.saturation_distance + steps)
+    return sat
+
+
+def _pareto_sf(U: np.ndarray, sfs: list[SensitivityFunction], base_idx: np.ndarray | None) -> SensitivityFunction:
+    n = U.shape[0]
+    delta = _ParetoDelta(U, sfs, base_idx)
+
+    def pareto_delta(t, candidates=None):
+        return delta(t, candidates)
+
+    return SensitivityFunction(pareto_delta, float(n - 1), n_candidates=n,
+                               saturation_distance=_saturation(U, sfs), name="pareto_score")
+
+
+def pareto_sensitivity(U, sensitivity_functions: Sensitivities) -> SensitivityFunction:
+    """The admissible sensitivity function δ^PS of the Pareto score (paper Def. 4.5, Thm 4.7).
+
+    Built from one admissible sensitivity function per objective; its global sensitivity is n − 1.
+    Evaluating it at distance t costs O(n log n) for m = 2 for all candidates (or a subset, via
+    ``sf(t, candidates=idx)``); the running sums Σ_{j<=t} δ_i are kept between calls, so walking
+    t = 0, 1, 2, ... (as the dampening loops do) costs one step each.
+
+    Parameters
+    ----------
+    U : array of shape (n, m)
+        Objective values, one row per candidate (n >= 2).
+    sensitivity_functions : list of SensitivityFunction or numbers
+        δ_i for each objective (admissible under the data's neighbour model). A number is a global
+        sensitivity Δu_i, used as the constant function δ_i = Δu_i.
+
+    Returns
+    -------
+    SensitivityFunction
+        δ^PS with ``global_sensitivity = n − 1``. When every δ_i is bounded (has a
+        ``saturation_distance``), so is δ^PS (it reaches n − 1 for every candidate at a distance
+        computed from the objectives' ranges), which shifted local dampening needs.
+
+    Notes
+    -----
+    Comparisons are non-strict as in DESIGN.md. δ^PS is admissible for PS under the neighbour model
+    of the δ_i (paper Thm 4.7; re-checked exhaustively by the tests). Evaluated as
+    #{r' : U^{+t}(r') >= U^{−t}(r)} − 1 − #{r' : U^{−t}(r') > U^{+t}(r)} (module docstring).
+
+    Examples
+    --------
+    Paper Example 4.6: δ^PS(x, 0, b) = 1.
+
+    >>> import numpy as np, dpselect
+    >>> U = [[1, 1], [3, 3], [5, 5]]
+    >>> d = [dpselect.SensitivityFunction(lambda t: np.array([0.5, 1.0, 1.5]), 1.5) for _ in range(2)]
+    >>> pareto_sensitivity(U, d)(0).tolist()      # b: c may stop dominating it; c: b may come to dominate it
+    [0.0, 1.0, 1.0]
+    """
+    M = _matrix(U, min_rows=2)
+    n, m = M.shape
+    sens = _check_sensitivities(sensitivity_functions, m, n, "sensitivity_functions")
+    return _pareto_sf(M, _as_functions(sens, n), None)
+
+
+def aggregate_sensitivity(weights, sensitivity_functions: Sensitivities) -> SensitivityFunction:
+    """δ^agg(x, t, r) = Σ_i |w_i| δ_i(x, t, r), admissible for u_agg = Σ_i w_i u_i (paper Thm 5.4).
+
+    Its global sensitivity is Σ_i |w_i| Δu_i (paper Thm 5.3). Same neighbour model as the δ_i.
+
+    >>> import dpselect
+    >>> f = aggregate_sensitivity([0.5, -2.0], [dpselect.constant(3, 1.0), dpselect.constant(3, 0.25)])
+    >>> f.global_sensitivity, f(0).tolist()
+    (1.0, [1.0, 1.0, 1.0])
+    """
+    sfs = list(sensitivity_functions) if not isinstance(sensitivity_functions, SensitivityFunction) else None
+    if sfs is None:
+        raise TypeError("sensitivity_functions must be a list of SensitivityFunction, one per objective")
+    for i, s in enumerate(sfs):
+        if not isinstance(s, SensitivityFunction):
+            raise TypeError(f"sensitivity_functions[{i}] must be a SensitivityFunction, got {type(s).__name__} "
+                            "(use dpselect.constant(n, Δ) for a global sensitivity)")
+    _check_weights(weights, len(sfs))
+    return weighted_sum(weights, sfs)
+
+
+def _check_weights(weights, m: int) -> np.ndarray:
+    try:
+        w = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"weights must be a 1-D array of {m} finite numbers, got {weights!r}") from None
+    if w.ndim != 1 or w.shape[0] != m:
+        raise ValueError(f"weights must have one entry per objective ({m}), got shape {w.shape}")
+    if not np.all(np.isfinite(w)):
+        raise ValueError(f"weights must be finite, got {w.tolist()}")
+    if not np.any(w != 0):
+        raise ValueError(f"weights must not all be zero, got {w.tolist()}")
+    return w
+
+
+# ---------------------------------------------------------------------------------------------
+# PrivPareto and PrivAgg
+# ---------------------------------------------------------------------------------------------
+def _resolve_mechanism(mechanism, sens: list, options: dict) -> str:
+    if mechanism is None:
+        mechanism = "exponential" if all(not isinstance(s, SensitivityFunction) for s in sens) else "local_dampening"
+    mechanism = check_choice(mechanism, "mechanism", MECHANISMS)
+    allowed = _OPTIONS[mechanism]
+    for key in options:
+        if key in ("k", "rng", "weights", "epsilon", "sensitivity", "sensitivity_function", "utilities"):
+            raise TypeError(f"{key!r} cannot be passed as a mechanism option here")
+        if key not in allowed:
+            raise TypeError(f"mechanism {mechanism!r} takes the options {', '.join(allowed) or 'none'}, "
+                            f"got unexpected option {key!r}")
+    return mechanism
+
+
+def _mechanisms():
+    from . import mechanisms as mech
+
+    return mech
+
+
+def _select(mechanism: str, u: np.ndarray, eps: float, sensitivity, k: int, rng, options: dict):
+    mech = _mechanisms()
+    fn = getattr(mech, mechanism)
+    return fn(u, eps, sensitivity, k=k, rng=rng, **options)
+
+
+def _probabilities(mechanism: str, u: np.ndarray, eps: float, sensitivity, options: dict) -> np.ndarray:
+    mech = _mechanisms()
+    fn = getattr(mech, mechanism + "_probabilities")
+    return fn(u, eps, sensitivity, **options)
+
+
+def _prepare(U, epsilon, sensitivities, mechanism, options):
+    M = _matrix(U, min_rows=2)
+    n, m = M.shape
+    eps = check_positive(epsilon, "epsilon")
+    sens = _check_sensitivities(sensitivities, m, n)
+    mechanism = _resolve_mechanism(mechanism, sens, options)
+    if mechanism == "shifted_local_dampening":
+        for i, sf in enumerate(sens):
+            if isinstance(sf, SensitivityFunction) and sf.saturation_distance is None:
+                raise ValueError(
+                    f"shifted_local_dampening needs bounded sensitivity functions, but sensitivities[{i}] "
+                    f"({sf.name!r}) has no saturation_distance: use sensitivities[{i}].bounded(database_size)"
+                )
+    return M, n, m, eps, sens, mechanism
+
+
+def priv_pareto(U, epsilon: float, sensitivities: Sensitivities, *, mechanism: str | None = None, k: int = 1,
+                rng: np.random.Generator | int | None = None, **options):
+    """PrivPareto (paper Def. 4.1 / 4.2): privately select candidate(s) close to the Pareto front.
+
+    Runs a single-objective mechanism on the Pareto score PS with
+
+    * the global sensitivity n − 1 (``mechanism`` "exponential" [default when ``sensitivities`` are all
+      numbers], "permute_and_flip", "report_noisy_max"), or
+    * the sensitivity function δ^PS built from the per-objective sensitivity functions
+      (``mechanism`` "local_dampening" [default when any entry is a SensitivityFunction] or
+      "shifted_local_dampening"; global sensitivities given as numbers are then used as constant
+      functions).
+
+    Parameters
+    ----------
+    U : array of shape (n, m)
+        Objective values u_i(x, r), one row per candidate (n >= 2), all maximised.
+    epsilon : float
+        Privacy budget, > 0 (split evenly over the k picks).
+    sensitivities : list, one entry per objective
+        Global sensitivities Δu_i (numbers) or admissible SensitivityFunctions δ_i.
+    mechanism : str, optional
+        One of :data:`MECHANISMS`.
+    k : int
+        Number of distinct candidates. ``k > 1``: k sequential picks with ε/k each; after each pick the
+        Pareto scores and δ^PS (and the global sensitivity n' − 1) are **recomputed on the remaining
+        candidates**, so domination by already selected candidates no longer counts.
+    rng : Generator, int or None
+    **options
+        Passed to the mechanism: ``monotonic`` (exponential, permute_and_flip, report_noisy_max),
+        ``noise`` (report_noisy_max), ``direction`` (shifted_local_dampening), ``max_steps`` (local ones).
+
+    Returns
+    -------
+    int, or int64 array of the k indices in the order picked.
+
+    Privacy
+    -------
+    ε-DP under the neighbour model of the sensitivities: each pick is the chosen mechanism on PS with
+    a valid (global or admissible local) sensitivity over a candidate set fixed by earlier outputs
+    (sequential composition over the k picks).
+
+    Examples
+    --------
+    >>> U = [[3, 5], [5, 3], [4, 2], [2, 4], [1, 1]]
+    >>> int(priv_pareto(U, 100.0, [1.0, 1.0], rng=0)) in (0, 1)        # the front is {a, b}
+    True
+    """
+    M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
+    k = check_k(k, n)
+    gen = check_rng(rng)
+    local = mechanism in LOCAL_MECHANISMS
+    sfs = _as_functions(sens, n) if local else None
+    remaining = np.arange(n)
+    picks: list[int] = []
+    for _ in range(k):
+        if remaining.size == 1:  # fixed by the earlier (public) picks: no budget needed
+            picks.append(int(remaining[0]))
+            break
+        sub = M[remaining]
+        ps = -count_dominating(sub, strict=True)
+        if local:
+            sens_k = _pareto_sf(sub, sfs, None if remaining.size == n else remaining)
+        else:
+            sens_k = float(remaining.size - 1)
+        j = int(_select(mechanism, ps.astype(np.float64), eps / k, sens_k, 1, gen, options))
+        picks.append(int(remaining[j]))
+        remaining = np.delete(remaining, j)
+    return picks[0] if k == 1 else np.asarray(picks, dtype=np.int64)
+
+
+def priv_pareto_probabilities(U, epsilon: float, sensitivities: Sensitivities, *, mechanism: str | None = None,
+                              **options) -> np.ndarray:
+    """Exact output distribution of :func:`priv_pareto` with k = 1.
+
+    Same arguments as :func:`priv_pareto`. Closed forms for "exponential", "permute_and_flip" (small n),
+    "local_dampening" and "shifted_local_dampening"; "report_noisy_max" with Gumbel or exponential noise
+    reduces to the first two, Laplace noise is integrated numerically (small n).
+
+    >>> p = priv_pareto_probabilities([[3, 5], [5, 3], [4, 2], [2, 4], [1, 1]], 4.0, [1.0, 1.0])
+    >>> p.round(3).tolist()         # exponential mechanism: ∝ exp(ε·PS/(2·4)), PS = 0, 0, -1, -1, -4
+    [0.299, 0.299, 0.181, 0.181, 0.04]
+    """
+    M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
+    ps = -count_dominating(M, strict=True)
+    if mechanism in LOCAL_MECHANISMS:
+        sens_k = _pareto_sf(M, _as_functions(sens, n), None)
+    else:
+        sens_k = float(n - 1)
+    return _probabilities(mechanism, ps.astype(np.float64), eps, sens_k, options)
+
+
+def _aggregate(M, weights, sens, mechanism, n, m):
+    w = _check_weights(weights, m)
+    u = M @ w
+    if mechanism in LOCAL_MECHANISMS:
+        sensitivity = weighted_sum(w, _as_functions(sens, n))
+    else:
+        sensitivity = float(sum(abs(wi) * (s.global_sensitivity if isinstance(s, SensitivityFunction) else s)
+                                for wi, s in zip(w, sens)))
+    return u, sensitivity
+
+
+def priv_agg(U, weights, epsilon: float, sensitivities: Sensitivities, *, mechanism: str | None = None, k: int = 1,
+             rng: np.random.Generator | int | None = None, **options):
+    """PrivAgg (paper Def. 5.1 / 5.2): privately select candidate(s) maximising Σ_i w_i u_i.
+
+    The aggregate utility u_agg = U @ weights goes to a single-objective mechanism with global
+    sensitivity Σ_i |w_i| Δu_i (Thm 5.3; "exponential" [default when ``sensitivities`` are all numbers],
+    "permute_and_flip", "report_noisy_max") or with the sensitivity function
+    δ^agg = Σ_i |w_i| δ_i (Thm 5.4; "local_dampening" [default when any entry is a SensitivityFunction]
+    or "shifted_local_dampening"; numbers are then used as constant functions).
+
+    Parameters
+    ----------
+    U : array of shape (n, m)
+        Objective values, one row per candidate (n >= 2).
+    weights : array of shape (m,)
+        Finite weights, not all zero (negative weights are allowed).
+    epsilon, sensitivities, mechanism, rng, **options
+        As in :func:`priv_pareto`.
+    k : int
+        ``k > 1``: k distinct candidates, ε/k each (the aggregate does not depend on the remaining set).
+
+    Returns
+    -------
+    int, or int64 array of the k indices in the order picked.
+
+    Privacy
+    -------
+    ε-DP under the neighbour model of the sensitivities.
+
+    Examples
+    --------
+    >>> int(priv_agg([[0.9, 0.1], [0.6, 0.7], [0.2, 0.3]], [0.5, 0.5], 1000.0, [1.0, 1.0], rng=0))
+    1
+    """
+    M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
+    k = check_k(k, n)
+    u, sensitivity = _aggregate(M, weights, sens, mechanism, n, m)
+    out = _select(mechanism, u, eps, sensitivity, k, check_rng(rng), options)
+    return int(out) if k == 1 else np.asarray(out, dtype=np.int64)
+
+
+def priv_agg_probabilities(U, weights, epsilon: float, sensitivities: Sensitivities, *,
+                           mechanism: str | None = None, **options) -> np.ndarray:
+    """Exact output distribution of :func:`priv_agg` with k = 1 (same arguments).
+
+    >>> priv_agg_probabilities([[1.0, 0.0], [0.0, 1.0]], [1.0, 1.0], 1.0, [1.0, 1.0]).tolist()
+    [0.5, 0.5]
+    """
+    M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
+    u, sensitivity = _aggregate(M, weights, sens, mechanism, n, m)
+    return _probabilities(mechanism, u, eps, sensitivity, options)

@@ -1,0 +1,437 @@
+"""Pareto score, δ^PS, PrivPareto and PrivAgg: paper examples, brute-force references, exact DP audits."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import dpselect
+from dpselect.multiobjective import (
+    _ParetoDelta,
+    aggregate_sensitivity,
+    pareto_score,
+    pareto_sensitivity,
+    priv_agg,
+    priv_agg_probabilities,
+    priv_pareto,
+    priv_pareto_probabilities,
+)
+from dpselect.sensitivity import SensitivityFunction, constant
+
+
+# -- literal references ----------------------------------------------------------------------------
+def naive_pareto_score(U):
+    U = np.asarray(U, float)
+    n = U.shape[0]
+    return np.array([-sum(1 for q in range(n) if q != r and np.all(U[q] > U[r])) for r in range(n)])
+
+
+def naive_delta_ps(U, deltas, t):
+    """Paper Def. 4.5 written out literally: dom'/ndom' sets with the cumulative sums over j <= t.
+
+    ``deltas[i](j)`` is δ_i(x, j, ·) for all candidates.
+    """
+    U = np.asarray(U, float)
+    n, m = U.shape
+    cum = np.zeros((n, m))
+    for j in range(t + 1):
+        for i in range(m):
+            cum[:, i] += deltas[i](j)
+    hi, lo = U + cum, U - cum
+    out = np.zeros(n)
+    for r in range(n):
+        count = 0
+        for q in range(n):
+            if q == r:
+                continue
+            if np.all(U[q] > U[r]):  # q dominates r
+                count += any(lo[q, i] <= hi[r, i] for i in range(m))
+            else:
+                count += all(hi[q, i] >= lo[r, i] for i in range(m))
+        out[r] = count
+    return out
+
+
+def random_sf(rng, n, delta_max):
+    """A random non-decreasing per-candidate sensitivity function with values in multiples of 0.5."""
+    base = rng.integers(0, 3, n) * 0.5
+    growth = rng.integers(0, 2, n) * 0.5
+    vals = lambda t: np.minimum(base + growth * t, delta_max)  # noqa: E731
+
+    def fn(t, candidates=None):
+        v = vals(t)
+        return v if candidates is None else v[candidates]
+
+    return SensitivityFunction(fn, delta_max, n_candidates=n), vals
+
+
+# -- Pareto score ------------------------------------------------------------------------------------
+def test_paper_example_4_4():
+    U = [[3, 5], [5, 3], [4, 2], [2, 4], [1, 1]]  # a, b, c, d, e
+    assert pareto_score(U).tolist() == [0, 0, -1, -1, -4]
+    assert pareto_score(U).dtype == np.int64
+
+
+def test_pareto_score_one_objective_and_ties():
+    assert pareto_score([3.0, 1.0, 3.0]).tolist() == [0, -2, 0]
+    assert pareto_score([[1, 2], [1, 3], [2, 2]]).tolist() == [0, 0, 0]  # ties never dominate
+    assert pareto_score([[7.0, 7.0]]).tolist() == [0]
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 4])
+def test_pareto_score_matches_naive_on_random_ties(m):
+    rng = np.random.default_rng(m)
+    for _ in range({1: 500, 2: 500, 3: 300, 4: 150}[m]):
+        n = int(rng.integers(1, 30))
+        U = rng.integers(0, int(rng.integers(1, 5)), (n, m))
+        np.testing.assert_array_equal(pareto_score(U), naive_pareto_score(U))
+    # and on a size where the O(n log n) path (not the blocked one) is used
+    U = rng.integers(0, 8, (900, m))
+    ref = -(U[None, :, :] > U[:, None, :]).all(axis=2).sum(axis=1)
+    np.testing.assert_array_equal(pareto_score(U), ref)
+
+
+# -- δ^PS ----------------------------------------------------------------------------------------------
+def test_paper_example_4_6():
+    U = [[1, 1], [3, 3], [5, 5]]  # a, b, c
+    d = np.array([0.5, 1.0, 1.5])
+    sfs = [SensitivityFunction(lambda t: d, 1.5) for _ in range(2)]
+    sf = pareto_sensitivity(U, sfs)
+    assert sf(0)[1] == 1.0  # δ^PS(x, 0, b) = |{c}| + |{}| = 1
+    assert sf(0).tolist() == naive_delta_ps(U, [lambda t: d] * 2, 0).tolist() == [0.0, 1.0, 1.0]
+    assert sf.global_sensitivity == 2.0
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 4])
+def test_delta_ps_matches_literal_definition(m):
+    rng = np.random.default_rng(10 + m)
+    for _ in range({1: 120, 2: 120, 3: 80, 4: 50}[m]):
+        n = int(rng.integers(2, 25))
+        U = rng.integers(0, 4, (n, m)).astype(float)
+        pairs = [random_sf(rng, n, 2.0) for _ in range(m)]
+        sf = pareto_sensitivity(U, [p[0] for p in pairs])
+        for t in range(4):
+            ref = naive_delta_ps(U, [p[1] for p in pairs], t)
+            np.testing.assert_array_equal(sf(t), np.minimum(ref, n - 1))
+            idx = np.sort(rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False))
+            np.testing.assert_array_equal(sf(t, candidates=idx), np.minimum(ref, n - 1)[idx])
+
+
+def test_delta_ps_large_input_matches_literal_sets_via_blocked_counting():
+    rng = np.random.default_rng(0)
+    n, m = 1500, 2
+    U = rng.integers(0, 40, (n, m)).astype(float)
+    pairs = [random_sf(rng, n, 3.0) for _ in range(m)]
+    sf = pareto_sensitivity(U, [p[0] for p in pairs])
+    for t in (0, 1, 2):
+        cum = sum(np.column_stack([pairs[i][1](j) for i in range(m)]) for j in range(t + 1))
+        H, L = U + cum, U - cum
+        # both terms of Def. 4.5 with explicit domination masks (O(n^2) memory is fine at this size)
+        dom = (U[None, :, :] > U[:, None, :]).all(2)
+        np.fill_diagonal(dom, False)
+        can_lose = (L[None, :, :] <= H[:, None, :]).any(2)
+        can_gain = (H[None, :, :] >= L[:, None, :]).all(2)
+        other = ~np.eye(n, dtype=bool)
+        ref = (dom & can_lose).sum(1) + (~dom & other & can_gain).sum(1)
+        np.testing.assert_array_equal(sf(t), ref)
+
+
+def test_delta_ps_any_order_of_t_and_saturation():
+    rng = np.random.default_rng(4)
+    n = 12
+    U = rng.integers(0, 6, (n, 2)).astype(float)
+    sfs = [constant(n, 1.0), constant(n, 0.5)]
+    sf = pareto_sensitivity(U, sfs)
+    forward = [sf(t).tolist() for t in range(6)]
+    assert [sf(t).tolist() for t in reversed(range(6))] == forward[::-1]
+    # constant δ_i are bounded (saturation 0): δ^PS reaches n − 1 for every candidate by the declared distance
+    sat = sf.saturation_distance
+    assert sat is not None
+    raw = _ParetoDelta(U, sfs, None)
+    assert raw(sat).tolist() == [n - 1.0] * n
+    # unbounded inputs give an unbounded δ^PS
+    free = SensitivityFunction(lambda t: np.full(n, 0.5), 1.0)
+    assert pareto_sensitivity(U, [free, sfs[1]]).saturation_distance is None
+
+
+def test_delta_ps_numbers_are_constant_functions():
+    U = [[1, 1], [3, 3], [5, 5]]
+    a = pareto_sensitivity(U, [1.0, 2.0])
+    b = pareto_sensitivity(U, [constant(3, 1.0), constant(3, 2.0)])
+    for t in range(3):
+        assert a(t).tolist() == b(t).tolist()
+
+
+def test_aggregate_sensitivity():
+    s1 = SensitivityFunction(lambda t: np.array([0.1, 0.2]) * (t + 1), 1.0)
+    s2 = SensitivityFunction(lambda t: np.array([0.5, 0.0]), 2.0)
+    f = aggregate_sensitivity([2.0, -0.5], [s1, s2])
+    assert f.global_sensitivity == 3.0  # Thm 5.3: 2·1 + 0.5·2
+    np.testing.assert_allclose(f(0), [0.45, 0.4])
+    np.testing.assert_allclose(f(1), [0.65, 0.8])
+    with pytest.raises(ValueError, match="one entry per objective"):
+        aggregate_sensitivity([1.0], [s1, s2])
+    with pytest.raises(TypeError, match="must be a SensitivityFunction"):
+        aggregate_sensitivity([1.0, 1.0], [s1, 2.0])
+    with pytest.raises(ValueError, match="not all be zero"):
+        aggregate_sensitivity([0.0, 0.0], [s1, s2])
+
+
+# -- PrivPareto / PrivAgg: distributions -------------------------------------------------------------------
+EX44 = np.array([[3, 5], [5, 3], [4, 2], [2, 4], [1, 1]], float)
+
+
+def test_priv_pareto_global_probabilities_closed_form():
+    p = priv_pareto_probabilities(EX44, 2.0, [1.0, 1.0])
+    w = np.exp(2.0 * np.array([0, 0, -1, -1, -4]) / (2 * 4))
+    np.testing.assert_allclose(p, w / w.sum(), rtol=1e-12)
+    np.testing.assert_allclose(priv_pareto_probabilities(EX44, 2.0, [1.0, 1.0], mechanism="report_noisy_max",
+                                                         noise="gumbel"), p, rtol=1e-12)
+    pf = priv_pareto_probabilities(EX44, 2.0, [1.0, 1.0], mechanism="permute_and_flip")
+    np.testing.assert_allclose(pf, dpselect.permute_and_flip_probabilities([0, 0, -1, -1, -4], 2.0, 4.0))
+
+
+def test_priv_pareto_local_probabilities_use_delta_ps():
+    sfs = [constant(5, 1.0), SensitivityFunction(lambda t: np.array([0.2, 0.4, 0.6, 0.8, 1.0]), 1.0)]
+    p = priv_pareto_probabilities(EX44, 1.0, sfs)
+    ref = dpselect.local_dampening_probabilities([0, 0, -1, -1, -4], 1.0, pareto_sensitivity(EX44, sfs))
+    np.testing.assert_allclose(p, ref, rtol=1e-12)
+    # a local mechanism with global sensitivities uses them as constant sensitivity functions
+    q = priv_pareto_probabilities(EX44, 1.0, [1.0, 1.0], mechanism="local_dampening")
+    ref = dpselect.local_dampening_probabilities([0, 0, -1, -1, -4], 1.0, pareto_sensitivity(EX44, [1.0, 1.0]))
+    np.testing.assert_allclose(q, ref, rtol=1e-12)
+    s = priv_pareto_probabilities(EX44, 1.0, [1.0, 1.0], mechanism="shifted_local_dampening")
+    assert s.shape == (5,) and abs(s.sum() - 1) < 1e-12
+
+
+def test_priv_agg_probabilities():
+    U = np.array([[0.9, 0.1], [0.6, 0.7], [0.2, 0.3]])
+    p = priv_agg_probabilities(U, [2.0, -1.0], 1.5, [1.0, 0.5])
+    np.testing.assert_allclose(p, dpselect.exponential_probabilities(U @ [2.0, -1.0], 1.5, 2.5), rtol=1e-12)
+    sfs = [SensitivityFunction(lambda t: np.array([0.1, 0.2, 0.3]), 1.0), constant(3, 0.5)]
+    p = priv_agg_probabilities(U, [2.0, -1.0], 1.5, sfs)
+    ref = dpselect.local_dampening_probabilities(U @ [2.0, -1.0], 1.5, dpselect.weighted_sum([2.0, -1.0], sfs))
+    np.testing.assert_allclose(p, ref, rtol=1e-12)
+    # SensitivityFunctions with a global mechanism use their global sensitivities (2·1 + 1·0.5)
+    p = priv_agg_probabilities(U, [2.0, -1.0], 1.5, sfs, mechanism="exponential")
+    np.testing.assert_allclose(p, dpselect.exponential_probabilities(U @ [2.0, -1.0], 1.5, 2.5), rtol=1e-12)
+
+
+def test_samplers_match_probabilities():
+    rng = np.random.default_rng(11)
+    sfs = [constant(5, 1.0), SensitivityFunction(lambda t: np.array([0.2, 0.4, 0.6, 0.8, 1.0]), 1.0)]
+    for fn, prob in [
+        (lambda: priv_pareto(EX44, 2.0, sfs, rng=rng), priv_pareto_probabilities(EX44, 2.0, sfs)),
+        (lambda: priv_agg(EX44, [1, 1], 1.0, [1.0, 1.0], rng=rng), priv_agg_probabilities(EX44, [1, 1], 1.0, [1.0, 1.0])),
+    ]:
+        counts = np.bincount([fn() for _ in range(3000)], minlength=5)
+        assert stats.chisquare(counts, 3000 * prob).pvalue > 1e-3
+
+
+def test_priv_pareto_top_k_recomputes_scores_on_remaining():
+    # a dominates d only, b dominates c and d: PS = 0, 0, -1, -2. After picking a, d's score is -1.
+    U = np.array([[9, 2], [5, 5], [1, 3], [3, 1]], float)
+    eps, n = 3.0, 4
+    rng = np.random.default_rng(2)
+    draws = [tuple(priv_pareto(U, eps, [1.0, 1.0], k=2, rng=rng)) for _ in range(4000)]
+    # exact joint law of (first, second): exponential mechanism with ε/2 on PS of the remaining set
+    joint = {}
+    p1 = dpselect.exponential_probabilities(naive_pareto_score(U), eps / 2, n - 1)
+    for i in range(n):
+        rest = [j for j in range(n) if j != i]
+        p2 = dpselect.exponential_probabilities(naive_pareto_score(U[rest]), eps / 2, n - 2)
+        for jj, j in enumerate(rest):
+            joint[(i, j)] = p1[i] * p2[jj]
+    keys = sorted(joint)
+    counts = np.array([sum(1 for d in draws if d == key) for key in keys])
+    assert sum(counts) == len(draws)
+    assert stats.chisquare(counts, len(draws) * np.array([joint[k] for k in keys])).pvalue > 1e-3
+    assert naive_pareto_score(U).tolist() == [0, 0, -1, -2]
+    # the recomputation matters: with fixed scores, P(a then d) would be smaller
+    fixed = p1[0] * dpselect.exponential_probabilities(naive_pareto_score(U)[[1, 2, 3]], eps / 2, n - 2)[2]
+    assert joint[(0, 3)] - fixed > 0.01
+
+
+@pytest.mark.parametrize("mechanism", dpselect.multiobjective.MECHANISMS)
+def test_every_mechanism_runs_global_and_local(mechanism):
+    ramp = SensitivityFunction(lambda t: np.minimum(1.0, np.array([0.2, 0.4, 0.6, 0.8, 1.0]) * (t + 1)), 1.0)
+    sfs = [constant(5, 1.0), ramp.bounded(5)]
+    for sens in ([1.0, 1.0], sfs):
+        r = priv_pareto(EX44, 1.0, sens, mechanism=mechanism, rng=1)
+        assert isinstance(r, int) and 0 <= r < 5
+        picks = priv_pareto(EX44, 1.0, sens, mechanism=mechanism, k=5, rng=1)
+        assert sorted(picks.tolist()) == [0, 1, 2, 3, 4]
+        r = priv_agg(EX44, [0.5, 0.5], 1.0, sens, mechanism=mechanism, rng=1)
+        assert isinstance(r, int) and 0 <= r < 5
+        picks = priv_agg(EX44, [0.5, 0.5], 1.0, sens, mechanism=mechanism, k=3, rng=1)
+        assert picks.shape == (3,) and len(set(picks.tolist())) == 3
+
+
+def test_high_epsilon_selects_front_and_best_aggregate():
+    for seed in range(20):
+        assert priv_pareto(EX44, 1e4, [1.0, 1.0], rng=seed) in (0, 1)
+        assert priv_agg(EX44, [1.0, 0.0], 1e4, [1.0, 1.0], rng=seed) == 1
+        # recomputed on the rest: without a, d is on the front; without b, c is
+        first, second = priv_pareto(EX44, 1e5, [1.0, 1.0], k=2, rng=seed).tolist()
+        assert (first, second) in {(0, 1), (0, 3), (1, 0), (1, 2)}
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="at least 2 rows"):
+        priv_pareto([[1.0, 2.0]], 1.0, [1.0, 1.0])
+    with pytest.raises(ValueError, match="one entry per objective"):
+        priv_pareto(EX44, 1.0, [1.0])
+    with pytest.raises(ValueError, match="finite"):
+        priv_pareto([[1.0, np.nan], [0.0, 0.0]], 1.0, [1.0, 1.0])
+    with pytest.raises(ValueError, match="epsilon must be a finite number > 0"):
+        priv_pareto(EX44, -1.0, [1.0, 1.0])
+    with pytest.raises(ValueError, match="sensitivities\\[1\\] must be a finite number > 0"):
+        priv_pareto(EX44, 1.0, [1.0, 0.0])
+    with pytest.raises(TypeError, match="sensitivities\\[0\\] must be a number"):
+        priv_pareto(EX44, 1.0, ["1", 1.0])
+    with pytest.raises(TypeError, match="one entry per objective"):
+        priv_pareto(EX44, 1.0, 1.0)
+    with pytest.raises(ValueError, match="is for 3 candidates but U has 5 rows"):
+        priv_pareto(EX44, 1.0, [constant(3, 1.0), 1.0])
+    with pytest.raises(ValueError, match="mechanism must be one of"):
+        priv_pareto(EX44, 1.0, [1.0, 1.0], mechanism="laplace")
+    with pytest.raises(TypeError, match="unexpected option 'noise'"):
+        priv_pareto(EX44, 1.0, [1.0, 1.0], noise="gumbel")
+    with pytest.raises(ValueError, match="k must be an int <= 5"):
+        priv_pareto(EX44, 1.0, [1.0, 1.0], k=6)
+    with pytest.raises(ValueError, match="weights must have one entry per objective"):
+        priv_agg(EX44, [1.0], 1.0, [1.0, 1.0])
+    with pytest.raises(ValueError, match="weights must be finite"):
+        priv_agg(EX44, [1.0, np.inf], 1.0, [1.0, 1.0])
+    with pytest.raises(ValueError, match="must be 2-D"):
+        pareto_score(np.zeros((2, 2, 2)))
+    with pytest.raises(ValueError, match="at least 2 rows"):
+        pareto_sensitivity([[1.0, 1.0]], [1.0, 1.0])
+    unbounded = SensitivityFunction(lambda t: np.full(5, 0.5), 1.0)
+    with pytest.raises(ValueError, match="needs bounded sensitivity functions.*bounded\\(database_size\\)"):
+        priv_pareto(EX44, 1.0, [unbounded, 1.0], mechanism="shifted_local_dampening")
+    with pytest.raises(ValueError, match="needs bounded sensitivity functions"):
+        priv_agg_probabilities(EX44, [1, 1], 1.0, [1.0, unbounded], mechanism="shifted_local_dampening")
+
+
+# -- exact DP audits and admissibility on tiny TPR/TNR datasets (add/remove one record) ----------------
+# A record is (label, prediction of classifier 0, 1, 2); a dataset is a sorted tuple of record types.
+RECORDS = list(itertools.product((0, 1), repeat=4))
+
+
+def _objectives(data):
+    from dpselect.utilities.classification import tnr, tpr
+
+    arr = np.array([RECORDS[i] for i in data], dtype=int).reshape(-1, 4)
+    y, pred = arr[:, 0], arr[:, 1:].T
+    return np.column_stack([tpr(y, pred), tnr(y, pred)]), y, pred
+
+
+def _local_sfs(data):
+    from dpselect.utilities.classification import tnr_sensitivity, tpr_sensitivity
+
+    _, y, pred = _objectives(data)
+    return [tpr_sensitivity(y, pred), tnr_sensitivity(y, pred)]
+
+
+def _neighbours(data):
+    out = [tuple(data[:i] + data[i + 1:]) for i in range(len(data))]
+    out += [tuple(sorted(data + (r,))) for r in range(len(RECORDS))]
+    return list(dict.fromkeys(out))
+
+
+def _audit_pairs(seed, n_datasets, size):
+    rng = np.random.default_rng(seed)
+    pairs = []
+    for _ in range(n_datasets):
+        x = tuple(sorted(rng.integers(0, len(RECORDS), size).tolist()))
+        pairs += [(x, y) for y in _neighbours(x)]
+    return pairs
+
+
+AUDITS = [
+    ("pareto", "exponential", False), ("pareto", "permute_and_flip", False),
+    ("pareto", "local_dampening", True), ("pareto", "shifted_local_dampening", True),
+    ("agg", "exponential", False), ("agg", "local_dampening", True), ("agg", "shifted_local_dampening", True),
+]
+
+
+@pytest.mark.parametrize("kind,mechanism,local", AUDITS)
+def test_exact_dp_audit_tpr_tnr(kind, mechanism, local):
+    eps = 1.0
+    pairs = _audit_pairs(seed=len(mechanism) + (kind == "agg"), n_datasets=6, size=5)
+
+    def prob(data):
+        U, _, _ = _objectives(data)
+        sens = _local_sfs(data) if local else [1.0, 1.0]
+        if kind == "pareto":
+            return priv_pareto_probabilities(U, eps, sens, mechanism=mechanism)
+        return priv_agg_probabilities(U, [0.7, 0.3], eps, sens, mechanism=mechanism)
+
+    res = dpselect.audit.exact_dp_audit(prob, pairs, epsilon=eps)
+    assert res.passed, (res.worst_log_ratio, res.pair)
+    assert res.worst_log_ratio > 0.0  # the datasets do move the distribution
+
+
+def test_audit_detects_too_small_sensitivities():
+    eps = 1.0
+    pairs = _audit_pairs(seed=0, n_datasets=6, size=4)
+
+    def prob_agg(data):
+        U, _, _ = _objectives(data)
+        return priv_agg_probabilities(U, [0.5, 0.5], eps, [0.05, 0.05])
+
+    assert not dpselect.audit.exact_dp_audit(prob_agg, pairs, epsilon=eps).passed
+
+    def prob_pareto(data):  # δ_i scaled down by 100: not admissible any more
+        U, y, pred = _objectives(data)
+        sfs = [SensitivityFunction(lambda t, s=s: 0.01 * s(t), 1.0) for s in _local_sfs(data)]
+        return priv_pareto_probabilities(U, eps, sfs)
+
+    assert not dpselect.audit.exact_dp_audit(prob_pareto, pairs, epsilon=eps).passed
+
+
+def _universe(max_size, types):
+    for size in range(1, max_size + 1):
+        yield from itertools.combinations_with_replacement(types, size)
+
+
+@pytest.mark.parametrize("kind", ["pareto", "agg"])
+def test_admissibility_of_delta_ps_and_delta_agg(kind):
+    types = [0, 3, 5, 9, 10, 12, 15]  # a mix of labels and predictions
+
+    def utility(data):
+        U, _, _ = _objectives(data)
+        return pareto_score(U) if kind == "pareto" else U @ np.array([0.7, -0.3])
+
+    def sensitivity(data):
+        U, _, _ = _objectives(data)
+        sfs = _local_sfs(data)
+        return pareto_sensitivity(U, sfs) if kind == "pareto" else aggregate_sensitivity([0.7, -0.3], sfs)
+
+    def neighbours(data):
+        return [y for y in _neighbours(data) if y and all(r in types for r in y)]
+
+    rep = dpselect.audit.check_admissibility(utility, sensitivity, neighbours, _universe(4, types), t_max=4)
+    assert rep.ok, rep.violation
+    assert rep.n_pairs > 500
+
+
+def test_admissibility_checker_rejects_underestimated_delta_ps():
+    types = [0, 3, 5, 9, 10, 12, 15]
+
+    def utility(data):
+        return pareto_score(_objectives(data)[0])
+
+    def sensitivity(data):
+        U, _, _ = _objectives(data)
+        sfs = [SensitivityFunction(lambda t, s=s: 0.05 * s(t), 1.0) for s in _local_sfs(data)]
+        return pareto_sensitivity(U, sfs)
+
+    def neighbours(data):
+        return [y for y in _neighbours(data) if y and all(r in types for r in y)]
+
+    rep = dpselect.audit.check_admissibility(utility, sensitivity, neighbours, _universe(3, types), t_max=2)
+    assert not rep.ok
