@@ -6,7 +6,6 @@ __version__ = "0.1.0"
 from .sensitivity import SensitivityFunction, constant, maximum, weighted_sum  # noqa: E402
 
 __all__ = ["SensitivityFunction", "constant", "maximum", "weighted_sum", "__version__"]
-__all__ += ["median", "median_utility", "median_sensitivity"]
 
 from .multiobjective import (  # noqa: E402
     aggregate_sensitivity, pareto_score, pareto_sensitivity, priv_agg, priv_agg_probabilities, priv_pareto,
