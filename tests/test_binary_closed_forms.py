@@ -141,3 +141,17 @@ def test_dp_pair_is_suitable_and_broken_pair_is_not():
         FunctionPair(lambda a: np.minimum(a + 0.2, 1), lambda a: np.clip(a + 0.1, 0, 1))
     with pytest.raises(ValueError, match="delta"):
         DPPair(1.0, 1.5)
+
+
+def test_docstring_examples_of_the_binary_package_run():
+    import doctest
+
+    import dpselect.binary.closed_forms as cf
+    import dpselect.binary.extension as ex
+    import dpselect.binary.graph as gr
+    import dpselect.binary.mechanism as me
+    import dpselect.binary.suitable as su
+
+    for mod in (cf, ex, gr, me, su):
+        res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
+        assert res.failed == 0 and res.attempted > 0, mod.__name__

@@ -10,6 +10,7 @@ from .experiments import REPRODUCTIONS
 # Extra top-level commands: name -> module providing DESCRIPTION, add_arguments(parser), run(args) -> int.
 COMMANDS: dict[str, str] = {
     "demo": "dpselect.demo",
+    "binary-demo": "dpselect.binary_demo",
 }
 
 
