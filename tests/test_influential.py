@@ -1,0 +1,256 @@
+"""DP-MOTkIN and PrivTopk (dpselect.apps.influential) and their reproductions."""
+from __future__ import annotations
+
+import csv
+import itertools
+
+import numpy as np
+import pytest
+
+from dpselect.apps.influential import (
+    MotkinSampler,
+    dp_motkin_agg,
+    dp_motkin_pareto,
+    influential_demo_table,
+    metric_c,
+    motkin_objectives,
+    prepare_priv_topk,
+    priv_topk,
+    recall,
+    top_k_aggregate,
+    top_k_ebc,
+    top_k_pareto,
+)
+from dpselect.graphs import from_edges, from_networkx
+
+nx = pytest.importorskip("networkx")
+
+
+def _karate():
+    return from_networkx(nx.karate_club_graph())
+
+
+def _all_graphs(n: int):
+    pairs = list(itertools.combinations(range(n), 2))
+    graphs = []
+    for code in range(2 ** len(pairs)):
+        e = [pairs[b] for b in range(len(pairs)) if code >> b & 1]
+        u = np.array([a for a, _ in e], dtype=np.int64)
+        v = np.array([b for _, b in e], dtype=np.int64)
+        graphs.append(from_edges(u, v, nodes=np.arange(n), warn=False))
+    return graphs, pairs
+
+
+def test_metric_c_and_recall():
+    U = np.array([[3, 3], [1, 1], [2, 4], [3, 1], [0, 0]])
+    assert metric_c(U, [0], [1, 2, 3]) == pytest.approx(1 / 3)  # only node 1 is dominated by node 0
+    assert metric_c(U, [0, 2], [1, 4]) == 1.0
+    assert metric_c(U, [1], [0, 2]) == 0.0
+    assert metric_c(U, [0], [0]) == 0.0  # a node does not dominate itself
+    assert recall([1, 2, 3, 4, 5], [5, 9, 1, 7, 8]) == 0.4
+    with pytest.raises(ValueError):
+        recall([], [1])
+
+
+def test_non_private_baselines():
+    U = np.array([[1, 1.0], [3, 0.3], [2, 0.5], [1, 0.0], [0, 0.2], [2, 0.5]])
+    # front {0, 1, 2, 5}; node 1 dominates 3 and 4 (2 nodes), 2 and 5 dominate 3 and 4 too, 0 dominates 4
+    assert top_k_pareto(U, 3).tolist() == [1, 2, 5]
+    assert top_k_pareto(U, 3, tie_break="index").tolist() == [0, 1, 2]
+    assert top_k_aggregate(U, 2, weights=(1, 100)).tolist() == [0, 2]
+    assert top_k_ebc(np.array([1.0, 5.0, 5.0, 2.0]), 2).tolist() == [1, 2]
+    with pytest.raises(ValueError, match="tie_break"):
+        top_k_pareto(U, 1, tie_break="random")
+    g = _karate()
+    np.testing.assert_array_equal(top_k_aggregate(g, 5), top_k_aggregate(motkin_objectives(g)[0], 5))
+
+
+@pytest.mark.parametrize("variant", ["paper", "code"])
+def test_sampler_matches_priv_pareto_and_priv_agg(variant):
+    import dpselect.multiobjective as mo
+
+    g = _karate()
+    U, sfs = motkin_objectives(g, variant=variant)
+    for local in (False, True):
+        sens = sfs if local else [1.0, 1.0]
+        s = MotkinSampler(g, "pareto", local=local, variant=variant)
+        np.testing.assert_allclose(s.probabilities(0.7), mo.priv_pareto_probabilities(U, 0.7, sens), atol=1e-12)
+        a = MotkinSampler(g, "agg", local=local, variant=variant)
+        np.testing.assert_allclose(a.probabilities(0.7), mo.priv_agg_probabilities(U, [1.0, 100.0], 0.7, sens),
+                                   atol=1e-12)
+
+
+def test_sampler_remaining_set_scores_equal_recomputation():
+    """The incremental δ^PS / Pareto scores after picks equal a fresh computation on the remaining nodes."""
+    import dpselect.multiobjective as mo
+    from dpselect.dampening import dampen
+    from dpselect.utilities.graph import degree_sensitivity, egocentric_density_sensitivity
+
+    rng = np.random.default_rng(5)
+    G = nx.gnm_random_graph(60, 240, seed=3)
+    g = from_networkx(G)
+    for variant in ("paper", "code"):
+        s = MotkinSampler(g, "pareto", local=True, variant=variant)
+        sg = MotkinSampler(g, "pareto", local=False, variant=variant)
+        U = s.U
+        for _ in range(6):
+            removed = tuple(int(x) for x in rng.choice(60, size=int(rng.integers(1, 4)), replace=False))
+            rem, D, sens = s.scores(removed)
+            deg = g.degrees[rem]
+            ps = mo.pareto_score(U[rem]).astype(float)
+            ref = dampen(ps, mo.pareto_sensitivity(U[rem], [degree_sensitivity(deg),
+                                                              egocentric_density_sensitivity(deg)]))
+            np.testing.assert_allclose(D, ref, atol=1e-12)
+            assert sens == 1.0
+            rem_g, psg, sens_g = sg.scores(removed)
+            np.testing.assert_array_equal(psg, ps)
+            assert sens_g == rem.size - 1
+
+
+def test_dp_motkin_public_functions():
+    g = _karate()
+    for local in (True, False):
+        a = dp_motkin_pareto(g, 3, 1.0, local=local, rng=1)
+        b = dp_motkin_pareto(g, 3, 1.0, local=local, rng=1)
+        assert a.tolist() == b.tolist() and len(set(a.tolist())) == 3
+        c = dp_motkin_agg(g, 4, 2.0, local=local, rng=2)
+        assert len(set(c.tolist())) == 4
+    # huge budget: global = the aggregate top-k; local = the top-k of the dampened scores, which on
+    # karate is NOT the aggregate top-k (local dampening's inversion: density-1 nodes of degree 2-4 have
+    # δ^agg = 101, the hubs far less)
+    agg = motkin_objectives(g)[0] @ [1.0, 100.0]  # ties among the top: compare values
+    sel = dp_motkin_agg(g, 3, 1e7, local=False, rng=0)
+    np.testing.assert_allclose(np.sort(agg[sel]), np.sort(agg[top_k_aggregate(g, 3)]))
+    D = MotkinSampler(g, "agg", local=True).scores(())[1]
+    sel = dp_motkin_agg(g, 3, 1e7, local=True, rng=0)
+    np.testing.assert_allclose(np.sort(D[sel]), np.sort(D)[-3:])
+    with pytest.raises(ValueError, match="k must be"):
+        dp_motkin_pareto(g, 35, 1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        dp_motkin_agg(g, 2, -1.0)
+    with pytest.raises(TypeError, match="Graph"):
+        dp_motkin_pareto(np.eye(3), 1, 1.0)
+
+
+def test_exact_edge_dp_audit_dp_motkin_all_4_node_graphs():
+    """k = 1 output distributions of all four DP-MOTkIN variants on every 4-node graph and each edge flip."""
+    import dpselect.multiobjective as mo
+    from dpselect.audit import exact_dp_audit
+
+    graphs, pairs = _all_graphs(4)
+    eps = 1.0
+    data = [motkin_objectives(g) for g in graphs]
+    nbr = [(i, i ^ (1 << b)) for i in range(len(graphs)) for b in range(len(pairs)) if i < i ^ (1 << b)]
+    fns = {
+        "pareto-global": lambda i: mo.priv_pareto_probabilities(data[i][0], eps, [1.0, 1.0]),
+        "pareto-local": lambda i: mo.priv_pareto_probabilities(data[i][0], eps, data[i][1]),
+        "agg-global": lambda i: mo.priv_agg_probabilities(data[i][0], [1.0, 100.0], eps, [1.0, 1.0]),
+        "agg-local": lambda i: mo.priv_agg_probabilities(data[i][0], [1.0, 100.0], eps, data[i][1]),
+    }
+    for name, fn in fns.items():
+        res = exact_dp_audit(fn, nbr)
+        assert res.worst_log_ratio <= eps + 1e-9, (name, res.worst_log_ratio)
+    # mutation: an egocentric-density sensitivity 20 times too small breaks local Agg
+    from dpselect.sensitivity import SensitivityFunction
+
+    def halved(i):
+        U, (sd, se) = data[i]
+        half = SensitivityFunction(lambda t, _s=se: _s(t) / 20, 1.0, n_candidates=4)
+        return mo.priv_agg_probabilities(U, [1.0, 100.0], eps, [sd, half])
+
+    assert exact_dp_audit(halved, nbr).worst_log_ratio > eps + 1e-6
+
+
+def test_exact_edge_dp_audit_priv_topk_all_5_node_graphs():
+    from dpselect.audit import exact_dp_audit
+    from dpselect.mechanisms import exponential_probabilities
+
+    graphs, pairs = _all_graphs(5)
+    eps = 0.8
+    scores = [prepare_priv_topk(g, max_degree=4) for g in graphs]  # public bound D = n - 1
+    nbr = [(i, i ^ (1 << b)) for i in range(len(graphs)) for b in range(len(pairs)) if i < i ^ (1 << b)]
+    for mech in ("EM", "LD", "SLD"):
+        def fn(i, m=mech):
+            s, sens = scores[i].scores(m)
+            return exponential_probabilities(s, eps, sens)
+
+        res = exact_dp_audit(fn, nbr)
+        assert res.worst_log_ratio <= eps + 1e-9, (mech, res.worst_log_ratio)
+    assert scores[-1].global_sensitivity == 4.0  # max(4·3/4, 4)
+    assert scores[-1].utilities.tolist() == [0.0] * 5  # K5: every pair of neighbours is adjacent
+
+
+def test_priv_topk():
+    g = _karate()
+    s = prepare_priv_topk(g)
+    top = top_k_ebc(s, 3)
+    assert top.tolist() == top_k_ebc(g, 3).tolist()
+    assert int(np.argmax(s.utilities)) == int(top[0])
+    for mech in ("EM", "PF", "LD", "SLD", "sld"):
+        out = priv_topk(s, 3, 0.5, mechanism=mech, rng=4)
+        assert out.shape == (3,) and len(set(out.tolist())) == 3
+        assert out.tolist() == priv_topk(g, 3, 0.5, mechanism=mech, rng=4).tolist()
+    assert sorted(priv_topk(s, 3, 1e12, mechanism="EM", rng=0).tolist()) == sorted(top.tolist())
+    # SLD maximises u − G_r, which may reorder close EBC values (here nodes 2 and 32)
+    assert sorted(priv_topk(s, 3, 1e12, mechanism="SLD", rng=0).tolist()) == sorted(np.argsort(-s.shifted())[:3].tolist())
+    with pytest.raises(ValueError, match="mechanism"):
+        priv_topk(s, 1, 1.0, mechanism="XX")
+    with pytest.raises(ValueError, match="k must be"):
+        priv_topk(s, 0, 1.0)
+
+
+def test_demo_table():
+    text = influential_demo_table(_karate(), k=3, epsilon=1.0, rng=0)
+    assert "DP-MOTkIN-Pareto local" in text and "PrivTopk-SLD" in text
+    assert len(text.splitlines()) == 2 + 3 + 4 + 2
+
+
+def _edge_file(tmp_path):
+    p = tmp_path / "karate.txt"
+    p.write_text("\n".join(f"{u}\t{v}" for u, v in nx.karate_club_graph().edges()) + "\n")
+    return p
+
+
+@pytest.mark.parametrize("name,extra,methods,metric", [
+    ("table2", ["--egodensity", "both"], {"pareto-global", "pareto-local"}, {"C", "C-index-ties"}),
+    ("figure3", [], {"agg-global", "agg-local"}, {"recall"}),
+    ("thesis-figure20", ["--ks", "3,5"], {"EM", "PF", "LD", "SLD"}, {"accuracy"}),
+])
+def test_reproductions_smoke(tmp_path, name, extra, methods, metric):
+    from dpselect.cli import main
+
+    path = _edge_file(tmp_path)
+    out = tmp_path / "out"
+    rc = main(["reproduce", name, "--runs", "2", "--epsilons", "0.5,50", "--datasets", str(path),
+               "--out", str(out), "--quiet", *extra])
+    assert rc == 0
+    with (out / f"{name}.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert list(rows[0])[:6] == ["dataset", "method", "epsilon", "run", "metric", "value"]
+    assert {r["method"] for r in rows} == methods and {r["metric"] for r in rows} == metric
+    assert {r["dataset"] for r in rows} == {"karate"}
+    assert {r["run"] for r in rows} == {"0", "1"}
+    assert all(0.0 <= float(r["value"]) <= 1.0 for r in rows)
+    assert (out / f"{name}.md").read_text().startswith("#")
+    assert (out / f"{name}.png").stat().st_size > 1000
+    if name == "thesis-figure20":
+        assert {r["k"] for r in rows} == {"3", "5"}
+
+
+def test_reproduction_same_seed_same_numbers(tmp_path):
+    from dpselect.cli import main
+
+    path = _edge_file(tmp_path)
+    outs = []
+    for sub in ("a", "b"):
+        main(["reproduce", "figure3", "--runs", "3", "--epsilons", "1", "--datasets", str(path),
+              "--out", str(tmp_path / sub), "--quiet"])
+        outs.append((tmp_path / sub / "figure3.csv").read_text())
+    assert outs[0] == outs[1]
+
+
+def test_unknown_dataset_is_a_clear_error(tmp_path):
+    from dpselect.cli import main
+
+    with pytest.raises(SystemExit, match="unknown dataset 'dblp'"):
+        main(["reproduce", "table2", "--datasets", "dblp", "--out", str(tmp_path), "--quiet"])
