@@ -309,3 +309,48 @@ def test_duplicate_edges_merged_and_conflicting_attributes_rejected():
         DatasetGraph.from_edges([(1, 2, {"eps": 1.0}), (2, 1, {"eps": 2.0})], epsilon_attr="eps")
     with pytest.raises(ValueError, match="directed"):
         optimal_extension(nx.DiGraph(PATH4), T_EX, {"v1": 0.3, "v4": 0.1}, epsilon=1.0)
+
+
+# --------------------------------------------------------------------------- other suitable pairs
+@pytest.mark.parametrize("seed", range(6))
+def test_custom_suitable_pair_additive_bound_matches_lp(seed):
+    # U(a) = min(1, a + c), L(a) = max(0, a - c): the suitable pair of |Pr[M(u)=j] - Pr[M(v)=j]| <= c
+    from dpselect.binary import FunctionPair
+
+    c = 0.15
+    pair = FunctionPair(lambda a: np.minimum(a + c, 1.0), lambda a: np.maximum(a - c, 0.0))
+    rng, n, edges, T, hetero, eps, delta = random_instance(4000 + seed)
+    # |p_u - p_v| <= c is (eps = 0, delta = c)-DP: reuse the LP with eps = 0
+    zero = np.zeros(len(edges))
+    true = random_dp_mechanism(rng, n, edges, zero, c)
+    S = greedy_boundary_hitting_set(edges, T)
+    partial = {v: float(true[v]) for v in S}
+    mech = optimal_mechanism(edges, T, partial, pair=pair)
+    assert mech.violations() == []
+    for w in range(n):
+        if w in partial:
+            continue
+        cvec = np.zeros(n)
+        cvec[w] = -1.0 if T[w] == 1 else 1.0
+        res = lp(n, edges, zero, c, partial, cvec)
+        assert mech.probabilities[w] == pytest.approx(res.x[w], abs=1e-7)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_heterogeneous_with_zero_epsilon_edges_matches_lp(seed):
+    rng, n, edges, T, hetero, eps, delta = random_instance(5000 + seed)
+    eps = rng.uniform(0.1, 1.5, len(edges))
+    eps[rng.random(len(edges)) < 0.3] = 0.0            # eps(u, v) = 0: the pair must be answered alike
+    true = random_dp_mechanism(rng, n, edges, eps, 0.0)
+    S = greedy_boundary_hitting_set(edges, T)
+    partial = {v: float(true[v]) for v in S}
+    mech = optimal_mechanism(edges, T, partial, epsilon=dict(zip(edges, eps.tolist())))
+    heap = optimal_mechanism(edges, T, partial, epsilon=dict(zip(edges, eps.tolist())), method="heap")
+    np.testing.assert_allclose(mech.prob_one, heap.prob_one, atol=1e-14)
+    for w in range(n):
+        if w in partial:
+            continue
+        cvec = np.zeros(n)
+        cvec[w] = -1.0 if T[w] == 1 else 1.0
+        res = lp(n, edges, eps, 0.0, partial, cvec)
+        assert mech.probabilities[w] == pytest.approx(res.x[w], abs=1e-7)
