@@ -4,8 +4,32 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from .sensitivity import SensitivityFunction, constant, maximum, weighted_sum  # noqa: E402
+from .dampening import dampen  # noqa: E402
+from .mechanisms import (  # noqa: E402
+    exponential,
+    exponential_probabilities,
+    local_dampening,
+    local_dampening_probabilities,
+    permute_and_flip,
+    permute_and_flip_probabilities,
+    report_noisy_max,
+    report_noisy_max_probabilities,
+    shifted_local_dampening,
+    shifted_local_dampening_probabilities,
+)
+from . import audit  # noqa: E402
 
-__all__ = ["SensitivityFunction", "constant", "maximum", "weighted_sum", "__version__"]
+__all__ = [
+    "SensitivityFunction", "constant", "maximum", "weighted_sum", "dampen",
+    "exponential", "exponential_probabilities", "permute_and_flip", "permute_and_flip_probabilities",
+    "report_noisy_max", "report_noisy_max_probabilities", "local_dampening", "local_dampening_probabilities",
+    "shifted_local_dampening", "shifted_local_dampening_probabilities", "audit", "__version__",
+]
+
+from .apps.median import median  # noqa: E402
+from .utilities.median import median_sensitivity, median_utility  # noqa: E402
+
+__all__ += ["median", "median_utility", "median_sensitivity"]
 
 from .multiobjective import (  # noqa: E402
     aggregate_sensitivity, pareto_score, pareto_sensitivity, priv_agg, priv_agg_probabilities, priv_pareto,
@@ -14,3 +38,9 @@ from .multiobjective import (  # noqa: E402
 
 __all__ += ["pareto_score", "pareto_sensitivity", "aggregate_sensitivity", "priv_pareto", "priv_agg",
             "priv_pareto_probabilities", "priv_agg_probabilities"]
+
+from .graphs import Graph, from_edges, from_networkx, load_dataset_graph, load_edge_list  # noqa: E402
+from .apps.influential import dp_motkin_agg, dp_motkin_pareto, priv_topk  # noqa: E402
+
+__all__ += ["Graph", "from_edges", "from_networkx", "load_edge_list", "load_dataset_graph",
+            "dp_motkin_pareto", "dp_motkin_agg", "priv_topk"]

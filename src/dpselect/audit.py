@@ -1,0 +1,196 @@
+"""Exact privacy checks: the DP audit of an output distribution and the admissibility checker.
+
+Both enumerate: they are for small instances (a handful of records, candidates and distances), where
+they settle a privacy claim exactly instead of estimating it.
+
+>>> import numpy as np, dpselect
+>>> from dpselect.audit import exact_dp_audit
+>>> counts = {"x": np.array([3.0, 1.0]), "y": np.array([2.0, 1.0])}     # neighbours differ by 1
+>>> prob = lambda d: dpselect.exponential_probabilities(counts[d], 1.0, 1.0)
+>>> res = exact_dp_audit(prob, [("x", "y")], epsilon=1.0)
+>>> bool(res.passed), round(res.worst_log_ratio, 6)
+(True, 0.5)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from .sensitivity import SensitivityFunction
+
+__all__ = ["AuditResult", "AdmissibilityReport", "exact_dp_audit", "check_admissibility"]
+
+TOLERANCE = 1e-9
+
+
+@dataclass
+class AuditResult:
+    """Outcome of :func:`exact_dp_audit`.
+
+    ``worst_log_ratio`` is max over the pairs and outputs of |log P_x(r) − log P_y(r)|; ``pair`` and
+    ``output`` say where it occurs; ``passed`` compares it with ``epsilon`` (+1e-9) when one was given.
+    """
+
+    worst_log_ratio: float
+    pair: tuple | None
+    output: int | None
+    n_pairs: int
+    epsilon: float | None = None
+
+    @property
+    def passed(self) -> bool | None:
+        if self.epsilon is None:
+            return None
+        return self.worst_log_ratio <= self.epsilon + TOLERANCE
+
+
+def exact_dp_audit(probability_fn: Callable[[Any], np.ndarray], pairs: Iterable[tuple[Any, Any]], *,
+                   epsilon: float | None = None) -> AuditResult:
+    """Worst privacy loss of a mechanism over neighbouring inputs, from its exact output distribution.
+
+    Parameters
+    ----------
+    probability_fn : callable
+        ``probability_fn(dataset) -> array`` of the output probabilities (same outputs for every dataset).
+    pairs : iterable of (x, y)
+        Neighbouring datasets under the neighbour model being audited; both directions are checked.
+        Datasets with equal ``repr`` are taken to be equal (evaluated once).
+    epsilon : float, optional
+        The claimed ε; fills :attr:`AuditResult.passed`.
+
+    An output with probability 0 on one side and > 0 on the other gives an infinite log-ratio.
+    """
+    worst, where, out, count = 0.0, None, None, 0
+    cache: dict[str, np.ndarray] = {}
+
+    def probs(d):
+        key = repr(d)  # equal datasets are evaluated once
+        if key not in cache:
+            p = np.asarray(probability_fn(d), dtype=np.float64)
+            if p.ndim != 1 or not np.all(p >= 0) or abs(p.sum() - 1.0) > 1e-6:
+                raise ValueError(f"probability_fn must return a 1-D probability vector, got {p!r}")
+            cache[key] = p
+        return cache[key]
+
+    for x, y in pairs:
+        count += 1
+        px, py = probs(x), probs(y)
+        if px.shape != py.shape:
+            raise ValueError(f"probability_fn returned {px.shape} and {py.shape} outputs for a pair")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lr = np.abs(np.log(px) - np.log(py))
+        lr = np.where((px == 0) & (py == 0), 0.0, lr)
+        i = int(np.argmax(lr))
+        if lr[i] > worst or where is None:
+            worst, where, out = float(lr[i]), (x, y), i
+    return AuditResult(worst, where, out, count, epsilon)
+
+
+@dataclass
+class AdmissibilityReport:
+    """Outcome of :func:`check_admissibility`: ``ok`` and the first violation found (or None)."""
+
+    ok: bool
+    violation: dict | None
+    n_datasets: int
+    n_pairs: int
+    t_max: int
+    checks: int = 0
+    notes: list = field(default_factory=list)
+
+    def __str__(self) -> str:
+        if self.ok:
+            return (f"admissible on {self.n_datasets} datasets, {self.n_pairs} neighbour pairs, "
+                    f"t <= {self.t_max} ({self.checks} comparisons)")
+        v = self.violation
+        return f"NOT admissible: condition {v['condition']} fails: {v['message']}"
+
+
+def _as_sf_values(sens, t: int) -> np.ndarray:
+    if isinstance(sens, SensitivityFunction):
+        return sens(t)
+    return np.asarray(sens(t), dtype=np.float64)
+
+
+def check_admissibility(
+    utility: Callable[[Any], np.ndarray],
+    sensitivity: Callable[[Any], SensitivityFunction | Callable[[int], np.ndarray]],
+    neighbours: Callable[[Any], Iterable[Any]],
+    datasets: Iterable[Any],
+    *,
+    t_max: int = 4,
+    tol: float = TOLERANCE,
+) -> AdmissibilityReport:
+    """Check both admissibility conditions of a sensitivity function exactly on a set of datasets.
+
+    For every dataset x in ``datasets``, every neighbour y in ``neighbours(x)`` and every candidate r:
+
+    1. δ(x, 0, r) >= |u(x, r) − u(y, r)|   (so δ(x, 0, ·) bounds the local sensitivity), and
+    2. δ(x, t + 1, r) >= δ(y, t, r) for t = 0 .. t_max − 1.
+
+    Parameters
+    ----------
+    utility : callable
+        ``utility(x) -> array`` of u(x, r) over the candidates.
+    sensitivity : callable
+        ``sensitivity(x)`` -> a SensitivityFunction (or any ``t -> array``) for dataset x.
+    neighbours : callable
+        ``neighbours(x)`` -> the datasets at distance 1 from x (the neighbour model under test).
+    datasets : iterable
+        The universe to check, e.g. every dataset up to a small size.
+
+    Returns an :class:`AdmissibilityReport` whose ``violation`` describes the first failure:
+    condition, x, y, t, candidate, and the two values compared.
+    """
+    cache: dict[str, tuple] = {}
+
+    def info(d):
+        key = repr(d)
+        if key not in cache:
+            u = np.asarray(utility(d), dtype=np.float64)
+            sf = sensitivity(d)
+            cache[key] = (u, sf, {})
+        return cache[key]
+
+    def delta(d, t):
+        u, sf, memo = info(d)
+        if t not in memo:
+            memo[t] = _as_sf_values(sf, t)
+        return memo[t]
+
+    n_data = n_pairs = checks = 0
+    for x in datasets:
+        n_data += 1
+        ux = info(x)[0]
+        for y in neighbours(x):
+            n_pairs += 1
+            uy = info(y)[0]
+            if uy.shape != ux.shape:
+                raise ValueError(f"utility returned {ux.shape} for {x!r} but {uy.shape} for neighbour {y!r}")
+            d0 = delta(x, 0)
+            gap = np.abs(ux - uy)
+            bad = np.flatnonzero(d0 + tol < gap)
+            checks += gap.size
+            if bad.size:
+                r = int(bad[0])
+                return AdmissibilityReport(False, {
+                    "condition": 1, "x": x, "y": y, "t": 0, "candidate": r,
+                    "delta": float(d0[r]), "required": float(gap[r]),
+                    "message": f"δ(x, 0, r={r}) = {d0[r]:.6g} < |u(x, r) − u(y, r)| = {gap[r]:.6g} "
+                               f"for x = {x!r}, y = {y!r}",
+                }, n_data, n_pairs, t_max, checks)
+            for t in range(t_max):
+                dx, dy = delta(x, t + 1), delta(y, t)
+                bad = np.flatnonzero(dx + tol < dy)
+                checks += dx.size
+                if bad.size:
+                    r = int(bad[0])
+                    return AdmissibilityReport(False, {
+                        "condition": 2, "x": x, "y": y, "t": t, "candidate": r,
+                        "delta": float(dx[r]), "required": float(dy[r]),
+                        "message": f"δ(x, {t + 1}, r={r}) = {dx[r]:.6g} < δ(y, {t}, r={r}) = {dy[r]:.6g} "
+                                   f"for x = {x!r}, y = {y!r}",
+                    }, n_data, n_pairs, t_max, checks)
+    return AdmissibilityReport(True, None, n_data, n_pairs, t_max, checks)

@@ -1,0 +1,144 @@
+"""The dampening function D(x, r) and the shift G_r of shifted local dampening, for all candidates at once.
+
+Both walk the distance t = 0, 1, 2, ... for every candidate together, asking the sensitivity function
+only for the candidates that are still unresolved (``sf(t, candidates=active)``), so the cost is about
+Σ_r (steps candidate r needs) rather than (largest number of steps) × n.
+
+Saturation convention
+---------------------
+Once δ(x, s, r) has reached the global sensitivity Δ at some s, we treat δ(x, t, r) = Δ for every
+t >= s. This is what lets us switch to the closed form (each further step adds exactly Δ). It never
+weakens privacy: the saturated function δ'(x, t, r) = Δ if δ(x, s, r) = Δ for some s <= t, else
+δ(x, t, r), is admissible whenever δ is. Condition 1 holds since δ' >= δ. For condition 2 let y be a
+neighbour of x: if δ'(y, t, r) = Δ because δ(y, s, r) = Δ with s <= t, admissibility of δ gives
+δ(x, s + 1, r) >= Δ with s + 1 <= t + 1, so δ'(x, t + 1, r) = Δ; otherwise
+δ'(y, t, r) = δ(y, t, r) <= δ(x, t + 1, r) <= δ'(x, t + 1, r). For the usual sensitivity functions,
+which are non-decreasing in t, δ' = δ.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import check_int, check_utilities
+from .sensitivity import SensitivityFunction
+
+__all__ = ["dampen", "shift_totals", "DEFAULT_MAX_STEPS"]
+
+#: Largest distance t the loops walk before giving up with a ValueError (never an endless loop).
+DEFAULT_MAX_STEPS = 10_000_000
+
+
+def _check_sf(sensitivity_function, n: int, name: str = "sensitivity_function") -> SensitivityFunction:
+    if not isinstance(sensitivity_function, SensitivityFunction):
+        raise TypeError(
+            f"{name} must be a dpselect.SensitivityFunction, got {type(sensitivity_function).__name__} "
+            "(wrap a callable t -> array with SensitivityFunction(fn, global_sensitivity))"
+        )
+    if sensitivity_function.n_candidates is None:
+        sensitivity_function(0)  # learns the number of candidates from one full evaluation
+    if sensitivity_function.n_candidates != n:
+        raise ValueError(
+            f"{name} is for {sensitivity_function.n_candidates} candidates but utilities has {n}"
+        )
+    return sensitivity_function
+
+
+def dampen(utilities, sensitivity_function: SensitivityFunction, *, max_steps: int = DEFAULT_MAX_STEPS) -> np.ndarray:
+    """The dampening function D(x, r) of thesis Def. 3.3.1 for every candidate.
+
+    With b(0) = 0, b(i) = Σ_{j<i} δ(x, j, r) and b(−i) = −b(i): for u = u(x, r) >= 0,
+    D = i + (u − b(i)) / δ(x, i, r) where b(i) <= u < b(i+1) (intervals of zero width are skipped),
+    and D(−u) = −D(u). D(x, r) has sensitivity 1 when δ is admissible (thesis Lemma 3.3.1), so the
+    exponential mechanism on D with sensitivity 1 is local dampening.
+
+    u = 0 gives D = 0 even where δ(x, 0, r) = 0: then every neighbour also has u = 0 (δ bounds the
+    local sensitivity), so the sensitivity-1 property is kept.
+
+    Parameters
+    ----------
+    utilities : array of shape (n,)
+        u(x, r) for every candidate.
+    sensitivity_function : SensitivityFunction
+        An admissible δ for u (see :mod:`dpselect.sensitivity`). Values that reach Δ saturate
+        (module docstring).
+    max_steps : int
+        Distances walked at most; a candidate still unresolved then raises ``ValueError``.
+
+    Examples
+    --------
+    >>> import dpselect
+    >>> sf = dpselect.SensitivityFunction(lambda t: np.full(3, [3.0, 5.0][min(t, 1)]), 5.0)
+    >>> dampen([6.5, 6.5, 0.0], sf).round(2).tolist()   # thesis Example 3.4.1: 1 + 3.5/5
+    [1.7, 1.7, 0.0]
+    """
+    u = check_utilities(utilities)
+    n = u.shape[0]
+    sf = _check_sf(sensitivity_function, n)
+    max_steps = check_int(max_steps, "max_steps", minimum=1)
+    delta_max = sf.global_sensitivity
+    a = np.abs(u)
+    out = np.zeros(n)
+    active = np.flatnonzero(a > 0)
+    b = np.zeros(active.size)
+    t = 0
+    while active.size:
+        if t >= max_steps:
+            raise ValueError(
+                f"dampening did not resolve {active.size} candidate(s) within max_steps={max_steps} distances "
+                f"(e.g. candidate {int(active[0])}: |u| = {a[active[0]]!r}, b(t) = {b[0]!r}); the sensitivity "
+                f"function {sf.name!r} grows too slowly: bound it with .bounded(database_size) or raise max_steps"
+            )
+        d = sf(t, active)
+        nb = b + d
+        aa = a[active]
+        inside = aa < nb
+        saturated = d >= delta_max
+        if inside.any() or saturated.any():
+            done = inside | saturated
+            idx = active[done]
+            # Saturated and not yet inside: closed form, each further step adds exactly Δ.
+            dd = np.where(inside[done], d[done], delta_max)
+            out[idx] = t + (aa[done] - b[done]) / dd
+            keep = ~done
+            active = active[keep]
+            b = nb[keep]
+        else:
+            b = nb
+        t += 1
+    return np.copysign(out, u)
+
+
+def shift_totals(sensitivity_function: SensitivityFunction, n: int, *, max_steps: int = DEFAULT_MAX_STEPS) -> np.ndarray:
+    """G_r = Σ_{t>=0} (Δ − δ(x, t, r)) for every candidate: the shift of shifted local dampening.
+
+    Finite for bounded sensitivity functions (δ = Δ from some distance on). The walk stops for a
+    candidate as soon as its δ reaches Δ (saturation, module docstring), and for all candidates at the
+    function's ``saturation_distance`` (set by :meth:`SensitivityFunction.bounded`). A function that has
+    not reached Δ within ``max_steps`` raises ``ValueError``.
+
+    >>> import dpselect
+    >>> sf = dpselect.SensitivityFunction(lambda t: np.full(2, [3.0, 5.0][min(t, 1)]), 5.0)
+    >>> shift_totals(sf, 2).tolist()
+    [2.0, 2.0]
+    """
+    n = check_int(n, "n", minimum=1)
+    sf = _check_sf(sensitivity_function, n)
+    max_steps = check_int(max_steps, "max_steps", minimum=1)
+    delta_max = sf.global_sensitivity
+    limit = max_steps if sf.saturation_distance is None else min(max_steps, sf.saturation_distance)
+    g = np.zeros(n)
+    active = np.arange(n)
+    t = 0
+    while active.size and t < limit:
+        d = sf(t, active)
+        unsat = d < delta_max
+        g[active[unsat]] += delta_max - d[unsat]
+        active = active[unsat]
+        t += 1
+    if active.size and (sf.saturation_distance is None or t < sf.saturation_distance):
+        raise ValueError(
+            f"sensitivity function {sf.name!r} has not reached its global sensitivity {delta_max!r} within "
+            f"max_steps={max_steps} distances for {active.size} candidate(s) (e.g. candidate {int(active[0])}); "
+            "shifted local dampening needs a bounded function: use sf.bounded(database_size)"
+        )
+    return g

@@ -1,0 +1,560 @@
+"""Single-objective private selection: exponential mechanism, permute-and-flip, report-noisy-max,
+local dampening and shifted local dampening, with top-k and exact output probabilities.
+
+Conventions shared by every selector here:
+
+* ``utilities`` is a 1-D array of finite numbers, one per candidate; larger is better.
+* Privacy: ε-differential privacy under the neighbour model of the utility (whatever model the
+  ``sensitivity`` / sensitivity function was derived for). The exponent carries the factor 2
+  (ε·u / (2Δ)) unless ``monotonic=True`` declares that on neighbouring datasets all utilities move in
+  the same direction (e.g. counts under add/remove-one), which allows ε·u / Δ.
+* ``k > 1``: k distinct candidates, picked one after another on the remaining candidates with ε/k
+  each (sequential composition: ε in total). The result lists them in the order picked.
+* ``weights``: an optional base measure, w_r > 0 per candidate; the mechanism behaves as if candidate
+  r stood for w_r interchangeable copies (probability ∝ w_r · exp(...)), which lets callers group
+  equal candidates instead of listing millions of them.
+* ``rng``: a ``numpy.random.Generator`` or an int seed; ``None`` draws OS entropy.
+* Sampling works in log space: scores are shifted by their maximum before exponentiating, so any
+  finite utilities and budgets (1e300 and −1e300 together, ε = 1e6 or 1e-9) sample correctly; there is
+  no underflow clamping and no fallback to argmax.
+"""
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+import numpy as np
+
+from ._rng import check_rng
+from ._validation import check_bool, check_choice, check_k, check_positive, check_utilities
+from .dampening import DEFAULT_MAX_STEPS, _check_sf, dampen, shift_totals
+from .sensitivity import SensitivityFunction
+
+__all__ = [
+    "exponential",
+    "exponential_probabilities",
+    "permute_and_flip",
+    "permute_and_flip_probabilities",
+    "report_noisy_max",
+    "report_noisy_max_probabilities",
+    "local_dampening",
+    "local_dampening_probabilities",
+    "shifted_local_dampening",
+    "shifted_local_dampening_probabilities",
+]
+
+NOISES = ("laplace", "gumbel", "exponential")
+# Lazy peeling (_rnm_select): candidates within log(n) + _HEAD_GAP noise units of the best get fresh
+# noise every pick; the rest are reached by thinning. Any value is exact; it only changes the work.
+_HEAD_GAP = 10.0
+DIRECTIONS = ("increasing", "decreasing")
+
+
+# ---------------------------------------------------------------------------------------------
+# shared helpers
+# ---------------------------------------------------------------------------------------------
+def _check_weights(weights, n: int) -> np.ndarray | None:
+    if weights is None:
+        return None
+    w = np.asarray(weights, dtype=np.float64) if not isinstance(weights, np.ndarray) else weights.astype(np.float64, copy=False)
+    if w.ndim != 1 or w.shape[0] != n:
+        raise ValueError(f"weights must be a 1-D array with one entry per candidate ({n}), got shape {w.shape}")
+    bad = ~(np.isfinite(w) & (w > 0))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"weights must be finite and > 0: weights[{i}] = {w[i]!r}")
+    return w
+
+
+def _scale(utilities: np.ndarray, factor: float) -> np.ndarray:
+    """factor · (u − max u): the log-weight of each candidate up to a constant, never overflowing to +inf."""
+    with np.errstate(over="ignore"):
+        d = utilities - utilities.max()
+        return d * factor  # d <= 0, so the product is finite or −inf (an exp-underflow that is exact)
+
+
+def _log_weights(scores: np.ndarray, factor: float, weights: np.ndarray | None) -> np.ndarray:
+    lw = _scale(scores, factor)
+    if weights is not None:
+        lw = lw + np.log(weights)
+    return lw
+
+
+def _probabilities_from_log_weights(lw: np.ndarray) -> np.ndarray:
+    m = lw.max()
+    p = np.exp(lw - m)
+    return p / p.sum()
+
+
+def _sample(scores: np.ndarray, factor: float, weights: np.ndarray | None, k: int, rng: np.random.Generator):
+    """k draws without replacement, each ∝ w_r·exp(factor·score_r) among the candidates not yet drawn.
+
+    Successive sampling without replacement with fixed scores is exactly k peeled exponential
+    mechanism calls. Draws come from the inverse CDF of the full distribution, normalised in log space;
+    a draw that hits an earlier pick is rejected (exact conditioning), and after a few rejections in a
+    row the CDF is rebuilt on the remaining candidates only, re-normalised at *their* maximum so that
+    nothing that underflowed beside the earlier picks is lost.
+    """
+    n = scores.shape[0]
+    remaining = None
+    lw = _log_weights(scores, factor, weights)
+    picks: list[int] = []
+    chosen: set[int] = set()
+    misses = 0
+    while True:
+        w = np.exp(lw - lw.max())
+        cdf = np.cumsum(w)
+        total = cdf[-1]
+        while len(picks) < k and misses < 8:
+            x = rng.random() * total
+            i = int(np.searchsorted(cdf, x, side="right"))
+            if i >= cdf.shape[0]:  # x rounded up to the total
+                i = int(np.flatnonzero(w > 0)[-1])
+            orig = i if remaining is None else int(remaining[i])
+            if orig in chosen:
+                misses += 1
+                continue
+            misses = 0
+            picks.append(orig)
+            chosen.add(orig)
+        if len(picks) == k:
+            return picks[0] if k == 1 else np.asarray(picks, dtype=np.int64)
+        misses = 0
+        keep = np.ones(n, dtype=bool)
+        keep[picks] = False
+        remaining = np.flatnonzero(keep)
+        lw = _log_weights(scores[remaining], factor, None if weights is None else weights[remaining])
+
+
+def _prepare(utilities, epsilon, sensitivity, k, monotonic, weights):
+    u = check_utilities(utilities)
+    eps = check_positive(epsilon, "epsilon")
+    delta = check_positive(sensitivity, "sensitivity")
+    k = check_k(k, u.shape[0])
+    monotonic = check_bool(monotonic, "monotonic")
+    w = _check_weights(weights, u.shape[0])
+    return u, eps, delta, k, monotonic, w
+
+
+# ---------------------------------------------------------------------------------------------
+# exponential mechanism
+# ---------------------------------------------------------------------------------------------
+def exponential(
+    utilities,
+    epsilon: float,
+    sensitivity: float,
+    *,
+    k: int = 1,
+    monotonic: bool = False,
+    weights=None,
+    rng: np.random.Generator | int | None = None,
+):
+    """Select candidate r with probability ∝ exp(ε·u(r) / (2Δu)) (McSherry-Talwar exponential mechanism).
+
+    Privacy: ε-DP for any neighbour model under which ``sensitivity`` bounds the change of every
+    utility (global sensitivity Δu); with ``monotonic=True`` the exponent is ε·u/Δu.
+    ``k > 1`` draws k distinct candidates, ε/k each (sequential composition, ε in total).
+
+    Returns an ``int`` index for k = 1, else an int64 array of k indices in the order picked.
+
+    >>> exponential([1.0, 5.0, 2.0], epsilon=1e6, sensitivity=1.0, rng=0)
+    1
+    """
+    u, eps, delta, k, monotonic, w = _prepare(utilities, epsilon, sensitivity, k, monotonic, weights)
+    factor = eps / k / ((1.0 if monotonic else 2.0) * delta)
+    return _sample(u, factor, w, k, check_rng(rng))
+
+
+def exponential_probabilities(utilities, epsilon: float, sensitivity: float, *, monotonic: bool = False,
+                              weights=None) -> np.ndarray:
+    """Exact output distribution of :func:`exponential` (k = 1): ∝ w_r·exp(ε·u(r)/(2Δu)).
+
+    >>> exponential_probabilities([0.0, np.log(3.0) * 2], epsilon=1.0, sensitivity=1.0).tolist()
+    [0.25, 0.75]
+    """
+    u, eps, delta, _, monotonic, w = _prepare(utilities, epsilon, sensitivity, 1, monotonic, weights)
+    factor = eps / ((1.0 if monotonic else 2.0) * delta)
+    return _probabilities_from_log_weights(_log_weights(u, factor, w))
+
+
+# ---------------------------------------------------------------------------------------------
+# report noisy max (and permute-and-flip as its exponential-noise instance)
+# ---------------------------------------------------------------------------------------------
+def _unit_noise(noise: str, size: int, rng: np.random.Generator, weights: np.ndarray | None = None) -> np.ndarray:
+    """Noise of scale 1; with ``weights`` the maximum of w_r independent draws (w_r copies of a candidate)."""
+    if weights is None:
+        if noise == "exponential":
+            return rng.standard_exponential(size)
+        return rng.laplace(size=size)
+    # max of w iid draws has CDF F^w: invert F at U^(1/w), computed as exp(log U / w) in log space.
+    logu = np.log1p(-rng.random(size)) / weights  # log U^(1/w), U in (0, 1]
+    if noise == "exponential":
+        return -np.log(-np.expm1(logu))
+    # Laplace: F(z) = e^z / 2 for z < 0, 1 - e^(-z) / 2 for z >= 0
+    low = logu < -math.log(2.0)
+    out = np.empty(size)
+    out[low] = math.log(2.0) + logu[low]
+    out[~low] = -np.log(-2.0 * np.expm1(logu[~low]))
+    return out
+
+
+def _upper_tail(noise: str, g: float) -> float:
+    """P(noise > g) for g >= 0 (unit scale): the upper tails are memoryless there for both families."""
+    return math.exp(-g) if noise == "exponential" else 0.5 * math.exp(-g)
+
+
+def _rnm_select(s: np.ndarray, noise: str, k: int, rng: np.random.Generator, weights: np.ndarray | None):
+    """argmax of s + unit noise, peeled k times with fresh noise each pick (ε/k each).
+
+    (Exponential or Laplace noise; Gumbel noise goes through the exponential mechanism's sampler.)
+    Later picks need fresh noise on the remaining candidates; we draw it lazily, exactly: fresh noise for a *head* of
+    high scores, and for the *tail* only the candidates whose noisy value can beat the head's maximum M.
+    Each tail candidate exceeds M independently with probability q_r = P(noise > M − s_r); we draw
+    those events by thinning (a Binomial(|tail|, q_max) number of uniformly chosen proposals, each
+    kept with probability q_r / q_max), and give each one that exceeds the value M + Exp(1) (the
+    upper tails of both noises are memoryless above 0). The picked distribution is exactly that of
+    fresh full draws.
+    """
+    n = s.shape[0]
+    if k == 1:
+        return int(np.argmax(s + _unit_noise(noise, n, rng, weights)))
+    if weights is not None:
+        return _rnm_peel_full(s, noise, k, rng, weights)
+    smax = s.max()
+    head_mask = s >= smax - (math.log(n) + _HEAD_GAP)
+    h = int(head_mask.sum())
+    target = max(4096, 256 * k)
+    if h > max(target, n // 64):
+        # Too many near-best scores for a gap of log(n) + 10: take the ~target highest instead (cut at
+        # a quantile estimated from a random sample; any cut is exact, it only changes the work).
+        if 8 * target >= n:
+            return _rnm_peel_full(s, noise, k, rng, None)
+        sample = s[rng.integers(0, n, size=min(n, 20_000))]
+        cut = np.quantile(sample, 1.0 - target / n)
+        head_mask = s >= cut
+        if head_mask.sum() > n // 4:
+            return _rnm_peel_full(s, noise, k, rng, None)
+    head = np.flatnonzero(head_mask)
+    tail = np.flatnonzero(~head_mask)
+    s_head = s[head]
+    s_tail = s[tail]
+    tmax = s_tail.max() if tail.size else -np.inf
+    head_alive = np.ones(head.size, dtype=bool)
+    tail_removed = np.zeros(tail.size, dtype=bool)
+    picks = []
+    for _ in range(k):
+        alive = np.flatnonzero(head_alive)
+        if alive.size:
+            hv = s_head[alive] + _unit_noise(noise, alive.size, rng)
+            j = int(np.argmax(hv))
+            best_val, best = hv[j], ("head", int(alive[j]))
+        else:
+            best_val, best = -np.inf, None
+        g = best_val - tmax
+        if tail.size and (not np.isfinite(g) or g < 0):
+            tv = s_tail + _unit_noise(noise, tail.size, rng)
+            tv[tail_removed] = -np.inf
+            j = int(np.argmax(tv))
+            if tv[j] > best_val:
+                best_val, best = tv[j], ("tail", j)
+        elif tail.size:
+            qmax = _upper_tail(noise, g)
+            count = int(rng.binomial(tail.size, qmax))
+            if count:
+                pos = rng.choice(tail.size, size=count, replace=False)
+                pos = pos[~tail_removed[pos]]
+                pos = pos[rng.random(pos.size) < np.exp(s_tail[pos] - tmax)]
+                if pos.size:
+                    vals = best_val + rng.standard_exponential(pos.size)
+                    j = int(np.argmax(vals))
+                    best_val, best = vals[j], ("tail", int(pos[j]))
+        where, j = best
+        if where == "head":
+            head_alive[j] = False
+            picks.append(int(head[j]))
+        else:
+            tail_removed[j] = True
+            picks.append(int(tail[j]))
+    return np.asarray(picks, dtype=np.int64)
+
+
+def _rnm_peel_full(s, noise, k, rng, weights):
+    removed = np.zeros(s.shape[0], dtype=bool)
+    picks = []
+    for _ in range(k):
+        v = s + _unit_noise(noise, s.shape[0], rng, weights)
+        v[removed] = -np.inf
+        j = int(np.argmax(v))
+        removed[j] = True
+        picks.append(j)
+    return np.asarray(picks, dtype=np.int64)
+
+
+def _noise_scale(eps: float, delta: float, k: int, monotonic: bool) -> float:
+    return (1.0 if monotonic else 2.0) * delta * k / eps
+
+
+def report_noisy_max(
+    utilities,
+    epsilon: float,
+    sensitivity: float,
+    *,
+    noise: Literal["laplace", "gumbel", "exponential"] = "laplace",
+    k: int = 1,
+    monotonic: bool = False,
+    weights=None,
+    rng: np.random.Generator | int | None = None,
+):
+    """Select argmax_r (u(r) + noise_r) with i.i.d. noise of scale 2Δu/ε (Δu/ε if ``monotonic``).
+
+    ``noise="gumbel"`` is exactly the exponential mechanism, ``noise="exponential"`` exactly
+    permute-and-flip, ``noise="laplace"`` the classic report-noisy-max. Privacy: ε-DP under the
+    utility's neighbour model (Δu its global sensitivity). ``k > 1``: k picks on the remaining
+    candidates with ε/k each (fresh noise per pick; ε in total).
+
+    >>> report_noisy_max([1.0, 5.0, 2.0], 1e6, 1.0, noise="laplace", rng=0)
+    1
+    """
+    noise = check_choice(noise, "noise", NOISES)
+    u, eps, delta, k, monotonic, w = _prepare(utilities, epsilon, sensitivity, k, monotonic, weights)
+    if noise == "gumbel":
+        # argmax of u + Gumbel(scale) has exactly the exponential mechanism's distribution (Gumbel-max
+        # trick), and k picks with ε/k each are successive sampling without replacement: the inverse-CDF
+        # sampler gives the same distribution in fewer passes over the candidates.
+        return _sample(u, 1.0 / _noise_scale(eps, delta, k, monotonic), w, k, check_rng(rng))
+    return _rnm_any(u, _noise_scale(eps, delta, k, monotonic), noise, k, check_rng(rng), w)
+
+
+def _rnm_any(u, scale, noise, k, rng, w):
+    s = _scale(u, 1.0 / scale)
+    finite = np.isfinite(s)
+    if finite.all():
+        return _rnm_select(s, noise, k, rng, w)
+    # Candidates more than the float range of noise units below the best have noisy value −inf to
+    # double precision: every finite one beats them, and they are only reached once those are used up.
+    idx, rest = np.flatnonzero(finite), np.flatnonzero(~finite)
+    sub = lambda a, i: None if a is None else a[i]  # noqa: E731
+    if idx.size >= k:
+        sel = _rnm_select(s[idx], noise, k, rng, sub(w, idx))
+        return int(idx[sel]) if k == 1 else idx[sel].astype(np.int64)
+    first = np.atleast_1d(idx[_rnm_select(s[idx], noise, idx.size, rng, sub(w, idx))])
+    second = np.atleast_1d(rest[_rnm_any(u[rest], scale, noise, k - idx.size, rng, sub(w, rest))])
+    return np.concatenate([first, second]).astype(np.int64)
+
+
+def permute_and_flip(
+    utilities,
+    epsilon: float,
+    sensitivity: float,
+    *,
+    k: int = 1,
+    monotonic: bool = False,
+    weights=None,
+    rng: np.random.Generator | int | None = None,
+):
+    """Permute-and-flip (McKenna & Sheldon 2020): ε-DP selection never worse than the exponential mechanism.
+
+    The original algorithm visits candidates in random order and stops at r with probability
+    exp(ε(u(r) − u*)/(2Δu)); its output has exactly the distribution of report-noisy-max with
+    exponential noise of scale 2Δu/ε (Ding et al. 2021), which is how it is sampled here (one vectorised
+    pass). Privacy: ε-DP under the utility's neighbour model; ``monotonic=True`` uses ε/Δu.
+    ``k > 1``: k picks on the remaining candidates, ε/k each.
+
+    >>> permute_and_flip([1.0, 5.0, 2.0], epsilon=1e6, sensitivity=1.0, rng=0)
+    1
+    """
+    return report_noisy_max(utilities, epsilon, sensitivity, noise="exponential", k=k, monotonic=monotonic,
+                            weights=weights, rng=rng)
+
+
+def permute_and_flip_probabilities(utilities, epsilon: float, sensitivity: float, *, monotonic: bool = False,
+                                   weights=None) -> np.ndarray:
+    """Exact output distribution of :func:`permute_and_flip` (k = 1), by the permutation argument.
+
+    With p_r = exp(ε(u(r) − u*)/(2Δu)) and q_r = 1 − p_r, candidate r is output when it is reached with
+    every earlier candidate rejected and is then accepted: summing over the set S of candidates before r,
+    P(r) = p_r Σ_j e_j(q_{−r}) / (n·C(n−1, j)), with e_j the elementary symmetric polynomials of the other
+    q's. O(n³) (vectorised); meant for audits and tests (n <= 2000). Integer ``weights`` expand into copies.
+
+    >>> permute_and_flip_probabilities([0.0, 0.0], 1.0, 1.0).tolist()
+    [0.5, 0.5]
+    """
+    u, eps, delta, _, monotonic, w = _prepare(utilities, epsilon, sensitivity, 1, monotonic, weights)
+    groups = None
+    if w is not None:
+        if not np.all(w == np.round(w)):
+            raise ValueError("permute_and_flip_probabilities needs integer weights (copies of a candidate)")
+        groups = np.repeat(np.arange(u.shape[0]), w.astype(np.int64))
+        u = u[groups]
+    n = u.shape[0]
+    if n > 2000:
+        raise ValueError(f"permute_and_flip_probabilities is O(n^3) and meant for n <= 2000, got n = {n}")
+    p = np.exp(_scale(u, eps / ((1.0 if monotonic else 2.0) * delta)))
+    q = 1.0 - p
+    # E[r, j] = e_j of {q_s : s != r}, built by multiplying in one factor (1 + q_s x) at a time.
+    E = np.zeros((n, n))
+    E[:, 0] = 1.0
+    for s_ in range(n):
+        upd = E[:, :-1] * q[s_]
+        upd[s_] = 0.0  # r = s_ excludes its own factor
+        E[:, 1:] += upd
+    j = np.arange(n)
+    from scipy.special import gammaln
+
+    coef = np.exp(gammaln(j + 1) + gammaln(n - j) - gammaln(n + 1))  # j!(n-1-j)!/n!
+    probs = p * (E @ coef)
+    probs = probs / probs.sum()  # removes rounding only: the exact values already sum to 1
+    if groups is not None:
+        probs = np.bincount(groups, weights=probs, minlength=len(w))
+    return probs
+
+
+def report_noisy_max_probabilities(utilities, epsilon: float, sensitivity: float, *,
+                                   noise: Literal["laplace", "gumbel", "exponential"] = "laplace",
+                                   monotonic: bool = False) -> np.ndarray:
+    """Output distribution of :func:`report_noisy_max` (k = 1).
+
+    Gumbel and exponential noise have closed forms (:func:`exponential_probabilities`,
+    :func:`permute_and_flip_probabilities`); Laplace noise is integrated numerically,
+    P(r) = ∫ f(z − s_r) Π_{q≠r} F(z − s_q) dz, with breakpoints at every s (relative error ~1e-10;
+    small n, for audits).
+    """
+    noise = check_choice(noise, "noise", NOISES)
+    if noise == "gumbel":
+        return exponential_probabilities(utilities, epsilon, sensitivity, monotonic=monotonic)
+    if noise == "exponential":
+        return permute_and_flip_probabilities(utilities, epsilon, sensitivity, monotonic=monotonic)
+    u, eps, delta, _, monotonic, _ = _prepare(utilities, epsilon, sensitivity, 1, monotonic, None)
+    if u.shape[0] > 200:
+        raise ValueError(f"report_noisy_max_probabilities integrates numerically and is meant for n <= 200, got {u.shape[0]}")
+    from scipy import integrate
+
+    s = _scale(u, 1.0 / _noise_scale(eps, delta, 1, monotonic))
+
+    def log_cdf(z):
+        return np.where(z < 0, z - math.log(2.0), np.log1p(-0.5 * np.exp(-np.abs(z))))
+
+    lo, hi = float(np.min(s[np.isfinite(s)])) - 60.0, float(s.max()) + 60.0
+    pts = np.unique(np.clip(s[np.isfinite(s)], lo, hi))
+    out = np.empty(u.shape[0])
+    for r in range(u.shape[0]):
+        if not np.isfinite(s[r]):
+            out[r] = 0.0
+            continue
+
+        def integrand(z, r=r):
+            lc = log_cdf(z - s)
+            tot = lc.sum() - lc[r] + (-abs(z - s[r]) - math.log(2.0))
+            return math.exp(tot)
+
+        edges = np.concatenate(([lo], pts, [hi]))
+        val = 0.0
+        for a, b in zip(edges[:-1], edges[1:]):
+            if b > a:
+                val += integrate.quad(integrand, a, b, epsabs=0.0, epsrel=1e-11, limit=200)[0]
+        out[r] = val
+    return out / out.sum()
+
+
+# ---------------------------------------------------------------------------------------------
+# local dampening and shifted local dampening
+# ---------------------------------------------------------------------------------------------
+def _prepare_local(utilities, epsilon, sensitivity_function, k, weights):
+    u = check_utilities(utilities)
+    eps = check_positive(epsilon, "epsilon")
+    sf = _check_sf(sensitivity_function, u.shape[0])
+    k = check_k(k, u.shape[0])
+    w = _check_weights(weights, u.shape[0])
+    return u, eps, sf, k, w
+
+
+def local_dampening(
+    utilities,
+    epsilon: float,
+    sensitivity_function: SensitivityFunction,
+    *,
+    k: int = 1,
+    weights=None,
+    rng: np.random.Generator | int | None = None,
+    max_steps: int = DEFAULT_MAX_STEPS,
+):
+    """Local dampening (thesis Def. 3.4.1): select r with probability ∝ exp(ε·D(x, r)/2).
+
+    D is the dampening function (:func:`dpselect.dampen`), which rescales u by the data-dependent
+    sensitivity δ so that it has sensitivity 1. Privacy: ε-DP (thesis Thm 3.5.1) when the sensitivity
+    function is admissible for u under the neighbour model of the data. ``k > 1``: k distinct picks,
+    ε/k each (D does not depend on the remaining set, so this is successive sampling).
+
+    >>> import dpselect
+    >>> sf = dpselect.constant(3, 1.0)          # global sensitivity: local dampening = exponential mechanism
+    >>> local_dampening([1.0, 9.0, 2.0], 50.0, sf, rng=0)
+    1
+    """
+    u, eps, sf, k, w = _prepare_local(utilities, epsilon, sensitivity_function, k, weights)
+    D = dampen(u, sf, max_steps=max_steps)
+    return _sample(D, eps / k / 2.0, w, k, check_rng(rng))
+
+
+def local_dampening_probabilities(utilities, epsilon: float, sensitivity_function: SensitivityFunction, *,
+                                  weights=None, max_steps: int = DEFAULT_MAX_STEPS) -> np.ndarray:
+    """Exact output distribution of :func:`local_dampening` (k = 1): ∝ w_r·exp(ε·D(x, r)/2).
+
+    >>> import dpselect
+    >>> sf = dpselect.SensitivityFunction(lambda t: np.full(8, [3.0, 5.0][min(t, 1)]), 5.0)
+    >>> local_dampening_probabilities([6.5, 6.5] + [0.0] * 6, 2.0, sf).round(2)[:3].tolist()
+    [0.32, 0.32, 0.06]
+    """
+    u, eps, sf, _, w = _prepare_local(utilities, epsilon, sensitivity_function, 1, weights)
+    D = dampen(u, sf, max_steps=max_steps)
+    return _probabilities_from_log_weights(_log_weights(D, eps / 2.0, w))
+
+
+def _shifted_scores(u, sf, direction, max_steps):
+    g = shift_totals(sf, u.shape[0], max_steps=max_steps)
+    return u - g if direction == "increasing" else u + g
+
+
+def shifted_local_dampening(
+    utilities,
+    epsilon: float,
+    sensitivity_function: SensitivityFunction,
+    *,
+    direction: Literal["increasing", "decreasing"] = "increasing",
+    k: int = 1,
+    weights=None,
+    rng: np.random.Generator | int | None = None,
+    max_steps: int = DEFAULT_MAX_STEPS,
+):
+    """Shifted local dampening (thesis Defs. 4.2.1/4.2.2) in closed form.
+
+    With G_r = Σ_t (Δ − δ(x, t, r)) (finite: δ must be bounded, see
+    :meth:`SensitivityFunction.bounded`), the limit s → +∞ of local dampening on u − s
+    (``direction="increasing"``, for δ that grows with u) selects r with probability
+    ∝ exp(ε·(u(r) − G_r)/(2Δ)); s → −∞ (``"decreasing"``) gives ∝ exp(ε·(u(r) + G_r)/(2Δ)). Derivation:
+    far from 0 the dampening function is D(v) = (v + G)/Δ for v > 0 (and −(|v| + G)/Δ below), and the
+    constant s/Δ cancels in the normalisation (thesis Lemma 4.3.1). Privacy: ε-DP when δ is admissible
+    and bounded (thesis Thm 4.3.1), under the utility's neighbour model. ``k > 1``: ε/k per pick.
+
+    >>> import dpselect
+    >>> shifted_local_dampening([1.0, 9.0, 2.0], 50.0, dpselect.constant(3, 1.0), rng=0)
+    1
+    """
+    direction = check_choice(direction, "direction", DIRECTIONS)
+    u, eps, sf, k, w = _prepare_local(utilities, epsilon, sensitivity_function, k, weights)
+    scores = _shifted_scores(u, sf, direction, max_steps)
+    return _sample(scores, eps / k / (2.0 * sf.global_sensitivity), w, k, check_rng(rng))
+
+
+def shifted_local_dampening_probabilities(utilities, epsilon: float, sensitivity_function: SensitivityFunction, *,
+                                          direction: Literal["increasing", "decreasing"] = "increasing",
+                                          weights=None, max_steps: int = DEFAULT_MAX_STEPS) -> np.ndarray:
+    """Exact output distribution of :func:`shifted_local_dampening` (k = 1).
+
+    >>> import dpselect
+    >>> shifted_local_dampening_probabilities([0.0, 0.0], 1.0, dpselect.constant(2, 1.0)).tolist()
+    [0.5, 0.5]
+    """
+    direction = check_choice(direction, "direction", DIRECTIONS)
+    u, eps, sf, _, w = _prepare_local(utilities, epsilon, sensitivity_function, 1, weights)
+    scores = _shifted_scores(u, sf, direction, max_steps)
+    return _probabilities_from_log_weights(_log_weights(scores, eps / (2.0 * sf.global_sensitivity), w))

@@ -1,0 +1,142 @@
+"""True positive rate and true negative rate of several classifiers, with exact sensitivity functions.
+
+Candidates are classifiers; the private data are the labelled records they are evaluated on.
+Neighbour model: **add or remove one record**. Both rates have global sensitivity 1.
+
+Element local sensitivity of TPR (paper Sec. 6.2.3, corrected)
+--------------------------------------------------------------
+For one classifier let TP and FN be its true positives and false negatives, P = TP + FN,
+M = max(TP, FN), m = min(TP, FN). Within distance t of x, the largest change of TPR = TP/P caused by
+one more record is
+
+* 1 (= Δ) when P − t <= 2 (a dataset with one or two positives is reachable, where one record moves
+  the rate by up to 1);
+* M / ((P − t)(P − t − 1)) for t <= m: remove the smaller group first; one more removal from the
+  larger group, or an addition to the smaller, then moves the rate by at most M/((P−t)(P−t−1));
+* min(1, 1/(M − (t − m) − 1)) for t > m: the smaller group is gone, the rate is 0 or 1, and removing
+  records of the larger group shrinks it to M − (t − m) positives.
+
+The formula printed in the paper is **not** admissible: for TP = 4, FN = 1 it gives 0.05 at t = 0,
+but removing the false negative moves TPR from 0.8 to 1, a change of 0.2. The test suite keeps the
+printed version as a case the admissibility checker must reject; the exact one above passes the
+checker on every dataset with fewer than 15 positives and distances below 10.
+
+Convention for P = 0 (no positive record): TPR = 0 (nothing detected) and δ = 1 at every distance,
+since adding one positive can move the rate to 1. TNR is the same with TN, FP and N.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..sensitivity import SensitivityFunction
+
+__all__ = [
+    "confusion_counts", "tpr", "tnr", "rate_sensitivity", "tpr_sensitivity", "tnr_sensitivity",
+]
+
+
+def _check_labels(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
+    yt = np.asarray(y_true)
+    yp = np.asarray(y_pred)
+    if yt.ndim != 1:
+        raise ValueError(f"y_true must be 1-D (one label per record), got shape {yt.shape}")
+    if yp.ndim == 1:
+        yp = yp[None, :]
+    if yp.ndim != 2 or yp.shape[1] != yt.shape[0]:
+        raise ValueError(
+            f"y_pred must have shape (n_classifiers, n_records={yt.shape[0]}), got {np.asarray(y_pred).shape}"
+        )
+    for name, a in (("y_true", yt), ("y_pred", yp)):
+        if a.size and not np.isin(a, (0, 1)).all():
+            raise ValueError(f"{name} must contain only binary labels 0/1 (or booleans)")
+    return yt.astype(bool), yp.astype(bool)
+
+
+def confusion_counts(y_true, y_pred) -> dict[str, np.ndarray]:
+    """TP, FN, TN, FP of every classifier (rows of ``y_pred``) as int64 arrays.
+
+    >>> confusion_counts([1, 1, 0], [[1, 0, 0], [1, 1, 1]])["TP"].tolist()
+    [1, 2]
+    """
+    yt, yp = _check_labels(y_true, y_pred)
+    pos = int(yt.sum())
+    neg = yt.shape[0] - pos
+    tp = (yp & yt).sum(axis=1).astype(np.int64)
+    tn = (~yp & ~yt).sum(axis=1).astype(np.int64)
+    return {"TP": tp, "FN": pos - tp, "TN": tn, "FP": neg - tn}
+
+
+def _rate(hit: np.ndarray, miss: np.ndarray) -> np.ndarray:
+    total = hit + miss
+    return np.divide(hit, total, out=np.zeros(hit.shape, dtype=np.float64), where=total > 0)
+
+
+def tpr(y_true, y_pred) -> np.ndarray:
+    """TP / P for every classifier (0 when there is no positive record). Global sensitivity 1."""
+    c = confusion_counts(y_true, y_pred)
+    return _rate(c["TP"], c["FN"])
+
+
+def tnr(y_true, y_pred) -> np.ndarray:
+    """TN / N for every classifier (0 when there is no negative record). Global sensitivity 1."""
+    c = confusion_counts(y_true, y_pred)
+    return _rate(c["TN"], c["FP"])
+
+
+def rate_values(hit, miss, t: int) -> np.ndarray:
+    """δ(x, t, r) of the rate hit/(hit + miss) under add/remove-one-record (module docstring)."""
+    hit = np.asarray(hit, dtype=np.float64)
+    miss = np.asarray(miss, dtype=np.float64)
+    big = np.maximum(hit, miss)
+    small = np.minimum(hit, miss)
+    P = big + small
+    rem = P - t
+    out = np.ones(hit.shape)
+    ok = rem > 2
+    early = ok & (t <= small)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(early, big / (rem * (rem - 1.0)), out)
+        late = ok & (t > small)
+        left = big - (t - small) - 1.0  # = rem - 1 > 1 here
+        out = np.where(late, np.minimum(1.0, 1.0 / left), out)
+    return out
+
+
+def rate_sensitivity(hit, miss, *, name: str = "rate") -> SensitivityFunction:
+    """The exact element local sensitivity of hit / (hit + miss) as a SensitivityFunction (Δ = 1).
+
+    Admissible under add/remove one record (checked exhaustively in the tests).
+
+    >>> rate_sensitivity([4], [1])(0).tolist()     # TP = 4, FN = 1: removing the FN moves TPR by 0.2
+    [0.2]
+    """
+    hit = np.asarray(hit, dtype=np.int64)
+    miss = np.asarray(miss, dtype=np.int64)
+    if hit.shape != miss.shape or hit.ndim != 1:
+        raise ValueError(f"hit and miss must be 1-D arrays of equal shape, got {hit.shape} and {miss.shape}")
+    if (hit < 0).any() or (miss < 0).any():
+        raise ValueError("hit and miss counts must be >= 0")
+
+    def fn(t, candidates=None):
+        if candidates is None:
+            return rate_values(hit, miss, t)
+        return rate_values(hit[candidates], miss[candidates], t)
+
+    sat = int((hit + miss).max()) if hit.size else 0
+    return SensitivityFunction(fn, 1.0, n_candidates=hit.shape[0], saturation_distance=sat, name=name)
+
+
+def tpr_sensitivity(y_true, y_pred) -> SensitivityFunction:
+    """Admissible sensitivity function of :func:`tpr` (add/remove one record, Δ = 1).
+
+    >>> tpr_sensitivity([1, 1, 1, 1, 1, 0], [[1, 1, 1, 1, 0, 0]])(0).tolist()
+    [0.2]
+    """
+    c = confusion_counts(y_true, y_pred)
+    return rate_sensitivity(c["TP"], c["FN"], name="tpr")
+
+
+def tnr_sensitivity(y_true, y_pred) -> SensitivityFunction:
+    """Admissible sensitivity function of :func:`tnr` (add/remove one record, Δ = 1)."""
+    c = confusion_counts(y_true, y_pred)
+    return rate_sensitivity(c["TN"], c["FP"], name="tnr")

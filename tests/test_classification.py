@@ -1,0 +1,201 @@
+"""TPR/TNR utilities: exact sensitivity, admissibility, and exact DP audits of every mechanism on them."""
+import itertools
+
+import numpy as np
+import pytest
+
+import dpselect
+from dpselect.audit import check_admissibility, exact_dp_audit
+from dpselect.utilities.classification import (
+    confusion_counts, rate_sensitivity, rate_values, tnr, tnr_sensitivity, tpr, tpr_sensitivity,
+)
+
+# Record types (label, prediction of classifier 0, prediction of classifier 1)
+TYPES = list(itertools.product((0, 1), repeat=3))
+
+
+def to_arrays(counts):
+    recs = [t for t, c in zip(TYPES, counts) for _ in range(c)]
+    if not recs:
+        return np.zeros(0, int), np.zeros((2, 0), int)
+    a = np.array(recs)
+    return a[:, 0], a[:, 1:].T
+
+
+def datasets(max_size):
+    """Every multiset of record types with at most max_size records (as count tuples)."""
+    out = []
+    for size in range(max_size + 1):
+        for combo in itertools.combinations_with_replacement(range(len(TYPES)), size):
+            out.append(tuple(np.bincount(combo, minlength=len(TYPES)).tolist()))
+    return out
+
+
+def neighbours(counts):
+    """Add or remove one record."""
+    for i in range(len(TYPES)):
+        up = list(counts)
+        up[i] += 1
+        yield tuple(up)
+        if counts[i]:
+            down = list(counts)
+            down[i] -= 1
+            yield tuple(down)
+
+
+def test_counts_and_rates():
+    y = [1, 1, 1, 0, 0]
+    pred = [[1, 0, 1, 0, 1], [0, 0, 0, 0, 0]]
+    c = confusion_counts(y, pred)
+    assert c["TP"].tolist() == [2, 0] and c["FN"].tolist() == [1, 3]
+    assert c["TN"].tolist() == [1, 2] and c["FP"].tolist() == [1, 0]
+    assert np.allclose(tpr(y, pred), [2 / 3, 0.0]) and np.allclose(tnr(y, pred), [0.5, 1.0])
+    assert tpr([0, 0], [[1, 0]]).tolist() == [0.0]           # no positives: TPR = 0 by convention
+    with pytest.raises(ValueError, match="binary labels"):
+        tpr([2, 0], [[1, 0]])
+    with pytest.raises(ValueError, match="y_pred must have shape"):
+        tpr([1, 0], [[1, 0, 1]])
+
+
+def test_exact_values_from_design_notes():
+    # TP = 4, FN = 1: removing the false negative moves TPR by 0.2 = M/((P)(P-1)) = 4/20
+    assert rate_values([4], [1], 0).tolist() == [0.2]
+    assert rate_values([4], [1], 1) == pytest.approx(4 / (4 * 3))
+    assert rate_values([4], [1], 2) == pytest.approx(0.5)       # min(1, 1/(M - (t - m) - 1)) = 1/2
+    assert rate_values([4], [1], 3).tolist() == [1.0]           # P - t = 2
+    assert rate_values([0], [0], 0).tolist() == [1.0]
+
+
+def count_universe(limit):
+    return [(tp, fn) for tp in range(limit) for fn in range(limit)]
+
+
+def count_neighbours(x):
+    tp, fn = x
+    yield (tp + 1, fn)
+    yield (tp, fn + 1)
+    if tp:
+        yield (tp - 1, fn)
+    if fn:
+        yield (tp, fn - 1)
+
+
+def count_tpr(x):
+    tp, fn = x
+    return np.array([tp / (tp + fn) if tp + fn else 0.0])
+
+
+def test_exact_rate_sensitivity_admissible_on_full_grid():
+    rep = check_admissibility(count_tpr, lambda x: rate_sensitivity([x[0]], [x[1]]), count_neighbours,
+                              count_universe(15), t_max=10)
+    assert rep.ok, str(rep)
+    assert rep.n_datasets == 225 and rep.n_pairs > 800
+
+
+def paper_printed_delta(tp, fn, t):
+    """δ^TPR as printed in paper Sec. 6.2.3 (kept only to show the checker rejects it)."""
+    P = tp + fn
+    tpp = max(tp - max(t - (P - tp), 0), 2)
+    pp = max(P - t, 2)
+    if t < P - tp:
+        return (pp - tpp) / (pp * (pp - 1))
+    return tpp / (pp * (pp - 1))
+
+
+def test_checker_rejects_the_printed_paper_formula():
+    sens = lambda x: dpselect.SensitivityFunction(lambda t: np.array([paper_printed_delta(x[0], x[1], t)]), 1.0)
+    rep = check_admissibility(count_tpr, sens, count_neighbours, count_universe(15), t_max=10)
+    assert not rep.ok and rep.violation["condition"] == 1
+    assert paper_printed_delta(4, 1, 0) == pytest.approx(0.05)      # the DESIGN.md counterexample
+    # and our exact function on that dataset
+    assert rate_values([4], [1], 0)[0] == pytest.approx(0.2)
+
+
+def test_record_level_admissibility_tpr_and_tnr():
+    universe = datasets(4)
+    for util, sens in ((tpr, tpr_sensitivity), (tnr, tnr_sensitivity)):
+        rep = check_admissibility(lambda x, u=util: u(*to_arrays(x)), lambda x, s=sens: s(*to_arrays(x)),
+                                  neighbours, universe, t_max=5)
+        assert rep.ok, str(rep)
+
+
+def test_checker_catches_halved_sensitivity():
+    rep = check_admissibility(lambda x: tpr(*to_arrays(x)),
+                              lambda x: dpselect.SensitivityFunction(
+                                  lambda t, s=tpr_sensitivity(*to_arrays(x)): s(t) / 2, 1.0),
+                              neighbours, datasets(3), t_max=3)
+    assert not rep.ok
+
+
+# ---- exact DP audits of every mechanism on TPR (3 classifiers), add/remove one record ----
+AUDIT_DATA = datasets(3)
+PAIRS = [(x, y) for x in AUDIT_DATA for y in neighbours(x)]
+PAIRS_SMALL = [(x, y) for x in datasets(2) for y in neighbours(x)]
+
+
+def mechanisms(eps, scale=1.0):
+    """Exact probability functions of each mechanism with (scale x) the right sensitivity."""
+    def sf(x):
+        base = tpr_sensitivity(*to_arrays(x))
+        return dpselect.SensitivityFunction(lambda t: base(t) * scale, 1.0 * scale if scale >= 1 else 1.0)
+
+    def sfb(x):
+        return sf(x).bounded(sum(x) + 1)
+
+    u = lambda x: tpr(*to_arrays(x))
+    return {
+        "exponential": lambda x: dpselect.exponential_probabilities(u(x), eps, 1.0 * scale),
+        "permute_and_flip": lambda x: dpselect.permute_and_flip_probabilities(u(x), eps, 1.0 * scale),
+        "rnm_laplace": lambda x: dpselect.report_noisy_max_probabilities(u(x), eps, 1.0 * scale, noise="laplace"),
+        "local_dampening": lambda x: dpselect.local_dampening_probabilities(u(x), eps, sf(x)),
+        "sld_increasing": lambda x: dpselect.shifted_local_dampening_probabilities(u(x), eps, sfb(x)),
+        "sld_decreasing": lambda x: dpselect.shifted_local_dampening_probabilities(
+            u(x), eps, sfb(x), direction="decreasing"),
+    }
+
+
+@pytest.mark.parametrize("eps", [0.5, 2.0])
+def test_exact_dp_audit_every_mechanism(eps):
+    for name, prob in mechanisms(eps).items():
+        pairs = PAIRS_SMALL if name == "rnm_laplace" else PAIRS  # numerical integration is slower
+        res = exact_dp_audit(prob, pairs, epsilon=eps)
+        assert res.passed, f"{name}: worst log-ratio {res.worst_log_ratio} > {eps} at {res.pair}"
+        assert res.worst_log_ratio > 0.05 * eps  # the audit is not vacuous
+
+
+def margin_utility(x):
+    """u_r = (records with value r) − (records with another value): Δ = 1, and one added record moves
+    one candidate up and all others down, so the factor 2 in the exponent is needed in full."""
+    c = np.asarray(x, dtype=float)
+    return 2 * c - c.sum()
+
+
+def margin_universe():
+    return [c for c in itertools.product(range(4), repeat=3) if sum(c) <= 4]
+
+
+def margin_neighbours(x):
+    for i in range(3):
+        up = list(x)
+        up[i] += 1
+        yield tuple(up)
+        if x[i]:
+            down = list(x)
+            down[i] -= 1
+            yield tuple(down)
+
+
+@pytest.mark.parametrize("name, prob", [
+    ("exponential", dpselect.exponential_probabilities),
+    ("permute_and_flip", dpselect.permute_and_flip_probabilities),
+    ("rnm_laplace", lambda u, e, s: dpselect.report_noisy_max_probabilities(u, e, s, noise="laplace")),
+    ("local_dampening", lambda u, e, s: dpselect.local_dampening_probabilities(u, e, dpselect.constant(3, s))),
+    ("sld", lambda u, e, s: dpselect.shifted_local_dampening_probabilities(u, e, dpselect.constant(3, s))),
+])
+def test_audit_passes_with_sensitivity_and_fails_when_halved(name, prob):
+    eps = 1.0
+    pairs = [(x, y) for x in margin_universe() for y in margin_neighbours(x)]
+    ok = exact_dp_audit(lambda x: prob(margin_utility(x), eps, 1.0), pairs, epsilon=eps)
+    assert ok.passed and ok.worst_log_ratio > 0.9 * eps, (name, ok.worst_log_ratio)
+    bad = exact_dp_audit(lambda x: prob(margin_utility(x), eps, 0.5), pairs, epsilon=eps)
+    assert not bad.passed, f"{name}: halved sensitivity not caught ({bad.worst_log_ratio})"
