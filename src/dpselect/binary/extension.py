@@ -145,8 +145,10 @@ def _epsilon_from_mapping(g: DatasetGraph, mapping: Mapping) -> np.ndarray:
             raise TypeError(f"epsilon[{_short(e)}] must be a number, got {_short(val)}")
         vals[k] = float(val)
     pos = np.searchsorted(ekeys, keys)
-    pos_c = np.minimum(pos, max(m - 1, 0))
-    notedge = (m == 0) | (ekeys[pos_c] != keys) if m else np.ones(keys.size, dtype=bool)
+    if m:
+        notedge = ekeys[np.minimum(pos, m - 1)] != keys
+    else:
+        notedge = np.ones(keys.size, dtype=bool)
     if notedge.any():
         k = int(np.flatnonzero(notedge)[0])
         raise ValueError(f"epsilon key {_short(list(mapping.keys())[k])} is not an edge of the graph")
@@ -289,10 +291,6 @@ def _path(g: DatasetGraph, pred: np.ndarray, x: int, limit: int = 10**6) -> list
     while pred[out[-1]] >= 0 and len(out) < limit:
         out.append(int(pred[out[-1]]))
     return out[::-1]
-
-
-def _arc_upper_chunked(pair: SuitablePair, x: np.ndarray, arcs: np.ndarray) -> np.ndarray:
-    return pair.arc_upper(x, arcs)
 
 
 def _check_compatible(g: DatasetGraph, pair: SuitablePair, colour: int, is_src: np.ndarray,
