@@ -64,3 +64,22 @@ def test_cli_binary_demo_writes_table_and_plot(tmp_path, capsys):
     assert opt[("0.5", "2")] == pytest.approx(float(balanced_probability(2, 0.5)))
     with pytest.raises(SystemExit):
         main(["binary-demo", "--n", "8", "--theta", "9", "--out", str(out), "--quiet"])
+
+
+@pytest.mark.parametrize("eps", [0.5, 1.0])
+def test_exact_dp_audit_of_the_hypercube_mechanism(eps):
+    from dpselect.audit import exact_dp_audit
+
+    n, theta = 6, 3
+    mech, _ = hypercube_mechanism(n, theta, eps)
+    datasets = [tuple((x >> i) & 1 for i in range(n)) for x in range(2 ** n)]
+    pairs = [(d, d[:i] + (1 - d[i],) + d[i + 1:]) for d in datasets for i in range(n)]  # replace one record
+
+    def probs(d):
+        x = sum(b << i for i, b in enumerate(d))
+        return np.array([mech.probability(x, 0), mech.probability(x, 1)])
+
+    res = exact_dp_audit(probs, pairs, epsilon=eps)
+    assert res.passed and res.worst_log_ratio <= eps + 1e-9
+    assert res.worst_log_ratio == pytest.approx(eps)        # tight: the boundary edges use the full budget
+    assert not exact_dp_audit(probs, pairs, epsilon=0.9 * eps).passed   # the audit does catch a smaller budget
