@@ -206,7 +206,7 @@ def test_demo_table():
 
 
 def _edge_file(tmp_path):
-    p = tmp_path / "karate.txt"
+    p = tmp_path / "Karate.txt"
     p.write_text("\n".join(f"{u}\t{v}" for u, v in nx.karate_club_graph().edges()) + "\n")
     return p
 
@@ -221,7 +221,7 @@ def test_reproductions_smoke(tmp_path, name, extra, methods, metric):
 
     path = _edge_file(tmp_path)
     out = tmp_path / "out"
-    rc = main(["reproduce", name, "--runs", "2", "--epsilons", "0.5,50", "--datasets", str(path),
+    rc = main(["reproduce", name, "--runs", "2", "--epsilons", "0.5,50", "--graph", str(path),
                "--out", str(out), "--quiet", *extra])
     assert rc == 0
     with (out / f"{name}.csv").open() as fh:
@@ -243,7 +243,7 @@ def test_reproduction_same_seed_same_numbers(tmp_path):
     path = _edge_file(tmp_path)
     outs = []
     for sub in ("a", "b"):
-        main(["reproduce", "figure3", "--runs", "3", "--epsilons", "1", "--datasets", str(path),
+        main(["reproduce", "figure3", "--runs", "3", "--epsilons", "1", "--graph", str(path),
               "--out", str(tmp_path / sub), "--quiet"])
         outs.append((tmp_path / sub / "figure3.csv").read_text())
     assert outs[0] == outs[1]

@@ -20,7 +20,7 @@ from .._progress import Progress
 from ..apps.influential import MotkinSampler, recall, top_k_aggregate
 from ..graphs import GRAPH_DATASETS
 from ._common import add_common_arguments, markdown_table, pyplot, summarise, write_csv
-from .table2 import load_graph_dataset
+from .table2 import add_graph_argument, graph_datasets
 
 NAME = "figure3"
 DESCRIPTION = "Paper Fig. 3: recall of DP-MOTkIN-Agg global/local (w_degree=1, w_egodensity=100, k=5)"
@@ -33,6 +33,7 @@ PAPER_TEXT = ("DP-MOTkIN-Agg_local obtains perfect recall with a low privacy bud
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_common_arguments(parser, runs=500, epsilons=EPSILONS, datasets=tuple(GRAPH_DATASETS))
+    add_graph_argument(parser)
     parser.add_argument("--k", type=int, default=5, help="nodes per selection (default 5)")
     parser.add_argument("--weights", type=float, nargs=2, default=(1.0, 100.0), metavar=("W_DEGREE", "W_EGODENSITY"),
                         help="aggregation weights (default 1 100)")
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     rows: list[dict] = []
     info: list[str] = []
     t0 = time.perf_counter()
-    graphs = [load_graph_dataset(d) for d in args.datasets]
+    graphs = graph_datasets(args)
     total = len(graphs) * len(METHODS) * len(args.epsilons) * args.runs
     with Progress(total, NAME, enabled=not args.quiet) as bar:
         for di, (label, g) in enumerate(graphs):

@@ -20,7 +20,7 @@ from .._progress import Progress
 from ..apps.influential import PRIV_TOPK_MECHANISMS, prepare_priv_topk, priv_topk, recall, top_k_ebc
 from ..graphs import GRAPH_DATASETS
 from ._common import add_common_arguments, markdown_table, pyplot, summarise, write_csv
-from .table2 import load_graph_dataset
+from .table2 import add_graph_argument, graph_datasets
 
 NAME = "thesis-figure20"
 DESCRIPTION = "Thesis Fig. 20: PrivTopk accuracy with EBC for EM, PF, LD, SLD, k in {5, 10, 20}"
@@ -35,6 +35,7 @@ THESIS_TEXT = ("EM and PF have low accuracy for low B (ΔEBC = 22,361,076.5 for 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_common_arguments(parser, runs=100, epsilons=EPSILONS, datasets=tuple(GRAPH_DATASETS))
+    add_graph_argument(parser)
     parser.add_argument("--ks", type=lambda s: [int(x) for x in s.split(",") if x.strip()], default=[5, 10, 20],
                         help="comma-separated k values (default 5,10,20)")
 
@@ -45,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     rows: list[dict] = []
     info: list[str] = []
     t0 = time.perf_counter()
-    graphs = [load_graph_dataset(d) for d in args.datasets]
+    graphs = graph_datasets(args)
     total = len(graphs) * len(args.ks) * len(METHODS) * len(args.epsilons) * args.runs
     with Progress(total, NAME, enabled=not args.quiet) as bar:
         for di, (label, g) in enumerate(graphs):
