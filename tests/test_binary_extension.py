@@ -46,7 +46,7 @@ def random_instance(seed):
     T = {v: int(rng.integers(0, 2)) for v in range(n)}
     hetero = bool(rng.integers(0, 2))
     eps = rng.uniform(0.1, 1.5, len(edges)) if hetero else np.full(len(edges), float(rng.uniform(0.1, 1.5)))
-    delta = 0.0 if hetero or rng.random() < 0.5 else float(rng.uniform(0, 0.1))
+    delta = 0.0 if rng.random() < 0.5 else float(rng.uniform(0, 0.1))  # also with heterogeneous eps
     return rng, n, edges, T, hetero, eps, delta
 
 
