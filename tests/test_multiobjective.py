@@ -8,6 +8,7 @@ import pytest
 from scipy import stats
 
 import dpselect
+import dpselect._dominance
 from dpselect.multiobjective import (
     _ParetoDelta,
     aggregate_sensitivity,
@@ -80,8 +81,16 @@ def test_pareto_score_one_objective_and_ties():
     assert pareto_score([[7.0, 7.0]]).tolist() == [0]
 
 
+@pytest.fixture(params=["auto", "fast"])
+def counting(request, monkeypatch):
+    """Run a test with the default method choice and with the O(n log n) path forced on tiny inputs."""
+    if request.param == "fast":
+        monkeypatch.setattr(dpselect._dominance, "BLOCKED_LIMIT", 0)
+    return request.param
+
+
 @pytest.mark.parametrize("m", [1, 2, 3, 4])
-def test_pareto_score_matches_naive_on_random_ties(m):
+def test_pareto_score_matches_naive_on_random_ties(m, counting):
     rng = np.random.default_rng(m)
     for _ in range({1: 500, 2: 500, 3: 300, 4: 150}[m]):
         n = int(rng.integers(1, 30))
@@ -105,7 +114,7 @@ def test_paper_example_4_6():
 
 
 @pytest.mark.parametrize("m", [1, 2, 3, 4])
-def test_delta_ps_matches_literal_definition(m):
+def test_delta_ps_matches_literal_definition(m, counting):
     rng = np.random.default_rng(10 + m)
     for _ in range({1: 120, 2: 120, 3: 80, 4: 50}[m]):
         n = int(rng.integers(2, 25))
