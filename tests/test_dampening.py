@@ -50,6 +50,13 @@ def test_candidates_path_matches_full_path():
     a = dampen(u, SensitivityFunction(fn_full, 1.0))
     b = dampen(u, SensitivityFunction(fn_cand, 1.0))
     assert np.array_equal(a, b)
+    # elementwise functions are walked in blocks of distances: same values, same shifts
+    c = dampen(u, SensitivityFunction(fn_cand, 1.0, elementwise=True))
+    assert np.allclose(a, c, rtol=1e-12, atol=1e-12)
+    bounded = SensitivityFunction(fn_cand, 1.0).bounded(150)
+    bounded_el = SensitivityFunction(fn_cand, 1.0, elementwise=True).bounded(150)
+    assert bounded_el.elementwise
+    assert np.allclose(shift_totals(bounded, 500), shift_totals(bounded_el, 500), rtol=1e-12)
     # against a plain per-candidate reference of Def. 3.3.1
     for r in range(0, 500, 37):
         bsum, t = 0.0, 0

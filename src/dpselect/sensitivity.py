@@ -51,6 +51,11 @@ class SensitivityFunction:
         :meth:`bounded` with a database size; lets the shifted mechanisms stop there.
     name : str, optional
         Shown in error messages and reprs.
+    elementwise : bool
+        Declares that ``fn(t, candidates=idx)`` also accepts ``t`` as an int array of the same shape as
+        ``idx`` and returns δ(x, t[i], idx[i]) elementwise. The dampening loops then evaluate many
+        distances per call (blocks of t for all unresolved candidates), which removes the per-distance
+        Python overhead for candidates that need thousands of steps.
 
     Notes
     -----
@@ -76,6 +81,7 @@ class SensitivityFunction:
         n_candidates: int | None = None,
         saturation_distance: int | None = None,
         name: str | None = None,
+        elementwise: bool = False,
     ) -> None:
         if not callable(fn):
             raise TypeError(f"fn must be callable (t -> array of shape (n_candidates,)), got {type(fn).__name__}")
@@ -87,6 +93,7 @@ class SensitivityFunction:
         )
         self.supports_candidates = _accepts_candidates(fn)
         self.name = name or getattr(fn, "__name__", "delta")
+        self.elementwise = bool(elementwise) and self.supports_candidates
 
     # -- evaluation -----------------------------------------------------------------------------
     def __call__(self, t: int, candidates: np.ndarray | Sequence[int] | None = None) -> np.ndarray:
@@ -112,6 +119,26 @@ class SensitivityFunction:
                 return full[idx]
             expected = idx.size
         return self._check(vals, t, expected)
+
+    def at(self, ts: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+        """δ(x, ts[i], candidates[i]) elementwise (validated, clipped); needs ``elementwise=True``
+        for speed, and falls back to one call per distinct t otherwise."""
+        ts = np.asarray(ts, dtype=np.int64)
+        idx = np.asarray(candidates, dtype=np.intp)
+        if ts.shape != idx.shape:
+            raise ValueError(f"ts and candidates must have the same shape, got {ts.shape} and {idx.shape}")
+        if ts.size and ts.min() < 0:
+            raise ValueError(f"distances t must be >= 0, got {int(ts.min())}")
+        if not self.elementwise:
+            out = np.empty(ts.shape)
+            for t in np.unique(ts):
+                m = ts == t
+                out[m] = self(int(t), idx[m])
+            return out
+        vals = self._check(self._fn(ts, candidates=idx), -1, idx.size)
+        if self.saturation_distance is not None:
+            vals = np.where(ts >= self.saturation_distance, self.global_sensitivity, vals)
+        return vals
 
     def _size(self, candidates) -> int | None:
         if candidates is not None:
@@ -165,10 +192,14 @@ class SensitivityFunction:
         sat = size if inner.saturation_distance is None or size is None else min(size, inner.saturation_distance)
         if sat is None:
             sat = inner.saturation_distance
-        return SensitivityFunction(
+        out = SensitivityFunction(
             fn, inner.global_sensitivity, n_candidates=inner.n_candidates, saturation_distance=sat,
             name=f"bounded({inner.name})",
         )
+        if inner.elementwise:
+            out._fn = inner._fn
+            out.supports_candidates = out.elementwise = True
+        return out
 
     def flat(self) -> "SensitivityFunction":
         """δ̂(x, t) = max_r δ(x, t, r), the same for all candidates (thesis Sec. 3.2, Lemma 3.2.3)."""
