@@ -30,8 +30,12 @@ import numpy as np
 __all__ = ["count_dominating", "count_dominating_blocked"]
 
 _METHODS = ("auto", "fast", "blocked")
-#: ``method="auto"`` uses blocked broadcasting when n_points * n_queries is at most this.
+#: ``method="auto"`` uses blocked broadcasting when n_points * n_queries is at most this (m = 2); the
+#: divide and conquer for m >= 3 has larger constants, so the limit is scaled by ``_BLOCKED_SCALE[m]``
+#: (crossovers measured on the 2-core development machine).
 BLOCKED_LIMIT = 250_000
+_BLOCKED_SCALE = {2: 1, 3: 16}
+_BLOCKED_SCALE_HIGH = 200  # m >= 4
 #: Elements (query rows x point rows) per chunk of the blocked method.
 _BLOCK_ELEMENTS = 1 << 22
 
@@ -83,7 +87,8 @@ def count_dominating(points, queries=None, *, strict: bool = True, method: str =
     if m == 1:
         v = np.sort(P[:, 0])
         return (n - np.searchsorted(v, Q[:, 0], side="right" if strict else "left")).astype(np.int64)
-    if method == "blocked" or (method == "auto" and n * nq <= BLOCKED_LIMIT):
+    limit = BLOCKED_LIMIT * _BLOCKED_SCALE.get(m, _BLOCKED_SCALE_HIGH)
+    if method == "blocked" or (method == "auto" and n * nq <= limit):
         return count_dominating_blocked(P, Q, strict=strict)
     ranks, keys, order0 = _rank_reduce(P, Q, strict)
     if m == 2:
