@@ -129,8 +129,8 @@ def test_top_k_distinct_and_ordered():
     for f in (exponential, permute_and_flip):
         picks = f(u, 1.0, 1.0, k=10, rng=rng)
         assert picks.shape == (10,) and len(set(picks.tolist())) == 10
-    picks = report_noisy_max(u, 1.0, 1.0, noise="laplace", k=50_000 // 2, rng=1)
-    assert len(set(picks.tolist())) == 50_000 // 2
+    picks = report_noisy_max(u[:3000], 1.0, 1.0, noise="laplace", k=1500, rng=1)
+    assert len(set(picks.tolist())) == 1500
     assert sorted(exponential([1.0, 2.0, 3.0], 1.0, 1.0, k=3, rng=0).tolist()) == [0, 1, 2]
 
 
