@@ -65,6 +65,17 @@ def _f(x: np.ndarray) -> np.ndarray:
     return np.where(x > 0, out, 0.0)
 
 
+_F_CACHE = np.zeros(0)
+
+
+def _f_table(size: int) -> np.ndarray:
+    """f(0), f(1), ..., f(size - 1) (cached, grown by doubling)."""
+    global _F_CACHE
+    if _F_CACHE.shape[0] < size:
+        _F_CACHE = _f(np.arange(max(size, 2 * _F_CACHE.shape[0], 1024), dtype=np.float64))
+    return _F_CACHE
+
+
 def _h(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Largest |IG change| of one record added to or removed from a cell with τ_j = a, τ_jc = b."""
     a = np.asarray(a, dtype=np.float64)
@@ -131,14 +142,21 @@ class IGTables:
             starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
             if attributes.size == 0:
                 return np.zeros(0)
-        tt = np.asarray(t, dtype=np.float64)
+        tt = np.asarray(t, dtype=np.int64)
         scalar = tt.ndim == 0
         tt = np.atleast_1d(tt)[:, None]
-        u_mid = np.minimum(np.maximum(b - 1, 0), tt)                # u = min(b - 1, t) (0 when b = 0)
-        v0 = _h(a + tt, b + 0 * tt)                                 # u = 0
-        v1 = _h(a + tt - 2 * u_mid, b - u_mid)
-        v2 = np.where(b <= tt, _h(a + tt - 2 * b, 0 * tt), -np.inf)  # u = b: the cell loses every (j, c)
-        cell = np.maximum(np.maximum(v0, v1), v2)
+        ai = a.astype(np.int64)
+        bi = b.astype(np.int64)
+        F = _f_table(int(ai.max(initial=0)) + int(tt.max(initial=0)) + 2)
+        # u = 0: add t records of (j, c' != c)
+        ap = ai + tt
+        v0 = np.where(bi >= 1, F[ap - 1] - F[np.maximum(bi - 1, 0)], F[ap])
+        # u = min(b - 1, t): remove u records of (j, c) and add t - u of (j, c' != c); for b >= 1 the removal
+        # term f(a' - 1) - f(b' - 1) is the larger one (f concave). u = b (cell emptied of class c) gives
+        # f(a + t - 2b) <= f(a + t - 2b + 1), the u = b - 1 value, so it never wins.
+        u_mid = np.minimum(np.maximum(bi - 1, 0), tt)
+        v1 = np.where(bi >= 1, F[np.maximum(ai + tt - 2 * u_mid - 1, 0)] - F[np.maximum(bi - u_mid - 1, 0)], 0.0)
+        cell = np.maximum(v0, v1)
         out = np.maximum.reduceat(cell, starts, axis=1)
         return out[0] if scalar else out
 
