@@ -69,7 +69,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .._validation import check_positive
+from .._validation import check_positive, check_utilities
 from ..sensitivity import SensitivityFunction
 
 __all__ = [
@@ -85,30 +85,10 @@ __all__ = [
 # ---------------------------------------------------------------------------------------------
 # input checks
 # ---------------------------------------------------------------------------------------------
-def _as_float_array(values, name: str) -> np.ndarray:
-    try:
-        arr = np.asarray(values)
-    except Exception as exc:  # ragged input and the like
-        raise TypeError(f"{name} must be a 1-D array of numbers: {exc}") from None
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-        raise TypeError(f"{name} must be a 1-D array of real numbers, got dtype {arr.dtype}")
-    if np.issubdtype(arr.dtype, np.complexfloating):
-        raise TypeError(f"{name} must be real, got dtype {arr.dtype}")
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError(f"{name} must not be empty (no record to select)")
-    return arr.astype(np.float64, copy=False)
-
-
 def check_median_values(values, bound: float | None = None, *, name: str = "values",
                         require_sorted: bool = False) -> np.ndarray:
     """A non-empty 1-D float64 array of finite values in [0, bound] (sorted when required)."""
-    arr = _as_float_array(values, name)
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name} must be finite: {name}[{i}] = {arr[i]!r}")
+    arr = check_utilities(values, name)  # 1-D, non-empty, finite float64
     if bound is not None:
         out = (arr < 0) | (arr > bound)
         if out.any():
