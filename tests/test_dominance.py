@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpselect._dominance import _range_count_ge, count_dominating, count_dominating_blocked
+from dpselect._dominance import _range_count_ge, count_dominating, count_dominating_blocked, count_with_orders
 
 
 def brute(P, Q, strict):
@@ -89,3 +89,21 @@ def test_empty_and_bad_input():
         count_dominating(np.zeros((3, 2)), method="quick")
     with pytest.raises(ValueError, match="must be an \\(n, m\\) array"):
         count_dominating(np.zeros((2, 2, 2)))
+
+
+@pytest.mark.parametrize("m", [2, 3])
+def test_reused_sort_orders_give_the_same_counts(m):
+    # δ^PS passes the previous step's orders as hints; any permutation must give exact counts
+    rng = np.random.default_rng(9)
+    P = rng.integers(0, 50, (2000, m)).astype(float)
+    orders = None
+    for step in range(4):
+        P = P + rng.integers(0, 3, P.shape) * 0.5  # points move a little, like U ± cumulative δ
+        Q = P[rng.choice(2000, 700, replace=False)] - 0.5
+        for strict in (True, False):
+            got, new_orders = count_with_orders(P, Q, strict, "fast", orders)
+            np.testing.assert_array_equal(got, brute(P, Q, strict))
+        orders = new_orders
+        assert all(np.array_equal(np.sort(o), np.arange(2000)) for o in orders)
+    shuffled = [rng.permutation(2000) for _ in range(m)]  # arbitrary hints are fine too
+    np.testing.assert_array_equal(count_with_orders(P, P, True, "fast", shuffled)[0], brute(P, P, True))

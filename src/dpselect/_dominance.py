@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["count_dominating", "count_dominating_blocked"]
+__all__ = ["count_dominating", "count_dominating_blocked", "count_with_orders"]
 
 _METHODS = ("auto", "fast", "blocked")
 #: ``method="auto"`` uses blocked broadcasting when n_points * n_queries is at most this (m = 2); the
@@ -80,20 +80,34 @@ def count_dominating(points, queries=None, *, strict: bool = True, method: str =
         raise ValueError(f"points and queries must have the same number of columns, got {P.shape[1]} and {Q.shape[1]}")
     if method not in _METHODS:
         raise ValueError(f"method must be one of {', '.join(map(repr, _METHODS))}, got {method!r}")
+    return count_with_orders(P, Q, strict, method)[0]
+
+
+def count_with_orders(P: np.ndarray, Q: np.ndarray, strict: bool, method: str = "auto",
+                      orders: list | None = None) -> tuple[np.ndarray, list | None]:
+    """:func:`count_dominating` on validated float64 (n, m) arrays, reusing sort orders.
+
+    ``orders`` (from an earlier call on nearly the same points, e.g. δ^PS at the previous distance)
+    seeds the per-column sorts: a stable sort of nearly sorted data is close to linear. Returns the
+    counts and the points' per-column orders for the next call (None where none were computed).
+    """
     n, m = P.shape
     nq = Q.shape[0]
     if n == 0 or nq == 0:
-        return np.zeros(nq, dtype=np.int64)
+        return np.zeros(nq, dtype=np.int64), None
     if m == 1:
         v = np.sort(P[:, 0])
-        return (n - np.searchsorted(v, Q[:, 0], side="right" if strict else "left")).astype(np.int64)
+        return (n - np.searchsorted(v, Q[:, 0], side="right" if strict else "left")).astype(np.int64), None
     limit = BLOCKED_LIMIT * _BLOCKED_SCALE.get(m, _BLOCKED_SCALE_HIGH)
     if method == "blocked" or (method == "auto" and n * nq <= limit):
-        return count_dominating_blocked(P, Q, strict=strict)
-    ranks, keys, order0 = _rank_reduce(P, Q, strict)
+        return count_dominating_blocked(P, Q, strict=strict), None
+    ranks, keys, orders = _rank_reduce(P, Q, strict, orders)
     if m == 2:
-        return _count_2d(ranks[:, 0], ranks[:, 1], keys[:, 0], keys[:, 1], order0, order0 if Q is P else None)
-    return _count_grouped(np.zeros(n, np.int64), ranks, np.zeros(nq, np.int64), keys)
+        counts = _count_2d(ranks[:, 0], ranks[:, 1], keys[:, 0], keys[:, 1], orders[0],
+                           orders[0] if Q is P else None)
+    else:
+        counts = _count_grouped(np.zeros(n, np.int64), ranks, np.zeros(nq, np.int64), keys)
+    return counts, orders
 
 
 def count_dominating_blocked(points, queries, *, strict: bool = True) -> np.ndarray:
@@ -118,17 +132,24 @@ def count_dominating_blocked(points, queries, *, strict: bool = True) -> np.ndar
 
 
 # -- rank reduction ------------------------------------------------------------------------------
-def _rank_reduce(P: np.ndarray, Q: np.ndarray, strict: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _rank_reduce(P: np.ndarray, Q: np.ndarray, strict: bool,
+                 hints: list | None = None) -> tuple[np.ndarray, np.ndarray, list]:
     """Integer ranks of the points and keys of the queries with ``p > q (or >=) <=> rank >= key``,
-    and the order of the points by their first coordinate."""
+    and the orders of the points by each coordinate (``hints``: earlier orders to start from)."""
     n, m = P.shape
+    orders = []
     ranks = np.empty((n, m), dtype=np.int64)
     keys = np.empty((Q.shape[0], m), dtype=np.int64)
     side = "right" if strict else "left"
     same = Q is P
     for i in range(m):
         col = P[:, i]
-        order = np.argsort(col)
+        if hints is not None and hints[i] is not None and hints[i].shape == (n,):
+            h = hints[i]
+            order = h[np.argsort(col[h], kind="stable")]  # nearly sorted: timsort runs, ~linear
+        else:
+            order = np.argsort(col)
+        orders.append(order)
         v = col[order]
         # rank of the element at sorted position j = first position of its tie group = #{points < v_j}
         first = np.empty(n, dtype=bool)
@@ -149,9 +170,7 @@ def _rank_reduce(P: np.ndarray, Q: np.ndarray, strict: bool) -> tuple[np.ndarray
             keys[order, i] = nxt
         else:
             keys[:, i] = np.searchsorted(v, Q[:, i], side=side)
-        if i == 0:
-            order0 = order
-    return ranks, keys, order0
+    return ranks, keys, orders
 
 
 # -- range counting with a wavelet matrix ----------------------------------------------------------

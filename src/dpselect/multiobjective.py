@@ -34,7 +34,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ._dominance import count_dominating
+from ._dominance import count_dominating, count_with_orders
 from ._rng import check_rng
 from ._validation import check_choice, check_k, check_matrix, check_positive
 from .sensitivity import SensitivityFunction, constant, weighted_sum
@@ -156,6 +156,7 @@ class _ParetoDelta:
         self.n = U.shape[0]
         self._t = -1
         self._cum = np.zeros_like(U)
+        self._orders_h = self._orders_l = None
 
     def _advance(self, t: int) -> None:
         if t < self._t:
@@ -177,8 +178,9 @@ class _ParetoDelta:
         L = self.U - self._cum
         qL = L if candidates is None else L[candidates]
         qH = H if candidates is None else H[candidates]
-        weak = count_dominating(H, qL, strict=False)
-        strict = count_dominating(L, qH, strict=True)
+        # the sums grow a little per step, so the previous step's sort orders are nearly right
+        weak, self._orders_h = count_with_orders(H, qL, False, "auto", self._orders_h)
+        strict, self._orders_l = count_with_orders(L, qH, True, "auto", self._orders_l)
         return (weak - 1 - strict).astype(np.float64)
 
 
