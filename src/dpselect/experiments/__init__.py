@@ -11,4 +11,5 @@ REPRODUCTIONS: dict[str, str] = {
     "table2": "dpselect.experiments.table2",
     "figure3": "dpselect.experiments.figure3",
     "thesis-figure20": "dpselect.experiments.thesis_figure20",
+    "table1": "dpselect.experiments.table1",
 }
