@@ -12,4 +12,5 @@ REPRODUCTIONS: dict[str, str] = {
     "figure3": "dpselect.experiments.figure3",
     "thesis-figure20": "dpselect.experiments.thesis_figure20",
     "table1": "dpselect.experiments.table1",
+    "figure2": "dpselect.experiments.figure2",
 }
