@@ -300,13 +300,25 @@ def test_bad_input_sensitivity():
         histogram_groups([1, -1])
 
 
-def test_shifted_local_dampening_size_limit():
-    from dpselect.apps.median import SLD_MAX_RECORDS
+def test_shifted_local_dampening_distance_cap():
+    from dpselect.apps.median import _prepare, _sensitivity
 
-    with pytest.raises(ValueError, match="use mechanism='local_dampening'"):
-        median([1.0, 2.0], 1.0, bound=3.0, counts=[SLD_MAX_RECORDS, 1], mechanism="shifted_local_dampening")
-    with pytest.raises(ValueError, match="at most"):
-        median_probabilities([1.0], 1.0, bound=3.0, counts=[SLD_MAX_RECORDS + 1], mechanism="shifted_local_dampening")
+    # Large database: δ forced to Λ from a public distance on, so the shift stays cheap.
+    v, p = median_probabilities([1.0, 2.0, 3.0], 1.0, bound=4.0, counts=[40_000, 3, 50_000],
+                                mechanism="shifted_local_dampening", sld_distance=8)
+    assert p.sum() == pytest.approx(1.0) and p.shape == (3,)
+    # with the cap at n it is the plain bounded function
+    x = np.array([0.0, 1.0, 1.0, 3.0, 4.0])
+    g = _prepare(x, 4.0, None)
+    u = g.utilities()
+    sf = _sensitivity(g).bounded(g.n)
+    ref = dpselect.shifted_local_dampening_probabilities(u, 1.0, sf, direction="decreasing",
+                                                         weights=g.counts.astype(float))
+    assert np.allclose(median_probabilities(x, 1.0, bound=4.0, mechanism="shifted_local_dampening",
+                                            sld_distance=5)[1], ref)
+    # the capped function is still admissible (any public cap >= 1 is)
+    with pytest.raises(ValueError, match="sld_distance must be an int >= 1"):
+        median([1.0, 2.0], 1.0, bound=3.0, mechanism="shifted_local_dampening", sld_distance=0)
 
 
 def test_grouped_permute_and_flip_sampler_matches_per_record_distribution():

@@ -18,7 +18,7 @@ from typing import Literal
 import numpy as np
 
 from .._rng import check_rng
-from .._validation import check_choice, check_positive
+from .._validation import check_choice, check_int, check_positive
 from ..utilities.median import (
     _check_counts,
     _GroupedMedian,
@@ -29,10 +29,12 @@ from ..utilities.median import (
 __all__ = ["median", "median_probabilities", "histogram_to_database", "histogram_groups", "MEDIAN_MECHANISMS"]
 
 MEDIAN_MECHANISMS = ("local_dampening", "shifted_local_dampening", "exponential", "permute_and_flip")
-#: Largest database for ``mechanism="shifted_local_dampening"``: its shift G_r sums Λ − δ(x, t, r) over
-#: t up to about n/2 (where δ reaches Λ), at O(t) per distinct value and distance, so O(n²) or worse
-#: (about 9 s for 1,000 distinct values on one core). Larger databases get a ValueError, not a hang.
-SLD_MAX_RECORDS = 5_000
+#: Default distance T from which shifted local dampening takes δ = Λ (``sld_distance``). The exact δ only
+#: reaches Λ near t = n/2, and each distance costs O(t) per distinct value, so summing the shift
+#: G_r = Σ_t (Λ − δ(x, t, r)) to the end is O(n²): hopeless for millions of records. Forcing δ = Λ from a
+#: public distance T on is admissible for any T >= 1 (condition 1 only involves t = 0, and for
+#: t + 1 >= T condition 2 compares Λ with a value <= Λ), so it is private; it only makes the shift coarser.
+DEFAULT_SLD_DISTANCE = 256
 Mechanism = Literal["local_dampening", "shifted_local_dampening", "exponential", "permute_and_flip"]
 
 
@@ -116,20 +118,17 @@ def _prepare(values, bound, counts) -> _GroupedMedian:
     return _GroupedMedian(x, c, bound)
 
 
-def _check_sld(g: _GroupedMedian) -> None:
-    if g.n > SLD_MAX_RECORDS:
-        raise ValueError(
-            f"mechanism='shifted_local_dampening' needs the sum of Λ − δ(x, t, r) over about n/2 = {g.n // 2} "
-            f"distances, O(n²) time; it is limited to databases of at most {SLD_MAX_RECORDS} records, got "
-            f"n = {g.n}: use mechanism='local_dampening'"
-        )
+def _sld_sensitivity(g: _GroupedMedian, sld_distance):
+    """The exact δ, forced to Λ from distance min(n, sld_distance) on (see DEFAULT_SLD_DISTANCE)."""
+    T = DEFAULT_SLD_DISTANCE if sld_distance is None else check_int(sld_distance, "sld_distance", minimum=1)
+    return _sensitivity(g).bounded(min(g.n, T))
 
 
 def _sensitivity(g: _GroupedMedian):
     return grouped_median_sensitivity(g.values, g.counts, g.bound)
 
 
-def _group_probabilities(g: _GroupedMedian, epsilon: float, mechanism: str) -> np.ndarray:
+def _group_probabilities(g: _GroupedMedian, epsilon: float, mechanism: str, sld_distance=None) -> np.ndarray:
     import dpselect as dps
 
     u = g.utilities()
@@ -139,9 +138,8 @@ def _group_probabilities(g: _GroupedMedian, epsilon: float, mechanism: str) -> n
     if mechanism == "local_dampening":
         return dps.local_dampening_probabilities(u, epsilon, _sensitivity(g), weights=w)
     if mechanism == "shifted_local_dampening":
-        _check_sld(g)
         return dps.shifted_local_dampening_probabilities(
-            u, epsilon, _sensitivity(g).bounded(g.n), direction="decreasing", weights=w)
+            u, epsilon, _sld_sensitivity(g, sld_distance), direction="decreasing", weights=w)
     if mechanism == "permute_and_flip":
         return dps.permute_and_flip_probabilities(u, epsilon, g.bound, weights=g.counts)
     raise AssertionError(mechanism)
@@ -155,6 +153,7 @@ def median(
     mechanism: Mechanism = "local_dampening",
     counts=None,
     rng: np.random.Generator | int | None = None,
+    sld_distance: int | None = None,
 ) -> tuple[int, float]:
     """Select a record close to the median under ε-differential privacy.
 
@@ -171,9 +170,11 @@ def median(
         ``"local_dampening"`` uses the element local sensitivity (thesis LDMedianSelection);
         ``"exponential"`` and ``"permute_and_flip"`` the global sensitivity Λ (EM/PFMedianSelection);
         ``"shifted_local_dampening"`` the closed-form shifted variant with direction "decreasing"
-        (the local sensitivity grows as the utility falls). Its shift G_r sums Λ − δ(x, t, r) over
-        t up to about n/2, at O(t) per distinct value and distance (about 9 s for 1,000 distinct values),
-        so it is limited to ``SLD_MAX_RECORDS`` = 5,000 records (``ValueError`` beyond).
+        (the local sensitivity grows as the utility falls), with δ forced to Λ from distance
+        min(n, ``sld_distance``) on (a bounded sensitivity function; admissible for any distance).
+    sld_distance : int, optional
+        For shifted local dampening only: the public distance T from which δ = Λ (default
+        ``DEFAULT_SLD_DISTANCE`` = 256). Its shift costs O(T²) per distinct value.
     counts : array of shape (len(values),), optional
         Multiplicities of ``values``.
     rng : numpy.random.Generator or int, optional
@@ -206,8 +207,7 @@ def median(
     elif mechanism == "local_dampening":
         pick = dps.local_dampening(u, eps, _sensitivity(g), weights=w, rng=rng)
     else:
-        _check_sld(g)
-        pick = dps.shifted_local_dampening(u, eps, _sensitivity(g).bounded(g.n), direction="decreasing",
+        pick = dps.shifted_local_dampening(u, eps, _sld_sensitivity(g, sld_distance), direction="decreasing",
                                            weights=w, rng=rng)
     pick = int(pick)
     first = int(g.cum[pick] - g.counts[pick])
@@ -222,6 +222,7 @@ def median_probabilities(
     bound: float,
     mechanism: Mechanism = "local_dampening",
     counts=None,
+    sld_distance: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Exact output distribution of :func:`median` over the distinct values.
 
@@ -236,7 +237,7 @@ def median_probabilities(
     eps = check_positive(epsilon, "epsilon")
     mechanism = check_choice(mechanism, "mechanism", MEDIAN_MECHANISMS)
     g = _prepare(values, bound, counts)
-    return g.values.copy(), _group_probabilities(g, eps, mechanism)
+    return g.values.copy(), _group_probabilities(g, eps, mechanism, sld_distance)
 
 
 def median_error(values, epsilon: float, *, bound: float, mechanism: Mechanism = "local_dampening",
