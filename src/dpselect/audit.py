@@ -9,7 +9,7 @@ they settle a privacy claim exactly instead of estimating it.
 >>> prob = lambda d: dpselect.exponential_probabilities(counts[d], 1.0, 1.0)
 >>> res = exact_dp_audit(prob, [("x", "y")], epsilon=1.0)
 >>> bool(res.passed), round(res.worst_log_ratio, 6)
-(True, 0.5)
+(True, 0.339185)
 """
 from __future__ import annotations
 
