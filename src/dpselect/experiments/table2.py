@@ -161,28 +161,30 @@ def _write_markdown(out: Path, rows: list[dict], args, variants, info: list[str]
 
 
 def _plot(out: Path, rows: list[dict], variants) -> None:
+    """Mean C per ε: one column per dataset, rows for metric C and C-index-ties, paper's values dotted."""
     plt = pyplot()
-    summ = summarise([r for r in rows if r["metric"] == "C"], keys=("dataset", "egodensity", "method", "epsilon"))
+    summ = summarise(rows, keys=("metric", "dataset", "egodensity", "method", "epsilon"))
     datasets = list(dict.fromkeys(r["dataset"] for r in rows))
-    fig, axes = plt.subplots(1, len(datasets), figsize=(5 * len(datasets), 3.8), squeeze=False)
-    for ax, ds in zip(axes[0], datasets):
-        for variant in variants:
-            for method, marker in zip(METHODS, ("o", "s")):
-                keys = sorted(k for k in summ if k[0] == ds and k[1] == variant and k[2] == method)
-                if not keys:
-                    continue
-                xs = [k[3] for k in keys]
-                ax.plot(xs, [summ[k][0] for k in keys], marker=marker,
-                        linestyle="-" if variant == "paper" else "--", label=f"{method} ({variant})")
-        if ds in PAPER:
-            eps = sorted(PAPER[ds])
-            ax.plot(eps, [PAPER[ds][e][0] for e in eps], "k:", marker="o", alpha=0.5, label="paper global")
-            ax.plot(eps, [PAPER[ds][e][1] for e in eps], "k:", marker="s", alpha=0.5, label="paper local")
-        ax.set_xscale("log")
-        ax.set_xlabel("ε")
-        ax.set_ylabel("mean metric C (dominance ties)")
-        ax.set_title(ds)
-        ax.legend(fontsize=7)
+    metrics = ("C", "C-index-ties")
+    fig, axes = plt.subplots(2, len(datasets), figsize=(5 * len(datasets), 7.2), squeeze=False)
+    for row, metric in enumerate(metrics):
+        for ax, ds in zip(axes[row], datasets):
+            for variant in variants:
+                for method, marker in zip(METHODS, ("o", "s")):
+                    keys = sorted((k for k in summ if k[:4] == (metric, ds, variant, method)), key=lambda k: float(k[4]))
+                    if not keys:
+                        continue
+                    ax.plot([float(k[4]) for k in keys], [summ[k][0] for k in keys], marker=marker,
+                            linestyle="-" if variant == "paper" else "--", label=f"{method} ({variant})")
+            if ds in PAPER:
+                eps = sorted(PAPER[ds])
+                ax.plot(eps, [PAPER[ds][e][0] for e in eps], "k:", marker="o", alpha=0.5, label="paper global")
+                ax.plot(eps, [PAPER[ds][e][1] for e in eps], "k:", marker="s", alpha=0.5, label="paper local")
+            ax.set_xscale("log")
+            ax.set_xlabel("ε")
+            ax.set_ylabel(f"mean {metric}")
+            ax.set_title(f"{ds}: {'ties to the most dominating node' if metric == 'C' else 'ties to the smallest id'}")
+            ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(out / f"{NAME}.png", dpi=120)
     plt.close(fig)
