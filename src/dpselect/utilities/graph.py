@@ -71,10 +71,6 @@ def _degrees_of(graph_or_degrees: Any, name: str = "graph") -> np.ndarray:
     return arr.astype(np.int64, copy=False)
 
 
-def _idx(candidates, n: int) -> np.ndarray | slice:
-    return slice(None) if candidates is None else np.asarray(candidates, dtype=np.intp)
-
-
 def _triangles_per_node(g: Graph) -> np.ndarray:
     return g.triangles()
 
