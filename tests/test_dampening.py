@@ -96,3 +96,10 @@ def test_sensitivity_function_size_mismatch():
         dampen([1.0, 2.0, 3.0], ebc_example_sf())
     with pytest.raises(TypeError, match="must be a dpselect.SensitivityFunction"):
         dampen([1.0], lambda t: 1.0)
+
+
+def test_bounded_function_resolves_at_its_saturation_distance_whatever_max_steps():
+    sf = SensitivityFunction(lambda t: np.full(2, 1e-9), 1.0).bounded(5)
+    # b(5) = 5e-9; from t = 5 on each step adds Δ = 1
+    assert np.allclose(dampen([0.5, 100.0], sf, max_steps=2), [5 + (0.5 - 5e-9), 5 + (100 - 5e-9)])
+    assert np.allclose(shift_totals(sf, 2, max_steps=2), [5 * (1 - 1e-9)] * 2)

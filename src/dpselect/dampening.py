@@ -24,8 +24,15 @@ from .sensitivity import SensitivityFunction
 
 __all__ = ["dampen", "shift_totals", "DEFAULT_MAX_STEPS"]
 
-#: Largest distance t the loops walk before giving up with a ValueError (never an endless loop).
-DEFAULT_MAX_STEPS = 10_000_000
+#: Largest distance t the loops walk for a sensitivity function *without* a saturation distance before
+#: giving up with a ValueError (never an endless loop). Functions made bounded with
+#: ``sf.bounded(database_size)`` are walked at most to their saturation distance instead: finite by
+#: construction, and where every candidate is resolved.
+DEFAULT_MAX_STEPS = 1_000_000
+
+
+def _limit(sf: SensitivityFunction, max_steps: int) -> int:
+    return max_steps if sf.saturation_distance is None else sf.saturation_distance + 1
 
 
 def _check_sf(sensitivity_function, n: int, name: str = "sensitivity_function") -> SensitivityFunction:
@@ -62,7 +69,8 @@ def dampen(utilities, sensitivity_function: SensitivityFunction, *, max_steps: i
         An admissible δ for u (see :mod:`dpselect.sensitivity`). Values that reach Δ saturate
         (module docstring).
     max_steps : int
-        Distances walked at most; a candidate still unresolved then raises ``ValueError``.
+        Distances walked at most when the function has no saturation distance (see
+        DEFAULT_MAX_STEPS); a candidate still unresolved then raises ``ValueError``.
 
     Examples
     --------
@@ -74,7 +82,7 @@ def dampen(utilities, sensitivity_function: SensitivityFunction, *, max_steps: i
     u = check_utilities(utilities)
     n = u.shape[0]
     sf = _check_sf(sensitivity_function, n)
-    max_steps = check_int(max_steps, "max_steps", minimum=1)
+    max_steps = _limit(sf, check_int(max_steps, "max_steps", minimum=1))
     delta_max = sf.global_sensitivity
     a = np.abs(u)
     out = np.zeros(n)
@@ -164,8 +172,8 @@ def shift_totals(sensitivity_function: SensitivityFunction, n: int, *, max_steps
 
     Finite for bounded sensitivity functions (δ = Δ from some distance on). The walk stops for a
     candidate as soon as its δ reaches Δ (saturation, module docstring), and for all candidates at the
-    function's ``saturation_distance`` (set by :meth:`SensitivityFunction.bounded`). A function that has
-    not reached Δ within ``max_steps`` raises ``ValueError``.
+    function's ``saturation_distance`` (set by :meth:`SensitivityFunction.bounded`). A function without
+    one that has not reached Δ within ``max_steps`` raises ``ValueError``.
 
     >>> import dpselect
     >>> sf = dpselect.SensitivityFunction(lambda t: np.full(2, [3.0, 5.0][min(t, 1)]), 5.0)
@@ -176,7 +184,7 @@ def shift_totals(sensitivity_function: SensitivityFunction, n: int, *, max_steps
     sf = _check_sf(sensitivity_function, n)
     max_steps = check_int(max_steps, "max_steps", minimum=1)
     delta_max = sf.global_sensitivity
-    limit = max_steps if sf.saturation_distance is None else min(max_steps, sf.saturation_distance)
+    limit = _limit(sf, max_steps)
     g = np.zeros(n)
     active = np.arange(n)
     t, B = 0, 0
