@@ -132,3 +132,14 @@ def test_seeded_reproducible_and_bad_arguments():
         diffpid3(d, -1.0, 2)
     with pytest.raises(ValueError, match="depth"):
         diffpid3(d, 1.0, -1)
+
+
+def test_envelope_shift_equals_direct_sum():
+    from dpselect.apps.diffpid3 import _ig_shift_direct
+
+    rng = np.random.default_rng(11)
+    for _ in range(150):
+        tabs = [rng.integers(0, int(rng.integers(1, 60)), size=(int(rng.integers(1, 5)), 2)) for _ in range(3)]
+        it = IGTables(tabs)
+        N = int(it.n_records + rng.integers(1, 400))
+        np.testing.assert_allclose(ig_shift(it, N), _ig_shift_direct(it, N), rtol=1e-12, atol=1e-9)
