@@ -143,3 +143,19 @@ def test_envelope_shift_equals_direct_sum():
         it = IGTables(tabs)
         N = int(it.n_records + rng.integers(1, 400))
         np.testing.assert_allclose(ig_shift(it, N), _ig_shift_direct(it, N), rtol=1e-12, atol=1e-9)
+
+
+def test_thesis_figures_smoke(tmp_path):
+    import argparse
+
+    from dpselect.experiments import _common, thesis_figures23_25 as tf
+
+    p = argparse.ArgumentParser()
+    tf.add_arguments(p)
+    a = p.parse_args(["--runs", "1", "--folds", "2", "--epsilons", "1", "--datasets", "nltcs", "--depths", "2",
+                      "--jobs", "1", "--quiet", "--out", str(tmp_path)])
+    assert tf.run(a) == 0
+    rows = _common.read_csv(tmp_path / "thesis-figures23-25.csv")
+    assert len(rows) == 6 and {r["method"] for r in rows} == set(tf.METHODS)
+    assert all(r["metric"] == "accuracy" and r["depth"] == "2" and 0.5 < float(r["value"]) <= 1 for r in rows)
+    assert (tmp_path / "thesis-figures23-25-nltcs.png").exists()

@@ -1,0 +1,120 @@
+"""Tabular loaders: real row counts, label columns, scaling, errors."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpselect.datasets import dataset_path
+from dpselect.tabular import (
+    TabularData,
+    load_acs,
+    load_adult,
+    load_dat,
+    load_nltcs,
+    load_table,
+    load_tabular,
+)
+
+
+def test_nltcs_real_counts_and_label_column():
+    d = load_nltcs()
+    assert (d.n_records, d.n_features) == (21574, 15)
+    raw = np.loadtxt(dataset_path("tabular", "nltcs.dat"), dtype=np.int64)
+    assert np.array_equal(d.y, raw[:, 13])                 # 0-based column 13
+    assert np.array_equal(d.X, np.delete(raw, 13, axis=1))
+    assert int(d.y.sum()) == 8697
+    other = load_nltcs(label_column=0)
+    assert np.array_equal(other.y, raw[:, 0]) and other.feature_names[0] == "a1"
+
+
+def test_acs_real_counts_and_13th_from_end():
+    d = load_acs()
+    assert (d.n_records, d.n_features) == (47461, 22)
+    raw = np.loadtxt(dataset_path("tabular", "acs.dat"), dtype=np.int64)
+    assert np.array_equal(d.y, raw[:, -13]) and np.array_equal(d.y, raw[:, 10])
+    assert np.array_equal(load_acs(label_column=10).y, d.y)
+    assert d.label_name == "a10"
+
+
+def test_adult_merge_drop_missing_scale():
+    d = load_adult()
+    assert (d.n_records, d.n_features) == (45222, 12)
+    assert int(d.y.sum()) == 11208                          # >50K incl. the test file's ">50K."
+    num = ~d.categorical
+    assert num.sum() == 4 and d.categorical.sum() == 8
+    assert d.feature_names[:4] == ["age", "capital_gain", "capital_loss", "hours_per_week"]
+    assert np.allclose(d.X[:, num].min(axis=0), 0) and np.allclose(d.X[:, num].max(axis=0), 1)
+    # first record of adult.data: age 39 with min 17 and max 90
+    assert d.X[0, 0] == pytest.approx((39 - 17) / (90 - 17))
+    cats = dict(zip(d.feature_names, d.categories))
+    assert "?" not in cats["workclass"] and len(cats["native_country"]) == 41
+    assert d.n_values[d.feature_names.index("sex")] == 2
+
+
+def test_load_tabular_names():
+    assert load_tabular("nltcs").name == "nltcs"
+    with pytest.raises(ValueError, match="unknown tabular dataset"):
+        load_tabular("iris")
+
+
+def test_general_table_from_dict_csv_and_dataframe_like(tmp_path):
+    cols = {"age": [20, 40, 60, 30], "job": ["a", "b", "a", "?"], "y": ["no", "yes", "no", "yes"]}
+    t = load_table(cols, "y")
+    assert t.n_records == 3                                 # the '?' row is dropped
+    assert t.X.tolist() == [[0.0, 0.0], [0.5, 1.0], [1.0, 0.0]]
+    assert t.y.tolist() == [0, 1, 0]
+    p = tmp_path / "t.csv"
+    p.write_text("age, job, y\n20, a, no\n40, b, yes\n60, a, no\n30, ?, yes\n")
+    t2 = load_table(p, "y")
+    assert t2.X.tolist() == t.X.tolist() and t2.y.tolist() == t.y.tolist()
+
+    class Frame:  # anything with .columns and column access
+        columns = list(cols)
+
+        def __getitem__(self, k):
+            return cols[k]
+
+    assert load_table(Frame(), "y", positive="no").y.tolist() == [1, 0, 1]
+    forced = load_table(cols, "y", categorical=["age"])
+    assert forced.categorical.tolist() == [True, True] and forced.n_values.tolist() == [3, 2]
+    bounded = load_table(cols, "y", numeric_bounds={"age": (0, 100)})
+    assert bounded.X[:, 0].tolist() == [0.2, 0.4, 0.6]
+
+
+def test_clear_errors(tmp_path):
+    cols = {"a": [1, 2, 3], "y": [0, 1, 2]}
+    with pytest.raises(ValueError, match="label column 'z' not found"):
+        load_table(cols, "z")
+    with pytest.raises(ValueError, match="must be binary"):
+        load_table(cols, "y")
+    with pytest.raises(ValueError, match="unknown column"):
+        load_table({"a": [1, 2], "y": [0, 1]}, "y", features=["b"])
+    with pytest.raises(ValueError, match="empty"):
+        load_table({"a": [], "y": []}, "y")
+    with pytest.raises(ValueError, match="no record left"):
+        load_table({"a": ["?", "?"], "y": [0, 1]}, "y")
+    with pytest.raises(ValueError, match="not a value"):
+        load_table({"a": [1, 2], "y": [0, 1]}, "y", positive=5)
+    with pytest.raises(FileNotFoundError):
+        load_table(tmp_path / "missing.csv", "y")
+    with pytest.raises(TypeError):
+        load_table(42, "y")
+    (tmp_path / "x.dat").write_text("0 1\n1 0\n")
+    (tmp_path / "x.domain").write_text("D 0 1\nD 0 1 2\n")
+    with pytest.raises(ValueError, match="must be binary"):
+        load_dat(tmp_path / "x.dat", tmp_path / "x.domain", label_column=1)
+    with pytest.raises(ValueError, match="label_column"):
+        load_dat(tmp_path / "x.dat", tmp_path / "x.domain", label_column=5)
+    with pytest.raises(ValueError, match="non-empty|empty"):
+        TabularData(np.zeros((0, 2)), np.zeros(0), ["a", "b"], [False, False], [0, 0])
+
+
+def test_splits_and_folds_partition():
+    d = load_nltcs()
+    tr, te = d.train_test_split(0.3, rng=0)
+    assert tr.n_records + te.n_records == d.n_records and te.n_records == round(0.3 * d.n_records)
+    folds = d.folds(10, rng=1)
+    test_all = np.concatenate([te_ for _, te_ in folds])
+    assert np.array_equal(np.sort(test_all), np.arange(d.n_records))
+    for tr_i, te_i in folds:
+        assert np.intersect1d(tr_i, te_i).size == 0 and tr_i.size + te_i.size == d.n_records
