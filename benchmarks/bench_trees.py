@@ -133,6 +133,17 @@ def main() -> None:
             cells.append(" / ".join(f"{best_of(lambda: diffpid3(d, e, 5, mechanism=mech, rng=0), repeat=1):.2f}"
                                     for e in (0.01, 2.0)))
         lines.append(f"| {n} | " + " | ".join(cells) + " |")
+    md = Path(__file__).resolve().parent.parent / "results" / "table1" / "table1.md"
+    if md.exists():
+        import re
+        text = md.read_text()
+        runs = re.search(r"(\d+) runs per cell", text)
+        wall = re.search(r"Wall time (\d+) s", text)
+        if runs and wall:
+            r, w = int(runs.group(1)), int(wall.group(1))
+            lines += ["", f"### Full `table1` wall time: {r} runs took {w} s on 2 shared cores "
+                      f"(`results/table1/table1.md`); 500 runs extrapolate to {w * 500 / r / 3600:.1f} h "
+                      "(target: 2 h)."]
     record("trees", "\n".join(lines))
 
 

@@ -160,3 +160,14 @@ def test_table1_and_figure2_smoke(tmp_path):
     rows = _common.read_csv(tmp_path / "figure2.csv")
     assert {r["method"] for r in rows} == {"agg-global", "agg-local", "nodp-agg", "local-diffpid3"}
     assert all(r["metric"] == "uagg" and 0 <= float(r["value"]) <= 5 for r in rows)
+
+
+def test_reusing_the_compressed_table_changes_nothing(nltcs):
+    comp = CompressedTable.from_data(nltcs)
+    a = dp_moet(nltcs, 0.5, rng=9, **SMALL)
+    b = dp_moet(nltcs, 0.5, rng=9, compressed=comp, **SMALL)
+    assert all(x == y for x, y in zip(a.trees, b.trees)) and np.array_equal(a.objectives, b.objectives)
+    with pytest.raises(ValueError, match="does not match"):
+        dp_moet(nltcs.subset(np.arange(100)), 0.5, rng=9, compressed=comp, **SMALL)
+    with pytest.raises(TypeError):
+        dp_moet(nltcs, 0.5, rng=9, compressed="x", **SMALL)

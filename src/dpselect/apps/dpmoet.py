@@ -138,7 +138,7 @@ def _nodp_select(U: np.ndarray, approach: str, weights, n_pick: int, gen) -> np.
 
 
 def _run(data, epsilon, approach, how, *, weights, population, selection, generations, depth, max_depth,
-         output, budget, rng) -> MOETResult:
+         output, budget, rng, compressed=None) -> MOETResult:
     approach = check_choice(approach, "approach", APPROACHES)
     budget = check_choice(budget, "budget", BUDGETS)
     p = check_int(population, "population", minimum=2)
@@ -154,12 +154,19 @@ def _run(data, epsilon, approach, how, *, weights, population, selection, genera
         raise ValueError(f"weights must be two finite numbers (w_TPR, w_TNR), not both 0, got {weights!r}")
     eps = None if how == "nodp" else check_positive(epsilon, "epsilon")
     gen = check_rng(rng)
-    table = data if isinstance(data, CompressedTable) else CompressedTable.from_data(data)
+    if not hasattr(data, "categorical") or not hasattr(data, "X"):
+        raise TypeError(f"data must be a TabularData (its schema defines the trees), got {type(data).__name__}")
+    if compressed is None:
+        table = CompressedTable.from_data(data)
+    elif isinstance(compressed, CompressedTable):
+        table = compressed
+        if table.n_pos + table.n_neg != data.X.shape[0] or table.X.shape[1] != data.X.shape[1]:
+            raise ValueError("compressed does not match data (use CompressedTable.from_data(data))")
+    else:
+        raise TypeError(f"compressed must be a CompressedTable, got {type(compressed).__name__}")
     if table.n_pos == 0 or table.n_neg == 0:
         raise ValueError("the training table needs both positive and negative records (TPR and TNR)")
-    space = TreeSpace.from_data(data) if not isinstance(data, CompressedTable) else None
-    if space is None:
-        raise TypeError("data must be a TabularData (its schema defines the trees)")
+    space = TreeSpace.from_data(data)
     if budget == "even":
         n_gen, rounds = k, k + 1
     else:
@@ -194,7 +201,8 @@ def _run(data, epsilon, approach, how, *, weights, population, selection, genera
 
 def dp_moet(data, epsilon: float, *, approach: str = "pareto", sensitivity: str = "local",
             weights=(3.0, 2.0), population: int = 30, selection: int = 3, generations: int = 3, depth: int = 4,
-            max_depth: int = 10, output: int = 3, budget: str = "even", rng=None) -> MOETResult:
+            max_depth: int = 10, output: int = 3, budget: str = "even", rng=None,
+            compressed: CompressedTable | None = None) -> MOETResult:
     """DP-MOET (paper Alg. 1): evolve decision trees and privately select ``output`` of them by (TPR, TNR).
 
     Parameters
@@ -214,6 +222,8 @@ def dp_moet(data, epsilon: float, *, approach: str = "pareto", sensitivity: str 
         p, s, k, d, d_max, o of Alg. 1 (paper Table 1 setting: 30, 3, 3, 4, 10, 3).
     budget : {"even", "paper-code"}
     rng : Generator, int or None
+    compressed : CompressedTable, optional
+        ``CompressedTable.from_data(data)``, to reuse across runs on the same table.
 
     Returns
     -------
@@ -235,12 +245,13 @@ def dp_moet(data, epsilon: float, *, approach: str = "pareto", sensitivity: str 
     """
     how = check_choice(sensitivity, "sensitivity", SENSITIVITIES)
     return _run(data, epsilon, approach, how, weights=weights, population=population, selection=selection,
-                generations=generations, depth=depth, max_depth=max_depth, output=output, budget=budget, rng=rng)
+                generations=generations, depth=depth, max_depth=max_depth, output=output, budget=budget, rng=rng,
+                compressed=compressed)
 
 
 def nodp_moet(data, *, approach: str = "pareto", weights=(3.0, 2.0), population: int = 30, selection: int = 3,
               generations: int = 3, depth: int = 4, max_depth: int = 10, output: int = 3, budget: str = "even",
-              rng=None) -> MOETResult:
+              rng=None, compressed: CompressedTable | None = None) -> MOETResult:
     """NODP-MOET-Pareto / -Agg: Alg. 1 with the exact best Pareto scores / aggregates (not private).
 
     Selection of s trees: repeatedly the tree with the highest Pareto score among the remaining ones
@@ -248,7 +259,8 @@ def nodp_moet(data, *, approach: str = "pareto", weights=(3.0, 2.0), population:
     random. ``budget`` only sets the number of generations (k, or k − 1 for "paper-code").
     """
     return _run(data, None, approach, "nodp", weights=weights, population=population, selection=selection,
-                generations=generations, depth=depth, max_depth=max_depth, output=output, budget=budget, rng=rng)
+                generations=generations, depth=depth, max_depth=max_depth, output=output, budget=budget, rng=rng,
+                compressed=compressed)
 
 
 def metric_c(reference: np.ndarray, candidates: np.ndarray) -> float:

@@ -47,8 +47,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _data(name):
     if name not in _DATA:
+        from ..apps.dpmoet import CompressedTable
         from ..tabular import load_tabular
-        _DATA[name] = load_tabular(name)
+        data = load_tabular(name)
+        _DATA[name] = (data, CompressedTable.from_data(data))
     return _DATA[name]
 
 
@@ -71,16 +73,20 @@ def _task(job) -> list[dict]:
     from ..apps.dpmoet import dp_moet, nodp_moet
 
     di, name, run_, seed, epsilons, settings, test_fraction, pid3_depth = job
-    data = _data(name)
+    data, _ = _data(name)
     train, test = data.train_test_split(test_fraction, rng=np.random.default_rng([seed, di, run_, 99]))
     rows = []
-    ref = nodp_moet(train, approach="agg", weights=WEIGHTS, rng=np.random.default_rng([seed, di, run_, 0]), **settings)
+    from ..apps.dpmoet import CompressedTable
+
+    comp = CompressedTable.from_data(train)  # once per run: shared by NODP and every private run
+    ref = nodp_moet(train, approach="agg", weights=WEIGHTS, rng=np.random.default_rng([seed, di, run_, 0]),
+                    compressed=comp, **settings)
     v_ref = uagg(ref.trees[0], test)
     for ei, eps in enumerate(epsilons):
         vals = {"nodp-agg": v_ref}
         for mi, method in enumerate(("agg-global", "agg-local")):
             res = dp_moet(train, eps, approach="agg", sensitivity=method.split("-")[1], weights=WEIGHTS,
-                          rng=np.random.default_rng([seed, di, run_, 1 + mi, ei]), **settings)
+                          rng=np.random.default_rng([seed, di, run_, 1 + mi, ei]), compressed=comp, **settings)
             vals[method] = uagg(res.trees[0], test)
         tree = local_diffpid3(train, eps, pid3_depth, rng=np.random.default_rng([seed, di, run_, 3, ei]))
         vals["local-diffpid3"] = uagg_diffpid3(tree, test)

@@ -55,8 +55,10 @@ def _settings(args) -> dict:
 
 def _data(name):
     if name not in _DATA:
+        from ..apps.dpmoet import CompressedTable
         from ..tabular import load_tabular
-        _DATA[name] = load_tabular(name)
+        data = load_tabular(name)
+        _DATA[name] = (data, CompressedTable.from_data(data))
     return _DATA[name]
 
 
@@ -64,13 +66,14 @@ def _task(job) -> list[dict]:
     from ..apps.dpmoet import dp_moet, metric_c, nodp_moet
 
     di, name, run_, seed, epsilons, settings = job
-    data = _data(name)
-    ref = nodp_moet(data, approach="pareto", rng=np.random.default_rng([seed, di, run_, 0]), **settings)
+    data, comp = _data(name)
+    ref = nodp_moet(data, approach="pareto", rng=np.random.default_rng([seed, di, run_, 0]), compressed=comp,
+                    **settings)
     rows = []
     for ei, eps in enumerate(epsilons):
         for mi, method in enumerate(METHODS):
             res = dp_moet(data, eps, approach="pareto", sensitivity=method.split("-")[1],
-                          rng=np.random.default_rng([seed, di, run_, 1 + mi, ei]), **settings)
+                          rng=np.random.default_rng([seed, di, run_, 1 + mi, ei]), compressed=comp, **settings)
             rows.append({"dataset": name, "method": method, "epsilon": eps, "run": run_, "metric": "C",
                          "value": metric_c(ref.objectives, res.objectives), "budget": settings["budget"]})
     return rows
