@@ -159,3 +159,22 @@ def test_thesis_figures_smoke(tmp_path):
     assert len(rows) == 6 and {r["method"] for r in rows} == set(tf.METHODS)
     assert all(r["metric"] == "accuracy" and r["depth"] == "2" and 0.5 < float(r["value"]) <= 1 for r in rows)
     assert (tmp_path / "thesis-figures23-25-nltcs.png").exists()
+
+
+def test_every_split_gets_budget_over_2_d_plus_1(monkeypatch):
+    import dpselect.mechanisms as mech
+
+    seen = []
+    real = mech.exponential
+
+    def spy(u, eps, sens, **kw):
+        seen.append(eps)
+        return real(u, eps, sens, **kw)
+
+    monkeypatch.setattr(mech, "exponential", spy)
+    d = load_nltcs()
+    for m in ("global", "local", "shifted"):
+        seen.clear()
+        tree = diffpid3(d, 0.9, 2, mechanism=m, rng=0)
+        assert len(seen) == int((tree.feature >= 0).sum()) >= 1
+        assert seen == [pytest.approx(0.9 / 6)] * len(seen)
