@@ -5,7 +5,7 @@ import importlib
 import pytest
 
 MODULES = ["dpselect.sensitivity", "dpselect.dampening", "dpselect.mechanisms", "dpselect.audit",
-           "dpselect.utilities.classification"]
+           "dpselect.utilities.classification", "dpselect.multiobjective"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -40,6 +40,7 @@ from ._validation import check_choice, check_k, check_matrix, check_positive
 from .sensitivity import SensitivityFunction, constant, weighted_sum
 
 __all__ = [
+    "metric_c",
     "pareto_score",
     "pareto_sensitivity",
     "aggregate_sensitivity",
@@ -501,3 +502,19 @@ def priv_agg_probabilities(U, weights, epsilon: float, sensitivities: Sensitivit
     M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
     u, sensitivity = _aggregate(M, weights, sens, mechanism, n, m)
     return _probabilities(mechanism, u, eps, sensitivity, options)
+
+
+def metric_c(reference: np.ndarray, candidates: np.ndarray) -> float:
+    """Metric C(X', X'') of paper Def. 6.3: fraction of X'' dominated by at least one member of X'.
+
+    Domination is strict in every objective (DESIGN.md's Pareto domination), all objectives maximised.
+
+    >>> metric_c(np.array([[0.9, 0.9]]), np.array([[0.5, 0.5], [0.95, 0.1]]))
+    0.5
+    """
+    A = np.asarray(reference, dtype=np.float64)
+    B = np.asarray(candidates, dtype=np.float64)
+    if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[1] or A.shape[0] == 0 or B.shape[0] == 0:
+        raise ValueError(f"reference and candidates must be non-empty (n, m) arrays with equal m, got {A.shape}, {B.shape}")
+    dominated = (A[:, None, :] > B[None, :, :]).all(axis=2).any(axis=0)
+    return float(dominated.mean())

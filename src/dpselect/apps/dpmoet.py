@@ -38,6 +38,7 @@ import numpy as np
 
 from .._rng import check_rng
 from .._validation import check_choice, check_int, check_positive
+from ..multiobjective import metric_c  # noqa: F401  (re-exported: DP-MOET reports it)
 from ..trees import Tree, TreeSpace, crossover, mutate, predict_many, prune, random_population
 
 __all__ = ["MOETResult", "dp_moet", "nodp_moet", "metric_c", "CompressedTable", "APPROACHES", "BUDGETS"]
@@ -261,19 +262,3 @@ def nodp_moet(data, *, approach: str = "pareto", weights=(3.0, 2.0), population:
     return _run(data, None, approach, "nodp", weights=weights, population=population, selection=selection,
                 generations=generations, depth=depth, max_depth=max_depth, output=output, budget=budget, rng=rng,
                 compressed=compressed)
-
-
-def metric_c(reference: np.ndarray, candidates: np.ndarray) -> float:
-    """Metric C(X', X'') of paper Def. 6.3: fraction of X'' dominated by at least one member of X'.
-
-    Domination is strict in every objective (DESIGN.md's Pareto domination), all objectives maximised.
-
-    >>> metric_c(np.array([[0.9, 0.9]]), np.array([[0.5, 0.5], [0.95, 0.1]]))
-    0.5
-    """
-    A = np.asarray(reference, dtype=np.float64)
-    B = np.asarray(candidates, dtype=np.float64)
-    if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[1] or A.shape[0] == 0 or B.shape[0] == 0:
-        raise ValueError(f"reference and candidates must be non-empty (n, m) arrays with equal m, got {A.shape}, {B.shape}")
-    dominated = (A[:, None, :] > B[None, :, :]).all(axis=2).any(axis=0)
-    return float(dominated.mean())

@@ -258,8 +258,7 @@ def metric_c(objectives: np.ndarray, reference: Sequence[int], selected: Sequenc
     sel = np.asarray(selected, dtype=np.intp)
     if sel.size == 0:
         raise ValueError("selected must not be empty")
-    dominated = np.all(U[ref][:, None, :] > U[sel][None, :, :], axis=2).any(axis=0)
-    return float(dominated.mean())
+    return _mo().metric_c(U[ref], U[sel])
 
 
 def recall(reference: Sequence[int], selected: Sequence[int]) -> float:
