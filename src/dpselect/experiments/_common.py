@@ -111,3 +111,26 @@ def pyplot():
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def run_jobs(task, jobs: list, label: str, *, processes: int = 1, quiet: bool = False) -> tuple[list[dict], float]:
+    """Run ``task(job) -> list of rows`` over ``jobs`` (in ``processes`` forked workers when > 1) with a
+    progress bar; return all rows (in completion order) and the wall time in seconds."""
+    import multiprocessing as mp
+    import time
+
+    from .._progress import Progress
+
+    rows: list[dict] = []
+    t0 = time.perf_counter()
+    with Progress(len(jobs), label, enabled=not quiet) as bar:
+        if processes > 1:
+            with mp.get_context("fork").Pool(processes) as pool:
+                for part in pool.imap_unordered(task, jobs):
+                    rows += part
+                    bar.update()
+        else:
+            for job in jobs:
+                rows += task(job)
+                bar.update()
+    return rows, time.perf_counter() - t0

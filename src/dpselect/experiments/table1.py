@@ -11,14 +11,11 @@ selection rounds and their picks; "paper-code": ε/k per round, k − 1 generati
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
-import time
 from pathlib import Path
 
 import numpy as np
 
-from .._progress import Progress
-from ._common import add_common_arguments, check_datasets, markdown_table, pyplot, summarise, write_csv
+from ._common import add_common_arguments, check_datasets, markdown_table, pyplot, run_jobs, summarise, write_csv
 
 NAME = "table1"
 DESCRIPTION = "Paper Table 1: metric C of DP-MOET-Pareto global/local against NODP-MOET-Pareto (NLTCS, Adult, ACS)"
@@ -85,19 +82,7 @@ def run(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     settings = _settings(args)
     jobs = [(DATASETS.index(n), n, r, args.seed, list(args.epsilons), settings) for n in names for r in range(args.runs)]
-    rows: list[dict] = []
-    t0 = time.perf_counter()
-    with Progress(len(jobs), NAME, enabled=not args.quiet) as bar:
-        if args.jobs > 1:
-            with mp.get_context("fork").Pool(args.jobs) as pool:
-                for part in pool.imap_unordered(_task, jobs):
-                    rows += part
-                    bar.update()
-        else:
-            for job in jobs:
-                rows += _task(job)
-                bar.update()
-    wall = time.perf_counter() - t0
+    rows, wall = run_jobs(_task, jobs, NAME, processes=args.jobs, quiet=args.quiet)
     order = {(n, m, e): i for i, (n, m, e) in enumerate((n, m, e) for n in names for m in METHODS for e in args.epsilons)}
     rows.sort(key=lambda r: (order[(r["dataset"], r["method"], r["epsilon"])], r["run"]))
     write_csv(out / f"{NAME}.csv", rows, extra_columns=("budget",))

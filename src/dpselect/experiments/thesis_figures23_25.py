@@ -10,14 +10,11 @@ per (repetition, fold) with ``run = repetition * 10 + fold``.
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
-import time
 from pathlib import Path
 
 import numpy as np
 
-from .._progress import Progress
-from ._common import add_common_arguments, check_datasets, markdown_table, pyplot, summarise, write_csv
+from ._common import add_common_arguments, check_datasets, markdown_table, pyplot, run_jobs, summarise, write_csv
 
 NAME = "thesis-figures23-25"
 DESCRIPTION = "Thesis Figs. 23-25: 10-fold CV accuracy of Global/Local/ShiftedLocal DiffPID3, depth 2 and 5"
@@ -79,19 +76,7 @@ def run(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     jobs = [(DATASETS.index(n), n, rep, f, args.folds, args.seed, list(args.epsilons), list(args.depths), args.bins)
             for n in names for rep in range(args.runs) for f in range(args.folds)]
-    rows: list[dict] = []
-    t0 = time.perf_counter()
-    with Progress(len(jobs), NAME, enabled=not args.quiet) as bar:
-        if args.jobs > 1:
-            with mp.get_context("fork").Pool(args.jobs) as pool:
-                for part in pool.imap_unordered(_task, jobs):
-                    rows += part
-                    bar.update()
-        else:
-            for job in jobs:
-                rows += _task(job)
-                bar.update()
-    wall = time.perf_counter() - t0
+    rows, wall = run_jobs(_task, jobs, NAME, processes=args.jobs, quiet=args.quiet)
     key = {(n, d, m, e): i for i, (n, d, m, e) in enumerate(
         (n, d, m, e) for n in names for d in args.depths for m in METHODS for e in args.epsilons)}
     rows.sort(key=lambda r: (key[(r["dataset"], r["depth"], r["method"], r["epsilon"])], r["run"]))
