@@ -175,8 +175,8 @@ class DatasetGraph:
         else:
             try:
                 return self._index[vertex]
-            except (KeyError, TypeError):
-                pass
+            except (KeyError, TypeError):  # unknown or unhashable
+                raise ValueError(f"{name} {_short(vertex)} is not a vertex of the graph") from None
         raise ValueError(f"{name} {_short(vertex)} is not a vertex of the graph")
 
     def vertex_array(self, mapping: Any, name: str, *, dtype=np.float64) -> tuple[np.ndarray, np.ndarray]:

@@ -14,6 +14,8 @@ which is what makes the label-setting algorithm of :mod:`dpselect.binary.extensi
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 from typing import Any, Callable
 
 import numpy as np
@@ -24,7 +26,7 @@ from .closed_forms import dp_lower, dp_upper
 __all__ = ["SuitablePair", "DPPair", "FunctionPair", "EdgeDPPairs"]
 
 
-class SuitablePair:
+class SuitablePair(ABC):
     """Base class: a suitable pair ``(L, U)`` acting on numpy arrays.
 
     Subclasses implement :meth:`upper` and :meth:`lower` (vectorised). The graph algorithms call
@@ -34,11 +36,13 @@ class SuitablePair:
 
     homogeneous = True
 
-    def upper(self, alpha: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def upper(self, alpha: np.ndarray) -> np.ndarray:
+        """U(α): the largest Pr[M(y) = 1] a neighbour y may have when Pr[M(x) = 1] = α (vectorised)."""
 
-    def lower(self, alpha: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def lower(self, alpha: np.ndarray) -> np.ndarray:
+        """L(α): the smallest Pr[M(y) = 1] a neighbour y may have when Pr[M(x) = 1] = α (vectorised)."""
 
     # hooks used by the graph code (per-arc / per-vertex variants for heterogeneous pairs)
     def arc_upper(self, alpha: np.ndarray, arcs: np.ndarray) -> np.ndarray:
