@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import best_of, machine, record  # noqa: E402
 
 import dpselect  # noqa: E402
-from dpselect._dominance import count_dominating, count_dominating_blocked  # noqa: E402
+from dpselect._dominance import count_dominating_blocked  # noqa: E402
 from dpselect.multiobjective import _pareto_sf, pareto_score  # noqa: E402
 from dpselect.sensitivity import SensitivityFunction  # noqa: E402
 

@@ -1,7 +1,6 @@
 import numpy as np
 import pytest
 
-import dpselect
 from dpselect import SensitivityFunction, constant, dampen
 from dpselect.dampening import shift_totals
 

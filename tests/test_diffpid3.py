@@ -6,7 +6,6 @@ import itertools
 import numpy as np
 import pytest
 
-import dpselect
 from dpselect.apps.diffpid3 import (
     dampen_ig,
     diffpid3,
@@ -23,7 +22,7 @@ from dpselect.mechanisms import (
     local_dampening_probabilities,
     shifted_local_dampening_probabilities,
 )
-from dpselect.tabular import TabularData, load_nltcs, load_table
+from dpselect.tabular import load_nltcs, load_table
 from dpselect.utilities.information_gain import IGTables, ig_count_tables, ig_global_sensitivity, ig_sensitivity_function
 
 

@@ -4,7 +4,6 @@ import math
 import numpy as np
 import pytest
 
-import dpselect
 from dpselect import (
     SensitivityFunction, constant, exponential, exponential_probabilities, local_dampening,
     local_dampening_probabilities, permute_and_flip, permute_and_flip_probabilities, report_noisy_max,

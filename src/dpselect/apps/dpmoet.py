@@ -39,7 +39,7 @@ import numpy as np
 from .._rng import check_rng
 from .._validation import check_choice, check_int, check_positive
 from ..multiobjective import metric_c  # noqa: F401  (re-exported: DP-MOET reports it)
-from ..trees import Tree, TreeSpace, crossover, mutate, predict_many, prune, random_population
+from ..trees import TreeSpace, crossover, mutate, predict_many, prune, random_population
 
 __all__ = ["MOETResult", "dp_moet", "nodp_moet", "metric_c", "CompressedTable", "APPROACHES", "BUDGETS"]
 

@@ -14,7 +14,6 @@ numbers comes from that looser formula. (Here the dampening function only needs 
 from __future__ import annotations
 
 import argparse
-import math
 from pathlib import Path
 
 import numpy as np
