@@ -56,7 +56,7 @@ DIRECTIONS = ("increasing", "decreasing")
 def _check_weights(weights, n: int) -> np.ndarray | None:
     if weights is None:
         return None
-    w = np.asarray(weights, dtype=np.float64) if not isinstance(weights, np.ndarray) else weights.astype(np.float64, copy=False)
+    w = np.asarray(weights, dtype=np.float64)
     if w.ndim != 1 or w.shape[0] != n:
         raise ValueError(f"weights must be a 1-D array with one entry per candidate ({n}), got shape {w.shape}")
     bad = ~(np.isfinite(w) & (w > 0))
