@@ -3,6 +3,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from .exceptions import PrivacyLeakWarning  # noqa: E402
 from .sensitivity import SensitivityFunction, constant, maximum, weighted_sum  # noqa: E402
 from .dampening import dampen  # noqa: E402
 from .mechanisms import (  # noqa: E402
@@ -23,7 +24,7 @@ __all__ = [
     "SensitivityFunction", "constant", "maximum", "weighted_sum", "dampen",
     "exponential", "exponential_probabilities", "permute_and_flip", "permute_and_flip_probabilities",
     "report_noisy_max", "report_noisy_max_probabilities", "local_dampening", "local_dampening_probabilities",
-    "shifted_local_dampening", "shifted_local_dampening_probabilities", "audit", "__version__",
+    "shifted_local_dampening", "shifted_local_dampening_probabilities", "audit", "__version__", "PrivacyLeakWarning",
 ]
 
 from .apps.median import median  # noqa: E402

@@ -1,0 +1,35 @@
+"""Warnings and errors specific to dpselect.
+
+``PrivacyLeakWarning`` is emitted when a quantity that a privacy proof treats as *public* (a bound on
+the values, a maximum degree, a database-size bound, a column range, a category count) was not given
+by the caller and had to be read from the private data instead. The released output is then *not*
+ε-DP as stated: the public quantity itself leaks. Pass the quantity explicitly to silence it.
+"""
+from __future__ import annotations
+
+import warnings
+
+__all__ = ["PrivacyLeakWarning", "warn_public_from_data"]
+
+
+class PrivacyLeakWarning(UserWarning):
+    """A quantity the privacy proof treats as public was read from the private data."""
+
+
+def warn_public_from_data(quantity: str, value, where: str, *, stacklevel: int = 3) -> None:
+    """Warn that ``quantity`` (e.g. ``"max_degree"``) was taken from the data as ``value`` in ``where``.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     warn_public_from_data("bound", 7.0, "median")
+    >>> w[0].category.__name__
+    'PrivacyLeakWarning'
+    """
+    warnings.warn(
+        f"{where}: {quantity} was not given and was read from the private data ({quantity} = {value!r}); "
+        f"the result is not differentially private as stated. Pass {quantity}= explicitly (a public value "
+        "chosen without looking at the data).",
+        PrivacyLeakWarning,
+        stacklevel=stacklevel,
+    )
