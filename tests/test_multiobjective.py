@@ -444,3 +444,102 @@ def test_admissibility_checker_rejects_underestimated_delta_ps():
 
     rep = dpselect.audit.check_admissibility(utility, sensitivity, neighbours, _universe(3, types), t_max=2)
     assert not rep.ok
+
+
+# -- issue 11: one δ^PS shared by several threads ---------------------------------------------------
+def _race_instance(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    U = rng.integers(0, 40, size=(n, 2)).astype(float)
+    a, b = rng.uniform(0.2, 1.0, size=n), rng.uniform(0.2, 1.0, size=n)
+    sfs = [SensitivityFunction(lambda t, a=a: np.minimum(1.0, a * (1 + 0.3 * t)), 1.0),
+           SensitivityFunction(lambda t, b=b: np.minimum(1.0, b * (1 + 0.2 * t)), 1.0)]
+    return U, sfs
+
+
+def _hammer(fn, n_threads=4, calls=150):
+    """Run fn() calls times in each of n_threads threads with a tiny switch interval; count False results."""
+    import sys
+    import threading
+
+    wrong = [0] * n_threads
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible: the unsafe version failed 723/800
+
+    def work(i):
+        for _ in range(calls):
+            if not fn():
+                wrong[i] += 1
+
+    try:
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(n_threads)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+    finally:
+        sys.setswitchinterval(old)
+    return sum(wrong)
+
+
+def test_pareto_sensitivity_shared_by_threads_calling_dampen():
+    U, sfs = _race_instance()
+    ps = pareto_score(U).astype(float) - 3.0
+    expected = dpselect.dampen(ps, pareto_sensitivity(U, sfs))
+    assert np.all(np.isfinite(expected)) and expected.min() < -3.0   # walks several distances
+    shared = pareto_sensitivity(U, sfs)
+    assert _hammer(lambda: np.array_equal(dpselect.dampen(ps, shared), expected)) == 0
+
+
+def test_pareto_sensitivity_shared_by_threads_any_order_of_t():
+    U, sfs = _race_instance(n=40, seed=3)
+    fresh = pareto_sensitivity(U, sfs)
+    expected = {t: fresh(t) for t in range(8)}
+    idx = np.array([0, 5, 17, 39])
+    expected_sub = {t: pareto_sensitivity(U, sfs)(t, candidates=idx) for t in range(8)}
+    shared = pareto_sensitivity(U, sfs)
+    order = np.random.default_rng(5).permutation(np.repeat(np.arange(8), 3))
+
+    def check():
+        return all(np.array_equal(shared(int(t)), expected[int(t)])
+                   and np.array_equal(shared(int(t), candidates=idx), expected_sub[int(t)]) for t in order)
+
+    assert _hammer(check, calls=20) == 0
+
+
+def test_priv_agg_sensitivity_and_pareto_probabilities_shared_across_threads():
+    U, sfs = _race_instance(n=30, seed=7)
+    agg = aggregate_sensitivity([0.7, -0.3], sfs)
+    u = U @ np.array([0.7, -0.3])
+    exp_agg = dpselect.dampen(u, aggregate_sensitivity([0.7, -0.3], sfs))
+    exp_pp = priv_pareto_probabilities(U, 1.0, sfs)
+    assert _hammer(lambda: np.array_equal(dpselect.dampen(u, agg), exp_agg)
+                   and np.array_equal(priv_pareto_probabilities(U, 1.0, sfs), exp_pp), calls=40) == 0
+
+
+def test_failed_step_leaves_delta_ps_consistent():
+    U, sfs = _race_instance(n=10, seed=1)
+    calls = {"n": 0}
+
+    def flaky(t):
+        calls["n"] += 1
+        if calls["n"] == 2:            # the second objective fails once, at t = 1
+            raise RuntimeError("transient")
+        return np.full(10, 0.25)
+
+    sfs2 = [sfs[0], SensitivityFunction(flaky, 1.0)]
+    sf = pareto_sensitivity(U, sfs2)
+    sf(0)
+    with pytest.raises(RuntimeError, match="transient"):
+        sf(1)
+    ref = pareto_sensitivity(U, [sfs[0], SensitivityFunction(lambda t: np.full(10, 0.25), 1.0)])
+    assert np.array_equal(sf(1), ref(1)) and np.array_equal(sf(2), ref(2))
+
+
+@pytest.mark.parametrize("weights", [["a", "b"], ["0.5", "0.5"], "ab", [0.5, None]])
+def test_non_numeric_weights_name_weights(weights):
+    U = [[1.0, 2.0], [2.0, 1.0]]
+    for call in (lambda: priv_agg(U, weights, 1.0, [1.0, 1.0], rng=0),
+                 lambda: priv_agg_probabilities(U, weights, 1.0, [1.0, 1.0]),
+                 lambda: aggregate_sensitivity(weights, [constant(2, 1.0), constant(2, 1.0)])):
+        with pytest.raises(TypeError, match=r"weights must be a 1-D array of 2 finite numbers, got"):
+            call()

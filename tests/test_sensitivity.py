@@ -89,3 +89,121 @@ def test_weighted_sum_checks():
         weighted_sum([1.0, 1.0], [a, constant(3, 1.0)])
     with pytest.raises(TypeError, match="must be a SensitivityFunction"):
         maximum(a, lambda t: 1)
+
+
+# -- issue 11: bad values, bad candidates, aliasing, threads ---------------------------------------
+def test_inf_is_an_error_not_clipped():
+    sf = SensitivityFunction(lambda t: np.array([0.5, np.inf, 0.2]), 1.0, name="ratio")
+    with pytest.raises(ValueError, match=r"'ratio' must return finite values >= 0, got inf at t=0 \(position 1\)"):
+        sf(0)
+    el = SensitivityFunction(lambda t, candidates=None: np.full(np.shape(candidates), np.inf), 1.0,
+                             n_candidates=2, elementwise=True)
+    with pytest.raises(ValueError, match="got inf"):
+        el.at(np.array([0, 1]), np.array([0, 1]))
+
+
+@pytest.mark.parametrize("out", [["a", "b", "c"], np.array(["1", "2", "3"]), [1 + 1j, 2, 3], [None, 1.0, 2.0]])
+def test_non_numeric_values_are_a_type_error_naming_the_function(out):
+    sf = SensitivityFunction(lambda t: out, 1.0, name="strings")
+    with pytest.raises(TypeError, match=r"sensitivity function 'strings' must return real numbers, got dtype"):
+        sf(0)
+
+
+def test_int_and_object_float_values_accepted():
+    assert SensitivityFunction(lambda t: [0, 1, 2], 1.5)(0).tolist() == [0.0, 1.0, 1.5]
+    assert SensitivityFunction(lambda t: np.array([0.25, 1], dtype=object), 1.0)(0).tolist() == [0.25, 1.0]
+
+
+@pytest.mark.parametrize("with_kw", [False, True])
+@pytest.mark.parametrize("bad, exc, msg", [
+    ([-1], ValueError, r"candidates must be indices in \[0, 3\) \(n_candidates of '(bounded\()?g\)?'\), got -1"),
+    ([0, 7], ValueError, r"candidates must be indices in \[0, 3\) \(n_candidates of '(bounded\()?g\)?'\), got 7"),
+    ([0.5], TypeError, r"candidates must be a 1-D array of int indices, got dtype float64"),
+    ([True], TypeError, r"candidates must be a 1-D array of int indices, got dtype bool"),
+    ([[0, 1]], TypeError, r"candidates must be a 1-D array of int indices, got dtype int64 shape \(1, 2\)"),
+    (["0"], TypeError, r"candidates must be a 1-D array of int indices, got dtype <U1"),
+])
+def test_bad_candidates(with_kw, bad, exc, msg):
+    base = np.array([0.1, 0.2, 0.3])
+    fn = (lambda t, candidates=None: base if candidates is None else base[candidates]) if with_kw else (lambda t: base)
+    sf = SensitivityFunction(fn, 1.0, name="g")
+    with pytest.raises(exc, match=msg):
+        sf(0, candidates=bad)
+    # also past the saturation distance, where no value is computed
+    with pytest.raises(exc, match=msg):
+        sf.bounded(2)(5, candidates=bad)
+
+
+def test_candidates_learn_n_when_unknown_and_empty_is_fine():
+    sf = SensitivityFunction(lambda t, candidates=None: np.ones(4) if candidates is None else np.ones(len(candidates)),
+                             1.0)
+    assert sf.n_candidates is None
+    with pytest.raises(ValueError, match=r"indices in \[0, 4\)"):
+        sf(0, candidates=[4])
+    assert sf(0, candidates=np.array([], dtype=np.int64)).shape == (0,)
+    assert sf(0, candidates=[]).shape == (0,)
+
+
+def test_at_checks_distances_and_candidates():
+    sf = SensitivityFunction(lambda t: np.array([0.1, 0.2]), 1.0)
+    assert sf.at(np.array([0, 3]), np.array([1, 0])).tolist() == [0.2, 0.1]
+    with pytest.raises(TypeError, match="ts must be an array of int distances, got dtype float64"):
+        sf.at(np.array([0.5]), np.array([0]))
+    with pytest.raises(ValueError, match=r"indices in \[0, 2\).*got 2"):
+        sf.at(np.array([0]), np.array([2]))
+
+
+def test_results_never_alias_the_functions_cache():
+    cache = np.array([0.1, 0.2, 0.3])
+    sf = SensitivityFunction(lambda t, candidates=None: cache if candidates is None else cache[candidates], 1.0)
+    for out in (sf(0), sf.bounded(10)(0), sf.flat()(0), maximum(sf, sf)(0)):
+        out[:] = 99.0
+    assert cache.tolist() == [0.1, 0.2, 0.3]
+    assert sf(0).tolist() == [0.1, 0.2, 0.3]
+    view_cache = np.array([[0.5, 0.6], [2.0, 3.0]])
+    sf2 = SensitivityFunction(lambda t: view_cache[0], 1.0)  # a view into a larger cache
+    v = sf2(0)
+    v[0] = -1.0
+    assert view_cache[0].tolist() == [0.5, 0.6]
+    # clipping happens on the copy, never in the function's array
+    big = np.array([5.0, 0.5])
+    assert SensitivityFunction(lambda t: big, 1.0)(0).tolist() == [1.0, 0.5]
+    assert big.tolist() == [5.0, 0.5]
+
+
+@pytest.mark.parametrize("weights", [["a", "b"], ["1", "2"], "ab", None, [1.0, None]])
+def test_weighted_sum_non_numeric_weights(weights):
+    a = constant(2, 1.0)
+    with pytest.raises(TypeError, match=r"weights must be a 1-D array of 2 finite numbers, got"):
+        weighted_sum(weights, [a, a])
+
+
+def test_compositions_shared_across_threads_give_single_thread_values():
+    import sys
+    import threading
+
+    rng = np.random.default_rng(11)
+    base = rng.uniform(0.0, 1.5, size=(3, 50))
+    sfs = [SensitivityFunction(lambda t, candidates=None, b=b: (b * (1 + t) if candidates is None
+                                                              else b[candidates] * (1 + t)), 1.0) for b in base]
+    shared = [maximum(*sfs), weighted_sum([1.0, -2.0, 0.5], sfs), sfs[0].bounded(4), sfs[1].flat(), constant(50, 2.0)]
+    idx = np.arange(0, 50, 3)
+    expected = [[(f(t), f(t, idx)) for t in range(6)] for f in shared]
+    wrong = []
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        def work():
+            for _ in range(40):
+                for f, exp in zip(shared, expected):
+                    for t in range(6):
+                        if not (np.array_equal(f(t), exp[t][0]) and np.array_equal(f(t, idx), exp[t][1])):
+                            wrong.append((f.name, t))
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert wrong == []

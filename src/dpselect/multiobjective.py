@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import threading
 from typing import Any, Sequence
 
 import numpy as np
@@ -37,7 +38,7 @@ import numpy as np
 from ._dominance import count_dominating, count_with_orders
 from ._rng import check_rng
 from ._validation import check_choice, check_k, check_matrix, check_positive
-from .sensitivity import SensitivityFunction, constant, weighted_sum
+from .sensitivity import SensitivityFunction, _check_weight_values, constant, weighted_sum
 
 __all__ = [
     "metric_c",
@@ -148,6 +149,12 @@ class _ParetoDelta:
     ``base_idx`` maps the rows of U to the candidates of the base sensitivity functions (a subset
     after earlier picks of PrivPareto top-k). Calls with increasing t (what the dampening loops do) cost
     one step each; a smaller t restarts the sums from 0.
+
+    Thread safety: the running sums and the cached sort orders are **per thread** (``threading.local``),
+    so one object shared by several threads gives every thread the same values as a private copy
+    would; a thread's first call starts its own walk from t = 0. (The values never depend on the
+    state, only the cost does.) The base sensitivity functions are called from every thread, so they
+    must be thread-safe themselves; the ones in :mod:`dpselect.sensitivity` are stateless.
     """
 
     def __init__(self, U: np.ndarray, sfs: list[SensitivityFunction], base_idx: np.ndarray | None) -> None:
@@ -155,34 +162,56 @@ class _ParetoDelta:
         self.sfs = sfs
         self.base_idx = base_idx
         self.n = U.shape[0]
-        self._t = -1
-        self._cum = np.zeros_like(U)
-        self._orders_h = self._orders_l = None
+        self._local = threading.local()
 
-    def _advance(self, t: int) -> None:
-        if t < self._t:
-            self._t = -1
-            self._cum = np.zeros_like(self.U)
-        while self._t < t:
-            j = self._t + 1
+    def _state(self) -> _WalkState:
+        st = getattr(self._local, "state", None)
+        if st is None:
+            st = self._local.state = _WalkState(self.U)
+        return st
+
+    def _advance(self, st: _WalkState, t: int) -> None:
+        if t < st.t:
+            st.reset(self.U)
+        while st.t < t:
+            j = st.t + 1
+            steps = []
             for i, sf in enumerate(self.sfs):
                 d = sf(j) if self.base_idx is None else sf(j, candidates=self.base_idx)
                 if d.shape != (self.n,):
                     raise ValueError(f"sensitivity_functions[{i}] returned {d.shape[0]} values at t={j}, "
                                      f"expected {self.n} (one per row of U)")
-                self._cum[:, i] += d
-            self._t = j
+                steps.append(d)
+            # all objectives evaluated before any sum changes: an error above leaves the state consistent
+            for i, d in enumerate(steps):
+                st.cum[:, i] += d
+            st.t = j
 
     def __call__(self, t: int, candidates: np.ndarray | None = None) -> np.ndarray:
-        self._advance(t)
-        H = self.U + self._cum
-        L = self.U - self._cum
+        st = self._state()
+        self._advance(st, t)
+        H = self.U + st.cum
+        L = self.U - st.cum
         qL = L if candidates is None else L[candidates]
         qH = H if candidates is None else H[candidates]
         # the sums grow a little per step, so the previous step's sort orders are nearly right
-        weak, self._orders_h = count_with_orders(H, qL, False, "auto", self._orders_h)
-        strict, self._orders_l = count_with_orders(L, qH, True, "auto", self._orders_l)
+        weak, st.orders_h = count_with_orders(H, qL, False, "auto", st.orders_h)
+        strict, st.orders_l = count_with_orders(L, qH, True, "auto", st.orders_l)
         return (weak - 1 - strict).astype(np.float64)
+
+
+class _WalkState:
+    """One thread's position in the walk over t: the running sums and the last sort orders."""
+
+    __slots__ = ("t", "cum", "orders_h", "orders_l")
+
+    def __init__(self, U: np.ndarray) -> None:
+        self.reset(U)
+
+    def reset(self, U: np.ndarray) -> None:
+        self.t = -1
+        self.cum = np.zeros_like(U)
+        self.orders_h = self.orders_l = None
 
 
 def _saturation(U: np.ndarray, sfs: list[SensitivityFunction]) -> int | None:
@@ -284,10 +313,7 @@ def aggregate_sensitivity(weights, sensitivity_functions: Sensitivities) -> Sens
 
 
 def _check_weights(weights, m: int) -> np.ndarray:
-    try:
-        w = np.asarray(weights, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"weights must be a 1-D array of {m} finite numbers, got {weights!r}") from None
+    w = _check_weight_values(weights, m)
     if w.ndim != 1 or w.shape[0] != m:
         raise ValueError(f"weights must have one entry per objective ({m}), got shape {w.shape}")
     if not np.all(np.isfinite(w)):

@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ._validation import check_int, check_positive
+from ._validation import _short, check_int, check_positive
 
 __all__ = ["SensitivityFunction", "constant", "maximum", "weighted_sum"]
 
@@ -59,10 +59,18 @@ class SensitivityFunction:
 
     Notes
     -----
-    Values are validated on every call: the result must be a 1-D array of the right length without NaN
-    or negative entries (``ValueError`` otherwise). Values above Δu are **clipped** to Δu: by thesis
-    Lemma 3.2.2, min(δ, Δu) is admissible whenever δ is, so clipping never weakens privacy and only
-    removes noise a larger value would add.
+    Values are validated on every call: the result must be a 1-D array of real numbers (``TypeError``
+    naming the function for strings, complex numbers, None) of the right length with finite entries
+    >= 0 (``ValueError`` for NaN, ``inf`` or negative entries: ``inf`` usually means a division by
+    zero in ``fn``, so it is an error, not clipped). Finite values above Δu are **clipped** to Δu: by
+    thesis Lemma 3.2.2, min(δ, Δu) is admissible whenever δ is, so clipping never weakens privacy and
+    only removes noise a larger value would add.
+
+    Every call returns a fresh array that the caller may modify; it never aliases an array ``fn``
+    keeps (a cache). The object holds no mutable state besides ``n_candidates`` (learnt once), so it
+    is safe to share across threads whenever ``fn`` is; the sensitivity functions built by dpselect
+    (:func:`constant`, :func:`maximum`, :func:`weighted_sum`, :meth:`bounded`, :meth:`flat`,
+    :func:`dpselect.multiobjective.pareto_sensitivity`) are.
 
     Examples
     --------
@@ -97,38 +105,54 @@ class SensitivityFunction:
 
     # -- evaluation -----------------------------------------------------------------------------
     def __call__(self, t: int, candidates: np.ndarray | Sequence[int] | None = None) -> np.ndarray:
-        """δ(x, t, r) for all candidates (or for the index array ``candidates``), validated and clipped."""
+        """δ(x, t, r) for all candidates (or for the index array ``candidates``), validated and clipped.
+
+        ``candidates`` must be a 1-D array of int indices in ``[0, n_candidates)`` (no negative
+        wrap-around). The result is always a fresh array the caller may modify: it never aliases a
+        cache of the wrapped function.
+        """
         t = check_int(t, "t", minimum=0)
         delta = self.global_sensitivity
+        idx = None if candidates is None else self._check_candidates(candidates, t)
         if self.saturation_distance is not None and t >= self.saturation_distance:
-            size = self._size(candidates)
+            size = self.n_candidates if idx is None else idx.size
             if size is not None:
                 return np.full(size, delta)
-        if candidates is None:
-            vals = self._fn(t)
-            expected = self.n_candidates
-        else:
-            idx = np.asarray(candidates)
-            if idx.ndim != 1 or not (np.issubdtype(idx.dtype, np.integer) or idx.size == 0):
-                raise TypeError(f"candidates must be a 1-D int index array, got dtype {idx.dtype} shape {idx.shape}")
-            idx = idx.astype(np.intp, copy=False)
-            if self.supports_candidates:
-                vals = self._fn(t, candidates=idx)
-            else:
-                full = self._check(self._fn(t), t, self.n_candidates)
-                return full[idx]
-            expected = idx.size
-        return self._check(vals, t, expected)
+        if idx is None:
+            return self._check(self._fn(t), t, self.n_candidates)
+        if self.supports_candidates:
+            return self._check(self._fn(t, candidates=idx), t, idx.size)
+        full = self._check(self._fn(t), t, self.n_candidates)
+        return full[idx]
+
+    def _check_candidates(self, candidates, t) -> np.ndarray:
+        idx = candidates if isinstance(candidates, np.ndarray) else np.asarray(candidates)
+        if idx.ndim != 1 or not (idx.dtype.kind in "iu" or (idx.size == 0 and idx.dtype.kind in "biuf")):
+            raise TypeError(f"candidates must be a 1-D array of int indices, got dtype {idx.dtype} shape {idx.shape} "
+                            f"({_short(candidates)})")
+        idx = idx.astype(np.intp, copy=False)
+        if idx.size:
+            if self.n_candidates is None:
+                self._check(self._fn(t), t, None)  # learns the number of candidates from one full evaluation
+            # one reduction for both bounds: negative indices are huge as unsigned integers
+            if int(idx.view(np.uintp).max()) >= self.n_candidates:
+                bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
+                raise ValueError(f"candidates must be indices in [0, {self.n_candidates}) (n_candidates of "
+                                 f"{self.name!r}), got {bad}")
+        return idx
 
     def at(self, ts: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         """δ(x, ts[i], candidates[i]) elementwise (validated, clipped); needs ``elementwise=True``
         for speed, and falls back to one call per distinct t otherwise."""
-        ts = np.asarray(ts, dtype=np.int64)
-        idx = np.asarray(candidates, dtype=np.intp)
-        if ts.shape != idx.shape:
-            raise ValueError(f"ts and candidates must have the same shape, got {ts.shape} and {idx.shape}")
+        ts_arr = np.asarray(ts)
+        if ts_arr.size and not np.issubdtype(ts_arr.dtype, np.integer):
+            raise TypeError(f"ts must be an array of int distances, got dtype {ts_arr.dtype}")
+        ts = ts_arr.astype(np.int64, copy=False)
         if ts.size and ts.min() < 0:
             raise ValueError(f"distances t must be >= 0, got {int(ts.min())}")
+        idx = self._check_candidates(candidates, int(ts.min()) if ts.size else 0)
+        if ts.shape != idx.shape:
+            raise ValueError(f"ts and candidates must have the same shape, got {ts.shape} and {idx.shape}")
         if not self.elementwise:
             out = np.empty(ts.shape)
             for t in np.unique(ts):
@@ -140,13 +164,25 @@ class SensitivityFunction:
             vals = np.where(ts >= self.saturation_distance, self.global_sensitivity, vals)
         return vals
 
-    def _size(self, candidates) -> int | None:
-        if candidates is not None:
-            return int(np.asarray(candidates).size)
-        return self.n_candidates
-
     def _check(self, vals, t: int, expected: int | None) -> np.ndarray:
-        arr = np.asarray(vals, dtype=np.float64)
+        raw = vals if isinstance(vals, np.ndarray) else np.asarray(vals)
+        kind = raw.dtype.kind
+        if kind not in "biuf":
+            if kind == "O" and not any(isinstance(v, (str, bytes)) or v is None for v in raw.ravel()):
+                try:
+                    raw = raw.astype(np.float64)
+                except (TypeError, ValueError):
+                    kind = "?"
+                else:
+                    kind = "f"
+            if kind not in "biuf":
+                raise TypeError(
+                    f"sensitivity function {self.name!r} must return real numbers, got dtype {raw.dtype} "
+                    f"({_short(vals)}) at t={t}"
+                )
+        arr = raw.astype(np.float64, copy=False)
+        if arr is vals or arr.base is not None:
+            arr = arr.copy()  # never hand out (or later clip into) the wrapped function's own arrays
         if arr.ndim == 0 and expected is not None:
             arr = np.full(expected, float(arr))
         if arr.ndim != 1:
@@ -158,15 +194,17 @@ class SensitivityFunction:
         if expected is None and self.n_candidates is None:
             self.n_candidates = arr.shape[0]
         if arr.size:
-            lo = arr.min()
-            if not lo >= 0:  # catches NaN too
-                bad = int(np.flatnonzero(~(arr >= 0))[0])
+            lo, hi = arr.min(), arr.max()
+            if not (lo >= 0 and hi < np.inf):  # catches NaN too
+                bad = int(np.flatnonzero(~((arr >= 0) & (arr < np.inf)))[0])
+                hint = (" (inf is not clipped: return the global sensitivity where no smaller bound is known)"
+                        if arr[bad] == np.inf else "")
                 raise ValueError(
-                    f"sensitivity function {self.name!r} must return finite values >= 0, got {arr[bad]!r} "
-                    f"at t={t} (position {bad})"
+                    f"sensitivity function {self.name!r} must return finite values >= 0, got {float(arr[bad])!r} "
+                    f"at t={t} (position {bad}){hint}"
                 )
-            if arr.max() > self.global_sensitivity:
-                arr = np.minimum(arr, self.global_sensitivity)  # Lemma 3.2.2: still admissible
+            if hi > self.global_sensitivity:
+                np.minimum(arr, self.global_sensitivity, out=arr)  # Lemma 3.2.2: still admissible
         return arr
 
     def __repr__(self) -> str:
@@ -268,6 +306,20 @@ def maximum(*sensitivity_functions: SensitivityFunction) -> SensitivityFunction:
     )
 
 
+def _check_weight_values(weights, m: int) -> np.ndarray:
+    """``weights`` as float64, refusing strings, None and other non-numbers with a message naming them."""
+    raw = np.asarray(weights) if not isinstance(weights, (str, bytes)) else np.asarray([weights])
+    bad = raw.dtype.kind not in "biuf"
+    if raw.dtype.kind == "O":
+        bad = any(isinstance(v, (str, bytes)) or v is None for v in raw.ravel())
+    if not bad:
+        try:
+            return raw.astype(np.float64)
+        except (TypeError, ValueError):
+            bad = True
+    raise TypeError(f"weights must be a 1-D array of {m} finite numbers, got {_short(weights)}")
+
+
 def weighted_sum(weights: Sequence[float], sensitivity_functions: Sequence[SensitivityFunction]) -> SensitivityFunction:
     """δ^agg(x, t, r) = Σ_i |w_i| δ_i(x, t, r) with Δ = Σ_i |w_i| Δ_i (paper Thm 5.3 and 5.4).
 
@@ -279,7 +331,7 @@ def weighted_sum(weights: Sequence[float], sensitivity_functions: Sequence[Sensi
     (4.0, [4.0, 4.0])
     """
     sfs = _check_sfs(sensitivity_functions, "sensitivity_functions")
-    w = np.asarray(weights, dtype=np.float64)
+    w = _check_weight_values(weights, len(sfs))
     if w.ndim != 1 or w.shape[0] != len(sfs):
         raise ValueError(f"weights must have one entry per sensitivity function ({len(sfs)}), got shape {w.shape}")
     if not np.all(np.isfinite(w)):
