@@ -100,7 +100,7 @@ def test_huge_budget_gives_non_private_id3_on_nltcs():
     codes, nv = discretise(d)
     root = int(np.argmax(IGTables(ig_count_tables(codes, d.y, nv)).utilities()))
     for mech in ("global", "local", "shifted"):
-        tree = diffpid3(d, 1e7, 1, mechanism=mech, rng=1)
+        tree = diffpid3(d, 1e7, 1, mechanism=mech, n_max=d.n_records, rng=1)
         assert tree.feature[0] == root
         # leaves: majority class of each side
         for v in range(2):
@@ -109,21 +109,22 @@ def test_huge_budget_gives_non_private_id3_on_nltcs():
 
 
 def test_discretise_and_predict_tiny_table():
-    t = load_table({"x": [0.0, 0.2, 0.6, 1.0] * 50, "c": ["a", "b", "a", "b"] * 50, "y": [0, 0, 1, 1] * 50}, "y")
+    t = load_table({"x": [0.0, 0.2, 0.6, 1.0] * 50, "c": ["a", "b", "a", "b"] * 50, "y": [0, 0, 1, 1] * 50}, "y",
+                   numeric_bounds={"x": (0, 1)}, categories={"c": ["a", "b"]})
     codes, nv = discretise(t, bins=2)
     assert nv.tolist() == [2, 2]
     assert codes[:4].tolist() == [[0, 0], [0, 1], [1, 0], [1, 1]]
-    tree = global_diffpid3(t, 1e6, 2, bins=2, rng=0)
+    tree = global_diffpid3(t, 1e6, 2, bins=2, n_max=200, rng=0)
     assert tree.feature[0] == 0
     assert tree.accuracy(t) == 1.0
-    assert local_diffpid3(t, 1e6, 2, bins=2, rng=0).accuracy(t) == 1.0
-    assert shifted_local_diffpid3(t, 1e6, 2, bins=2, rng=0).accuracy(t) == 1.0
+    assert local_diffpid3(t, 1e6, 2, bins=2, n_max=200, rng=0).accuracy(t) == 1.0
+    assert shifted_local_diffpid3(t, 1e6, 2, bins=2, n_max=200, rng=0).accuracy(t) == 1.0
 
 
 def test_seeded_reproducible_and_bad_arguments():
     d = load_nltcs()
-    a = local_diffpid3(d, 0.5, 3, rng=7)
-    b = local_diffpid3(d, 0.5, 3, rng=7)
+    a = local_diffpid3(d, 0.5, 3, n_max=21574, rng=7)
+    b = local_diffpid3(d, 0.5, 3, n_max=21574, rng=7)
     assert np.array_equal(a.feature, b.feature) and np.array_equal(a.label, b.label)
     with pytest.raises(ValueError, match="mechanism"):
         diffpid3(d, 1.0, 2, mechanism="nope")
@@ -146,6 +147,11 @@ def test_envelope_shift_equals_direct_sum():
 
 def test_thesis_figures_smoke(tmp_path):
     import argparse
+    import warnings
+
+    from dpselect import PrivacyLeakWarning
+
+    warnings.simplefilter("error", PrivacyLeakWarning)  # the papers' public values: no warning (pytest restores)
 
     from dpselect.experiments import _common, thesis_figures23_25 as tf
 
@@ -174,6 +180,6 @@ def test_every_split_gets_budget_over_2_d_plus_1(monkeypatch):
     d = load_nltcs()
     for m in ("global", "local", "shifted"):
         seen.clear()
-        tree = diffpid3(d, 0.9, 2, mechanism=m, rng=0)
+        tree = diffpid3(d, 0.9, 2, mechanism=m, n_max=21574, rng=0)
         assert len(seen) == int((tree.feature >= 0).sum()) >= 1
         assert seen == [pytest.approx(0.9 / 6)] * len(seen)

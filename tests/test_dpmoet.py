@@ -94,7 +94,7 @@ def test_bad_arguments(nltcs):
         dp_moet(nltcs, 1.0, budget="half", rng=0)
     with pytest.raises(ValueError, match="weights"):
         dp_moet(nltcs, 1.0, approach="agg", weights=(0, 0), rng=0)
-    one_class = load_table({"a": [0.1, 0.2, 0.3], "y": [0, 1, 1]}, "y").subset(np.array([1, 2]))
+    one_class = load_table({"a": [0.1, 0.2, 0.3], "y": [0, 1, 1]}, "y", numeric_bounds={"a": (0, 1)}).subset(np.array([1, 2]))
     with pytest.raises(ValueError, match="both positive and negative"):
         dp_moet(one_class, 1.0, rng=0, **SMALL)
 
@@ -145,7 +145,12 @@ def _args(module, **kw):
 
 
 def test_table1_and_figure2_smoke(tmp_path):
+    import warnings
+
+    from dpselect import PrivacyLeakWarning
     from dpselect.experiments import _common, figure2, table1
+
+    warnings.simplefilter("error", PrivacyLeakWarning)  # the papers' public values: no warning (pytest restores)
 
     a = _args(table1, runs=2, epsilons=[1.0], datasets=["nltcs"], out=tmp_path, quiet=True, jobs=1,
               population=6, selection=2, generations=1, depth=2, max_depth=3, output=2)

@@ -102,7 +102,7 @@ def test_sensitivity_values_and_candidates():
     assert se.saturation_distance == 20 and se(20).tolist() == [95.0] * 7
     np.testing.assert_allclose(se(1, candidates=[1, 6]), [2, 39])
     assert degree_sensitivity(deg)(5).tolist() == [1.0] * 7
-    with pytest.raises(ValueError, match="max_degree must bound"):
+    with pytest.raises(ValueError, match="max_degree must be a public upper bound"):
         ebc_sensitivity(deg, max_degree=5)
     with pytest.raises(TypeError, match="Graph or a non-empty 1-D int array"):
         ebc_sensitivity([1.5, 2.0])

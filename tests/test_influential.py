@@ -182,14 +182,14 @@ def test_exact_edge_dp_audit_priv_topk_all_5_node_graphs():
 
 def test_priv_topk():
     g = _karate()
-    s = prepare_priv_topk(g)
+    s = prepare_priv_topk(g, max_degree=33)  # public bound D = n - 1
     top = top_k_ebc(s, 3)
     assert top.tolist() == top_k_ebc(g, 3).tolist()
     assert int(np.argmax(s.utilities)) == int(top[0])
     for mech in ("EM", "PF", "LD", "SLD", "sld"):
         out = priv_topk(s, 3, 0.5, mechanism=mech, rng=4)
         assert out.shape == (3,) and len(set(out.tolist())) == 3
-        assert out.tolist() == priv_topk(g, 3, 0.5, mechanism=mech, rng=4).tolist()
+        assert out.tolist() == priv_topk(g, 3, 0.5, mechanism=mech, max_degree=33, rng=4).tolist()
     assert sorted(priv_topk(s, 3, 1e12, mechanism="EM", rng=0).tolist()) == sorted(top.tolist())
     # SLD maximises u − G_r, which may reorder close EBC values (here nodes 2 and 32)
     assert sorted(priv_topk(s, 3, 1e12, mechanism="SLD", rng=0).tolist()) == sorted(np.argsort(-s.shifted())[:3].tolist())
@@ -200,7 +200,7 @@ def test_priv_topk():
 
 
 def test_demo_table():
-    text = influential_demo_table(_karate(), k=3, epsilon=1.0, rng=0)
+    text = influential_demo_table(_karate(), k=3, epsilon=1.0, rng=0, max_degree=33)
     assert "DP-MOTkIN-Pareto local" in text and "PrivTopk-SLD" in text
     assert len(text.splitlines()) == 2 + 3 + 4 + 2
 
@@ -214,10 +214,15 @@ def _edge_file(tmp_path):
 @pytest.mark.parametrize("name,extra,methods,metric", [
     ("table2", ["--egodensity", "both"], {"pareto-global", "pareto-local"}, {"C", "C-index-ties"}),
     ("figure3", [], {"agg-global", "agg-local"}, {"recall"}),
-    ("thesis-figure20", ["--ks", "3,5"], {"EM", "PF", "LD", "SLD"}, {"accuracy"}),
+    ("thesis-figure20", ["--ks", "3,5", "--max-degree", "33"], {"EM", "PF", "LD", "SLD"}, {"accuracy"}),
 ])
 def test_reproductions_smoke(tmp_path, name, extra, methods, metric):
+    import warnings
+
+    from dpselect import PrivacyLeakWarning
     from dpselect.cli import main
+
+    warnings.simplefilter("error", PrivacyLeakWarning)  # public values passed: no warning (pytest restores)
 
     path = _edge_file(tmp_path)
     out = tmp_path / "out"

@@ -1,8 +1,12 @@
 """Tabular loaders: real row counts, label columns, scaling, errors."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
+
+from dpselect import PrivacyLeakWarning
 
 from dpselect.datasets import dataset_path
 from dpselect.tabular import (
@@ -59,26 +63,37 @@ def test_load_tabular_names():
 
 def test_general_table_from_dict_csv_and_dataframe_like(tmp_path):
     cols = {"age": [20, 40, 60, 30], "job": ["a", "b", "a", "?"], "y": ["no", "yes", "no", "yes"]}
-    t = load_table(cols, "y")
+    schema = dict(numeric_bounds={"age": (0, 100)}, categories={"job": ["b", "a", "c"]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)  # a full public schema: no warning
+        t = load_table(cols, "y", **schema)
+        p = tmp_path / "t.csv"
+        p.write_text("age, job, y\n20, a, no\n40, b, yes\n60, a, no\n30, ?, yes\n")
+        t2 = load_table(p, "y", **schema)
+
+        class Frame:  # anything with .columns and column access
+            columns = list(cols)
+
+            def __getitem__(self, k):
+                return cols[k]
+
+        assert load_table(Frame(), "y", positive="no", **schema).y.tolist() == [1, 0, 1]
     assert t.n_records == 3                                 # the '?' row is dropped
-    assert t.X.tolist() == [[0.0, 0.0], [0.5, 1.0], [1.0, 0.0]]
+    assert t.X.tolist() == [[0.2, 1.0], [0.4, 0.0], [0.6, 1.0]]  # codes follow the given category order
+    assert t.n_values.tolist() == [0, 3] and t.categories[1] == ["b", "a", "c"]
     assert t.y.tolist() == [0, 1, 0]
-    p = tmp_path / "t.csv"
-    p.write_text("age, job, y\n20, a, no\n40, b, yes\n60, a, no\n30, ?, yes\n")
-    t2 = load_table(p, "y")
     assert t2.X.tolist() == t.X.tolist() and t2.y.tolist() == t.y.tolist()
-
-    class Frame:  # anything with .columns and column access
-        columns = list(cols)
-
-        def __getitem__(self, k):
-            return cols[k]
-
-    assert load_table(Frame(), "y", positive="no").y.tolist() == [1, 0, 1]
-    forced = load_table(cols, "y", categorical=["age"])
+    # without the schema: the data's own min/max and categories, with a PrivacyLeakWarning each
+    with pytest.warns(PrivacyLeakWarning) as rec:
+        own = load_table(cols, "y")
+    msgs = [str(w.message) for w in rec]
+    assert any("numeric_bounds['age']" in m and "(20.0, 60.0)" in m for m in msgs)
+    assert any("categories['job']" in m for m in msgs)
+    assert own.X.tolist() == [[0.0, 0.0], [0.5, 1.0], [1.0, 0.0]] and own.n_values.tolist() == [0, 2]
+    with pytest.warns(PrivacyLeakWarning, match=r"categories\['age'\]"):
+        forced = load_table(cols, "y", categorical=["age"], categories={"job": ["a", "b"]})
     assert forced.categorical.tolist() == [True, True] and forced.n_values.tolist() == [3, 2]
-    bounded = load_table(cols, "y", numeric_bounds={"age": (0, 100)})
-    assert bounded.X[:, 0].tolist() == [0.2, 0.4, 0.6]
+    assert load_table(cols, "y", categories={"age": ["20", "40", "60"], "job": ["a", "b"]}).categorical.all()
 
 
 def test_clear_errors(tmp_path):

@@ -3,13 +3,27 @@
 The project's data sits in ``shared/datasets/`` beside the project checkout (``../shared/datasets``
 from the project root). Loaders accept any explicit path too; ``DPSELECT_DATA`` overrides the default
 root. Files are read in place and never copied into the project.
+
+It also records the **public facts** about these datasets that the papers' privacy proofs use as public
+parameters, with their sources, so that the reproductions pass them explicitly instead of reading them
+from the (private, in the papers' model) records.
 """
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-__all__ = ["dataset_root", "dataset_path"]
+__all__ = ["dataset_root", "dataset_path", "PUBLIC_GRAPH_MAX_DEGREE", "PUBLIC_TABLE_SIZE"]
+
+#: Public bound D on the maximum degree of the SNAP graphs, for ΔEBC and δ^EBC (edge-DP): the values the
+#: thesis (Sec. 6.5, "Datasets", Δ(G)) states and uses for Enron, DBLP and GitHub. Each equals the
+#: published graph's maximum degree (SNAP's statistics), so it bounds every degree of those files.
+PUBLIC_GRAPH_MAX_DEGREE: dict[str, int] = {"enron": 1383, "dblp": 343, "github": 9458}
+
+#: Public bound N on the number of records, for ΔIG = log2(N + 1) + 1/ln 2 (DiffPID3): the dataset sizes
+#: the thesis (Sec. 7.4, "Datasets") and the paper (Sec. 6.3) publish -- NLTCS 21,574 individuals, ACS
+#: 47,461 rows, Adult 45,222 records without missing values. A training fold is a subset, so N bounds it.
+PUBLIC_TABLE_SIZE: dict[str, int] = {"nltcs": 21574, "acs": 47461, "adult": 45222}
 
 
 def dataset_root() -> Path:

@@ -6,9 +6,16 @@ Every loader returns a :class:`TabularData`: a float64 feature matrix ``X`` of s
 the representation :mod:`dpselect.trees` and :mod:`dpselect.apps.diffpid3` consume.
 
 Files are read in place (``../shared/datasets/tabular`` by default, see :mod:`dpselect.datasets`); any
-explicit path works too. Nothing here is private: loading is pre-processing, and the scaling of numeric
-columns to [0, 1] uses the minimum and maximum of the loaded data, as the papers do (a deployment that
-needs the scaling itself to be private should pass public bounds through ``numeric_bounds``).
+explicit path works too.
+
+Public schema. The privacy proofs of the trees treat the *encoding* as public: the range a numeric
+column is scaled by and the list of categories of a categorical column. Read from the private records
+(the column's own minimum and maximum, the categories that happen to occur) they leak: one record with
+a new maximum moves every scaled value. :func:`load_table` therefore takes them as parameters
+(``numeric_bounds``, ``categories``); a column left out falls back to the data with a
+:class:`~dpselect.PrivacyLeakWarning`, and a value outside the given bounds or categories is a
+``ValueError``. The shipped loaders pass public schemas: the ``.domain`` files of NLTCS and ACS, and for
+Adult the categories of ``adult.names`` and the ranges of :data:`ADULT_NUMERIC_BOUNDS`.
 """
 from __future__ import annotations
 
@@ -23,6 +30,7 @@ import numpy as np
 from ._rng import check_rng
 from ._validation import check_int
 from .datasets import dataset_path
+from .exceptions import warn_public_from_data
 
 __all__ = [
     "TabularData",
@@ -33,6 +41,8 @@ __all__ = [
     "load_table",
     "load_tabular",
     "TABULAR_DATASETS",
+    "ADULT_NUMERIC_BOUNDS",
+    "ADULT_CATEGORIES",
 ]
 
 #: lower-case names accepted by :func:`load_tabular` (and the reproductions' ``--datasets``)
@@ -88,6 +98,33 @@ class TabularData:
             raise ValueError("y must be binary (0/1)")
         if self.categorical.shape != (p,) or self.n_values.shape != (p,) or len(self.feature_names) != p:
             raise ValueError("feature_names, categorical and n_values must have one entry per column of X")
+        bad = ~np.isfinite(self.X)
+        if bad.any():
+            r, c = (int(i[0]) for i in np.nonzero(bad))
+            raise ValueError(f"X must be finite (drop or impute missing values first): X[{r}, {c}] "
+                             f"(column {self.feature_names[c]!r}) is {self.X[r, c]}")
+        cat = self.categorical
+        if cat.any():
+            nv = self.n_values[cat]
+            if (nv < 1).any():
+                c = int(np.flatnonzero(cat)[np.argmax(nv < 1)])
+                raise ValueError(f"n_values[{c}] (categorical column {self.feature_names[c]!r}) must be >= 1, "
+                                 f"got {int(self.n_values[c])}")
+            Xc = self.X[:, cat]
+            wrong = (Xc < 0) | (Xc >= nv) | (Xc != np.floor(Xc))
+            if wrong.any():
+                r, j = (int(i[0]) for i in np.nonzero(wrong))
+                c = int(np.flatnonzero(cat)[j])
+                raise ValueError(f"categorical column {self.feature_names[c]!r} must hold integer codes "
+                                 f"0 .. n_values[{c}] - 1 = {int(self.n_values[c]) - 1}, got X[{r}, {c}] = {Xc[r, j]}")
+        if (~cat).any():
+            Xn = self.X[:, ~cat]
+            wrong = (Xn < 0) | (Xn > 1)
+            if wrong.any():
+                r, j = (int(i[0]) for i in np.nonzero(wrong))
+                c = int(np.flatnonzero(~cat)[j])
+                raise ValueError(f"numeric column {self.feature_names[c]!r} must be scaled to [0, 1], got "
+                                 f"X[{r}, {c}] = {Xn[r, j]} (load_table scales by numeric_bounds)")
         if not self.categories:
             self.categories = [list(range(int(k))) if c else None for c, k in zip(self.categorical, self.n_values)]
 
@@ -257,7 +294,8 @@ def load_table(data: str | Path | Mapping[str, Sequence] | Any, label: str, *,
                positive: Any = None, features: Sequence[str] | None = None,
                categorical: Sequence[str] | None = None, numeric: Sequence[str] | None = None,
                missing: Sequence[str] = ("?", ""), numeric_bounds: Mapping[str, tuple[float, float]] | None = None,
-               name: str | None = None, delimiter: str = ",") -> TabularData:
+               categories: Mapping[str, Sequence] | None = None, name: str | None = None,
+               delimiter: str = ",") -> TabularData:
     """Load any table with a named binary label column: a CSV file, a dict of columns or a DataFrame.
 
     Parameters
@@ -273,12 +311,20 @@ def load_table(data: str | Path | Mapping[str, Sequence] | Any, label: str, *,
     features : list of str, optional
         Predictor columns (default: every column but the label).
     categorical, numeric : list of str, optional
-        Force a column's kind. By default a column whose values all parse as numbers is numeric,
+        Force a column's kind. A column named in ``numeric_bounds`` is numeric and one named in
+        ``categories`` categorical; otherwise a column whose values all parse as numbers is numeric,
         anything else categorical.
     missing : values treated as missing; rows holding one in a used column are dropped.
-    numeric_bounds : mapping name -> (lo, hi), optional
-        Public bounds for scaling a numeric column to [0, 1] (values are clipped to them). Default: the
-        column's minimum and maximum in the data.
+    numeric_bounds : mapping name -> (lo, hi)
+        **Public** range of each numeric column (from its documented schema, not from the data):
+        values are scaled to [0, 1] by (v − lo) / (hi − lo). A value outside [lo, hi] is a
+        ``ValueError`` naming ``numeric_bounds[name]``. A numeric column left out is scaled by its own
+        minimum and maximum, with a :class:`~dpselect.PrivacyLeakWarning`.
+    categories : mapping name -> list of values
+        **Public** list of the values of each categorical column; code k means ``categories[name][k]``
+        and ``n_values`` is its length (values not occurring in the data still count). A value not in
+        the list is a ``ValueError`` naming ``categories[name]``. A categorical column left out gets
+        the sorted values occurring in the data, with a :class:`~dpselect.PrivacyLeakWarning`.
     name : str, optional
     delimiter : str
         CSV field separator (fields are stripped of surrounding spaces).
@@ -290,13 +336,15 @@ def load_table(data: str | Path | Mapping[str, Sequence] | Any, label: str, *,
     Raises
     ------
     ValueError
-        Unknown column names, a non-binary label, a table with no record left.
+        Unknown column names, a non-binary label, a table with no record left, a value outside its
+        public bounds or categories.
 
     Examples
     --------
-    >>> t = load_table({"age": [20, 40, 60], "job": ["a", "b", "a"], "y": ["no", "yes", "no"]}, "y")
-    >>> t.X.tolist(), t.y.tolist(), t.categorical.tolist()
-    ([[0.0, 0.0], [0.5, 1.0], [1.0, 0.0]], [0, 1, 0], [False, True])
+    >>> t = load_table({"age": [20, 40, 60], "job": ["a", "b", "a"], "y": ["no", "yes", "no"]}, "y",
+    ...                numeric_bounds={"age": (0, 100)}, categories={"job": ["a", "b", "c"]})
+    >>> t.X.tolist(), t.y.tolist(), t.categorical.tolist(), t.n_values.tolist()
+    ([[0.2, 0.0], [0.4, 1.0], [0.6, 0.0]], [0, 1, 0], [False, True], [0, 3])
     """
     cols = _columns_of(data, delimiter)
     names = list(cols)
@@ -311,9 +359,12 @@ def load_table(data: str | Path | Mapping[str, Sequence] | Any, label: str, *,
         raise ValueError(f"the label column {label!r} cannot also be a feature")
     if not feats:
         raise ValueError("no feature column to predict from")
-    both = set(categorical or []) & set(numeric or [])
+    bounds = _check_bounds(numeric_bounds, cols)
+    cat_lists = _check_categories(categories, cols)
+    both = (set(categorical or []) | set(cat_lists)) & (set(numeric or []) | set(bounds))
     if both:
-        raise ValueError(f"column(s) {sorted(both)} cannot be both categorical and numeric")
+        raise ValueError(f"column(s) {sorted(both)} cannot be both categorical (categorical= / categories=) and "
+                         "numeric (numeric= / numeric_bounds=)")
     used = feats + [label]
     n = len(cols[label])
     if n == 0:
@@ -350,12 +401,11 @@ def load_table(data: str | Path | Mapping[str, Sequence] | Any, label: str, *,
     is_cat = np.zeros(len(feats), dtype=bool)
     nvals = np.zeros(len(feats), dtype=np.int64)
     cats: list = []
-    bounds = dict(numeric_bounds or {})
     for i, c in enumerate(feats):
         col = strs[c]
-        if c in (numeric or []):
+        if c in bounds or c in (numeric or []):
             kind_num = True
-        elif c in (categorical or []):
+        elif c in cat_lists or c in (categorical or []):
             kind_num = False
         else:
             kind_num = all(_is_number(v) for v in set(col.tolist()))
@@ -366,18 +416,77 @@ def load_table(data: str | Path | Mapping[str, Sequence] | Any, label: str, *,
                 raise ValueError(f"numeric column {c!r} holds non-numbers") from None
             if not np.isfinite(v).all():
                 raise ValueError(f"numeric column {c!r} holds non-finite values")
-            lo, hi = bounds.get(c, (float(v.min()), float(v.max())))
-            if not hi >= lo:
-                raise ValueError(f"numeric_bounds[{c!r}] must satisfy lo <= hi, got {(lo, hi)}")
-            X[:, i] = 0.0 if hi == lo else (np.clip(v, lo, hi) - lo) / (hi - lo)
+            if c in bounds:
+                lo, hi = bounds[c]
+                out = (v < lo) | (v > hi)
+                if out.any():
+                    raise ValueError(f"numeric_bounds[{c!r}] = {(lo, hi)} must bound the column: it holds "
+                                     f"{v[out][0]:g} ({int(out.sum())} value(s) outside)")
+            else:
+                lo, hi = float(v.min()), float(v.max())
+                warn_public_from_data(f"numeric_bounds[{c!r}]", (lo, hi), "load_table", stacklevel=3)
+            X[:, i] = 0.0 if hi == lo else (v - lo) / (hi - lo)
             cats.append(None)
         else:
-            uniq, inv = np.unique(col.astype(str), return_inverse=True)
-            X[:, i] = inv
+            col = col.astype(str)
+            if c in cat_lists:
+                values = cat_lists[c]
+                lookup = {x: k for k, x in enumerate(values)}
+                uniq, inv = np.unique(col, return_inverse=True)
+                bad = [u for u in uniq.tolist() if u not in lookup]
+                if bad:
+                    raise ValueError(f"categories[{c!r}] must list every value of the column: {bad[0]!r} is not "
+                                     f"one of {values[:10]}{' ...' if len(values) > 10 else ''}")
+                X[:, i] = np.array([lookup[u] for u in uniq.tolist()], dtype=np.float64)[inv.ravel()]
+            else:
+                uniq, inv = np.unique(col, return_inverse=True)
+                values = uniq.tolist()
+                warn_public_from_data(f"categories[{c!r}]", values if len(values) <= 10 else f"{len(values)} values",
+                                      "load_table", stacklevel=3)
+                X[:, i] = inv.ravel()
             is_cat[i] = True
-            nvals[i] = len(uniq)
-            cats.append(uniq.tolist())
+            nvals[i] = len(values)
+            cats.append(list(values))
     return TabularData(X, y, feats, is_cat, nvals, cats, name or "table", label)
+
+
+def _check_bounds(numeric_bounds, cols) -> dict[str, tuple[float, float]]:
+    if numeric_bounds is None:
+        return {}
+    if not isinstance(numeric_bounds, Mapping):
+        raise TypeError(f"numeric_bounds must be a mapping column -> (lo, hi), got {type(numeric_bounds).__name__}")
+    out = {}
+    for c, b in numeric_bounds.items():
+        if c not in cols:
+            raise ValueError(f"numeric_bounds names unknown column {c!r}; columns are {list(cols)}")
+        try:
+            lo, hi = (float(x) for x in b)
+        except (TypeError, ValueError):
+            raise ValueError(f"numeric_bounds[{c!r}] must be a pair of numbers (lo, hi), got {b!r}") from None
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
+            raise ValueError(f"numeric_bounds[{c!r}] must be finite with lo <= hi, got {(lo, hi)}")
+        out[c] = (lo, hi)
+    return out
+
+
+def _check_categories(categories, cols) -> dict[str, list[str]]:
+    if categories is None:
+        return {}
+    if not isinstance(categories, Mapping):
+        raise TypeError(f"categories must be a mapping column -> list of values, got {type(categories).__name__}")
+    out = {}
+    for c, vals in categories.items():
+        if c not in cols:
+            raise ValueError(f"categories names unknown column {c!r}; columns are {list(cols)}")
+        if isinstance(vals, (str, bytes)) or not hasattr(vals, "__iter__"):
+            raise TypeError(f"categories[{c!r}] must be a list of values, got {type(vals).__name__}")
+        values = [str(v).strip() for v in vals]
+        if not values:
+            raise ValueError(f"categories[{c!r}] must not be empty")
+        if len(set(values)) != len(values):
+            raise ValueError(f"categories[{c!r}] lists a value twice: {values}")
+        out[c] = values
+    return out
 
 
 def _columns_of(data, delimiter: str) -> dict[str, list]:
@@ -411,15 +520,55 @@ ADULT_NUMERIC = ("age", "capital_gain", "capital_loss", "hours_per_week")
 ADULT_CATEGORICAL = ("workclass", "education", "marital_status", "occupation", "relationship", "race", "sex",
                      "native_country")
 
+#: Public ranges of Adult's numeric columns, from its documentation rather than from the records:
+#: ``age`` >= 17 and ``hours_per_week`` >= 1 by the extraction rule of ``adult.names``
+#: ("AAGE>16 && HRSWK>0"); 90 and 99 are the top codes of the 1994 CPS public-use fields for age and
+#: usual hours per week, 99,999 the top code of its five-digit capital-gain field. ``capital_loss`` has no
+#: documented top code short of its five-digit field; 4,356 is the maximum of the published UCI release
+#: (adult.data + adult.test, a public file), which is what the papers' min-max scaling used. All four equal
+#: the minimum and maximum of the published release, so the reproductions scale exactly as the papers did.
+ADULT_NUMERIC_BOUNDS: dict[str, tuple[float, float]] = {
+    "age": (17.0, 90.0),
+    "capital_gain": (0.0, 99999.0),
+    "capital_loss": (0.0, 4356.0),
+    "hours_per_week": (1.0, 99.0),
+}
+
+#: Categories of Adult's categorical columns as listed in ``adult.names`` (the public schema), sorted so
+#: that codes follow the values' alphabetical order. ``workclass`` keeps ``Never-worked`` although no
+#: record without missing values has it.
+ADULT_CATEGORIES: dict[str, list[str]] = {c: sorted(v) for c, v in {
+    "workclass": ["Private", "Self-emp-not-inc", "Self-emp-inc", "Federal-gov", "Local-gov", "State-gov",
+                  "Without-pay", "Never-worked"],
+    "education": ["Bachelors", "Some-college", "11th", "HS-grad", "Prof-school", "Assoc-acdm", "Assoc-voc", "9th",
+                  "7th-8th", "12th", "Masters", "1st-4th", "10th", "Doctorate", "5th-6th", "Preschool"],
+    "marital_status": ["Married-civ-spouse", "Divorced", "Never-married", "Separated", "Widowed",
+                       "Married-spouse-absent", "Married-AF-spouse"],
+    "occupation": ["Tech-support", "Craft-repair", "Other-service", "Sales", "Exec-managerial", "Prof-specialty",
+                   "Handlers-cleaners", "Machine-op-inspct", "Adm-clerical", "Farming-fishing", "Transport-moving",
+                   "Priv-house-serv", "Protective-serv", "Armed-Forces"],
+    "relationship": ["Wife", "Own-child", "Husband", "Not-in-family", "Other-relative", "Unmarried"],
+    "race": ["White", "Asian-Pac-Islander", "Amer-Indian-Eskimo", "Other", "Black"],
+    "sex": ["Female", "Male"],
+    "native_country": ["United-States", "Cambodia", "England", "Puerto-Rico", "Canada", "Germany",
+                       "Outlying-US(Guam-USVI-etc)", "India", "Japan", "Greece", "South", "China", "Cuba", "Iran",
+                       "Honduras", "Philippines", "Italy", "Poland", "Jamaica", "Vietnam", "Mexico", "Portugal",
+                       "Ireland", "France", "Dominican-Republic", "Laos", "Ecuador", "Taiwan", "Haiti", "Columbia",
+                       "Hungary", "Guatemala", "Nicaragua", "Scotland", "Thailand", "Yugoslavia", "El-Salvador",
+                       "Trinadad&Tobago", "Peru", "Hong", "Holand-Netherlands"],
+}.items()}
+
 
 def load_adult(directory: str | Path | None = None) -> TabularData:
     """UCI Adult: ``adult.data`` + ``adult.test`` merged, rows with ``?`` dropped: 45,222 records.
 
     Label: income ``>50K`` (1) versus ``<=50K`` (0); the trailing dot of the test file's labels is
     removed. 12 predictors as in the papers: ``age, capital_gain, capital_loss, hours_per_week`` numeric,
-    min-max scaled to [0, 1]; ``workclass, education, marital_status, occupation, relationship, race, sex,
-    native_country`` categorical. ``fnlwgt`` (a sampling weight) and ``education_num`` (a recoding of
-    ``education``) are left out. The first line of each file is a header line.
+    scaled to [0, 1] by the public ranges :data:`ADULT_NUMERIC_BOUNDS`; ``workclass, education,
+    marital_status, occupation, relationship, race, sex, native_country`` categorical with the categories of
+    ``adult.names`` (:data:`ADULT_CATEGORIES`). ``fnlwgt`` (a sampling weight) and ``education_num`` (a
+    recoding of ``education``) are left out. The first line of each file is a header line. Nothing is read
+    from the records but the records: no :class:`~dpselect.PrivacyLeakWarning`.
 
     ``directory`` holds both files (default: the shared copy).
 
@@ -439,7 +588,7 @@ def load_adult(directory: str | Path | None = None) -> TabularData:
         raise ValueError(f"{base}: expected a header with the label column {label!r}, got {list(cols)}")
     cols[label] = [s.strip().rstrip(".") for s in cols[label]]
     return load_table(cols, label, positive=">50K", features=list(ADULT_NUMERIC + ADULT_CATEGORICAL),
-                      numeric=list(ADULT_NUMERIC), categorical=list(ADULT_CATEGORICAL), name="adult")
+                      numeric_bounds=ADULT_NUMERIC_BOUNDS, categories=ADULT_CATEGORIES, name="adult")
 
 
 def load_tabular(name: str) -> TabularData:

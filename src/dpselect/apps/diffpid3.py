@@ -16,9 +16,12 @@ attribute; a leaf predicts argmax_c of noisy class counts (NoisyCount: Laplace n
 Splits are multiway on discrete attributes (one child per value); numeric attributes (scaled to [0, 1])
 are discretised into ``bins`` equal-width bins first. An attribute is used at most once on a path.
 
-Public size bound: ΔIG and the saturation distance of the local sensitivity need a bound N on table
-sizes; we use the number of training records (treated as public, as the thesis does), for every node.
-The thesis writes ΔIG with "the size of the dataset"; a per-node size would itself be private.
+Public size bound: ΔIG and the saturation distance of the local sensitivity need a public bound N on
+table sizes (``n_max``), the same for every node. The thesis writes ΔIG with "the size of the dataset"
+and its experiments use the published sizes (NLTCS 21,574, ACS 47,461, Adult 45,222 records;
+:data:`dpselect.datasets.PUBLIC_TABLE_SIZE`). A per-node size, or the training table's own size, would
+itself be private: omitting ``n_max`` falls back to the training table's size with a
+:class:`~dpselect.PrivacyLeakWarning`, and a table larger than ``n_max`` is a ``ValueError``.
 
 Speed: local dampening needs D(x, A) at distances up to |IG| / δ (thousands on these tables) and the
 shifted version sums Δ − δ over all distances below N. Both are evaluated here with the distance as a
@@ -36,7 +39,8 @@ import numpy as np
 
 from .._rng import check_rng
 from .._validation import check_choice, check_int, check_positive
-from ..utilities.information_gain import IGTables, ig_count_tables, ig_global_sensitivity
+from ..tabular import TabularData
+from ..utilities.information_gain import IGTables, ig_count_tables, ig_global_sensitivity, public_n_max
 
 __all__ = [
     "DiffPID3Tree",
@@ -83,6 +87,12 @@ def _chunks(start: int, stop: int | None, first: int = 64, most: int = 4096):
         size = min(2 * size, most)
 
 
+def _check_n_max(tables: IGTables, n_max) -> int:
+    if n_max is None:
+        raise TypeError("n_max is required: a public upper bound on the number of records")
+    return public_n_max(tables.n_records, n_max, "n_max check")
+
+
 def dampen_ig(tables: IGTables, n_max: int, utilities: np.ndarray | None = None) -> np.ndarray:
     """The dampening function D(T, A) of IG for every attribute, with δ = the IG sensitivity function.
 
@@ -90,6 +100,7 @@ def dampen_ig(tables: IGTables, n_max: int, utilities: np.ndarray | None = None)
     as an array axis (chunks of up to 4,096 distances) instead of one Python step per distance.
     """
     u = tables.utilities() if utilities is None else np.asarray(utilities, dtype=np.float64)
+    n_max = _check_n_max(tables, n_max)
     delta_max = ig_global_sensitivity(n_max)
     mag = np.abs(u)
     out = np.zeros(u.shape[0])
@@ -141,6 +152,7 @@ def ig_shift(tables: IGTables, n_max: int) -> np.ndarray:
       ends we find by binary search, and each segment's Σ (Δ − f(t + s) + c), cut where f(t + s) − c
       reaches Δ, is a difference of prefix sums of f.
     """
+    n_max = _check_n_max(tables, n_max)
     delta_max = ig_global_sensitivity(n_max)
     a_all, b_all = tables.a.astype(np.int64), tables.b.astype(np.int64)
     t_head = int(min(max(int(b_all.max(initial=0)) - 1, 0), n_max))
@@ -275,8 +287,11 @@ def diffpid3(data, epsilon: float, depth: int, *, mechanism: str = "local", bins
         sensitivity of IG, or shifted local dampening (direction "increasing").
     bins : int
         Equal-width bins for numeric attributes.
-    n_max : int, optional
-        Public bound N on table sizes for ΔIG (default: the number of training records).
+    n_max : int
+        Public bound N >= the number of training records, chosen without looking at the data, for ΔIG
+        and the saturation of the local sensitivity (thesis: the published dataset size,
+        :data:`dpselect.datasets.PUBLIC_TABLE_SIZE`). A larger table is a ``ValueError``. Omitted: the
+        training table's size, with a :class:`~dpselect.PrivacyLeakWarning`.
     rng : Generator, int or None
 
     Returns
@@ -287,19 +302,22 @@ def diffpid3(data, epsilon: float, depth: int, *, mechanism: str = "local", bins
     --------
     >>> from dpselect.tabular import load_nltcs
     >>> d = load_nltcs()
-    >>> tree = diffpid3(d, 1.0, 2, mechanism="local", rng=0)
+    >>> tree = diffpid3(d, 1.0, 2, mechanism="local", n_max=21574, rng=0)
     >>> round(tree.accuracy(d), 2) > 0.5
     True
     """
+    if not isinstance(data, TabularData):
+        raise TypeError(f"data must be a dpselect.tabular.TabularData (load_table, load_nltcs, ...), "
+                        f"got {type(data).__name__}")
     eps_total = check_positive(epsilon, "epsilon")
     d = check_int(depth, "depth", minimum=0)
     mech = check_choice(mechanism, "mechanism", MECHANISMS)
+    n = data.n_records
+    N = public_n_max(n, n_max, "diffpid3")
     gen = check_rng(rng)
     codes, n_values = discretise(data, bins)
     y = np.asarray(data.y, dtype=np.int64)
     n_classes = 2
-    n = codes.shape[0]
-    N = check_int(n_max if n_max is not None else n, "n_max", minimum=1)
     eps = eps_total / (2 * (d + 1))
     delta_ig = ig_global_sensitivity(N)
     from ..mechanisms import exponential

@@ -43,6 +43,7 @@ from ..utilities.graph import (
     ebc_sensitivity,
     egocentric_density,
     egocentric_density_sensitivity,
+    public_max_degree,
 )
 
 __all__ = [
@@ -463,21 +464,27 @@ class PrivTopkScores:
         raise ValueError(f"mechanism must be one of {', '.join(PRIV_TOPK_MECHANISMS)}, got {mechanism!r}")
 
 
+def _prepare(g: Graph, max_degree: int | None, where: str) -> PrivTopkScores:
+    D = public_max_degree(g.degrees, max_degree, where, stacklevel=5)
+    sf = ebc_sensitivity(g, max_degree=D)
+    return PrivTopkScores(ebc(g), sf, ebc_global_sensitivity(D), D)
+
+
 def prepare_priv_topk(graph: Graph, *, max_degree: int | None = None) -> PrivTopkScores:
     """EBC of every node, ΔEBC (thesis Lemma 6.3.2) and the bounded δ^EBC (Def. 6.3.1).
 
-    ``max_degree`` is the public bound D on the maximum degree (default: the graph's own, as in the
-    thesis' experiments; see :func:`dpselect.utilities.graph.ebc_sensitivity`).
+    ``max_degree`` is the public bound D >= 1 on the maximum degree (see
+    :func:`dpselect.utilities.graph.ebc_sensitivity`): a graph with a larger degree is a
+    ``ValueError``; omitted, the graph's own maximum degree is used with a
+    :class:`~dpselect.PrivacyLeakWarning` (as in the thesis' experiments, where it is the published
+    maximum degree of each SNAP graph, :data:`dpselect.datasets.PUBLIC_GRAPH_MAX_DEGREE`).
 
     >>> from dpselect.graphs import from_edges
-    >>> s = prepare_priv_topk(from_edges([0, 0, 0], [1, 2, 3]))
+    >>> s = prepare_priv_topk(from_edges([0, 0, 0], [1, 2, 3]), max_degree=3)
     >>> s.utilities.tolist(), s.global_sensitivity
     ([3.0, 0.0, 0.0, 0.0], 3.0)
     """
-    g = _check_graph(graph)
-    D = g.max_degree if max_degree is None else check_int(max_degree, "max_degree", minimum=1)
-    sf = ebc_sensitivity(g, max_degree=D)
-    return PrivTopkScores(ebc(g), sf, ebc_global_sensitivity(max(D, 1)), D)
+    return _prepare(_check_graph(graph), max_degree, "prepare_priv_topk")
 
 
 def priv_topk(graph: Graph | PrivTopkScores, k: int, epsilon: float, *, mechanism: str = "SLD",
@@ -497,8 +504,11 @@ def priv_topk(graph: Graph | PrivTopkScores, k: int, epsilon: float, *, mechanis
         Exponential mechanism or permute-and-flip with ΔEBC = max(D(D−1)/4, D); local dampening
         with δ^EBC; shifted local dampening (closed form, ``direction="increasing"``: δ^EBC grows
         with EBC) with δ^EBC bounded at ΔEBC.
-    max_degree : int, optional
-        Public bound D on the maximum degree (ignored when scores are given).
+    max_degree : int
+        Public bound D >= 1 on the maximum degree, chosen without looking at the graph; a graph with
+        a larger degree is a ``ValueError``. Omitted: the graph's own maximum degree, with a
+        :class:`~dpselect.PrivacyLeakWarning`. With precomputed scores D was fixed by
+        :func:`prepare_priv_topk`: passing a different value is a ``ValueError``.
     rng : Generator, int or None
 
     Returns
@@ -509,10 +519,16 @@ def priv_topk(graph: Graph | PrivTopkScores, k: int, epsilon: float, *, mechanis
     --------
     >>> from dpselect.graphs import from_edges
     >>> g = from_edges([0, 0, 0, 1, 4, 4], [1, 2, 3, 2, 5, 6])
-    >>> priv_topk(g, 1, 1e6, mechanism="SLD", rng=0).tolist()
+    >>> priv_topk(g, 1, 1e6, mechanism="SLD", max_degree=6, rng=0).tolist()
     [0]
     """
-    scores = graph if isinstance(graph, PrivTopkScores) else prepare_priv_topk(graph, max_degree=max_degree)
+    if isinstance(graph, PrivTopkScores):
+        scores = graph
+        if max_degree is not None and max_degree != scores.max_degree:
+            raise ValueError(f"max_degree={max_degree!r} cannot be applied to precomputed PrivTopkScores (prepared "
+                             f"with max_degree={scores.max_degree}); pass max_degree to prepare_priv_topk instead")
+    else:
+        scores = _prepare(_check_graph(graph), max_degree, "priv_topk")
     n = scores.utilities.size
     k = check_k(k, n)
     eps = check_positive(epsilon, "epsilon")
@@ -540,20 +556,22 @@ def top_k_ebc(graph_or_scores: Graph | PrivTopkScores | np.ndarray, k: int) -> n
 
 # -- demo -----------------------------------------------------------------------------------------
 def influential_demo_table(graph: Graph, k: int = 3, epsilon: float = 1.0,
-                           rng: np.random.Generator | int | None = None) -> str:
+                           rng: np.random.Generator | int | None = None, *, max_degree: int | None = None) -> str:
     """A small text table: private top-k influential nodes, local versus global sensitivity.
 
     Rows: the non-private top-k by aggregate (degree + 100·egocentric density) and by Pareto
     score, then DP-MOTkIN-Agg and DP-MOTkIN-Pareto, local and global, and PrivTopk-SLD/EM on EBC,
     each ε-edge-DP with the given total ε. Columns: the picked node ids and the recall against the
-    matching non-private top-k. For the ``dpselect demo`` command.
+    matching non-private top-k. For the ``dpselect demo`` command. ``max_degree`` is PrivTopk's public
+    bound on the maximum degree (see :func:`priv_topk`; omitted: the graph's own, with a
+    :class:`~dpselect.PrivacyLeakWarning`).
     """
     g = _check_graph(graph)
     gen = check_rng(rng)
     U, _ = motkin_objectives(g)
     ref_agg = top_k_aggregate(U, k)
     ref_par = top_k_pareto(U, k)
-    pt = prepare_priv_topk(g)
+    pt = _prepare(g, max_degree, "influential_demo_table")
     ref_ebc = top_k_ebc(pt, k)
     rows = [("top-k aggregate (non-private)", "-", ref_agg, 1.0),
             ("top-k Pareto score (non-private)", "-", ref_par, 1.0),

@@ -5,7 +5,9 @@ Setting (paper Sec. 6.4): p = 100, s = 20, k = 2, d = 3, d_max = 5, o = 1, w = (
 ε in {0.01, 0.05, 0.1, 0.5, 1, 2}, NLTCS / Adult / ACS. The paper states neither the split nor the number
 of runs nor LocalDiffPID3's depth: we use a random 70/30 train/test split per run (``--test-fraction``),
 ``--runs`` runs (default 50) and LocalDiffPID3 of depth ``--diffpid3-depth`` (default 5 = d_max) with
-10 bins for numeric attributes. NODP-MOET-Agg does not depend on ε: it runs once per run and its value is
+10 bins for numeric attributes and, as its public size bound N for ΔIG, the dataset's published size (paper
+Sec. 6.3 / thesis Sec. 7.4: NLTCS 21,574, Adult 45,222, ACS 47,461; :data:`dpselect.datasets.PUBLIC_TABLE_SIZE`).
+Adult is scaled by its public schema (:data:`dpselect.tabular.ADULT_NUMERIC_BOUNDS`). NODP-MOET-Agg does not depend on ε: it runs once per run and its value is
 written under every ε. Budget convention of DP-MOET: ``--budget`` (default "even").
 """
 from __future__ import annotations
@@ -68,6 +70,7 @@ def uagg_diffpid3(tree, test) -> float:
 def _task(job) -> list[dict]:
     from ..apps.diffpid3 import local_diffpid3
     from ..apps.dpmoet import dp_moet, nodp_moet
+    from ..datasets import PUBLIC_TABLE_SIZE
 
     di, name, run_, seed, epsilons, settings, test_fraction, pid3_depth = job
     data, _ = _data(name)
@@ -85,7 +88,8 @@ def _task(job) -> list[dict]:
             res = dp_moet(train, eps, approach="agg", sensitivity=method.split("-")[1], weights=WEIGHTS,
                           rng=np.random.default_rng([seed, di, run_, 1 + mi, ei]), compressed=comp, **settings)
             vals[method] = uagg(res.trees[0], test)
-        tree = local_diffpid3(train, eps, pid3_depth, rng=np.random.default_rng([seed, di, run_, 3, ei]))
+        tree = local_diffpid3(train, eps, pid3_depth, n_max=PUBLIC_TABLE_SIZE[name],
+                              rng=np.random.default_rng([seed, di, run_, 3, ei]))
         vals["local-diffpid3"] = uagg_diffpid3(tree, test)
         for method in METHODS:
             rows.append({"dataset": name, "method": method, "epsilon": eps, "run": run_, "metric": "uagg",

@@ -30,6 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_int
+from ..exceptions import warn_public_from_data
 from ..graphs import Graph, triangle_list
 from ..sensitivity import SensitivityFunction
 
@@ -41,6 +42,7 @@ __all__ = [
     "ebc",
     "ebc_global_sensitivity",
     "ebc_sensitivity",
+    "public_max_degree",
     "triangle_list",
     "DEGREE_GLOBAL_SENSITIVITY",
     "EGODENSITY_GLOBAL_SENSITIVITY",
@@ -254,6 +256,26 @@ def ebc_global_sensitivity(max_degree: int) -> float:
     return float(max(D * (D - 1) / 4.0, D))
 
 
+def public_max_degree(degrees: np.ndarray, max_degree: int | None, where: str, *, stacklevel: int = 4) -> int:
+    """The public bound D on the maximum degree: ``max_degree`` checked against the graph, or a fallback.
+
+    Given: an int >= 1 that bounds every degree (``ValueError`` naming ``max_degree`` otherwise: a
+    bound the data exceed would give a sensitivity that is too small). Omitted: the graph's own
+    maximum degree (at least 1), with a :class:`~dpselect.PrivacyLeakWarning` -- the maximum degree of
+    the private graph is itself private.
+    """
+    dmax = int(degrees.max()) if degrees.size else 0
+    if max_degree is None:
+        D = max(dmax, 1)
+        warn_public_from_data("max_degree", D, where, stacklevel=stacklevel)
+        return D
+    D = check_int(max_degree, "max_degree", minimum=1)
+    if dmax > D:
+        raise ValueError(f"max_degree must be a public upper bound on every degree of the graph, got max_degree={D} "
+                         f"but a node has degree {dmax}")
+    return D
+
+
 def ebc_sensitivity(graph: Graph | np.ndarray, max_degree: int | None = None) -> SensitivityFunction:
     """Admissible, bounded δ^EBC under edge-DP (thesis Def. 6.3.1 with Lemma 3.2.2).
 
@@ -265,19 +287,20 @@ def ebc_sensitivity(graph: Graph | np.ndarray, max_degree: int | None = None) ->
     Parameters
     ----------
     graph : Graph or 1-D int array of degrees
-    max_degree : int, optional
-        Public upper bound D on the maximum degree of every graph considered (the universe of
-        neighbouring graphs). Default: the graph's own maximum degree, as in the thesis'
-        experiments -- which is itself data-dependent; pass a public bound for a formal guarantee.
+    max_degree : int
+        Public upper bound D >= 1 on the maximum degree of every graph considered (the universe of
+        neighbouring graphs), chosen without looking at the graph (the thesis uses the published
+        maximum degree of each SNAP graph: Enron 1,383, DBLP 343, GitHub 9,458; see
+        :data:`dpselect.datasets.PUBLIC_GRAPH_MAX_DEGREE`). A graph with a larger degree is a
+        ``ValueError``. Omitted: the graph's own maximum degree, with a
+        :class:`~dpselect.PrivacyLeakWarning` (the result is then not ε-edge-DP as stated).
 
     >>> ebc_sensitivity(np.array([1, 3, 10]), max_degree=10)(0).tolist()
     [1.0, 3.0, 22.5]
     """
     d = _degrees_of(graph).astype(np.float64)
-    D = int(d.max()) if max_degree is None else check_int(max_degree, "max_degree", minimum=1)
-    if d.max() > D:
-        raise ValueError(f"max_degree must bound every degree of the graph: a node has degree {int(d.max())} > {D}")
-    delta = ebc_global_sensitivity(max(D, 1))
+    D = public_max_degree(d, max_degree, "ebc_sensitivity")
+    delta = ebc_global_sensitivity(D)
     sat = max(0, D - int(d.min()))
 
     def delta_ebc(t, candidates=None):

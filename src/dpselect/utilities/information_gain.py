@@ -42,6 +42,7 @@ from typing import Sequence
 import numpy as np
 
 from .._validation import check_int
+from ..exceptions import warn_public_from_data
 from ..sensitivity import SensitivityFunction
 
 __all__ = [
@@ -52,6 +53,7 @@ __all__ = [
     "ig_count_tables",
     "candidates_reference",
     "IGTables",
+    "public_n_max",
 ]
 
 _LN2 = math.log(2.0)
@@ -117,7 +119,7 @@ class IGTables:
         self.a, self.b = cell_a, cell_b
         self.owner = np.concatenate([np.full(t.size, i) for i, t in enumerate(self.tables)])
         self.starts = np.concatenate([[0], np.cumsum([t.size for t in self.tables])[:-1]]).astype(np.intp)
-        self.n_records = int(self.tables[0].sum())
+        self.n_records = int(max(t.sum() for t in self.tables))
 
     def utilities(self) -> np.ndarray:
         """IG(T, A) = −Σ_jc τ_jc log2(τ_jc/τ_j) for every attribute."""
@@ -184,15 +186,37 @@ def ig_element_local_sensitivity(tables: Sequence[np.ndarray], t: int) -> np.nda
     return IGTables(tables).local_sensitivity(check_int(t, "t", minimum=0))
 
 
+def public_n_max(n_records: int, n_max: int | None, where: str, *, stacklevel: int = 4) -> int:
+    """The public bound N on table sizes: ``n_max`` checked against the table, or a fallback.
+
+    Given: an int >= 1 at least the number of records (``ValueError`` naming ``n_max`` otherwise:
+    a bound the table exceeds would give a ΔIG, and a saturation distance, that are too small).
+    Omitted: the table's own size, with a :class:`~dpselect.PrivacyLeakWarning` (the size of the
+    private table is itself private).
+    """
+    if n_max is None:
+        n = max(int(n_records), 1)
+        warn_public_from_data("n_max", n, where, stacklevel=stacklevel)
+        return n
+    n = check_int(n_max, "n_max", minimum=1)
+    if n_records > n:
+        raise ValueError(f"n_max must be a public upper bound on the number of records, got n_max={n} "
+                         f"for a table of {int(n_records)} records")
+    return n
+
+
 def ig_sensitivity_function(tables: Sequence[np.ndarray], n_max: int | None = None) -> SensitivityFunction:
     """The admissible sensitivity function of IG (candidates = attributes) for local dampening.
 
     Parameters
     ----------
     tables : count tables, one per candidate attribute (see :func:`information_gain`).
-    n_max : int, optional
-        Public bound N on the table size; global sensitivity ΔIG = log2(N + 1) + 1/ln 2 and δ = ΔIG from
-        distance N on (bounded, so shifted local dampening applies). Default: the table's own size.
+    n_max : int
+        Public bound N on the table size, chosen without looking at the table (the thesis uses the
+        published size of each dataset, :data:`dpselect.datasets.PUBLIC_TABLE_SIZE`); global
+        sensitivity ΔIG = log2(N + 1) + 1/ln 2 and δ = ΔIG from distance N on (bounded, so shifted
+        local dampening applies). A table of more than N records is a ``ValueError``. Omitted: the
+        table's own size, with a :class:`~dpselect.PrivacyLeakWarning`.
 
     Returns
     -------
@@ -204,7 +228,7 @@ def ig_sensitivity_function(tables: Sequence[np.ndarray], n_max: int | None = No
     ([3.7279], 11.4099)
     """
     it = IGTables(tables)
-    n = check_int(n_max if n_max is not None else max(it.n_records, 1), "n_max", minimum=1)
+    n = public_n_max(it.n_records, n_max, "ig_sensitivity_function")
 
     def delta(t, candidates=None):
         return it.local_sensitivity(t, candidates)
