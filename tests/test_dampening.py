@@ -102,3 +102,349 @@ def test_bounded_function_resolves_at_its_saturation_distance_whatever_max_steps
     # b(5) = 5e-9; from t = 5 on each step adds Δ = 1
     assert np.allclose(dampen([0.5, 100.0], sf, max_steps=2), [5 + (0.5 - 5e-9), 5 + (100 - 5e-9)])
     assert np.allclose(shift_totals(sf, 2, max_steps=2), [5 * (1 - 1e-9)] * 2)
+
+
+# -- rigorous error bounds and exact values (issue 10, part 4) ----------------------------------------
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from fractions import Fraction
+
+from dpselect import maximum, weighted_sum
+from dpselect.dampening import (
+    dampen_exact, dampen_with_error, shift_total_exact, shift_totals_with_error,
+)
+
+
+def table_sf(tab, delta_max, *, tail=None, mode="candidates", name="table"):
+    """δ(x, t, r) = tab[r, t] for t < T and `tail` (default Δ) afterwards. mode: "candidates" (accepts
+    candidates), "full" (only fn(t)), or "elementwise"."""
+    tab = np.asarray(tab, dtype=np.float64)
+    n, T = tab.shape
+    tail = delta_max if tail is None else tail
+
+    def get(t, idx):
+        t = np.asarray(t)
+        return np.where(t < T, tab[idx, np.minimum(t, T - 1)], tail)
+
+    if mode == "full":
+        def fn(t):
+            return get(t, np.arange(n))
+    else:
+        def fn(t, candidates=None):
+            return get(t, np.arange(n) if candidates is None else candidates)
+    return SensitivityFunction(fn, delta_max, n_candidates=n, name=name, elementwise=(mode == "elementwise"))
+
+
+def ref_dampen(u, deltas, delta_max):
+    """Def. 3.3.1 for one candidate in Fractions (independent of dpselect): deltas(t) -> float."""
+    a = abs(Fraction(u))
+    if a == 0:
+        return Fraction(0)
+    b, t = Fraction(0), 0
+    while True:
+        d = Fraction(deltas(t))
+        if a < b + d:
+            D = t + (a - b) / d
+            break
+        if d >= Fraction(delta_max):
+            D = t + (a - b) / Fraction(delta_max)
+            break
+        b += d
+        t += 1
+    return D if u > 0 else -D
+
+
+def float_breakpoints(row, k):
+    """b_float(1..k) as the step walker sums them (sequential float additions)."""
+    out, b = [], 0.0
+    for d in row[:k]:
+        b = b + float(d)
+        out.append(b)
+    return out
+
+
+def check_bracketed(u, sf, *, max_steps=1_000_000, exact=None):
+    """D and err of dampen_with_error against dampen and dampen_exact; returns (D, err, exact values)."""
+    u = np.asarray(u, dtype=np.float64)
+    D, err = dampen_with_error(u, sf, max_steps=max_steps)
+    assert np.array_equal(D, dampen(u, sf, max_steps=max_steps))
+    assert err.shape == D.shape and np.all(err >= 0)
+    ex = [dampen_exact(float(u[r]), sf, r, max_steps=max_steps) for r in range(u.size)] if exact is None else exact
+    for r in range(u.size):
+        if np.isfinite(err[r]):
+            assert abs(Fraction(float(D[r])) - ex[r]) <= Fraction(float(err[r])), (r, u[r], D[r], err[r], ex[r])
+    return D, err, ex
+
+
+MODES = ["candidates", "full", "elementwise"]
+
+
+def test_dampen_exact_thesis_example_and_closed_forms():
+    sf = ebc_example_sf()
+    assert dampen_exact(6.5, sf, 0) == Fraction(17, 10)          # 1 + 3.5/5 exactly
+    assert dampen_exact(-6.5, sf, 1) == Fraction(-17, 10)
+    assert dampen_exact(0.0, sf, 2) == 0 and dampen_exact(-0.0, sf, 2) == 0
+    assert dampen_exact(3.0, sf, 0) == 1 and dampen_exact(2.0, sf, 0) == Fraction(2, 3)
+    # constant sensitivity: D = u / Δ with the floats read exactly
+    for u in (-3.0, 7.5, 0.1, 1e300, 1e-300, 5e-324):
+        assert dampen_exact(u, constant(4, 2.5), 3) == Fraction(u) / Fraction(2.5)
+    # b = 0, 1, 3, 7, 11 for δ = 1, 2, 4 (= Δ)
+    sf = SensitivityFunction(lambda t: np.full(5, [1.0, 2.0, 4.0][min(t, 2)]), 4.0)
+    got = [dampen_exact(u, sf, r) for r, u in enumerate([0.5, 1.0, 2.0, 3.0, 11.0])]
+    assert got == [Fraction(1, 2), 1, Fraction(3, 2), 2, 4]
+    # zero-width intervals skipped; saturation is sticky (δ = 0.5, 1 = Δ, then 0.1 counts as Δ)
+    sf = SensitivityFunction(lambda t: np.full(3, [0.0, 0.0, 2.0][min(t, 2)]), 2.0)
+    assert [dampen_exact(u, sf, 0) for u in (1.0, 5.0)] == [Fraction(5, 2), Fraction(9, 2)]
+    sf = SensitivityFunction(lambda t: np.full(1, [0.5, 1.0, 0.1][min(t, 2)]), 1.0)
+    assert dampen_exact(3.5, sf, 0) == 4
+    # δ = 0.1 (the float) for 10 distances, then Δ = 1: D(5) = 10 + (5 − 10·0.1) / 1
+    sf = table_sf(np.full((2, 10), 0.1), 1.0)
+    assert dampen_exact(5.0, sf, 1) == 10 + (5 - 10 * Fraction(0.1))
+    assert dampen_exact(0.25, sf, 0) == 2 + (Fraction(0.25) - 2 * Fraction(0.1)) / Fraction(0.1)
+
+
+def test_dampen_exact_matches_independent_reference():
+    rng = np.random.default_rng(7)
+    deg = rng.integers(1, 60, size=40)
+
+    def ego(t, candidates=None):
+        dd = deg if candidates is None else deg[candidates]
+        rem = dd - t - 2
+        return np.where(rem > 0, np.minimum(1.0, 2.0 / np.maximum(rem, 1)), 1.0)
+
+    u = rng.random(40) * 30 - 10
+    for el in (False, True):
+        sf = SensitivityFunction(ego, 1.0, elementwise=el)
+        for r in range(40):
+            ref = ref_dampen(u[r], lambda t: float(ego(t, np.array([r]))[0]), 1.0)
+            assert dampen_exact(u[r], sf, r) == ref
+
+
+def test_with_error_brackets_exact_on_random_nonmonotone_tables():
+    rng = np.random.default_rng(2024)
+    n, T, dmax = 120, 30, 1.7
+    tab = rng.random((n, T)) * dmax
+    tab[rng.random((n, T)) < 0.15] = 0.0                      # zero-width intervals
+    tab[:20, :] = rng.choice([0.1, 1 / 3, 0.7, 1e-9], size=(20, T))
+    sat_rows = rng.choice(n, 15, replace=False)                 # saturate mid-way, then drop (sticky)
+    tab[sat_rows, 7] = dmax
+    totals = tab.sum(axis=1)
+    u = (rng.random(n) * 1.3 * totals) * rng.choice([-1, 1], size=n)
+    u[::9] = 0.0
+    for r in range(0, n, 4):                                    # on float breakpoints, and next to them
+        k = int(rng.integers(1, 12))
+        bp = float_breakpoints(tab[r], k)[-1]
+        u[r] = [bp, np.nextafter(bp, np.inf), np.nextafter(bp, -np.inf)][r % 3]
+    results = {}
+    for mode in MODES:
+        sf = table_sf(tab, dmax, mode=mode)
+        D, err, ex = check_bracketed(u, sf)
+        results[mode] = (D, err)
+        fin = np.isfinite(err)
+        off = np.arange(n) % 4 != 0
+        assert fin[off].all()                                   # only candidates at breakpoints are uncertain
+        assert fin[~off].sum() >= 5                             # (and not all of those)
+        assert np.all(err[fin] <= 1e-12 * (1 + np.abs(D[fin])))
+        # dampen_exact equals the independent reference
+        for r in range(0, n, 7):
+            assert ex[r] == ref_dampen(u[r], lambda t: float(tab[r, t]) if t < T else dmax, dmax)
+        bsf = table_sf(tab, dmax, tail=0.5, mode=mode).bounded(T + 3)   # bounded(): Δ from distance T + 3
+        check_bracketed(u, bsf)
+    # the step walker and the block walker agree within their error bounds
+    (Dc, ec), (De, ee) = results["candidates"], results["elementwise"]
+    both = np.isfinite(ec) & np.isfinite(ee)
+    assert both.sum() >= 90 and np.all(np.abs(Dc - De)[both] <= (ec + ee)[both])
+    assert np.array_equal(results["candidates"][0], results["full"][0])
+
+
+def test_with_error_on_point_one_breakpoints():
+    # δ = 0.1 (inexact in binary) for 60 distances, then Δ = 1: the float breakpoints drift from the exact ones
+    tab = np.full((1, 60), 0.1)
+    bps = float_breakpoints(tab[0], 60)
+    us = []
+    for bp in bps:
+        us += [bp, np.nextafter(bp, 0.0), np.nextafter(bp, np.inf)]
+    us += [round(0.1 * k, 10) for k in range(1, 70)]            # decimal breakpoints 0.1 k
+    us += [0.05 + 0.1 * k for k in range(60)]                   # well inside the intervals
+    us = np.array(us + [7.0, 6.0, 1e-300])
+    for mode in MODES:
+        sf = table_sf(np.tile(tab, (us.size, 1)), 1.0, mode=mode)
+        D, err, ex = check_bracketed(us, sf)
+        mid = slice(3 * 60 + 69, 3 * 60 + 69 + 60)
+        assert np.all(np.isfinite(err[mid])) and np.all(err[mid] < 1e-14 * (1 + np.abs(D[mid])))
+        # 7 lies beyond the last breakpoint (closed form) and 1e-300 in the first interval: certified. 6 lies
+        # between the sequential float sum b_float(60) = 5.999999999999995 and the exact 60 · 0.1 > 6: the step
+        # walker picks the closed form at 60, the exact index is 59, so it cannot certify (the block walker
+        # sums in another order, lands in interval 59 and certifies it)
+        assert np.isfinite(err[[-3, -1]]).all()
+        if mode != "elementwise":
+            assert err[-2] == np.inf and D[-2] == 60 + (6.0 - 5.999999999999995)
+        assert ex[-2] == 59 + (6 - 59 * Fraction(0.1)) / Fraction(0.1)
+
+
+@pytest.mark.parametrize("mode", ["candidates", "elementwise"])
+def test_with_error_many_steps_one_third(mode):
+    steps = 5_000 if mode == "candidates" else 200_000
+    third = 1 / 3
+    sf = table_sf(np.full((4, steps), third), 1.0, mode=mode)
+    u = np.array([steps / 3 - 0.05, 1234.5678, 0.2, steps / 3 + 10.0])
+    D, err, ex = check_bracketed(u, sf)
+    assert np.isfinite(err).all()
+    assert abs(D[0] - (steps - 0.15)) < 1e-6 and abs(D[3] - (steps + 10 - steps * (third - Fraction(1, 3)))) < 1e-6
+    # 1/3 rounds the same way at every step, so the float sums really drift; err is within a small factor
+    # of the true error where that is visible, and tiny in the first interval
+    true = np.array([float(abs(Fraction(float(D[r])) - ex[r])) for r in range(4)])
+    assert true[0] > 1e-11 and np.all(err <= 4 * true + 1e-13) and err[2] < 1e-15
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_with_error_huge_and_tiny_values(mode):
+    # huge: Δ = 1e300, δ = 3e299, 1e299, then Δ; tiny: subnormal and zero δ before Δ = 1
+    huge = table_sf(np.tile([3e299, 1e299, 2e299], (5, 1)), 1e300, mode=mode)
+    u = np.array([1e300, -1.7e308, 3.5e299, 1e-300, 4e299])
+    D, err, ex = check_bracketed(u, huge)
+    assert np.isfinite(err).all()
+    assert ex[1] == -(3 + (Fraction(1.7e308) - Fraction(3e299) - Fraction(1e299) - Fraction(2e299)) / Fraction(1e300))
+    tiny = table_sf(np.tile([1e-300, 5e-324, 0.0, 1e-310], (6, 1)), 1.0, mode=mode)
+    u = np.array([1e-300, 5e-324, 1.5e-300, 2e-300, -1e300, 1e-310])
+    D, err, ex = check_bracketed(u, tiny)
+    assert np.isfinite(err[1:]).all()
+    # u = 1e-300 = b(1) exactly: b(2) = 1e-300 + 5e-324 > u in exact arithmetic (D = 1), but the float sum
+    # absorbs 5e-324 and the walk stops in interval 3 (D = 3): the certificate rightly fails
+    assert ex[0] == 1 and D[0] == 3.0 and err[0] == np.inf
+    assert ex[1] == Fraction(5e-324) / Fraction(1e-300)
+    assert ex[4] == -(4 + (Fraction(1e300) - Fraction(1e-300) - Fraction(5e-324) - Fraction(1e-310)))
+
+
+def test_with_error_overflow_is_infinite_error():
+    sf = constant(2, 1e-300)
+    with np.errstate(over="ignore"):
+        D, err = dampen_with_error([1e300, 1.0], sf)
+    assert D[0] == np.inf and err[0] == np.inf                 # the exact value 1e600 is no float
+    assert dampen_exact(1e300, sf, 0) == Fraction(1e300) / Fraction(1e-300)
+    assert np.isfinite(err[1])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_with_error_integer_data_is_only_final_rounding(mode):
+    # δ = 1, 2, 4, 8 = Δ: breakpoints 0, 1, 3, 7, 15; every sum is exact, so err is the final-rounding term
+    rng = np.random.default_rng(5)
+    n = 400
+    sf = table_sf(np.tile([1.0, 2.0, 4.0], (n, 1)), 8.0, mode=mode)
+    u = rng.integers(-30, 31, size=n) + rng.choice([0.0, 0.5, 0.1, 1 / 3], size=n)
+    u[:8] = [0.0, 1.0, 3.0, 7.0, 15.0, -7.0, 2.0 ** -40, 1e15]
+    D, err, ex = check_bracketed(u, sf)
+    for r in range(n):
+        if u[r] == 0:
+            assert err[r] == 0.0 and D[r] == 0.0
+            continue
+        i = min(int(np.floor(abs(ex[r]))), 3)                    # index of the segment (3: closed form)
+        q = float(abs(ex[r]) - i)                                # (|u| − b(i)) / δ(i), computed exactly here
+        assert err[r] == 2.0 ** -51 * (abs(D[r]) + 2 * abs(q)) + 2.0 ** -1060
+    assert np.all(err <= 2e-15 * (1 + np.abs(D)))
+    assert D[:5].tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+
+
+def test_shift_totals_with_error_brackets_exact():
+    rng = np.random.default_rng(11)
+    n, T, dmax = 150, 25, 2.3
+    tab = rng.random((n, T)) * dmax
+    tab[:30] = rng.choice([0.1, 1 / 3, 1e-300, 2.0, 0.0], size=(30, T))
+    tab[rng.choice(n, 20, replace=False), 5] = dmax             # saturates at 5, then drops (sticky)
+    for mode in MODES:
+        sf = table_sf(tab, dmax, tail=dmax * 0.75, mode=mode).bounded(T + 2)
+        G, err = shift_totals_with_error(sf, n)
+        assert np.array_equal(G, shift_totals(sf, n))
+        assert np.isfinite(err).all() and np.all(err <= 1e-13 * (1 + G))
+        for r in range(n):
+            ex = shift_total_exact(sf, r)
+            assert abs(Fraction(float(G[r])) - ex) <= Fraction(float(err[r]))
+            if r % 10 == 0:                                     # independent reference
+                ref, dr = Fraction(0), Fraction(dmax)
+                for t in range(T + 2):
+                    d = float(tab[r, t]) if t < T else dmax * 0.75
+                    if d >= dmax:
+                        break
+                    ref += dr - Fraction(d)
+                assert ex == ref
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_shift_totals_exact_closed_forms_and_integer_data(mode):
+    sf = table_sf(np.tile([1.0, 3.0, 2.0, 5.0], (3, 1)), 5.0, tail=4.0, mode=mode).bounded(6)
+    G, err = shift_totals_with_error(sf, 3)
+    # Σ (5 − δ) over t < 3 (δ = 5 at t = 3): 4 + 2 + 3
+    assert G.tolist() == [9.0, 9.0, 9.0] and err.tolist() == [0.0, 0.0, 0.0]
+    assert shift_total_exact(sf, 2) == 9
+    assert shift_total_exact(ebc_example_sf(2), 0) == 2
+    sf = SensitivityFunction(lambda t: np.array([0.5, 1.0]), 1.0).bounded(10)
+    assert [shift_total_exact(sf, r) for r in (0, 1)] == [5, 0]
+    third = table_sf(np.full((2, 10), 1 / 3), 1.0, tail=0.1, mode=mode).bounded(12)
+    assert shift_total_exact(third, 0) == 10 * (1 - Fraction(1 / 3)) + 2 * (1 - Fraction(0.1))
+    G, err = shift_totals_with_error(third, 2)
+    assert abs(Fraction(float(G[0])) - shift_total_exact(third, 0)) <= Fraction(float(err[0])) and err[0] < 1e-14
+
+
+def test_exact_functions_reject_bad_arguments():
+    sf = ebc_example_sf(3)
+    with pytest.raises(ValueError, match="r must be an int <= 2"):
+        dampen_exact(1.0, sf, 3)
+    with pytest.raises(ValueError, match="r must be an int >= 0"):
+        shift_total_exact(sf, -1)
+    with pytest.raises(ValueError, match="u_r must be a finite real number"):
+        dampen_exact(float("nan"), sf, 0)
+    with pytest.raises(TypeError, match="u_r must be a finite real number"):
+        dampen_exact("1", sf, 0)
+    with pytest.raises(TypeError, match="must be a dpselect.SensitivityFunction"):
+        dampen_exact(1.0, lambda t: 1.0, 0)
+    slow = SensitivityFunction(lambda t: np.full(2, 1e-6), 1.0)
+    with pytest.raises(ValueError, match="did not resolve candidate 1"):
+        dampen_exact(5.0, slow, 1, max_steps=1000)
+    with pytest.raises(ValueError, match="did not resolve 1 candidate"):
+        dampen_with_error([0.0, 5.0], slow, max_steps=1000)
+    with pytest.raises(ValueError, match="has not reached its global sensitivity"):
+        shift_total_exact(slow, 0, max_steps=50)
+    with pytest.raises(ValueError, match="has not reached its global sensitivity"):
+        shift_totals_with_error(slow, 2, max_steps=50)
+
+
+def test_sensitivity_functions_are_safe_to_share_across_threads():
+    rng = np.random.default_rng(3)
+    n = 2000
+    deg = rng.integers(1, 60, size=n)
+
+    def ego(t, candidates=None):
+        dd = deg if candidates is None else deg[candidates]
+        rem = dd - t - 2
+        return np.where(rem > 0, np.minimum(1.0, 2.0 / np.maximum(rem, 1)), 1.0)
+
+    base = SensitivityFunction(ego, 1.0, n_candidates=n)
+    el = SensitivityFunction(ego, 1.0, n_candidates=n, elementwise=True)
+    half = SensitivityFunction(lambda t, candidates=None: 0.5 * ego(t, candidates), 1.0, n_candidates=n)
+    sfs = {
+        "plain": base, "elementwise": el, "constant": constant(n, 1.0), "bounded": base.bounded(40),
+        "bounded_el": el.bounded(40), "flat": base.flat(), "maximum": maximum(base, half),
+        "weighted_sum": weighted_sum([0.3, -0.7], [base, half]),
+    }
+    u = rng.random(n) * 12
+    serial = {k: dampen(u, sf) for k, sf in sfs.items()}
+    serial_err = {k: dampen_with_error(u, sf)[1] for k, sf in sfs.items()}
+    barrier = threading.Barrier(4)
+
+    def work(seed):
+        barrier.wait()
+        out = []
+        order = list(sfs)
+        np.random.default_rng(seed).shuffle(order)
+        for _ in range(2):
+            for k in order:
+                out.append((k, dampen(u, sfs[k]), dampen_with_error(u, sfs[k])[1]))
+        return out
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(work, range(4)))
+    assert sum(len(r) for r in results) == 4 * 2 * len(sfs)
+    for res in results:
+        for k, D, err in res:
+            assert np.array_equal(D, serial[k]), k
+            assert np.array_equal(err, serial_err[k]), k

@@ -14,15 +14,51 @@ neighbour of x: if δ'(y, t, r) = Δ because δ(y, s, r) = Δ with s <= t, admis
 δ(x, s + 1, r) >= Δ with s + 1 <= t + 1, so δ'(x, t + 1, r) = Δ; otherwise
 δ'(y, t, r) = δ(y, t, r) <= δ(x, t + 1, r) <= δ'(x, t + 1, r). For the usual sensitivity functions,
 which are non-decreasing in t, δ' = δ.
+
+Rounding errors and exact values
+--------------------------------
+The *exact* D(x, r) and G_r are the values of the definitions computed in rational arithmetic from the
+utilities and the float64 values δ the sensitivity function returns, every float read as the rational
+it denotes (with the saturation convention above). :func:`dampen_exact` and :func:`shift_total_exact`
+compute them for one candidate as :class:`fractions.Fraction`. :func:`dampen_with_error` and
+:func:`shift_totals_with_error` return the float values of :func:`dampen` and :func:`shift_totals`
+together with a rigorous bound ``err >= |float − exact|`` per candidate, for exact samplers that
+refine only near-ties:
+
+* every float addition s = fl(a + b) of the walk has its rounding error e = (a + b) − s computed
+  exactly (Knuth's TwoSum), so b(t) − b_float(t) = Σ e exactly. The walk keeps C ≈ Σ e and E ≈ Σ |e|
+  in float; with N <= 4t + 16 terms, |Σ e| <= |C| + γ_{N−1} Σ|e| <= |C| + 2^-49 N E =: β(t), a rigorous
+  bound on |b_float(t) − b(t)| (often far below Σ|e|, since roundings cancel);
+* b(t) is non-decreasing in t (δ >= 0), so the index i the float walk stops at is the exact one as soon
+  as |u| − b_float(i) >= β(i) and (δ(i) = Δ or b_float(i + 1) − |u| > β(i + 1)); the three remaining
+  roundings of i + (|u| − b(i))/δ(i) are at most 2^-53 relative each (2^-1075 absolute on underflow),
+  bounded here by 2^-51 (|D| + 2|q|) + 2^-1060 with q = (|u| − b(i))/δ(i), plus β(i)/δ(i);
+* a candidate the walk cannot certify (|u| within β of a breakpoint, an overflow) gets err = inf: ask
+  :func:`dampen_exact` for it.
+
+For integer-valued data (any data whose partial sums are exact floats) C, E and β stay 0 and err is
+only the final-rounding term. G is summed the same way (also the subtractions Δ − δ have their rounding
+errors computed exactly), so err(G) = β.
+
+Fail-fast for functions that never reach Δ (issue 11) is not attempted here: from the values of a
+black-box δ no finite prefix proves that δ never reaches Δ later, so the walk can only stop at
+``max_steps`` (or at the saturation distance of a :meth:`~SensitivityFunction.bounded` function).
 """
 from __future__ import annotations
+
+import numbers
+from fractions import Fraction
 
 import numpy as np
 
 from ._validation import check_int, check_utilities
 from .sensitivity import SensitivityFunction
 
-__all__ = ["dampen", "shift_totals", "DEFAULT_MAX_STEPS"]
+__all__ = [
+    "dampen", "dampen_with_error", "dampen_exact",
+    "shift_totals", "shift_totals_with_error", "shift_total_exact",
+    "DEFAULT_MAX_STEPS",
+]
 
 #: Largest distance t the loops walk for a sensitivity function *without* a saturation distance before
 #: giving up with a ValueError (never an endless loop). Functions made bounded with
@@ -35,7 +71,8 @@ def _limit(sf: SensitivityFunction, max_steps: int) -> int:
     return max_steps if sf.saturation_distance is None else sf.saturation_distance + 1
 
 
-def _check_sf(sensitivity_function, n: int, name: str = "sensitivity_function") -> SensitivityFunction:
+def _check_sf(sensitivity_function, n: int | None, name: str = "sensitivity_function") -> SensitivityFunction:
+    """The function, checked to be a SensitivityFunction for ``n`` candidates (any number if None)."""
     if not isinstance(sensitivity_function, SensitivityFunction):
         raise TypeError(
             f"{name} must be a dpselect.SensitivityFunction, got {type(sensitivity_function).__name__} "
@@ -43,13 +80,48 @@ def _check_sf(sensitivity_function, n: int, name: str = "sensitivity_function") 
         )
     if sensitivity_function.n_candidates is None:
         sensitivity_function(0)  # learns the number of candidates from one full evaluation
-    if sensitivity_function.n_candidates != n:
+    if n is not None and sensitivity_function.n_candidates != n:
         raise ValueError(
             f"{name} is for {sensitivity_function.n_candidates} candidates but utilities has {n}"
         )
     return sensitivity_function
 
 
+# -- rigorous float error bounds ---------------------------------------------------------------------
+_SHRINK = 1.0 - 2.0 ** -50  # fl(fl(x) * _SHRINK) <= x for every real x >= 0: a safe lower bound of x
+_TINY = 2.0 ** -1060        # covers the absolute error of an underflowing division (<= 2^-1075)
+
+
+def _two_sum_err(a, b, s):
+    """(a + b) − s exactly, for s = fl(a + b) (Knuth's TwoSum; exact in round-to-nearest barring
+    overflow, where it gives NaN)."""
+    bb = s - a
+    return (a - (s - bb)) + (b - bb)
+
+
+def _bound(C, E, t: int):
+    """Upper bound on |Σ e| for rounding errors e of a walk over t distances, where C and E are float
+    sums (in any order) of the e and of the |e|: at most N = 4t + 16 terms, so
+    |C − Σ e| <= γ_{N−1} Σ|e| <= γ_{N−1} E (1 − 2^-53)^-(N−1) <= 2^-49 N E (generously, also covering
+    the rounding of this expression)."""
+    return (np.abs(C) + E * ((4.0 * t + 16.0) * 2.0 ** -49)) * (1.0 + 2.0 ** -50)
+
+
+def _resolved_error(aa, start, e_start, dd, out, end, e_end, sat):
+    """err for candidates the float walk resolved at index i.
+
+    aa = |u|; start = b_float(i) with |start − b(i)| <= e_start; end = b_float(i + 1) with
+    |end − b(i + 1)| <= e_end; dd = δ(i); sat: δ(i) = Δ (closed form, no upper check);
+    out = fl(i + fl(fl(aa − start) / dd)), the float D.
+    """
+    below = aa - start
+    certain = (below * _SHRINK >= e_start) & (sat | ((end - aa) * _SHRINK > e_end))
+    q = below / dd
+    err = 2.0 ** -51 * (np.abs(out) + 2.0 * np.abs(q)) + (e_start / dd) * (1.0 + 2.0 ** -48) + _TINY
+    return np.where(certain & (err < np.inf), err, np.inf)  # NaN (overflow) -> inf too
+
+
+# -- the dampening function -------------------------------------------------------------------------
 def dampen(utilities, sensitivity_function: SensitivityFunction, *, max_steps: int = DEFAULT_MAX_STEPS) -> np.ndarray:
     """The dampening function D(x, r) of thesis Def. 3.3.1 for every candidate.
 
@@ -72,6 +144,9 @@ def dampen(utilities, sensitivity_function: SensitivityFunction, *, max_steps: i
         Distances walked at most when the function has no saturation distance (see
         DEFAULT_MAX_STEPS); a candidate still unresolved then raises ``ValueError``.
 
+    See also :func:`dampen_with_error` (the same values with a rigorous error bound) and
+    :func:`dampen_exact` (one candidate in exact rational arithmetic).
+
     Examples
     --------
     >>> import dpselect
@@ -79,44 +154,93 @@ def dampen(utilities, sensitivity_function: SensitivityFunction, *, max_steps: i
     >>> dampen([6.5, 6.5, 0.0], sf).round(2).tolist()   # thesis Example 3.4.1: 1 + 3.5/5
     [1.7, 1.7, 0.0]
     """
+    return _dampen(utilities, sensitivity_function, max_steps, track=False)[0]
+
+
+def dampen_with_error(utilities, sensitivity_function: SensitivityFunction, *,
+                      max_steps: int = DEFAULT_MAX_STEPS) -> tuple[np.ndarray, np.ndarray]:
+    """``(D, err)``: D exactly as :func:`dampen` returns it, and err[r] >= |D[r] − D_exact(r)|.
+
+    D_exact is the dampening function in exact rational arithmetic from the utilities and the float δ
+    values (module docstring, "Rounding errors and exact values", for the argument). err is 0 for
+    u = 0, the final-rounding bound 2^-51 (|D| + 2|q|) + 2^-1060 (q = the fractional step) when all
+    sums of δ are exact floats (integer data), a little more otherwise, and ``inf`` for a candidate
+    whose float walk cannot be certified (|u| within the summation error of a breakpoint b(i), or an
+    overflow): :func:`dampen_exact` gives its exact value. Same walk as :func:`dampen`, at a small
+    constant factor of its cost.
+
+    >>> import dpselect
+    >>> sf = dpselect.SensitivityFunction(lambda t: np.full(2, [3.0, 5.0][min(t, 1)]), 5.0)
+    >>> D, err = dampen_with_error([6.5, -2.0], sf)
+    >>> D.tolist(), bool(np.all(err < 2e-15))
+    ([1.7, -0.6666666666666666], True)
+    """
+    return _dampen(utilities, sensitivity_function, max_steps, track=True)
+
+
+def _dampen(utilities, sensitivity_function, max_steps, track: bool):
     u = check_utilities(utilities)
     n = u.shape[0]
     sf = _check_sf(sensitivity_function, n)
     max_steps = _limit(sf, check_int(max_steps, "max_steps", minimum=1))
-    delta_max = sf.global_sensitivity
     a = np.abs(u)
     out = np.zeros(n)
+    err = np.zeros(n) if track else None
     active = np.flatnonzero(a > 0)
     if sf.elementwise:
-        _dampen_blocks(a, active, sf, out, max_steps)
-        return np.copysign(out, u)
+        _dampen_blocks(a, active, sf, out, max_steps, err)
+    else:
+        _dampen_steps(a, active, sf, out, max_steps, err)
+    return np.copysign(out, u), err
+
+
+def _unresolved(active, a, sf, max_steps, b0=None):
+    extra = "" if b0 is None else f", b(t) = {b0!r}"
+    return ValueError(
+        f"dampening did not resolve {active.size} candidate(s) within max_steps={max_steps} distances "
+        f"(e.g. candidate {int(active[0])}: |u| = {a[active[0]]!r}{extra}); the sensitivity "
+        f"function {sf.name!r} grows too slowly: bound it with .bounded(database_size) or raise max_steps"
+    )
+
+
+def _dampen_steps(a, active, sf, out, max_steps, err) -> None:
+    """dampen() one distance per call; fills err (when not None) with the rigorous bounds."""
+    delta_max = sf.global_sensitivity
+    track = err is not None
     b = np.zeros(active.size)
+    if track:   # float sums of the rounding errors (exact − float) of b and of their absolute values
+        C, E = np.zeros(active.size), np.zeros(active.size)
     t = 0
     while active.size:
         if t >= max_steps:
-            raise ValueError(
-                f"dampening did not resolve {active.size} candidate(s) within max_steps={max_steps} distances "
-                f"(e.g. candidate {int(active[0])}: |u| = {a[active[0]]!r}, b(t) = {b[0]!r}); the sensitivity "
-                f"function {sf.name!r} grows too slowly: bound it with .bounded(database_size) or raise max_steps"
-            )
+            raise _unresolved(active, a, sf, max_steps, b[0])
         d = sf(t, active)
         nb = b + d
         aa = a[active]
         inside = aa < nb
         saturated = d >= delta_max
+        if track:
+            e = _two_sum_err(b, d, nb)
+            C_next, E_next = C + e, E + np.abs(e)
         if inside.any() or saturated.any():
             done = inside | saturated
             idx = active[done]
             # Saturated and not yet inside: closed form, each further step adds exactly Δ.
             dd = np.where(inside[done], d[done], delta_max)
             out[idx] = t + (aa[done] - b[done]) / dd
+            if track:
+                err[idx] = _resolved_error(aa[done], b[done], _bound(C[done], E[done], t), dd, out[idx],
+                                           nb[done], _bound(C_next[done], E_next[done], t + 1), saturated[done])
             keep = ~done
             active = active[keep]
             b = nb[keep]
+            if track:
+                C, E = C_next[keep], E_next[keep]
         else:
             b = nb
+            if track:
+                C, E = C_next, E_next
         t += 1
-    return np.copysign(out, u)
 
 
 _BLOCK_BUDGET = 1 << 21  # (candidates x distances) evaluated per call in the block walkers
@@ -127,82 +251,173 @@ def _block_size(n_active: int, previous: int) -> int:
     return int(max(1, min(2 * previous, _BLOCK_BUDGET // max(n_active, 1), 1 << 16)))
 
 
-def _dampen_blocks(a, active, sf, out, max_steps) -> None:
+def _block_deltas(sf, t: int, B: int, active: np.ndarray) -> np.ndarray:
+    """δ(x, t + j, r) for r in active, j < B, as an (active.size, B) array."""
+    ts = t + np.arange(B)
+    return sf.at(np.broadcast_to(ts, (active.size, B)).ravel(), np.repeat(active, B)).reshape(active.size, B)
+
+
+def _cumsum_errors(c, x):
+    """The rounding error (exact − float) of every step of c = cumsum(x, axis=1) (column k: the step to
+    c[:, k + 1]), and the rows where c is not the sequential float recurrence (no bound there; numpy's
+    accumulate is that recurrence)."""
+    cp = c[:, :-1]
+    s = cp + x[:, 1:]
+    return _two_sum_err(cp, x[:, 1:], s), (s != c[:, 1:]).any(axis=1)
+
+
+def _dampen_blocks(a, active, sf, out, max_steps, err) -> None:
     """dampen() for elementwise sensitivity functions: B distances per call for every unresolved
-    candidate, B doubling while few candidates remain (same values as the step-by-step walk)."""
+    candidate, B doubling while few candidates remain (same values as the step-by-step walk up to the
+    rounding of the sums). Fills err (when not None) with the rigorous bounds."""
     delta_max = sf.global_sensitivity
+    track = err is not None
     b = np.zeros(active.size)
+    if track:   # float sums of the rounding errors (exact − float) of b and of their absolute values
+        C, E = np.zeros(active.size), np.zeros(active.size)
     t, B = 0, 0
     while active.size:
         if t >= max_steps:
-            raise ValueError(
-                f"dampening did not resolve {active.size} candidate(s) within max_steps={max_steps} distances "
-                f"(e.g. candidate {int(active[0])}: |u| = {a[active[0]]!r}); the sensitivity function "
-                f"{sf.name!r} grows too slowly: bound it with .bounded(database_size) or raise max_steps"
-            )
+            raise _unresolved(active, a, sf, max_steps)
         B = min(_block_size(active.size, B), max_steps - t)
         if B == 1:
             d = sf(t, active)[:, None]
             sat = d >= delta_max
+            c = d
             ends = b[:, None] + d
         else:
-            ts = t + np.arange(B)
-            d = sf.at(np.broadcast_to(ts, (active.size, B)).ravel(),
-                      np.repeat(active, B)).reshape(active.size, B)
+            d = _block_deltas(sf, t, B, active)
             sat = np.logical_or.accumulate(d >= delta_max, axis=1)  # sticky saturation
             d = np.where(sat, delta_max, d)
-            ends = b[:, None] + np.cumsum(d, axis=1)            # b(t + j + 1)
+            c = np.cumsum(d, axis=1)
+            ends = b[:, None] + c                                # b(t + j + 1)
         aa = a[active]
         stop = (aa[:, None] < ends) | sat
         done = stop.any(axis=1)
+        if track:
+            if B == 1:
+                ce = ca = np.zeros((active.size, 0))
+            else:
+                ce, bad = _cumsum_errors(c, d)
+                ca = np.abs(ce)
+                if bad.any():
+                    E = np.where(bad, np.inf, E)
         if done.any():
             rows = np.flatnonzero(done)
             j = stop[rows].argmax(axis=1)
-            starts = ends[rows, j] - d[rows, j]              # b(t + j)
-            out[active[rows]] = t + j + (aa[rows] - starts) / d[rows, j]
+            dj = d[rows, j]
+            ej = ends[rows, j]
+            starts = ej - dj                                     # b(t + j)
+            idx = active[rows]
+            out[idx] = t + j + (aa[rows] - starts) / dj
+            if track:
+                # b(t + j + 1) − ends_j = (b(t) − b) + Σ_{k<j} cumsum errors + error of b + c_j, and
+                # b(t + j) − starts = (b(t + j + 1) − ends_j) + error of ends_j − d_j
+                if ce.shape[1]:
+                    pick = (np.arange(rows.size), np.maximum(j - 1, 0))
+                    ps = np.where(j > 0, np.cumsum(ce[rows], axis=1)[pick], 0.0)
+                    pa = np.where(j > 0, np.cumsum(ca[rows], axis=1)[pick], 0.0)
+                else:
+                    ps = pa = 0.0
+                e1 = _two_sum_err(b[rows], c[rows, j], ej)
+                e2 = _two_sum_err(ej, -dj, starts)
+                C_end, E_end = C[rows] + ps + e1, E[rows] + pa + np.abs(e1)
+                err[idx] = _resolved_error(aa[rows], starts, _bound(C_end + e2, E_end + np.abs(e2), t + B), dj,
+                                           out[idx], ej, _bound(C_end, E_end, t + B), sat[rows, j])
             keep = ~done
+            if track:
+                e1 = _two_sum_err(b[keep], c[keep, -1], ends[keep, -1])
+                C = C[keep] + ce.sum(axis=1)[keep] + e1
+                E = E[keep] + ca.sum(axis=1)[keep] + np.abs(e1)
             active, b = active[keep], ends[keep, -1]
         else:
+            if track:
+                e1 = _two_sum_err(b, c[:, -1], ends[:, -1])
+                C = C + ce.sum(axis=1) + e1
+                E = E + ca.sum(axis=1) + np.abs(e1)
             b = ends[:, -1]
         t += B
 
 
+# -- the shift of shifted local dampening -------------------------------------------------------------
 def shift_totals(sensitivity_function: SensitivityFunction, n: int, *, max_steps: int = DEFAULT_MAX_STEPS) -> np.ndarray:
     """G_r = Σ_{t>=0} (Δ − δ(x, t, r)) for every candidate: the shift of shifted local dampening.
 
     Finite for bounded sensitivity functions (δ = Δ from some distance on). The walk stops for a
     candidate as soon as its δ reaches Δ (saturation, module docstring), and for all candidates at the
     function's ``saturation_distance`` (set by :meth:`SensitivityFunction.bounded`). A function without
-    one that has not reached Δ within ``max_steps`` raises ``ValueError``.
+    one that has not reached Δ within ``max_steps`` raises ``ValueError``. See also
+    :func:`shift_totals_with_error` and :func:`shift_total_exact`.
 
     >>> import dpselect
     >>> sf = dpselect.SensitivityFunction(lambda t: np.full(2, [3.0, 5.0][min(t, 1)]), 5.0)
     >>> shift_totals(sf, 2).tolist()
     [2.0, 2.0]
     """
+    return _shift(sensitivity_function, n, max_steps, track=False)[0]
+
+
+def shift_totals_with_error(sensitivity_function: SensitivityFunction, n: int, *,
+                            max_steps: int = DEFAULT_MAX_STEPS) -> tuple[np.ndarray, np.ndarray]:
+    """``(G, err)``: G exactly as :func:`shift_totals` returns it, and err[r] >= |G[r] − G_exact(r)|,
+    G_exact(r) = Σ_t (Δ − δ(x, t, r)) in exact rational arithmetic from the float δ values (every
+    subtraction and addition has its rounding error computed exactly with TwoSum; err bounds their
+    sum). err = 0 when no operation rounds (e.g. integer δ and Δ).
+
+    >>> import dpselect
+    >>> sf = dpselect.SensitivityFunction(lambda t: np.full(2, [0.1, 1.0][min(t, 1)]), 1.0)
+    >>> G, err = shift_totals_with_error(sf, 2)
+    >>> G.tolist(), bool(np.all(err < 1e-15))
+    ([0.9, 0.9], True)
+    """
+    return _shift(sensitivity_function, n, max_steps, track=True)
+
+
+def _shift(sensitivity_function, n, max_steps, track: bool):
     n = check_int(n, "n", minimum=1)
     sf = _check_sf(sensitivity_function, n)
     max_steps = check_int(max_steps, "max_steps", minimum=1)
     delta_max = sf.global_sensitivity
     limit = _limit(sf, max_steps)
     g = np.zeros(n)
+    if track:   # float sums of the rounding errors (exact − float) of g and of their absolute values
+        C, E = np.zeros(n), np.zeros(n)
     active = np.arange(n)
     t, B = 0, 0
     while active.size and t < limit:
         if sf.elementwise:
             B = min(_block_size(active.size, B), limit - t)
-            ts = t + np.arange(B)
-            d = sf.at(np.broadcast_to(ts, (active.size, B)).ravel(),
-                      np.repeat(active, B)).reshape(active.size, B)
+            d = _block_deltas(sf, t, B, active)
             unsat = ~np.logical_or.accumulate(d >= delta_max, axis=1)
-            g[active] += np.where(unsat, delta_max - d, 0.0).sum(axis=1)
+            diff = delta_max - d
+            x = np.where(unsat, diff, 0.0)
+            c = np.cumsum(x, axis=1)          # sequential, so its rounding errors are known exactly
+            ga = g[active]
+            gn = ga + c[:, -1]
+            if track:
+                ce, bad = _cumsum_errors(c, x)
+                e0 = np.where(unsat, _two_sum_err(delta_max, -d, diff), 0.0)
+                e1 = _two_sum_err(ga, c[:, -1], gn)
+                C[active] += e0.sum(axis=1) + ce.sum(axis=1) + e1
+                Ea = E[active] + np.abs(e0).sum(axis=1) + np.abs(ce).sum(axis=1) + np.abs(e1)
+                E[active] = np.where(bad, np.inf, Ea)
+            g[active] = gn
             active = active[unsat[:, -1]]
             t += B
             continue
         d = sf(t, active)
         unsat = d < delta_max
-        g[active[unsat]] += delta_max - d[unsat]
-        active = active[unsat]
+        ai = active[unsat]
+        du = d[unsat]
+        diff = delta_max - du
+        ga = g[ai]
+        gn = ga + diff
+        if track:
+            e0, e1 = _two_sum_err(delta_max, -du, diff), _two_sum_err(ga, diff, gn)
+            C[ai] += e0 + e1
+            E[ai] += np.abs(e0) + np.abs(e1)
+        g[ai] = gn
+        active = ai
         t += 1
     if active.size and (sf.saturation_distance is None or t < sf.saturation_distance):
         raise ValueError(
@@ -210,4 +425,121 @@ def shift_totals(sensitivity_function: SensitivityFunction, n: int, *, max_steps
             f"max_steps={max_steps} distances for {active.size} candidate(s) (e.g. candidate {int(active[0])}); "
             "shifted local dampening needs a bounded function: use sf.bounded(database_size)"
         )
-    return g
+    if not track:
+        return g, None
+    err = _bound(C, E, t)
+    return g, np.where(err < np.inf, err, np.inf)   # NaN (overflow) -> inf
+
+
+# -- exact values for one candidate -------------------------------------------------------------------
+_FIX = 1074  # every finite float64 is an integer multiple of 2^-1074
+
+
+def _fixed(x: float) -> int:
+    """x · 2^1074 as an exact int."""
+    p, q = float(x).as_integer_ratio()   # q = 2^k, k <= 1074
+    return p << (_FIX + 1 - q.bit_length())
+
+
+def _check_candidate(sensitivity_function, r) -> tuple[SensitivityFunction, int]:
+    sf = _check_sf(sensitivity_function, None)
+    return sf, check_int(r, "r", minimum=0, maximum=sf.n_candidates - 1)
+
+
+def _deltas_of(sf: SensitivityFunction, r: int, limit: int):
+    """(t, δ(x, t, r)) for t = 0, 1, ..., limit − 1, asked lazily (blocks of doubling size for
+    elementwise functions, one distance per call otherwise)."""
+    cand = np.array([r], dtype=np.intp)
+    if not sf.elementwise:
+        for t in range(limit):
+            yield t, float(sf(t, cand)[0])
+        return
+    t, B = 0, 1
+    while t < limit:
+        B = min(B, limit - t)
+        vals = sf.at(t + np.arange(B), np.full(B, r, dtype=np.intp)).tolist()
+        for j, v in enumerate(vals):
+            yield t + j, v
+        t += B
+        B = min(2 * B, 1 << 16)
+
+
+def _check_real(x, name: str) -> float:
+    if isinstance(x, bool) or not isinstance(x, (numbers.Real, np.floating, np.integer)):
+        raise TypeError(f"{name} must be a finite real number, got {x!r} ({type(x).__name__})")
+    v = float(x)
+    if not np.isfinite(v):
+        raise ValueError(f"{name} must be a finite real number, got {x!r}")
+    return v
+
+
+def dampen_exact(u_r: float, sensitivity_function: SensitivityFunction, r: int, *,
+                 max_steps: int = DEFAULT_MAX_STEPS) -> Fraction:
+    """D(x, r) for one candidate in exact rational arithmetic.
+
+    ``u_r`` is u(x, r) (a float, read as the rational it denotes), ``r`` the candidate's index in the
+    sensitivity function. δ(x, t, r) is asked for candidate r only, and the sums are exact; saturation
+    convention, D(−u) = −D(u) and D(0) = 0 as in :func:`dampen`. The walk costs one δ evaluation per
+    distance up to the resolving one (blocks for elementwise functions).
+
+    >>> import dpselect
+    >>> sf = dpselect.SensitivityFunction(lambda t: np.full(3, [3.0, 5.0][min(t, 1)]), 5.0)
+    >>> dampen_exact(6.5, sf, 0)        # thesis Example 3.4.1: 1 + 3.5/5
+    Fraction(17, 10)
+    >>> dampen_exact(-0.1, dpselect.constant(1, 1.0), 0)   # the float 0.1 read exactly
+    Fraction(-3602879701896397, 36028797018963968)
+    """
+    v = _check_real(u_r, "u_r")
+    sf, r = _check_candidate(sensitivity_function, r)
+    max_steps = _limit(sf, check_int(max_steps, "max_steps", minimum=1))
+    a = _fixed(abs(v))
+    if a == 0:
+        return Fraction(0)
+    delta_max = sf.global_sensitivity
+    b = 0
+    for t, d in _deltas_of(sf, r, max_steps):
+        di = _fixed(d)
+        nb = b + di
+        if a < nb:
+            D = t + Fraction(a - b, di)
+            break
+        if d >= delta_max:   # saturated: each further step adds exactly Δ
+            D = t + Fraction(a - b, _fixed(delta_max))
+            break
+        b = nb
+    else:
+        raise ValueError(
+            f"dampening did not resolve candidate {r} (|u| = {abs(v)!r}) within max_steps={max_steps} distances; "
+            f"the sensitivity function {sf.name!r} grows too slowly: bound it with .bounded(database_size) "
+            "or raise max_steps"
+        )
+    return -D if v < 0 else D
+
+
+def shift_total_exact(sensitivity_function: SensitivityFunction, r: int, *,
+                      max_steps: int = DEFAULT_MAX_STEPS) -> Fraction:
+    """G_r = Σ_t (Δ − δ(x, t, r)) for one candidate in exact rational arithmetic (the float δ and Δ read
+    as the rationals they denote; saturation convention and limits as in :func:`shift_totals`).
+
+    >>> import dpselect
+    >>> sf = dpselect.SensitivityFunction(lambda t: np.full(2, [0.1, 1.0][min(t, 1)]), 1.0)
+    >>> shift_total_exact(sf, 1) == 1 - Fraction(0.1)
+    True
+    """
+    sf, r = _check_candidate(sensitivity_function, r)
+    max_steps = check_int(max_steps, "max_steps", minimum=1)
+    delta_max = sf.global_sensitivity
+    limit = _limit(sf, max_steps)
+    full = _fixed(delta_max)
+    g = 0
+    for _, d in _deltas_of(sf, r, limit):
+        if d >= delta_max:
+            return Fraction(g, 1 << _FIX)
+        g += full - _fixed(d)
+    if sf.saturation_distance is not None and limit >= sf.saturation_distance:
+        return Fraction(g, 1 << _FIX)   # unreachable: δ = Δ at the saturation distance
+    raise ValueError(
+        f"sensitivity function {sf.name!r} has not reached its global sensitivity {delta_max!r} within "
+        f"max_steps={max_steps} distances for candidate {r}; shifted local dampening needs a bounded "
+        "function: use sf.bounded(database_size)"
+    )
