@@ -158,3 +158,103 @@ def test_triangle_list_matches_brute_force():
         assert [tuple(t) for t in triangle_list(g).tolist()] == ref
         np.testing.assert_array_equal(g.triangles(), np.diag(A @ A @ A) // 2)
         assert sp.issparse(g.adjacency)
+
+
+# -- issue 11: the constructor rejects what is not a simple undirected graph -------------------------
+def _csr(dense):
+    return sp.csr_array(np.asarray(dense))
+
+
+@pytest.mark.parametrize("dense, msg", [
+    ([[0, 1], [0, 0]], r"adjacency must be symmetric \(an undirected graph\), but entry \(0, 1\) is 1 and "
+                       r"\(1, 0\) is 0"),
+    ([[1, 0], [0, 0]], r"adjacency must have a zero diagonal \(no self-loops\), got a self-loop at node index 0"),
+    ([[0, 1, 0], [1, 0, 0], [0, 0, 1]], r"self-loop at node index 2"),
+    ([[0, 2], [2, 0]], r"adjacency must hold only 0/1 entries \(an unweighted simple graph\), got 2 at \(0, 1\)"),
+    ([[0, 0.5], [0.5, 0]], r"only 0/1 entries .* got 0.5 at \(0, 1\)"),
+    ([[0, -1], [-1, 0]], r"only 0/1 entries .* got -1"),
+])
+def test_constructor_rejects_non_simple_adjacency(dense, msg):
+    n = len(dense)
+    with pytest.raises(ValueError, match=msg):
+        Graph(_csr(dense), np.arange(n))
+
+
+def test_constructor_rejects_duplicate_entries_and_bad_ids():
+    rows, cols = np.array([0, 1, 0]), np.array([1, 0, 1])      # (0, 1) stored twice: weight 2
+    with pytest.raises(ValueError, match=r"only 0/1 entries .* got 2 at \(0, 1\)"):
+        Graph(sp.csr_array((np.ones(3, np.int8), (rows, cols)), shape=(2, 2)), [0, 1])
+    sym = _csr([[0, 1], [1, 0]])
+    with pytest.raises(ValueError, match=r"node_ids must be distinct, got id 3 twice \(positions 0 and 1\)"):
+        Graph(sym, [3, 3])
+    with pytest.raises(ValueError, match="node_ids must be sorted increasingly, got 3 before 1 at position 0"):
+        Graph(sym, [3, 1])
+    with pytest.raises(TypeError, match=r"node_ids must hold integer node ids, got dtype float64 \(e.g. 0.5\)"):
+        Graph(sym, [0.5, 1])
+    with pytest.raises(ValueError, match=r"node_ids must have one id per node \(2\), got shape \(3,\)"):
+        Graph(sym, [0, 1, 2])
+    with pytest.raises(ValueError, match=r"adjacency must be square, got shape \(2, 3\)"):
+        Graph(sp.csr_array((2, 3), dtype=np.int8), [0, 1])
+    with pytest.raises(ValueError, match=r"adjacency must have at least one node, got shape \(0, 0\)"):
+        Graph(sp.csr_array((0, 0), dtype=np.int8), [])
+
+
+def test_constructor_accepts_and_normalises_harmless_forms():
+    # bool or float 0/1 data, explicitly stored zeros: the same simple graph, stored as int8 ones
+    g = Graph(_csr([[0, True, False], [True, 0, 1.0], [0, 1.0, 0]]), [10, 20, 30])
+    assert g.adjacency.dtype == np.int8 and g.degrees.tolist() == [1, 2, 1] and g.n_edges == 2
+    z = sp.csr_array((np.array([1, 1, 0, 0]), (np.array([0, 1, 1, 2]), np.array([1, 0, 2, 1]))), shape=(3, 3))
+    assert z.nnz == 4
+    g = Graph(z, [0, 1, 2])
+    assert g.degrees.tolist() == [1, 1, 0] and g.n_edges == 1    # stored zeros are not edges
+    empty = Graph(sp.csr_array((4, 4), dtype=np.int8), np.arange(4))
+    assert (empty.n_nodes, empty.n_edges, empty.max_degree) == (4, 0, 0)
+
+
+def test_constructor_copies_the_adjacency():
+    a = _csr([[0, 1], [1, 0]])
+    g = Graph(a, [0, 1])
+    a.data[:] = 5
+    assert g.adjacency.data.tolist() == [1, 1] and g.degrees.tolist() == [1, 1]
+
+
+def test_from_edges_empty_and_nodes_errors():
+    with pytest.raises(ValueError, match=r"u and v are empty and no nodes were given: a graph needs at least one "
+                                         r"node \(for a graph without edges pass its node ids as nodes=\)"):
+        from_edges([], [])
+    g = from_edges([], [], nodes=[3, 1])                 # a documented edgeless graph
+    assert g.node_ids.tolist() == [1, 3] and g.n_edges == 0 and g.degrees.tolist() == [0, 0]
+    with pytest.raises(TypeError, match=r"nodes must hold integer node ids, got dtype <U1 \(e.g. 'x'\)"):
+        from_edges([0], [1], nodes=["x"])
+    with pytest.raises(TypeError, match="nodes must be an iterable of integer node ids, got int"):
+        from_edges([0], [1], nodes=5)
+    with pytest.raises(TypeError, match="nodes must be a 1-D array of integer node ids, got the string 'ab'"):
+        from_edges([0], [1], nodes="ab")
+    with pytest.raises(ValueError, match=r"nodes must be a 1-D array of integer node ids, got shape \(1, 1\)"):
+        from_edges([0], [1], nodes=[[1]])
+    assert from_edges([0], [1], nodes=(i for i in [7])).node_ids.tolist() == [0, 1, 7]
+    assert from_edges([0], [1], nodes={9, 8}).node_ids.tolist() == [0, 1, 8, 9]
+
+
+def test_from_edges_id_range_and_type_errors():
+    with pytest.raises(TypeError, match="u must hold integer node ids, got dtype bool"):
+        from_edges([True], [False])
+    with pytest.raises(ValueError, match=r"u must be node ids <= 9223372036854775807 \(int64\)"):
+        from_edges(np.array([2 ** 64 - 1], dtype=np.uint64), [1])
+    with pytest.raises(ValueError, match="v must be node ids that fit in int64, got 1e\\+20"):
+        from_edges([1], [1e20])
+    assert from_edges([1.0], [2.0]).node_ids.tolist() == [1, 2]   # integral floats are ids
+    g = from_edges([5], [6])
+    with pytest.raises(TypeError, match="ids must be a 1-D array of integer node ids, got the string 'abc'"):
+        g.index_of("abc")
+    with pytest.raises(TypeError, match=r"ids must hold integer node ids, got dtype float64 \(e.g. 5.5\)"):
+        g.index_of([5.5])
+    assert g.index_of(6).tolist() == [1] and g.index_of(np.int64(5)).tolist() == [0]
+
+
+def test_from_networkx_empty_graph():
+    nx = pytest.importorskip("networkx")
+    with pytest.raises(ValueError, match="graph must have at least one node, got an empty Graph"):
+        from_networkx(nx.Graph())
+    g = from_networkx(nx.empty_graph(3))
+    assert (g.n_nodes, g.n_edges) == (3, 0)

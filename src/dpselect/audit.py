@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from ._validation import _short, check_int, check_nonnegative, check_positive
 from .sensitivity import SensitivityFunction
 
 __all__ = ["AuditResult", "AdmissibilityReport", "exact_dp_audit", "check_admissibility"]
@@ -61,20 +62,50 @@ def exact_dp_audit(probability_fn: Callable[[Any], np.ndarray], pairs: Iterable[
         The claimed ε; fills :attr:`AuditResult.passed`.
 
     An output with probability 0 on one side and > 0 on the other gives an infinite log-ratio.
+
+    Raises
+    ------
+    ValueError
+        ``pairs`` is empty (an audit that compared nothing cannot pass) or holds something other
+        than 2-element pairs; ``epsilon`` is not a finite number > 0; ``probability_fn`` returns
+        something other than a finite probability vector summing to 1, or vectors of different
+        lengths for the two datasets of a pair.
     """
+    if not callable(probability_fn):
+        raise TypeError(f"probability_fn must be callable (dataset -> probability vector), "
+                        f"got {type(probability_fn).__name__}")
+    if epsilon is not None:
+        epsilon = check_positive(epsilon, "epsilon")
+    if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Iterable):
+        raise TypeError(f"pairs must be an iterable of (x, y) pairs of neighbouring datasets, got {_short(pairs)}")
     worst, where, out, count = 0.0, None, None, 0
     cache: dict[str, np.ndarray] = {}
 
     def probs(d):
         key = repr(d)  # equal datasets are evaluated once
         if key not in cache:
-            p = np.asarray(probability_fn(d), dtype=np.float64)
-            if p.ndim != 1 or not np.all(p >= 0) or abs(p.sum() - 1.0) > 1e-6:
-                raise ValueError(f"probability_fn must return a 1-D probability vector, got {p!r}")
+            raw = probability_fn(d)
+            try:
+                p = np.asarray(raw)
+                if p.dtype.kind not in "biuf":
+                    raise TypeError(f"dtype {p.dtype}")
+                p = p.astype(np.float64)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(f"probability_fn must return a 1-D array of probabilities, got {_short(raw)} "
+                                f"for dataset {_short(d)} ({exc})") from None
+            if p.ndim != 1 or p.size == 0 or not np.all(np.isfinite(p)) or not np.all(p >= 0) \
+                    or abs(p.sum() - 1.0) > 1e-6:
+                raise ValueError(f"probability_fn must return a non-empty 1-D vector of finite probabilities "
+                                 f">= 0 summing to 1, got {_short(p)} for dataset {_short(d)}")
             cache[key] = p
         return cache[key]
 
-    for x, y in pairs:
+    for pair in pairs:
+        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+            what = f"{len(pair)} elements" if hasattr(pair, "__len__") else type(pair).__name__
+            raise ValueError(f"pairs must hold (x, y) pairs of neighbouring datasets, but pairs[{count}] has "
+                             f"{what}: {_short(pair)}")
+        x, y = pair
         count += 1
         px, py = probs(x), probs(y)
         if px.shape != py.shape:
@@ -85,6 +116,9 @@ def exact_dp_audit(probability_fn: Callable[[Any], np.ndarray], pairs: Iterable[
         i = int(np.argmax(lr))
         if lr[i] > worst or where is None:
             worst, where, out = float(lr[i]), (x, y), i
+    if count == 0:
+        raise ValueError("pairs must contain at least one (x, y) pair of neighbouring datasets, got none: "
+                         "an audit that compared nothing cannot pass")
     return AuditResult(worst, where, out, count, epsilon)
 
 
@@ -108,10 +142,30 @@ class AdmissibilityReport:
         return f"NOT admissible: condition {v['condition']} fails: {v['message']}"
 
 
-def _as_sf_values(sens, t: int) -> np.ndarray:
+def _as_sf_values(sens, t: int, d) -> np.ndarray:
     if isinstance(sens, SensitivityFunction):
         return sens(t)
-    return np.asarray(sens(t), dtype=np.float64)
+    if not callable(sens):
+        raise TypeError(f"sensitivity({_short(d)}) must return a SensitivityFunction or a callable t -> array, "
+                        f"got {type(sens).__name__}")
+    vals = np.asarray(sens(t))
+    if vals.dtype.kind not in "biuf":
+        raise TypeError(f"sensitivity({_short(d)})({t}) must return real numbers, got dtype {vals.dtype}")
+    vals = vals.astype(np.float64)
+    if vals.ndim != 1 or not np.all(np.isfinite(vals)) or not np.all(vals >= 0):
+        raise ValueError(f"sensitivity({_short(d)})({t}) must return a 1-D array of finite values >= 0, "
+                         f"got {_short(vals)}")
+    return vals
+
+
+def _as_utility(utility, d) -> np.ndarray:
+    raw = np.asarray(utility(d))
+    if raw.dtype.kind not in "biuf":
+        raise TypeError(f"utility({_short(d)}) must return real numbers, got dtype {raw.dtype}")
+    u = raw.astype(np.float64)
+    if u.ndim != 1 or u.size == 0 or not np.all(np.isfinite(u)):
+        raise ValueError(f"utility({_short(d)}) must return a non-empty 1-D array of finite numbers, got {_short(u)}")
+    return u
 
 
 def check_admissibility(
@@ -141,15 +195,35 @@ def check_admissibility(
     datasets : iterable
         The universe to check, e.g. every dataset up to a small size.
 
+    t_max : int
+        Condition 2 is checked for t = 0 .. t_max − 1; at least 1 (``ValueError`` otherwise: a check
+        that skips condition 2 cannot establish admissibility).
+    tol : float
+        Finite, >= 0: a violation smaller than ``tol`` (rounding) is not reported.
+
     Returns an :class:`AdmissibilityReport` whose ``violation`` describes the first failure:
     condition, x, y, t, candidate, and the two values compared.
+
+    Raises
+    ------
+    ValueError
+        ``datasets`` is empty or no dataset has a neighbour (nothing would be checked), ``t_max < 1``,
+        ``tol`` not finite or negative, or utilities/sensitivities that are not finite arrays of
+        one value per candidate.
     """
+    for fname, f in (("utility", utility), ("sensitivity", sensitivity), ("neighbours", neighbours)):
+        if not callable(f):
+            raise TypeError(f"{fname} must be callable, got {type(f).__name__}")
+    if isinstance(datasets, (str, bytes)) or not isinstance(datasets, Iterable):
+        raise TypeError(f"datasets must be an iterable of datasets, got {_short(datasets)}")
+    t_max = check_int(t_max, "t_max", minimum=1)
+    tol = check_nonnegative(tol, "tol")
     cache: dict[str, tuple] = {}
 
     def info(d):
         key = repr(d)
         if key not in cache:
-            u = np.asarray(utility(d), dtype=np.float64)
+            u = _as_utility(utility, d)
             sf = sensitivity(d)
             cache[key] = (u, sf, {})
         return cache[key]
@@ -157,7 +231,11 @@ def check_admissibility(
     def delta(d, t):
         u, sf, memo = info(d)
         if t not in memo:
-            memo[t] = _as_sf_values(sf, t)
+            vals = _as_sf_values(sf, t, d)
+            if vals.shape != u.shape:
+                raise ValueError(f"sensitivity({_short(d)})({t}) returned {vals.shape[0] if vals.ndim else 0} "
+                                 f"values, but utility({_short(d)}) has {u.size} candidates")
+            memo[t] = vals
         return memo[t]
 
     n_data = n_pairs = checks = 0
@@ -193,4 +271,9 @@ def check_admissibility(
                         "message": f"δ(x, {t + 1}, r={r}) = {dx[r]:.6g} < δ(y, {t}, r={r}) = {dy[r]:.6g} "
                                    f"for x = {x!r}, y = {y!r}",
                     }, n_data, n_pairs, t_max, checks)
+    if n_data == 0:
+        raise ValueError("datasets must contain at least one dataset, got none: a check of nothing cannot pass")
+    if n_pairs == 0:
+        raise ValueError(f"neighbours returned no neighbour for any of the {n_data} dataset(s): nothing was "
+                         "compared, so admissibility is not established")
     return AdmissibilityReport(True, None, n_data, n_pairs, t_max, checks)

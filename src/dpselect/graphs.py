@@ -51,11 +51,46 @@ class GraphNormalisationWarning(UserWarning):
     """A loader dropped self-loops or repeated edges while building a simple graph."""
 
 
+def _check_simple_adjacency(a: sp.csr_array) -> None:
+    """Reject (never repair) anything that is not the adjacency of an undirected simple graph.
+
+    Explicitly stored zeros are dropped first (they are not edges). Then: every entry must be 1
+    (weight 2 is typically a duplicated edge), the diagonal must be zero (a self-loop would count as
+    degree 2), and the matrix must be symmetric (an undirected graph).
+    """
+    a.sum_duplicates()   # duplicate (i, j) entries of a COO-built array add up: weight 2, rejected below
+    a.eliminate_zeros()
+    data = a.data
+    if data.size and (data.dtype.kind not in "biuf" or not np.all(data == 1)):
+        k = int(np.flatnonzero(data != 1)[0]) if data.dtype.kind in "biuf" else 0
+        row = int(np.searchsorted(a.indptr, k, side="right") - 1)
+        raise ValueError(f"adjacency must hold only 0/1 entries (an unweighted simple graph), got "
+                         f"{data[k].item()!r} at ({row}, {int(a.indices[k])}); list each edge once (from_edges merges "
+                         "repeated edges)")
+    diag = a.diagonal()
+    if np.any(diag != 0):
+        i = int(np.flatnonzero(diag)[0])
+        raise ValueError(f"adjacency must have a zero diagonal (no self-loops), got a self-loop at node index {i}; "
+                         "from_edges drops self-loops for you")
+    diff = abs(a - a.T)
+    diff.eliminate_zeros()
+    if diff.nnz:
+        coo = diff.tocoo()
+        i, j = int(coo.row[0]), int(coo.col[0])
+        raise ValueError(f"adjacency must be symmetric (an undirected graph), but entry ({i}, {j}) is "
+                         f"{a[i, j].item()!r} and ({j}, {i}) is {a[j, i].item()!r}")
+
+
 class Graph:
     """An undirected simple graph stored as a symmetric sparse 0/1 CSR array.
 
     Build it with :func:`from_edges`, :func:`load_edge_list`, :func:`from_networkx` or
-    :func:`load_dataset_graph`; the constructor itself expects an already normalised adjacency.
+    :func:`load_dataset_graph`, which *normalise* (drop self-loops, merge repeated edges, sort and
+    number the ids). The constructor itself *rejects* rather than repairs: ``ValueError`` for a
+    non-square, non-symmetric adjacency, a non-zero diagonal (self-loop), an entry other than 0/1
+    (e.g. weight 2), no nodes at all, or ``node_ids`` that are repeated or not sorted increasingly.
+    Explicitly stored zeros are not edges and are dropped. The adjacency is copied, so later changes
+    to the caller's array do not reach the graph.
 
     Attributes
     ----------
@@ -85,13 +120,26 @@ class Graph:
                  duplicate_edges_removed: int = 0, name: str = "graph") -> None:
         if not sp.issparse(adjacency):
             raise TypeError(f"adjacency must be a scipy sparse array, got {type(adjacency).__name__}")
-        adjacency = sp.csr_array(adjacency)
+        adjacency = sp.csr_array(adjacency, copy=True)
         n = adjacency.shape[0]
         if adjacency.shape != (n, n):
             raise ValueError(f"adjacency must be square, got shape {adjacency.shape}")
-        node_ids = np.asarray(node_ids, dtype=np.int64)
+        if n == 0:
+            raise ValueError("adjacency must have at least one node, got shape (0, 0): a graph without nodes has "
+                             "no candidate to select")
+        node_ids = _check_ids(node_ids, "node_ids")
         if node_ids.shape != (n,):
             raise ValueError(f"node_ids must have one id per node ({n}), got shape {node_ids.shape}")
+        if n > 1 and not np.all(node_ids[1:] > node_ids[:-1]):
+            d = np.flatnonzero(node_ids[1:] <= node_ids[:-1])[0]
+            if node_ids[d + 1] == node_ids[d]:
+                raise ValueError(f"node_ids must be distinct, got id {int(node_ids[d])} twice (positions {d} "
+                                 f"and {d + 1})")
+            raise ValueError(f"node_ids must be sorted increasingly, got {int(node_ids[d])} before "
+                             f"{int(node_ids[d + 1])} at position {d}; from_edges numbers any ids for you")
+        _check_simple_adjacency(adjacency)
+        adjacency = sp.csr_array((np.ones(adjacency.nnz, dtype=np.int8), adjacency.indices, adjacency.indptr),
+                                 shape=(n, n))
         adjacency.sort_indices()
         self.adjacency = adjacency
         self.node_ids = node_ids
@@ -120,7 +168,7 @@ class Graph:
 
     def index_of(self, ids: Any) -> np.ndarray:
         """Node indices of original ids (``KeyError`` naming the first unknown id)."""
-        arr = np.atleast_1d(np.asarray(ids, dtype=np.int64))
+        arr = _check_ids(np.atleast_1d(ids) if not isinstance(ids, (str, bytes)) else ids, "ids")
         pos = np.searchsorted(self.node_ids, arr)
         pos_c = np.minimum(pos, max(self.n_nodes - 1, 0))
         bad = (pos >= self.n_nodes) | (self.node_ids[pos_c] != arr) if self.n_nodes else np.ones(arr.shape, bool)
@@ -196,15 +244,34 @@ def triangle_list(graph: Graph) -> np.ndarray:
     return tri[np.lexsort((tri[:, 2], tri[:, 1], tri[:, 0]))]
 
 
+_INT64_MAX = np.iinfo(np.int64).max
+
+
 def _check_ids(values: Any, name: str) -> np.ndarray:
-    arr = np.asarray(values)
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{name} must be a 1-D array of integer node ids, got the string {values!r}")
+    if values is not None and not isinstance(values, np.ndarray) and not hasattr(values, "__len__") \
+            and hasattr(values, "__iter__"):
+        values = list(values)  # generators, dict views, sets
+    elif isinstance(values, (set, frozenset)):
+        values = sorted(values)
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a 1-D array of integer node ids: {exc}") from None
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a 1-D array of integer node ids, got shape {arr.shape}")
-    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+    if arr.size and arr.dtype.kind == "u" and arr.max() > _INT64_MAX:
+        raise ValueError(f"{name} must be node ids <= {_INT64_MAX} (int64), got {int(arr.max())}")
+    if arr.size and not (np.issubdtype(arr.dtype, np.integer) and arr.dtype != np.bool_):
         if np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+            if np.any(np.abs(arr) >= 2.0 ** 63):
+                raise ValueError(f"{name} must be node ids that fit in int64, got {arr[np.abs(arr) >= 2.0 ** 63][0].item()!r}")
             return arr.astype(np.int64)
-        bad = arr[0] if arr.dtype == object else arr.ravel()[0]
+        bad = arr[0] if arr.dtype == object else arr.ravel()[0].item()
         raise TypeError(f"{name} must hold integer node ids, got dtype {arr.dtype} (e.g. {bad!r})")
+    if arr.dtype == object:  # empty object array
+        return np.empty(0, dtype=np.int64)
     return arr.astype(np.int64, copy=False)
 
 
@@ -223,7 +290,8 @@ def from_edges(u: Any, v: Any, *, nodes: Iterable[int] | None = None, name: str 
     u, v : array-like of int
         Original node ids of the endpoints (any int64 values; they become ``Graph.node_ids``).
     nodes : iterable of int, optional
-        Extra node ids to include even when isolated.
+        Extra node ids to include even when isolated. With empty ``u`` and ``v`` this builds a graph
+        without edges; a graph with no node at all is a ``ValueError`` (nothing to select from).
     name : str
         Label of the graph.
     warn : bool
@@ -243,9 +311,14 @@ def from_edges(u: Any, v: Any, *, nodes: Iterable[int] | None = None, name: str 
     b = _check_ids(v, "v")
     if a.shape != b.shape:
         raise ValueError(f"u and v must have the same length, got {a.size} and {b.size}")
-    extra = _check_ids(np.fromiter(nodes, dtype=np.int64) if nodes is not None and not isinstance(nodes, np.ndarray)
-                       else (nodes if nodes is not None else np.empty(0, np.int64)), "nodes")
+    if nodes is not None and not isinstance(nodes, (np.ndarray, str, bytes)) and not hasattr(nodes, "__iter__"):
+        raise TypeError(f"nodes must be an iterable of integer node ids, got {type(nodes).__name__}")
+    extra = _check_ids(nodes if nodes is not None else np.empty(0, np.int64), "nodes")
+    if a.size == 0 and extra.size == 0:
+        raise ValueError("u and v are empty and no nodes were given: a graph needs at least one node "
+                         "(for a graph without edges pass its node ids as nodes=)")
     ids, inv = np.unique(np.concatenate([a, b, extra]), return_inverse=True)
+    inv = inv.ravel()
     n = ids.size
     ia, ib = inv[:a.size], inv[a.size:2 * a.size]
     loops = ia == ib
@@ -405,6 +478,8 @@ def from_networkx(graph: Any, *, name: str | None = None, warn: bool = True) -> 
         edge_list = list(graph.edges())
     except AttributeError:
         raise TypeError(f"graph must be a networkx graph, got {type(graph).__name__}") from None
+    if not nodes:
+        raise ValueError(f"graph must have at least one node, got an empty {type(graph).__name__}")
     if all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in nodes):
         label = {x: int(x) for x in nodes}
     else:
