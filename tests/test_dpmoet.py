@@ -90,6 +90,8 @@ def test_bad_arguments(nltcs):
         dp_moet(nltcs, 1.0, approach="lexi", rng=0)
     with pytest.raises(ValueError, match="epsilon"):
         dp_moet(nltcs, 0.0, rng=0)
+    with pytest.raises(ValueError, match=r"generations must be >= 2 with budget='paper-code'.*got 1"):
+        dp_moet(nltcs, 1.0, budget="paper-code", generations=1, rng=0)
     with pytest.raises(ValueError, match="budget"):
         dp_moet(nltcs, 1.0, budget="half", rng=0)
     with pytest.raises(ValueError, match="weights"):

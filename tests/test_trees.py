@@ -138,3 +138,14 @@ def test_bad_input():
         predict_many([random_tree(SPACE, 2, rng=0)], np.zeros((3, 2)))
     with pytest.raises(ValueError):
         predict_many([], np.zeros((3, 4)))
+
+
+def test_out_of_range_or_cyclic_child_index_is_a_clear_error():
+    ok = dict(feature=[0, -1, -1], value=[0.5, 0, 0], label=[-1, 0, 1], categorical=[False] * 3)
+    assert Tree(left=[1, -1, -1], right=[2, -1, -1], **ok).predict(np.array([[0.7]])).tolist() == [1]
+    with pytest.raises(ValueError, match=r"right\[0\] must be in 1 .. 2 \(pre-order, after the node\), got 3"):
+        Tree(left=[1, -1, -1], right=[3, -1, -1], **ok)
+    with pytest.raises(ValueError, match=r"left\[0\] must be in 1 .. 2 .*got 0"):
+        Tree(left=[0, -1, -1], right=[2, -1, -1], **ok)           # a cycle
+    with pytest.raises(ValueError, match=r"left\[1\] must be -1 \(a leaf\), got 2"):
+        Tree(left=[1, 2, -1], right=[2, -1, -1], **ok)

@@ -108,6 +108,15 @@ class Tree:
         n = self.feature.shape[0]
         if n == 0 or any(a.shape != (n,) for a in (self.value, self.left, self.right, self.label, self.categorical)):
             raise ValueError("tree arrays must be non-empty and of equal length")
+        inner = self.feature >= 0
+        idx = np.arange(n)
+        for name, child in (("left", self.left), ("right", self.right)):
+            # pre-order: an inner node's children come after it and inside the arrays; a leaf has -1
+            bad = np.where(inner, (child <= idx) | (child >= n), child != -1)
+            if bad.any():
+                i = int(np.argmax(bad))
+                rule = f"in {i + 1} .. {n - 1} (pre-order, after the node)" if inner[i] else "-1 (a leaf)"
+                raise ValueError(f"{name}[{i}] must be {rule}, got {int(child[i])}")
 
     @classmethod
     def leaf(cls, label: int) -> "Tree":

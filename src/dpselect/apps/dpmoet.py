@@ -147,6 +147,8 @@ def _run(data, epsilon, approach, how, *, weights, population, selection, genera
         raise ValueError(f"population must be even (Alg. 1 makes p/2 pairs of children), got {p}")
     s = check_int(selection, "selection", minimum=2, maximum=p)
     k = check_int(generations, "generations", minimum=1)
+    if budget == "paper-code" and k < 2:
+        raise ValueError(f"generations must be >= 2 with budget='paper-code' (it runs k - 1 generations), got {k}")
     d = check_int(depth, "depth", minimum=0)
     dmax = check_int(max_depth, "max_depth", minimum=d)
     o = check_int(output, "output", minimum=1, maximum=p + s)
