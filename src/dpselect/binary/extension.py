@@ -170,16 +170,23 @@ def _epsilon_from_mapping(g: DatasetGraph, mapping: Mapping) -> np.ndarray:
 
 
 # ===================================================================== label setting
-def _label_setting_batch(g: DatasetGraph, pair: SuitablePair, src: np.ndarray, val: np.ndarray,
-                         stop_at: int = -1) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Multi-source label setting in vectorised batches (see the module docstring for the proof)."""
+# Labels live in the pair's label space (probabilities for a generic pair, log-odds ``hi + lo`` for the DP
+# pairs; see dpselect.binary.suitable): only comparisons and U are needed, so the proof above is unchanged.
+def _label_setting_batch(g: DatasetGraph, pair: SuitablePair, src: np.ndarray, key: np.ndarray,
+                         stop_at: int = -1) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """Multi-source label setting in vectorised batches (see the module docstring for the proof).
+
+    Returns ``(label, lo, origin, pred, rounds)``: ``label + lo`` is each vertex's label (``lo`` the
+    compensation term of log-odds labels, 0 for probability labels), ``+inf`` where nothing is implied.
+    """
     n = g.n
     label = np.full(n, np.inf)
+    lo = np.zeros(n)
     origin = np.full(n, -1, dtype=np.int64)
     pred = np.full(n, -1, dtype=np.int64)
     final = np.zeros(n, dtype=bool)
     in_front = np.zeros(n, dtype=bool)
-    label[src] = val
+    label[src] = key
     origin[src] = src
     final[src] = True
     indptr, indices = g.indptr, g.indices
@@ -200,10 +207,10 @@ def _label_setting_batch(g: DatasetGraph, pair: SuitablePair, src: np.ndarray, v
             if not keep.all():
                 arcs, heads, tails = arcs[keep], heads[keep], tails[keep]
             if arcs.size:
-                vals = pair.arc_upper(label[tails], arcs)
+                vals, vlo = pair.arc_key_upper(label[tails], lo[tails], arcs)
                 better = vals < label[heads]
                 if not better.all():
-                    heads, tails, vals = heads[better], tails[better], vals[better]
+                    heads, tails, vals, vlo = heads[better], tails[better], vals[better], vlo[better]
                 if heads.size:
                     order = np.lexsort((vals, heads))
                     hs = heads[order]
@@ -213,6 +220,7 @@ def _label_setting_batch(g: DatasetGraph, pair: SuitablePair, src: np.ndarray, v
                     sel = order[first]
                     h, t = heads[sel], tails[sel]
                     label[h] = vals[sel]
+                    lo[h] = vlo[sel]
                     pred[h] = t
                     origin[h] = origin[t]
                     new = h[~in_front[h]]
@@ -221,7 +229,7 @@ def _label_setting_batch(g: DatasetGraph, pair: SuitablePair, src: np.ndarray, v
         if not frontier.size:
             break
         fl = label[frontier]
-        theta = max(float(pair.vertex_min_upper(fl, frontier).min()), float(fl.min()))
+        theta = _threshold(pair, fl, frontier)
         sel = fl <= theta
         batch = frontier[sel]
         frontier = frontier[~sel]
@@ -229,45 +237,53 @@ def _label_setting_batch(g: DatasetGraph, pair: SuitablePair, src: np.ndarray, v
         final[batch] = True
         if stop_at >= 0 and final[stop_at]:
             break
-    return label, origin, pred, rounds
+    return label, lo, origin, pred, rounds
 
 
-def _scalar_upper(pair: SuitablePair):
-    """A fast scalar ``U_e(x)`` for the heap reference implementation."""
-    if isinstance(pair, DPPair):
-        e, dl = math.exp(pair.epsilon), pair.delta
-        return lambda x, arc: min(e * x + dl, (e + dl - 1.0 + x) / e, 1.0)
-    if isinstance(pair, EdgeDPPairs):
-        ee, dl = np.exp(pair.arc_epsilon).tolist(), pair.delta
-        return lambda x, arc: min(ee[arc] * x + dl, (ee[arc] + dl - 1.0 + x) / ee[arc], 1.0)
-    return lambda x, arc: float(pair.upper(np.asarray([x]))[0])
+def _threshold(pair: SuitablePair, fl: np.ndarray, frontier: np.ndarray) -> float:
+    """``theta = min over frontier vertices x of min_e U_e(label(x))`` (at least the smallest label).
+
+    ``U`` increases with the label, so the vertex of smallest label ``m`` gives an upper bound
+    ``U_x(m)`` on ``theta``, and only vertices with labels ``<= U_x(m)`` (``U(a) >= a``) can attain the
+    minimum: ``U`` is evaluated on those few, not on the whole frontier. For a homogeneous pair ``theta``
+    is ``U(m)`` itself.
+    """
+    i = int(np.argmin(fl))
+    m = float(fl[i])
+    up = float(pair.vertex_min_key_upper(fl[i:i + 1], frontier[i:i + 1])[0])
+    if not pair.homogeneous:
+        cand = fl <= up
+        if cand.sum() > 1:
+            up = float(pair.vertex_min_key_upper(fl[cand], frontier[cand]).min())
+    return max(up, m)
 
 
-def _label_setting_heap(g: DatasetGraph, pair: SuitablePair, src: np.ndarray, val: np.ndarray,
-                        stop_at: int = -1) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+def _label_setting_heap(g: DatasetGraph, pair: SuitablePair, src: np.ndarray, key: np.ndarray,
+                        stop_at: int = -1) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """Reference: the same multi-source label setting with a binary heap, one vertex at a time."""
-    U = _scalar_upper(pair)
+    U = pair.scalar_key_upper()
     n = g.n
     label = [math.inf] * n
+    lo = [0.0] * n
     origin = [-1] * n
     pred = [-1] * n
     final = [False] * n
     indptr, indices = g.indptr.tolist(), g.indices.tolist()
     heap = []
-    for s, q in zip(src.tolist(), val.tolist()):
+    for s, q in zip(src.tolist(), np.asarray(key, dtype=np.float64).tolist()):
         label[s], origin[s], final[s] = q, s, True
     stack = list(src.tolist())
     pops = 0
     while True:
         for x in stack:  # relax the arcs of newly settled vertices
-            lx = label[x]
+            lx, lox = label[x], lo[x]
             for k in range(indptr[x], indptr[x + 1]):
                 y = indices[k]
                 if final[y]:
                     continue
-                b = U(lx, k)
+                b, blo = U(lx, lox, k)
                 if b < label[y]:
-                    label[y], pred[y], origin[y] = b, x, origin[x]
+                    label[y], lo[y], pred[y], origin[y] = b, blo, x, origin[x]
                     heapq.heappush(heap, (b, y))
         stack = []
         while heap:
@@ -279,8 +295,8 @@ def _label_setting_heap(g: DatasetGraph, pair: SuitablePair, src: np.ndarray, va
                 break
         if not stack or (stop_at >= 0 and final[stop_at]):
             break
-    return (np.asarray(label, dtype=np.float64), np.asarray(origin, dtype=np.int64),
-            np.asarray(pred, dtype=np.int64), pops)
+    return (np.asarray(label, dtype=np.float64), np.asarray(lo, dtype=np.float64),
+            np.asarray(origin, dtype=np.int64), np.asarray(pred, dtype=np.int64), pops)
 
 
 _ENGINES = {"batch": _label_setting_batch, "heap": _label_setting_heap}
@@ -294,42 +310,82 @@ def _path(g: DatasetGraph, pred: np.ndarray, x: int, limit: int = 10**6) -> list
 
 
 def _check_compatible(g: DatasetGraph, pair: SuitablePair, colour: int, is_src: np.ndarray,
-                      qfull: np.ndarray, label: np.ndarray, origin: np.ndarray, pred: np.ndarray,
-                      tol: float) -> None:
+                      qfull: np.ndarray, label: np.ndarray, lo: np.ndarray, origin: np.ndarray,
+                      pred: np.ndarray, tol: float) -> None:
+    """``q_j(s) <= U_e(A_j(x))`` on every arc ``x -> s`` into a fixed vertex, compared as labels.
+
+    For the DP pairs labels are log-odds, so ``tol`` is a relative slack (on ``a`` and ``1 - a``); an exact
+    0 next to a positive bound is never "within tolerance".
+    """
     arcs = np.flatnonzero(is_src[g.indices])
     if not arcs.size:
         return
     tails, heads = g.arc_tail[arcs], g.indices[arcs]
-    bound = pair.arc_upper(label[tails], arcs)
-    excess = qfull[heads] - bound
+    bound = pair.arc_key_upper(label[tails], lo[tails], arcs)[0]
+    qk = label[heads]
+    with np.errstate(invalid="ignore"):
+        excess = np.where(qk <= bound, 0.0, qk - bound)
     worst = int(np.argmax(excess))
     if excess[worst] <= tol:
         return
     x, v = int(tails[worst]), int(heads[worst])
     u = int(origin[x])
+    bprob = float(pair.key_probability(bound[worst:worst + 1], np.zeros(1))[0])
     path = [g.label(i) for i in _path(g, pred, x)] + [g.label(v)]
     shown = " - ".join(_short(p) for p in path[:12]) + (" - ..." if len(path) > 12 else "")
     j = colour
     msg = (f"partial mechanism cannot be extended privately: Pr[M({_short(g.label(v))}) = {j}] = "
-           f"{qfull[v]:.12g} exceeds {float(bound[worst]):.12g}, the strongest bound that "
+           f"{qfull[v]:.12g} exceeds {bprob:.12g}, the strongest bound that "
            f"Pr[M({_short(g.label(u))}) = {j}] = {qfull[u]:.12g} induces on it (along the path {shown}); "
            f"offending pair ({_short(g.label(u))}, {_short(g.label(v))})")
     raise NotExtendableError(msg, pair=(g.label(u), g.label(v)), colour=j, value_u=float(qfull[u]),
-                             value_v=float(qfull[v]), bound=float(bound[worst]), path=path)
+                             value_v=float(qfull[v]), bound=bprob, path=path)
 
 
-def privacy_violations(g: DatasetGraph, pair: SuitablePair, prob_one: np.ndarray, tol: float = 1e-9,
-                       chunk: int = 1 << 21) -> np.ndarray:
-    """Arc ids ``x -> y`` where ``Pr[M(y) = j] > U_e(Pr[M(x) = j]) + tol`` for ``j = 0`` or ``1``."""
-    bad = []
-    A = g.indices.size
-    for lo in range(0, A, chunk):
-        arcs = np.arange(lo, min(A, lo + chunk), dtype=np.int64)
-        px, py = prob_one[g.arc_tail[arcs]], prob_one[g.indices[arcs]]
-        v1 = py > pair.arc_upper(px, arcs) + tol
-        v0 = (1.0 - py) > pair.arc_upper(1.0 - px, arcs) + tol
-        bad.append(arcs[v1 | v0])
-    return np.concatenate(bad) if bad else np.empty(0, dtype=np.int64)
+def privacy_violations(g: DatasetGraph, pair: SuitablePair, log_prob: np.ndarray, tol: float = 1e-9,
+                       chunk: int = 1 << 21) -> tuple[np.ndarray, np.ndarray]:
+    """Neighbouring pairs ``(x, y)`` (vertex ids) where ``Pr[M(y) = j]`` is too large given ``Pr[M(x) = j]``.
+
+    ``log_prob[v] = (log Pr[M(v) = 0], log Pr[M(v) = 1])``. DP pairs are checked in log space on every edge,
+    both orientations, both answers: ``|log P_x(j) - log P_y(j)| <= eps_e + tol`` for pure DP (``-inf`` only
+    next to ``-inf``), ``log P_y(j) <= logaddexp(log P_x(j) + eps_e, log delta) + tol`` with delta; so
+    ``tol`` is a relative slack. A generic pair is checked on the probabilities:
+    ``P_y(j) <= U_e(P_x(j)) + tol``. Returns two arrays ``(x, y)``, one entry per violated orientation.
+    """
+    xs, ys = [], []
+    m = g.n_edges
+    log_prob = np.asarray(log_prob, dtype=np.float64)
+    delta = float(getattr(pair, "delta", 0.0))
+    if pair.log_space and not pair.homogeneous:
+        eps_edge = np.empty(m)
+        eps_edge[g.arc_edge] = pair.arc_eps(np.arange(g.indices.size))
+    elif pair.log_space:
+        eps_edge = float(pair.arc_eps(None))
+    for lo in range(0, m, chunk):
+        e = np.arange(lo, min(m, lo + chunk), dtype=np.int64)
+        u, v = g.edge_u[e], g.edge_v[e]
+        lu, lv = log_prob[u], log_prob[v]
+        if pair.log_space:
+            eps = eps_edge[e, None] if isinstance(eps_edge, np.ndarray) else eps_edge
+            with np.errstate(invalid="ignore"):
+                if delta == 0:
+                    d = lv - lu                                   # nan when both are -inf: no violation
+                    up = (d > eps + tol).any(axis=1)              # v too likely given u
+                    down = (-d > eps + tol).any(axis=1)
+                else:
+                    logd = math.log(delta)
+                    up = (lv > np.logaddexp(lu + eps, logd) + tol).any(axis=1)
+                    down = (lu > np.logaddexp(lv + eps, logd) + tol).any(axis=1)
+        else:  # a homogeneous custom pair: the same U on every arc
+            pu, pv = np.exp(lu), np.exp(lv)
+            U = pair.upper
+            up = (pv[:, 1] > U(pu[:, 1]) + tol) | (pv[:, 0] > U(pu[:, 0]) + tol)
+            down = (pu[:, 1] > U(pv[:, 1]) + tol) | (pu[:, 0] > U(pv[:, 0]) + tol)
+        xs += [u[up], v[down]]
+        ys += [v[up], u[down]]
+    if not xs:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    return np.concatenate(xs), np.concatenate(ys)
 
 
 def _partial_arrays(g: DatasetGraph, partial: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -342,8 +398,24 @@ def _partial_arrays(g: DatasetGraph, partial: Any) -> tuple[np.ndarray, np.ndarr
     return idx, vals
 
 
+def _graph_for(graph: Any, epsilon: Any) -> DatasetGraph:
+    """The DatasetGraph; a string epsilon names an edge attribute, and a failure to read it says so."""
+    if not isinstance(epsilon, str):
+        return as_dataset_graph(graph)
+    try:
+        return as_dataset_graph(graph, epsilon_attr=epsilon)
+    except (TypeError, ValueError) as err:
+        try:
+            float(epsilon)
+            hint = f"; to give every edge the same epsilon pass a number, e.g. epsilon={float(epsilon)!r}"
+        except ValueError:
+            hint = ""
+        raise type(err)(f"epsilon={epsilon!r} is read as the name of the edge attribute holding each edge's "
+                        f"epsilon, and that failed: {err}{hint}") from None
+
+
 def _prepare(graph: Any, true_values: Any, partial: Any, epsilon: Any, delta: Any, pair: Any):
-    g = as_dataset_graph(graph, epsilon_attr=epsilon if isinstance(epsilon, str) else None)
+    g = _graph_for(graph, epsilon)
     T = true_value_array(g, true_values)
     src, val = _partial_arrays(g, partial)
     pr = resolve_privacy(g, epsilon, delta, pair)
@@ -352,42 +424,50 @@ def _prepare(graph: Any, true_values: Any, partial: Any, epsilon: Any, delta: An
 
 def _extend(g: DatasetGraph, T: np.ndarray, src: np.ndarray, val: np.ndarray, pr: SuitablePair, *,
             tol: float, method: str) -> tuple[np.ndarray, dict]:
+    """The optimal extension as ``log_prob`` (n x 2: log Pr[M = 0], log Pr[M = 1]) and run info."""
     engine = _ENGINES[method]
     is_src = np.zeros(g.n, dtype=bool)
     is_src[src] = True
-    bounds = {}
+    logs = {}
     rounds = {}
     for colour in (1, 0):
         q = val if colour == 1 else 1.0 - val
         qfull = np.zeros(g.n)
         qfull[src] = q
-        label, origin, pred, r = engine(g, pr, src, q)
-        _check_compatible(g, pr, colour, is_src, qfull, label, origin, pred, tol)
-        np.minimum(label, 1.0, out=label)  # unreachable from S: no constraint
-        bounds[colour] = label
+        label, lo, origin, pred, r = engine(g, pr, src, pr.source_keys(val, colour))
+        _check_compatible(g, pr, colour, is_src, qfull, label, lo, origin, pred, tol)
+        logs[colour] = pr.key_logs(label, lo)   # (log Pr[M = colour], log Pr[M = 1 - colour]); +inf -> 1
         rounds[colour] = r
-    prob = np.where(T == 1, bounds[1], 1.0 - bounds[0])
-    prob[src] = val
+    one = T == 1
+    log_prob = np.empty((g.n, 2))
+    log_prob[:, 1] = np.where(one, logs[1][0], logs[0][1])
+    log_prob[:, 0] = np.where(one, logs[1][1], logs[0][0])
+    with np.errstate(divide="ignore"):
+        log_prob[src, 1] = np.log(val)
+        log_prob[src, 0] = np.log1p(-val)
     uncovered = _uncovered_ids(g, T, is_src)
     info = {"rounds": rounds, "boundary_hitting": uncovered.size == 0}
-    bad = privacy_violations(g, pr, prob, tol)
-    if bad.size:
-        k = int(bad[0])
-        x, y = int(g.arc_tail[k]), int(g.indices[k])
+    bx, by = privacy_violations(g, pr, log_prob, tol)
+    if bx.size:
+        x, y = int(bx[0]), int(by[0])
         unc = [(g.label(int(g.edge_u[e])), g.label(int(g.edge_v[e]))) for e in uncovered[:10]]
         if not uncovered.size:  # pragma: no cover - excluded by Thm 1/2; kept as a guard
             raise RuntimeError(f"internal error: extension violates privacy on ({g.label(x)}, {g.label(y)})")
+        px, py = math.exp(log_prob[x, 1]), math.exp(log_prob[y, 1])
         raise NoUniqueOptimumError(
             f"no unique optimal extension: the partial mechanism's vertices are not boundary-hitting (boundary "
             f"edge {_short(unc[0])} has no fixed endpoint; {uncovered.size} such edge(s)), and the vertex-wise "
-            f"optima Pr[M({_short(g.label(x))}) = 1] = {prob[x]:.6g}, Pr[M({_short(g.label(y))}) = 1] = "
-            f"{prob[y]:.6g} violate privacy on the edge ({_short(g.label(x))}, {_short(g.label(y))}), so "
+            f"optima Pr[M({_short(g.label(x))}) = 1] = {px:.6g}, Pr[M({_short(g.label(y))}) = 1] = "
+            f"{py:.6g} violate privacy on the edge ({_short(g.label(x))}, {_short(g.label(y))}), so "
             "several incomparable maximal extensions exist; fix the mechanism on a boundary-hitting set "
             "(see greedy_boundary_hitting_set)", edge=(g.label(x), g.label(y)), uncovered=unc)
-    return prob, info
+    return log_prob, info
 
 
 # ===================================================================== public API
+_OUTPUTS = ("float", "log")
+
+
 def optimal_mechanism(graph: Any, true_values: Any, partial: Mapping, *, epsilon: Any = None,
                       delta: float = 0.0, pair: SuitablePair | None = None, tol: float = 1e-9,
                       method: str = "batch"):
@@ -395,20 +475,22 @@ def optimal_mechanism(graph: Any, true_values: Any, partial: Mapping, *, epsilon
 
     See :func:`optimal_extension` for the parameters; additionally ``pair`` (a custom homogeneous
     :class:`~dpselect.binary.suitable.SuitablePair`, instead of ``epsilon``/``delta``), ``tol`` (slack
-    allowed in the privacy inequalities, default 1e-9) and ``method`` (``"batch"``: vectorised label setting,
-    default; ``"heap"``: the one-vertex-at-a-time reference).
+    allowed in the privacy inequalities, default 1e-9: on log-probabilities, i.e. relative, for the DP
+    pairs; on probabilities for a custom pair) and ``method`` (``"batch"``: vectorised label setting,
+    default; ``"heap"``: the one-vertex-at-a-time reference). The mechanism keeps both log-probabilities
+    of every vertex (``.log_prob``) to full relative precision, and samples from them exactly.
     """
     from .mechanism import BinaryMechanism
 
     check_choice(method, "method", tuple(_ENGINES))
     tol = check_nonnegative(tol, "tol")
     g, T, src, val, pr = _prepare(graph, true_values, partial, epsilon, delta, pair)
-    prob, info = _extend(g, T, src, val, pr, tol=tol, method=method)
-    return BinaryMechanism(g, T, prob, pr, info=info)
+    log_prob, info = _extend(g, T, src, val, pr, tol=tol, method=method)
+    return BinaryMechanism(g, T, pair=pr, log_prob=log_prob, fixed=(src, val), info=info)
 
 
 def optimal_extension(graph: Any, true_values: Any, partial: Mapping, *, epsilon: Any,
-                      delta: float = 0.0) -> dict:
+                      delta: float = 0.0, output: str = "float") -> dict:
     """Extend a partial binary mechanism to the unique optimal (epsilon, delta)-DP mechanism on all datasets.
 
     Vertices of ``graph`` are datasets, edges neighbouring pairs. The result maximises
@@ -417,8 +499,9 @@ def optimal_extension(graph: Any, true_values: Any, partial: Mapping, *, epsilon
 
     Parameters
     ----------
-    graph : networkx.Graph, iterable of (u, v) or (u, v, data) tuples, or DatasetGraph
-        Undirected; self-loops rejected, duplicate edges merged.
+    graph : networkx.Graph, iterable of (u, v) or (u, v, data) tuples, (E, 2) integer array, or DatasetGraph
+        Undirected; self-loops rejected, duplicate edges merged. An integer array's vertices are
+        ``0 .. max``.
     true_values : mapping vertex -> 0 or 1
         The true binary answer ``T(v)`` at every vertex.
     partial : mapping vertex -> float in [0, 1]
@@ -430,11 +513,17 @@ def optimal_extension(graph: Any, true_values: Any, partial: Mapping, *, epsilon
         either orientation, or the name of a networkx / edge-list edge attribute.
     delta : float in [0, 1)
         Homogeneous delta (paper 002); 0 gives pure DP.
+    output : "float" or "log"
+        ``"float"`` (default): ``vertex -> Pr[M(v) = 1]``, a float correct to a few ulps *relative* where
+        ``Pr[M(v) = 1]`` is small (down to the float range, ~1e-308); where ``Pr[M(v) = 0]`` is below
+        ``2^-54`` it is 1.0 by float rounding (``BinaryMechanism.probability(v, 0)`` or ``output="log"``
+        keep that side). ``"log"``: ``vertex -> (log Pr[M(v) = 0], log Pr[M(v) = 1])``, both to full
+        relative precision (``-inf`` only where the probability is exactly 0).
 
     Returns
     -------
     dict
-        ``vertex -> Pr[M(v) = 1]`` for every vertex (the values of ``partial`` unchanged).
+        One entry per vertex (the values of ``partial`` unchanged), as chosen by ``output``.
 
     Raises
     ------
@@ -447,8 +536,10 @@ def optimal_extension(graph: Any, true_values: Any, partial: Mapping, *, epsilon
     Privacy
     -------
     The returned mechanism is (epsilon, delta)-DP (or eps(.)-DP) for the neighbour relation given by the
-    edges: ``Pr[M(u) = j] <= e^eps Pr[M(v) = j] + delta`` for every edge and both answers ``j`` (verified
-    on every edge before returning).
+    edges: ``Pr[M(u) = j] <= e^eps Pr[M(v) = j] + delta`` for every edge and both answers ``j``, verified
+    on every edge on the log-probabilities before returning (slack 1e-9 in log space). Probabilities are
+    computed in log-odds space (:mod:`dpselect.binary._logspace`), never as ``1 - (something)``, so a
+    probability is exactly 0 or 1 only where the optimum is.
 
     Examples
     --------
@@ -460,18 +551,29 @@ def optimal_extension(graph: Any, true_values: Any, partial: Mapping, *, epsilon
     ...                         epsilon=math.log(2))
     >>> {v: round(x, 12) for v, x in ext.items()}
     {'v1': 0.3, 'v2': 0.4, 'v3': 0.2, 'v4': 0.1}
+
+    Far from the boundary the answer that is not the true one keeps its (tiny) probability:
+
+    >>> E = [(i, i + 1) for i in range(99)]
+    >>> logs = optimal_extension(E, {i: int(i < 50) for i in range(100)}, {49: 0.6, 50: 0.4}, epsilon=0.5,
+    ...                          output="log")
+    >>> round(logs[99][1] / math.log(10), 6)              # log10 Pr[M(99) = 1] = log10(0.4 e^{-0.5 * 49})
+    -11.038155
     """
-    return optimal_mechanism(graph, true_values, partial, epsilon=epsilon, delta=delta).probabilities
+    check_choice(output, "output", _OUTPUTS)
+    mech = optimal_mechanism(graph, true_values, partial, epsilon=epsilon, delta=delta)
+    return mech.probabilities if output == "float" else mech.log_probabilities
 
 
 def optimal_probability(graph: Any, true_values: Any, partial: Mapping, vertex: Hashable, *,
-                        epsilon: Any, delta: float = 0.0, check: bool = True) -> float:
+                        epsilon: Any, delta: float = 0.0, check: bool = True, output: str = "float"):
     """``Pr[M(vertex) = 1]`` of the optimal extension at one dataset (paper 002, Alg. 2).
 
     With ``check=False`` only one colour's label setting runs, and it stops as soon as ``vertex`` is settled
     (Dijkstra's early exit: the cost is that of the ball of vertices with smaller labels); the partial
     mechanism is then *assumed* compatible and ``S`` boundary-hitting. ``check=True`` (default) verifies both
-    first, which needs the full passes. Parameters and errors as :func:`optimal_extension`.
+    first, which needs the full passes. ``output="log"`` returns ``(log Pr[M = 0], log Pr[M = 1])``.
+    Parameters and errors as :func:`optimal_extension`.
 
     >>> import math
     >>> T = {"v1": 0, "v2": 1, "v3": 1, "v4": 0}
@@ -479,28 +581,35 @@ def optimal_probability(graph: Any, true_values: Any, partial: Mapping, vertex: 
     >>> round(optimal_probability(E, T, {"v1": 0.3, "v4": 0.1}, "v2", epsilon=math.log(2), check=False), 12)
     0.4
     """
+    check_choice(output, "output", _OUTPUTS)
     g, T, src, val, pr = _prepare(graph, true_values, partial, epsilon, delta, None)
     w = g.index_of(vertex)
-    if check:
-        prob, _ = _extend(g, T, src, val, pr, tol=1e-9, method="batch")
-        return float(prob[w])
+    log_prob = _extend(g, T, src, val, pr, tol=1e-9, method="batch")[0] if check else None
     hit = np.flatnonzero(src == w)
     if hit.size:
-        return float(val[hit[0]])
-    colour = int(T[w])
-    q = val if colour == 1 else 1.0 - val
-    label, _, _, _ = _label_setting_batch(g, pr, src, q, stop_at=w)
-    a = min(float(label[w]), 1.0)
-    return a if colour == 1 else 1.0 - a
+        v = float(val[hit[0]])
+        if output == "float":
+            return v
+        return (math.log1p(-v) if v < 1 else -math.inf, math.log(v) if v > 0 else -math.inf)
+    if log_prob is not None:
+        lp0, lp1 = float(log_prob[w, 0]), float(log_prob[w, 1])
+    else:
+        colour = int(T[w])
+        label, lo, _, _, _ = _label_setting_batch(g, pr, src, pr.source_keys(val, colour), stop_at=w)
+        la, lc = (float(x[0]) for x in pr.key_logs(label[w:w + 1], lo[w:w + 1]))
+        lp0, lp1 = (lc, la) if colour == 1 else (la, lc)
+    return (lp0, lp1) if output == "log" else math.exp(lp1)
 
 
 def induced_bounds(graph: Any, partial: Mapping, *, epsilon: Any, delta: float = 0.0, colour: int = 1,
-                   method: str = "batch") -> dict:
+                   method: str = "batch", output: str = "float") -> dict:
     """The strongest induced condition (paper 001, Sec. IV-B) on every vertex, for answer ``colour``.
 
     Returns ``vertex -> min over s in S and (s, v)-paths rho of U_rho(Pr[M(s) = colour])``: every private
     mechanism agreeing with ``partial`` has ``Pr[M(v) = colour]`` at most this (1 where nothing is implied;
     the partial values themselves on ``S``). One label-setting pass (see the module docstring).
+    ``output="log"`` gives the logarithm of the bound (to full relative precision also where the bound is
+    within 1e-16 of 1 or below the float range).
 
     >>> import math
     >>> b = induced_bounds([(0, 1), (1, 2), (2, 3)], {0: 0.3, 3: 0.1}, epsilon=math.log(2))
@@ -510,9 +619,13 @@ def induced_bounds(graph: Any, partial: Mapping, *, epsilon: Any, delta: float =
     if colour not in (0, 1) or isinstance(colour, bool):
         raise ValueError(f"colour must be 0 or 1, got {_short(colour)}")
     check_choice(method, "method", tuple(_ENGINES))
-    g = as_dataset_graph(graph, epsilon_attr=epsilon if isinstance(epsilon, str) else None)
+    check_choice(output, "output", _OUTPUTS)
+    g = _graph_for(graph, epsilon)
     src, val = _partial_arrays(g, partial)
     pr = resolve_privacy(g, epsilon, delta)
-    q = val if colour == 1 else 1.0 - val
-    label = np.minimum(_ENGINES[method](g, pr, src, q)[0], 1.0)
-    return dict(zip(g.vertices, label.tolist()))
+    label, lo = _ENGINES[method](g, pr, src, pr.source_keys(val, colour))[:2]
+    la = pr.key_logs(label, lo)[0]
+    with np.errstate(divide="ignore"):
+        la[src] = np.log(val if colour == 1 else 1.0 - val)
+    out = la if output == "log" else np.exp(la)
+    return dict(zip(g.vertices, out.tolist()))

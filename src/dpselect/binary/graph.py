@@ -183,8 +183,14 @@ class DatasetGraph:
         """``(indices, values)`` of a ``{vertex: value}`` mapping (vertices checked)."""
         if not isinstance(mapping, Mapping):
             raise TypeError(f"{name} must be a mapping vertex -> value, got {type(mapping).__name__}")
-        idx = np.fromiter((self.index_of(k, f"{name} key") for k in mapping.keys()), dtype=np.int64,
-                          count=len(mapping))
+        idx = None
+        if self._index is None and len(mapping):  # vertices 0..n-1: integer keys, checked in one pass
+            keys = np.asarray(list(mapping.keys()))
+            if keys.ndim == 1 and keys.dtype.kind in "iu" and keys.min() >= 0 and keys.max() < self.n:
+                idx = keys.astype(np.int64)
+        if idx is None:
+            idx = np.fromiter((self.index_of(k, f"{name} key") for k in mapping.keys()), dtype=np.int64,
+                              count=len(mapping))
         try:
             vals = np.fromiter(mapping.values(), dtype=dtype, count=len(mapping))
         except (TypeError, ValueError):
@@ -226,7 +232,8 @@ def _eps_array(values: list) -> np.ndarray:
 
 
 def as_dataset_graph(graph: Any, *, epsilon_attr: str | None = None) -> DatasetGraph:
-    """Coerce a networkx graph, an edge list or a :class:`DatasetGraph` into a :class:`DatasetGraph`."""
+    """Coerce a networkx graph, an edge list, an ``(E, 2)`` integer array (vertices ``0 .. max``) or a
+    :class:`DatasetGraph` into a :class:`DatasetGraph`."""
     if isinstance(graph, DatasetGraph):
         if epsilon_attr is not None:
             raise TypeError("a DatasetGraph carries no edge attributes: pass epsilon as a number, a mapping or "
@@ -234,10 +241,28 @@ def as_dataset_graph(graph: Any, *, epsilon_attr: str | None = None) -> DatasetG
         return graph
     if _is_networkx(graph):
         return DatasetGraph.from_networkx(graph, epsilon_attr=epsilon_attr)
+    if isinstance(graph, np.ndarray):
+        return _from_edge_array(graph, epsilon_attr)
     if isinstance(graph, (str, bytes)) or not isinstance(graph, Iterable):
-        raise TypeError("graph must be a networkx graph, an edge list of (u, v) tuples or a DatasetGraph, "
+        raise TypeError("graph must be a networkx graph, an edge list of (u, v) tuples, an (E, 2) integer array "
+                        "or a DatasetGraph, "
                         f"got {type(graph).__name__}")
     return DatasetGraph.from_edges(graph, epsilon_attr=epsilon_attr)
+
+
+def _from_edge_array(arr: np.ndarray, epsilon_attr: str | None) -> DatasetGraph:
+    """An ``(E, 2)`` integer array of edges: vertices ``0 .. max`` (the fast path, no Python loop)."""
+    if arr.ndim != 2 or arr.shape[1] != 2 or arr.dtype.kind not in "iu":
+        raise TypeError(f"graph as a numpy array must be an (E, 2) integer array of edges, got shape {arr.shape} "
+                        f"and dtype {arr.dtype}")
+    if epsilon_attr is not None:
+        raise TypeError("an edge array carries no edge attributes: pass epsilon as a number, a mapping or an "
+                        "array with one value per edge")
+    if arr.shape[0] == 0:
+        raise ValueError("graph as an edge array must have at least one edge (vertices are 0 .. max)")
+    if arr.min() < 0:
+        raise ValueError(f"graph edge array must hold vertex ids >= 0, got {int(arr.min())}")
+    return DatasetGraph.from_arrays(int(arr.max()) + 1, arr[:, 0], arr[:, 1])
 
 
 # ===================================================================== boundary notions

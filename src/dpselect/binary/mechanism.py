@@ -7,6 +7,7 @@ import numpy as np
 
 from .._rng import check_rng
 from .._validation import _short
+from .bernoulli import bernoulli_log
 from .graph import DatasetGraph
 from .suitable import SuitablePair
 
@@ -16,8 +17,16 @@ __all__ = ["BinaryMechanism"]
 class BinaryMechanism:
     """A randomized binary answer ``M(v)`` for every dataset ``v`` of a :class:`DatasetGraph`.
 
-    Built by :func:`~dpselect.binary.extension.optimal_mechanism`. ``prob_one[i] = Pr[M(v_i) = 1]`` in the
-    graph's vertex order; the mechanism is private for ``pair`` (checked on every edge when it was built).
+    Built by :func:`~dpselect.binary.extension.optimal_mechanism`, or directly from ``prob_one``
+    (``Pr[M(v_i) = 1]`` in the graph's vertex order) or ``log_prob`` (an ``(n, 2)`` array of
+    ``(log Pr[M = 0], log Pr[M = 1])`` per vertex; it takes precedence). The log form is the mechanism:
+    probabilities, sampling and the privacy check all read it, so tails far below ``2^-53`` (and
+    ``Pr[M = 0]`` within ``2^-53`` of 0 where ``Pr[M = 1]`` rounds to 1.0) are kept exactly.
+
+    Sampling draws the *less likely* answer ``m`` of a vertex with probability exactly ``exp(log_prob[v, m])``
+    (:func:`~dpselect.binary.bernoulli.bernoulli_log`: only random bits, no float uniform), so the sampled
+    law is the one :meth:`violations` audits (the other answer has ``1 - exp(log_prob[v, m])``, which agrees
+    with the stored ``log_prob[v, 1 - m]`` to a few ulps).
 
     Examples
     --------
@@ -29,58 +38,98 @@ class BinaryMechanism:
     (0.4, 0.2, True)
     """
 
-    def __init__(self, graph: DatasetGraph, true_values: np.ndarray, prob_one: np.ndarray,
-                 pair: SuitablePair, *, info: dict | None = None) -> None:
+    def __init__(self, graph: DatasetGraph, true_values: np.ndarray, prob_one: np.ndarray | None = None,
+                 pair: SuitablePair | None = None, *, log_prob: np.ndarray | None = None,
+                 fixed: tuple[np.ndarray, np.ndarray] | None = None, info: dict | None = None) -> None:
         self.graph = graph
         self.true_values = np.asarray(true_values, dtype=np.int8)
-        self.prob_one = np.asarray(prob_one, dtype=np.float64)
+        if log_prob is None:
+            if prob_one is None:
+                raise TypeError("give prob_one (Pr[M = 1] per vertex) or log_prob ((n, 2) log-probabilities)")
+            p = np.asarray(prob_one, dtype=np.float64)
+            if p.shape != (graph.n,) or not np.all((p >= 0) & (p <= 1)):
+                raise ValueError(f"prob_one must hold {graph.n} probabilities in [0, 1]")
+            with np.errstate(divide="ignore"):
+                log_prob = np.stack([np.log1p(-p), np.log(p)], axis=1)
+            prob = np.stack([1.0 - p, p], axis=1)
+        else:
+            log_prob = np.asarray(log_prob, dtype=np.float64)
+            if log_prob.shape != (graph.n, 2) or np.isnan(log_prob).any() or (log_prob > 0).any():
+                raise ValueError(f"log_prob must be an ({graph.n}, 2) array of log-probabilities (<= 0)")
+            prob = np.exp(log_prob)
+        if fixed is not None:  # vertices whose Pr[M = 1] was given as a float: return it unchanged
+            idx, val = fixed
+            prob[idx, 1] = val
+            prob[idx, 0] = 1.0 - np.asarray(val, dtype=np.float64)
+        self.log_prob = log_prob
+        self._prob = prob
+        self.prob_one = prob[:, 1]
         self.pair = pair
         self.info = dict(info or {})
 
     # ------------------------------------------------------------ probabilities
     @property
     def probabilities(self) -> dict:
-        """``vertex -> Pr[M(v) = 1]`` for every vertex."""
+        """``vertex -> Pr[M(v) = 1]`` for every vertex (floats: 1.0 where ``Pr[M(v) = 0] < 2^-54``)."""
         return dict(zip(self.graph.vertices, self.prob_one.tolist()))
 
+    @property
+    def log_probabilities(self) -> dict:
+        """``vertex -> (log Pr[M(v) = 0], log Pr[M(v) = 1])`` for every vertex, to full relative precision."""
+        return dict(zip(self.graph.vertices, map(tuple, self.log_prob.tolist())))
+
+    def log_probability(self, vertex: Hashable, answer: int = 1) -> float:
+        """``log Pr[M(vertex) = answer]``."""
+        return float(self.log_prob[self.graph.index_of(vertex), _answer(answer)])
+
     def probability(self, vertex: Hashable, answer: int = 1) -> float:
-        """``Pr[M(vertex) = answer]``."""
-        if answer not in (0, 1) or isinstance(answer, bool):
-            raise ValueError(f"answer must be 0 or 1, got {_short(answer)}")
-        p1 = float(self.prob_one[self.graph.index_of(vertex)])
-        return p1 if answer == 1 else 1.0 - p1
+        """``Pr[M(vertex) = answer]`` (exact to a few ulps relative on either side; given values unchanged)."""
+        return float(self._prob[self.graph.index_of(vertex), _answer(answer)])
 
     def correct_probability(self, vertex: Hashable) -> float:
         """``Pr[M(vertex) = T(vertex)]``."""
         i = self.graph.index_of(vertex)
-        return float(self.prob_one[i] if self.true_values[i] == 1 else 1.0 - self.prob_one[i])
+        return float(self._prob[i, int(self.true_values[i])])
 
     @property
     def correct_probabilities(self) -> np.ndarray:
         """``Pr[M(v) = T(v)]`` for all vertices, in graph order."""
-        return np.where(self.true_values == 1, self.prob_one, 1.0 - self.prob_one)
+        return self._prob[np.arange(self.graph.n), self.true_values.astype(np.int64)]
 
     # ------------------------------------------------------------ sampling
+    def _sample_idx(self, idx: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+        lp = self.log_prob[idx]
+        minority = (lp[:, 1] < lp[:, 0]).astype(np.int8)         # the less likely answer (1 on ties: p = 1/2)
+        hit = bernoulli_log(lp[np.arange(idx.size), minority], gen)
+        return np.where(hit == 1, minority, 1 - minority).astype(np.int8)
+
     def sample(self, vertex: Hashable, rng: np.random.Generator | int | None = None) -> int:
-        """Draw the private binary answer for dataset ``vertex`` (one Bernoulli draw)."""
+        """Draw the private binary answer for dataset ``vertex`` (one exact Bernoulli draw)."""
         gen = check_rng(rng)
-        return int(gen.random() < self.prob_one[self.graph.index_of(vertex)])
+        return int(self._sample_idx(np.asarray([self.graph.index_of(vertex)]), gen)[0])
 
     def sample_many(self, vertices: Iterable[Hashable], rng: np.random.Generator | int | None = None
                     ) -> np.ndarray:
         """Independent private answers for each dataset in ``vertices`` (int8 array)."""
         gen = check_rng(rng)
         idx = np.asarray([self.graph.index_of(v) for v in vertices], dtype=np.int64)
-        return (gen.random(idx.size) < self.prob_one[idx]).astype(np.int8)
+        return self._sample_idx(idx, gen)
 
     # ------------------------------------------------------------ checks
     def violations(self, tol: float = 1e-9) -> list[tuple]:
-        """Neighbouring pairs ``(x, y)`` where ``Pr[M(y) = j] > U(Pr[M(x) = j]) + tol`` (empty if private)."""
+        """Neighbouring pairs ``(x, y)`` where privacy fails for some answer (empty if private).
+
+        For DP pairs, on the log-probabilities: ``log Pr[M(y) = j] > log Pr[M(x) = j] + eps(x, y) + tol``
+        (``logaddexp(log Pr[M(x) = j] + eps, log delta)`` with delta), for ``j = 0, 1``, both orientations of
+        every edge; for a custom pair ``Pr[M(y) = j] > U(Pr[M(x) = j]) + tol``.
+        """
         from .extension import privacy_violations
 
+        if self.pair is None:
+            raise ValueError("this mechanism has no privacy notion attached (pair=None): nothing to check")
         g = self.graph
-        arcs = privacy_violations(g, self.pair, self.prob_one, tol)
-        return [(g.label(int(g.arc_tail[k])), g.label(int(g.indices[k]))) for k in arcs]
+        xs, ys = privacy_violations(g, self.pair, self.log_prob, tol)
+        return [(g.label(int(x)), g.label(int(y))) for x, y in zip(xs.tolist(), ys.tolist())]
 
     def dominates(self, other: Any, tol: float = 1e-12) -> bool:
         """Whether ``Pr[M(v) = T(v)] >= Pr[M'(v) = T(v)] - tol`` at every ``v`` (paper 002, Def. 2).
@@ -100,3 +149,9 @@ class BinaryMechanism:
 
     def __repr__(self) -> str:
         return f"BinaryMechanism(graph={self.graph!r}, pair={self.pair!r})"
+
+
+def _answer(answer: Any) -> int:
+    if answer not in (0, 1) or isinstance(answer, bool):
+        raise ValueError(f"answer must be 0 or 1, got {_short(answer)}")
+    return int(answer)

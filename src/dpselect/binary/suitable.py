@@ -11,6 +11,12 @@ describes which values ``Pr[M(u) = j]`` a dataset ``u`` may take when its neighb
 :class:`DPPair` (Eq. 8-9, Prop. 2). Heterogeneous privacy (paper 001) attaches one DP pair to every edge:
 :class:`EdgeDPPairs`. The optimal extension only ever needs ``U`` (an increasing map with ``U(a) >= a``),
 which is what makes the label-setting algorithm of :mod:`dpselect.binary.extension` correct.
+
+Label spaces. The label-setting algorithm only compares labels and applies ``U``, so it may run on any
+increasing reparametrisation of ``Pr[M = j]``. A generic pair works on the probability itself. The DP pairs
+work on log-odds ``log(a / (1 - a))`` (:mod:`dpselect.binary._logspace`), which keeps both ``a`` and ``1 - a``
+to full relative precision down to ``1e-300`` and beyond, so the optimal mechanism's vanishing tails are
+exact instead of rounding to 0 and 1 (an infinite privacy loss between neighbours).
 """
 from __future__ import annotations
 
@@ -21,6 +27,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .._validation import check_nonnegative, check_positive
+from . import _logspace as ls
 from .closed_forms import dp_lower, dp_upper
 
 __all__ = ["SuitablePair", "DPPair", "FunctionPair", "EdgeDPPairs"]
@@ -50,6 +57,35 @@ class SuitablePair(ABC):
 
     def vertex_min_upper(self, alpha: np.ndarray, vertices: np.ndarray) -> np.ndarray:
         return self.upper(alpha)
+
+    # label-space hooks (probability labels here; log-odds labels in the DP pairs)
+    log_space = False
+
+    def source_keys(self, prob_one: np.ndarray, colour: int) -> np.ndarray:
+        """Labels of the fixed vertices for answer ``colour`` from their ``Pr[M = 1]``."""
+        v = np.asarray(prob_one, dtype=np.float64)
+        return v if colour == 1 else 1.0 - v
+
+    def arc_key_upper(self, hi: np.ndarray, lo: np.ndarray, arcs: np.ndarray):
+        """``U_e`` on labels ``hi + lo`` across ``arcs``; returns ``(hi', lo')``."""
+        return self.arc_upper(hi, arcs), np.zeros_like(np.asarray(hi, dtype=np.float64))
+
+    def vertex_min_key_upper(self, hi: np.ndarray, vertices: np.ndarray) -> np.ndarray:
+        return self.vertex_min_upper(hi, vertices)
+
+    def scalar_key_upper(self):
+        """A fast scalar ``(hi, lo, arc) -> (hi', lo')`` for the heap reference engine."""
+        return lambda x, lo, arc: (float(self.arc_upper(np.asarray([x]), np.asarray([arc]))[0]), 0.0)
+
+    def key_logs(self, hi: np.ndarray, lo: np.ndarray):
+        """``(log a, log(1 - a))`` of labels (``+inf`` = unconstrained = probability 1)."""
+        a = np.minimum(np.asarray(hi, dtype=np.float64), 1.0)
+        with np.errstate(divide="ignore"):
+            return np.log(a), np.log1p(-a)
+
+    def key_probability(self, hi, lo=0.0) -> np.ndarray:
+        """The probability ``a`` a label stands for."""
+        return np.exp(self.key_logs(np.asarray(hi, dtype=np.float64), np.asarray(lo, dtype=np.float64))[0])
 
     def upper_power(self, alpha: Any, d: int) -> np.ndarray:
         """``U^d(alpha)``: the bound induced at distance ``d`` along any path (iterated ``U``)."""
@@ -100,6 +136,29 @@ class DPPair(SuitablePair):
 
     def lower(self, alpha):
         return dp_lower(np.asarray(alpha, dtype=np.float64), self.epsilon, self.delta)
+
+    log_space = True
+
+    def source_keys(self, prob_one, colour):
+        k = ls.logit(prob_one)
+        return k if colour == 1 else -k
+
+    def arc_key_upper(self, hi, lo, arcs):
+        return ls.key_upper(hi, lo, self.epsilon, self.delta)
+
+    def vertex_min_key_upper(self, hi, vertices):
+        return ls.key_upper(hi, None, self.epsilon, self.delta, with_lo=False)[0]
+
+    def scalar_key_upper(self):
+        e, dl, f = self.epsilon, self.delta, ls.key_upper_scalar
+        return lambda x, lo, arc: f(x, lo, e, dl)
+
+    def key_logs(self, hi, lo):
+        return ls.key_logs(hi, lo)
+
+    def arc_eps(self, arcs):
+        """epsilon across ``arcs`` (the same everywhere)."""
+        return self.epsilon
 
     def __repr__(self) -> str:
         return f"DPPair(epsilon={self.epsilon!r}, delta={self.delta!r})"
@@ -157,3 +216,23 @@ class EdgeDPPairs(SuitablePair):
 
     def vertex_min_upper(self, alpha, vertices):
         return dp_upper(alpha, self.vertex_min_epsilon[vertices], self.delta)
+
+    log_space = True
+    source_keys = DPPair.source_keys
+    key_logs = DPPair.key_logs
+
+    def arc_key_upper(self, hi, lo, arcs):
+        return ls.key_upper(hi, lo, self.arc_epsilon[arcs], self.delta)
+
+    def vertex_min_key_upper(self, hi, vertices):
+        return ls.key_upper(hi, None, self.vertex_min_epsilon[vertices], self.delta, with_lo=False)[0]
+
+    def scalar_key_upper(self):
+        ee, dl, f = self.arc_epsilon.tolist(), self.delta, ls.key_upper_scalar
+        return lambda x, lo, arc: f(x, lo, ee[arc], dl)
+
+    def arc_eps(self, arcs):
+        return self.arc_epsilon[arcs]
+
+    def __repr__(self) -> str:
+        return f"EdgeDPPairs(n_arcs={self.arc_epsilon.size}, delta={self.delta!r})"
