@@ -189,10 +189,20 @@ def test_condition_1_on_random_larger_graphs():
 
 
 def test_ebc_real_graph_anchor():
+    import warnings
+
+    from dpselect import PrivacyLeakWarning
+    from dpselect.experiments.thesis_figure20 import public_max_degree
+
     try:
         g = load_dataset_graph("enron")
     except FileNotFoundError:
         pytest.skip("enron data not available")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)  # the reproduction's public D: no warning
+        D, source = public_max_degree("enron")
+        assert (D, source, g.max_degree) == (1383, "thesis Sec. 6.5", 1383)
+        assert ebc_sensitivity(g, max_degree=D).global_sensitivity == 477_826.5
     e = ebc(g)
     ed = egocentric_density(g)
     d = g.degrees

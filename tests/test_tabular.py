@@ -8,7 +8,7 @@ import pytest
 
 from dpselect import PrivacyLeakWarning
 
-from dpselect.datasets import dataset_path
+from dpselect.datasets import PUBLIC_TABLE_SIZE, dataset_path
 from dpselect.tabular import (
     TabularData,
     load_acs,
@@ -20,8 +20,17 @@ from dpselect.tabular import (
 )
 
 
+@pytest.fixture(autouse=True)
+def _no_leak_warning():
+    """The shipped loaders read only public schemas: a PrivacyLeakWarning is an error here."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        yield
+
+
 def test_nltcs_real_counts_and_label_column():
     d = load_nltcs()
+    assert d.n_records == PUBLIC_TABLE_SIZE["nltcs"]
     assert (d.n_records, d.n_features) == (21574, 15)
     raw = np.loadtxt(dataset_path("tabular", "nltcs.dat"), dtype=np.int64)
     assert np.array_equal(d.y, raw[:, 13])                 # 0-based column 13
@@ -33,7 +42,7 @@ def test_nltcs_real_counts_and_label_column():
 
 def test_acs_real_counts_and_13th_from_end():
     d = load_acs()
-    assert (d.n_records, d.n_features) == (47461, 22)
+    assert (d.n_records, d.n_features) == (47461, 22) and d.n_records == PUBLIC_TABLE_SIZE["acs"]
     raw = np.loadtxt(dataset_path("tabular", "acs.dat"), dtype=np.int64)
     assert np.array_equal(d.y, raw[:, -13]) and np.array_equal(d.y, raw[:, 10])
     assert np.array_equal(load_acs(label_column=10).y, d.y)
@@ -42,7 +51,7 @@ def test_acs_real_counts_and_13th_from_end():
 
 def test_adult_merge_drop_missing_scale():
     d = load_adult()
-    assert (d.n_records, d.n_features) == (45222, 12)
+    assert (d.n_records, d.n_features) == (45222, 12) and d.n_records == PUBLIC_TABLE_SIZE["adult"]
     assert int(d.y.sum()) == 11208                          # >50K incl. the test file's ">50K."
     num = ~d.categorical
     assert num.sum() == 4 and d.categorical.sum() == 8
@@ -53,6 +62,8 @@ def test_adult_merge_drop_missing_scale():
     cats = dict(zip(d.feature_names, d.categories))
     assert "?" not in cats["workclass"] and len(cats["native_country"]) == 41
     assert d.n_values[d.feature_names.index("sex")] == 2
+    assert cats["workclass"][2] == "Never-worked" and d.n_values[d.feature_names.index("workclass")] == 8
+    assert not (d.X[:, d.feature_names.index("workclass")] == 2).any()  # Never-worked never occurs
 
 
 def test_load_tabular_names():

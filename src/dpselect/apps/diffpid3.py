@@ -63,7 +63,8 @@ def discretise(data, bins: int = 10) -> tuple[np.ndarray, np.ndarray]:
     Returns ``(codes, n_values)``; bin k of a numeric column holds values in [k/b, (k+1)/b) (1 in the last).
 
     >>> from dpselect.tabular import load_table
-    >>> codes, nv = discretise(load_table({"x": [0.0, 0.5, 1.0], "y": [0, 1, 1]}, "y"), bins=2)
+    >>> codes, nv = discretise(load_table({"x": [0.0, 0.5, 1.0], "y": [0, 1, 1]}, "y", numeric_bounds={"x": (0, 1)}),
+    ...                        bins=2)
     >>> codes.ravel().tolist(), nv.tolist()
     ([0, 1, 1], [2])
     """

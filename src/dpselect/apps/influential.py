@@ -31,7 +31,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .._rng import check_rng
-from .._validation import check_bool, check_int, check_k, check_positive
+from .._validation import check_bool, check_k, check_positive
 from ..graphs import Graph
 from ..sensitivity import SensitivityFunction
 from ..utilities.graph import (

@@ -7,8 +7,9 @@ of runs nor LocalDiffPID3's depth: we use a random 70/30 train/test split per ru
 ``--runs`` runs (default 50) and LocalDiffPID3 of depth ``--diffpid3-depth`` (default 5 = d_max) with
 10 bins for numeric attributes and, as its public size bound N for ΔIG, the dataset's published size (paper
 Sec. 6.3 / thesis Sec. 7.4: NLTCS 21,574, Adult 45,222, ACS 47,461; :data:`dpselect.datasets.PUBLIC_TABLE_SIZE`).
-Adult is scaled by its public schema (:data:`dpselect.tabular.ADULT_NUMERIC_BOUNDS`). NODP-MOET-Agg does not depend on ε: it runs once per run and its value is
-written under every ε. Budget convention of DP-MOET: ``--budget`` (default "even").
+Adult is scaled by its public schema (:data:`dpselect.tabular.ADULT_NUMERIC_BOUNDS`). NODP-MOET-Agg does
+not depend on ε: it runs once per run and its value is written under every ε. Budget convention of DP-MOET:
+``--budget`` (default "even").
 """
 from __future__ import annotations
 
