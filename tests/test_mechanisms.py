@@ -53,22 +53,25 @@ def test_laplace_probabilities_two_candidates_closed_form():
     assert p[0] == pytest.approx(1 - math.exp(-d / b) * (2 + d / b) / 4, rel=1e-9)
 
 
-def test_samplers_match_exact_distributions(freq):
+@pytest.mark.parametrize("exact", [True, False])
+def test_samplers_match_exact_distributions(freq, exact):
+    # exact=True: the default exact samplers, in batches (size=); exact=False: the float path, kept for
+    # comparison, checked on fewer draws (one Python call per draw).
     rng = np.random.default_rng(12345)
-    n = 20000
+    n = 40000 if exact else 5000
     eps = 1.0
-    freq([exponential(U, eps, 1.0, rng=rng) for _ in range(n)], exponential_probabilities(U, eps, 1.0))
-    freq([permute_and_flip(U, eps, 1.0, rng=rng) for _ in range(n)], permute_and_flip_probabilities(U, eps, 1.0))
-    freq([report_noisy_max(U, eps, 1.0, noise="gumbel", rng=rng) for _ in range(n)],
-         exponential_probabilities(U, eps, 1.0))
-    freq([report_noisy_max(U, eps, 1.0, noise="laplace", rng=rng) for _ in range(n)],
+    kw = dict(rng=rng, exact=exact, size=n)
+    freq(exponential(U, eps, 1.0, **kw), exponential_probabilities(U, eps, 1.0))
+    freq(permute_and_flip(U, eps, 1.0, **kw), permute_and_flip_probabilities(U, eps, 1.0))
+    freq(report_noisy_max(U, eps, 1.0, noise="gumbel", **kw), exponential_probabilities(U, eps, 1.0))
+    freq(report_noisy_max(U, eps, 1.0, noise="laplace", **kw),
          report_noisy_max_probabilities(U, eps, 1.0, noise="laplace"))
-    freq([report_noisy_max(U, eps, 1.0, noise="laplace", monotonic=True, rng=rng) for _ in range(n)],
+    freq(report_noisy_max(U, eps, 1.0, noise="laplace", monotonic=True, **kw),
          report_noisy_max_probabilities(U, eps, 1.0, noise="laplace", monotonic=True))
     sf = SensitivityFunction(lambda t: np.minimum(1.0, np.array([0.2, 0.3, 0.5, 0.5, 0.1]) * (t + 1)), 1.0)
-    freq([local_dampening(U, eps, sf, rng=rng) for _ in range(n)], local_dampening_probabilities(U, eps, sf))
+    freq(local_dampening(U, eps, sf, **kw), local_dampening_probabilities(U, eps, sf))
     for direction in ("increasing", "decreasing"):
-        freq([shifted_local_dampening(U, eps, sf, direction=direction, rng=rng) for _ in range(n)],
+        freq(shifted_local_dampening(U, eps, sf, direction=direction, **kw),
              shifted_local_dampening_probabilities(U, eps, sf, direction=direction))
 
 
@@ -78,9 +81,11 @@ def test_weighted_noise_samplers_match_copies(freq):
     copies = np.repeat(u, w)
     groups = np.repeat(np.arange(3), w)
     exact_pf = np.bincount(groups, weights=permute_and_flip_probabilities(copies, 1.0, 1.0))
-    freq([permute_and_flip(u, 1.0, 1.0, weights=w, rng=rng) for _ in range(20000)], exact_pf)
+    freq(permute_and_flip(u, 1.0, 1.0, weights=w, rng=rng, size=40000), exact_pf)
     exact_lap = np.bincount(groups, weights=report_noisy_max_probabilities(copies, 1.0, 1.0, noise="laplace"))
-    freq([report_noisy_max(u, 1.0, 1.0, weights=w, rng=rng) for _ in range(20000)], exact_lap)
+    freq(report_noisy_max(u, 1.0, 1.0, weights=w, rng=rng, size=40000), exact_lap)
+    # the float path's weighted noise too
+    freq(permute_and_flip(u, 1.0, 1.0, weights=w, rng=rng, size=5000, exact=False), exact_pf)
 
 
 def _ordered_pair_index(picks, n):
@@ -97,10 +102,11 @@ def test_top2_exponential_is_two_peeled_picks(freq):
         p2 = exponential_probabilities(u[rest], eps / 2, 1.0)
         for jj, j in enumerate(rest):
             exact[i * n + j] = p1[i] * p2[jj]
-    samples = [_ordered_pair_index(exponential(u, eps, 1.0, k=2, rng=rng), n) for _ in range(20000)]
-    freq(samples, exact)
-    samples = [_ordered_pair_index(report_noisy_max(u, eps, 1.0, noise="gumbel", k=2, rng=rng), n)
-               for _ in range(20000)]
+    picks = exponential(u, eps, 1.0, k=2, rng=rng, size=40000)
+    freq(picks[:, 0] * n + picks[:, 1], exact)
+    picks = report_noisy_max(u, eps, 1.0, noise="gumbel", k=2, rng=rng, size=40000)
+    freq(picks[:, 0] * n + picks[:, 1], exact)
+    samples = [_ordered_pair_index(exponential(u, eps, 1.0, k=2, rng=rng, exact=False), n) for _ in range(8000)]
     freq(samples, exact)
 
 
@@ -118,7 +124,9 @@ def test_top2_permute_and_flip_lazy_peeling_is_exact(freq, monkeypatch, head_gap
         p2 = permute_and_flip_probabilities(u[rest], eps / 2, 1.0)
         for jj, j in enumerate(rest):
             exact[i * n + j] = p1[i] * p2[jj]
-    samples = [_ordered_pair_index(permute_and_flip(u, eps, 1.0, k=2, rng=rng), n) for _ in range(30000)]
+    # the float path's lazy head/tail peeling (exact=False); the exact path is tested in test_sampling
+    samples = [_ordered_pair_index(permute_and_flip(u, eps, 1.0, k=2, rng=rng, exact=False), n)
+               for _ in range(15000)]
     freq(samples, exact)
 
 

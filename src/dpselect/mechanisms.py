@@ -14,20 +14,41 @@ Conventions shared by every selector here:
   r stood for w_r interchangeable copies (probability ∝ w_r · exp(...)), which lets callers group
   equal candidates instead of listing millions of them.
 * ``rng``: a ``numpy.random.Generator`` or an int seed; ``None`` draws OS entropy.
-* Sampling works in log space: scores are shifted by their maximum before exponentiating, so any
-  finite utilities and budgets (1e300 and −1e300 together, ε = 1e6 or 1e-9) sample correctly; there is
-  no underflow clamping and no fallback to argmax.
+* ``exact=True`` (the default): the output law is *exactly* the mechanism's for the inputs as given
+  (floats read as exact rationals), drawn from the generator's random bits only. Every selector is a
+  noisy maximum (Gumbel noise: exponential mechanism; exponential noise: permute-and-flip; Laplace
+  noise: report-noisy-max) sampled with partially sampled random numbers (:mod:`dpselect.sampling`):
+  float arithmetic with proven error bounds settles almost every draw, exact rational/decimal
+  arithmetic the rare near-ties. No output's probability is rounded to 0 (the float attacks of
+  Mironov 2012 and Ilvento 2020 do not apply). Any finite utilities and budgets (1e300 and −1e300
+  together, ε = 1e-300 or 1e300) sample correctly.
+* ``exact=False``: the previous float64 samplers (inverse CDF, float noise), kept for comparison. An
+  output whose probability is below ~2^-53 of the total can be impossible there on one dataset and
+  possible on a neighbour, an unbounded privacy loss.
+* ``size=N``: N independent draws in one call (an array of N indices, or N × k), vectorised over
+  draws; the same law as N separate calls.
 """
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Literal
 
 import numpy as np
 
 from ._rng import check_rng
-from ._validation import check_bool, check_choice, check_k, check_positive, check_utilities
-from .dampening import DEFAULT_MAX_STEPS, _check_sf, dampen, shift_totals
+from ._validation import check_bool, check_choice, check_int, check_k, check_positive, check_utilities
+from .dampening import (
+    DEFAULT_MAX_STEPS,
+    _check_sf,
+    dampen,
+    dampen_exact,
+    dampen_with_error,
+    shift_total_exact,
+    shift_totals,
+    shift_totals_with_error,
+)
+from .sampling import noisy_top_k, noisy_top_k_batch
 from .sensitivity import SensitivityFunction
 
 __all__ = [
@@ -80,6 +101,14 @@ def _log_weights(scores: np.ndarray, factor: float, weights: np.ndarray | None) 
     return lw
 
 
+def _probabilities_from_scores(s: np.ndarray, eps: float, delta: float, mult: int, w) -> np.ndarray:
+    """∝ w_r·exp(c·s_r), c = eps/(delta·mult), formed without overflow for any finite s and c > 0."""
+    lw = _scaled_scores(s, 0.0, eps, delta, mult)[0]
+    if w is not None:
+        lw = lw + np.log(w)
+    return _probabilities_from_log_weights(lw)
+
+
 def _probabilities_from_log_weights(lw: np.ndarray) -> np.ndarray:
     m = lw.max()
     p = np.exp(lw - m)
@@ -126,6 +155,112 @@ def _sample(scores: np.ndarray, factor: float, weights: np.ndarray | None, k: in
         lw = _log_weights(scores[remaining], factor, None if weights is None else weights[remaining])
 
 
+# ---------------------------------------------------------------------------------------------
+# exact sampling (the default): scores with rigorous error bounds, then dpselect.sampling
+# ---------------------------------------------------------------------------------------------
+_DBL_MAX = np.finfo(np.float64).max
+_REL = 1e-15   # relative error of a few float operations (each <= 2^-53), with room to spare
+_TINY = 1e-300  # absolute error of results that underflow to subnormals
+
+
+def _scaled_scores(s: np.ndarray, s_err, eps: float, delta: float, mult: int):
+    """Float a ≈ c·(s − S), c = eps/(delta·mult), S = max(s) (an exact constant), with a rigorous
+    bound on the error; also returns S and the exact c as a Fraction.
+
+    ``s`` approximates exact scores within ``s_err`` (0 when exact). Every candidate gets the same
+    shift S, which the mechanisms' laws ignore. Works for any finite s and any positive c, also far
+    outside the float range: c = cm·2^ce with cm in [0.5, 1) and the power of two applied last
+    (``ldexp``), so nothing overflows before the result itself would (a result below −DBL_MAX is
+    −inf). Error: the subtraction, cm (two roundings) and the product, each <= 2^-53 relative.
+    """
+    fin = np.isfinite(s)
+    all_fin = bool(fin.all())
+    S = float(s.max()) if all_fin else (float(s[fin].max()) if fin.any() else 0.0)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        d = s - S if all_fin else np.where(fin, s, 0.0) - S
+        halved = not np.all(np.isfinite(d))
+        if halved:  # the spread itself overflows: (s − S)/2, again one rounding
+            d = s * 0.5 - S * 0.5
+        em, ee = math.frexp(eps)
+        dm, de = math.frexp(delta)
+        cm, e2 = math.frexp(em / (dm * mult))
+        ce = ee - de + e2
+        a = np.ldexp(d * cm, ce + (1 if halved else 0))
+        err = _REL * np.abs(a) + _TINY
+        if not (np.ndim(s_err) == 0 and float(s_err) == 0.0):
+            e = np.asarray(s_err, dtype=np.float64)
+            # c·s_err rounded up by a relative margin (inf stays inf; 0 stays 0)
+            err = err + np.ldexp(np.where(e > 0, e * (cm * (1 + 4 * _REL)), 0.0), ce)
+    if not all_fin:
+        # scores beyond the float range (overflowed D, u ∓ G): unknown here, exact values on demand
+        a = np.where(fin, a, s)
+        err = np.where(fin, err, np.inf)
+    return a, err, S
+
+
+def _exact_select(s, s_err, exact_s, eps: float, delta: float, mult: int, k: int, rng, *, noise: str = "gumbel",
+                  weights=None, size: int | None = None):
+    """The ideal noisy-max mechanism on scores c·s, c = eps/(delta·mult) (unit noise), sampled exactly
+    (dpselect.sampling). ``exact_s(r)`` gives candidate r's exact score s as a Fraction.
+
+    Gumbel noise: k picks at once (= k peeled exponential-mechanism calls). Exponential and Laplace
+    noise: k passes with fresh noise on the remaining candidates (the definition of their top-k).
+    """
+    a, err, S = _scaled_scores(s, s_err, eps, delta, mult)
+
+    def exact_score(r):
+        return Fraction(eps) / (Fraction(delta) * mult) * (exact_s(r) - Fraction(S))
+
+    if size is not None:
+        out = noisy_top_k_batch(a, err, k, size, rng, noise=noise, exact_score=exact_score, weights=weights,
+                                peel=noise != "gumbel" and k > 1)
+        return out[:, 0] if k == 1 else out
+
+    if noise == "gumbel" or k == 1:
+        out = noisy_top_k(a, err, k, rng, noise=noise, exact_score=exact_score, weights=weights)
+        return int(out[0]) if k == 1 else out
+    remaining = np.arange(a.shape[0])
+    picks = []
+    errv = np.broadcast_to(err, a.shape)
+    for _ in range(k):
+        sub = remaining
+
+        def ex(j, sub=sub):
+            return exact_score(int(sub[j]))
+
+        j = int(noisy_top_k(a[sub], errv[sub], 1, rng, noise=noise, exact_score=ex,
+                            weights=None if weights is None else weights[sub])[0])
+        picks.append(int(sub[j]))
+        remaining = np.delete(remaining, j)
+    return np.asarray(picks, dtype=np.int64)
+
+
+def _em_exact(u, eps, delta, k, monotonic, w, rng, noise="gumbel", size=None):
+    return _exact_select(u, 0.0, lambda r: Fraction(float(u[r])), eps, delta, (1 if monotonic else 2) * k, k, rng,
+                         noise=noise, weights=w, size=size)
+
+
+def _check_size(size) -> int | None:
+    if size is None:
+        return None
+    return check_int(size, "size", minimum=1)
+
+
+def _repeat(draw, size, rng):
+    """``size`` draws of a float-path sampler (exact=False), stacked like the exact batch output."""
+    gen = check_rng(rng)
+    return np.asarray([draw(gen) for _ in range(size)], dtype=np.int64)
+
+
+def _check_finite_scores(s: np.ndarray, what: str) -> None:
+    if not np.all(np.isfinite(s)):
+        i = int(np.flatnonzero(~np.isfinite(s))[0])
+        raise ValueError(
+            f"{what} exceed the float64 range (candidate {i}: {s[i]!r}), so exact probabilities cannot be "
+            "given as float64 (the sampler itself handles such scores exactly)"
+        )
+
+
 def _prepare(utilities, epsilon, sensitivity, k, monotonic, weights):
     u = check_utilities(utilities)
     eps = check_positive(epsilon, "epsilon")
@@ -148,6 +283,8 @@ def exponential(
     monotonic: bool = False,
     weights=None,
     rng: np.random.Generator | int | None = None,
+    exact: bool = True,
+    size: int | None = None,
 ):
     """Select candidate r with probability ∝ exp(ε·u(r) / (2Δu)) (McSherry-Talwar exponential mechanism).
 
@@ -155,13 +292,23 @@ def exponential(
     utility (global sensitivity Δu); with ``monotonic=True`` the exponent is ε·u/Δu.
     ``k > 1`` draws k distinct candidates, ε/k each (sequential composition, ε in total).
 
+    Sampling is exact by default (``exact=True``): the output law is exactly the mechanism's for the
+    inputs as given (floats read as exact rationals), drawn from the generator's random bits only
+    (:mod:`dpselect.sampling`). ``exact=False`` uses the float64 inverse CDF: faster for tiny inputs,
+    but outputs of probability below ~2^-53 can become impossible, which breaks ε-DP.
+
     Returns an ``int`` index for k = 1, else an int64 array of k indices in the order picked.
 
     >>> exponential([1.0, 5.0, 2.0], epsilon=1e6, sensitivity=1.0, rng=0)
     1
     """
     u, eps, delta, k, monotonic, w = _prepare(utilities, epsilon, sensitivity, k, monotonic, weights)
+    size = _check_size(size)
+    if check_bool(exact, "exact"):
+        return _em_exact(u, eps, delta, k, monotonic, w, check_rng(rng), size=size)
     factor = eps / k / ((1.0 if monotonic else 2.0) * delta)
+    if size is not None:
+        return _repeat(lambda g: _sample(u, factor, w, k, g), size, rng)
     return _sample(u, factor, w, k, check_rng(rng))
 
 
@@ -173,8 +320,7 @@ def exponential_probabilities(utilities, epsilon: float, sensitivity: float, *, 
     [0.25, 0.75]
     """
     u, eps, delta, _, monotonic, w = _prepare(utilities, epsilon, sensitivity, 1, monotonic, weights)
-    factor = eps / ((1.0 if monotonic else 2.0) * delta)
-    return _probabilities_from_log_weights(_log_weights(u, factor, w))
+    return _probabilities_from_scores(u, eps, delta, 1 if monotonic else 2, w)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -304,6 +450,8 @@ def report_noisy_max(
     monotonic: bool = False,
     weights=None,
     rng: np.random.Generator | int | None = None,
+    exact: bool = True,
+    size: int | None = None,
 ):
     """Select argmax_r (u(r) + noise_r) with i.i.d. noise of scale 2Δu/ε (Δu/ε if ``monotonic``).
 
@@ -312,11 +460,20 @@ def report_noisy_max(
     utility's neighbour model (Δu its global sensitivity). ``k > 1``: k picks on the remaining
     candidates with ε/k each (fresh noise per pick; ε in total).
 
+    ``exact=True`` (default) samples every noise exactly with partially sampled random numbers
+    (:mod:`dpselect.sampling`); ``exact=False`` uses float64 noise (Mironov 2012's attack applies).
+
     >>> report_noisy_max([1.0, 5.0, 2.0], 1e6, 1.0, noise="laplace", rng=0)
     1
     """
     noise = check_choice(noise, "noise", NOISES)
     u, eps, delta, k, monotonic, w = _prepare(utilities, epsilon, sensitivity, k, monotonic, weights)
+    size = _check_size(size)
+    if check_bool(exact, "exact"):
+        return _em_exact(u, eps, delta, k, monotonic, w, check_rng(rng), noise=noise, size=size)
+    if size is not None:
+        return _repeat(lambda g: report_noisy_max(u, eps, delta, noise=noise, k=k, monotonic=monotonic, weights=w,
+                                                  rng=g, exact=False), size, rng)
     if noise == "gumbel":
         # argmax of u + Gumbel(scale) has exactly the exponential mechanism's distribution (Gumbel-max
         # trick), and k picks with ε/k each are successive sampling without replacement: the inverse-CDF
@@ -351,6 +508,8 @@ def permute_and_flip(
     monotonic: bool = False,
     weights=None,
     rng: np.random.Generator | int | None = None,
+    exact: bool = True,
+    size: int | None = None,
 ):
     """Permute-and-flip (McKenna & Sheldon 2020): ε-DP selection never worse than the exponential mechanism.
 
@@ -364,7 +523,7 @@ def permute_and_flip(
     1
     """
     return report_noisy_max(utilities, epsilon, sensitivity, noise="exponential", k=k, monotonic=monotonic,
-                            weights=weights, rng=rng)
+                            weights=weights, rng=rng, exact=exact, size=size)
 
 
 def permute_and_flip_probabilities(utilities, epsilon: float, sensitivity: float, *, monotonic: bool = False,
@@ -477,6 +636,8 @@ def local_dampening(
     weights=None,
     rng: np.random.Generator | int | None = None,
     max_steps: int = DEFAULT_MAX_STEPS,
+    exact: bool = True,
+    size: int | None = None,
 ):
     """Local dampening (thesis Def. 3.4.1): select r with probability ∝ exp(ε·D(x, r)/2).
 
@@ -485,13 +646,23 @@ def local_dampening(
     function is admissible for u under the neighbour model of the data. ``k > 1``: k distinct picks,
     ε/k each (D does not depend on the remaining set, so this is successive sampling).
 
+    ``exact=True`` (default): the law is exactly ∝ exp(ε·D/2) with D the exact dampening function of
+    the utilities and δ values as given (rigorous float error bounds on D, exact rational D for
+    near-ties; :mod:`dpselect.sampling`). ``exact=False``: float D and float sampling.
+
     >>> import dpselect
     >>> sf = dpselect.constant(3, 1.0)          # global sensitivity: local dampening = exponential mechanism
     >>> local_dampening([1.0, 9.0, 2.0], 50.0, sf, rng=0)
     1
     """
     u, eps, sf, k, w = _prepare_local(utilities, epsilon, sensitivity_function, k, weights)
+    if check_bool(exact, "exact"):
+        D, err = dampen_with_error(u, sf, max_steps=max_steps)
+        return _exact_select(D, err, lambda r: dampen_exact(float(u[r]), sf, r, max_steps=max_steps),
+                             eps, 1.0, 2 * k, k, check_rng(rng), weights=w, size=_check_size(size))
     D = dampen(u, sf, max_steps=max_steps)
+    if _check_size(size) is not None:
+        return _repeat(lambda g: _sample(D, eps / k / 2.0, w, k, g), size, rng)
     return _sample(D, eps / k / 2.0, w, k, check_rng(rng))
 
 
@@ -506,7 +677,8 @@ def local_dampening_probabilities(utilities, epsilon: float, sensitivity_functio
     """
     u, eps, sf, _, w = _prepare_local(utilities, epsilon, sensitivity_function, 1, weights)
     D = dampen(u, sf, max_steps=max_steps)
-    return _probabilities_from_log_weights(_log_weights(D, eps / 2.0, w))
+    _check_finite_scores(D, "the dampened utilities D(x, r)")
+    return _probabilities_from_scores(D, eps, 1.0, 2, w)
 
 
 def _shifted_scores(u, sf, direction, max_steps):
@@ -524,6 +696,8 @@ def shifted_local_dampening(
     weights=None,
     rng: np.random.Generator | int | None = None,
     max_steps: int = DEFAULT_MAX_STEPS,
+    exact: bool = True,
+    size: int | None = None,
 ):
     """Shifted local dampening (thesis Defs. 4.2.1/4.2.2) in closed form.
 
@@ -534,6 +708,8 @@ def shifted_local_dampening(
     far from 0 the dampening function is D(v) = (v + G)/Δ for v > 0 (and −(|v| + G)/Δ below), and the
     constant s/Δ cancels in the normalisation (thesis Lemma 4.3.1). Privacy: ε-DP when δ is admissible
     and bounded (thesis Thm 4.3.1), under the utility's neighbour model. ``k > 1``: ε/k per pick.
+    ``exact=True`` (default) samples that law exactly (G with rigorous error bounds, exact rational G
+    for near-ties); ``exact=False`` uses float sampling.
 
     >>> import dpselect
     >>> shifted_local_dampening([1.0, 9.0, 2.0], 50.0, dpselect.constant(3, 1.0), rng=0)
@@ -541,8 +717,23 @@ def shifted_local_dampening(
     """
     direction = check_choice(direction, "direction", DIRECTIONS)
     u, eps, sf, k, w = _prepare_local(utilities, epsilon, sensitivity_function, k, weights)
+    if check_bool(exact, "exact"):
+        g, g_err = shift_totals_with_error(sf, u.shape[0], max_steps=max_steps)
+        sign = -1 if direction == "increasing" else 1
+        with np.errstate(over="ignore"):
+            scores = u + sign * g
+        err = g_err + 2.0 ** -52 * np.abs(scores)  # plus the rounding of u ∓ G
+
+        def exact_s(r):
+            return Fraction(float(u[r])) + sign * shift_total_exact(sf, r, max_steps=max_steps)
+
+        return _exact_select(scores, err, exact_s, eps, sf.global_sensitivity, 2 * k, k, check_rng(rng), weights=w,
+                             size=_check_size(size))
     scores = _shifted_scores(u, sf, direction, max_steps)
-    return _sample(scores, eps / k / (2.0 * sf.global_sensitivity), w, k, check_rng(rng))
+    factor = eps / k / (2.0 * sf.global_sensitivity)
+    if _check_size(size) is not None:
+        return _repeat(lambda g: _sample(scores, factor, w, k, g), size, rng)
+    return _sample(scores, factor, w, k, check_rng(rng))
 
 
 def shifted_local_dampening_probabilities(utilities, epsilon: float, sensitivity_function: SensitivityFunction, *,
@@ -557,4 +748,5 @@ def shifted_local_dampening_probabilities(utilities, epsilon: float, sensitivity
     direction = check_choice(direction, "direction", DIRECTIONS)
     u, eps, sf, _, w = _prepare_local(utilities, epsilon, sensitivity_function, 1, weights)
     scores = _shifted_scores(u, sf, direction, max_steps)
-    return _probabilities_from_log_weights(_log_weights(scores, eps / (2.0 * sf.global_sensitivity), w))
+    _check_finite_scores(scores, "the shifted utilities u ∓ G")
+    return _probabilities_from_scores(scores, eps, sf.global_sensitivity, 2, w)

@@ -1,0 +1,560 @@
+"""Exact (floating-point-safe) noisy-max sampling with partially sampled random numbers.
+
+Every selector in :mod:`dpselect.mechanisms` is a *noisy maximum*: it outputs the index (or the k
+first indices, in order) of the largest values of ``X_r = a_r + N_r``, where ``a_r`` is a score
+(ε·u(r)/(2Δu), ε·D(x, r)/2, ...) and the ``N_r`` are i.i.d. noise variates: Gumbel noise gives the
+exponential mechanism (and, taking the k largest at once, k peeled exponential-mechanism picks),
+exponential noise permute-and-flip, Laplace noise the classic report-noisy-max.
+
+Sampling the noise in float64 and taking ``argmax`` is **not** exactly that mechanism: the float
+noise takes finitely many values, so an output whose probability is below the float grid can be
+impossible on a dataset x and possible on a neighbour y, an infinite privacy loss (Mironov 2012 for
+Laplace, Ilvento 2020 for the exponential mechanism). Here each noise variate is N = F⁻¹(U) for a
+uniform U whose binary expansion is drawn *lazily* from the generator's random bits: 64 bits first,
+then 64 more at a time, only for the candidates whose order is not yet certain. Because N is a
+monotone function of U, the bits drawn so far pin N to an interval, and the maximum is returned only
+once those intervals (plus rigorous error bounds on the scores) prove it. The result is then exactly
+the argmax of the infinitely precise ``a_r + F⁻¹(U_r)``: the output law equals the ideal mechanism's
+for the inputs as given (floats read as exact rationals), using only random bits. This is the
+"partially sampled random numbers" idea of OpenDP's Gumbel report-noisy-max.
+
+How the certainty is reached, cheapest first:
+
+1. float64 for every candidate, with a proven error bound per value (noise evaluated at the left
+   end of its 64-bit cell; bounds derived below). Almost always this alone certifies the answer.
+2. For the few candidates that could still be in the answer: float64 at both ends of the 64-bit cell.
+3. For candidates whose order is still uncertain (near-ties, ~1e-14 apart): exact scores (a
+   ``fractions.Fraction`` from a callback) and the noise in ``decimal`` interval arithmetic at a
+   precision that represents the uniform's bits exactly, adding 64 bits per round. The decimal
+   module's ``ln``/``exp`` are correctly rounded, so widening each result by one unit in the last
+   place gives a rigorous enclosure.
+
+What is *not* covered: the time taken depends on the data (a timing side channel; see the README's
+threat model), and the float error bounds assume numpy's ``log``/``log1p``/``expm1`` are accurate to a
+few units in the last place (they are documented to be within 1-4 ulp; we allow ~9).
+"""
+from __future__ import annotations
+
+import decimal
+import math
+from fractions import Fraction
+from typing import Callable, Sequence
+
+import numpy as np
+
+__all__ = ["noisy_top_k", "noisy_top_k_batch", "NOISES"]
+
+NOISES = ("gumbel", "exponential", "laplace")
+
+_TWO64 = 2.0 ** 64
+_INV64 = 2.0 ** -64
+_HALF_U64 = np.uint64(1 << 63)
+_U64_MAX = np.iinfo(np.uint64).max
+# Relative + absolute slack for one float evaluation of a noise function at a point: covers the
+# rounding of the uint64 -> float conversion (2^-53) and a few ulp of each log/log1p/expm1.
+_FE_REL = 4e-15
+_FE_ABS = 4e-15
+_DBL_MAX = np.finfo(np.float64).max
+_TINY = 1e-300  # absolute slack for underflow in score arithmetic (results below ~1e-308 are subnormal)
+
+# Stage 1 (Gumbel only): cells with U in [2^-20, 1 - 2^-20) are the "bulk". There -ln U >= 2^-20, so
+# the conversion error 2^-53 of U moves ln(-ln U) by at most 2^-33, and the 64-bit cell (relative
+# width <= 2^-44 in -ln U) by at most 2^-44: |G_float - G| <= 2^-33 + 2^-44 + a few ulp of |G| <= 14.
+_BULK_LO = np.uint64(1 << 44)
+_BULK_HI = np.uint64((1 << 64) - (1 << 44))
+_BULK_TAU = 2.0 ** -33 * 1.01 + 2.0 ** -44 + 1e-13
+_SMALL = 32  # up to this many candidates, scalar Python floats beat numpy's per-call overhead
+
+
+def _bits64(rng, size: int) -> np.ndarray:
+    """``size`` independent uniform 64-bit integers from the generator (its random bits only)."""
+    return np.asarray(rng.integers(0, _U64_MAX, size=size, dtype=np.uint64, endpoint=True), dtype=np.uint64)
+
+
+# ---------------------------------------------------------------------------------------------
+# float enclosures of the noise
+# ---------------------------------------------------------------------------------------------
+def _log_uniform_point(num: np.ndarray, low_side: np.ndarray) -> np.ndarray:
+    """ln(U) at U = num/2^64 (float), choosing the accurate formula on each side of 1/2.
+
+    ``low_side``: U <= 1/2, ``num`` the numerator m; else ``num`` holds j = 2^64 − m (so U = 1 − j/2^64).
+    """
+    x = num.astype(np.float64) * _INV64
+    with np.errstate(divide="ignore"):
+        return np.where(low_side, np.log(np.where(low_side, x, 1.0)), np.log1p(-np.where(low_side, 0.0, x)))
+
+
+def _noise_from_logu(logu: np.ndarray, noise: str, one_minus_u: np.ndarray | None = None) -> np.ndarray:
+    """F⁻¹(U) from ln U (and 1 − U where it is known more accurately than 1 − e^{ln U})."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if noise == "gumbel":
+            return -np.log(-logu)
+        if one_minus_u is None:
+            one_minus_u = -np.expm1(logu)
+        if noise == "exponential":
+            return -np.log(one_minus_u)
+        # laplace: ln(2U) below U = 1/2, −ln(2(1 − U)) above
+        low = logu < -math.log(2.0)
+        return np.where(low, math.log(2.0) + logu, -np.log(2.0 * one_minus_u))
+
+
+def _noise_at(m: np.ndarray, plus_one: bool, noise: str, weights: np.ndarray | None) -> np.ndarray:
+    """Float value of the noise at the left (or, with ``plus_one``, right) end of each 64-bit cell."""
+    m = np.asarray(m, dtype=np.uint64)
+    low_side = m < _HALF_U64
+    # U <= 1/2: numerator m (+1); U > 1/2: j = 2^64 − m (− 1), exact in uint64 arithmetic.
+    with np.errstate(over="ignore"):
+        j = (~m) + np.uint64(1)  # 2^64 − m (wraps to 0 for m = 0, which is on the low side anyway)
+    if plus_one:
+        num = np.where(low_side, m + np.uint64(1), j - np.uint64(1))
+    else:
+        num = np.where(low_side, m, j)
+    logu = _log_uniform_point(num, low_side)
+    if weights is None:
+        one_minus = None
+        if noise != "gumbel":
+            x = num.astype(np.float64) * _INV64
+            with np.errstate(invalid="ignore"):
+                one_minus = np.where(low_side, -np.expm1(logu), x)
+        return _noise_from_logu(logu, noise, one_minus)
+    # base measure w: the maximum of w i.i.d. draws has CDF F^w, i.e. noise F⁻¹(U^{1/w}).
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return _noise_from_logu(logu / weights, noise)
+
+
+def _py_noise(num: int, low_side: bool, noise: str, w) -> float:
+    """Scalar twin of _noise_at for one cell end (Python floats, same formulas and error bounds)."""
+    x = num * _INV64  # int -> float rounds to nearest, as numpy's conversion does
+    if low_side:
+        logu = math.log(x) if x > 0 else -math.inf
+        omu = None
+    else:
+        logu = math.log1p(-x)
+        omu = x
+    if w is not None:
+        logu = logu / w
+        omu = None
+    if noise == "gumbel":
+        e = -logu
+        return math.inf if e == 0 else -math.log(e) if e != math.inf else -math.inf
+    if omu is None:
+        omu = -math.expm1(logu)
+    if noise == "exponential":
+        return math.inf if omu == 0 else -math.log(omu)
+    if logu < -math.log(2.0):
+        return math.log(2.0) + logu
+    return math.inf if omu == 0 else -math.log(2.0 * omu)
+
+
+def _py_enclosure(m: int, noise: str, w) -> tuple[float, float]:
+    low = m < (1 << 63)
+    lo = _py_noise(m if low else (1 << 64) - m, low, noise, w)
+    hi = _py_noise(m + 1 if low else (1 << 64) - m - 1, low, noise, w)
+    if math.isfinite(lo):
+        lo -= _FE_REL * abs(lo) + _FE_ABS
+    if math.isfinite(hi):
+        hi += _FE_REL * abs(hi) + _FE_ABS
+    return lo, hi
+
+
+def _float_enclosure(m: np.ndarray, noise: str, weights: np.ndarray | None = None):
+    """Rigorous float bounds (lo, hi) on F⁻¹(U) for U anywhere in the 64-bit cell [m, m+1]/2^64.
+
+    F⁻¹ is increasing, so the left end bounds from below and the right end from above; each
+    evaluation is widened by _FE_REL·|value| + _FE_ABS for its rounding.
+    """
+    lo = _noise_at(m, False, noise, weights)
+    hi = _noise_at(m, True, noise, weights)
+    with np.errstate(invalid="ignore", over="ignore"):
+        lo = lo - (_FE_REL * np.abs(lo) + _FE_ABS)
+        hi = hi + (_FE_REL * np.abs(hi) + _FE_ABS)
+    lo = np.where(np.isnan(lo), -np.inf, lo)
+    hi = np.where(np.isnan(hi), np.inf, hi)
+    return lo, hi
+
+
+# ---------------------------------------------------------------------------------------------
+# decimal (exact-refinement) enclosures
+# ---------------------------------------------------------------------------------------------
+class _Dec:
+    """Interval arithmetic on decimal.Decimal: round to nearest, then widen by one ulp."""
+
+    def __init__(self, prec: int):
+        self.ctx = decimal.Context(prec=prec, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN,
+                                   rounding=decimal.ROUND_HALF_EVEN, traps=[])
+        self.inf = decimal.Decimal("Infinity")
+
+    def down(self, x):
+        return x if x.is_infinite() or x.is_zero() else self.ctx.next_minus(x)
+
+    def up(self, x):
+        return x if x.is_infinite() or x.is_zero() else self.ctx.next_plus(x)
+
+    def frac(self, f: Fraction):
+        q = self.ctx.divide(decimal.Decimal(f.numerator), decimal.Decimal(f.denominator))
+        return self.down(q), self.up(q)
+
+    def ln(self, lo, hi):
+        """ln over [lo, hi] (0 <= lo <= hi)."""
+        c = self.ctx
+        a = -self.inf if lo.is_zero() else self.down(c.ln(lo))
+        b = -self.inf if hi.is_zero() else self.up(c.ln(hi))
+        if hi == 1:
+            b = decimal.Decimal(0)
+        if lo == 1:
+            a = decimal.Decimal(0)
+        return a, b
+
+    def exp(self, lo, hi):
+        c = self.ctx
+        a = decimal.Decimal(0) if lo == -self.inf else self.down(c.exp(lo))
+        b = decimal.Decimal(0) if hi == -self.inf else self.up(c.exp(hi))
+        if lo.is_zero():
+            a = decimal.Decimal(1)
+        if hi.is_zero():
+            b = decimal.Decimal(1)
+        return max(a, decimal.Decimal(0)), b
+
+    def add(self, x, y):
+        c = self.ctx
+        return self.down(c.add(x[0], y[0])), self.up(c.add(x[1], y[1]))
+
+    def neg(self, x):
+        # copy_negate is exact; unary minus would round to the *thread's* context precision
+        return x[1].copy_negate(), x[0].copy_negate()
+
+    def scale(self, x, s):  # s > 0 (decimal)
+        c = self.ctx
+        return self.down(c.multiply(x[0], s)), self.up(c.multiply(x[1], s))
+
+    def div(self, x, s):  # s > 0
+        c = self.ctx
+        return self.down(c.divide(x[0], s)), self.up(c.divide(x[1], s))
+
+
+def _dec_noise_point(D: _Dec, m: int, nbits: int, noise: str, w, side: str):
+    """Enclosure of F⁻¹(U) at the point U = m/2^nbits, widened to the ``side`` ("lo"/"hi") needed."""
+    c = D.ctx
+    one = decimal.Decimal(1)
+    scale = decimal.Decimal(1 << nbits)
+    U = c.divide(decimal.Decimal(m), scale)           # exact: prec > nbits digits
+    V = c.divide(decimal.Decimal((1 << nbits) - m), scale)
+    if U.is_zero():
+        return -D.inf
+    if V.is_zero():
+        return D.inf
+    if w is None:
+        if noise == "gumbel":
+            e = D.neg(D.ln(U, U))                       # -ln U > 0
+            g = D.neg(D.ln(*e))
+            return g[0] if side == "lo" else g[1]
+        if noise == "exponential":
+            r = D.neg(D.ln(V, V))
+            return r[0] if side == "lo" else r[1]
+        half = decimal.Decimal("0.5")
+        if U < half:
+            r = D.ln(c.multiply(2, U), c.multiply(2, U))
+        else:
+            r = D.neg(D.ln(c.multiply(2, V), c.multiply(2, V)))
+        return r[0] if side == "lo" else r[1]
+    # weighted: T = U^{1/w}, then the plain inverse CDF at T
+    lu = D.ln(U, U)
+    lt = D.div(lu, w)
+    t_lo, t_hi = D.exp(*lt)
+    omt = (D.down(c.subtract(one, t_hi)), D.up(c.subtract(one, t_lo)))
+    omt = (max(omt[0], decimal.Decimal(0)), min(omt[1], one))
+    if noise == "exponential":
+        r = D.neg(D.ln(*omt))
+    else:
+        half = decimal.Decimal("0.5")
+        if t_hi < half:
+            r = D.ln(D.down(c.multiply(2, t_lo)), D.up(c.multiply(2, t_hi)))
+        elif t_lo >= half:
+            r = D.neg(D.ln(D.down(c.multiply(2, omt[0])), D.up(c.multiply(2, omt[1]))))
+        else:  # straddles the median: ln(2T) <= 0 <= −ln(2(1 − T)) bound the value on either side
+            a = D.ln(D.down(c.multiply(2, t_lo)), D.up(c.multiply(2, t_hi)))
+            b = D.neg(D.ln(D.down(c.multiply(2, omt[0])), D.up(c.multiply(2, omt[1]))))
+            r = (min(a[0], b[0]), max(a[1], b[1]))
+    return r[0] if side == "lo" else r[1]
+
+
+# ---------------------------------------------------------------------------------------------
+# the sampler
+# ---------------------------------------------------------------------------------------------
+class _Refiner:
+    """Exact state (all bits drawn so far, exact score) of the candidates that reached the decimal stage."""
+
+    def __init__(self, rng, noise, exact_score, weights, m0, magnitude_digits: int):
+        self.rng, self.noise, self.exact_score, self.weights = rng, noise, exact_score, weights
+        self.m0 = m0
+        self.mag = magnitude_digits
+        self.bits: dict[int, tuple[int, int]] = {}
+        self.score: dict[int, Fraction] = {}
+
+    def state(self, r: int) -> tuple[int, int]:
+        if r not in self.bits:
+            self.bits[r] = (int(self.m0[r]), 64)
+        return self.bits[r]
+
+    def extend(self, rs: Sequence[int]) -> None:
+        if not rs:
+            return
+        more = _bits64(self.rng, len(rs))
+        for r, b in zip(rs, more):
+            m, nb = self.state(r)
+            self.bits[r] = ((m << 64) | int(b), nb + 64)
+
+    def interval(self, r: int):
+        """Decimal enclosure of a_r + F⁻¹(U_r) from the exact score and all bits drawn for U_r."""
+        m, nb = self.state(r)
+        # U = m/2^nb has at most nb significant decimal digits: the precision represents it exactly,
+        # and leaves ~40 digits below the scores' magnitude for the noise.
+        if r not in self.score:
+            self.score[r] = Fraction(self.exact_score(r))
+        f = self.score[r]
+        digits = max(0, (abs(f.numerator).bit_length() - f.denominator.bit_length()) * 30103 // 100000 + 2)
+        D = _Dec(nb + 40 + max(self.mag, digits))
+        a = D.frac(f)
+        w = None
+        if self.weights is not None:
+            wd = decimal.Decimal(float(self.weights[r]))  # exact: a binary float is a finite decimal
+            if self.noise == "gumbel":
+                a = D.add(a, D.ln(wd, wd))  # max of w Gumbels = Gumbel + ln w
+            else:
+                w = wd
+        n_lo = _dec_noise_point(D, m, nb, self.noise, w, "lo")
+        n_hi = _dec_noise_point(D, m + 1, nb, self.noise, w, "hi")
+        return D.add(a, (n_lo, n_hi))
+
+
+def _certify(ids, lo, hi, k: int):
+    """The k largest values in order if the intervals [lo, hi] prove them, else (None, ambiguous ids)."""
+    n = len(ids)
+    order = sorted(range(n), key=lambda i: (lo[i], hi[i]), reverse=True)
+    kk = min(k, n)
+    suf = [None] * (n + 1)
+    cur = None
+    for pos in range(n - 1, -1, -1):
+        h = hi[order[pos]]
+        cur = h if cur is None or h > cur else cur
+        suf[pos] = cur
+    ambiguous = set()
+    for pos in range(kk):
+        if pos + 1 < n and not (lo[order[pos]] > suf[pos + 1]):
+            ambiguous.add(ids[order[pos]])
+            for q in range(pos + 1, n):
+                if hi[order[q]] >= lo[order[pos]]:
+                    ambiguous.add(ids[order[q]])
+    if not ambiguous:
+        return [ids[order[i]] for i in range(kk)], None
+    return None, ambiguous
+
+
+def noisy_top_k(
+    a: np.ndarray,
+    a_err,
+    k: int,
+    rng,
+    *,
+    noise: str = "gumbel",
+    exact_score: Callable[[int], Fraction],
+    weights: np.ndarray | None = None,
+) -> np.ndarray:
+    """Indices of the k largest ``a_r + N_r`` (largest first), N_r i.i.d. noise, sampled exactly.
+
+    Parameters
+    ----------
+    a : float64 array
+        Float approximations of the scores; ``-inf`` stands for a score below −DBL_MAX.
+    a_err : float64 array or float
+        Rigorous bounds on |a_float − a_exact| (``inf`` where unknown).
+    k : int
+        Number of indices returned (1 <= k <= len(a)).
+    rng : numpy.random.Generator (or anything with its ``integers`` method)
+        The only source of randomness: uniform 64-bit words.
+    noise : "gumbel", "exponential" or "laplace"
+        Unit-scale noise family.
+    exact_score : callable
+        ``exact_score(r)``: the exact value a[r] approximates, as a ``Fraction``. Called only for
+        candidates in a near-tie that float arithmetic cannot settle.
+    weights : float64 array, optional
+        Base measure w_r > 0: each candidate stands for w_r i.i.d. copies, noise F⁻¹(U^{1/w_r})
+        (for Gumbel noise that is Gumbel + ln w_r).
+    """
+    n = a.shape[0]
+    kk = min(k, n)
+    m = _bits64(rng, n)
+    a_err = np.broadcast_to(np.asarray(a_err, dtype=np.float64), a.shape)
+    if n <= _SMALL:
+        # Few candidates: the same enclosures in scalar Python floats (numpy's per-call overhead
+        # would dominate).
+        ids = list(range(n))
+        lo, hi = [], []
+        for r, (mr, ar, er) in enumerate(zip(m.tolist(), a.tolist(), a_err.tolist())):
+            nl, nh = _py_enclosure(mr, noise, None if weights is None else float(weights[r]))
+            al = ar - er
+            ah = (-_DBL_MAX if er != math.inf else math.inf) if ar == -math.inf else ar + er
+            al = -math.inf if al != al else al
+            ah = math.inf if ah != ah else ah
+            lo_r, hi_r = al + nl, ah + nh
+            lo_r = -math.inf if lo_r != lo_r else lo_r - 2.3e-16 * abs(lo_r)
+            hi_r = math.inf if hi_r != hi_r else hi_r + 2.3e-16 * abs(hi_r)
+            lo.append(lo_r)
+            hi.append(hi_r)
+        picked, amb = _certify(ids, lo, hi, kk)
+        if picked is not None:
+            return np.asarray(picked, dtype=np.int64)
+        return _refine(a, np.arange(n), np.asarray(lo), np.asarray(hi), amb, kk, rng, noise, exact_score,
+                       weights, m)
+    with np.errstate(invalid="ignore", over="ignore"):
+        a_lo, a_hi = _score_bounds(a, a_err)
+    if noise == "gumbel" and weights is None:
+        # Stage 1: one float evaluation per candidate, error at most tau inside the bulk of cells.
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g = -np.log(-np.log(m.astype(np.float64) * _INV64))
+        bulk = (m >= _BULK_LO) & (m < _BULK_HI)
+        tau = _BULK_TAU + 1e-15 * np.abs(g)
+        with np.errstate(invalid="ignore", over="ignore"):
+            lo = np.where(bulk, a_lo + (g - tau), -np.inf)
+            hi = np.where(bulk, a_hi + (g + tau), np.inf)
+    else:
+        n_lo, n_hi = _float_enclosure(m, noise, weights)
+        with np.errstate(invalid="ignore", over="ignore"):
+            lo = a_lo + n_lo
+            hi = a_hi + n_hi
+    lo, hi = _round_out(lo, hi)
+
+    # Everything whose upper bound is below the k-th largest lower bound is certainly out.
+    if kk < n:
+        lk = np.partition(lo, n - kk)[n - kk]
+        short = np.flatnonzero(hi >= lk) if lk > -np.inf else np.arange(n)
+    else:
+        short = np.arange(n)
+    s_lo, s_hi = lo[short], hi[short]
+    if noise == "gumbel" and weights is None:
+        # Stage 2: both ends of the 64-bit cell, for the shortlist (and the cells outside the bulk).
+        n_lo, n_hi = _float_enclosure(m[short], noise, None)
+        with np.errstate(invalid="ignore", over="ignore"):
+            t_lo, t_hi = _round_out(a_lo[short] + n_lo, a_hi[short] + n_hi)
+        s_lo, s_hi = np.maximum(s_lo, t_lo), np.minimum(s_hi, t_hi)
+        if s_lo.size > kk:
+            lk2 = np.partition(s_lo, s_lo.size - kk)[s_lo.size - kk]
+            keep = s_hi >= lk2
+            short, s_lo, s_hi = short[keep], s_lo[keep], s_hi[keep]
+    ids = short.tolist()
+    picked, amb = _certify(ids, s_lo.tolist(), s_hi.tolist(), kk)
+    if picked is not None:
+        return np.asarray(picked, dtype=np.int64)
+
+    return _refine(a, short, s_lo, s_hi, amb, kk, rng, noise, exact_score, weights, m)
+
+
+def _refine(a, short, s_lo, s_hi, amb, kk, rng, noise, exact_score, weights, m):
+    """Stage 3: exact refinement of the ambiguous candidates only. Float enclosures of the others stay
+    valid (all enclosures are of the same absolute quantity a_r + N_r), so they mix with decimals."""
+    ids = short.tolist()
+    finite = np.abs(a[short][np.isfinite(a[short])])
+    mag = int(math.ceil(math.log10(max(float(finite.max()) if finite.size else 1.0, 1.0)))) + 1
+    R = _Refiner(rng, noise, exact_score, weights, m, mag)
+    dlo = {r: decimal.Decimal(float(v)) for r, v in zip(ids, s_lo)}
+    dhi = {r: decimal.Decimal(float(v)) for r, v in zip(ids, s_hi)}
+    refined: set[int] = set()
+    for _ in range(100_000):
+        again = sorted(r for r in amb if r in refined)
+        R.extend(again)  # 64 more bits for those the exact scores alone did not settle
+        for r in amb:
+            dlo[r], dhi[r] = R.interval(r)
+            refined.add(r)
+        ids = list(dlo)
+        picked, amb = _certify(ids, [dlo[r] for r in ids], [dhi[r] for r in ids], kk)
+        if picked is not None:
+            return np.asarray(picked, dtype=np.int64)
+        srt = sorted((dlo[r] for r in ids), reverse=True)
+        lk = srt[kk - 1]
+        for r in ids:
+            if dhi[r] < lk and r not in amb:
+                del dlo[r], dhi[r]
+    raise RuntimeError("exact noisy-max refinement did not converge")  # probability 2^-(64·100000)
+
+
+def _score_bounds(a, a_err):
+    """[a − err, a + err]; a = −inf with a finite err means "below −DBL_MAX"; err = inf means unknown."""
+    lo = a - a_err
+    hi = np.where(np.isneginf(a) & np.isfinite(a_err), -_DBL_MAX, a + a_err)
+    return np.where(np.isnan(lo), -np.inf, lo), np.where(np.isnan(hi), np.inf, hi)
+
+
+def _round_out(lo, hi):
+    """Widen by one ulp for the rounding of the final float addition; NaN (inf − inf) -> unbounded."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        lo = lo - 2.3e-16 * np.abs(lo)
+        hi = hi + 2.3e-16 * np.abs(hi)
+    lo = np.where(np.isnan(lo), -np.inf, lo)
+    hi = np.where(np.isnan(hi), np.inf, hi)
+    return lo, hi
+
+
+def noisy_top_k_batch(
+    a: np.ndarray,
+    a_err,
+    k: int,
+    size: int,
+    rng,
+    *,
+    noise: str = "gumbel",
+    exact_score: Callable[[int], Fraction],
+    weights: np.ndarray | None = None,
+    peel: bool = False,
+) -> np.ndarray:
+    """``size`` independent draws of :func:`noisy_top_k` (shape (size, k)), vectorised over draws.
+
+    ``peel=True``: k rounds with fresh noise on the remaining candidates (report-noisy-max top-k with
+    exponential or Laplace noise) instead of the k largest of one draw. Draws that float enclosures
+    cannot certify are finished one by one with the exact refinement.
+    """
+    n = a.shape[0]
+    kk = min(k, n)
+    a_err = np.broadcast_to(np.asarray(a_err, dtype=np.float64), a.shape)
+    with np.errstate(invalid="ignore", over="ignore"):
+        a_lo, a_hi = _score_bounds(a, a_err)
+    out = np.empty((size, kk), dtype=np.int64)
+    rows = np.arange(size)
+    rounds = kk if peel else 1
+    taken = np.zeros((size, n), dtype=bool) if peel else None
+    for rnd in range(rounds):
+        m = _bits64(rng, size * n).reshape(size, n)
+        n_lo, n_hi = _float_enclosure(m, noise, weights)
+        lo, hi = _round_out(a_lo + n_lo, a_hi + n_hi)
+        if peel:
+            lo[taken] = -np.inf
+            hi[taken] = -np.inf
+        want = 1 if peel else kk
+        order = np.argsort(-lo, axis=1, kind="stable")
+        lo_s = np.take_along_axis(lo, order, axis=1)
+        hi_s = np.take_along_axis(hi, order, axis=1)
+        # suffix maxima of hi after each position
+        suf = np.maximum.accumulate(hi_s[:, ::-1], axis=1)[:, ::-1]
+        if n > 1:
+            ok = np.all(lo_s[:, :want] > np.concatenate([suf[:, 1:], np.full((size, 1), -np.inf)], axis=1)[:, :want],
+                        axis=1)
+        else:
+            ok = np.ones(size, dtype=bool)
+        if peel:
+            ok &= lo_s[:, 0] > -np.inf  # a removed candidate never wins
+            out[ok, rnd] = order[ok, 0]
+        else:
+            out[ok] = order[ok, :want]
+        for r in np.flatnonzero(~ok):
+            live = np.flatnonzero(~taken[r]) if peel else np.arange(n)
+            ids = live.tolist()
+            picked, amb = _certify(ids, lo[r, live].tolist(), hi[r, live].tolist(), want)
+            if picked is None:
+                picked = _refine(a, live, lo[r, live], hi[r, live], amb, want, rng, noise, exact_score, weights,
+                                 m[r]).tolist()
+            if peel:
+                out[r, rnd] = picked[0]
+            else:
+                out[r] = picked
+        if peel:
+            taken[rows, out[:, rnd]] = True
+    return out

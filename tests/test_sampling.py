@@ -1,0 +1,303 @@
+"""Exact (floating-point-safe) sampling: dpselect.sampling and the selectors' exact=True default."""
+import decimal
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import dpselect
+from dpselect import mechanisms, sampling
+from dpselect.sampling import _BULK_HI, _BULK_LO, _BULK_TAU, _float_enclosure, _py_enclosure, noisy_top_k
+
+U64 = 1 << 64
+
+
+class ScriptedBits:
+    """Stand-in for a numpy Generator that hands out scripted 64-bit words, in order."""
+
+    def __init__(self, words):
+        self.words = [int(w) for w in words]
+        self.used = 0
+
+    def integers(self, low, high, size=None, dtype=None, endpoint=False):
+        assert low == 0 and high == U64 - 1 and endpoint and dtype == np.uint64
+        if self.used + size > len(self.words):
+            raise AssertionError("scripted bits exhausted")
+        out = np.array(self.words[self.used:self.used + size], dtype=np.uint64)
+        self.used += size
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# (i) a neighbouring pair on which the float path has an impossible output, and the exact one not
+# ---------------------------------------------------------------------------------------------
+class GridUniform:
+    """rng.random() returning the 53-bit grid point j·2^-53 (what the float path draws)."""
+
+    def __init__(self, j):
+        self.j = j
+
+    def random(self, *a, **k):
+        return self.j * 2.0 ** -53
+
+
+def _float_path_probability_of_last(u, eps, sens):
+    """P(output = last candidate) of the exact=False exponential mechanism, by enumerating its
+    53-bit uniforms from the top (the output is monotone in the uniform, so we stop at the first miss)."""
+    factor = eps / (2.0 * sens)
+    count, j = 0, 2 ** 53 - 1
+    while mechanisms._sample(np.asarray(u, dtype=float), factor, None, 1, GridUniform(j)) == len(u) - 1:
+        count += 1
+        j -= 1
+        assert count < 10_000
+    return Fraction(count, 2 ** 53)
+
+
+@pytest.fixture
+def scripted_ok(monkeypatch):
+    """Let the selectors take a ScriptedBits object where they take a Generator."""
+    orig = mechanisms.check_rng
+    monkeypatch.setattr(mechanisms, "check_rng", lambda r: r if isinstance(r, ScriptedBits) else orig(r))
+
+
+def test_float_path_makes_an_output_impossible_on_x_but_not_on_its_neighbour(scripted_ok):
+    # Δu = 10, ε = 10: x and y differ by 10 in candidate 1's utility, a legal neighbouring pair.
+    x, y, eps, sens = [0.0, -80.0], [0.0, -70.0], 10.0, 10.0
+    px = _float_path_probability_of_last(x, eps, sens)
+    py = _float_path_probability_of_last(y, eps, sens)
+    assert px == 0 and py > 0          # infinite privacy loss of the float path
+    assert py == Fraction(6, 2 ** 53)  # float total 1 + 3·2^-52: the top 6 grid points of U map to it
+    # The exact law: e^-40 / (1 + e^-40) on x, within e^ε of y's.
+    ex = dpselect.exponential_probabilities(x, eps, sens)[1]
+    ey = dpselect.exponential_probabilities(y, eps, sens)[1]
+    assert ex > 0 and math.isclose(ex, math.exp(-40) / (1 + math.exp(-40)), rel_tol=1e-12)
+    assert abs(math.log(ey / ex)) <= eps + 1e-9
+    # ... and the exact sampler does output candidate 1 on x when its uniform is close enough to 1
+    # (U_0 = 1/2, U_1 = 1 − 2^-63: Gumbel noises 0.37 and 43.67 against scores 0 and −40).
+    assert dpselect.exponential(x, eps, sens, rng=ScriptedBits([1 << 63, U64 - 2])) == 1
+    assert dpselect.exponential(x, eps, sens, rng=ScriptedBits([1 << 63, U64 - (1 << 20)])) == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# (ii) refinement against exact comparisons, adversarial near-ties, scripted bits
+# ---------------------------------------------------------------------------------------------
+def _ref_noise(U: decimal.Decimal, noise: str, ctx) -> decimal.Decimal:
+    """Independent reference: the inverse CDFs in plain decimal arithmetic at high precision."""
+    one = decimal.Decimal(1)  # (only ctx methods: Decimal operators round to the thread's 28 digits)
+    if noise == "gumbel":
+        return ctx.minus(ctx.ln(ctx.minus(ctx.ln(U))))
+    if noise == "exponential":
+        return ctx.minus(ctx.ln(ctx.subtract(one, U)))
+    if U < decimal.Decimal("0.5"):
+        return ctx.ln(ctx.multiply(2, U))
+    return ctx.minus(ctx.ln(ctx.multiply(2, ctx.subtract(one, U))))
+
+
+def _reference_order(scores, streams, noise, k):
+    """Top-k order of score + noise with U_r = 0.(stream_r bits), if decisive at that many bits."""
+    ctx = decimal.Context(prec=600, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+    lo, hi = [], []
+    for f, words in zip(scores, streams):
+        m = 0
+        for w in words:
+            m = (m << 64) | w
+        nb = 64 * len(words)
+        a = ctx.divide(decimal.Decimal(f.numerator), decimal.Decimal(f.denominator))
+        lo.append(ctx.add(a, _ref_noise(ctx.divide(decimal.Decimal(m), decimal.Decimal(1 << nb)), noise, ctx)))
+        hi.append(ctx.add(a, _ref_noise(ctx.divide(decimal.Decimal(m + 1), decimal.Decimal(1 << nb)), noise, ctx)))
+    order = sorted(range(len(scores)), key=lambda i: lo[i], reverse=True)
+    for p in range(k):
+        if any(hi[order[q]] >= lo[order[p]] for q in range(p + 1, len(order))):
+            return None
+    return order[:k]
+
+
+@pytest.mark.parametrize("noise", ["gumbel", "exponential", "laplace"])
+def test_refinement_matches_exact_comparisons_on_adversarial_near_ties(noise, monkeypatch):
+    streams_holder = {}
+
+    def extend(self, rs):  # refinement words come from each candidate's own scripted stream
+        for r in rs:
+            m, nb = self.state(r)
+            w = streams_holder["s"][r][nb // 64]
+            self.bits[r] = ((m << 64) | w, nb + 64)
+
+    monkeypatch.setattr(sampling._Refiner, "extend", extend)
+    rng = np.random.default_rng(2024)
+    checked = refined = 0
+    for trial in range(70):
+        n = int(rng.integers(2, 6))
+        k = int(rng.integers(1, n + 1))
+        # exact scores equal or 2^-90·j apart: far below float resolution
+        base = Fraction(int(rng.integers(-3, 4)))
+        scores = [base + Fraction(int(rng.integers(-2, 3)), 2 ** 90) for _ in range(n)]
+        first = int(rng.integers(1 << 62, 3 << 62, dtype=np.uint64))
+        streams = []
+        for r in range(n):
+            w1 = first + int(rng.integers(0, 2))       # equal or adjacent first words
+            w2 = int(rng.integers(0, 3)) << 62        # few distinct second words: deeper ties
+            streams.append([w1, w2] + [int(x) for x in rng.integers(0, U64 - 1, size=4, dtype=np.uint64,
+                                                                     endpoint=True)])
+        expected = _reference_order(scores, streams, noise, k)
+        if expected is None:
+            continue
+        streams_holder["s"] = streams
+        got = noisy_top_k(np.array([float(s) for s in scores]), np.full(n, 1e-15), k,
+                          ScriptedBits([s[0] for s in streams]), noise=noise,
+                          exact_score=lambda r, scores=scores: scores[r])
+        assert got.tolist() == expected, (trial, scores, streams)
+        checked += 1
+    assert checked >= 55
+
+
+def test_equal_scores_identical_first_words_decided_by_later_bits():
+    # Two candidates, same score, same first 64 bits: the one with the larger next word wins.
+    for noise in ("gumbel", "exponential", "laplace"):
+        w = 0x8000_0000_1234_5678
+        got = noisy_top_k(np.zeros(2), 0.0, 1, ScriptedBits([w, w, 5, 9]), noise=noise,
+                          exact_score=lambda r: Fraction(0))
+        assert got.tolist() == [1]
+        got = noisy_top_k(np.zeros(2), 0.0, 2, ScriptedBits([w, w, 9, 5]), noise=noise,
+                          exact_score=lambda r: Fraction(0))
+        assert got.tolist() == [0, 1]
+
+
+# ---------------------------------------------------------------------------------------------
+# float enclosures are rigorous
+# ---------------------------------------------------------------------------------------------
+_EDGE = [0, 1, 2, 3, (1 << 44) - 1, 1 << 44, (1 << 63) - 2, (1 << 63) - 1, 1 << 63, (1 << 63) + 1,
+         U64 - (1 << 44), U64 - 3, U64 - 2, U64 - 1]
+
+
+@pytest.mark.parametrize("noise", ["gumbel", "exponential", "laplace"])
+@pytest.mark.parametrize("w", [None, 0.37, 3.0, 1e6])
+def test_float_enclosures_contain_the_exact_noise_over_the_cell(noise, w):
+    ctx = decimal.Context(prec=80, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+    rng = np.random.default_rng(5)
+    ms = _EDGE + [int(x) for x in rng.integers(0, U64 - 1, size=60, dtype=np.uint64, endpoint=True)]
+    m = np.array(ms, dtype=np.uint64)
+    weights = None if w is None else np.full(m.size, w)
+    lo, hi = _float_enclosure(m, noise, weights)
+    for i, mi in enumerate(ms):
+        for end, bound, cmp in ((mi, lo[i], "lo"), (mi + 1, hi[i], "hi")):
+            U = ctx.divide(decimal.Decimal(end), decimal.Decimal(U64))
+            if w is not None:
+                U = ctx.exp(ctx.divide(ctx.ln(U), decimal.Decimal(w))) if U > 0 else U
+            if U == 0:  # F⁻¹(0) = −inf, except exponential noise: 0
+                v = decimal.Decimal(0) if noise == "exponential" else decimal.Decimal("-Infinity")
+                assert decimal.Decimal(float(bound)) <= v if cmp == "lo" else True
+                continue
+            if U == 1:
+                assert bound == math.inf if cmp == "hi" else True
+                continue
+            v = _ref_noise(U, noise, ctx)
+            if cmp == "lo":
+                assert decimal.Decimal(float(bound)) <= v, (mi, noise, w)
+            else:
+                assert decimal.Decimal(float(bound)) >= v, (mi, noise, w)
+        py_lo, py_hi = _py_enclosure(mi, noise, w)
+        assert py_lo == pytest.approx(lo[i], rel=1e-14, abs=1e-14) or (py_lo == lo[i])
+        assert py_hi == pytest.approx(hi[i], rel=1e-14, abs=1e-14) or (py_hi == hi[i])
+
+
+def test_bulk_gumbel_error_bound():
+    ctx = decimal.Context(prec=60)
+    rng = np.random.default_rng(9)
+    m = rng.integers(int(_BULK_LO), int(_BULK_HI), size=200, dtype=np.uint64)
+    m = np.concatenate([m, np.array([_BULK_LO, _BULK_HI - np.uint64(1)], dtype=np.uint64)])
+    g = -np.log(-np.log(m.astype(np.float64) * 2.0 ** -64))
+    for mi, gi in zip(m.tolist(), g.tolist()):
+        for end in (mi, mi + 1):
+            exact = _ref_noise(ctx.divide(decimal.Decimal(end), decimal.Decimal(U64)), "gumbel", ctx)
+            assert abs(ctx.subtract(decimal.Decimal(gi), exact)) <= decimal.Decimal(_BULK_TAU + 1e-15 * abs(gi))
+
+
+# ---------------------------------------------------------------------------------------------
+# (iii) chi-square of every exact selector against its exact probabilities
+# ---------------------------------------------------------------------------------------------
+U = np.array([0.0, 1.0, 2.0, 2.0, -3.0, 5.0])
+
+
+def test_exact_selectors_match_exact_probabilities(freq):
+    rng = np.random.default_rng(77)
+    N = 60_000
+    d = dpselect
+    freq(d.exponential(U, 1.0, 1.0, size=N, rng=rng), d.exponential_probabilities(U, 1.0, 1.0))
+    freq(d.permute_and_flip(U, 1.0, 1.0, size=N, rng=rng), d.permute_and_flip_probabilities(U, 1.0, 1.0))
+    freq(d.report_noisy_max(U, 1.0, 1.0, size=N, rng=rng), d.report_noisy_max_probabilities(U, 1.0, 1.0))
+    freq(d.report_noisy_max(U, 1.0, 1.0, noise="gumbel", size=N, rng=rng), d.exponential_probabilities(U, 1.0, 1.0))
+    w = np.array([1.0, 0.25, 2.0, 3.5, 1.0, 0.125])
+    freq(d.exponential(U, 1.0, 1.0, weights=w, size=N, rng=rng), d.exponential_probabilities(U, 1.0, 1.0, weights=w))
+    sf = dpselect.SensitivityFunction(lambda t: np.minimum(1.0, np.array([0.2, 0.3, 0.5, 0.5, 0.1, 0.7]) * (t + 1)),
+                                      1.0)
+    freq(d.local_dampening(U, 1.0, sf, size=N, rng=rng), d.local_dampening_probabilities(U, 1.0, sf))
+    for direction in ("increasing", "decreasing"):
+        freq(d.shifted_local_dampening(U, 1.0, sf, direction=direction, size=N, rng=rng),
+             d.shifted_local_dampening_probabilities(U, 1.0, sf, direction=direction))
+    # single draws follow the same law as the batch
+    freq([d.exponential(U, 1.0, 1.0, rng=rng) for _ in range(6000)], d.exponential_probabilities(U, 1.0, 1.0))
+
+
+@pytest.mark.parametrize("noise", ["gumbel", "exponential", "laplace"])
+def test_exact_top2_is_two_peeled_picks(freq, noise):
+    u, eps = np.array([0.0, 1.0, 2.5, 4.0]), 2.0
+    n = u.size
+    probs = {"gumbel": dpselect.exponential_probabilities,
+             "exponential": dpselect.permute_and_flip_probabilities,
+             "laplace": lambda v, e, s: dpselect.report_noisy_max_probabilities(v, e, s, noise="laplace")}[noise]
+    p1 = probs(u, eps / 2, 1.0)
+    exact = np.zeros(n * n)
+    for i in range(n):
+        rest = [j for j in range(n) if j != i]
+        p2 = probs(u[rest], eps / 2, 1.0)
+        for jj, j in enumerate(rest):
+            exact[i * n + j] = p1[i] * p2[jj]
+    picks = dpselect.report_noisy_max(u, eps, 1.0, noise=noise, k=2, size=40_000, rng=11)
+    freq(picks[:, 0] * n + picks[:, 1], exact)
+    single = np.array([dpselect.report_noisy_max(u, eps, 1.0, noise=noise, k=2, rng=s) for s in range(3000)])
+    freq(single[:, 0] * n + single[:, 1], exact)
+
+
+# ---------------------------------------------------------------------------------------------
+# extreme but valid inputs: the mathematically right answer, never NaN or IndexError
+# ---------------------------------------------------------------------------------------------
+def test_extreme_inputs_sample_and_have_finite_probabilities():
+    d = dpselect
+    for f in (d.exponential, d.permute_and_flip, d.report_noisy_max):
+        assert f([0.0], 1e10, 1e-300, rng=0) == 0
+        assert f([1.7e308, -1.7e308], 1e300, 1e-300, rng=0) == 0        # factor overflows: argmax w.p. 1
+        out = f([1.7e308, -1.7e308], 1e-300, 1e300, size=4000, rng=0)   # factor underflows: a fair coin
+        assert 1800 < np.bincount(out, minlength=2)[0] < 2200
+    assert d.exponential_probabilities([0.0], 1e10, 1e-300).tolist() == [1.0]
+    assert d.exponential_probabilities([1.7e308, -1.7e308], 1e-300, 1e300).tolist() == [0.5, 0.5]
+    assert d.exponential_probabilities([1.7e308, -1.7e308], 1e300, 1e-300).tolist() == [1.0, 0.0]
+    # D(x, 0) = 2e308 overflows float64; the sampler uses the exact value
+    with np.errstate(over="ignore"):
+        assert d.local_dampening([1e308, 1.0], 1.0, d.constant(2, 0.5), rng=0) == 0
+        assert d.local_dampening([1.0, 1e308, 1e308], 1.0, d.constant(3, 0.5), k=3, rng=0)[2] == 0
+
+
+def test_exact_and_float_paths_agree_in_law_and_exact_false_still_works():
+    assert dpselect.exponential([1.0, 5.0, 2.0], 1e6, 1.0, exact=False, rng=0) == 1
+    assert dpselect.permute_and_flip(U, 1.0, 1.0, exact=False, size=5, rng=0).shape == (5,)
+    with pytest.raises(TypeError, match="exact"):
+        dpselect.exponential(U, 1.0, 1.0, exact="yes")
+    with pytest.raises(ValueError, match="size"):
+        dpselect.exponential(U, 1.0, 1.0, size=0)
+    assert dpselect.exponential(U, 1.0, 1.0, k=3, size=7, rng=0).shape == (7, 3)
+
+
+def test_huge_candidate_sets_are_certified_without_refinement(monkeypatch):
+    calls = []
+    orig = sampling._refine
+
+    def spy(*a, **k):
+        calls.append(1)
+        return orig(*a, **k)
+
+    monkeypatch.setattr(sampling, "_refine", spy)
+    u = np.random.default_rng(0).normal(size=200_000) * 30
+    for k in (1, 10):
+        dpselect.exponential(u, 1.0, 1.0, k=k, rng=1)
+    assert len(calls) == 0
