@@ -41,6 +41,12 @@ __all__ = ["two_sum", "softplus", "logit", "key_upper", "key_upper_scalar", "key
 
 LOG_HALF = -math.log(2.0)
 
+#: Above this log-odds (``1 - a < 4.3e-18``) pure-DP ``U`` is ``l + eps`` up to a correction
+#: ``log1p((1 - e^-eps) e^-l)``; along any path the corrections beyond it sum to at most ``e^-SHIFT_FROM``
+#: (they telescope: ``(1 - e^-eps_k) e^-l_k <= e^-l_k - e^-l_{k+1}``), a relative error ``< 1e-17`` on
+#: ``1 - a``. The label setting finishes such labels as a shortest-path problem (see extension.py).
+SHIFT_FROM = 40.0
+
 
 def two_sum(a, b):
     """``s = fl(a + b)`` and the exact rounding error ``e`` (``a + b = s + e``), vectorised (Knuth)."""

@@ -179,6 +179,15 @@ class DatasetGraph:
                 raise ValueError(f"{name} {_short(vertex)} is not a vertex of the graph") from None
         raise ValueError(f"{name} {_short(vertex)} is not a vertex of the graph")
 
+    def indices_of(self, vertices: Iterable[Hashable], name: str = "vertex") -> np.ndarray:
+        """Internal indices of ``vertices`` (vectorised when the vertices are ``0 .. n-1``)."""
+        if self._index is None:
+            arr = vertices if isinstance(vertices, np.ndarray) else np.asarray(list(vertices))
+            if arr.ndim == 1 and arr.dtype.kind in "iu" and (arr.size == 0 or (arr.min() >= 0 and arr.max() < self.n)):
+                return arr.astype(np.int64)
+            vertices = arr.tolist()
+        return np.asarray([self.index_of(v, name) for v in vertices], dtype=np.int64)
+
     def vertex_array(self, mapping: Any, name: str, *, dtype=np.float64) -> tuple[np.ndarray, np.ndarray]:
         """``(indices, values)`` of a ``{vertex: value}`` mapping (vertices checked)."""
         if not isinstance(mapping, Mapping):

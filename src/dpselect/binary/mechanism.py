@@ -112,8 +112,7 @@ class BinaryMechanism:
                     ) -> np.ndarray:
         """Independent private answers for each dataset in ``vertices`` (int8 array)."""
         gen = check_rng(rng)
-        idx = np.asarray([self.graph.index_of(v) for v in vertices], dtype=np.int64)
-        return self._sample_idx(idx, gen)
+        return self._sample_idx(self.graph.indices_of(vertices), gen)
 
     # ------------------------------------------------------------ checks
     def violations(self, tol: float = 1e-9) -> list[tuple]:

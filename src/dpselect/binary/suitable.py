@@ -77,6 +77,11 @@ class SuitablePair(ABC):
         """A fast scalar ``(hi, lo, arc) -> (hi', lo')`` for the heap reference engine."""
         return lambda x, lo, arc: (float(self.arc_upper(np.asarray([x]), np.asarray([arc]))[0]), 0.0)
 
+    def shift_weights(self):
+        """``None``, or how ``U`` acts on labels above :data:`~dpselect.binary._logspace.SHIFT_FROM`: as
+        ``l + eps_e`` (pure DP in log-odds), given as ``("hops", eps)`` or ``("weights", arc_eps)``."""
+        return None
+
     def key_logs(self, hi: np.ndarray, lo: np.ndarray):
         """``(log a, log(1 - a))`` of labels (``+inf`` = unconstrained = probability 1)."""
         a = np.minimum(np.asarray(hi, dtype=np.float64), 1.0)
@@ -156,6 +161,9 @@ class DPPair(SuitablePair):
     def key_logs(self, hi, lo):
         return ls.key_logs(hi, lo)
 
+    def shift_weights(self):
+        return ("hops", self.epsilon) if self.delta == 0 else None
+
     def arc_eps(self, arcs):
         """epsilon across ``arcs`` (the same everywhere)."""
         return self.epsilon
@@ -230,6 +238,9 @@ class EdgeDPPairs(SuitablePair):
     def scalar_key_upper(self):
         ee, dl, f = self.arc_epsilon.tolist(), self.delta, ls.key_upper_scalar
         return lambda x, lo, arc: f(x, lo, ee[arc], dl)
+
+    def shift_weights(self):
+        return ("weights", self.arc_epsilon) if self.delta == 0 else None
 
     def arc_eps(self, arcs):
         return self.arc_epsilon[arcs]
