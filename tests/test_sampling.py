@@ -201,16 +201,42 @@ def test_float_enclosures_contain_the_exact_noise_over_the_cell(noise, w):
         assert py_hi == pytest.approx(hi[i], rel=1e-14, abs=1e-14) or (py_hi == hi[i])
 
 
-def test_bulk_gumbel_error_bound():
-    ctx = decimal.Context(prec=60)
+@pytest.mark.parametrize("noise", ["gumbel", "exponential", "laplace"])
+def test_bulk_error_bound_of_one_float_evaluation(noise):
+    # the stage-1 bound: float noise at fl(m)·2^-64 within _BULK_TAU + 1e-15·|N| of the exact noise at
+    # both ends of the cell, for every bulk cell (random ones and the bulk's edges)
+    ctx = decimal.Context(prec=60, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
     rng = np.random.default_rng(9)
     m = rng.integers(int(_BULK_LO), int(_BULK_HI), size=200, dtype=np.uint64)
-    m = np.concatenate([m, np.array([_BULK_LO, _BULK_HI - np.uint64(1)], dtype=np.uint64)])
-    g = -np.log(-np.log(m.astype(np.float64) * 2.0 ** -64))
+    m = np.concatenate([m, np.array([_BULK_LO, _BULK_HI - np.uint64(1), 1 << 63, (1 << 63) - 1], dtype=np.uint64)])
+    a = np.zeros(m.size)
+    short = sampling._bulk_shortlist(a, m, m.size, noise)  # k = n: every candidate kept
+    assert short.size == m.size
+    uf = m.astype(np.float64) * 2.0 ** -64
+    g = {"gumbel": -np.log(-np.log(uf)), "exponential": -np.log1p(-uf),
+         "laplace": np.where(uf < 0.5, np.log(2 * uf), -np.log(2 * (1 - uf)))}[noise]
     for mi, gi in zip(m.tolist(), g.tolist()):
         for end in (mi, mi + 1):
-            exact = _ref_noise(ctx.divide(decimal.Decimal(end), decimal.Decimal(U64)), "gumbel", ctx)
+            exact = _ref_noise(ctx.divide(decimal.Decimal(end), decimal.Decimal(U64)), noise, ctx)
             assert abs(ctx.subtract(decimal.Decimal(gi), exact)) <= decimal.Decimal(_BULK_TAU + 1e-15 * abs(gi))
+
+
+@pytest.mark.parametrize("noise", ["gumbel", "exponential", "laplace"])
+def test_fast_shortlist_and_generic_path_agree_draw_by_draw(noise):
+    # Same random bits, two certification paths (stage-1 shortlist vs enclosures of every candidate):
+    # both return the exact top k of the same realised noise, so they must agree on every draw.
+    base = np.random.default_rng(3)
+    for trial in range(40):
+        n = int(base.integers(40, 400))
+        k = int(base.integers(1, 6))
+        a = -np.round(base.exponential(3.0, size=n), 1)  # many exact ties
+        a -= a.max()
+        seed = int(base.integers(0, 2 ** 31))
+        ex = lambda r, a=a: Fraction(float(a[r]))  # noqa: E731
+        fast = noisy_top_k(a, None, k, np.random.default_rng(seed), noise=noise, exact_score=ex)
+        slow = noisy_top_k(a, 1e-15 * np.abs(a) + 1e-300, k, np.random.default_rng(seed), noise=noise,
+                           exact_score=ex)
+        assert fast.tolist() == slow.tolist()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -103,7 +103,7 @@ def _log_weights(scores: np.ndarray, factor: float, weights: np.ndarray | None) 
 
 def _probabilities_from_scores(s: np.ndarray, eps: float, delta: float, mult: int, w) -> np.ndarray:
     """∝ w_r·exp(c·s_r), c = eps/(delta·mult), formed without overflow for any finite s and c > 0."""
-    lw = _scaled_scores(s, 0.0, eps, delta, mult)[0]
+    lw = _scaled_scores(s, 0.0, eps, delta, mult)[0].copy()
     if w is not None:
         lw = lw + np.log(w)
     return _probabilities_from_log_weights(lw)
@@ -164,30 +164,41 @@ _TINY = 1e-300  # absolute error of results that underflow to subnormals
 
 
 def _scaled_scores(s: np.ndarray, s_err, eps: float, delta: float, mult: int):
-    """Float a ≈ c·(s − S), c = eps/(delta·mult), S = max(s) (an exact constant), with a rigorous
-    bound on the error; also returns S and the exact c as a Fraction.
+    """Float a ≈ c·(s − S), c = eps/(delta·mult), S = max of the finite s (an exact constant), with a
+    rigorous error bound; returns (a, err, S).
 
-    ``s`` approximates exact scores within ``s_err`` (0 when exact). Every candidate gets the same
-    shift S, which the mechanisms' laws ignore. Works for any finite s and any positive c, also far
-    outside the float range: c = cm·2^ce with cm in [0.5, 1) and the power of two applied last
-    (``ldexp``), so nothing overflows before the result itself would (a result below −DBL_MAX is
-    −inf). Error: the subtraction, cm (two roundings) and the product, each <= 2^-53 relative.
+    ``s`` approximates exact scores within ``s_err`` (0 when exact). ``err`` is ``None`` when it is the
+    relative model |a − exact| <= _REL·|a| + _TINY (exact inputs; the sampler's fast path), else an
+    array. Every candidate gets the same shift S, which the mechanisms' laws ignore. Works for any
+    finite s and any positive c, also far outside the float range: c = cm·2^ce with cm in [0.5, 1) and
+    the power of two applied last (``ldexp``), so nothing overflows before the result itself would (a
+    result below −DBL_MAX is −inf). Error: the subtraction, cm (two roundings) and the product, each
+    <= 2^-53 relative.
     """
+    exact_in = np.ndim(s_err) == 0 and float(s_err) == 0.0
+    S = float(s.max())
+    lo = float(s.min())
+    em, ee = math.frexp(eps)
+    dm, de = math.frexp(delta)
+    cm, e2 = math.frexp(em / (dm * mult))
+    ce = ee - de + e2
+    if exact_in and math.isfinite(S) and math.isfinite(S - lo) and -1021 <= ce <= 1023:
+        # fast path: c is a normal float (cm·2^ce exactly) and nothing overflows before the product
+        a = s - S
+        a *= math.ldexp(cm, ce)
+        return a, None, S
     fin = np.isfinite(s)
     all_fin = bool(fin.all())
-    S = float(s.max()) if all_fin else (float(s[fin].max()) if fin.any() else 0.0)
+    if not all_fin:
+        S = float(s[fin].max()) if fin.any() else 0.0
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         d = s - S if all_fin else np.where(fin, s, 0.0) - S
         halved = not np.all(np.isfinite(d))
         if halved:  # the spread itself overflows: (s − S)/2, again one rounding
-            d = s * 0.5 - S * 0.5
-        em, ee = math.frexp(eps)
-        dm, de = math.frexp(delta)
-        cm, e2 = math.frexp(em / (dm * mult))
-        ce = ee - de + e2
+            d = s * 0.5 - S * 0.5 if all_fin else np.where(fin, s, 0.0) * 0.5 - S * 0.5
         a = np.ldexp(d * cm, ce + (1 if halved else 0))
         err = _REL * np.abs(a) + _TINY
-        if not (np.ndim(s_err) == 0 and float(s_err) == 0.0):
+        if not exact_in:
             e = np.asarray(s_err, dtype=np.float64)
             # c·s_err rounded up by a relative margin (inf stays inf; 0 stays 0)
             err = err + np.ldexp(np.where(e > 0, e * (cm * (1 + 4 * _REL)), 0.0), ce)
@@ -221,14 +232,13 @@ def _exact_select(s, s_err, exact_s, eps: float, delta: float, mult: int, k: int
         return int(out[0]) if k == 1 else out
     remaining = np.arange(a.shape[0])
     picks = []
-    errv = np.broadcast_to(err, a.shape)
     for _ in range(k):
         sub = remaining
 
         def ex(j, sub=sub):
             return exact_score(int(sub[j]))
 
-        j = int(noisy_top_k(a[sub], errv[sub], 1, rng, noise=noise, exact_score=ex,
+        j = int(noisy_top_k(a[sub], None if err is None else err[sub], 1, rng, noise=noise, exact_score=ex,
                             weights=None if weights is None else weights[sub])[0])
         picks.append(int(sub[j]))
         remaining = np.delete(remaining, j)

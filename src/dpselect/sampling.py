@@ -63,6 +63,8 @@ _TINY = 1e-300  # absolute slack for underflow in score arithmetic (results belo
 _BULK_LO = np.uint64(1 << 44)
 _BULK_HI = np.uint64((1 << 64) - (1 << 44))
 _BULK_TAU = 2.0 ** -33 * 1.01 + 2.0 ** -44 + 1e-13
+_REL = 1e-15   # relative error model of exact scores formed by a few float operations
+_TINY = 1e-300  # (and the absolute error of results that underflow to subnormals)
 _SMALL = 32  # up to this many candidates, scalar Python floats beat numpy's per-call overhead
 
 
@@ -366,8 +368,9 @@ def noisy_top_k(
     ----------
     a : float64 array
         Float approximations of the scores; ``-inf`` stands for a score below −DBL_MAX.
-    a_err : float64 array or float
-        Rigorous bounds on |a_float − a_exact| (``inf`` where unknown).
+    a_err : float64 array, float or None
+        Rigorous bounds on |a_float − a_exact| (``inf`` where unknown); ``None``: the relative model
+        1e-15·|a| + 1e-300 of scores formed exactly up to a few roundings (enables the fast path).
     k : int
         Number of indices returned (1 <= k <= len(a)).
     rng : numpy.random.Generator (or anything with its ``integers`` method)
@@ -384,6 +387,13 @@ def noisy_top_k(
     n = a.shape[0]
     kk = min(k, n)
     m = _bits64(rng, n)
+    if a_err is None and weights is None and n > _SMALL:
+        short = _bulk_shortlist(a, m, kk, noise)
+        if short is not None:
+            return _finish(a, None, short, m, kk, rng, noise, exact_score, weights)
+    if a_err is None:
+        with np.errstate(invalid="ignore"):
+            a_err = _REL * np.abs(a) + _TINY
     a_err = np.broadcast_to(np.asarray(a_err, dtype=np.float64), a.shape)
     if n <= _SMALL:
         # Few candidates: the same enclosures in scalar Python floats (numpy's per-call overhead
@@ -406,47 +416,85 @@ def noisy_top_k(
             return np.asarray(picked, dtype=np.int64)
         return _refine(a, np.arange(n), np.asarray(lo), np.asarray(hi), amb, kk, rng, noise, exact_score,
                        weights, m)
-    with np.errstate(invalid="ignore", over="ignore"):
-        a_lo, a_hi = _score_bounds(a, a_err)
-    if noise == "gumbel" and weights is None:
-        # Stage 1: one float evaluation per candidate, error at most tau inside the bulk of cells.
-        with np.errstate(divide="ignore", invalid="ignore"):
-            g = -np.log(-np.log(m.astype(np.float64) * _INV64))
-        bulk = (m >= _BULK_LO) & (m < _BULK_HI)
-        tau = _BULK_TAU + 1e-15 * np.abs(g)
-        with np.errstate(invalid="ignore", over="ignore"):
-            lo = np.where(bulk, a_lo + (g - tau), -np.inf)
-            hi = np.where(bulk, a_hi + (g + tau), np.inf)
-    else:
-        n_lo, n_hi = _float_enclosure(m, noise, weights)
-        with np.errstate(invalid="ignore", over="ignore"):
-            lo = a_lo + n_lo
-            hi = a_hi + n_hi
-    lo, hi = _round_out(lo, hi)
+    return _finish(a, a_err, np.arange(n), m, kk, rng, noise, exact_score, weights)
 
-    # Everything whose upper bound is below the k-th largest lower bound is certainly out.
-    if kk < n:
-        lk = np.partition(lo, n - kk)[n - kk]
-        short = np.flatnonzero(hi >= lk) if lk > -np.inf else np.arange(n)
+
+def _bulk_shortlist(a: np.ndarray, m: np.ndarray, kk: int, noise: str) -> np.ndarray | None:
+    """Stage 1 for exact scores (relative error model): the candidates that can be among the k largest,
+    from one float evaluation of the noise per candidate.
+
+    In the bulk of cells (U in [2^-20, 1 − 2^-20)) the float noise at U_f = fl(m)·2^-64 is within
+    _BULK_TAU + 1e-15·|N| of the exact noise anywhere in the cell, for the three families: the
+    conversion moves U by 2^-53 relative, which moves −ln U (Gumbel), −ln(1 − U) (exponential; 1 − U_f
+    is exact above 1/2) and ln 2U / −ln 2(1 − U) (Laplace) by at most 2^-53/min(U, 1 − U) <= 2^-33, and
+    the cell (width 2^-64) by at most 2^-44. There |N| <= 14, so x = fl(a + g) is within
+    e(x) = _BULK_TAU + 2e-15·(|x| + 16) of the exact a + G (|a| <= |x| + 15; the 1e-15·|a| of the
+    score and 2^-53·|x| of the sum included). x ± e(x) are increasing in x, so one threshold on x
+    excludes every bulk candidate whose upper bound is below the k-th largest lower bound; cells outside
+    the bulk are always kept. Returns None when the threshold is not usable (then the generic path).
+    """
+    n = a.shape[0]
+    g = m.astype(np.float64)
+    g *= _INV64
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if noise == "gumbel":
+            np.log(g, out=g)
+            np.negative(g, out=g)
+            np.log(g, out=g)
+            np.negative(g, out=g)
+        elif noise == "exponential":
+            np.negative(g, out=g)
+            np.log1p(g, out=g)
+            np.negative(g, out=g)
+        else:
+            low = g < 0.5
+            g = np.where(low, np.log(2.0 * g), -np.log(2.0 * (1.0 - g)))
+        g += a
+    x = g
+    top = kk + 8
+    cand = np.argpartition(x, n - top)[n - top:] if n > top else np.arange(n)
+    mc = m[cand]
+    cand = cand[(mc >= _BULK_LO) & (mc < _BULK_HI) & np.isfinite(x[cand])]
+    if cand.size < kk:
+        return None
+
+    def e(v):
+        return _BULK_TAU + 2e-15 * (abs(v) + 16.0)
+
+    xk = float(np.sort(x[cand])[::-1][kk - 1])
+    lk = xk - e(xk)
+    xstar = lk - 2.0 * e(abs(lk) + 1.0)
+    if not math.isfinite(xstar):
+        return None
+    with np.errstate(invalid="ignore"):
+        keep = x >= xstar
+    keep |= m < _BULK_LO
+    keep |= m >= _BULK_HI
+    return np.flatnonzero(keep)
+
+
+def _finish(a, a_err, short, m, kk, rng, noise, exact_score, weights):
+    """Stage 2 on a shortlist: float enclosures at both ends of each 64-bit cell, certify the top k
+    in order, else refine exactly (stage 3)."""
+    a_s = a[short]
+    if a_err is None:
+        e_s = _REL * np.abs(a_s) + _TINY
     else:
-        short = np.arange(n)
-    s_lo, s_hi = lo[short], hi[short]
-    if noise == "gumbel" and weights is None:
-        # Stage 2: both ends of the 64-bit cell, for the shortlist (and the cells outside the bulk).
-        n_lo, n_hi = _float_enclosure(m[short], noise, None)
-        with np.errstate(invalid="ignore", over="ignore"):
-            t_lo, t_hi = _round_out(a_lo[short] + n_lo, a_hi[short] + n_hi)
-        s_lo, s_hi = np.maximum(s_lo, t_lo), np.minimum(s_hi, t_hi)
-        if s_lo.size > kk:
-            lk2 = np.partition(s_lo, s_lo.size - kk)[s_lo.size - kk]
-            keep = s_hi >= lk2
-            short, s_lo, s_hi = short[keep], s_lo[keep], s_hi[keep]
+        e_s = np.asarray(a_err)[short]
+    n_lo, n_hi = _float_enclosure(m[short], noise, None if weights is None else weights[short])
+    with np.errstate(invalid="ignore", over="ignore"):
+        a_lo, a_hi = _score_bounds(a_s, e_s)
+        lo, hi = _round_out(a_lo + n_lo, a_hi + n_hi)
+    if lo.size > kk:
+        lk = np.partition(lo, lo.size - kk)[lo.size - kk]
+        if lk > -np.inf:
+            keep = hi >= lk
+            short, lo, hi = short[keep], lo[keep], hi[keep]
     ids = short.tolist()
-    picked, amb = _certify(ids, s_lo.tolist(), s_hi.tolist(), kk)
+    picked, amb = _certify(ids, lo.tolist(), hi.tolist(), kk)
     if picked is not None:
         return np.asarray(picked, dtype=np.int64)
-
-    return _refine(a, short, s_lo, s_hi, amb, kk, rng, noise, exact_score, weights, m)
+    return _refine(a, short, lo, hi, amb, kk, rng, noise, exact_score, weights, m)
 
 
 def _refine(a, short, s_lo, s_hi, amb, kk, rng, noise, exact_score, weights, m):
@@ -514,6 +562,9 @@ def noisy_top_k_batch(
     """
     n = a.shape[0]
     kk = min(k, n)
+    if a_err is None:
+        with np.errstate(invalid="ignore"):
+            a_err = _REL * np.abs(a) + _TINY
     a_err = np.broadcast_to(np.asarray(a_err, dtype=np.float64), a.shape)
     with np.errstate(invalid="ignore", over="ignore"):
         a_lo, a_hi = _score_bounds(a, a_err)
