@@ -27,10 +27,10 @@ __all__ = [
     "shifted_local_dampening", "shifted_local_dampening_probabilities", "audit", "__version__", "PrivacyLeakWarning",
 ]
 
-from .apps.median import median  # noqa: E402
+from .apps.median import median, median_distribution, median_rank  # noqa: E402
 from .utilities.median import median_sensitivity, median_utility  # noqa: E402
 
-__all__ += ["median", "median_utility", "median_sensitivity"]
+__all__ += ["median", "median_distribution", "median_rank", "median_utility", "median_sensitivity"]
 
 from .multiobjective import (  # noqa: E402
     aggregate_sensitivity, pareto_score, pareto_sensitivity, priv_agg, priv_agg_probabilities, priv_pareto,

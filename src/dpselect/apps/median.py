@@ -1,18 +1,27 @@
-"""Private median selection (thesis Ch. 5): report a record whose value is close to the median.
+"""The private median: release a value close to the median under ε-DP (and the thesis' rank selection).
 
-One call to a selection mechanism over the records, with utility u_med(x, i) = −|x_m − x_i|
-(:mod:`dpselect.utilities.median`). Records with equal values are interchangeable (equal utility and
-equal element local sensitivity), so the mechanisms run on the distinct values with their counts as
-the base measure (``weights``): the output distribution over values is exactly that of the
-per-record mechanism, and a database of 27.9 million records with 4,096 distinct values costs 4,096
-candidates. The record index is then drawn uniformly among the records with the selected value, which
-makes the distribution over indices equal to the per-record one too.
+:func:`median` releases **a value**, ε-DP for replace-one-record neighbours on [0, bound] (n and
+``bound`` public). It picks one of the intervals between consecutive order statistics (0 and
+``bound`` as ends) with a selection mechanism, base measure = interval length, utility = minus the
+distance in rank between the interval and the middle, −|j − n/2| (sensitivity 1; see
+:mod:`dpselect.utilities.median`), then a uniform value inside the chosen interval. The released
+value's exact law is :func:`median_distribution`.
 
-Privacy: ε-DP under **replace-one-record** neighbours (database size n public, every value in
-[0, bound]).
+:func:`median_rank` is the thesis' record selection (thesis Ch. 5: LD/EM/PF/SLD MedianSelection on
+u_med(x, i) = −|x_m − x_i|) and releases **only the rank** of the selected record. Releasing that
+record's *value* is not private: for x = (0, 0, 0) the value 3 is impossible while for its neighbour
+(3, 0, 0) it comes out with probability 0.23 (Λ = 3, ε = 1, local dampening), an infinite privacy
+loss. :func:`median_probabilities` is the exact law of the rank selection, grouped by value (for
+analysis, e.g. ``reproduce thesis-figure17``).
+
+Records with equal values are interchangeable for both, so everything runs on the distinct values
+with their counts (``counts=``): a database of 27.9 million records with 4,096 distinct values costs
+4,096 candidates.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Literal
 
 import numpy as np
@@ -20,22 +29,31 @@ import numpy as np
 from .._rng import check_rng
 from .._validation import check_choice, check_int, check_positive
 from ..utilities.median import (
-    _check_counts,
+    MedianIntervals,
     _GroupedMedian,
-    check_median_values,
+    grouped_database,
     grouped_median_sensitivity,
+    interval_median_sensitivity,
 )
 
-__all__ = ["median", "median_probabilities", "histogram_to_database", "histogram_groups", "MEDIAN_MECHANISMS"]
+__all__ = ["median", "median_distribution", "MedianDistribution", "median_error", "median_rank",
+           "median_probabilities", "histogram_to_database", "histogram_groups", "MEDIAN_MECHANISMS",
+           "RANK_MECHANISMS"]
 
-MEDIAN_MECHANISMS = ("local_dampening", "shifted_local_dampening", "exponential", "permute_and_flip")
-#: Default distance T from which shifted local dampening takes δ = Λ (``sld_distance``). The exact δ only
-#: reaches Λ near t = n/2, and each distance costs O(t) per distinct value, so summing the shift
-#: G_r = Σ_t (Λ − δ(x, t, r)) to the end is O(n²): hopeless for millions of records. Forcing δ = Λ from a
-#: public distance T on is admissible for any T >= 1 (condition 1 only involves t = 0, and for
-#: t + 1 >= T condition 2 compares Λ with a value <= Λ), so it is private; it only makes the shift coarser.
+#: Mechanisms of the value-releasing :func:`median` (all three give the same law, see
+#: :mod:`dpselect.utilities.median`: the interval utility is at its global sensitivity everywhere).
+MEDIAN_MECHANISMS = ("local_dampening", "exponential", "shifted_local_dampening")
+#: Mechanisms of the thesis' rank selection :func:`median_rank`.
+RANK_MECHANISMS = ("local_dampening", "shifted_local_dampening", "exponential", "permute_and_flip")
+#: Default distance T from which shifted local dampening takes δ = Λ in :func:`median_rank`
+#: (``sld_distance``). The exact δ only reaches Λ near t = n/2, and each distance costs O(t) per distinct
+#: value, so summing the shift G_r = Σ_t (Λ − δ(x, t, r)) to the end is O(n²): hopeless for millions of
+#: records. Forcing δ = Λ from a public distance T on is admissible for any T >= 1 (condition 1 only
+#: involves t = 0, and for t + 1 >= T condition 2 compares Λ with a value <= Λ), so it is private; it
+#: only makes the shift coarser.
 DEFAULT_SLD_DISTANCE = 256
-Mechanism = Literal["local_dampening", "shifted_local_dampening", "exponential", "permute_and_flip"]
+Mechanism = Literal["local_dampening", "exponential", "shifted_local_dampening"]
+RankMechanism = Literal["local_dampening", "shifted_local_dampening", "exponential", "permute_and_flip"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -98,24 +116,266 @@ def histogram_to_database(hist, *, bound: float | None = None) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------
-# selection
+# the value-releasing median
 # ---------------------------------------------------------------------------------------------
 def _prepare(values, bound, counts) -> _GroupedMedian:
-    bound = check_positive(bound, "bound")
-    x = check_median_values(values, bound, name="values")
-    if counts is None:
-        x = np.sort(x, kind="stable")
-        starts = np.concatenate(([0], np.flatnonzero(x[1:] != x[:-1]) + 1))
-        c = np.diff(np.concatenate((starts, [x.size]))).astype(np.int64)
-        return _GroupedMedian(x[starts], c, bound)
-    c = _check_counts(counts, x.shape[0])
-    order = np.argsort(x, kind="stable")
-    x, c = x[order], c[order]
-    if x.size > 1 and np.any(x[1:] == x[:-1]):  # merge repeated values
-        starts = np.concatenate(([0], np.flatnonzero(x[1:] != x[:-1]) + 1))
-        c = np.add.reduceat(c, starts)
-        x = x[starts]
-    return _GroupedMedian(x, c, bound)
+    return grouped_database(values, bound, counts)
+
+
+def _check_value_mechanism(mechanism) -> str:
+    if isinstance(mechanism, str) and mechanism == "permute_and_flip":
+        raise ValueError(
+            "mechanism='permute_and_flip' is not available for median: the released value ranges over the "
+            "continuum [0, bound], and permute-and-flip is defined for finitely many candidates (its "
+            "'copies' form with interval lengths as weights depends on the unit of the values and has no "
+            "privacy proof). Use 'exponential' (or median_rank(..., mechanism='permute_and_flip') for the rank)"
+        )
+    return check_choice(mechanism, "mechanism", MEDIAN_MECHANISMS)
+
+
+def _upper_lengths(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """float64 upper bounds W_j >= hi_j − lo_j (exact real difference), at most one ulp above it.
+
+    The float difference is correctly rounded; its rounding error comes out exactly of Knuth's TwoSum,
+    and where the float is below the real difference it is moved up one ulp.
+    """
+    s = hi - lo
+    bv = s - hi
+    av = s - bv
+    err = (hi - av) + (-lo - bv)  # exact: (hi − lo) = s + err
+    return np.where(err > 0, np.nextafter(s, np.inf), s)
+
+
+def _random_bits(rng: np.random.Generator) -> int:
+    return int.from_bytes(rng.bytes(8), "little")
+
+
+def _bernoulli(p: Fraction, rng: np.random.Generator) -> bool:
+    """True with probability exactly p ∈ [0, 1] (p rational), from 64 random bits at a time."""
+    if p >= 1:
+        return True
+    while True:  # compare U = 0.b1b2... with p, 64 bits at a time, until they differ
+        p *= 1 << 64
+        digit = int(p)
+        draw = _random_bits(rng)
+        if draw != digit:
+            return draw < digit
+        p -= digit
+
+
+def _uniform_float(lo: float, hi: float, rng: np.random.Generator) -> float:
+    """An exactly uniform real on [lo, hi), rounded to the nearest float64, from random bits only.
+
+    Draws the binary expansion of U ~ U[0, 1) 64 bits at a time until every real in
+    lo + (hi − lo)·[U_k, U_k + 2^−k] rounds to the same float (rounding is monotone, so both ends
+    agreeing is enough). The float is a function of the exact real value, so the privacy of the
+    real-valued law carries over (post-processing); float arithmetic ``lo + (hi − lo) * rng.random()``
+    would instead put mass only on a grid of floats that depends on lo and hi.
+    """
+    a, w = Fraction(lo), Fraction(hi) - Fraction(lo)
+    k, u = 0, 0
+    while True:
+        u = (u << 64) | _random_bits(rng)
+        k += 64
+        scale = Fraction(1, 1 << k)
+        low, high = a + w * u * scale, a + w * (u + 1) * scale
+        f = float(low)  # Fraction -> float is correctly rounded (integer true division)
+        if f == float(high):
+            return f
+
+
+def _select_interval(iv: MedianIntervals, eps: float, mechanism: str, weights: np.ndarray,
+                     rng: np.random.Generator) -> int:
+    import dpselect as dps
+
+    if mechanism == "exponential":
+        return int(dps.exponential(iv.utility, eps, 1.0, weights=weights, rng=rng))
+    sf = interval_median_sensitivity(iv)
+    if mechanism == "local_dampening":
+        return int(dps.local_dampening(iv.utility, eps, sf, weights=weights, rng=rng))
+    return int(dps.shifted_local_dampening(iv.utility, eps, sf, direction="decreasing", weights=weights, rng=rng))
+
+
+def median(
+    values,
+    epsilon: float,
+    *,
+    bound: float,
+    mechanism: Mechanism = "local_dampening",
+    counts=None,
+    rng: np.random.Generator | int | None = None,
+) -> float:
+    """Release a value close to the median under ε-differential privacy.
+
+    What it selects: one of the intervals between consecutive order statistics of the database, with
+    0 and ``bound`` as the outer ends (intervals of length 0, from ties, drop out), with probability
+    ∝ length · exp(ε·u_j / 2) where u_j = −|j − n/2| and j is the number of records at or below the
+    interval; then a value drawn uniformly inside that interval. Equivalently: a value v ∈ [0, bound]
+    with density ∝ exp(−ε·|#{records <= v} − n/2| / 2). The value returned is never read off a record.
+
+    Privacy: ε-differentially private under **replace-one-record** neighbours (n fixed, the new value
+    anywhere in [0, bound]), with n and ``bound`` public. The guarantee holds for the float returned:
+    the uniform value is sampled exactly (random bits, exact rational arithmetic) and rounded to the
+    nearest float64, a post-processing of the real-valued release; the interval's length enters the
+    selection as a float upper bound and is corrected by an exact rejection step, so the law is
+    exactly the one :func:`median_distribution` describes (given an exact selection sampler).
+
+    Parameters
+    ----------
+    values : array of shape (n,)
+        The database: record values in [0, bound], any order. A value outside [0, bound] is a
+        ``ValueError`` naming ``bound`` (never clipped). With ``counts``: distinct values, value
+        ``values[g]`` held by ``counts[g]`` records (a histogram; never expanded).
+    epsilon : float
+        Privacy budget, > 0.
+    bound : float
+        Λ > 0, the public upper end of the value domain [0, Λ]. Shift data to start at 0 if needed.
+    mechanism : {"local_dampening", "exponential", "shifted_local_dampening"}
+        The selection mechanism over the intervals. The rank utility has element local sensitivity 1
+        (= its global sensitivity) everywhere, so the three give the same law (local dampening with
+        δ ≡ 1 is the exponential mechanism); the choice is kept for symmetry with :func:`median_rank`.
+        Permute-and-flip is not offered (no form over a continuum).
+    counts : array of shape (len(values),), optional
+        Multiplicities of ``values``.
+    rng : numpy.random.Generator or int, optional
+
+    Returns
+    -------
+    float
+        The released value, in [0, bound].
+
+    See also :func:`median_distribution` (the exact law), :func:`median_error` (its expected error)
+    and :func:`median_rank` (the thesis' record selection, which releases a rank only).
+
+    Examples
+    --------
+    >>> v = median([5.0, 1.0, 9.0, 4.0, 7.0], 100.0, bound=10.0, rng=0)  # [4, 7) has the two best intervals
+    >>> 4.0 <= v < 7.0
+    True
+    """
+    eps = check_positive(epsilon, "epsilon")
+    mechanism = _check_value_mechanism(mechanism)
+    g = _prepare(values, bound, counts)
+    rng = check_rng(rng)
+    iv = g.intervals()
+    weights = _upper_lengths(iv.lo, iv.hi)
+    while True:  # accepts with probability >= 1 − 2^-52: one round in practice
+        j = _select_interval(iv, eps, mechanism, weights, rng)
+        exact = Fraction(float(iv.hi[j])) - Fraction(float(iv.lo[j]))
+        if _bernoulli(exact / Fraction(float(weights[j])), rng):
+            break
+    return _uniform_float(float(iv.lo[j]), float(iv.hi[j]), rng)
+
+
+@dataclass(frozen=True)
+class MedianDistribution:
+    """The exact law of :func:`median`'s released value (before rounding to float64).
+
+    Piecewise uniform: with probability ``probabilities[j]`` the value is uniform on
+    [``lo[j]``, ``hi[j]``). ``atoms`` maps a value to its point mass; it is always empty for this
+    construction (every interval has positive length and the intervals tile [0, bound]), and is part
+    of the interface so that audits treat point masses and densities alike. The probabilities come
+    from the selectors' ``*_probabilities`` functions (float64; far tails can underflow to 0).
+    """
+
+    lo: np.ndarray
+    hi: np.ndarray
+    probabilities: np.ndarray
+    epsilon: float
+    bound: float
+    mechanism: str
+    atoms: dict = field(default_factory=dict)
+
+    def _index(self, v: np.ndarray) -> np.ndarray:
+        j = np.searchsorted(self.lo, v, side="right") - 1
+        return np.clip(j, 0, self.lo.shape[0] - 1)
+
+    def pdf(self, v):
+        """Density of the continuous part at ``v`` (array or scalar): p_j / |I_j| inside [0, bound], else 0.
+
+        Right-continuous at the interval ends (the density at v = bound is the last interval's).
+        """
+        arr = np.asarray(v, dtype=np.float64)
+        j = self._index(arr)
+        dens = self.probabilities[j] / (self.hi[j] - self.lo[j])
+        out = np.where((arr >= 0.0) & (arr <= self.bound), dens, 0.0)
+        return float(out) if out.ndim == 0 else out
+
+    def cdf(self, v):
+        """P(released value <= v), vectorised."""
+        arr = np.asarray(v, dtype=np.float64)
+        j = self._index(arr)
+        before = np.concatenate(([0.0], np.cumsum(self.probabilities)))[j]
+        frac = np.clip((arr - self.lo[j]) / (self.hi[j] - self.lo[j]), 0.0, 1.0)
+        out = np.where(arr < 0.0, 0.0, np.where(arr >= self.bound, 1.0, before + self.probabilities[j] * frac))
+        return float(out) if out.ndim == 0 else out
+
+    def expected_abs_error(self, center: float) -> float:
+        """E|V − center| in closed form (uniform on each interval)."""
+        c = float(center)
+        a, b = self.lo, self.hi
+        mid = (a + b) / 2.0
+        inside = ((c - a) ** 2 + (b - c) ** 2) / (2.0 * (b - a))
+        e = np.where(c <= a, mid - c, np.where(c >= b, c - mid, inside))
+        return float(self.probabilities @ e)
+
+
+def _interval_probabilities(iv: MedianIntervals, eps: float, mechanism: str) -> np.ndarray:
+    import dpselect as dps
+
+    w = _upper_lengths(iv.lo, iv.hi)
+    if mechanism == "exponential":
+        return dps.exponential_probabilities(iv.utility, eps, 1.0, weights=w)
+    sf = interval_median_sensitivity(iv)
+    if mechanism == "local_dampening":
+        return dps.local_dampening_probabilities(iv.utility, eps, sf, weights=w)
+    return dps.shifted_local_dampening_probabilities(iv.utility, eps, sf, direction="decreasing", weights=w)
+
+
+def median_distribution(values, epsilon: float, *, bound: float, mechanism: Mechanism = "local_dampening",
+                        counts=None) -> MedianDistribution:
+    """The exact law of :func:`median`'s released value: ``.atoms`` (empty) and a piecewise-constant ``.pdf``.
+
+    Same arguments as :func:`median` (without ``rng``). The density on interval j is
+    p_j / |I_j| ∝ exp(−ε·|j − n/2| / 2); on replace-one neighbours the two densities differ by at
+    most e^ε at every point (tests/test_median.py audits every database of up to 4 values on a grid).
+
+    >>> d = median_distribution([0.0, 0.0, 0.0], 1.0, bound=3.0)
+    >>> d.atoms, d.lo.tolist(), d.hi.tolist(), round(float(d.pdf(1.5)), 6)
+    ({}, [0.0], [3.0], 0.333333)
+    >>> d = median_distribution([1.0, 2.0], 1.0, bound=3.0, mechanism="exponential")
+    >>> d.pdf([0.5, 1.5, 2.5]).round(4).tolist(), round(d.cdf(1.5), 4)
+    ([0.2741, 0.4519, 0.2741], 0.5)
+    """
+    eps = check_positive(epsilon, "epsilon")
+    mechanism = _check_value_mechanism(mechanism)
+    iv = _prepare(values, bound, counts).intervals()
+    p = _interval_probabilities(iv, eps, mechanism)
+    p.setflags(write=False)
+    return MedianDistribution(iv.lo, iv.hi, p, eps, iv.bound, mechanism)
+
+
+def median_error(values, epsilon: float, *, bound: float, mechanism: Mechanism = "local_dampening",
+                 counts=None) -> float:
+    """Expected |released value − true median| of :func:`median` (exact, from :func:`median_distribution`).
+
+    The true median is x_m with m = ⌈n/2⌉ (the thesis' convention, also used for Figure 17).
+
+    >>> round(median_error([0.0, 5.0, 10.0], 1.0, bound=10.0), 3)  # uniform on [0, 10]: both intervals tie
+    2.5
+    """
+    g = _prepare(values, bound, counts)
+    d = median_distribution(g.values, epsilon, bound=bound, mechanism=mechanism, counts=g.counts)
+    return d.expected_abs_error(g.median)
+
+
+# ---------------------------------------------------------------------------------------------
+# the thesis' record selection: releases a rank
+# ---------------------------------------------------------------------------------------------
+def _check_sld_distance(sld_distance, mechanism: str):
+    if sld_distance is not None and mechanism != "shifted_local_dampening":
+        raise ValueError(f"sld_distance only applies to mechanism='shifted_local_dampening', got "
+                         f"sld_distance={sld_distance!r} with mechanism={mechanism!r}")
 
 
 def _sld_sensitivity(g: _GroupedMedian, sld_distance):
@@ -145,55 +405,53 @@ def _group_probabilities(g: _GroupedMedian, epsilon: float, mechanism: str, sld_
     raise AssertionError(mechanism)
 
 
-def median(
+def median_rank(
     values,
     epsilon: float,
     *,
     bound: float,
-    mechanism: Mechanism = "local_dampening",
+    mechanism: RankMechanism = "local_dampening",
     counts=None,
     rng: np.random.Generator | int | None = None,
     sld_distance: int | None = None,
-) -> tuple[int, float]:
-    """Select a record close to the median under ε-differential privacy.
+) -> int:
+    """The thesis' private median selection (Ch. 5); releases only the **rank** of the selected record.
+
+    Selects a record with utility u_med(x, i) = −|x_m − x_i| (m = ⌈n/2⌉) and returns its position in
+    the sorted database (0-based), ε-DP under replace-one-record neighbours (n and ``bound`` public).
+
+    **Why not its value.** The mechanism is private for *which rank* it outputs, not for the value of
+    the record at that rank: the value is a record of the database, so the set of possible values
+    depends on the data. For x = (0, 0, 0) (Λ = 3) the value 3 has probability 0, for the neighbour
+    (3, 0, 0) it has probability 0.23 at ε = 1: an infinite privacy loss. To release a value use
+    :func:`median`.
 
     Parameters
     ----------
-    values : array of shape (n,)
-        The database: record values in [0, bound], any order. With ``counts``: distinct values, value
-        ``values[g]`` held by ``counts[g]`` records (a histogram; the database is never expanded).
-    epsilon : float
-        Privacy budget, > 0.
-    bound : float
-        Λ > 0, the public upper end of the value domain [0, Λ] (also the global sensitivity).
+    values, epsilon, bound, counts, rng
+        As in :func:`median`.
     mechanism : {"local_dampening", "shifted_local_dampening", "exponential", "permute_and_flip"}
-        ``"local_dampening"`` uses the element local sensitivity (thesis LDMedianSelection);
+        ``"local_dampening"`` uses the exact element local sensitivity (thesis LDMedianSelection);
         ``"exponential"`` and ``"permute_and_flip"`` the global sensitivity Λ (EM/PFMedianSelection);
-        ``"shifted_local_dampening"`` the closed-form shifted variant with direction "decreasing"
-        (the local sensitivity grows as the utility falls), with δ forced to Λ from distance
-        min(n, ``sld_distance``) on (a bounded sensitivity function; admissible for any distance).
+        ``"shifted_local_dampening"`` the closed-form shifted variant with direction "decreasing",
+        δ forced to Λ from distance min(n, ``sld_distance``) on (admissible for any distance).
     sld_distance : int, optional
-        For shifted local dampening only: the public distance T from which δ = Λ (default
-        ``DEFAULT_SLD_DISTANCE`` = 256). Its shift costs O(T²) per distinct value.
-    counts : array of shape (len(values),), optional
-        Multiplicities of ``values``.
-    rng : numpy.random.Generator or int, optional
+        Shifted local dampening only (a ``ValueError`` with any other mechanism): the public distance
+        T from which δ = Λ (default ``DEFAULT_SLD_DISTANCE`` = 256). Its shift costs O(T²) per
+        distinct value.
 
     Returns
     -------
-    (index, value)
-        ``index`` is the position of the selected record in the sorted database (0-based),
-        ``value`` its value.
+    int
+        The position of the selected record in the sorted database; among records with equal values
+        it is uniform.
 
-    Privacy: ε-DP under replace-one-record neighbours (n public, values in [0, bound]).
-
-    Examples
-    --------
-    >>> median([5.0, 1.0, 9.0, 4.0, 7.0], 100.0, bound=10.0, rng=0)
-    (2, 5.0)
+    >>> median_rank([5.0, 1.0, 9.0, 4.0, 7.0], 100.0, bound=10.0, rng=0)
+    2
     """
     eps = check_positive(epsilon, "epsilon")
-    mechanism = check_choice(mechanism, "mechanism", MEDIAN_MECHANISMS)
+    mechanism = check_choice(mechanism, "mechanism", RANK_MECHANISMS)
+    _check_sld_distance(sld_distance, mechanism)
     g = _prepare(values, bound, counts)
     rng = check_rng(rng)
     import dpselect as dps
@@ -211,8 +469,7 @@ def median(
                                            weights=w, rng=rng)
     pick = int(pick)
     first = int(g.cum[pick] - g.counts[pick])
-    index = first + int(rng.integers(int(g.counts[pick])))
-    return index, float(g.values[pick])
+    return first + int(rng.integers(int(g.counts[pick])))
 
 
 def median_probabilities(
@@ -220,36 +477,24 @@ def median_probabilities(
     epsilon: float,
     *,
     bound: float,
-    mechanism: Mechanism = "local_dampening",
+    mechanism: RankMechanism = "local_dampening",
     counts=None,
     sld_distance: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Exact output distribution of :func:`median` over the distinct values.
+    """Exact law of :func:`median_rank`, grouped by the selected record's value (for analysis).
 
-    Returns ``(distinct_values, probabilities)``. Closed form for the exponential mechanism, local
-    dampening and shifted local dampening; ``"permute_and_flip"`` expands the records (small databases
-    only, see :func:`dpselect.permute_and_flip_probabilities`).
+    Returns ``(distinct_values, probabilities)``: the probability that the selected rank holds each
+    value. This describes the thesis' record selection (and its error |x_rank − x_m|); it is not the
+    law of anything :func:`median` releases (see :func:`median_distribution`). Closed form for the
+    exponential mechanism, local dampening and shifted local dampening; ``"permute_and_flip"``
+    expands the records (small databases only).
 
     >>> v, p = median_probabilities([0.0, 5.0, 10.0], 1.0, bound=10.0, mechanism="exponential")
     >>> p.round(3).tolist()
     [0.305, 0.391, 0.305]
     """
     eps = check_positive(epsilon, "epsilon")
-    mechanism = check_choice(mechanism, "mechanism", MEDIAN_MECHANISMS)
+    mechanism = check_choice(mechanism, "mechanism", RANK_MECHANISMS)
+    _check_sld_distance(sld_distance, mechanism)
     g = _prepare(values, bound, counts)
     return g.values.copy(), _group_probabilities(g, eps, mechanism, sld_distance)
-
-
-def median_error(values, epsilon: float, *, bound: float, mechanism: Mechanism = "local_dampening",
-                 counts=None) -> float:
-    """Expected |selected value − true median| of :func:`median` (exact, from the output distribution).
-
-    >>> round(median_error([0.0, 5.0, 10.0], 1.0, bound=10.0, mechanism="exponential"), 3)
-    3.045
-    """
-    v, p = median_probabilities(values, epsilon, bound=bound, mechanism=mechanism, counts=counts)
-    g = _prepare(values, bound, counts)
-    return float(np.dot(p, np.abs(v - g.median)))
-
-
-__all__.append("median_error")

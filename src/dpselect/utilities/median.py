@@ -1,4 +1,54 @@
-"""Median selection (thesis Ch. 5): utility, global sensitivity and element local sensitivity.
+"""The private median: the interval (rank) utility of the released value, and the thesis' record utility.
+
+Two utilities live here.
+
+* The **interval utility** (:func:`median_intervals`, :func:`interval_median_sensitivity`), used by
+  :func:`dpselect.median`, scores the *released value* v ∈ [0, Λ]. It is the one to use: it is what
+  is released, and its sensitivity is 1.
+* The **record utility** u_med of thesis Ch. 5 (everything below the interval section), used by
+  :func:`dpselect.apps.median.median_rank` and ``reproduce thesis-figure17``, scores the *records*.
+  Selecting a record is private for *which rank* is chosen, not for the selected record's value.
+
+The interval utility (replace-one-record neighbours, values in [0, Λ], n and Λ public)
+-------------------------------------------------------------------------------------
+Sort the database, x_(1) <= ... <= x_(n), and pad x_(0) = 0, x_(n+1) = Λ. For a point v ∈ [0, Λ) let
+c_x(v) = #{i : x_i <= v}, the number of records at or below v (for v = Λ take #{i : x_i < Λ}; one point,
+measure zero). The utility of releasing v is the rank distance
+
+    u(x, v) = −|c_x(v) − n/2|.
+
+It is constant on each interval I_j = [x_(j), x_(j+1)) (j = 0..n, where c = j): interval j has
+utility −|j − n/2|. Intervals of length 0 (ties) contain no point and drop out. Releasing v with
+density ∝ exp(ε·u(x, v)/2) on [0, Λ] (Lebesgue base measure) is the exponential mechanism over a
+continuum; it is exactly "pick interval j with probability ∝ |I_j|·exp(ε·u_j/2), then a uniform value in
+I_j" (the selection mechanisms with ``weights`` = lengths). The guarantee is pointwise: for every v and
+neighbours x, y, |u(x, v) − u(y, v)| <= 1, so the densities at every v differ by at most e^ε.
+
+Global sensitivity 1: replacing one record moves c_x(v) by at most one, so u moves by at most 1.
+
+Element local sensitivity (derived here, brute-force checked in tests/test_median.py). For
+0 < v < Λ, a replacement can raise c by one iff some record is > v (move it to 0), i.e. c < n, and lower
+it by one iff some record is <= v (move it to Λ), i.e. c >= 1. A step c → c ± 1 changes −|c − n/2| by
+exactly 1, except the step across n/2 for odd n (between c = (n−1)/2 and (n+1)/2), which changes it by
+0. For n >= 2 every c ∈ [0, n] has an allowed step of size 1: c = 0 can only rise, and 0 → 1 is a
+size-0 step only if n = 1; c = n symmetrically; 1 <= c <= n − 1 has both steps, at most one of them of
+size 0. Hence
+
+    LS(x, 0, v) = 1 for every database with n >= 2 and every v,      LS(x, 0, v) = 0 for n = 1,
+
+and the element local sensitivity at distance t, max over z within t replacements of LS(z, 0, v),
+is δ(x, t, v) = 1 = Δ for every t (n >= 2). The utility is at its global sensitivity everywhere, so
+local dampening gains nothing: with δ ≡ 1 the dampening function is D(x, v) = u(x, v) (b(i) = i) and
+local dampening *is* the exponential mechanism with Δ = 1; shifted local dampening has shift G = 0 and
+is the same again. (For n = 1 the utility is the constant −1/2 and every mechanism releases a uniform
+value on [0, Λ]; δ = 1 is used there too, an admissible upper bound.) The thesis' advantage of local
+dampening came from the record utility below, whose global sensitivity Λ is far above its local
+sensitivity; the rank utility has no such slack. What replaces it is accuracy of another order: on
+the DPBench histograms the interval median's error is a fraction of a bin where the thesis' record
+selection errs by hundreds of bins at ε = 1 (``reproduce thesis-figure17``).
+
+The record utility (thesis Ch. 5)
+---------------------------------
 
 Setting (thesis Sec. 5.1). A database is n values x_1 <= ... <= x_n in [0, Λ]. The candidates are the
 n records; m = ⌈n/2⌉ and x_m is the median. The utility of record i is
@@ -65,7 +115,7 @@ t <= 1 here: δ(x, 0, r) >= |u(x, r)|, so the dampening function is −|u| / δ(
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
@@ -73,6 +123,10 @@ from .._validation import check_positive, check_utilities
 from ..sensitivity import SensitivityFunction
 
 __all__ = [
+    "median_intervals",
+    "interval_median_sensitivity",
+    "MedianIntervals",
+    "grouped_database",
     "median_utility",
     "median_sensitivity",
     "grouped_median_utility",
@@ -93,7 +147,7 @@ def check_median_values(values, bound: float | None = None, *, name: str = "valu
         out = (arr < 0) | (arr > bound)
         if out.any():
             i = int(np.flatnonzero(out)[0])
-            raise ValueError(f"{name} must lie in [0, bound] = [0, {bound!r}]: {name}[{i}] = {arr[i]!r}")
+            raise ValueError(f"{name} must lie in [0, bound] = [0, {bound!r}]: {name}[{i}] = {float(arr[i])!r}")
     if require_sorted and arr.size > 1:
         down = np.flatnonzero(arr[1:] < arr[:-1])
         if down.size:
@@ -156,6 +210,19 @@ class _GroupedMedian:
     def utilities(self) -> np.ndarray:
         return -np.abs(self.values - self.median)
 
+    def intervals(self) -> "MedianIntervals":
+        """The intervals of positive length between consecutive order statistics, with their utilities."""
+        lo = np.concatenate(([0.0], self.values))
+        hi = np.concatenate((self.values, [self.bound]))
+        rank = np.concatenate(([0], self.cum)).astype(np.int64)  # records <= lo (the interval's c)
+        keep = hi > lo  # drops [0, 0] when a record is 0 and [Λ, Λ] when a record is Λ
+        lo, hi, rank = lo[keep], hi[keep], rank[keep]
+        # −|j − n/2| = −|2j − n| / 2, exact in float64 for n < 2^53
+        utility = -np.abs(2 * rank - self.n).astype(np.float64) / 2.0
+        for a in (lo, hi, rank, utility):
+            a.setflags(write=False)
+        return MedianIntervals(lo, hi, rank, utility, self.n, self.bound)
+
     # w = x without one copy of the group's value; for a group whose last rank is l:
     # w_(i) = x_(i) for i < l, x_(i+1) for i >= l; padded with 0 (i <= 0) and Λ (i >= n).
     def _w(self, i: int, last: np.ndarray):
@@ -166,12 +233,17 @@ class _GroupedMedian:
         return np.where(i >= last, self.x(i + 1), self.x(i))
 
     def delta(self, t: int, groups: np.ndarray | None = None) -> np.ndarray:
-        """Exact LS(x, t, r) for the groups ``groups`` (all when None); full arrays are cached per t."""
+        """Exact LS(x, t, r) for the groups ``groups`` (all when None).
+
+        Full arrays are cached per t and returned **read-only** (a caller writing to one would change
+        later results); a ``groups`` subset is a fresh copy.
+        """
         if t in self._cache:
             full = self._cache[t]
             return full if groups is None else full[groups]
         if groups is None:
             out = self._compute(t, self.values, self.cum)
+            out.setflags(write=False)  # the cache is shared: hand it out read-only (never aliased writably)
             self._cache[t] = out
             return out
         return self._compute(t, self.values[groups], self.cum[groups])
@@ -259,6 +331,86 @@ def grouped_median_sensitivity(values, counts, bound: float) -> SensitivityFunct
     sf = SensitivityFunction(delta, g.bound, n_candidates=g.values.shape[0], name="median_elementLS")
     sf.grouped_database = g  # for callers that want the median / order statistics
     return sf
+
+
+# ---------------------------------------------------------------------------------------------
+# the interval (rank) utility of the released value
+# ---------------------------------------------------------------------------------------------
+class MedianIntervals(NamedTuple):
+    """The candidates of the value-releasing median: intervals [lo_j, hi_j) of positive length.
+
+    ``rank[j]`` is the number of records <= ``lo[j]`` (c_x(v) for every v in the interval) and
+    ``utility[j]`` = −|rank[j] − n/2|. The intervals are sorted and tile [0, bound]: lo[0] = 0,
+    hi[-1] = bound, hi[j] = lo[j + 1]. Arrays are read-only.
+    """
+
+    lo: np.ndarray
+    hi: np.ndarray
+    rank: np.ndarray
+    utility: np.ndarray
+    n: int
+    bound: float
+
+
+def grouped_database(values, bound: float, counts=None) -> _GroupedMedian:
+    """The database as distinct sorted values with counts (checks ``values`` in [0, bound], ``counts`` > 0).
+
+    ``values`` in any order; with ``counts``, ``values[g]`` is held by ``counts[g]`` records (repeated
+    values are merged). A value outside [0, bound] is a ``ValueError`` naming ``bound``: it is never
+    clipped.
+    """
+    bound = check_positive(bound, "bound")
+    x = check_median_values(values, bound, name="values")
+    if counts is None:
+        x = np.sort(x, kind="stable")
+        starts = np.concatenate(([0], np.flatnonzero(x[1:] != x[:-1]) + 1))
+        c = np.diff(np.concatenate((starts, [x.size]))).astype(np.int64)
+        return _GroupedMedian(x[starts], c, bound)
+    c = _check_counts(counts, x.shape[0])
+    order = np.argsort(x, kind="stable")
+    x, c = x[order], c[order]
+    if x.size > 1 and np.any(x[1:] == x[:-1]):  # merge repeated values
+        starts = np.concatenate(([0], np.flatnonzero(x[1:] != x[:-1]) + 1))
+        c = np.add.reduceat(c, starts)
+        x = x[starts]
+    return _GroupedMedian(x, c, bound)
+
+
+def median_intervals(values, bound: float, *, counts=None) -> MedianIntervals:
+    """The intervals between consecutive order statistics (0 and ``bound`` as ends) and their utilities.
+
+    Zero-length intervals (ties, a record at 0 or at ``bound``) are dropped. Utility −|j − n/2| with j
+    the number of records at or below the interval (module docstring); global sensitivity 1 under
+    replace-one-record neighbours on [0, bound]. Example: x = (1, 1, 3), Λ = 4 has intervals [0, 1),
+    [1, 3), [3, 4] with 0, 2 and 3 records at or below them.
+
+    >>> iv = median_intervals([3.0, 1.0, 1.0], 4.0)
+    >>> iv.lo.tolist(), iv.hi.tolist(), iv.rank.tolist(), iv.utility.tolist()
+    ([0.0, 1.0, 3.0], [1.0, 3.0, 4.0], [0, 2, 3], [-1.5, -0.5, -1.5])
+    """
+    return grouped_database(values, bound, counts).intervals()
+
+
+def interval_median_sensitivity(intervals: MedianIntervals) -> SensitivityFunction:
+    """Element local sensitivity of the interval utility: δ(x, t, v) = 1 for every interval and t.
+
+    Exact for n >= 2 (LS(x, 0, v) = 1 for every point v and every database, see the module
+    docstring; checked by brute force and with :func:`dpselect.audit.check_admissibility`); for n = 1
+    it is an upper bound of the exact 0. Admissible under replace-one-record neighbours on
+    [0, bound]; global sensitivity 1. Local dampening with it equals the exponential mechanism.
+
+    >>> sf = interval_median_sensitivity(median_intervals([3.0, 1.0, 1.0], 4.0))
+    >>> sf(0).tolist(), sf(5).tolist(), sf.global_sensitivity
+    ([1.0, 1.0, 1.0], [1.0, 1.0, 1.0], 1.0)
+    """
+    if not isinstance(intervals, MedianIntervals):
+        raise TypeError(f"intervals must be a MedianIntervals (from median_intervals), got {type(intervals).__name__}")
+    k = int(intervals.lo.shape[0])
+
+    def delta(t, candidates=None):
+        return np.ones(k if candidates is None else len(candidates))
+
+    return SensitivityFunction(delta, 1.0, n_candidates=k, saturation_distance=0, name="median_interval_elementLS")
 
 
 # ---------------------------------------------------------------------------------------------
