@@ -33,6 +33,7 @@ about 100x faster than walking t one Python step at a time.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from dataclasses import dataclass
 
 import numpy as np
@@ -321,7 +322,8 @@ def diffpid3(data, epsilon: float, depth: int, *, mechanism: str = "local", bins
     n_classes = 2
     eps = eps_total / (2 * (d + 1))
     delta_ig = ig_global_sensitivity(N)
-    from ..mechanisms import exponential
+    from ..mechanisms import exponential, report_noisy_max
+    from ..sampling import laplace_below
 
     feature: list[int] = [-1]
     first_child: list[int] = [-1]
@@ -332,10 +334,14 @@ def diffpid3(data, epsilon: float, depth: int, *, mechanism: str = "local", bins
         nxt = []
         for node, rows, attrs, left in queue:
             t = max((int(n_values[a]) for a in attrs), default=1)
-            noisy_n = rows.size + gen.laplace(0.0, 1.0 / eps)
-            if not attrs or left == 0 or noisy_n / (t * n_classes) < math.sqrt(2) / 2:
-                counts = np.bincount(y[rows], minlength=n_classes) + gen.laplace(0.0, 1.0 / eps, size=n_classes)
-                label[node] = int(np.argmax(counts))
+            # Stopping rule: (n + Laplace(1/ε)) / (t·C) < √2/2, released as one bit and sampled exactly
+            # (threshold − n as an exact rational; no float Laplace variate, see dpselect.sampling).
+            small = laplace_below(Fraction(math.sqrt(2) / 2 * t * n_classes) - rows.size, 1.0 / eps, gen)
+            if not attrs or left == 0 or small:
+                # Leaf label: argmax of the class counts + Laplace(1/ε) = report-noisy-max with Laplace
+                # noise (counts move monotonically, Δ = 1), sampled exactly.
+                counts = np.bincount(y[rows], minlength=n_classes).astype(np.float64)
+                label[node] = int(report_noisy_max(counts, eps, 1.0, noise="laplace", monotonic=True, rng=gen))
                 continue
             tabs = IGTables(ig_count_tables(codes[rows][:, attrs], y[rows], n_values[attrs], n_classes))
             u = tabs.utilities()
