@@ -327,3 +327,18 @@ def test_huge_candidate_sets_are_certified_without_refinement(monkeypatch):
     for k in (1, 10):
         dpselect.exponential(u, 1.0, 1.0, k=k, rng=1)
     assert len(calls) == 0
+
+
+def test_laplace_below_is_bernoulli_of_the_laplace_cdf(freq):
+    from dpselect.sampling import laplace_below
+
+    rng = np.random.default_rng(21)
+    for x, b in ((-2.0, 1.0), (0.0, 3.0), (0.75, 0.5), (Fraction(-1, 3), 1.0)):
+        z = float(x) / b
+        F = 0.5 * math.exp(z) if z < 0 else 1 - 0.5 * math.exp(-z)
+        draws = [int(laplace_below(x, b, rng)) for _ in range(6000)]
+        freq(draws, [1 - F, F])
+    # far tails: possible, exactly, when the uniform is small enough (scripted bits)
+    assert laplace_below(-40.0, 1.0, ScriptedBits([0, 0])) is True        # U < 2^-128 < e^-40/2
+    assert laplace_below(-40.0, 1.0, ScriptedBits([1 << 20])) is False
+    assert laplace_below(40.0, 1.0, ScriptedBits([U64 - 1, U64 - 1])) is False
