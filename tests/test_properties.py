@@ -1,0 +1,328 @@
+"""Property-based tests (hypothesis) over the valid input space of every selector in dpselect.mechanisms.
+
+For any valid input -- utilities with huge spreads (±1e300, ±1.7e308), ties, a single candidate,
+budgets and sensitivities from 1e-300 to 1e300 -- a selector returns a valid index (or an int64 array
+of k distinct indices), or raises a ``ValueError`` with a message of its own; never an IndexError,
+ZeroDivisionError, NaN or a numpy-internal message. The ``*_probabilities`` functions return finite,
+non-negative arrays of one entry per candidate that sum to 1.
+
+Derandomized (a fixed seed per test) and without an example database, so runs are reproducible; every
+test is capped at a few dozen examples to keep the whole file well under 30 s.
+"""
+from __future__ import annotations
+
+import contextlib
+import signal
+import warnings
+
+import numpy as np
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, example, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+import dpselect  # noqa: E402
+from dpselect import mechanisms as M  # noqa: E402
+
+SETTINGS = dict(deadline=None, derandomize=True, database=None, print_blob=True,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+EXTREMES = [0.0, 1.0, -1.0, 0.5, 1e300, -1e300, 1.7e308, -1.7e308, 5e-324, -5e-324, 1e-300]
+#: Messages that come from numpy/python internals rather than from a dpselect check.
+INTERNAL = ("zero-size array", "could not broadcast", "operands could not", "index", "division by zero",
+            "math domain error", "overflow", "invalid value", "not supported between")
+
+utility_value = st.one_of(
+    st.sampled_from(EXTREMES),
+    st.floats(min_value=-1e300, max_value=1e300, allow_nan=False, allow_infinity=False),
+    st.integers(min_value=-3, max_value=3).map(float),          # small integers: many ties
+)
+positive = st.one_of(
+    st.sampled_from([1e-300, 1e-30, 1e-3, 0.1, 1.0, 2.0, 1e3, 1e30, 1e300, 5e-324, 1.7e308]),
+    st.floats(min_value=1e-300, max_value=1e300, allow_nan=False, allow_infinity=False, exclude_min=False),
+)
+
+
+@st.composite
+def utilities_st(draw, max_n=6):
+    n = draw(st.integers(min_value=1, max_value=max_n))
+    if draw(st.booleans()):
+        v = draw(utility_value)
+        return [v] * n                                          # all tied
+    return draw(st.lists(utility_value, min_size=n, max_size=n))
+
+
+def _valid_selection(out, n: int, k: int, size=None) -> None:
+    if size is not None:
+        arr = np.asarray(out)
+        assert arr.shape == ((size,) if k == 1 else (size, k)), arr.shape
+        assert np.issubdtype(arr.dtype, np.integer)
+        for row in arr.reshape(size, k):
+            assert ((row >= 0) & (row < n)).all() and len(set(row.tolist())) == k, arr
+        return
+    if k == 1:
+        assert isinstance(out, (int, np.integer)) and not isinstance(out, (bool, np.bool_)), type(out)
+        assert 0 <= int(out) < n, out
+    else:
+        assert isinstance(out, np.ndarray) and out.dtype == np.int64 and out.shape == (k,), out
+        assert ((out >= 0) & (out < n)).all() and len(set(out.tolist())) == k, out
+
+
+def _clear_value_error(exc: ValueError) -> None:
+    msg = str(exc)
+    assert msg and not any(bad in msg.lower() for bad in INTERNAL), f"unclear ValueError: {msg!r}"
+
+
+#: Wall-clock limit of one call: a selector that hangs fails its test instead of hanging the suite.
+CALL_LIMIT_S = 2.0
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float = CALL_LIMIT_S):
+    def expired(signum, frame):
+        raise TimeoutError(f"call took longer than {seconds} s")
+
+    if not hasattr(signal, "setitimer"):  # pragma: no cover - non-POSIX
+        yield
+        return
+    old = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _select_or_clear_error(call, n, k, size=None):
+    with _time_limit(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)    # the result is what is checked, not float noise
+        try:
+            out = call()
+        except ValueError as exc:
+            _clear_value_error(exc)
+            return None
+    _valid_selection(out, n, k, size)
+    return out
+
+
+def _probabilities_or_clear_error(call, n):
+    with _time_limit(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        try:
+            p = call()
+        except ValueError as exc:
+            _clear_value_error(exc)
+            return None
+    p = np.asarray(p)
+    assert p.shape == (n,) and p.dtype == np.float64, (p.shape, p.dtype)
+    assert np.all(np.isfinite(p)) and np.all(p >= 0), p
+    assert abs(p.sum() - 1.0) <= 1e-9, p.sum()
+    return p
+
+
+# -- global-sensitivity selectors -------------------------------------------------------------------
+GLOBAL = {
+    "exponential": lambda u, e, d, **kw: M.exponential(u, e, d, **kw),
+    "permute_and_flip": lambda u, e, d, **kw: M.permute_and_flip(u, e, d, **kw),
+    "rnm_laplace": lambda u, e, d, **kw: M.report_noisy_max(u, e, d, noise="laplace", **kw),
+    "rnm_gumbel": lambda u, e, d, **kw: M.report_noisy_max(u, e, d, noise="gumbel", **kw),
+    "rnm_exponential": lambda u, e, d, **kw: M.report_noisy_max(u, e, d, noise="exponential", **kw),
+}
+GLOBAL_PROBABILITIES = {
+    "exponential": lambda u, e, d, **kw: M.exponential_probabilities(u, e, d, **kw),
+    "permute_and_flip": lambda u, e, d, **kw: M.permute_and_flip_probabilities(u, e, d, **kw),
+    "rnm_laplace": lambda u, e, d, **kw: M.report_noisy_max_probabilities(u, e, d, noise="laplace", **kw),
+    "rnm_gumbel": lambda u, e, d, **kw: M.report_noisy_max_probabilities(u, e, d, noise="gumbel", **kw),
+    "rnm_exponential": lambda u, e, d, **kw: M.report_noisy_max_probabilities(u, e, d, noise="exponential", **kw),
+}
+
+
+MODERATE_WEIGHTS = [0.25, 1.0, 2.0, 3.5]
+EXTREME_WEIGHTS = [1e-300, 1e300, 1.0]
+
+
+# Known failures in dpselect.mechanisms / dpselect.sampling (the lead's rewrite, issue 11 "overflow on
+# valid finite input"); xfail(strict=False) so a fix shows up as XPASS. Each names the failing example.
+_FLOAT_PATH = ("exact=False float samplers on extreme ε/Δ: exponential([0.0], 1e10, 1e-300, exact=False) raises "
+               "IndexError; permute_and_flip/report_noisy_max([5., 5., 5.], 1e300, 1e-300, exact=False) "
+               "ZeroDivisionError (mechanisms.py, lead)")
+_PROBS = ("permute_and_flip_probabilities([0.0], 1e10, 1e-300) returns [nan]; report_noisy_max_probabilities("
+          "[5., 5., 5.], 1e300, 1e-300) raises ZeroDivisionError (mechanisms.py, lead)")
+_WEIGHTS = ("exact permute_and_flip / report_noisy_max(noise='exponential') with ties and weights 1e-300 next to "
+            "1e300 does not finish (> 60 s in sampling._refine): permute_and_flip([1.0]*5, 2.6e172, 2.6e172, k=5, "
+            "weights=[3.5, 1e-300, 1e300, 1e-300, 3.5], rng=1169) (sampling.py, lead)")
+
+
+def _names(known: dict[str, str]) -> list:
+    return [pytest.param(n, marks=pytest.mark.xfail(strict=False, reason=known[n])) if n in known else n
+            for n in sorted(GLOBAL)]
+
+
+@st.composite
+def global_case(draw):
+    u = draw(utilities_st())
+    n = len(u)
+    return dict(u=u, eps=draw(positive), delta=draw(positive), k=draw(st.integers(1, n)),
+                monotonic=draw(st.booleans()), seed=draw(st.integers(0, 2 ** 32 - 1)),
+                weights=draw(st.one_of(st.none(), st.lists(st.sampled_from(MODERATE_WEIGHTS),
+                                                           min_size=n, max_size=n))))
+
+
+@pytest.mark.parametrize("name", sorted(GLOBAL))
+@settings(max_examples=50, **SETTINGS)
+@given(case=global_case())
+@example(case=dict(u=[0.0], eps=1e10, delta=1e-300, k=1, monotonic=False, seed=0, weights=None))
+@example(case=dict(u=[1.7e308, -1.7e308], eps=1e-300, delta=1e300, k=2, monotonic=False, seed=1, weights=None))
+@example(case=dict(u=[1.7e308, -1.7e308], eps=1e300, delta=1e-300, k=1, monotonic=True, seed=2, weights=None))
+@example(case=dict(u=[5.0, 5.0, 5.0], eps=1e300, delta=1e-300, k=3, monotonic=False, seed=3, weights=None))
+@example(case=dict(u=[1e300, -1e300, 0.0], eps=1.0, delta=1.0, k=2, monotonic=False, seed=4,
+                   weights=[0.25, 3.5, 1.0]))
+def test_global_selectors_return_valid_indices(name, case):
+    u, k = case["u"], case["k"]
+    _select_or_clear_error(lambda: GLOBAL[name](u, case["eps"], case["delta"], k=k, monotonic=case["monotonic"],
+                                                weights=case["weights"], rng=case["seed"]), len(u), k)
+
+
+@pytest.mark.parametrize("name", _names({n: _FLOAT_PATH for n in GLOBAL}))
+@settings(max_examples=40, **SETTINGS)
+@given(case=global_case())
+@example(case=dict(u=[0.0], eps=1e10, delta=1e-300, k=1, monotonic=False, seed=0, weights=None))
+@example(case=dict(u=[1.7e308, -1.7e308], eps=1e300, delta=1e-300, k=1, monotonic=False, seed=2, weights=None))
+@example(case=dict(u=[5.0, 5.0, 5.0], eps=1e300, delta=1e-300, k=3, monotonic=False, seed=3, weights=None))
+def test_global_selectors_float_path_return_valid_indices(name, case):
+    """``exact=False`` (the float samplers kept for comparison) must not crash either."""
+    u, k = case["u"], case["k"]
+    _select_or_clear_error(lambda: GLOBAL[name](u, case["eps"], case["delta"], k=k, monotonic=case["monotonic"],
+                                                weights=case["weights"], rng=case["seed"], exact=False), len(u), k)
+
+
+@pytest.mark.parametrize("name", _names({"permute_and_flip": _WEIGHTS, "rnm_exponential": _WEIGHTS}))
+@settings(max_examples=20, **SETTINGS)
+@given(case=global_case(), weights=st.data())
+@example(case=dict(u=[1.0] * 5, eps=2.6e172, delta=2.6e172, k=5, monotonic=False, seed=1169, weights=None),
+         weights=[3.5, 1e-300, 1e300, 1e-300, 3.5])
+def test_global_selectors_extreme_weights(name, case, weights):
+    """Base-measure weights anywhere in (0, 1e300]: 1e-300 next to 1e300 (within CALL_LIMIT_S per call)."""
+    u, k = case["u"], case["k"]
+    if not isinstance(weights, list):
+        weights = weights.draw(st.lists(st.sampled_from(EXTREME_WEIGHTS), min_size=len(u), max_size=len(u)))
+    _select_or_clear_error(lambda: GLOBAL[name](u, case["eps"], case["delta"], k=k, monotonic=case["monotonic"],
+                                                weights=weights, rng=case["seed"]), len(u), k)
+
+
+@pytest.mark.parametrize("name", ["exponential", "permute_and_flip", "rnm_laplace"])
+@settings(max_examples=25, **SETTINGS)
+@given(case=global_case(), size=st.integers(1, 4))
+def test_global_selectors_size_draws(name, case, size):
+    u, k = case["u"], case["k"]
+    _select_or_clear_error(lambda: GLOBAL[name](u, case["eps"], case["delta"], k=k, monotonic=case["monotonic"],
+                                                rng=case["seed"], size=size), len(u), k, size)
+
+
+@pytest.mark.parametrize("name", _names({"permute_and_flip": _PROBS, "rnm_exponential": _PROBS,
+                                          "rnm_laplace": _PROBS}))
+@settings(max_examples=50, **SETTINGS)
+@given(case=global_case())
+@example(case=dict(u=[0.0], eps=1e10, delta=1e-300, k=1, monotonic=False, seed=0, weights=None))
+@example(case=dict(u=[1.7e308, -1.7e308], eps=1e-300, delta=1e300, k=1, monotonic=False, seed=0, weights=None))
+@example(case=dict(u=[1.7e308, -1.7e308], eps=1e300, delta=1e-300, k=1, monotonic=False, seed=0, weights=None))
+@example(case=dict(u=[5.0, 5.0, 5.0], eps=1e300, delta=1e-300, k=1, monotonic=False, seed=0, weights=None))
+def test_global_probabilities_are_a_distribution(name, case):
+    u = case["u"]
+    kw = {"monotonic": case["monotonic"]}
+    p = _probabilities_or_clear_error(lambda: GLOBAL_PROBABILITIES[name](u, case["eps"], case["delta"], **kw), len(u))
+    if p is not None:
+        # ties get equal probability, and a strictly larger utility never a smaller one
+        ua = np.asarray(u)
+        for i in range(len(u)):
+            for j in range(len(u)):
+                if ua[i] == ua[j]:
+                    assert p[i] == pytest.approx(p[j], rel=1e-9, abs=1e-300)
+                elif ua[i] > ua[j]:
+                    assert p[i] >= p[j] * (1 - 1e-9)
+
+
+def test_probabilities_anchor_values():
+    """Known closed forms (so the properties above are not vacuous)."""
+    p = M.exponential_probabilities([0.0, 2 * np.log(3.0)], 1.0, 1.0)
+    assert p.tolist() == pytest.approx([0.25, 0.75], rel=1e-12)
+    assert M.exponential_probabilities([1e300, -1e300, 0.0], 1.0, 1.0).tolist() == [1.0, 0.0, 0.0]
+    assert M.exponential_probabilities([5.0, 5.0, 5.0], 1e300, 1e-300).tolist() == pytest.approx([1 / 3] * 3)
+
+
+# -- local-sensitivity selectors --------------------------------------------------------------------
+@st.composite
+def local_case(draw, bounded: bool):
+    u = draw(utilities_st(max_n=5))
+    n = len(u)
+    delta = draw(positive)
+    kind = draw(st.sampled_from(["constant", "growing"]))
+    if kind == "constant":
+        sf = dpselect.constant(n, delta)
+    else:
+        frac = np.asarray(draw(st.lists(st.sampled_from([1e-3, 0.01, 0.25, 0.5, 1.0]), min_size=n, max_size=n)))
+        base = frac * delta
+
+        def fn(t, candidates=None, base=base):
+            b = base if candidates is None else base[candidates]
+            return np.minimum(delta, b * (1.0 + t))
+
+        sf = dpselect.SensitivityFunction(fn, delta, n_candidates=n, name="growing")
+    if bounded:
+        sf = sf.bounded(draw(st.integers(1, 60)))
+    return dict(u=u, eps=draw(positive), sf=sf, k=draw(st.integers(1, n)), seed=draw(st.integers(0, 2 ** 32 - 1)),
+                direction=draw(st.sampled_from(["increasing", "decreasing"])))
+
+
+@settings(max_examples=50, **SETTINGS)
+@given(case=local_case(bounded=False))
+@example(case=dict(u=[1e308, 1.0], eps=1.0, sf=dpselect.constant(2, 0.5), k=1, seed=0, direction="increasing"))
+@example(case=dict(u=[1e300, 0.0], eps=1.0, sf=dpselect.constant(2, 1e-300), k=2, seed=0, direction="increasing"))
+def test_local_dampening_valid(case):
+    u, k = case["u"], case["k"]
+    _select_or_clear_error(lambda: M.local_dampening(u, case["eps"], case["sf"], k=k, rng=case["seed"]), len(u), k)
+    _probabilities_or_clear_error(lambda: M.local_dampening_probabilities(u, case["eps"], case["sf"]), len(u))
+
+
+@settings(max_examples=50, **SETTINGS)
+@given(case=local_case(bounded=True))
+@example(case=dict(u=[1.7e308, -1.7e308], eps=1e300, sf=dpselect.constant(2, 1e-300).bounded(3), k=1, seed=0,
+                   direction="decreasing"))
+def test_shifted_local_dampening_valid(case):
+    u, k = case["u"], case["k"]
+    kw = {"direction": case["direction"]}
+    _select_or_clear_error(lambda: M.shifted_local_dampening(u, case["eps"], case["sf"], k=k, rng=case["seed"], **kw),
+                           len(u), k)
+    _probabilities_or_clear_error(lambda: M.shifted_local_dampening_probabilities(u, case["eps"], case["sf"], **kw),
+                                  len(u))
+
+
+# -- invalid input is always a clear error ------------------------------------------------------------
+bad_number = st.sampled_from([0.0, -1.0, -1e-300, float("nan"), float("inf"), float("-inf")])
+
+
+@pytest.mark.parametrize("name", sorted(GLOBAL))
+@settings(max_examples=15, **SETTINGS)
+@given(u=utilities_st(), bad=bad_number, which=st.sampled_from(["epsilon", "sensitivity"]))
+def test_invalid_budget_or_sensitivity_named(name, u, bad, which):
+    args = (bad, 1.0) if which == "epsilon" else (1.0, bad)
+    with pytest.raises(ValueError, match=f"{which} must be a finite number > 0"):
+        GLOBAL[name](u, *args, rng=0)
+
+
+@pytest.mark.parametrize("name", sorted(GLOBAL))
+@settings(max_examples=15, **SETTINGS)
+@given(u=utilities_st(), extra=st.integers(1, 3))
+def test_k_above_n_named(name, u, extra):
+    with pytest.raises(ValueError, match=rf"k must be an int <= {len(u)}, got {len(u) + extra}"):
+        GLOBAL[name](u, 1.0, 1.0, k=len(u) + extra, rng=0)
+
+
+@pytest.mark.parametrize("name", sorted(GLOBAL))
+@pytest.mark.parametrize("u, msg", [([], "must not be empty"), ([1.0, float("nan")], "must be finite"),
+                                    ([float("inf")], "must be finite"), ([[1.0, 2.0]], "must be 1-D")])
+def test_bad_utilities_named(name, u, msg):
+    with pytest.raises(ValueError, match=f"utilities {msg}"):
+        GLOBAL[name](u, 1.0, 1.0, rng=0)
