@@ -543,3 +543,19 @@ def test_non_numeric_weights_name_weights(weights):
                  lambda: aggregate_sensitivity(weights, [constant(2, 1.0), constant(2, 1.0)])):
         with pytest.raises(TypeError, match=r"weights must be a 1-D array of 2 finite numbers, got"):
             call()
+
+
+def test_metric_c_bad_input():
+    from dpselect.multiobjective import metric_c
+
+    assert metric_c([[0.9, 0.9]], [[0.5, 0.5], [0.95, 0.1]]) == 0.5
+    with pytest.raises(TypeError, match="reference must be an \\(n, m\\) array of real numbers, got dtype <U1"):
+        metric_c([["a", "b"]], [[1.0, 2.0]])
+    with pytest.raises(ValueError, match=r"reference must be finite: reference\[0, 0\] = "):
+        metric_c([[np.nan, 1.0]], [[1.0, 2.0]])
+    with pytest.raises(ValueError, match=r"candidates must be 2-D \(candidates x objectives\), got shape \(2,\)"):
+        metric_c([[1.0, 2.0]], [1.0, 2.0])
+    with pytest.raises(ValueError, match=r"candidates must have at least 1 rows"):
+        metric_c([[1.0, 2.0]], np.empty((0, 2)))
+    with pytest.raises(ValueError, match=r"equal m, got \(1, 2\), \(1, 3\)"):
+        metric_c([[1.0, 2.0]], [[1.0, 2.0, 3.0]])

@@ -207,3 +207,17 @@ def test_compositions_shared_across_threads_give_single_thread_values():
     finally:
         sys.setswitchinterval(old)
     assert wrong == []
+
+
+def test_library_sensitivity_function_caches_are_not_exposed():
+    # issue 11: grouped_median_sensitivity(...)(0) used to return its internal cache
+    from dpselect.utilities.median import grouped_median_sensitivity
+
+    sf = grouped_median_sensitivity([1.0, 2.0, 3.0, 4.0], [2, 3, 1, 4], 10.0)
+    first = sf(0)
+    expected = first.copy()
+    first[:] = 123.0
+    sub = sf(0, np.array([1, 2]))
+    sub[:] = -1.0
+    np.testing.assert_array_equal(sf(0), expected)
+    np.testing.assert_array_equal(sf(0, np.array([1, 2])), expected[[1, 2]])

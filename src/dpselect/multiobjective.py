@@ -538,9 +538,9 @@ def metric_c(reference: np.ndarray, candidates: np.ndarray) -> float:
     >>> metric_c(np.array([[0.9, 0.9]]), np.array([[0.5, 0.5], [0.95, 0.1]]))
     0.5
     """
-    A = np.asarray(reference, dtype=np.float64)
-    B = np.asarray(candidates, dtype=np.float64)
-    if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[1] or A.shape[0] == 0 or B.shape[0] == 0:
+    A = check_matrix(reference, "reference")
+    B = check_matrix(candidates, "candidates")
+    if A.shape[1] != B.shape[1]:
         raise ValueError(f"reference and candidates must be non-empty (n, m) arrays with equal m, got {A.shape}, {B.shape}")
     dominated = (A[:, None, :] > B[None, :, :]).all(axis=2).any(axis=0)
     return float(dominated.mean())
