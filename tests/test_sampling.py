@@ -342,3 +342,22 @@ def test_laplace_below_is_bernoulli_of_the_laplace_cdf(freq):
     assert laplace_below(-40.0, 1.0, ScriptedBits([0, 0])) is True        # U < 2^-128 < e^-40/2
     assert laplace_below(-40.0, 1.0, ScriptedBits([1 << 20])) is False
     assert laplace_below(40.0, 1.0, ScriptedBits([U64 - 1, U64 - 1])) is False
+
+
+def test_cached_dampened_and_shifted_selection_equal_the_selectors_bit_for_bit():
+    # PrivTopk and DP-MOTkIN cache D / G and call dampened_select / shifted_select: same law and, for
+    # the same random bits, the same answer as local_dampening / shifted_local_dampening.
+    from dpselect.dampening import dampen_with_error, shift_totals_with_error
+
+    u = np.array([3.0, 2.5, 2.5, 0.1, 7.0, 1.0 / 3.0] * 10)
+    sf = dpselect.SensitivityFunction(lambda t: np.minimum(1.0, (0.1 + 0.05 * np.arange(60) % 0.7) * (t + 1)), 1.0)
+    D, err = dampen_with_error(u, sf)
+    G, gerr = shift_totals_with_error(sf, u.size)
+    for seed in range(25):
+        for k in (1, 3):
+            a = mechanisms.dampened_select(u, sf, D, err, 0.7, k, np.random.default_rng(seed))
+            b = dpselect.local_dampening(u, 0.7, sf, k=k, rng=seed)
+            assert np.array_equal(np.atleast_1d(a), np.atleast_1d(b))
+            a = mechanisms.shifted_select(u, sf, G, gerr, 0.7, k, np.random.default_rng(seed))
+            b = dpselect.shifted_local_dampening(u, 0.7, sf, k=k, rng=seed)
+            assert np.array_equal(np.atleast_1d(a), np.atleast_1d(b))

@@ -77,7 +77,11 @@ DIRECTIONS = ("increasing", "decreasing")
 def _check_weights(weights, n: int) -> np.ndarray | None:
     if weights is None:
         return None
-    w = np.asarray(weights, dtype=np.float64)
+    try:
+        w = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"weights must be a 1-D array of finite numbers > 0 (a base measure), got "
+                        f"{str(weights)[:60]!r}: {exc}") from None
     if w.ndim != 1 or w.shape[0] != n:
         raise ValueError(f"weights must be a 1-D array with one entry per candidate ({n}), got shape {w.shape}")
     bad = ~(np.isfinite(w) & (w > 0))
@@ -248,6 +252,34 @@ def _exact_select(s, s_err, exact_s, eps: float, delta: float, mult: int, k: int
 def _em_exact(u, eps, delta, k, monotonic, w, rng, noise="gumbel", size=None):
     return _exact_select(u, 0.0, lambda r: Fraction(float(u[r])), eps, delta, (1 if monotonic else 2) * k, k, rng,
                          noise=noise, weights=w, size=size)
+
+
+def dampened_select(utilities: np.ndarray, sf: SensitivityFunction, D: np.ndarray, D_err, epsilon: float, k: int,
+                    rng, *, max_steps: int = DEFAULT_MAX_STEPS):
+    """Local dampening (ε/k per pick) on precomputed ``(D, D_err) = dampen_with_error(u, sf)``, exactly.
+
+    For callers that cache the dampened scores across many draws (PrivTopk, DP-MOTkIN): the same law as
+    :func:`local_dampening` with the same random bits, without recomputing D.
+    """
+    k = int(k)
+    return _exact_select(D, D_err, lambda r: dampen_exact(float(utilities[r]), sf, r, max_steps=max_steps),
+                         float(epsilon), 1.0, 2 * k, k, check_rng(rng))
+
+
+def shifted_select(utilities: np.ndarray, sf: SensitivityFunction, G: np.ndarray, G_err, epsilon: float, k: int,
+                   rng, *, direction: str = "increasing", max_steps: int = DEFAULT_MAX_STEPS):
+    """Shifted local dampening (ε/k per pick) on precomputed ``(G, G_err) = shift_totals_with_error(sf, n)``,
+    exactly (the law of :func:`shifted_local_dampening`)."""
+    k = int(k)
+    sign = -1 if direction == "increasing" else 1
+    with np.errstate(over="ignore"):
+        scores = utilities + sign * G
+    err = G_err + 2.0 ** -52 * np.abs(scores)
+
+    def exact_s(r):
+        return Fraction(float(utilities[r])) + sign * shift_total_exact(sf, r, max_steps=max_steps)
+
+    return _exact_select(scores, err, exact_s, float(epsilon), sf.global_sensitivity, 2 * k, k, check_rng(rng))
 
 
 def _check_size(size) -> int | None:

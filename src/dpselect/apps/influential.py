@@ -310,6 +310,7 @@ class MotkinSampler:
         self._cums: list[np.ndarray] = []
         self._deltas: list[np.ndarray] = []
         self._max_cache = max_cache
+        self._exact_inputs: dict[tuple, tuple] = {}
         self.cache_misses = 0
 
     def scores(self, removed: tuple[int, ...] = ()) -> tuple[np.ndarray, np.ndarray, float]:
@@ -320,12 +321,13 @@ class MotkinSampler:
             self.cache_misses += 1
             hit = self._compute(key)
             if len(self._cache) >= self._max_cache:
-                self._cache.pop(next(iter(self._cache)))
+                old = next(iter(self._cache))
+                self._cache.pop(old)
+                self._exact_inputs.pop(old, None)
             self._cache[key] = hit
         return hit
 
     def _compute(self, removed: tuple[int, ...]):
-        from ..dampening import dampen
         from ..sensitivity import weighted_sum
 
         n = self.U.shape[0]
@@ -337,7 +339,7 @@ class MotkinSampler:
             agg = self.U @ self.weights
             if not self.local:
                 return rem, agg, float(np.abs(self.weights) @ [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY])
-            return rem, dampen(agg, weighted_sum(self.weights, sfs)), 1.0
+            return self._dampened(rem, agg, weighted_sum(self.weights, sfs), removed)
         # Pareto: scores and δ^PS of the remaining nodes from those of all nodes, corrected for the
         # removed ones (see _pareto_delta_removed); equal to recomputing them on U[rem].
         if self._ps_full is None:
@@ -350,7 +352,15 @@ class MotkinSampler:
         ps = (self._ps_full + dominated_by_removed)[rem]
         if not self.local:
             return rem, ps, float(max(rem.size - 1, 1))
-        return rem, dampen(ps, self._pareto_delta_removed(rem, removed_idx)), 1.0
+        return self._dampened(rem, ps, self._pareto_delta_removed(rem, removed_idx), removed)
+
+    def _dampened(self, rem, u, sf, key):
+        """Dampened scores with their rigorous error bounds; the exact sampler's inputs kept aside."""
+        from ..dampening import dampen_with_error
+
+        D, err = dampen_with_error(u, sf)
+        self._exact_inputs[key] = (u, sf, err)
+        return rem, D, 1.0
 
     # -- δ^PS of a remaining set, incrementally ------------------------------------------------------
     def _cum_sums(self, t: int) -> np.ndarray:
@@ -396,18 +406,25 @@ class MotkinSampler:
 
     def sample(self, k: int, epsilon: float, rng: np.random.Generator | int | None = None) -> np.ndarray:
         """One ε-edge-DP selection of k node indices (ε/k per pick), in the order picked."""
-        from ..mechanisms import exponential
+        from ..mechanisms import dampened_select, exponential
 
         k = check_k(k, self.U.shape[0])
         eps = check_positive(epsilon, "epsilon")
         gen = check_rng(rng)
+
+        def draw(key, s, sens, e, kk):
+            if not self.local:
+                return exponential(s, e, sens, k=kk, rng=gen)
+            u, sf, err = self._exact_inputs[key]  # local dampening on the cached D, sampled exactly
+            return dampened_select(u, sf, s, err, e, kk, gen)
+
         if self.approach == "agg":
             rem, s, sens = self.scores(())
-            return rem[np.atleast_1d(exponential(s, eps, sens, k=k, rng=gen))].astype(np.int64)
+            return rem[np.atleast_1d(draw((), s, sens, eps, k))].astype(np.int64)
         picks: list[int] = []
         for _ in range(k):
             rem, s, sens = self.scores(tuple(picks))
-            picks.append(int(rem[exponential(s, eps / k, sens, rng=gen)]))
+            picks.append(int(rem[draw(tuple(sorted(picks)), s, sens, eps / k, 1)]))
         return np.asarray(picks, dtype=np.int64)
 
     def probabilities(self, epsilon: float) -> np.ndarray:
@@ -434,24 +451,30 @@ class PrivTopkScores:
     sensitivity_function: SensitivityFunction
     global_sensitivity: float
     max_degree: int
-    _dampened: np.ndarray | None = field(default=None, repr=False)
-    _shifted: np.ndarray | None = field(default=None, repr=False)
+    _dampened: tuple | None = field(default=None, repr=False)
+    _shifts: tuple | None = field(default=None, repr=False)
 
     def dampened(self) -> np.ndarray:
         """D(x, r) of thesis Def. 3.3.1 for all nodes (local dampening scores, sensitivity 1)."""
-        if self._dampened is None:
-            from ..dampening import dampen
+        return self._dampened_with_error()[0]
 
-            self._dampened = dampen(self.utilities, self.sensitivity_function)
+    def _dampened_with_error(self):
+        if self._dampened is None:
+            from ..dampening import dampen_with_error
+
+            self._dampened = dampen_with_error(self.utilities, self.sensitivity_function)
         return self._dampened
+
+    def _shift_totals(self):
+        if self._shifts is None:
+            from ..dampening import shift_totals_with_error
+
+            self._shifts = shift_totals_with_error(self.sensitivity_function, self.utilities.size)
+        return self._shifts
 
     def shifted(self) -> np.ndarray:
         """u(r) − G_r: shifted local dampening scores (sensitivity Δ), thesis Ch. 4 closed form."""
-        if self._shifted is None:
-            from ..dampening import shift_totals
-
-            self._shifted = self.utilities - shift_totals(self.sensitivity_function, self.utilities.size)
-        return self._shifted
+        return self.utilities - self._shift_totals()[0]
 
     def scores(self, mechanism: str) -> tuple[np.ndarray, float]:
         """(scores, sensitivity) whose exponential mechanism is the named PrivTopk mechanism (EM/LD/SLD)."""
@@ -536,8 +559,17 @@ def priv_topk(graph: Graph | PrivTopkScores, k: int, epsilon: float, *, mechanis
         raise ValueError(f"mechanism must be one of {', '.join(PRIV_TOPK_MECHANISMS)}, got {mechanism!r}")
     mech = mechanism.upper()
     gen = check_rng(rng)
-    from ..mechanisms import exponential, permute_and_flip
+    from ..mechanisms import dampened_select, exponential, permute_and_flip, shifted_select
 
+    # LD and SLD: the cached D / G with their rigorous error bounds, sampled exactly (dpselect.sampling)
+    if mech == "LD":
+        D, err = scores._dampened_with_error()
+        return np.atleast_1d(np.asarray(dampened_select(scores.utilities, scores.sensitivity_function, D, err, eps, k,
+                                                        gen), dtype=np.int64))
+    if mech == "SLD":
+        G, err = scores._shift_totals()
+        return np.atleast_1d(np.asarray(shifted_select(scores.utilities, scores.sensitivity_function, G, err, eps, k,
+                                                       gen), dtype=np.int64))
     s, sens = scores.scores(mech)
     fn = permute_and_flip if mech == "PF" else exponential
     return np.atleast_1d(np.asarray(fn(s, eps, sens, k=k, rng=gen), dtype=np.int64))
