@@ -56,6 +56,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import dijkstra
 
 from .._validation import _short, check_choice, check_nonnegative, check_positive
+from . import _logspace as ls
 from ._logspace import SHIFT_FROM
 from .graph import DatasetGraph, _uncovered_ids, as_dataset_graph, true_value_array
 from .suitable import DPPair, EdgeDPPairs, SuitablePair
@@ -257,9 +258,9 @@ def _finish_shift_regime(g: DatasetGraph, shift: tuple, label: np.ndarray, lo: n
     vertex starting at its tentative label (settled vertices have relaxed all their arcs already: Dijkstra's
     invariant). A super-source joined to the frontier with those offsets reduces it to one scipy Dijkstra
     run. Label setting would need one round per hop here (a path of 10^6 datasets: 5 * 10^5 rounds).
-    Homogeneous epsilon: the distance is counted in hops plus a fractional offset, ``l = m + eps (o + hops)``,
-    so it is accurate to a few ulps however long the path; per-edge epsilons are summed by Dijkstra
-    (a relative error ``<= hops * 2^-53`` in ``log(1 - a)``).
+    Homogeneous epsilon: Dijkstra counts hops plus a fractional offset (exact however long the path); the
+    labels themselves are then summed along the shortest-path tree with compensation, so they keep full
+    relative precision at any depth.
     """
     unset = ~final
     ids = np.flatnonzero(unset)
@@ -280,20 +281,36 @@ def _finish_shift_regime(g: DatasetGraph, shift: tuple, label: np.ndarray, lo: n
     d, p = dist[:k] - 1.0, pr[:k]
     reach = np.isfinite(d)
     moved = reach & (p != k)                                 # labels improved inside the unsettled set
-    new = m + eps * d[moved] if kind == "hops" else m + d[moved]
     mv = ids[moved]
-    label[mv] = new
-    lo[mv] = 0.0
     pred[mv] = ids[p[moved]]
-    # origin: follow the predecessor tree to its frontier root (pointer jumping, log(depth) steps)
-    par = np.where(moved, p, np.arange(k))
-    par[~reach] = np.flatnonzero(~reach)
+    # Labels are recomputed along Dijkstra's predecessor tree as root label + a compensated (two-sum) sum
+    # of the tree path's epsilons, by pointer jumping (log(depth) vectorised steps); this also gives
+    # each vertex's root, hence its origin. Dijkstra's own float sums only choose the tree.
+    w_hi = np.zeros(k)
+    if kind == "hops":
+        w_hi[moved] = eps
+    else:
+        a, b = np.minimum(pred[mv], mv), np.maximum(pred[mv], mv)
+        e = np.searchsorted(g.edge_u * g.n + g.edge_v, a * g.n + b)
+        eps_edge = np.empty(g.n_edges)
+        eps_edge[g.arc_edge] = eps
+        w_hi[moved] = eps_edge[e]
+    w_lo = np.zeros(k)
+    anc = np.where(moved, p, np.arange(k))
+    anc[~reach] = np.flatnonzero(~reach)
     while True:
-        nxt = par[par]
-        if np.array_equal(nxt, par):
+        nxt = anc[anc]
+        if np.array_equal(nxt, anc):
             break
-        par = nxt
-    origin[mv] = origin[ids[par[moved]]]
+        s, err = ls.two_sum(w_hi, w_hi[anc])
+        w_lo = w_lo + w_lo[anc] + err
+        w_hi, anc = s, nxt
+    root = ids[anc[moved]]
+    hi, err = ls.two_sum(label[root], w_hi[moved])
+    hi, lo_new = ls.two_sum(hi, err + lo[root] + w_lo[moved])
+    label[mv] = hi
+    lo[mv] = lo_new
+    origin[mv] = origin[root]
     final[ids[reach]] = True
 
 
