@@ -258,3 +258,10 @@ def test_from_networkx_empty_graph():
         from_networkx(nx.Graph())
     g = from_networkx(nx.empty_graph(3))
     assert (g.n_nodes, g.n_edges) == (3, 0)
+
+
+def test_loader_path_types():
+    with pytest.raises(TypeError, match="path must be a str or path-like naming an edge-list file, got NoneType"):
+        load_edge_list(None)
+    with pytest.raises(TypeError, match=r"name_or_path must be one of 'enron', 'github' or an edge-list path, got int"):
+        load_dataset_graph(123)

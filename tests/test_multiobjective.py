@@ -559,3 +559,17 @@ def test_metric_c_bad_input():
         metric_c([[1.0, 2.0]], np.empty((0, 2)))
     with pytest.raises(ValueError, match=r"equal m, got \(1, 2\), \(1, 3\)"):
         metric_c([[1.0, 2.0]], [[1.0, 2.0, 3.0]])
+
+
+def test_count_dominating_rejects_nan_strings_and_non_bool_strict():
+    from dpselect._dominance import count_dominating
+
+    assert count_dominating([[1.0, np.inf], [2.0, -np.inf]]).tolist() == [0, 0]   # ±inf order fine
+    with pytest.raises(ValueError, match=r"points must not contain NaN, got points\[1, 0\] = nan"):
+        count_dominating([[1.0, 2.0], [np.nan, 1.0]])
+    with pytest.raises(ValueError, match=r"queries must not contain NaN"):
+        count_dominating([[1.0, 2.0]], [[1.0, np.nan]])
+    with pytest.raises(TypeError, match="points must be an \\(n, m\\) array of real numbers, got dtype <U1"):
+        count_dominating([["a", "b"]])
+    with pytest.raises(TypeError, match="strict must be a bool, got 'yes'"):
+        count_dominating([[1.0, 2.0]], strict="yes")

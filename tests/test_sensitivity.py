@@ -221,3 +221,14 @@ def test_library_sensitivity_function_caches_are_not_exposed():
     sub[:] = -1.0
     np.testing.assert_array_equal(sf(0), expected)
     np.testing.assert_array_equal(sf(0, np.array([1, 2])), expected[[1, 2]])
+
+
+def test_constructor_flags_checked():
+    with pytest.raises(TypeError, match="elementwise must be a bool, got 'no'"):
+        SensitivityFunction(grow, 1.0, elementwise="no")
+    with pytest.raises(TypeError, match="name must be a str, got 3"):
+        SensitivityFunction(grow, 1.0, name=3)
+    with pytest.raises(ValueError, match="n_candidates must be an int >= 1, got 0"):
+        SensitivityFunction(grow, 1.0, n_candidates=0)
+    with pytest.raises(ValueError, match="saturation_distance must be an int >= 0, got -1"):
+        SensitivityFunction(grow, 1.0, saturation_distance=-1)

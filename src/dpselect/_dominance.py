@@ -41,11 +41,17 @@ _BLOCK_ELEMENTS = 1 << 22
 
 
 def _as_2d(a, name: str) -> np.ndarray:
-    arr = np.asarray(a, dtype=np.float64)
+    raw = np.asarray(a)
+    if raw.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be an (n, m) array of real numbers, got dtype {raw.dtype}")
+    arr = raw.astype(np.float64, copy=False)
     if arr.ndim == 1:
         arr = arr[:, None]
     if arr.ndim != 2:
         raise ValueError(f"{name} must be an (n, m) array, got shape {arr.shape}")
+    if np.isnan(arr).any():  # ±inf order fine; NaN compares false both ways and would be miscounted
+        i, j = (int(x) for x in np.argwhere(np.isnan(arr))[0])
+        raise ValueError(f"{name} must not contain NaN, got {name}[{i}, {j}] = nan")
     return arr
 
 
@@ -80,7 +86,9 @@ def count_dominating(points, queries=None, *, strict: bool = True, method: str =
         raise ValueError(f"points and queries must have the same number of columns, got {P.shape[1]} and {Q.shape[1]}")
     if method not in _METHODS:
         raise ValueError(f"method must be one of {', '.join(map(repr, _METHODS))}, got {method!r}")
-    return count_with_orders(P, Q, strict, method)[0]
+    if not isinstance(strict, (bool, np.bool_)):
+        raise TypeError(f"strict must be a bool, got {strict!r} ({type(strict).__name__})")
+    return count_with_orders(P, Q, bool(strict), method)[0]
 
 
 def count_with_orders(P: np.ndarray, Q: np.ndarray, strict: bool, method: str = "auto",

@@ -400,6 +400,8 @@ def load_edge_list(path: str | os.PathLike, *, delimiter: str | None = "auto", h
     >>> load_edge_list(p)
     Graph('g.txt', n_nodes=3, n_edges=2, max_degree=2)
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or path-like naming an edge-list file, got {type(path).__name__}")
     p = Path(path).expanduser()
     if not p.exists():
         raise FileNotFoundError(f"edge list file not found: {p}")
@@ -498,6 +500,9 @@ def load_dataset_graph(name_or_path: str | os.PathLike, **kwargs: Any) -> Graph:
     >>> g.n_nodes, g.n_edges, g.max_degree         # doctest: +SKIP
     (36692, 183831, 1383)
     """
+    if not isinstance(name_or_path, (str, os.PathLike)):
+        raise TypeError(f"name_or_path must be one of {', '.join(map(repr, GRAPH_DATASETS))} or an edge-list path, "
+                        f"got {type(name_or_path).__name__}")
     key = str(name_or_path).lower()
     if key in GRAPH_DATASETS:
         from .datasets import dataset_path

@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ._validation import _short, check_int, check_positive
+from ._validation import _short, check_bool, check_int, check_positive
 
 __all__ = ["SensitivityFunction", "constant", "maximum", "weighted_sum"]
 
@@ -100,8 +100,10 @@ class SensitivityFunction:
             None if saturation_distance is None else check_int(saturation_distance, "saturation_distance", minimum=0)
         )
         self.supports_candidates = _accepts_candidates(fn)
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"name must be a str, got {_short(name)} ({type(name).__name__})")
         self.name = name or getattr(fn, "__name__", "delta")
-        self.elementwise = bool(elementwise) and self.supports_candidates
+        self.elementwise = check_bool(elementwise, "elementwise") and self.supports_candidates
 
     # -- evaluation -----------------------------------------------------------------------------
     def __call__(self, t: int, candidates: np.ndarray | Sequence[int] | None = None) -> np.ndarray:
