@@ -182,3 +182,45 @@ def test_describe_os_errors():
         "cannot use /root/x: permission denied; check the path given on the command line")
     assert cli._describe(RuntimeError("bug")) is None
     assert cli._describe(TypeError("bug")) is None
+
+
+def test_missing_user_file_is_not_blamed_on_the_data_directory(capsys, monkeypatch, tmp_path):
+    from dpselect.graphs import load_edge_list
+
+    def run(args):
+        load_edge_list(tmp_path / "mine.txt")
+
+    monkeypatch.setattr(dpselect.demo, "run", run)
+    assert main(["demo"]) == 2
+    assert _one_error_line(capsys.readouterr().err) == (
+        f"dpselect demo: error: edge list file not found: {tmp_path / 'mine.txt'}; check the path given on the "
+        "command line")
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["binary-demo", "--n", "0"], "dpselect binary-demo: error: --n "),
+    (["reproduce", "table2", "--graph", "/nonexistent/g.txt"], "dpselect reproduce table2: error: --graph "),
+])
+def test_commands_option_errors_exit_2(capsys, argv, line):
+    # the commands raise SystemExit("error: ..."); the CLI gives them the common one-line form and status 2
+    assert main(argv) == 2
+    assert _one_error_line(capsys.readouterr().err).startswith(line)
+
+
+def test_systemexit_message_is_one_line(capsys, monkeypatch):
+    def run(args):
+        raise SystemExit("error: --n must be in 1..30,\n  got 0")
+
+    monkeypatch.setattr(dpselect.demo, "run", run)
+    assert main(["demo"]) == 2
+    assert _one_error_line(capsys.readouterr().err) == "dpselect demo: error: --n must be in 1..30, got 0"
+
+
+def test_explicit_exit_status_passes_through(monkeypatch):
+    def run(args):
+        raise SystemExit(3)
+
+    monkeypatch.setattr(dpselect.demo, "run", run)
+    with pytest.raises(SystemExit) as exc:
+        main(["demo"])
+    assert exc.value.code == 3

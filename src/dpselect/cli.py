@@ -144,9 +144,13 @@ def _describe(exc: BaseException) -> str | None:
     if isinstance(exc, UsageError):
         return str(exc)
     if isinstance(exc, (FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError)):
-        if exc.filename is None:  # raised by dpselect's loaders with their own message: a data file
+        if exc.filename is None:  # raised by dpselect's loaders with their own message
             msg = _one_line(exc)
-            return msg if "DPSELECT_DATA" in msg else f"{msg}; {_data_hint()}"
+            if "DPSELECT_DATA" in msg:
+                return msg
+            if "dataset" in msg.lower():  # a file of the shared data directory (dpselect.datasets)
+                return f"{msg}; {_data_hint()}"
+            return f"{msg}; check the path given on the command line"
         target = exc.filename if exc.filename2 is None else f"{exc.filename} -> {exc.filename2}"
         what = {FileNotFoundError: "no such file or directory", NotADirectoryError: "a parent is not a directory",
                 IsADirectoryError: "is a directory", PermissionError: "permission denied"}.get(type(exc), exc.strerror)
@@ -171,6 +175,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         _check_common_options(args)
         return int(args._run(args) or 0)
+    except SystemExit as exc:
+        if not isinstance(exc.code, str):  # an explicit exit status: kept as it is
+            raise
+        # commands report option errors as SystemExit("error: ..."): same one-line form, exit status 2
+        text = _one_line(exc.code)
+        text = text[len("error:"):].strip() if text.lower().startswith("error:") else text
+        print(f"{prog}: error: {text}", file=sys.stderr)
+        return USAGE_ERROR
     except KeyboardInterrupt:
         print(f"{prog}: error: interrupted", file=sys.stderr)
         return 130
