@@ -252,7 +252,9 @@ def pareto_sensitivity(U, sensitivity_functions: Sensitivities) -> SensitivityFu
     Built from one admissible sensitivity function per objective; its global sensitivity is n − 1.
     Evaluating it at distance t costs O(n log n) for m = 2 for all candidates (or a subset, via
     ``sf(t, candidates=idx)``); the running sums Σ_{j<=t} δ_i are kept between calls, so walking
-    t = 0, 1, 2, ... (as the dampening loops do) costs one step each.
+    t = 0, 1, 2, ... (as the dampening loops do) costs one step each. They are kept **per thread**:
+    one object may be shared by several threads (each gets exactly the values a private copy would
+    give), provided the per-objective functions are thread-safe, as dpselect's own are.
 
     Parameters
     ----------
