@@ -83,3 +83,18 @@ def test_exact_dp_audit_of_the_hypercube_mechanism(eps):
     assert res.passed and res.worst_log_ratio <= eps + 1e-9
     assert res.worst_log_ratio == pytest.approx(eps)        # tight: the boundary edges use the full budget
     assert not exact_dp_audit(probs, pairs, epsilon=0.9 * eps).passed   # the audit does catch a smaller budget
+
+
+def test_count_path_wrong_answer_probability_exact_in_the_tails():
+    # Pr[wrong] = (1 - alpha*) e^{-eps d} = e^{-eps d} / (1 + e^eps): down to 1e-27 here, where 1 - Pr[correct]
+    # in floats is 0 (issue 10)
+    n, theta, eps = 60, 30, 2.0
+    mech = count_path_mechanism(n, theta, eps)
+    c = np.arange(n + 1)
+    dist = np.where(c >= theta, c - theta, theta - 1 - c)
+    wrong = np.array([mech.probability(int(k), 1 - int(k >= theta)) for k in c])
+    expect = np.exp(-eps * dist) / (1 + math.exp(eps))
+    np.testing.assert_allclose(wrong, expect, rtol=1e-12)
+    assert wrong.min() < 1e-26 and np.all(wrong > 0)
+    assert np.all(1.0 - mech.correct_probabilities[dist > 20] == 0.0)   # what the float form can hold
+    assert mech.violations() == []
