@@ -62,8 +62,9 @@ def test_cli_binary_demo_writes_table_and_plot(tmp_path, capsys):
            if r["method"] == "optimal" and r["metric"] == "pr_correct"}
     assert opt[("1.0", "0")] == pytest.approx(math.e / (1 + math.e))
     assert opt[("0.5", "2")] == pytest.approx(float(balanced_probability(2, 0.5)))
-    with pytest.raises(SystemExit):
-        main(["binary-demo", "--n", "8", "--theta", "9", "--out", str(out), "--quiet"])
+    capsys.readouterr()
+    rc = main(["binary-demo", "--n", "8", "--theta", "9", "--out", str(out), "--quiet"])
+    assert rc == 2 and "--theta must be in 1..n" in capsys.readouterr().err   # one-line error (issue 11)
 
 
 @pytest.mark.parametrize("eps", [0.5, 1.0])
