@@ -91,8 +91,14 @@ def _check_weights(weights, n: int) -> np.ndarray | None:
     return w
 
 
-def _scale(utilities: np.ndarray, factor: float) -> np.ndarray:
-    """factor · (u − max u): the log-weight of each candidate up to a constant, never overflowing to +inf."""
+def _scale(utilities: np.ndarray, factor) -> np.ndarray:
+    """factor · (u − max u): the log-weight of each candidate up to a constant, never overflowing to +inf.
+
+    ``factor``: a float, or a tuple (eps, delta, mult) meaning eps/(delta·mult), formed without
+    overflow or underflow of the factor itself (ε = 1e300 with Δ = 1e-300 and the like).
+    """
+    if isinstance(factor, tuple):
+        return _scaled_scores(utilities, 0.0, *factor)[0].copy()
     with np.errstate(over="ignore"):
         d = utilities - utilities.max()
         return d * factor  # d <= 0, so the product is finite or −inf (an exp-underflow that is exact)
@@ -282,6 +288,11 @@ def shifted_select(utilities: np.ndarray, sf: SensitivityFunction, G: np.ndarray
     return _exact_select(scores, err, exact_s, float(epsilon), sf.global_sensitivity, 2 * k, k, check_rng(rng))
 
 
+def _single(size):
+    size = _check_size(size)
+    return 0 if size is None else np.zeros(size, dtype=np.int64)
+
+
 def _check_size(size) -> int | None:
     if size is None:
         return None
@@ -345,10 +356,12 @@ def exponential(
     1
     """
     u, eps, delta, k, monotonic, w = _prepare(utilities, epsilon, sensitivity, k, monotonic, weights)
+    if u.shape[0] == 1:  # one candidate: the output is 0 whatever the mechanism (no scores needed)
+        return _single(size)
     size = _check_size(size)
     if check_bool(exact, "exact"):
         return _em_exact(u, eps, delta, k, monotonic, w, check_rng(rng), size=size)
-    factor = eps / k / ((1.0 if monotonic else 2.0) * delta)
+    factor = (eps, delta, (1 if monotonic else 2) * k)
     if size is not None:
         return _repeat(lambda g: _sample(u, factor, w, k, g), size, rng)
     return _sample(u, factor, w, k, check_rng(rng))
@@ -478,10 +491,6 @@ def _rnm_peel_full(s, noise, k, rng, weights):
     return np.asarray(picks, dtype=np.int64)
 
 
-def _noise_scale(eps: float, delta: float, k: int, monotonic: bool) -> float:
-    return (1.0 if monotonic else 2.0) * delta * k / eps
-
-
 def report_noisy_max(
     utilities,
     epsilon: float,
@@ -510,6 +519,8 @@ def report_noisy_max(
     """
     noise = check_choice(noise, "noise", NOISES)
     u, eps, delta, k, monotonic, w = _prepare(utilities, epsilon, sensitivity, k, monotonic, weights)
+    if u.shape[0] == 1:  # one candidate: the output is 0 whatever the mechanism (no scores needed)
+        return _single(size)
     size = _check_size(size)
     if check_bool(exact, "exact"):
         return _em_exact(u, eps, delta, k, monotonic, w, check_rng(rng), noise=noise, size=size)
@@ -520,12 +531,12 @@ def report_noisy_max(
         # argmax of u + Gumbel(scale) has exactly the exponential mechanism's distribution (Gumbel-max
         # trick), and k picks with ε/k each are successive sampling without replacement: the inverse-CDF
         # sampler gives the same distribution in fewer passes over the candidates.
-        return _sample(u, 1.0 / _noise_scale(eps, delta, k, monotonic), w, k, check_rng(rng))
-    return _rnm_any(u, _noise_scale(eps, delta, k, monotonic), noise, k, check_rng(rng), w)
+        return _sample(u, (eps, delta, (1 if monotonic else 2) * k), w, k, check_rng(rng))
+    return _rnm_any(u, (eps, delta, (1 if monotonic else 2) * k), noise, k, check_rng(rng), w)
 
 
-def _rnm_any(u, scale, noise, k, rng, w):
-    s = _scale(u, 1.0 / scale)
+def _rnm_any(u, factor, noise, k, rng, w):
+    s = _scale(u, factor)
     finite = np.isfinite(s)
     if finite.all():
         return _rnm_select(s, noise, k, rng, w)
@@ -537,7 +548,7 @@ def _rnm_any(u, scale, noise, k, rng, w):
         sel = _rnm_select(s[idx], noise, k, rng, sub(w, idx))
         return int(idx[sel]) if k == 1 else idx[sel].astype(np.int64)
     first = np.atleast_1d(idx[_rnm_select(s[idx], noise, idx.size, rng, sub(w, idx))])
-    second = np.atleast_1d(rest[_rnm_any(u[rest], scale, noise, k - idx.size, rng, sub(w, rest))])
+    second = np.atleast_1d(rest[_rnm_any(u[rest], factor, noise, k - idx.size, rng, sub(w, rest))])
     return np.concatenate([first, second]).astype(np.int64)
 
 
@@ -590,7 +601,7 @@ def permute_and_flip_probabilities(utilities, epsilon: float, sensitivity: float
     n = u.shape[0]
     if n > 2000:
         raise ValueError(f"permute_and_flip_probabilities is O(n^3) and meant for n <= 2000, got n = {n}")
-    p = np.exp(_scale(u, eps / ((1.0 if monotonic else 2.0) * delta)))
+    p = np.exp(_scale(u, (eps, delta, 1 if monotonic else 2)))
     q = 1.0 - p
     # E[r, j] = e_j of {q_s : s != r}, built by multiplying in one factor (1 + q_s x) at a time.
     E = np.zeros((n, n))
@@ -630,7 +641,7 @@ def report_noisy_max_probabilities(utilities, epsilon: float, sensitivity: float
         raise ValueError(f"report_noisy_max_probabilities integrates numerically and is meant for n <= 200, got {u.shape[0]}")
     from scipy import integrate
 
-    s = _scale(u, 1.0 / _noise_scale(eps, delta, 1, monotonic))
+    s = _scale(u, (eps, delta, 1 if monotonic else 2))
 
     def log_cdf(z):
         return np.where(z < 0, z - math.log(2.0), np.log1p(-0.5 * np.exp(-np.abs(z))))
@@ -698,14 +709,16 @@ def local_dampening(
     1
     """
     u, eps, sf, k, w = _prepare_local(utilities, epsilon, sensitivity_function, k, weights)
+    if u.shape[0] == 1:  # one candidate: the output is 0 whatever the mechanism (no scores needed)
+        return _single(size)
     if check_bool(exact, "exact"):
         D, err = dampen_with_error(u, sf, max_steps=max_steps)
         return _exact_select(D, err, lambda r: dampen_exact(float(u[r]), sf, r, max_steps=max_steps),
                              eps, 1.0, 2 * k, k, check_rng(rng), weights=w, size=_check_size(size))
     D = dampen(u, sf, max_steps=max_steps)
     if _check_size(size) is not None:
-        return _repeat(lambda g: _sample(D, eps / k / 2.0, w, k, g), size, rng)
-    return _sample(D, eps / k / 2.0, w, k, check_rng(rng))
+        return _repeat(lambda g: _sample(D, (eps, 1.0, 2 * k), w, k, g), size, rng)
+    return _sample(D, (eps, 1.0, 2 * k), w, k, check_rng(rng))
 
 
 def local_dampening_probabilities(utilities, epsilon: float, sensitivity_function: SensitivityFunction, *,
@@ -759,6 +772,8 @@ def shifted_local_dampening(
     """
     direction = check_choice(direction, "direction", DIRECTIONS)
     u, eps, sf, k, w = _prepare_local(utilities, epsilon, sensitivity_function, k, weights)
+    if u.shape[0] == 1:  # one candidate: the output is 0 whatever the mechanism (no scores needed)
+        return _single(size)
     if check_bool(exact, "exact"):
         g, g_err = shift_totals_with_error(sf, u.shape[0], max_steps=max_steps)
         sign = -1 if direction == "increasing" else 1
@@ -772,7 +787,7 @@ def shifted_local_dampening(
         return _exact_select(scores, err, exact_s, eps, sf.global_sensitivity, 2 * k, k, check_rng(rng), weights=w,
                              size=_check_size(size))
     scores = _shifted_scores(u, sf, direction, max_steps)
-    factor = eps / k / (2.0 * sf.global_sensitivity)
+    factor = (eps, sf.global_sensitivity, 2 * k)
     if _check_size(size) is not None:
         return _repeat(lambda g: _sample(scores, factor, w, k, g), size, rng)
     return _sample(scores, factor, w, k, check_rng(rng))

@@ -217,6 +217,30 @@ class _Dec:
             b = decimal.Decimal(1)
         return max(a, decimal.Decimal(0)), b
 
+    def one_minus_exp(self, z):
+        """Enclosure of 1 − e^{−z} for a point z >= 0, without cancellation for small z."""
+        c = self.ctx
+        if z.is_zero():
+            return decimal.Decimal(0), decimal.Decimal(0)
+        if z.is_infinite():
+            return decimal.Decimal(1), decimal.Decimal(1)
+        if z > decimal.Decimal("0.5"):
+            e = c.exp(z.copy_negate())
+            return self.down(c.subtract(1, self.up(e))), self.up(c.subtract(1, self.down(e)))
+        # alternating series z − z²/2 + z³/6 − ... (terms decrease for z <= 1/2): the value lies within
+        # the next term of each partial sum; rounding of each step is within an ulp of the working precision
+        w = decimal.Context(prec=c.prec + 10, Emax=c.Emax, Emin=c.Emin, traps=[])
+        total, term, n = decimal.Decimal(0), z, 1
+        tiny = w.multiply(z, decimal.Decimal(10) ** (-(c.prec + 5)))
+        while True:
+            total = w.add(total, term) if n % 2 else w.subtract(total, term)
+            n += 1
+            term = w.divide(w.multiply(term, z), n)
+            if term < tiny:
+                break
+        slack = w.add(term, w.multiply(w.multiply(z, decimal.Decimal(n)), decimal.Decimal(10) ** (-(c.prec + 8))))
+        return self.down(c.subtract(total, slack)), self.up(c.add(total, slack))
+
     def add(self, x, y):
         c = self.ctx
         return self.down(c.add(x[0], y[0])), self.up(c.add(x[1], y[1]))
@@ -259,11 +283,11 @@ def _dec_noise_point(D: _Dec, m: int, nbits: int, noise: str, w, side: str):
         else:
             r = D.neg(D.ln(c.multiply(2, V), c.multiply(2, V)))
         return r[0] if side == "lo" else r[1]
-    # weighted: T = U^{1/w}, then the plain inverse CDF at T
+    # weighted: T = U^{1/w}, then the plain inverse CDF at T; 1 − T = 1 − e^{ln(U)/w} without cancellation
     lu = D.ln(U, U)
     lt = D.div(lu, w)
     t_lo, t_hi = D.exp(*lt)
-    omt = (D.down(c.subtract(one, t_hi)), D.up(c.subtract(one, t_lo)))
+    omt = (D.one_minus_exp(lt[1].copy_negate())[0], D.one_minus_exp(lt[0].copy_negate())[1])
     omt = (max(omt[0], decimal.Decimal(0)), min(omt[1], one))
     if noise == "exponential":
         r = D.neg(D.ln(*omt))
@@ -286,10 +310,10 @@ def _dec_noise_point(D: _Dec, m: int, nbits: int, noise: str, w, side: str):
 class _Refiner:
     """Exact state (all bits drawn so far, exact score) of the candidates that reached the decimal stage."""
 
-    def __init__(self, rng, noise, exact_score, weights, m0, magnitude_digits: int):
+    def __init__(self, rng, noise, exact_score, weights, m0, ref: Fraction):
         self.rng, self.noise, self.exact_score, self.weights = rng, noise, exact_score, weights
         self.m0 = m0
-        self.mag = magnitude_digits
+        self.ref = ref  # every enclosure is of a_r − ref + N_r: near-ties are resolved on small numbers
         self.bits: dict[int, tuple[int, int]] = {}
         self.score: dict[int, Fraction] = {}
 
@@ -307,15 +331,14 @@ class _Refiner:
             self.bits[r] = ((m << 64) | int(b), nb + 64)
 
     def interval(self, r: int):
-        """Decimal enclosure of a_r + F⁻¹(U_r) from the exact score and all bits drawn for U_r."""
+        """Decimal enclosure of a_r − ref + F⁻¹(U_r) from the exact score and all bits drawn for U_r."""
         m, nb = self.state(r)
-        # U = m/2^nb has at most nb significant decimal digits: the precision represents it exactly,
-        # and leaves ~40 digits below the scores' magnitude for the noise.
         if r not in self.score:
-            self.score[r] = Fraction(self.exact_score(r))
+            self.score[r] = Fraction(self.exact_score(r)) - self.ref
         f = self.score[r]
-        digits = max(0, (abs(f.numerator).bit_length() - f.denominator.bit_length()) * 30103 // 100000 + 2)
-        D = _Dec(nb + 40 + max(self.mag, digits))
+        # U = m/2^nb has at most nb significant decimal digits: the precision represents it exactly,
+        # and leaves ~40 digits below the magnitude of a_r − ref for the noise.
+        D = _Dec(nb + 40 + _digits(f))
         a = D.frac(f)
         w = None
         if self.weights is not None:
@@ -326,6 +349,12 @@ class _Refiner:
                 w = wd
         n_lo = _dec_noise_point(D, m, nb, self.noise, w, "lo")
         n_hi = _dec_noise_point(D, m + 1, nb, self.noise, w, "hi")
+        if D.ctx.flags[decimal.Underflow] or D.ctx.flags[decimal.Overflow]:
+            # e.g. U^{1/w} for a base measure w = 1e-300: values below 10^(-10^18) cannot be told apart
+            raise ValueError(
+                "exact sampling cannot resolve a near-tie: a candidate's noise under the base "
+                "measure (weights) leaves the decimal exponent range; use less extreme weights or exact=False"
+            )
         return D.add(a, (n_lo, n_hi))
 
 
@@ -504,11 +533,13 @@ def _refine(a, short, s_lo, s_hi, amb, kk, rng, noise, exact_score, weights, m):
     """Stage 3: exact refinement of the ambiguous candidates only. Float enclosures of the others stay
     valid (all enclosures are of the same absolute quantity a_r + N_r), so they mix with decimals."""
     ids = short.tolist()
-    finite = np.abs(a[short][np.isfinite(a[short])])
-    mag = int(math.ceil(math.log10(max(float(finite.max()) if finite.size else 1.0, 1.0)))) + 1
-    R = _Refiner(rng, noise, exact_score, weights, m, mag)
-    dlo = {r: decimal.Decimal(float(v)) for r, v in zip(ids, s_lo)}
-    dhi = {r: decimal.Decimal(float(v)) for r, v in zip(ids, s_hi)}
+    ref = Fraction(exact_score(min(amb)))
+    R = _Refiner(rng, noise, exact_score, weights, m, ref)
+    # the float enclosures of the others, shifted by the same exact reference (rounded outwards)
+    Dr = _Dec(60 + _digits(ref))
+    ref_lo, ref_hi = Dr.frac(ref)
+    dlo = {r: Dr.down(Dr.ctx.subtract(decimal.Decimal(float(v)), ref_hi)) for r, v in zip(ids, s_lo)}
+    dhi = {r: Dr.up(Dr.ctx.subtract(decimal.Decimal(float(v)), ref_lo)) for r, v in zip(ids, s_hi)}
     refined: set[int] = set()
     for _ in range(100_000):
         again = sorted(r for r in amb if r in refined)
@@ -526,6 +557,11 @@ def _refine(a, short, s_lo, s_hi, amb, kk, rng, noise, exact_score, weights, m):
             if dhi[r] < lk and r not in amb:
                 del dlo[r], dhi[r]
     raise RuntimeError("exact noisy-max refinement did not converge")  # probability 2^-(64·100000)
+
+
+def _digits(f: Fraction) -> int:
+    """An upper bound on the number of decimal digits before the point of |f| (0 for |f| < 1)."""
+    return max(0, (abs(f.numerator).bit_length() - f.denominator.bit_length() + 1) * 30103 // 100000 + 2)
 
 
 def _score_bounds(a, a_err):
