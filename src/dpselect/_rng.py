@@ -8,20 +8,30 @@ import numpy as np
 RNGLike = "np.random.Generator | int | None"
 
 
-def check_rng(rng: np.random.Generator | int | None) -> np.random.Generator:
-    """Return a ``numpy.random.Generator`` for ``rng``.
+def check_rng(rng) -> np.random.Generator:
+    """Return a ``numpy.random.Generator`` for ``rng`` (numpy SPEC 7).
 
-    ``None`` gives a fresh generator seeded from OS entropy, an int seeds a new PCG64 generator, a
-    ``Generator`` is used as is. numpy's global random state is never touched.
+    Accepts anything ``numpy.random.default_rng`` accepts: ``None`` (fresh OS entropy), an int seed
+    >= 0 (or a sequence of them), a ``SeedSequence``, a ``BitGenerator`` or a ``Generator`` (used as
+    is). numpy's global random state is never touched.
+
+    >>> check_rng(np.random.SeedSequence(1)).integers(10) == check_rng(1).integers(10)
+    True
     """
     if rng is None:
         return np.random.default_rng()
     if isinstance(rng, np.random.Generator):
         return rng
+    if isinstance(rng, (np.random.BitGenerator, np.random.SeedSequence)):
+        return np.random.default_rng(rng)
     if isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
         if int(rng) < 0:
-            raise ValueError(f"rng must be a numpy.random.Generator or an int seed >= 0, got {rng!r}")
+            raise ValueError(f"rng must be an int seed >= 0, a SeedSequence, a BitGenerator or a Generator, got {rng!r}")
         return np.random.default_rng(int(rng))
+    if isinstance(rng, (list, tuple)) and rng and all(isinstance(x, numbers.Integral) and not isinstance(x, bool)
+                                                      and int(x) >= 0 for x in rng):
+        return np.random.default_rng([int(x) for x in rng])
     raise TypeError(
-        f"rng must be a numpy.random.Generator, an int seed or None, got {type(rng).__name__}"
+        "rng must be None, an int seed >= 0 (or a sequence of them), a numpy SeedSequence, BitGenerator or "
+        f"Generator, got {type(rng).__name__}"
     )
