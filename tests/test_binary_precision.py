@@ -358,6 +358,10 @@ def test_outputs_probability_bounds_and_input_rules():
     assert mech.probability(0, 0) < 1e-20 and mech.prob_one[0] == 1.0   # float Pr[M = 1] rounds; the log form not
     with pytest.raises(ValueError, match="output"):
         optimal_extension(E, T, partial, epsilon=eps, output="odds")
+    with pytest.raises(ValueError, match="tol"):
+        mech.violations(tol=-1.0)
+    with pytest.raises(ValueError, match="answer"):
+        mech.log_probability(0, 2)
     # issue 11: a string epsilon that is not an attribute names epsilon and suggests a number
     with pytest.raises(ValueError, match=r"epsilon='1'.*epsilon=1\.0"):
         optimal_extension(E, T, partial, epsilon="1")

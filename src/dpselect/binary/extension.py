@@ -477,7 +477,7 @@ def _partial_arrays(g: DatasetGraph, partial: Any) -> tuple[np.ndarray, np.ndarr
     bad = ~np.isfinite(vals) | (vals < 0) | (vals > 1)
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"partial values must be probabilities in [0, 1], got {vals[k]!r} at vertex "
+        raise ValueError(f"partial values must be probabilities in [0, 1], got {float(vals[k])!r} at vertex "
                          f"{_short(g.label(int(idx[k])))}")
     return idx, vals
 

@@ -6,7 +6,7 @@ from typing import Any, Hashable, Iterable
 import numpy as np
 
 from .._rng import check_rng
-from .._validation import _short
+from .._validation import _short, check_nonnegative
 from .bernoulli import bernoulli_log
 from .graph import DatasetGraph
 from .suitable import SuitablePair
@@ -124,6 +124,7 @@ class BinaryMechanism:
         """
         from .extension import privacy_violations
 
+        tol = check_nonnegative(tol, "tol")
         if self.pair is None:
             raise ValueError("this mechanism has no privacy notion attached (pair=None): nothing to check")
         g = self.graph
