@@ -224,3 +224,8 @@ def test_explicit_exit_status_passes_through(monkeypatch):
     with pytest.raises(SystemExit) as exc:
         main(["demo"])
     assert exc.value.code == 3
+
+
+def test_commands_option_errors_exit_2_subprocess():
+    out = _run_module(["binary-demo", "--n", "0"])
+    assert out.returncode == 2 and _one_error_line(out.stderr).startswith("dpselect binary-demo: error: --n ")

@@ -573,3 +573,23 @@ def test_count_dominating_rejects_nan_strings_and_non_bool_strict():
         count_dominating([["a", "b"]])
     with pytest.raises(TypeError, match="strict must be a bool, got 'yes'"):
         count_dominating([[1.0, 2.0]], strict="yes")
+
+
+def test_shifted_local_dampening_on_pareto_fails_fast_when_the_walk_cannot_finish():
+    import time
+
+    sens = [dpselect.constant(2, 1e-300).bounded(5)]
+    t0 = time.perf_counter()
+    for call in (lambda: priv_pareto([[0.0], [1.0]], 1.0, sens, mechanism="shifted_local_dampening", rng=0),
+                 lambda: priv_pareto_probabilities([[0.0], [1.0]], 1.0, sens, mechanism="shifted_local_dampening")):
+        with pytest.raises(ValueError, match=r"would walk at least 5e\+299 distances: objective 0 spans 1 but "
+                                             r"sensitivities\[0\] is at most 1e-300 per step"):
+            call()
+    assert time.perf_counter() - t0 < 5.0
+    # the saturation distance of δ^PS is not declared when beyond the walk cap (it would disable max_steps)
+    assert pareto_sensitivity([[0.0], [1.0]], sens).saturation_distance is None
+    assert pareto_sensitivity([[0.0], [1.0]], [dpselect.constant(2, 0.1).bounded(5)]).saturation_distance == 5
+    # on the scale of the objectives it runs: a bound 0.25 per step, range 1 -> 2 steps
+    p = priv_pareto_probabilities([[0.0], [1.0]], 1.0, [dpselect.constant(2, 0.25).bounded(5)],
+                                  mechanism="shifted_local_dampening")
+    assert p.shape == (2,) and abs(p.sum() - 1) < 1e-12 and p[1] > p[0]

@@ -222,17 +222,57 @@ def _saturation(U: np.ndarray, sfs: list[SensitivityFunction]) -> int | None:
     slack against rounding) in every objective, every pair satisfies H(r') >= L(r) and no pair
     L(r') > H(r): δ^PS(x, t, r) = n − 1 for all r. Declaring it lets shifted local dampening stop there;
     it changes no value, so admissibility is untouched.
+
+    A distance beyond :data:`dpselect.dampening.DEFAULT_MAX_STEPS` is not declared (None): the walks go
+    to a declared saturation distance regardless of ``max_steps``, so declaring 10^299 (sensitivities
+    tiny against the objectives' ranges) would turn their clear ``max_steps`` error into an endless loop.
     """
+    from .dampening import DEFAULT_MAX_STEPS
+
     sat = 0
     for i, sf in enumerate(sfs):
         if sf.saturation_distance is None:
             return None
-        col = U[:, i]
-        rng_i = float(col.max() - col.min())
-        if rng_i > 0:
-            steps = math.ceil(rng_i / (2.0 * sf.global_sensitivity))
+        steps = _coverage_steps(U[:, i], sf.global_sensitivity)
+        if steps is not None:
             sat = max(sat, sf.saturation_distance + steps)
-    return sat
+    return sat if sat <= DEFAULT_MAX_STEPS else None
+
+
+def _coverage_steps(col: np.ndarray, delta: float) -> int | float | None:
+    """ceil(range / (2Δ)) of one objective (None for a constant column; may be a huge float)."""
+    rng_i = float(col.max() - col.min())
+    if not rng_i > 0:
+        return None
+    q = rng_i / (2.0 * delta)
+    return math.ceil(q) if q < 2.0 ** 62 else q
+
+
+def _check_shifted_walk(U: np.ndarray, sfs: list[SensitivityFunction], options: dict) -> None:
+    """Fail fast when shifted local dampening on δ^PS cannot finish within ``max_steps``.
+
+    For the candidate r with the largest u_i and r' with the smallest, δ^PS(x, t, r) = n − 1 needs
+    H_i(r') >= L_i(r), i.e. Σ_{j<=t} δ_i(r') + Σ_{j<=t} δ_i(r) >= range_i, and each sum is at most
+    (t + 1)Δ_i: so δ^PS stays below its bound until t + 1 >= range_i / (2Δ_i), and the shift G_r is a sum
+    over at least that many distances. Beyond ``max_steps`` (and the walk cap DEFAULT_MAX_STEPS) that
+    walk cannot finish: a ValueError now instead of an endless walk.
+    """
+    from .dampening import DEFAULT_MAX_STEPS
+
+    max_steps = options.get("max_steps", DEFAULT_MAX_STEPS)
+    if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)):
+        return  # the mechanism reports a bad max_steps itself
+    for i, sf in enumerate(sfs):
+        steps = _coverage_steps(U[:, i], sf.global_sensitivity)
+        if steps is not None and steps - 1 > max(int(max_steps), DEFAULT_MAX_STEPS):
+            col = U[:, i]
+            raise ValueError(
+                f"shifted_local_dampening on the Pareto score would walk at least {steps - 1:.3g} distances: "
+                f"objective {i} spans {float(col.max() - col.min()):.6g} but sensitivities[{i}] is at most "
+                f"{sf.global_sensitivity:.6g} per step (rule: range / (2 Δ) must be <= max_steps = "
+                f"{max(int(max_steps), DEFAULT_MAX_STEPS)}); use a global mechanism or sensitivities on the "
+                "scale of the objectives"
+            )
 
 
 def _pareto_sf(U: np.ndarray, sfs: list[SensitivityFunction], base_idx: np.ndarray | None) -> SensitivityFunction:
@@ -438,6 +478,8 @@ def priv_pareto(U, epsilon: float, sensitivities: Sensitivities, *, mechanism: s
         sub = M[remaining]
         ps = -count_dominating(sub, strict=True)
         if local:
+            if mechanism == "shifted_local_dampening":
+                _check_shifted_walk(sub, sfs, options)
             sens_k = _pareto_sf(sub, sfs, None if remaining.size == n else remaining)
         else:
             sens_k = float(remaining.size - 1)
@@ -462,7 +504,10 @@ def priv_pareto_probabilities(U, epsilon: float, sensitivities: Sensitivities, *
     M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
     ps = -count_dominating(M, strict=True)
     if mechanism in LOCAL_MECHANISMS:
-        sens_k = _pareto_sf(M, _as_functions(sens, n), None)
+        sfs = _as_functions(sens, n)
+        if mechanism == "shifted_local_dampening":
+            _check_shifted_walk(M, sfs, options)
+        sens_k = _pareto_sf(M, sfs, None)
     else:
         sens_k = float(n - 1)
     return _probabilities(mechanism, ps.astype(np.float64), eps, sens_k, options)
