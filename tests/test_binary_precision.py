@@ -410,4 +410,4 @@ def test_shift_regime_finish_matches_step_by_step_label_setting(hetero):
         x = w
         while pb[x] >= 0:
             x = int(pb[x])
-        assert x == ob[w] and x in src
+        assert x in src and ob[w] in (-1, x)

@@ -146,11 +146,13 @@ def _key_upper_pure(hi, lo, eps, with_lo):
         np.negative(x, out=x)
         corr = np.log1p(x)
         corr *= -sg                                      # -log1p(x) on piece 1, +log1p(x) on piece 2
+        inf = ~np.isfinite(hi)
+        if not with_lo:                                   # an ordering value: one rounding more is fine
+            out = hi + eps
+            out += corr
+            return np.where(inf, hi, out), None
         s, e = two_sum(hi, eps)
         t = e + corr
-        inf = ~np.isfinite(hi)
-        if not with_lo:
-            return np.where(inf, hi, s + t), None
         t += np.asarray(lo, dtype=np.float64)
         out_hi, out_lo = two_sum(s, t)
         if inf.any():

@@ -132,12 +132,12 @@ def resolve_privacy(g: DatasetGraph, epsilon: Any, delta: Any = 0.0, pair: Suita
     arc_eps = eps_edge[g.arc_edge]
     vmin = np.full(g.n, np.inf)
     np.minimum.at(vmin, g.arc_tail, arc_eps)
-    return EdgeDPPairs(arc_eps, vmin, dl)
+    return EdgeDPPairs(arc_eps, vmin, dl, edge_epsilon=eps_edge)
 
 
 def _epsilon_from_mapping(g: DatasetGraph, mapping: Mapping) -> np.ndarray:
     m = g.n_edges
-    ekeys = g.edge_u * g.n + g.edge_v  # sorted and unique by construction
+    ekeys = g.edge_keys()  # sorted and unique by construction
     keys = np.empty(len(mapping), dtype=np.int64)
     vals = np.empty(len(mapping), dtype=np.float64)
     for k, (e, val) in enumerate(mapping.items()):
@@ -181,7 +181,8 @@ def _label_setting_batch(g: DatasetGraph, pair: SuitablePair, src: np.ndarray, k
     """Multi-source label setting in vectorised batches (see the module docstring for the proof).
 
     Returns ``(label, lo, origin, pred, rounds)``: ``label + lo`` is each vertex's label (``lo`` the
-    compensation term of log-odds labels, 0 for probability labels), ``+inf`` where nothing is implied.
+    compensation term of log-odds labels, 0 for probability labels), ``+inf`` where nothing is implied;
+    ``origin`` the fixed vertex a label comes from (-1 where it must be read off the ``pred`` chain).
     """
     n = g.n
     label = np.full(n, np.inf)
@@ -212,10 +213,11 @@ def _label_setting_batch(g: DatasetGraph, pair: SuitablePair, src: np.ndarray, k
             if not keep.all():
                 arcs, heads, tails = arcs[keep], heads[keep], tails[keep]
             if arcs.size:
-                vals, vlo = pair.arc_key_upper(label[tails], lo[tails], arcs)
+                # compare with the plain value; only the winners get the compensated (hi, lo) label
+                vals = pair.arc_key_upper_hi(label[tails], arcs)
                 better = vals < label[heads]
                 if not better.all():
-                    heads, tails, vals, vlo = heads[better], tails[better], vals[better], vlo[better]
+                    heads, tails, vals, arcs = heads[better], tails[better], vals[better], arcs[better]
                 if heads.size:
                     order = np.lexsort((vals, heads))
                     hs = heads[order]
@@ -224,8 +226,7 @@ def _label_setting_batch(g: DatasetGraph, pair: SuitablePair, src: np.ndarray, k
                     np.not_equal(hs[1:], hs[:-1], out=first[1:])
                     sel = order[first]
                     h, t = heads[sel], tails[sel]
-                    label[h] = vals[sel]
-                    lo[h] = vlo[sel]
+                    label[h], lo[h] = pair.arc_key_upper(label[t], lo[t], arcs[sel])
                     pred[h] = t
                     origin[h] = origin[t]
                     new = h[~in_front[h]]
@@ -268,7 +269,7 @@ def _finish_shift_regime(g: DatasetGraph, shift: tuple, label: np.ndarray, lo: n
     loc = np.full(g.n, -1, dtype=np.int64)
     loc[ids] = np.arange(k)
     keep = unset[g.arc_tail] & unset[g.indices]
-    kind, eps = shift
+    kind, eps, eps_edge = shift
     w = np.ones(int(keep.sum())) if kind == "hops" else np.asarray(eps, dtype=np.float64)[keep]
     fl = label[frontier]
     m = float(fl.min())
@@ -283,18 +284,24 @@ def _finish_shift_regime(g: DatasetGraph, shift: tuple, label: np.ndarray, lo: n
     moved = reach & (p != k)                                 # labels improved inside the unsettled set
     mv = ids[moved]
     pred[mv] = ids[p[moved]]
-    # Labels are recomputed along Dijkstra's predecessor tree as root label + a compensated (two-sum) sum
-    # of the tree path's epsilons, by pointer jumping (log(depth) vectorised steps); this also gives
-    # each vertex's root, hence its origin. Dijkstra's own float sums only choose the tree.
-    w_hi = np.zeros(k)
+    final[ids[reach]] = True
+    origin[mv] = -1                                          # resolved from pred when needed (_check_compatible)
     if kind == "hops":
-        w_hi[moved] = eps
-    else:
-        a, b = np.minimum(pred[mv], mv), np.maximum(pred[mv], mv)
-        e = np.searchsorted(g.edge_u * g.n + g.edge_v, a * g.n + b)
+        # l = m + eps (o + hops): Dijkstra's distances are exact up to the fractional offsets (unit weights),
+        # so one product and one sum: a few ulps of l however long the path
+        label[mv] = m + eps * d[moved]
+        lo[mv] = 0.0
+        return
+    # Per-edge epsilons: Dijkstra's float sums only choose the tree; the labels are recomputed along it as
+    # root label + a compensated (two-sum) sum of the tree path's epsilons, by pointer jumping (log(depth)
+    # vectorised steps), so they keep full relative precision at any depth.
+    w_hi = np.zeros(k)
+    a, b = np.minimum(pred[mv], mv), np.maximum(pred[mv], mv)
+    e = np.searchsorted(g.edge_keys(), a * g.n + b)
+    if eps_edge is None:
         eps_edge = np.empty(g.n_edges)
         eps_edge[g.arc_edge] = eps
-        w_hi[moved] = eps_edge[e]
+    w_hi[moved] = eps_edge[e]
     w_lo = np.zeros(k)
     anc = np.where(moved, p, np.arange(k))
     anc[~reach] = np.flatnonzero(~reach)
@@ -310,8 +317,6 @@ def _finish_shift_regime(g: DatasetGraph, shift: tuple, label: np.ndarray, lo: n
     hi, lo_new = ls.two_sum(hi, err + lo[root] + w_lo[moved])
     label[mv] = hi
     lo[mv] = lo_new
-    origin[mv] = origin[root]
-    final[ids[reach]] = True
 
 
 def _threshold(pair: SuitablePair, fl: np.ndarray, frontier: np.ndarray) -> float:
@@ -395,7 +400,7 @@ def _check_compatible(g: DatasetGraph, pair: SuitablePair, colour: int, is_src: 
     if not arcs.size:
         return
     tails, heads = g.arc_tail[arcs], g.indices[arcs]
-    bound = pair.arc_key_upper(label[tails], lo[tails], arcs)[0]
+    bound = pair.arc_key_upper_hi(label[tails], arcs)
     qk = label[heads]
     with np.errstate(invalid="ignore"):
         excess = np.where(qk <= bound, 0.0, qk - bound)
@@ -403,9 +408,10 @@ def _check_compatible(g: DatasetGraph, pair: SuitablePair, colour: int, is_src: 
     if excess[worst] <= tol:
         return
     x, v = int(tails[worst]), int(heads[worst])
-    u = int(origin[x])
+    chain = _path(g, pred, x)
+    u = int(origin[x]) if origin[x] >= 0 else chain[0]      # the fixed vertex the bound comes from
     bprob = float(pair.key_probability(bound[worst:worst + 1], np.zeros(1))[0])
-    path = [g.label(i) for i in _path(g, pred, x)] + [g.label(v)]
+    path = [g.label(i) for i in chain] + [g.label(v)]
     shown = " - ".join(_short(p) for p in path[:12]) + (" - ..." if len(path) > 12 else "")
     j = colour
     msg = (f"partial mechanism cannot be extended privately: Pr[M({_short(g.label(v))}) = {j}] = "
@@ -432,8 +438,10 @@ def privacy_violations(g: DatasetGraph, pair: SuitablePair, log_prob: np.ndarray
     c0, c1 = np.ascontiguousarray(log_prob[:, 0]), np.ascontiguousarray(log_prob[:, 1])
     delta = float(getattr(pair, "delta", 0.0))
     if pair.log_space and not pair.homogeneous:
-        eps_edge = np.empty(m)
-        eps_edge[g.arc_edge] = pair.arc_eps(np.arange(g.indices.size))
+        eps_edge = getattr(pair, "edge_epsilon", None)
+        if eps_edge is None:
+            eps_edge = np.empty(m)
+            eps_edge[g.arc_edge] = pair.arc_eps(np.arange(g.indices.size))
     elif pair.log_space:
         eps_edge = float(pair.arc_eps(None))
     for lo in range(0, m, chunk):

@@ -105,6 +105,7 @@ class DatasetGraph:
         self.indptr = np.zeros(self.n + 1, dtype=np.int64)
         np.cumsum(np.bincount(tails, minlength=self.n), out=self.indptr[1:])
         self._csr = None
+        self._edge_keys = None
 
     # ----------------------------------------------------------------- constructors
     @classmethod
@@ -155,6 +156,12 @@ class DatasetGraph:
         return cls.from_edges(edges, vertices=list(graph.nodes()), epsilon_attr=epsilon_attr)
 
     # ----------------------------------------------------------------- vertex ids
+    def edge_keys(self) -> np.ndarray:
+        """``edge_u * n + edge_v`` for every edge: sorted and unique (lookup of an edge by searchsorted)."""
+        if self._edge_keys is None:
+            self._edge_keys = self.edge_u * self.n + self.edge_v
+        return self._edge_keys
+
     @property
     def n_edges(self) -> int:
         return int(self.edge_u.size)

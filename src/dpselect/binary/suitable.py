@@ -70,6 +70,10 @@ class SuitablePair(ABC):
         """``U_e`` on labels ``hi + lo`` across ``arcs``; returns ``(hi', lo')``."""
         return self.arc_upper(hi, arcs), np.zeros_like(np.asarray(hi, dtype=np.float64))
 
+    def arc_key_upper_hi(self, hi: np.ndarray, arcs: np.ndarray) -> np.ndarray:
+        """Like :meth:`arc_key_upper` without the compensation term (cheaper; for comparisons only)."""
+        return self.arc_upper(hi, arcs)
+
     def vertex_min_key_upper(self, hi: np.ndarray, vertices: np.ndarray) -> np.ndarray:
         return self.vertex_min_upper(hi, vertices)
 
@@ -151,6 +155,9 @@ class DPPair(SuitablePair):
     def arc_key_upper(self, hi, lo, arcs):
         return ls.key_upper(hi, lo, self.epsilon, self.delta)
 
+    def arc_key_upper_hi(self, hi, arcs):
+        return ls.key_upper(hi, None, self.epsilon, self.delta, with_lo=False)[0]
+
     def vertex_min_key_upper(self, hi, vertices):
         return ls.key_upper(hi, None, self.epsilon, self.delta, with_lo=False)[0]
 
@@ -162,7 +169,7 @@ class DPPair(SuitablePair):
         return ls.key_logs(hi, lo)
 
     def shift_weights(self):
-        return ("hops", self.epsilon) if self.delta == 0 else None
+        return ("hops", self.epsilon, None) if self.delta == 0 else None
 
     def arc_eps(self, arcs):
         """epsilon across ``arcs`` (the same everywhere)."""
@@ -204,8 +211,10 @@ class EdgeDPPairs(SuitablePair):
 
     homogeneous = False
 
-    def __init__(self, arc_epsilon: np.ndarray, vertex_min_epsilon: np.ndarray, delta: float = 0.0) -> None:
+    def __init__(self, arc_epsilon: np.ndarray, vertex_min_epsilon: np.ndarray, delta: float = 0.0, *,
+                 edge_epsilon: np.ndarray | None = None) -> None:
         self.arc_epsilon = np.asarray(arc_epsilon, dtype=np.float64)
+        self.edge_epsilon = None if edge_epsilon is None else np.asarray(edge_epsilon, dtype=np.float64)
         self.vertex_min_epsilon = np.asarray(vertex_min_epsilon, dtype=np.float64)
         self.delta = check_nonnegative(delta, "delta")
         if self.delta >= 1:
@@ -232,6 +241,9 @@ class EdgeDPPairs(SuitablePair):
     def arc_key_upper(self, hi, lo, arcs):
         return ls.key_upper(hi, lo, self.arc_epsilon[arcs], self.delta)
 
+    def arc_key_upper_hi(self, hi, arcs):
+        return ls.key_upper(hi, None, self.arc_epsilon[arcs], self.delta, with_lo=False)[0]
+
     def vertex_min_key_upper(self, hi, vertices):
         return ls.key_upper(hi, None, self.vertex_min_epsilon[vertices], self.delta, with_lo=False)[0]
 
@@ -240,7 +252,7 @@ class EdgeDPPairs(SuitablePair):
         return lambda x, lo, arc: f(x, lo, ee[arc], dl)
 
     def shift_weights(self):
-        return ("weights", self.arc_epsilon) if self.delta == 0 else None
+        return ("weights", self.arc_epsilon, self.edge_epsilon) if self.delta == 0 else None
 
     def arc_eps(self, arcs):
         return self.arc_epsilon[arcs]
