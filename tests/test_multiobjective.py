@@ -1,6 +1,7 @@
 """Pareto score, δ^PS, PrivPareto and PrivAgg: paper examples, brute-force references, exact DP audits."""
 from __future__ import annotations
 
+import contextlib
 import itertools
 
 import numpy as np
@@ -593,3 +594,61 @@ def test_shifted_local_dampening_on_pareto_fails_fast_when_the_walk_cannot_finis
     p = priv_pareto_probabilities([[0.0], [1.0]], 1.0, [dpselect.constant(2, 0.25).bounded(5)],
                                   mechanism="shifted_local_dampening")
     assert p.shape == (2,) and abs(p.sum() - 1) < 1e-12 and p[1] > p[0]
+
+
+def test_local_dampening_on_pareto_fails_fast_when_the_walk_cannot_finish():
+    import time
+
+    t0 = time.perf_counter()
+    sens = [dpselect.constant(2, 1e-300).bounded(5)]
+    for call in (lambda: priv_pareto([[0.0], [1.0]], 1.0, sens, mechanism="local_dampening", rng=0),
+                 lambda: priv_pareto_probabilities([[0.0], [1.0]], 1.0, sens, mechanism="local_dampening")):
+        with pytest.raises(ValueError, match=r"local_dampening on the Pareto score would walk at least 5e\+299 "
+                                             r"distances: candidate 0 is dominated"):
+            call()
+    # gap 1, at most 1e-6 per step and per side: δ^PS(x, t, 0) = 0 until t + 1 >= 5e5 > max_steps
+    with pytest.raises(ValueError, match=r"at least 5e\+05 distances.*max_steps = 100000"):
+        priv_pareto_probabilities([[0.0], [1.0]], 1.0, [dpselect.constant(2, 1e-6)], mechanism="local_dampening",
+                                  max_steps=100_000)
+    assert time.perf_counter() - t0 < 5.0
+    # ties: the tied non-dominator counts at t = 0, so nothing is refused however small the sensitivities
+    p = priv_pareto_probabilities([[0.0, 1.0], [1.0, 1.0], [1.0, 0.0]], 1.0, [1e-300, 1e-300],
+                                  mechanism="local_dampening")
+    assert p.shape == (3,) and abs(p.sum() - 1) < 1e-12
+
+
+def test_dampening_walk_bound_never_exceeds_the_true_first_distance():
+    """The bound of _check_dampening_walk against δ^PS itself: t + 1 >= bound at the first t with δ^PS >= 1."""
+    from dpselect.multiobjective import _check_dampening_walk  # noqa: F401  (the code under test)
+
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(120):
+        n, m = int(rng.integers(2, 7)), int(rng.integers(1, 4))
+        U = rng.integers(0, 6, size=(n, m)).astype(float) * rng.choice([0.1, 1.0, 3.0])
+        D = rng.choice([0.05, 0.1, 0.3, 1.0], size=m)
+        grow = rng.random() < 0.5
+        sfs = [SensitivityFunction(lambda t, b=(rng.uniform(0.1, 1.0, n) * D[i] if grow else np.full(n, D[i])),
+                                   d=D[i]: np.minimum(d, b * (1 + 0.5 * t)), float(D[i])) for i in range(m)]
+        dom = np.flatnonzero(pareto_score(U) < 0)
+        if dom.size == 0:
+            continue
+        sf = pareto_sensitivity(U, sfs)
+        first_t = {}
+        for t in range(400):
+            v = sf(t)
+            first_t.update({int(r): t for r in dom if int(r) not in first_t and v[r] >= 1})
+            if len(first_t) == dom.size:
+                break
+        diff = U[None] - U[dom, None]
+        scaled = diff / (2 * D)
+        d = (diff > 0).all(axis=2)
+        need = np.minimum(np.where(d, scaled.min(axis=2), np.inf),
+                          np.where(d | (np.arange(n)[None, :] == dom[:, None]), np.inf,
+                                   np.maximum(-scaled, 0).max(axis=2)))
+        for k, r in enumerate(dom):
+            checked += 1
+            assert first_t.get(int(r), 10 ** 9) + 1 >= need[k].min() - 1e-9
+        with pytest.raises(ValueError) if need.min(axis=1).max() > 2 else contextlib.nullcontext():
+            _check_dampening_walk(U, sfs, {"max_steps": 1})
+    assert checked > 150

@@ -275,6 +275,52 @@ def _check_shifted_walk(U: np.ndarray, sfs: list[SensitivityFunction], options: 
             )
 
 
+#: Largest n·n·m for which :func:`_check_dampening_walk` computes its bound (O(n² m) time and memory).
+_WALK_CHECK_LIMIT = 4_000_000
+
+
+def _check_dampening_walk(U: np.ndarray, sfs: list[SensitivityFunction], options: dict) -> None:
+    """Fail fast when local dampening on δ^PS provably cannot finish within ``max_steps`` distances.
+
+    A dominated candidate r (PS(r) <= −1) is resolved only once δ^PS(x, t, r) >= 1, i.e. once some r'
+    enters one of the two sets of Def. 4.5: a dominator with L_i(r') <= H_i(r) in some i, which needs
+    Σ_{j<=t} δ_i(r') + Σ_{j<=t} δ_i(r) >= u_i(r') − u_i(r), or a non-dominator with H(r') >= L(r) in every
+    i, which needs the same sums >= u_i(r) − u_i(r') wherever that is positive. Each sum is at most
+    (t + 1)Δ_i, which gives the first distance T_r at which that is possible; the walk needs
+    max_r T_r + 1 distances. Only computed when n·n·m <= _WALK_CHECK_LIMIT.
+    """
+    from .dampening import DEFAULT_MAX_STEPS
+
+    n, m = U.shape
+    if n * n * m > _WALK_CHECK_LIMIT:
+        return
+    max_steps = options.get("max_steps", DEFAULT_MAX_STEPS)
+    if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)):
+        return  # the mechanism reports a bad max_steps itself
+    dominated = np.flatnonzero(count_dominating(U, strict=True) > 0)
+    if dominated.size == 0:
+        return
+    two_delta = 2.0 * np.array([sf.global_sensitivity for sf in sfs])
+    with np.errstate(over="ignore", invalid="ignore"):
+        diff = U[None, :, :] - U[dominated, None, :]            # u(r') − u(r), shape (dominated, n, m)
+        scaled = diff / two_delta                                # in units of (t + 1)
+        dom = (diff > 0).all(axis=2)
+        need_a = np.where(dom, scaled.min(axis=2), np.inf)
+        need_b = np.where(dom, np.inf, np.maximum(-scaled, 0.0).max(axis=2))
+    need_b[np.arange(dominated.size), dominated] = np.inf     # r' = r is not counted
+    first = np.minimum(need_a.min(axis=1), need_b.min(axis=1))  # (t + 1) >= first
+    worst = float(first.max())
+    if worst > max(int(max_steps), 1) + 1:
+        r = int(dominated[int(np.argmax(first))])
+        raise ValueError(
+            f"local_dampening on the Pareto score would walk at least {worst - 1:.3g} distances: candidate {r} "
+            f"is dominated, and δ^PS(x, t, {r}) stays 0 until the objectives' sensitivities (at most "
+            f"{', '.join(f'{sf.global_sensitivity:.3g}' for sf in sfs)} per step) cover its gaps to the other "
+            f"candidates (rule: that must happen within max_steps = {int(max_steps)}); use a global mechanism "
+            "or sensitivities on the scale of the objectives"
+        )
+
+
 def _pareto_sf(U: np.ndarray, sfs: list[SensitivityFunction], base_idx: np.ndarray | None) -> SensitivityFunction:
     n = U.shape[0]
     delta = _ParetoDelta(U, sfs, base_idx)
@@ -480,6 +526,8 @@ def priv_pareto(U, epsilon: float, sensitivities: Sensitivities, *, mechanism: s
         if local:
             if mechanism == "shifted_local_dampening":
                 _check_shifted_walk(sub, sfs, options)
+            else:
+                _check_dampening_walk(sub, sfs, options)
             sens_k = _pareto_sf(sub, sfs, None if remaining.size == n else remaining)
         else:
             sens_k = float(remaining.size - 1)
@@ -507,6 +555,8 @@ def priv_pareto_probabilities(U, epsilon: float, sensitivities: Sensitivities, *
         sfs = _as_functions(sens, n)
         if mechanism == "shifted_local_dampening":
             _check_shifted_walk(M, sfs, options)
+        else:
+            _check_dampening_walk(M, sfs, options)
         sens_k = _pareto_sf(M, sfs, None)
     else:
         sens_k = float(n - 1)
