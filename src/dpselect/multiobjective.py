@@ -57,12 +57,14 @@ GLOBAL_MECHANISMS = ("exponential", "permute_and_flip", "report_noisy_max")
 LOCAL_MECHANISMS = ("local_dampening", "shifted_local_dampening")
 MECHANISMS = GLOBAL_MECHANISMS + LOCAL_MECHANISMS
 #: Extra keyword options each mechanism accepts (passed through to :mod:`dpselect.mechanisms`).
+#: ``exact`` (default True: floating-point-safe sampling, see dpselect.sampling) is accepted by all and
+#: ignored by the *_probabilities functions, which are exact closed forms either way.
 _OPTIONS = {
-    "exponential": ("monotonic",),
-    "permute_and_flip": ("monotonic",),
-    "report_noisy_max": ("noise", "monotonic"),
-    "local_dampening": ("max_steps",),
-    "shifted_local_dampening": ("direction", "max_steps"),
+    "exponential": ("monotonic", "exact"),
+    "permute_and_flip": ("monotonic", "exact"),
+    "report_noisy_max": ("noise", "monotonic", "exact"),
+    "local_dampening": ("max_steps", "exact"),
+    "shifted_local_dampening": ("direction", "max_steps", "exact"),
 }
 
 Sensitivities = Sequence["float | SensitivityFunction"]
@@ -443,7 +445,7 @@ def _select(mechanism: str, u: np.ndarray, eps: float, sensitivity, k: int, rng,
 def _probabilities(mechanism: str, u: np.ndarray, eps: float, sensitivity, options: dict) -> np.ndarray:
     mech = _mechanisms()
     fn = getattr(mech, mechanism + "_probabilities")
-    return fn(u, eps, sensitivity, **options)
+    return fn(u, eps, sensitivity, **{k: v for k, v in options.items() if k != "exact"})
 
 
 def _prepare(U, epsilon, sensitivities, mechanism, options):

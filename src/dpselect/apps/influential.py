@@ -25,6 +25,7 @@ gives the original ids), in the order picked.
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -311,11 +312,16 @@ class MotkinSampler:
         self._deltas: list[np.ndarray] = []
         self._max_cache = max_cache
         self._exact_inputs: dict[tuple, tuple] = {}
+        self._lock = threading.RLock()  # the caches are shared: one draw's entry must not be evicted mid-use
         self.cache_misses = 0
 
     def scores(self, removed: tuple[int, ...] = ()) -> tuple[np.ndarray, np.ndarray, float]:
         """(remaining node indices, scores, sensitivity) for the exponential-mechanism draw."""
         key = tuple(sorted(removed)) if self.approach == "pareto" else ()
+        with self._lock:
+            return self._scores_locked(key)
+
+    def _scores_locked(self, key):
         hit = self._cache.get(key)
         if hit is None:
             self.cache_misses += 1
@@ -412,19 +418,22 @@ class MotkinSampler:
         eps = check_positive(epsilon, "epsilon")
         gen = check_rng(rng)
 
-        def draw(key, s, sens, e, kk):
+        def draw(removed, e, kk):
+            with self._lock:  # scores and the exact sampler's inputs of one cache entry, together
+                rem, s, sens = self.scores(removed)
+                exact_in = self._exact_inputs.get(tuple(sorted(removed)) if self.approach == "pareto" else ())
             if not self.local:
-                return exponential(s, e, sens, k=kk, rng=gen)
-            u, sf, err = self._exact_inputs[key]  # local dampening on the cached D, sampled exactly
-            return dampened_select(u, sf, s, err, e, kk, gen)
+                return rem, exponential(s, e, sens, k=kk, rng=gen)
+            u, sf, err = exact_in  # local dampening on the cached D, sampled exactly
+            return rem, dampened_select(u, sf, s, err, e, kk, gen)
 
         if self.approach == "agg":
-            rem, s, sens = self.scores(())
-            return rem[np.atleast_1d(draw((), s, sens, eps, k))].astype(np.int64)
+            rem, sel = draw((), eps, k)
+            return rem[np.atleast_1d(sel)].astype(np.int64)
         picks: list[int] = []
         for _ in range(k):
-            rem, s, sens = self.scores(tuple(picks))
-            picks.append(int(rem[draw(tuple(sorted(picks)), s, sens, eps / k, 1)]))
+            rem, sel = draw(tuple(picks), eps / k, 1)
+            picks.append(int(rem[sel]))
         return np.asarray(picks, dtype=np.int64)
 
     def probabilities(self, epsilon: float) -> np.ndarray:
