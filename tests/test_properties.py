@@ -291,7 +291,7 @@ _FAIL_FAST = ("a sensitivity function that stays 0 (never reaches Δ) for a non-
               "(dampening.py, issue 11)")
 
 
-@pytest.mark.xfail(strict=False, reason=_FAIL_FAST)
+@pytest.mark.xfail(strict=True, reason=_FAIL_FAST)  # strict: a fix turns this into a failure to update
 @pytest.mark.parametrize("call", ["selector", "probabilities"])
 def test_never_saturating_sensitivity_fails_fast(call):
     sf = dpselect.SensitivityFunction(lambda t: np.zeros(2), 1.0, name="zero")
