@@ -7,7 +7,7 @@ import pytest
 from scipy.stats import laplace
 
 from dpselect.binary import BinaryMechanism, DatasetGraph, DPPair, balanced_probability
-from dpselect.binary_demo import (count_path_mechanism, hypercube_mechanism, laplace_threshold_correct,
+from dpselect.experiments.binary_demo import (count_path_mechanism, hypercube_mechanism, laplace_threshold_correct,
                                   randomized_response_correct)
 from dpselect.cli import main
 

@@ -19,7 +19,7 @@ from .experiments import REPRODUCTIONS
 # Extra top-level commands: name -> module providing DESCRIPTION, add_arguments(parser), run(args) -> int.
 COMMANDS: dict[str, str] = {
     "demo": "dpselect.demo",
-    "binary-demo": "dpselect.binary_demo",
+    "binary-demo": "dpselect.experiments.binary_demo",
 }
 
 #: Sub-directories of the data root (see :mod:`dpselect.datasets`).

@@ -1,7 +1,10 @@
 """The papers' tables and figures, reproducible from ``dpselect reproduce NAME``.
 
 Each entry of :data:`REPRODUCTIONS` maps a reproduction name to the module implementing it. A module
-provides ``DESCRIPTION`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.
+describes itself as a :class:`~dpselect.experiments._common.Reproduction` (``REPRODUCTION``: its settings,
+paper numbers, per-run function and figure layout) and exports ``DESCRIPTION`` (one line),
+``add_arguments(parser)`` and ``run(args) -> int``; :mod:`._common` holds the shared driver and the output
+contract. :mod:`.binary_demo` (``dpselect binary-demo``) uses the same skeleton.
 """
 from __future__ import annotations
 

@@ -14,11 +14,11 @@ not depend on ε: it runs once per run and its value is written under every ε. 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import numpy as np
 
-from ._common import add_common_arguments, check_datasets, markdown_table, pyplot, run_jobs, summarise, write_csv
+from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table
+from .table1 import add_moet_arguments, load_table, moet_settings, moet_settings_text
 
 NAME = "figure2"
 DESCRIPTION = "Paper Fig. 2: held-out 3·TPR + 2·TNR of DP-MOET-Agg global/local, NODP-MOET-Agg, LocalDiffPID3"
@@ -30,55 +30,35 @@ PAPER_TEXT = ("DP-MOET-Agg_local reaches a higher fitness than the other private
               "NODP-MOET-Agg at ε = 0.5; it improves on LocalDiffPID3 by 21% on Adult and 6% on NLTCS; on ACS "
               "LocalDiffPID3 is better for ε > 0.5 while DP-MOET-Agg_local is better for ε < 0.5.")
 
-_DATA: dict = {}
 
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_common_arguments(parser, runs=50, epsilons=EPSILONS, datasets=DATASETS)
-    parser.add_argument("--budget", choices=("even", "paper-code"), default="even",
-                        help="DP-MOET privacy budget split (default even)")
-    parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
-    parser.add_argument("--test-fraction", type=float, default=0.3, help="held-out share (default 0.3)")
-    parser.add_argument("--diffpid3-depth", type=int, default=5, help="LocalDiffPID3 depth (default 5)")
-    for flag, default, what in (("--population", 100, "p"), ("--selection", 20, "s"), ("--generations", 2, "k"),
-                                ("--depth", 3, "d"), ("--max-depth", 5, "d_max"), ("--output", 1, "o")):
-        parser.add_argument(flag, type=int, default=default, help=f"{what} (default {default})")
-
-
-def _data(name):
-    if name not in _DATA:
-        from ..apps.dpmoet import CompressedTable
-        from ..tabular import load_tabular
-        data = load_tabular(name)
-        _DATA[name] = (data, CompressedTable.from_data(data))
-    return _DATA[name]
+def _uagg_of(pred, test) -> float:
+    pred = np.asarray(pred).astype(bool)
+    y = test.y.astype(bool)
+    return WEIGHTS[0] * float(pred[y].mean()) + WEIGHTS[1] * float((~pred[~y]).mean())
 
 
 def uagg(tree, test) -> float:
+    """Held-out u_agg of a DP-MOET tree."""
     from ..trees import predict_many
 
-    pred = predict_many([tree], test.X)[0].astype(bool)
-    y = test.y.astype(bool)
-    return WEIGHTS[0] * float(pred[y].mean()) + WEIGHTS[1] * float((~pred[~y]).mean())
+    return _uagg_of(predict_many([tree], test.X)[0], test)
 
 
 def uagg_diffpid3(tree, test) -> float:
-    pred = tree.predict(test).astype(bool)
-    y = test.y.astype(bool)
-    return WEIGHTS[0] * float(pred[y].mean()) + WEIGHTS[1] * float((~pred[~y]).mean())
+    """Held-out u_agg of a DiffPID3 tree."""
+    return _uagg_of(tree.predict(test), test)
 
 
 def _task(job) -> list[dict]:
+    """One run on one dataset: one split, one NODP reference, every private method and ε."""
     from ..apps.diffpid3 import local_diffpid3
-    from ..apps.dpmoet import dp_moet, nodp_moet
+    from ..apps.dpmoet import CompressedTable, dp_moet, nodp_moet
     from ..datasets import PUBLIC_TABLE_SIZE
 
     di, name, run_, seed, epsilons, settings, test_fraction, pid3_depth = job
-    data, _ = _data(name)
+    data, _ = load_table(name)
     train, test = data.train_test_split(test_fraction, rng=np.random.default_rng([seed, di, run_, 99]))
     rows = []
-    from ..apps.dpmoet import CompressedTable
-
     comp = CompressedTable.from_data(train)  # once per run: shared by NODP and every private run
     ref = nodp_moet(train, approach="agg", weights=WEIGHTS, rng=np.random.default_rng([seed, di, run_, 0]),
                     compressed=comp, **settings)
@@ -98,43 +78,49 @@ def _task(job) -> list[dict]:
     return rows
 
 
-def run(args: argparse.Namespace) -> int:
-    names = check_datasets(args.datasets, DATASETS)
-    out: Path = args.out
-    out.mkdir(parents=True, exist_ok=True)
-    settings = dict(population=args.population, selection=args.selection, generations=args.generations,
-                    depth=args.depth, max_depth=args.max_depth, output=args.output, budget=args.budget)
-    jobs = [(DATASETS.index(n), n, r, args.seed, list(args.epsilons), settings, args.test_fraction,
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_common_arguments(parser, runs=50, epsilons=EPSILONS, datasets=DATASETS, jobs=2)
+    parser.add_argument("--test-fraction", type=float, default=0.3, help="held-out share (default 0.3)")
+    parser.add_argument("--diffpid3-depth", type=int, default=5, help="LocalDiffPID3 depth (default 5)")
+    add_moet_arguments(parser, (100, 20, 2, 3, 5, 1), "DP-MOET privacy budget split (default even)")
+
+
+def _jobs(args, names) -> list:
+    settings = moet_settings(args)
+    return [(DATASETS.index(n), n, r, args.seed, list(args.epsilons), settings, args.test_fraction,
              args.diffpid3_depth) for n in names for r in range(args.runs)]
-    rows, wall = run_jobs(_task, jobs, NAME, processes=args.jobs, quiet=args.quiet)
-    order = {(n, m, e): i for i, (n, m, e) in enumerate((n, m, e) for n in names for m in METHODS for e in args.epsilons)}
-    rows.sort(key=lambda r: (order[(r["dataset"], r["method"], r["epsilon"])], r["run"]))
-    write_csv(out / f"{NAME}.csv", rows, extra_columns=("budget",))
-    summ = summarise(rows, keys=("dataset", "method", "epsilon"))
-    s = settings
-    lines = ["# Figure 2 (paper Sec. 6.4): held-out u_agg = 3·TPR + 2·TNR (max 5)", "",
-             f"Settings: p = {s['population']}, s = {s['selection']}, k = {s['generations']}, d = {s['depth']}, "
-             f"d_max = {s['max_depth']}, o = {s['output']}; DP-MOET budget split '{s['budget']}'; "
-             f"LocalDiffPID3 depth {args.diffpid3_depth}, 10 bins; random {1 - args.test_fraction:.0%}/"
-             f"{args.test_fraction:.0%} train/test split per run; {args.runs} runs per cell, seed {args.seed}, "
-             f"{args.jobs} processes. Wall time {wall:.0f} s.", "",
-             f"Paper (Fig. 2 is a plot only; its text): {PAPER_TEXT}", ""]
-    for n in names:
-        table = [(e, *[summ[(n, m, e)][0] for m in METHODS]) for e in args.epsilons]
+
+
+def _settings(res: Result) -> str:
+    a = res.args
+    return (f"{moet_settings_text(moet_settings(a))}; DP-MOET budget split '{a.budget}'; LocalDiffPID3 depth "
+            f"{a.diffpid3_depth}, 10 bins; random {1 - a.test_fraction:.0%}/{a.test_fraction:.0%} train/test "
+            "split per run;")
+
+
+def _report(res: Result) -> list[str]:
+    summ = res.summary("dataset", "method", "epsilon")
+    lines = [f"Paper (Fig. 2 is a plot only; its text): {PAPER_TEXT}", ""]
+    for n in res.datasets:
+        table = [(e, *[summ[(n, m, e)][0] for m in METHODS]) for e in res.args.epsilons]
         lines += [f"## {n}", "", markdown_table(("ε", *[f"ours {m}" for m in METHODS]), table), ""]
-    (out / f"{NAME}.md").write_text("\n".join(lines) + "\n")
-    plt = pyplot()
-    fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.4), squeeze=False)
-    for ax, n in zip(axes[0], names):
-        for method, style in zip(METHODS, ("o-", "s-", "k--", "^-")):
-            ax.plot(args.epsilons, [summ[(n, method, e)][0] for e in args.epsilons], style, label=method)
-        ax.set_xscale("log")
-        ax.set_title(n)
-        ax.set_xlabel("ε")
-        ax.set_ylabel("held-out 3·TPR + 2·TNR")
-    axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out / f"{NAME}.png", dpi=120)
-    plt.close(fig)
-    print(f"wrote {out / (NAME + '.csv')}, {out / (NAME + '.md')}, {out / (NAME + '.png')} ({wall:.0f} s)")
-    return 0
+    return lines
+
+
+def _figures(res: Result, plt) -> dict:
+    summ = res.summary("dataset", "method", "epsilon")
+    eps = res.args.epsilons
+    styles = ({"marker": "o"}, {"marker": "s"}, {"color": "k", "linestyle": "--"}, {"marker": "^"})
+    panels = [(n, [(m, eps, [summ[(n, m, e)][0] for e in eps], st) for m, st in zip(METHODS, styles)])
+              for n in res.datasets]
+    return {"": line_panels(plt, panels, ylabel="held-out 3·TPR + 2·TNR")}
+
+
+REPRODUCTION = Reproduction(
+    name=NAME, description=DESCRIPTION, title="Figure 2 (paper Sec. 6.4): held-out u_agg = 3·TPR + 2·TNR (max 5)",
+    add_arguments=_add_arguments, jobs=_jobs, task=_task, report=_report, figures=_figures, settings=_settings,
+    allowed=DATASETS, extra_columns=("budget",), paper_runs="the paper does not say",
+    order=lambda args, names: {"dataset": names, "method": METHODS, "epsilon": args.epsilons},
+)
+add_arguments = REPRODUCTION.add_arguments
+run = REPRODUCTION.run

@@ -11,16 +11,12 @@ The paper prints Figure 3 only as a plot; the markdown quotes its text (Sec. 7.5
 from __future__ import annotations
 
 import argparse
-import time
-from pathlib import Path
 
 import numpy as np
 
-from .._progress import Progress
-from ..apps.influential import MotkinSampler, recall, top_k_aggregate
 from ..graphs import GRAPH_DATASETS
-from ._common import add_common_arguments, markdown_table, pyplot, summarise, write_csv
-from .table2 import add_graph_argument, graph_datasets
+from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table
+from .table2 import add_graph_argument, cached, cached_graph, graph_sources
 
 NAME = "figure3"
 DESCRIPTION = "Paper Fig. 3: recall of DP-MOTkIN-Agg global/local (w_degree=1, w_egodensity=100, k=5)"
@@ -31,8 +27,36 @@ PAPER_TEXT = ("DP-MOTkIN-Agg_local obtains perfect recall with a low privacy bud
               "orders of magnitude more budget for the same recall.")
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_common_arguments(parser, runs=500, epsilons=EPSILONS, datasets=tuple(GRAPH_DATASETS))
+def _sampler(source: str, method: str, variant: str, weights: tuple):
+    from ..apps.influential import MotkinSampler
+
+    return cached(("agg-sampler", source, method, variant, weights), lambda: MotkinSampler(
+        cached_graph(source), "agg", local=(method == "agg-local"), variant=variant, weights=weights))
+
+
+def _task(job):
+    """All runs of one (graph, method, ε) cell; the graph's first cell adds the reference set note."""
+    from ..apps.influential import recall, top_k_aggregate
+
+    di, label, source, mi, method, ei, eps, seed, runs, k, weights, variant = job
+    s = _sampler(source, method, variant, weights)
+    U = s.U
+    ref = top_k_aggregate(U, k, weights=weights)
+    rows = []
+    for run_ in range(runs):
+        sel = s.sample(k, eps, np.random.default_rng([seed, di, mi, ei, run_]))
+        rows.append({"dataset": label, "method": method, "epsilon": eps, "run": run_, "metric": "recall",
+                     "value": recall(ref, sel), "k": k})
+    if mi or ei:
+        return rows
+    agg = U @ np.asarray(weights)
+    ids = cached_graph(source).node_ids
+    return rows, (f"- {label}: non-private top-{k} node ids {', '.join(str(int(x)) for x in ids[ref])}, u_agg = "
+                  f"{', '.join(f'{agg[r]:.1f}' for r in ref)} (next: {np.sort(agg)[-k - 1]:.1f})")
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_common_arguments(parser, runs=500, epsilons=EPSILONS, datasets=tuple(GRAPH_DATASETS), jobs=1)
     add_graph_argument(parser)
     parser.add_argument("--k", type=int, default=5, help="nodes per selection (default 5)")
     parser.add_argument("--weights", type=float, nargs=2, default=(1.0, 100.0), metavar=("W_DEGREE", "W_EGODENSITY"),
@@ -41,57 +65,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="egocentric density formula (default paper)")
 
 
-def run(args: argparse.Namespace) -> int:
-    out: Path = args.out
-    out.mkdir(parents=True, exist_ok=True)
-    rows: list[dict] = []
-    info: list[str] = []
-    t0 = time.perf_counter()
-    graphs = graph_datasets(args)
-    total = len(graphs) * len(METHODS) * len(args.epsilons) * args.runs
-    with Progress(total, NAME, enabled=not args.quiet) as bar:
-        for di, (label, g) in enumerate(graphs):
-            samplers = {m: MotkinSampler(g, "agg", local=(m == "agg-local"), variant=args.egodensity,
-                                         weights=args.weights) for m in METHODS}
-            U = samplers["agg-local"].U
-            ref = top_k_aggregate(U, args.k, weights=args.weights)
-            agg = U @ np.asarray(args.weights)
-            info.append(f"- {label}: non-private top-{args.k} node ids {', '.join(str(int(x)) for x in g.node_ids[ref])}"
-                        f", u_agg = {', '.join(f'{agg[r]:.1f}' for r in ref)} (next: {np.sort(agg)[-args.k - 1]:.1f})")
-            for mi, method in enumerate(METHODS):
-                for ei, eps in enumerate(args.epsilons):
-                    for run_ in range(args.runs):
-                        rng = np.random.default_rng([args.seed, di, mi, ei, run_])
-                        sel = samplers[method].sample(args.k, eps, rng)
-                        rows.append({"dataset": label, "method": method, "epsilon": eps, "run": run_,
-                                     "metric": "recall", "value": recall(ref, sel), "k": args.k})
-                        bar.update()
-    wall = time.perf_counter() - t0
-    write_csv(out / f"{NAME}.csv", rows, extra_columns=("k",))
-    summ = summarise(rows, keys=("dataset", "method", "epsilon"))
-    lines = [f"# Figure 3 (paper Sec. 7.5): mean recall of DP-MOTkIN-Agg, top-{args.k}", "",
-             f"Settings: u_agg = {args.weights[0]:g}·degree + {args.weights[1]:g}·egodensity "
-             f"(egocentric density formula: {args.egodensity}), k = {args.k} (ε/k per pick), {args.runs} runs per "
-             f"cell, seed {args.seed}. Wall time {wall:.0f} s.", "",
-             f"Paper (Fig. 3 is a plot only; its text): {PAPER_TEXT}", ""]
-    for ds in dict.fromkeys(r["dataset"] for r in rows):
-        table = [(eps, summ[(ds, "agg-global", eps)][0], summ[(ds, "agg-local", eps)][0]) for eps in args.epsilons]
-        lines += [f"## {ds}", "", markdown_table(("ε", "ours agg-global", "ours agg-local"), table), ""]
-    lines += ["## Reference sets", ""] + info + [""]
-    (out / f"{NAME}.md").write_text("\n".join(lines))
-    plt = pyplot()
-    datasets = list(dict.fromkeys(r["dataset"] for r in rows))
-    fig, axes = plt.subplots(1, len(datasets), figsize=(5 * len(datasets), 3.8), squeeze=False)
-    for ax, ds in zip(axes[0], datasets):
-        for method, marker in zip(METHODS, ("o", "s")):
-            ax.plot(args.epsilons, [summ[(ds, method, e)][0] for e in args.epsilons], marker=marker, label=method)
-        ax.set_xscale("log")
-        ax.set_ylim(-0.02, 1.02)
-        ax.set_xlabel("ε")
-        ax.set_ylabel("mean recall")
-        ax.set_title(ds)
-        ax.legend()
-    fig.tight_layout()
-    fig.savefig(out / f"{NAME}.png", dpi=120)
-    plt.close(fig)
-    return 0
+def _jobs(args, graphs) -> list:
+    return [(di, label, source, mi, method, ei, eps, args.seed, args.runs, args.k, tuple(args.weights), args.egodensity)
+            for di, (label, source) in enumerate(graphs) for mi, method in enumerate(METHODS)
+            for ei, eps in enumerate(args.epsilons)]
+
+
+def _settings(res: Result) -> str:
+    a = res.args
+    return (f"u_agg = {a.weights[0]:g}·degree + {a.weights[1]:g}·egodensity (egocentric density formula: "
+            f"{a.egodensity}), k = {a.k} (ε/k per pick);")
+
+
+def _report(res: Result) -> list[str]:
+    summ = res.summary("dataset", "method", "epsilon")
+    lines = [f"Paper (Fig. 3 is a plot only; its text): {PAPER_TEXT}", ""]
+    for ds in res.labels():
+        table = [(eps, *[summ[(ds, m, eps)][0] for m in METHODS]) for eps in res.args.epsilons]
+        lines += [f"## {ds}", "", markdown_table(("ε", *[f"ours {m}" for m in METHODS]), table), ""]
+    return lines + ["## Reference sets", ""] + res.notes
+
+
+def _figures(res: Result, plt) -> dict:
+    summ = res.summary("dataset", "method", "epsilon")
+    eps = res.args.epsilons
+    panels = [(ds, [(m, eps, [summ[(ds, m, e)][0] for e in eps], {"marker": mk}) for m, mk in zip(METHODS, "os")])
+              for ds in res.labels()]
+    return {"": line_panels(plt, panels, ylabel="mean recall", ylim=(-0.02, 1.02), legend="all", size=(5, 3.8))}
+
+
+REPRODUCTION = Reproduction(
+    name=NAME, description=DESCRIPTION, title="Figure 3 (paper Sec. 7.5): mean recall of DP-MOTkIN-Agg",
+    add_arguments=_add_arguments, jobs=_jobs, task=_task, report=_report, figures=_figures, settings=_settings,
+    datasets=graph_sources, extra_columns=("k",), paper_runs="paper: 500",
+)
+add_arguments = REPRODUCTION.add_arguments
+run = REPRODUCTION.run

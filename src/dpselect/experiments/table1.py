@@ -11,11 +11,10 @@ selection rounds and their picks; "paper-code": ε/k per round, k − 1 generati
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import numpy as np
 
-from ._common import add_common_arguments, check_datasets, markdown_table, pyplot, run_jobs, summarise, write_csv
+from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table
 
 NAME = "table1"
 DESCRIPTION = "Paper Table 1: metric C of DP-MOET-Pareto global/local against NODP-MOET-Pareto (NLTCS, Adult, ACS)"
@@ -31,26 +30,32 @@ PAPER = {
     "acs": {0.01: (0.28, 0.25), 0.05: (0.28, 0.19), 0.1: (0.28, 0.15), 0.5: (0.28, 0.12), 1.0: (0.28, 0.11),
             2.0: (0.28, 0.10), 5.0: (0.28, 0.10)},
 }
+#: DP-MOET settings (flag, paper symbol, attribute) shared with figure2
+MOET_FLAGS = (("--population", "p", "population"), ("--selection", "s", "selection"),
+              ("--generations", "k", "generations"), ("--depth", "d", "depth"), ("--max-depth", "d_max", "max_depth"),
+              ("--output", "o", "output"))
 
 _DATA: dict = {}
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_common_arguments(parser, runs=500, epsilons=EPSILONS, datasets=DATASETS)
-    parser.add_argument("--budget", choices=("even", "paper-code"), default="even",
-                        help="privacy budget split (default even; see dpselect.apps.dpmoet)")
-    parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
-    for flag, default, what in (("--population", 30, "p"), ("--selection", 3, "s"), ("--generations", 3, "k"),
-                                ("--depth", 4, "d"), ("--max-depth", 10, "d_max"), ("--output", 3, "o")):
+def add_moet_arguments(parser: argparse.ArgumentParser, defaults: tuple[int, ...], budget_help: str) -> None:
+    """--budget and the DP-MOET sizes p, s, k, d, d_max, o with the paper's ``defaults``."""
+    parser.add_argument("--budget", choices=("even", "paper-code"), default="even", help=budget_help)
+    for (flag, what, _), default in zip(MOET_FLAGS, defaults):
         parser.add_argument(flag, type=int, default=default, help=f"{what} (default {default})")
 
 
-def _settings(args) -> dict:
-    return dict(population=args.population, selection=args.selection, generations=args.generations,
-                depth=args.depth, max_depth=args.max_depth, output=args.output, budget=args.budget)
+def moet_settings(args: argparse.Namespace) -> dict:
+    """The keyword arguments of dp_moet / nodp_moet given by the flags."""
+    return {attr: getattr(args, attr) for _, _, attr in MOET_FLAGS} | {"budget": args.budget}
 
 
-def _data(name):
+def moet_settings_text(s: dict) -> str:
+    return ", ".join(f"{what} = {s[attr]}" for _, what, attr in MOET_FLAGS)
+
+
+def load_table(name):
+    """(data, its CompressedTable), cached per worker process."""
     if name not in _DATA:
         from ..apps.dpmoet import CompressedTable
         from ..tabular import load_tabular
@@ -60,10 +65,11 @@ def _data(name):
 
 
 def _task(job) -> list[dict]:
+    """One run on one dataset: one NODP reference, then every method and ε."""
     from ..apps.dpmoet import dp_moet, metric_c, nodp_moet
 
     di, name, run_, seed, epsilons, settings = job
-    data, comp = _data(name)
+    data, comp = load_table(name)
     ref = nodp_moet(data, approach="pareto", rng=np.random.default_rng([seed, di, run_, 0]), compressed=comp,
                     **settings)
     rows = []
@@ -76,49 +82,57 @@ def _task(job) -> list[dict]:
     return rows
 
 
-def run(args: argparse.Namespace) -> int:
-    names = check_datasets(args.datasets, DATASETS)
-    out: Path = args.out
-    out.mkdir(parents=True, exist_ok=True)
-    settings = _settings(args)
-    jobs = [(DATASETS.index(n), n, r, args.seed, list(args.epsilons), settings) for n in names for r in range(args.runs)]
-    rows, wall = run_jobs(_task, jobs, NAME, processes=args.jobs, quiet=args.quiet)
-    order = {(n, m, e): i for i, (n, m, e) in enumerate((n, m, e) for n in names for m in METHODS for e in args.epsilons)}
-    rows.sort(key=lambda r: (order[(r["dataset"], r["method"], r["epsilon"])], r["run"]))
-    write_csv(out / f"{NAME}.csv", rows, extra_columns=("budget",))
-    summ = summarise(rows, keys=("dataset", "method", "epsilon"))
-    s = settings
-    lines = ["# Table 1 (paper Sec. 6.3): mean metric C(NODP-MOET-Pareto, DP-MOET-Pareto)", "",
-             f"Settings: p = {s['population']}, s = {s['selection']}, k = {s['generations']}, d = {s['depth']}, "
-             f"d_max = {s['max_depth']}, o = {s['output']}; objectives TPR and TNR on the whole table; budget split "
-             f"'{s['budget']}' (see dpselect.apps.dpmoet); C uses strict domination; {args.runs} runs per cell "
-             f"(paper: 500), seed {args.seed}, {args.jobs} processes. Wall time {wall:.0f} s.", ""]
-    for n in names:
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_common_arguments(parser, runs=500, epsilons=EPSILONS, datasets=DATASETS, jobs=2)
+    add_moet_arguments(parser, (30, 3, 3, 4, 10, 3), "privacy budget split (default even; see dpselect.apps.dpmoet)")
+
+
+def _jobs(args, names) -> list:
+    settings = moet_settings(args)
+    return [(DATASETS.index(n), n, r, args.seed, list(args.epsilons), settings) for n in names for r in range(args.runs)]
+
+
+def _settings(res: Result) -> str:
+    return (f"{moet_settings_text(moet_settings(res.args))}; objectives TPR and TNR on the whole table; budget "
+            f"split '{res.args.budget}' (see dpselect.apps.dpmoet); C uses strict domination;")
+
+
+def _report(res: Result) -> list[str]:
+    summ = res.summary("dataset", "method", "epsilon")
+    lines = []
+    for n in res.datasets:
         table = []
-        for e in args.epsilons:
-            g = summ[(n, "pareto-global", e)]
-            loc = summ[(n, "pareto-local", e)]
+        for e in res.args.epsilons:
+            g, loc = summ[(n, "pareto-global", e)], summ[(n, "pareto-local", e)]
             pg, pl = PAPER.get(n, {}).get(e, (float("nan"), float("nan")))
             table.append((e, g[0], pg, loc[0], pl, f"{g[1] / np.sqrt(g[2]):.3f} / {loc[1] / np.sqrt(loc[2]):.3f}"))
         lines += [f"## {n}", "", markdown_table(("ε", "ours MO_g", "paper MO_g", "ours MO_l", "paper MO_l",
                                                   "std. err. g / l"), table), ""]
-    (out / f"{NAME}.md").write_text("\n".join(lines) + "\n")
-    plt = pyplot()
-    fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.4), squeeze=False)
-    for ax, n in zip(axes[0], names):
-        for method, style in zip(METHODS, ("o-", "s-")):
-            ax.plot(args.epsilons, [summ[(n, method, e)][0] for e in args.epsilons], style, label=f"ours {method}")
-        for j, method in enumerate(METHODS):
-            pts = [(e, PAPER[n][e][j]) for e in args.epsilons if e in PAPER.get(n, {})]
+    return lines
+
+
+def _figures(res: Result, plt) -> dict:
+    summ = res.summary("dataset", "method", "epsilon")
+    eps = res.args.epsilons
+    panels = []
+    for n in res.datasets:
+        lines = [(f"ours {m}", eps, [summ[(n, m, e)][0] for e in eps], {"marker": mk})
+                 for m, mk in zip(METHODS, "os")]
+        for j, m in enumerate(METHODS):
+            pts = [(e, PAPER[n][e][j]) for e in eps if e in PAPER.get(n, {})]
             if pts:
-                ax.plot(*zip(*pts), "x--", alpha=0.6, label=f"paper {method}")
-        ax.set_xscale("log")
-        ax.set_title(n)
-        ax.set_xlabel("ε")
-        ax.set_ylabel("mean C (lower is better)")
-    axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out / f"{NAME}.png", dpi=120)
-    plt.close(fig)
-    print(f"wrote {out / (NAME + '.csv')}, {out / (NAME + '.md')}, {out / (NAME + '.png')} ({wall:.0f} s)")
-    return 0
+                x, y = zip(*pts)
+                lines.append((f"paper {m}", x, y, {"marker": "x", "linestyle": "--", "alpha": 0.6}))
+        panels.append((n, lines))
+    return {"": line_panels(plt, panels, ylabel="mean C (lower is better)")}
+
+
+REPRODUCTION = Reproduction(
+    name=NAME, description=DESCRIPTION,
+    title="Table 1 (paper Sec. 6.3): mean metric C(NODP-MOET-Pareto, DP-MOET-Pareto)",
+    add_arguments=_add_arguments, jobs=_jobs, task=_task, report=_report, figures=_figures, settings=_settings,
+    allowed=DATASETS, extra_columns=("budget",), paper_runs="paper: 500",
+    order=lambda args, names: {"dataset": names, "method": METHODS, "epsilon": args.epsilons},
+)
+add_arguments = REPRODUCTION.add_arguments
+run = REPRODUCTION.run

@@ -15,20 +15,18 @@ sensitivity function is the paper's δ^egodensity in both cases (admissible for 
 :mod:`dpselect.utilities.graph`).
 
 Every selection is exactly PrivPareto with k = 3 (scores and δ^PS recomputed on the remaining nodes);
-the ε-independent dampened scores are cached per picked prefix (:class:`MotkinSampler`).
+the ε-independent dampened scores are cached per picked prefix (:class:`MotkinSampler`), and the
+samplers per worker process, so one job is one (graph, formula, method, ε) cell with all its runs.
 """
 from __future__ import annotations
 
 import argparse
-import time
 from pathlib import Path
 
 import numpy as np
 
-from .._progress import Progress
-from ..apps.influential import MotkinSampler, metric_c, top_k_pareto
 from ..graphs import GRAPH_DATASETS, Graph, load_dataset_graph
-from ._common import add_common_arguments, markdown_table, pyplot, summarise, write_csv
+from ._common import Reproduction, Result, add_common_arguments, markdown_table
 
 NAME = "table2"
 DESCRIPTION = "Paper Table 2: metric C of DP-MOTkIN-Pareto global/local vs the non-private top-k (Enron, GitHub)"
@@ -45,16 +43,40 @@ PAPER = {
              10.0: (0.07, 0.06), 20.0: (0.07, 0.05), 50.0: (0.05, 0.00)},
 }
 
+_CACHE: dict = {}  # per worker process: graphs, samplers, reference sets
 
-def load_graph_dataset(name: str) -> tuple[str, Graph]:
-    """(label, graph) for ``enron``/``github`` or an edge-list path (label = lower-case file stem)."""
+
+# -- graph datasets (shared with figure3 and thesis-figure20) ----------------------------------------
+def graph_source(name: str) -> tuple[str, str]:
+    """(label, source) for ``enron``/``github`` or an edge-list path (label = lower-case file stem)."""
     if name in GRAPH_DATASETS:
-        return name, load_dataset_graph(name)
+        return name, name
     p = Path(name)
     if not p.exists():
         raise SystemExit(f"error: unknown dataset {name!r}: use {', '.join(GRAPH_DATASETS)} or an edge-list path "
                          "(e.g. a SNAP DBLP file)")
-    return p.stem.lower(), load_dataset_graph(p)
+    return p.stem.lower(), str(p)
+
+
+def load_graph_dataset(name: str) -> tuple[str, Graph]:
+    """(label, graph) for ``enron``/``github`` or an edge-list path (label = lower-case file stem)."""
+    label, source = graph_source(name)
+    return label, load_dataset_graph(source if source in GRAPH_DATASETS else Path(source))
+
+
+def cached_graph(source: str) -> Graph:
+    """The graph of a source from :func:`graph_sources`, loaded once per process."""
+    key = ("graph", source)
+    if key not in _CACHE:
+        _CACHE[key] = load_graph_dataset(source)[1]
+    return _CACHE[key]
+
+
+def cached(key: tuple, make):
+    """``make()`` once per process and ``key``."""
+    if key not in _CACHE:
+        _CACHE[key] = make()
+    return _CACHE[key]
 
 
 def add_graph_argument(parser: argparse.ArgumentParser) -> None:
@@ -63,8 +85,8 @@ def add_graph_argument(parser: argparse.ArgumentParser) -> None:
                              "replaces the default datasets unless --datasets is given)")
 
 
-def graph_datasets(args: argparse.Namespace) -> list[tuple[str, Graph]]:
-    """The graphs named by --datasets plus those given with --graph.
+def graph_sources(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """(label, source) of the graphs named by --datasets plus those given with --graph, checked.
 
     When --graph is given and --datasets is left at its default (all shipped graphs), only the
     --graph files run.
@@ -72,98 +94,118 @@ def graph_datasets(args: argparse.Namespace) -> list[tuple[str, Graph]]:
     names = list(args.datasets)
     if getattr(args, "graph", None) and names == list(GRAPH_DATASETS):
         names = []
-    out = [load_graph_dataset(d) for d in names]
+    out = [graph_source(d) for d in names]
     for p in getattr(args, "graph", []) or []:
         if not Path(p).exists():
             raise SystemExit(f"error: --graph file not found: {p}")
-        out.append(load_graph_dataset(str(p)))
+        out.append(graph_source(str(p)))
     return out
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_common_arguments(parser, runs=500, epsilons=EPSILONS, datasets=tuple(GRAPH_DATASETS))
+def graph_datasets(args: argparse.Namespace) -> list[tuple[str, Graph]]:
+    """The graphs named by --datasets plus those given with --graph, loaded: [(label, graph)]."""
+    return [(label, cached_graph(source)) for label, source in graph_sources(args)]
+
+
+# -- table 2 ------------------------------------------------------------------------------------------
+def _sampler(source: str, variant: str, method: str):
+    from ..apps.influential import MotkinSampler
+
+    return cached(("sampler", source, variant, method), lambda: MotkinSampler(
+        cached_graph(source), "pareto", local=(method == "pareto-local"), variant=variant))
+
+
+def _references(source: str, variant: str, k: int):
+    from ..apps.influential import top_k_pareto
+
+    def make():
+        U = _sampler(source, variant, "pareto-local").U
+        return U, top_k_pareto(U, k, tie_break="dominance"), top_k_pareto(U, k, tie_break="index")
+
+    return cached(("refs", source, variant, k), make)
+
+
+def _task(job):
+    """All runs of one (graph, formula, method, ε) cell; the first cell of a graph and formula adds its note."""
+    from ..apps.influential import metric_c
+
+    di, label, source, vi, variant, mi, method, ei, eps, seed, runs, k = job
+    U, ref, ref_index = _references(source, variant, k)
+    s = _sampler(source, variant, method)
+    rows = []
+    for run_ in range(runs):
+        sel = s.sample(k, eps, np.random.default_rng([seed, di, vi, mi, ei, run_]))
+        for metric, r in (("C", ref), ("C-index-ties", ref_index)):
+            rows.append({"dataset": label, "method": method, "epsilon": eps, "run": run_, "metric": metric,
+                         "value": metric_c(U, r, sel), "k": k, "egodensity": variant})
+    if mi or ei:
+        return rows
+    g = cached_graph(source)
+    front = int(np.sum(_sampler(source, variant, "pareto-global").scores(())[1] == 0))  # PS = 0
+    note = (f"- {label}, egodensity={variant}: {g.n_nodes} nodes, {g.n_edges} edges, Pareto front {front} nodes; "
+            f"non-private top-{k} = node ids {', '.join(str(int(x)) for x in g.node_ids[ref])} "
+            f"(degree, egodensity) = {', '.join(f'({U[r, 0]:.0f}, {U[r, 1]:.3f})' for r in ref)}; "
+            f"with index ties: {', '.join(str(int(x)) for x in g.node_ids[ref_index])} = "
+            f"{', '.join(f'({U[r, 0]:.0f}, {U[r, 1]:.3f})' for r in ref_index)}")
+    return rows, note
+
+
+def _variants(args) -> tuple[str, ...]:
+    return VARIANTS if args.egodensity == "both" else (args.egodensity,)
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_common_arguments(parser, runs=500, epsilons=EPSILONS, datasets=tuple(GRAPH_DATASETS), jobs=1)
     add_graph_argument(parser)
     parser.add_argument("--k", type=int, default=3, help="nodes per selection (default 3)")
     parser.add_argument("--egodensity", choices=VARIANTS + ("both",), default="both",
                         help="egocentric density formula: paper, code (the paper's published code) or both")
 
 
-def _seed(*parts: int) -> np.random.Generator:
-    return np.random.default_rng([int(p) for p in parts])
+def _jobs(args, graphs) -> list:
+    return [(di, label, source, vi, variant, mi, method, ei, eps, args.seed, args.runs, args.k)
+            for di, (label, source) in enumerate(graphs) for vi, variant in enumerate(_variants(args))
+            for mi, method in enumerate(METHODS) for ei, eps in enumerate(args.epsilons)]
 
 
-def run(args: argparse.Namespace) -> int:
-    variants = VARIANTS if args.egodensity == "both" else (args.egodensity,)
-    out: Path = args.out
-    out.mkdir(parents=True, exist_ok=True)
-    rows: list[dict] = []
-    info: list[str] = []
-    t0 = time.perf_counter()
-    graphs = graph_datasets(args)
-    total = len(graphs) * len(variants) * len(METHODS) * len(args.epsilons) * args.runs
-    with Progress(total, NAME, enabled=not args.quiet) as bar:
-        for di, (label, g) in enumerate(graphs):
-            for vi, variant in enumerate(variants):
-                samplers = {m: MotkinSampler(g, "pareto", local=(m == "pareto-local"), variant=variant)
-                            for m in METHODS}
-                U = samplers["pareto-local"].U
-                ref = top_k_pareto(U, args.k, tie_break="dominance")
-                ref_index = top_k_pareto(U, args.k, tie_break="index")
-                front = int(np.sum(samplers["pareto-global"].scores(())[1] == 0))  # PS = 0
-                info.append(f"- {label}, egodensity={variant}: {g.n_nodes} nodes, {g.n_edges} edges, "
-                            f"Pareto front {front} nodes; non-private top-{args.k} = node ids "
-                            f"{', '.join(str(int(x)) for x in g.node_ids[ref])} "
-                            f"(degree, egodensity) = {', '.join(f'({U[r, 0]:.0f}, {U[r, 1]:.3f})' for r in ref)}; "
-                            f"with index ties: {', '.join(str(int(x)) for x in g.node_ids[ref_index])} = "
-                            f"{', '.join(f'({U[r, 0]:.0f}, {U[r, 1]:.3f})' for r in ref_index)}")
-                for mi, method in enumerate(METHODS):
-                    s = samplers[method]
-                    for ei, eps in enumerate(args.epsilons):
-                        for run_ in range(args.runs):
-                            sel = s.sample(args.k, eps, _seed(args.seed, di, vi, mi, ei, run_))
-                            for metric, r in (("C", ref), ("C-index-ties", ref_index)):
-                                rows.append({"dataset": label, "method": method, "epsilon": eps, "run": run_,
-                                             "metric": metric, "value": metric_c(U, r, sel), "k": args.k,
-                                             "egodensity": variant})
-                            bar.update()
-    wall = time.perf_counter() - t0
-    write_csv(out / f"{NAME}.csv", rows, extra_columns=("k", "egodensity"))
-    _write_markdown(out, rows, args, variants, info, wall)
-    _plot(out, rows, variants)
-    return 0
-
-
-def _write_markdown(out: Path, rows: list[dict], args, variants, info: list[str], wall: float) -> None:
-    summ = summarise(rows, keys=("dataset", "egodensity", "method", "epsilon", "metric"))
-    datasets = list(dict.fromkeys(r["dataset"] for r in rows))
-    lines = [f"# Table 2 (paper Sec. 7.4): mean metric C, DP-MOTkIN-Pareto vs non-private top-{args.k}", "",
-             f"Settings: k = {args.k} (ε/k per pick), {args.runs} runs per cell, seed {args.seed}; "
-             f"lower is better. Wall time {wall:.0f} s.", "",
-             "Columns: ours (global / local) with the egocentric-density formula named in the heading, "
+def _report(res: Result) -> list[str]:
+    summ = res.summary("dataset", "egodensity", "method", "epsilon", "metric")
+    lines = ["Columns: ours (global / local) with the egocentric-density formula named in the heading, "
              "beside the paper's MOT_g / MOT_l. C: non-private top-k ties at Pareto score 0 broken towards "
              "the node dominating most others; C-index-ties: towards the smallest node id (see the reference "
-             "sets at the end).", ""]
-    for ds in datasets:
-        for variant in variants:
-            lines += [f"## {ds}, egocentric density = {variant}", ""]
+             "sets at the end). Lower is better.", ""]
+    nan = (float("nan"), 0.0, 0)
+    for ds in res.labels():
+        for variant in _variants(res.args):
             table = []
-            nan = (float("nan"), 0.0, 0)
-            for eps in args.epsilons:
+            for eps in res.args.epsilons:
                 g, loc = (summ.get((ds, variant, m, eps, "C"), nan) for m in METHODS)
                 gi, li = (summ.get((ds, variant, m, eps, "C-index-ties"), nan) for m in METHODS)
                 pg, pl = PAPER.get(ds, {}).get(eps, (float("nan"), float("nan")))
                 se = max(g[1] / max(g[2], 1) ** 0.5, loc[1] / max(loc[2], 1) ** 0.5)
                 table.append((eps, g[0], loc[0], pg, pl, gi[0], li[0], f"{se:.3f}"))
-            lines += [markdown_table(("ε", "ours C global", "ours C local", "paper MOT_g", "paper MOT_l",
+            lines += [f"## {ds}, egocentric density = {variant}", "",
+                      markdown_table(("ε", "ours C global", "ours C local", "paper MOT_g", "paper MOT_l",
                                       "C-index-ties global", "C-index-ties local", "max std. error"), table), ""]
-    lines += ["## Graphs and reference sets", ""] + info + [""]
-    (out / f"{NAME}.md").write_text("\n".join(lines))
+    return lines + ["## Graphs and reference sets", ""] + res.notes
 
 
 def _plot(out: Path, rows: list[dict], variants) -> None:
-    """Mean C per ε: one column per dataset, rows for metric C and C-index-ties, paper's values dotted."""
+    """Re-draw ``OUT/table2.png`` from the rows of a ``table2.csv`` (``_common.read_csv``)."""
+    from ._common import pyplot
+
     plt = pyplot()
-    summ = summarise(rows, keys=("metric", "dataset", "egodensity", "method", "epsilon"))
+    fig = _figure(rows, variants, plt)
+    fig.savefig(Path(out) / f"{NAME}.png", dpi=120)
+    plt.close(fig)
+
+
+def _figure(rows: list[dict], variants, plt):
+    """Mean C per ε: one column per dataset, rows for metric C and C-index-ties, paper's values dotted."""
+    summ: dict = {}
+    for key, val in Result(argparse.Namespace(), [], rows, [], 0.0).summary(
+            "metric", "dataset", "egodensity", "method", "epsilon").items():
+        summ[key[:4] + (float(key[4]),)] = val
     datasets = list(dict.fromkeys(r["dataset"] for r in rows))
     metrics = ("C", "C-index-ties")
     fig, axes = plt.subplots(2, len(datasets), figsize=(5 * len(datasets), 7.2), squeeze=False)
@@ -171,11 +213,10 @@ def _plot(out: Path, rows: list[dict], variants) -> None:
         for ax, ds in zip(axes[row], datasets):
             for variant in variants:
                 for method, marker in zip(METHODS, ("o", "s")):
-                    keys = sorted((k for k in summ if k[:4] == (metric, ds, variant, method)), key=lambda k: float(k[4]))
-                    if not keys:
-                        continue
-                    ax.plot([float(k[4]) for k in keys], [summ[k][0] for k in keys], marker=marker,
-                            linestyle="-" if variant == "paper" else "--", label=f"{method} ({variant})")
+                    keys = sorted((k for k in summ if k[:4] == (metric, ds, variant, method)), key=lambda k: k[4])
+                    if keys:
+                        ax.plot([k[4] for k in keys], [summ[k][0] for k in keys], marker=marker,
+                                linestyle="-" if variant == "paper" else "--", label=f"{method} ({variant})")
             if ds in PAPER:
                 eps = sorted(PAPER[ds])
                 ax.plot(eps, [PAPER[ds][e][0] for e in eps], "k:", marker="o", alpha=0.5, label="paper global")
@@ -186,5 +227,17 @@ def _plot(out: Path, rows: list[dict], variants) -> None:
             ax.set_title(f"{ds}: {'ties to the most dominating node' if metric == 'C' else 'ties to the smallest id'}")
             ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(out / f"{NAME}.png", dpi=120)
-    plt.close(fig)
+    return fig
+
+
+REPRODUCTION = Reproduction(
+    name=NAME, description=DESCRIPTION,
+    title="Table 2 (paper Sec. 7.4): mean metric C, DP-MOTkIN-Pareto vs the non-private top-k",
+    add_arguments=_add_arguments, jobs=_jobs, task=_task, report=_report,
+    figures=lambda res, plt: {"": _figure(res.rows, _variants(res.args), plt)},
+    settings=lambda res: f"k = {res.args.k} (ε/k per pick);", datasets=graph_sources,
+    extra_columns=("k", "egodensity"), paper_runs="paper: 500",
+    size=lambda args, graphs: args.runs * len(args.epsilons) * len(graphs) * len(_variants(args)),
+)
+add_arguments = REPRODUCTION.add_arguments
+run = REPRODUCTION.run

@@ -25,9 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .._progress import Progress
 from ..datasets import dataset_path
-from ._common import add_common_arguments, check_datasets, markdown_table, pyplot, write_csv
+from ._common import Reproduction, Result, add_common_arguments, markdown_table
 
 NAME = "thesis-figure17"
 DESCRIPTION = "Thesis Fig. 17: median selection error of EM, PF and LD on PATENT, HEPTH, INCOME"
@@ -43,8 +42,8 @@ THESIS = {
 }
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_common_arguments(parser, runs=10_000, epsilons=EPSILONS, datasets=DEFAULT_DATASETS)
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_common_arguments(parser, runs=10_000, epsilons=EPSILONS, datasets=DEFAULT_DATASETS, jobs=1)
     parser.add_argument("--bound", type=float, default=None,
                         help="Λ; bin i has value i·Λ/(bins−1) (default: Λ = bins − 1, values = bin indices)")
 
@@ -88,80 +87,80 @@ def thesis_delta0(values: np.ndarray, counts: np.ndarray, bound: float):
     return vals, cnt, np.minimum(d, bound), xm
 
 
-def run(args) -> int:
-    import dpselect as dps
-    from ..apps.median import histogram_groups, median_distribution
+_CACHE: dict = {}
+
+
+def _groups(name: str, bound):
+    """Everything ε-independent about one histogram, once per process."""
+    from ..apps.median import histogram_groups
     from ..utilities.median import grouped_median_sensitivity
 
-    names = check_datasets(args.datasets, DATASETS)
-    if args.runs < 1:
-        raise SystemExit(f"error: --runs must be >= 1, got {args.runs}")
-    out = Path(args.out) / NAME
-    rows: list[dict] = []
-    summary: dict[tuple[str, str, float], float] = {}
-    info = {}
-    with Progress(len(names) * len(args.epsilons), NAME, enabled=not args.quiet) as bar:
-        for di, name in enumerate(names):
-            vals, counts, bound = histogram_groups(load_histogram(name), bound=args.bound)
-            sf = grouped_median_sensitivity(vals, counts, bound)
-            g = sf.grouped_database
-            u = g.utilities()
-            err = -u  # |value − median| per group
-            w = counts.astype(np.float64)
-            tv, tc, td, tm = thesis_delta0(vals, counts, bound)
-            tu = -np.abs(tv - tm)
-            info[name] = (g.n, vals.size, g.median, bound, float(sf(0).min()), float(td.min()))
-            em_vs_ld = 0.0  # the interval utility's δ is 1 everywhere: LD and EM give one law (checked here)
-            for ei, eps in enumerate(args.epsilons):
-                p_em = dps.exponential_probabilities(u, eps, bound, weights=w)
-                p_ld = dps.local_dampening_probabilities(u, eps, sf, weights=w)
-                p_th = dps.exponential_probabilities(tu / td, eps, 1.0, weights=tc.astype(np.float64))
-                d_ld = median_distribution(vals, eps, bound=bound, counts=counts)
-                d_em = median_distribution(vals, eps, bound=bound, counts=counts, mechanism="exponential")
-                iv_err = d_ld.expected_abs_error(g.median)
-                em_vs_ld = max(em_vs_ld, abs(d_em.expected_abs_error(g.median) / iv_err - 1.0))
-                for method, val in (("EM", p_em @ err), ("LD", p_ld @ err), ("LD-thesis-delta", p_th @ -tu),
-                                    ("interval", iv_err)):
-                    rows.append(dict(dataset=name, method=method, epsilon=eps, run=0, metric="error", value=float(val)))
-                    summary[(name, method, eps)] = float(val)
-                rng = np.random.default_rng([args.seed, di, ei])
-                pf = np.empty(args.runs)
-                for r in range(args.runs):
-                    pf[r] = err[dps.permute_and_flip(u, eps, bound, weights=w, rng=rng)]
-                for r, val in enumerate(pf):
-                    rows.append(dict(dataset=name, method="PF", epsilon=eps, run=r, metric="error", value=float(val)))
-                summary[(name, "PF", eps)] = float(pf.mean())
-                bar.update()
-            info[name] += (em_vs_ld,)
-    write_csv(out / f"{NAME}.csv", rows)
-    _write_markdown(out / f"{NAME}.md", names, args, summary, info)
-    _plot(out / f"{NAME}.png", names, args.epsilons, summary)
-    print(f"wrote {out}/{NAME}.csv, .md, .png")
-    return 0
+    if (name, bound) not in _CACHE:
+        vals, counts, lam = histogram_groups(load_histogram(name), bound=bound)
+        sf = grouped_median_sensitivity(vals, counts, lam)
+        _CACHE[(name, bound)] = (vals, counts, lam, sf, thesis_delta0(vals, counts, lam))
+    return _CACHE[(name, bound)]
+
+
+def _task(job):
+    """One (dataset, ε): exact expected errors of EM, LD, LD-thesis-delta and interval, ``runs`` PF draws."""
+    import dpselect as dps
+    from ..apps.median import median_distribution
+
+    di, name, ei, eps, seed, runs, bound_arg = job
+    vals, counts, bound, sf, (tv, tc, td, tm) = _groups(name, bound_arg)
+    g = sf.grouped_database
+    u = g.utilities()
+    err = -u  # |value − median| per group
+    w = counts.astype(np.float64)
+    tu = -np.abs(tv - tm)
+    p_em = dps.exponential_probabilities(u, eps, bound, weights=w)
+    p_ld = dps.local_dampening_probabilities(u, eps, sf, weights=w)
+    p_th = dps.exponential_probabilities(tu / td, eps, 1.0, weights=tc.astype(np.float64))
+    d_ld = median_distribution(vals, eps, bound=bound, counts=counts)
+    d_em = median_distribution(vals, eps, bound=bound, counts=counts, mechanism="exponential")
+    iv_err = d_ld.expected_abs_error(g.median)
+    # the interval utility's δ is 1 everywhere: LD and EM give one law (checked here)
+    em_vs_ld = abs(d_em.expected_abs_error(g.median) / iv_err - 1.0)
+    rows = [dict(dataset=name, method=method, epsilon=eps, run=0, metric="error", value=float(val))
+            for method, val in (("EM", p_em @ err), ("LD", p_ld @ err), ("LD-thesis-delta", p_th @ -tu),
+                                ("interval", iv_err))]
+    rng = np.random.default_rng([seed, di, ei])
+    pf = np.empty(runs)
+    for r in range(runs):
+        pf[r] = err[dps.permute_and_flip(u, eps, bound, weights=w, rng=rng)]
+    rows += [dict(dataset=name, method="PF", epsilon=eps, run=r, metric="error", value=float(val))
+             for r, val in enumerate(pf)]
+    return rows, (name, (g.n, vals.size, g.median, bound, float(sf(0).min()), float(td.min())), em_vs_ld)
+
+
+def _jobs(args, names) -> list:
+    return [(di, name, ei, eps, args.seed, args.runs, args.bound)
+            for di, name in enumerate(names) for ei, eps in enumerate(args.epsilons)]
+
+
+def _summary(res: Result) -> dict:
+    return {key: mean for key, (mean, _, _) in res.summary("dataset", "method", "epsilon").items()}
+
+
+def _info(res: Result) -> dict:
+    info: dict = {}
+    for name, facts, em_vs_ld in res.notes:
+        info[name] = facts + (max(em_vs_ld, info[name][6]) if name in info else em_vs_ld,)
+    return info
+
+
+def _report(res: Result) -> list[str]:
+    return _markdown(res.datasets, res.args, _summary(res), _info(res))
 
 
 def _reduction(a: float, b: float) -> float:
     return 100.0 * (1.0 - a / b) if b > 0 else float("nan")
 
 
-def _write_markdown(path: Path, names, args, summary, info) -> None:
+def _markdown(names, args, summary, info) -> list[str]:
     eps = list(args.epsilons)
-    cmd = "dpselect reproduce thesis-figure17 --out " + str(args.out)
-    if list(names) != list(DEFAULT_DATASETS):
-        cmd += " --datasets " + ",".join(names)
-    if args.runs != 10_000:
-        cmd += f" --runs {args.runs}"
-    if tuple(eps) != EPSILONS:
-        cmd += " --epsilons " + ",".join(f"{e:g}" for e in eps)
-    if args.bound is not None:
-        cmd += f" --bound {args.bound:g}"
-    if args.seed != 0:
-        cmd += f" --seed {args.seed}"
     lines = [
-        "# Thesis Figure 17: median selection error",
-        "",
-        f"Command: `{cmd}`",
-        "",
         "Error = |selected value − true median value| in bin units (value of bin i = i·Λ/(bins − 1)). "
         "EM, LD and LD-thesis-delta: exact expectation from the output probabilities; "
         f"PF: mean of {args.runs} runs (seed {args.seed}). Replace-one-record neighbours, values in [0, Λ]. "
@@ -211,12 +210,10 @@ def _write_markdown(path: Path, names, args, summary, info) -> None:
               _reduction(summary[(n, "LD", e)], summary[(n, "EM", e)]),
               _reduction(summary[(n, "LD", e)], summary[(n, "PF", e)])) for e in eps]))
         lines.append("")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines))
+    return lines
 
 
-def _plot(path: Path, names, eps, summary) -> None:
-    plt = pyplot()
+def _figure(plt, names, eps, summary):
     fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.4), squeeze=False)
     styles = {"EM": ("-", "C0"), "PF": (":", "C1"), "LD": ("--", "C2"), "LD-thesis-delta": ("-.", "C7"),
               "interval": ("-", "C3")}
@@ -236,11 +233,14 @@ def _plot(path: Path, names, eps, summary) -> None:
     axes[0][0].set_ylabel("error |selected or released − median| (bins)")
     axes[0][-1].legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+    return fig
 
 
-if __name__ == "__main__":  # pragma: no cover
-    p = argparse.ArgumentParser(description=DESCRIPTION)
-    add_arguments(p)
-    raise SystemExit(run(p.parse_args()))
+REPRODUCTION = Reproduction(
+    name=NAME, description=DESCRIPTION, title="Thesis Figure 17: median selection error",
+    add_arguments=_add_arguments, jobs=_jobs, task=_task, report=_report,
+    figures=lambda res, plt: {"": _figure(plt, res.datasets, res.args.epsilons, _summary(res))},
+    allowed=DATASETS, paper_runs="thesis: 10,000 for PF; EM and LD exact",
+)
+add_arguments = REPRODUCTION.add_arguments
+run = REPRODUCTION.run

@@ -15,16 +15,13 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 import numpy as np
 
-from .._progress import Progress
-from ..apps.influential import PrivTopkScores
-from ..apps.influential import PRIV_TOPK_MECHANISMS, prepare_priv_topk, priv_topk, recall, top_k_ebc
+from ..apps.influential import PRIV_TOPK_MECHANISMS, PrivTopkScores, prepare_priv_topk
 from ..graphs import GRAPH_DATASETS
-from ._common import add_common_arguments, markdown_table, pyplot, summarise, write_csv
-from .table2 import add_graph_argument, graph_datasets
+from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table, parse_int_list
+from .table2 import add_graph_argument, cached, cached_graph, graph_sources
 
 NAME = "thesis-figure20"
 DESCRIPTION = "Thesis Fig. 20: PrivTopk accuracy with EBC for EM, PF, LD, SLD, k in {5, 10, 20}"
@@ -35,16 +32,6 @@ THESIS_TEXT = ("EM and PF have low accuracy for low B (ΔEBC = 22,361,076.5 for 
                "477,826.5 and D = 343 (DBLP) 29,326.5). LD suffers from the inversion problem; SLD reaches "
                "the same accuracy with 3 to 4 orders of magnitude less budget than EM and 2 to 4 less than PF. "
                "All methods get worse as k grows.")
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_common_arguments(parser, runs=100, epsilons=EPSILONS, datasets=tuple(GRAPH_DATASETS))
-    add_graph_argument(parser)
-    parser.add_argument("--ks", type=lambda s: [int(x) for x in s.split(",") if x.strip()], default=[5, 10, 20],
-                        help="comma-separated k values (default 5,10,20)")
-    parser.add_argument("--max-degree", type=int, default=None, metavar="D",
-                        help="public bound on the maximum degree of a --graph file (default for enron, github, "
-                             "dblp: the thesis' value; required for other graphs)")
 
 
 def public_max_degree(label: str, args: argparse.Namespace | None = None) -> tuple[int, str]:
@@ -69,70 +56,89 @@ def setup(label: str, graph, args: argparse.Namespace | None = None) -> PrivTopk
     return prepare_priv_topk(graph, max_degree=D)
 
 
-def run(args: argparse.Namespace) -> int:
-    out: Path = args.out
-    out.mkdir(parents=True, exist_ok=True)
-    rows: list[dict] = []
-    info: list[str] = []
-    t0 = time.perf_counter()
-    graphs = graph_datasets(args)
-    sources = {label: public_max_degree(label, args) for label, _ in graphs}  # fail before any work
-    total = len(graphs) * len(args.ks) * len(METHODS) * len(args.epsilons) * args.runs
-    with Progress(total, NAME, enabled=not args.quiet) as bar:
-        for di, (label, g) in enumerate(graphs):
-            t1 = time.perf_counter()
-            scores = setup(label, g, args)
-            scores.dampened()
-            scores.shifted()
-            info.append(f"- {label}: D = {scores.max_degree} (public bound, {sources[label][1]}; the graph's maximum "
-                        f"degree is {g.max_degree}), ΔEBC = {scores.global_sensitivity:,.1f}, max EBC = "
-                        f"{scores.utilities.max():,.1f}; EBC + LD/SLD scores in {time.perf_counter() - t1:.1f} s")
-            for ki, k in enumerate(args.ks):
-                ref = top_k_ebc(scores, k)
-                for mi, mech in enumerate(METHODS):
-                    for ei, eps in enumerate(args.epsilons):
-                        for run_ in range(args.runs):
-                            rng = np.random.default_rng([args.seed, di, ki, mi, ei, run_])
-                            sel = priv_topk(scores, k, eps, mechanism=mech, rng=rng)
-                            rows.append({"dataset": label, "method": mech, "epsilon": eps, "run": run_,
-                                         "metric": "accuracy", "value": recall(ref, sel), "k": k})
-                            bar.update()
-    wall = time.perf_counter() - t0
-    write_csv(out / f"{NAME}.csv", rows, extra_columns=("k",))
-    summ = summarise(rows, keys=("dataset", "k", "method", "epsilon"))
-    lines = ["# Thesis Figure 20 (Sec. 6.5): mean accuracy of PrivTopk with EBC", "",
-             f"Settings: k in {args.ks} (ε/k per pick), {args.runs} runs per cell, seed {args.seed}. "
-             f"Wall time {wall:.0f} s.", "", f"Thesis (Fig. 20 is a plot only; its text): {THESIS_TEXT}", ""]
-    datasets = list(dict.fromkeys(r["dataset"] for r in rows))
-    for ds in datasets:
-        for k in args.ks:
-            table = [(eps, *[summ[(ds, k, m, eps)][0] for m in METHODS]) for eps in args.epsilons]
+def _scores(source: str, D: int) -> tuple[PrivTopkScores, float]:
+    def make():
+        t0 = time.perf_counter()
+        scores = prepare_priv_topk(cached_graph(source), max_degree=D)
+        scores.dampened()
+        scores.shifted()
+        return scores, time.perf_counter() - t0
+
+    return cached(("ebc", source, D), make)
+
+
+def _task(job):
+    """All runs of one (graph, k, mechanism, ε) cell; the graph's first cell adds its note."""
+    from ..apps.influential import priv_topk, recall, top_k_ebc
+
+    di, label, source, D, D_from, ki, k, mi, mech, ei, eps, seed, runs = job
+    scores, secs = _scores(source, D)
+    ref = cached(("ebc-top", source, D, k), lambda: top_k_ebc(scores, k))
+    rows = []
+    for run_ in range(runs):
+        sel = priv_topk(scores, k, eps, mechanism=mech, rng=np.random.default_rng([seed, di, ki, mi, ei, run_]))
+        rows.append({"dataset": label, "method": mech, "epsilon": eps, "run": run_, "metric": "accuracy",
+                     "value": recall(ref, sel), "k": k})
+    if ki or mi or ei:
+        return rows
+    return rows, (f"- {label}: D = {scores.max_degree} (public bound, {D_from}; the graph's maximum degree is "
+                  f"{cached_graph(source).max_degree}), ΔEBC = {scores.global_sensitivity:,.1f}, max EBC = "
+                  f"{scores.utilities.max():,.1f}; EBC + LD/SLD scores in {secs:.1f} s")
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_common_arguments(parser, runs=100, epsilons=EPSILONS, datasets=tuple(GRAPH_DATASETS), jobs=1)
+    add_graph_argument(parser)
+    parser.add_argument("--ks", type=parse_int_list, default=[5, 10, 20], help="comma-separated k values (default 5,10,20)")
+    parser.add_argument("--max-degree", type=int, default=None, metavar="D",
+                        help="public bound on the maximum degree of a --graph file (default for enron, github, "
+                             "dblp: the thesis' value; required for other graphs)")
+
+
+def _graphs(args) -> list:
+    """(label, source, D, where D comes from): fails on a missing public bound before any work."""
+    return [(label, source, *public_max_degree(label, args)) for label, source in graph_sources(args)]
+
+
+def _jobs(args, graphs) -> list:
+    return [(di, label, source, D, D_from, ki, k, mi, mech, ei, eps, args.seed, args.runs)
+            for di, (label, source, D, D_from) in enumerate(graphs) for ki, k in enumerate(args.ks)
+            for mi, mech in enumerate(METHODS) for ei, eps in enumerate(args.epsilons)]
+
+
+def _report(res: Result) -> list[str]:
+    summ = res.summary("dataset", "k", "method", "epsilon")
+    eps, ks = res.args.epsilons, res.args.ks
+    lines = [f"Thesis (Fig. 20 is a plot only; its text): {THESIS_TEXT}", ""]
+    for ds in res.labels():
+        for k in ks:
+            table = [(e, *[summ[(ds, k, m, e)][0] for m in METHODS]) for e in eps]
             lines += [f"## {ds}, k = {k}", "", markdown_table(("ε", *METHODS), table), ""]
         first = []
-        for k in args.ks:
+        for k in ks:
             row = [k]
             for m in METHODS:
-                ok = [e for e in args.epsilons if summ[(ds, k, m, e)][0] >= 0.9]
-                row.append(f"{min(ok):g}" if ok else f"> {max(args.epsilons):g}")
+                ok = [e for e in eps if summ[(ds, k, m, e)][0] >= 0.9]
+                row.append(f"{min(ok):g}" if ok else f"> {max(eps):g}")
             first.append(row)
         lines += [f"### {ds}: smallest ε with mean accuracy >= 0.9", "", markdown_table(("k", *METHODS), first), ""]
-    lines += ["## Graphs", ""] + info + [""]
-    (out / f"{NAME}.md").write_text("\n".join(lines))
-    plt = pyplot()
-    fig, axes = plt.subplots(len(datasets), len(args.ks), figsize=(4.2 * len(args.ks), 3.4 * len(datasets)),
-                             squeeze=False)
-    for r, ds in enumerate(datasets):
-        for c, k in enumerate(args.ks):
-            ax = axes[r][c]
-            for m, marker in zip(METHODS, "osv^"):
-                ax.plot(args.epsilons, [summ[(ds, k, m, e)][0] for e in args.epsilons], marker=marker, label=m)
-            ax.set_xscale("log")
-            ax.set_ylim(-0.02, 1.02)
-            ax.set_title(f"{ds}, k = {k}")
-            ax.set_xlabel("ε")
-            ax.set_ylabel("accuracy")
-            ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out / f"{NAME}.png", dpi=120)
-    plt.close(fig)
-    return 0
+    return lines + ["## Graphs", ""] + res.notes
+
+
+def _figures(res: Result, plt) -> dict:
+    summ = res.summary("dataset", "k", "method", "epsilon")
+    eps = res.args.epsilons
+    panels = [(f"{ds}, k = {k}", [(m, eps, [summ[(ds, k, m, e)][0] for e in eps], {"marker": mk})
+                                  for m, mk in zip(METHODS, "osv^")]) for ds in res.labels() for k in res.args.ks]
+    return {"": line_panels(plt, panels, ncols=len(res.args.ks), ylabel="accuracy", ylim=(-0.02, 1.02), legend="all")}
+
+
+REPRODUCTION = Reproduction(
+    name=NAME, description=DESCRIPTION, title="Thesis Figure 20 (Sec. 6.5): mean accuracy of PrivTopk with EBC",
+    add_arguments=_add_arguments, jobs=_jobs, task=_task, report=_report, figures=_figures,
+    settings=lambda res: f"k in {res.args.ks} (ε/k per pick);", datasets=_graphs, extra_columns=("k",),
+    paper_runs="thesis: 100",
+    size=lambda args, graphs: args.runs * len(args.epsilons) * len(graphs) * len(args.ks),
+)
+add_arguments = REPRODUCTION.add_arguments
+run = REPRODUCTION.run

@@ -7,16 +7,16 @@ the public bound N (thesis Sec. 7.4: NLTCS 21,574, ACS 47,461, Adult 45,222 reco
 :data:`dpselect.datasets.PUBLIC_TABLE_SIZE`), which bounds every training fold. ``--runs R`` repeats the
 whole 10-fold cross validation R times with different fold
 assignments (default 1, as in the thesis: one 10-fold CV, mean over the 10 folds); the CSV has one row
-per (repetition, fold) with ``run = repetition * 10 + fold``.
+per (repetition, fold) with ``run = repetition * 10 + fold``. One figure per dataset:
+``OUT/thesis-figures23-25-<dataset>.png``.
 """
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import numpy as np
 
-from ._common import add_common_arguments, check_datasets, markdown_table, pyplot, run_jobs, summarise, write_csv
+from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table, parse_int_list
 
 NAME = "thesis-figures23-25"
 DESCRIPTION = "Thesis Figs. 23-25: 10-fold CV accuracy of Global/Local/ShiftedLocal DiffPID3, depth 2 and 5"
@@ -38,15 +38,6 @@ PAPER_TEXT = {
 _DATA: dict = {}
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_common_arguments(parser, runs=1, epsilons=EPSILONS, datasets=DATASETS)
-    parser.add_argument("--depths", type=lambda s: [int(x) for x in s.split(",")], default=[2, 5],
-                        help="comma-separated tree depths (default 2,5)")
-    parser.add_argument("--folds", type=int, default=10, help="cross-validation folds (default 10)")
-    parser.add_argument("--bins", type=int, default=10, help="bins for numeric attributes (default 10)")
-    parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
-
-
 def _data(name):
     if name not in _DATA:
         from ..tabular import load_tabular
@@ -62,6 +53,7 @@ def public_n_max(name: str) -> int:
 
 
 def _task(job) -> list[dict]:
+    """One test fold of one repetition: every depth, ε and method."""
     from ..apps.diffpid3 import diffpid3
 
     di, name, rep, fold, n_folds, seed, epsilons, depths, bins = job
@@ -79,43 +71,60 @@ def _task(job) -> list[dict]:
     return rows
 
 
-def run(args: argparse.Namespace) -> int:
-    names = check_datasets(args.datasets, DATASETS)
-    out: Path = args.out
-    out.mkdir(parents=True, exist_ok=True)
-    jobs = [(DATASETS.index(n), n, rep, f, args.folds, args.seed, list(args.epsilons), list(args.depths), args.bins)
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_common_arguments(parser, runs=1, epsilons=EPSILONS, datasets=DATASETS, jobs=2)
+    parser.add_argument("--depths", type=parse_int_list, default=[2, 5], help="comma-separated tree depths (default 2,5)")
+    parser.add_argument("--folds", type=int, default=10, help="cross-validation folds (default 10)")
+    parser.add_argument("--bins", type=int, default=10, help="bins for numeric attributes (default 10)")
+
+
+def _jobs(args, names) -> list:
+    return [(DATASETS.index(n), n, rep, f, args.folds, args.seed, list(args.epsilons), list(args.depths), args.bins)
             for n in names for rep in range(args.runs) for f in range(args.folds)]
-    rows, wall = run_jobs(_task, jobs, NAME, processes=args.jobs, quiet=args.quiet)
-    key = {(n, d, m, e): i for i, (n, d, m, e) in enumerate(
-        (n, d, m, e) for n in names for d in args.depths for m in METHODS for e in args.epsilons)}
-    rows.sort(key=lambda r: (key[(r["dataset"], r["depth"], r["method"], r["epsilon"])], r["run"]))
-    write_csv(out / f"{NAME}.csv", rows, extra_columns=("depth",))
-    summ = summarise(rows, keys=("dataset", "depth", "method", "epsilon"))
-    lines = ["# Thesis Figures 23-25 (Sec. 7.4): cross-validated accuracy of the DiffPID3 family", "",
-             f"Settings: {args.folds}-fold cross validation x {args.runs} repetition(s) (mean over "
-             f"{args.folds * args.runs} test folds per cell), depths {args.depths}, {args.bins} bins for numeric "
-             f"attributes, ε = total budget B (B/(2(d+1)) per level), ΔIG with N = the published dataset size "
-             f"({', '.join(f'{n} {public_n_max(n):,}' for n in names)}; thesis Sec. 7.4); seed "
-             f"{args.seed}, {args.jobs} processes. Wall time {wall:.0f} s.", ""]
-    for n in names:
-        lines += [f"## {n} (thesis Figure {FIGURE[n]})", "", f"Thesis (figure is a plot only; its text): {PAPER_TEXT[n]}", ""]
-        for d in args.depths:
-            table = [(e, *[summ[(n, d, m, e)][0] for m in METHODS]) for e in args.epsilons]
+
+
+def _settings(res: Result) -> str:
+    a = res.args
+    return (f"depths {a.depths}, {a.bins} bins for numeric attributes, ε = total budget B (B/(2(d+1)) per level), "
+            f"ΔIG with N = the published dataset size ({', '.join(f'{n} {public_n_max(n):,}' for n in res.datasets)}; "
+            "thesis Sec. 7.4);")
+
+
+def _runs_text(res: Result) -> str:
+    a = res.args
+    return (f"{a.folds}-fold cross validation x {a.runs} repetition(s) (mean over {a.folds * a.runs} test folds per "
+            f"cell; thesis: 1 repetition), seed {a.seed}")
+
+
+def _report(res: Result) -> list[str]:
+    summ = res.summary("dataset", "depth", "method", "epsilon")
+    lines = []
+    for n in res.datasets:
+        lines += [f"## {n} (thesis Figure {FIGURE[n]})", "", f"Thesis (figure is a plot only; its text): {PAPER_TEXT[n]}",
+                  ""]
+        for d in res.args.depths:
+            table = [(e, *[summ[(n, d, m, e)][0] for m in METHODS]) for e in res.args.epsilons]
             lines += [f"### depth {d}", "", markdown_table(("ε", *[f"ours {m}" for m in METHODS]), table), ""]
-    (out / f"{NAME}.md").write_text("\n".join(lines) + "\n")
-    plt = pyplot()
-    for n in names:
-        fig, axes = plt.subplots(1, len(args.depths), figsize=(4.2 * len(args.depths), 3.4), squeeze=False)
-        for ax, d in zip(axes[0], args.depths):
-            for method, style in zip(METHODS, ("o-", "s-", "^-")):
-                ax.plot(args.epsilons, [summ[(n, d, method, e)][0] for e in args.epsilons], style, label=method)
-            ax.set_xscale("log")
-            ax.set_title(f"{n}, depth {d} (thesis Fig. {FIGURE[n]})")
-            ax.set_xlabel("ε (total budget B)")
-            ax.set_ylabel("accuracy")
-        axes[0][0].legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(out / f"{NAME}-{n}.png", dpi=120)
-        plt.close(fig)
-    print(f"wrote {out / (NAME + '.csv')}, {out / (NAME + '.md')} and PNGs ({wall:.0f} s)")
-    return 0
+    return lines
+
+
+def _figures(res: Result, plt) -> dict:
+    summ = res.summary("dataset", "depth", "method", "epsilon")
+    eps = res.args.epsilons
+    return {f"-{n}": line_panels(plt, [(f"{n}, depth {d} (thesis Fig. {FIGURE[n]})",
+                                        [(m, eps, [summ[(n, d, m, e)][0] for e in eps], {"marker": mk})
+                                         for m, mk in zip(METHODS, "os^")]) for d in res.args.depths],
+                                 xlabel="ε (total budget B)", ylabel="accuracy")
+            for n in res.datasets}
+
+
+REPRODUCTION = Reproduction(
+    name=NAME, description=DESCRIPTION,
+    title="Thesis Figures 23-25 (Sec. 7.4): cross-validated accuracy of the DiffPID3 family",
+    add_arguments=_add_arguments, jobs=_jobs, task=_task, report=_report, figures=_figures, settings=_settings,
+    runs_text=_runs_text, allowed=DATASETS, extra_columns=("depth",),
+    order=lambda args, names: {"dataset": names, "depth": args.depths, "method": METHODS, "epsilon": args.epsilons},
+    size=lambda args, names: args.runs * args.folds * len(args.depths) * len(args.epsilons) * len(names),
+)
+add_arguments = REPRODUCTION.add_arguments
+run = REPRODUCTION.run
