@@ -41,17 +41,40 @@ def test_compressed_counts_equal_direct_counts(nltcs):
 
 
 @pytest.mark.parametrize("approach", ["pareto", "agg"])
-@pytest.mark.parametrize("sens", ["global", "local"])
-def test_variants_run_and_report_true_objectives(nltcs, approach, sens):
-    res = dp_moet(nltcs, 1.0, approach=approach, sensitivity=sens, rng=3, **SMALL)
+@pytest.mark.parametrize("mech,sens", [("exponential", "global"), ("local_dampening", "local")])
+def test_variants_run_and_report_true_objectives(nltcs, approach, mech, sens):
+    res = dp_moet(nltcs, 1.0, approach=approach, mechanism=mech, rng=3, **SMALL)
     assert res.variant == f"DP-MOET-{approach.capitalize()}-{sens}"
     assert len(res.trees) == 2 and res.objectives.shape == (2, 2) and res.generations == 2
     pred = predict_many(res.trees, nltcs.X).astype(bool)
     y = nltcs.y.astype(bool)
     np.testing.assert_allclose(res.objectives[:, 0], pred[:, y].mean(axis=1))
     np.testing.assert_allclose(res.objectives[:, 1], (~pred[:, ~y]).mean(axis=1))
-    again = dp_moet(nltcs, 1.0, approach=approach, sensitivity=sens, rng=3, **SMALL)
+    again = dp_moet(nltcs, 1.0, approach=approach, mechanism=mech, rng=3, **SMALL)
     assert all(a == b for a, b in zip(res.trees, again.trees))
+
+
+def test_deprecated_sensitivity_spelling(nltcs):
+    """sensitivity="local"/"global" still works for one release, with a DeprecationWarning."""
+    for old, mech in (("local", "local_dampening"), ("global", "EM")):
+        with pytest.warns(DeprecationWarning, match="mechanism="):
+            a = dp_moet(nltcs, 1.0, sensitivity=old, rng=3, **SMALL)
+        b = dp_moet(nltcs, 1.0, mechanism=mech, rng=3, **SMALL)
+        assert a.variant == b.variant == f"DP-MOET-Pareto-{old}"
+        assert all(x == y for x, y in zip(a.trees, b.trees))
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="contradicts"):
+        dp_moet(nltcs, 1.0, sensitivity="global", mechanism="local_dampening", rng=0, **SMALL)
+    with pytest.raises(ValueError, match="sensitivity"):
+        dp_moet(nltcs, 1.0, sensitivity="medium", rng=0, **SMALL)
+
+
+def test_other_mechanisms_and_aliases(nltcs):
+    res = dp_moet(nltcs, 1.0, approach="agg", mechanism="PF", rng=1, **SMALL)
+    assert res.variant == "DP-MOET-Agg-permute_and_flip" and res.objectives.shape == (2, 2)
+    res = dp_moet(nltcs, 1.0, mechanism="sld", rng=1, **SMALL)
+    assert res.variant == "DP-MOET-Pareto-shifted_local_dampening"
+    with pytest.raises(ValueError, match="mechanism"):
+        dp_moet(nltcs, 1.0, mechanism="laplace", rng=0, **SMALL)
 
 
 def test_budget_conventions(nltcs, monkeypatch):

@@ -57,7 +57,7 @@ def test_non_private_baselines():
     # front {0, 1, 2, 5}; node 1 dominates 3 and 4 (2 nodes), 2 and 5 dominate 3 and 4 too, 0 dominates 4
     assert top_k_pareto(U, 3).tolist() == [1, 2, 5]
     assert top_k_pareto(U, 3, tie_break="index").tolist() == [0, 1, 2]
-    assert top_k_aggregate(U, 2, weights=(1, 100)).tolist() == [0, 2]
+    assert top_k_aggregate(U, 2, objective_weights=(1, 100)).tolist() == [0, 2]
     assert top_k_ebc(np.array([1.0, 5.0, 5.0, 2.0]), 2).tolist() == [1, 2]
     with pytest.raises(ValueError, match="tie_break"):
         top_k_pareto(U, 1, tie_break="random")
@@ -71,11 +71,11 @@ def test_sampler_matches_priv_pareto_and_priv_agg(variant):
 
     g = _karate()
     U, sfs = motkin_objectives(g, variant=variant)
-    for local in (False, True):
-        sens = sfs if local else [1.0, 1.0]
-        s = MotkinSampler(g, "pareto", local=local, variant=variant)
+    for mech in ("exponential", "local_dampening"):
+        sens = sfs if mech == "local_dampening" else [1.0, 1.0]
+        s = MotkinSampler(g, "pareto", mechanism=mech, variant=variant)
         np.testing.assert_allclose(s.probabilities(0.7), mo.priv_pareto_probabilities(U, 0.7, sens), atol=1e-12)
-        a = MotkinSampler(g, "agg", local=local, variant=variant)
+        a = MotkinSampler(g, "agg", mechanism=mech, variant=variant)
         np.testing.assert_allclose(a.probabilities(0.7), mo.priv_agg_probabilities(U, [1.0, 100.0], 0.7, sens),
                                    atol=1e-12)
 
@@ -90,8 +90,8 @@ def test_sampler_remaining_set_scores_equal_recomputation():
     G = nx.gnm_random_graph(60, 240, seed=3)
     g = from_networkx(G)
     for variant in ("paper", "code"):
-        s = MotkinSampler(g, "pareto", local=True, variant=variant)
-        sg = MotkinSampler(g, "pareto", local=False, variant=variant)
+        s = MotkinSampler(g, "pareto", mechanism="local_dampening", variant=variant)
+        sg = MotkinSampler(g, "pareto", mechanism="exponential", variant=variant)
         U = s.U
         for _ in range(6):
             removed = tuple(int(x) for x in rng.choice(60, size=int(rng.integers(1, 4)), replace=False))
@@ -109,20 +109,20 @@ def test_sampler_remaining_set_scores_equal_recomputation():
 
 def test_dp_motkin_public_functions():
     g = _karate()
-    for local in (True, False):
-        a = dp_motkin_pareto(g, 3, 1.0, local=local, rng=1)
-        b = dp_motkin_pareto(g, 3, 1.0, local=local, rng=1)
+    for mech in ("local_dampening", "exponential", "LD", "em"):
+        a = dp_motkin_pareto(g, 3, 1.0, mechanism=mech, rng=1)
+        b = dp_motkin_pareto(g, 3, 1.0, mechanism=mech, rng=1)
         assert a.tolist() == b.tolist() and len(set(a.tolist())) == 3
-        c = dp_motkin_agg(g, 4, 2.0, local=local, rng=2)
+        c = dp_motkin_agg(g, 4, 2.0, mechanism=mech, rng=2)
         assert len(set(c.tolist())) == 4
     # huge budget: global = the aggregate top-k; local = the top-k of the dampened scores, which on
     # karate is NOT the aggregate top-k (local dampening's inversion: density-1 nodes of degree 2-4 have
     # δ^agg = 101, the hubs far less)
     agg = motkin_objectives(g)[0] @ [1.0, 100.0]  # ties among the top: compare values
-    sel = dp_motkin_agg(g, 3, 1e7, local=False, rng=0)
+    sel = dp_motkin_agg(g, 3, 1e7, mechanism="exponential", rng=0)
     np.testing.assert_allclose(np.sort(agg[sel]), np.sort(agg[top_k_aggregate(g, 3)]))
-    D = MotkinSampler(g, "agg", local=True).scores(())[1]
-    sel = dp_motkin_agg(g, 3, 1e7, local=True, rng=0)
+    D = MotkinSampler(g, "agg", mechanism="local_dampening").scores(())[1]
+    sel = dp_motkin_agg(g, 3, 1e7, mechanism="local_dampening", rng=0)
     np.testing.assert_allclose(np.sort(D[sel]), np.sort(D)[-3:])
     with pytest.raises(ValueError, match="k must be"):
         dp_motkin_pareto(g, 35, 1.0)
@@ -186,15 +186,20 @@ def test_priv_topk():
     top = top_k_ebc(s, 3)
     assert top.tolist() == top_k_ebc(g, 3).tolist()
     assert int(np.argmax(s.utilities)) == int(top[0])
-    for mech in ("EM", "PF", "LD", "SLD", "sld"):
+    for mech, canonical in (("EM", "exponential"), ("PF", "permute_and_flip"), ("LD", "local_dampening"),
+                            ("SLD", "shifted_local_dampening"), ("sld", "shifted_local_dampening")):
         out = priv_topk(s, 3, 0.5, mechanism=mech, rng=4)
         assert out.shape == (3,) and len(set(out.tolist())) == 3
         assert out.tolist() == priv_topk(g, 3, 0.5, mechanism=mech, max_degree=33, rng=4).tolist()
+        assert out.tolist() == priv_topk(s, 3, 0.5, mechanism=canonical, rng=4).tolist()  # alias = canonical name
     assert sorted(priv_topk(s, 3, 1e12, mechanism="EM", rng=0).tolist()) == sorted(top.tolist())
     # SLD maximises u − G_r, which may reorder close EBC values (here nodes 2 and 32)
     assert sorted(priv_topk(s, 3, 1e12, mechanism="SLD", rng=0).tolist()) == sorted(np.argsort(-s.shifted())[:3].tolist())
     with pytest.raises(ValueError, match="mechanism"):
         priv_topk(s, 1, 1.0, mechanism="XX")
+    with pytest.raises(ValueError, match="mechanism"):  # not a PrivTopk mechanism
+        priv_topk(s, 1, 1.0, mechanism="report_noisy_max")
+    assert priv_topk(g, 3, 0.5, max_degree=33, rng=4).tolist() == priv_topk(s, 3, 0.5, mechanism="SLD", rng=4).tolist()
     with pytest.raises(ValueError, match="k must be"):
         priv_topk(s, 0, 1.0)
 
@@ -273,10 +278,56 @@ def test_one_dp_motkin_object_shared_by_threads_gives_valid_draws():
     src, dst = rng.integers(0, 40, 200), rng.integers(0, 40, 200)
     keep = src != dst
     g = from_edges(src[keep], dst[keep])
-    sel = MotkinSampler(g, "pareto", local=True, max_cache=2)  # tiny cache: constant eviction
+    sel = MotkinSampler(g, "pareto", mechanism="local_dampening", max_cache=2)  # tiny cache: constant eviction
     with ThreadPoolExecutor(4) as ex:
         outs = list(ex.map(lambda s: sel.sample(3, 1.0, rng=s), range(40)))
     for o in outs:
         assert o.shape == (3,) and len(set(o.tolist())) == 3
     # the same seeds serially give the same draws: the shared state did not change any result
     assert [sel.sample(3, 1.0, rng=s).tolist() for s in range(40)] == [o.tolist() for o in outs]
+
+
+def test_deprecated_spellings_warn_and_match_new_ones():
+    """local=True/False and weights= keep working for one release, with a DeprecationWarning."""
+    g = _karate()
+    for local, mech in ((True, "local_dampening"), (False, "exponential")):
+        with pytest.warns(DeprecationWarning, match="local"):
+            old = dp_motkin_pareto(g, 3, 1.0, local=local, rng=1)
+        assert old.tolist() == dp_motkin_pareto(g, 3, 1.0, mechanism=mech, rng=1).tolist()
+        with pytest.warns(DeprecationWarning, match="local"):
+            old = dp_motkin_agg(g, 3, 1.0, local=local, rng=2)
+        assert old.tolist() == dp_motkin_agg(g, 3, 1.0, mechanism=mech, rng=2).tolist()
+        with pytest.warns(DeprecationWarning, match="local"):
+            s = MotkinSampler(g, "pareto", local=local)
+        assert s.mechanism == mech and s.local == local
+    with pytest.warns(DeprecationWarning, match="objective_weights"):
+        old = dp_motkin_agg(g, 3, 1.0, weights=(2.0, 50.0), rng=2)
+    assert old.tolist() == dp_motkin_agg(g, 3, 1.0, objective_weights=(2.0, 50.0), rng=2).tolist()
+    with pytest.warns(DeprecationWarning, match="objective_weights"):
+        a = MotkinSampler(g, "agg", mechanism="EM", weights=(2.0, 50.0))
+    np.testing.assert_array_equal(a.weights, [2.0, 50.0])
+    with pytest.warns(DeprecationWarning, match="objective_weights"):
+        old = top_k_aggregate(g, 3, weights=(2.0, 50.0))
+    assert old.tolist() == top_k_aggregate(g, 3, objective_weights=(2.0, 50.0)).tolist()
+    # a contradiction between the old and the new spelling is an error, not a silent choice
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="contradicts"):
+        dp_motkin_pareto(g, 3, 1.0, local=False, mechanism="local_dampening")
+    with pytest.warns(DeprecationWarning), pytest.raises(TypeError, match="objective_weights"):
+        dp_motkin_agg(g, 3, 1.0, weights=(1.0, 1.0), objective_weights=(2.0, 2.0))
+    with pytest.raises(ValueError, match="mechanism"):  # the sampler runs EM or LD only
+        MotkinSampler(g, "pareto", mechanism="shifted_local_dampening")
+
+
+def test_dp_motkin_other_mechanisms_and_aliases():
+    """mechanism= takes any name or alias; global ones use the global sensitivities, local ones the δ's."""
+    import dpselect.multiobjective as mo
+
+    g = _karate()
+    U, sfs = motkin_objectives(g)
+    for mech in ("permute_and_flip", "PF", "report_noisy_max"):
+        out = dp_motkin_pareto(g, 2, 1.0, mechanism=mech, rng=3)
+        ref = mo.priv_pareto(U, 1.0, [1.0, 1.0], mechanism=mech, k=2, rng=3)
+        assert out.tolist() == np.asarray(ref).tolist()
+    out = dp_motkin_agg(g, 2, 1.0, mechanism="LD", rng=5)
+    ref = mo.priv_agg(U, [1.0, 100.0], 1.0, sfs, mechanism="local_dampening", k=2, rng=5)
+    assert out.tolist() == np.asarray(ref).tolist()

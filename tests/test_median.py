@@ -255,6 +255,25 @@ def test_median_large_epsilon_lands_next_to_the_median(mechanism):
     assert all(4.0 <= v < 7.0 for v in vals) and len(set(vals)) == 20 and isinstance(vals[0], float)
 
 
+def test_mechanism_aliases():
+    """Short aliases (any case) name the same mechanisms as the canonical names: same law, same draws."""
+    x = [5.0, 1.0, 9.0, 4.0, 7.0]
+    for alias, name in (("LD", "local_dampening"), ("em", "exponential"), ("Sld", "shifted_local_dampening"),
+                        ("PF", "permute_and_flip")):
+        np.testing.assert_array_equal(median_probabilities(x, 0.7, bound=10.0, mechanism=alias)[1],
+                                      median_probabilities(x, 0.7, bound=10.0, mechanism=name)[1])
+        assert median_rank(x, 0.7, bound=10.0, mechanism=alias, rng=4) == median_rank(x, 0.7, bound=10.0,
+                                                                                       mechanism=name, rng=4)
+        if name != "permute_and_flip":
+            assert median(x, 0.7, bound=10.0, mechanism=alias, rng=4) == median(x, 0.7, bound=10.0, mechanism=name,
+                                                                                rng=4)
+            assert median_distribution(x, 0.7, bound=10.0, mechanism=alias).mechanism == name
+    with pytest.raises(ValueError, match="permute_and_flip' is not available for median"):
+        median(x, 1.0, bound=10.0, mechanism="pf")
+    with pytest.raises(ValueError, match="mechanism must be one of"):
+        median_rank(x, 1.0, bound=10.0, mechanism="RNM")
+
+
 def test_histogram_helpers_and_counts_path():
     h = np.array([3, 0, 2, 0, 1])
     assert histogram_to_database(h).tolist() == [0.0, 0.0, 0.0, 2.0, 2.0, 4.0]

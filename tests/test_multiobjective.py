@@ -279,6 +279,25 @@ def test_every_mechanism_runs_global_and_local(mechanism):
         assert picks.shape == (3,) and len(set(picks.tolist())) == 3
 
 
+def test_mechanism_vocabulary_and_aliases():
+    """One MECHANISMS definition (dpselect.vocabulary); short aliases in any case select the same mechanism."""
+    import dpselect.vocabulary as voc
+
+    assert dpselect.multiobjective.MECHANISMS is voc.MECHANISMS
+    assert dpselect.multiobjective.GLOBAL_MECHANISMS is voc.GLOBAL_MECHANISMS
+    assert dpselect.multiobjective.LOCAL_MECHANISMS is voc.LOCAL_MECHANISMS
+    ramp = SensitivityFunction(lambda t: np.minimum(1.0, np.array([0.2, 0.4, 0.6, 0.8, 1.0]) * (t + 1)), 1.0)
+    sfs = [constant(5, 1.0), ramp.bounded(5)]
+    for alias, name in (("EM", "exponential"), ("pf", "permute_and_flip"), ("Rnm", "report_noisy_max"),
+                        ("LD", "local_dampening"), ("sld", "shifted_local_dampening")):
+        sens = sfs if name in voc.LOCAL_MECHANISMS else [1.0, 1.0]
+        assert priv_pareto(EX44, 1.0, sens, mechanism=alias, k=3, rng=7).tolist() == \
+            priv_pareto(EX44, 1.0, sens, mechanism=name, k=3, rng=7).tolist()
+        if name != "report_noisy_max":  # its Laplace probabilities are a numerical integral: compare elsewhere
+            np.testing.assert_array_equal(priv_agg_probabilities(EX44, [0.5, 0.5], 1.0, sens, mechanism=alias),
+                                          priv_agg_probabilities(EX44, [0.5, 0.5], 1.0, sens, mechanism=name))
+
+
 def test_high_epsilon_selects_front_and_best_aggregate():
     for seed in range(20):
         assert priv_pareto(EX44, 1e4, [1.0, 1.0], rng=seed) in (0, 1)

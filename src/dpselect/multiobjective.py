@@ -37,8 +37,9 @@ import numpy as np
 
 from ._dominance import count_dominating, count_with_orders
 from ._rng import check_rng
-from ._validation import check_choice, check_k, check_matrix, check_positive
+from ._validation import check_k, check_matrix, check_positive
 from .sensitivity import SensitivityFunction, _check_weight_values, constant, weighted_sum
+from .vocabulary import GLOBAL_MECHANISMS, LOCAL_MECHANISMS, MECHANISMS, check_mechanism  # noqa: F401 (re-exported)
 
 __all__ = [
     "metric_c",
@@ -52,10 +53,8 @@ __all__ = [
     "MECHANISMS",
 ]
 
-#: Single-objective mechanisms PrivPareto and PrivAgg can use.
-GLOBAL_MECHANISMS = ("exponential", "permute_and_flip", "report_noisy_max")
-LOCAL_MECHANISMS = ("local_dampening", "shifted_local_dampening")
-MECHANISMS = GLOBAL_MECHANISMS + LOCAL_MECHANISMS
+# Single-objective mechanisms PrivPareto and PrivAgg can use: every one of :data:`dpselect.vocabulary.MECHANISMS`
+# (short aliases EM, PF, RNM, LD, SLD accepted case-insensitively).
 #: Extra keyword options each mechanism accepts (passed through to :mod:`dpselect.mechanisms`).
 #: ``exact`` (default True: floating-point-safe sampling, see dpselect.sampling) is accepted by all and
 #: ignored by the *_probabilities functions, which are exact closed forms either way.
@@ -419,7 +418,7 @@ def _check_weights(weights, m: int) -> np.ndarray:
 def _resolve_mechanism(mechanism, sens: list, options: dict) -> str:
     if mechanism is None:
         mechanism = "exponential" if all(not isinstance(s, SensitivityFunction) for s in sens) else "local_dampening"
-    mechanism = check_choice(mechanism, "mechanism", MECHANISMS)
+    mechanism = check_mechanism(mechanism)
     allowed = _OPTIONS[mechanism]
     for key in options:
         if key in ("k", "rng", "weights", "epsilon", "sensitivity", "sensitivity_function", "utilities"):
@@ -486,7 +485,7 @@ def priv_pareto(U, epsilon: float, sensitivities: Sensitivities, *, mechanism: s
     sensitivities : list, one entry per objective
         Global sensitivities Δu_i (numbers) or admissible SensitivityFunctions δ_i.
     mechanism : str, optional
-        One of :data:`MECHANISMS`.
+        One of :data:`MECHANISMS` or a short alias (EM, PF, RNM, LD, SLD; any case).
     k : int
         Number of distinct candidates. ``k > 1``: k sequential picks with ε/k each; after each pick the
         Pareto scores and δ^PS (and the global sensitivity n' − 1) are **recomputed on the remaining

@@ -40,11 +40,12 @@ from .._rng import check_rng
 from .._validation import check_choice, check_int, check_positive
 from ..multiobjective import metric_c  # noqa: F401  (re-exported: DP-MOET reports it)
 from ..trees import TreeSpace, crossover, mutate, predict_many, prune, random_population
+from ..vocabulary import LOCAL_MECHANISMS, Mechanism, check_mechanism, deprecated
 
 __all__ = ["MOETResult", "dp_moet", "nodp_moet", "metric_c", "CompressedTable", "APPROACHES", "BUDGETS"]
 
 APPROACHES = ("pareto", "agg")
-SENSITIVITIES = ("global", "local")
+SENSITIVITIES = ("global", "local")  # the deprecated ``sensitivity=`` spelling
 BUDGETS = ("even", "paper-code")
 
 
@@ -102,19 +103,18 @@ def _rates(tp, tn, n_pos, n_neg):
 
 
 def _select(tp, tn, table: CompressedTable, how: str, approach: str, weights, eps: float | None, n_pick: int, gen):
-    """Indices of n_pick trees (private when eps is given)."""
+    """Indices of n_pick trees (private when eps is given); ``how`` is "nodp" or a canonical mechanism name."""
     U = _rates(tp, tn, table.n_pos, table.n_neg)
     if how == "nodp":
         return _nodp_select(U, approach, weights, n_pick, gen)
     from ..multiobjective import priv_agg, priv_pareto
     from ..utilities.classification import rate_sensitivity
 
-    if how == "global":
+    mech = how
+    if mech not in LOCAL_MECHANISMS:
         sens = [1.0, 1.0]
-        mech = "exponential"
     else:
         sens = [rate_sensitivity(tp, table.n_pos - tp, name="tpr"), rate_sensitivity(tn, table.n_neg - tn, name="tnr")]
-        mech = "local_dampening"
     if approach == "pareto":
         out = priv_pareto(U, eps, sens, mechanism=mech, k=n_pick, rng=gen)
     else:
@@ -136,6 +136,11 @@ def _nodp_select(U: np.ndarray, approach: str, weights, n_pick: int, gen) -> np.
         chosen.append(int(remaining[pick]))
         remaining = np.delete(remaining, pick)
     return np.array(chosen, dtype=np.int64)
+
+
+def _variant_suffix(how: str) -> str:
+    """"-local" / "-global" for the paper's two private variants, else the mechanism's name."""
+    return {"nodp": "", "local_dampening": "-local", "exponential": "-global"}.get(how, f"-{how}")
 
 
 def _run(data, epsilon, approach, how, *, weights, population, selection, generations, depth, max_depth,
@@ -197,13 +202,13 @@ def _run(data, epsilon, approach, how, *, weights, population, selection, genera
         history.append(_rates(tp, tn, table.n_pos, table.n_neg))
     idx = _select(tp, tn, table, how, approach, w, eps_round, o, gen)
     trees = [pop[i] for i in idx]
-    variant = f"{'NODP' if how == 'nodp' else 'DP'}-MOET-{approach.capitalize()}" + ("" if how == "nodp" else f"-{how}")
+    variant = f"{'NODP' if how == 'nodp' else 'DP'}-MOET-{approach.capitalize()}" + _variant_suffix(how)
     return MOETResult(trees, _rates(tp[idx], tn[idx], table.n_pos, table.n_neg), variant, eps, budget, n_gen,
                       history)
 
 
-def dp_moet(data, epsilon: float, *, approach: str = "pareto", sensitivity: str = "local",
-            weights=(3.0, 2.0), population: int = 30, selection: int = 3, generations: int = 3, depth: int = 4,
+def dp_moet(data, epsilon: float, *, approach: str = "pareto", mechanism: Mechanism | None = None,
+            sensitivity: str | None = None, weights=(3.0, 2.0), population: int = 30, selection: int = 3, generations: int = 3, depth: int = 4,
             max_depth: int = 10, output: int = 3, budget: str = "even", rng=None,
             compressed: CompressedTable | None = None) -> MOETResult:
     """DP-MOET (paper Alg. 1): evolve decision trees and privately select ``output`` of them by (TPR, TNR).
@@ -216,9 +221,13 @@ def dp_moet(data, epsilon: float, *, approach: str = "pareto", sensitivity: str 
         Total privacy budget of the run (see the module docstring for its split).
     approach : {"pareto", "agg"}
         PrivPareto on (TPR, TNR) or PrivAgg on w_TPR·TPR + w_TNR·TNR.
+    mechanism : str, default "local_dampening"
+        One of :data:`dpselect.vocabulary.MECHANISMS` (or an alias: EM, PF, RNM, LD, SLD). Local
+        mechanisms use the TPR/TNR sensitivity functions (DP-MOET-…-local with "local_dampening"),
+        global ones the global sensitivities 1 and 1 (DP-MOET-…-global with "exponential").
     sensitivity : {"local", "global"}
-        Local dampening with the TPR/TNR sensitivity functions, or the exponential mechanism with the
-        global sensitivities.
+        Deprecated spelling: ``sensitivity="local"`` is ``mechanism="local_dampening"``,
+        ``sensitivity="global"`` is ``mechanism="exponential"`` (``DeprecationWarning``).
     weights : (w_TPR, w_TNR)
         Only for ``approach="agg"`` (paper: 3, 2).
     population, selection, generations, depth, max_depth, output : int
@@ -246,7 +255,14 @@ def dp_moet(data, epsilon: float, *, approach: str = "pareto", sensitivity: str 
     >>> res.objectives.shape, res.variant
     ((2, 2), 'DP-MOET-Pareto-local')
     """
-    how = check_choice(sensitivity, "sensitivity", SENSITIVITIES)
+    if sensitivity is not None:
+        old = check_choice(sensitivity, "sensitivity", SENSITIVITIES)
+        implied = "local_dampening" if old == "local" else "exponential"
+        deprecated(f"dp_moet(sensitivity={old!r})", f"mechanism={implied!r}")
+        if mechanism is not None and check_mechanism(mechanism) != implied:
+            raise ValueError(f"sensitivity={old!r} (deprecated) contradicts mechanism={mechanism!r}; pass mechanism only")
+        mechanism = implied
+    how = "local_dampening" if mechanism is None else check_mechanism(mechanism)
     return _run(data, epsilon, approach, how, weights=weights, population=population, selection=selection,
                 generations=generations, depth=depth, max_depth=max_depth, output=output, budget=budget, rng=rng,
                 compressed=compressed)

@@ -7,18 +7,19 @@ returned set of k node indices is ε-edge-DP.
 
 * **DP-MOTkIN** (paper Sec. 7.2): two objectives per node, degree and egocentric density
   (:mod:`dpselect.utilities.graph`).
-  - :func:`dp_motkin_pareto` -- PrivPareto on the Pareto score; ``local=False`` is
-    DP-MOTkIN-Pareto_global (exponential mechanism with Δ^PS = |R| − 1), ``local=True``
-    DP-MOTkIN-Pareto_local (local dampening with δ^PS built from δ^degree and δ^egodensity). The
-    Pareto scores and δ^PS are recomputed on the remaining nodes after each pick.
+  - :func:`dp_motkin_pareto` -- PrivPareto on the Pareto score; ``mechanism="exponential"`` is
+    DP-MOTkIN-Pareto_global (Δ^PS = |R| − 1), ``mechanism="local_dampening"`` (default)
+    DP-MOTkIN-Pareto_local (δ^PS built from δ^degree and δ^egodensity). The Pareto scores and δ^PS
+    are recomputed on the remaining nodes after each pick.
   - :func:`dp_motkin_agg` -- PrivAgg on w_degree·degree + w_egodensity·egodensity (default weights
     1 and 100, paper Sec. 7.5); global: exponential mechanism with Δ = Σ|w_i|Δ_i; local: local
     dampening with δ^agg = Σ|w_i|δ_i.
   - non-private baselines :func:`top_k_pareto` and :func:`top_k_aggregate`, and the paper's error
     measures :func:`metric_c` (Def. 6.3) and :func:`recall`.
 * **PrivTopk** (thesis Alg. 3): k picks maximising egocentric betweenness centrality (EBC) with the
-  exponential mechanism (``"EM"``), permute-and-flip (``"PF"``), local dampening (``"LD"``) or shifted
-  local dampening (``"SLD"``): :func:`priv_topk`, baseline :func:`top_k_ebc`.
+  exponential mechanism, permute-and-flip, local dampening or shifted local dampening (``mechanism=``
+  with the names of :mod:`dpselect.vocabulary` or their aliases EM, PF, LD, SLD): :func:`priv_topk`,
+  baseline :func:`top_k_ebc`.
 
 All functions return **node indices** into the :class:`~dpselect.graphs.Graph` (``graph.node_ids[idx]``
 gives the original ids), in the order picked.
@@ -35,6 +36,7 @@ from .._rng import check_rng
 from .._validation import check_bool, check_k, check_positive
 from ..graphs import Graph
 from ..sensitivity import SensitivityFunction
+from ..vocabulary import LOCAL_MECHANISMS, Mechanism, check_mechanism, deprecated
 from ..utilities.graph import (
     DEGREE_GLOBAL_SENSITIVITY,
     EGODENSITY_GLOBAL_SENSITIVITY,
@@ -64,14 +66,34 @@ __all__ = [
     "influential_demo_table",
 ]
 
-#: PrivTopk mechanism names (thesis Sec. 6.2) and what they run.
+#: PrivTopk's mechanisms by their thesis labels (Sec. 6.2; also accepted as ``mechanism=`` aliases) and what
+#: they run. ``priv_topk`` takes the canonical names of :mod:`dpselect.vocabulary` as well.
 PRIV_TOPK_MECHANISMS = {
     "EM": "exponential mechanism, ΔEBC = max(D(D−1)/4, D)",
     "PF": "permute-and-flip, ΔEBC",
     "LD": "local dampening with δ^EBC (bounded)",
     "SLD": "shifted local dampening with δ^EBC (bounded, increasing)",
 }
+#: Canonical names of the mechanisms :func:`priv_topk` runs.
+_TOPK_CANONICAL = ("exponential", "permute_and_flip", "local_dampening", "shifted_local_dampening")
+#: The mechanisms DP-MOTkIN runs (its paper versions: global = exponential, local = local dampening).
+MOTKIN_MECHANISMS = ("exponential", "local_dampening")
 DEFAULT_AGG_WEIGHTS = (1.0, 100.0)
+
+
+def _motkin_mechanism(mechanism, local, where: str, allowed=None) -> str:
+    """The canonical mechanism of a DP-MOTkIN call; ``local=`` is the deprecated spelling."""
+    if local is not None:
+        local = check_bool(local, "local")
+        implied = "local_dampening" if local else "exponential"
+        deprecated(f"{where}(local={local})", f"mechanism={implied!r}", stacklevel=4)
+        if mechanism is None:
+            mechanism = implied
+        elif not local and check_mechanism(mechanism) in LOCAL_MECHANISMS:
+            raise ValueError(f"local=False (deprecated) contradicts mechanism={mechanism!r}; pass mechanism only")
+    if mechanism is None:
+        return "local_dampening"
+    return check_mechanism(mechanism) if allowed is None else check_mechanism(mechanism, allowed=allowed)
 
 
 def _check_graph(graph: Any) -> Graph:
@@ -107,8 +129,9 @@ def _mo():
     return multiobjective
 
 
-def dp_motkin_pareto(graph: Graph, k: int, epsilon: float, *, local: bool = True, variant: str = "paper",
-                     mechanism: str | None = None, rng: np.random.Generator | int | None = None) -> np.ndarray:
+def dp_motkin_pareto(graph: Graph, k: int, epsilon: float, *, mechanism: Mechanism | None = None,
+                     variant: str = "paper", rng: np.random.Generator | int | None = None,
+                     local: bool | None = None) -> np.ndarray:
     """DP-MOTkIN-Pareto: k nodes near the Pareto front of (degree, egocentric density), ε-edge-DP.
 
     Runs PrivPareto (:func:`dpselect.priv_pareto`) k times with ε/k each on the nodes not yet picked;
@@ -121,14 +144,16 @@ def dp_motkin_pareto(graph: Graph, k: int, epsilon: float, *, local: bool = True
         Number of nodes, 1 <= k <= n.
     epsilon : float
         Total privacy budget (ε-edge-DP by sequential composition).
-    local : bool
-        True: DP-MOTkIN-Pareto_local (δ^PS from δ^degree = 1 and δ^egodensity, default mechanism
-        local dampening). False: DP-MOTkIN-Pareto_global (Δ^PS = |R| − 1, exponential mechanism).
+    mechanism : str, default "local_dampening"
+        Any name or alias of :data:`dpselect.vocabulary.MECHANISMS`. Local mechanisms use δ^PS from
+        δ^degree = 1 and δ^egodensity ("local_dampening": DP-MOTkIN-Pareto_local); global ones
+        Δ^PS = |R| − 1 ("exponential": DP-MOTkIN-Pareto_global).
     variant : {"paper", "code"}
         Egocentric density formula (see :func:`motkin_objectives`).
-    mechanism : str, optional
-        Any mechanism name accepted by :func:`dpselect.priv_pareto`.
     rng : Generator, int or None
+    local : bool
+        Deprecated: ``local=True`` is ``mechanism="local_dampening"``, ``local=False``
+        ``mechanism="exponential"`` (``DeprecationWarning``).
 
     Returns
     -------
@@ -144,22 +169,25 @@ def dp_motkin_pareto(graph: Graph, k: int, epsilon: float, *, local: bool = True
     g = _check_graph(graph)
     k = check_k(k, g.n_nodes)
     eps = check_positive(epsilon, "epsilon")
-    local = check_bool(local, "local")
+    mech = _motkin_mechanism(mechanism, local, "dp_motkin_pareto")
     U, sfs = motkin_objectives(g, variant=variant)
-    sens = sfs if local else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
-    kwargs = {} if mechanism is None else {"mechanism": mechanism}
-    out = _mo().priv_pareto(U, eps, sens, k=k, rng=rng, **kwargs)
+    sens = sfs if mech in LOCAL_MECHANISMS else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
+    out = _mo().priv_pareto(U, eps, sens, k=k, rng=rng, mechanism=mech)
     return np.atleast_1d(np.asarray(out, dtype=np.int64))
 
 
-def dp_motkin_agg(graph: Graph, k: int, epsilon: float, *, weights: Sequence[float] = DEFAULT_AGG_WEIGHTS,
-                  local: bool = True, variant: str = "paper", mechanism: str | None = None,
-                  rng: np.random.Generator | int | None = None) -> np.ndarray:
+def dp_motkin_agg(graph: Graph, k: int, epsilon: float, *, objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS,
+                  mechanism: Mechanism | None = None, variant: str = "paper",
+                  rng: np.random.Generator | int | None = None, local: bool | None = None,
+                  weights: Sequence[float] | None = None) -> np.ndarray:
     """DP-MOTkIN-Agg: k nodes maximising w_degree·degree + w_egodensity·egodensity, ε-edge-DP.
 
-    Runs PrivAgg (:func:`dpselect.priv_agg`) with k picks of ε/k each. ``local=False``: exponential
-    mechanism with Δ = Σ|w_i|Δ_i (= 101 for the default weights 1 and 100 of paper Sec. 7.5);
-    ``local=True``: local dampening with δ^agg = Σ|w_i|δ_i (paper Thm 5.4).
+    Runs PrivAgg (:func:`dpselect.priv_agg`) with k picks of ε/k each. ``mechanism="exponential"``
+    (or another global mechanism): Δ = Σ|w_i|Δ_i (= 101 for the default ``objective_weights`` 1 and 100
+    of paper Sec. 7.5); ``mechanism="local_dampening"`` (default, or another local mechanism):
+    δ^agg = Σ|w_i|δ_i (paper Thm 5.4). Deprecated spellings (``DeprecationWarning``): ``local=True`` /
+    ``local=False`` for ``mechanism="local_dampening"`` / ``"exponential"``, ``weights=`` for
+    ``objective_weights=``.
 
     Returns k int node indices in the order picked.
 
@@ -171,12 +199,22 @@ def dp_motkin_agg(graph: Graph, k: int, epsilon: float, *, weights: Sequence[flo
     g = _check_graph(graph)
     k = check_k(k, g.n_nodes)
     eps = check_positive(epsilon, "epsilon")
-    local = check_bool(local, "local")
+    mech = _motkin_mechanism(mechanism, local, "dp_motkin_agg")
+    objective_weights = _objective_weights(objective_weights, weights, "dp_motkin_agg")
     U, sfs = motkin_objectives(g, variant=variant)
-    sens = sfs if local else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
-    kwargs = {} if mechanism is None else {"mechanism": mechanism}
-    out = _mo().priv_agg(U, list(weights), eps, sens, k=k, rng=rng, **kwargs)
+    sens = sfs if mech in LOCAL_MECHANISMS else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
+    out = _mo().priv_agg(U, list(objective_weights), eps, sens, k=k, rng=rng, mechanism=mech)
     return np.atleast_1d(np.asarray(out, dtype=np.int64))
+
+
+def _objective_weights(objective_weights, weights, where: str, default=DEFAULT_AGG_WEIGHTS):
+    """``objective_weights``, or the deprecated ``weights=`` spelling (warns)."""
+    if weights is None:
+        return objective_weights
+    deprecated(f"{where}(weights=...)", "objective_weights=...", stacklevel=4)
+    if objective_weights is not default and objective_weights is not None:
+        raise TypeError(f"{where} got both objective_weights and its deprecated spelling weights; pass objective_weights")
+    return weights
 
 
 def _as_objectives(x: Any, variant: str) -> np.ndarray:
@@ -232,16 +270,19 @@ def _top_k_scores(scores: np.ndarray, k: int) -> np.ndarray:
 
 
 def top_k_aggregate(graph_or_objectives: Graph | np.ndarray, k: int, *,
-                    weights: Sequence[float] = DEFAULT_AGG_WEIGHTS, variant: str = "paper") -> np.ndarray:
+                    objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS, variant: str = "paper",
+                    weights: Sequence[float] | None = None) -> np.ndarray:
     """Non-private baseline: the k nodes of largest Σ w_i u_i (ties to the smaller index).
+
+    ``objective_weights`` are the w_i (``weights=`` is the deprecated spelling).
 
     >>> top_k_aggregate(np.array([[3, 0.3], [2, 1.0], [2, 1.0], [1, 0.0]]), 2).tolist()
     [1, 2]
     """
     U = _as_objectives(graph_or_objectives, variant)
-    w = np.asarray(weights, dtype=np.float64)
+    w = np.asarray(_objective_weights(objective_weights, weights, "top_k_aggregate"), dtype=np.float64)
     if w.shape != (U.shape[1],):
-        raise ValueError(f"weights must have one entry per objective ({U.shape[1]}), got {w.tolist()}")
+        raise ValueError(f"objective_weights must have one entry per objective ({U.shape[1]}), got {w.tolist()}")
     return _top_k_scores(U @ w, check_k(k, U.shape[0]))
 
 
@@ -290,20 +331,27 @@ class MotkinSampler:
     ----------
     graph : Graph
     approach : {"pareto", "agg"}
-    local : bool
+    mechanism : {"local_dampening", "exponential"} or an alias (LD, EM), default "local_dampening"
+        DP-MOTkIN's local or global version.
     variant : {"paper", "code"}
-    weights : pair of float (``"agg"`` only)
+    objective_weights : pair of float (``"agg"`` only)
+    local, weights
+        Deprecated spellings of ``mechanism`` (True: "local_dampening", False: "exponential") and of
+        ``objective_weights`` (``DeprecationWarning``).
     """
 
-    def __init__(self, graph: Graph, approach: str, *, local: bool, variant: str = "paper",
-                 weights: Sequence[float] = DEFAULT_AGG_WEIGHTS, max_cache: int = 64) -> None:
+    def __init__(self, graph: Graph, approach: str, *, mechanism: Mechanism | None = None, variant: str = "paper",
+                 objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS, max_cache: int = 64,
+                 local: bool | None = None, weights: Sequence[float] | None = None) -> None:
         g = _check_graph(graph)
         if approach not in ("pareto", "agg"):
             raise ValueError(f"approach must be 'pareto' or 'agg', got {approach!r}")
-        self.graph, self.approach, self.local, self.variant = g, approach, bool(local), variant
+        self.mechanism = _motkin_mechanism(mechanism, local, "MotkinSampler", allowed=MOTKIN_MECHANISMS)
+        self.graph, self.approach, self.variant = g, approach, variant
+        self.local = self.mechanism == "local_dampening"
         self.U, _ = motkin_objectives(g, variant=variant)
         self.degrees = g.degrees
-        self.weights = np.asarray(weights, dtype=np.float64)
+        self.weights = np.asarray(_objective_weights(objective_weights, weights, "MotkinSampler"), dtype=np.float64)
         self._cache: dict[tuple, tuple[np.ndarray, np.ndarray, float]] = {}
         self._ps_full: np.ndarray | None = None
         self._full_sf: SensitivityFunction | None = None
@@ -485,15 +533,15 @@ class PrivTopkScores:
         """u(r) − G_r: shifted local dampening scores (sensitivity Δ), thesis Ch. 4 closed form."""
         return self.utilities - self._shift_totals()[0]
 
-    def scores(self, mechanism: str) -> tuple[np.ndarray, float]:
-        """(scores, sensitivity) whose exponential mechanism is the named PrivTopk mechanism (EM/LD/SLD)."""
-        if mechanism in ("EM", "PF"):
+    def scores(self, mechanism: Mechanism) -> tuple[np.ndarray, float]:
+        """(scores, sensitivity) on which the exponential mechanism (permute-and-flip for
+        "permute_and_flip") is the named PrivTopk mechanism (a name or an alias: EM, PF, LD, SLD)."""
+        mechanism = check_mechanism(mechanism, allowed=_TOPK_CANONICAL)
+        if mechanism in ("exponential", "permute_and_flip"):
             return self.utilities, self.global_sensitivity
-        if mechanism == "LD":
+        if mechanism == "local_dampening":
             return self.dampened(), 1.0
-        if mechanism == "SLD":
-            return self.shifted(), self.global_sensitivity
-        raise ValueError(f"mechanism must be one of {', '.join(PRIV_TOPK_MECHANISMS)}, got {mechanism!r}")
+        return self.shifted(), self.global_sensitivity
 
 
 def _prepare(g: Graph, max_degree: int | None, where: str) -> PrivTopkScores:
@@ -519,7 +567,7 @@ def prepare_priv_topk(graph: Graph, *, max_degree: int | None = None) -> PrivTop
     return _prepare(_check_graph(graph), max_degree, "prepare_priv_topk")
 
 
-def priv_topk(graph: Graph | PrivTopkScores, k: int, epsilon: float, *, mechanism: str = "SLD",
+def priv_topk(graph: Graph | PrivTopkScores, k: int, epsilon: float, *, mechanism: Mechanism = "shifted_local_dampening",
               max_degree: int | None = None, rng: np.random.Generator | int | None = None) -> np.ndarray:
     """PrivTopk (thesis Alg. 3): k nodes of large egocentric betweenness centrality, ε-edge-DP.
 
@@ -532,10 +580,10 @@ def priv_topk(graph: Graph | PrivTopkScores, k: int, epsilon: float, *, mechanis
     k : int
     epsilon : float
         Total privacy budget.
-    mechanism : {"EM", "PF", "LD", "SLD"}
-        Exponential mechanism or permute-and-flip with ΔEBC = max(D(D−1)/4, D); local dampening
-        with δ^EBC; shifted local dampening (closed form, ``direction="increasing"``: δ^EBC grows
-        with EBC) with δ^EBC bounded at ΔEBC.
+    mechanism : {"exponential", "permute_and_flip", "local_dampening", "shifted_local_dampening"}
+        Or an alias (EM, PF, LD, SLD; any case). Exponential mechanism or permute-and-flip with
+        ΔEBC = max(D(D−1)/4, D); local dampening with δ^EBC; shifted local dampening (default; closed
+        form, ``direction="increasing"``: δ^EBC grows with EBC) with δ^EBC bounded at ΔEBC.
     max_degree : int
         Public bound D >= 1 on the maximum degree, chosen without looking at the graph; a graph with
         a larger degree is a ``ValueError``. Omitted: the graph's own maximum degree, with a
@@ -551,7 +599,7 @@ def priv_topk(graph: Graph | PrivTopkScores, k: int, epsilon: float, *, mechanis
     --------
     >>> from dpselect.graphs import from_edges
     >>> g = from_edges([0, 0, 0, 1, 4, 4], [1, 2, 3, 2, 5, 6])
-    >>> priv_topk(g, 1, 1e6, mechanism="SLD", max_degree=6, rng=0).tolist()
+    >>> priv_topk(g, 1, 1e6, mechanism="shifted_local_dampening", max_degree=6, rng=0).tolist()
     [0]
     """
     if isinstance(graph, PrivTopkScores):
@@ -564,23 +612,21 @@ def priv_topk(graph: Graph | PrivTopkScores, k: int, epsilon: float, *, mechanis
     n = scores.utilities.size
     k = check_k(k, n)
     eps = check_positive(epsilon, "epsilon")
-    if not isinstance(mechanism, str) or mechanism.upper() not in PRIV_TOPK_MECHANISMS:
-        raise ValueError(f"mechanism must be one of {', '.join(PRIV_TOPK_MECHANISMS)}, got {mechanism!r}")
-    mech = mechanism.upper()
+    mech = check_mechanism(mechanism, allowed=_TOPK_CANONICAL)
     gen = check_rng(rng)
     from ..mechanisms import dampened_select, exponential, permute_and_flip, shifted_select
 
     # LD and SLD: the cached D / G with their rigorous error bounds, sampled exactly (dpselect.sampling)
-    if mech == "LD":
+    if mech == "local_dampening":
         D, err = scores._dampened_with_error()
         return np.atleast_1d(np.asarray(dampened_select(scores.utilities, scores.sensitivity_function, D, err, eps, k,
                                                         gen), dtype=np.int64))
-    if mech == "SLD":
+    if mech == "shifted_local_dampening":
         G, err = scores._shift_totals()
         return np.atleast_1d(np.asarray(shifted_select(scores.utilities, scores.sensitivity_function, G, err, eps, k,
                                                        gen), dtype=np.int64))
     s, sens = scores.scores(mech)
-    fn = permute_and_flip if mech == "PF" else exponential
+    fn = permute_and_flip if mech == "permute_and_flip" else exponential
     return np.atleast_1d(np.asarray(fn(s, eps, sens, k=k, rng=gen), dtype=np.int64))
 
 
@@ -617,16 +663,15 @@ def influential_demo_table(graph: Graph, k: int = 3, epsilon: float = 1.0,
     rows = [("top-k aggregate (non-private)", "-", ref_agg, 1.0),
             ("top-k Pareto score (non-private)", "-", ref_par, 1.0),
             ("top-k EBC (non-private)", "-", ref_ebc, 1.0)]
-    for local in (True, False):
-        tag = "local" if local else "global"
-        sel = MotkinSampler(g, "agg", local=local).sample(k, epsilon, gen)
+    for mech, tag in (("local_dampening", "local"), ("exponential", "global")):
+        sel = MotkinSampler(g, "agg", mechanism=mech).sample(k, epsilon, gen)
         rows.append((f"DP-MOTkIN-Agg {tag}", f"{epsilon:g}", sel, recall(ref_agg, sel)))
-        sel = MotkinSampler(g, "pareto", local=local).sample(k, epsilon, gen)
+        sel = MotkinSampler(g, "pareto", mechanism=mech).sample(k, epsilon, gen)
         rows.append((f"DP-MOTkIN-Pareto {tag} (C = {metric_c(U, ref_par, sel):.2f})", f"{epsilon:g}", sel,
                      recall(ref_par, sel)))
-    for mech in ("SLD", "EM"):
+    for mech, tag in (("shifted_local_dampening", "SLD"), ("exponential", "EM")):
         sel = priv_topk(pt, k, epsilon, mechanism=mech, rng=gen)
-        rows.append((f"PrivTopk-{mech} (EBC)", f"{epsilon:g}", sel, recall(ref_ebc, sel)))
+        rows.append((f"PrivTopk-{tag} (EBC)", f"{epsilon:g}", sel, recall(ref_ebc, sel)))
     w = max(len(r[0]) for r in rows)
     lines = [f"{'method':<{w}}  {'eps':>5}  {'node ids':<28} recall",
              f"{'-' * w}  {'-' * 5}  {'-' * 28} ------"]

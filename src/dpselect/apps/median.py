@@ -27,7 +27,7 @@ from typing import Literal
 import numpy as np
 
 from .._rng import check_rng
-from .._validation import check_choice, check_int, check_positive
+from .._validation import check_int, check_positive
 from ..utilities.median import (
     MedianIntervals,
     _GroupedMedian,
@@ -35,6 +35,7 @@ from ..utilities.median import (
     grouped_median_sensitivity,
     interval_median_sensitivity,
 )
+from ..vocabulary import MECHANISMS, check_mechanism
 
 __all__ = ["median", "median_distribution", "MedianDistribution", "median_error", "median_rank",
            "median_probabilities", "histogram_to_database", "histogram_groups", "MEDIAN_MECHANISMS",
@@ -52,8 +53,9 @@ RANK_MECHANISMS = ("local_dampening", "shifted_local_dampening", "exponential", 
 #: involves t = 0, and for t + 1 >= T condition 2 compares Λ with a value <= Λ), so it is private; it
 #: only makes the shift coarser.
 DEFAULT_SLD_DISTANCE = 256
-Mechanism = Literal["local_dampening", "exponential", "shifted_local_dampening"]
-RankMechanism = Literal["local_dampening", "shifted_local_dampening", "exponential", "permute_and_flip"]
+Mechanism = Literal["local_dampening", "exponential", "shifted_local_dampening", "LD", "EM", "SLD"]
+RankMechanism = Literal["local_dampening", "shifted_local_dampening", "exponential", "permute_and_flip", "LD", "SLD",
+                        "EM", "PF"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -123,14 +125,14 @@ def _prepare(values, bound, counts) -> _GroupedMedian:
 
 
 def _check_value_mechanism(mechanism) -> str:
-    if isinstance(mechanism, str) and mechanism == "permute_and_flip":
+    if isinstance(mechanism, str) and check_mechanism(mechanism, allowed=MECHANISMS) == "permute_and_flip":
         raise ValueError(
             "mechanism='permute_and_flip' is not available for median: the released value ranges over the "
             "continuum [0, bound], and permute-and-flip is defined for finitely many candidates (its "
             "'copies' form with interval lengths as weights depends on the unit of the values and has no "
             "privacy proof). Use 'exponential' (or median_rank(..., mechanism='permute_and_flip') for the rank)"
         )
-    return check_choice(mechanism, "mechanism", MEDIAN_MECHANISMS)
+    return check_mechanism(mechanism, allowed=MEDIAN_MECHANISMS)
 
 
 def _upper_lengths(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -230,7 +232,7 @@ def median(
         Privacy budget, > 0.
     bound : float
         Λ > 0, the public upper end of the value domain [0, Λ]. Shift data to start at 0 if needed.
-    mechanism : {"local_dampening", "exponential", "shifted_local_dampening"}
+    mechanism : {"local_dampening", "exponential", "shifted_local_dampening"} or an alias (LD, EM, SLD)
         The selection mechanism over the intervals. The rank utility has element local sensitivity 1
         (= its global sensitivity) everywhere, so the three give the same law (local dampening with
         δ ≡ 1 is the exponential mechanism); the choice is kept for symmetry with :func:`median_rank`.
@@ -430,7 +432,7 @@ def median_rank(
     ----------
     values, epsilon, bound, counts, rng
         As in :func:`median`.
-    mechanism : {"local_dampening", "shifted_local_dampening", "exponential", "permute_and_flip"}
+    mechanism : {"local_dampening", "shifted_local_dampening", "exponential", "permute_and_flip"} or an alias
         ``"local_dampening"`` uses the exact element local sensitivity (thesis LDMedianSelection);
         ``"exponential"`` and ``"permute_and_flip"`` the global sensitivity Λ (EM/PFMedianSelection);
         ``"shifted_local_dampening"`` the closed-form shifted variant with direction "decreasing",
@@ -450,7 +452,7 @@ def median_rank(
     2
     """
     eps = check_positive(epsilon, "epsilon")
-    mechanism = check_choice(mechanism, "mechanism", RANK_MECHANISMS)
+    mechanism = check_mechanism(mechanism, allowed=RANK_MECHANISMS)
     _check_sld_distance(sld_distance, mechanism)
     g = _prepare(values, bound, counts)
     rng = check_rng(rng)
@@ -494,7 +496,7 @@ def median_probabilities(
     [0.305, 0.391, 0.305]
     """
     eps = check_positive(epsilon, "epsilon")
-    mechanism = check_choice(mechanism, "mechanism", RANK_MECHANISMS)
+    mechanism = check_mechanism(mechanism, allowed=RANK_MECHANISMS)
     _check_sld_distance(sld_distance, mechanism)
     g = _prepare(values, bound, counts)
     return g.values.copy(), _group_probabilities(g, eps, mechanism, sld_distance)
