@@ -1,3 +1,4 @@
+import math
 import os
 import subprocess
 import sys
@@ -229,3 +230,128 @@ def test_explicit_exit_status_passes_through(monkeypatch):
 def test_commands_option_errors_exit_2_subprocess():
     out = _run_module(["binary-demo", "--n", "0"])
     assert out.returncode == 2 and _one_error_line(out.stderr).startswith("dpselect binary-demo: error: --n ")
+
+
+# -- issue 12: the reproduction skeleton, its output contract and matplotlib as an optional extra -----
+def _karate_file(tmp_path):
+    import networkx as nx
+
+    path = tmp_path / "karate.txt"
+    path.write_text("\n".join(f"{u} {v}" for u, v in nx.karate_club_graph().edges()) + "\n")
+    return path
+
+
+def test_reproduction_without_matplotlib_writes_csv_and_md(tmp_path, capsys, monkeypatch):
+    from dpselect.experiments._common import NO_PLOT
+
+    argv = ["reproduce", "figure3", "--runs", "2", "--epsilons", "1,100", "--graph", str(_karate_file(tmp_path)),
+            "--quiet", "--out"]
+    assert main([*argv, str(tmp_path / "with")]) == 0
+    assert (tmp_path / "with" / "figure3.png").stat().st_size > 1000
+    capsys.readouterr()
+    monkeypatch.setitem(sys.modules, "matplotlib", None)        # `import matplotlib` fails
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    out = tmp_path / "without"
+    assert main([*argv, str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["figure3.csv", "figure3.md"]
+    rows = list(__import__("csv").DictReader((out / "figure3.csv").open()))
+    assert len(rows) == 2 * 2 * 2 and {r["metric"] for r in rows} == {"recall"}
+    assert {float(r["value"]) for r in rows} <= {0.0, 0.2, 0.4, 0.6, 0.8, 1.0}
+    assert (out / "figure3.csv").read_text() == (tmp_path / "with" / "figure3.csv").read_text()  # same numbers
+    stdout = capsys.readouterr().out
+    assert stdout.count(NO_PLOT) == 1 and "pip install dpselect[plot]" in NO_PLOT
+    assert "| 100 |" in (out / "figure3.md").read_text()
+
+
+def test_library_and_demo_never_import_matplotlib():
+    code = ("import sys; sys.modules['matplotlib'] = None\n"
+            "import importlib, pkgutil, warnings, dpselect\n"
+            "warnings.simplefilter('ignore', DeprecationWarning)\n"
+            "for m in pkgutil.walk_packages(dpselect.__path__, 'dpselect.'):\n"
+            "    if m.name != 'dpselect.__main__': importlib.import_module(m.name)\n"
+            "from dpselect.cli import main\n"
+            "print('demo exit', main(['demo', '--skip-graph']))\n"
+            "print('plot exit', main(['demo', '--skip-graph', '--plot', 'x.png']))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "demo exit 0" in out.stdout and "plot exit 2" in out.stdout
+    assert _one_error_line(out.stderr) == ("dpselect demo: error: PNG figures need matplotlib, which is not installed: "
+                                           "pip install dpselect[plot]")
+
+
+def test_worker_processes_do_not_change_the_numbers(tmp_path, capsys):
+    path = _karate_file(tmp_path)
+    csvs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"jobs{jobs}"
+        assert main(["reproduce", "thesis-figure20", "--runs", "3", "--epsilons", "1,1000", "--ks", "2", "--graph",
+                     str(path), "--max-degree", "33", "--jobs", jobs, "--out", str(out)]) == 0
+        csvs.append((out / "thesis-figure20.csv").read_text())
+        err = capsys.readouterr().err
+        assert "thesis-figure20 [" in err and " 8/8 " in err           # progress: 1 graph x 1 k x 4 mech. x 2 ε
+    assert csvs[0] == csvs[1] and csvs[0].count("\n") == 1 + 3 * 4 * 2
+
+
+def test_run_jobs_keeps_job_order_with_processes():
+    from dpselect.experiments._common import run_jobs
+
+    jobs = [5, 3, 0, 4, 1, 2]
+    serial, _ = run_jobs(math.factorial, jobs, "t", processes=1, quiet=True)
+    pooled, _ = run_jobs(math.factorial, jobs, "t", processes=2, quiet=True)
+    assert serial == pooled == [120, 6, 1, 24, 1, 2]
+
+
+def test_out_contract_command_and_no_smaller_overwrite(tmp_path, capsys):
+    from dpselect.experiments._common import recorded_size
+
+    out = tmp_path / "f17"
+    argv = ["reproduce", "thesis-figure17", "--runs", "3", "--epsilons", "1,100", "--datasets", "hepth", "--quiet"]
+    assert main([*argv, "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["thesis-figure17.csv", "thesis-figure17.md", "thesis-figure17.png"]
+    md = (out / "thesis-figure17.md").read_text()
+    assert (f"Command: `dpselect reproduce thesis-figure17 --runs 3 --epsilons 1,100 --datasets hepth --out {out}`"
+            in md)
+    assert recorded_size(out / "thesis-figure17.md") == 3 * 2 * 1
+    before = (out / "thesis-figure17.csv").read_text()
+    capsys.readouterr()
+    assert main(["reproduce", "thesis-figure17", "--runs", "2", "--epsilons", "1,100", "--datasets", "hepth",
+                 "--quiet", "--out", str(out)]) == 2
+    assert "holds a larger run (size 6) than this one (size 4); pass --force" in _one_error_line(capsys.readouterr().err)
+    assert (out / "thesis-figure17.csv").read_text() == before                # refused before writing anything
+    assert main(["reproduce", "thesis-figure17", "--runs", "2", "--epsilons", "1,100", "--datasets", "hepth",
+                 "--quiet", "--force", "--out", str(out)]) == 0
+    assert recorded_size(out / "thesis-figure17.md") == 4
+
+
+def test_committed_results_have_commands_and_are_not_overwritten_by_defaults(tmp_path, capsys):
+    import shutil
+    from pathlib import Path
+
+    from dpselect.experiments import REPRODUCTIONS
+    from dpselect.experiments._common import DEFAULT_OUT, recorded_size
+
+    results = Path(__file__).resolve().parents[1] / "results"
+    names = sorted([*REPRODUCTIONS, "binary-demo"])
+    assert sorted(p.name for p in results.iterdir() if p.is_dir()) == names
+    for name in names:
+        command = (results / name / "COMMAND.md").read_text()
+        assert f"dpselect {'' if name == 'binary-demo' else 'reproduce '}{name}" in command
+        assert recorded_size(results / name / f"{name}.md") > 0, name   # the guard knows every committed run
+    parser = cli._build_parser()
+    assert parser.parse_args(["binary-demo"]).out == DEFAULT_OUT != Path("results/binary-demo")
+    # the default binary-demo (full hypercube only up to n = 12) pointed at the committed run is refused
+    shutil.copy(results / "binary-demo" / "binary-demo.md", tmp_path / "binary-demo.md")
+    assert main(["binary-demo", "--out", str(tmp_path), "--quiet"]) == 2
+    assert "holds a larger run" in _one_error_line(capsys.readouterr().err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["binary-demo.md"]
+
+
+def test_binary_demo_old_module_is_a_deprecated_alias():
+    import importlib
+
+    sys.modules.pop("dpselect.binary_demo", None)
+    with pytest.warns(DeprecationWarning, match="dpselect.experiments.binary_demo"):
+        old = importlib.import_module("dpselect.binary_demo")
+    from dpselect.experiments import binary_demo
+
+    assert old.count_path_mechanism is binary_demo.count_path_mechanism and old.run == binary_demo.run

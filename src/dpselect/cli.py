@@ -143,6 +143,8 @@ def _describe(exc: BaseException) -> str | None:
     """One line for a user error, or None for an exception that is a bug (traceback kept)."""
     if isinstance(exc, UsageError):
         return str(exc)
+    if isinstance(exc, ImportError) and (exc.name or "").split(".")[0] == "matplotlib":
+        return "PNG figures need matplotlib, which is not installed: pip install dpselect[plot]"
     if isinstance(exc, (FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError)):
         if exc.filename is None:  # raised by dpselect's loaders with their own message
             msg = _one_line(exc)

@@ -264,7 +264,8 @@ class Result:
 class Reproduction:
     """What is specific to one table or figure. ``run(args)`` of the module is ``reproduction.run``.
 
-    * ``name``, ``description`` (one line for ``--help``), ``title`` (the markdown heading);
+    * ``name``, ``description`` (one line for ``--help``), ``title`` (the markdown heading, or a function
+      of the arguments giving it);
     * ``add_arguments(parser)``: its flags (usually :func:`add_common_arguments` with the paper's
       defaults plus its own settings);
     * ``jobs(args, datasets) -> list``: the jobs, each plain data carrying its own seeds;
@@ -282,7 +283,7 @@ class Reproduction:
 
     name: str
     description: str
-    title: str
+    title: str | Callable[[argparse.Namespace], str]
     add_arguments: Callable[[argparse.ArgumentParser], None]
     jobs: Callable[[argparse.Namespace, list], list]
     task: Callable[[Any], Any]
@@ -362,7 +363,8 @@ class Reproduction:
             f"{args.runs} runs per cell" + (f" ({self.paper_runs})" if self.paper_runs else "")
             + f", seed {args.seed}")
         settings = self.settings(result)
-        lines = [f"# {self.title}", "", f"Command: `{self.command_line(args)}`", "",
+        title = self.title(args) if callable(self.title) else self.title
+        lines = [f"# {title}", "", f"Command: `{self.command_line(args)}`", "",
                  (f"Settings: {settings} " if settings else "")
                  + f"{runs}; {processes} worker process{'es' if processes > 1 else ''}. Wall time {wall:.0f} s.",
                  ""]

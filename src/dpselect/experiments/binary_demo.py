@@ -246,7 +246,7 @@ def _figures(res: Result, plt) -> dict:
 
 REPRODUCTION = Reproduction(
     name=NAME, description=DESCRIPTION, prog="dpselect", echo=True,
-    title="binary-demo: optimal binary DP for a threshold query",
+    title=lambda args: f"binary-demo: optimal binary DP for a threshold query (n = {args.n}, θ = {_theta(args)})",
     add_arguments=_add_arguments, jobs=_jobs, task=_task, report=_report, figures=_figures, settings=_settings,
     datasets=_check, extra_columns=("distance",), command=_command, dpi=130,
     runs_text=lambda res: (f"one draw of the mechanism for each of {res.args.samples} datasets drawn uniformly at "

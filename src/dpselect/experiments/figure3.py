@@ -95,7 +95,7 @@ def _figures(res: Result, plt) -> dict:
 
 
 REPRODUCTION = Reproduction(
-    name=NAME, description=DESCRIPTION, title="Figure 3 (paper Sec. 7.5): mean recall of DP-MOTkIN-Agg",
+    name=NAME, description=DESCRIPTION, title=lambda args: f"Figure 3 (paper Sec. 7.5): mean recall of DP-MOTkIN-Agg, top-{args.k}",
     add_arguments=_add_arguments, jobs=_jobs, task=_task, report=_report, figures=_figures, settings=_settings,
     datasets=graph_sources, extra_columns=("k",), paper_runs="paper: 500",
 )

@@ -232,7 +232,7 @@ def _figure(rows: list[dict], variants, plt):
 
 REPRODUCTION = Reproduction(
     name=NAME, description=DESCRIPTION,
-    title="Table 2 (paper Sec. 7.4): mean metric C, DP-MOTkIN-Pareto vs the non-private top-k",
+    title=lambda args: f"Table 2 (paper Sec. 7.4): mean metric C, DP-MOTkIN-Pareto vs non-private top-{args.k}",
     add_arguments=_add_arguments, jobs=_jobs, task=_task, report=_report,
     figures=lambda res, plt: {"": _figure(res.rows, _variants(res.args), plt)},
     settings=lambda res: f"k = {res.args.k} (ε/k per pick);", datasets=graph_sources,
