@@ -18,7 +18,7 @@ import argparse
 import numpy as np
 
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table
-from .table1 import add_moet_arguments, load_table, moet_settings, moet_settings_text
+from .table1 import MECHANISM, add_moet_arguments, load_table, moet_settings, moet_settings_text
 
 NAME = "figure2"
 DESCRIPTION = "Paper Fig. 2: held-out 3·TPR + 2·TNR of DP-MOET-Agg global/local, NODP-MOET-Agg, LocalDiffPID3"
@@ -66,7 +66,7 @@ def _task(job) -> list[dict]:
     for ei, eps in enumerate(epsilons):
         vals = {"nodp-agg": v_ref}
         for mi, method in enumerate(("agg-global", "agg-local")):
-            res = dp_moet(train, eps, approach="agg", sensitivity=method.split("-")[1], weights=WEIGHTS,
+            res = dp_moet(train, eps, approach="agg", mechanism=MECHANISM[method.split("-")[1]], weights=WEIGHTS,
                           rng=np.random.default_rng([seed, di, run_, 1 + mi, ei]), compressed=comp, **settings)
             vals[method] = uagg(res.trees[0], test)
         tree = local_diffpid3(train, eps, pid3_depth, n_max=PUBLIC_TABLE_SIZE[name],

@@ -31,7 +31,8 @@ def _sampler(source: str, method: str, variant: str, weights: tuple):
     from ..apps.influential import MotkinSampler
 
     return cached(("agg-sampler", source, method, variant, weights), lambda: MotkinSampler(
-        cached_graph(source), "agg", local=(method == "agg-local"), variant=variant, weights=weights))
+        cached_graph(source), "agg", mechanism="local_dampening" if method == "agg-local" else "exponential",
+        variant=variant, objective_weights=weights))
 
 
 def _task(job):
@@ -41,7 +42,7 @@ def _task(job):
     di, label, source, mi, method, ei, eps, seed, runs, k, weights, variant = job
     s = _sampler(source, method, variant, weights)
     U = s.U
-    ref = top_k_aggregate(U, k, weights=weights)
+    ref = top_k_aggregate(U, k, objective_weights=weights)
     rows = []
     for run_ in range(runs):
         sel = s.sample(k, eps, np.random.default_rng([seed, di, mi, ei, run_]))

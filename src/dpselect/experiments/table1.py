@@ -21,6 +21,8 @@ DESCRIPTION = "Paper Table 1: metric C of DP-MOET-Pareto global/local against NO
 EPSILONS = (0.01, 0.05, 0.1, 0.5, 1.0, 2.0, 5.0)
 DATASETS = ("nltcs", "adult", "acs")
 METHODS = ("pareto-global", "pareto-local")
+#: the mechanism of each method (global sensitivity: exponential mechanism; local: local dampening)
+MECHANISM = {"global": "exponential", "local": "local_dampening"}
 # paper Table 1: (MO_g, MO_l) per dataset and ε
 PAPER = {
     "nltcs": {0.01: (0.48, 0.45), 0.05: (0.48, 0.35), 0.1: (0.48, 0.25), 0.5: (0.48, 0.13), 1.0: (0.48, 0.12),
@@ -75,7 +77,7 @@ def _task(job) -> list[dict]:
     rows = []
     for ei, eps in enumerate(epsilons):
         for mi, method in enumerate(METHODS):
-            res = dp_moet(data, eps, approach="pareto", sensitivity=method.split("-")[1],
+            res = dp_moet(data, eps, approach="pareto", mechanism=MECHANISM[method.split("-")[1]],
                           rng=np.random.default_rng([seed, di, run_, 1 + mi, ei]), compressed=comp, **settings)
             rows.append({"dataset": name, "method": method, "epsilon": eps, "run": run_, "metric": "C",
                          "value": metric_c(ref.objectives, res.objectives), "budget": settings["budget"]})

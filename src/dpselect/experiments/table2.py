@@ -112,7 +112,8 @@ def _sampler(source: str, variant: str, method: str):
     from ..apps.influential import MotkinSampler
 
     return cached(("sampler", source, variant, method), lambda: MotkinSampler(
-        cached_graph(source), "pareto", local=(method == "pareto-local"), variant=variant))
+        cached_graph(source), "pareto", mechanism="local_dampening" if method == "pareto-local" else "exponential",
+        variant=variant))
 
 
 def _references(source: str, variant: str, k: int):
