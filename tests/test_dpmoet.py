@@ -68,6 +68,20 @@ def test_deprecated_sensitivity_spelling(nltcs):
         dp_moet(nltcs, 1.0, sensitivity="medium", rng=0, **SMALL)
 
 
+def test_deprecated_weights_spelling(nltcs):
+    """weights= (the objective weights w_TPR, w_TNR) is now objective_weights=; the old spelling warns."""
+    with pytest.warns(DeprecationWarning, match="objective_weights"):
+        a = dp_moet(nltcs, 1.0, approach="agg", weights=(1.0, 4.0), rng=2, **SMALL)
+    b = dp_moet(nltcs, 1.0, approach="agg", objective_weights=(1.0, 4.0), rng=2, **SMALL)
+    assert all(x == y for x, y in zip(a.trees, b.trees))
+    with pytest.warns(DeprecationWarning, match="objective_weights"):
+        a = nodp_moet(nltcs, approach="agg", weights=(1.0, 4.0), rng=2, **SMALL)
+    b = nodp_moet(nltcs, approach="agg", objective_weights=(1.0, 4.0), rng=2, **SMALL)
+    assert all(x == y for x, y in zip(a.trees, b.trees))
+    with pytest.warns(DeprecationWarning), pytest.raises(TypeError, match="both objective_weights"):
+        dp_moet(nltcs, 1.0, weights=(1.0, 4.0), objective_weights=(2.0, 1.0), rng=0, **SMALL)
+
+
 def test_other_mechanisms_and_aliases(nltcs):
     res = dp_moet(nltcs, 1.0, approach="agg", mechanism="PF", rng=1, **SMALL)
     assert res.variant == "DP-MOET-Agg-permute_and_flip" and res.objectives.shape == (2, 2)
@@ -94,7 +108,7 @@ def test_budget_conventions(nltcs, monkeypatch):
 
 
 def test_nodp_selects_exact_best(nltcs):
-    res = nodp_moet(nltcs, approach="agg", weights=(3, 2), rng=0, **SMALL)
+    res = nodp_moet(nltcs, approach="agg", objective_weights=(3, 2), rng=0, **SMALL)
     assert res.epsilon is None and res.variant == "NODP-MOET-Agg"
     final = res.history[-1]
     best = (final @ np.array([3.0, 2.0])).max()
@@ -117,8 +131,8 @@ def test_bad_arguments(nltcs):
         dp_moet(nltcs, 1.0, budget="paper-code", generations=1, rng=0)
     with pytest.raises(ValueError, match="budget"):
         dp_moet(nltcs, 1.0, budget="half", rng=0)
-    with pytest.raises(ValueError, match="weights"):
-        dp_moet(nltcs, 1.0, approach="agg", weights=(0, 0), rng=0)
+    with pytest.raises(ValueError, match="objective_weights"):
+        dp_moet(nltcs, 1.0, approach="agg", objective_weights=(0, 0), rng=0)
     one_class = load_table({"a": [0.1, 0.2, 0.3], "y": [0, 1, 1]}, "y", numeric_bounds={"a": (0, 1)}).subset(np.array([1, 2]))
     with pytest.raises(ValueError, match="both positive and negative"):
         dp_moet(one_class, 1.0, rng=0, **SMALL)

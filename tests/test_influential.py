@@ -43,10 +43,25 @@ def _all_graphs(n: int):
 
 def test_metric_c_and_recall():
     U = np.array([[3, 3], [1, 1], [2, 4], [3, 1], [0, 0]])
-    assert metric_c(U, [0], [1, 2, 3]) == pytest.approx(1 / 3)  # only node 1 is dominated by node 0
-    assert metric_c(U, [0, 2], [1, 4]) == 1.0
-    assert metric_c(U, [1], [0, 2]) == 0.0
-    assert metric_c(U, [0], [0]) == 0.0  # a node does not dominate itself
+    assert metric_c([0], [1, 2, 3], objectives=U) == pytest.approx(1 / 3)  # only node 1 is dominated by node 0
+    assert metric_c([0, 2], [1, 4], objectives=U) == 1.0
+    assert metric_c([1], [0, 2], objectives=U) == 0.0
+    assert metric_c([0], [0], objectives=U) == 0.0  # a node does not dominate itself
+    # one metric_c: the index form equals the points form, and is the same function as the core one
+    import dpselect
+    import dpselect.multiobjective as mo
+
+    assert metric_c is mo.metric_c is dpselect.metric_c
+    assert metric_c([0, 2], [1, 3], objectives=U) == metric_c(U[[0, 2]], U[[1, 3]])
+    # the older influential form metric_c(objectives, reference, selected) warns and gives the same value
+    with pytest.warns(DeprecationWarning, match=r"metric_c\(reference, selected, objectives=objectives\)"):
+        assert metric_c(U, [0], [1, 2, 3]) == pytest.approx(1 / 3)
+    with pytest.raises(ValueError, match="candidates must not be empty"):
+        metric_c([0], [], objectives=U)
+    with pytest.raises(ValueError, match=r"indices in \[0, "):
+        metric_c([0], [99], objectives=U)
+    with pytest.raises(TypeError, match="indices"):
+        metric_c([0], [1.5], objectives=U)
     assert recall([1, 2, 3, 4, 5], [5, 9, 1, 7, 8]) == 0.4
     with pytest.raises(ValueError):
         recall([], [1])

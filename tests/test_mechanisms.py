@@ -23,13 +23,36 @@ def test_exponential_probabilities_by_hand():
     assert np.allclose(pm, w / w.sum(), rtol=1e-14)
 
 
-def test_weights_are_copies():
-    p = exponential_probabilities([0.0, 1.0], 1.0, 1.0, weights=[3, 1])
+def test_base_measure_is_copies():
+    p = exponential_probabilities([0.0, 1.0], 1.0, 1.0, base_measure=[3, 1])
     q = exponential_probabilities([0.0, 0.0, 0.0, 1.0], 1.0, 1.0)
     assert np.allclose(p, [q[:3].sum(), q[3]])
-    pf = permute_and_flip_probabilities([0.0, 1.0], 1.0, 1.0, weights=[3, 1])
+    pf = permute_and_flip_probabilities([0.0, 1.0], 1.0, 1.0, base_measure=[3, 1])
     qf = permute_and_flip_probabilities([0.0, 0.0, 0.0, 1.0], 1.0, 1.0)
     assert np.allclose(pf, [qf[:3].sum(), qf[3]])
+
+
+def test_deprecated_weights_spelling_of_base_measure():
+    """weights= still works for one release (same law, same draws) with a DeprecationWarning."""
+    u, w = [0.0, 1.0, 0.5], [3.0, 1.0, 2.0]
+    sf = constant(3, 1.0)
+    calls = [
+        (exponential, (u, 0.9, 1.0), dict(rng=3, k=2)),
+        (permute_and_flip, (u, 0.9, 1.0), dict(rng=3)),
+        (report_noisy_max, (u, 0.9, 1.0), dict(rng=3)),
+        (local_dampening, (u, 0.9, sf), dict(rng=3)),
+        (shifted_local_dampening, (u, 0.9, sf), dict(rng=3)),
+        (exponential_probabilities, (u, 0.9, 1.0), {}),
+        (permute_and_flip_probabilities, (u, 0.9, 1.0), {}),
+        (local_dampening_probabilities, (u, 0.9, sf), {}),
+        (shifted_local_dampening_probabilities, (u, 0.9, sf), {}),
+    ]
+    for fn, args, kw in calls:
+        with pytest.warns(DeprecationWarning, match=rf"{fn.__name__}\(weights=...\) is deprecated.*base_measure="):
+            old = fn(*args, weights=w, **kw)
+        np.testing.assert_array_equal(old, fn(*args, base_measure=w, **kw))
+        with pytest.warns(DeprecationWarning), pytest.raises(TypeError, match="both base_measure and"):
+            fn(*args, weights=w, base_measure=w, **kw)
 
 
 def test_permute_and_flip_probabilities_match_permutation_enumeration():
@@ -81,11 +104,11 @@ def test_weighted_noise_samplers_match_copies(freq):
     copies = np.repeat(u, w)
     groups = np.repeat(np.arange(3), w)
     exact_pf = np.bincount(groups, weights=permute_and_flip_probabilities(copies, 1.0, 1.0))
-    freq(permute_and_flip(u, 1.0, 1.0, weights=w, rng=rng, size=40000), exact_pf)
+    freq(permute_and_flip(u, 1.0, 1.0, base_measure=w, rng=rng, size=40000), exact_pf)
     exact_lap = np.bincount(groups, weights=report_noisy_max_probabilities(copies, 1.0, 1.0, noise="laplace"))
-    freq(report_noisy_max(u, 1.0, 1.0, weights=w, rng=rng, size=40000), exact_lap)
+    freq(report_noisy_max(u, 1.0, 1.0, base_measure=w, rng=rng, size=40000), exact_lap)
     # the float path's weighted noise too
-    freq(permute_and_flip(u, 1.0, 1.0, weights=w, rng=rng, size=5000, exact=False), exact_pf)
+    freq(permute_and_flip(u, 1.0, 1.0, base_measure=w, rng=rng, size=5000, exact=False), exact_pf)
 
 
 def _ordered_pair_index(picks, n):
@@ -201,8 +224,8 @@ def test_shifted_closed_form_equals_limit_definition():
     (lambda: exponential([1.0, 2.0], 1.0, 1.0, k=0), ValueError, "k must be an int >= 1"),
     (lambda: exponential([1.0, 2.0], 1.0, 1.0, k=3), ValueError, "k must be an int <= 2"),
     (lambda: exponential([1.0, 2.0], 1.0, 1.0, k=1.5), TypeError, "k must be an int"),
-    (lambda: exponential([1.0, 2.0], 1.0, 1.0, weights=[1.0, 0.0]), ValueError, r"weights\[1\]"),
-    (lambda: exponential([1.0, 2.0], 1.0, 1.0, weights=[1.0]), ValueError, "one entry per candidate"),
+    (lambda: exponential([1.0, 2.0], 1.0, 1.0, base_measure=[1.0, 0.0]), ValueError, r"base_measure\[1\]"),
+    (lambda: exponential([1.0, 2.0], 1.0, 1.0, base_measure=[1.0]), ValueError, "one entry per candidate"),
     (lambda: exponential([1.0, 2.0], 1.0, 1.0, rng="x"), TypeError, "rng must be"),
     (lambda: report_noisy_max([1.0, 2.0], 1.0, 1.0, noise="cauchy"), ValueError, "noise must be one of"),
     (lambda: shifted_local_dampening([1.0, 2.0], 1.0, constant(2, 1.0), direction="up"), ValueError,

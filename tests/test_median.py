@@ -367,7 +367,7 @@ def test_shifted_local_dampening_distance_cap():
     u = g.utilities()
     sf = _sensitivity(g).bounded(g.n)
     ref = dpselect.shifted_local_dampening_probabilities(u, 1.0, sf, direction="decreasing",
-                                                         weights=g.counts.astype(float))
+                                                         base_measure=g.counts.astype(float))
     assert np.allclose(median_probabilities(x, 1.0, bound=4.0, mechanism="shifted_local_dampening",
                                             sld_distance=5)[1], ref)
     # the capped function is still admissible (any public cap >= 1 is)
@@ -602,7 +602,7 @@ def test_median_distribution_audit_mutations():
         def law(x):
             iv = median_intervals(x, LAM)
             w = (iv.hi - iv.lo) if base == "length" else np.ones(iv.lo.size)
-            p = dps.exponential_probabilities(iv.utility, eps, sensitivity, weights=w)
+            p = dps.exponential_probabilities(iv.utility, eps, sensitivity, base_measure=w)
             dens = p / (iv.hi - iv.lo)
             def pdf(v):
                 return dens[np.clip(np.searchsorted(iv.lo, v, side="right") - 1, 0, None)]

@@ -298,6 +298,41 @@ def test_mechanism_vocabulary_and_aliases():
                                           priv_agg_probabilities(EX44, [0.5, 0.5], 1.0, sens, mechanism=name))
 
 
+def test_objective_weights_and_base_measure_are_named_apart():
+    """priv_agg's objective weights are objective_weights= (weights= deprecated); base_measure= reaches the mechanism."""
+    sens = [1.0, 1.0]
+    with pytest.warns(DeprecationWarning, match=r"priv_agg\(weights=...\) is deprecated.*objective_weights="):
+        old = priv_agg(EX44, weights=[0.3, 0.7], epsilon=1.0, sensitivities=sens, k=3, rng=2)
+    assert old.tolist() == priv_agg(EX44, objective_weights=[0.3, 0.7], epsilon=1.0, sensitivities=sens, k=3,
+                                    rng=2).tolist() == priv_agg(EX44, [0.3, 0.7], 1.0, sens, k=3, rng=2).tolist()
+    with pytest.warns(DeprecationWarning, match="objective_weights"):
+        p_old = priv_agg_probabilities(EX44, weights=[0.3, 0.7], epsilon=1.0, sensitivities=sens)
+    np.testing.assert_array_equal(p_old, priv_agg_probabilities(EX44, [0.3, 0.7], 1.0, sens))
+    with pytest.warns(DeprecationWarning, match="objective_weights"):
+        f_old = aggregate_sensitivity(weights=[2.0, 1.0], sensitivity_functions=[constant(5, 1.0)] * 2)
+    assert f_old.global_sensitivity == aggregate_sensitivity([2.0, 1.0], [constant(5, 1.0)] * 2).global_sensitivity
+    with pytest.warns(DeprecationWarning), pytest.raises(TypeError, match="both objective_weights"):
+        priv_agg(EX44, [1.0, 1.0], 1.0, sens, weights=[1.0, 1.0])
+    with pytest.raises(TypeError, match="missing required argument: 'epsilon'"):
+        priv_agg(EX44, [1.0, 1.0], sensitivities=sens)
+    with pytest.raises(TypeError, match="missing required argument: 'objective_weights'"):
+        priv_agg_probabilities(EX44, epsilon=1.0, sensitivities=sens)
+    # a base measure on the candidates (copies): candidate 4 standing for 3 copies = listing it 3 times
+    bm = np.array([1.0, 1.0, 1.0, 1.0, 3.0])
+    copies = np.vstack([EX44, EX44[[4, 4]]])
+    for mech, sn in (("exponential", sens), ("local_dampening", [constant(5, 1.0), constant(5, 0.5)]),
+                     ("permute_and_flip", sens)):
+        p = priv_agg_probabilities(EX44, [0.5, 0.5], 1.0, sn, mechanism=mech, base_measure=bm)
+        sn7 = sn if mech != "local_dampening" else [constant(7, 1.0), constant(7, 0.5)]
+        q = priv_agg_probabilities(copies, [0.5, 0.5], 1.0, sn7, mechanism=mech)
+        np.testing.assert_allclose(p, np.concatenate([q[:4], [q[4:].sum()]]), rtol=1e-12)
+    assert 0 <= priv_agg(EX44, [0.5, 0.5], 1.0, sens, base_measure=bm, rng=0) < 5
+    with pytest.raises(ValueError, match="base_measure"):
+        priv_agg(EX44, [0.5, 0.5], 1.0, sens, base_measure=[1.0, 0.0, 1.0, 1.0, 1.0], rng=0)
+    with pytest.raises(TypeError, match="cannot be passed as a mechanism option"):
+        priv_pareto(EX44, 1.0, sens, base_measure=bm)
+
+
 def test_high_epsilon_selects_front_and_best_aggregate():
     for seed in range(20):
         assert priv_pareto(EX44, 1e4, [1.0, 1.0], rng=seed) in (0, 1)

@@ -254,7 +254,7 @@ def test_exact_selectors_match_exact_probabilities(freq):
     freq(d.report_noisy_max(U, 1.0, 1.0, size=N, rng=rng), d.report_noisy_max_probabilities(U, 1.0, 1.0))
     freq(d.report_noisy_max(U, 1.0, 1.0, noise="gumbel", size=N, rng=rng), d.exponential_probabilities(U, 1.0, 1.0))
     w = np.array([1.0, 0.25, 2.0, 3.5, 1.0, 0.125])
-    freq(d.exponential(U, 1.0, 1.0, weights=w, size=N, rng=rng), d.exponential_probabilities(U, 1.0, 1.0, weights=w))
+    freq(d.exponential(U, 1.0, 1.0, base_measure=w, size=N, rng=rng), d.exponential_probabilities(U, 1.0, 1.0, base_measure=w))
     sf = dpselect.SensitivityFunction(lambda t: np.minimum(1.0, np.array([0.2, 0.3, 0.5, 0.5, 0.1, 0.7]) * (t + 1)),
                                       1.0)
     freq(d.local_dampening(U, 1.0, sf, size=N, rng=rng), d.local_dampening_probabilities(U, 1.0, sf))

@@ -46,3 +46,25 @@ def test_deprecated_points_at_the_caller():
     assert len(rec) == 1 and rec[0].category is DeprecationWarning
     assert "api(old=1) is deprecated" in str(rec[0].message) and "use new=1" in str(rec[0].message)
     assert rec[0].filename == __file__  # stacklevel: the warning names the caller's line, not the library's
+
+
+def test_renamed():
+    from dpselect.vocabulary import renamed
+
+    def api(new=None, old=None):
+        return renamed(new, old, where="api", new="new", old="old")
+
+    assert api(new=1) == 1 and api() is None
+    with pytest.warns(DeprecationWarning, match=r"api\(old=...\) is deprecated.*use new=..."):
+        assert api(old=2) == 2
+    with pytest.warns(DeprecationWarning), pytest.raises(TypeError, match="both new and its deprecated spelling old"):
+        api(new=1, old=2)
+
+
+def test_docstring_examples():
+    import doctest
+
+    import dpselect.vocabulary as voc
+
+    res = doctest.testmod(voc)
+    assert res.attempted > 0 and res.failed == 0

@@ -10,9 +10,10 @@ Conventions shared by every selector here:
   the same direction (e.g. counts under add/remove-one), which allows ε·u / Δ.
 * ``k > 1``: k distinct candidates, picked one after another on the remaining candidates with ε/k
   each (sequential composition: ε in total). The result lists them in the order picked.
-* ``weights``: an optional base measure, w_r > 0 per candidate; the mechanism behaves as if candidate
-  r stood for w_r interchangeable copies (probability ∝ w_r · exp(...)), which lets callers group
-  equal candidates instead of listing millions of them.
+* ``base_measure``: optional, w_r > 0 per candidate; the mechanism behaves as if candidate r stood for
+  w_r interchangeable copies (probability ∝ w_r · exp(...)), which lets callers group equal candidates
+  instead of listing millions of them. (``weights=`` is its deprecated spelling: it still works for one
+  release, with a ``DeprecationWarning``.)
 * ``rng``: a ``numpy.random.Generator`` or an int seed; ``None`` draws OS entropy.
 * ``exact=True`` (the default): the output law is *exactly* the mechanism's for the inputs as given
   (floats read as exact rationals), drawn from the generator's random bits only. Every selector is a
@@ -50,6 +51,7 @@ from .dampening import (
 )
 from .sampling import noisy_top_k, noisy_top_k_batch
 from .sensitivity import SensitivityFunction
+from .vocabulary import deprecated
 
 __all__ = [
     "exponential",
@@ -74,20 +76,30 @@ DIRECTIONS = ("increasing", "decreasing")
 # ---------------------------------------------------------------------------------------------
 # shared helpers
 # ---------------------------------------------------------------------------------------------
-def _check_weights(weights, n: int) -> np.ndarray | None:
+def _base_measure(base_measure, weights, where: str):
+    """``base_measure``, or its deprecated spelling ``weights=`` (warns at the public function's caller)."""
+    if weights is None:
+        return base_measure
+    deprecated(f"{where}(weights=...)", "base_measure=...", stacklevel=4)
+    if base_measure is not None:
+        raise TypeError(f"{where} got both base_measure and its deprecated spelling weights; pass base_measure")
+    return weights
+
+
+def _check_weights(weights, n: int, name: str = "base_measure") -> np.ndarray | None:
     if weights is None:
         return None
     try:
         w = np.asarray(weights, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"weights must be a 1-D array of finite numbers > 0 (a base measure), got "
+        raise TypeError(f"{name} must be a 1-D array of finite numbers > 0, got "
                         f"{str(weights)[:60]!r}: {exc}") from None
     if w.ndim != 1 or w.shape[0] != n:
-        raise ValueError(f"weights must be a 1-D array with one entry per candidate ({n}), got shape {w.shape}")
+        raise ValueError(f"{name} must be a 1-D array with one entry per candidate ({n}), got shape {w.shape}")
     bad = ~(np.isfinite(w) & (w > 0))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"weights must be finite and > 0: weights[{i}] = {w[i]!r}")
+        raise ValueError(f"{name} must be finite and > 0: {name}[{i}] = {w[i]!r}")
     return w
 
 
@@ -334,10 +346,11 @@ def exponential(
     *,
     k: int = 1,
     monotonic: bool = False,
-    weights=None,
+    base_measure=None,
     rng: np.random.Generator | int | None = None,
     exact: bool = True,
     size: int | None = None,
+    weights=None,
 ):
     """Select candidate r with probability ∝ exp(ε·u(r) / (2Δu)) (McSherry-Talwar exponential mechanism).
 
@@ -355,7 +368,8 @@ def exponential(
     >>> exponential([1.0, 5.0, 2.0], epsilon=1e6, sensitivity=1.0, rng=0)
     1
     """
-    u, eps, delta, k, monotonic, w = _prepare(utilities, epsilon, sensitivity, k, monotonic, weights)
+    base_measure = _base_measure(base_measure, weights, "exponential")
+    u, eps, delta, k, monotonic, w = _prepare(utilities, epsilon, sensitivity, k, monotonic, base_measure)
     if u.shape[0] == 1:  # one candidate: the output is 0 whatever the mechanism (no scores needed)
         return _single(size)
     size = _check_size(size)
@@ -368,13 +382,14 @@ def exponential(
 
 
 def exponential_probabilities(utilities, epsilon: float, sensitivity: float, *, monotonic: bool = False,
-                              weights=None) -> np.ndarray:
+                              base_measure=None, weights=None) -> np.ndarray:
     """Exact output distribution of :func:`exponential` (k = 1): ∝ w_r·exp(ε·u(r)/(2Δu)).
 
     >>> exponential_probabilities([0.0, np.log(3.0) * 2], epsilon=1.0, sensitivity=1.0).tolist()
     [0.25, 0.75]
     """
-    u, eps, delta, _, monotonic, w = _prepare(utilities, epsilon, sensitivity, 1, monotonic, weights)
+    base_measure = _base_measure(base_measure, weights, "exponential_probabilities")
+    u, eps, delta, _, monotonic, w = _prepare(utilities, epsilon, sensitivity, 1, monotonic, base_measure)
     return _probabilities_from_scores(u, eps, delta, 1 if monotonic else 2, w)
 
 
@@ -499,10 +514,11 @@ def report_noisy_max(
     noise: Literal["laplace", "gumbel", "exponential"] = "laplace",
     k: int = 1,
     monotonic: bool = False,
-    weights=None,
+    base_measure=None,
     rng: np.random.Generator | int | None = None,
     exact: bool = True,
     size: int | None = None,
+    weights=None,
 ):
     """Select argmax_r (u(r) + noise_r) with i.i.d. noise of scale 2Δu/ε (Δu/ε if ``monotonic``).
 
@@ -518,15 +534,16 @@ def report_noisy_max(
     1
     """
     noise = check_choice(noise, "noise", NOISES)
-    u, eps, delta, k, monotonic, w = _prepare(utilities, epsilon, sensitivity, k, monotonic, weights)
+    base_measure = _base_measure(base_measure, weights, "report_noisy_max")
+    u, eps, delta, k, monotonic, w = _prepare(utilities, epsilon, sensitivity, k, monotonic, base_measure)
     if u.shape[0] == 1:  # one candidate: the output is 0 whatever the mechanism (no scores needed)
         return _single(size)
     size = _check_size(size)
     if check_bool(exact, "exact"):
         return _em_exact(u, eps, delta, k, monotonic, w, check_rng(rng), noise=noise, size=size)
     if size is not None:
-        return _repeat(lambda g: report_noisy_max(u, eps, delta, noise=noise, k=k, monotonic=monotonic, weights=w,
-                                                  rng=g, exact=False), size, rng)
+        return _repeat(lambda g: report_noisy_max(u, eps, delta, noise=noise, k=k, monotonic=monotonic,
+                                                  base_measure=w, rng=g, exact=False), size, rng)
     if noise == "gumbel":
         # argmax of u + Gumbel(scale) has exactly the exponential mechanism's distribution (Gumbel-max
         # trick), and k picks with ε/k each are successive sampling without replacement: the inverse-CDF
@@ -559,10 +576,11 @@ def permute_and_flip(
     *,
     k: int = 1,
     monotonic: bool = False,
-    weights=None,
+    base_measure=None,
     rng: np.random.Generator | int | None = None,
     exact: bool = True,
     size: int | None = None,
+    weights=None,
 ):
     """Permute-and-flip (McKenna & Sheldon 2020): ε-DP selection never worse than the exponential mechanism.
 
@@ -575,27 +593,30 @@ def permute_and_flip(
     >>> permute_and_flip([1.0, 5.0, 2.0], epsilon=1e6, sensitivity=1.0, rng=0)
     1
     """
+    base_measure = _base_measure(base_measure, weights, "permute_and_flip")
     return report_noisy_max(utilities, epsilon, sensitivity, noise="exponential", k=k, monotonic=monotonic,
-                            weights=weights, rng=rng, exact=exact, size=size)
+                            base_measure=base_measure, rng=rng, exact=exact, size=size)
 
 
 def permute_and_flip_probabilities(utilities, epsilon: float, sensitivity: float, *, monotonic: bool = False,
-                                   weights=None) -> np.ndarray:
+                                   base_measure=None, weights=None) -> np.ndarray:
     """Exact output distribution of :func:`permute_and_flip` (k = 1), by the permutation argument.
 
     With p_r = exp(ε(u(r) − u*)/(2Δu)) and q_r = 1 − p_r, candidate r is output when it is reached with
     every earlier candidate rejected and is then accepted: summing over the set S of candidates before r,
     P(r) = p_r Σ_j e_j(q_{−r}) / (n·C(n−1, j)), with e_j the elementary symmetric polynomials of the other
-    q's. O(n³) (vectorised); meant for audits and tests (n <= 2000). Integer ``weights`` expand into copies.
+    q's. O(n³) (vectorised); meant for audits and tests (n <= 2000). An integer ``base_measure`` expands
+    into copies.
 
     >>> permute_and_flip_probabilities([0.0, 0.0], 1.0, 1.0).tolist()
     [0.5, 0.5]
     """
-    u, eps, delta, _, monotonic, w = _prepare(utilities, epsilon, sensitivity, 1, monotonic, weights)
+    base_measure = _base_measure(base_measure, weights, "permute_and_flip_probabilities")
+    u, eps, delta, _, monotonic, w = _prepare(utilities, epsilon, sensitivity, 1, monotonic, base_measure)
     groups = None
     if w is not None:
         if not np.all(w == np.round(w)):
-            raise ValueError("permute_and_flip_probabilities needs integer weights (copies of a candidate)")
+            raise ValueError("permute_and_flip_probabilities needs an integer base_measure (copies of a candidate)")
         groups = np.repeat(np.arange(u.shape[0]), w.astype(np.int64))
         u = u[groups]
     n = u.shape[0]
@@ -686,11 +707,12 @@ def local_dampening(
     sensitivity_function: SensitivityFunction,
     *,
     k: int = 1,
-    weights=None,
+    base_measure=None,
     rng: np.random.Generator | int | None = None,
     max_steps: int = DEFAULT_MAX_STEPS,
     exact: bool = True,
     size: int | None = None,
+    weights=None,
 ):
     """Local dampening (thesis Def. 3.4.1): select r with probability ∝ exp(ε·D(x, r)/2).
 
@@ -708,7 +730,8 @@ def local_dampening(
     >>> local_dampening([1.0, 9.0, 2.0], 50.0, sf, rng=0)
     1
     """
-    u, eps, sf, k, w = _prepare_local(utilities, epsilon, sensitivity_function, k, weights)
+    base_measure = _base_measure(base_measure, weights, "local_dampening")
+    u, eps, sf, k, w = _prepare_local(utilities, epsilon, sensitivity_function, k, base_measure)
     if u.shape[0] == 1:  # one candidate: the output is 0 whatever the mechanism (no scores needed)
         return _single(size)
     if check_bool(exact, "exact"):
@@ -722,7 +745,7 @@ def local_dampening(
 
 
 def local_dampening_probabilities(utilities, epsilon: float, sensitivity_function: SensitivityFunction, *,
-                                  weights=None, max_steps: int = DEFAULT_MAX_STEPS) -> np.ndarray:
+                                  base_measure=None, max_steps: int = DEFAULT_MAX_STEPS, weights=None) -> np.ndarray:
     """Exact output distribution of :func:`local_dampening` (k = 1): ∝ w_r·exp(ε·D(x, r)/2).
 
     >>> import dpselect
@@ -730,7 +753,8 @@ def local_dampening_probabilities(utilities, epsilon: float, sensitivity_functio
     >>> local_dampening_probabilities([6.5, 6.5] + [0.0] * 6, 2.0, sf).round(2)[:3].tolist()
     [0.32, 0.32, 0.06]
     """
-    u, eps, sf, _, w = _prepare_local(utilities, epsilon, sensitivity_function, 1, weights)
+    base_measure = _base_measure(base_measure, weights, "local_dampening_probabilities")
+    u, eps, sf, _, w = _prepare_local(utilities, epsilon, sensitivity_function, 1, base_measure)
     D = dampen(u, sf, max_steps=max_steps)
     _check_finite_scores(D, "the dampened utilities D(x, r)")
     return _probabilities_from_scores(D, eps, 1.0, 2, w)
@@ -748,11 +772,12 @@ def shifted_local_dampening(
     *,
     direction: Literal["increasing", "decreasing"] = "increasing",
     k: int = 1,
-    weights=None,
+    base_measure=None,
     rng: np.random.Generator | int | None = None,
     max_steps: int = DEFAULT_MAX_STEPS,
     exact: bool = True,
     size: int | None = None,
+    weights=None,
 ):
     """Shifted local dampening (thesis Defs. 4.2.1/4.2.2) in closed form.
 
@@ -771,7 +796,8 @@ def shifted_local_dampening(
     1
     """
     direction = check_choice(direction, "direction", DIRECTIONS)
-    u, eps, sf, k, w = _prepare_local(utilities, epsilon, sensitivity_function, k, weights)
+    base_measure = _base_measure(base_measure, weights, "shifted_local_dampening")
+    u, eps, sf, k, w = _prepare_local(utilities, epsilon, sensitivity_function, k, base_measure)
     if u.shape[0] == 1:  # one candidate: the output is 0 whatever the mechanism (no scores needed)
         return _single(size)
     if check_bool(exact, "exact"):
@@ -795,7 +821,8 @@ def shifted_local_dampening(
 
 def shifted_local_dampening_probabilities(utilities, epsilon: float, sensitivity_function: SensitivityFunction, *,
                                           direction: Literal["increasing", "decreasing"] = "increasing",
-                                          weights=None, max_steps: int = DEFAULT_MAX_STEPS) -> np.ndarray:
+                                          base_measure=None, max_steps: int = DEFAULT_MAX_STEPS,
+                                          weights=None) -> np.ndarray:
     """Exact output distribution of :func:`shifted_local_dampening` (k = 1).
 
     >>> import dpselect
@@ -803,7 +830,8 @@ def shifted_local_dampening_probabilities(utilities, epsilon: float, sensitivity
     [0.5, 0.5]
     """
     direction = check_choice(direction, "direction", DIRECTIONS)
-    u, eps, sf, _, w = _prepare_local(utilities, epsilon, sensitivity_function, 1, weights)
+    base_measure = _base_measure(base_measure, weights, "shifted_local_dampening_probabilities")
+    u, eps, sf, _, w = _prepare_local(utilities, epsilon, sensitivity_function, 1, base_measure)
     scores = _shifted_scores(u, sf, direction, max_steps)
     _check_finite_scores(scores, "the shifted utilities u ∓ G")
     return _probabilities_from_scores(scores, eps, sf.global_sensitivity, 2, w)

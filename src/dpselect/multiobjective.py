@@ -39,7 +39,14 @@ from ._dominance import count_dominating, count_with_orders
 from ._rng import check_rng
 from ._validation import check_k, check_matrix, check_positive
 from .sensitivity import SensitivityFunction, _check_weight_values, constant, weighted_sum
-from .vocabulary import GLOBAL_MECHANISMS, LOCAL_MECHANISMS, MECHANISMS, check_mechanism  # noqa: F401 (re-exported)
+from .vocabulary import (  # noqa: F401 (the mechanism names are re-exported)
+    GLOBAL_MECHANISMS,
+    LOCAL_MECHANISMS,
+    MECHANISMS,
+    check_mechanism,
+    deprecated,
+    renamed,
+)
 
 __all__ = [
     "metric_c",
@@ -380,16 +387,24 @@ def pareto_sensitivity(U, sensitivity_functions: Sensitivities) -> SensitivityFu
     return _pareto_sf(M, _as_functions(sens, n), None)
 
 
-def aggregate_sensitivity(weights, sensitivity_functions: Sensitivities) -> SensitivityFunction:
+def aggregate_sensitivity(objective_weights=None, sensitivity_functions: Sensitivities | None = None, *,
+                          weights=None) -> SensitivityFunction:
     """δ^agg(x, t, r) = Σ_i |w_i| δ_i(x, t, r), admissible for u_agg = Σ_i w_i u_i (paper Thm 5.4).
 
     Its global sensitivity is Σ_i |w_i| Δu_i (paper Thm 5.3). Same neighbour model as the δ_i.
+    ``objective_weights`` are the w_i (``weights=`` is its deprecated spelling, ``DeprecationWarning``).
 
     >>> import dpselect
     >>> f = aggregate_sensitivity([0.5, -2.0], [dpselect.constant(3, 1.0), dpselect.constant(3, 0.25)])
     >>> f.global_sensitivity, f(0).tolist()
     (1.0, [1.0, 1.0, 1.0])
     """
+    objective_weights = renamed(objective_weights, weights, where="aggregate_sensitivity", new="objective_weights",
+                                old="weights")
+    if objective_weights is None:
+        raise TypeError("aggregate_sensitivity() missing required argument: 'objective_weights'")
+    if sensitivity_functions is None:
+        raise TypeError("aggregate_sensitivity() missing required argument: 'sensitivity_functions'")
     sfs = list(sensitivity_functions) if not isinstance(sensitivity_functions, SensitivityFunction) else None
     if sfs is None:
         raise TypeError("sensitivity_functions must be a list of SensitivityFunction, one per objective")
@@ -397,18 +412,21 @@ def aggregate_sensitivity(weights, sensitivity_functions: Sensitivities) -> Sens
         if not isinstance(s, SensitivityFunction):
             raise TypeError(f"sensitivity_functions[{i}] must be a SensitivityFunction, got {type(s).__name__} "
                             "(use dpselect.constant(n, Δ) for a global sensitivity)")
-    _check_weights(weights, len(sfs))
-    return weighted_sum(weights, sfs)
+    _check_weights(objective_weights, len(sfs))
+    return weighted_sum(objective_weights, sfs)
 
 
-def _check_weights(weights, m: int) -> np.ndarray:
-    w = _check_weight_values(weights, m)
+def _check_weights(weights, m: int, name: str = "objective_weights") -> np.ndarray:
+    try:
+        w = _check_weight_values(weights, m)
+    except TypeError as exc:
+        raise TypeError(str(exc).replace("weights", name, 1)) from None
     if w.ndim != 1 or w.shape[0] != m:
-        raise ValueError(f"weights must have one entry per objective ({m}), got shape {w.shape}")
+        raise ValueError(f"{name} must have one entry per objective ({m}), got shape {w.shape}")
     if not np.all(np.isfinite(w)):
-        raise ValueError(f"weights must be finite, got {w.tolist()}")
+        raise ValueError(f"{name} must be finite, got {w.tolist()}")
     if not np.any(w != 0):
-        raise ValueError(f"weights must not all be zero, got {w.tolist()}")
+        raise ValueError(f"{name} must not all be zero, got {w.tolist()}")
     return w
 
 
@@ -421,7 +439,8 @@ def _resolve_mechanism(mechanism, sens: list, options: dict) -> str:
     mechanism = check_mechanism(mechanism)
     allowed = _OPTIONS[mechanism]
     for key in options:
-        if key in ("k", "rng", "weights", "epsilon", "sensitivity", "sensitivity_function", "utilities"):
+        if key in ("k", "rng", "weights", "base_measure", "epsilon", "sensitivity", "sensitivity_function",
+                   "utilities"):
             raise TypeError(f"{key!r} cannot be passed as a mechanism option here")
         if key not in allowed:
             raise TypeError(f"mechanism {mechanism!r} takes the options {', '.join(allowed) or 'none'}, "
@@ -435,16 +454,26 @@ def _mechanisms():
     return mech
 
 
-def _select(mechanism: str, u: np.ndarray, eps: float, sensitivity, k: int, rng, options: dict):
+def _select(mechanism: str, u: np.ndarray, eps: float, sensitivity, k: int, rng, options: dict, base_measure=None):
     mech = _mechanisms()
     fn = getattr(mech, mechanism)
+    if base_measure is not None:
+        options = {**options, "base_measure": base_measure}
     return fn(u, eps, sensitivity, k=k, rng=rng, **options)
 
 
-def _probabilities(mechanism: str, u: np.ndarray, eps: float, sensitivity, options: dict) -> np.ndarray:
+def _probabilities(mechanism: str, u: np.ndarray, eps: float, sensitivity, options: dict,
+                   base_measure=None) -> np.ndarray:
     mech = _mechanisms()
+    options = {k: v for k, v in options.items() if k != "exact"}
+    if base_measure is not None:
+        if mechanism == "report_noisy_max":
+            if options.get("noise", "laplace") == "laplace":
+                raise ValueError("base_measure is not supported by report_noisy_max's Laplace probabilities")
+            mechanism = "exponential" if options.pop("noise") == "gumbel" else "permute_and_flip"
+        options["base_measure"] = base_measure
     fn = getattr(mech, mechanism + "_probabilities")
-    return fn(u, eps, sensitivity, **{k: v for k, v in options.items() if k != "exact"})
+    return fn(u, eps, sensitivity, **options)
 
 
 def _prepare(U, epsilon, sensitivities, mechanism, options):
@@ -564,6 +593,18 @@ def priv_pareto_probabilities(U, epsilon: float, sensitivities: Sensitivities, *
     return _probabilities(mechanism, ps.astype(np.float64), eps, sens_k, options)
 
 
+def _agg_arguments(where: str, objective_weights, weights, epsilon, sensitivities):
+    """objective_weights (or its deprecated spelling ``weights``, warned at the caller's caller); the
+    required arguments that carry a None default only so that the old keyword spelling keeps working."""
+    objective_weights = renamed(objective_weights, weights, where=where, new="objective_weights", old="weights",
+                                stacklevel=5)
+    for name, value in (("objective_weights", objective_weights), ("epsilon", epsilon),
+                        ("sensitivities", sensitivities)):
+        if value is None:
+            raise TypeError(f"{where}() missing required argument: {name!r}")
+    return objective_weights
+
+
 def _aggregate(M, weights, sens, mechanism, n, m):
     w = _check_weights(weights, m)
     u = M @ w
@@ -575,11 +616,12 @@ def _aggregate(M, weights, sens, mechanism, n, m):
     return u, sensitivity
 
 
-def priv_agg(U, weights, epsilon: float, sensitivities: Sensitivities, *, mechanism: str | None = None, k: int = 1,
-             rng: np.random.Generator | int | None = None, **options):
+def priv_agg(U, objective_weights=None, epsilon: float | None = None, sensitivities: Sensitivities | None = None, *,
+             mechanism: str | None = None, k: int = 1, rng: np.random.Generator | int | None = None,
+             base_measure=None, weights=None, **options):
     """PrivAgg (paper Def. 5.1 / 5.2): privately select candidate(s) maximising Σ_i w_i u_i.
 
-    The aggregate utility u_agg = U @ weights goes to a single-objective mechanism with global
+    The aggregate utility u_agg = U @ objective_weights goes to a single-objective mechanism with global
     sensitivity Σ_i |w_i| Δu_i (Thm 5.3; "exponential" [default when ``sensitivities`` are all numbers],
     "permute_and_flip", "report_noisy_max") or with the sensitivity function
     δ^agg = Σ_i |w_i| δ_i (Thm 5.4; "local_dampening" [default when any entry is a SensitivityFunction]
@@ -589,12 +631,15 @@ def priv_agg(U, weights, epsilon: float, sensitivities: Sensitivities, *, mechan
     ----------
     U : array of shape (n, m)
         Objective values, one row per candidate (n >= 2).
-    weights : array of shape (m,)
-        Finite weights, not all zero (negative weights are allowed).
+    objective_weights : array of shape (m,)
+        The w_i: finite, not all zero (negative weights are allowed). Required; ``weights=`` is its
+        deprecated spelling (``DeprecationWarning``).
     epsilon, sensitivities, mechanism, rng, **options
-        As in :func:`priv_pareto`.
+        As in :func:`priv_pareto` (required: ``epsilon`` and ``sensitivities``).
     k : int
         ``k > 1``: k distinct candidates, ε/k each (the aggregate does not depend on the remaining set).
+    base_measure : array of shape (n,), optional
+        A base measure on the candidates, passed to the mechanism (see :mod:`dpselect.mechanisms`).
 
     Returns
     -------
@@ -609,36 +654,78 @@ def priv_agg(U, weights, epsilon: float, sensitivities: Sensitivities, *, mechan
     >>> int(priv_agg([[0.9, 0.1], [0.6, 0.7], [0.2, 0.3]], [0.5, 0.5], 1000.0, [1.0, 1.0], rng=0))
     1
     """
+    objective_weights = _agg_arguments("priv_agg", objective_weights, weights, epsilon, sensitivities)
     M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
     k = check_k(k, n)
-    u, sensitivity = _aggregate(M, weights, sens, mechanism, n, m)
-    out = _select(mechanism, u, eps, sensitivity, k, check_rng(rng), options)
+    u, sensitivity = _aggregate(M, objective_weights, sens, mechanism, n, m)
+    out = _select(mechanism, u, eps, sensitivity, k, check_rng(rng), options, base_measure)
     return int(out) if k == 1 else np.asarray(out, dtype=np.int64)
 
 
-def priv_agg_probabilities(U, weights, epsilon: float, sensitivities: Sensitivities, *,
-                           mechanism: str | None = None, **options) -> np.ndarray:
+def priv_agg_probabilities(U, objective_weights=None, epsilon: float | None = None,
+                           sensitivities: Sensitivities | None = None, *, mechanism: str | None = None,
+                           base_measure=None, weights=None, **options) -> np.ndarray:
     """Exact output distribution of :func:`priv_agg` with k = 1 (same arguments).
 
     >>> priv_agg_probabilities([[1.0, 0.0], [0.0, 1.0]], [1.0, 1.0], 1.0, [1.0, 1.0]).tolist()
     [0.5, 0.5]
     """
+    objective_weights = _agg_arguments("priv_agg_probabilities", objective_weights, weights, epsilon, sensitivities)
     M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
-    u, sensitivity = _aggregate(M, weights, sens, mechanism, n, m)
-    return _probabilities(mechanism, u, eps, sensitivity, options)
+    u, sensitivity = _aggregate(M, objective_weights, sens, mechanism, n, m)
+    return _probabilities(mechanism, u, eps, sensitivity, options, base_measure)
 
 
-def metric_c(reference: np.ndarray, candidates: np.ndarray) -> float:
+def _indices(idx, name: str, n: int) -> np.ndarray:
+    arr = np.asarray(idx)
+    if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
+        raise TypeError(f"{name} must be a 1-D array of candidate indices (ints), got {_short_repr(idx)}")
+    if arr.size and (arr.min() < 0 or arr.max() >= n):
+        raise ValueError(f"{name} must be indices in [0, {n}), got {arr.tolist()[:10]}")
+    return arr.astype(np.intp)
+
+
+def _short_repr(x) -> str:
+    r = repr(x)
+    return r if len(r) <= 60 else r[:57] + "..."
+
+
+def metric_c(reference, candidates, _legacy_selected=None, *, objectives=None) -> float:
     """Metric C(X', X'') of paper Def. 6.3: fraction of X'' dominated by at least one member of X'.
 
-    Domination is strict in every objective (DESIGN.md's Pareto domination), all objectives maximised.
+    Domination is strict in every objective (DESIGN.md's Pareto domination), all objectives maximised;
+    0 = no member of X'' is dominated by a member of X' (best for X''). Two forms:
+
+    * ``metric_c(reference, candidates)``: X' and X'' as (n', m) and (n'', m) arrays of objective values;
+    * ``metric_c(reference, candidates, objectives=U)``: X' and X'' as index arrays into the rows of
+      ``U`` (e.g. a non-private top-k and a private selection of nodes).
+
+    The older ``metric_c(objectives, reference, selected)`` of :mod:`dpselect.apps.influential` (three
+    positional arguments) still works for one release with a ``DeprecationWarning``.
 
     >>> metric_c(np.array([[0.9, 0.9]]), np.array([[0.5, 0.5], [0.95, 0.1]]))
     0.5
+    >>> metric_c([0], [1, 2], objectives=np.array([[3, 3], [1, 1], [2, 4]]))
+    0.5
     """
-    A = check_matrix(reference, "reference")
-    B = check_matrix(candidates, "candidates")
-    if A.shape[1] != B.shape[1]:
-        raise ValueError(f"reference and candidates must be non-empty (n, m) arrays with equal m, got {A.shape}, {B.shape}")
+    if _legacy_selected is not None:
+        deprecated("metric_c(objectives, reference, selected)", "metric_c(reference, selected, objectives=objectives)")
+        if objectives is not None:
+            raise TypeError("metric_c got objectives twice (positionally in the deprecated form and as a keyword)")
+        objectives, reference, candidates = reference, candidates, _legacy_selected
+    if objectives is not None:
+        U = check_matrix(objectives, "objectives")
+        ref = _indices(reference, "reference", U.shape[0])
+        sel = _indices(candidates, "candidates", U.shape[0])
+        for name, arr in (("reference", ref), ("candidates", sel)):
+            if arr.size == 0:
+                raise ValueError(f"{name} must not be empty")
+        A, B = U[ref], U[sel]
+    else:
+        A = check_matrix(reference, "reference")
+        B = check_matrix(candidates, "candidates")
+        if A.shape[1] != B.shape[1]:
+            raise ValueError(f"reference and candidates must be non-empty (n, m) arrays with equal m, got {A.shape}, "
+                             f"{B.shape}")
     dominated = (A[:, None, :] > B[None, :, :]).all(axis=2).any(axis=0)
     return float(dominated.mean())

@@ -11,7 +11,7 @@ import warnings
 from typing import Iterable, Literal
 
 __all__ = ["MECHANISMS", "GLOBAL_MECHANISMS", "LOCAL_MECHANISMS", "ALIASES", "Mechanism", "check_mechanism",
-           "deprecated"]
+           "deprecated", "renamed"]
 
 #: Global-sensitivity mechanisms (a number Δu as sensitivity).
 GLOBAL_MECHANISMS = ("exponential", "permute_and_flip", "report_noisy_max")
@@ -50,3 +50,20 @@ def deprecated(old: str, new: str, *, stacklevel: int = 3) -> None:
     """Warn that the spelling ``old`` is deprecated in favour of ``new`` (removed in the next release)."""
     warnings.warn(f"{old} is deprecated and will be removed in the next release; use {new}",
                   DeprecationWarning, stacklevel=stacklevel)
+
+
+def renamed(new_value, old_value, *, where: str, new: str, old: str, default=None, stacklevel: int = 4):
+    """The value of a renamed argument: ``new_value``, or the deprecated spelling's ``old_value`` (warns).
+
+    ``default`` is the new argument's default (passing both spellings is a ``TypeError``). With the
+    default ``stacklevel`` the warning points at the caller of the function that calls ``renamed``.
+
+    >>> renamed([1, 2], None, where="f", new="base_measure", old="weights")
+    [1, 2]
+    """
+    if old_value is None:
+        return new_value
+    deprecated(f"{where}({old}=...)", f"{new}=...", stacklevel=stacklevel)
+    if new_value is not default:
+        raise TypeError(f"{where} got both {new} and its deprecated spelling {old}; pass {new} only")
+    return old_value

@@ -40,13 +40,14 @@ from .._rng import check_rng
 from .._validation import check_choice, check_int, check_positive
 from ..multiobjective import metric_c  # noqa: F401  (re-exported: DP-MOET reports it)
 from ..trees import TreeSpace, crossover, mutate, predict_many, prune, random_population
-from ..vocabulary import LOCAL_MECHANISMS, Mechanism, check_mechanism, deprecated
+from ..vocabulary import LOCAL_MECHANISMS, Mechanism, check_mechanism, deprecated, renamed
 
 __all__ = ["MOETResult", "dp_moet", "nodp_moet", "metric_c", "CompressedTable", "APPROACHES", "BUDGETS"]
 
 APPROACHES = ("pareto", "agg")
 SENSITIVITIES = ("global", "local")  # the deprecated ``sensitivity=`` spelling
 BUDGETS = ("even", "paper-code")
+DEFAULT_WEIGHTS = (3.0, 2.0)  # (w_TPR, w_TNR) of the paper's DP-MOET-Agg
 
 
 class CompressedTable:
@@ -159,7 +160,7 @@ def _run(data, epsilon, approach, how, *, weights, population, selection, genera
     o = check_int(output, "output", minimum=1, maximum=p + s)
     w = np.asarray(weights, dtype=np.float64)
     if w.shape != (2,) or not np.all(np.isfinite(w)) or not np.any(w != 0):
-        raise ValueError(f"weights must be two finite numbers (w_TPR, w_TNR), not both 0, got {weights!r}")
+        raise ValueError(f"objective_weights must be two finite numbers (w_TPR, w_TNR), not both 0, got {weights!r}")
     eps = None if how == "nodp" else check_positive(epsilon, "epsilon")
     gen = check_rng(rng)
     if not hasattr(data, "categorical") or not hasattr(data, "X"):
@@ -208,9 +209,10 @@ def _run(data, epsilon, approach, how, *, weights, population, selection, genera
 
 
 def dp_moet(data, epsilon: float, *, approach: str = "pareto", mechanism: Mechanism | None = None,
-            sensitivity: str | None = None, weights=(3.0, 2.0), population: int = 30, selection: int = 3, generations: int = 3, depth: int = 4,
-            max_depth: int = 10, output: int = 3, budget: str = "even", rng=None,
-            compressed: CompressedTable | None = None) -> MOETResult:
+            objective_weights=DEFAULT_WEIGHTS, population: int = 30, selection: int = 3, generations: int = 3,
+            depth: int = 4, max_depth: int = 10, output: int = 3, budget: str = "even", rng=None,
+            compressed: CompressedTable | None = None, sensitivity: str | None = None,
+            weights=None) -> MOETResult:
     """DP-MOET (paper Alg. 1): evolve decision trees and privately select ``output`` of them by (TPR, TNR).
 
     Parameters
@@ -228,8 +230,9 @@ def dp_moet(data, epsilon: float, *, approach: str = "pareto", mechanism: Mechan
     sensitivity : {"local", "global"}
         Deprecated spelling: ``sensitivity="local"`` is ``mechanism="local_dampening"``,
         ``sensitivity="global"`` is ``mechanism="exponential"`` (``DeprecationWarning``).
-    weights : (w_TPR, w_TNR)
-        Only for ``approach="agg"`` (paper: 3, 2).
+    objective_weights : (w_TPR, w_TNR)
+        Only for ``approach="agg"`` (paper: 3, 2). ``weights=`` is its deprecated spelling
+        (``DeprecationWarning``).
     population, selection, generations, depth, max_depth, output : int
         p, s, k, d, d_max, o of Alg. 1 (paper Table 1 setting: 30, 3, 3, 4, 10, 3).
     budget : {"even", "paper-code"}
@@ -263,20 +266,26 @@ def dp_moet(data, epsilon: float, *, approach: str = "pareto", mechanism: Mechan
             raise ValueError(f"sensitivity={old!r} (deprecated) contradicts mechanism={mechanism!r}; pass mechanism only")
         mechanism = implied
     how = "local_dampening" if mechanism is None else check_mechanism(mechanism)
-    return _run(data, epsilon, approach, how, weights=weights, population=population, selection=selection,
+    objective_weights = renamed(objective_weights, weights, where="dp_moet", new="objective_weights", old="weights",
+                                default=DEFAULT_WEIGHTS)
+    return _run(data, epsilon, approach, how, weights=objective_weights, population=population, selection=selection,
                 generations=generations, depth=depth, max_depth=max_depth, output=output, budget=budget, rng=rng,
                 compressed=compressed)
 
 
-def nodp_moet(data, *, approach: str = "pareto", weights=(3.0, 2.0), population: int = 30, selection: int = 3,
-              generations: int = 3, depth: int = 4, max_depth: int = 10, output: int = 3, budget: str = "even",
-              rng=None, compressed: CompressedTable | None = None) -> MOETResult:
+def nodp_moet(data, *, approach: str = "pareto", objective_weights=DEFAULT_WEIGHTS, population: int = 30,
+              selection: int = 3, generations: int = 3, depth: int = 4, max_depth: int = 10, output: int = 3,
+              budget: str = "even", rng=None, compressed: CompressedTable | None = None,
+              weights=None) -> MOETResult:
     """NODP-MOET-Pareto / -Agg: Alg. 1 with the exact best Pareto scores / aggregates (not private).
 
     Selection of s trees: repeatedly the tree with the highest Pareto score among the remaining ones
     (scores recomputed after each pick, as PrivPareto does) or the highest aggregate; ties broken at
     random. ``budget`` only sets the number of generations (k, or k − 1 for "paper-code").
+    ``objective_weights`` as in :func:`dp_moet` (``weights=`` deprecated).
     """
-    return _run(data, None, approach, "nodp", weights=weights, population=population, selection=selection,
+    objective_weights = renamed(objective_weights, weights, where="nodp_moet", new="objective_weights", old="weights",
+                                default=DEFAULT_WEIGHTS)
+    return _run(data, None, approach, "nodp", weights=objective_weights, population=population, selection=selection,
                 generations=generations, depth=depth, max_depth=max_depth, output=output, budget=budget, rng=rng,
                 compressed=compressed)

@@ -15,7 +15,8 @@ returned set of k node indices is ε-edge-DP.
     1 and 100, paper Sec. 7.5); global: exponential mechanism with Δ = Σ|w_i|Δ_i; local: local
     dampening with δ^agg = Σ|w_i|δ_i.
   - non-private baselines :func:`top_k_pareto` and :func:`top_k_aggregate`, and the paper's error
-    measures :func:`metric_c` (Def. 6.3) and :func:`recall`.
+    measures :func:`metric_c` (Def. 6.3; :func:`dpselect.multiobjective.metric_c`, with node indices:
+    ``metric_c(reference, selected, objectives=U)``) and :func:`recall`.
 * **PrivTopk** (thesis Alg. 3): k picks maximising egocentric betweenness centrality (EBC) with the
   exponential mechanism, permute-and-flip, local dampening or shifted local dampening (``mechanism=``
   with the names of :mod:`dpselect.vocabulary` or their aliases EM, PF, LD, SLD): :func:`priv_topk`,
@@ -36,6 +37,7 @@ from .._rng import check_rng
 from .._validation import check_bool, check_k, check_positive
 from ..graphs import Graph
 from ..sensitivity import SensitivityFunction
+from ..multiobjective import metric_c  # noqa: F401  (re-exported: the paper's measure for DP-MOTkIN)
 from ..vocabulary import LOCAL_MECHANISMS, Mechanism, check_mechanism, deprecated
 from ..utilities.graph import (
     DEGREE_GLOBAL_SENSITIVITY,
@@ -284,24 +286,6 @@ def top_k_aggregate(graph_or_objectives: Graph | np.ndarray, k: int, *,
     if w.shape != (U.shape[1],):
         raise ValueError(f"objective_weights must have one entry per objective ({U.shape[1]}), got {w.tolist()}")
     return _top_k_scores(U @ w, check_k(k, U.shape[0]))
-
-
-def metric_c(objectives: np.ndarray, reference: Sequence[int], selected: Sequence[int]) -> float:
-    """Paper Def. 6.3: C(X', X'') = |{a'' ∈ X'' : some a' ∈ X' dominates a''}| / |X''|.
-
-    ``reference`` is X' (the non-private top-k), ``selected`` X'' (the private output); domination is
-    strict in every objective. 0 = no private pick is dominated by a reference pick (best).
-
-    >>> U = np.array([[3, 3], [1, 1], [2, 4]])
-    >>> metric_c(U, [0], [1, 2])
-    0.5
-    """
-    U = np.asarray(objectives, dtype=np.float64)
-    ref = np.asarray(reference, dtype=np.intp)
-    sel = np.asarray(selected, dtype=np.intp)
-    if sel.size == 0:
-        raise ValueError("selected must not be empty")
-    return _mo().metric_c(U[ref], U[sel])
 
 
 def recall(reference: Sequence[int], selected: Sequence[int]) -> float:
@@ -667,7 +651,7 @@ def influential_demo_table(graph: Graph, k: int = 3, epsilon: float = 1.0,
         sel = MotkinSampler(g, "agg", mechanism=mech).sample(k, epsilon, gen)
         rows.append((f"DP-MOTkIN-Agg {tag}", f"{epsilon:g}", sel, recall(ref_agg, sel)))
         sel = MotkinSampler(g, "pareto", mechanism=mech).sample(k, epsilon, gen)
-        rows.append((f"DP-MOTkIN-Pareto {tag} (C = {metric_c(U, ref_par, sel):.2f})", f"{epsilon:g}", sel,
+        rows.append((f"DP-MOTkIN-Pareto {tag} (C = {metric_c(ref_par, sel, objectives=U):.2f})", f"{epsilon:g}", sel,
                      recall(ref_par, sel)))
     for mech, tag in (("shifted_local_dampening", "SLD"), ("exponential", "EM")):
         sel = priv_topk(pt, k, epsilon, mechanism=mech, rng=gen)

@@ -191,11 +191,11 @@ def _select_interval(iv: MedianIntervals, eps: float, mechanism: str, weights: n
     import dpselect as dps
 
     if mechanism == "exponential":
-        return int(dps.exponential(iv.utility, eps, 1.0, weights=weights, rng=rng))
+        return int(dps.exponential(iv.utility, eps, 1.0, base_measure=weights, rng=rng))
     sf = interval_median_sensitivity(iv)
     if mechanism == "local_dampening":
-        return int(dps.local_dampening(iv.utility, eps, sf, weights=weights, rng=rng))
-    return int(dps.shifted_local_dampening(iv.utility, eps, sf, direction="decreasing", weights=weights, rng=rng))
+        return int(dps.local_dampening(iv.utility, eps, sf, base_measure=weights, rng=rng))
+    return int(dps.shifted_local_dampening(iv.utility, eps, sf, direction="decreasing", base_measure=weights, rng=rng))
 
 
 def median(
@@ -327,11 +327,11 @@ def _interval_probabilities(iv: MedianIntervals, eps: float, mechanism: str) -> 
 
     w = _upper_lengths(iv.lo, iv.hi)
     if mechanism == "exponential":
-        return dps.exponential_probabilities(iv.utility, eps, 1.0, weights=w)
+        return dps.exponential_probabilities(iv.utility, eps, 1.0, base_measure=w)
     sf = interval_median_sensitivity(iv)
     if mechanism == "local_dampening":
-        return dps.local_dampening_probabilities(iv.utility, eps, sf, weights=w)
-    return dps.shifted_local_dampening_probabilities(iv.utility, eps, sf, direction="decreasing", weights=w)
+        return dps.local_dampening_probabilities(iv.utility, eps, sf, base_measure=w)
+    return dps.shifted_local_dampening_probabilities(iv.utility, eps, sf, direction="decreasing", base_measure=w)
 
 
 def median_distribution(values, epsilon: float, *, bound: float, mechanism: Mechanism = "local_dampening",
@@ -396,14 +396,14 @@ def _group_probabilities(g: _GroupedMedian, epsilon: float, mechanism: str, sld_
     u = g.utilities()
     w = g.counts.astype(np.float64)
     if mechanism == "exponential":
-        return dps.exponential_probabilities(u, epsilon, g.bound, weights=w)
+        return dps.exponential_probabilities(u, epsilon, g.bound, base_measure=w)
     if mechanism == "local_dampening":
-        return dps.local_dampening_probabilities(u, epsilon, _sensitivity(g), weights=w)
+        return dps.local_dampening_probabilities(u, epsilon, _sensitivity(g), base_measure=w)
     if mechanism == "shifted_local_dampening":
         return dps.shifted_local_dampening_probabilities(
-            u, epsilon, _sld_sensitivity(g, sld_distance), direction="decreasing", weights=w)
+            u, epsilon, _sld_sensitivity(g, sld_distance), direction="decreasing", base_measure=w)
     if mechanism == "permute_and_flip":
-        return dps.permute_and_flip_probabilities(u, epsilon, g.bound, weights=g.counts)
+        return dps.permute_and_flip_probabilities(u, epsilon, g.bound, base_measure=g.counts)
     raise AssertionError(mechanism)
 
 
@@ -461,14 +461,14 @@ def median_rank(
     u = g.utilities()
     w = g.counts.astype(np.float64)
     if mechanism == "exponential":
-        pick = dps.exponential(u, eps, g.bound, weights=w, rng=rng)
+        pick = dps.exponential(u, eps, g.bound, base_measure=w, rng=rng)
     elif mechanism == "permute_and_flip":
-        pick = dps.permute_and_flip(u, eps, g.bound, weights=w, rng=rng)
+        pick = dps.permute_and_flip(u, eps, g.bound, base_measure=w, rng=rng)
     elif mechanism == "local_dampening":
-        pick = dps.local_dampening(u, eps, _sensitivity(g), weights=w, rng=rng)
+        pick = dps.local_dampening(u, eps, _sensitivity(g), base_measure=w, rng=rng)
     else:
         pick = dps.shifted_local_dampening(u, eps, _sld_sensitivity(g, sld_distance), direction="decreasing",
-                                           weights=w, rng=rng)
+                                           base_measure=w, rng=rng)
     pick = int(pick)
     first = int(g.cum[pick] - g.counts[pick])
     return first + int(rng.integers(int(g.counts[pick])))
