@@ -2,8 +2,9 @@
 
 Run: ``python benchmarks/bench_trees.py`` (writes the ``trees`` section of benchmarks/RESULTS.md).
 Baselines are measured in the same run: prediction of a whole population in one stacked pass against
-one pass per tree (same level-by-level routing), and the shift of ShiftedLocalDiffPID3 by upper
-envelope against summing every distance.
+one pass per tree (same level-by-level routing), the shift of ShiftedLocalDiffPID3 by upper envelope
+against the core engine's walk over every distance, and DiffPID3 trees on the core dampening engine
+against the previous implementation (its own float loops, kept here as the baseline).
 """
 from __future__ import annotations
 
@@ -15,12 +16,15 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import best_of, machine, record  # noqa: E402
 
-from dpselect.apps.diffpid3 import _ig_shift_direct, diffpid3, ig_shift  # noqa: E402
+from dpselect.apps.diffpid3 import diffpid3  # noqa: E402
+from dpselect.dampening import shift_totals_with_error  # noqa: E402
 from dpselect.datasets import PUBLIC_TABLE_SIZE  # noqa: E402
 from dpselect.apps.dpmoet import CompressedTable, dp_moet  # noqa: E402
 from dpselect.tabular import load_tabular  # noqa: E402
 from dpselect.trees import TreeSpace, crossover, mutate, predict_many, prune, random_population  # noqa: E402
-from dpselect.utilities.information_gain import IGTables, ig_count_tables  # noqa: E402
+from dpselect.utilities.information_gain import (IGTables, ig_count_tables, ig_sensitivity_function,  # noqa: E402
+                                                 ig_shift_with_error)
+import prior_diffpid3  # noqa: E402
 
 
 def evolved_population(space, rng, n=130, dmax=10):
@@ -119,20 +123,36 @@ def main() -> None:
     it_small = IGTables(ig_count_tables(sub.X, sub.y, sub.n_values))
     rows = []
     for label, tabs in (("root (47,461 records)", it), (f"child node ({sub.n_records:,} records)", it_small)):
-        te = best_of(lambda: ig_shift(tabs, acs.n_records))
-        td = best_of(lambda: _ig_shift_direct(tabs, acs.n_records), repeat=1)
+        te = best_of(lambda: ig_shift_with_error(tabs, acs.n_records))
+        sf = ig_sensitivity_function(tabs, acs.n_records)
+        td = best_of(lambda: shift_totals_with_error(sf, tabs.n_attributes), repeat=1)
         rows.append(f"| ACS {label} | {te * 1e3:.1f} | {td * 1e3:.1f} | {td / te:.1f}x |")
-    lines += ["### ShiftedLocalDiffPID3: shift G of one split (22 attributes, N = 47,461)", "",
-              "| node | envelope + prefix sums (ms) | sum over every distance (ms) | speed-up |", "|---|---|---|---|",
-              *rows, ""]
+    lines += ["### ShiftedLocalDiffPID3: shift G of one split with its error bound (22 attributes, N = 47,461)", "",
+              "| node | `ig_shift_with_error`: envelope + prefix sums (ms) | core `shift_totals_with_error`: "
+              "every distance (ms) | speed-up |", "|---|---|---|---|", *rows, ""]
     lines += ["### One DiffPID3 tree, depth 5, ε = 0.01 (most nodes) and 2", "",
-              "| dataset | global (s) | local (s) | shifted (s) |", "|---|---|---|---|"]
+              "Core dampening engine with rigorous error bounds and exact sampling of D and G (now) against the "
+              "previous implementation (DiffPID3's own float loops, exact sampling of the float scores; "
+              "`benchmarks/prior_diffpid3.py`), same process, best of 2. Target: local and shifted at most 1.5x "
+              "the previous time.", "",
+              "| dataset | global (s) | local (s): now / previous | shifted (s): now / previous |",
+              "|---|---|---|---|"]
+    old = {"local_dampening": "local", "shifted_local_dampening": "shifted"}
+    ratios = []
     for n, d in data.items():
-        cells = []
-        for mech in ("global", "local", "shifted"):
-            cells.append(" / ".join(f"{best_of(lambda: diffpid3(d, e, 5, mechanism=mech, n_max=PUBLIC_TABLE_SIZE[n], rng=0), repeat=1):.2f}"  # noqa: E501
-                                    for e in (0.01, 2.0)))
+        cells = [" / ".join(f"{best_of(lambda: diffpid3(d, e, 5, mechanism='EM', n_max=PUBLIC_TABLE_SIZE[n], rng=0), repeat=2):.2f}"  # noqa: E501
+                            for e in (0.01, 2.0))]
+        for mech in ("local_dampening", "shifted_local_dampening"):
+            parts = []
+            for e in (0.01, 2.0):
+                tn = best_of(lambda: diffpid3(d, e, 5, mechanism=mech, n_max=PUBLIC_TABLE_SIZE[n], rng=0), repeat=2)
+                to = best_of(lambda: prior_diffpid3.diffpid3(d, e, 5, mechanism=old[mech], n_max=PUBLIC_TABLE_SIZE[n],
+                                                             rng=0), repeat=2)
+                parts.append(f"{tn:.2f} / {to:.2f} ({tn / to:.2f}x)")
+                ratios.append(tn / to)
+            cells.append(", ".join(parts))
         lines.append(f"| {n} | " + " | ".join(cells) + " |")
+    lines += ["", f"Largest ratio now / previous: {max(ratios):.2f}x (ε = 0.01, then 2, in each cell)."]
     md = Path(__file__).resolve().parent.parent / "results" / "table1" / "table1.md"
     if md.exists():
         import re

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
 
+import dpselect.apps.diffpid3 as dp
 from dpselect.apps.diffpid3 import (
     dampen_ig,
     diffpid3,
@@ -16,18 +18,160 @@ from dpselect.apps.diffpid3 import (
     shifted_local_diffpid3,
 )
 from dpselect.audit import exact_dp_audit
-from dpselect.dampening import dampen, shift_totals
+from dpselect.dampening import dampen, dampen_exact, dampen_with_error, shift_total_exact, shift_totals_with_error
+from dpselect.datasets import PUBLIC_TABLE_SIZE
 from dpselect.mechanisms import (
     exponential_probabilities,
     local_dampening_probabilities,
     shifted_local_dampening_probabilities,
 )
-from dpselect.tabular import load_nltcs, load_table
-from dpselect.utilities.information_gain import IGTables, ig_count_tables, ig_global_sensitivity, ig_sensitivity_function
+from dpselect.tabular import load_nltcs, load_table, load_tabular
+from dpselect.utilities.information_gain import (
+    IGTables,
+    _f_table,
+    ig_count_tables,
+    ig_global_sensitivity,
+    ig_sensitivity_function,
+    ig_shift_with_error,
+)
 
 
 def random_tables(rng, n_attr=4):
     return [rng.integers(0, 25, size=(int(rng.integers(1, 4)), 2)) for _ in range(n_attr)]
+
+
+# -- the previous implementation (DiffPID3's own float loops, replaced by the core engine), as reference --
+def old_local_sensitivity(it, ts):
+    """δ(T, t, A) for t in ts, shape (len(ts), n_attributes): the previous formula, literally."""
+    tt = np.asarray(ts, dtype=np.int64)[:, None]
+    ai, bi = it.a.astype(np.int64), it.b.astype(np.int64)
+    F = _f_table(int(ai.max(initial=0)) + int(tt.max(initial=0)) + 2)
+    ap = ai + tt
+    v0 = np.where(bi >= 1, F[ap - 1] - F[np.maximum(bi - 1, 0)], F[ap])
+    u_mid = np.minimum(np.maximum(bi - 1, 0), tt)
+    v1 = np.where(bi >= 1, F[np.maximum(ai + tt - 2 * u_mid - 1, 0)] - F[np.maximum(bi - u_mid - 1, 0)], 0.0)
+    return np.maximum.reduceat(np.maximum(v0, v1), it.starts, axis=1)
+
+
+def old_dampen_ig(it, n_max):
+    """The previous dampen_ig: D with the distance as a numpy axis in chunks (float loop, no error bound)."""
+    u = it.utilities()
+    delta_max = ig_global_sensitivity(n_max)
+    mag = np.abs(u)
+    out = np.zeros(u.shape[0])
+    active = np.flatnonzero(mag > 0)
+    b = np.zeros(active.size)
+    t0, size = 0, 64
+    while active.size:
+        if t0 >= n_max:
+            out[active] = t0 + (mag[active] - b) / delta_max
+            break
+        t1 = min(t0 + size, n_max)
+        d = np.minimum(old_local_sensitivity(it, np.arange(t0, t1))[:, active], delta_max)
+        cum = b[None, :] + np.cumsum(d, axis=0)
+        inside = mag[active][None, :] < cum
+        hit = inside.any(axis=0)
+        if hit.any():
+            i = inside.argmax(axis=0)[hit]
+            cols = np.flatnonzero(hit)
+            b_i = cum[i, cols] - d[i, cols]
+            out[active[cols]] = t0 + i + (mag[active[cols]] - b_i) / d[i, cols]
+        b = cum[-1, ~hit]
+        active = active[~hit]
+        t0, size = t1, min(2 * size, 4096)
+    return np.copysign(out, u)
+
+
+def old_shift_direct(it, n_max):
+    """The previous reference shift: Σ_{t < N} (ΔIG − min(ΔIG, δ(T, t, A))) over every distance."""
+    delta_max = ig_global_sensitivity(n_max)
+    g = np.zeros(it.n_attributes)
+    for t0 in range(0, n_max, 8192):
+        d = np.minimum(old_local_sensitivity(it, np.arange(t0, min(t0 + 8192, n_max))), delta_max)
+        g += (delta_max - d).sum(axis=0)
+    return g
+
+
+def split_nodes(name, epsilon=2.0, depth=5, rng=0):
+    """(tables, N) of every split of a LocalDiffPID3 tree on a dataset (the nodes a real run meets)."""
+    seen = []
+    real = dp._select_split
+
+    def spy(tabs, mech, eps, n_max, gen):
+        seen.append((tabs, n_max))
+        return real(tabs, mech, eps, n_max, gen)
+
+    dp._select_split = spy
+    try:
+        diffpid3(load_tabular(name), epsilon, depth, mechanism="LD", n_max=PUBLIC_TABLE_SIZE[name], rng=rng)
+    finally:
+        dp._select_split = real
+    return seen
+
+
+def rel(x, y):
+    return float(np.max(np.abs(x - y) / np.maximum(np.abs(y), 1e-300)))
+
+
+@pytest.mark.parametrize("name", ["nltcs", "acs", "adult"])
+def test_core_engine_gives_the_old_d_and_g_on_real_nodes(name):
+    nodes = split_nodes(name)
+    assert len(nodes) >= {"nltcs": 20, "acs": 20, "adult": 100}[name]
+    worst_d = worst_g = 0.0
+    n_inf = n_all = 0
+    for i, (it, N) in enumerate(nodes):
+        u = it.utilities()
+        sf = ig_sensitivity_function(it, N)
+        D, d_err = dampen_with_error(u, sf)
+        old_D = old_dampen_ig(it, N)
+        worst_d = max(worst_d, rel(D, old_D))
+        fin = np.isfinite(d_err)
+        assert np.all(d_err[fin] <= 1e-13 * np.maximum(np.abs(D[fin]), 1.0))   # small: sampling rarely refines
+        for r in np.flatnonzero(~fin):   # |u| on a breakpoint b(i) up to rounding: the exact value decides
+            assert abs(float(dampen_exact(u[r], sf, r)) - D[r]) <= 1e-12 * abs(D[r])
+        n_inf += int((~fin).sum())
+        n_all += u.size
+        if i % max(1, len(nodes) // 6) == 0:    # the shift sums ~N distances: a sample of the nodes
+            G, g_err = ig_shift_with_error(it, N)
+            worst_g = max(worst_g, rel(G, old_shift_direct(it, N)))
+            assert np.all(g_err <= 1e-8 * np.maximum(G, 1.0))
+    assert worst_d <= 1e-12 and worst_g <= 1e-12, (worst_d, worst_g)
+    assert n_inf <= 0.01 * n_all   # Adult: 7 of 2,966 attributes
+
+
+@pytest.mark.parametrize("name", ["nltcs", "adult"])
+def test_exact_probabilities_match_the_old_laws(name):
+    nodes = split_nodes(name)
+    for it, N in nodes[:: max(1, len(nodes) // 2)][:2]:
+        u = it.utilities()
+        sf = ig_sensitivity_function(it, N)
+        for eps in (0.05, 1.0):
+            np.testing.assert_allclose(local_dampening_probabilities(u, eps, sf),
+                                       exponential_probabilities(old_dampen_ig(it, N), eps, 1.0), rtol=1e-9,
+                                       atol=1e-300)
+        eps = 0.5   # (the core's shifted probabilities walk every distance up to N: one budget)
+        np.testing.assert_allclose(shifted_local_dampening_probabilities(u, eps, sf, direction="increasing"),
+                                   exponential_probabilities(u - old_shift_direct(it, N), eps,
+                                                             ig_global_sensitivity(N)), rtol=1e-9, atol=1e-300)
+
+
+def test_error_bounds_contain_the_exact_values():
+    rng = np.random.default_rng(5)
+    for _ in range(6):
+        tabs = [rng.integers(0, int(rng.integers(2, 300)), size=(int(rng.integers(1, 4)), 2)) for _ in range(3)]
+        it = IGTables(tabs)
+        N = int(it.n_records + rng.integers(1, 3000))
+        sf = ig_sensitivity_function(it, N)
+        u = it.utilities()
+        D, d_err = dampen_with_error(u, sf)
+        G, g_err = ig_shift_with_error(it, N)
+        Gc, gc_err = shift_totals_with_error(sf, 3)
+        assert np.all(np.abs(G - Gc) <= g_err + gc_err)
+        for r in range(3):
+            assert abs(D[r] - float(dampen_exact(u[r], sf, r))) <= d_err[r]
+            exact_g = shift_total_exact(sf, r)
+            assert abs(G[r] - float(exact_g)) <= g_err[r]
+            assert abs(float(exact_g - type(exact_g)(G[r]))) <= g_err[r]
 
 
 def test_fast_dampening_and_shift_equal_core():
@@ -38,14 +182,33 @@ def test_fast_dampening_and_shift_equal_core():
         N = int(it.n_records + rng.integers(1, 60))
         sf = ig_sensitivity_function(tabs, n_max=N)
         u = it.utilities()
-        np.testing.assert_allclose(dampen_ig(it, N), dampen(u, sf), rtol=1e-11, atol=1e-9)
-        np.testing.assert_allclose(ig_shift(it, N), shift_totals(sf, len(tabs)), rtol=1e-11, atol=1e-9)
+        np.testing.assert_array_equal(dampen_ig(it, N), dampen(u, sf))
+        np.testing.assert_allclose(dampen_ig(it, N), old_dampen_ig(it, N), rtol=1e-12, atol=1e-12)
+        G, g_err = ig_shift_with_error(it, N)
+        Gc, gc_err = shift_totals_with_error(sf, len(tabs))
+        assert np.all(np.abs(G - Gc) <= g_err + gc_err)
+        np.testing.assert_allclose(ig_shift(it, N), Gc, rtol=1e-12, atol=1e-9)
         eps = 0.7
         np.testing.assert_allclose(exponential_probabilities(dampen_ig(it, N), eps, 1.0),
                                    local_dampening_probabilities(u, eps, sf), rtol=1e-9)
         np.testing.assert_allclose(exponential_probabilities(u - ig_shift(it, N), eps, ig_global_sensitivity(N)),
                                    shifted_local_dampening_probabilities(u, eps, sf, direction="increasing"),
                                    rtol=1e-9)
+
+
+def test_split_selection_frequencies_match_exact_probabilities():
+    from scipy.stats import chisquare
+
+    it = IGTables([np.array([[30, 10], [5, 55]]), np.array([[20, 20], [15, 45]]), np.array([[25, 25], [10, 40]])])
+    N, eps, n = 1000, 0.4, 1500
+    sf = ig_sensitivity_function(it, N)
+    u = it.utilities()
+    for mech, p in (("local_dampening", local_dampening_probabilities(u, eps, sf)),
+                    ("shifted_local_dampening", shifted_local_dampening_probabilities(u, eps, sf))):
+        gen = np.random.default_rng(42)
+        counts = np.bincount([dp._select_split(it, mech, eps, N, gen) for _ in range(n)], minlength=3)
+        assert p.min() > 0.03   # a real spread, so the test can see a wrong law
+        assert chisquare(counts, p * n).pvalue > 1e-6, (mech, counts, p)
 
 
 # exact DP audit of one split selection over all tiny tables with add/remove-one-record neighbours
@@ -74,7 +237,7 @@ def test_exact_dp_audit_of_split_selection(kind):
         it = tabs_of(ds)
         u = it.utilities()
         if kind == "local":
-            return exponential_probabilities(dampen_ig(it, N_MAX), eps, 1.0)
+            return local_dampening_probabilities(u, eps, ig_sensitivity_function(it, N_MAX))
         if kind == "shifted":
             return exponential_probabilities(u - ig_shift(it, N_MAX), eps, ig_global_sensitivity(N_MAX))
         return exponential_probabilities(u, eps, ig_global_sensitivity(N_MAX))
@@ -99,13 +262,33 @@ def test_huge_budget_gives_non_private_id3_on_nltcs():
     d = load_nltcs()
     codes, nv = discretise(d)
     root = int(np.argmax(IGTables(ig_count_tables(codes, d.y, nv)).utilities()))
-    for mech in ("global", "local", "shifted"):
+    for mech in ("exponential", "local_dampening", "shifted_local_dampening"):
         tree = diffpid3(d, 1e7, 1, mechanism=mech, n_max=d.n_records, rng=1)
-        assert tree.feature[0] == root
+        assert tree.feature[0] == root and tree.mechanism == mech
         # leaves: majority class of each side
         for v in range(2):
             side = d.y[codes[:, root] == v]
             assert tree.label[tree.first_child[0] + v] == int(side.mean() > 0.5)
+
+
+def test_mechanism_vocabulary_and_deprecated_names():
+    d = load_nltcs()
+    for new, alias, old in (("exponential", "EM", "global"), ("local_dampening", "ld", "local"),
+                            ("shifted_local_dampening", "Sld", "shifted")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")   # the package vocabulary warns about nothing
+            a = diffpid3(d, 0.5, 2, mechanism=new, n_max=21574, rng=3)
+            b = diffpid3(d, 0.5, 2, mechanism=alias, n_max=21574, rng=3)
+        with pytest.warns(DeprecationWarning, match=rf"mechanism='{old}'.* deprecated.*use mechanism='{new}'"):
+            c = diffpid3(d, 0.5, 2, mechanism=old, n_max=21574, rng=3)
+        assert a.mechanism == b.mechanism == c.mechanism == new
+        assert np.array_equal(a.feature, b.feature) and np.array_equal(a.feature, c.feature)
+        assert np.array_equal(a.label, c.label)
+    with pytest.raises(ValueError, match=r"mechanism must be one of exponential, local_dampening, "
+                                         r"shifted_local_dampening \(or EM, LD, SLD\), got 'PF'"):
+        diffpid3(d, 1.0, 2, mechanism="PF", n_max=21574)
+    with pytest.raises(TypeError, match="mechanism must be a string"):
+        diffpid3(d, 1.0, 2, mechanism=1, n_max=21574)
 
 
 def test_discretise_and_predict_tiny_table():
@@ -134,15 +317,19 @@ def test_seeded_reproducible_and_bad_arguments():
         diffpid3(d, 1.0, -1)
 
 
-def test_envelope_shift_equals_direct_sum():
-    from dpselect.apps.diffpid3 import _ig_shift_direct
-
+def test_envelope_shift_equals_core_walk_within_bounds():
     rng = np.random.default_rng(11)
+    worst = 0.0
     for _ in range(150):
         tabs = [rng.integers(0, int(rng.integers(1, 60)), size=(int(rng.integers(1, 5)), 2)) for _ in range(3)]
         it = IGTables(tabs)
         N = int(it.n_records + rng.integers(1, 400))
-        np.testing.assert_allclose(ig_shift(it, N), _ig_shift_direct(it, N), rtol=1e-12, atol=1e-9)
+        G, g_err = ig_shift_with_error(it, N)
+        Gc, gc_err = shift_totals_with_error(ig_sensitivity_function(it, N), 3)
+        assert np.all(np.abs(G - Gc) <= g_err + gc_err)
+        np.testing.assert_allclose(G, old_shift_direct(it, N), rtol=1e-12, atol=1e-9)
+        worst = max(worst, float(np.max(g_err)))
+    assert 0 < worst < 1e-8
 
 
 def test_thesis_figures_smoke(tmp_path):
@@ -170,16 +357,21 @@ def test_every_split_gets_budget_over_2_d_plus_1(monkeypatch):
     import dpselect.mechanisms as mech
 
     seen = []
-    real = mech.exponential
 
-    def spy(u, eps, sens, **kw):
-        seen.append(eps)
-        return real(u, eps, sens, **kw)
+    def spy(name, pos):
+        real = getattr(mech, name)
 
-    monkeypatch.setattr(mech, "exponential", spy)
+        def f(*args, **kw):
+            seen.append((name, args[pos]))
+            return real(*args, **kw)
+        monkeypatch.setattr(mech, name, f)
+
+    spy("exponential", 1)
+    spy("dampened_select", 4)
+    spy("shifted_select", 4)
     d = load_nltcs()
-    for m in ("global", "local", "shifted"):
+    for m, fn in (("EM", "exponential"), ("LD", "dampened_select"), ("SLD", "shifted_select")):
         seen.clear()
         tree = diffpid3(d, 0.9, 2, mechanism=m, n_max=21574, rng=0)
         assert len(seen) == int((tree.feature >= 0).sum()) >= 1
-        assert seen == [pytest.approx(0.9 / 6)] * len(seen)
+        assert seen == [(fn, pytest.approx(0.9 / 6))] * len(seen)

@@ -196,3 +196,56 @@ def test_bad_tables():
         information_gain([np.array([1, 2])])
     with pytest.raises(ValueError):
         information_gain([np.array([[1, -2]])])
+
+
+def _reference_delta(it, t, k):
+    """δ(T, t, A_k) by the formula of the module docstring, one attribute and one distance at a time."""
+    from dpselect.utilities.information_gain import _cell_sensitivity
+
+    lo = int(it.starts[k])
+    hi = lo + int(it.sizes[k])
+    return float(_cell_sensitivity(it.a[lo:hi].astype(np.int64), it.b[lo:hi].astype(np.int64), np.int64(t)).max())
+
+
+def test_vectorised_and_elementwise_forms_equal_the_formula_bit_for_bit():
+    rng = np.random.default_rng(8)
+    for _ in range(20):
+        tabs = [rng.integers(0, int(rng.integers(1, 40)), size=(int(rng.integers(1, 5)), int(rng.integers(2, 4))))
+                for _ in range(int(rng.integers(1, 6)))]
+        it = IGTables(tabs)
+        n = it.n_attributes
+        ts = np.arange(0, 60)
+        ref = np.array([[_reference_delta(it, t, k) for k in range(n)] for t in ts])
+        assert np.array_equal(it.local_sensitivity(ts), ref)             # head (t < b − 1) and tail
+        assert np.array_equal(it.local_sensitivity(7), ref[7])
+        sub = rng.permutation(n)[: max(1, n // 2)]
+        assert np.array_equal(it.local_sensitivity(ts, sub), ref[:, sub])
+        # the block walkers' layout (runs of one attribute, the same distances) ...
+        B = 16
+        att = np.repeat(sub, B)
+        tt = np.tile(np.arange(30, 30 + B), sub.size)
+        assert np.array_equal(it.local_sensitivity_at(tt, att), ref[tt, att])
+        # ... runs with different distances, and any other layout
+        tt2 = rng.integers(0, 60, size=att.size)
+        assert np.array_equal(it.local_sensitivity_at(tt2, att), ref[tt2, att])
+        att3 = rng.integers(0, n, size=50)
+        tt3 = rng.integers(0, 60, size=50)
+        assert np.array_equal(it.local_sensitivity_at(tt3, att3), ref[tt3, att3])
+        sf = ig_sensitivity_function(it, n_max=it.n_records + 45)
+        assert sf.elementwise and sf.saturation_distance == it.n_records + 45
+        assert np.array_equal(sf.at(tt3, att3), np.minimum(np.where(tt3 >= it.n_records + 45, np.inf, ref[tt3, att3]),
+                                                           sf.global_sensitivity))
+
+
+def test_shift_with_error_arguments():
+    from dpselect.utilities.information_gain import ig_shift_with_error
+
+    it = IGTables([np.array([[3, 1], [0, 2]])])
+    G, err = ig_shift_with_error(it, 10)
+    assert G.shape == err.shape == (1,) and 0 < err[0] < 1e-12 * G[0] + 1e-12
+    with pytest.raises(TypeError, match="n_max is required"):
+        ig_shift_with_error(it, None)
+    with pytest.raises(ValueError, match="n_max=5 for a table of 6 records"):
+        ig_shift_with_error(it, 5)
+    with pytest.raises(TypeError, match="IGTables"):
+        ig_shift_with_error([np.array([[3, 1]])], 10)

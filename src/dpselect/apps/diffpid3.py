@@ -23,12 +23,19 @@ and its experiments use the published sizes (NLTCS 21,574, ACS 47,461, Adult 45,
 itself be private: omitting ``n_max`` falls back to the training table's size with a
 :class:`~dpselect.PrivacyLeakWarning`, and a table larger than ``n_max`` is a ``ValueError``.
 
-Speed: local dampening needs D(x, A) at distances up to |IG| / δ (thousands on these tables) and the
-shifted version sums Δ − δ over all distances below N. Both are evaluated here with the distance as a
-numpy axis in chunks (:func:`dampen_ig`, :func:`ig_shift`), then sampled by the core's exponential
-mechanism: identical to :func:`dpselect.local_dampening` / :func:`dpselect.shifted_local_dampening`
-with :func:`~dpselect.utilities.information_gain.ig_sensitivity_function` (tests check equality), but
-about 100x faster than walking t one Python step at a time.
+Sampling is exact (:mod:`dpselect.sampling`), also for the local variants: local dampening takes
+D(T, A) with a rigorous error bound from the core engine (:func:`dpselect.dampening.dampen_with_error`
+with the ``elementwise`` sensitivity function
+:func:`~dpselect.utilities.information_gain.ig_sensitivity_function`, whose block walker evaluates
+thousands of distances per call) and samples with :func:`dpselect.mechanisms.dampened_select`; shifted
+local dampening takes the shift G with a rigorous bound from
+:func:`~dpselect.utilities.information_gain.ig_shift_with_error` (a closed form over the upper envelope
+of the sensitivity curves, 15-20x faster than walking the ~N distances; equal to the core's
+:func:`~dpselect.dampening.shift_totals_with_error` within the bounds) and samples with
+:func:`dpselect.mechanisms.shifted_select`. Near-ties are settled with the exact rational D and G of the
+core (:func:`~dpselect.dampening.dampen_exact`, :func:`~dpselect.dampening.shift_total_exact`). The
+law is that of :func:`dpselect.local_dampening` / :func:`dpselect.shifted_local_dampening` with that
+sensitivity function.
 """
 from __future__ import annotations
 
@@ -38,10 +45,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import mechanisms
 from .._rng import check_rng
-from .._validation import check_choice, check_int, check_positive
+from .._validation import check_int, check_positive
+from ..dampening import dampen, dampen_with_error
+from ..sampling import laplace_below
 from ..tabular import TabularData
-from ..utilities.information_gain import IGTables, ig_count_tables, ig_global_sensitivity, public_n_max
+from ..utilities.information_gain import (IGTables, ig_count_tables, ig_global_sensitivity, ig_sensitivity_function,
+                                          ig_shift_with_error, public_n_max)
+from ..vocabulary import check_mechanism, deprecated
 
 __all__ = [
     "DiffPID3Tree",
@@ -55,7 +67,19 @@ __all__ = [
     "MECHANISMS",
 ]
 
-MECHANISMS = ("global", "local", "shifted")
+#: The split-selection mechanisms of DiffPID3 (package vocabulary; aliases EM, LD, SLD).
+MECHANISMS = ("exponential", "local_dampening", "shifted_local_dampening")
+#: The spellings of earlier releases (deprecated).
+_OLD_NAMES = {"global": "exponential", "local": "local_dampening", "shifted": "shifted_local_dampening"}
+
+
+def _check_mechanism(mechanism) -> str:
+    """The canonical name of ``mechanism``; the old "global"/"local"/"shifted" with a DeprecationWarning."""
+    if isinstance(mechanism, str) and mechanism.strip().lower() in _OLD_NAMES:
+        new = _OLD_NAMES[mechanism.strip().lower()]
+        deprecated(f"diffpid3(mechanism={mechanism!r})", f"mechanism={new!r}", stacklevel=4)
+        return new
+    return check_mechanism(mechanism, "mechanism", MECHANISMS)
 
 
 def discretise(data, bins: int = 10) -> tuple[np.ndarray, np.ndarray]:
@@ -79,16 +103,6 @@ def discretise(data, bins: int = 10) -> tuple[np.ndarray, np.ndarray]:
     return codes, n_values
 
 
-def _chunks(start: int, stop: int | None, first: int = 64, most: int = 4096):
-    size = first
-    t0 = start
-    while stop is None or t0 < stop:
-        t1 = t0 + size if stop is None else min(t0 + size, stop)
-        yield t0, t1
-        t0 = t1
-        size = min(2 * size, most)
-
-
 def _check_n_max(tables: IGTables, n_max) -> int:
     if n_max is None:
         raise TypeError("n_max is required: a public upper bound on the number of records")
@@ -98,135 +112,22 @@ def _check_n_max(tables: IGTables, n_max) -> int:
 def dampen_ig(tables: IGTables, n_max: int, utilities: np.ndarray | None = None) -> np.ndarray:
     """The dampening function D(T, A) of IG for every attribute, with δ = the IG sensitivity function.
 
-    Equal to ``dpselect.dampen(u, ig_sensitivity_function(tables, n_max))``, computed with the distance t
-    as an array axis (chunks of up to 4,096 distances) instead of one Python step per distance.
+    A thin wrapper: ``dpselect.dampening.dampen(u, ig_sensitivity_function(tables, n_max))`` (the core
+    engine's block walker; :func:`dpselect.dampening.dampen_with_error` gives D with its rigorous error
+    bound, which :func:`diffpid3` samples with). ``n_max`` is required here (no fallback).
     """
-    u = tables.utilities() if utilities is None else np.asarray(utilities, dtype=np.float64)
     n_max = _check_n_max(tables, n_max)
-    delta_max = ig_global_sensitivity(n_max)
-    mag = np.abs(u)
-    out = np.zeros(u.shape[0])
-    active = np.flatnonzero(mag > 0)
-    b = np.zeros(active.size)
-    for t0, t1 in _chunks(0, None):
-        if not active.size:
-            break
-        if t0 >= n_max:  # saturated (bounded at N): every further step adds exactly Δ
-            out[active] = t0 + (mag[active] - b) / delta_max
-            break
-        t1 = min(t1, n_max)
-        d = np.minimum(tables.local_sensitivity(np.arange(t0, t1), active), delta_max)  # (chunk, n_active)
-        cum = b[None, :] + np.cumsum(d, axis=0)  # cum[i] = b(t0 + i + 1)
-        inside = mag[active][None, :] < cum
-        hit = inside.any(axis=0)
-        if hit.any():
-            i = inside.argmax(axis=0)[hit]
-            cols = np.flatnonzero(hit)
-            b_i = cum[i, cols] - d[i, cols]
-            out[active[cols]] = t0 + i + (mag[active[cols]] - b_i) / d[i, cols]
-        b = cum[-1, ~hit]
-        active = active[~hit]
-    return np.copysign(out, u)
-
-
-def _ig_shift_direct(tables: IGTables, n_max: int, t_start: int = 0) -> np.ndarray:
-    """Σ_{t_start <= t < N} (ΔIG − δ(T, t, A)) by evaluating every distance (reference, and the head)."""
-    delta_max = ig_global_sensitivity(n_max)
-    g = np.zeros(tables.n_attributes)
-    for t0, t1 in _chunks(t_start, n_max, first=1024, most=8192):
-        d = np.minimum(tables.local_sensitivity(np.arange(t0, t1)), delta_max)
-        g += (delta_max - d).sum(axis=0)
-    return g
+    u = tables.utilities() if utilities is None else np.asarray(utilities, dtype=np.float64)
+    return dampen(u, ig_sensitivity_function(tables, n_max))
 
 
 def ig_shift(tables: IGTables, n_max: int) -> np.ndarray:
     """G_A = Σ_{t < N} (ΔIG − δ(T, t, A)) for every attribute: the shift of shifted local dampening.
 
-    Equal to ``dpselect.dampening.shift_totals(ig_sensitivity_function(tables, n_max), n)`` (tests), in
-    time that grows with the node's size rather than with N:
-
-    * distances t < T0 = max_cells(τ_jc) − 1 are evaluated directly;
-    * from T0 on every cell is past its last removal, and its δ is the larger of f(t + a − 1) − f(b − 1)
-      (b >= 1) or f(t + a) (b = 0), and f(t + a − 2b + 1) (b >= 1): every attribute's δ is the upper
-      envelope of a few curves f(t + s) − c. For two curves with s_i > s_j the difference
-      f(t + s_i) − f(t + s_j) does not increase with t (f is concave), so after dropping dominated curves
-      the winner moves monotonically down the list sorted by s: the envelope is a few segments whose
-      ends we find by binary search, and each segment's Σ (Δ − f(t + s) + c), cut where f(t + s) − c
-      reaches Δ, is a difference of prefix sums of f.
+    The float values of :func:`~dpselect.utilities.information_gain.ig_shift_with_error` (equal to
+    ``dpselect.dampening.shift_totals(ig_sensitivity_function(tables, n_max), n)`` within its bound).
     """
-    n_max = _check_n_max(tables, n_max)
-    delta_max = ig_global_sensitivity(n_max)
-    a_all, b_all = tables.a.astype(np.int64), tables.b.astype(np.int64)
-    t_head = int(min(max(int(b_all.max(initial=0)) - 1, 0), n_max))
-    g = np.zeros(tables.n_attributes)
-    if t_head > 0:
-        for t0, t1 in _chunks(0, t_head, first=1024, most=8192):
-            d = np.minimum(tables.local_sensitivity(np.arange(t0, t1)), delta_max)
-            g += (delta_max - d).sum(axis=0)
-    if t_head >= n_max:
-        return g
-    F, P = _f_prefix(int(a_all.max(initial=0)) + n_max + 2)
-    ends = np.append(tables.starts[1:], a_all.size)
-    for k in range(tables.n_attributes):
-        a = a_all[tables.starts[k]:ends[k]]
-        b = b_all[tables.starts[k]:ends[k]]
-        pos = b >= 1
-        s0 = max(int(a[~pos].max(initial=-10 ** 12)), int((a[pos] - 2 * b[pos] + 1).max(initial=-10 ** 12)))
-        curves = [(s0, 0.0)] + [(int(x) - 1, float(F[y - 1])) for x, y in zip(a[pos], b[pos])]
-        g[k] += _envelope_tail(curves, t_head, n_max, delta_max, F, P)
-    return g
-
-
-_FP_CACHE: tuple = (np.zeros(0), np.zeros(1))
-
-
-def _f_prefix(size: int) -> tuple[np.ndarray, np.ndarray]:
-    """f(0..size-1) and its prefix sums P[i] = Σ_{x < i} f(x) (cached)."""
-    global _FP_CACHE
-    if _FP_CACHE[0].shape[0] < size:
-        from ..utilities.information_gain import _f_table
-        F = _f_table(size).copy()
-        _FP_CACHE = (F, np.concatenate([[0.0], np.cumsum(F)]))
-    return _FP_CACHE
-
-
-def _envelope_tail(curves, t_lo: int, t_hi: int, delta_max: float, F: np.ndarray, P: np.ndarray) -> float:
-    """Σ_{t_lo <= t < t_hi} (Δ − min(Δ, max_k F[t + s_k] − c_k)) for curves (s_k, c_k)."""
-    # keep the non-dominated curves: sorted by s descending, c strictly descending
-    curves = sorted(set(curves), key=lambda sc: (-sc[0], sc[1]))
-    kept = []
-    for s_, c_ in curves:
-        if not kept or c_ < kept[-1][1]:
-            kept.append((s_, c_))
-    total = 0.0
-    w = 0
-    t = t_lo
-    while t < t_hi:
-        s_w, c_w = kept[w]
-        # the next curve to overtake the current winner, and when
-        t_next, j_next = t_hi, None
-        for j in range(w + 1, len(kept)):
-            s_j, c_j = kept[j]
-            lo, hi = t, t_next  # smallest t' in [t, t_next) with F[t'+s_j] - c_j >= F[t'+s_w] - c_w
-            if F[hi - 1 + s_j] - c_j < F[hi - 1 + s_w] - c_w:
-                continue
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if F[mid + s_j] - c_j >= F[mid + s_w] - c_w:
-                    hi = mid
-                else:
-                    lo = mid + 1
-            if lo < t_next or (lo == t_next and j_next is not None):
-                t_next, j_next = lo, j
-        # segment [t, t_next) follows curve w; it saturates (F[t + s_w] - c_w >= Δ) from t_sat on
-        t_sat = int(np.searchsorted(F, delta_max + c_w, side="left")) - s_w
-        end = min(t_next, max(t_sat, t))
-        if end > t:
-            total += (end - t) * (delta_max + c_w) - (P[end + s_w] - P[t + s_w])
-        if t_sat <= t_next or j_next is None:
-            break  # saturated: the envelope only grows, so every later term is 0
-        t, w = t_next, j_next
-    return total
+    return ig_shift_with_error(tables, _check_n_max(tables, n_max))[0]
 
 
 @dataclass
@@ -272,7 +173,7 @@ class DiffPID3Tree:
         return float(np.mean(self.predict(data) == data.y))
 
 
-def diffpid3(data, epsilon: float, depth: int, *, mechanism: str = "local", bins: int = 10,
+def diffpid3(data, epsilon: float, depth: int, *, mechanism: str = "local_dampening", bins: int = 10,
              n_max: int | None = None, rng=None) -> DiffPID3Tree:
     """Build a DiffPID3 tree (thesis Alg. 4) with total budget ``epsilon`` (B-DP, add/remove one record).
 
@@ -284,9 +185,11 @@ def diffpid3(data, epsilon: float, depth: int, *, mechanism: str = "local", bins
         Total privacy budget B; each of the d + 1 levels gets 2·B/(2(d + 1)).
     depth : int
         Maximum depth d (number of splits on a path).
-    mechanism : {"global", "local", "shifted"}
+    mechanism : {"exponential", "local_dampening", "shifted_local_dampening"}
         Split selection: exponential mechanism with ΔIG, local dampening with the element local
-        sensitivity of IG, or shifted local dampening (direction "increasing").
+        sensitivity of IG, or shifted local dampening (direction "increasing"). The aliases EM, LD and
+        SLD are accepted (any case); the old "global", "local" and "shifted" still work with a
+        ``DeprecationWarning``.
     bins : int
         Equal-width bins for numeric attributes.
     n_max : int
@@ -304,7 +207,7 @@ def diffpid3(data, epsilon: float, depth: int, *, mechanism: str = "local", bins
     --------
     >>> from dpselect.tabular import load_nltcs
     >>> d = load_nltcs()
-    >>> tree = diffpid3(d, 1.0, 2, mechanism="local", n_max=21574, rng=0)
+    >>> tree = diffpid3(d, 1.0, 2, mechanism="local_dampening", n_max=21574, rng=0)
     >>> round(tree.accuracy(d), 2) > 0.5
     True
     """
@@ -313,7 +216,7 @@ def diffpid3(data, epsilon: float, depth: int, *, mechanism: str = "local", bins
                         f"got {type(data).__name__}")
     eps_total = check_positive(epsilon, "epsilon")
     d = check_int(depth, "depth", minimum=0)
-    mech = check_choice(mechanism, "mechanism", MECHANISMS)
+    mech = _check_mechanism(mechanism)
     n = data.n_records
     N = public_n_max(n, n_max, "diffpid3")
     gen = check_rng(rng)
@@ -321,9 +224,6 @@ def diffpid3(data, epsilon: float, depth: int, *, mechanism: str = "local", bins
     y = np.asarray(data.y, dtype=np.int64)
     n_classes = 2
     eps = eps_total / (2 * (d + 1))
-    delta_ig = ig_global_sensitivity(N)
-    from ..mechanisms import exponential, report_noisy_max
-    from ..sampling import laplace_below
 
     feature: list[int] = [-1]
     first_child: list[int] = [-1]
@@ -341,16 +241,11 @@ def diffpid3(data, epsilon: float, depth: int, *, mechanism: str = "local", bins
                 # Leaf label: argmax of the class counts + Laplace(1/ε) = report-noisy-max with Laplace
                 # noise (counts move monotonically, Δ = 1), sampled exactly.
                 counts = np.bincount(y[rows], minlength=n_classes).astype(np.float64)
-                label[node] = int(report_noisy_max(counts, eps, 1.0, noise="laplace", monotonic=True, rng=gen))
+                label[node] = int(mechanisms.report_noisy_max(counts, eps, 1.0, noise="laplace", monotonic=True,
+                                                              rng=gen))
                 continue
             tabs = IGTables(ig_count_tables(codes[rows][:, attrs], y[rows], n_values[attrs], n_classes))
-            u = tabs.utilities()
-            if mech == "global":
-                pick = int(exponential(u, eps, delta_ig, rng=gen))
-            elif mech == "local":
-                pick = int(exponential(dampen_ig(tabs, N, u), eps, 1.0, rng=gen))
-            else:
-                pick = int(exponential(u - ig_shift(tabs, N), eps, delta_ig, rng=gen))
+            pick = _select_split(tabs, mech, eps, N, gen)
             a = attrs[pick]
             k = int(n_values[a])
             start = len(feature)
@@ -370,16 +265,29 @@ def diffpid3(data, epsilon: float, depth: int, *, mechanism: str = "local", bins
                         d, int(bins), eps_total, mech)
 
 
+def _select_split(tabs: IGTables, mech: str, eps: float, n_max: int, gen: np.random.Generator) -> int:
+    """The split attribute (index into the node's attributes), sampled exactly with budget ``eps``."""
+    u = tabs.utilities()
+    if mech == "exponential":
+        return int(mechanisms.exponential(u, eps, ig_global_sensitivity(n_max), rng=gen))
+    sf = ig_sensitivity_function(tabs, n_max)
+    if mech == "local_dampening":
+        D, err = dampen_with_error(u, sf)
+        return int(mechanisms.dampened_select(u, sf, D, err, eps, 1, gen))
+    G, err = ig_shift_with_error(tabs, n_max)
+    return int(mechanisms.shifted_select(u, sf, G, err, eps, 1, gen, direction="increasing"))
+
+
 def global_diffpid3(data, epsilon: float, depth: int, **kw) -> DiffPID3Tree:
     """GlobalDiffPID3: :func:`diffpid3` with the exponential mechanism and ΔIG."""
-    return diffpid3(data, epsilon, depth, mechanism="global", **kw)
+    return diffpid3(data, epsilon, depth, mechanism="exponential", **kw)
 
 
 def local_diffpid3(data, epsilon: float, depth: int, **kw) -> DiffPID3Tree:
     """LocalDiffPID3: :func:`diffpid3` with local dampening and the element local sensitivity of IG."""
-    return diffpid3(data, epsilon, depth, mechanism="local", **kw)
+    return diffpid3(data, epsilon, depth, mechanism="local_dampening", **kw)
 
 
 def shifted_local_diffpid3(data, epsilon: float, depth: int, **kw) -> DiffPID3Tree:
     """ShiftedLocalDiffPID3: :func:`diffpid3` with shifted local dampening (direction "increasing")."""
-    return diffpid3(data, epsilon, depth, mechanism="shifted", **kw)
+    return diffpid3(data, epsilon, depth, mechanism="shifted_local_dampening", **kw)

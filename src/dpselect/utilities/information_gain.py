@@ -54,6 +54,7 @@ __all__ = [
     "candidates_reference",
     "IGTables",
     "public_n_max",
+    "ig_shift_with_error",
 ]
 
 _LN2 = math.log(2.0)
@@ -97,6 +98,22 @@ def ig_global_sensitivity(n_max: int) -> float:
     return math.log2(n + 1) + 1.0 / _LN2
 
 
+def _cell_sensitivity(ai: np.ndarray, bi: np.ndarray, tt: np.ndarray) -> np.ndarray:
+    """max_{0 <= u <= min(b, t)} h(a + t − 2u, b − u) of cells (a, b) at distances t (broadcast together)."""
+    F = _f_table(int(np.max(ai, initial=0)) + int(np.max(tt, initial=0)) + 2)
+    # u = 0: add t records of (j, c' != c)
+    ap = ai + tt
+    pos = bi >= 1
+    bm = np.maximum(bi - 1, 0)
+    v0 = np.where(pos, F[ap - 1] - F[bm], F[ap])
+    # u = min(b - 1, t): remove u records of (j, c) and add t - u of (j, c' != c); for b >= 1 the removal
+    # term f(a' - 1) - f(b' - 1) is the larger one (f concave). u = b (cell emptied of class c) gives
+    # f(a + t - 2b) <= f(a + t - 2b + 1), the u = b - 1 value, so it never wins.
+    u_mid = np.minimum(bm, tt)
+    v1 = np.where(pos, F[np.maximum(ap - 2 * u_mid - 1, 0)] - F[np.maximum(bm - u_mid, 0)], 0.0)
+    return np.maximum(v0, v1)
+
+
 class IGTables:
     """Count tables τ_jc of several attributes, flattened for vectorised evaluation.
 
@@ -118,8 +135,10 @@ class IGTables:
         cell_a = np.concatenate([np.repeat(t.sum(axis=1), t.shape[1]) for t in self.tables]).astype(np.float64)
         self.a, self.b = cell_a, cell_b
         self.owner = np.concatenate([np.full(t.size, i) for i, t in enumerate(self.tables)])
-        self.starts = np.concatenate([[0], np.cumsum([t.size for t in self.tables])[:-1]]).astype(np.intp)
+        self.sizes = np.array([t.size for t in self.tables], dtype=np.intp)
+        self.starts = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(np.intp)
         self.n_records = int(max(t.sum() for t in self.tables))
+        self._ai, self._bi = cell_a.astype(np.int64), cell_b.astype(np.int64)
 
     def utilities(self) -> np.ndarray:
         """IG(T, A) = −Σ_jc τ_jc log2(τ_jc/τ_j) for every attribute."""
@@ -128,39 +147,75 @@ class IGTables:
             terms = np.where(b > 0, b * np.log2(np.where(b > 0, b, 1.0) / np.where(a > 0, a, 1.0)), 0.0)
         return np.add.reduceat(terms, self.starts)
 
+    def _cells(self, attributes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The cell indices of ``attributes`` (concatenated) and where each attribute's cells start."""
+        sizes = self.sizes[attributes]
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
+        cells = np.arange(int(sizes.sum()), dtype=np.intp) + np.repeat(self.starts[attributes] - offsets, sizes)
+        return cells, offsets
+
+    def _block(self, cells: np.ndarray, offsets: np.ndarray, T: np.ndarray) -> np.ndarray:
+        """δ at the distances T (shape (1, m): shared by all cells, or (len(cells), m)) of the attributes
+        whose cells are ``cells`` (segments starting at ``offsets``): shape (n_segments, m)."""
+        a = self._ai[cells][:, None]
+        b = self._bi[cells][:, None]
+        F = _f_table(int(a.max(initial=0)) + int(T.max(initial=0)) + 2)
+        # per-cell constants: δ of a cell is max(f(t + s0) − c0, f(i1) − f(j1)) (module docstring: u = 0 and
+        # u = min(b − 1, t)); for b = 0 the second term is f(a + t) − f(0), the first one again. The same
+        # float operations as _cell_sensitivity, in fewer passes.
+        pos = b >= 1
+        bm = b - pos
+        c0 = F[bm] * pos
+        v0 = F[(a - pos) + T] - c0
+        if T.size and int(T.min()) >= int(bm.max(initial=0)):
+            # every cell is past its last removal (t >= b − 1): i1 = t + a − 2b + 1, j1 = 0
+            vals = np.maximum(v0, F[(a - 2 * bm - pos) + T])
+        else:
+            u = np.minimum(bm, T)
+            vals = np.maximum(v0, F[(a - pos) + T - 2 * u] - F[bm - u])
+        return np.maximum.reduceat(vals, offsets, axis=0)
+
     def local_sensitivity(self, t: int | np.ndarray, attributes: np.ndarray | None = None) -> np.ndarray:
         """δ(T, t, A) (module docstring) for every attribute (or the index array ``attributes``).
 
         ``t`` may be an array of distances of shape (m,): the result then has shape (m, n_attributes).
         """
-        if attributes is None:
-            a, b, starts = self.a, self.b, self.starts
-        else:
-            attributes = np.asarray(attributes, dtype=np.intp)
-            sel = np.concatenate([np.arange(self.starts[i], self.starts[i] + self.tables[i].size) for i in attributes]) \
-                if attributes.size else np.zeros(0, np.intp)
-            a, b = self.a[sel], self.b[sel]
-            sizes = np.array([self.tables[i].size for i in attributes], dtype=np.intp)
-            starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
-            if attributes.size == 0:
-                return np.zeros(0)
+        att = np.arange(self.n_attributes) if attributes is None else np.asarray(attributes, dtype=np.intp)
         tt = np.asarray(t, dtype=np.int64)
         scalar = tt.ndim == 0
-        tt = np.atleast_1d(tt)[:, None]
-        ai = a.astype(np.int64)
-        bi = b.astype(np.int64)
-        F = _f_table(int(ai.max(initial=0)) + int(tt.max(initial=0)) + 2)
-        # u = 0: add t records of (j, c' != c)
-        ap = ai + tt
-        v0 = np.where(bi >= 1, F[ap - 1] - F[np.maximum(bi - 1, 0)], F[ap])
-        # u = min(b - 1, t): remove u records of (j, c) and add t - u of (j, c' != c); for b >= 1 the removal
-        # term f(a' - 1) - f(b' - 1) is the larger one (f concave). u = b (cell emptied of class c) gives
-        # f(a + t - 2b) <= f(a + t - 2b + 1), the u = b - 1 value, so it never wins.
-        u_mid = np.minimum(np.maximum(bi - 1, 0), tt)
-        v1 = np.where(bi >= 1, F[np.maximum(ai + tt - 2 * u_mid - 1, 0)] - F[np.maximum(bi - u_mid - 1, 0)], 0.0)
-        cell = np.maximum(v0, v1)
-        out = np.maximum.reduceat(cell, starts, axis=1)
-        return out[0] if scalar else out
+        if att.size == 0:
+            return np.zeros(0) if scalar else np.zeros((tt.size, 0))
+        cells, offsets = self._cells(att)
+        out = self._block(cells, offsets, np.atleast_1d(tt)[None, :])
+        return out[:, 0] if scalar else out.T
+
+    def local_sensitivity_at(self, ts: np.ndarray, attributes: np.ndarray) -> np.ndarray:
+        """δ(T, ts[i], attributes[i]) elementwise (``ts`` and ``attributes`` int arrays of one shape).
+
+        This is the ``elementwise`` form the dampening engine's block walkers use (many distances of
+        many attributes in one call). Their layout (runs of equal length L, one attribute each) is
+        evaluated as one (cells, L) block; any other layout expands every pair to its attribute's cells.
+        Either way one vectorised pass and a segmented maximum.
+        """
+        ts = np.asarray(ts, dtype=np.int64).ravel()
+        att = np.asarray(attributes, dtype=np.intp).ravel()
+        if att.size == 0:
+            return np.zeros(0)
+        runs = np.flatnonzero(att[1:] != att[:-1]) + 1
+        L = int(runs[0]) if runs.size else att.size
+        if att.size % L == 0 and L > 1:
+            A = att.reshape(-1, L)
+            if (A == A[:, :1]).all():
+                Ts = ts.reshape(-1, L)
+                cells, offsets = self._cells(A[:, 0])
+                if (Ts == Ts[:1]).all():
+                    T = Ts[:1]
+                else:
+                    T = Ts[np.repeat(np.arange(A.shape[0]), self.sizes[A[:, 0]])]
+                return self._block(cells, offsets, T).ravel()
+        sizes = self.sizes[att]
+        cells, offsets = self._cells(att)
+        return np.maximum.reduceat(_cell_sensitivity(self._ai[cells], self._bi[cells], np.repeat(ts, sizes)), offsets)
 
 
 def information_gain(tables: Sequence[np.ndarray]) -> np.ndarray:
@@ -205,12 +260,13 @@ def public_n_max(n_records: int, n_max: int | None, where: str, *, stacklevel: i
     return n
 
 
-def ig_sensitivity_function(tables: Sequence[np.ndarray], n_max: int | None = None) -> SensitivityFunction:
+def ig_sensitivity_function(tables: "Sequence[np.ndarray] | IGTables", n_max: int | None = None) -> SensitivityFunction:
     """The admissible sensitivity function of IG (candidates = attributes) for local dampening.
 
     Parameters
     ----------
-    tables : count tables, one per candidate attribute (see :func:`information_gain`).
+    tables : count tables, one per candidate attribute (see :func:`information_gain`), or an
+        :class:`IGTables` of them.
     n_max : int
         Public bound N on the table size, chosen without looking at the table (the thesis uses the
         published size of each dataset, :data:`dpselect.datasets.PUBLIC_TABLE_SIZE`); global
@@ -222,19 +278,170 @@ def ig_sensitivity_function(tables: Sequence[np.ndarray], n_max: int | None = No
     -------
     SensitivityFunction
         Admissible for add/remove-one-record neighbours (verified exhaustively on tiny tables).
+        Vectorised over the attributes and ``elementwise`` (many distances of many attributes per call,
+        :meth:`IGTables.local_sensitivity_at`), so the dampening engine's block walkers
+        (:func:`dpselect.dampening.dampen_with_error`, :func:`~dpselect.dampening.shift_totals_with_error`)
+        evaluate it in a few calls; saturation distance N.
 
     >>> sf = ig_sensitivity_function([np.array([[30, 10], [5, 55]])], n_max=1000)
     >>> sf(0).round(4).tolist(), round(sf.global_sensitivity, 4)
     ([3.7279], 11.4099)
     """
-    it = IGTables(tables)
+    it = tables if isinstance(tables, IGTables) else IGTables(tables)
     n = public_n_max(it.n_records, n_max, "ig_sensitivity_function")
 
     def delta(t, candidates=None):
+        if candidates is not None and np.ndim(t) > 0:   # elementwise: δ(T, t[i], candidates[i])
+            return it.local_sensitivity_at(t, candidates)
         return it.local_sensitivity(t, candidates)
 
-    sf = SensitivityFunction(delta, ig_global_sensitivity(n), n_candidates=it.n_attributes, name="ig_local")
-    return sf.bounded(n)
+    # bounded at N (thesis Def. 3.2.2): δ = ΔIG from distance N on, as SensitivityFunction.bounded(N) does
+    return SensitivityFunction(delta, ig_global_sensitivity(n), n_candidates=it.n_attributes,
+                               saturation_distance=n, name="bounded(ig_local)", elementwise=True)
+
+
+def _chunks(start: int, stop: int, first: int = 1024, most: int = 8192):
+    """Consecutive ranges [t0, t1) covering [start, stop), of doubling size up to ``most``."""
+    size, t0 = first, start
+    while t0 < stop:
+        t1 = min(t0 + size, stop)
+        yield t0, t1
+        t0, size = t1, min(2 * size, most)
+
+
+_U = 2.0 ** -53   # unit roundoff of float64
+
+
+def ig_shift_with_error(tables: IGTables, n_max: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(G, err)``: the shift G_A = Σ_t (ΔIG − δ(T, t, A)) of every attribute, and a rigorous bound
+    err >= |G − G_exact| with G_exact the value :func:`dpselect.dampening.shift_total_exact` gives for
+    :func:`ig_sensitivity_function` (the sum in exact rational
+    arithmetic of the float δ values, sticky saturation at ΔIG).
+
+    For shifted local dampening on IG (:func:`dpselect.mechanisms.shifted_select` samples exactly from
+    ``(G, err)``; near-ties get G_exact from the core). The same numbers as the core engine's :func:`dpselect.dampening.shift_totals_with_error` (tests:
+    within the two bounds) in time that grows with the node's size rather than with N (the core walks
+    every distance up to the saturation at about N − |T|; on Adult that is 15-20x slower per split):
+
+    * distances t < T0 = max_cells(τ_jc) − 1 are evaluated directly (saturation kept sticky, as in the
+      core);
+    * from T0 on every cell is past its last removal, and its δ is the larger of f(t + a − 1) − f(b − 1)
+      (b >= 1) or f(t + a) (b = 0), and f(t + a − 2b + 1) (b >= 1): every attribute's δ is the upper
+      envelope of a few curves f(t + s) − c. For two curves with s_i > s_j the difference
+      f(t + s_i) − f(t + s_j) does not increase with t (f is concave), so after dropping dominated curves
+      the winner moves monotonically down the list sorted by s: the envelope is a few segments whose
+      ends we find by binary search, and each segment's Σ (Δ − f(t + s) + c), cut where f(t + s) − c
+      reaches Δ, is a difference of prefix sums of f.
+
+    Error bound (u = 2^-53): the head is a float sum of n terms fl(Δ − δ) >= 0, within (n + 2)·2u of
+    its value relative. In the tail, every term the envelope implies differs from the term the
+    sensitivity function gives by at most the rounding of fl(f(x) − c) (u·Δ), or, where the float
+    comparisons of the binary searches or of the saturation cut are ambiguous (two curves, or a curve
+    and Δ, within a few ulps), by 4u·(F_max + c_max + Δ) with F_max the largest f used: 12u·(F_max +
+    c_max + Δ) per term (and two more terms for a saturation cut one step off) covers both. The prefix sums P[i] (a sequential cumsum of i nonnegative terms)
+    are within 2u·i·P[i]; each segment's remaining three operations and the accumulation add 2u of
+    their magnitudes.
+    """
+    if not isinstance(tables, IGTables):
+        raise TypeError(f"tables must be an IGTables, got {type(tables).__name__}")
+    if n_max is None:
+        raise TypeError("n_max is required: a public upper bound on the number of records")
+    n_max = public_n_max(tables.n_records, n_max, "ig_shift_with_error")
+    delta_max = ig_global_sensitivity(n_max)
+    a_all, b_all = tables.a.astype(np.int64), tables.b.astype(np.int64)
+    t_head = int(min(max(int(b_all.max(initial=0)) - 1, 0), n_max))
+    n_attr = tables.n_attributes
+    g = np.zeros(n_attr)
+    sat = np.zeros(n_attr, dtype=bool)
+    n_terms = np.zeros(n_attr)
+    if t_head > 0:
+        for t0, t1 in _chunks(0, t_head):
+            d = np.minimum(tables.local_sensitivity(np.arange(t0, t1)), delta_max)   # (chunk, n_attr)
+            s = np.logical_or.accumulate(d >= delta_max, axis=0) | sat[None, :]      # sticky saturation
+            g += np.where(s, 0.0, delta_max - d).sum(axis=0)
+            n_terms += (~s).sum(axis=0)
+            sat = s[-1]
+    err = 2.0 * _U * (n_terms + 2.0) * g
+    if t_head >= n_max:
+        return g, err * (1.0 + 4 * _U)
+    F, P = _f_prefix(int(a_all.max(initial=0)) + n_max + 2)
+    ends = np.append(tables.starts[1:], a_all.size)
+    for k in range(n_attr):
+        if sat[k]:
+            continue
+        a = a_all[tables.starts[k]:ends[k]]
+        b = b_all[tables.starts[k]:ends[k]]
+        pos = b >= 1
+        s0 = max(int(a[~pos].max(initial=-10 ** 12)), int((a[pos] - 2 * b[pos] + 1).max(initial=-10 ** 12)))
+        curves = [(s0, 0.0)] + [(int(x) - 1, float(F[y - 1])) for x, y in zip(a[pos], b[pos])]
+        tail, tail_err = _envelope_tail(curves, t_head, n_max, delta_max, F, P)
+        gk = g[k] + tail
+        err[k] += tail_err + 2.0 * _U * abs(gk)
+        g[k] = gk
+    return g, err * (1.0 + 4 * _U)
+
+
+_FP_CACHE: tuple = (np.zeros(0), np.zeros(1))
+
+
+def _f_prefix(size: int) -> tuple[np.ndarray, np.ndarray]:
+    """f(0..size-1) and its prefix sums P[i] = Σ_{x < i} f(x) (a sequential cumsum; cached)."""
+    global _FP_CACHE
+    F = _f_table(size)   # the very array the sensitivity function reads (regrown by doubling)
+    if _FP_CACHE[0] is not F:
+        _FP_CACHE = (F, np.concatenate([[0.0], np.cumsum(F)]))
+    return _FP_CACHE
+
+
+def _envelope_tail(curves, t_lo: int, t_hi: int, delta_max: float, F: np.ndarray,
+                   P: np.ndarray) -> tuple[float, float]:
+    """Σ_{t_lo <= t < t_hi} (Δ − min(Δ, max_k F[t + s_k] − c_k)) for curves (s_k, c_k), cut at the first
+    saturation, and a bound on its distance to the sum of the float terms (see :func:`ig_shift_with_error`)."""
+    # keep the non-dominated curves: sorted by s descending, c strictly descending
+    curves = sorted(set(curves), key=lambda sc: (-sc[0], sc[1]))
+    kept = []
+    for s_, c_ in curves:
+        if not kept or c_ < kept[-1][1]:
+            kept.append((s_, c_))
+    c_max = max(c for _, c in kept)
+    total = 0.0
+    err = 0.0
+    n_terms = 0
+    w = 0
+    t = t_lo
+    while t < t_hi:
+        s_w, c_w = kept[w]
+        # the next curve to overtake the current winner, and when
+        t_next, j_next = t_hi, None
+        for j in range(w + 1, len(kept)):
+            s_j, c_j = kept[j]
+            lo, hi = t, t_next  # smallest t' in [t, t_next) with F[t'+s_j] - c_j >= F[t'+s_w] - c_w
+            if F[hi - 1 + s_j] - c_j < F[hi - 1 + s_w] - c_w:
+                continue
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if F[mid + s_j] - c_j >= F[mid + s_w] - c_w:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            if lo < t_next or (lo == t_next and j_next is not None):
+                t_next, j_next = lo, j
+        # segment [t, t_next) follows curve w; it saturates (F[t + s_w] - c_w >= Δ) from t_sat on
+        t_sat = int(np.searchsorted(F, delta_max + c_w, side="left")) - s_w
+        end = min(t_next, max(t_sat, t))
+        if end > t:
+            hi_i, lo_i = end + s_w, t + s_w
+            seg = (end - t) * (delta_max + c_w) - (P[hi_i] - P[lo_i])
+            total += seg
+            n_terms += end - t
+            err += (2 * _U * (hi_i * P[hi_i] + lo_i * P[lo_i]) + 4 * _U * (end - t) * (delta_max + c_w)
+                    + 2 * _U * (abs(seg) + abs(total)))
+        if t_sat <= t_next or j_next is None:
+            break  # saturated: the envelope only grows, so every later term is 0
+        t, w = t_next, j_next
+    f_max = float(F[min(t_hi + max(s for s, _ in kept), F.shape[0] - 1)])
+    err += (n_terms + 2) * 12 * _U * (f_max + c_max + delta_max)   # + 2: a saturation cut one step off
+    return total, err
 
 
 def ig_count_tables(codes: np.ndarray, y: np.ndarray, n_values: Sequence[int], n_classes: int = 2) -> list[np.ndarray]:
