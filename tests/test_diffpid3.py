@@ -146,13 +146,14 @@ def test_exact_probabilities_match_the_old_laws(name):
         u = it.utilities()
         sf = ig_sensitivity_function(it, N)
         for eps in (0.05, 1.0):
-            np.testing.assert_allclose(local_dampening_probabilities(u, eps, sf),
-                                       exponential_probabilities(old_dampen_ig(it, N), eps, 1.0), rtol=1e-9,
-                                       atol=1e-300)
+            np.testing.assert_allclose(local_dampening_probabilities(u, epsilon=eps, sensitivity_function=sf),
+                                       exponential_probabilities(old_dampen_ig(it, N), epsilon=eps, sensitivity=1.0),
+                                       rtol=1e-9, atol=1e-300)
         eps = 0.5   # (the core's shifted probabilities walk every distance up to N: one budget)
-        np.testing.assert_allclose(shifted_local_dampening_probabilities(u, eps, sf, direction="increasing"),
-                                   exponential_probabilities(u - old_shift_direct(it, N), eps,
-                                                             ig_global_sensitivity(N)), rtol=1e-9, atol=1e-300)
+        np.testing.assert_allclose(
+            shifted_local_dampening_probabilities(u, epsilon=eps, sensitivity_function=sf, direction="increasing"),
+            exponential_probabilities(u - old_shift_direct(it, N), epsilon=eps, sensitivity=ig_global_sensitivity(N)),
+            rtol=1e-9, atol=1e-300)
 
 
 def test_error_bounds_contain_the_exact_values():
@@ -189,10 +190,11 @@ def test_fast_dampening_and_shift_equal_core():
         assert np.all(np.abs(G - Gc) <= g_err + gc_err)
         np.testing.assert_allclose(ig_shift(it, N), Gc, rtol=1e-12, atol=1e-9)
         eps = 0.7
-        np.testing.assert_allclose(exponential_probabilities(dampen_ig(it, N), eps, 1.0),
-                                   local_dampening_probabilities(u, eps, sf), rtol=1e-9)
-        np.testing.assert_allclose(exponential_probabilities(u - ig_shift(it, N), eps, ig_global_sensitivity(N)),
-                                   shifted_local_dampening_probabilities(u, eps, sf, direction="increasing"),
+        np.testing.assert_allclose(exponential_probabilities(dampen_ig(it, N), epsilon=eps, sensitivity=1.0),
+                                   local_dampening_probabilities(u, epsilon=eps, sensitivity_function=sf), rtol=1e-9)
+        np.testing.assert_allclose(
+            exponential_probabilities(u - ig_shift(it, N), epsilon=eps, sensitivity=ig_global_sensitivity(N)),
+            shifted_local_dampening_probabilities(u, epsilon=eps, sensitivity_function=sf, direction="increasing"),
                                    rtol=1e-9)
 
 
@@ -203,8 +205,9 @@ def test_split_selection_frequencies_match_exact_probabilities():
     N, eps, n = 1000, 0.4, 1500
     sf = ig_sensitivity_function(it, N)
     u = it.utilities()
-    for mech, p in (("local_dampening", local_dampening_probabilities(u, eps, sf)),
-                    ("shifted_local_dampening", shifted_local_dampening_probabilities(u, eps, sf))):
+    for mech, p in (("local_dampening", local_dampening_probabilities(u, epsilon=eps, sensitivity_function=sf)),
+                    ("shifted_local_dampening",
+                     shifted_local_dampening_probabilities(u, epsilon=eps, sensitivity_function=sf))):
         gen = np.random.default_rng(42)
         counts = np.bincount([dp._select_split(it, mech, eps, N, gen) for _ in range(n)], minlength=3)
         assert p.min() > 0.03   # a real spread, so the test can see a wrong law
@@ -237,10 +240,12 @@ def test_exact_dp_audit_of_split_selection(kind):
         it = tabs_of(ds)
         u = it.utilities()
         if kind == "local":
-            return local_dampening_probabilities(u, eps, ig_sensitivity_function(it, N_MAX))
+            return local_dampening_probabilities(u, epsilon=eps,
+                                                 sensitivity_function=ig_sensitivity_function(it, N_MAX))
         if kind == "shifted":
-            return exponential_probabilities(u - ig_shift(it, N_MAX), eps, ig_global_sensitivity(N_MAX))
-        return exponential_probabilities(u, eps, ig_global_sensitivity(N_MAX))
+            return exponential_probabilities(u - ig_shift(it, N_MAX), epsilon=eps,
+                                             sensitivity=ig_global_sensitivity(N_MAX))
+        return exponential_probabilities(u, epsilon=eps, sensitivity=ig_global_sensitivity(N_MAX))
 
     res = exact_dp_audit(prob, pairs(3), epsilon=eps)
     assert res.passed, (res.worst_log_ratio, res.pair)
@@ -253,7 +258,7 @@ def test_audit_catches_overstated_dampening():
     eps = 1.0
 
     def prob(ds):
-        return exponential_probabilities(4.0 * dampen_ig(tabs_of(ds), N_MAX), eps, 1.0)
+        return exponential_probabilities(4.0 * dampen_ig(tabs_of(ds), N_MAX), epsilon=eps, sensitivity=1.0)
 
     assert not exact_dp_audit(prob, pairs(3), epsilon=eps).passed
 
@@ -362,7 +367,7 @@ def test_every_split_gets_budget_over_2_d_plus_1(monkeypatch):
         real = getattr(mech, name)
 
         def f(*args, **kw):
-            seen.append((name, args[pos]))
+            seen.append((name, kw["epsilon"] if "epsilon" in kw else args[pos]))
             return real(*args, **kw)
         monkeypatch.setattr(mech, name, f)
 

@@ -241,8 +241,8 @@ def diffpid3(data, epsilon: float, depth: int, *, mechanism: str = "local_dampen
                 # Leaf label: argmax of the class counts + Laplace(1/ε) = report-noisy-max with Laplace
                 # noise (counts move monotonically, Δ = 1), sampled exactly.
                 counts = np.bincount(y[rows], minlength=n_classes).astype(np.float64)
-                label[node] = int(mechanisms.report_noisy_max(counts, eps, 1.0, noise="laplace", monotonic=True,
-                                                              rng=gen))
+                label[node] = int(mechanisms.report_noisy_max(counts, epsilon=eps, sensitivity=1.0, noise="laplace",
+                                                              monotonic=True, rng=gen))
                 continue
             tabs = IGTables(ig_count_tables(codes[rows][:, attrs], y[rows], n_values[attrs], n_classes))
             pick = _select_split(tabs, mech, eps, N, gen)
@@ -269,7 +269,7 @@ def _select_split(tabs: IGTables, mech: str, eps: float, n_max: int, gen: np.ran
     """The split attribute (index into the node's attributes), sampled exactly with budget ``eps``."""
     u = tabs.utilities()
     if mech == "exponential":
-        return int(mechanisms.exponential(u, eps, ig_global_sensitivity(n_max), rng=gen))
+        return int(mechanisms.exponential(u, epsilon=eps, sensitivity=ig_global_sensitivity(n_max), rng=gen))
     sf = ig_sensitivity_function(tabs, n_max)
     if mech == "local_dampening":
         D, err = dampen_with_error(u, sf)

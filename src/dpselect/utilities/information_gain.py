@@ -315,13 +315,14 @@ _U = 2.0 ** -53   # unit roundoff of float64
 def ig_shift_with_error(tables: IGTables, n_max: int) -> tuple[np.ndarray, np.ndarray]:
     """``(G, err)``: the shift G_A = Σ_t (ΔIG − δ(T, t, A)) of every attribute, and a rigorous bound
     err >= |G − G_exact| with G_exact the value :func:`dpselect.dampening.shift_total_exact` gives for
-    :func:`ig_sensitivity_function` (the sum in exact rational
-    arithmetic of the float δ values, sticky saturation at ΔIG).
+    :func:`ig_sensitivity_function` (the sum in exact rational arithmetic of the float δ values, sticky
+    saturation at ΔIG). ``tables`` is an :class:`IGTables`, ``n_max`` the public bound N (required).
 
-    For shifted local dampening on IG (:func:`dpselect.mechanisms.shifted_select` samples exactly from
-    ``(G, err)``; near-ties get G_exact from the core). The same numbers as the core engine's :func:`dpselect.dampening.shift_totals_with_error` (tests:
-    within the two bounds) in time that grows with the node's size rather than with N (the core walks
-    every distance up to the saturation at about N − |T|; on Adult that is 15-20x slower per split):
+    For shifted local dampening on IG: :func:`dpselect.mechanisms.shifted_select` samples exactly from
+    ``(G, err)`` and asks the core for G_exact only at near-ties. The same numbers as the core engine's
+    :func:`dpselect.dampening.shift_totals_with_error` (tests: within the two bounds) in time that grows
+    with the node's size rather than with N (the core walks every distance up to the saturation at
+    about N − |T|; 15-20x slower per split on Adult):
 
     * distances t < T0 = max_cells(τ_jc) − 1 are evaluated directly (saturation kept sticky, as in the
       core);
@@ -338,9 +339,13 @@ def ig_shift_with_error(tables: IGTables, n_max: int) -> tuple[np.ndarray, np.nd
     sensitivity function gives by at most the rounding of fl(f(x) − c) (u·Δ), or, where the float
     comparisons of the binary searches or of the saturation cut are ambiguous (two curves, or a curve
     and Δ, within a few ulps), by 4u·(F_max + c_max + Δ) with F_max the largest f used: 12u·(F_max +
-    c_max + Δ) per term (and two more terms for a saturation cut one step off) covers both. The prefix sums P[i] (a sequential cumsum of i nonnegative terms)
-    are within 2u·i·P[i]; each segment's remaining three operations and the accumulation add 2u of
-    their magnitudes.
+    c_max + Δ) per term (and two more terms for a saturation cut one step off) covers both. The prefix
+    sums P[i] (a sequential cumsum of i nonnegative terms) are within 2u·i·P[i]; each segment's
+    remaining three operations and the accumulation add 2u of their magnitudes.
+
+    >>> G, err = ig_shift_with_error(IGTables([np.array([[30, 10], [5, 55]])]), 1000)
+    >>> G.round(4).tolist(), bool(0 < err[0] < 1e-9)
+    ([1162.6146], True)
     """
     if not isinstance(tables, IGTables):
         raise TypeError(f"tables must be an IGTables, got {type(tables).__name__}")
