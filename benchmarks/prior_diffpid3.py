@@ -374,16 +374,17 @@ def diffpid3(data, epsilon: float, depth: int, *, mechanism: str = "local", bins
                 # Leaf label: argmax of the class counts + Laplace(1/ε) = report-noisy-max with Laplace
                 # noise (counts move monotonically, Δ = 1), sampled exactly.
                 counts = np.bincount(y[rows], minlength=n_classes).astype(np.float64)
-                label[node] = int(report_noisy_max(counts, eps, 1.0, noise="laplace", monotonic=True, rng=gen))
+                label[node] = int(report_noisy_max(counts, epsilon=eps, sensitivity=1.0, noise="laplace", monotonic=True,
+                                                   rng=gen))
                 continue
             tabs = IGTables(ig_count_tables(codes[rows][:, attrs], y[rows], n_values[attrs], n_classes))
             u = tabs.utilities()
             if mech == "global":
-                pick = int(exponential(u, eps, delta_ig, rng=gen))
+                pick = int(exponential(u, epsilon=eps, sensitivity=delta_ig, rng=gen))
             elif mech == "local":
-                pick = int(exponential(dampen_ig(tabs, N, u), eps, 1.0, rng=gen))
+                pick = int(exponential(dampen_ig(tabs, N, u), epsilon=eps, sensitivity=1.0, rng=gen))
             else:
-                pick = int(exponential(u - ig_shift(tabs, N), eps, delta_ig, rng=gen))
+                pick = int(exponential(u - ig_shift(tabs, N), epsilon=eps, sensitivity=delta_ig, rng=gen))
             a = attrs[pick]
             k = int(n_values[a])
             start = len(feature)

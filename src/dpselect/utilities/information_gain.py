@@ -139,6 +139,7 @@ class IGTables:
         self.starts = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(np.intp)
         self.n_records = int(max(t.sum() for t in self.tables))
         self._ai, self._bi = cell_a.astype(np.int64), cell_b.astype(np.int64)
+        self._cell_cache: dict = {}
 
     def utilities(self) -> np.ndarray:
         """IG(T, A) = −Σ_jc τ_jc log2(τ_jc/τ_j) for every attribute."""
@@ -147,32 +148,41 @@ class IGTables:
             terms = np.where(b > 0, b * np.log2(np.where(b > 0, b, 1.0) / np.where(a > 0, a, 1.0)), 0.0)
         return np.add.reduceat(terms, self.starts)
 
-    def _cells(self, attributes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The cell indices of ``attributes`` (concatenated) and where each attribute's cells start."""
+    def _cells(self, attributes: np.ndarray) -> tuple:
+        """For the attributes ``attributes``: their cells' per-cell constants (concatenated, as (cells, 1)
+        columns) and where each attribute's cells start; cached per attribute set (the dampening walks ask
+        for the same unresolved set many times)."""
+        key = attributes.tobytes()
+        hit = self._cell_cache.get(key)
+        if hit is not None:
+            return hit
         sizes = self.sizes[attributes]
         offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
         cells = np.arange(int(sizes.sum()), dtype=np.intp) + np.repeat(self.starts[attributes] - offsets, sizes)
-        return cells, offsets
-
-    def _block(self, cells: np.ndarray, offsets: np.ndarray, T: np.ndarray) -> np.ndarray:
-        """δ at the distances T (shape (1, m): shared by all cells, or (len(cells), m)) of the attributes
-        whose cells are ``cells`` (segments starting at ``offsets``): shape (n_segments, m)."""
-        a = self._ai[cells][:, None]
-        b = self._bi[cells][:, None]
-        F = _f_table(int(a.max(initial=0)) + int(T.max(initial=0)) + 2)
-        # per-cell constants: δ of a cell is max(f(t + s0) − c0, f(i1) − f(j1)) (module docstring: u = 0 and
-        # u = min(b − 1, t)); for b = 0 the second term is f(a + t) − f(0), the first one again. The same
-        # float operations as _cell_sensitivity, in fewer passes.
-        pos = b >= 1
+        a, b = self._ai[cells], self._bi[cells]
+        pos = (b >= 1).astype(np.int64)
         bm = b - pos
-        c0 = F[bm] * pos
-        v0 = F[(a - pos) + T] - c0
-        if T.size and int(T.min()) >= int(bm.max(initial=0)):
-            # every cell is past its last removal (t >= b − 1): i1 = t + a − 2b + 1, j1 = 0
-            vals = np.maximum(v0, F[(a - 2 * bm - pos) + T])
+        # δ of a cell is max(f(t + s0) − c0, f(i1) − f(j1)) (module docstring: u = 0 and u = min(b − 1, t));
+        # s0 = a − 1, c0 = f(b − 1) for b >= 1; s0 = a, c0 = 0 for b = 0 (then the second term equals the first)
+        out = (offsets, (a - pos)[:, None], (a - 2 * bm - pos)[:, None], bm[:, None], pos.astype(np.float64)[:, None],
+               int(bm.max(initial=0)), int(a.max(initial=0)))
+        if len(self._cell_cache) > 256:
+            self._cell_cache.clear()
+        self._cell_cache[key] = out
+        return out
+
+    def _block(self, attributes: np.ndarray, T: np.ndarray) -> np.ndarray:
+        """δ at the distances T (shape (1, m): shared by all cells, or (n_cells, m)) of ``attributes``:
+        shape (len(attributes), m). The same float operations as :func:`_cell_sensitivity`, in fewer passes."""
+        offsets, s0, s1, bm, pos, bm_max, a_max = self._cells(attributes)
+        F = _f_table(a_max + int(T.max(initial=0)) + 2)
+        v0 = F[s0 + T] - F[bm] * pos
+        if T.size and int(T.min()) >= bm_max:
+            # every cell is past its last removal (t >= b − 1): u = b − 1, i1 = t + a − 2b + 1, j1 = 0
+            vals = np.maximum(v0, F[s1 + T])
         else:
             u = np.minimum(bm, T)
-            vals = np.maximum(v0, F[(a - pos) + T - 2 * u] - F[bm - u])
+            vals = np.maximum(v0, F[s0 + T - 2 * u] - F[bm - u])
         return np.maximum.reduceat(vals, offsets, axis=0)
 
     def local_sensitivity(self, t: int | np.ndarray, attributes: np.ndarray | None = None) -> np.ndarray:
@@ -185,8 +195,7 @@ class IGTables:
         scalar = tt.ndim == 0
         if att.size == 0:
             return np.zeros(0) if scalar else np.zeros((tt.size, 0))
-        cells, offsets = self._cells(att)
-        out = self._block(cells, offsets, np.atleast_1d(tt)[None, :])
+        out = self._block(att, np.atleast_1d(tt)[None, :])
         return out[:, 0] if scalar else out.T
 
     def local_sensitivity_at(self, ts: np.ndarray, attributes: np.ndarray) -> np.ndarray:
@@ -207,14 +216,12 @@ class IGTables:
             A = att.reshape(-1, L)
             if (A == A[:, :1]).all():
                 Ts = ts.reshape(-1, L)
-                cells, offsets = self._cells(A[:, 0])
-                if (Ts == Ts[:1]).all():
-                    T = Ts[:1]
-                else:
-                    T = Ts[np.repeat(np.arange(A.shape[0]), self.sizes[A[:, 0]])]
-                return self._block(cells, offsets, T).ravel()
+                att1 = np.ascontiguousarray(A[:, 0])
+                T = Ts[:1] if (Ts == Ts[:1]).all() else Ts[np.repeat(np.arange(A.shape[0]), self.sizes[att1])]
+                return self._block(att1, T).ravel()
         sizes = self.sizes[att]
-        cells, offsets = self._cells(att)
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
+        cells = np.arange(int(sizes.sum()), dtype=np.intp) + np.repeat(self.starts[att] - offsets, sizes)
         return np.maximum.reduceat(_cell_sensitivity(self._ai[cells], self._bi[cells], np.repeat(ts, sizes)), offsets)
 
 
