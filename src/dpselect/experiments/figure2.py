@@ -60,16 +60,17 @@ def _task(job) -> list[dict]:
     train, test = data.train_test_split(test_fraction, rng=np.random.default_rng([seed, di, run_, 99]))
     rows = []
     comp = CompressedTable.from_data(train)  # once per run: shared by NODP and every private run
-    ref = nodp_moet(train, approach="agg", weights=WEIGHTS, rng=np.random.default_rng([seed, di, run_, 0]),
+    ref = nodp_moet(train, approach="agg", objective_weights=WEIGHTS, rng=np.random.default_rng([seed, di, run_, 0]),
                     compressed=comp, **settings)
     v_ref = uagg(ref.trees[0], test)
     for ei, eps in enumerate(epsilons):
         vals = {"nodp-agg": v_ref}
         for mi, method in enumerate(("agg-global", "agg-local")):
-            res = dp_moet(train, eps, approach="agg", mechanism=MECHANISM[method.split("-")[1]], weights=WEIGHTS,
+            res = dp_moet(train, epsilon=eps, approach="agg", mechanism=MECHANISM[method.split("-")[1]],
+                          objective_weights=WEIGHTS,
                           rng=np.random.default_rng([seed, di, run_, 1 + mi, ei]), compressed=comp, **settings)
             vals[method] = uagg(res.trees[0], test)
-        tree = local_diffpid3(train, eps, pid3_depth, n_max=PUBLIC_TABLE_SIZE[name],
+        tree = local_diffpid3(train, epsilon=eps, depth=pid3_depth, n_max=PUBLIC_TABLE_SIZE[name],
                               rng=np.random.default_rng([seed, di, run_, 3, ei]))
         vals["local-diffpid3"] = uagg_diffpid3(tree, test)
         for method in METHODS:

@@ -45,7 +45,7 @@ def _task(job):
     ref = top_k_aggregate(U, k, objective_weights=weights)
     rows = []
     for run_ in range(runs):
-        sel = s.sample(k, eps, np.random.default_rng([seed, di, mi, ei, run_]))
+        sel = s.sample(k=k, epsilon=eps, rng=np.random.default_rng([seed, di, mi, ei, run_]))
         rows.append({"dataset": label, "method": method, "epsilon": eps, "run": run_, "metric": "recall",
                      "value": recall(ref, sel), "k": k})
     if mi or ei:

@@ -77,7 +77,7 @@ def _task(job) -> list[dict]:
     rows = []
     for ei, eps in enumerate(epsilons):
         for mi, method in enumerate(METHODS):
-            res = dp_moet(data, eps, approach="pareto", mechanism=MECHANISM[method.split("-")[1]],
+            res = dp_moet(data, epsilon=eps, approach="pareto", mechanism=MECHANISM[method.split("-")[1]],
                           rng=np.random.default_rng([seed, di, run_, 1 + mi, ei]), compressed=comp, **settings)
             rows.append({"dataset": name, "method": method, "epsilon": eps, "run": run_, "metric": "C",
                          "value": metric_c(ref.objectives, res.objectives), "budget": settings["budget"]})

@@ -135,10 +135,10 @@ def _task(job):
     s = _sampler(source, variant, method)
     rows = []
     for run_ in range(runs):
-        sel = s.sample(k, eps, np.random.default_rng([seed, di, vi, mi, ei, run_]))
+        sel = s.sample(k=k, epsilon=eps, rng=np.random.default_rng([seed, di, vi, mi, ei, run_]))
         for metric, r in (("C", ref), ("C-index-ties", ref_index)):
             rows.append({"dataset": label, "method": method, "epsilon": eps, "run": run_, "metric": metric,
-                         "value": metric_c(U, r, sel), "k": k, "egodensity": variant})
+                         "value": metric_c(r, sel, objectives=U), "k": k, "egodensity": variant})
     if mi or ei:
         return rows
     g = cached_graph(source)

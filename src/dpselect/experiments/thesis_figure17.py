@@ -114,11 +114,12 @@ def _task(job):
     err = -u  # |value − median| per group
     w = counts.astype(np.float64)
     tu = -np.abs(tv - tm)
-    p_em = dps.exponential_probabilities(u, eps, bound, weights=w)
-    p_ld = dps.local_dampening_probabilities(u, eps, sf, weights=w)
-    p_th = dps.exponential_probabilities(tu / td, eps, 1.0, weights=tc.astype(np.float64))
-    d_ld = median_distribution(vals, eps, bound=bound, counts=counts)
-    d_em = median_distribution(vals, eps, bound=bound, counts=counts, mechanism="exponential")
+    p_em = dps.exponential_probabilities(u, epsilon=eps, sensitivity=bound, base_measure=w)
+    p_ld = dps.local_dampening_probabilities(u, epsilon=eps, sensitivity_function=sf, base_measure=w)
+    p_th = dps.exponential_probabilities(tu / td, epsilon=eps, sensitivity=1.0,
+                                       base_measure=tc.astype(np.float64))
+    d_ld = median_distribution(vals, epsilon=eps, bound=bound, counts=counts)
+    d_em = median_distribution(vals, epsilon=eps, bound=bound, counts=counts, mechanism="exponential")
     iv_err = d_ld.expected_abs_error(g.median)
     # the interval utility's δ is 1 everywhere: LD and EM give one law (checked here)
     em_vs_ld = abs(d_em.expected_abs_error(g.median) / iv_err - 1.0)
@@ -128,7 +129,7 @@ def _task(job):
     rng = np.random.default_rng([seed, di, ei])
     pf = np.empty(runs)
     for r in range(runs):
-        pf[r] = err[dps.permute_and_flip(u, eps, bound, weights=w, rng=rng)]
+        pf[r] = err[dps.permute_and_flip(u, epsilon=eps, sensitivity=bound, base_measure=w, rng=rng)]
     rows += [dict(dataset=name, method="PF", epsilon=eps, run=r, metric="error", value=float(val))
              for r, val in enumerate(pf)]
     return rows, (name, (g.n, vals.size, g.median, bound, float(sf(0).min()), float(td.min())), em_vs_ld)

@@ -76,7 +76,7 @@ def _task(job):
     ref = cached(("ebc-top", source, D, k), lambda: top_k_ebc(scores, k))
     rows = []
     for run_ in range(runs):
-        sel = priv_topk(scores, k, eps, mechanism=mech, rng=np.random.default_rng([seed, di, ki, mi, ei, run_]))
+        sel = priv_topk(scores, k=k, epsilon=eps, mechanism=mech, rng=np.random.default_rng([seed, di, ki, mi, ei, run_]))
         rows.append({"dataset": label, "method": mech, "epsilon": eps, "run": run_, "metric": "accuracy",
                      "value": recall(ref, sel), "k": k})
     if ki or mi or ei:

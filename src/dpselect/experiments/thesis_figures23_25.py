@@ -24,7 +24,8 @@ EPSILONS = (0.01, 0.05, 0.1, 0.5, 1.0, 2.0)
 DATASETS = ("nltcs", "acs", "adult")
 FIGURE = {"nltcs": 23, "acs": 24, "adult": 25}
 METHODS = ("global-diffpid3", "local-diffpid3", "shifted-local-diffpid3")
-MECH = {"global-diffpid3": "global", "local-diffpid3": "local", "shifted-local-diffpid3": "shifted"}
+MECH = {"global-diffpid3": "exponential", "local-diffpid3": "local_dampening",
+        "shifted-local-diffpid3": "shifted_local_dampening"}
 PAPER_TEXT = {
     "nltcs": "LocalDiffPID3 improves on GlobalDiffPID3 for almost every budget, up to 5%; ShiftedLocalDiffPID3 "
              "adds up to 1% over LocalDiffPID3.",
@@ -64,7 +65,7 @@ def _task(job) -> list[dict]:
     for depth in depths:
         for ei, eps in enumerate(epsilons):
             for mi, method in enumerate(METHODS):
-                tree = diffpid3(train, eps, depth, mechanism=MECH[method], bins=bins, n_max=public_n_max(name),
+                tree = diffpid3(train, epsilon=eps, depth=depth, mechanism=MECH[method], bins=bins, n_max=public_n_max(name),
                                 rng=np.random.default_rng([seed, di, rep, fold, depth, ei, mi]))
                 rows.append({"dataset": name, "method": method, "epsilon": eps, "run": rep * n_folds + fold,
                              "metric": "accuracy", "value": tree.accuracy(test), "depth": depth})
