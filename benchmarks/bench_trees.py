@@ -1,6 +1,7 @@
 """Decision-tree benchmarks: prediction throughput, one DP-MOET run per dataset, DiffPID3 tree builds.
 
-Run: ``python benchmarks/bench_trees.py`` (writes the ``trees`` section of benchmarks/RESULTS.md).
+Run: ``python benchmarks/bench_trees.py`` (writes the ``trees`` section of benchmarks/RESULTS.md);
+``--only diffpid3`` re-measures just the DiffPID3 subsections of that section.
 Baselines are measured in the same run: prediction of a whole population in one stacked pass against
 one pass per tree (same level-by-level routing), the shift of ShiftedLocalDiffPID3 by upper envelope
 against the core engine's walk over every distance, and DiffPID3 trees on the core dampening engine
@@ -8,13 +9,14 @@ against the previous implementation (its own float loops, kept here as the basel
 """
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import best_of, machine, record  # noqa: E402
+from _common import RESULTS, best_of, machine, record  # noqa: E402
 
 from dpselect.apps.diffpid3 import diffpid3  # noqa: E402
 from dpselect.dampening import shift_totals_with_error  # noqa: E402
@@ -79,6 +81,65 @@ def naive_walk(trees, X):
     return out
 
 
+def diffpid3_lines(data) -> list[str]:
+    """The DiffPID3 subsections: the shift of one split, and whole trees against the previous version."""
+    acs = data["acs"]
+    it = IGTables(ig_count_tables(acs.X, acs.y, acs.n_values))
+    sub = acs.subset(np.flatnonzero(acs.X[:, 0] == 0))
+    it_small = IGTables(ig_count_tables(sub.X, sub.y, sub.n_values))
+    rows = []
+    for label, tabs in (("root (47,461 records)", it), (f"child node ({sub.n_records:,} records)", it_small)):
+        te = best_of(lambda: ig_shift_with_error(tabs, acs.n_records))
+        sf = ig_sensitivity_function(tabs, acs.n_records)
+        td = best_of(lambda: shift_totals_with_error(sf, tabs.n_attributes), repeat=1)
+        rows.append(f"| ACS {label} | {te * 1e3:.1f} | {td * 1e3:.1f} | {td / te:.1f}x |")
+    lines = ["### ShiftedLocalDiffPID3: shift G of one split with its error bound (22 attributes, N = 47,461)", "",
+              "| node | `ig_shift_with_error`: envelope + prefix sums (ms) | core `shift_totals_with_error`: "
+              "every distance (ms) | speed-up |", "|---|---|---|---|", *rows, ""]
+    lines += ["### One DiffPID3 tree, depth 5, ε = 0.01 (most nodes) and 2", "",
+              "Core dampening engine with rigorous error bounds and exact sampling of D and G (now) against the "
+              "previous implementation (DiffPID3's own float loops, exact sampling of the float scores; "
+              "`benchmarks/prior_diffpid3.py`), same process, best of 2. Target: local and shifted at most 1.5x "
+              "the previous time.", "",
+              "| dataset | global (s) | local (s): now / previous | shifted (s): now / previous |",
+              "|---|---|---|---|"]
+    old = {"local_dampening": "local", "shifted_local_dampening": "shifted"}
+    ratios = []
+    for n, d in data.items():
+        cells = [" / ".join(f"{best_of(lambda: diffpid3(d, e, 5, mechanism='EM', n_max=PUBLIC_TABLE_SIZE[n], rng=0), repeat=2):.2f}"  # noqa: E501
+                            for e in (0.01, 2.0))]
+        for mech in ("local_dampening", "shifted_local_dampening"):
+            parts = []
+            for e in (0.01, 2.0):
+                tn = best_of(lambda: diffpid3(d, e, 5, mechanism=mech, n_max=PUBLIC_TABLE_SIZE[n], rng=0), repeat=2)
+                to = best_of(lambda: prior_diffpid3.diffpid3(d, e, 5, mechanism=old[mech], n_max=PUBLIC_TABLE_SIZE[n],
+                                                             rng=0), repeat=2)
+                parts.append(f"{tn:.2f} / {to:.2f} ({tn / to:.2f}x)")
+                ratios.append(tn / to)
+            cells.append(", ".join(parts))
+        lines.append(f"| {n} | " + " | ".join(cells) + " |")
+    lines += ["", f"Largest ratio now / previous: {max(ratios):.2f}x (ε = 0.01, then 2, in each cell)."]
+    return lines + [""]
+
+
+TREES_DIFFPID3 = re.compile(r"### ShiftedLocalDiffPID3.*?(?=### Full `table1`|<!-- /bench:trees -->)", re.S)
+
+
+def only_diffpid3() -> None:
+    """Re-measure the DiffPID3 subsections only and put them into the existing trees section."""
+    data = {n: load_tabular(n) for n in ("nltcs", "adult", "acs")}
+    new = "\n".join(diffpid3_lines(data)) + "\n"
+    text = RESULTS.read_text()
+    start = text.index("<!-- bench:trees -->")
+    end = text.index("<!-- /bench:trees -->")
+    section = text[start:end]
+    if not TREES_DIFFPID3.search(section):
+        raise SystemExit("no DiffPID3 subsection in the trees section: run the whole script")
+    section = TREES_DIFFPID3.sub(lambda _m: new, section, count=1)
+    RESULTS.write_text(text[:start] + section + text[end:])
+    print(new)
+
+
 def main() -> None:
     lines = ["## Decision trees (`benchmarks/bench_trees.py`)", "",
              f"Machine: {machine()}; 2 cores shared with other developers' jobs and background reproductions "
@@ -117,55 +178,24 @@ def main() -> None:
         t = best_of(lambda: dp_moet(d, 1.0, approach="pareto", sensitivity="local", rng=5))
         lines.append(f"| {n} | {t:.2f} | < 5 s |")
     lines.append("")
-    acs = data["acs"]
-    it = IGTables(ig_count_tables(acs.X, acs.y, acs.n_values))
-    sub = acs.subset(np.flatnonzero(acs.X[:, 0] == 0))
-    it_small = IGTables(ig_count_tables(sub.X, sub.y, sub.n_values))
-    rows = []
-    for label, tabs in (("root (47,461 records)", it), (f"child node ({sub.n_records:,} records)", it_small)):
-        te = best_of(lambda: ig_shift_with_error(tabs, acs.n_records))
-        sf = ig_sensitivity_function(tabs, acs.n_records)
-        td = best_of(lambda: shift_totals_with_error(sf, tabs.n_attributes), repeat=1)
-        rows.append(f"| ACS {label} | {te * 1e3:.1f} | {td * 1e3:.1f} | {td / te:.1f}x |")
-    lines += ["### ShiftedLocalDiffPID3: shift G of one split with its error bound (22 attributes, N = 47,461)", "",
-              "| node | `ig_shift_with_error`: envelope + prefix sums (ms) | core `shift_totals_with_error`: "
-              "every distance (ms) | speed-up |", "|---|---|---|---|", *rows, ""]
-    lines += ["### One DiffPID3 tree, depth 5, ε = 0.01 (most nodes) and 2", "",
-              "Core dampening engine with rigorous error bounds and exact sampling of D and G (now) against the "
-              "previous implementation (DiffPID3's own float loops, exact sampling of the float scores; "
-              "`benchmarks/prior_diffpid3.py`), same process, best of 2. Target: local and shifted at most 1.5x "
-              "the previous time.", "",
-              "| dataset | global (s) | local (s): now / previous | shifted (s): now / previous |",
-              "|---|---|---|---|"]
-    old = {"local_dampening": "local", "shifted_local_dampening": "shifted"}
-    ratios = []
-    for n, d in data.items():
-        cells = [" / ".join(f"{best_of(lambda: diffpid3(d, e, 5, mechanism='EM', n_max=PUBLIC_TABLE_SIZE[n], rng=0), repeat=2):.2f}"  # noqa: E501
-                            for e in (0.01, 2.0))]
-        for mech in ("local_dampening", "shifted_local_dampening"):
-            parts = []
-            for e in (0.01, 2.0):
-                tn = best_of(lambda: diffpid3(d, e, 5, mechanism=mech, n_max=PUBLIC_TABLE_SIZE[n], rng=0), repeat=2)
-                to = best_of(lambda: prior_diffpid3.diffpid3(d, e, 5, mechanism=old[mech], n_max=PUBLIC_TABLE_SIZE[n],
-                                                             rng=0), repeat=2)
-                parts.append(f"{tn:.2f} / {to:.2f} ({tn / to:.2f}x)")
-                ratios.append(tn / to)
-            cells.append(", ".join(parts))
-        lines.append(f"| {n} | " + " | ".join(cells) + " |")
-    lines += ["", f"Largest ratio now / previous: {max(ratios):.2f}x (ε = 0.01, then 2, in each cell)."]
+    lines += diffpid3_lines(data)
     md = Path(__file__).resolve().parent.parent / "results" / "table1" / "table1.md"
     if md.exists():
-        import re
         text = md.read_text()
         runs = re.search(r"(\d+) runs per cell", text)
         wall = re.search(r"Wall time (\d+) s", text)
         if runs and wall:
             r, w = int(runs.group(1)), int(wall.group(1))
-            lines += ["", f"### Full `table1` wall time: {r} runs took {w} s on 2 shared cores "
+            lines += [f"### Full `table1` wall time: {r} runs took {w} s on 2 shared cores "
                       f"(`results/table1/table1.md`); 500 runs extrapolate to {w * 500 / r / 3600:.1f} h "
                       "(target: 2 h)."]
     record("trees", "\n".join(lines))
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--only", "diffpid3"]:
+        only_diffpid3()
+    elif sys.argv[1:]:
+        raise SystemExit("usage: python benchmarks/bench_trees.py [--only diffpid3]")
+    else:
+        main()
