@@ -69,14 +69,14 @@ def test_float_path_makes_an_output_impossible_on_x_but_not_on_its_neighbour(scr
     assert px == 0 and py > 0          # infinite privacy loss of the float path
     assert py == Fraction(6, 2 ** 53)  # float total 1 + 3·2^-52: the top 6 grid points of U map to it
     # The exact law: e^-40 / (1 + e^-40) on x, within e^ε of y's.
-    ex = dpselect.exponential_probabilities(x, eps, sens)[1]
-    ey = dpselect.exponential_probabilities(y, eps, sens)[1]
+    ex = dpselect.exponential_probabilities(x, epsilon=eps, sensitivity=sens)[1]
+    ey = dpselect.exponential_probabilities(y, epsilon=eps, sensitivity=sens)[1]
     assert ex > 0 and math.isclose(ex, math.exp(-40) / (1 + math.exp(-40)), rel_tol=1e-12)
     assert abs(math.log(ey / ex)) <= eps + 1e-9
     # ... and the exact sampler does output candidate 1 on x when its uniform is close enough to 1
     # (U_0 = 1/2, U_1 = 1 − 2^-63: Gumbel noises 0.37 and 43.67 against scores 0 and −40).
-    assert dpselect.exponential(x, eps, sens, rng=ScriptedBits([1 << 63, U64 - 2])) == 1
-    assert dpselect.exponential(x, eps, sens, rng=ScriptedBits([1 << 63, U64 - (1 << 20)])) == 0
+    assert dpselect.exponential(x, epsilon=eps, sensitivity=sens, rng=ScriptedBits([1 << 63, U64 - 2])) == 1
+    assert dpselect.exponential(x, epsilon=eps, sensitivity=sens, rng=ScriptedBits([1 << 63, U64 - (1 << 20)])) == 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -223,7 +223,8 @@ def test_bulk_error_bound_of_one_float_evaluation(noise):
 
 @pytest.mark.parametrize("noise", ["gumbel", "exponential", "laplace"])
 def test_fast_shortlist_and_generic_path_agree_draw_by_draw(noise):
-    # Same random bits, two certification paths (stage-1 shortlist vs enclosures of every candidate):
+    # Same random bits, three certification paths (relative-error shortlist, per-candidate-error
+    # shortlist, enclosures of every candidate):
     # both return the exact top k of the same realised noise, so they must agree on every draw.
     base = np.random.default_rng(3)
     for trial in range(40):
@@ -234,9 +235,12 @@ def test_fast_shortlist_and_generic_path_agree_draw_by_draw(noise):
         seed = int(base.integers(0, 2 ** 31))
         ex = lambda r, a=a: Fraction(float(a[r]))  # noqa: E731
         fast = noisy_top_k(a, None, k, np.random.default_rng(seed), noise=noise, exact_score=ex)
-        slow = noisy_top_k(a, 1e-15 * np.abs(a) + 1e-300, k, np.random.default_rng(seed), noise=noise,
-                           exact_score=ex)
-        assert fast.tolist() == slow.tolist()
+        err = 1e-15 * np.abs(a) + 1e-300
+        with_err = noisy_top_k(a, err, k, np.random.default_rng(seed), noise=noise, exact_score=ex)
+        gen = np.random.default_rng(seed)  # same bits, no shortlist: both cell ends for every candidate
+        m = sampling._bits64(gen, n)
+        full = sampling._finish(a, err, np.arange(n), m, k, gen, noise, ex, None)
+        assert fast.tolist() == with_err.tolist() == full.tolist()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -249,20 +253,20 @@ def test_exact_selectors_match_exact_probabilities(freq):
     rng = np.random.default_rng(77)
     N = 60_000
     d = dpselect
-    freq(d.exponential(U, 1.0, 1.0, size=N, rng=rng), d.exponential_probabilities(U, 1.0, 1.0))
-    freq(d.permute_and_flip(U, 1.0, 1.0, size=N, rng=rng), d.permute_and_flip_probabilities(U, 1.0, 1.0))
-    freq(d.report_noisy_max(U, 1.0, 1.0, size=N, rng=rng), d.report_noisy_max_probabilities(U, 1.0, 1.0))
-    freq(d.report_noisy_max(U, 1.0, 1.0, noise="gumbel", size=N, rng=rng), d.exponential_probabilities(U, 1.0, 1.0))
+    freq(d.exponential(U, epsilon=1.0, sensitivity=1.0, size=N, rng=rng), d.exponential_probabilities(U, epsilon=1.0, sensitivity=1.0))
+    freq(d.permute_and_flip(U, epsilon=1.0, sensitivity=1.0, size=N, rng=rng), d.permute_and_flip_probabilities(U, epsilon=1.0, sensitivity=1.0))
+    freq(d.report_noisy_max(U, epsilon=1.0, sensitivity=1.0, size=N, rng=rng), d.report_noisy_max_probabilities(U, epsilon=1.0, sensitivity=1.0))
+    freq(d.report_noisy_max(U, epsilon=1.0, sensitivity=1.0, noise="gumbel", size=N, rng=rng), d.exponential_probabilities(U, epsilon=1.0, sensitivity=1.0))
     w = np.array([1.0, 0.25, 2.0, 3.5, 1.0, 0.125])
-    freq(d.exponential(U, 1.0, 1.0, base_measure=w, size=N, rng=rng), d.exponential_probabilities(U, 1.0, 1.0, base_measure=w))
+    freq(d.exponential(U, epsilon=1.0, sensitivity=1.0, base_measure=w, size=N, rng=rng), d.exponential_probabilities(U, epsilon=1.0, sensitivity=1.0, base_measure=w))
     sf = dpselect.SensitivityFunction(lambda t: np.minimum(1.0, np.array([0.2, 0.3, 0.5, 0.5, 0.1, 0.7]) * (t + 1)),
                                       1.0)
-    freq(d.local_dampening(U, 1.0, sf, size=N, rng=rng), d.local_dampening_probabilities(U, 1.0, sf))
+    freq(d.local_dampening(U, epsilon=1.0, sensitivity_function=sf, size=N, rng=rng), d.local_dampening_probabilities(U, epsilon=1.0, sensitivity_function=sf))
     for direction in ("increasing", "decreasing"):
-        freq(d.shifted_local_dampening(U, 1.0, sf, direction=direction, size=N, rng=rng),
-             d.shifted_local_dampening_probabilities(U, 1.0, sf, direction=direction))
+        freq(d.shifted_local_dampening(U, epsilon=1.0, sensitivity_function=sf, direction=direction, size=N, rng=rng),
+             d.shifted_local_dampening_probabilities(U, epsilon=1.0, sensitivity_function=sf, direction=direction))
     # single draws follow the same law as the batch
-    freq([d.exponential(U, 1.0, 1.0, rng=rng) for _ in range(6000)], d.exponential_probabilities(U, 1.0, 1.0))
+    freq([d.exponential(U, epsilon=1.0, sensitivity=1.0, rng=rng) for _ in range(6000)], d.exponential_probabilities(U, epsilon=1.0, sensitivity=1.0))
 
 
 @pytest.mark.parametrize("noise", ["gumbel", "exponential", "laplace"])
@@ -271,7 +275,7 @@ def test_exact_top2_is_two_peeled_picks(freq, noise):
     n = u.size
     probs = {"gumbel": dpselect.exponential_probabilities,
              "exponential": dpselect.permute_and_flip_probabilities,
-             "laplace": lambda v, e, s: dpselect.report_noisy_max_probabilities(v, e, s, noise="laplace")}[noise]
+             "laplace": lambda v, e, s: dpselect.report_noisy_max_probabilities(v, epsilon=e, sensitivity=s, noise="laplace")}[noise]
     p1 = probs(u, eps / 2, 1.0)
     exact = np.zeros(n * n)
     for i in range(n):
@@ -279,9 +283,9 @@ def test_exact_top2_is_two_peeled_picks(freq, noise):
         p2 = probs(u[rest], eps / 2, 1.0)
         for jj, j in enumerate(rest):
             exact[i * n + j] = p1[i] * p2[jj]
-    picks = dpselect.report_noisy_max(u, eps, 1.0, noise=noise, k=2, size=40_000, rng=11)
+    picks = dpselect.report_noisy_max(u, epsilon=eps, sensitivity=1.0, noise=noise, k=2, size=40_000, rng=11)
     freq(picks[:, 0] * n + picks[:, 1], exact)
-    single = np.array([dpselect.report_noisy_max(u, eps, 1.0, noise=noise, k=2, rng=s) for s in range(3000)])
+    single = np.array([dpselect.report_noisy_max(u, epsilon=eps, sensitivity=1.0, noise=noise, k=2, rng=s) for s in range(3000)])
     freq(single[:, 0] * n + single[:, 1], exact)
 
 
@@ -295,23 +299,23 @@ def test_extreme_inputs_sample_and_have_finite_probabilities():
         assert f([1.7e308, -1.7e308], 1e300, 1e-300, rng=0) == 0        # factor overflows: argmax w.p. 1
         out = f([1.7e308, -1.7e308], 1e-300, 1e300, size=4000, rng=0)   # factor underflows: a fair coin
         assert 1800 < np.bincount(out, minlength=2)[0] < 2200
-    assert d.exponential_probabilities([0.0], 1e10, 1e-300).tolist() == [1.0]
-    assert d.exponential_probabilities([1.7e308, -1.7e308], 1e-300, 1e300).tolist() == [0.5, 0.5]
-    assert d.exponential_probabilities([1.7e308, -1.7e308], 1e300, 1e-300).tolist() == [1.0, 0.0]
+    assert d.exponential_probabilities([0.0], epsilon=1e10, sensitivity=1e-300).tolist() == [1.0]
+    assert d.exponential_probabilities([1.7e308, -1.7e308], epsilon=1e-300, sensitivity=1e300).tolist() == [0.5, 0.5]
+    assert d.exponential_probabilities([1.7e308, -1.7e308], epsilon=1e300, sensitivity=1e-300).tolist() == [1.0, 0.0]
     # D(x, 0) = 2e308 overflows float64; the sampler uses the exact value
     with np.errstate(over="ignore"):
-        assert d.local_dampening([1e308, 1.0], 1.0, d.constant(2, 0.5), rng=0) == 0
-        assert d.local_dampening([1.0, 1e308, 1e308], 1.0, d.constant(3, 0.5), k=3, rng=0)[2] == 0
+        assert d.local_dampening([1e308, 1.0], epsilon=1.0, sensitivity_function=d.constant(2, 0.5), rng=0) == 0
+        assert d.local_dampening([1.0, 1e308, 1e308], epsilon=1.0, sensitivity_function=d.constant(3, 0.5), k=3, rng=0)[2] == 0
 
 
 def test_exact_and_float_paths_agree_in_law_and_exact_false_still_works():
-    assert dpselect.exponential([1.0, 5.0, 2.0], 1e6, 1.0, exact=False, rng=0) == 1
-    assert dpselect.permute_and_flip(U, 1.0, 1.0, exact=False, size=5, rng=0).shape == (5,)
+    assert dpselect.exponential([1.0, 5.0, 2.0], epsilon=1e6, sensitivity=1.0, exact=False, rng=0) == 1
+    assert dpselect.permute_and_flip(U, epsilon=1.0, sensitivity=1.0, exact=False, size=5, rng=0).shape == (5,)
     with pytest.raises(TypeError, match="exact"):
-        dpselect.exponential(U, 1.0, 1.0, exact="yes")
+        dpselect.exponential(U, epsilon=1.0, sensitivity=1.0, exact="yes")
     with pytest.raises(ValueError, match="size"):
-        dpselect.exponential(U, 1.0, 1.0, size=0)
-    assert dpselect.exponential(U, 1.0, 1.0, k=3, size=7, rng=0).shape == (7, 3)
+        dpselect.exponential(U, epsilon=1.0, sensitivity=1.0, size=0)
+    assert dpselect.exponential(U, epsilon=1.0, sensitivity=1.0, k=3, size=7, rng=0).shape == (7, 3)
 
 
 def test_huge_candidate_sets_are_certified_without_refinement(monkeypatch):
@@ -325,7 +329,7 @@ def test_huge_candidate_sets_are_certified_without_refinement(monkeypatch):
     monkeypatch.setattr(sampling, "_refine", spy)
     u = np.random.default_rng(0).normal(size=200_000) * 30
     for k in (1, 10):
-        dpselect.exponential(u, 1.0, 1.0, k=k, rng=1)
+        dpselect.exponential(u, epsilon=1.0, sensitivity=1.0, k=k, rng=1)
     assert len(calls) == 0
 
 
@@ -356,8 +360,8 @@ def test_cached_dampened_and_shifted_selection_equal_the_selectors_bit_for_bit()
     for seed in range(25):
         for k in (1, 3):
             a = mechanisms.dampened_select(u, sf, D, err, 0.7, k, np.random.default_rng(seed))
-            b = dpselect.local_dampening(u, 0.7, sf, k=k, rng=seed)
+            b = dpselect.local_dampening(u, epsilon=0.7, sensitivity_function=sf, k=k, rng=seed)
             assert np.array_equal(np.atleast_1d(a), np.atleast_1d(b))
             a = mechanisms.shifted_select(u, sf, G, gerr, 0.7, k, np.random.default_rng(seed))
-            b = dpselect.shifted_local_dampening(u, 0.7, sf, k=k, rng=seed)
+            b = dpselect.shifted_local_dampening(u, epsilon=0.7, sensitivity_function=sf, k=k, rng=seed)
             assert np.array_equal(np.atleast_1d(a), np.atleast_1d(b))

@@ -416,10 +416,12 @@ def noisy_top_k(
     n = a.shape[0]
     kk = min(k, n)
     m = _bits64(rng, n)
-    if a_err is None and weights is None and n > _SMALL:
-        short = _bulk_shortlist(a, m, kk, noise)
+    if weights is None and n > _SMALL:
+        if a_err is not None:
+            a_err = np.broadcast_to(np.asarray(a_err, dtype=np.float64), a.shape)
+        short = _bulk_shortlist(a, m, kk, noise, a_err)
         if short is not None:
-            return _finish(a, None, short, m, kk, rng, noise, exact_score, weights)
+            return _finish(a, a_err, short, m, kk, rng, noise, exact_score, weights)
     if a_err is None:
         with np.errstate(invalid="ignore"):
             a_err = _REL * np.abs(a) + _TINY
@@ -448,7 +450,7 @@ def noisy_top_k(
     return _finish(a, a_err, np.arange(n), m, kk, rng, noise, exact_score, weights)
 
 
-def _bulk_shortlist(a: np.ndarray, m: np.ndarray, kk: int, noise: str) -> np.ndarray | None:
+def _bulk_shortlist(a: np.ndarray, m: np.ndarray, kk: int, noise: str, a_err=None) -> np.ndarray | None:
     """Stage 1 for exact scores (relative error model): the candidates that can be among the k largest,
     from one float evaluation of the noise per candidate.
 
@@ -461,6 +463,9 @@ def _bulk_shortlist(a: np.ndarray, m: np.ndarray, kk: int, noise: str) -> np.nda
     score and 2^-53·|x| of the sum included). x ± e(x) are increasing in x, so one threshold on x
     excludes every bulk candidate whose upper bound is below the k-th largest lower bound; cells outside
     the bulk are always kept. Returns None when the threshold is not usable (then the generic path).
+
+    With per-candidate score errors ``a_err`` (dampened or shifted scores): x ± (a_err + e(x)) per
+    candidate instead of one threshold (a few more passes, still one noise evaluation).
     """
     n = a.shape[0]
     g = m.astype(np.float64)
@@ -483,6 +488,8 @@ def _bulk_shortlist(a: np.ndarray, m: np.ndarray, kk: int, noise: str) -> np.nda
             np.negative(g, out=g, where=high)
         g += a
     x = g
+    if a_err is not None:
+        return _bulk_shortlist_err(x, a_err, m, kk)
     top = kk + 8
     cand = np.argpartition(x, n - top)[n - top:] if n > top else np.arange(n)
     mc = m[cand]
@@ -502,6 +509,32 @@ def _bulk_shortlist(a: np.ndarray, m: np.ndarray, kk: int, noise: str) -> np.nda
         keep = x >= xstar
     keep |= m < _BULK_LO
     keep |= m >= _BULK_HI
+    return np.flatnonzero(keep)
+
+
+def _bulk_shortlist_err(x: np.ndarray, a_err: np.ndarray, m: np.ndarray, kk: int) -> np.ndarray:
+    """_bulk_shortlist with per-candidate score errors: |x − X| <= a_err + _BULK_TAU + 2e-15·(|x| + 16)."""
+    n = x.shape[0]
+    bulk = (m >= _BULK_LO) & (m < _BULK_HI)
+    with np.errstate(invalid="ignore", over="ignore"):
+        e = np.abs(x)
+        e += 16.0
+        e *= 2e-15
+        e += _BULK_TAU
+        e += a_err
+        lo = x - e
+        hi = x + e
+    lo[~bulk | np.isnan(lo)] = -np.inf
+    if kk < n:
+        lk = np.partition(lo, n - kk)[n - kk]
+    else:
+        lk = -np.inf
+    if not lk > -np.inf:
+        return np.arange(n)
+    with np.errstate(invalid="ignore"):
+        keep = hi >= lk
+    keep |= ~bulk
+    keep |= ~np.isfinite(x)  # −inf scores ("below −DBL_MAX") and NaN: decided by the full enclosures
     return np.flatnonzero(keep)
 
 
