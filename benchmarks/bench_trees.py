@@ -118,7 +118,10 @@ def diffpid3_lines(data) -> list[str]:
                 ratios.append(tn / to)
             cells.append(", ".join(parts))
         lines.append(f"| {n} | " + " | ".join(cells) + " |")
-    lines += ["", f"Largest ratio now / previous: {max(ratios):.2f}x (ε = 0.01, then 2, in each cell)."]
+    lines += ["", f"Largest ratio now / previous: {max(ratios):.2f}x (ε = 0.01, then 2, in each cell). NLTCS trees "
+              "have ~30 splits on 16 binary attributes (0.05 s in all): there the fixed cost per split of the core "
+              "walker dominates (its blocks start at one distance and double, with rounding-error tracking), "
+              "about 2 ms against 1 ms for the previous loop's single 64-distance chunk."]
     return lines + [""]
 
 
