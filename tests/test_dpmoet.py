@@ -43,14 +43,14 @@ def test_compressed_counts_equal_direct_counts(nltcs):
 @pytest.mark.parametrize("approach", ["pareto", "agg"])
 @pytest.mark.parametrize("mech,sens", [("exponential", "global"), ("local_dampening", "local")])
 def test_variants_run_and_report_true_objectives(nltcs, approach, mech, sens):
-    res = dp_moet(nltcs, 1.0, approach=approach, mechanism=mech, rng=3, **SMALL)
+    res = dp_moet(nltcs, epsilon=1.0, approach=approach, mechanism=mech, rng=3, **SMALL)
     assert res.variant == f"DP-MOET-{approach.capitalize()}-{sens}"
     assert len(res.trees) == 2 and res.objectives.shape == (2, 2) and res.generations == 2
     pred = predict_many(res.trees, nltcs.X).astype(bool)
     y = nltcs.y.astype(bool)
     np.testing.assert_allclose(res.objectives[:, 0], pred[:, y].mean(axis=1))
     np.testing.assert_allclose(res.objectives[:, 1], (~pred[:, ~y]).mean(axis=1))
-    again = dp_moet(nltcs, 1.0, approach=approach, mechanism=mech, rng=3, **SMALL)
+    again = dp_moet(nltcs, epsilon=1.0, approach=approach, mechanism=mech, rng=3, **SMALL)
     assert all(a == b for a, b in zip(res.trees, again.trees))
 
 
@@ -58,37 +58,37 @@ def test_deprecated_sensitivity_spelling(nltcs):
     """sensitivity="local"/"global" still works for one release, with a DeprecationWarning."""
     for old, mech in (("local", "local_dampening"), ("global", "EM")):
         with pytest.warns(DeprecationWarning, match="mechanism="):
-            a = dp_moet(nltcs, 1.0, sensitivity=old, rng=3, **SMALL)
-        b = dp_moet(nltcs, 1.0, mechanism=mech, rng=3, **SMALL)
+            a = dp_moet(nltcs, epsilon=1.0, sensitivity=old, rng=3, **SMALL)
+        b = dp_moet(nltcs, epsilon=1.0, mechanism=mech, rng=3, **SMALL)
         assert a.variant == b.variant == f"DP-MOET-Pareto-{old}"
         assert all(x == y for x, y in zip(a.trees, b.trees))
     with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="contradicts"):
-        dp_moet(nltcs, 1.0, sensitivity="global", mechanism="local_dampening", rng=0, **SMALL)
+        dp_moet(nltcs, epsilon=1.0, sensitivity="global", mechanism="local_dampening", rng=0, **SMALL)
     with pytest.raises(ValueError, match="sensitivity"):
-        dp_moet(nltcs, 1.0, sensitivity="medium", rng=0, **SMALL)
+        dp_moet(nltcs, epsilon=1.0, sensitivity="medium", rng=0, **SMALL)
 
 
 def test_deprecated_weights_spelling(nltcs):
     """weights= (the objective weights w_TPR, w_TNR) is now objective_weights=; the old spelling warns."""
     with pytest.warns(DeprecationWarning, match="objective_weights"):
-        a = dp_moet(nltcs, 1.0, approach="agg", weights=(1.0, 4.0), rng=2, **SMALL)
-    b = dp_moet(nltcs, 1.0, approach="agg", objective_weights=(1.0, 4.0), rng=2, **SMALL)
+        a = dp_moet(nltcs, epsilon=1.0, approach="agg", weights=(1.0, 4.0), rng=2, **SMALL)
+    b = dp_moet(nltcs, epsilon=1.0, approach="agg", objective_weights=(1.0, 4.0), rng=2, **SMALL)
     assert all(x == y for x, y in zip(a.trees, b.trees))
     with pytest.warns(DeprecationWarning, match="objective_weights"):
         a = nodp_moet(nltcs, approach="agg", weights=(1.0, 4.0), rng=2, **SMALL)
     b = nodp_moet(nltcs, approach="agg", objective_weights=(1.0, 4.0), rng=2, **SMALL)
     assert all(x == y for x, y in zip(a.trees, b.trees))
     with pytest.warns(DeprecationWarning), pytest.raises(TypeError, match="both objective_weights"):
-        dp_moet(nltcs, 1.0, weights=(1.0, 4.0), objective_weights=(2.0, 1.0), rng=0, **SMALL)
+        dp_moet(nltcs, epsilon=1.0, weights=(1.0, 4.0), objective_weights=(2.0, 1.0), rng=0, **SMALL)
 
 
 def test_other_mechanisms_and_aliases(nltcs):
-    res = dp_moet(nltcs, 1.0, approach="agg", mechanism="PF", rng=1, **SMALL)
+    res = dp_moet(nltcs, epsilon=1.0, approach="agg", mechanism="PF", rng=1, **SMALL)
     assert res.variant == "DP-MOET-Agg-permute_and_flip" and res.objectives.shape == (2, 2)
-    res = dp_moet(nltcs, 1.0, mechanism="sld", rng=1, **SMALL)
+    res = dp_moet(nltcs, epsilon=1.0, mechanism="sld", rng=1, **SMALL)
     assert res.variant == "DP-MOET-Pareto-shifted_local_dampening"
     with pytest.raises(ValueError, match="mechanism"):
-        dp_moet(nltcs, 1.0, mechanism="laplace", rng=0, **SMALL)
+        dp_moet(nltcs, epsilon=1.0, mechanism="laplace", rng=0, **SMALL)
 
 
 def test_budget_conventions(nltcs, monkeypatch):
@@ -100,10 +100,10 @@ def test_budget_conventions(nltcs, monkeypatch):
         return real(tp, tn, table, how, approach, weights, eps, n_pick, gen)
 
     monkeypatch.setattr(moet, "_select", spy)
-    res = dp_moet(nltcs, 1.2, rng=0, **SMALL)               # k = 2 generations + final: 3 rounds of 0.4
+    res = dp_moet(nltcs, epsilon=1.2, rng=0, **SMALL)               # k = 2 generations + final: 3 rounds of 0.4
     assert res.generations == 2 and seen == [(pytest.approx(0.4), 2)] * 3
     seen.clear()
-    res = dp_moet(nltcs, 1.2, budget="paper-code", rng=0, **SMALL)   # k rounds incl. final: 1 generation
+    res = dp_moet(nltcs, epsilon=1.2, budget="paper-code", rng=0, **SMALL)   # k rounds incl. final: 1 generation
     assert res.generations == 1 and seen == [(pytest.approx(0.6), 2)] * 2
 
 
@@ -122,20 +122,20 @@ def test_nodp_selects_exact_best(nltcs):
 
 def test_bad_arguments(nltcs):
     with pytest.raises(ValueError, match="even"):
-        dp_moet(nltcs, 1.0, population=7, rng=0)
+        dp_moet(nltcs, epsilon=1.0, population=7, rng=0)
     with pytest.raises(ValueError, match="approach"):
-        dp_moet(nltcs, 1.0, approach="lexi", rng=0)
+        dp_moet(nltcs, epsilon=1.0, approach="lexi", rng=0)
     with pytest.raises(ValueError, match="epsilon"):
-        dp_moet(nltcs, 0.0, rng=0)
+        dp_moet(nltcs, epsilon=0.0, rng=0)
     with pytest.raises(ValueError, match=r"generations must be >= 2 with budget='paper-code'.*got 1"):
-        dp_moet(nltcs, 1.0, budget="paper-code", generations=1, rng=0)
+        dp_moet(nltcs, epsilon=1.0, budget="paper-code", generations=1, rng=0)
     with pytest.raises(ValueError, match="budget"):
-        dp_moet(nltcs, 1.0, budget="half", rng=0)
+        dp_moet(nltcs, epsilon=1.0, budget="half", rng=0)
     with pytest.raises(ValueError, match="objective_weights"):
-        dp_moet(nltcs, 1.0, approach="agg", objective_weights=(0, 0), rng=0)
+        dp_moet(nltcs, epsilon=1.0, approach="agg", objective_weights=(0, 0), rng=0)
     one_class = load_table({"a": [0.1, 0.2, 0.3], "y": [0, 1, 1]}, "y", numeric_bounds={"a": (0, 1)}).subset(np.array([1, 2]))
     with pytest.raises(ValueError, match="both positive and negative"):
-        dp_moet(one_class, 1.0, rng=0, **SMALL)
+        dp_moet(one_class, epsilon=1.0, rng=0, **SMALL)
 
 
 # exact audit of one DP-MOSelection step as DP-MOET builds it (rates from counts, core sensitivities)
@@ -165,8 +165,8 @@ def test_exact_audit_of_selection_step(approach, how):
         sens = [1.0, 1.0] if how == "global" else [rate_sensitivity(tp, P - tp), rate_sensitivity(tn, N - tn)]
         mech = "exponential" if how == "global" else "local_dampening"
         if approach == "pareto":
-            return priv_pareto_probabilities(U, eps, sens, mechanism=mech)
-        return priv_agg_probabilities(U, [3.0, 2.0], eps, sens, mechanism=mech)
+            return priv_pareto_probabilities(U, epsilon=eps, sensitivities=sens, mechanism=mech)
+        return priv_agg_probabilities(U, [3.0, 2.0], epsilon=eps, sensitivities=sens, mechanism=mech)
 
     pairs = [(ds, tuple(sorted(ds + (r,)))) for n in range(4)
              for ds in itertools.combinations_with_replacement(types, n) for r in types]
@@ -208,10 +208,10 @@ def test_table1_and_figure2_smoke(tmp_path):
 
 def test_reusing_the_compressed_table_changes_nothing(nltcs):
     comp = CompressedTable.from_data(nltcs)
-    a = dp_moet(nltcs, 0.5, rng=9, **SMALL)
-    b = dp_moet(nltcs, 0.5, rng=9, compressed=comp, **SMALL)
+    a = dp_moet(nltcs, epsilon=0.5, rng=9, **SMALL)
+    b = dp_moet(nltcs, epsilon=0.5, rng=9, compressed=comp, **SMALL)
     assert all(x == y for x, y in zip(a.trees, b.trees)) and np.array_equal(a.objectives, b.objectives)
     with pytest.raises(ValueError, match="does not match"):
-        dp_moet(nltcs.subset(np.arange(100)), 0.5, rng=9, compressed=comp, **SMALL)
+        dp_moet(nltcs.subset(np.arange(100)), epsilon=0.5, rng=9, compressed=comp, **SMALL)
     with pytest.raises(TypeError):
-        dp_moet(nltcs, 0.5, rng=9, compressed="x", **SMALL)
+        dp_moet(nltcs, epsilon=0.5, rng=9, compressed="x", **SMALL)

@@ -89,9 +89,9 @@ def test_sampler_matches_priv_pareto_and_priv_agg(variant):
     for mech in ("exponential", "local_dampening"):
         sens = sfs if mech == "local_dampening" else [1.0, 1.0]
         s = MotkinSampler(g, "pareto", mechanism=mech, variant=variant)
-        np.testing.assert_allclose(s.probabilities(0.7), mo.priv_pareto_probabilities(U, 0.7, sens), atol=1e-12)
+        np.testing.assert_allclose(s.probabilities(0.7), mo.priv_pareto_probabilities(U, epsilon=0.7, sensitivities=sens), atol=1e-12)
         a = MotkinSampler(g, "agg", mechanism=mech, variant=variant)
-        np.testing.assert_allclose(a.probabilities(0.7), mo.priv_agg_probabilities(U, [1.0, 100.0], 0.7, sens),
+        np.testing.assert_allclose(a.probabilities(0.7), mo.priv_agg_probabilities(U, [1.0, 100.0], epsilon=0.7, sensitivities=sens),
                                    atol=1e-12)
 
 
@@ -125,26 +125,26 @@ def test_sampler_remaining_set_scores_equal_recomputation():
 def test_dp_motkin_public_functions():
     g = _karate()
     for mech in ("local_dampening", "exponential", "LD", "em"):
-        a = dp_motkin_pareto(g, 3, 1.0, mechanism=mech, rng=1)
-        b = dp_motkin_pareto(g, 3, 1.0, mechanism=mech, rng=1)
+        a = dp_motkin_pareto(g, k=3, epsilon=1.0, mechanism=mech, rng=1)
+        b = dp_motkin_pareto(g, k=3, epsilon=1.0, mechanism=mech, rng=1)
         assert a.tolist() == b.tolist() and len(set(a.tolist())) == 3
-        c = dp_motkin_agg(g, 4, 2.0, mechanism=mech, rng=2)
+        c = dp_motkin_agg(g, k=4, epsilon=2.0, mechanism=mech, rng=2)
         assert len(set(c.tolist())) == 4
     # huge budget: global = the aggregate top-k; local = the top-k of the dampened scores, which on
     # karate is NOT the aggregate top-k (local dampening's inversion: density-1 nodes of degree 2-4 have
     # δ^agg = 101, the hubs far less)
     agg = motkin_objectives(g)[0] @ [1.0, 100.0]  # ties among the top: compare values
-    sel = dp_motkin_agg(g, 3, 1e7, mechanism="exponential", rng=0)
+    sel = dp_motkin_agg(g, k=3, epsilon=1e7, mechanism="exponential", rng=0)
     np.testing.assert_allclose(np.sort(agg[sel]), np.sort(agg[top_k_aggregate(g, 3)]))
     D = MotkinSampler(g, "agg", mechanism="local_dampening").scores(())[1]
-    sel = dp_motkin_agg(g, 3, 1e7, mechanism="local_dampening", rng=0)
+    sel = dp_motkin_agg(g, k=3, epsilon=1e7, mechanism="local_dampening", rng=0)
     np.testing.assert_allclose(np.sort(D[sel]), np.sort(D)[-3:])
     with pytest.raises(ValueError, match="k must be"):
-        dp_motkin_pareto(g, 35, 1.0)
+        dp_motkin_pareto(g, k=35, epsilon=1.0)
     with pytest.raises(ValueError, match="epsilon"):
-        dp_motkin_agg(g, 2, -1.0)
+        dp_motkin_agg(g, k=2, epsilon=-1.0)
     with pytest.raises(TypeError, match="Graph"):
-        dp_motkin_pareto(np.eye(3), 1, 1.0)
+        dp_motkin_pareto(np.eye(3), k=1, epsilon=1.0)
 
 
 def test_exact_edge_dp_audit_dp_motkin_all_4_node_graphs():
@@ -157,10 +157,10 @@ def test_exact_edge_dp_audit_dp_motkin_all_4_node_graphs():
     data = [motkin_objectives(g) for g in graphs]
     nbr = [(i, i ^ (1 << b)) for i in range(len(graphs)) for b in range(len(pairs)) if i < i ^ (1 << b)]
     fns = {
-        "pareto-global": lambda i: mo.priv_pareto_probabilities(data[i][0], eps, [1.0, 1.0]),
-        "pareto-local": lambda i: mo.priv_pareto_probabilities(data[i][0], eps, data[i][1]),
-        "agg-global": lambda i: mo.priv_agg_probabilities(data[i][0], [1.0, 100.0], eps, [1.0, 1.0]),
-        "agg-local": lambda i: mo.priv_agg_probabilities(data[i][0], [1.0, 100.0], eps, data[i][1]),
+        "pareto-global": lambda i: mo.priv_pareto_probabilities(data[i][0], epsilon=eps, sensitivities=[1.0, 1.0]),
+        "pareto-local": lambda i: mo.priv_pareto_probabilities(data[i][0], epsilon=eps, sensitivities=data[i][1]),
+        "agg-global": lambda i: mo.priv_agg_probabilities(data[i][0], [1.0, 100.0], epsilon=eps, sensitivities=[1.0, 1.0]),
+        "agg-local": lambda i: mo.priv_agg_probabilities(data[i][0], [1.0, 100.0], epsilon=eps, sensitivities=data[i][1]),
     }
     for name, fn in fns.items():
         res = exact_dp_audit(fn, nbr)
@@ -171,7 +171,7 @@ def test_exact_edge_dp_audit_dp_motkin_all_4_node_graphs():
     def halved(i):
         U, (sd, se) = data[i]
         half = SensitivityFunction(lambda t, _s=se: _s(t) / 20, 1.0, n_candidates=4)
-        return mo.priv_agg_probabilities(U, [1.0, 100.0], eps, [sd, half])
+        return mo.priv_agg_probabilities(U, [1.0, 100.0], epsilon=eps, sensitivities=[sd, half])
 
     assert exact_dp_audit(halved, nbr).worst_log_ratio > eps + 1e-6
 
@@ -187,7 +187,7 @@ def test_exact_edge_dp_audit_priv_topk_all_5_node_graphs():
     for mech in ("EM", "LD", "SLD"):
         def fn(i, m=mech):
             s, sens = scores[i].scores(m)
-            return exponential_probabilities(s, eps, sens)
+            return exponential_probabilities(s, epsilon=eps, sensitivity=sens)
 
         res = exact_dp_audit(fn, nbr)
         assert res.worst_log_ratio <= eps + 1e-9, (mech, res.worst_log_ratio)
@@ -203,20 +203,20 @@ def test_priv_topk():
     assert int(np.argmax(s.utilities)) == int(top[0])
     for mech, canonical in (("EM", "exponential"), ("PF", "permute_and_flip"), ("LD", "local_dampening"),
                             ("SLD", "shifted_local_dampening"), ("sld", "shifted_local_dampening")):
-        out = priv_topk(s, 3, 0.5, mechanism=mech, rng=4)
+        out = priv_topk(s, k=3, epsilon=0.5, mechanism=mech, rng=4)
         assert out.shape == (3,) and len(set(out.tolist())) == 3
-        assert out.tolist() == priv_topk(g, 3, 0.5, mechanism=mech, max_degree=33, rng=4).tolist()
-        assert out.tolist() == priv_topk(s, 3, 0.5, mechanism=canonical, rng=4).tolist()  # alias = canonical name
-    assert sorted(priv_topk(s, 3, 1e12, mechanism="EM", rng=0).tolist()) == sorted(top.tolist())
+        assert out.tolist() == priv_topk(g, k=3, epsilon=0.5, mechanism=mech, max_degree=33, rng=4).tolist()
+        assert out.tolist() == priv_topk(s, k=3, epsilon=0.5, mechanism=canonical, rng=4).tolist()  # alias = canonical name
+    assert sorted(priv_topk(s, k=3, epsilon=1e12, mechanism="EM", rng=0).tolist()) == sorted(top.tolist())
     # SLD maximises u − G_r, which may reorder close EBC values (here nodes 2 and 32)
-    assert sorted(priv_topk(s, 3, 1e12, mechanism="SLD", rng=0).tolist()) == sorted(np.argsort(-s.shifted())[:3].tolist())
+    assert sorted(priv_topk(s, k=3, epsilon=1e12, mechanism="SLD", rng=0).tolist()) == sorted(np.argsort(-s.shifted())[:3].tolist())
     with pytest.raises(ValueError, match="mechanism"):
-        priv_topk(s, 1, 1.0, mechanism="XX")
+        priv_topk(s, k=1, epsilon=1.0, mechanism="XX")
     with pytest.raises(ValueError, match="mechanism"):  # not a PrivTopk mechanism
-        priv_topk(s, 1, 1.0, mechanism="report_noisy_max")
-    assert priv_topk(g, 3, 0.5, max_degree=33, rng=4).tolist() == priv_topk(s, 3, 0.5, mechanism="SLD", rng=4).tolist()
+        priv_topk(s, k=1, epsilon=1.0, mechanism="report_noisy_max")
+    assert priv_topk(g, k=3, epsilon=0.5, max_degree=33, rng=4).tolist() == priv_topk(s, k=3, epsilon=0.5, mechanism="SLD", rng=4).tolist()
     with pytest.raises(ValueError, match="k must be"):
-        priv_topk(s, 0, 1.0)
+        priv_topk(s, k=0, epsilon=1.0)
 
 
 def test_demo_table():
@@ -295,11 +295,11 @@ def test_one_dp_motkin_object_shared_by_threads_gives_valid_draws():
     g = from_edges(src[keep], dst[keep])
     sel = MotkinSampler(g, "pareto", mechanism="local_dampening", max_cache=2)  # tiny cache: constant eviction
     with ThreadPoolExecutor(4) as ex:
-        outs = list(ex.map(lambda s: sel.sample(3, 1.0, rng=s), range(40)))
+        outs = list(ex.map(lambda s: sel.sample(k=3, epsilon=1.0, rng=s), range(40)))
     for o in outs:
         assert o.shape == (3,) and len(set(o.tolist())) == 3
     # the same seeds serially give the same draws: the shared state did not change any result
-    assert [sel.sample(3, 1.0, rng=s).tolist() for s in range(40)] == [o.tolist() for o in outs]
+    assert [sel.sample(k=3, epsilon=1.0, rng=s).tolist() for s in range(40)] == [o.tolist() for o in outs]
 
 
 def test_deprecated_spellings_warn_and_match_new_ones():
@@ -307,17 +307,17 @@ def test_deprecated_spellings_warn_and_match_new_ones():
     g = _karate()
     for local, mech in ((True, "local_dampening"), (False, "exponential")):
         with pytest.warns(DeprecationWarning, match="local"):
-            old = dp_motkin_pareto(g, 3, 1.0, local=local, rng=1)
-        assert old.tolist() == dp_motkin_pareto(g, 3, 1.0, mechanism=mech, rng=1).tolist()
+            old = dp_motkin_pareto(g, k=3, epsilon=1.0, local=local, rng=1)
+        assert old.tolist() == dp_motkin_pareto(g, k=3, epsilon=1.0, mechanism=mech, rng=1).tolist()
         with pytest.warns(DeprecationWarning, match="local"):
-            old = dp_motkin_agg(g, 3, 1.0, local=local, rng=2)
-        assert old.tolist() == dp_motkin_agg(g, 3, 1.0, mechanism=mech, rng=2).tolist()
+            old = dp_motkin_agg(g, k=3, epsilon=1.0, local=local, rng=2)
+        assert old.tolist() == dp_motkin_agg(g, k=3, epsilon=1.0, mechanism=mech, rng=2).tolist()
         with pytest.warns(DeprecationWarning, match="local"):
             s = MotkinSampler(g, "pareto", local=local)
         assert s.mechanism == mech and s.local == local
     with pytest.warns(DeprecationWarning, match="objective_weights"):
-        old = dp_motkin_agg(g, 3, 1.0, weights=(2.0, 50.0), rng=2)
-    assert old.tolist() == dp_motkin_agg(g, 3, 1.0, objective_weights=(2.0, 50.0), rng=2).tolist()
+        old = dp_motkin_agg(g, k=3, epsilon=1.0, weights=(2.0, 50.0), rng=2)
+    assert old.tolist() == dp_motkin_agg(g, k=3, epsilon=1.0, objective_weights=(2.0, 50.0), rng=2).tolist()
     with pytest.warns(DeprecationWarning, match="objective_weights"):
         a = MotkinSampler(g, "agg", mechanism="EM", weights=(2.0, 50.0))
     np.testing.assert_array_equal(a.weights, [2.0, 50.0])
@@ -326,9 +326,9 @@ def test_deprecated_spellings_warn_and_match_new_ones():
     assert old.tolist() == top_k_aggregate(g, 3, objective_weights=(2.0, 50.0)).tolist()
     # a contradiction between the old and the new spelling is an error, not a silent choice
     with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="contradicts"):
-        dp_motkin_pareto(g, 3, 1.0, local=False, mechanism="local_dampening")
+        dp_motkin_pareto(g, k=3, epsilon=1.0, local=False, mechanism="local_dampening")
     with pytest.warns(DeprecationWarning), pytest.raises(TypeError, match="objective_weights"):
-        dp_motkin_agg(g, 3, 1.0, weights=(1.0, 1.0), objective_weights=(2.0, 2.0))
+        dp_motkin_agg(g, k=3, epsilon=1.0, weights=(1.0, 1.0), objective_weights=(2.0, 2.0))
     with pytest.raises(ValueError, match="mechanism"):  # the sampler runs EM or LD only
         MotkinSampler(g, "pareto", mechanism="shifted_local_dampening")
 
@@ -340,9 +340,9 @@ def test_dp_motkin_other_mechanisms_and_aliases():
     g = _karate()
     U, sfs = motkin_objectives(g)
     for mech in ("permute_and_flip", "PF", "report_noisy_max"):
-        out = dp_motkin_pareto(g, 2, 1.0, mechanism=mech, rng=3)
-        ref = mo.priv_pareto(U, 1.0, [1.0, 1.0], mechanism=mech, k=2, rng=3)
+        out = dp_motkin_pareto(g, k=2, epsilon=1.0, mechanism=mech, rng=3)
+        ref = mo.priv_pareto(U, epsilon=1.0, sensitivities=[1.0, 1.0], mechanism=mech, k=2, rng=3)
         assert out.tolist() == np.asarray(ref).tolist()
-    out = dp_motkin_agg(g, 2, 1.0, mechanism="LD", rng=5)
-    ref = mo.priv_agg(U, [1.0, 100.0], 1.0, sfs, mechanism="local_dampening", k=2, rng=5)
+    out = dp_motkin_agg(g, k=2, epsilon=1.0, mechanism="LD", rng=5)
+    ref = mo.priv_agg(U, [1.0, 100.0], epsilon=1.0, sensitivities=sfs, mechanism="local_dampening", k=2, rng=5)
     assert out.tolist() == np.asarray(ref).tolist()

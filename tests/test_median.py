@@ -176,21 +176,21 @@ def test_grouped_equals_per_record_distribution():
     bound, eps = 10.0, 2.0
     u = median_utility(x)
     sf = median_sensitivity(x, bound)
-    vals, p_grouped = median_probabilities(x, eps, bound=bound, mechanism="local_dampening")
-    p_rec = dpselect.local_dampening_probabilities(u, eps, sf)
+    vals, p_grouped = median_probabilities(x, epsilon=eps, bound=bound, mechanism="local_dampening")
+    p_rec = dpselect.local_dampening_probabilities(u, epsilon=eps, sensitivity_function=sf)
     per_value = np.array([p_rec[x == v].sum() for v in vals])
     np.testing.assert_allclose(p_grouped, per_value, rtol=1e-12)
-    p_em = dpselect.exponential_probabilities(u, eps, bound)
-    _, g_em = median_probabilities(x, eps, bound=bound, mechanism="exponential")
+    p_em = dpselect.exponential_probabilities(u, epsilon=eps, sensitivity=bound)
+    _, g_em = median_probabilities(x, epsilon=eps, bound=bound, mechanism="exponential")
     np.testing.assert_allclose(g_em, [p_em[x == v].sum() for v in vals], rtol=1e-12)
-    p_pf = dpselect.permute_and_flip_probabilities(u, eps, bound)
-    _, g_pf = median_probabilities(x, eps, bound=bound, mechanism="permute_and_flip")
+    p_pf = dpselect.permute_and_flip_probabilities(u, epsilon=eps, sensitivity=bound)
+    _, g_pf = median_probabilities(x, epsilon=eps, bound=bound, mechanism="permute_and_flip")
     np.testing.assert_allclose(g_pf, [p_pf[x == v].sum() for v in vals], rtol=1e-9)
-    p_sld = dpselect.shifted_local_dampening_probabilities(u, eps, sf.bounded(x.size), direction="decreasing")
-    _, g_sld = median_probabilities(x, eps, bound=bound, mechanism="shifted_local_dampening")
+    p_sld = dpselect.shifted_local_dampening_probabilities(u, epsilon=eps, sensitivity_function=sf.bounded(x.size), direction="decreasing")
+    _, g_sld = median_probabilities(x, epsilon=eps, bound=bound, mechanism="shifted_local_dampening")
     np.testing.assert_allclose(g_sld, [p_sld[x == v].sum() for v in vals], rtol=1e-12)
     # the counts form gives the same, in any order and with repeated values merged
-    _, g_counts = median_probabilities([9.0, 0.0, 1.0, 4.0, 7.0, 1.0, 2.0], eps, bound=bound,
+    _, g_counts = median_probabilities([9.0, 0.0, 1.0, 4.0, 7.0, 1.0, 2.0], epsilon=eps, bound=bound,
                                        counts=[2, 1, 2, 2, 1, 1, 1])
     np.testing.assert_allclose(g_counts, p_grouped, rtol=1e-12)
 
@@ -207,7 +207,7 @@ def test_local_dampening_is_exactly_dp():
         sf = median_sensitivity(xs, bound)
         if scale != 1.0:
             sf = dpselect.SensitivityFunction(lambda t: scale * median_sensitivity(xs, bound)(t), bound)
-        p = dpselect.local_dampening_probabilities(median_utility(xs), eps, sf)
+        p = dpselect.local_dampening_probabilities(median_utility(xs), epsilon=eps, sensitivity_function=sf)
         out = np.empty(n)
         out[order] = p
         return out
@@ -229,9 +229,9 @@ def test_local_dampening_is_exactly_dp():
 
 def test_median_rank_sampler_matches_probabilities():
     x = np.array([0.0, 3.0, 3.0, 4.0, 6.0, 6.0, 6.0, 10.0])
-    vals, p = median_probabilities(x, 1.5, bound=10.0)
+    vals, p = median_probabilities(x, epsilon=1.5, bound=10.0)
     rng = np.random.default_rng(7)
-    idx = np.array([median_rank(x, 1.5, bound=10.0, rng=rng) for _ in range(2000)])
+    idx = np.array([median_rank(x, epsilon=1.5, bound=10.0, rng=rng) for _ in range(2000)])
     got = np.sort(x)[idx]
     counts = np.array([(got == v).sum() for v in vals])
     from scipy.stats import chisquare
@@ -244,14 +244,14 @@ def test_median_rank_sampler_matches_probabilities():
 @pytest.mark.parametrize("mechanism", ["local_dampening", "shifted_local_dampening", "exponential", "permute_and_flip"])
 def test_median_rank_all_mechanisms_large_epsilon(mechanism):
     x = [5.0, 1.0, 9.0, 4.0, 7.0]
-    assert median_rank(x, 1e4, bound=10.0, mechanism=mechanism, rng=1) == 2
+    assert median_rank(x, epsilon=1e4, bound=10.0, mechanism=mechanism, rng=1) == 2
 
 
 @pytest.mark.parametrize("mechanism", ["local_dampening", "shifted_local_dampening", "exponential"])
 def test_median_large_epsilon_lands_next_to_the_median(mechanism):
     # n = 5: the intervals [4, 5) and [5, 7) have utility −1/2, all others <= −3/2; at ε = 1e4 the value
     # is in [4, 7) with probability 1 − O(e^-5000)
-    vals = [median([5.0, 1.0, 9.0, 4.0, 7.0], 1e4, bound=10.0, mechanism=mechanism, rng=s) for s in range(20)]
+    vals = [median([5.0, 1.0, 9.0, 4.0, 7.0], epsilon=1e4, bound=10.0, mechanism=mechanism, rng=s) for s in range(20)]
     assert all(4.0 <= v < 7.0 for v in vals) and len(set(vals)) == 20 and isinstance(vals[0], float)
 
 
@@ -260,18 +260,18 @@ def test_mechanism_aliases():
     x = [5.0, 1.0, 9.0, 4.0, 7.0]
     for alias, name in (("LD", "local_dampening"), ("em", "exponential"), ("Sld", "shifted_local_dampening"),
                         ("PF", "permute_and_flip")):
-        np.testing.assert_array_equal(median_probabilities(x, 0.7, bound=10.0, mechanism=alias)[1],
-                                      median_probabilities(x, 0.7, bound=10.0, mechanism=name)[1])
-        assert median_rank(x, 0.7, bound=10.0, mechanism=alias, rng=4) == median_rank(x, 0.7, bound=10.0,
+        np.testing.assert_array_equal(median_probabilities(x, epsilon=0.7, bound=10.0, mechanism=alias)[1],
+                                      median_probabilities(x, epsilon=0.7, bound=10.0, mechanism=name)[1])
+        assert median_rank(x, epsilon=0.7, bound=10.0, mechanism=alias, rng=4) == median_rank(x, epsilon=0.7, bound=10.0,
                                                                                        mechanism=name, rng=4)
         if name != "permute_and_flip":
-            assert median(x, 0.7, bound=10.0, mechanism=alias, rng=4) == median(x, 0.7, bound=10.0, mechanism=name,
+            assert median(x, epsilon=0.7, bound=10.0, mechanism=alias, rng=4) == median(x, epsilon=0.7, bound=10.0, mechanism=name,
                                                                                 rng=4)
-            assert median_distribution(x, 0.7, bound=10.0, mechanism=alias).mechanism == name
+            assert median_distribution(x, epsilon=0.7, bound=10.0, mechanism=alias).mechanism == name
     with pytest.raises(ValueError, match="permute_and_flip' is not available for median"):
-        median(x, 1.0, bound=10.0, mechanism="pf")
+        median(x, epsilon=1.0, bound=10.0, mechanism="pf")
     with pytest.raises(ValueError, match="mechanism must be one of"):
-        median_rank(x, 1.0, bound=10.0, mechanism="RNM")
+        median_rank(x, epsilon=1.0, bound=10.0, mechanism="RNM")
 
 
 def test_histogram_helpers_and_counts_path():
@@ -280,16 +280,16 @@ def test_histogram_helpers_and_counts_path():
     assert histogram_to_database(h, bound=1.0).tolist() == [0.0, 0.0, 0.0, 0.5, 0.5, 1.0]
     v, c, lam = histogram_groups(h)
     assert (v.tolist(), c.tolist(), lam) == ([0.0, 2.0, 4.0], [3, 2, 1], 4.0)
-    e1 = median_error(histogram_to_database(h), 0.7, bound=lam)
-    e2 = median_error(v, 0.7, bound=lam, counts=c)
+    e1 = median_error(histogram_to_database(h), epsilon=0.7, bound=lam)
+    e2 = median_error(v, epsilon=0.7, bound=lam, counts=c)
     assert e1 == pytest.approx(e2, rel=1e-12)
     # by hand: intervals [0, 2) (3 records at or below, u = 0) and [2, 4) (5 records, u = −2), the record
     # at Λ = 4 closes the last one; median x_3 = 0. E|V| = (2·1·1 + 2·e^{−0.7}·3) / (2 + 2·e^{−0.7})
     w = np.exp(-0.7)
     assert e2 == pytest.approx((2 * 1.0 + 2 * w * 3.0) / (2 + 2 * w), rel=1e-12)
-    i = median_rank(v, 1e4, bound=lam, counts=c, rng=0)
+    i = median_rank(v, epsilon=1e4, bound=lam, counts=c, rng=0)
     assert 0 <= i < 3  # median of (0,0,0,2,2,4) is x_3 = 0
-    assert 0.0 <= median(v, 1e4, bound=lam, counts=c, rng=0) < 2.0
+    assert 0.0 <= median(v, epsilon=1e4, bound=lam, counts=c, rng=0) < 2.0
 
 
 def test_large_database_never_expanded():
@@ -301,12 +301,12 @@ def test_large_database_never_expanded():
     sf = grouped_median_sensitivity(vals, counts, 4095.0)
     d0 = sf(0)
     assert d0.shape == (4096,) and np.all(d0 <= 4095.0) and np.all(d0 >= np.abs(vals - sf.grouped_database.median))
-    i = median_rank(vals, 1.0, bound=4095.0, counts=counts, rng=3)
+    i = median_rank(vals, epsilon=1.0, bound=4095.0, counts=counts, rng=3)
     assert 0 <= i < counts.sum()
     true = sf.grouped_database.median
-    v = median(vals, 1.0, bound=4095.0, counts=counts, rng=3)
+    v = median(vals, epsilon=1.0, bound=4095.0, counts=counts, rng=3)
     assert abs(v - true) <= 1.0  # every tie group holds >= 1 record: the chosen interval touches the median
-    assert median_error(vals, 1.0, bound=4095.0, counts=counts) == pytest.approx(0.5, abs=1e-6)
+    assert median_error(vals, epsilon=1.0, bound=4095.0, counts=counts) == pytest.approx(0.5, abs=1e-6)
 
 
 @pytest.mark.parametrize("kwargs, exc, msg", [
@@ -330,17 +330,17 @@ def test_bad_input(kwargs, exc, msg):
 
 def test_bad_input_median_specific():
     with pytest.raises(ValueError, match=r"values must lie in \[0, bound\] = \[0, 3.0\]: values\[1\] = 4.5"):
-        median([1.0, 4.5], 1.0, bound=3.0)  # never clipped
+        median([1.0, 4.5], epsilon=1.0, bound=3.0)  # never clipped
     with pytest.raises(ValueError, match="permute_and_flip' is not available for median"):
-        median([1.0, 2.0], 1.0, bound=3.0, mechanism="permute_and_flip")
+        median([1.0, 2.0], epsilon=1.0, bound=3.0, mechanism="permute_and_flip")
     with pytest.raises(ValueError, match="permute_and_flip' is not available for median"):
-        median_distribution([1.0, 2.0], 1.0, bound=3.0, mechanism="permute_and_flip")
+        median_distribution([1.0, 2.0], epsilon=1.0, bound=3.0, mechanism="permute_and_flip")
     # issue 11: sld_distance with another mechanism was silently ignored
     with pytest.raises(TypeError, match="sld_distance"):
-        median([1.0, 2.0], 1.0, bound=3.0, mechanism="exponential", sld_distance=5)
+        median([1.0, 2.0], epsilon=1.0, bound=3.0, mechanism="exponential", sld_distance=5)
     for fn in (median_rank, median_probabilities):
         with pytest.raises(ValueError, match="sld_distance only applies to mechanism='shifted_local_dampening'"):
-            fn([1.0, 2.0], 1.0, bound=3.0, mechanism="exponential", sld_distance=5)
+            fn([1.0, 2.0], epsilon=1.0, bound=3.0, mechanism="exponential", sld_distance=5)
 
 
 def test_bad_input_sensitivity():
@@ -358,7 +358,7 @@ def test_shifted_local_dampening_distance_cap():
     from dpselect.apps.median import _prepare, _sensitivity
 
     # Large database: δ forced to Λ from a public distance on, so the shift stays cheap.
-    v, p = median_probabilities([1.0, 2.0, 3.0], 1.0, bound=4.0, counts=[40_000, 3, 50_000],
+    v, p = median_probabilities([1.0, 2.0, 3.0], epsilon=1.0, bound=4.0, counts=[40_000, 3, 50_000],
                                 mechanism="shifted_local_dampening", sld_distance=8)
     assert p.sum() == pytest.approx(1.0) and p.shape == (3,)
     # with the cap at n it is the plain bounded function
@@ -366,13 +366,13 @@ def test_shifted_local_dampening_distance_cap():
     g = _prepare(x, 4.0, None)
     u = g.utilities()
     sf = _sensitivity(g).bounded(g.n)
-    ref = dpselect.shifted_local_dampening_probabilities(u, 1.0, sf, direction="decreasing",
+    ref = dpselect.shifted_local_dampening_probabilities(u, epsilon=1.0, sensitivity_function=sf, direction="decreasing",
                                                          base_measure=g.counts.astype(float))
-    assert np.allclose(median_probabilities(x, 1.0, bound=4.0, mechanism="shifted_local_dampening",
+    assert np.allclose(median_probabilities(x, epsilon=1.0, bound=4.0, mechanism="shifted_local_dampening",
                                             sld_distance=5)[1], ref)
     # the capped function is still admissible (any public cap >= 1 is)
     with pytest.raises(ValueError, match="sld_distance must be an int >= 1"):
-        median_rank([1.0, 2.0], 1.0, bound=3.0, mechanism="shifted_local_dampening", sld_distance=0)
+        median_rank([1.0, 2.0], epsilon=1.0, bound=3.0, mechanism="shifted_local_dampening", sld_distance=0)
 
 
 def test_grouped_permute_and_flip_sampler_matches_per_record_distribution():
@@ -381,11 +381,11 @@ def test_grouped_permute_and_flip_sampler_matches_per_record_distribution():
     from scipy.stats import chisquare
 
     x = np.array([0.0, 2.0, 2.0, 2.0, 3.0, 5.0, 5.0, 8.0])
-    p_rec = dpselect.permute_and_flip_probabilities(median_utility(x), 1.0, 8.0)
+    p_rec = dpselect.permute_and_flip_probabilities(median_utility(x), epsilon=1.0, sensitivity=8.0)
     vals = np.unique(x)
     expected = np.array([p_rec[x == v].sum() for v in vals])
     rng = np.random.default_rng(11)
-    got = np.sort(x)[[median_rank(x, 1.0, bound=8.0, mechanism="permute_and_flip", rng=rng) for _ in range(1500)]]
+    got = np.sort(x)[[median_rank(x, epsilon=1.0, bound=8.0, mechanism="permute_and_flip", rng=rng) for _ in range(1500)]]
     counts = np.array([(got == v).sum() for v in vals])
     assert chisquare(counts, expected * got.size).pvalue > 1e-3
 
@@ -581,7 +581,7 @@ def _audit(law, epsilon):
 
 def _law(mechanism, eps):
     def law(x):
-        d = median_distribution(x, eps, bound=LAM, mechanism=mechanism)
+        d = median_distribution(x, epsilon=eps, bound=LAM, mechanism=mechanism)
         return d.atoms, d.pdf, (d.lo + d.hi) / 2.0
     return law
 
@@ -602,7 +602,7 @@ def test_median_distribution_audit_mutations():
         def law(x):
             iv = median_intervals(x, LAM)
             w = (iv.hi - iv.lo) if base == "length" else np.ones(iv.lo.size)
-            p = dps.exponential_probabilities(iv.utility, eps, sensitivity, base_measure=w)
+            p = dps.exponential_probabilities(iv.utility, epsilon=eps, sensitivity=sensitivity, base_measure=w)
             dens = p / (iv.hi - iv.lo)
             def pdf(v):
                 return dens[np.clip(np.searchsorted(iv.lo, v, side="right") - 1, 0, None)]
@@ -616,20 +616,20 @@ def test_median_distribution_audit_mutations():
     assert _audit(mutated(base="count"), eps)[0] > eps + 0.04  # one unit of mass per interval: fails (1.048)
 
     def record_value(x):  # the thesis' selection releasing the record's value: atoms on the data
-        vals, p = median_probabilities(x, eps, bound=LAM)
+        vals, p = median_probabilities(x, epsilon=eps, bound=LAM)
         return dict(zip(vals.tolist(), p.tolist())), lambda v: np.zeros(np.shape(v)), np.array([])
 
     worst, _ = _audit(record_value, eps)
     assert worst == np.inf
     # the issue's example: 3.0 is impossible for (0, 0, 0) and has probability 0.23 for (3, 0, 0)
-    v, p = median_probabilities([3.0, 0.0, 0.0], eps, bound=LAM)
+    v, p = median_probabilities([3.0, 0.0, 0.0], epsilon=eps, bound=LAM)
     assert v.tolist() == [0.0, 3.0] and p[1] == pytest.approx(0.2327, abs=1e-4)
-    assert median_probabilities([0.0, 0.0, 0.0], eps, bound=LAM)[0].tolist() == [0.0]
+    assert median_probabilities([0.0, 0.0, 0.0], epsilon=eps, bound=LAM)[0].tolist() == [0.0]
 
 
 def test_median_distribution_values():
     # x = (1, 2), Λ = 3: intervals [0,1), [1,2), [2,3] with utilities −1, 0, −1 and length 1
-    d = median_distribution([2.0, 1.0], 1.0, bound=3.0)
+    d = median_distribution([2.0, 1.0], epsilon=1.0, bound=3.0)
     z = 1 + 2 * np.exp(-0.5)
     np.testing.assert_allclose(d.probabilities, [np.exp(-0.5) / z, 1 / z, np.exp(-0.5) / z], rtol=1e-14)
     np.testing.assert_allclose(d.pdf([0.0, 0.999, 1.0, 2.5, 3.0]), np.array([np.exp(-0.5), np.exp(-0.5), 1,
@@ -639,12 +639,12 @@ def test_median_distribution_values():
     # E|V − 1| : [0,1) → 0.5, [1,2) → 0.5, [2,3] → 1.5
     assert d.expected_abs_error(1.0) == pytest.approx((0.5 + 0.5 * np.exp(0.5) + 1.5) / (np.exp(0.5) + 2))
     # ties and records at the ends drop out: x = (0, 2, 2, 3), Λ = 3 → [0, 2) with 1 record at or below, [2, 3)
-    d = median_distribution([0.0, 2.0, 2.0, 3.0], 1.0, bound=3.0)
+    d = median_distribution([0.0, 2.0, 2.0, 3.0], epsilon=1.0, bound=3.0)
     assert d.lo.tolist() == [0.0, 2.0] and d.hi.tolist() == [2.0, 3.0]
     np.testing.assert_allclose(d.probabilities, [2 / 3, 1 / 3], rtol=1e-14)  # both have utility −|1 − 2| = −|3 − 2|
     # the three mechanisms give one law
     x = [0.3, 1.2, 1.2, 2.9, 4.0, 7.5]
-    ps = [median_distribution(x, 0.8, bound=8.0, mechanism=m).probabilities
+    ps = [median_distribution(x, epsilon=0.8, bound=8.0, mechanism=m).probabilities
           for m in ("local_dampening", "exponential", "shifted_local_dampening")]
     np.testing.assert_allclose(ps[0], ps[1], rtol=1e-13)
     np.testing.assert_allclose(ps[2], ps[1], rtol=1e-13)
@@ -656,9 +656,9 @@ def test_median_sampler_chi_square(mechanism, draws):
     from scipy.stats import chisquare
 
     x = np.array([0.5, 1.0, 1.0, 2.5, 4.0, 7.0, 7.5])
-    d = median_distribution(x, 1.5, bound=10.0, mechanism=mechanism)
+    d = median_distribution(x, epsilon=1.5, bound=10.0, mechanism=mechanism)
     rng = np.random.default_rng(2024)
-    got = np.array([median(x, 1.5, bound=10.0, mechanism=mechanism, rng=rng) for _ in range(draws)])
+    got = np.array([median(x, epsilon=1.5, bound=10.0, mechanism=mechanism, rng=rng) for _ in range(draws)])
     assert got.min() >= 0.0 and got.max() <= 10.0
     knots = np.concatenate((d.lo, [d.bound]))
     edges = np.interp(np.linspace(0, 1, 13), d.cdf(knots), knots)  # 12 bins of probability 1/12 (cdf is linear
@@ -672,8 +672,8 @@ def test_median_sampler_chi_square(mechanism, draws):
 
 def test_median_is_reproducible_and_never_a_record_value():
     x = [0.0, 0.0, 0.0]
-    a = [median(x, 1.0, bound=3.0, rng=s) for s in range(50)]
-    assert a == [median(x, 1.0, bound=3.0, rng=s) for s in range(50)]
+    a = [median(x, epsilon=1.0, bound=3.0, rng=s) for s in range(50)]
+    assert a == [median(x, epsilon=1.0, bound=3.0, rng=s) for s in range(50)]
     assert 0.0 not in a and len(set(a)) == 50  # a uniform value on [0, 3], not the record 0
 
 
@@ -756,6 +756,6 @@ def test_thesis_figure17_small_run(tmp_path):
     for eps in (1.0, 100.0):
         # the value-releasing median is exactly as computed by median_error, and far below the rank selection
         vals, counts, bound = histogram_groups(f17.load_histogram("hepth"))
-        assert by[("interval", eps)] == pytest.approx(median_error(vals, eps, bound=bound, counts=counts), rel=1e-12)
+        assert by[("interval", eps)] == pytest.approx(median_error(vals, epsilon=eps, bound=bound, counts=counts), rel=1e-12)
         assert by[("interval", eps)] < 0.1 * by[("LD", eps)]
     assert "interval" in (tmp_path / "thesis-figure17.md").read_text()

@@ -194,47 +194,47 @@ EX44 = np.array([[3, 5], [5, 3], [4, 2], [2, 4], [1, 1]], float)
 
 
 def test_priv_pareto_global_probabilities_closed_form():
-    p = priv_pareto_probabilities(EX44, 2.0, [1.0, 1.0])
+    p = priv_pareto_probabilities(EX44, epsilon=2.0, sensitivities=[1.0, 1.0])
     w = np.exp(2.0 * np.array([0, 0, -1, -1, -4]) / (2 * 4))
     np.testing.assert_allclose(p, w / w.sum(), rtol=1e-12)
-    np.testing.assert_allclose(priv_pareto_probabilities(EX44, 2.0, [1.0, 1.0], mechanism="report_noisy_max",
+    np.testing.assert_allclose(priv_pareto_probabilities(EX44, epsilon=2.0, sensitivities=[1.0, 1.0], mechanism="report_noisy_max",
                                                          noise="gumbel"), p, rtol=1e-12)
-    pf = priv_pareto_probabilities(EX44, 2.0, [1.0, 1.0], mechanism="permute_and_flip")
-    np.testing.assert_allclose(pf, dpselect.permute_and_flip_probabilities([0, 0, -1, -1, -4], 2.0, 4.0))
+    pf = priv_pareto_probabilities(EX44, epsilon=2.0, sensitivities=[1.0, 1.0], mechanism="permute_and_flip")
+    np.testing.assert_allclose(pf, dpselect.permute_and_flip_probabilities([0, 0, -1, -1, -4], epsilon=2.0, sensitivity=4.0))
 
 
 def test_priv_pareto_local_probabilities_use_delta_ps():
     sfs = [constant(5, 1.0), SensitivityFunction(lambda t: np.array([0.2, 0.4, 0.6, 0.8, 1.0]), 1.0)]
-    p = priv_pareto_probabilities(EX44, 1.0, sfs)
-    ref = dpselect.local_dampening_probabilities([0, 0, -1, -1, -4], 1.0, pareto_sensitivity(EX44, sfs))
+    p = priv_pareto_probabilities(EX44, epsilon=1.0, sensitivities=sfs)
+    ref = dpselect.local_dampening_probabilities([0, 0, -1, -1, -4], epsilon=1.0, sensitivity_function=pareto_sensitivity(EX44, sfs))
     np.testing.assert_allclose(p, ref, rtol=1e-12)
     # a local mechanism with global sensitivities uses them as constant sensitivity functions
-    q = priv_pareto_probabilities(EX44, 1.0, [1.0, 1.0], mechanism="local_dampening")
-    ref = dpselect.local_dampening_probabilities([0, 0, -1, -1, -4], 1.0, pareto_sensitivity(EX44, [1.0, 1.0]))
+    q = priv_pareto_probabilities(EX44, epsilon=1.0, sensitivities=[1.0, 1.0], mechanism="local_dampening")
+    ref = dpselect.local_dampening_probabilities([0, 0, -1, -1, -4], epsilon=1.0, sensitivity_function=pareto_sensitivity(EX44, [1.0, 1.0]))
     np.testing.assert_allclose(q, ref, rtol=1e-12)
-    s = priv_pareto_probabilities(EX44, 1.0, [1.0, 1.0], mechanism="shifted_local_dampening")
+    s = priv_pareto_probabilities(EX44, epsilon=1.0, sensitivities=[1.0, 1.0], mechanism="shifted_local_dampening")
     assert s.shape == (5,) and abs(s.sum() - 1) < 1e-12
 
 
 def test_priv_agg_probabilities():
     U = np.array([[0.9, 0.1], [0.6, 0.7], [0.2, 0.3]])
-    p = priv_agg_probabilities(U, [2.0, -1.0], 1.5, [1.0, 0.5])
-    np.testing.assert_allclose(p, dpselect.exponential_probabilities(U @ [2.0, -1.0], 1.5, 2.5), rtol=1e-12)
+    p = priv_agg_probabilities(U, [2.0, -1.0], epsilon=1.5, sensitivities=[1.0, 0.5])
+    np.testing.assert_allclose(p, dpselect.exponential_probabilities(U @ [2.0, -1.0], epsilon=1.5, sensitivity=2.5), rtol=1e-12)
     sfs = [SensitivityFunction(lambda t: np.array([0.1, 0.2, 0.3]), 1.0), constant(3, 0.5)]
-    p = priv_agg_probabilities(U, [2.0, -1.0], 1.5, sfs)
-    ref = dpselect.local_dampening_probabilities(U @ [2.0, -1.0], 1.5, dpselect.weighted_sum([2.0, -1.0], sfs))
+    p = priv_agg_probabilities(U, [2.0, -1.0], epsilon=1.5, sensitivities=sfs)
+    ref = dpselect.local_dampening_probabilities(U @ [2.0, -1.0], epsilon=1.5, sensitivity_function=dpselect.weighted_sum([2.0, -1.0], sfs))
     np.testing.assert_allclose(p, ref, rtol=1e-12)
     # SensitivityFunctions with a global mechanism use their global sensitivities (2·1 + 1·0.5)
-    p = priv_agg_probabilities(U, [2.0, -1.0], 1.5, sfs, mechanism="exponential")
-    np.testing.assert_allclose(p, dpselect.exponential_probabilities(U @ [2.0, -1.0], 1.5, 2.5), rtol=1e-12)
+    p = priv_agg_probabilities(U, [2.0, -1.0], epsilon=1.5, sensitivities=sfs, mechanism="exponential")
+    np.testing.assert_allclose(p, dpselect.exponential_probabilities(U @ [2.0, -1.0], epsilon=1.5, sensitivity=2.5), rtol=1e-12)
 
 
 def test_samplers_match_probabilities():
     rng = np.random.default_rng(11)
     sfs = [constant(5, 1.0), SensitivityFunction(lambda t: np.array([0.2, 0.4, 0.6, 0.8, 1.0]), 1.0)]
     for fn, prob in [
-        (lambda: priv_pareto(EX44, 2.0, sfs, rng=rng), priv_pareto_probabilities(EX44, 2.0, sfs)),
-        (lambda: priv_agg(EX44, [1, 1], 1.0, [1.0, 1.0], rng=rng), priv_agg_probabilities(EX44, [1, 1], 1.0, [1.0, 1.0])),
+        (lambda: priv_pareto(EX44, epsilon=2.0, sensitivities=sfs, rng=rng), priv_pareto_probabilities(EX44, epsilon=2.0, sensitivities=sfs)),
+        (lambda: priv_agg(EX44, [1, 1], epsilon=1.0, sensitivities=[1.0, 1.0], rng=rng), priv_agg_probabilities(EX44, [1, 1], epsilon=1.0, sensitivities=[1.0, 1.0])),
     ]:
         counts = np.bincount([fn() for _ in range(3000)], minlength=5)
         assert stats.chisquare(counts, 3000 * prob).pvalue > 1e-3
@@ -245,13 +245,13 @@ def test_priv_pareto_top_k_recomputes_scores_on_remaining():
     U = np.array([[9, 2], [5, 5], [1, 3], [3, 1]], float)
     eps, n = 3.0, 4
     rng = np.random.default_rng(2)
-    draws = [tuple(priv_pareto(U, eps, [1.0, 1.0], k=2, rng=rng)) for _ in range(4000)]
+    draws = [tuple(priv_pareto(U, epsilon=eps, sensitivities=[1.0, 1.0], k=2, rng=rng)) for _ in range(4000)]
     # exact joint law of (first, second): exponential mechanism with ε/2 on PS of the remaining set
     joint = {}
-    p1 = dpselect.exponential_probabilities(naive_pareto_score(U), eps / 2, n - 1)
+    p1 = dpselect.exponential_probabilities(naive_pareto_score(U), epsilon=eps / 2, sensitivity=n - 1)
     for i in range(n):
         rest = [j for j in range(n) if j != i]
-        p2 = dpselect.exponential_probabilities(naive_pareto_score(U[rest]), eps / 2, n - 2)
+        p2 = dpselect.exponential_probabilities(naive_pareto_score(U[rest]), epsilon=eps / 2, sensitivity=n - 2)
         for jj, j in enumerate(rest):
             joint[(i, j)] = p1[i] * p2[jj]
     keys = sorted(joint)
@@ -260,7 +260,7 @@ def test_priv_pareto_top_k_recomputes_scores_on_remaining():
     assert stats.chisquare(counts, len(draws) * np.array([joint[k] for k in keys])).pvalue > 1e-3
     assert naive_pareto_score(U).tolist() == [0, 0, -1, -2]
     # the recomputation matters: with fixed scores, P(a then d) would be smaller
-    fixed = p1[0] * dpselect.exponential_probabilities(naive_pareto_score(U)[[1, 2, 3]], eps / 2, n - 2)[2]
+    fixed = p1[0] * dpselect.exponential_probabilities(naive_pareto_score(U)[[1, 2, 3]], epsilon=eps / 2, sensitivity=n - 2)[2]
     assert joint[(0, 3)] - fixed > 0.01
 
 
@@ -269,13 +269,13 @@ def test_every_mechanism_runs_global_and_local(mechanism):
     ramp = SensitivityFunction(lambda t: np.minimum(1.0, np.array([0.2, 0.4, 0.6, 0.8, 1.0]) * (t + 1)), 1.0)
     sfs = [constant(5, 1.0), ramp.bounded(5)]
     for sens in ([1.0, 1.0], sfs):
-        r = priv_pareto(EX44, 1.0, sens, mechanism=mechanism, rng=1)
+        r = priv_pareto(EX44, epsilon=1.0, sensitivities=sens, mechanism=mechanism, rng=1)
         assert isinstance(r, int) and 0 <= r < 5
-        picks = priv_pareto(EX44, 1.0, sens, mechanism=mechanism, k=5, rng=1)
+        picks = priv_pareto(EX44, epsilon=1.0, sensitivities=sens, mechanism=mechanism, k=5, rng=1)
         assert sorted(picks.tolist()) == [0, 1, 2, 3, 4]
-        r = priv_agg(EX44, [0.5, 0.5], 1.0, sens, mechanism=mechanism, rng=1)
+        r = priv_agg(EX44, [0.5, 0.5], epsilon=1.0, sensitivities=sens, mechanism=mechanism, rng=1)
         assert isinstance(r, int) and 0 <= r < 5
-        picks = priv_agg(EX44, [0.5, 0.5], 1.0, sens, mechanism=mechanism, k=3, rng=1)
+        picks = priv_agg(EX44, [0.5, 0.5], epsilon=1.0, sensitivities=sens, mechanism=mechanism, k=3, rng=1)
         assert picks.shape == (3,) and len(set(picks.tolist())) == 3
 
 
@@ -291,11 +291,11 @@ def test_mechanism_vocabulary_and_aliases():
     for alias, name in (("EM", "exponential"), ("pf", "permute_and_flip"), ("Rnm", "report_noisy_max"),
                         ("LD", "local_dampening"), ("sld", "shifted_local_dampening")):
         sens = sfs if name in voc.LOCAL_MECHANISMS else [1.0, 1.0]
-        assert priv_pareto(EX44, 1.0, sens, mechanism=alias, k=3, rng=7).tolist() == \
-            priv_pareto(EX44, 1.0, sens, mechanism=name, k=3, rng=7).tolist()
+        assert priv_pareto(EX44, epsilon=1.0, sensitivities=sens, mechanism=alias, k=3, rng=7).tolist() == \
+            priv_pareto(EX44, epsilon=1.0, sensitivities=sens, mechanism=name, k=3, rng=7).tolist()
         if name != "report_noisy_max":  # its Laplace probabilities are a numerical integral: compare elsewhere
-            np.testing.assert_array_equal(priv_agg_probabilities(EX44, [0.5, 0.5], 1.0, sens, mechanism=alias),
-                                          priv_agg_probabilities(EX44, [0.5, 0.5], 1.0, sens, mechanism=name))
+            np.testing.assert_array_equal(priv_agg_probabilities(EX44, [0.5, 0.5], epsilon=1.0, sensitivities=sens, mechanism=alias),
+                                          priv_agg_probabilities(EX44, [0.5, 0.5], epsilon=1.0, sensitivities=sens, mechanism=name))
 
 
 def test_objective_weights_and_base_measure_are_named_apart():
@@ -304,16 +304,16 @@ def test_objective_weights_and_base_measure_are_named_apart():
     with pytest.warns(DeprecationWarning, match=r"priv_agg\(weights=...\) is deprecated.*objective_weights="):
         old = priv_agg(EX44, weights=[0.3, 0.7], epsilon=1.0, sensitivities=sens, k=3, rng=2)
     assert old.tolist() == priv_agg(EX44, objective_weights=[0.3, 0.7], epsilon=1.0, sensitivities=sens, k=3,
-                                    rng=2).tolist() == priv_agg(EX44, [0.3, 0.7], 1.0, sens, k=3, rng=2).tolist()
+                                    rng=2).tolist() == priv_agg(EX44, [0.3, 0.7], epsilon=1.0, sensitivities=sens, k=3, rng=2).tolist()
     with pytest.warns(DeprecationWarning, match="objective_weights"):
         p_old = priv_agg_probabilities(EX44, weights=[0.3, 0.7], epsilon=1.0, sensitivities=sens)
-    np.testing.assert_array_equal(p_old, priv_agg_probabilities(EX44, [0.3, 0.7], 1.0, sens))
+    np.testing.assert_array_equal(p_old, priv_agg_probabilities(EX44, [0.3, 0.7], epsilon=1.0, sensitivities=sens))
     with pytest.warns(DeprecationWarning, match="objective_weights"):
         f_old = aggregate_sensitivity(weights=[2.0, 1.0], sensitivity_functions=[constant(5, 1.0)] * 2)
     assert f_old.global_sensitivity == aggregate_sensitivity([2.0, 1.0], [constant(5, 1.0)] * 2).global_sensitivity
     with pytest.warns(DeprecationWarning), pytest.raises(TypeError, match="both objective_weights"):
-        priv_agg(EX44, [1.0, 1.0], 1.0, sens, weights=[1.0, 1.0])
-    with pytest.raises(TypeError, match="missing required argument: 'epsilon'"):
+        priv_agg(EX44, [1.0, 1.0], epsilon=1.0, sensitivities=sens, weights=[1.0, 1.0])
+    with pytest.raises(TypeError, match="missing 1 required keyword-only argument: 'epsilon'"):
         priv_agg(EX44, [1.0, 1.0], sensitivities=sens)
     with pytest.raises(TypeError, match="missing required argument: 'objective_weights'"):
         priv_agg_probabilities(EX44, epsilon=1.0, sensitivities=sens)
@@ -322,62 +322,62 @@ def test_objective_weights_and_base_measure_are_named_apart():
     copies = np.vstack([EX44, EX44[[4, 4]]])
     for mech, sn in (("exponential", sens), ("local_dampening", [constant(5, 1.0), constant(5, 0.5)]),
                      ("permute_and_flip", sens)):
-        p = priv_agg_probabilities(EX44, [0.5, 0.5], 1.0, sn, mechanism=mech, base_measure=bm)
+        p = priv_agg_probabilities(EX44, [0.5, 0.5], epsilon=1.0, sensitivities=sn, mechanism=mech, base_measure=bm)
         sn7 = sn if mech != "local_dampening" else [constant(7, 1.0), constant(7, 0.5)]
-        q = priv_agg_probabilities(copies, [0.5, 0.5], 1.0, sn7, mechanism=mech)
+        q = priv_agg_probabilities(copies, [0.5, 0.5], epsilon=1.0, sensitivities=sn7, mechanism=mech)
         np.testing.assert_allclose(p, np.concatenate([q[:4], [q[4:].sum()]]), rtol=1e-12)
-    assert 0 <= priv_agg(EX44, [0.5, 0.5], 1.0, sens, base_measure=bm, rng=0) < 5
+    assert 0 <= priv_agg(EX44, [0.5, 0.5], epsilon=1.0, sensitivities=sens, base_measure=bm, rng=0) < 5
     with pytest.raises(ValueError, match="base_measure"):
-        priv_agg(EX44, [0.5, 0.5], 1.0, sens, base_measure=[1.0, 0.0, 1.0, 1.0, 1.0], rng=0)
+        priv_agg(EX44, [0.5, 0.5], epsilon=1.0, sensitivities=sens, base_measure=[1.0, 0.0, 1.0, 1.0, 1.0], rng=0)
     with pytest.raises(TypeError, match="cannot be passed as a mechanism option"):
-        priv_pareto(EX44, 1.0, sens, base_measure=bm)
+        priv_pareto(EX44, epsilon=1.0, sensitivities=sens, base_measure=bm)
 
 
 def test_high_epsilon_selects_front_and_best_aggregate():
     for seed in range(20):
-        assert priv_pareto(EX44, 1e4, [1.0, 1.0], rng=seed) in (0, 1)
-        assert priv_agg(EX44, [1.0, 0.0], 1e4, [1.0, 1.0], rng=seed) == 1
+        assert priv_pareto(EX44, epsilon=1e4, sensitivities=[1.0, 1.0], rng=seed) in (0, 1)
+        assert priv_agg(EX44, [1.0, 0.0], epsilon=1e4, sensitivities=[1.0, 1.0], rng=seed) == 1
         # recomputed on the rest: without a, d is on the front; without b, c is
-        first, second = priv_pareto(EX44, 1e5, [1.0, 1.0], k=2, rng=seed).tolist()
+        first, second = priv_pareto(EX44, epsilon=1e5, sensitivities=[1.0, 1.0], k=2, rng=seed).tolist()
         assert (first, second) in {(0, 1), (0, 3), (1, 0), (1, 2)}
 
 
 def test_bad_input():
     with pytest.raises(ValueError, match="at least 2 rows"):
-        priv_pareto([[1.0, 2.0]], 1.0, [1.0, 1.0])
+        priv_pareto([[1.0, 2.0]], epsilon=1.0, sensitivities=[1.0, 1.0])
     with pytest.raises(ValueError, match="one entry per objective"):
-        priv_pareto(EX44, 1.0, [1.0])
+        priv_pareto(EX44, epsilon=1.0, sensitivities=[1.0])
     with pytest.raises(ValueError, match="finite"):
-        priv_pareto([[1.0, np.nan], [0.0, 0.0]], 1.0, [1.0, 1.0])
+        priv_pareto([[1.0, np.nan], [0.0, 0.0]], epsilon=1.0, sensitivities=[1.0, 1.0])
     with pytest.raises(ValueError, match="epsilon must be a finite number > 0"):
-        priv_pareto(EX44, -1.0, [1.0, 1.0])
+        priv_pareto(EX44, epsilon=-1.0, sensitivities=[1.0, 1.0])
     with pytest.raises(ValueError, match="sensitivities\\[1\\] must be a finite number > 0"):
-        priv_pareto(EX44, 1.0, [1.0, 0.0])
+        priv_pareto(EX44, epsilon=1.0, sensitivities=[1.0, 0.0])
     with pytest.raises(TypeError, match="sensitivities\\[0\\] must be a number"):
-        priv_pareto(EX44, 1.0, ["1", 1.0])
+        priv_pareto(EX44, epsilon=1.0, sensitivities=["1", 1.0])
     with pytest.raises(TypeError, match="one entry per objective"):
-        priv_pareto(EX44, 1.0, 1.0)
+        priv_pareto(EX44, epsilon=1.0, sensitivities=1.0)
     with pytest.raises(ValueError, match="is for 3 candidates but U has 5 rows"):
-        priv_pareto(EX44, 1.0, [constant(3, 1.0), 1.0])
+        priv_pareto(EX44, epsilon=1.0, sensitivities=[constant(3, 1.0), 1.0])
     with pytest.raises(ValueError, match="mechanism must be one of"):
-        priv_pareto(EX44, 1.0, [1.0, 1.0], mechanism="laplace")
+        priv_pareto(EX44, epsilon=1.0, sensitivities=[1.0, 1.0], mechanism="laplace")
     with pytest.raises(TypeError, match="unexpected option 'noise'"):
-        priv_pareto(EX44, 1.0, [1.0, 1.0], noise="gumbel")
+        priv_pareto(EX44, epsilon=1.0, sensitivities=[1.0, 1.0], noise="gumbel")
     with pytest.raises(ValueError, match="k must be an int <= 5"):
-        priv_pareto(EX44, 1.0, [1.0, 1.0], k=6)
+        priv_pareto(EX44, epsilon=1.0, sensitivities=[1.0, 1.0], k=6)
     with pytest.raises(ValueError, match="weights must have one entry per objective"):
-        priv_agg(EX44, [1.0], 1.0, [1.0, 1.0])
+        priv_agg(EX44, [1.0], epsilon=1.0, sensitivities=[1.0, 1.0])
     with pytest.raises(ValueError, match="weights must be finite"):
-        priv_agg(EX44, [1.0, np.inf], 1.0, [1.0, 1.0])
+        priv_agg(EX44, [1.0, np.inf], epsilon=1.0, sensitivities=[1.0, 1.0])
     with pytest.raises(ValueError, match="must be 2-D"):
         pareto_score(np.zeros((2, 2, 2)))
     with pytest.raises(ValueError, match="at least 2 rows"):
         pareto_sensitivity([[1.0, 1.0]], [1.0, 1.0])
     unbounded = SensitivityFunction(lambda t: np.full(5, 0.5), 1.0)
     with pytest.raises(ValueError, match="needs bounded sensitivity functions.*bounded\\(database_size\\)"):
-        priv_pareto(EX44, 1.0, [unbounded, 1.0], mechanism="shifted_local_dampening")
+        priv_pareto(EX44, epsilon=1.0, sensitivities=[unbounded, 1.0], mechanism="shifted_local_dampening")
     with pytest.raises(ValueError, match="needs bounded sensitivity functions"):
-        priv_agg_probabilities(EX44, [1, 1], 1.0, [1.0, unbounded], mechanism="shifted_local_dampening")
+        priv_agg_probabilities(EX44, [1, 1], epsilon=1.0, sensitivities=[1.0, unbounded], mechanism="shifted_local_dampening")
 
 
 # -- exact DP audits and admissibility on tiny TPR/TNR datasets (add/remove one record) ----------------
@@ -431,8 +431,8 @@ def test_exact_dp_audit_tpr_tnr(kind, mechanism, local):
         U, _, _ = _objectives(data)
         sens = _local_sfs(data) if local else [1.0, 1.0]
         if kind == "pareto":
-            return priv_pareto_probabilities(U, eps, sens, mechanism=mechanism)
-        return priv_agg_probabilities(U, [0.7, 0.3], eps, sens, mechanism=mechanism)
+            return priv_pareto_probabilities(U, epsilon=eps, sensitivities=sens, mechanism=mechanism)
+        return priv_agg_probabilities(U, [0.7, 0.3], epsilon=eps, sensitivities=sens, mechanism=mechanism)
 
     res = dpselect.audit.exact_dp_audit(prob, pairs, epsilon=eps)
     assert res.passed, (res.worst_log_ratio, res.pair)
@@ -445,14 +445,14 @@ def test_audit_detects_too_small_sensitivities():
 
     def prob_agg(data):
         U, _, _ = _objectives(data)
-        return priv_agg_probabilities(U, [0.5, 0.5], eps, [0.05, 0.05])
+        return priv_agg_probabilities(U, [0.5, 0.5], epsilon=eps, sensitivities=[0.05, 0.05])
 
     assert not dpselect.audit.exact_dp_audit(prob_agg, pairs, epsilon=eps).passed
 
     def prob_pareto(data):  # δ_i scaled down by 100: not admissible any more
         U, y, pred = _objectives(data)
         sfs = [SensitivityFunction(lambda t, s=s: 0.01 * s(t), 1.0) for s in _local_sfs(data)]
-        return priv_pareto_probabilities(U, eps, sfs)
+        return priv_pareto_probabilities(U, epsilon=eps, sensitivities=sfs)
 
     assert not dpselect.audit.exact_dp_audit(prob_pareto, pairs, epsilon=eps).passed
 
@@ -566,9 +566,9 @@ def test_priv_agg_sensitivity_and_pareto_probabilities_shared_across_threads():
     agg = aggregate_sensitivity([0.7, -0.3], sfs)
     u = U @ np.array([0.7, -0.3])
     exp_agg = dpselect.dampen(u, aggregate_sensitivity([0.7, -0.3], sfs))
-    exp_pp = priv_pareto_probabilities(U, 1.0, sfs)
+    exp_pp = priv_pareto_probabilities(U, epsilon=1.0, sensitivities=sfs)
     assert _hammer(lambda: np.array_equal(dpselect.dampen(u, agg), exp_agg)
-                   and np.array_equal(priv_pareto_probabilities(U, 1.0, sfs), exp_pp), calls=40) == 0
+                   and np.array_equal(priv_pareto_probabilities(U, epsilon=1.0, sensitivities=sfs), exp_pp), calls=40) == 0
 
 
 def test_failed_step_leaves_delta_ps_consistent():
@@ -593,8 +593,8 @@ def test_failed_step_leaves_delta_ps_consistent():
 @pytest.mark.parametrize("weights", [["a", "b"], ["0.5", "0.5"], "ab", [0.5, None]])
 def test_non_numeric_weights_name_weights(weights):
     U = [[1.0, 2.0], [2.0, 1.0]]
-    for call in (lambda: priv_agg(U, weights, 1.0, [1.0, 1.0], rng=0),
-                 lambda: priv_agg_probabilities(U, weights, 1.0, [1.0, 1.0]),
+    for call in (lambda: priv_agg(U, weights, epsilon=1.0, sensitivities=[1.0, 1.0], rng=0),
+                 lambda: priv_agg_probabilities(U, weights, epsilon=1.0, sensitivities=[1.0, 1.0]),
                  lambda: aggregate_sensitivity(weights, [constant(2, 1.0), constant(2, 1.0)])):
         with pytest.raises(TypeError, match=r"weights must be a 1-D array of 2 finite numbers, got"):
             call()
@@ -635,8 +635,8 @@ def test_shifted_local_dampening_on_pareto_fails_fast_when_the_walk_cannot_finis
 
     sens = [dpselect.constant(2, 1e-300).bounded(5)]
     t0 = time.perf_counter()
-    for call in (lambda: priv_pareto([[0.0], [1.0]], 1.0, sens, mechanism="shifted_local_dampening", rng=0),
-                 lambda: priv_pareto_probabilities([[0.0], [1.0]], 1.0, sens, mechanism="shifted_local_dampening")):
+    for call in (lambda: priv_pareto([[0.0], [1.0]], epsilon=1.0, sensitivities=sens, mechanism="shifted_local_dampening", rng=0),
+                 lambda: priv_pareto_probabilities([[0.0], [1.0]], epsilon=1.0, sensitivities=sens, mechanism="shifted_local_dampening")):
         with pytest.raises(ValueError, match=r"would walk at least 5e\+299 distances: objective 0 spans 1 but "
                                              r"sensitivities\[0\] is at most 1e-300 per step"):
             call()
@@ -645,7 +645,7 @@ def test_shifted_local_dampening_on_pareto_fails_fast_when_the_walk_cannot_finis
     assert pareto_sensitivity([[0.0], [1.0]], sens).saturation_distance is None
     assert pareto_sensitivity([[0.0], [1.0]], [dpselect.constant(2, 0.1).bounded(5)]).saturation_distance == 5
     # on the scale of the objectives it runs: a bound 0.25 per step, range 1 -> 2 steps
-    p = priv_pareto_probabilities([[0.0], [1.0]], 1.0, [dpselect.constant(2, 0.25).bounded(5)],
+    p = priv_pareto_probabilities([[0.0], [1.0]], epsilon=1.0, sensitivities=[dpselect.constant(2, 0.25).bounded(5)],
                                   mechanism="shifted_local_dampening")
     assert p.shape == (2,) and abs(p.sum() - 1) < 1e-12 and p[1] > p[0]
 
@@ -655,18 +655,18 @@ def test_local_dampening_on_pareto_fails_fast_when_the_walk_cannot_finish():
 
     t0 = time.perf_counter()
     sens = [dpselect.constant(2, 1e-300).bounded(5)]
-    for call in (lambda: priv_pareto([[0.0], [1.0]], 1.0, sens, mechanism="local_dampening", rng=0),
-                 lambda: priv_pareto_probabilities([[0.0], [1.0]], 1.0, sens, mechanism="local_dampening")):
+    for call in (lambda: priv_pareto([[0.0], [1.0]], epsilon=1.0, sensitivities=sens, mechanism="local_dampening", rng=0),
+                 lambda: priv_pareto_probabilities([[0.0], [1.0]], epsilon=1.0, sensitivities=sens, mechanism="local_dampening")):
         with pytest.raises(ValueError, match=r"local_dampening on the Pareto score would walk at least 5e\+299 "
                                              r"distances: candidate 0 is dominated"):
             call()
     # gap 1, at most 1e-6 per step and per side: δ^PS(x, t, 0) = 0 until t + 1 >= 5e5 > max_steps
     with pytest.raises(ValueError, match=r"at least 5e\+05 distances.*max_steps = 100000"):
-        priv_pareto_probabilities([[0.0], [1.0]], 1.0, [dpselect.constant(2, 1e-6)], mechanism="local_dampening",
+        priv_pareto_probabilities([[0.0], [1.0]], epsilon=1.0, sensitivities=[dpselect.constant(2, 1e-6)], mechanism="local_dampening",
                                   max_steps=100_000)
     assert time.perf_counter() - t0 < 5.0
     # ties: the tied non-dominator counts at t = 0, so nothing is refused however small the sensitivities
-    p = priv_pareto_probabilities([[0.0, 1.0], [1.0, 1.0], [1.0, 0.0]], 1.0, [1e-300, 1e-300],
+    p = priv_pareto_probabilities([[0.0, 1.0], [1.0, 1.0], [1.0, 0.0]], epsilon=1.0, sensitivities=[1e-300, 1e-300],
                                   mechanism="local_dampening")
     assert p.shape == (3,) and abs(p.sum() - 1) < 1e-12
 

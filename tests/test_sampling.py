@@ -275,12 +275,13 @@ def test_exact_top2_is_two_peeled_picks(freq, noise):
     n = u.size
     probs = {"gumbel": dpselect.exponential_probabilities,
              "exponential": dpselect.permute_and_flip_probabilities,
-             "laplace": lambda v, e, s: dpselect.report_noisy_max_probabilities(v, epsilon=e, sensitivity=s, noise="laplace")}[noise]
-    p1 = probs(u, eps / 2, 1.0)
+             "laplace": lambda v, epsilon, sensitivity: dpselect.report_noisy_max_probabilities(
+                 v, epsilon=epsilon, sensitivity=sensitivity, noise="laplace")}[noise]
+    p1 = probs(u, epsilon=eps / 2, sensitivity=1.0)
     exact = np.zeros(n * n)
     for i in range(n):
         rest = [j for j in range(n) if j != i]
-        p2 = probs(u[rest], eps / 2, 1.0)
+        p2 = probs(u[rest], epsilon=eps / 2, sensitivity=1.0)
         for jj, j in enumerate(rest):
             exact[i * n + j] = p1[i] * p2[jj]
     picks = dpselect.report_noisy_max(u, epsilon=eps, sensitivity=1.0, noise=noise, k=2, size=40_000, rng=11)
@@ -295,9 +296,9 @@ def test_exact_top2_is_two_peeled_picks(freq, noise):
 def test_extreme_inputs_sample_and_have_finite_probabilities():
     d = dpselect
     for f in (d.exponential, d.permute_and_flip, d.report_noisy_max):
-        assert f([0.0], 1e10, 1e-300, rng=0) == 0
-        assert f([1.7e308, -1.7e308], 1e300, 1e-300, rng=0) == 0        # factor overflows: argmax w.p. 1
-        out = f([1.7e308, -1.7e308], 1e-300, 1e300, size=4000, rng=0)   # factor underflows: a fair coin
+        assert f([0.0], epsilon=1e10, sensitivity=1e-300, rng=0) == 0
+        assert f([1.7e308, -1.7e308], epsilon=1e300, sensitivity=1e-300, rng=0) == 0  # factor overflows: argmax
+        out = f([1.7e308, -1.7e308], epsilon=1e-300, sensitivity=1e300, size=4000, rng=0)  # underflows: a fair coin
         assert 1800 < np.bincount(out, minlength=2)[0] < 2200
     assert d.exponential_probabilities([0.0], epsilon=1e10, sensitivity=1e-300).tolist() == [1.0]
     assert d.exponential_probabilities([1.7e308, -1.7e308], epsilon=1e-300, sensitivity=1e300).tolist() == [0.5, 0.5]

@@ -34,18 +34,19 @@ def _rule_selection(epsilon: float, rng: np.random.Generator):
     preds = X.T
     u = tpr(data.y, preds)
     sf = tpr_sensitivity(data.y, preds)
+    sld = sf.bounded(data.n_records)
     probs = {
-        "EM": dpselect.exponential_probabilities(u, epsilon, 1.0),
-        "PF": dpselect.permute_and_flip_probabilities(u, epsilon, 1.0),
-        "LD": dpselect.local_dampening_probabilities(u, epsilon, sf),
-        "SLD": dpselect.shifted_local_dampening_probabilities(u, epsilon, sf.bounded(data.n_records)),
+        "EM": dpselect.exponential_probabilities(u, epsilon=epsilon, sensitivity=1.0),
+        "PF": dpselect.permute_and_flip_probabilities(u, epsilon=epsilon, sensitivity=1.0),
+        "LD": dpselect.local_dampening_probabilities(u, epsilon=epsilon, sensitivity_function=sf),
+        "SLD": dpselect.shifted_local_dampening_probabilities(u, epsilon=epsilon, sensitivity_function=sld),
     }
     picks = {
-        "EM": dpselect.exponential(u, epsilon, 1.0, rng=rng),
-        "PF": dpselect.permute_and_flip(u, epsilon, 1.0, rng=rng),
-        "RNM-Laplace": dpselect.report_noisy_max(u, epsilon, 1.0, rng=rng),
-        "LD": dpselect.local_dampening(u, epsilon, sf, rng=rng),
-        "SLD": dpselect.shifted_local_dampening(u, epsilon, sf.bounded(data.n_records), rng=rng),
+        "EM": dpselect.exponential(u, epsilon=epsilon, sensitivity=1.0, rng=rng),
+        "PF": dpselect.permute_and_flip(u, epsilon=epsilon, sensitivity=1.0, rng=rng),
+        "RNM-Laplace": dpselect.report_noisy_max(u, epsilon=epsilon, sensitivity=1.0, rng=rng),
+        "LD": dpselect.local_dampening(u, epsilon=epsilon, sensitivity_function=sf, rng=rng),
+        "SLD": dpselect.shifted_local_dampening(u, epsilon=epsilon, sensitivity_function=sld, rng=rng),
     }
     order = np.argsort(-u, kind="stable")
     print(f"== 1. NLTCS ({data.n_records:,} records): which attribute best detects '{data.label_name}'? ==")
@@ -74,7 +75,7 @@ def _graph_part(epsilon: float, k: int, rng) -> None:
     print(f"== 2. Enron email graph ({g.n_nodes:,} nodes, {g.n_edges:,} edges): private top-{k} influential "
           f"nodes, ε = {epsilon:g} in total, edge-DP ==")
     # the public bound on the maximum degree (thesis Sec. 6.5), never read from the private graph
-    table = influential_demo_table(g, k, epsilon, rng=rng, max_degree=PUBLIC_GRAPH_MAX_DEGREE["enron"])
+    table = influential_demo_table(g, k=k, epsilon=epsilon, rng=rng, max_degree=PUBLIC_GRAPH_MAX_DEGREE["enron"])
     print("   " + table.replace("\n", "\n   "))
     print(f"   (local = data-dependent sensitivity; recall against the matching non-private top-{k}; "
           f"{time.perf_counter() - t0:.1f} s)\n")
@@ -91,11 +92,11 @@ def _median_part(epsilon: float) -> None:
     print(f"== 3. HEPTH ({int(counts.sum()):,} records, values in [0, {lam:g}]): private median, "
           f"replace-one-record DP ==")
     for eps in (epsilon / 10, epsilon):
-        released = median_error(values, eps, bound=lam, counts=counts)
-        v, p = median_probabilities(values, eps, bound=lam, counts=counts, mechanism="local_dampening")
+        released = median_error(values, epsilon=eps, bound=lam, counts=counts)
+        v, p = median_probabilities(values, epsilon=eps, bound=lam, counts=counts, mechanism="local_dampening")
         print(f"   ε = {eps:<5g} expected |private − true median|: dpselect.median {released:.2f}; "
               f"thesis LD record selection {float(p @ np.abs(v - true)):.2f} (its value is not private)")
-    val = dpselect.median(values, epsilon, bound=lam, counts=counts, rng=0)
+    val = dpselect.median(values, epsilon=epsilon, bound=lam, counts=counts, rng=0)
     print(f"   one release at ε = {epsilon:g}: {val:.4f} (true median {true:g})\n")
 
 

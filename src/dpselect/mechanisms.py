@@ -26,6 +26,9 @@ Conventions shared by every selector here:
 * ``exact=False``: the previous float64 samplers (inverse CDF, float noise), kept for comparison. An
   output whose probability is below ~2^-53 of the total can be impossible there on one dataset and
   possible on a neighbour, an unbounded privacy loss.
+* Arguments: the data (``utilities``) positionally, then keywords: ``epsilon=``, ``sensitivity=`` (or
+  ``sensitivity_function=``), ``k=``, ... Passing ``epsilon`` and the sensitivity positionally still
+  works for one release, with a ``DeprecationWarning``.
 * ``size=N``: N independent draws in one call (an array of N indices, or N × k), vectorised over
   draws; the same law as N separate calls.
 """
@@ -51,7 +54,7 @@ from .dampening import (
 )
 from .sampling import noisy_top_k, noisy_top_k_batch
 from .sensitivity import SensitivityFunction
-from .vocabulary import deprecated
+from .vocabulary import deprecated, keyword_only
 
 __all__ = [
     "exponential",
@@ -339,11 +342,12 @@ def _prepare(utilities, epsilon, sensitivity, k, monotonic, weights):
 # ---------------------------------------------------------------------------------------------
 # exponential mechanism
 # ---------------------------------------------------------------------------------------------
+@keyword_only("epsilon", "sensitivity")
 def exponential(
     utilities,
+    *,
     epsilon: float,
     sensitivity: float,
-    *,
     k: int = 1,
     monotonic: bool = False,
     base_measure=None,
@@ -381,7 +385,8 @@ def exponential(
     return _sample(u, factor, w, k, check_rng(rng))
 
 
-def exponential_probabilities(utilities, epsilon: float, sensitivity: float, *, monotonic: bool = False,
+@keyword_only("epsilon", "sensitivity")
+def exponential_probabilities(utilities, *, epsilon: float, sensitivity: float, monotonic: bool = False,
                               base_measure=None, weights=None) -> np.ndarray:
     """Exact output distribution of :func:`exponential` (k = 1): ∝ w_r·exp(ε·u(r)/(2Δu)).
 
@@ -506,11 +511,12 @@ def _rnm_peel_full(s, noise, k, rng, weights):
     return np.asarray(picks, dtype=np.int64)
 
 
+@keyword_only("epsilon", "sensitivity")
 def report_noisy_max(
     utilities,
+    *,
     epsilon: float,
     sensitivity: float,
-    *,
     noise: Literal["laplace", "gumbel", "exponential"] = "laplace",
     k: int = 1,
     monotonic: bool = False,
@@ -530,7 +536,7 @@ def report_noisy_max(
     ``exact=True`` (default) samples every noise exactly with partially sampled random numbers
     (:mod:`dpselect.sampling`); ``exact=False`` uses float64 noise (Mironov 2012's attack applies).
 
-    >>> report_noisy_max([1.0, 5.0, 2.0], 1e6, 1.0, noise="laplace", rng=0)
+    >>> report_noisy_max([1.0, 5.0, 2.0], epsilon=1e6, sensitivity=1.0, noise="laplace", rng=0)
     1
     """
     noise = check_choice(noise, "noise", NOISES)
@@ -542,8 +548,8 @@ def report_noisy_max(
     if check_bool(exact, "exact"):
         return _em_exact(u, eps, delta, k, monotonic, w, check_rng(rng), noise=noise, size=size)
     if size is not None:
-        return _repeat(lambda g: report_noisy_max(u, eps, delta, noise=noise, k=k, monotonic=monotonic,
-                                                  base_measure=w, rng=g, exact=False), size, rng)
+        return _repeat(lambda g: report_noisy_max(u, epsilon=eps, sensitivity=delta, noise=noise, k=k,
+                                                  monotonic=monotonic, base_measure=w, rng=g, exact=False), size, rng)
     if noise == "gumbel":
         # argmax of u + Gumbel(scale) has exactly the exponential mechanism's distribution (Gumbel-max
         # trick), and k picks with ε/k each are successive sampling without replacement: the inverse-CDF
@@ -569,11 +575,12 @@ def _rnm_any(u, factor, noise, k, rng, w):
     return np.concatenate([first, second]).astype(np.int64)
 
 
+@keyword_only("epsilon", "sensitivity")
 def permute_and_flip(
     utilities,
+    *,
     epsilon: float,
     sensitivity: float,
-    *,
     k: int = 1,
     monotonic: bool = False,
     base_measure=None,
@@ -594,11 +601,12 @@ def permute_and_flip(
     1
     """
     base_measure = _base_measure(base_measure, weights, "permute_and_flip")
-    return report_noisy_max(utilities, epsilon, sensitivity, noise="exponential", k=k, monotonic=monotonic,
-                            base_measure=base_measure, rng=rng, exact=exact, size=size)
+    return report_noisy_max(utilities, epsilon=epsilon, sensitivity=sensitivity, noise="exponential", k=k,
+                            monotonic=monotonic, base_measure=base_measure, rng=rng, exact=exact, size=size)
 
 
-def permute_and_flip_probabilities(utilities, epsilon: float, sensitivity: float, *, monotonic: bool = False,
+@keyword_only("epsilon", "sensitivity")
+def permute_and_flip_probabilities(utilities, *, epsilon: float, sensitivity: float, monotonic: bool = False,
                                    base_measure=None, weights=None) -> np.ndarray:
     """Exact output distribution of :func:`permute_and_flip` (k = 1), by the permutation argument.
 
@@ -608,7 +616,7 @@ def permute_and_flip_probabilities(utilities, epsilon: float, sensitivity: float
     q's. O(n³) (vectorised); meant for audits and tests (n <= 2000). An integer ``base_measure`` expands
     into copies.
 
-    >>> permute_and_flip_probabilities([0.0, 0.0], 1.0, 1.0).tolist()
+    >>> permute_and_flip_probabilities([0.0, 0.0], epsilon=1.0, sensitivity=1.0).tolist()
     [0.5, 0.5]
     """
     base_measure = _base_measure(base_measure, weights, "permute_and_flip_probabilities")
@@ -642,7 +650,8 @@ def permute_and_flip_probabilities(utilities, epsilon: float, sensitivity: float
     return probs
 
 
-def report_noisy_max_probabilities(utilities, epsilon: float, sensitivity: float, *,
+@keyword_only("epsilon", "sensitivity")
+def report_noisy_max_probabilities(utilities, *, epsilon: float, sensitivity: float,
                                    noise: Literal["laplace", "gumbel", "exponential"] = "laplace",
                                    monotonic: bool = False) -> np.ndarray:
     """Output distribution of :func:`report_noisy_max` (k = 1).
@@ -654,9 +663,9 @@ def report_noisy_max_probabilities(utilities, epsilon: float, sensitivity: float
     """
     noise = check_choice(noise, "noise", NOISES)
     if noise == "gumbel":
-        return exponential_probabilities(utilities, epsilon, sensitivity, monotonic=monotonic)
+        return exponential_probabilities(utilities, epsilon=epsilon, sensitivity=sensitivity, monotonic=monotonic)
     if noise == "exponential":
-        return permute_and_flip_probabilities(utilities, epsilon, sensitivity, monotonic=monotonic)
+        return permute_and_flip_probabilities(utilities, epsilon=epsilon, sensitivity=sensitivity, monotonic=monotonic)
     u, eps, delta, _, monotonic, _ = _prepare(utilities, epsilon, sensitivity, 1, monotonic, None)
     if u.shape[0] > 200:
         raise ValueError(f"report_noisy_max_probabilities integrates numerically and is meant for n <= 200, got {u.shape[0]}")
@@ -701,11 +710,12 @@ def _prepare_local(utilities, epsilon, sensitivity_function, k, weights):
     return u, eps, sf, k, w
 
 
+@keyword_only("epsilon", "sensitivity_function")
 def local_dampening(
     utilities,
+    *,
     epsilon: float,
     sensitivity_function: SensitivityFunction,
-    *,
     k: int = 1,
     base_measure=None,
     rng: np.random.Generator | int | None = None,
@@ -727,7 +737,7 @@ def local_dampening(
 
     >>> import dpselect
     >>> sf = dpselect.constant(3, 1.0)          # global sensitivity: local dampening = exponential mechanism
-    >>> local_dampening([1.0, 9.0, 2.0], 50.0, sf, rng=0)
+    >>> local_dampening([1.0, 9.0, 2.0], epsilon=50.0, sensitivity_function=sf, rng=0)
     1
     """
     base_measure = _base_measure(base_measure, weights, "local_dampening")
@@ -744,13 +754,14 @@ def local_dampening(
     return _sample(D, (eps, 1.0, 2 * k), w, k, check_rng(rng))
 
 
-def local_dampening_probabilities(utilities, epsilon: float, sensitivity_function: SensitivityFunction, *,
+@keyword_only("epsilon", "sensitivity_function")
+def local_dampening_probabilities(utilities, *, epsilon: float, sensitivity_function: SensitivityFunction,
                                   base_measure=None, max_steps: int = DEFAULT_MAX_STEPS, weights=None) -> np.ndarray:
     """Exact output distribution of :func:`local_dampening` (k = 1): ∝ w_r·exp(ε·D(x, r)/2).
 
     >>> import dpselect
     >>> sf = dpselect.SensitivityFunction(lambda t: np.full(8, [3.0, 5.0][min(t, 1)]), 5.0)
-    >>> local_dampening_probabilities([6.5, 6.5] + [0.0] * 6, 2.0, sf).round(2)[:3].tolist()
+    >>> local_dampening_probabilities([6.5, 6.5] + [0.0] * 6, epsilon=2.0, sensitivity_function=sf).round(2)[:3].tolist()
     [0.32, 0.32, 0.06]
     """
     base_measure = _base_measure(base_measure, weights, "local_dampening_probabilities")
@@ -765,11 +776,12 @@ def _shifted_scores(u, sf, direction, max_steps):
     return u - g if direction == "increasing" else u + g
 
 
+@keyword_only("epsilon", "sensitivity_function")
 def shifted_local_dampening(
     utilities,
+    *,
     epsilon: float,
     sensitivity_function: SensitivityFunction,
-    *,
     direction: Literal["increasing", "decreasing"] = "increasing",
     k: int = 1,
     base_measure=None,
@@ -792,7 +804,7 @@ def shifted_local_dampening(
     for near-ties); ``exact=False`` uses float sampling.
 
     >>> import dpselect
-    >>> shifted_local_dampening([1.0, 9.0, 2.0], 50.0, dpselect.constant(3, 1.0), rng=0)
+    >>> shifted_local_dampening([1.0, 9.0, 2.0], epsilon=50.0, sensitivity_function=dpselect.constant(3, 1.0), rng=0)
     1
     """
     direction = check_choice(direction, "direction", DIRECTIONS)
@@ -819,14 +831,16 @@ def shifted_local_dampening(
     return _sample(scores, factor, w, k, check_rng(rng))
 
 
-def shifted_local_dampening_probabilities(utilities, epsilon: float, sensitivity_function: SensitivityFunction, *,
+@keyword_only("epsilon", "sensitivity_function")
+def shifted_local_dampening_probabilities(utilities, *, epsilon: float, sensitivity_function: SensitivityFunction,
                                           direction: Literal["increasing", "decreasing"] = "increasing",
                                           base_measure=None, max_steps: int = DEFAULT_MAX_STEPS,
                                           weights=None) -> np.ndarray:
     """Exact output distribution of :func:`shifted_local_dampening` (k = 1).
 
     >>> import dpselect
-    >>> shifted_local_dampening_probabilities([0.0, 0.0], 1.0, dpselect.constant(2, 1.0)).tolist()
+    >>> shifted_local_dampening_probabilities([0.0, 0.0], epsilon=1.0,
+    ...                                       sensitivity_function=dpselect.constant(2, 1.0)).tolist()
     [0.5, 0.5]
     """
     direction = check_choice(direction, "direction", DIRECTIONS)

@@ -45,6 +45,7 @@ from .vocabulary import (  # noqa: F401 (the mechanism names are re-exported)
     MECHANISMS,
     check_mechanism,
     deprecated,
+    keyword_only,
     renamed,
 )
 
@@ -459,7 +460,11 @@ def _select(mechanism: str, u: np.ndarray, eps: float, sensitivity, k: int, rng,
     fn = getattr(mech, mechanism)
     if base_measure is not None:
         options = {**options, "base_measure": base_measure}
-    return fn(u, eps, sensitivity, k=k, rng=rng, **options)
+    return fn(u, epsilon=eps, **{_sensitivity_keyword(mechanism): sensitivity}, k=k, rng=rng, **options)
+
+
+def _sensitivity_keyword(mechanism: str) -> str:
+    return "sensitivity_function" if mechanism in LOCAL_MECHANISMS else "sensitivity"
 
 
 def _probabilities(mechanism: str, u: np.ndarray, eps: float, sensitivity, options: dict,
@@ -473,7 +478,7 @@ def _probabilities(mechanism: str, u: np.ndarray, eps: float, sensitivity, optio
             mechanism = "exponential" if options.pop("noise") == "gumbel" else "permute_and_flip"
         options["base_measure"] = base_measure
     fn = getattr(mech, mechanism + "_probabilities")
-    return fn(u, eps, sensitivity, **options)
+    return fn(u, epsilon=eps, **{_sensitivity_keyword(mechanism): sensitivity}, **options)
 
 
 def _prepare(U, epsilon, sensitivities, mechanism, options):
@@ -492,7 +497,8 @@ def _prepare(U, epsilon, sensitivities, mechanism, options):
     return M, n, m, eps, sens, mechanism
 
 
-def priv_pareto(U, epsilon: float, sensitivities: Sensitivities, *, mechanism: str | None = None, k: int = 1,
+@keyword_only("epsilon", "sensitivities")
+def priv_pareto(U, *, epsilon: float, sensitivities: Sensitivities, mechanism: str | None = None, k: int = 1,
                 rng: np.random.Generator | int | None = None, **options):
     """PrivPareto (paper Def. 4.1 / 4.2): privately select candidate(s) close to the Pareto front.
 
@@ -510,7 +516,9 @@ def priv_pareto(U, epsilon: float, sensitivities: Sensitivities, *, mechanism: s
     U : array of shape (n, m)
         Objective values u_i(x, r), one row per candidate (n >= 2), all maximised.
     epsilon : float
-        Privacy budget, > 0 (split evenly over the k picks).
+        Privacy budget, > 0 (split evenly over the k picks). Keyword-only, like every argument after
+        ``U``; ``epsilon`` and ``sensitivities`` given positionally still work for one release, with a
+        ``DeprecationWarning``.
     sensitivities : list, one entry per objective
         Global sensitivities Δu_i (numbers) or admissible SensitivityFunctions δ_i.
     mechanism : str, optional
@@ -537,7 +545,7 @@ def priv_pareto(U, epsilon: float, sensitivities: Sensitivities, *, mechanism: s
     Examples
     --------
     >>> U = [[3, 5], [5, 3], [4, 2], [2, 4], [1, 1]]
-    >>> int(priv_pareto(U, 100.0, [1.0, 1.0], rng=0)) in (0, 1)        # the front is {a, b}
+    >>> int(priv_pareto(U, epsilon=100.0, sensitivities=[1.0, 1.0], rng=0)) in (0, 1)   # the front is {a, b}
     True
     """
     M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
@@ -567,7 +575,8 @@ def priv_pareto(U, epsilon: float, sensitivities: Sensitivities, *, mechanism: s
     return picks[0] if k == 1 else np.asarray(picks, dtype=np.int64)
 
 
-def priv_pareto_probabilities(U, epsilon: float, sensitivities: Sensitivities, *, mechanism: str | None = None,
+@keyword_only("epsilon", "sensitivities")
+def priv_pareto_probabilities(U, *, epsilon: float, sensitivities: Sensitivities, mechanism: str | None = None,
                               **options) -> np.ndarray:
     """Exact output distribution of :func:`priv_pareto` with k = 1.
 
@@ -575,7 +584,7 @@ def priv_pareto_probabilities(U, epsilon: float, sensitivities: Sensitivities, *
     "local_dampening" and "shifted_local_dampening"; "report_noisy_max" with Gumbel or exponential noise
     reduces to the first two, Laplace noise is integrated numerically (small n).
 
-    >>> p = priv_pareto_probabilities([[3, 5], [5, 3], [4, 2], [2, 4], [1, 1]], 4.0, [1.0, 1.0])
+    >>> p = priv_pareto_probabilities([[3, 5], [5, 3], [4, 2], [2, 4], [1, 1]], epsilon=4.0, sensitivities=[1.0, 1.0])
     >>> p.round(3).tolist()         # exponential mechanism: ∝ exp(ε·PS/(2·4)), PS = 0, 0, -1, -1, -4
     [0.299, 0.299, 0.181, 0.181, 0.04]
     """
@@ -593,15 +602,13 @@ def priv_pareto_probabilities(U, epsilon: float, sensitivities: Sensitivities, *
     return _probabilities(mechanism, ps.astype(np.float64), eps, sens_k, options)
 
 
-def _agg_arguments(where: str, objective_weights, weights, epsilon, sensitivities):
-    """objective_weights (or its deprecated spelling ``weights``, warned at the caller's caller); the
-    required arguments that carry a None default only so that the old keyword spelling keeps working."""
+def _agg_arguments(where: str, objective_weights, weights):
+    """objective_weights, or its deprecated spelling ``weights`` (warned at the caller's caller); required
+    (its None default only lets the old keyword spelling keep working)."""
     objective_weights = renamed(objective_weights, weights, where=where, new="objective_weights", old="weights",
                                 stacklevel=5)
-    for name, value in (("objective_weights", objective_weights), ("epsilon", epsilon),
-                        ("sensitivities", sensitivities)):
-        if value is None:
-            raise TypeError(f"{where}() missing required argument: {name!r}")
+    if objective_weights is None:
+        raise TypeError(f"{where}() missing required argument: 'objective_weights'")
     return objective_weights
 
 
@@ -616,7 +623,8 @@ def _aggregate(M, weights, sens, mechanism, n, m):
     return u, sensitivity
 
 
-def priv_agg(U, objective_weights=None, epsilon: float | None = None, sensitivities: Sensitivities | None = None, *,
+@keyword_only("epsilon", "sensitivities")
+def priv_agg(U, objective_weights=None, *, epsilon: float, sensitivities: Sensitivities,
              mechanism: str | None = None, k: int = 1, rng: np.random.Generator | int | None = None,
              base_measure=None, weights=None, **options):
     """PrivAgg (paper Def. 5.1 / 5.2): privately select candidate(s) maximising Σ_i w_i u_i.
@@ -635,7 +643,7 @@ def priv_agg(U, objective_weights=None, epsilon: float | None = None, sensitivit
         The w_i: finite, not all zero (negative weights are allowed). Required; ``weights=`` is its
         deprecated spelling (``DeprecationWarning``).
     epsilon, sensitivities, mechanism, rng, **options
-        As in :func:`priv_pareto` (required: ``epsilon`` and ``sensitivities``).
+        As in :func:`priv_pareto` (keywords; ``epsilon`` and ``sensitivities`` are required).
     k : int
         ``k > 1``: k distinct candidates, ε/k each (the aggregate does not depend on the remaining set).
     base_measure : array of shape (n,), optional
@@ -651,10 +659,11 @@ def priv_agg(U, objective_weights=None, epsilon: float | None = None, sensitivit
 
     Examples
     --------
-    >>> int(priv_agg([[0.9, 0.1], [0.6, 0.7], [0.2, 0.3]], [0.5, 0.5], 1000.0, [1.0, 1.0], rng=0))
+    >>> int(priv_agg([[0.9, 0.1], [0.6, 0.7], [0.2, 0.3]], [0.5, 0.5], epsilon=1000.0, sensitivities=[1.0, 1.0],
+    ...              rng=0))
     1
     """
-    objective_weights = _agg_arguments("priv_agg", objective_weights, weights, epsilon, sensitivities)
+    objective_weights = _agg_arguments("priv_agg", objective_weights, weights)
     M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
     k = check_k(k, n)
     u, sensitivity = _aggregate(M, objective_weights, sens, mechanism, n, m)
@@ -662,15 +671,16 @@ def priv_agg(U, objective_weights=None, epsilon: float | None = None, sensitivit
     return int(out) if k == 1 else np.asarray(out, dtype=np.int64)
 
 
-def priv_agg_probabilities(U, objective_weights=None, epsilon: float | None = None,
-                           sensitivities: Sensitivities | None = None, *, mechanism: str | None = None,
+@keyword_only("epsilon", "sensitivities")
+def priv_agg_probabilities(U, objective_weights=None, *, epsilon: float, sensitivities: Sensitivities,
+                           mechanism: str | None = None,
                            base_measure=None, weights=None, **options) -> np.ndarray:
     """Exact output distribution of :func:`priv_agg` with k = 1 (same arguments).
 
-    >>> priv_agg_probabilities([[1.0, 0.0], [0.0, 1.0]], [1.0, 1.0], 1.0, [1.0, 1.0]).tolist()
+    >>> priv_agg_probabilities([[1.0, 0.0], [0.0, 1.0]], [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0]).tolist()
     [0.5, 0.5]
     """
-    objective_weights = _agg_arguments("priv_agg_probabilities", objective_weights, weights, epsilon, sensitivities)
+    objective_weights = _agg_arguments("priv_agg_probabilities", objective_weights, weights)
     M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
     u, sensitivity = _aggregate(M, objective_weights, sens, mechanism, n, m)
     return _probabilities(mechanism, u, eps, sensitivity, options, base_measure)

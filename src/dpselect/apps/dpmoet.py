@@ -40,7 +40,7 @@ from .._rng import check_rng
 from .._validation import check_choice, check_int, check_positive
 from ..multiobjective import metric_c  # noqa: F401  (re-exported: DP-MOET reports it)
 from ..trees import TreeSpace, crossover, mutate, predict_many, prune, random_population
-from ..vocabulary import LOCAL_MECHANISMS, Mechanism, check_mechanism, deprecated, renamed
+from ..vocabulary import LOCAL_MECHANISMS, Mechanism, check_mechanism, deprecated, keyword_only, renamed
 
 __all__ = ["MOETResult", "dp_moet", "nodp_moet", "metric_c", "CompressedTable", "APPROACHES", "BUDGETS"]
 
@@ -117,9 +117,10 @@ def _select(tp, tn, table: CompressedTable, how: str, approach: str, weights, ep
     else:
         sens = [rate_sensitivity(tp, table.n_pos - tp, name="tpr"), rate_sensitivity(tn, table.n_neg - tn, name="tnr")]
     if approach == "pareto":
-        out = priv_pareto(U, eps, sens, mechanism=mech, k=n_pick, rng=gen)
+        out = priv_pareto(U, epsilon=eps, sensitivities=sens, mechanism=mech, k=n_pick, rng=gen)
     else:
-        out = priv_agg(U, np.asarray(weights, float), eps, sens, mechanism=mech, k=n_pick, rng=gen)
+        out = priv_agg(U, np.asarray(weights, float), epsilon=eps, sensitivities=sens, mechanism=mech, k=n_pick,
+                       rng=gen)
     return np.atleast_1d(np.asarray(out, dtype=np.int64))
 
 
@@ -208,7 +209,8 @@ def _run(data, epsilon, approach, how, *, weights, population, selection, genera
                       history)
 
 
-def dp_moet(data, epsilon: float, *, approach: str = "pareto", mechanism: Mechanism | None = None,
+@keyword_only("epsilon")
+def dp_moet(data, *, epsilon: float, approach: str = "pareto", mechanism: Mechanism | None = None,
             objective_weights=DEFAULT_WEIGHTS, population: int = 30, selection: int = 3, generations: int = 3,
             depth: int = 4, max_depth: int = 10, output: int = 3, budget: str = "even", rng=None,
             compressed: CompressedTable | None = None, sensitivity: str | None = None,
@@ -220,7 +222,8 @@ def dp_moet(data, epsilon: float, *, approach: str = "pareto", mechanism: Mechan
     data : TabularData
         The private training table (binary label).
     epsilon : float
-        Total privacy budget of the run (see the module docstring for its split).
+        Total privacy budget of the run (see the module docstring for its split). Keyword-only;
+        positional ``epsilon`` still works for one release, with a ``DeprecationWarning``.
     approach : {"pareto", "agg"}
         PrivPareto on (TPR, TNR) or PrivAgg on w_TPR·TPR + w_TNR·TNR.
     mechanism : str, default "local_dampening"
@@ -253,7 +256,7 @@ def dp_moet(data, epsilon: float, *, approach: str = "pareto", mechanism: Mechan
     Examples
     --------
     >>> from dpselect.tabular import load_nltcs
-    >>> res = dp_moet(load_nltcs(), 1.0, population=10, selection=2, generations=1, depth=2, max_depth=3,
+    >>> res = dp_moet(load_nltcs(), epsilon=1.0, population=10, selection=2, generations=1, depth=2, max_depth=3,
     ...               output=2, rng=0)
     >>> res.objectives.shape, res.variant
     ((2, 2), 'DP-MOET-Pareto-local')

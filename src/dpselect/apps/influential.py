@@ -38,7 +38,7 @@ from .._validation import check_bool, check_k, check_positive
 from ..graphs import Graph
 from ..sensitivity import SensitivityFunction
 from ..multiobjective import metric_c  # noqa: F401  (re-exported: the paper's measure for DP-MOTkIN)
-from ..vocabulary import LOCAL_MECHANISMS, Mechanism, check_mechanism, deprecated
+from ..vocabulary import LOCAL_MECHANISMS, Mechanism, check_mechanism, deprecated, keyword_only
 from ..utilities.graph import (
     DEGREE_GLOBAL_SENSITIVITY,
     EGODENSITY_GLOBAL_SENSITIVITY,
@@ -131,7 +131,8 @@ def _mo():
     return multiobjective
 
 
-def dp_motkin_pareto(graph: Graph, k: int, epsilon: float, *, mechanism: Mechanism | None = None,
+@keyword_only("k", "epsilon")
+def dp_motkin_pareto(graph: Graph, *, k: int, epsilon: float, mechanism: Mechanism | None = None,
                      variant: str = "paper", rng: np.random.Generator | int | None = None,
                      local: bool | None = None) -> np.ndarray:
     """DP-MOTkIN-Pareto: k nodes near the Pareto front of (degree, egocentric density), ε-edge-DP.
@@ -145,7 +146,9 @@ def dp_motkin_pareto(graph: Graph, k: int, epsilon: float, *, mechanism: Mechani
     k : int
         Number of nodes, 1 <= k <= n.
     epsilon : float
-        Total privacy budget (ε-edge-DP by sequential composition).
+        Total privacy budget (ε-edge-DP by sequential composition). ``k`` and ``epsilon`` are
+        keyword-only; given positionally they still work for one release, with a ``DeprecationWarning``
+        (also in :func:`dp_motkin_agg` and :meth:`MotkinSampler.sample`).
     mechanism : str, default "local_dampening"
         Any name or alias of :data:`dpselect.vocabulary.MECHANISMS`. Local mechanisms use δ^PS from
         δ^degree = 1 and δ^egodensity ("local_dampening": DP-MOTkIN-Pareto_local); global ones
@@ -165,7 +168,7 @@ def dp_motkin_pareto(graph: Graph, k: int, epsilon: float, *, mechanism: Mechani
     --------
     >>> from dpselect.graphs import from_edges
     >>> g = from_edges([0, 0, 0, 1, 4], [1, 2, 3, 2, 5])
-    >>> sorted(dp_motkin_pareto(g, 2, 1e4, rng=0).tolist())     # doctest: +SKIP
+    >>> sorted(dp_motkin_pareto(g, k=2, epsilon=1e4, rng=0).tolist())     # doctest: +SKIP
     [0, 1]
     """
     g = _check_graph(graph)
@@ -174,11 +177,12 @@ def dp_motkin_pareto(graph: Graph, k: int, epsilon: float, *, mechanism: Mechani
     mech = _motkin_mechanism(mechanism, local, "dp_motkin_pareto")
     U, sfs = motkin_objectives(g, variant=variant)
     sens = sfs if mech in LOCAL_MECHANISMS else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
-    out = _mo().priv_pareto(U, eps, sens, k=k, rng=rng, mechanism=mech)
+    out = _mo().priv_pareto(U, epsilon=eps, sensitivities=sens, k=k, rng=rng, mechanism=mech)
     return np.atleast_1d(np.asarray(out, dtype=np.int64))
 
 
-def dp_motkin_agg(graph: Graph, k: int, epsilon: float, *, objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS,
+@keyword_only("k", "epsilon")
+def dp_motkin_agg(graph: Graph, *, k: int, epsilon: float, objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS,
                   mechanism: Mechanism | None = None, variant: str = "paper",
                   rng: np.random.Generator | int | None = None, local: bool | None = None,
                   weights: Sequence[float] | None = None) -> np.ndarray:
@@ -195,7 +199,7 @@ def dp_motkin_agg(graph: Graph, k: int, epsilon: float, *, objective_weights: Se
 
     >>> from dpselect.graphs import from_edges
     >>> g = from_edges([0, 0, 0, 1, 4], [1, 2, 3, 2, 5])
-    >>> dp_motkin_agg(g, 1, 1e5, rng=0).tolist()             # doctest: +SKIP
+    >>> dp_motkin_agg(g, k=1, epsilon=1e5, rng=0).tolist()             # doctest: +SKIP
     [1]
     """
     g = _check_graph(graph)
@@ -205,7 +209,7 @@ def dp_motkin_agg(graph: Graph, k: int, epsilon: float, *, objective_weights: Se
     objective_weights = _objective_weights(objective_weights, weights, "dp_motkin_agg")
     U, sfs = motkin_objectives(g, variant=variant)
     sens = sfs if mech in LOCAL_MECHANISMS else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
-    out = _mo().priv_agg(U, list(objective_weights), eps, sens, k=k, rng=rng, mechanism=mech)
+    out = _mo().priv_agg(U, list(objective_weights), epsilon=eps, sensitivities=sens, k=k, rng=rng, mechanism=mech)
     return np.atleast_1d(np.asarray(out, dtype=np.int64))
 
 
@@ -442,7 +446,8 @@ class MotkinSampler:
         return SensitivityFunction(delta_removed, float(max(rem.size - 1, 1)), n_candidates=rem.size,
                                    name="pareto_score_remaining")
 
-    def sample(self, k: int, epsilon: float, rng: np.random.Generator | int | None = None) -> np.ndarray:
+    @keyword_only("k", "epsilon", "rng")
+    def sample(self, *, k: int, epsilon: float, rng: np.random.Generator | int | None = None) -> np.ndarray:
         """One ε-edge-DP selection of k node indices (ε/k per pick), in the order picked."""
         from ..mechanisms import dampened_select, exponential
 
@@ -455,7 +460,7 @@ class MotkinSampler:
                 rem, s, sens = self.scores(removed)
                 exact_in = self._exact_inputs.get(tuple(sorted(removed)) if self.approach == "pareto" else ())
             if not self.local:
-                return rem, exponential(s, e, sens, k=kk, rng=gen)
+                return rem, exponential(s, epsilon=e, sensitivity=sens, k=kk, rng=gen)
             u, sf, err = exact_in  # local dampening on the cached D, sampled exactly
             return rem, dampened_select(u, sf, s, err, e, kk, gen)
 
@@ -474,7 +479,7 @@ class MotkinSampler:
 
         rem, s, sens = self.scores(())
         out = np.zeros(self.U.shape[0])
-        out[rem] = exponential_probabilities(s, check_positive(epsilon, "epsilon"), sens)
+        out[rem] = exponential_probabilities(s, epsilon=check_positive(epsilon, "epsilon"), sensitivity=sens)
         return out
 
 
@@ -528,8 +533,8 @@ class PrivTopkScores:
         return self.shifted(), self.global_sensitivity
 
 
-def _prepare(g: Graph, max_degree: int | None, where: str) -> PrivTopkScores:
-    D = public_max_degree(g.degrees, max_degree, where, stacklevel=5)
+def _prepare(g: Graph, max_degree: int | None, where: str, stacklevel: int = 5) -> PrivTopkScores:
+    D = public_max_degree(g.degrees, max_degree, where, stacklevel=stacklevel)
     sf = ebc_sensitivity(g, max_degree=D)
     return PrivTopkScores(ebc(g), sf, ebc_global_sensitivity(D), D)
 
@@ -583,7 +588,7 @@ def priv_topk(graph: Graph | PrivTopkScores, k: int, epsilon: float, *, mechanis
     --------
     >>> from dpselect.graphs import from_edges
     >>> g = from_edges([0, 0, 0, 1, 4, 4], [1, 2, 3, 2, 5, 6])
-    >>> priv_topk(g, 1, 1e6, mechanism="shifted_local_dampening", max_degree=6, rng=0).tolist()
+    >>> priv_topk(g, k=1, epsilon=1e6, mechanism="shifted_local_dampening", max_degree=6, rng=0).tolist()
     [0]
     """
     if isinstance(graph, PrivTopkScores):
@@ -611,7 +616,7 @@ def priv_topk(graph: Graph | PrivTopkScores, k: int, epsilon: float, *, mechanis
                                                        gen), dtype=np.int64))
     s, sens = scores.scores(mech)
     fn = permute_and_flip if mech == "permute_and_flip" else exponential
-    return np.atleast_1d(np.asarray(fn(s, eps, sens, k=k, rng=gen), dtype=np.int64))
+    return np.atleast_1d(np.asarray(fn(s, epsilon=eps, sensitivity=sens, k=k, rng=gen), dtype=np.int64))
 
 
 def top_k_ebc(graph_or_scores: Graph | PrivTopkScores | np.ndarray, k: int) -> np.ndarray:
@@ -626,8 +631,9 @@ def top_k_ebc(graph_or_scores: Graph | PrivTopkScores | np.ndarray, k: int) -> n
 
 
 # -- demo -----------------------------------------------------------------------------------------
-def influential_demo_table(graph: Graph, k: int = 3, epsilon: float = 1.0,
-                           rng: np.random.Generator | int | None = None, *, max_degree: int | None = None) -> str:
+@keyword_only("k", "epsilon", "rng")
+def influential_demo_table(graph: Graph, *, k: int = 3, epsilon: float = 1.0,
+                           rng: np.random.Generator | int | None = None, max_degree: int | None = None) -> str:
     """A small text table: private top-k influential nodes, local versus global sensitivity.
 
     Rows: the non-private top-k by aggregate (degree + 100·egocentric density) and by Pareto
@@ -642,19 +648,19 @@ def influential_demo_table(graph: Graph, k: int = 3, epsilon: float = 1.0,
     U, _ = motkin_objectives(g)
     ref_agg = top_k_aggregate(U, k)
     ref_par = top_k_pareto(U, k)
-    pt = _prepare(g, max_degree, "influential_demo_table")
+    pt = _prepare(g, max_degree, "influential_demo_table", stacklevel=6)
     ref_ebc = top_k_ebc(pt, k)
     rows = [("top-k aggregate (non-private)", "-", ref_agg, 1.0),
             ("top-k Pareto score (non-private)", "-", ref_par, 1.0),
             ("top-k EBC (non-private)", "-", ref_ebc, 1.0)]
     for mech, tag in (("local_dampening", "local"), ("exponential", "global")):
-        sel = MotkinSampler(g, "agg", mechanism=mech).sample(k, epsilon, gen)
+        sel = MotkinSampler(g, "agg", mechanism=mech).sample(k=k, epsilon=epsilon, rng=gen)
         rows.append((f"DP-MOTkIN-Agg {tag}", f"{epsilon:g}", sel, recall(ref_agg, sel)))
-        sel = MotkinSampler(g, "pareto", mechanism=mech).sample(k, epsilon, gen)
+        sel = MotkinSampler(g, "pareto", mechanism=mech).sample(k=k, epsilon=epsilon, rng=gen)
         rows.append((f"DP-MOTkIN-Pareto {tag} (C = {metric_c(ref_par, sel, objectives=U):.2f})", f"{epsilon:g}", sel,
                      recall(ref_par, sel)))
     for mech, tag in (("shifted_local_dampening", "SLD"), ("exponential", "EM")):
-        sel = priv_topk(pt, k, epsilon, mechanism=mech, rng=gen)
+        sel = priv_topk(pt, k=k, epsilon=epsilon, mechanism=mech, rng=gen)
         rows.append((f"PrivTopk-{tag} (EBC)", f"{epsilon:g}", sel, recall(ref_ebc, sel)))
     w = max(len(r[0]) for r in rows)
     lines = [f"{'method':<{w}}  {'eps':>5}  {'node ids':<28} recall",

@@ -35,7 +35,7 @@ from ..utilities.median import (
     grouped_median_sensitivity,
     interval_median_sensitivity,
 )
-from ..vocabulary import MECHANISMS, check_mechanism
+from ..vocabulary import MECHANISMS, check_mechanism, keyword_only
 
 __all__ = ["median", "median_distribution", "MedianDistribution", "median_error", "median_rank",
            "median_probabilities", "histogram_to_database", "histogram_groups", "MEDIAN_MECHANISMS",
@@ -191,17 +191,20 @@ def _select_interval(iv: MedianIntervals, eps: float, mechanism: str, weights: n
     import dpselect as dps
 
     if mechanism == "exponential":
-        return int(dps.exponential(iv.utility, eps, 1.0, base_measure=weights, rng=rng))
+        return int(dps.exponential(iv.utility, epsilon=eps, sensitivity=1.0, base_measure=weights, rng=rng))
     sf = interval_median_sensitivity(iv)
     if mechanism == "local_dampening":
-        return int(dps.local_dampening(iv.utility, eps, sf, base_measure=weights, rng=rng))
-    return int(dps.shifted_local_dampening(iv.utility, eps, sf, direction="decreasing", base_measure=weights, rng=rng))
+        return int(dps.local_dampening(iv.utility, epsilon=eps, sensitivity_function=sf, base_measure=weights,
+                                       rng=rng))
+    return int(dps.shifted_local_dampening(iv.utility, epsilon=eps, sensitivity_function=sf, direction="decreasing",
+                                           base_measure=weights, rng=rng))
 
 
+@keyword_only("epsilon")
 def median(
     values,
-    epsilon: float,
     *,
+    epsilon: float,
     bound: float,
     mechanism: Mechanism = "local_dampening",
     counts=None,
@@ -229,7 +232,9 @@ def median(
         ``ValueError`` naming ``bound`` (never clipped). With ``counts``: distinct values, value
         ``values[g]`` held by ``counts[g]`` records (a histogram; never expanded).
     epsilon : float
-        Privacy budget, > 0.
+        Privacy budget, > 0. Keyword-only (``median(values, epsilon=..., bound=...)``); positional
+        ``epsilon`` still works for one release, with a ``DeprecationWarning`` (also in
+        :func:`median_rank`, :func:`median_distribution`, :func:`median_error`, :func:`median_probabilities`).
     bound : float
         Λ > 0, the public upper end of the value domain [0, Λ]. Shift data to start at 0 if needed.
     mechanism : {"local_dampening", "exponential", "shifted_local_dampening"} or an alias (LD, EM, SLD)
@@ -251,7 +256,7 @@ def median(
 
     Examples
     --------
-    >>> v = median([5.0, 1.0, 9.0, 4.0, 7.0], 100.0, bound=10.0, rng=0)  # [4, 7) has the two best intervals
+    >>> v = median([5.0, 1.0, 9.0, 4.0, 7.0], epsilon=100.0, bound=10.0, rng=0)  # [4, 7) has the two best intervals
     >>> 4.0 <= v < 7.0
     True
     """
@@ -327,14 +332,16 @@ def _interval_probabilities(iv: MedianIntervals, eps: float, mechanism: str) -> 
 
     w = _upper_lengths(iv.lo, iv.hi)
     if mechanism == "exponential":
-        return dps.exponential_probabilities(iv.utility, eps, 1.0, base_measure=w)
+        return dps.exponential_probabilities(iv.utility, epsilon=eps, sensitivity=1.0, base_measure=w)
     sf = interval_median_sensitivity(iv)
     if mechanism == "local_dampening":
-        return dps.local_dampening_probabilities(iv.utility, eps, sf, base_measure=w)
-    return dps.shifted_local_dampening_probabilities(iv.utility, eps, sf, direction="decreasing", base_measure=w)
+        return dps.local_dampening_probabilities(iv.utility, epsilon=eps, sensitivity_function=sf, base_measure=w)
+    return dps.shifted_local_dampening_probabilities(iv.utility, epsilon=eps, sensitivity_function=sf,
+                                                     direction="decreasing", base_measure=w)
 
 
-def median_distribution(values, epsilon: float, *, bound: float, mechanism: Mechanism = "local_dampening",
+@keyword_only("epsilon")
+def median_distribution(values, *, epsilon: float, bound: float, mechanism: Mechanism = "local_dampening",
                         counts=None) -> MedianDistribution:
     """The exact law of :func:`median`'s released value: ``.atoms`` (empty) and a piecewise-constant ``.pdf``.
 
@@ -342,10 +349,10 @@ def median_distribution(values, epsilon: float, *, bound: float, mechanism: Mech
     p_j / |I_j| ∝ exp(−ε·|j − n/2| / 2); on replace-one neighbours the two densities differ by at
     most e^ε at every point (tests/test_median.py audits every database of up to 4 values on a grid).
 
-    >>> d = median_distribution([0.0, 0.0, 0.0], 1.0, bound=3.0)
+    >>> d = median_distribution([0.0, 0.0, 0.0], epsilon=1.0, bound=3.0)
     >>> d.atoms, d.lo.tolist(), d.hi.tolist(), round(float(d.pdf(1.5)), 6)
     ({}, [0.0], [3.0], 0.333333)
-    >>> d = median_distribution([1.0, 2.0], 1.0, bound=3.0, mechanism="exponential")
+    >>> d = median_distribution([1.0, 2.0], epsilon=1.0, bound=3.0, mechanism="exponential")
     >>> d.pdf([0.5, 1.5, 2.5]).round(4).tolist(), round(d.cdf(1.5), 4)
     ([0.2741, 0.4519, 0.2741], 0.5)
     """
@@ -357,17 +364,18 @@ def median_distribution(values, epsilon: float, *, bound: float, mechanism: Mech
     return MedianDistribution(iv.lo, iv.hi, p, eps, iv.bound, mechanism)
 
 
-def median_error(values, epsilon: float, *, bound: float, mechanism: Mechanism = "local_dampening",
+@keyword_only("epsilon")
+def median_error(values, *, epsilon: float, bound: float, mechanism: Mechanism = "local_dampening",
                  counts=None) -> float:
     """Expected |released value − true median| of :func:`median` (exact, from :func:`median_distribution`).
 
     The true median is x_m with m = ⌈n/2⌉ (the thesis' convention, also used for Figure 17).
 
-    >>> round(median_error([0.0, 5.0, 10.0], 1.0, bound=10.0), 3)  # uniform on [0, 10]: both intervals tie
+    >>> round(median_error([0.0, 5.0, 10.0], epsilon=1.0, bound=10.0), 3)  # uniform on [0, 10]: both intervals tie
     2.5
     """
     g = _prepare(values, bound, counts)
-    d = median_distribution(g.values, epsilon, bound=bound, mechanism=mechanism, counts=g.counts)
+    d = median_distribution(g.values, epsilon=epsilon, bound=bound, mechanism=mechanism, counts=g.counts)
     return d.expected_abs_error(g.median)
 
 
@@ -396,21 +404,24 @@ def _group_probabilities(g: _GroupedMedian, epsilon: float, mechanism: str, sld_
     u = g.utilities()
     w = g.counts.astype(np.float64)
     if mechanism == "exponential":
-        return dps.exponential_probabilities(u, epsilon, g.bound, base_measure=w)
+        return dps.exponential_probabilities(u, epsilon=epsilon, sensitivity=g.bound, base_measure=w)
     if mechanism == "local_dampening":
-        return dps.local_dampening_probabilities(u, epsilon, _sensitivity(g), base_measure=w)
+        return dps.local_dampening_probabilities(u, epsilon=epsilon, sensitivity_function=_sensitivity(g),
+                                                 base_measure=w)
     if mechanism == "shifted_local_dampening":
         return dps.shifted_local_dampening_probabilities(
-            u, epsilon, _sld_sensitivity(g, sld_distance), direction="decreasing", base_measure=w)
+            u, epsilon=epsilon, sensitivity_function=_sld_sensitivity(g, sld_distance), direction="decreasing",
+            base_measure=w)
     if mechanism == "permute_and_flip":
-        return dps.permute_and_flip_probabilities(u, epsilon, g.bound, base_measure=g.counts)
+        return dps.permute_and_flip_probabilities(u, epsilon=epsilon, sensitivity=g.bound, base_measure=g.counts)
     raise AssertionError(mechanism)
 
 
+@keyword_only("epsilon")
 def median_rank(
     values,
-    epsilon: float,
     *,
+    epsilon: float,
     bound: float,
     mechanism: RankMechanism = "local_dampening",
     counts=None,
@@ -448,7 +459,7 @@ def median_rank(
         The position of the selected record in the sorted database; among records with equal values
         it is uniform.
 
-    >>> median_rank([5.0, 1.0, 9.0, 4.0, 7.0], 100.0, bound=10.0, rng=0)
+    >>> median_rank([5.0, 1.0, 9.0, 4.0, 7.0], epsilon=100.0, bound=10.0, rng=0)
     2
     """
     eps = check_positive(epsilon, "epsilon")
@@ -461,23 +472,24 @@ def median_rank(
     u = g.utilities()
     w = g.counts.astype(np.float64)
     if mechanism == "exponential":
-        pick = dps.exponential(u, eps, g.bound, base_measure=w, rng=rng)
+        pick = dps.exponential(u, epsilon=eps, sensitivity=g.bound, base_measure=w, rng=rng)
     elif mechanism == "permute_and_flip":
-        pick = dps.permute_and_flip(u, eps, g.bound, base_measure=w, rng=rng)
+        pick = dps.permute_and_flip(u, epsilon=eps, sensitivity=g.bound, base_measure=w, rng=rng)
     elif mechanism == "local_dampening":
-        pick = dps.local_dampening(u, eps, _sensitivity(g), base_measure=w, rng=rng)
+        pick = dps.local_dampening(u, epsilon=eps, sensitivity_function=_sensitivity(g), base_measure=w, rng=rng)
     else:
-        pick = dps.shifted_local_dampening(u, eps, _sld_sensitivity(g, sld_distance), direction="decreasing",
-                                           base_measure=w, rng=rng)
+        pick = dps.shifted_local_dampening(u, epsilon=eps, sensitivity_function=_sld_sensitivity(g, sld_distance),
+                                           direction="decreasing", base_measure=w, rng=rng)
     pick = int(pick)
     first = int(g.cum[pick] - g.counts[pick])
     return first + int(rng.integers(int(g.counts[pick])))
 
 
+@keyword_only("epsilon")
 def median_probabilities(
     values,
-    epsilon: float,
     *,
+    epsilon: float,
     bound: float,
     mechanism: RankMechanism = "local_dampening",
     counts=None,
@@ -491,7 +503,7 @@ def median_probabilities(
     exponential mechanism, local dampening and shifted local dampening; ``"permute_and_flip"``
     expands the records (small databases only).
 
-    >>> v, p = median_probabilities([0.0, 5.0, 10.0], 1.0, bound=10.0, mechanism="exponential")
+    >>> v, p = median_probabilities([0.0, 5.0, 10.0], epsilon=1.0, bound=10.0, mechanism="exponential")
     >>> p.round(3).tolist()
     [0.305, 0.391, 0.305]
     """
