@@ -761,7 +761,8 @@ def local_dampening_probabilities(utilities, *, epsilon: float, sensitivity_func
 
     >>> import dpselect
     >>> sf = dpselect.SensitivityFunction(lambda t: np.full(8, [3.0, 5.0][min(t, 1)]), 5.0)
-    >>> local_dampening_probabilities([6.5, 6.5] + [0.0] * 6, epsilon=2.0, sensitivity_function=sf).round(2)[:3].tolist()
+    >>> p = local_dampening_probabilities([6.5, 6.5] + [0.0] * 6, epsilon=2.0, sensitivity_function=sf)
+    >>> p.round(2)[:3].tolist()
     [0.32, 0.32, 0.06]
     """
     base_measure = _base_measure(base_measure, weights, "local_dampening_probabilities")
@@ -804,7 +805,8 @@ def shifted_local_dampening(
     for near-ties); ``exact=False`` uses float sampling.
 
     >>> import dpselect
-    >>> shifted_local_dampening([1.0, 9.0, 2.0], epsilon=50.0, sensitivity_function=dpselect.constant(3, 1.0), rng=0)
+    >>> shifted_local_dampening([1.0, 9.0, 2.0], epsilon=50.0, sensitivity_function=dpselect.constant(3, 1.0),
+    ...                         rng=0)
     1
     """
     direction = check_choice(direction, "direction", DIRECTIONS)

@@ -266,7 +266,8 @@ def dp_moet(data, *, epsilon: float, approach: str = "pareto", mechanism: Mechan
         implied = "local_dampening" if old == "local" else "exponential"
         deprecated(f"dp_moet(sensitivity={old!r})", f"mechanism={implied!r}")
         if mechanism is not None and check_mechanism(mechanism) != implied:
-            raise ValueError(f"sensitivity={old!r} (deprecated) contradicts mechanism={mechanism!r}; pass mechanism only")
+            raise ValueError(f"sensitivity={old!r} (deprecated) contradicts mechanism={mechanism!r}; "
+                             "pass mechanism only")
         mechanism = implied
     how = "local_dampening" if mechanism is None else check_mechanism(mechanism)
     objective_weights = renamed(objective_weights, weights, where="dp_moet", new="objective_weights", old="weights",

@@ -37,6 +37,7 @@ from .._rng import check_rng
 from .._validation import check_bool, check_k, check_positive
 from ..graphs import Graph
 from ..sensitivity import SensitivityFunction
+from .. import multiobjective as _mo
 from ..multiobjective import metric_c  # noqa: F401  (re-exported: the paper's measure for DP-MOTkIN)
 from ..vocabulary import LOCAL_MECHANISMS, Mechanism, check_mechanism, deprecated, keyword_only
 from ..utilities.graph import (
@@ -125,12 +126,6 @@ def motkin_objectives(graph: Graph, *, variant: str = "paper") -> tuple[np.ndarr
     return U, [degree_sensitivity(g), egocentric_density_sensitivity(g)]
 
 
-def _mo():
-    from .. import multiobjective
-
-    return multiobjective
-
-
 @keyword_only("k", "epsilon")
 def dp_motkin_pareto(graph: Graph, *, k: int, epsilon: float, mechanism: Mechanism | None = None,
                      variant: str = "paper", rng: np.random.Generator | int | None = None,
@@ -177,7 +172,7 @@ def dp_motkin_pareto(graph: Graph, *, k: int, epsilon: float, mechanism: Mechani
     mech = _motkin_mechanism(mechanism, local, "dp_motkin_pareto")
     U, sfs = motkin_objectives(g, variant=variant)
     sens = sfs if mech in LOCAL_MECHANISMS else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
-    out = _mo().priv_pareto(U, epsilon=eps, sensitivities=sens, k=k, rng=rng, mechanism=mech)
+    out = _mo.priv_pareto(U, epsilon=eps, sensitivities=sens, k=k, rng=rng, mechanism=mech)
     return np.atleast_1d(np.asarray(out, dtype=np.int64))
 
 
@@ -209,7 +204,7 @@ def dp_motkin_agg(graph: Graph, *, k: int, epsilon: float, objective_weights: Se
     objective_weights = _objective_weights(objective_weights, weights, "dp_motkin_agg")
     U, sfs = motkin_objectives(g, variant=variant)
     sens = sfs if mech in LOCAL_MECHANISMS else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
-    out = _mo().priv_agg(U, list(objective_weights), epsilon=eps, sensitivities=sens, k=k, rng=rng, mechanism=mech)
+    out = _mo.priv_agg(U, list(objective_weights), epsilon=eps, sensitivities=sens, k=k, rng=rng, mechanism=mech)
     return np.atleast_1d(np.asarray(out, dtype=np.int64))
 
 
@@ -219,7 +214,8 @@ def _objective_weights(objective_weights, weights, where: str, default=DEFAULT_A
         return objective_weights
     deprecated(f"{where}(weights=...)", "objective_weights=...", stacklevel=4)
     if objective_weights is not default and objective_weights is not None:
-        raise TypeError(f"{where} got both objective_weights and its deprecated spelling weights; pass objective_weights")
+        raise TypeError(f"{where} got both objective_weights and its deprecated spelling weights; "
+                        "pass objective_weights")
     return weights
 
 
@@ -257,7 +253,7 @@ def top_k_pareto(graph_or_objectives: Graph | np.ndarray, k: int, *, variant: st
     picks = []
     for _ in range(k):
         sub = U[remaining]
-        ps = _mo().pareto_score(sub)
+        ps = _mo.pareto_score(sub)
         if tie_break == "dominance":
             dominated = count_dominating(-sub, strict=True)  # nodes each node dominates
             best = np.flatnonzero(ps == ps.max())
@@ -385,7 +381,7 @@ class MotkinSampler:
         # Pareto: scores and δ^PS of the remaining nodes from those of all nodes, corrected for the
         # removed ones (see _pareto_delta_removed); equal to recomputing them on U[rem].
         if self._ps_full is None:
-            self._ps_full = _mo().pareto_score(self.U).astype(np.float64)
+            self._ps_full = _mo.pareto_score(self.U).astype(np.float64)
         removed_idx = np.asarray(removed, dtype=np.intp)
         U = self.U
         dominated_by_removed = np.zeros(n)
@@ -429,7 +425,7 @@ class MotkinSampler:
         """
         if self._full_sf is None:
             self._sfs = [degree_sensitivity(self.degrees), egocentric_density_sensitivity(self.degrees)]
-            self._full_sf = _mo().pareto_sensitivity(self.U, self._sfs)
+            self._full_sf = _mo.pareto_sensitivity(self.U, self._sfs)
         U = self.U
 
         def delta_removed(t, candidates=None):
@@ -556,7 +552,8 @@ def prepare_priv_topk(graph: Graph, *, max_degree: int | None = None) -> PrivTop
     return _prepare(_check_graph(graph), max_degree, "prepare_priv_topk")
 
 
-def priv_topk(graph: Graph | PrivTopkScores, k: int, epsilon: float, *, mechanism: Mechanism = "shifted_local_dampening",
+def priv_topk(graph: Graph | PrivTopkScores, k: int, epsilon: float, *,
+              mechanism: Mechanism = "shifted_local_dampening",
               max_degree: int | None = None, rng: np.random.Generator | int | None = None) -> np.ndarray:
     """PrivTopk (thesis Alg. 3): k nodes of large egocentric betweenness centrality, ε-edge-DP.
 

@@ -35,6 +35,7 @@ from ..utilities.median import (
     grouped_median_sensitivity,
     interval_median_sensitivity,
 )
+from .. import mechanisms as dps
 from ..vocabulary import MECHANISMS, check_mechanism, keyword_only
 
 __all__ = ["median", "median_distribution", "MedianDistribution", "median_error", "median_rank",
@@ -188,7 +189,6 @@ def _uniform_float(lo: float, hi: float, rng: np.random.Generator) -> float:
 
 def _select_interval(iv: MedianIntervals, eps: float, mechanism: str, weights: np.ndarray,
                      rng: np.random.Generator) -> int:
-    import dpselect as dps
 
     if mechanism == "exponential":
         return int(dps.exponential(iv.utility, epsilon=eps, sensitivity=1.0, base_measure=weights, rng=rng))
@@ -328,7 +328,6 @@ class MedianDistribution:
 
 
 def _interval_probabilities(iv: MedianIntervals, eps: float, mechanism: str) -> np.ndarray:
-    import dpselect as dps
 
     w = _upper_lengths(iv.lo, iv.hi)
     if mechanism == "exponential":
@@ -399,7 +398,6 @@ def _sensitivity(g: _GroupedMedian):
 
 
 def _group_probabilities(g: _GroupedMedian, epsilon: float, mechanism: str, sld_distance=None) -> np.ndarray:
-    import dpselect as dps
 
     u = g.utilities()
     w = g.counts.astype(np.float64)
@@ -467,7 +465,6 @@ def median_rank(
     _check_sld_distance(sld_distance, mechanism)
     g = _prepare(values, bound, counts)
     rng = check_rng(rng)
-    import dpselect as dps
 
     u = g.utilities()
     w = g.counts.astype(np.float64)
