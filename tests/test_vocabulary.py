@@ -183,3 +183,43 @@ def test_dp_moet_positional_epsilon_is_deprecated():
         a = dp_moet(data, 1.0, rng=0, **small)
     b = dp_moet(data, epsilon=1.0, rng=0, **small)
     assert a.objectives.tolist() == b.objectives.tolist()
+
+
+def test_k_omitted_is_one_index():
+    """k=None (the default): one index as an int; an int k > 1: an int64 array (k=1 keeps returning an int in
+    the mechanisms and PrivPareto/PrivAgg, an array of one node in the DP-MOTkIN apps)."""
+    import numpy as np
+
+    import dpselect as d
+    from dpselect.apps.influential import MotkinSampler
+
+    u = np.array([1.0, 3.0, 2.0, 0.5])
+    sf = d.constant(4, 1.0)
+    U = np.array([[3, 5], [5, 3], [4, 2], [2, 4], [1, 1]], float)
+    calls = [
+        lambda **kw: d.exponential(u, epsilon=1.0, sensitivity=1.0, rng=0, **kw),
+        lambda **kw: d.permute_and_flip(u, epsilon=1.0, sensitivity=1.0, rng=0, **kw),
+        lambda **kw: d.report_noisy_max(u, epsilon=1.0, sensitivity=1.0, rng=0, **kw),
+        lambda **kw: d.local_dampening(u, epsilon=1.0, sensitivity_function=sf, rng=0, **kw),
+        lambda **kw: d.shifted_local_dampening(u, epsilon=1.0, sensitivity_function=sf, rng=0, **kw),
+        lambda **kw: d.priv_pareto(U, epsilon=1.0, sensitivities=[1.0, 1.0], rng=0, **kw),
+        lambda **kw: d.priv_agg(U, [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0], rng=0, **kw),
+    ]
+    for call in calls:
+        one = call()
+        assert isinstance(one, int) and one == call(k=1)
+        two = call(k=2)
+        assert isinstance(two, np.ndarray) and two.dtype == np.int64 and two.shape == (2,)
+    g = _graph()
+    sampler = MotkinSampler(g, "agg", mechanism="exponential")
+    apps = [
+        lambda **kw: d.dp_motkin_pareto(g, epsilon=1.0, rng=0, **kw),
+        lambda **kw: d.dp_motkin_agg(g, epsilon=1.0, rng=0, **kw),
+        lambda **kw: sampler.sample(epsilon=1.0, rng=0, **kw),
+        lambda **kw: MotkinSampler(g, "pareto", mechanism="LD").sample(epsilon=1.0, rng=0, **kw),
+    ]
+    for call in apps:
+        one = call()
+        arr = call(k=1)
+        assert isinstance(one, int) and arr.dtype == np.int64 and arr.tolist() == [one]
+        assert call(k=3).shape == (3,)

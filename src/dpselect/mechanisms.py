@@ -8,8 +8,9 @@ Conventions shared by every selector here:
   ``sensitivity`` / sensitivity function was derived for). The exponent carries the factor 2
   (ε·u / (2Δ)) unless ``monotonic=True`` declares that on neighbouring datasets all utilities move in
   the same direction (e.g. counts under add/remove-one), which allows ε·u / Δ.
-* ``k > 1``: k distinct candidates, picked one after another on the remaining candidates with ε/k
-  each (sequential composition: ε in total). The result lists them in the order picked.
+* ``k``: omitted (``None``, the default) or 1, one pick, returned as an ``int``; ``k > 1``: k distinct
+  candidates, picked one after another on the remaining candidates with ε/k each (sequential
+  composition: ε in total), returned as an int64 array in the order picked.
 * ``base_measure``: optional, w_r > 0 per candidate; the mechanism behaves as if candidate r stood for
   w_r interchangeable copies (probability ∝ w_r · exp(...)), which lets callers group equal candidates
   instead of listing millions of them. (``weights=`` is its deprecated spelling: it still works for one
@@ -333,7 +334,7 @@ def _prepare(utilities, epsilon, sensitivity, k, monotonic, weights):
     u = check_utilities(utilities)
     eps = check_positive(epsilon, "epsilon")
     delta = check_positive(sensitivity, "sensitivity")
-    k = check_k(k, u.shape[0])
+    k = check_k(1 if k is None else k, u.shape[0])
     monotonic = check_bool(monotonic, "monotonic")
     w = _check_weights(weights, u.shape[0])
     return u, eps, delta, k, monotonic, w
@@ -348,7 +349,7 @@ def exponential(
     *,
     epsilon: float,
     sensitivity: float,
-    k: int = 1,
+    k: int | None = None,
     monotonic: bool = False,
     base_measure=None,
     rng: np.random.Generator | int | None = None,
@@ -367,7 +368,7 @@ def exponential(
     (:mod:`dpselect.sampling`). ``exact=False`` uses the float64 inverse CDF: faster for tiny inputs,
     but outputs of probability below ~2^-53 can become impossible, which breaks ε-DP.
 
-    Returns an ``int`` index for k = 1, else an int64 array of k indices in the order picked.
+    Returns an ``int`` index when ``k`` is omitted (or 1), else an int64 array of k indices in the order picked.
 
     >>> exponential([1.0, 5.0, 2.0], epsilon=1e6, sensitivity=1.0, rng=0)
     1
@@ -518,7 +519,7 @@ def report_noisy_max(
     epsilon: float,
     sensitivity: float,
     noise: Literal["laplace", "gumbel", "exponential"] = "laplace",
-    k: int = 1,
+    k: int | None = None,
     monotonic: bool = False,
     base_measure=None,
     rng: np.random.Generator | int | None = None,
@@ -581,7 +582,7 @@ def permute_and_flip(
     *,
     epsilon: float,
     sensitivity: float,
-    k: int = 1,
+    k: int | None = None,
     monotonic: bool = False,
     base_measure=None,
     rng: np.random.Generator | int | None = None,
@@ -705,7 +706,7 @@ def _prepare_local(utilities, epsilon, sensitivity_function, k, weights):
     u = check_utilities(utilities)
     eps = check_positive(epsilon, "epsilon")
     sf = _check_sf(sensitivity_function, u.shape[0])
-    k = check_k(k, u.shape[0])
+    k = check_k(1 if k is None else k, u.shape[0])
     w = _check_weights(weights, u.shape[0])
     return u, eps, sf, k, w
 
@@ -716,7 +717,7 @@ def local_dampening(
     *,
     epsilon: float,
     sensitivity_function: SensitivityFunction,
-    k: int = 1,
+    k: int | None = None,
     base_measure=None,
     rng: np.random.Generator | int | None = None,
     max_steps: int = DEFAULT_MAX_STEPS,
@@ -784,7 +785,7 @@ def shifted_local_dampening(
     epsilon: float,
     sensitivity_function: SensitivityFunction,
     direction: Literal["increasing", "decreasing"] = "increasing",
-    k: int = 1,
+    k: int | None = None,
     base_measure=None,
     rng: np.random.Generator | int | None = None,
     max_steps: int = DEFAULT_MAX_STEPS,

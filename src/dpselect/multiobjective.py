@@ -498,7 +498,7 @@ def _prepare(U, epsilon, sensitivities, mechanism, options):
 
 
 @keyword_only("epsilon", "sensitivities")
-def priv_pareto(U, *, epsilon: float, sensitivities: Sensitivities, mechanism: str | None = None, k: int = 1,
+def priv_pareto(U, *, epsilon: float, sensitivities: Sensitivities, mechanism: str | None = None, k: int | None = None,
                 rng: np.random.Generator | int | None = None, **options):
     """PrivPareto (paper Def. 4.1 / 4.2): privately select candidate(s) close to the Pareto front.
 
@@ -523,8 +523,8 @@ def priv_pareto(U, *, epsilon: float, sensitivities: Sensitivities, mechanism: s
         Global sensitivities Δu_i (numbers) or admissible SensitivityFunctions δ_i.
     mechanism : str, optional
         One of :data:`MECHANISMS` or a short alias (EM, PF, RNM, LD, SLD; any case).
-    k : int
-        Number of distinct candidates. ``k > 1``: k sequential picks with ε/k each; after each pick the
+    k : int, optional
+        Number of distinct candidates (omitted: one). ``k > 1``: k sequential picks with ε/k each; after each pick the
         Pareto scores and δ^PS (and the global sensitivity n' − 1) are **recomputed on the remaining
         candidates**, so domination by already selected candidates no longer counts.
     rng : Generator, int or None
@@ -534,7 +534,7 @@ def priv_pareto(U, *, epsilon: float, sensitivities: Sensitivities, mechanism: s
 
     Returns
     -------
-    int, or int64 array of the k indices in the order picked.
+    int when ``k`` is omitted or 1, else an int64 array of the k indices in the order picked.
 
     Privacy
     -------
@@ -549,7 +549,7 @@ def priv_pareto(U, *, epsilon: float, sensitivities: Sensitivities, mechanism: s
     True
     """
     M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
-    k = check_k(k, n)
+    k = check_k(1 if k is None else k, n)
     gen = check_rng(rng)
     local = mechanism in LOCAL_MECHANISMS
     sfs = _as_functions(sens, n) if local else None
@@ -625,7 +625,7 @@ def _aggregate(M, weights, sens, mechanism, n, m):
 
 @keyword_only("epsilon", "sensitivities")
 def priv_agg(U, objective_weights=None, *, epsilon: float, sensitivities: Sensitivities,
-             mechanism: str | None = None, k: int = 1, rng: np.random.Generator | int | None = None,
+             mechanism: str | None = None, k: int | None = None, rng: np.random.Generator | int | None = None,
              base_measure=None, weights=None, **options):
     """PrivAgg (paper Def. 5.1 / 5.2): privately select candidate(s) maximising Σ_i w_i u_i.
 
@@ -644,14 +644,14 @@ def priv_agg(U, objective_weights=None, *, epsilon: float, sensitivities: Sensit
         deprecated spelling (``DeprecationWarning``).
     epsilon, sensitivities, mechanism, rng, **options
         As in :func:`priv_pareto` (keywords; ``epsilon`` and ``sensitivities`` are required).
-    k : int
-        ``k > 1``: k distinct candidates, ε/k each (the aggregate does not depend on the remaining set).
+    k : int, optional
+        Omitted: one candidate. ``k > 1``: k distinct candidates, ε/k each (the aggregate does not depend on the remaining set).
     base_measure : array of shape (n,), optional
         A base measure on the candidates, passed to the mechanism (see :mod:`dpselect.mechanisms`).
 
     Returns
     -------
-    int, or int64 array of the k indices in the order picked.
+    int when ``k`` is omitted or 1, else an int64 array of the k indices in the order picked.
 
     Privacy
     -------
@@ -665,7 +665,7 @@ def priv_agg(U, objective_weights=None, *, epsilon: float, sensitivities: Sensit
     """
     objective_weights = _agg_arguments("priv_agg", objective_weights, weights)
     M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
-    k = check_k(k, n)
+    k = check_k(1 if k is None else k, n)
     u, sensitivity = _aggregate(M, objective_weights, sens, mechanism, n, m)
     out = _select(mechanism, u, eps, sensitivity, k, check_rng(rng), options, base_measure)
     return int(out) if k == 1 else np.asarray(out, dtype=np.int64)

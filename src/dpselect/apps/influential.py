@@ -127,9 +127,9 @@ def motkin_objectives(graph: Graph, *, variant: str = "paper") -> tuple[np.ndarr
 
 
 @keyword_only("k", "epsilon")
-def dp_motkin_pareto(graph: Graph, *, k: int, epsilon: float, mechanism: Mechanism | None = None,
+def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mechanism: Mechanism | None = None,
                      variant: str = "paper", rng: np.random.Generator | int | None = None,
-                     local: bool | None = None) -> np.ndarray:
+                     local: bool | None = None) -> np.ndarray | int:
     """DP-MOTkIN-Pareto: k nodes near the Pareto front of (degree, egocentric density), ε-edge-DP.
 
     Runs PrivPareto (:func:`dpselect.priv_pareto`) k times with ε/k each on the nodes not yet picked;
@@ -138,8 +138,8 @@ def dp_motkin_pareto(graph: Graph, *, k: int, epsilon: float, mechanism: Mechani
     Parameters
     ----------
     graph : Graph
-    k : int
-        Number of nodes, 1 <= k <= n.
+    k : int, optional
+        Number of nodes, 1 <= k <= n. Omitted: one node, returned as an ``int``.
     epsilon : float
         Total privacy budget (ε-edge-DP by sequential composition). ``k`` and ``epsilon`` are
         keyword-only; given positionally they still work for one release, with a ``DeprecationWarning``
@@ -157,7 +157,7 @@ def dp_motkin_pareto(graph: Graph, *, k: int, epsilon: float, mechanism: Mechani
 
     Returns
     -------
-    numpy.ndarray of k int node indices, in the order picked.
+    numpy.ndarray of k int node indices, in the order picked (an ``int`` when ``k`` is omitted).
 
     Examples
     --------
@@ -167,20 +167,21 @@ def dp_motkin_pareto(graph: Graph, *, k: int, epsilon: float, mechanism: Mechani
     [0, 1]
     """
     g = _check_graph(graph)
-    k = check_k(k, g.n_nodes)
+    single = k is None
+    k = check_k(1 if single else k, g.n_nodes)
     eps = check_positive(epsilon, "epsilon")
     mech = _motkin_mechanism(mechanism, local, "dp_motkin_pareto")
     U, sfs = motkin_objectives(g, variant=variant)
     sens = sfs if mech in LOCAL_MECHANISMS else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
     out = _mo.priv_pareto(U, epsilon=eps, sensitivities=sens, k=k, rng=rng, mechanism=mech)
-    return np.atleast_1d(np.asarray(out, dtype=np.int64))
+    return int(out) if single else np.atleast_1d(np.asarray(out, dtype=np.int64))
 
 
 @keyword_only("k", "epsilon")
-def dp_motkin_agg(graph: Graph, *, k: int, epsilon: float, objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS,
+def dp_motkin_agg(graph: Graph, *, k: int | None = None, epsilon: float, objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS,
                   mechanism: Mechanism | None = None, variant: str = "paper",
                   rng: np.random.Generator | int | None = None, local: bool | None = None,
-                  weights: Sequence[float] | None = None) -> np.ndarray:
+                  weights: Sequence[float] | None = None) -> np.ndarray | int:
     """DP-MOTkIN-Agg: k nodes maximising w_degree·degree + w_egodensity·egodensity, ε-edge-DP.
 
     Runs PrivAgg (:func:`dpselect.priv_agg`) with k picks of ε/k each. ``mechanism="exponential"``
@@ -190,7 +191,8 @@ def dp_motkin_agg(graph: Graph, *, k: int, epsilon: float, objective_weights: Se
     ``local=False`` for ``mechanism="local_dampening"`` / ``"exponential"``, ``weights=`` for
     ``objective_weights=``.
 
-    Returns k int node indices in the order picked.
+    Returns k int node indices in the order picked (an int64 array for any int ``k``, one ``int`` when
+    ``k`` is omitted).
 
     >>> from dpselect.graphs import from_edges
     >>> g = from_edges([0, 0, 0, 1, 4], [1, 2, 3, 2, 5])
@@ -198,14 +200,15 @@ def dp_motkin_agg(graph: Graph, *, k: int, epsilon: float, objective_weights: Se
     [1]
     """
     g = _check_graph(graph)
-    k = check_k(k, g.n_nodes)
+    single = k is None
+    k = check_k(1 if single else k, g.n_nodes)
     eps = check_positive(epsilon, "epsilon")
     mech = _motkin_mechanism(mechanism, local, "dp_motkin_agg")
     objective_weights = _objective_weights(objective_weights, weights, "dp_motkin_agg")
     U, sfs = motkin_objectives(g, variant=variant)
     sens = sfs if mech in LOCAL_MECHANISMS else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
     out = _mo.priv_agg(U, list(objective_weights), epsilon=eps, sensitivities=sens, k=k, rng=rng, mechanism=mech)
-    return np.atleast_1d(np.asarray(out, dtype=np.int64))
+    return int(out) if single else np.atleast_1d(np.asarray(out, dtype=np.int64))
 
 
 def _objective_weights(objective_weights, weights, where: str, default=DEFAULT_AGG_WEIGHTS):
@@ -443,11 +446,14 @@ class MotkinSampler:
                                    name="pareto_score_remaining")
 
     @keyword_only("k", "epsilon", "rng")
-    def sample(self, *, k: int, epsilon: float, rng: np.random.Generator | int | None = None) -> np.ndarray:
-        """One ε-edge-DP selection of k node indices (ε/k per pick), in the order picked."""
+    def sample(self, *, k: int | None = None, epsilon: float,
+               rng: np.random.Generator | int | None = None) -> np.ndarray | int:
+        """One ε-edge-DP selection of k node indices (ε/k per pick), in the order picked: an int64 array for
+        any int ``k``, one ``int`` when ``k`` is omitted."""
         from ..mechanisms import dampened_select, exponential
 
-        k = check_k(k, self.U.shape[0])
+        single = k is None
+        k = check_k(1 if single else k, self.U.shape[0])
         eps = check_positive(epsilon, "epsilon")
         gen = check_rng(rng)
 
@@ -462,12 +468,13 @@ class MotkinSampler:
 
         if self.approach == "agg":
             rem, sel = draw((), eps, k)
-            return rem[np.atleast_1d(sel)].astype(np.int64)
+            out = rem[np.atleast_1d(sel)].astype(np.int64)
+            return int(out[0]) if single else out
         picks: list[int] = []
         for _ in range(k):
             rem, sel = draw(tuple(picks), eps / k, 1)
             picks.append(int(rem[sel]))
-        return np.asarray(picks, dtype=np.int64)
+        return picks[0] if single else np.asarray(picks, dtype=np.int64)
 
     def probabilities(self, epsilon: float) -> np.ndarray:
         """Exact distribution of the first pick (k = 1) over all nodes."""
