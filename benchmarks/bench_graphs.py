@@ -68,14 +68,14 @@ def main() -> None:
 
         def with_statistics():
             g._triangles = None  # recompute triangles, degrees' objectives and δ's
-            return dp_motkin_pareto(g, 3, 1.0, local=True, rng=0)
+            return dp_motkin_pareto(g, k=3, epsilon=1.0, mechanism="local_dampening", rng=0)
 
         t_stats = best_of(with_statistics, repeat=2)
-        t_e2e = best_of(lambda: dp_motkin_pareto(load_dataset_graph(name), 3, 1.0, local=True, rng=0), repeat=2)
-        s = MotkinSampler(g, "pareto", local=True)
+        t_e2e = best_of(lambda: dp_motkin_pareto(load_dataset_graph(name), k=3, epsilon=1.0, mechanism="local_dampening", rng=0), repeat=2)
+        s = MotkinSampler(g, "pareto", mechanism="local_dampening")
         t_first, _ = _once(lambda: s.scores(()))
         rng = np.random.default_rng(0)
-        t_cached = best_of(lambda: s.sample(3, 1.0, rng), repeat=5)
+        t_cached = best_of(lambda: s.sample(k=3, epsilon=1.0, rng=rng), repeat=5)
         rows.append((name, g.n_nodes, g.n_edges, g.max_degree, t_load, t_aa, t_tri, t_ebc, t_sel, t_stats,
                      t_e2e, t_first, t_cached))
     syn = synthetic_dblp_size()
@@ -84,7 +84,7 @@ def main() -> None:
 
     def syn_select():
         syn._triangles = None
-        return dp_motkin_pareto(syn, 10, 1.0, local=True, rng=0)
+        return dp_motkin_pareto(syn, k=10, epsilon=1.0, mechanism="local_dampening", rng=0)
 
     t_sel_syn = best_of(syn_select, repeat=1)
     wall = "not yet run"

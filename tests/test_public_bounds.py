@@ -50,7 +50,7 @@ def test_max_degree_omitted_warns_given_silent_exceeded_raises():
     with pytest.warns(PrivacyLeakWarning, match="prepare_priv_topk: max_degree"):
         assert prepare_priv_topk(g).max_degree == 3
     with pytest.warns(PrivacyLeakWarning, match="priv_topk: max_degree"):
-        priv_topk(g, 1, 1.0, rng=0)
+        priv_topk(g, k=1, epsilon=1.0, rng=0)
     with pytest.warns(PrivacyLeakWarning, match="influential_demo_table: max_degree"):
         influential_demo_table(g, k=1, epsilon=1.0, rng=0)
     with NO_LEAK:
@@ -58,11 +58,11 @@ def test_max_degree_omitted_warns_given_silent_exceeded_raises():
         assert sf6.global_sensitivity == 7.5 and sf6(0).tolist() == [3.0, 2.0, 2.0, 1.0, 2.0, 1.0, 1.0]
         s = prepare_priv_topk(g, max_degree=6)
         assert s.max_degree == 6 and s.global_sensitivity == 7.5
-        assert priv_topk(g, 1, 1e6, mechanism="SLD", max_degree=6, rng=0).tolist() == [0]
-        assert priv_topk(s, 1, 1e6, mechanism="EM", rng=0).tolist() == [0]
-        assert priv_topk(s, 1, 1e6, mechanism="EM", max_degree=6, rng=0).tolist() == [0]  # same D: fine
+        assert priv_topk(g, k=1, epsilon=1e6, mechanism="SLD", max_degree=6, rng=0).tolist() == [0]
+        assert priv_topk(s, k=1, epsilon=1e6, mechanism="EM", rng=0).tolist() == [0]
+        assert priv_topk(s, k=1, epsilon=1e6, mechanism="EM", max_degree=6, rng=0).tolist() == [0]  # same D: fine
     for call in (lambda: ebc_sensitivity(g, max_degree=2), lambda: prepare_priv_topk(g, max_degree=2),
-                 lambda: priv_topk(g, 1, 1.0, max_degree=2, rng=0),
+                 lambda: priv_topk(g, k=1, epsilon=1.0, max_degree=2, rng=0),
                  lambda: ebc_sensitivity(np.array([1, 5, 2]), max_degree=4)):
         with pytest.raises(ValueError, match=r"max_degree must be a public upper bound .*max_degree=\d"):
             call()
@@ -73,7 +73,7 @@ def test_max_degree_omitted_warns_given_silent_exceeded_raises():
 def test_priv_topk_rejects_max_degree_it_would_ignore():
     s = prepare_priv_topk(from_edges(*STAR), max_degree=6)
     with pytest.raises(ValueError, match=r"max_degree=100 cannot be applied to precomputed PrivTopkScores"):
-        priv_topk(s, 1, 1.0, max_degree=100, rng=0)
+        priv_topk(s, k=1, epsilon=1.0, max_degree=100, rng=0)
 
 
 def test_edgeless_graph_does_not_blame_an_unpassed_max_degree():
@@ -84,12 +84,12 @@ def test_edgeless_graph_does_not_blame_an_unpassed_max_degree():
     empty = Graph(sp.csr_array((4, 4), dtype=np.int8), np.arange(4))
     assert empty.n_edges == 0 and empty.max_degree == 0
     with pytest.warns(PrivacyLeakWarning, match=r"max_degree = 1") as rec:
-        out = priv_topk(empty, 2, 1.0, mechanism="EM", rng=0)
+        out = priv_topk(empty, k=2, epsilon=1.0, mechanism="EM", rng=0)
     assert len(rec) == 1 and len(set(out.tolist())) == 2
     with NO_LEAK:
         s = prepare_priv_topk(empty, max_degree=3)
         assert s.utilities.tolist() == [0.0] * 4 and s.global_sensitivity == 3.0
-        assert priv_topk(empty, 1, 1.0, mechanism="SLD", max_degree=3, rng=1).shape == (1,)
+        assert priv_topk(empty, k=1, epsilon=1.0, mechanism="SLD", max_degree=3, rng=1).shape == (1,)
 
 
 # -- n_max (information gain, DiffPID3) -------------------------------------------------------------
@@ -236,6 +236,6 @@ def test_every_reproduction_setup_emits_no_warning():
         g = from_networkx(nx.karate_club_graph())
         scores = thesis_figure20.setup("karate", g, argparse.Namespace(max_degree=33))
         assert scores.max_degree == 33 and scores.global_sensitivity == 33 * 32 / 4
-        assert priv_topk(scores, 2, 1.0, mechanism="SLD", rng=0).shape == (2,)
+        assert priv_topk(scores, k=2, epsilon=1.0, mechanism="SLD", rng=0).shape == (2,)
         for approach in ("pareto", "agg"):  # table2 / figure3: no public bound beyond the node set
-            assert MotkinSampler(g, approach, local=True).sample(2, 1.0, rng=0).shape == (2,)
+            assert MotkinSampler(g, approach, mechanism="local_dampening").sample(k=2, epsilon=1.0, rng=0).shape == (2,)

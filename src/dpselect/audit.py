@@ -6,7 +6,7 @@ they settle a privacy claim exactly instead of estimating it.
 >>> import numpy as np, dpselect
 >>> from dpselect.audit import exact_dp_audit
 >>> counts = {"x": np.array([3.0, 1.0]), "y": np.array([2.0, 1.0])}     # neighbours differ by 1
->>> prob = lambda d: dpselect.exponential_probabilities(counts[d], 1.0, 1.0)
+>>> prob = lambda d: dpselect.exponential_probabilities(counts[d], epsilon=1.0, sensitivity=1.0)
 >>> res = exact_dp_audit(prob, [("x", "y")], epsilon=1.0)
 >>> bool(res.passed), round(res.worst_log_ratio, 6)
 (True, 0.339185)

@@ -559,7 +559,8 @@ def prepare_priv_topk(graph: Graph, *, max_degree: int | None = None) -> PrivTop
     return _prepare(_check_graph(graph), max_degree, "prepare_priv_topk")
 
 
-def priv_topk(graph: Graph | PrivTopkScores, k: int, epsilon: float, *,
+@keyword_only("k", "epsilon")
+def priv_topk(graph: Graph | PrivTopkScores, *, k: int, epsilon: float,
               mechanism: Mechanism = "shifted_local_dampening",
               max_degree: int | None = None, rng: np.random.Generator | int | None = None) -> np.ndarray:
     """PrivTopk (thesis Alg. 3): k nodes of large egocentric betweenness centrality, ε-edge-DP.
@@ -601,7 +602,7 @@ def priv_topk(graph: Graph | PrivTopkScores, k: int, epsilon: float, *,
             raise ValueError(f"max_degree={max_degree!r} cannot be applied to precomputed PrivTopkScores (prepared "
                              f"with max_degree={scores.max_degree}); pass max_degree to prepare_priv_topk instead")
     else:
-        scores = _prepare(_check_graph(graph), max_degree, "priv_topk")
+        scores = _prepare(_check_graph(graph), max_degree, "priv_topk", stacklevel=6)  # +1: keyword_only
     n = scores.utilities.size
     k = check_k(k, n)
     eps = check_positive(epsilon, "epsilon")
