@@ -16,7 +16,7 @@ COUNTS = {"x": np.array([3.0, 0.0]), "y": np.array([2.0, 0.0]), "z": np.array([1
 
 
 def em_prob(d, sensitivity=1.0, eps=1.0):
-    return dpselect.exponential_probabilities(COUNTS[d], eps, sensitivity)
+    return dpselect.exponential_probabilities(COUNTS[d], epsilon=eps, sensitivity=sensitivity)
 
 
 def count_utility(x):

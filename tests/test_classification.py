@@ -144,13 +144,13 @@ def mechanisms(eps, scale=1.0):
 
     u = lambda x: tpr(*to_arrays(x))
     return {
-        "exponential": lambda x: dpselect.exponential_probabilities(u(x), eps, 1.0 * scale),
-        "permute_and_flip": lambda x: dpselect.permute_and_flip_probabilities(u(x), eps, 1.0 * scale),
-        "rnm_laplace": lambda x: dpselect.report_noisy_max_probabilities(u(x), eps, 1.0 * scale, noise="laplace"),
-        "local_dampening": lambda x: dpselect.local_dampening_probabilities(u(x), eps, sf(x)),
-        "sld_increasing": lambda x: dpselect.shifted_local_dampening_probabilities(u(x), eps, sfb(x)),
+        "exponential": lambda x: dpselect.exponential_probabilities(u(x), epsilon=eps, sensitivity=1.0 * scale),
+        "permute_and_flip": lambda x: dpselect.permute_and_flip_probabilities(u(x), epsilon=eps, sensitivity=1.0 * scale),
+        "rnm_laplace": lambda x: dpselect.report_noisy_max_probabilities(u(x), epsilon=eps, sensitivity=1.0 * scale, noise="laplace"),
+        "local_dampening": lambda x: dpselect.local_dampening_probabilities(u(x), epsilon=eps, sensitivity_function=sf(x)),
+        "sld_increasing": lambda x: dpselect.shifted_local_dampening_probabilities(u(x), epsilon=eps, sensitivity_function=sfb(x)),
         "sld_decreasing": lambda x: dpselect.shifted_local_dampening_probabilities(
-            u(x), eps, sfb(x), direction="decreasing"),
+            u(x), epsilon=eps, sensitivity_function=sfb(x), direction="decreasing"),
     }
 
 
@@ -188,14 +188,17 @@ def margin_neighbours(x):
 @pytest.mark.parametrize("name, prob", [
     ("exponential", dpselect.exponential_probabilities),
     ("permute_and_flip", dpselect.permute_and_flip_probabilities),
-    ("rnm_laplace", lambda u, e, s: dpselect.report_noisy_max_probabilities(u, e, s, noise="laplace")),
-    ("local_dampening", lambda u, e, s: dpselect.local_dampening_probabilities(u, e, dpselect.constant(3, s))),
-    ("sld", lambda u, e, s: dpselect.shifted_local_dampening_probabilities(u, e, dpselect.constant(3, s))),
+    ("rnm_laplace", lambda u, epsilon, sensitivity: dpselect.report_noisy_max_probabilities(
+        u, epsilon=epsilon, sensitivity=sensitivity, noise="laplace")),
+    ("local_dampening", lambda u, epsilon, sensitivity: dpselect.local_dampening_probabilities(
+        u, epsilon=epsilon, sensitivity_function=dpselect.constant(3, sensitivity))),
+    ("sld", lambda u, epsilon, sensitivity: dpselect.shifted_local_dampening_probabilities(
+        u, epsilon=epsilon, sensitivity_function=dpselect.constant(3, sensitivity))),
 ])
 def test_audit_passes_with_sensitivity_and_fails_when_halved(name, prob):
     eps = 1.0
     pairs = [(x, y) for x in margin_universe() for y in margin_neighbours(x)]
-    ok = exact_dp_audit(lambda x: prob(margin_utility(x), eps, 1.0), pairs, epsilon=eps)
+    ok = exact_dp_audit(lambda x: prob(margin_utility(x), epsilon=eps, sensitivity=1.0), pairs, epsilon=eps)
     assert ok.passed and ok.worst_log_ratio > 0.9 * eps, (name, ok.worst_log_ratio)
-    bad = exact_dp_audit(lambda x: prob(margin_utility(x), eps, 0.5), pairs, epsilon=eps)
+    bad = exact_dp_audit(lambda x: prob(margin_utility(x), epsilon=eps, sensitivity=0.5), pairs, epsilon=eps)
     assert not bad.passed, f"{name}: halved sensitivity not caught ({bad.worst_log_ratio})"

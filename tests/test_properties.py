@@ -127,18 +127,18 @@ def _probabilities_or_clear_error(call, n):
 
 # -- global-sensitivity selectors -------------------------------------------------------------------
 GLOBAL = {
-    "exponential": lambda u, e, d, **kw: M.exponential(u, e, d, **kw),
-    "permute_and_flip": lambda u, e, d, **kw: M.permute_and_flip(u, e, d, **kw),
-    "rnm_laplace": lambda u, e, d, **kw: M.report_noisy_max(u, e, d, noise="laplace", **kw),
-    "rnm_gumbel": lambda u, e, d, **kw: M.report_noisy_max(u, e, d, noise="gumbel", **kw),
-    "rnm_exponential": lambda u, e, d, **kw: M.report_noisy_max(u, e, d, noise="exponential", **kw),
+    "exponential": lambda u, e, d, **kw: M.exponential(u, epsilon=e, sensitivity=d, **kw),
+    "permute_and_flip": lambda u, e, d, **kw: M.permute_and_flip(u, epsilon=e, sensitivity=d, **kw),
+    "rnm_laplace": lambda u, e, d, **kw: M.report_noisy_max(u, epsilon=e, sensitivity=d, noise="laplace", **kw),
+    "rnm_gumbel": lambda u, e, d, **kw: M.report_noisy_max(u, epsilon=e, sensitivity=d, noise="gumbel", **kw),
+    "rnm_exponential": lambda u, e, d, **kw: M.report_noisy_max(u, epsilon=e, sensitivity=d, noise="exponential", **kw),
 }
 GLOBAL_PROBABILITIES = {
-    "exponential": lambda u, e, d, **kw: M.exponential_probabilities(u, e, d, **kw),
-    "permute_and_flip": lambda u, e, d, **kw: M.permute_and_flip_probabilities(u, e, d, **kw),
-    "rnm_laplace": lambda u, e, d, **kw: M.report_noisy_max_probabilities(u, e, d, noise="laplace", **kw),
-    "rnm_gumbel": lambda u, e, d, **kw: M.report_noisy_max_probabilities(u, e, d, noise="gumbel", **kw),
-    "rnm_exponential": lambda u, e, d, **kw: M.report_noisy_max_probabilities(u, e, d, noise="exponential", **kw),
+    "exponential": lambda u, e, d, **kw: M.exponential_probabilities(u, epsilon=e, sensitivity=d, **kw),
+    "permute_and_flip": lambda u, e, d, **kw: M.permute_and_flip_probabilities(u, epsilon=e, sensitivity=d, **kw),
+    "rnm_laplace": lambda u, e, d, **kw: M.report_noisy_max_probabilities(u, epsilon=e, sensitivity=d, noise="laplace", **kw),
+    "rnm_gumbel": lambda u, e, d, **kw: M.report_noisy_max_probabilities(u, epsilon=e, sensitivity=d, noise="gumbel", **kw),
+    "rnm_exponential": lambda u, e, d, **kw: M.report_noisy_max_probabilities(u, epsilon=e, sensitivity=d, noise="exponential", **kw),
 }
 
 
@@ -168,7 +168,7 @@ def global_case(draw):
 def test_global_selectors_return_valid_indices(name, case):
     u, k = case["u"], case["k"]
     _select_or_clear_error(lambda: GLOBAL[name](u, case["eps"], case["delta"], k=k, monotonic=case["monotonic"],
-                                                weights=case["weights"], rng=case["seed"]), len(u), k)
+                                                base_measure=case["weights"], rng=case["seed"]), len(u), k)
 
 
 @pytest.mark.parametrize("name", sorted(GLOBAL))
@@ -181,7 +181,7 @@ def test_global_selectors_float_path_return_valid_indices(name, case):
     """``exact=False`` (the float samplers kept for comparison) must not crash either."""
     u, k = case["u"], case["k"]
     _select_or_clear_error(lambda: GLOBAL[name](u, case["eps"], case["delta"], k=k, monotonic=case["monotonic"],
-                                                weights=case["weights"], rng=case["seed"], exact=False), len(u), k)
+                                                base_measure=case["weights"], rng=case["seed"], exact=False), len(u), k)
 
 
 @pytest.mark.parametrize("name", sorted(GLOBAL))
@@ -195,7 +195,7 @@ def test_global_selectors_extreme_weights(name, case, weights):
     if not isinstance(weights, list):
         weights = weights.draw(st.lists(st.sampled_from(EXTREME_WEIGHTS), min_size=len(u), max_size=len(u)))
     _select_or_clear_error(lambda: GLOBAL[name](u, case["eps"], case["delta"], k=k, monotonic=case["monotonic"],
-                                                weights=weights, rng=case["seed"]), len(u), k)
+                                                base_measure=weights, rng=case["seed"]), len(u), k)
 
 
 @pytest.mark.parametrize("name", ["exponential", "permute_and_flip", "rnm_laplace"])
@@ -231,10 +231,10 @@ def test_global_probabilities_are_a_distribution(name, case):
 
 def test_probabilities_anchor_values():
     """Known closed forms (so the properties above are not vacuous)."""
-    p = M.exponential_probabilities([0.0, 2 * np.log(3.0)], 1.0, 1.0)
+    p = M.exponential_probabilities([0.0, 2 * np.log(3.0)], epsilon=1.0, sensitivity=1.0)
     assert p.tolist() == pytest.approx([0.25, 0.75], rel=1e-12)
-    assert M.exponential_probabilities([1e300, -1e300, 0.0], 1.0, 1.0).tolist() == [1.0, 0.0, 0.0]
-    assert M.exponential_probabilities([5.0, 5.0, 5.0], 1e300, 1e-300).tolist() == pytest.approx([1 / 3] * 3)
+    assert M.exponential_probabilities([1e300, -1e300, 0.0], epsilon=1.0, sensitivity=1.0).tolist() == [1.0, 0.0, 0.0]
+    assert M.exponential_probabilities([5.0, 5.0, 5.0], epsilon=1e300, sensitivity=1e-300).tolist() == pytest.approx([1 / 3] * 3)
 
 
 # -- local-sensitivity selectors --------------------------------------------------------------------
@@ -269,8 +269,8 @@ def local_case(draw, bounded: bool):
 @example(case=dict(u=[1e300, 0.0], eps=1.0, sf=dpselect.constant(2, 1e-300), k=2, seed=0, direction="increasing"))
 def test_local_dampening_valid(case):
     u, k = case["u"], case["k"]
-    _select_or_clear_error(lambda: M.local_dampening(u, case["eps"], case["sf"], k=k, rng=case["seed"]), len(u), k)
-    _probabilities_or_clear_error(lambda: M.local_dampening_probabilities(u, case["eps"], case["sf"]), len(u))
+    _select_or_clear_error(lambda: M.local_dampening(u, epsilon=case["eps"], sensitivity_function=case["sf"], k=k, rng=case["seed"]), len(u), k)
+    _probabilities_or_clear_error(lambda: M.local_dampening_probabilities(u, epsilon=case["eps"], sensitivity_function=case["sf"]), len(u))
 
 
 @settings(max_examples=50, **SETTINGS)
@@ -280,9 +280,9 @@ def test_local_dampening_valid(case):
 def test_shifted_local_dampening_valid(case):
     u, k = case["u"], case["k"]
     kw = {"direction": case["direction"]}
-    _select_or_clear_error(lambda: M.shifted_local_dampening(u, case["eps"], case["sf"], k=k, rng=case["seed"], **kw),
+    _select_or_clear_error(lambda: M.shifted_local_dampening(u, epsilon=case["eps"], sensitivity_function=case["sf"], k=k, rng=case["seed"], **kw),
                            len(u), k)
-    _probabilities_or_clear_error(lambda: M.shifted_local_dampening_probabilities(u, case["eps"], case["sf"], **kw),
+    _probabilities_or_clear_error(lambda: M.shifted_local_dampening_probabilities(u, epsilon=case["eps"], sensitivity_function=case["sf"], **kw),
                                   len(u))
 
 
@@ -297,9 +297,9 @@ def test_never_saturating_sensitivity_fails_fast(call):
     sf = dpselect.SensitivityFunction(lambda t: np.zeros(2), 1.0, name="zero")
     with _time_limit(SHORT_LIMIT_S), pytest.raises(ValueError, match="'zero'"):
         if call == "selector":
-            M.local_dampening([1.0, 0.0], 1.0, sf, rng=0)
+            M.local_dampening([1.0, 0.0], epsilon=1.0, sensitivity_function=sf, rng=0)
         else:
-            M.local_dampening_probabilities([1.0, 0.0], 1.0, sf)
+            M.local_dampening_probabilities([1.0, 0.0], epsilon=1.0, sensitivity_function=sf)
 
 
 # -- invalid input is always a clear error ------------------------------------------------------------
@@ -363,12 +363,14 @@ def test_priv_pareto_and_priv_agg_valid(case):
     from dpselect.multiobjective import priv_agg, priv_agg_probabilities, priv_pareto, priv_pareto_probabilities
 
     U, n, k, mech = case["U"], len(case["U"]), case["k"], case["mechanism"]
-    _select_or_clear_error(lambda: priv_pareto(U, case["eps"], case["sens"], mechanism=mech, k=k, rng=case["seed"]),
+    _select_or_clear_error(lambda: priv_pareto(U, epsilon=case["eps"], sensitivities=case["sens"], mechanism=mech, k=k, rng=case["seed"]),
                            n, k)
-    _probabilities_or_clear_error(lambda: priv_pareto_probabilities(U, case["eps"], case["sens"], mechanism=mech), n)
-    _select_or_clear_error(lambda: priv_agg(U, case["weights"], case["eps"], case["sens"], mechanism=mech, k=k,
+    _probabilities_or_clear_error(lambda: priv_pareto_probabilities(U, epsilon=case["eps"], sensitivities=case["sens"], mechanism=mech), n)
+    _select_or_clear_error(lambda: priv_agg(U, objective_weights=case["weights"], epsilon=case["eps"], sensitivities=case["sens"],
+                                            mechanism=mech, k=k,
                                             rng=case["seed"]), n, k)
-    _probabilities_or_clear_error(lambda: priv_agg_probabilities(U, case["weights"], case["eps"], case["sens"],
+    _probabilities_or_clear_error(lambda: priv_agg_probabilities(U, objective_weights=case["weights"], epsilon=case["eps"],
+                                                                 sensitivities=case["sens"],
                                                                  mechanism=mech), n)
 
 
@@ -377,4 +379,4 @@ def test_pareto_local_dampening_with_tiny_sensitivities_fails_fast():
 
     sens = [dpselect.constant(2, 1e-300).bounded(5)]
     with _time_limit(SHORT_LIMIT_S), pytest.raises(ValueError, match="would walk at least 5e\\+299 distances"):
-        priv_pareto([[0.0], [1.0]], 1.0, sens, mechanism="local_dampening", rng=0)
+        priv_pareto([[0.0], [1.0]], epsilon=1.0, sensitivities=sens, mechanism="local_dampening", rng=0)

@@ -18,9 +18,9 @@ def test_every_spec7_seed_form_gives_the_same_stream_as_default_rng():
 
 
 def test_selectors_accept_every_seed_form_and_are_reproducible():
-    a = dpselect.exponential(U, 1.0, 1.0, size=50, rng=np.random.SeedSequence(11))
-    b = dpselect.exponential(U, 1.0, 1.0, size=50, rng=np.random.default_rng(np.random.SeedSequence(11)))
-    c = dpselect.exponential(U, 1.0, 1.0, size=50, rng=np.random.PCG64(np.random.SeedSequence(11)))
+    a = dpselect.exponential(U, epsilon=1.0, sensitivity=1.0, size=50, rng=np.random.SeedSequence(11))
+    b = dpselect.exponential(U, epsilon=1.0, sensitivity=1.0, size=50, rng=np.random.default_rng(np.random.SeedSequence(11)))
+    c = dpselect.exponential(U, epsilon=1.0, sensitivity=1.0, size=50, rng=np.random.PCG64(np.random.SeedSequence(11)))
     assert a.tolist() == b.tolist() == c.tolist()
 
 
