@@ -290,9 +290,9 @@ def test_one_dp_motkin_object_shared_by_threads_gives_valid_draws():
     from dpselect.graphs import from_edges
 
     rng = np.random.default_rng(0)
-    src, dst = rng.integers(0, 40, 200), rng.integers(0, 40, 200)
-    keep = src != dst
-    g = from_edges(src[keep], dst[keep])
+    pairs = {(min(a, b), max(a, b)) for a, b in rng.integers(0, 40, (200, 2)).tolist() if a != b}
+    src, dst = np.array(sorted(pairs)).T
+    g = from_edges(src, dst)
     sel = MotkinSampler(g, "pareto", mechanism="local_dampening", max_cache=2)  # tiny cache: constant eviction
     with ThreadPoolExecutor(4) as ex:
         outs = list(ex.map(lambda s: sel.sample(k=3, epsilon=1.0, rng=s), range(40)))
