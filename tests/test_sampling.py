@@ -314,6 +314,10 @@ def test_exact_and_float_paths_agree_in_law_and_exact_false_still_works():
     assert dpselect.permute_and_flip(U, epsilon=1.0, sensitivity=1.0, exact=False, size=5, rng=0).shape == (5,)
     with pytest.raises(TypeError, match="exact"):
         dpselect.exponential(U, epsilon=1.0, sensitivity=1.0, exact="yes")
+    with pytest.raises(TypeError, match="exact"):  # checked before the one-candidate shortcut too
+        dpselect.exponential([1.0], epsilon=1.0, sensitivity=1.0, exact="yes")
+    with pytest.raises(ValueError, match="size"):
+        dpselect.local_dampening([1.0], epsilon=1.0, sensitivity_function=dpselect.constant(1, 1.0), size=0)
     with pytest.raises(ValueError, match="size"):
         dpselect.exponential(U, epsilon=1.0, sensitivity=1.0, size=0)
     assert dpselect.exponential(U, epsilon=1.0, sensitivity=1.0, k=3, size=7, rng=0).shape == (7, 3)

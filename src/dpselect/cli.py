@@ -118,7 +118,7 @@ def _data_hint() -> str:
         below = [p / "datasets", p / "shared" / "datasets"]
         try:
             below += sorted(c for c in p.iterdir() if c.is_dir())
-        except OSError:
+        except OSError:  # unreadable directory: the diagnosis falls back to the two standard places
             pass
         for cand in below:
             if cand.is_dir() and _looks_like_data_root(cand):
@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `dpselect demo | head`: the reader left, nothing to report
         try:
             sys.stdout = open(os.devnull, "w")
-        except OSError:
+        except OSError:  # no devnull: Python may print one "Exception ignored" line at exit, nothing worse
             pass
         return 0
     except Exception as exc:

@@ -184,7 +184,6 @@ def _sample(scores: np.ndarray, factor: float, weights: np.ndarray | None, k: in
 # ---------------------------------------------------------------------------------------------
 # exact sampling (the default): scores with rigorous error bounds, then dpselect.sampling
 # ---------------------------------------------------------------------------------------------
-_DBL_MAX = np.finfo(np.float64).max
 _REL = 1e-15   # relative error of a few float operations (each <= 2^-53), with room to spare
 _TINY = 1e-300  # absolute error of results that underflow to subnormals
 
@@ -277,7 +276,7 @@ def _em_exact(u, eps, delta, k, monotonic, w, rng, noise="gumbel", size=None):
 
 
 def dampened_select(utilities: np.ndarray, sf: SensitivityFunction, D: np.ndarray, D_err, epsilon: float, k: int,
-                    rng, *, max_steps: int = DEFAULT_MAX_STEPS):
+                    rng, *, max_steps: int = DEFAULT_MAX_STEPS, weights=None, size: int | None = None):
     """Local dampening (ε/k per pick) on precomputed ``(D, D_err) = dampen_with_error(u, sf)``, exactly.
 
     For callers that cache the dampened scores across many draws (PrivTopk, DP-MOTkIN): the same law as
@@ -285,28 +284,25 @@ def dampened_select(utilities: np.ndarray, sf: SensitivityFunction, D: np.ndarra
     """
     k = int(k)
     return _exact_select(D, D_err, lambda r: dampen_exact(float(utilities[r]), sf, r, max_steps=max_steps),
-                         float(epsilon), 1.0, 2 * k, k, check_rng(rng))
+                         float(epsilon), 1.0, 2 * k, k, check_rng(rng), weights=weights, size=size)
 
 
 def shifted_select(utilities: np.ndarray, sf: SensitivityFunction, G: np.ndarray, G_err, epsilon: float, k: int,
-                   rng, *, direction: str = "increasing", max_steps: int = DEFAULT_MAX_STEPS):
+                   rng, *, direction: str = "increasing", max_steps: int = DEFAULT_MAX_STEPS, weights=None,
+                   size: int | None = None):
     """Shifted local dampening (ε/k per pick) on precomputed ``(G, G_err) = shift_totals_with_error(sf, n)``,
     exactly (the law of :func:`shifted_local_dampening`)."""
     k = int(k)
     sign = -1 if direction == "increasing" else 1
     with np.errstate(over="ignore"):
         scores = utilities + sign * G
-    err = G_err + 2.0 ** -52 * np.abs(scores)
+    err = G_err + 2.0 ** -52 * np.abs(scores)  # plus the rounding of u ∓ G
 
     def exact_s(r):
         return Fraction(float(utilities[r])) + sign * shift_total_exact(sf, r, max_steps=max_steps)
 
-    return _exact_select(scores, err, exact_s, float(epsilon), sf.global_sensitivity, 2 * k, k, check_rng(rng))
-
-
-def _single(size):
-    size = _check_size(size)
-    return 0 if size is None else np.zeros(size, dtype=np.int64)
+    return _exact_select(scores, err, exact_s, float(epsilon), sf.global_sensitivity, 2 * k, k, check_rng(rng),
+                         weights=weights, size=size)
 
 
 def _check_size(size) -> int | None:
@@ -375,10 +371,10 @@ def exponential(
     """
     base_measure = _base_measure(base_measure, weights, "exponential")
     u, eps, delta, k, monotonic, w = _prepare(utilities, epsilon, sensitivity, k, monotonic, base_measure)
+    exact, size = check_bool(exact, "exact"), _check_size(size)
     if u.shape[0] == 1:  # one candidate: the output is 0 whatever the mechanism (no scores needed)
-        return _single(size)
-    size = _check_size(size)
-    if check_bool(exact, "exact"):
+        return 0 if size is None else np.zeros(size, dtype=np.int64)
+    if exact:
         return _em_exact(u, eps, delta, k, monotonic, w, check_rng(rng), size=size)
     factor = (eps, delta, (1 if monotonic else 2) * k)
     if size is not None:
@@ -543,10 +539,10 @@ def report_noisy_max(
     noise = check_choice(noise, "noise", NOISES)
     base_measure = _base_measure(base_measure, weights, "report_noisy_max")
     u, eps, delta, k, monotonic, w = _prepare(utilities, epsilon, sensitivity, k, monotonic, base_measure)
+    exact, size = check_bool(exact, "exact"), _check_size(size)
     if u.shape[0] == 1:  # one candidate: the output is 0 whatever the mechanism (no scores needed)
-        return _single(size)
-    size = _check_size(size)
-    if check_bool(exact, "exact"):
+        return 0 if size is None else np.zeros(size, dtype=np.int64)
+    if exact:
         return _em_exact(u, eps, delta, k, monotonic, w, check_rng(rng), noise=noise, size=size)
     if size is not None:
         return _repeat(lambda g: report_noisy_max(u, epsilon=eps, sensitivity=delta, noise=noise, k=k,
@@ -743,14 +739,14 @@ def local_dampening(
     """
     base_measure = _base_measure(base_measure, weights, "local_dampening")
     u, eps, sf, k, w = _prepare_local(utilities, epsilon, sensitivity_function, k, base_measure)
+    exact, size = check_bool(exact, "exact"), _check_size(size)
     if u.shape[0] == 1:  # one candidate: the output is 0 whatever the mechanism (no scores needed)
-        return _single(size)
-    if check_bool(exact, "exact"):
+        return 0 if size is None else np.zeros(size, dtype=np.int64)
+    if exact:
         D, err = dampen_with_error(u, sf, max_steps=max_steps)
-        return _exact_select(D, err, lambda r: dampen_exact(float(u[r]), sf, r, max_steps=max_steps),
-                             eps, 1.0, 2 * k, k, check_rng(rng), weights=w, size=_check_size(size))
+        return dampened_select(u, sf, D, err, eps, k, rng, max_steps=max_steps, weights=w, size=size)
     D = dampen(u, sf, max_steps=max_steps)
-    if _check_size(size) is not None:
+    if size is not None:
         return _repeat(lambda g: _sample(D, (eps, 1.0, 2 * k), w, k, g), size, rng)
     return _sample(D, (eps, 1.0, 2 * k), w, k, check_rng(rng))
 
@@ -813,23 +809,16 @@ def shifted_local_dampening(
     direction = check_choice(direction, "direction", DIRECTIONS)
     base_measure = _base_measure(base_measure, weights, "shifted_local_dampening")
     u, eps, sf, k, w = _prepare_local(utilities, epsilon, sensitivity_function, k, base_measure)
+    exact, size = check_bool(exact, "exact"), _check_size(size)
     if u.shape[0] == 1:  # one candidate: the output is 0 whatever the mechanism (no scores needed)
-        return _single(size)
-    if check_bool(exact, "exact"):
+        return 0 if size is None else np.zeros(size, dtype=np.int64)
+    if exact:
         g, g_err = shift_totals_with_error(sf, u.shape[0], max_steps=max_steps)
-        sign = -1 if direction == "increasing" else 1
-        with np.errstate(over="ignore"):
-            scores = u + sign * g
-        err = g_err + 2.0 ** -52 * np.abs(scores)  # plus the rounding of u ∓ G
-
-        def exact_s(r):
-            return Fraction(float(u[r])) + sign * shift_total_exact(sf, r, max_steps=max_steps)
-
-        return _exact_select(scores, err, exact_s, eps, sf.global_sensitivity, 2 * k, k, check_rng(rng), weights=w,
-                             size=_check_size(size))
+        return shifted_select(u, sf, g, g_err, eps, k, rng, direction=direction, max_steps=max_steps, weights=w,
+                              size=size)
     scores = _shifted_scores(u, sf, direction, max_steps)
     factor = (eps, sf.global_sensitivity, 2 * k)
-    if _check_size(size) is not None:
+    if size is not None:
         return _repeat(lambda g: _sample(scores, factor, w, k, g), size, rng)
     return _sample(scores, factor, w, k, check_rng(rng))
 

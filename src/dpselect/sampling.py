@@ -46,7 +46,6 @@ __all__ = ["noisy_top_k", "noisy_top_k_batch", "laplace_below", "NOISES"]
 
 NOISES = ("gumbel", "exponential", "laplace")
 
-_TWO64 = 2.0 ** 64
 _INV64 = 2.0 ** -64
 _HALF_U64 = np.uint64(1 << 63)
 _U64_MAX = np.iinfo(np.uint64).max
