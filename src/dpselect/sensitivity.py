@@ -223,22 +223,23 @@ class SensitivityFunction:
         """
         size = None if database_size is None else check_int(database_size, "database_size", minimum=1)
         inner = self
-        if inner.supports_candidates:
+        sat = size if inner.saturation_distance is None or size is None else min(size, inner.saturation_distance)
+        if sat is None:
+            sat = inner.saturation_distance
+        fn: Callable[..., np.ndarray]
+        if inner.elementwise:
+            # the raw function already clips nothing itself; __call__ clips and saturates at ``sat``
+            fn = inner._fn
+        elif inner.supports_candidates:
             def fn(t, candidates=None):
                 return inner(t, candidates)
         else:
             def fn(t):
                 return inner(t)
-        sat = size if inner.saturation_distance is None or size is None else min(size, inner.saturation_distance)
-        if sat is None:
-            sat = inner.saturation_distance
         out = SensitivityFunction(
             fn, inner.global_sensitivity, n_candidates=inner.n_candidates, saturation_distance=sat,
-            name=f"bounded({inner.name})",
+            name=f"bounded({inner.name})", elementwise=inner.elementwise,
         )
-        if inner.elementwise:
-            out._fn = inner._fn
-            out.supports_candidates = out.elementwise = True
         return out
 
     def flat(self) -> "SensitivityFunction":

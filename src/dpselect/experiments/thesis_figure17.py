@@ -93,12 +93,12 @@ _CACHE: dict = {}
 def _groups(name: str, bound):
     """Everything ε-independent about one histogram, once per process."""
     from ..apps.median import histogram_groups
-    from ..utilities.median import grouped_median_sensitivity
+    from ..utilities.median import grouped_database
 
     if (name, bound) not in _CACHE:
         vals, counts, lam = histogram_groups(load_histogram(name), bound=bound)
-        sf = grouped_median_sensitivity(vals, counts, lam)
-        _CACHE[(name, bound)] = (vals, counts, lam, sf, thesis_delta0(vals, counts, lam))
+        g = grouped_database(vals, lam, counts)
+        _CACHE[(name, bound)] = (vals, counts, lam, g, thesis_delta0(vals, counts, lam))
     return _CACHE[(name, bound)]
 
 
@@ -108,8 +108,8 @@ def _task(job):
     from ..apps.median import median_distribution
 
     di, name, ei, eps, seed, runs, bound_arg = job
-    vals, counts, bound, sf, (tv, tc, td, tm) = _groups(name, bound_arg)
-    g = sf.grouped_database
+    vals, counts, bound, g, (tv, tc, td, tm) = _groups(name, bound_arg)
+    sf = g.sensitivity_function()
     u = g.utilities()
     err = -u  # |value − median| per group
     w = counts.astype(np.float64)

@@ -195,9 +195,8 @@ def ebc(graph: Graph, *, max_block_entries: int = 20_000_000) -> np.ndarray:
     n = g.n_nodes
     d = g.degrees.astype(np.float64)
     tri = triangle_list(g)
+    # triangles through each node, counted from the listing we need anyway (Graph.triangles() would list again)
     e = np.bincount(tri.ravel(), minlength=n).astype(np.float64) if tri.size else np.zeros(n)
-    if g._triangles is None:
-        g._triangles = e.astype(np.int64)
     out = d * (d - 1) / 2.0 - e
     if tri.shape[0] == 0:
         return out

@@ -210,6 +210,13 @@ class _GroupedMedian:
     def utilities(self) -> np.ndarray:
         return -np.abs(self.values - self.median)
 
+    def sensitivity_function(self) -> SensitivityFunction:
+        """δ(x, t, ·) over the groups as a :class:`SensitivityFunction` sharing this database's cache."""
+        def delta(t, candidates=None):
+            return self.delta(t, candidates)
+
+        return SensitivityFunction(delta, self.bound, n_candidates=self.values.shape[0], name="median_elementLS")
+
     def intervals(self) -> "MedianIntervals":
         """The intervals of positive length between consecutive order statistics, with their utilities."""
         lo = np.concatenate(([0.0], self.values))
@@ -323,14 +330,7 @@ def grouped_median_sensitivity(values, counts, bound: float) -> SensitivityFunct
     >>> sf(0).tolist(), sf(1).tolist()
     ([6.0, 8.0, 5.0], [8.0, 8.0, 8.0])
     """
-    g = _grouped(values, counts, bound)
-
-    def delta(t, candidates=None):
-        return g.delta(t, candidates)
-
-    sf = SensitivityFunction(delta, g.bound, n_candidates=g.values.shape[0], name="median_elementLS")
-    sf.grouped_database = g  # for callers that want the median / order statistics
-    return sf
+    return _grouped(values, counts, bound).sensitivity_function()
 
 
 # ---------------------------------------------------------------------------------------------
