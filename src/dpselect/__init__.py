@@ -41,7 +41,8 @@ __all__ += ["pareto_score", "pareto_sensitivity", "aggregate_sensitivity", "priv
             "priv_pareto_probabilities", "priv_agg_probabilities"]
 
 from .graphs import Graph, from_edges, from_networkx, load_dataset_graph, load_edge_list  # noqa: E402
-from .apps.influential import dp_motkin_agg, dp_motkin_pareto, priv_topk  # noqa: E402
+from .apps.motkin import dp_motkin_agg, dp_motkin_pareto
+from .apps.priv_topk import priv_topk  # noqa: E402
 
 __all__ += ["Graph", "from_edges", "from_networkx", "load_edge_list", "load_dataset_graph",
             "dp_motkin_pareto", "dp_motkin_agg", "priv_topk"]

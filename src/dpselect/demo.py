@@ -66,7 +66,7 @@ def _rule_selection(epsilon: float, rng: np.random.Generator):
 
 
 def _graph_part(epsilon: float, k: int, rng) -> None:
-    from dpselect.apps.influential import influential_demo_table
+    from dpselect.apps.influential_demo import influential_demo_table
     from dpselect.datasets import PUBLIC_GRAPH_MAX_DEGREE
     from dpselect.graphs import load_dataset_graph
 

@@ -35,6 +35,7 @@ __all__ = [
     "from_edges",
     "triangle_list",
     "from_networkx",
+    "as_graph",
     "load_edge_list",
     "load_dataset_graph",
     "GRAPH_DATASETS",
@@ -491,6 +492,34 @@ def from_networkx(graph: Any, *, name: str | None = None, warn: bool = True) -> 
     return from_edges(u, v, nodes=np.fromiter(label.values(), dtype=np.int64, count=len(label)),
                       name=name or (getattr(graph, "name", "") or "networkx graph"),
                       warn=warn and not graph.is_directed())
+
+
+def as_graph(graph: Any, *, name: str = "graph", min_nodes: int = 1) -> Graph:
+    """``graph`` as a :class:`Graph`: a Graph is returned as is, a networkx graph is converted once.
+
+    Raises ``TypeError`` for anything else (saying what is accepted) and ``ValueError`` when the
+    graph has fewer than ``min_nodes`` nodes.
+
+    >>> import networkx as nx
+    >>> as_graph(nx.star_graph(3)).degrees.tolist()
+    [3, 1, 1, 1]
+    """
+    if isinstance(graph, Graph):
+        g = graph
+    elif _is_networkx(graph):
+        g = from_networkx(graph)
+    else:
+        raise TypeError(f"{name} must be a dpselect.graphs.Graph or a networkx graph (edge lists: "
+                        f"dpselect.graphs.from_edges or load_edge_list), got {type(graph).__module__}."
+                        f"{type(graph).__name__}")
+    if g.n_nodes < min_nodes:
+        raise ValueError(f"{name} must have at least {min_nodes} nodes to select from, got {g.n_nodes}")
+    return g
+
+
+def _is_networkx(x: Any) -> bool:
+    # duck-typed on networkx's Graph API, without importing networkx (an optional dependency)
+    return type(x).__module__.startswith("networkx.") and hasattr(x, "edges") and hasattr(x, "is_directed")
 
 
 def load_dataset_graph(name_or_path: str | os.PathLike, **kwargs: Any) -> Graph:

@@ -28,7 +28,7 @@ PAPER_TEXT = ("DP-MOTkIN-Agg_local obtains perfect recall with a low privacy bud
 
 
 def _sampler(source: str, method: str, variant: str, weights: tuple):
-    from ..apps.influential import MotkinSampler
+    from ..apps.motkin_sampler import MotkinSampler
 
     return cached(("agg-sampler", source, method, variant, weights), lambda: MotkinSampler(
         cached_graph(source), "agg", mechanism="local_dampening" if method == "agg-local" else "exponential",
@@ -37,7 +37,7 @@ def _sampler(source: str, method: str, variant: str, weights: tuple):
 
 def _task(job):
     """All runs of one (graph, method, ε) cell; the graph's first cell adds the reference set note."""
-    from ..apps.influential import recall, top_k_aggregate
+    from ..apps.influence_baselines import recall, top_k_aggregate
 
     di, label, source, mi, method, ei, eps, seed, runs, k, weights, variant = job
     s = _sampler(source, method, variant, weights)

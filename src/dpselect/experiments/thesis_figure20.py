@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from ..apps.influential import PRIV_TOPK_MECHANISMS, PrivTopkScores, prepare_priv_topk
+from ..apps.priv_topk import PRIV_TOPK_MECHANISMS, PrivTopkScores, prepare_priv_topk
 from ..graphs import GRAPH_DATASETS
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table, parse_int_list
 from .table2 import add_graph_argument, cached, cached_graph, graph_sources
@@ -69,7 +69,8 @@ def _scores(source: str, D: int) -> tuple[PrivTopkScores, float]:
 
 def _task(job):
     """All runs of one (graph, k, mechanism, ε) cell; the graph's first cell adds its note."""
-    from ..apps.influential import priv_topk, recall, top_k_ebc
+    from ..apps.influence_baselines import recall, top_k_ebc
+    from ..apps.priv_topk import priv_topk
 
     di, label, source, D, D_from, ki, k, mi, mech, ei, eps, seed, runs = job
     scores, secs = _scores(source, D)

@@ -1,0 +1,178 @@
+"""DP-MOTkIN (paper Sec. 7): private top-k influential nodes on two objectives, ε-edge-DP.
+
+Edge differential privacy: two graphs are neighbours when they differ in exactly one edge (paper Def.
+7.1). Every function spends ``epsilon`` in total: k selections with ε/k each on the nodes not yet
+picked (sequential composition), so the returned k node indices are ε-edge-DP. The objectives are
+degree and egocentric density (:mod:`dpselect.utilities.graph`).
+
+* :func:`dp_motkin_pareto` -- PrivPareto on the Pareto score; ``mechanism="exponential"`` is
+  DP-MOTkIN-Pareto_global (Δ^PS = |R| − 1), ``mechanism="local_dampening"`` (default)
+  DP-MOTkIN-Pareto_local (δ^PS built from δ^degree and δ^egodensity). Pareto scores and δ^PS are
+  recomputed on the remaining nodes after each pick.
+* :func:`dp_motkin_agg` -- PrivAgg on w_degree·degree + w_egodensity·egodensity (default weights 1
+  and 100, paper Sec. 7.5); global: exponential mechanism with Δ = Σ|w_i|Δ_i; local: local dampening
+  with δ^agg = Σ|w_i|δ_i.
+
+Repeated draws on one graph: :class:`dpselect.apps.motkin_sampler.MotkinSampler`. Non-private
+baselines and the paper's measures: :mod:`dpselect.apps.influence_baselines`.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from .._validation import check_bool, check_k, check_positive
+from ..graphs import Graph, as_graph
+from ..multiobjective import priv_agg, priv_pareto
+from ..sensitivity import SensitivityFunction
+from ..utilities.graph import (
+    DEGREE_GLOBAL_SENSITIVITY,
+    EGODENSITY_GLOBAL_SENSITIVITY,
+    degree_sensitivity,
+    egocentric_density,
+    egocentric_density_sensitivity,
+)
+from ..vocabulary import LOCAL_MECHANISMS, Mechanism, check_mechanism, deprecated, keyword_only
+
+__all__ = ["motkin_objectives", "dp_motkin_pareto", "dp_motkin_agg", "DEFAULT_AGG_WEIGHTS", "MOTKIN_MECHANISMS"]
+
+#: The mechanisms DP-MOTkIN runs (its paper versions: global = exponential, local = local dampening).
+MOTKIN_MECHANISMS = ("exponential", "local_dampening")
+#: Objective weights (degree, egocentric density) of DP-MOTkIN-Agg in paper Sec. 7.5.
+DEFAULT_AGG_WEIGHTS = (1.0, 100.0)
+
+
+def check_graph(graph: Any) -> Graph:
+    """A Graph (networkx graphs converted) with at least 2 nodes to select from."""
+    return as_graph(graph, min_nodes=2)
+
+
+def motkin_mechanism(mechanism: Any, local: bool | None, where: str, allowed: Sequence[str] | None = None) -> str:
+    """The canonical mechanism of a DP-MOTkIN call; ``local=`` is the deprecated spelling."""
+    if local is not None:
+        local = check_bool(local, "local")
+        implied = "local_dampening" if local else "exponential"
+        deprecated(f"{where}(local={local})", f"mechanism={implied!r}", stacklevel=4)
+        if mechanism is None:
+            mechanism = implied
+        elif not local and check_mechanism(mechanism) in LOCAL_MECHANISMS:
+            raise ValueError(f"local=False (deprecated) contradicts mechanism={mechanism!r}; pass mechanism only")
+    if mechanism is None:
+        return "local_dampening"
+    return check_mechanism(mechanism) if allowed is None else check_mechanism(mechanism, allowed=allowed)
+
+
+def motkin_objectives(graph: Graph, *, variant: str = "paper") -> tuple[np.ndarray, list[SensitivityFunction]]:
+    """The DP-MOTkIN objectives: U[:, 0] = degree, U[:, 1] = egocentric density, with their δ's.
+
+    ``variant`` selects the egocentric density formula (``"paper"``, or ``"code"`` for the paper's
+    published code, see :func:`dpselect.utilities.graph.egocentric_density`).
+
+    Returns ``(U, [δ^degree, δ^egodensity])``; global sensitivities are 1 and 1 (edge-DP).
+
+    >>> from dpselect.graphs import from_edges
+    >>> U, sfs = motkin_objectives(from_edges([0, 0, 0, 1], [1, 2, 3, 2]))
+    >>> U.round(3).tolist(), [sf.global_sensitivity for sf in sfs]
+    ([[3.0, 0.333], [2.0, 1.0], [2.0, 1.0], [1.0, 0.0]], [1.0, 1.0])
+    """
+    g = check_graph(graph)
+    U = np.column_stack([g.degrees.astype(np.float64), egocentric_density(g, variant=variant)])
+    return U, [degree_sensitivity(g), egocentric_density_sensitivity(g)]
+
+
+@keyword_only("k", "epsilon")
+def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mechanism: Mechanism | None = None,
+                     variant: str = "paper", rng: np.random.Generator | int | None = None,
+                     local: bool | None = None) -> np.ndarray | int:
+    """DP-MOTkIN-Pareto: k nodes near the Pareto front of (degree, egocentric density), ε-edge-DP.
+
+    Runs PrivPareto (:func:`dpselect.priv_pareto`) k times with ε/k each on the nodes not yet picked;
+    the Pareto scores and δ^PS are recomputed on the remaining nodes after each pick.
+
+    Parameters
+    ----------
+    graph : Graph
+    k : int, optional
+        Number of nodes, 1 <= k <= n. Omitted: one node, returned as an ``int``.
+    epsilon : float
+        Total privacy budget (ε-edge-DP by sequential composition). ``k`` and ``epsilon`` are
+        keyword-only; given positionally they still work for one release, with a ``DeprecationWarning``
+        (also in :func:`dp_motkin_agg` and :meth:`MotkinSampler.sample`).
+    mechanism : str, default "local_dampening"
+        Any name or alias of :data:`dpselect.vocabulary.MECHANISMS`. Local mechanisms use δ^PS from
+        δ^degree = 1 and δ^egodensity ("local_dampening": DP-MOTkIN-Pareto_local); global ones
+        Δ^PS = |R| − 1 ("exponential": DP-MOTkIN-Pareto_global).
+    variant : {"paper", "code"}
+        Egocentric density formula (see :func:`motkin_objectives`).
+    rng : Generator, int or None
+    local : bool
+        Deprecated: ``local=True`` is ``mechanism="local_dampening"``, ``local=False``
+        ``mechanism="exponential"`` (``DeprecationWarning``).
+
+    Returns
+    -------
+    numpy.ndarray of k int node indices, in the order picked (an ``int`` when ``k`` is omitted).
+
+    Examples
+    --------
+    >>> from dpselect.graphs import from_edges
+    >>> g = from_edges([0, 0, 0, 1, 4], [1, 2, 3, 2, 5])
+    >>> sorted(dp_motkin_pareto(g, k=2, epsilon=1e4, rng=0).tolist())     # doctest: +SKIP
+    [0, 1]
+    """
+    g = check_graph(graph)
+    single = k is None
+    k = check_k(1 if single else k, g.n_nodes)
+    eps = check_positive(epsilon, "epsilon")
+    mech = motkin_mechanism(mechanism, local, "dp_motkin_pareto")
+    U, sfs = motkin_objectives(g, variant=variant)
+    sens = sfs if mech in LOCAL_MECHANISMS else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
+    out = priv_pareto(U, epsilon=eps, sensitivities=sens, k=k, rng=rng, mechanism=mech)
+    return int(out) if single else np.atleast_1d(np.asarray(out, dtype=np.int64))
+
+
+@keyword_only("k", "epsilon")
+def dp_motkin_agg(graph: Graph, *, k: int | None = None, epsilon: float, objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS,
+                  mechanism: Mechanism | None = None, variant: str = "paper",
+                  rng: np.random.Generator | int | None = None, local: bool | None = None,
+                  weights: Sequence[float] | None = None) -> np.ndarray | int:
+    """DP-MOTkIN-Agg: k nodes maximising w_degree·degree + w_egodensity·egodensity, ε-edge-DP.
+
+    Runs PrivAgg (:func:`dpselect.priv_agg`) with k picks of ε/k each. ``mechanism="exponential"``
+    (or another global mechanism): Δ = Σ|w_i|Δ_i (= 101 for the default ``objective_weights`` 1 and 100
+    of paper Sec. 7.5); ``mechanism="local_dampening"`` (default, or another local mechanism):
+    δ^agg = Σ|w_i|δ_i (paper Thm 5.4). Deprecated spellings (``DeprecationWarning``): ``local=True`` /
+    ``local=False`` for ``mechanism="local_dampening"`` / ``"exponential"``, ``weights=`` for
+    ``objective_weights=``.
+
+    Returns k int node indices in the order picked (an int64 array for any int ``k``, one ``int`` when
+    ``k`` is omitted).
+
+    >>> from dpselect.graphs import from_edges
+    >>> g = from_edges([0, 0, 0, 1, 4], [1, 2, 3, 2, 5])
+    >>> dp_motkin_agg(g, k=1, epsilon=1e5, rng=0).tolist()             # doctest: +SKIP
+    [1]
+    """
+    g = check_graph(graph)
+    single = k is None
+    k = check_k(1 if single else k, g.n_nodes)
+    eps = check_positive(epsilon, "epsilon")
+    mech = motkin_mechanism(mechanism, local, "dp_motkin_agg")
+    objective_weights = objective_weights_argument(objective_weights, weights, "dp_motkin_agg")
+    U, sfs = motkin_objectives(g, variant=variant)
+    sens = sfs if mech in LOCAL_MECHANISMS else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
+    out = priv_agg(U, list(objective_weights), epsilon=eps, sensitivities=sens, k=k, rng=rng, mechanism=mech)
+    return int(out) if single else np.atleast_1d(np.asarray(out, dtype=np.int64))
+
+
+def objective_weights_argument(objective_weights: Any, weights: Any, where: str,
+                               default: Any = DEFAULT_AGG_WEIGHTS) -> Any:
+    """``objective_weights``, or the deprecated ``weights=`` spelling (warns)."""
+    if weights is None:
+        return objective_weights
+    deprecated(f"{where}(weights=...)", "objective_weights=...", stacklevel=4)
+    if objective_weights is not default and objective_weights is not None:
+        raise TypeError(f"{where} got both objective_weights and its deprecated spelling weights; "
+                        "pass objective_weights")
+    return weights

@@ -1,0 +1,168 @@
+"""PrivTopk (thesis Alg. 3): k nodes of large egocentric betweenness centrality (EBC), ε-edge-DP.
+
+Edge differential privacy (two graphs are neighbours when they differ in one edge); k picks on the
+nodes not yet chosen with ε/k each. Mechanisms (``mechanism=`` with the names of
+:mod:`dpselect.vocabulary` or the thesis labels EM, PF, LD, SLD): the exponential mechanism and
+permute-and-flip with ΔEBC, local dampening and shifted local dampening with δ^EBC. Baseline:
+:func:`dpselect.apps.influence_baselines.top_k_ebc`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._rng import check_rng
+from .._validation import check_k, check_positive
+from ..dampening import dampen_with_error, shift_totals_with_error
+from ..graphs import Graph
+from ..mechanisms import dampened_select, exponential, permute_and_flip, shifted_select
+from ..sensitivity import SensitivityFunction
+from ..utilities.graph import ebc, ebc_global_sensitivity, ebc_sensitivity, public_max_degree
+from ..vocabulary import Mechanism, check_mechanism, keyword_only
+from .motkin import check_graph
+
+__all__ = ["PrivTopkScores", "prepare_priv_topk", "priv_topk", "PRIV_TOPK_MECHANISMS"]
+
+#: PrivTopk's mechanisms by their thesis labels (Sec. 6.2; also accepted as ``mechanism=`` aliases) and what
+#: they run. ``priv_topk`` takes the canonical names of :mod:`dpselect.vocabulary` as well.
+PRIV_TOPK_MECHANISMS = {
+    "EM": "exponential mechanism, ΔEBC = max(D(D−1)/4, D)",
+    "PF": "permute-and-flip, ΔEBC",
+    "LD": "local dampening with δ^EBC (bounded)",
+    "SLD": "shifted local dampening with δ^EBC (bounded, increasing)",
+}
+#: Canonical names of the mechanisms :func:`priv_topk` runs.
+TOPK_CANONICAL = ("exponential", "permute_and_flip", "local_dampening", "shifted_local_dampening")
+
+
+@dataclass
+class PrivTopkScores:
+    """EBC of every node with its sensitivities, and the ε-independent scores of LD and SLD.
+
+    Build with :func:`prepare_priv_topk`; pass to :func:`priv_topk` instead of the graph to draw
+    many selections from one graph without recomputing EBC, the dampened scores D(x, r) (LD) or the
+    shifts G_r (SLD).
+    """
+
+    utilities: np.ndarray
+    sensitivity_function: SensitivityFunction
+    global_sensitivity: float
+    max_degree: int
+    _dampened: tuple | None = field(default=None, repr=False)
+    _shifts: tuple | None = field(default=None, repr=False)
+
+    def dampened(self) -> np.ndarray:
+        """D(x, r) of thesis Def. 3.3.1 for all nodes (local dampening scores, sensitivity 1)."""
+        return self._dampened_with_error()[0]
+
+    def _dampened_with_error(self):
+        if self._dampened is None:
+            self._dampened = dampen_with_error(self.utilities, self.sensitivity_function)
+        return self._dampened
+
+    def _shift_totals(self):
+        if self._shifts is None:
+            self._shifts = shift_totals_with_error(self.sensitivity_function, self.utilities.size)
+        return self._shifts
+
+    def shifted(self) -> np.ndarray:
+        """u(r) − G_r: shifted local dampening scores (sensitivity Δ), thesis Ch. 4 closed form."""
+        return self.utilities - self._shift_totals()[0]
+
+    def scores(self, mechanism: Mechanism) -> tuple[np.ndarray, float]:
+        """(scores, sensitivity) on which the exponential mechanism (permute-and-flip for
+        "permute_and_flip") is the named PrivTopk mechanism (a name or an alias: EM, PF, LD, SLD)."""
+        mechanism = check_mechanism(mechanism, allowed=TOPK_CANONICAL)
+        if mechanism in ("exponential", "permute_and_flip"):
+            return self.utilities, self.global_sensitivity
+        if mechanism == "local_dampening":
+            return self.dampened(), 1.0
+        return self.shifted(), self.global_sensitivity
+
+
+def prepare_scores(g: Graph, max_degree: int | None, where: str, stacklevel: int = 5) -> PrivTopkScores:
+    """:func:`prepare_priv_topk` for callers that name themselves in the warning (``where``, ``stacklevel``)."""
+    D = public_max_degree(g.degrees, max_degree, where, stacklevel=stacklevel)
+    sf = ebc_sensitivity(g, max_degree=D)
+    return PrivTopkScores(ebc(g), sf, ebc_global_sensitivity(D), D)
+
+
+def prepare_priv_topk(graph: Graph, *, max_degree: int | None = None) -> PrivTopkScores:
+    """EBC of every node, ΔEBC (thesis Lemma 6.3.2) and the bounded δ^EBC (Def. 6.3.1).
+
+    ``max_degree`` is the public bound D >= 1 on the maximum degree (see
+    :func:`dpselect.utilities.graph.ebc_sensitivity`): a graph with a larger degree is a
+    ``ValueError``; omitted, the graph's own maximum degree is used with a
+    :class:`~dpselect.PrivacyLeakWarning` (as in the thesis' experiments, where it is the published
+    maximum degree of each SNAP graph, :data:`dpselect.datasets.PUBLIC_GRAPH_MAX_DEGREE`).
+
+    >>> from dpselect.graphs import from_edges
+    >>> s = prepare_priv_topk(from_edges([0, 0, 0], [1, 2, 3]), max_degree=3)
+    >>> s.utilities.tolist(), s.global_sensitivity
+    ([3.0, 0.0, 0.0, 0.0], 3.0)
+    """
+    return prepare_scores(check_graph(graph), max_degree, "prepare_priv_topk")
+
+
+@keyword_only("k", "epsilon")
+def priv_topk(graph: Graph | PrivTopkScores, *, k: int, epsilon: float,
+              mechanism: Mechanism = "shifted_local_dampening",
+              max_degree: int | None = None, rng: np.random.Generator | int | None = None) -> np.ndarray:
+    """PrivTopk (thesis Alg. 3): k nodes of large egocentric betweenness centrality, ε-edge-DP.
+
+    k successive picks on the nodes not yet chosen, ε/k each (sequential composition: ε in total).
+
+    Parameters
+    ----------
+    graph : Graph or PrivTopkScores
+        The graph, or its precomputed scores from :func:`prepare_priv_topk`.
+    k : int
+    epsilon : float
+        Total privacy budget.
+    mechanism : {"exponential", "permute_and_flip", "local_dampening", "shifted_local_dampening"}
+        Or an alias (EM, PF, LD, SLD; any case). Exponential mechanism or permute-and-flip with
+        ΔEBC = max(D(D−1)/4, D); local dampening with δ^EBC; shifted local dampening (default; closed
+        form, ``direction="increasing"``: δ^EBC grows with EBC) with δ^EBC bounded at ΔEBC.
+    max_degree : int
+        Public bound D >= 1 on the maximum degree, chosen without looking at the graph; a graph with
+        a larger degree is a ``ValueError``. Omitted: the graph's own maximum degree, with a
+        :class:`~dpselect.PrivacyLeakWarning`. With precomputed scores D was fixed by
+        :func:`prepare_priv_topk`: passing a different value is a ``ValueError``.
+    rng : Generator, int or None
+
+    Returns
+    -------
+    numpy.ndarray of k int node indices in the order picked.
+
+    Examples
+    --------
+    >>> from dpselect.graphs import from_edges
+    >>> g = from_edges([0, 0, 0, 1, 4, 4], [1, 2, 3, 2, 5, 6])
+    >>> priv_topk(g, k=1, epsilon=1e6, mechanism="shifted_local_dampening", max_degree=6, rng=0).tolist()
+    [0]
+    """
+    if isinstance(graph, PrivTopkScores):
+        scores = graph
+        if max_degree is not None and max_degree != scores.max_degree:
+            raise ValueError(f"max_degree={max_degree!r} cannot be applied to precomputed PrivTopkScores (prepared "
+                             f"with max_degree={scores.max_degree}); pass max_degree to prepare_priv_topk instead")
+    else:
+        scores = prepare_scores(check_graph(graph), max_degree, "priv_topk", stacklevel=6)  # +1: keyword_only
+    n = scores.utilities.size
+    k = check_k(k, n)
+    eps = check_positive(epsilon, "epsilon")
+    mech = check_mechanism(mechanism, allowed=TOPK_CANONICAL)
+    gen = check_rng(rng)
+    # LD and SLD: the cached D / G with their rigorous error bounds, sampled exactly (dpselect.sampling)
+    if mech == "local_dampening":
+        D, err = scores._dampened_with_error()
+        return np.atleast_1d(np.asarray(dampened_select(scores.utilities, scores.sensitivity_function, D, err, eps, k,
+                                                        gen), dtype=np.int64))
+    if mech == "shifted_local_dampening":
+        G, err = scores._shift_totals()
+        return np.atleast_1d(np.asarray(shifted_select(scores.utilities, scores.sensitivity_function, G, err, eps, k,
+                                                       gen), dtype=np.int64))
+    s, sens = scores.scores(mech)
+    fn = permute_and_flip if mech == "permute_and_flip" else exponential
+    return np.atleast_1d(np.asarray(fn(s, epsilon=eps, sensitivity=sens, k=k, rng=gen), dtype=np.int64))
