@@ -1,0 +1,36 @@
+"""Private selection on Dask: candidates and data that outgrow one machine (``pip install dpselect[dask]``).
+
+The same mechanisms, keywords and exact output laws as the in-memory selectors, over dask arrays and
+DataFrames (a noisy top-k per partition, then an exact reduce of about k candidates per partition):
+
+* :func:`exponential`, :func:`permute_and_flip`, :func:`report_noisy_max`, :func:`local_dampening`;
+* :func:`frequent_items`: private top-k most frequent items from (user, item) rows, each user's
+  contribution bounded;
+* :func:`degree`, :func:`degree_sensitivity`, :func:`egocentric_density_sensitivity` (graph statistics
+  from a dask edge list, for DP-MOTkIN) and :func:`pareto_score` (m = 2, out of core).
+
+The code runs on whatever dask scheduler is active: the local default, a ``distributed.LocalCluster``
+or a real cluster (``distributed.Client("tcp://scheduler:8786")``); see docs/scale.md. The workers
+see the raw data; only the value these functions return is differentially private.
+"""
+from __future__ import annotations
+
+try:
+    import dask  # noqa: F401  (absolute import: the real dask, not this package)
+    import dask.array  # noqa: F401
+    import dask.dataframe  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        "dpselect.dask needs the optional dependencies dask[array,dataframe] and distributed: "
+        "pip install 'dpselect[dask]'"
+    ) from exc
+
+from ._select import NOISES, exponential, local_dampening, permute_and_flip, report_noisy_max
+
+__all__ = [
+    "NOISES",
+    "exponential",
+    "permute_and_flip",
+    "report_noisy_max",
+    "local_dampening",
+]

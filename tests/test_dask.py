@@ -1,0 +1,246 @@
+"""dpselect.dask: the law of every distributed selector is the in-memory one (issue 14).
+
+* Bit for bit: on a dask array with an int seed (PCG64), every candidate draws the same 64-bit word
+  as in memory, so the distributed selectors return exactly what ``dpselect.<selector>`` returns on
+  the computed array, over many seeds and chunkings (and leave the generator in the same state).
+* In law: DataFrames/Series use independent per-partition streams; χ² tests at α = 1e-6 against the
+  exact ``*_probabilities`` (k = 1) and their sequential products (peeled top-k), with one candidate
+  per partition; and a forced 64-bit tie across partitions, which the reduce must refine exactly.
+* Frequent items, degrees and the Pareto score against their in-memory counterparts.
+
+The cluster is a ``distributed.LocalCluster`` with 2 worker processes; the many-draw χ² tests run the
+same partition and reduce code in-process (``eager``), since a cluster round trip per draw would take
+minutes.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+dask = pytest.importorskip("dask")
+distributed = pytest.importorskip("distributed")
+pd = pytest.importorskip("pandas")
+import dask.array as da  # noqa: E402
+import dask.dataframe as dd  # noqa: E402
+
+import dpselect  # noqa: E402
+import dpselect.dask as D  # noqa: E402
+from dpselect.dask import _select  # noqa: E402
+from dpselect.utilities.graph import egocentric_density_sensitivity  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                           dashboard_address=None, silence_logs=50)
+        cl = distributed.Client(cluster)
+    yield cl
+    cl.close()
+    cluster.close()
+
+
+def test_real_dask_is_imported():
+    assert dask.__name__ == "dask" and "dpselect" not in dask.__file__
+    assert D.__name__ == "dpselect.dask"
+
+
+# ------------------------------------------------------------------------------------------------
+# bit-for-bit equality with the in-memory selectors (dask arrays, PCG64)
+# ------------------------------------------------------------------------------------------------
+U = np.random.default_rng(1).normal(size=2000) * 3.0
+
+
+def _deg(u):
+    return (np.abs(u) * 10).astype(np.int64)
+
+
+CASES = [
+    ("exponential", {}, None), ("exponential", {}, 5), ("exponential", {"monotonic": True}, 2),
+    ("permute_and_flip", {}, None), ("report_noisy_max", {"noise": "laplace"}, None),
+    ("report_noisy_max", {"noise": "gumbel"}, 3), ("report_noisy_max", {"noise": "exponential"}, None),
+]
+
+
+def test_bit_equality_with_in_memory_on_cluster(client):
+    for chunks in (173,):
+        x = da.from_array(U, chunks=chunks)
+        for name, kw, k in CASES:
+            for seed in range(1):
+                got = getattr(D, name)(x, epsilon=1.0, sensitivity=1.0, k=k, rng=seed, **kw)
+                want = getattr(dpselect, name)(U, epsilon=1.0, sensitivity=1.0, k=k, rng=seed, **kw)
+                assert type(got) is type(want)
+                assert np.array_equal(got, want), (name, kw, k, chunks, seed)
+        # local dampening: δ per block from a per-candidate quantity
+        for k in (None, 3):
+            got = D.local_dampening(x, epsilon=2.0, k=k, rng=5,
+                                    sensitivity_function=lambda blk: egocentric_density_sensitivity(_deg(blk)))
+            want = dpselect.local_dampening(U, epsilon=2.0, k=k, rng=5,
+                                            sensitivity_function=egocentric_density_sensitivity(_deg(U)))
+            assert np.array_equal(got, want)
+
+
+def test_bit_equality_many_seeds_and_stream_continues():
+    x = da.from_array(U[:600], chunks=37)
+    with dask.config.set(scheduler="sync"):
+        for seed in range(12):
+            for k in (None, 4):
+                g1, g2 = np.random.default_rng(seed), np.random.default_rng(seed)
+                assert np.array_equal(D.exponential(x, epsilon=0.5, sensitivity=1.0, k=k, rng=g1),
+                                      dpselect.exponential(U[:600], epsilon=0.5, sensitivity=1.0, k=k, rng=g2))
+                assert g1.integers(1 << 62) == g2.integers(1 << 62)  # same words consumed
+            g1 = np.random.Generator(np.random.PCG64DXSM(seed))
+            g2 = np.random.Generator(np.random.PCG64DXSM(seed))
+            assert D.report_noisy_max(x, epsilon=0.5, sensitivity=1.0, rng=g1) == dpselect.report_noisy_max(
+                U[:600], epsilon=0.5, sensitivity=1.0, rng=g2)
+
+
+def test_bit_equality_extreme_values():
+    u = np.array([1e300, -1e300, 0.0, 1e300, 5e-324, -7.0, 1e300 * (1 - 2 ** -52)] * 7)
+    x = da.from_array(u, chunks=5)
+    with dask.config.set(scheduler="sync"):
+        for eps in (1e-300, 1.0, 1e300):
+            for seed in range(4):
+                for k in (None, 3):
+                    assert np.array_equal(D.exponential(x, epsilon=eps, sensitivity=1.0, k=k, rng=seed),
+                                          dpselect.exponential(u, epsilon=eps, sensitivity=1.0, k=k, rng=seed))
+                assert D.permute_and_flip(x, epsilon=eps, sensitivity=3.0, rng=seed) == dpselect.permute_and_flip(
+                    u, epsilon=eps, sensitivity=3.0, rng=seed)
+
+
+# ------------------------------------------------------------------------------------------------
+# exact law: χ² against exact probabilities, one candidate per partition (in-process, same code)
+# ------------------------------------------------------------------------------------------------
+SMALL = np.array([0.0, 1.0, 2.5, 1.0, -1.0])
+
+
+def _series_blocks(u, sizes):
+    s = pd.Series(u, index=np.arange(len(u)))
+    cut = np.concatenate([[0], np.cumsum(sizes)])
+    return _select._Blocks([s.iloc[a:b] for a, b in zip(cut[:-1], cut[1:])], None, None, True, None)
+
+
+def _draws(n_draws, seed, **kw):
+    gen = np.random.default_rng(seed)
+    return [_select._execute(_series_blocks(SMALL, [1, 1, 1, 1, 1]), rng=gen, eager=True, **kw)
+            for _ in range(n_draws)]
+
+
+@pytest.mark.parametrize("noise", ["gumbel", "exponential", "laplace"])
+def test_law_k1_many_partitions(noise, freq):
+    draws = _draws(2000, 11, eps=1.5, delta=1.0, mult_per_pick=2, k=None, noise=noise)
+    probs = dpselect.report_noisy_max_probabilities(SMALL, epsilon=1.5, sensitivity=1.0, noise=noise)
+    freq(draws, probs)
+
+
+def _peeled_probs(prob_fn, u, eps, k):
+    """Exact law of k peeled picks, ε/k each: the product of the k = 1 laws on the remaining candidates."""
+    n = len(u)
+    out = {}
+
+    def rec(prefix, p):
+        if len(prefix) == k:
+            out[tuple(prefix)] = p
+            return
+        rest = [i for i in range(n) if i not in prefix]
+        q = prob_fn(u[rest], eps / k)
+        for j, i in enumerate(rest):
+            rec(prefix + [i], p * q[j])
+
+    rec([], 1.0)
+    return out
+
+
+@pytest.mark.parametrize("noise", ["gumbel", "exponential", "laplace"])
+def test_law_top2_many_partitions(noise, freq):
+    draws = _draws(2000, 12, eps=2.0, delta=1.0, mult_per_pick=2, k=2, noise=noise)
+    exact = _peeled_probs(lambda v, e: dpselect.report_noisy_max_probabilities(v, epsilon=e, sensitivity=1.0,
+                                                                              noise=noise), SMALL, 2.0, 2)
+    cells = sorted(exact)
+    index = {c: i for i, c in enumerate(cells)}
+    freq([index[tuple(int(v) for v in d)] for d in draws], [exact[c] for c in cells])
+
+
+def test_law_local_dampening_split(freq):
+    u = np.array([6.5, 6.5, 0.0, 3.0, 5.0])
+    deg = np.array([3, 9, 1, 5, 7])
+    frame = pd.DataFrame({"u": u, "degree": deg})
+    parts = [frame.iloc[[0, 1]], frame.iloc[[2]], frame.iloc[[3, 4]]]
+    blocks = _select._Blocks(parts, None, None, True, "u")
+    gen = np.random.default_rng(13)
+    fac = lambda part: egocentric_density_sensitivity(part["degree"].to_numpy())  # noqa: E731
+    draws = [_select._execute(blocks, eps=1.0, delta=1.0, mult_per_pick=2, k=None, noise="gumbel", rng=gen,
+                              sf_factory=fac, eager=True) for _ in range(1500)]
+    probs = dpselect.local_dampening_probabilities(u, epsilon=1.0,
+                                                   sensitivity_function=egocentric_density_sensitivity(deg))
+    freq(draws, probs)
+
+
+def test_reduce_refines_a_cross_partition_tie(monkeypatch, freq):
+    """Every candidate gets the same first word in its own partition: equal utilities tie at 64 bits, so
+    only the reduce's exact refinement (more bits, decimal arithmetic) can decide. By symmetry the
+    output is uniform."""
+    def same_words(self, p, offset, size, rounds):
+        return [np.full(size, np.uint64(0x9E3779B97F4A7C15), dtype=np.uint64) for _ in range(rounds)]
+
+    monkeypatch.setattr(_select._Streams, "words", same_words)
+    u = np.zeros(4)
+    gen = np.random.default_rng(14)
+    for noise in ("gumbel", "laplace"):
+        draws = [_select._execute(_Blocks_one_each(u), eps=1.0, delta=1.0, mult_per_pick=2, k=None, noise=noise,
+                                  rng=gen, eager=True) for _ in range(150)]
+        freq(draws, np.full(4, 0.25))
+
+
+def _Blocks_one_each(u):
+    return _select._Blocks([pd.Series([v], index=[i]) for i, v in enumerate(u)], None, None, True, None)
+
+
+def test_series_labels_and_dataframe_column(client):
+    s = dd.from_pandas(pd.Series([1.0, 9.0, 2.0, 8.5], index=["a", "b", "c", "d"]), npartitions=3)
+    assert D.exponential(s, epsilon=1e6, sensitivity=1.0, rng=0) == "b"
+    assert D.exponential(s, epsilon=1e6, sensitivity=1.0, k=2, rng=0).tolist() == ["b", "d"]
+    df = s.to_frame("u")
+    assert D.report_noisy_max(df, utility="u", epsilon=1e6, sensitivity=1.0, k=3, noise="exponential",
+                              rng=1).tolist() == ["b", "d", "c"]
+
+
+# ------------------------------------------------------------------------------------------------
+# argument validation: the in-memory vocabulary and messages
+# ------------------------------------------------------------------------------------------------
+def test_validation_matches_in_memory():
+    x = da.from_array(np.array([1.0, 2.0, 3.0]), chunks=2)
+    u = np.array([1.0, 2.0, 3.0])
+    with dask.config.set(scheduler="sync"):
+        for kw in ({"epsilon": -1.0}, {"epsilon": float("nan")}, {"sensitivity": 0.0}, {"k": 0}, {"k": 4},
+                   {"k": 1.5}, {"monotonic": "yes"}, {"rng": -3}, {"epsilon": True}):
+            args = {"epsilon": 1.0, "sensitivity": 1.0, **kw}
+            with pytest.raises((TypeError, ValueError)) as want:
+                dpselect.exponential(u, **args)
+            with pytest.raises(want.type, match=str(want.value).split(",")[0][:30].replace("(", r"\(")):
+                D.exponential(x, **args)
+        with pytest.raises(ValueError, match="noise must be one of"):
+            D.report_noisy_max(x, epsilon=1.0, sensitivity=1.0, noise="cauchy")
+        with pytest.raises(ValueError, match="must be finite"):
+            D.exponential(da.from_array(np.array([1.0, np.nan])), epsilon=1.0, sensitivity=1.0)
+        with pytest.raises(ValueError, match="must not be empty"):
+            D.exponential(da.from_array(np.zeros(0)), epsilon=1.0, sensitivity=1.0)
+        with pytest.raises(TypeError, match="dask array"):
+            D.exponential(u, epsilon=1.0, sensitivity=1.0)
+        with pytest.raises(TypeError, match="callable partition"):
+            D.local_dampening(x, epsilon=1.0, sensitivity_function=dpselect.constant(3, 1.0))
+        with pytest.raises(TypeError, match="utility="):
+            D.exponential(dd.from_pandas(pd.DataFrame({"u": u}), npartitions=1), epsilon=1.0, sensitivity=1.0)
+        with pytest.raises(ValueError, match="k must be an int <= 3"):
+            D.exponential(dd.from_pandas(pd.Series(u), npartitions=2), epsilon=1.0, sensitivity=1.0, k=4)
+        assert isinstance(D.exponential(x, epsilon=1.0, sensitivity=1.0, rng=0), int)
+        assert isinstance(D.exponential(x, epsilon=1.0, sensitivity=1.0, k=1, rng=0), int)
+        out = D.exponential(x, epsilon=1.0, sensitivity=1.0, k=3, rng=0)
+        assert out.dtype == np.int64 and sorted(out.tolist()) == [0, 1, 2]
+        # every SPEC 7 rng form
+        for r in (None, 3, [1, 2], np.random.SeedSequence(3), np.random.PCG64(3), np.random.default_rng(3),
+                  np.random.Generator(np.random.MT19937(3))):
+            assert D.exponential(x, epsilon=1.0, sensitivity=1.0, rng=r) in (0, 1, 2)
