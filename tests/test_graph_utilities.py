@@ -214,3 +214,24 @@ def test_ebc_real_graph_anchor():
     code = egocentric_density(g, variant="code")
     assert np.all(code[d == 1] == 1.0) and np.all(ed[d == 1] == 0.0)
     np.testing.assert_allclose(code[d >= 2], ed[d >= 2] / 2)
+
+
+def test_ebc_shift_closed_form_is_exact():
+    """δ^EBC's closed-form shift equals the walk and the exact rational sum (issue 16), every degree."""
+    from fractions import Fraction
+
+    from dpselect.dampening import shift_total_exact, shift_totals_with_error
+
+    rng = np.random.default_rng(0)
+    for D in (1, 2, 3, 5, 6, 7, 20, 1383):
+        d = rng.integers(0, D + 1, 40)
+        d[:2] = (0, D)
+        sf = ebc_sensitivity(d, max_degree=D)
+        assert sf.shift is not None and sf.elementwise
+        G, err = shift_totals_with_error(sf, d.size)
+        assert np.all(err == 0)
+        for r in range(d.size):
+            assert Fraction(float(G[r])) == shift_total_exact(sf, r)
+        sf.shift = None
+        assert np.array_equal(G, shift_totals_with_error(sf, d.size)[0])
+    assert ebc_sensitivity(np.array([1, 3]), max_degree=4).bounded(2).shift is None  # other saturation

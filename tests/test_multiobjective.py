@@ -706,3 +706,78 @@ def test_dampening_walk_bound_never_exceeds_the_true_first_distance():
         with pytest.raises(ValueError) if need.min(axis=1).max() > 2 else contextlib.nullcontext():
             _check_dampening_walk(U, sfs, {"max_steps": 1})
     assert checked > 150
+
+
+# -- the shift of δ^PS in closed form (issue 16) -----------------------------------------------------
+def _table_sf(vals: np.ndarray, delta: float, sat: int) -> SensitivityFunction:
+    """δ(t, r) = vals[r, min(t, last)] (non-decreasing rows ending at Δ), bounded at ``sat``."""
+    def fn(t, candidates=None):
+        v = vals[:, min(t, vals.shape[1] - 1)]
+        return v if candidates is None else v[candidates]
+
+    return SensitivityFunction(fn, delta, n_candidates=vals.shape[0], saturation_distance=sat)
+
+
+def test_pareto_shift_equals_the_walk_and_the_exact_sum():
+    """The δ^PS shift hook (inclusion–exclusion over shrinking sets, uniform objectives in blocks of
+    distances) gives exactly Σ_t (n − 1 − δ^PS(t, r)) of the step-by-step walk, and the exact rational
+    sum of shift_total_exact: ties, float sensitivities that round, constant objectives, m = 1..3."""
+    from fractions import Fraction
+
+    from dpselect.dampening import shift_total_exact, shift_totals_with_error
+    from dpselect.multiobjective import _pareto_sf
+
+    rng = np.random.default_rng(11)
+    checked = 0
+    for trial in range(250):
+        n, m = int(rng.integers(2, 22)), int(rng.integers(1, 4))
+        U = rng.integers(0, 6, (n, m)).astype(float) if trial % 2 else rng.random((n, m)) * 3
+        sfs = []
+        for i in range(m):
+            kind = int(rng.integers(0, 3))
+            if kind == 0:
+                sfs.append(constant(n, float(rng.choice([0.5, 1.0, 0.3]))))
+            else:
+                T = int(rng.integers(1, 6))
+                vals = np.sort(rng.random((n, T)) * rng.random(), axis=1)
+                if kind == 2:
+                    vals = np.round(vals * 4) / 4
+                sfs.append(_table_sf(np.concatenate([vals, np.ones((n, 1))], axis=1), 1.0, T))
+        sf = _pareto_sf(U, sfs, None)
+        assert sf.shift is not None
+        G, err = shift_totals_with_error(sf, n)
+        assert np.all(err == 0)
+        walk = _pareto_sf(U, sfs, None)
+        walk.shift = None
+        assert np.array_equal(G, shift_totals_with_error(walk, n)[0])
+        for r in range(n):
+            assert Fraction(float(G[r])) == shift_total_exact(sf, r)
+            checked += 1
+    assert checked > 2000
+
+
+def test_pareto_shift_on_graph_statistics_and_subsets():
+    """Degree (constant δ) and egocentric density with power-law degrees, on all candidates and on a
+    subset of the base functions' candidates (PrivPareto top-k after a pick), m = 2 and 3."""
+    from dpselect.dampening import shift_totals_with_error
+    from dpselect.multiobjective import _pareto_sf
+    from dpselect.utilities.graph import degree_sensitivity, egocentric_density_sensitivity
+
+    rng = np.random.default_rng(5)
+    for trial in range(4):
+        n = 300
+        d = np.minimum(np.floor(rng.pareto(1.2, n) + 1), 150).astype(np.int64)
+        e = np.where(d >= 2, rng.beta(0.5, 2, n), 0.0)
+        extra = trial >= 2
+        U = np.column_stack([d, e] + ([rng.integers(0, 30, n)] if extra else [])).astype(float)
+        base = None if trial % 2 == 0 else np.sort(rng.choice(n + 40, n, replace=False))
+        full = d if base is None else np.full(n + 40, 3, dtype=np.int64)
+        if base is not None:
+            full[base] = d
+        sfs = [degree_sensitivity(full), egocentric_density_sensitivity(full)]
+        if extra:
+            sfs.append(constant(full.size, 0.7))
+        G = shift_totals_with_error(_pareto_sf(U, sfs, base), n)[0]
+        walk = _pareto_sf(U, sfs, base)
+        walk.shift = None
+        assert np.array_equal(G, shift_totals_with_error(walk, n)[0])

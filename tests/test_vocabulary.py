@@ -186,8 +186,8 @@ def test_dp_moet_positional_epsilon_is_deprecated():
 
 
 def test_k_omitted_is_one_index():
-    """k=None (the default): one index as an int; an int k > 1: an int64 array (k=1 keeps returning an int in
-    the mechanisms and PrivPareto/PrivAgg, an array of one node in the DP-MOTkIN apps)."""
+    """k=None (the default): one index as an int; any int k (1 included): an int64 array of shape (k,), in every
+    selector and app; with size=N: (N,) and (N, k)."""
     import numpy as np
 
     import dpselect as d
@@ -207,9 +207,13 @@ def test_k_omitted_is_one_index():
     ]
     for call in calls:
         one = call()
-        assert isinstance(one, int) and one == call(k=1)
+        arr = call(k=1)
+        assert isinstance(one, int) and arr.dtype == np.int64 and arr.tolist() == [one]
         two = call(k=2)
         assert isinstance(two, np.ndarray) and two.dtype == np.int64 and two.shape == (2,)
+    for call in calls[:5]:
+        assert call(size=3).shape == (3,) and call(k=1, size=3).shape == (3, 1) and call(k=2, size=3).shape == (3, 2)
+        assert call(k=1, size=3)[:, 0].tolist() == call(size=3).tolist()
     g = _graph()
     sampler = MotkinSampler(g, "agg", mechanism="exponential")
     apps = [

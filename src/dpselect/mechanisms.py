@@ -55,7 +55,7 @@ from .dampening import (
 )
 from .sampling import noisy_top_k, noisy_top_k_batch
 from .sensitivity import SensitivityFunction
-from .vocabulary import deprecated, keyword_only
+from .vocabulary import deprecated, keyword_only, selection_result
 
 __all__ = [
     "exponential",
@@ -340,6 +340,7 @@ def _prepare(utilities, epsilon, sensitivity, k, monotonic, weights):
 # exponential mechanism
 # ---------------------------------------------------------------------------------------------
 @keyword_only("epsilon", "sensitivity")
+@selection_result
 def exponential(
     utilities,
     *,
@@ -364,7 +365,7 @@ def exponential(
     (:mod:`dpselect.sampling`). ``exact=False`` uses the float64 inverse CDF: faster for tiny inputs,
     but outputs of probability below ~2^-53 can become impossible, which breaks ε-DP.
 
-    Returns an ``int`` index when ``k`` is omitted (or 1), else an int64 array of k indices in the order picked.
+    Returns an ``int`` index when ``k`` is omitted, else an int64 array of k indices (k = 1 included) in the order picked.
 
     >>> exponential([1.0, 5.0, 2.0], epsilon=1e6, sensitivity=1.0, rng=0)
     1
@@ -509,6 +510,7 @@ def _rnm_peel_full(s, noise, k, rng, weights):
 
 
 @keyword_only("epsilon", "sensitivity")
+@selection_result
 def report_noisy_max(
     utilities,
     *,
@@ -545,7 +547,8 @@ def report_noisy_max(
     if exact:
         return _em_exact(u, eps, delta, k, monotonic, w, check_rng(rng), noise=noise, size=size)
     if size is not None:
-        return _repeat(lambda g: report_noisy_max(u, epsilon=eps, sensitivity=delta, noise=noise, k=k,
+        kk = None if k == 1 else k  # k = 1 as k=None: one int per draw, stacked to (size,)
+        return _repeat(lambda g: report_noisy_max(u, epsilon=eps, sensitivity=delta, noise=noise, k=kk,
                                                   monotonic=monotonic, base_measure=w, rng=g, exact=False), size, rng)
     if noise == "gumbel":
         # argmax of u + Gumbel(scale) has exactly the exponential mechanism's distribution (Gumbel-max
@@ -573,6 +576,7 @@ def _rnm_any(u, factor, noise, k, rng, w):
 
 
 @keyword_only("epsilon", "sensitivity")
+@selection_result
 def permute_and_flip(
     utilities,
     *,
@@ -708,6 +712,7 @@ def _prepare_local(utilities, epsilon, sensitivity_function, k, weights):
 
 
 @keyword_only("epsilon", "sensitivity_function")
+@selection_result
 def local_dampening(
     utilities,
     *,
@@ -775,6 +780,7 @@ def _shifted_scores(u, sf, direction, max_steps):
 
 
 @keyword_only("epsilon", "sensitivity_function")
+@selection_result
 def shifted_local_dampening(
     utilities,
     *,

@@ -47,6 +47,7 @@ from .vocabulary import (  # noqa: F401 (the mechanism names are re-exported)
     deprecated,
     keyword_only,
     renamed,
+    selection_result,
 )
 
 __all__ = [
@@ -331,14 +332,261 @@ def _check_dampening_walk(U: np.ndarray, sfs: list[SensitivityFunction], options
 
 
 def _pareto_sf(U: np.ndarray, sfs: list[SensitivityFunction], base_idx: np.ndarray | None) -> SensitivityFunction:
-    n = U.shape[0]
+    n, m = U.shape
     delta = _ParetoDelta(U, sfs, base_idx)
+    sat = _saturation(U, sfs)
 
     def pareto_delta(t, candidates=None):
         return delta(t, candidates)
 
-    return SensitivityFunction(pareto_delta, float(n - 1), n_candidates=n,
-                               saturation_distance=_saturation(U, sfs), name="pareto_score")
+    shift = None
+    if sat is not None and m <= _SHIFT_MAX_OBJECTIVES:
+        def shift(candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            G = _pareto_shift(U, sfs, base_idx, sat)[candidates]
+            return G, np.zeros(G.shape)   # integer sums far below 2^53: exact
+
+    return SensitivityFunction(pareto_delta, float(n - 1), n_candidates=n, saturation_distance=sat,
+                               name="pareto_score", shift=shift)
+
+
+#: Objectives up to which δ^PS's shift is summed by inclusion–exclusion (2^m − 1 terms per distance).
+_SHIFT_MAX_OBJECTIVES = 3
+
+
+def _count_shifted_below(values: np.ndarray, below: np.ndarray, s, x: np.ndarray) -> np.ndarray:
+    """#{p : fl(u_p + s) < x} for every x (s a number or one per x), given the distinct values of the
+    u_p ascending (``values``) and ``below[j]`` = #{p : u_p < values[j]} (length len(values) + 1).
+
+    fl(u + s) is non-decreasing in u, so the count is below[j] for the first distinct value with
+    fl(values[j] + s) >= x: a binary search for fl(x − s), then a few steps over distinct values to
+    correct for the rounding (exact, in float64)."""
+    x = np.asarray(x, dtype=np.float64)
+    s_arr = np.broadcast_to(np.asarray(s, dtype=np.float64), x.shape)
+    nv = values.size
+    with np.errstate(over="ignore", invalid="ignore"):
+        j = np.searchsorted(values, x - s_arr, side="left")
+        for _ in range(64):
+            back = (j > 0) & ~((values[np.maximum(j - 1, 0)] + s_arr) < x)    # the previous value also >= x
+            fwd = (j < nv) & ((values[np.minimum(j, nv - 1)] + s_arr) < x)   # this value still < x
+            if not (back.any() or fwd.any()):
+                return below[j]
+            j = j - back + fwd
+    # a long run of values within the rounding of s (not met in practice): count directly
+    stuck = np.flatnonzero(back | fwd)
+    for k in stuck.tolist():
+        j[k] = int(np.searchsorted(values + s_arr[k], x[k], side="left"))
+    return below[j]
+
+
+def _distinct(sorted_u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct values of an ascending array and below[j] = #{entries < values[j]} (+ the total)."""
+    first = np.empty(sorted_u.size, dtype=bool)
+    first[:1] = True
+    np.not_equal(sorted_u[1:], sorted_u[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    return sorted_u[starts], np.append(starts, sorted_u.size).astype(np.int64)
+
+
+def _uniform_tail(u: "_Uniform", c0: float, delta: float, t0: int, sat: int, G: np.ndarray) -> None:
+    """Add Σ_{t0 <= t < sat} #{p : fl(u_p + c_t) < fl(u_q − c_t)} to G[q] for every query q, where
+    c_t = fl(c_{t−1} + Δ) from c_{t0−1} = c0: the rest of the shift once only one objective, with the same
+    C for all candidates, can still separate candidates. Each count is non-increasing in t, so a query
+    is dropped at its first zero; distances are taken in blocks of doubling size for all queries left."""
+    cs = np.empty(max(sat - t0, 0))
+    c = c0
+    for j in range(cs.size):          # the same sequential float sums as the walk
+        c = c + delta
+        cs[j] = c
+    q = u.queries()
+    if q.size == 0 or cs.size == 0:
+        return
+    uq = u.sorted[u.rank[q]]
+    j0, B = 0, 1
+    while q.size and j0 < cs.size:
+        B = min(B, cs.size - j0)
+        c_blk = cs[j0:j0 + B]
+        x = uq[:, None] - c_blk[None, :]
+        cnt = u.count_below(np.broadcast_to(c_blk, x.shape).ravel(), x.ravel()).reshape(x.shape)
+        np.add.at(G, q, cnt.sum(axis=1))
+        alive = cnt[:, -1] > 0
+        q, uq = q[alive], uq[alive]
+        j0 += B
+        B = int(min(2 * B, max(1, (1 << 21) // max(q.size, 1)), 1 << 16))
+
+
+class _Uniform:
+    """An objective whose δ is Δ for every candidate and distance (saturation distance 0): C_t is one
+    number for all candidates, so points stay in the order of u. Points still below some query form a
+    prefix of that order, queries still above some point a suffix."""
+
+    def __init__(self, col: np.ndarray) -> None:
+        self.order = np.argsort(col, kind="stable")
+        self.sorted = col[self.order]
+        self.rank = np.empty(col.size, dtype=np.int64)
+        self.rank[self.order] = np.arange(col.size)
+        self.values, self.below = _distinct(self.sorted)
+        self.lo = col.size      # points: order[:lo]
+        self.hi = 0             # queries: order[hi:]
+
+    def shrink(self, c: float) -> None:
+        if self.lo == 0 or self.hi >= self.sorted.size:
+            self.lo, self.hi = 0, self.sorted.size
+            return
+        max_l = self.sorted[-1] - c          # the largest L of the suffix (its largest u)
+        min_h = self.sorted[0] + c           # the smallest H of the prefix
+        lo = min(self.lo, self.count_below(c, np.array([max_l]))[0])
+        # queries with fl(u − c) <= min_h leave: #{q : fl(u_q − c) < next(min_h)}
+        hi = int(_count_shifted_below(self.values, self.below, -c, np.array([np.nextafter(min_h, np.inf)]))[0])
+        self.lo, self.hi = lo, max(self.hi, hi)
+        if self.lo == 0 or self.hi >= self.sorted.size:
+            self.lo, self.hi = 0, self.sorted.size
+
+    def count_below(self, c, x: np.ndarray) -> np.ndarray:
+        """#{p : fl(u_p + c) < x} over all candidates (points outside the prefix are never below)."""
+        return _count_shifted_below(self.values, self.below, c, x)
+
+    def points(self) -> np.ndarray:
+        return self.order[:self.lo]
+
+    def queries(self) -> np.ndarray:
+        return self.order[self.hi:]
+
+    def in_points(self, idx: np.ndarray) -> np.ndarray:
+        return self.rank[idx] < self.lo
+
+    def in_queries(self, idx: np.ndarray) -> np.ndarray:
+        return self.rank[idx] >= self.hi
+
+    def empty(self) -> bool:
+        return self.lo == 0 or self.hi >= self.sorted.size
+
+
+def _pareto_shift(U: np.ndarray, sfs: list[SensitivityFunction], base_idx: np.ndarray | None,
+                  sat: int) -> np.ndarray:
+    """G_r = Σ_{t < sat} (n − 1 − δ^PS(x, t, r)) for every candidate, the values of the walk, with the work
+    per distance proportional to the candidates that can still contribute.
+
+    With H = U + C_t, L = U − C_t (C_t the same float running sums as :class:`_ParetoDelta`),
+    n − 1 − δ^PS(t, r) = #{r' : ∃i H_i(r') < L_i(r)} + #{r' : L(r') > H(r) in every i} (module
+    docstring; r itself is in neither set). The first term is summed by inclusion–exclusion over the
+    non-empty sets S of objectives, #{r' : H_i(r') < L_i(r) ∀ i ∈ S} (|S| = 1: a sorted array and a binary
+    search; |S| >= 2: a dominance count). H only grows and L only shrinks with t, so a point r' with
+    H_i(r') >= max L_i over the queries still separable in i can never again be below one in i, and a
+    query with L_i(r) <= min H_i over those points never again above one: both sets shrink, monotonically,
+    and the running sums C are advanced only for candidates still in some set (δ_i asked for those
+    only). An objective whose δ_i is constant (saturation distance 0, e.g. degree) has the same C for
+    every candidate (:class:`_Uniform`): its sets are a prefix and a suffix of the order of u_i, found by
+    binary search. Terms are integers: the sums are exact.
+    """
+    n, m = U.shape
+    G = np.zeros(n, dtype=np.int64)
+    cols = [np.ascontiguousarray(U[:, i]) for i in range(m)]
+    uni: list[_Uniform | None] = [_Uniform(cols[i]) if sf.saturation_distance == 0 else None
+                                  for i, sf in enumerate(sfs)]
+    deltas = [sf.global_sensitivity for sf in sfs]
+    C = np.zeros((n, m))
+    c_uni = [0.0] * m
+    everyone = np.arange(n)
+    low: list[np.ndarray] = [everyone] * m     # non-uniform objectives: points that may be below a query
+    high: list[np.ndarray] = [everyone] * m    # ... queries that may be above a point
+    s_pts, s_qry = everyone, everyone          # strict term: points above / queries below in every i
+    subsets = [[i for i in range(m) if mask >> i & 1] for mask in range(1, 1 << m)]
+
+    def H(i: int, idx: np.ndarray) -> np.ndarray:
+        return cols[i][idx] + (c_uni[i] if uni[i] is not None else C[idx, i])
+
+    def L(i: int, idx: np.ndarray) -> np.ndarray:
+        return cols[i][idx] - (c_uni[i] if uni[i] is not None else C[idx, i])
+
+    def points(i: int) -> np.ndarray:
+        u = uni[i]
+        return u.points() if u is not None else low[i]
+
+    def queries(i: int) -> np.ndarray:
+        u = uni[i]
+        return u.queries() if u is not None else high[i]
+
+    def empty(i: int) -> bool:
+        u = uni[i]
+        return u.empty() if u is not None else (low[i].size == 0 or high[i].size == 0)
+
+    for t in range(sat):
+        steps: list[tuple[np.ndarray, np.ndarray] | None] = []
+        for i, sf in enumerate(sfs):
+            if uni[i] is not None:
+                steps.append(None)
+                continue
+            live = np.unique(np.concatenate((low[i], high[i], s_pts, s_qry)))
+            steps.append((live, sf(t, live if base_idx is None else base_idx[live])) if live.size else None)
+        for i, st in enumerate(steps):   # all objectives evaluated before any sum changes
+            if uni[i] is not None:
+                c_uni[i] = c_uni[i] + deltas[i]
+            elif st is not None:
+                C[st[0], i] += st[1]
+        # shrink the sets (each test uses the other set as it was before this step)
+        for i in range(m):
+            u = uni[i]
+            if u is not None:
+                u.shrink(c_uni[i])
+                continue
+            p_idx, q_idx = low[i], high[i]
+            if p_idx.size == 0 or q_idx.size == 0:
+                low[i] = high[i] = everyone[:0]
+                continue
+            hp, lq = H(i, p_idx), L(i, q_idx)
+            low[i] = p_idx[hp < lq.max()]
+            high[i] = q_idx[lq > hp.min()]
+        if s_pts.size and s_qry.size:
+            keep_p = np.ones(s_pts.size, dtype=bool)
+            keep_q = np.ones(s_qry.size, dtype=bool)
+            for i in range(m):
+                lp, hq = L(i, s_pts), H(i, s_qry)
+                keep_p &= lp > hq.min()
+                keep_q &= hq < lp.max()
+            s_pts, s_qry = s_pts[keep_p], s_qry[keep_q]
+        if s_pts.size == 0 or s_qry.size == 0:
+            s_pts = s_qry = everyone[:0]
+        if s_qry.size == 0 and all(empty(i) for i in range(m)):
+            break
+        left = [i for i in range(m) if not empty(i)]
+        if s_qry.size == 0 and len(left) == 1 and uni[left[0]] is not None:
+            # one objective with the same C for all candidates left: the rest in blocks of distances
+            i = left[0]
+            _uniform_tail(uni[i], c_uni[i] - deltas[i], deltas[i], t, sat, G)
+            break
+        # the terms of this distance
+        for S in subsets:
+            if any(empty(i) for i in S):
+                continue
+            q_idx = queries(S[0])
+            for i in S[1:]:
+                q_idx = q_idx[uni[i].in_queries(q_idx)] if uni[i] is not None else \
+                    np.intersect1d(q_idx, high[i], assume_unique=True)
+            if q_idx.size == 0:
+                continue
+            sign = 1 if len(S) % 2 else -1
+            if len(S) == 1:
+                i = S[0]
+                if uni[i] is not None:
+                    cnt = uni[i].count_below(c_uni[i], L(i, q_idx))
+                else:
+                    cnt = np.searchsorted(np.sort(H(i, low[i])), L(i, q_idx), side="left")
+            else:
+                p_idx = points(S[0])
+                for i in S[1:]:
+                    p_idx = p_idx[uni[i].in_points(p_idx)] if uni[i] is not None else \
+                        np.intersect1d(p_idx, low[i], assume_unique=True)
+                if p_idx.size == 0:
+                    continue
+                P = np.column_stack([-H(i, p_idx) for i in S])
+                Q = np.column_stack([-L(i, q_idx) for i in S])
+                cnt = count_with_orders(P, Q, True, "auto")[0]
+            G[q_idx] += sign * cnt
+        if s_qry.size and s_pts.size:
+            P = np.column_stack([L(i, s_pts) for i in range(m)])
+            Q = np.column_stack([H(i, s_qry) for i in range(m)])
+            G[s_qry] += count_with_orders(P, Q, True, "auto")[0]
+    return G.astype(np.float64)
 
 
 def pareto_sensitivity(U, sensitivity_functions: Sensitivities) -> SensitivityFunction:
@@ -460,7 +708,9 @@ def _select(mechanism: str, u: np.ndarray, eps: float, sensitivity, k: int, rng,
     fn = getattr(mech, mechanism)
     if base_measure is not None:
         options = {**options, "base_measure": base_measure}
-    return fn(u, epsilon=eps, **{_sensitivity_keyword(mechanism): sensitivity}, k=k, rng=rng, **options)
+    # k = 1 asked as k=None: one int index back (an int k returns an array)
+    return fn(u, epsilon=eps, **{_sensitivity_keyword(mechanism): sensitivity}, k=None if k == 1 else k, rng=rng,
+              **options)
 
 
 def _sensitivity_keyword(mechanism: str) -> str:
@@ -498,6 +748,7 @@ def _prepare(U, epsilon, sensitivities, mechanism, options):
 
 
 @keyword_only("epsilon", "sensitivities")
+@selection_result
 def priv_pareto(U, *, epsilon: float, sensitivities: Sensitivities, mechanism: str | None = None, k: int | None = None,
                 rng: np.random.Generator | int | None = None, **options):
     """PrivPareto (paper Def. 4.1 / 4.2): privately select candidate(s) close to the Pareto front.
@@ -624,6 +875,7 @@ def _aggregate(M, weights, sens, mechanism, n, m):
 
 
 @keyword_only("epsilon", "sensitivities")
+@selection_result
 def priv_agg(U, objective_weights=None, *, epsilon: float, sensitivities: Sensitivities,
              mechanism: str | None = None, k: int | None = None, rng: np.random.Generator | int | None = None,
              base_measure=None, weights=None, **options):

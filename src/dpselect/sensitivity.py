@@ -56,6 +56,15 @@ class SensitivityFunction:
         ``idx`` and returns δ(x, t[i], idx[i]) elementwise. The dampening loops then evaluate many
         distances per call (blocks of t for all unresolved candidates), which removes the per-distance
         Python overhead for candidates that need thousands of steps.
+    shift : callable, optional
+        ``shift(candidates) -> (G, err)``: a closed form (or block evaluation) of the shift totals
+        G_r = Σ_{t < saturation_distance} (Δu − δ(x, t, r)) of the given candidates (saturation convention
+        of :mod:`dpselect.dampening`: once δ reaches Δu it stays there), with ``err[i] >= |G[i] −
+        G_exact(candidates[i])|``, G_exact the sum in exact rational arithmetic of the float values this
+        function returns. Needs ``saturation_distance``. :func:`dpselect.dampening.shift_totals_with_error`
+        (shifted local dampening) uses it instead of walking every distance;
+        :func:`dpselect.dampening.shift_total_exact` always walks (the definition the hook is tested
+        against).
 
     Notes
     -----
@@ -90,6 +99,7 @@ class SensitivityFunction:
         saturation_distance: int | None = None,
         name: str | None = None,
         elementwise: bool = False,
+        shift: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None,
     ) -> None:
         if not callable(fn):
             raise TypeError(f"fn must be callable (t -> array of shape (n_candidates,)), got {type(fn).__name__}")
@@ -104,6 +114,11 @@ class SensitivityFunction:
             raise TypeError(f"name must be a str, got {_short(name)} ({type(name).__name__})")
         self.name = name or getattr(fn, "__name__", "delta")
         self.elementwise = check_bool(elementwise, "elementwise") and self.supports_candidates
+        if shift is not None and not callable(shift):
+            raise TypeError(f"shift must be callable (candidates -> (G, err)), got {type(shift).__name__}")
+        if shift is not None and self.saturation_distance is None:
+            raise ValueError("shift needs a saturation_distance (the shift of an unbounded function is infinite)")
+        self.shift = shift
 
     # -- evaluation -----------------------------------------------------------------------------
     def __call__(self, t: int, candidates: np.ndarray | Sequence[int] | None = None) -> np.ndarray:
@@ -239,6 +254,8 @@ class SensitivityFunction:
         out = SensitivityFunction(
             fn, inner.global_sensitivity, n_candidates=inner.n_candidates, saturation_distance=sat,
             name=f"bounded({inner.name})", elementwise=inner.elementwise,
+            # the closed-form shift sums up to the saturation distance: valid only if that is unchanged
+            shift=inner.shift if sat == inner.saturation_distance else None,
         )
         return out
 

@@ -13,6 +13,8 @@ import sys
 import warnings
 from typing import Any, Callable, Iterable, Literal, TypeVar
 
+import numpy as np
+
 __all__ = ["MECHANISMS", "GLOBAL_MECHANISMS", "LOCAL_MECHANISMS", "ALIASES", "Mechanism", "check_mechanism",
            "deprecated", "renamed", "keyword_only"]
 
@@ -139,3 +141,29 @@ def _compat_code():
 
 
 _KEYWORD_COMPAT_CODE = _compat_code()
+
+
+def selection_result(fn: F) -> F:
+    """Decorator: the one return convention of every selector.
+
+    ``k`` omitted (``None``) returns one ``int`` index (or, with ``size=N``, an (N,) int64 array of
+    independent draws); any int ``k`` -- 1 included -- returns an int64 array of shape (k,)
+    (with ``size=N``: (N, k)). The wrapped function may return an ``int`` for k = 1.
+
+    >>> @selection_result
+    ... def pick(u, *, k=None, size=None):
+    ...     return 2
+    >>> pick([0, 1, 2]), pick([0, 1, 2], k=1).tolist()
+    (2, [2])
+    """
+    @functools.wraps(fn)
+    def _selection(*args: Any, **kwargs: Any) -> Any:
+        out = fn(*args, **kwargs)
+        if kwargs.get("k") is None:
+            return out
+        arr = np.asarray(out, dtype=np.int64)
+        if kwargs.get("size") is None:
+            return np.atleast_1d(arr)
+        return arr[:, None] if arr.ndim == 1 else arr
+
+    return _selection  # type: ignore[return-value]

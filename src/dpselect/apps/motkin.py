@@ -128,7 +128,7 @@ def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mech
     mech = motkin_mechanism(mechanism, local, "dp_motkin_pareto")
     U, sfs = motkin_objectives(g, variant=variant)
     sens = sfs if mech in LOCAL_MECHANISMS else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
-    out = priv_pareto(U, epsilon=eps, sensitivities=sens, k=k, rng=rng, mechanism=mech)
+    out = priv_pareto(U, epsilon=eps, sensitivities=sens, k=None if single else k, rng=rng, mechanism=mech)
     return int(out) if single else np.atleast_1d(np.asarray(out, dtype=np.int64))
 
 
@@ -162,7 +162,8 @@ def dp_motkin_agg(graph: Graph, *, k: int | None = None, epsilon: float, objecti
     objective_weights = objective_weights_argument(objective_weights, weights, "dp_motkin_agg")
     U, sfs = motkin_objectives(g, variant=variant)
     sens = sfs if mech in LOCAL_MECHANISMS else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
-    out = priv_agg(U, list(objective_weights), epsilon=eps, sensitivities=sens, k=k, rng=rng, mechanism=mech)
+    out = priv_agg(U, list(objective_weights), epsilon=eps, sensitivities=sens, k=None if single else k, rng=rng,
+                   mechanism=mech)
     return int(out) if single else np.atleast_1d(np.asarray(out, dtype=np.int64))
 
 

@@ -190,7 +190,7 @@ class MotkinSampler:
                 rem, s, sens = self.scores(removed)
                 exact_in = self._exact_inputs.get(tuple(sorted(removed)) if self.approach == "pareto" else ())
             if not self.local:
-                return rem, exponential(s, epsilon=e, sensitivity=sens, k=kk, rng=gen)
+                return rem, exponential(s, epsilon=e, sensitivity=sens, k=None if kk == 1 else kk, rng=gen)
             u, sf, err = exact_in  # local dampening on the cached D, sampled exactly
             return rem, dampened_select(u, sf, s, err, e, kk, gen)
 

@@ -306,4 +306,36 @@ def ebc_sensitivity(graph: Graph | np.ndarray, max_degree: int | None = None) ->
         x = (d if candidates is None else d[candidates]) + t
         return np.minimum(delta, np.maximum(x * (x - 1) / 4.0, x))
 
-    return SensitivityFunction(delta_ebc, delta, n_candidates=d.size, saturation_distance=sat, name="ebc")
+    shift = _ebc_shift(d.astype(np.int64), D) if D <= _EBC_SHIFT_MAX_DEGREE else None
+    return SensitivityFunction(delta_ebc, delta, n_candidates=d.size, saturation_distance=sat, name="ebc",
+                               elementwise=True, shift=shift)
+
+
+#: Largest public max degree for the closed-form EBC shift in int64 (4·G <= D·D(D − 1) < 2^63).
+_EBC_SHIFT_MAX_DEGREE = 1_000_000
+
+
+def _ebc_shift(d: np.ndarray, D: int):
+    """Closed form of the shift G_v = Σ_t (Δ − δ^EBC(G, t, v)) for every node (exact, in integers).
+
+    With f(x) = max(x(x − 1)/4, x), δ(t) = min(Δ, f(d + t)) and Δ = f(D). f is increasing on the
+    integers >= 0, so δ first reaches Δ at d + t = D: G_v = Σ_{x=d_v}^{D−1} (Δ − f(x)). Every 4f(x) is an
+    integer (f(x) = x for x <= 5, x(x − 1)/4 above), so 4·G_v is an integer computed from a prefix sum of
+    4f; the float values δ the function returns are exactly f(x) (integers below 2^53), so this is the
+    exact G of the walk over those values. err is the rounding of 4G/4 to float64 (0 below 2^53).
+    """
+    x = np.arange(D + 1, dtype=np.int64)
+    f4 = np.where(x <= 5, 4 * x, x * (x - 1))
+    prefix = np.concatenate(([0], np.cumsum(f4)))     # prefix[x] = Σ_{y<x} 4f(y)
+    full4 = int(f4[D])
+
+    def shift(candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        dv = np.minimum(d[candidates], D)
+        g4 = (D - dv) * full4 - (prefix[D] - prefix[dv])
+        G = g4.astype(np.float64) / 4.0
+        back = np.where(np.abs(G) < 2.0 ** 62, G * 4.0, 0.0).astype(np.int64)
+        err = np.where(np.abs(G) < 2.0 ** 62, np.abs(g4 - back).astype(np.float64) * 0.25 * (1 + 2.0 ** -50),
+                       np.inf)
+        return G, err
+
+    return shift
