@@ -33,12 +33,15 @@ population is scored in one vectorised pass (:func:`dpselect.trees.predict_many`
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from .._rng import check_rng
 from .._validation import check_choice, check_int, check_positive
 from ..multiobjective import metric_c  # noqa: F401  (re-exported: DP-MOET reports it)
+from ..multiobjective import pareto_score, priv_agg, priv_pareto
+from ..utilities.classification import rate_sensitivity
 from ..trees import TreeSpace, crossover, mutate, predict_many, prune, random_population
 from ..vocabulary import LOCAL_MECHANISMS, Mechanism, check_mechanism, deprecated, keyword_only, renamed
 
@@ -106,12 +109,10 @@ def _rates(tp, tn, n_pos, n_neg):
 def _select(tp, tn, table: CompressedTable, how: str, approach: str, weights, eps: float | None, n_pick: int, gen):
     """Indices of n_pick trees (private when eps is given); ``how`` is "nodp" or a canonical mechanism name."""
     U = _rates(tp, tn, table.n_pos, table.n_neg)
-    if how == "nodp":
+    if how == "nodp" or eps is None:
         return _nodp_select(U, approach, weights, n_pick, gen)
-    from ..multiobjective import priv_agg, priv_pareto
-    from ..utilities.classification import rate_sensitivity
-
     mech = how
+    sens: list[Any]
     if mech not in LOCAL_MECHANISMS:
         sens = [1.0, 1.0]
     else:
@@ -126,11 +127,9 @@ def _select(tp, tn, table: CompressedTable, how: str, approach: str, weights, ep
 
 def _nodp_select(U: np.ndarray, approach: str, weights, n_pick: int, gen) -> np.ndarray:
     """The non-private selection: repeatedly the best Pareto score (recomputed) or aggregate; ties at random."""
-    from ..multiobjective import pareto_score
-
     remaining = np.arange(U.shape[0])
     chosen = []
-    agg = U @ np.asarray(weights, float) if approach == "agg" else None
+    agg = U @ np.asarray(weights, float)
     for _ in range(n_pick):
         score = pareto_score(U[remaining]).astype(float) if approach == "pareto" else agg[remaining]
         best = np.flatnonzero(score == score.max())
@@ -190,7 +189,7 @@ def _run(data, epsilon, approach, how, *, weights, population, selection, genera
         idx = _select(tp, tn, table, how, approach, w, eps_round, s, gen)
         pop = [pop[i] for i in idx]
         tp, tn = tp[idx], tn[idx]
-        children = []
+        children: list = []
         for _ in range(p // 2):
             cur = pop + children
             i, j = gen.choice(len(cur), size=2, replace=False)
@@ -268,8 +267,9 @@ def dp_moet(data, *, epsilon: float, approach: str = "pareto", mechanism: Mechan
         if mechanism is not None and check_mechanism(mechanism) != implied:
             raise ValueError(f"sensitivity={old!r} (deprecated) contradicts mechanism={mechanism!r}; "
                              "pass mechanism only")
-        mechanism = implied
-    how = "local_dampening" if mechanism is None else check_mechanism(mechanism)
+        how = implied
+    else:
+        how = "local_dampening" if mechanism is None else check_mechanism(mechanism)
     objective_weights = renamed(objective_weights, weights, where="dp_moet", new="objective_weights", old="weights",
                                 default=DEFAULT_WEIGHTS)
     return _run(data, epsilon, approach, how, weights=objective_weights, population=population, selection=selection,

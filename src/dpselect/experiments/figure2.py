@@ -10,6 +10,12 @@ Sec. 6.3 / thesis Sec. 7.4: NLTCS 21,574, Adult 45,222, ACS 47,461; :data:`dpsel
 Adult is scaled by its public schema (:data:`dpselect.tabular.ADULT_NUMERIC_BOUNDS`). NODP-MOET-Agg does
 not depend on ε: it runs once per run and its value is written under every ε. Budget convention of DP-MOET:
 ``--budget`` (default "even").
+
+``--protocol paper-code`` runs DP-MOET-Agg and NODP-MOET-Agg with the authors' published code's quirks
+(:mod:`dpselect.experiments.paper_code`: budget ε/k per round, argsort non-private selection, the code's
+δ^TPR/δ^TNR and its δ^agg that uses δ^TPR twice and never δ^TNR, the stale dampening cache, the float
+sampling path, one fixed 67/33 split). LocalDiffPID3 is not in that repository and is unchanged. For
+reproduction only: with these quirks DP-MOET-Agg_local is not ε-DP (δ^agg ignores the TNR term).
 """
 from __future__ import annotations
 
@@ -17,8 +23,13 @@ import argparse
 
 import numpy as np
 
+from ..apps.diffpid3 import local_diffpid3
+from ..apps.dpmoet import CompressedTable
+from ..datasets import PUBLIC_TABLE_SIZE
+from ..trees import predict_many
+from . import paper_code as pc
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table
-from .table1 import MECHANISM, add_moet_arguments, load_table, moet_settings, moet_settings_text
+from .table1 import MECHANISM, add_moet_arguments, load_table, moet_settings, moet_settings_text, protocol_report
 
 NAME = "figure2"
 DESCRIPTION = "Paper Fig. 2: held-out 3·TPR + 2·TNR of DP-MOET-Agg global/local, NODP-MOET-Agg, LocalDiffPID3"
@@ -39,8 +50,6 @@ def _uagg_of(pred, test) -> float:
 
 def uagg(tree, test) -> float:
     """Held-out u_agg of a DP-MOET tree."""
-    from ..trees import predict_many
-
     return _uagg_of(predict_many([tree], test.X)[0], test)
 
 
@@ -49,34 +58,52 @@ def uagg_diffpid3(tree, test) -> float:
     return _uagg_of(tree.predict(test), test)
 
 
-def _task(job) -> list[dict]:
-    """One run on one dataset: one split, one NODP reference, every private method and ε."""
-    from ..apps.diffpid3 import local_diffpid3
-    from ..apps.dpmoet import CompressedTable, dp_moet, nodp_moet
-    from ..datasets import PUBLIC_TABLE_SIZE
+#: the published code's split (``data/loader.py`` ``split_dataset``: test_size 0.33, one split for all runs)
+CODE_TEST_FRACTION = 0.33
 
-    di, name, run_, seed, epsilons, settings, test_fraction, pid3_depth = job
+
+def _task(job):
+    """One run on one dataset: one split, one NODP reference, every private method and ε.
+
+    ``job`` = (dataset index, name, run, seed, epsilons, settings, test fraction, LocalDiffPID3 depth[, quirks]);
+    with quirks DP-MOET follows :mod:`.paper_code` and the run also returns a note (failed runs, cache hits).
+    """
+    di, name, run_, seed, epsilons, settings, test_fraction, pid3_depth = job[:8]
+    quirks = tuple(job[8]) if len(job) > 8 else ()
+    settings = dict(settings) | ({"budget": "paper-code"} if "budget" in quirks else {})
     data, _ = load_table(name)
-    train, test = data.train_test_split(test_fraction, rng=np.random.default_rng([seed, di, run_, 99]))
+    if "fixed-split" in quirks:
+        train, test = data.train_test_split(CODE_TEST_FRACTION, rng=np.random.default_rng([seed, di, 99]))
+    else:
+        train, test = data.train_test_split(test_fraction, rng=np.random.default_rng([seed, di, run_, 99]))
     rows = []
     comp = CompressedTable.from_data(train)  # once per run: shared by NODP and every private run
-    ref = nodp_moet(train, approach="agg", objective_weights=WEIGHTS, rng=np.random.default_rng([seed, di, run_, 0]),
-                    compressed=comp, **settings)
+    before = pc.PROCESS_CACHE.counts()
+    kw = dict(approach="agg", weights=WEIGHTS, quirks=quirks, **settings)
+    ref = pc.moet_run(train, comp, epsilon=None, mechanism=None, rng=np.random.default_rng([seed, di, run_, 0]), **kw)
     v_ref = uagg(ref.trees[0], test)
+    label = pc.protocol_label(quirks, pc.FIGURE2_QUIRKS)
+    failed = []
     for ei, eps in enumerate(epsilons):
         vals = {"nodp-agg": v_ref}
         for mi, method in enumerate(("agg-global", "agg-local")):
-            res = dp_moet(train, epsilon=eps, approach="agg", mechanism=MECHANISM[method.split("-")[1]],
-                          objective_weights=WEIGHTS,
-                          rng=np.random.default_rng([seed, di, run_, 1 + mi, ei]), compressed=comp, **settings)
+            try:
+                res = pc.moet_run(train, comp, epsilon=eps, mechanism=MECHANISM[method.split("-")[1]],
+                                  rng=np.random.default_rng([seed, di, run_, 1 + mi, ei]), **kw)
+            except pc.FloatingPointFailure:   # the code has no try here: the whole experiment would stop
+                failed.append((method, eps))
+                continue
             vals[method] = uagg(res.trees[0], test)
         tree = local_diffpid3(train, epsilon=eps, depth=pid3_depth, n_max=PUBLIC_TABLE_SIZE[name],
                               rng=np.random.default_rng([seed, di, run_, 3, ei]))
         vals["local-diffpid3"] = uagg_diffpid3(tree, test)
         for method in METHODS:
-            rows.append({"dataset": name, "method": method, "epsilon": eps, "run": run_, "metric": "uagg",
-                         "value": vals[method], "budget": settings["budget"]})
-    return rows
+            if method in vals:
+                rows.append({"dataset": name, "method": method, "epsilon": eps, "run": run_, "metric": "uagg",
+                             "value": vals[method], "budget": settings["budget"], "protocol": label})
+    if not quirks:
+        return rows
+    return rows, {"dataset": name, "failed": failed, "cache": pc.cache_note(pc.PROCESS_CACHE, before)}
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -84,26 +111,35 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--test-fraction", type=float, default=0.3, help="held-out share (default 0.3)")
     parser.add_argument("--diffpid3-depth", type=int, default=5, help="LocalDiffPID3 depth (default 5)")
     add_moet_arguments(parser, (100, 20, 2, 3, 5, 1), "DP-MOET privacy budget split (default even)")
+    pc.add_protocol_arguments(parser, pc.FIGURE2_QUIRKS)
 
 
 def _jobs(args, names) -> list:
     settings = moet_settings(args)
+    quirks = pc.resolve_quirks(args, pc.FIGURE2_QUIRKS)
     return [(DATASETS.index(n), n, r, args.seed, list(args.epsilons), settings, args.test_fraction,
-             args.diffpid3_depth) for n in names for r in range(args.runs)]
+             args.diffpid3_depth, quirks) for n in names for r in range(args.runs)]
 
 
 def _settings(res: Result) -> str:
     a = res.args
-    return (f"{moet_settings_text(moet_settings(a))}; DP-MOET budget split '{a.budget}'; LocalDiffPID3 depth "
-            f"{a.diffpid3_depth}, 10 bins; random {1 - a.test_fraction:.0%}/{a.test_fraction:.0%} train/test "
-            "split per run;")
+    quirks = pc.resolve_quirks(a, pc.FIGURE2_QUIRKS)
+    budget = "paper-code" if "budget" in quirks else a.budget
+    split = (f"one {1 - CODE_TEST_FRACTION:.0%}/{CODE_TEST_FRACTION:.0%} train/test split for all runs"
+             if "fixed-split" in quirks else
+             f"random {1 - a.test_fraction:.0%}/{a.test_fraction:.0%} train/test split per run")
+    return (f"{moet_settings_text(moet_settings(a))}; DP-MOET budget split '{budget}'; protocol "
+            f"{pc.protocol_label(quirks, pc.FIGURE2_QUIRKS)}; LocalDiffPID3 depth {a.diffpid3_depth}, 10 bins; "
+            f"{split};")
 
 
 def _report(res: Result) -> list[str]:
     summ = res.summary("dataset", "method", "epsilon")
-    lines = [f"Paper (Fig. 2 is a plot only; its text): {PAPER_TEXT}", ""]
+    lines = protocol_report(res, pc.FIGURE2_QUIRKS)
+    lines += [f"Paper (Fig. 2 is a plot only; its text): {PAPER_TEXT}", ""]
+    nan = (float("nan"),)
     for n in res.datasets:
-        table = [(e, *[summ[(n, m, e)][0] for m in METHODS]) for e in res.args.epsilons]
+        table = [(e, *[summ.get((n, m, e), nan)[0] for m in METHODS]) for e in res.args.epsilons]
         lines += [f"## {n}", "", markdown_table(("ε", *[f"ours {m}" for m in METHODS]), table), ""]
     return lines
 
@@ -112,7 +148,7 @@ def _figures(res: Result, plt) -> dict:
     summ = res.summary("dataset", "method", "epsilon")
     eps = res.args.epsilons
     styles = ({"marker": "o"}, {"marker": "s"}, {"color": "k", "linestyle": "--"}, {"marker": "^"})
-    panels = [(n, [(m, eps, [summ[(n, m, e)][0] for e in eps], st) for m, st in zip(METHODS, styles)])
+    panels = [(n, [(m, eps, [summ.get((n, m, e), (float("nan"),))[0] for e in eps], st) for m, st in zip(METHODS, styles)])
               for n in res.datasets]
     return {"": line_panels(plt, panels, ylabel="held-out 3·TPR + 2·TNR")}
 
@@ -120,7 +156,7 @@ def _figures(res: Result, plt) -> dict:
 REPRODUCTION = Reproduction(
     name=NAME, description=DESCRIPTION, title="Figure 2 (paper Sec. 6.4): held-out u_agg = 3·TPR + 2·TNR (max 5)",
     add_arguments=_add_arguments, jobs=_jobs, task=_task, report=_report, figures=_figures, settings=_settings,
-    allowed=DATASETS, extra_columns=("budget",), paper_runs="the paper does not say",
+    allowed=DATASETS, extra_columns=("budget", "protocol"), paper_runs="the paper does not say",
     order=lambda args, names: {"dataset": names, "method": METHODS, "epsilon": args.epsilons},
 )
 add_arguments = REPRODUCTION.add_arguments

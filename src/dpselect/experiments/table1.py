@@ -7,13 +7,22 @@ is compared with one DP-MOET-Pareto output X'' per method and ε: C(X', X'') = s
 dominated by a member of X'. Budget convention: ``--budget`` (default "even": ε split over the k + 1
 selection rounds and their picks; "paper-code": ε/k per round, k − 1 generations). Runs are spread over
 ``--jobs`` processes.
+
+``--protocol paper-code`` runs the authors' published code's protocol instead, quirk by quirk
+(:mod:`dpselect.experiments.paper_code`; ``--quirks`` / ``--without`` switch single quirks). It is for
+reproduction only: with some quirks (stale cached δ, the code's float sampling) the selections are not
+the ε-DP mechanisms dpselect guarantees.
 """
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 import numpy as np
 
+from ..apps.dpmoet import CompressedTable, dp_moet, metric_c, nodp_moet
+from ..tabular import load_tabular
+from . import paper_code as pc
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table
 
 NAME = "table1"
@@ -59,18 +68,21 @@ def moet_settings_text(s: dict) -> str:
 def load_table(name):
     """(data, its CompressedTable), cached per worker process."""
     if name not in _DATA:
-        from ..apps.dpmoet import CompressedTable
-        from ..tabular import load_tabular
         data = load_tabular(name)
         _DATA[name] = (data, CompressedTable.from_data(data))
     return _DATA[name]
 
 
-def _task(job) -> list[dict]:
-    """One run on one dataset: one NODP reference, then every method and ε."""
-    from ..apps.dpmoet import dp_moet, metric_c, nodp_moet
+def _task(job):
+    """One run on one dataset: one NODP reference, then every method and ε.
 
-    di, name, run_, seed, epsilons, settings = job
+    ``job`` = (dataset index, name, run, seed, epsilons, settings[, quirks]); with quirks (``--protocol
+    paper-code``) the run follows :mod:`.paper_code` and also returns a note (failed runs, cache hits).
+    """
+    di, name, run_, seed, epsilons, settings = job[:6]
+    quirks = tuple(job[6]) if len(job) > 6 else ()
+    if quirks:
+        return _task_quirks(di, name, run_, seed, epsilons, settings, quirks)
     data, comp = load_table(name)
     ref = nodp_moet(data, approach="pareto", rng=np.random.default_rng([seed, di, run_, 0]), compressed=comp,
                     **settings)
@@ -80,32 +92,98 @@ def _task(job) -> list[dict]:
             res = dp_moet(data, epsilon=eps, approach="pareto", mechanism=MECHANISM[method.split("-")[1]],
                           rng=np.random.default_rng([seed, di, run_, 1 + mi, ei]), compressed=comp, **settings)
             rows.append({"dataset": name, "method": method, "epsilon": eps, "run": run_, "metric": "C",
-                         "value": metric_c(ref.objectives, res.objectives), "budget": settings["budget"]})
+                         "value": metric_c(ref.objectives, res.objectives), "budget": settings["budget"],
+                         "protocol": "ours", "failed": 0})
     return rows
+
+
+def _task_quirks(di, name, run_, seed, epsilons, settings, quirks):
+    data, comp = load_table(name)
+    settings = dict(settings) | ({"budget": "paper-code"} if "budget" in quirks else {})
+    label = pc.protocol_label(quirks, pc.TABLE1_QUIRKS)
+    before = pc.PROCESS_CACHE.counts()
+    kw = dict(approach="pareto", weights=(3.0, 2.0), quirks=quirks, **settings)
+    if "one-stream" in quirks:   # the code: reset_seed(run), the NODP run, then the private run, for every ε
+        g0 = np.random.default_rng([seed, di, run_])
+        ref = pc.moet_run(data, comp, epsilon=None, mechanism=None, rng=g0, **kw)
+    else:
+        ref = pc.moet_run(data, comp, epsilon=None, mechanism=None, rng=np.random.default_rng([seed, di, run_, 0]),
+                          **kw)
+    rows, failed = [], []
+    for ei, eps in enumerate(epsilons):
+        for mi, method in enumerate(METHODS):
+            gen = pc.fork(g0) if "one-stream" in quirks else np.random.default_rng([seed, di, run_, 1 + mi, ei])
+            try:
+                res = pc.moet_run(data, comp, epsilon=eps, mechanism=MECHANISM[method.split("-")[1]], rng=gen, **kw)
+                value, fail = metric_c(ref.objectives, res.objectives), 0
+            except pc.FloatingPointFailure:
+                failed.append((method, eps))
+                if "failed-zero" not in quirks:
+                    continue
+                value, fail = 0.0, 1
+            rows.append({"dataset": name, "method": method, "epsilon": eps, "run": run_, "metric": "C",
+                         "value": value, "budget": settings["budget"], "protocol": label, "failed": fail})
+    return rows, {"dataset": name, "failed": failed, "cache": pc.cache_note(pc.PROCESS_CACHE, before)}
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     add_common_arguments(parser, runs=500, epsilons=EPSILONS, datasets=DATASETS, jobs=2)
     add_moet_arguments(parser, (30, 3, 3, 4, 10, 3), "privacy budget split (default even; see dpselect.apps.dpmoet)")
+    pc.add_protocol_arguments(parser, pc.TABLE1_QUIRKS)
 
 
 def _jobs(args, names) -> list:
     settings = moet_settings(args)
-    return [(DATASETS.index(n), n, r, args.seed, list(args.epsilons), settings) for n in names for r in range(args.runs)]
+    quirks = pc.resolve_quirks(args, pc.TABLE1_QUIRKS)
+    return [(DATASETS.index(n), n, r, args.seed, list(args.epsilons), settings, quirks)
+            for n in names for r in range(args.runs)]
 
 
 def _settings(res: Result) -> str:
+    quirks = pc.resolve_quirks(res.args, pc.TABLE1_QUIRKS)
+    budget = "paper-code" if "budget" in quirks else res.args.budget
     return (f"{moet_settings_text(moet_settings(res.args))}; objectives TPR and TNR on the whole table; budget "
-            f"split '{res.args.budget}' (see dpselect.apps.dpmoet); C uses strict domination;")
+            f"split '{budget}' (see dpselect.apps.dpmoet); protocol {pc.protocol_label(quirks, pc.TABLE1_QUIRKS)}; "
+            "C uses strict domination;")
+
+
+def protocol_report(res: Result, applicable) -> list[str]:
+    """The protocol paragraph and, with quirks, the failed runs and the dampening-cache counts (notes)."""
+    quirks = pc.resolve_quirks(res.args, applicable)
+    lines = [pc.protocol_text(quirks, applicable), ""]
+    if not quirks:
+        return lines
+    failed: dict = {}
+    cache = {"calls": 0, "hits": 0, "stale": 0}
+    for note in res.notes:
+        if not isinstance(note, dict):
+            continue
+        for m, e in note.get("failed", []):
+            key = (note["dataset"], m, e)
+            failed[key] = failed.get(key, 0) + 1
+        for k in cache:
+            cache[k] += note.get("cache", {}).get(k, 0)
+    if "fp-raise" in quirks:
+        if failed:
+            how = "counted as C = 0" if "failed-zero" in quirks else "left out of the means"
+            lines += [f"Runs failed by the code's float path ({how}): "
+                      + "; ".join(f"{d} {m} ε = {e:g}: {n}" for (d, m, e), n in sorted(failed.items())) + ".", ""]
+        else:
+            lines += ["Runs failed by the code's float path (fp-raise): none.", ""]
+    if "lru-cache" in quirks:
+        lines += [f"Dampening cache (LRU 50 per worker process, keyed on the utilities' bytes): {cache['calls']} "
+                  f"selections, {cache['hits']} hits, {cache['stale']} of them stale (another population's δ).", ""]
+    return lines
 
 
 def _report(res: Result) -> list[str]:
     summ = res.summary("dataset", "method", "epsilon")
-    lines = []
+    lines = protocol_report(res, pc.TABLE1_QUIRKS)
     for n in res.datasets:
         table = []
         for e in res.args.epsilons:
-            g, loc = summ[(n, "pareto-global", e)], summ[(n, "pareto-local", e)]
+            nan = (float("nan"), 0.0, 1)
+            g, loc = summ.get((n, "pareto-global", e), nan), summ.get((n, "pareto-local", e), nan)
             pg, pl = PAPER.get(n, {}).get(e, (float("nan"), float("nan")))
             table.append((e, g[0], pg, loc[0], pl, f"{g[1] / np.sqrt(g[2]):.3f} / {loc[1] / np.sqrt(loc[2]):.3f}"))
         lines += [f"## {n}", "", markdown_table(("ε", "ours MO_g", "paper MO_g", "ours MO_l", "paper MO_l",
@@ -118,8 +196,9 @@ def _figures(res: Result, plt) -> dict:
     eps = res.args.epsilons
     panels = []
     for n in res.datasets:
-        lines = [(f"ours {m}", eps, [summ[(n, m, e)][0] for e in eps], {"marker": mk})
-                 for m, mk in zip(METHODS, "os")]
+        lines: list[tuple[str, Any, Any, dict[str, Any]]] = [
+            (f"ours {m}", eps, [summ.get((n, m, e), (float("nan"),))[0] for e in eps], {"marker": mk})
+            for m, mk in zip(METHODS, "os")]
         for j, m in enumerate(METHODS):
             pts = [(e, PAPER[n][e][j]) for e in eps if e in PAPER.get(n, {})]
             if pts:
@@ -133,7 +212,7 @@ REPRODUCTION = Reproduction(
     name=NAME, description=DESCRIPTION,
     title="Table 1 (paper Sec. 6.3): mean metric C(NODP-MOET-Pareto, DP-MOET-Pareto)",
     add_arguments=_add_arguments, jobs=_jobs, task=_task, report=_report, figures=_figures, settings=_settings,
-    allowed=DATASETS, extra_columns=("budget",), paper_runs="paper: 500",
+    allowed=DATASETS, extra_columns=("budget", "protocol", "failed"), paper_runs="paper: 500",
     order=lambda args, names: {"dataset": names, "method": METHODS, "epsilon": args.epsilons},
 )
 add_arguments = REPRODUCTION.add_arguments

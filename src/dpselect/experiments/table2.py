@@ -17,6 +17,14 @@ sensitivity function is the paper's δ^egodensity in both cases (admissible for 
 Every selection is exactly PrivPareto with k = 3 (scores and δ^PS recomputed on the remaining nodes);
 the ε-independent dampened scores are cached per picked prefix (:class:`MotkinSampler`), and the
 samplers per worker process, so one job is one (graph, formula, method, ε) cell with all its runs.
+
+``--protocol paper-code`` runs the authors' published code's protocol instead, quirk by quirk
+(:mod:`dpselect.experiments.paper_code`): the code's density formula (``--egodensity`` is then set by
+the ``ed-formula`` quirk), the k picks from one fixed score vector, the reference
+``argsort(score)[::-1][:k]``, the code's δ^egodensity and δ^PS, D(0) = first t with δ > 0, its float
+sampling path with failed runs counted as C = 0. For reproduction only: the code's δ^egodensity is
+smaller than the admissible one and its float sampling is not exact, so these selections are not the
+ε-DP mechanism dpselect guarantees.
 """
 from __future__ import annotations
 
@@ -25,8 +33,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ..apps.influential import MotkinSampler, metric_c, top_k_pareto
 from ..graphs import GRAPH_DATASETS, Graph, load_dataset_graph
-from ._common import Reproduction, Result, add_common_arguments, markdown_table
+from ..multiobjective import pareto_score
+from ..utilities.graph import egocentric_density
+from . import paper_code as pc
+from ._common import Reproduction, Result, add_common_arguments, markdown_table, pyplot
 
 NAME = "table2"
 DESCRIPTION = "Paper Table 2: metric C of DP-MOTkIN-Pareto global/local vs the non-private top-k (Enron, GitHub)"
@@ -109,16 +121,12 @@ def graph_datasets(args: argparse.Namespace) -> list[tuple[str, Graph]]:
 
 # -- table 2 ------------------------------------------------------------------------------------------
 def _sampler(source: str, variant: str, method: str):
-    from ..apps.influential import MotkinSampler
-
     return cached(("sampler", source, variant, method), lambda: MotkinSampler(
         cached_graph(source), "pareto", mechanism="local_dampening" if method == "pareto-local" else "exponential",
         variant=variant))
 
 
 def _references(source: str, variant: str, k: int):
-    from ..apps.influential import top_k_pareto
-
     def make():
         U = _sampler(source, variant, "pareto-local").U
         return U, top_k_pareto(U, k, tie_break="dominance"), top_k_pareto(U, k, tie_break="index")
@@ -127,10 +135,14 @@ def _references(source: str, variant: str, k: int):
 
 
 def _task(job):
-    """All runs of one (graph, formula, method, ε) cell; the first cell of a graph and formula adds its note."""
-    from ..apps.influential import metric_c
+    """All runs of one (graph, formula, method, ε) cell; the first cell of a graph and formula adds its note.
 
-    di, label, source, vi, variant, mi, method, ei, eps, seed, runs, k = job
+    ``job`` = (graph index, label, source, formula index, formula, method index, method, ε index, ε, seed,
+    runs, k[, quirks]); with quirks the cell follows :mod:`.paper_code`."""
+    di, label, source, vi, variant, mi, method, ei, eps, seed, runs, k = job[:12]
+    quirks = tuple(job[12]) if len(job) > 12 else ()
+    if quirks:
+        return _task_quirks(job[:12], quirks)
     U, ref, ref_index = _references(source, variant, k)
     s = _sampler(source, variant, method)
     rows = []
@@ -138,7 +150,8 @@ def _task(job):
         sel = s.sample(k=k, epsilon=eps, rng=np.random.default_rng([seed, di, vi, mi, ei, run_]))
         for metric, r in (("C", ref), ("C-index-ties", ref_index)):
             rows.append({"dataset": label, "method": method, "epsilon": eps, "run": run_, "metric": metric,
-                         "value": metric_c(r, sel, objectives=U), "k": k, "egodensity": variant})
+                         "value": metric_c(r, sel, objectives=U), "k": k, "egodensity": variant,
+                         "protocol": "ours", "failed": 0})
     if mi or ei:
         return rows
     g = cached_graph(source)
@@ -151,7 +164,62 @@ def _task(job):
     return rows, note
 
 
+def _quirk_setup(source: str, variant: str, method: str, quirks: tuple, k: int):
+    """(U, reference, reference with index ties or None, sampler) of a graph under quirks, once per process."""
+    def make():
+        g = cached_graph(source)
+        U = np.column_stack([g.degrees.astype(np.float64), egocentric_density(g, variant=variant)])
+        dom, index = top_k_pareto(U, k, tie_break="dominance"), top_k_pareto(U, k, tie_break="index")
+        if "nodp-argsort" in quirks:   # C against the code's reference, and against ours for comparison
+            refs = (("C", pc.topk_reference_argsort(U, k)), ("C-dominance-ties", dom), ("C-index-ties", index))
+        else:
+            refs = (("C", dom), ("C-index-ties", index))
+        sampler = pc.TopkParetoQuirks(U, g.degrees, local=method == "pareto-local", quirks=quirks)
+        return U, refs, sampler
+
+    return cached(("quirks", source, variant, method, quirks, k), make)
+
+
+def _task_quirks(job, quirks):
+    di, label, source, vi, variant, mi, method, ei, eps, seed, runs, k = job
+    U, refs, sampler = _quirk_setup(source, variant, method, quirks, k)
+    ref = refs[0][1]
+    plabel = pc.protocol_label(quirks, pc.TABLE2_QUIRKS)
+    rows, failed = [], 0
+    for run_ in range(runs):
+        try:
+            sel = sampler.sample(k=k, epsilon=eps, rng=np.random.default_rng([seed, di, vi, mi, ei, run_]))
+        except pc.FloatingPointFailure:
+            failed += 1
+            if "failed-zero" not in quirks:
+                continue
+            sel = None
+        for metric, r in refs:
+            value = 0.0 if sel is None else metric_c(r, sel, objectives=U)
+            rows.append({"dataset": label, "method": method, "epsilon": eps, "run": run_, "metric": metric,
+                         "value": value, "k": k, "egodensity": variant, "protocol": plabel,
+                         "failed": int(sel is None)})
+    note = {"dataset": label, "failed": [(method, eps)] * failed}
+    if not (mi or ei):
+        g = cached_graph(source)
+        front = int(np.sum(pareto_front_mask(U)))
+        how = "argsort(score)[::-1][:k]" if "nodp-argsort" in quirks else "ties to the most dominating node"
+        note["text"] = (f"- {label}, egodensity={variant}: {g.n_nodes} nodes, {g.n_edges} edges, Pareto front {front} "
+                        f"nodes; non-private top-{k} ({how}) = node ids "
+                        f"{', '.join(str(int(x)) for x in g.node_ids[ref])} (degree, egodensity) = "
+                        f"{', '.join(f'({U[r, 0]:.0f}, {U[r, 1]:.3f})' for r in ref)}")
+    return rows, note
+
+
+def pareto_front_mask(U: np.ndarray) -> np.ndarray:
+    """Nodes of Pareto score 0."""
+    return pareto_score(U) == 0
+
+
 def _variants(args) -> tuple[str, ...]:
+    quirks = pc.resolve_quirks(args, pc.TABLE2_QUIRKS) if hasattr(args, "protocol") else ()
+    if quirks:   # the density formula is the ed-formula quirk's
+        return ("code",) if "ed-formula" in quirks else ("paper",)
     return VARIANTS if args.egodensity == "both" else (args.egodensity,)
 
 
@@ -160,21 +228,31 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     add_graph_argument(parser)
     parser.add_argument("--k", type=int, default=3, help="nodes per selection (default 3)")
     parser.add_argument("--egodensity", choices=VARIANTS + ("both",), default="both",
-                        help="egocentric density formula: paper, code (the paper's published code) or both")
+                        help="egocentric density formula: paper, code (the paper's published code) or both "
+                             "(with --protocol paper-code / --quirks: set by the ed-formula quirk)")
+    pc.add_protocol_arguments(parser, pc.TABLE2_QUIRKS)
 
 
 def _jobs(args, graphs) -> list:
-    return [(di, label, source, vi, variant, mi, method, ei, eps, args.seed, args.runs, args.k)
+    quirks = pc.resolve_quirks(args, pc.TABLE2_QUIRKS)
+    return [(di, label, source, vi, variant, mi, method, ei, eps, args.seed, args.runs, args.k, quirks)
             for di, (label, source) in enumerate(graphs) for vi, variant in enumerate(_variants(args))
             for mi, method in enumerate(METHODS) for ei, eps in enumerate(args.epsilons)]
 
 
 def _report(res: Result) -> list[str]:
     summ = res.summary("dataset", "egodensity", "method", "epsilon", "metric")
+    quirks = pc.resolve_quirks(res.args, pc.TABLE2_QUIRKS)
     lines = ["Columns: ours (global / local) with the egocentric-density formula named in the heading, "
              "beside the paper's MOT_g / MOT_l. C: non-private top-k ties at Pareto score 0 broken towards "
              "the node dominating most others; C-index-ties: towards the smallest node id (see the reference "
              "sets at the end). Lower is better.", ""]
+    if "nodp-argsort" in quirks:
+        lines = ["Columns: ours (global / local) beside the paper's MOT_g / MOT_l; C against the published code's "
+                 "reference argsort(score)[::-1][:k] (strict Pareto scores of all nodes, ties in our node order; "
+                 "see the reference set at the end); C-index-ties / C-dominance-ties: against our two reference "
+                 "sets (smallest id / most dominating node among the ties). Lower is better.", ""]
+    lines = _protocol_lines(res) + lines
     nan = (float("nan"), 0.0, 0)
     for ds in res.labels():
         for variant in _variants(res.args):
@@ -182,19 +260,38 @@ def _report(res: Result) -> list[str]:
             for eps in res.args.epsilons:
                 g, loc = (summ.get((ds, variant, m, eps, "C"), nan) for m in METHODS)
                 gi, li = (summ.get((ds, variant, m, eps, "C-index-ties"), nan) for m in METHODS)
+                gd, ld = (summ.get((ds, variant, m, eps, "C-dominance-ties"), nan) for m in METHODS)
                 pg, pl = PAPER.get(ds, {}).get(eps, (float("nan"), float("nan")))
                 se = max(g[1] / max(g[2], 1) ** 0.5, loc[1] / max(loc[2], 1) ** 0.5)
-                table.append((eps, g[0], loc[0], pg, pl, gi[0], li[0], f"{se:.3f}"))
-            lines += [f"## {ds}, egocentric density = {variant}", "",
-                      markdown_table(("ε", "ours C global", "ours C local", "paper MOT_g", "paper MOT_l",
-                                      "C-index-ties global", "C-index-ties local", "max std. error"), table), ""]
-    return lines + ["## Graphs and reference sets", ""] + res.notes
+                extra = (gd[0], ld[0]) if "nodp-argsort" in quirks else ()
+                table.append((eps, g[0], loc[0], pg, pl, gi[0], li[0], *extra, f"{se:.3f}"))
+            head = ("ε", "ours C global", "ours C local", "paper MOT_g", "paper MOT_l", "C-index-ties global",
+                    "C-index-ties local") + (("C-dominance-ties global", "C-dominance-ties local")
+                                             if "nodp-argsort" in quirks else ()) + ("max std. error",)
+            lines += [f"## {ds}, egocentric density = {variant}", "", markdown_table(head, table), ""]
+    notes = [n if isinstance(n, str) else n["text"] for n in res.notes if isinstance(n, str) or "text" in n]
+    return lines + ["## Graphs and reference sets", ""] + notes
+
+
+def _protocol_lines(res: Result) -> list[str]:
+    quirks = pc.resolve_quirks(res.args, pc.TABLE2_QUIRKS)
+    lines = [pc.protocol_text(quirks, pc.TABLE2_QUIRKS), ""]
+    if "fp-raise" in quirks:
+        failed: dict = {}
+        for note in res.notes:
+            if isinstance(note, dict):
+                for m, e in note.get("failed", []):
+                    key = (note["dataset"], m, e)
+                    failed[key] = failed.get(key, 0) + 1
+        how = "counted as C = 0" if "failed-zero" in quirks else "left out of the means"
+        lines += ["Runs failed by the code's float path (" + how + "): "
+                  + ("; ".join(f"{d} {m} ε = {e:g}: {n}" for (d, m, e), n in sorted(failed.items())) or "none")
+                  + ".", ""]
+    return lines
 
 
 def _plot(out: Path, rows: list[dict], variants) -> None:
     """Re-draw ``OUT/table2.png`` from the rows of a ``table2.csv`` (``_common.read_csv``)."""
-    from ._common import pyplot
-
     plt = pyplot()
     fig = _figure(rows, variants, plt)
     fig.savefig(Path(out) / f"{NAME}.png", dpi=120)
@@ -208,7 +305,7 @@ def _figure(rows: list[dict], variants, plt):
             "metric", "dataset", "egodensity", "method", "epsilon").items():
         summ[key[:4] + (float(key[4]),)] = val
     datasets = list(dict.fromkeys(r["dataset"] for r in rows))
-    metrics = ("C", "C-index-ties")
+    metrics = ("C", "C-index-ties")   # (C-dominance-ties of a paper-code run: in the CSV and the markdown)
     fig, axes = plt.subplots(2, len(datasets), figsize=(5 * len(datasets), 7.2), squeeze=False)
     for row, metric in enumerate(metrics):
         for ax, ds in zip(axes[row], datasets):
@@ -226,7 +323,8 @@ def _figure(rows: list[dict], variants, plt):
             ax.set_xlabel("ε")
             ax.set_ylabel(f"mean {metric}")
             ax.set_title(f"{ds}: {'ties to the most dominating node' if metric == 'C' else 'ties to the smallest id'}")
-            ax.legend(fontsize=7)
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
 
@@ -236,8 +334,10 @@ REPRODUCTION = Reproduction(
     title=lambda args: f"Table 2 (paper Sec. 7.4): mean metric C, DP-MOTkIN-Pareto vs non-private top-{args.k}",
     add_arguments=_add_arguments, jobs=_jobs, task=_task, report=_report,
     figures=lambda res, plt: {"": _figure(res.rows, _variants(res.args), plt)},
-    settings=lambda res: f"k = {res.args.k} (ε/k per pick);", datasets=graph_sources,
-    extra_columns=("k", "egodensity"), paper_runs="paper: 500",
+    settings=lambda res: (f"k = {res.args.k} (ε/k per pick); protocol "
+                          f"{pc.protocol_label(pc.resolve_quirks(res.args, pc.TABLE2_QUIRKS), pc.TABLE2_QUIRKS)};"),
+    datasets=graph_sources,
+    extra_columns=("k", "egodensity", "protocol", "failed"), paper_runs="paper: 500",
     size=lambda args, graphs: args.runs * len(args.epsilons) * len(graphs) * len(_variants(args)),
 )
 add_arguments = REPRODUCTION.add_arguments
