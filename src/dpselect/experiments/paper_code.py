@@ -70,10 +70,16 @@ fixed-split    ``experiment_tree_weighted.py`` + ``data/loader.py`` ``split_data
                train/test split (``random_state=0``) for every run, 500 runs.
 ed-formula     ``graph/ego_influence.py`` ``compute_ed_node``: e / (d(d − 1)), degree-1 nodes 1 (the
                ``code`` variant of :func:`dpselect.utilities.graph.egocentric_density`).
+tree-depths    ``tree/decision_tree.py``: ``create_random_tree(depth)`` counts *levels* (depth 1 is a
+               leaf), so the initial trees have d − 1 splits on every path and ``prune_tree(d_max)``
+               keeps at most d_max − 1; ``tree/pareto_tree.py`` / ``weighted_tree.py``: crossover, prune,
+               then ``mutate``, which replaces a node by a random subtree of
+               ``root.max_depth − node.depth + 1`` levels, i.e. keeps the tree's current height (ours
+               grows the new leaves down to d_max, Sec. 6.2.2).
 ============== =================================================================================
 
-Not reproduced (no switch): the code's tree representation and genetic operators
-(``tree/decision_tree.py``, bigtree nodes, mutate without a later prune), its global numpy stream
+Not reproduced (no switch): the code's tree representation (bigtree nodes; the law of its random trees
+is the same as ours), its global numpy stream
 and ray scheduling (what it changes is the pairing of random numbers, not their law), and graph-tool's
 vertex order (``nodp-argsort`` uses our node order, so its ties among Pareto-score-0 nodes can differ
 from the authors').
@@ -115,11 +121,14 @@ QUIRKS: dict[str, str] = {
     "failed-zero": "a failed run counts as C = 0 (else it is left out)",
     "fixed-split": "one 67/33 train/test split (seed 0) for every run",
     "ed-formula": "egocentric density e/(d(d−1)), degree-1 nodes 1 (the code's formula)",
+    "tree-depths": "depths count levels (initial d − 1 and max d_max − 1 splits), crossover-prune-mutate, "
+                   "mutation keeps the tree's height",
 }
 
-TABLE1_QUIRKS = ("budget", "ps-weak", "fixed-scores", "nodp-argsort", "one-stream", "global-sens", "delta-code",
-                 "dampen-zero", "lru-cache", "fp-raise", "failed-zero")
-FIGURE2_QUIRKS = ("budget", "nodp-argsort", "delta-code", "agg-delta-tpr", "lru-cache", "fp-raise", "fixed-split")
+TABLE1_QUIRKS = ("budget", "tree-depths", "ps-weak", "fixed-scores", "nodp-argsort", "one-stream", "global-sens",
+                 "delta-code", "dampen-zero", "lru-cache", "fp-raise", "failed-zero")
+FIGURE2_QUIRKS = ("budget", "tree-depths", "nodp-argsort", "delta-code", "agg-delta-tpr", "lru-cache", "fp-raise",
+                  "fixed-split")
 TABLE2_QUIRKS = ("ed-formula", "fixed-scores", "nodp-argsort", "delta-code", "dampen-zero", "fp-raise", "failed-zero")
 
 #: quirks that take the selection off dpselect's exact mechanisms
@@ -623,7 +632,8 @@ def moet_run(data, table, *, epsilon: float | None, approach: str, mechanism: st
     the ``budget`` quirk is on. Returns a :class:`dpselect.apps.dpmoet.MOETResult`.
     """
     gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-    if not selection_quirks(quirks):
+    code_trees = "tree-depths" in quirks
+    if not selection_quirks(quirks) and not code_trees:
         if mechanism is None:
             return dpmoet.nodp_moet(data, approach=approach, objective_weights=weights, population=population,
                                     selection=selection, generations=generations, depth=depth, max_depth=max_depth,
@@ -649,6 +659,15 @@ def moet_run(data, table, *, epsilon: float | None, approach: str, mechanism: st
                                      weights=weights, eps=eps_round, n_pick=n_pick, gen=gen, quirks=quirks,
                                      n_records=n_records, cache=cache)
 
+    if code_trees:   # the code's depths count levels: d − 1 and d_max − 1 splits
+        d, dmax = max(d - 1, 0), max(dmax - 1, 0)
+
+    def offspring(c):
+        if code_trees:   # prune, then a mutation that keeps the tree's height
+            c = prune(c, dmax, rng=gen)
+            return mutate(c, space, int(c.depth), rng=gen)
+        return prune(mutate(c, space, dmax, rng=gen), dmax, rng=gen)
+
     pop = random_population(space, p, d, rng=gen)
     tp, tn = table.counts(pop)
     for _ in range(n_gen):
@@ -660,9 +679,7 @@ def moet_run(data, table, *, epsilon: float | None, approach: str, mechanism: st
             cur = pop + children
             i, j = gen.choice(len(cur), size=2, replace=False)
             c1, c2 = crossover(cur[i], cur[j], rng=gen)
-            c1 = prune(mutate(c1, space, dmax, rng=gen), dmax, rng=gen)
-            c2 = prune(mutate(c2, space, dmax, rng=gen), dmax, rng=gen)
-            children += [c1, c2]
+            children += [offspring(c1), offspring(c2)]
         ctp, ctn = table.counts(children)
         pop = pop + children
         tp, tn = np.concatenate([tp, ctp]), np.concatenate([tn, ctn])
