@@ -131,7 +131,7 @@ def _draws(n_draws, seed, **kw):
 
 @pytest.mark.parametrize("noise", ["gumbel", "exponential", "laplace"])
 def test_law_k1_many_partitions(noise, freq):
-    draws = _draws(2000, 11, eps=1.5, delta=1.0, mult_per_pick=2, k=None, noise=noise)
+    draws = _draws(1500, 11, eps=1.5, delta=1.0, mult_per_pick=2, k=None, noise=noise)
     probs = dpselect.report_noisy_max_probabilities(SMALL, epsilon=1.5, sensitivity=1.0, noise=noise)
     freq(draws, probs)
 
@@ -156,7 +156,7 @@ def _peeled_probs(prob_fn, u, eps, k):
 
 @pytest.mark.parametrize("noise", ["gumbel", "exponential", "laplace"])
 def test_law_top2_many_partitions(noise, freq):
-    draws = _draws(2000, 12, eps=2.0, delta=1.0, mult_per_pick=2, k=2, noise=noise)
+    draws = _draws(1500, 12, eps=2.0, delta=1.0, mult_per_pick=2, k=2, noise=noise)
     exact = _peeled_probs(lambda v, e: dpselect.report_noisy_max_probabilities(v, epsilon=e, sensitivity=1.0,
                                                                               noise=noise), SMALL, 2.0, 2)
     cells = sorted(exact)
@@ -173,7 +173,7 @@ def test_law_local_dampening_split(freq):
     gen = np.random.default_rng(13)
     fac = lambda part: egocentric_density_sensitivity(part["degree"].to_numpy())  # noqa: E731
     draws = [_select._execute(blocks, eps=1.0, delta=1.0, mult_per_pick=2, k=None, noise="gumbel", rng=gen,
-                              sf_factory=fac, eager=True) for _ in range(1500)]
+                              sf_factory=fac, eager=True) for _ in range(1000)]
     probs = dpselect.local_dampening_probabilities(u, epsilon=1.0,
                                                    sensitivity_function=egocentric_density_sensitivity(deg))
     freq(draws, probs)
@@ -244,3 +244,117 @@ def test_validation_matches_in_memory():
         for r in (None, 3, [1, 2], np.random.SeedSequence(3), np.random.PCG64(3), np.random.default_rng(3),
                   np.random.Generator(np.random.MT19937(3))):
             assert D.exponential(x, epsilon=1.0, sensitivity=1.0, rng=r) in (0, 1, 2)
+
+
+# ------------------------------------------------------------------------------------------------
+# frequent items
+# ------------------------------------------------------------------------------------------------
+def _rows(seed, users, n_rows, n_items=12):
+    g = np.random.default_rng(seed)
+    return pd.DataFrame({"user": g.choice(users, size=n_rows),
+                         "item": np.array([f"i{j}" for j in range(n_items)])[
+                             np.minimum(g.zipf(1.6, size=n_rows) - 1, n_items - 1)]})
+
+
+def test_bounded_counts_rule_reads_each_users_rows_only(client):
+    x = _rows(1, np.arange(0, 40), 600)
+    y = _rows(2, np.arange(40, 60), 300)
+    both = pd.concat([x, y], ignore_index=True).sample(frac=1.0, random_state=3)
+
+    def counts(df, nparts, c, distinct=True):
+        return D.bounded_item_counts(dd.from_pandas(df, npartitions=nparts), contributions=c, distinct=distinct,
+                                     rng=7).compute()
+
+    for c, distinct in ((2, True), (3, False)):
+        cx, cy, cxy = counts(x, 3, c, distinct), counts(y, 2, c, distinct), counts(both, 5, c, distinct)
+        # one user's kept rows do not depend on the others (nor on the partitioning)
+        assert cxy.sort_index().to_dict() == cx.add(cy, fill_value=0).astype(np.int64).sort_index().to_dict()
+        per_user = x.drop_duplicates() if distinct else x
+        assert cx.sum() == per_user.groupby("user").size().clip(upper=c).sum()
+    # unbounded and distinct: the number of users per item
+    ref = x.drop_duplicates().groupby("item").size()
+    assert counts(x, 3, 100).sort_index().to_dict() == ref.sort_index().to_dict()
+
+
+def test_frequent_items_law_and_domain():
+    df = _rows(4, np.arange(30), 400)
+    rows = dd.from_pandas(df, npartitions=3)
+    domain = [f"i{j}" for j in range(14)]  # two items nobody holds
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", dpselect.PrivacyLeakWarning)
+        for seed in range(3):
+            got = D.frequent_items(rows, epsilon=1.0, contributions=3, k=3, items=domain, rng=seed)
+            # the same law and bits as the in-memory selector on the bounded counts (after the salt draw)
+            gen = np.random.default_rng(seed)
+            cnt = D.bounded_item_counts(rows, contributions=3, items=domain, rng=gen).compute()
+            u = cnt.reindex(domain, fill_value=0).to_numpy(float)
+            want = dpselect.exponential(u, epsilon=1.0, sensitivity=1.0, monotonic=True, k=3, rng=gen)
+            assert got.tolist() == [domain[i] for i in want]
+        users_per_item = df.drop_duplicates().groupby("item").size()
+        best = D.frequent_items(rows, epsilon=1e9, contributions=50, items=domain, rng=0)
+        assert users_per_item[best] == users_per_item.max()
+        assert D.frequent_items(rows, epsilon=1e9, contributions=50, items=domain, mechanism="RNM", rng=0,
+                                distinct=False) == df.groupby("item").size().idxmax()
+    with pytest.warns(dpselect.PrivacyLeakWarning, match="items"):
+        assert D.frequent_items(rows, epsilon=1.0, contributions=2, mechanism="PF", rng=0) in domain
+    with pytest.raises(ValueError, match="contributions must be an int >= 1"):
+        D.frequent_items(rows, epsilon=1.0, contributions=0, items=domain)
+    with pytest.raises(ValueError, match="mechanism must be one of"):
+        D.frequent_items(rows, epsilon=1.0, contributions=1, items=domain, mechanism="LD")
+
+
+def test_frequent_items_on_cluster(client):
+    df = _rows(5, np.arange(50), 2000)
+    got = D.frequent_items(dd.from_pandas(df, npartitions=4), epsilon=1e9, contributions=20, k=2,
+                           items=[f"i{j}" for j in range(12)], rng=1)
+    users_per_item = df.drop_duplicates().groupby("item").size()
+    assert sorted(users_per_item[got].tolist()) == sorted(users_per_item.nlargest(2).tolist())
+
+
+# ------------------------------------------------------------------------------------------------
+# graph statistics and the Pareto score
+# ------------------------------------------------------------------------------------------------
+def test_degree_and_sensitivities_match_in_memory(client):
+    g = np.random.default_rng(6)
+    u, v = g.integers(0, 60, 500), g.integers(0, 60, 500)  # self-loops and repeated edges included
+    nodes = np.arange(65)  # five isolated nodes
+    edges = dd.from_pandas(pd.DataFrame({"source": u, "target": v}), npartitions=4)
+    graph = dpselect.graphs.from_edges(u, v, nodes=nodes, warn=False)
+    deg = D.degree(edges, nodes=nodes).compute()
+    ref = pd.Series(graph.degrees, index=graph.node_ids)
+    assert deg.sort_index().to_dict() == ref.sort_index().to_dict()
+    with pytest.warns(dpselect.PrivacyLeakWarning, match="nodes"):
+        seen = D.degree(edges).compute()
+    assert seen.sort_index().to_dict() == ref[ref > 0].sort_index().to_dict()
+    d = deg.sort_index().to_numpy()
+    frame = pd.DataFrame({"degree": d})
+    for t in (0, 3, 9):
+        assert np.array_equal(D.egocentric_density_sensitivity(frame)(t),
+                              dpselect.utilities.graph.egocentric_density_sensitivity(d)(t))
+        assert np.array_equal(D.degree_sensitivity(frame)(t), dpselect.utilities.graph.degree_sensitivity(d)(t))
+    assert D.max_degree(deg, bound=int(d.max())) == int(d.max())
+    with pytest.raises(ValueError, match="max_degree"):
+        D.max_degree(deg, bound=int(d.max()) - 1)
+    # local dampening on the degree frame with the degree-based δ (δ = 1: the exponential mechanism)
+    dframe = dd.from_pandas(deg.sort_index().to_frame("degree").astype(float), npartitions=3)
+    assert D.local_dampening(dframe, utility="degree", epsilon=1e6, sensitivity_function=D.degree_sensitivity,
+                             rng=0) == int(np.argmax(d))
+
+
+@pytest.mark.parametrize("nparts", [1, 3, 8])
+def test_pareto_score_equals_in_memory_with_ties(nparts):
+    g = np.random.default_rng(nparts)
+    for n, hi in ((200, 6), (300, 40)):
+        U = g.integers(0, hi, size=(n, 2)).astype(float)
+        frame = dd.from_pandas(pd.DataFrame(U, columns=["a", "b"]), npartitions=nparts)
+        got = D.pareto_score(frame).compute().sort_index().to_numpy()
+        assert np.array_equal(got, dpselect.pareto_score(U))
+
+
+def test_pareto_score_on_cluster(client):
+    U = np.random.default_rng(9).integers(0, 9, size=(400, 2)).astype(float)
+    frame = dd.from_pandas(pd.DataFrame(U, columns=["x", "y"], index=np.arange(400) * 3), npartitions=5)
+    got = D.pareto_score(frame, columns=["x", "y"]).compute().sort_index().to_numpy()
+    assert np.array_equal(got, dpselect.pareto_score(U))
+    with pytest.raises(ValueError, match="two objective columns"):
+        D.pareto_score(dd.from_pandas(pd.DataFrame({"a": [1.0]}), npartitions=1))

@@ -25,6 +25,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "pip install 'dpselect[dask]'"
     ) from exc
 
+from ._graph import degree, degree_sensitivity, egocentric_density_sensitivity, max_degree, pareto_score
+from ._items import bounded_item_counts, frequent_items
 from ._select import NOISES, exponential, local_dampening, permute_and_flip, report_noisy_max
 
 __all__ = [
@@ -33,4 +35,11 @@ __all__ = [
     "permute_and_flip",
     "report_noisy_max",
     "local_dampening",
+    "frequent_items",
+    "bounded_item_counts",
+    "degree",
+    "degree_sensitivity",
+    "egocentric_density_sensitivity",
+    "max_degree",
+    "pareto_score",
 ]

@@ -260,7 +260,8 @@ def _partition(block: Any, p: int, offset: int, spec: _Spec) -> dict[str, Any]:
         s_err: Any = s_err_arr
     else:
         s, s_err = u, 0.0
-    a, err, _ = _scaled_scores(s, s_err, spec.eps, spec.delta, spec.mult)
+    with np.errstate(over="ignore", under="ignore"):  # overflow to −inf is "below −DBL_MAX" (handled)
+        a, err, _ = _scaled_scores(s, s_err, spec.eps, spec.delta, spec.mult)
     rounds = spec.k if spec.peel else 1
     words = spec.streams.words(p, offset, n, rounds)
     lists = []
@@ -329,7 +330,8 @@ def _reduce(results: list[dict[str, Any]], spec: _Spec, k_arg: int | None, gen: 
             acc += r["n"]
     glob = np.concatenate([offsets[r["p"]] + r["rows"] for r in live])
     labels = _concat([r["labels"] for r in live]) if live[0]["labels"] is not None else None
-    a, err, S = _scaled_scores(s, s_err, spec.eps, spec.delta, spec.mult)
+    with np.errstate(over="ignore", under="ignore"):
+        a, err, S = _scaled_scores(s, s_err, spec.eps, spec.delta, spec.mult)
     exact_s = _exact_scores(live, s, spec)
     factor = Fraction(spec.eps) / (Fraction(spec.delta) * spec.mult)
     cache: dict[int, Fraction] = {}

@@ -1,0 +1,177 @@
+"""Graph statistics and the two-objective Pareto score out of core, for DP-MOTkIN on dask."""
+from __future__ import annotations
+
+from typing import Any, Hashable, Sequence
+
+import numpy as np
+
+from .._dominance import count_dominating
+from .._validation import check_int, check_matrix
+from ..exceptions import warn_public_from_data
+from ..sensitivity import SensitivityFunction
+from ..utilities import graph as _graph
+
+__all__ = ["degree", "degree_sensitivity", "egocentric_density_sensitivity", "max_degree", "pareto_score"]
+
+
+# ---------------------------------------------------------------------------------------------
+# degree
+# ---------------------------------------------------------------------------------------------
+def _canonical(part: Any, source: str, target: str) -> Any:
+    import pandas as pd
+
+    a = part[source].to_numpy(dtype=np.int64)
+    b = part[target].to_numpy(dtype=np.int64)
+    keep = a != b  # self-loops dropped
+    a, b = a[keep], b[keep]
+    return pd.DataFrame({"lo": np.minimum(a, b), "hi": np.maximum(a, b)})
+
+
+def degree(edges: Any, *, source: str = "source", target: str = "target",
+           nodes: Sequence[Hashable] | None = None) -> Any:
+    """Degree of every node of an undirected graph given as a dask edge list (lazy dask Series node -> degree).
+
+    The graph is normalised as :func:`dpselect.graphs.from_edges` does: self-loops are dropped and an
+    edge listed several times (in either direction) counts once; then a group-by count of endpoints.
+    Node ids are integers. Degree has global sensitivity 1 under edge-DP (add/remove one edge).
+
+    ``nodes``: the public node set (edge-DP treats it as public). Nodes of degree 0 are included, and
+    the result is indexed by exactly these nodes. Omitted: the nodes that appear in the edge list, with
+    :class:`dpselect.PrivacyLeakWarning` (a node seen only in one edge is a candidate only when that
+    edge is present).
+
+    >>> import dask.dataframe as dd, pandas as pd
+    >>> e = dd.from_pandas(pd.DataFrame({"source": [0, 0, 1, 2], "target": [1, 2, 0, 2]}), npartitions=2)
+    >>> degree(e, nodes=[0, 1, 2, 3]).compute().sort_index().tolist()
+    [2, 1, 1, 0]
+    """
+    import dask.dataframe as dd
+    import pandas as pd
+
+    if not isinstance(edges, dd.DataFrame):
+        raise TypeError(f"edges must be a dask DataFrame with endpoint columns, got {type(edges).__name__}")
+    for name, col in (("source", source), ("target", target)):
+        if col not in edges.columns:
+            raise ValueError(f"{name}={col!r} is not a column of edges (columns: {list(edges.columns)})")
+    meta = pd.DataFrame({"lo": np.zeros(0, np.int64), "hi": np.zeros(0, np.int64)})
+    pairs = edges[[source, target]].map_partitions(_canonical, source, target, meta=meta).drop_duplicates()
+    ends = dd.concat([pairs["lo"], pairs["hi"]]).to_frame("node")
+    deg = ends.groupby("node").size()
+    if nodes is None:
+        warn_public_from_data("nodes (the candidate set)", "the endpoints of the edge list", "dpselect.dask.degree")
+        return deg.rename("degree")
+    node_index = pd.Index(np.asarray(nodes, dtype=np.int64), name="node")
+    if not node_index.is_unique:
+        raise ValueError("nodes must not repeat a node id")
+    frame = dd.from_pandas(pd.DataFrame({"node": node_index}), npartitions=max(1, deg.npartitions))
+    out = frame.merge(deg.rename("degree").to_frame(), left_on="node", right_index=True, how="left")
+    out = out.fillna({"degree": 0}).astype({"degree": np.int64})
+    return out.set_index("node")["degree"]
+
+
+def max_degree(degrees: Any, bound: int | None = None) -> int:
+    """The public bound D on the maximum degree (EBC's sensitivity in DP-MOTkIN needs it).
+
+    ``bound`` given: checked against the (dask) degrees, ``ValueError`` if a degree exceeds it. Omitted:
+    the graph's own maximum degree with :class:`dpselect.PrivacyLeakWarning`, as in memory
+    (:func:`dpselect.utilities.graph.public_max_degree`).
+
+    >>> import dask.dataframe as dd, pandas as pd
+    >>> max_degree(dd.from_pandas(pd.Series([2, 1, 1]), npartitions=2), bound=10)
+    10
+    """
+    dmax = int(degrees.max().compute()) if hasattr(degrees, "compute") else int(np.max(degrees))
+    return _graph.public_max_degree(np.asarray([dmax]), bound, "dpselect.dask.max_degree")
+
+
+def _degree_values(partition: Any, column: str) -> np.ndarray:
+    col = partition[column] if hasattr(partition, "columns") else partition
+    return np.asarray(col).astype(np.int64)
+
+
+def degree_sensitivity(partition: Any, column: str = "degree") -> SensitivityFunction:
+    """δ(G, t, v) = 1 for the nodes of one partition (a DataFrame with a degree column, or a Series of
+    degrees): pass as ``sensitivity_function=`` to :func:`dpselect.dask.local_dampening` (edge-DP).
+
+    >>> import pandas as pd
+    >>> degree_sensitivity(pd.DataFrame({"degree": [3, 1]}))(0).tolist()
+    [1.0, 1.0]
+    """
+    return _graph.degree_sensitivity(_degree_values(partition, column))
+
+
+def egocentric_density_sensitivity(partition: Any, column: str = "degree") -> SensitivityFunction:
+    """The admissible degree-based δ of egocentric density (paper Sec. 7.3) for one partition's nodes:
+    min(1, 2/(d − t − 2)) if d − t − 2 > 0, else 1 (edge-DP; :func:`dpselect.utilities.graph.
+    egocentric_density_sensitivity` on the partition's degree column).
+
+    >>> import pandas as pd
+    >>> egocentric_density_sensitivity(pd.DataFrame({"degree": [1, 4, 10]}))(0).tolist()
+    [1.0, 1.0, 0.25]
+    """
+    return _graph.egocentric_density_sensitivity(_degree_values(partition, column))
+
+
+# ---------------------------------------------------------------------------------------------
+# Pareto score, m = 2
+# ---------------------------------------------------------------------------------------------
+def _block(part: Any) -> np.ndarray:
+    arr = np.asarray(part, dtype=np.float64)
+    return check_matrix(arr if arr.ndim == 2 else arr.reshape(-1, 1), "objectives", min_rows=0)
+
+
+def _dominators(q_part: Any, p_part: Any) -> np.ndarray:
+    """For each point of ``p_part``: the points of ``q_part`` strictly better in both objectives."""
+    Q, P = _block(q_part), _block(p_part)
+    if Q.shape[0] == 0 or P.shape[0] == 0 or Q[:, 0].max() <= P[:, 0].min():
+        return np.zeros(P.shape[0], dtype=np.int64)
+    if Q[:, 0].min() > P[:, 0].max():  # first objective settled: a sorted count on the second
+        v = np.sort(Q[:, 1])
+        return (v.size - np.searchsorted(v, P[:, 1], side="right")).astype(np.int64)
+    return count_dominating(Q, P, strict=True)
+
+
+def _scores(p_part: Any, *counts: np.ndarray) -> Any:
+    import pandas as pd
+
+    total = np.sum(counts, axis=0) if counts else np.zeros(len(p_part), dtype=np.int64)
+    return pd.Series(-np.asarray(total, dtype=np.int64), index=p_part.index, name="pareto_score")
+
+
+def pareto_score(objectives: Any, columns: Sequence[str] | None = None) -> Any:
+    """Pareto score PS(r) = −|{r' : r' strictly better than r in both objectives}| (paper Def. 4.3) of
+    every row of a dask DataFrame with two objective columns (maximised), out of core.
+
+    A distributed sort on the first objective puts every dominator of a row in its own partition or a
+    later one; each (partition, later partition) pair is one task: a sorted count on the second
+    objective when the later partition is entirely better in the first, a 2-D dominance count otherwise.
+    Memory per task: two partitions; work O(P·n log n) for P partitions. Equal to
+    :func:`dpselect.pareto_score` (ties prevent domination). Returns a lazy dask Series indexed like
+    ``objectives`` (in sorted order; ``.compute().sort_index()`` restores it). Not private by itself:
+    its global sensitivity is n − 1 (PrivPareto's utility).
+
+    >>> import dask.dataframe as dd, pandas as pd
+    >>> U = pd.DataFrame({"a": [3, 5, 4, 2, 1], "b": [5, 3, 2, 4, 1]})
+    >>> pareto_score(dd.from_pandas(U, npartitions=2)).compute().sort_index().tolist()
+    [0, 0, -1, -1, -4]
+    """
+    import dask
+    import dask.dataframe as dd
+    import pandas as pd
+
+    if not isinstance(objectives, dd.DataFrame):
+        raise TypeError(f"objectives must be a dask DataFrame (rows: candidates), got {type(objectives).__name__}")
+    cols = list(objectives.columns) if columns is None else list(columns)
+    if len(cols) != 2:
+        raise ValueError(f"pareto_score on dask takes exactly two objective columns, got {cols}")
+    for c in cols:
+        if c not in objectives.columns:
+            raise ValueError(f"{c!r} is not a column of objectives (columns: {list(objectives.columns)})")
+    check_int(len(cols), "number of objectives", minimum=2, maximum=2)
+    srt = objectives[cols].sort_values(cols[0])
+    parts = srt.to_delayed()
+    dom = dask.delayed(_dominators, pure=True)
+    fin = dask.delayed(_scores, pure=True)
+    out = [fin(parts[p], *[dom(parts[q], parts[p]) for q in range(p, len(parts))]) for p in range(len(parts))]
+    meta = pd.Series(np.zeros(0, dtype=np.int64), index=srt._meta.index, name="pareto_score")
+    return dd.from_delayed(out, meta=meta, verify_meta=False)
