@@ -725,7 +725,7 @@ def test_pareto_shift_equals_the_walk_and_the_exact_sum():
     from fractions import Fraction
 
     from dpselect.dampening import shift_total_exact, shift_totals_with_error
-    from dpselect.multiobjective import _pareto_sf
+    from dpselect.multiobjective import _pareto_sf, _pareto_shift
 
     rng = np.random.default_rng(11)
     checked = 0
@@ -745,15 +745,32 @@ def test_pareto_shift_equals_the_walk_and_the_exact_sum():
                 sfs.append(_table_sf(np.concatenate([vals, np.ones((n, 1))], axis=1), 1.0, T))
         sf = _pareto_sf(U, sfs, None)
         assert sf.shift is not None
-        G, err = shift_totals_with_error(sf, n)
+        G, err = shift_totals_with_error(sf, n)     # few candidates: blocks of distances
         assert np.all(err == 0)
-        walk = _pareto_sf(U, sfs, None)
-        walk.shift = None
-        assert np.array_equal(G, shift_totals_with_error(walk, n)[0])
+        ref = _stepwise_shift(_pareto_sf(U, sfs, None))
+        assert np.array_equal(G, ref)
+        assert np.array_equal(_pareto_shift(U, sfs, None, sf.saturation_distance), ref)   # the set-based sum
         for r in range(n):
             assert Fraction(float(G[r])) == shift_total_exact(sf, r)
             checked += 1
+        # the elementwise (block) evaluation equals one distance per call
+        ts = rng.integers(0, sf.saturation_distance + 3, 40)
+        rs = rng.integers(0, n, 40)
+        step = _pareto_sf(U, sfs, None)
+        assert np.array_equal(sf.at(ts, rs), [step(int(t))[r] for t, r in zip(ts, rs)])
     assert checked > 2000
+
+
+def _stepwise_shift(sf: SensitivityFunction) -> np.ndarray:
+    """Σ_t (Δ − δ(t)) by the definition: one full evaluation per distance (scalar t), in integers."""
+    n, full = sf.n_candidates, sf.global_sensitivity
+    G = np.zeros(n)
+    done = np.zeros(n, dtype=bool)
+    for t in range(sf.saturation_distance):
+        d = sf(t)
+        done |= d >= full
+        G += np.where(done, 0.0, full - d)
+    return G
 
 
 def test_pareto_shift_on_graph_statistics_and_subsets():
@@ -778,6 +795,4 @@ def test_pareto_shift_on_graph_statistics_and_subsets():
         if extra:
             sfs.append(constant(full.size, 0.7))
         G = shift_totals_with_error(_pareto_sf(U, sfs, base), n)[0]
-        walk = _pareto_sf(U, sfs, base)
-        walk.shift = None
-        assert np.array_equal(G, shift_totals_with_error(walk, n)[0])
+        assert np.array_equal(G, _stepwise_shift(_pareto_sf(U, sfs, base)))

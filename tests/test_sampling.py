@@ -290,6 +290,51 @@ def test_exact_top2_is_two_peeled_picks(freq, noise):
     freq(single[:, 0] * n + single[:, 1], exact)
 
 
+@pytest.mark.parametrize("noise", ["exponential", "laplace"])
+@pytest.mark.parametrize("shift", [-6.0, 3.0, 12.0])
+def test_lazy_peeled_top_k_is_the_peeling_definition(freq, noise, shift):
+    """noisy_top_k_peeled (head, revealed tail candidates, walls, fallback) against the law of k sequential
+    exact picks with fresh noise on the remaining candidates (issue 16). The water level is moved so
+    that every regime is used: everything in the head (−6), most candidates revealed from the tail (3),
+    and the wall above every revealed value so that most picks fall back (12); the default level is
+    used by the selectors (test_exact_top2_is_two_peeled_picks) and below."""
+    a = np.array([0.0, 0.5, 1.0, 3.0, 3.2])
+    n = a.size
+    probs = {"exponential": dpselect.permute_and_flip_probabilities,
+             "laplace": lambda v, epsilon, sensitivity: dpselect.report_noisy_max_probabilities(
+                 v, epsilon=epsilon, sensitivity=sensitivity, noise="laplace")}[noise]
+    p1 = probs(a, epsilon=2.0, sensitivity=1.0)        # scores a = ε u / (2Δ) with ε = 2, Δ = 1
+    exact = np.zeros(n * n)
+    for i in range(n):
+        rest = [j for j in range(n) if j != i]
+        p2 = probs(a[rest], epsilon=2.0, sensitivity=1.0)
+        for jj, j in enumerate(rest):
+            exact[i * n + j] = p1[i] * p2[jj]
+    rng = np.random.default_rng(int(shift * 10) + 100)
+    draws = np.array([sampling.noisy_top_k_peeled(a, None, 2, rng, noise=noise,
+                                                  exact_score=lambda r: Fraction(float(a[r])), _level_shift=shift)
+                      for _ in range(2500)])
+    assert all(len(set(d)) == 2 for d in draws.tolist())
+    freq(draws[:, 0] * n + draws[:, 1], exact)
+
+
+def test_lazy_peeled_top_k_on_many_candidates_first_pick_and_distinct():
+    """Large inputs: picks are distinct, and the first pick's law on near-ties matches the exact one
+    (grouped by score class)."""
+    n = 20_000
+    a = np.where(np.arange(n) < 50, 2.0, 0.0) + np.arange(n) * 1e-12
+    rng = np.random.default_rng(3)
+    firsts = []
+    for _ in range(300):
+        out = sampling.noisy_top_k_peeled(a, None, 10, rng, noise="exponential",
+                                          exact_score=lambda r: Fraction(float(a[r])))
+        assert len(set(out.tolist())) == 10
+        firsts.append(int(out[0] < 50))
+    # P(first pick among the 50 high ones) for exponential noise, by permute-and-flip on two classes
+    p_high = 50 * np.exp(2.0) / (50 * np.exp(2.0) + (n - 50))   # lower bound of the exact value (PF >= EM)
+    assert np.mean(firsts) > p_high - 0.1
+
+
 # ---------------------------------------------------------------------------------------------
 # extreme but valid inputs: the mathematically right answer, never NaN or IndexError
 # ---------------------------------------------------------------------------------------------

@@ -53,7 +53,7 @@ from .dampening import (
     shift_totals,
     shift_totals_with_error,
 )
-from .sampling import noisy_top_k, noisy_top_k_batch
+from .sampling import noisy_top_k, noisy_top_k_batch, noisy_top_k_peeled
 from .sensitivity import SensitivityFunction
 from .vocabulary import deprecated, keyword_only, selection_result
 
@@ -74,6 +74,9 @@ NOISES = ("laplace", "gumbel", "exponential")
 # Lazy peeling (_rnm_select): candidates within log(n) + _HEAD_GAP noise units of the best get fresh
 # noise every pick; the rest are reached by thinning. Any value is exact; it only changes the work.
 _HEAD_GAP = 10.0
+#: Exact top-k with exponential or Laplace noise: k passes up to this many candidates, above it
+#: sampling.noisy_top_k_peeled (same law; it reveals only the candidates that can win a pick).
+_PEEL_LAZY_MIN = 256
 DIRECTIONS = ("increasing", "decreasing")
 
 
@@ -255,6 +258,8 @@ def _exact_select(s, s_err, exact_s, eps: float, delta: float, mult: int, k: int
     if noise == "gumbel" or k == 1:
         out = noisy_top_k(a, err, k, rng, noise=noise, exact_score=exact_score, weights=weights)
         return int(out[0]) if k == 1 else out
+    if weights is None and a.shape[0] > _PEEL_LAZY_MIN:   # fresh noise per pick, lazily (exact)
+        return noisy_top_k_peeled(a, err, k, rng, noise=noise, exact_score=exact_score)
     remaining = np.arange(a.shape[0])
     picks = []
     for _ in range(k):

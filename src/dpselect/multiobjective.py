@@ -210,6 +210,106 @@ class _ParetoDelta:
         return (weak - 1 - strict).astype(np.float64)
 
 
+    # -- blocks of distances (few candidates) -------------------------------------------------
+    def _block_state(self) -> _BlockState:
+        st = getattr(self._local, "block", None)
+        if st is None:
+            st = self._local.block = _BlockState(self.U)
+        return st
+
+    def _steps(self, t0: int, t1: int) -> list[np.ndarray]:
+        """δ_i(x, t, ·) for t in [t0, t1), as (n, t1 − t0) arrays (one call per objective when the
+        function is elementwise)."""
+        out = []
+        ts = np.arange(t0, t1)
+        cand = np.arange(self.n) if self.base_idx is None else self.base_idx
+        for i, sf in enumerate(self.sfs):
+            grid_t = np.broadcast_to(ts, (self.n, ts.size)).ravel()
+            d = sf.at(grid_t, np.repeat(cand, ts.size)).reshape(self.n, ts.size)
+            out.append(d)
+        return out
+
+    def _block(self, st: _BlockState, t1: int) -> np.ndarray:
+        """δ^PS(x, t, r) for all r and t in [st.t + 1, t1], advancing the state to t1: running sums by one
+        sequential cumsum per objective from the previous sums (the same float recurrence as the walk),
+        then all pairs compared by broadcasting."""
+        t0 = st.t + 1
+        n = self.n
+        steps = self._steps(t0, t1 + 1)
+        B = t1 + 1 - t0
+        cums = []
+        for i, d in enumerate(steps):
+            c = np.cumsum(np.concatenate((st.cum[:, i:i + 1], d), axis=1), axis=1)[:, 1:]   # (n, B)
+            cums.append(c)
+        out = np.empty((n, B))
+        chunk = max(1, _BLOCK_PAIRS // max(1, n * n * len(cums)))
+        for s0 in range(0, B, chunk):
+            s1 = min(B, s0 + chunk)
+            weak = np.ones((n, n, s1 - s0), dtype=bool)     # [query r, point r', t]
+            strict = np.ones((n, n, s1 - s0), dtype=bool)
+            for i, c in enumerate(cums):
+                col = self.U[:, i:i + 1]
+                H = col + c[:, s0:s1]
+                L = col - c[:, s0:s1]
+                weak &= H[None, :, :] >= L[:, None, :]
+                strict &= L[None, :, :] > H[:, None, :]
+            out[:, s0:s1] = weak.sum(axis=1) - 1 - strict.sum(axis=1)
+        st.cum = np.column_stack([c[:, -1] for c in cums])
+        st.t = t1
+        return out
+
+    def at(self, ts: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+        """δ^PS(x, ts[i], candidates[i]) elementwise (block evaluation over [min ts, max ts])."""
+        if ts.size == 0:
+            return np.zeros(0)
+        st = self._block_state()
+        lo, hi = int(ts.min()), int(ts.max())
+        if lo <= st.t:
+            st.reset(self.U)
+        if lo > st.t + 1:
+            self._skip(st, lo - 1)
+        vals = self._block(st, hi)
+        return vals[np.asarray(candidates, dtype=np.intp), ts - lo]
+
+    def _skip(self, st: _BlockState, t: int) -> None:
+        """Advance the block state's running sums to distance t without evaluating δ^PS."""
+        while st.t < t:
+            t1 = min(t, st.t + max(1, _BLOCK_PAIRS // max(1, self.n)))
+            steps = self._steps(st.t + 1, t1 + 1)
+            st.cum = np.column_stack([np.cumsum(np.concatenate((st.cum[:, i:i + 1], d), axis=1), axis=1)[:, -1]
+                                      for i, d in enumerate(steps)])
+            st.t = t1
+
+    def shift(self, sat: int) -> np.ndarray:
+        """G_r = Σ_{t < sat} (n − 1 − δ^PS(x, t, r)) for all r, in blocks of doubling size (stops once every
+        candidate has reached n − 1: δ^PS is non-decreasing in t)."""
+        st = _BlockState(self.U)
+        G = np.zeros(self.n, dtype=np.int64)
+        B = 1
+        full = self.n - 1
+        while st.t + 1 < sat:
+            t1 = min(sat - 1, st.t + B)
+            vals = self._block(st, t1)
+            G += (full - vals).astype(np.int64).sum(axis=1)
+            if np.all(vals[:, -1] >= full):
+                break
+            B = min(2 * B, max(1, (1 << 24) // max(1, self.n * self.n)))
+        return G.astype(np.float64)
+
+
+class _BlockState:
+    """Running sums at distance ``t`` for the block evaluation (``t = -1``: nothing summed yet)."""
+
+    __slots__ = ("t", "cum")
+
+    def __init__(self, U: np.ndarray) -> None:
+        self.reset(U)
+
+    def reset(self, U: np.ndarray) -> None:
+        self.t = -1
+        self.cum = np.zeros_like(U, dtype=np.float64)
+
+
 class _WalkState:
     """One thread's position in the walk over t: the running sums and the last sort orders."""
 
@@ -335,18 +435,29 @@ def _pareto_sf(U: np.ndarray, sfs: list[SensitivityFunction], base_idx: np.ndarr
     n, m = U.shape
     delta = _ParetoDelta(U, sfs, base_idx)
     sat = _saturation(U, sfs)
+    small = n <= _BLOCK_MAX_CANDIDATES
 
     def pareto_delta(t, candidates=None):
+        if candidates is not None and np.ndim(t) > 0:   # elementwise: δ^PS(x, t[i], candidates[i])
+            return delta.at(np.asarray(t, dtype=np.int64), candidates)
         return delta(t, candidates)
 
     shift = None
-    if sat is not None and m <= _SHIFT_MAX_OBJECTIVES:
+    if sat is not None and (small or m <= _SHIFT_MAX_OBJECTIVES):
         def shift(candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            G = _pareto_shift(U, sfs, base_idx, sat)[candidates]
+            G = (delta.shift(sat) if small else _pareto_shift(U, sfs, base_idx, sat))[candidates]
             return G, np.zeros(G.shape)   # integer sums far below 2^53: exact
 
     return SensitivityFunction(pareto_delta, float(n - 1), n_candidates=n, saturation_distance=sat,
-                               name="pareto_score", shift=shift)
+                               name="pareto_score", shift=shift, elementwise=small)
+
+
+#: Up to this many candidates δ^PS is evaluated in blocks of distances (elementwise, all pairs of
+#: candidates by broadcasting): DP-MOET's populations. Above, one distance per call, and the shift by
+#: :func:`_pareto_shift`.
+_BLOCK_MAX_CANDIDATES = 64
+#: (candidates)² x distances x objectives compared per broadcast in the block evaluation.
+_BLOCK_PAIRS = 1 << 22
 
 
 #: Objectives up to which δ^PS's shift is summed by inclusion–exclusion (2^m − 1 terms per distance).

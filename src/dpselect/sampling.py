@@ -42,7 +42,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-__all__ = ["noisy_top_k", "noisy_top_k_batch", "laplace_below", "NOISES"]
+__all__ = ["noisy_top_k", "noisy_top_k_batch", "noisy_top_k_peeled", "laplace_below", "NOISES"]
 
 NOISES = ("gumbel", "exponential", "laplace")
 
@@ -389,6 +389,7 @@ def noisy_top_k(
     noise: str = "gumbel",
     exact_score: Callable[[int], Fraction],
     weights: np.ndarray | None = None,
+    bits: np.ndarray | None = None,
 ) -> np.ndarray:
     """Indices of the k largest ``a_r + N_r`` (largest first), N_r i.i.d. noise, sampled exactly.
 
@@ -411,10 +412,13 @@ def noisy_top_k(
     weights : float64 array, optional
         Base measure w_r > 0: each candidate stands for w_r i.i.d. copies, noise F⁻¹(U^{1/w_r})
         (for Gumbel noise that is Gumbel + ln w_r).
+    bits : uint64 array, optional
+        The first 64 bits of every U_r, already drawn (the rest is drawn from ``rng`` as needed); by
+        default all are drawn here.
     """
     n = a.shape[0]
     kk = min(k, n)
-    m = _bits64(rng, n)
+    m = _bits64(rng, n) if bits is None else np.asarray(bits, dtype=np.uint64)
     if weights is None and n > _SMALL:
         if a_err is not None:
             a_err = np.broadcast_to(np.asarray(a_err, dtype=np.float64), a.shape)
@@ -680,6 +684,233 @@ def noisy_top_k_batch(
         if peel:
             taken[rows, out[:, rnd]] = True
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# top-k with fresh noise per pick (exponential and Laplace noise), lazily
+# ---------------------------------------------------------------------------------------------
+_LN2 = math.log(2.0)
+_PEEL_EXPECTED = 32.0   # expected number of tail candidates revealed per pick (sets the water level)
+
+
+def _geometric_exact(m: int, j: int, limit: int, rng) -> int:
+    """G = floor(ln U / ln(1 − 2^-j)) (a Geometric(2^-j) number of failures), capped at ``limit``, for the
+    uniform U whose first 64 bits are ``m``; more bits are drawn while decimal enclosures cannot decide."""
+    nb = 64
+    while True:
+        D = _Dec(nb + 60)
+        c = D.ctx
+        scale = decimal.Decimal(1 << nb)
+        u_lo = c.divide(decimal.Decimal(m), scale)
+        u_hi = c.divide(decimal.Decimal(m + 1), scale)
+        one_minus_p = c.subtract(decimal.Decimal(1), c.divide(decimal.Decimal(1), decimal.Decimal(1 << j)))  # exact
+        lq = D.ln(one_minus_p, one_minus_p)   # ln(1 − p) < 0
+        # q(U) = ln U / ln(1 − p) is decreasing in U: [q(u_hi), q(u_lo)] encloses q(U)
+        if u_lo.is_zero():
+            q_hi = D.inf
+        else:
+            lu = D.ln(u_lo, u_lo)
+            q_hi = D.up(c.divide(lu[0], lq[1]))
+        lu = D.ln(u_hi, u_hi)
+        q_lo = D.down(c.divide(lu[1], lq[0]))
+        if q_lo >= limit:
+            return limit
+        g_lo = int(q_lo.to_integral_value(rounding=decimal.ROUND_FLOOR))
+        if q_hi != D.inf and int(q_hi.to_integral_value(rounding=decimal.ROUND_FLOOR)) == g_lo:
+            return g_lo
+        m = (m << 64) | int(_bits64(rng, 1)[0])
+        nb += 64
+
+
+def _geometric_gaps(js: np.ndarray, limits: np.ndarray, rng) -> np.ndarray:
+    """One Geometric(2^-js[i]) gap per entry, capped at limits[i], exactly (float enclosures decide
+    almost every draw; the rest go to :func:`_geometric_exact` with more bits)."""
+    m = _bits64(rng, js.size)
+    lp = np.log1p(-np.ldexp(1.0, -js.astype(np.int64)))               # ln(1 − p) < 0, a few ulp
+    low = m < _HALF_U64
+    with np.errstate(over="ignore"):
+        jm = (~m) + np.uint64(1)
+    lu_lo = _log_uniform_point(np.where(low, m, jm), low)              # ln of the cell's left end
+    lu_hi = _log_uniform_point(np.where(low, m + np.uint64(1), jm - np.uint64(1)), low)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        q_min = (lu_hi / lp) * (1.0 - 1e-13) - 1e-300                  # q is decreasing in U
+        q_max = (lu_lo / lp) * (1.0 + 1e-13) + 1e-300
+    lim = limits.astype(np.float64)
+    out = np.where(q_min >= lim, limits, -1)
+    ok = (out < 0) & np.isfinite(q_max) & (np.floor(q_min) == np.floor(q_max))
+    out = np.where(ok, np.floor(np.where(ok, q_min, 0.0)).astype(np.int64), out)
+    for i in np.flatnonzero(out < 0).tolist():
+        out[i] = _geometric_exact(int(m[i]), int(js[i]), int(limits[i]), rng)
+    return np.minimum(out, limits)
+
+
+def _noise_point_hi(j: int, noise: str) -> float:
+    """An upper bound of F⁻¹(1 − 2^-j) (exponential: j ln 2, Laplace: (j − 1) ln 2)."""
+    v = (j if noise == "exponential" else j - 1) * _LN2
+    return v * (1.0 + 1e-15) + 1e-300
+
+
+def noisy_top_k_peeled(a: np.ndarray, a_err, k: int, rng, *, noise: str,
+                       exact_score: Callable[[int], Fraction], _level_shift: float = 0.0) -> np.ndarray:
+    """k sequential picks, each the exact argmax of ``a_r + N_r`` over the candidates not yet picked with
+    **fresh** i.i.d. noise (report-noisy-max top-k with exponential or Laplace noise, ε/k each), without
+    k full passes.
+
+    Every candidate r gets a *level* j_r >= 0 from its score's upper bound A_r: j_r = 0 for the
+    candidates at or above a water level W (logsumexp of the scores − ln 32; at most ~32 of them, the
+    *head*), else the least j with A_r + F⁻¹(1 − 2^-j) >= W (capped at 63). In every pick:
+
+    * the head gets fresh 64-bit uniforms;
+    * a tail candidate is *revealed* when its uniform's first j_r bits are all ones (probability 2^-j_r,
+      independently): for each group of equal j the revealed positions are drawn exactly with
+      Geometric(2^-j) gaps, and a revealed candidate's uniform is those j ones followed by fresh bits
+      (its exact conditional law); about 32 candidates are revealed per pick;
+    * every unrevealed tail candidate has U_r < 1 − 2^-j_r, so its value is below its *wall*
+      A_r + F⁻¹(1 − 2^-j_r) <= max wall. If the best float lower bound among head and revealed
+      candidates is above the max wall, the pick is the exact argmax over head and revealed (certified by
+      the float enclosures, else :func:`noisy_top_k` on them with the same bits). Otherwise (rare) the
+      unrevealed candidates' uniforms are drawn conditioned on their first j_r bits not all ones
+      (rejection), and :func:`noisy_top_k` decides over all remaining candidates with those bits.
+
+    The decisions use only the first 64 bits of each uniform, so every later step sees the exact
+    conditional law: the output is exactly the law of k peeled exact picks. Candidates whose score is
+    unknown (err inf) are in the head. ``_level_shift`` moves W (tests).
+    """
+    n = a.shape[0]
+    kk = min(k, n)
+    if a_err is None:
+        with np.errstate(invalid="ignore"):
+            a_err = _REL * np.abs(a) + _TINY
+    err = np.broadcast_to(np.asarray(a_err, dtype=np.float64), a.shape)
+    with np.errstate(invalid="ignore", over="ignore"):
+        a_lo, a_hi = _score_bounds(a, err)
+        up = np.nextafter(a_hi, np.inf)
+    fin = np.isfinite(up)
+    if not fin.any():
+        return _peel_passes(a, err, kk, rng, noise, exact_score)
+    ref = float(up[fin].max())
+    with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+        lse = ref + math.log(float(np.exp(np.where(fin, up, -np.inf) - ref).sum()))
+        W = lse - math.log(_PEEL_EXPECTED) + _level_shift
+        extra = 0 if noise == "exponential" else 1
+        jf = np.ceil((W - up) / _LN2) + extra
+        jf = np.where(fin, np.minimum(jf, 63.0), 0.0)
+    lev = np.where(jf > extra, jf, 0).astype(np.int8)        # 0: head
+    head = np.flatnonzero(lev == 0)
+    tail = np.flatnonzero(lev > 0)
+    if tail.size == 0:
+        return _peel_passes(a, err, kk, rng, noise, exact_score)
+    lt = lev[tail]
+    order = np.argsort(lt, kind="stable")
+    tail = tail[order]
+    lt = lt[order]
+    starts = np.flatnonzero(np.concatenate(([True], lt[1:] != lt[:-1])))
+    ends = np.append(starts[1:], tail.size)
+    js = lt[starts].astype(np.int64)
+    walls = np.maximum.reduceat(up[tail], starts)
+    wall_hi = max(float(w) + _noise_point_hi(int(j), noise) for w, j in zip(walls, js))
+    wall_hi += 1e-15 * abs(wall_hi) + 1e-300
+    nb, h = js.size, head.size
+    sizes = (ends - starts).astype(np.int64)
+
+    # -- reveal, for all picks at once: head bits and the revealed tail candidates with their bits
+    m_head = _bits64(rng, kk * h).reshape(kk, h)
+    pick_of, bucket_of, pos = [], [], []
+    cur_pick = np.repeat(np.arange(kk), nb)
+    cur_b = np.tile(np.arange(nb), kk)
+    cur_pos = np.full(cur_pick.size, -1, dtype=np.int64)
+    while cur_pick.size:
+        gap = _geometric_gaps(js[cur_b], sizes[cur_b] - cur_pos - 1, rng)
+        cur_pos = cur_pos + gap + 1
+        hit = cur_pos < sizes[cur_b]
+        cur_pick, cur_b, cur_pos = cur_pick[hit], cur_b[hit], cur_pos[hit]
+        pick_of.append(cur_pick)
+        bucket_of.append(cur_b)
+        pos.append(cur_pos)
+    x_pick = np.concatenate(pick_of) if pick_of else np.zeros(0, dtype=np.int64)
+    x_b = np.concatenate(bucket_of) if bucket_of else np.zeros(0, dtype=np.int64)
+    x_id = tail[starts[x_b] + np.concatenate(pos)] if pos else np.zeros(0, dtype=np.int64)
+    xj = js[x_b].astype(np.uint64)
+    top = ((np.uint64(1) << xj) - np.uint64(1)) << (np.uint64(64) - xj)
+    x_m = (_bits64(rng, x_id.size) >> xj) | top
+
+    # -- float enclosures of every (pick, candidate) entry
+    e_pick = np.concatenate((np.repeat(np.arange(kk), h), x_pick))
+    e_id = np.concatenate((np.tile(head, kk), x_id))
+    e_m = np.concatenate((m_head.ravel(), x_m))
+    n_lo, n_hi = _float_enclosure(e_m, noise)
+    with np.errstate(invalid="ignore", over="ignore"):
+        lo, hi = _round_out(a_lo[e_id] + n_lo, a_hi[e_id] + n_hi)
+    srt = np.argsort(e_pick, kind="stable")
+    bounds = np.searchsorted(e_pick[srt], np.arange(kk + 1))
+    ids_l, lo_l, hi_l, m_l = e_id[srt].tolist(), lo[srt].tolist(), hi[srt].tolist(), e_m[srt]
+
+    picks: list[int] = []
+    removed: set[int] = set()
+    for p in range(kk):
+        s0, s1 = int(bounds[p]), int(bounds[p + 1])
+        best, best_lo, second_hi = -1, -math.inf, -math.inf
+        for q in range(s0, s1):
+            if ids_l[q] in removed:
+                continue
+            if lo_l[q] > best_lo:
+                if best >= 0:
+                    second_hi = max(second_hi, hi_l[best])
+                best, best_lo = q, lo_l[q]
+            else:
+                second_hi = max(second_hi, hi_l[q])
+        if best >= 0 and best_lo > second_hi and best_lo > wall_hi:
+            win = ids_l[best]
+        else:
+            alive = [q for q in range(s0, s1) if ids_l[q] not in removed]
+            if best >= 0 and best_lo > wall_hi:
+                sub = np.asarray([ids_l[q] for q in alive], dtype=np.int64)
+                bits = m_l[np.asarray(alive, dtype=np.int64)]
+            else:
+                sub, bits = _fallback_bits(n, removed, {ids_l[q]: int(m_l[q]) for q in alive}, tail, starts,
+                                           ends, js, rng)
+            j = int(noisy_top_k(a[sub], None if a_err is None else err[sub], 1, rng, noise=noise,
+                                exact_score=lambda i, sub=sub: exact_score(int(sub[i])), bits=bits)[0])
+            win = int(sub[j])
+        picks.append(win)
+        removed.add(win)
+    return np.asarray(picks, dtype=np.int64)
+
+
+def _fallback_bits(n, removed, known, tail, starts, ends, js, rng):
+    """All remaining candidates with first-64-bit words: ``known`` ones as drawn, every other tail
+    candidate's drawn conditioned on its first j bits not all ones (rejection: exact)."""
+    keep = np.ones(n, dtype=bool)
+    if removed:
+        keep[np.fromiter(removed, dtype=np.int64)] = False
+    sub = np.flatnonzero(keep)
+    m = np.zeros(n, dtype=np.uint64)
+    for b in range(js.size):
+        ids = tail[starts[b]:ends[b]]
+        j = np.uint64(int(js[b]))
+        top = ((np.uint64(1) << j) - np.uint64(1)) << (np.uint64(64) - j)
+        words = _bits64(rng, ids.size)
+        bad = (words & top) == top
+        while bad.any():
+            words[bad] = _bits64(rng, int(bad.sum()))
+            bad = (words & top) == top
+        m[ids] = words
+    for r, w in known.items():
+        m[r] = np.uint64(w)
+    return sub, m[sub]
+
+
+def _peel_passes(a, err, kk, rng, noise, exact_score):
+    """The definition: k exact passes over the remaining candidates, fresh noise each."""
+    remaining = np.arange(a.shape[0])
+    picks = []
+    for _ in range(kk):
+        sub = remaining
+        j = int(noisy_top_k(a[sub], err[sub], 1, rng, noise=noise,
+                            exact_score=lambda i, sub=sub: exact_score(int(sub[i])))[0])
+        picks.append(int(sub[j]))
+        remaining = np.delete(remaining, j)
+    return np.asarray(picks, dtype=np.int64)
 
 
 def laplace_below(x, scale: float, rng) -> bool:

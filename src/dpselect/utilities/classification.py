@@ -123,7 +123,8 @@ def rate_sensitivity(hit, miss, *, name: str = "rate") -> SensitivityFunction:
         return rate_values(hit[candidates], miss[candidates], t)
 
     sat = int((hit + miss).max()) if hit.size else 0
-    return SensitivityFunction(fn, 1.0, n_candidates=hit.shape[0], saturation_distance=sat, name=name)
+    return SensitivityFunction(fn, 1.0, n_candidates=hit.shape[0], saturation_distance=sat, name=name,
+                               elementwise=True)
 
 
 def tpr_sensitivity(y_true, y_pred) -> SensitivityFunction:

@@ -167,7 +167,7 @@ def egocentric_density_sensitivity(graph: Graph | np.ndarray) -> SensitivityFunc
         return out
 
     return SensitivityFunction(delta_egodensity, EGODENSITY_GLOBAL_SENSITIVITY, n_candidates=n,
-                               saturation_distance=sat, name="egocentric_density")
+                               saturation_distance=sat, name="egocentric_density", elementwise=True)
 
 
 # -- egocentric betweenness centrality ----------------------------------------------------------
