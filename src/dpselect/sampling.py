@@ -778,40 +778,60 @@ def noisy_top_k_peeled(a: np.ndarray, a_err, k: int, rng, *, noise: str,
     """
     n = a.shape[0]
     kk = min(k, n)
-    if a_err is None:
-        with np.errstate(invalid="ignore"):
-            a_err = _REL * np.abs(a) + _TINY
-    err = np.broadcast_to(np.asarray(a_err, dtype=np.float64), a.shape)
-    with np.errstate(invalid="ignore", over="ignore"):
-        a_lo, a_hi = _score_bounds(a, err)
-        up = np.nextafter(a_hi, np.inf)
-    fin = np.isfinite(up)
-    if not fin.any():
-        return _peel_passes(a, err, kk, rng, noise, exact_score)
-    ref = float(up[fin].max())
-    with np.errstate(under="ignore", over="ignore", invalid="ignore"):
-        lse = ref + math.log(float(np.exp(np.where(fin, up, -np.inf) - ref).sum()))
-        W = lse - math.log(_PEEL_EXPECTED) + _level_shift
-        extra = 0 if noise == "exponential" else 1
-        jf = np.ceil((W - up) / _LN2) + extra
-        jf = np.where(fin, np.minimum(jf, 63.0), 0.0)
-    lev = np.where(jf > extra, jf, 0).astype(np.int8)        # 0: head
-    head = np.flatnonzero(lev == 0)
-    tail = np.flatnonzero(lev > 0)
+    extra = 0 if noise == "exponential" else 1
+    if a_err is None and bool(np.isfinite(a).all()):
+        err = None                      # relative model _REL·|a| + _TINY, bounded per group below
+        ref = float(a.max())
+        with np.errstate(under="ignore"):
+            lse = ref + math.log(float(np.exp(a - ref).sum()))
+        W = lse - math.log(_PEEL_EXPECTED) + _level_shift + extra * _LN2
+        x = W - a
+        x *= 1.0 / _LN2
+        np.ceil(x, out=x)
+        np.clip(x, 0.0, 63.0, out=x)
+        lev = x.astype(np.int8)
+    else:
+        if a_err is None:
+            with np.errstate(invalid="ignore"):
+                a_err = _REL * np.abs(a) + _TINY
+        err = np.broadcast_to(np.asarray(a_err, dtype=np.float64), a.shape)
+        with np.errstate(invalid="ignore", over="ignore"):
+            up = np.nextafter(_score_bounds(a, err)[1], np.inf)
+        fin = np.isfinite(up)
+        if not fin.any():
+            return _peel_passes(a, err, kk, rng, noise, exact_score)
+        ref = float(up[fin].max())
+        with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+            lse = ref + math.log(float(np.exp(np.where(fin, up, -np.inf) - ref).sum()))
+            W = lse - math.log(_PEEL_EXPECTED) + _level_shift + extra * _LN2
+            jf = np.clip(np.ceil((W - up) / _LN2), 0.0, 63.0)
+        lev = np.where(fin, jf, 0.0).astype(np.int8)                  # unknown scores: head
+    lev[lev <= extra] = 0                                             # 0: head
+    order = np.argsort(lev, kind="stable")
+    counts = np.bincount(lev, minlength=64)
+    h = int(counts[0])
+    head = order[:h]
+    tail = order[h:]
     if tail.size == 0:
-        return _peel_passes(a, err, kk, rng, noise, exact_score)
-    lt = lev[tail]
-    order = np.argsort(lt, kind="stable")
-    tail = tail[order]
-    lt = lt[order]
-    starts = np.flatnonzero(np.concatenate(([True], lt[1:] != lt[:-1])))
-    ends = np.append(starts[1:], tail.size)
-    js = lt[starts].astype(np.int64)
-    walls = np.maximum.reduceat(up[tail], starts)
+        return _peel_passes(a, _err_array(a, err), kk, rng, noise, exact_score)
+    present = np.flatnonzero(counts[1:]) + 1
+    sizes = counts[present].astype(np.int64)
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    ends = starts + sizes
+    js = present.astype(np.int64)
+    a_t = a[tail]
+    if err is None:   # max of a + _REL·|a| + _TINY over a group <= max a + _REL·max |a| + _TINY
+        amax = np.maximum.reduceat(a_t, starts)
+        amag = np.maximum(np.abs(amax), np.abs(np.minimum.reduceat(a_t, starts)))
+        walls = amax + (_REL * amag + _TINY) * (1.0 + 1e-15)
+    else:
+        walls = np.maximum.reduceat(np.nextafter(_score_bounds(a_t, err[tail])[1], np.inf), starts)
     wall_hi = max(float(w) + _noise_point_hi(int(j), noise) for w, j in zip(walls, js))
     wall_hi += 1e-15 * abs(wall_hi) + 1e-300
-    nb, h = js.size, head.size
-    sizes = (ends - starts).astype(np.int64)
+    if not math.isfinite(wall_hi):
+        return _peel_passes(a, _err_array(a, err), kk, rng, noise, exact_score)
+    nb = js.size
+    err_full = err
 
     # -- reveal, for all picks at once: head bits and the revealed tail candidates with their bits
     m_head = _bits64(rng, kk * h).reshape(kk, h)
@@ -819,14 +839,19 @@ def noisy_top_k_peeled(a: np.ndarray, a_err, k: int, rng, *, noise: str,
     cur_pick = np.repeat(np.arange(kk), nb)
     cur_b = np.tile(np.arange(nb), kk)
     cur_pos = np.full(cur_pick.size, -1, dtype=np.int64)
+    R = 1
     while cur_pick.size:
-        gap = _geometric_gaps(js[cur_b], sizes[cur_b] - cur_pos - 1, rng)
-        cur_pos = cur_pos + gap + 1
-        hit = cur_pos < sizes[cur_b]
-        cur_pick, cur_b, cur_pos = cur_pick[hit], cur_b[hit], cur_pos[hit]
-        pick_of.append(cur_pick)
-        bucket_of.append(cur_b)
-        pos.append(cur_pos)
+        # R gaps at once per (pick, group) still running: positions of the next R revealed candidates
+        rb = np.repeat(cur_b, R)
+        gaps = _geometric_gaps(js[rb], np.repeat(sizes[cur_b], R), rng).reshape(-1, R)
+        cum = cur_pos[:, None] + np.cumsum(gaps + 1, axis=1)
+        hit = cum < sizes[cur_b][:, None]
+        pick_of.append(np.broadcast_to(cur_pick[:, None], hit.shape)[hit])
+        bucket_of.append(np.broadcast_to(cur_b[:, None], hit.shape)[hit])
+        pos.append(cum[hit])
+        more = hit[:, -1]
+        cur_pick, cur_b, cur_pos = cur_pick[more], cur_b[more], cum[more, -1]
+        R = 16
     x_pick = np.concatenate(pick_of) if pick_of else np.zeros(0, dtype=np.int64)
     x_b = np.concatenate(bucket_of) if bucket_of else np.zeros(0, dtype=np.int64)
     x_id = tail[starts[x_b] + np.concatenate(pos)] if pos else np.zeros(0, dtype=np.int64)
@@ -839,8 +864,15 @@ def noisy_top_k_peeled(a: np.ndarray, a_err, k: int, rng, *, noise: str,
     e_id = np.concatenate((np.tile(head, kk), x_id))
     e_m = np.concatenate((m_head.ravel(), x_m))
     n_lo, n_hi = _float_enclosure(e_m, noise)
+    a_e = a[e_id]
+    if err_full is None:
+        with np.errstate(invalid="ignore"):
+            e_err = _REL * np.abs(a_e) + _TINY
+    else:
+        e_err = err_full[e_id]
     with np.errstate(invalid="ignore", over="ignore"):
-        lo, hi = _round_out(a_lo[e_id] + n_lo, a_hi[e_id] + n_hi)
+        a_lo, a_hi = _score_bounds(a_e, e_err)
+        lo, hi = _round_out(a_lo + n_lo, a_hi + n_hi)
     srt = np.argsort(e_pick, kind="stable")
     bounds = np.searchsorted(e_pick[srt], np.arange(kk + 1))
     ids_l, lo_l, hi_l, m_l = e_id[srt].tolist(), lo[srt].tolist(), hi[srt].tolist(), e_m[srt]
@@ -869,7 +901,7 @@ def noisy_top_k_peeled(a: np.ndarray, a_err, k: int, rng, *, noise: str,
             else:
                 sub, bits = _fallback_bits(n, removed, {ids_l[q]: int(m_l[q]) for q in alive}, tail, starts,
                                            ends, js, rng)
-            j = int(noisy_top_k(a[sub], None if a_err is None else err[sub], 1, rng, noise=noise,
+            j = int(noisy_top_k(a[sub], None if err_full is None else err_full[sub], 1, rng, noise=noise,
                                 exact_score=lambda i, sub=sub: exact_score(int(sub[i])), bits=bits)[0])
             win = int(sub[j])
         picks.append(win)
@@ -898,6 +930,13 @@ def _fallback_bits(n, removed, known, tail, starts, ends, js, rng):
     for r, w in known.items():
         m[r] = np.uint64(w)
     return sub, m[sub]
+
+
+def _err_array(a, err):
+    if err is not None:
+        return err
+    with np.errstate(invalid="ignore"):
+        return _REL * np.abs(a) + _TINY
 
 
 def _peel_passes(a, err, kk, rng, noise, exact_score):
