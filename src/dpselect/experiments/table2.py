@@ -262,7 +262,7 @@ def _report(res: Result) -> list[str]:
                 gi, li = (summ.get((ds, variant, m, eps, "C-index-ties"), nan) for m in METHODS)
                 gd, ld = (summ.get((ds, variant, m, eps, "C-dominance-ties"), nan) for m in METHODS)
                 pg, pl = PAPER.get(ds, {}).get(eps, (float("nan"), float("nan")))
-                se = max(g[1] / max(g[2], 1) ** 0.5, loc[1] / max(loc[2], 1) ** 0.5)
+                se = max(v[1] / max(v[2], 1) ** 0.5 for v in (g, loc, gi, li, gd, ld))
                 extra = (gd[0], ld[0]) if "nodp-argsort" in quirks else ()
                 table.append((eps, g[0], loc[0], pg, pl, gi[0], li[0], *extra, f"{se:.3f}"))
             head = ("ε", "ours C global", "ours C local", "paper MOT_g", "paper MOT_l", "C-index-ties global",
