@@ -31,11 +31,17 @@ __all__ = ["count_dominating", "count_dominating_blocked", "count_with_orders"]
 
 _METHODS = ("auto", "fast", "blocked")
 #: ``method="auto"`` uses blocked broadcasting when n_points * n_queries is at most this (m = 2); the
-#: divide and conquer for m >= 3 has larger constants, so the limit is scaled by ``_BLOCKED_SCALE[m]``
-#: (crossovers measured on the 2-core development machine).
+#: divide and conquer for m >= 3 has larger constants (a log n factor per further coordinate), so the
+#: limit is scaled by :func:`_blocked_scale` (issue 16, measured on the 2-core development machine with
+#: random points, self-queries: crossover n ≈ 450 for m = 2, ≈ 2,800 for m = 3, ≈ 22,000 for m = 4
+#: (at n = 10^4 blocked 0.19 s vs divide and conquer 0.47 s), ≈ 45,000 for m = 5).
 BLOCKED_LIMIT = 250_000
-_BLOCKED_SCALE = {2: 1, 3: 16}
-_BLOCKED_SCALE_HIGH = 200  # m >= 4
+_BLOCKED_SCALE = {2: 1, 3: 32, 4: 1900}
+
+
+def _blocked_scale(m: int) -> int:
+    """How many times BLOCKED_LIMIT blocked counting may compare for m coordinates (m >= 2)."""
+    return _BLOCKED_SCALE.get(m, 1900 * 4 ** max(m - 4, 0))
 #: Elements (query rows x point rows) per chunk of the blocked method.
 _BLOCK_ELEMENTS = 1 << 22
 
@@ -106,7 +112,7 @@ def count_with_orders(P: np.ndarray, Q: np.ndarray, strict: bool, method: str = 
     if m == 1:
         v = np.sort(P[:, 0])
         return (n - np.searchsorted(v, Q[:, 0], side="right" if strict else "left")).astype(np.int64), None
-    limit = BLOCKED_LIMIT * _BLOCKED_SCALE.get(m, _BLOCKED_SCALE_HIGH)
+    limit = BLOCKED_LIMIT * _blocked_scale(m)
     if method == "blocked" or (method == "auto" and n * nq <= limit):
         return count_dominating_blocked(P, Q, strict=strict), None
     ranks, keys, orders = _rank_reduce(P, Q, strict, orders)
@@ -159,6 +165,12 @@ def _rank_reduce(P: np.ndarray, Q: np.ndarray, strict: bool,
             order = np.argsort(col)
         orders.append(order)
         v = col[order]
+        if same and n > 1 and not (v[1:] == v[:-1]).any():
+            # no ties: rank = sorted position, #{points <= v_j} = position + 1
+            pos = np.arange(n, dtype=np.int64)
+            ranks[order, i] = pos
+            keys[:, i] = ranks[:, i] + (1 if strict else 0)
+            continue
         # rank of the element at sorted position j = first position of its tie group = #{points < v_j}
         first = np.empty(n, dtype=bool)
         first[0] = True
