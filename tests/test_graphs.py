@@ -265,3 +265,38 @@ def test_loader_path_types():
         load_edge_list(None)
     with pytest.raises(TypeError, match=r"name_or_path must be one of 'enron', 'github' or an edge-list path, got int"):
         load_dataset_graph(123)
+
+
+@pytest.mark.parametrize("content,ids,n_edges", [
+    ("0 1\r\n1 2\r\n", [0, 1, 2], 2),                                  # CRLF line ends
+    ("0 1\n# c\n\n1 2\n  % x\n2 3", [0, 1, 2, 3], 3),                 # comments between edges, no final newline
+    ("9223372036854775807 1\n-1 2\n", [-1, 1, 2, 9223372036854775807], 2),   # int64 extremes, 19 digits
+    ("0\t1\t\n 1 2 \n", [0, 1, 2], 2),                                 # trailing and leading whitespace
+])
+def test_load_edge_list_fast_path_formats(tmp_path, content, ids, n_edges):
+    p = tmp_path / "g.txt"
+    p.write_text(content)
+    g = load_edge_list(p)
+    assert g.node_ids.tolist() == ids and g.n_edges == n_edges
+
+
+@pytest.mark.parametrize("content,match", [
+    ("0 1\n123456789012345678901 1\n", r":2: node id out of the int64 range"),
+    ("0 1\n\u00e4 2\n", r":2: node id '\u00e4' is not an integer"),
+    ("# c\n\n0 1\n1 2 3\n", r":4: malformed edge line '1 2 3'"),
+])
+def test_load_edge_list_errors_name_the_file_line(tmp_path, content, match):
+    p = tmp_path / "bad.txt"
+    p.write_text(content)
+    with pytest.raises(ValueError, match=match):
+        load_edge_list(p)
+
+
+def test_load_edge_list_matches_a_python_parse_of_enron():
+    from dpselect.datasets import dataset_path
+
+    path = dataset_path("graphs", "Email-Enron.txt")
+    rows = [ln.split() for ln in path.read_text().splitlines() if ln and not ln.startswith("#")]
+    ref = from_edges([int(a) for a, _ in rows], [int(b) for _, b in rows], warn=False)
+    g = load_edge_list(path, warn=False)
+    assert g.node_ids.tolist() == ref.node_ids.tolist() and (g.adjacency != ref.adjacency).nnz == 0

@@ -15,7 +15,7 @@ def check_rng(rng) -> np.random.Generator:
     >= 0 (or a sequence of them), a ``SeedSequence``, a ``BitGenerator`` or a ``Generator`` (used as
     is). numpy's global random state is never touched.
 
-    >>> check_rng(np.random.SeedSequence(1)).integers(10) == check_rng(1).integers(10)
+    >>> bool(check_rng(np.random.SeedSequence(1)).integers(10) == check_rng(1).integers(10))
     True
     """
     if rng is None:

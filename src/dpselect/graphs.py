@@ -401,6 +401,26 @@ def load_edge_list(path: str | os.PathLike, *, delimiter: str | None = "auto", h
     >>> load_edge_list(p)
     Graph('g.txt', n_nodes=3, n_edges=2, max_degree=2)
     """
+    p = _edge_file(path)
+    data = np.frombuffer(p.read_bytes(), dtype=np.uint8)
+    lines = _EdgeLines(data)
+    if lines.data.size == 0:
+        raise ValueError(f"{p}: no edges found (empty file or only comments)")
+    first = lines.text(lines.data[0])
+    if delimiter == "auto":
+        delimiter = "," if (p.suffix.lower() == ".csv" or "," in first) else None
+    fields = [f.strip() for f in (first.split(delimiter) if delimiter else first.split())]
+    if header is None:
+        header = len(fields) == 2 and not any(_is_int(f) for f in fields)
+    if header:
+        lines.drop_first()
+        if lines.data.size == 0:
+            raise ValueError(f"{p}: no edges found after the header line")
+    ids = lines.parse_pairs(delimiter, p)
+    return from_edges(ids[0::2], ids[1::2], name=name or p.name, warn=warn)
+
+
+def _edge_file(path: Any) -> Path:
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or path-like naming an edge-list file, got {type(path).__name__}")
     p = Path(path).expanduser()
@@ -408,61 +428,123 @@ def load_edge_list(path: str | os.PathLike, *, delimiter: str | None = "auto", h
         raise FileNotFoundError(f"edge list file not found: {p}")
     if p.is_dir():
         raise IsADirectoryError(f"edge list path is a directory, not a file: {p}")
-    text = p.read_text()
-    all_lines = text.splitlines()
-    # data lines with their 1-based line numbers (fast path: no comments at all)
-    stripped_first = [ln.lstrip()[:1] for ln in all_lines]
-    if any(c in ("#", "%", "") for c in stripped_first):
-        keep = [i for i, c in enumerate(stripped_first) if c not in ("#", "%", "")]
-        lines = [all_lines[i] for i in keep]
-        line_nos = [i + 1 for i in keep]
-    else:
-        lines = all_lines
-        line_nos = None
-    if not lines:
-        raise ValueError(f"{p}: no edges found (empty file or only comments)")
-    if delimiter == "auto":
-        delimiter = "," if (p.suffix.lower() == ".csv" or "," in lines[0]) else None
-    first_no = line_nos[0] if line_nos else 1
-    first_fields = [f.strip() for f in (lines[0].split(delimiter) if delimiter else lines[0].split())]
+    return p
 
-    def _is_int(s: str) -> bool:
+
+def _is_int(s: str) -> bool:
+    try:
+        int(s)
+        return True
+    except ValueError:
+        return False
+
+
+#: ids of up to 18 digits always fit int64; longer tokens go through Python's int (numpy's text parser saturates)
+_MAX_FAST_DIGITS = 18
+_IS_SPACE = np.zeros(256, dtype=bool)
+_IS_SPACE[[9, 10, 11, 12, 13, 32]] = True   # what str.split() splits on, in ASCII
+
+
+class _EdgeLines:
+    """The lines of an edge-list file as byte ranges, classified with whole-array numpy operations.
+
+    Parsing is one C pass (``np.fromstring``) over the data bytes once every line is known to hold two
+    fields; the line-by-line Python scan runs only to name the first bad line of a malformed file.
+    """
+
+    def __init__(self, data: np.ndarray) -> None:
+        self.bytes = data
+        nl = np.flatnonzero(data == 10)
+        self.starts = np.concatenate(([0], nl + 1))
+        self.ends = np.concatenate((nl, [data.size]))       # exclusive, without the newline
+        # first non-blank byte of each line: step over leading whitespace (a few steps at most in practice)
+        pos = self.starts.copy()
+        todo = np.flatnonzero(pos < self.ends)
+        while todo.size:
+            todo = todo[_IS_SPACE[data[pos[todo]]]]
+            pos[todo] += 1
+            todo = todo[pos[todo] < self.ends[todo]]
+        nonblank = pos < self.ends
+        lead = np.zeros(pos.size, dtype=np.uint8)
+        lead[nonblank] = data[pos[nonblank]]
+        # blank and comment lines are skipped
+        self.data = np.flatnonzero(nonblank & (lead != ord("#")) & (lead != ord("%")))
+
+    def text(self, line: int) -> str:
+        return bytes(self.bytes[self.starts[line]:self.ends[line]]).decode("utf-8", errors="replace")
+
+    def drop_first(self) -> None:
+        self.data = self.data[1:]
+
+    def parse_pairs(self, delimiter: str | None, path: Path) -> np.ndarray:
+        """The ids of every data line (two per line) as one int64 array; ``ValueError`` naming ``path:line``."""
+        buf = self._data_bytes()
+        sep = _IS_SPACE[buf]
+        if delimiter:
+            if len(delimiter) != 1 or delimiter.isspace():
+                return self._slow(delimiter, path)
+            is_delim = buf == ord(delimiter)
+            line_starts = self._line_offsets()
+            per_line = np.add.reduceat(is_delim, line_starts[:-1]) if buf.size else np.zeros(0, np.int64)
+            bad = np.flatnonzero(per_line != 1)
+            if bad.size:
+                self._report(int(bad[0]), delimiter, path)
+            sep |= is_delim
+            buf = np.where(is_delim, np.uint8(32), buf)
+        tok_start = ~sep & np.concatenate(([True], sep[:-1]))
+        tok_end = ~sep & np.concatenate((sep[1:], [True]))
+        line_starts = self._line_offsets()
+        per_line = np.add.reduceat(tok_start, line_starts[:-1])
+        bad = np.flatnonzero(per_line != 2)
+        if bad.size:
+            self._report(int(bad[0]), delimiter, path)
+        s_idx, e_idx = np.flatnonzero(tok_start), np.flatnonzero(tok_end)
+        if s_idx.size and int((e_idx - s_idx).max()) >= _MAX_FAST_DIGITS:
+            return self._slow(delimiter, path)
         try:
-            int(s)
-            return True
+            ids = np.fromstring(bytes(buf).decode("latin-1"), dtype=np.int64, sep=" ")
         except ValueError:
-            return False
+            ids = np.zeros(0, dtype=np.int64)
+        if ids.size != 2 * self.data.size:
+            return self._slow(delimiter, path)
+        return ids
 
-    if header is None:
-        header = len(first_fields) == 2 and not any(_is_int(f) for f in first_fields)
-    if header:
-        lines = lines[1:]
-        if line_nos:
-            line_nos = line_nos[1:]
-        first_no += 1
-        if not lines:
-            raise ValueError(f"{p}: no edges found after the header line")
-    body = "\n".join(lines)
-    if delimiter:
-        body = body.replace(delimiter, " ")
-    tokens = body.split()
-    ok = len(tokens) == 2 * len(lines)
-    ids = None
-    if ok:
-        try:
-            ids = np.array(tokens, dtype=np.int64)
-        except (ValueError, OverflowError):
-            ok = False
-    if ok and delimiter:
-        # each line must contain exactly one delimiter ("1,2,3" would have split into 3 tokens anyway)
-        ok = body.count("\n") == len(lines) - 1
-    if not ok:
-        if line_nos and len(line_nos) == len(lines):
-            for no, line in zip(line_nos, lines):
-                _bad_line([line], delimiter, no, p)
-        _bad_line(lines, delimiter, first_no, p)
-        raise ValueError(f"{p}: could not parse the edge list")  # pragma: no cover - defensive
-    return from_edges(ids[0::2], ids[1::2], name=name or p.name, warn=warn)
+    def _data_bytes(self) -> np.ndarray:
+        """The data lines' bytes, each line ended by one newline byte (a separator)."""
+        lengths = self.ends[self.data] - self.starts[self.data] + 1
+        if self.data.size == 0:
+            return np.zeros(0, dtype=np.uint8)
+        if self.data.size == self.starts.size or (self.data[-1] - self.data[0] + 1 == self.data.size):
+            a, b = int(self.starts[self.data[0]]), int(self.ends[self.data[-1]])
+            out = np.concatenate((self.bytes[a:b], [np.uint8(10)]))   # contiguous: one slice
+        else:
+            idx = np.repeat(self.starts[self.data] - np.cumsum(np.concatenate(([0], lengths[:-1]))), lengths)
+            idx += np.arange(idx.size)
+            out = self.bytes[np.minimum(idx, self.bytes.size - 1)].copy()
+            out[np.cumsum(lengths) - 1] = 10
+        return out
+
+    def _line_offsets(self) -> np.ndarray:
+        lengths = self.ends[self.data] - self.starts[self.data] + 1
+        return np.concatenate(([0], np.cumsum(lengths)))
+
+    def _report(self, i: int, delimiter: str | None, path: Path) -> None:
+        line = int(self.data[i])
+        _bad_line([self.text(line)], delimiter, line + 1, path)
+        raise ValueError(f"{path}:{line + 1}: malformed edge line {self.text(line).strip()!r}")  # pragma: no cover
+
+    def _slow(self, delimiter: str | None, path: Path) -> np.ndarray:
+        """Python's int per field: exact for any size, and names the first bad line."""
+        out = np.empty(2 * self.data.size, dtype=np.int64)
+        for j, line in enumerate(self.data.tolist()):
+            _bad_line([self.text(line)], delimiter, line + 1, path)
+            text = self.text(line)
+            fields = text.split(delimiter) if delimiter else text.split()
+            try:
+                out[2 * j:2 * j + 2] = [int(f) for f in fields]
+            except OverflowError:
+                raise ValueError(f"{path}:{line + 1}: node id out of the int64 range (line {text.strip()!r})") from None
+        return out
 
 
 def from_networkx(graph: Any, *, name: str | None = None, warn: bool = True) -> Graph:
@@ -525,8 +607,8 @@ def _is_networkx(x: Any) -> bool:
 def load_dataset_graph(name_or_path: str | os.PathLike, **kwargs: Any) -> Graph:
     """Load ``"enron"`` or ``"github"`` from the shared data directory, or any edge-list path.
 
-    >>> g = load_dataset_graph("enron")            # doctest: +SKIP
-    >>> g.n_nodes, g.n_edges, g.max_degree         # doctest: +SKIP
+    >>> g = load_dataset_graph("enron")
+    >>> g.n_nodes, g.n_edges, g.max_degree
     (36692, 183831, 1383)
     """
     if not isinstance(name_or_path, (str, os.PathLike)):

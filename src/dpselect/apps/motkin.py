@@ -118,8 +118,9 @@ def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mech
     --------
     >>> from dpselect.graphs import from_edges
     >>> g = from_edges([0, 0, 0, 1, 4], [1, 2, 3, 2, 5])
-    >>> sorted(dp_motkin_pareto(g, k=2, epsilon=1e4, rng=0).tolist())     # doctest: +SKIP
-    [0, 1]
+    >>> picks = dp_motkin_pareto(g, k=2, epsilon=1e4, rng=0)   # nodes 0, 1, 2 form the Pareto front
+    >>> picks.dtype, set(picks.tolist()) <= {0, 1, 2}
+    (dtype('int64'), True)
     """
     g = check_graph(graph)
     single = k is None
@@ -151,8 +152,8 @@ def dp_motkin_agg(graph: Graph, *, k: int | None = None, epsilon: float, objecti
 
     >>> from dpselect.graphs import from_edges
     >>> g = from_edges([0, 0, 0, 1, 4], [1, 2, 3, 2, 5])
-    >>> dp_motkin_agg(g, k=1, epsilon=1e5, rng=0).tolist()             # doctest: +SKIP
-    [1]
+    >>> dp_motkin_agg(g, k=1, epsilon=1e5, rng=0).tolist() in ([1], [2])   # 2 + 100·1 beats 3 + 100/3
+    True
     """
     g = check_graph(graph)
     single = k is None
