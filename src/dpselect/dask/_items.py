@@ -24,16 +24,36 @@ def _bound_partition(part: Any, user: str, item: str, contributions: int, distin
     """
     import pandas as pd
 
-    if distinct:
-        part = part.drop_duplicates([user, item])
-    if part.shape[0] == 0:
-        return part
+    n = part.shape[0]
+    if n == 0:
+        return part[[user, item]]
+    users = part[user].to_numpy()
+    items = part[item].to_numpy()
     h = pd.util.hash_pandas_object(part[item], index=False).to_numpy(dtype=np.uint64)
     with np.errstate(over="ignore"):
         key = (h ^ np.uint64(salt)) * _MIX
-    part = part.assign(_dpselect_key=key).sort_values([user, "_dpselect_key", item], kind="stable")
-    keep = part.groupby(user, sort=False).cumcount().to_numpy() < contributions
-    return part.loc[keep, [user, item]]
+    order = np.lexsort((key, users))
+    u_s, k_s = users[order], key[order]
+    same_user = np.empty(n, dtype=bool)
+    same_user[0] = False
+    same_user[1:] = u_s[1:] == u_s[:-1]
+    same_key = np.zeros(n, dtype=bool)
+    same_key[1:] = same_user[1:] & (k_s[1:] == k_s[:-1])
+    i_s = items[order]
+    if np.any(same_key[1:] & (i_s[1:] != i_s[:-1])):  # a hash collision between two items: ties by item
+        order = np.lexsort((items, key, users))
+        u_s, k_s, i_s = users[order], key[order], items[order]
+        same_user[1:] = u_s[1:] == u_s[:-1]
+        same_key[1:] = same_user[1:] & (k_s[1:] == k_s[:-1])
+    valid = np.ones(n, dtype=bool)
+    if distinct:  # equal (user, item) rows are adjacent now: keep the first of each
+        valid[1:] = ~(same_key[1:] & (i_s[1:] == i_s[:-1]))
+    # rank of each valid row within its user: running count minus the count at the user's first row
+    csum = np.cumsum(valid)
+    starts = np.flatnonzero(~same_user)
+    first = np.repeat(csum[starts] - valid[starts], np.diff(np.append(starts, n)))
+    keep = valid & (csum - first <= contributions)
+    return part[[user, item]].iloc[np.sort(order[keep])]
 
 
 def bounded_item_counts(rows: Any, *, contributions: int, user: str = "user", item: str = "item",
