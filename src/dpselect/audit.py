@@ -138,7 +138,7 @@ class AdmissibilityReport:
         if self.ok:
             return (f"admissible on {self.n_datasets} datasets, {self.n_pairs} neighbour pairs, "
                     f"t <= {self.t_max} ({self.checks} comparisons)")
-        v = self.violation
+        v = self.violation or {}
         return f"NOT admissible: condition {v['condition']} fails: {v['message']}"
 
 

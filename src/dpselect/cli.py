@@ -35,7 +35,7 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors: ``prog: error: message (see 'prog --help')``, exit 2."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):  # type: ignore[override,unused-ignore]
         self.exit(USAGE_ERROR, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
@@ -135,7 +135,7 @@ def _data_hint() -> str:
     return f"the data directory found is {root}: restore the file there, or set DPSELECT_DATA to {need}"
 
 
-def _one_line(text: str) -> str:
+def _one_line(text: object) -> str:
     return " ".join(str(text).split())
 
 

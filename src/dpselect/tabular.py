@@ -23,7 +23,7 @@ import csv
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -593,7 +593,7 @@ def load_adult(directory: str | Path | None = None) -> TabularData:
 
 def load_tabular(name: str) -> TabularData:
     """One of the papers' datasets by lower-case name: ``nltcs``, ``adult`` or ``acs``."""
-    loaders = {"nltcs": load_nltcs, "adult": load_adult, "acs": load_acs}
+    loaders: dict[str, Callable[[], TabularData]] = {"nltcs": load_nltcs, "adult": load_adult, "acs": load_acs}
     if name not in loaders:
         raise ValueError(f"unknown tabular dataset {name!r}; choose from {', '.join(TABULAR_DATASETS)}")
     return loaders[name]()

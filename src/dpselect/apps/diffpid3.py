@@ -244,7 +244,7 @@ def diffpid3(data, epsilon: float, depth: int, *, mechanism: str = "local_dampen
                 label[node] = int(mechanisms.report_noisy_max(counts, epsilon=eps, sensitivity=1.0, noise="laplace",
                                                               monotonic=True, rng=gen))
                 continue
-            tabs = IGTables(ig_count_tables(codes[rows][:, attrs], y[rows], n_values[attrs], n_classes))
+            tabs = IGTables(ig_count_tables(codes[rows][:, attrs], y[rows], n_values[attrs].tolist(), n_classes))
             pick = _select_split(tabs, mech, eps, N, gen)
             a = attrs[pick]
             k = int(n_values[a])

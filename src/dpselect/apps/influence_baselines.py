@@ -88,7 +88,7 @@ def top_k_aggregate(graph_or_objectives: Graph | np.ndarray, k: int, *,
     return _top_k_scores(U @ w, check_k(k, U.shape[0]))
 
 
-def recall(reference: Sequence[int], selected: Sequence[int]) -> float:
+def recall(reference: Sequence[int] | np.ndarray, selected: Sequence[int] | np.ndarray | int) -> float:
     """|reference ∩ selected| / |reference| (the paper's recall and the thesis' accuracy).
 
     >>> recall([1, 2, 3], [3, 4, 1])

@@ -112,7 +112,7 @@ class MotkinSampler:
             agg = self.U @ self.weights
             if not self.local:
                 return rem, agg, float(np.abs(self.weights) @ [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY])
-            return self._dampened(rem, agg, weighted_sum(self.weights, sfs), removed)
+            return self._dampened(rem, agg, weighted_sum(self.weights.tolist(), sfs), removed)
         # Pareto: scores and δ^PS of the remaining nodes from those of all nodes, corrected for the
         # removed ones (see _pareto_delta_removed); equal to recomputing them on U[rem].
         if self._ps_full is None:
@@ -144,6 +144,7 @@ class MotkinSampler:
 
     def _delta_full(self, t: int) -> np.ndarray:
         while len(self._deltas) <= t:
+            assert self._full_sf is not None  # set by _pareto_delta_removed before any δ is asked
             self._deltas.append(self._full_sf(len(self._deltas)))  # increasing t: one step each
         return self._deltas[t]
 

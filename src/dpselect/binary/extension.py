@@ -240,9 +240,9 @@ def _label_setting_batch(g: DatasetGraph, pair: SuitablePair, src: np.ndarray, k
             rounds += 1
             break
         theta = _threshold(pair, fl, frontier)
-        sel = fl <= theta
-        batch = frontier[sel]
-        frontier = frontier[~sel]
+        below = fl <= theta
+        batch = frontier[below]
+        frontier = frontier[~below]
         in_front[batch] = False
         final[batch] = True
         if stop_at >= 0 and final[stop_at]:
@@ -348,7 +348,7 @@ def _label_setting_heap(g: DatasetGraph, pair: SuitablePair, src: np.ndarray, ke
     pred = [-1] * n
     final = [False] * n
     indptr, indices = g.indptr.tolist(), g.indices.tolist()
-    heap = []
+    heap: list[tuple[float, int]] = []
     for s, q in zip(src.tolist(), np.asarray(key, dtype=np.float64).tolist()):
         label[s], origin[s], final[s] = q, s, True
     stack = list(src.tolist())
@@ -438,7 +438,7 @@ def privacy_violations(g: DatasetGraph, pair: SuitablePair, log_prob: np.ndarray
     c0, c1 = np.ascontiguousarray(log_prob[:, 0]), np.ascontiguousarray(log_prob[:, 1])
     delta = float(getattr(pair, "delta", 0.0))
     if pair.log_space and not pair.homogeneous:
-        eps_edge = getattr(pair, "edge_epsilon", None)
+        eps_edge: Any = getattr(pair, "edge_epsilon", None)
         if eps_edge is None:
             eps_edge = np.empty(m)
             eps_edge[g.arc_edge] = pair.arc_eps(np.arange(g.indices.size))

@@ -62,7 +62,7 @@ class DatasetGraph:
         self.n = int(n)
         self._labels = labels
         self._index = None if labels is None else {x: i for i, x in enumerate(labels)}
-        if labels is not None and len(self._index) != len(labels):
+        if self._index is not None and labels is not None and len(self._index) != len(labels):
             raise ValueError("vertices must be distinct")
         u = np.asarray(u, dtype=np.int64)
         v = np.asarray(v, dtype=np.int64)
@@ -158,9 +158,10 @@ class DatasetGraph:
     # ----------------------------------------------------------------- vertex ids
     def edge_keys(self) -> np.ndarray:
         """``edge_u * n + edge_v`` for every edge: sorted and unique (lookup of an edge by searchsorted)."""
-        if self._edge_keys is None:
-            self._edge_keys = self.edge_u * self.n + self.edge_v
-        return self._edge_keys
+        keys = self._edge_keys
+        if keys is None:
+            keys = self._edge_keys = self.edge_u * self.n + self.edge_v
+        return keys
 
     @property
     def n_edges(self) -> int:
@@ -420,7 +421,7 @@ def minimum_boundary_hitting_set(graph: Any, true_values: Any) -> list:
     match_r[match_l[ml]] = ml
     seen_l = np.zeros(L.size, dtype=bool)
     seen_r = np.zeros(R.size, dtype=bool)
-    stack = list(np.flatnonzero(match_l < 0))
+    stack = np.flatnonzero(match_l < 0).tolist()
     seen_l[stack] = True
     while stack:
         i = stack.pop()

@@ -61,6 +61,10 @@ class SuitablePair(ABC):
     # label-space hooks (probability labels here; log-odds labels in the DP pairs)
     log_space = False
 
+    def arc_eps(self, arcs: np.ndarray | None) -> Any:
+        """The ε of a log-space (pure-DP) pair across ``arcs``; other pairs have none."""
+        raise TypeError(f"{type(self).__name__} is not a log-space (ε-DP) pair: it has no per-arc ε")
+
     def source_keys(self, prob_one: np.ndarray, colour: int) -> np.ndarray:
         """Labels of the fixed vertices for answer ``colour`` from their ``Pr[M = 1]``."""
         v = np.asarray(prob_one, dtype=np.float64)

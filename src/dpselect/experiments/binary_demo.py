@@ -224,7 +224,7 @@ def _report(res: Result) -> list[str]:
 
 
 def _figures(res: Result, plt) -> dict:
-    curves = {}
+    curves: dict[str, dict] = {}
     for r in res.rows:
         if r["metric"] == "pr_correct":
             curves.setdefault(r["method"], {}).setdefault(r["epsilon"], []).append(r["value"])
