@@ -201,15 +201,26 @@ def test_fast_dampening_and_shift_equal_core():
 def test_split_selection_frequencies_match_exact_probabilities():
     from scipy.stats import chisquare
 
+    from dpselect.mechanisms import dampened_select, shifted_select
+
     it = IGTables([np.array([[30, 10], [5, 55]]), np.array([[20, 20], [15, 45]]), np.array([[25, 25], [10, 40]])])
-    N, eps, n = 1000, 0.4, 1500
+    N, eps, n = 1000, 0.4, 20_000
     sf = ig_sensitivity_function(it, N)
     u = it.utilities()
-    for mech, p in (("local_dampening", local_dampening_probabilities(u, epsilon=eps, sensitivity_function=sf)),
-                    ("shifted_local_dampening",
-                     shifted_local_dampening_probabilities(u, epsilon=eps, sensitivity_function=sf))):
-        gen = np.random.default_rng(42)
-        counts = np.bincount([dp._select_split(it, mech, eps, N, gen) for _ in range(n)], minlength=3)
+    D, D_err = dampen_with_error(u, sf)
+    G, G_err = ig_shift_with_error(it, N)
+    for mech, p, draw in (
+        ("local_dampening", local_dampening_probabilities(u, epsilon=eps, sensitivity_function=sf),
+         lambda gen, size=None: dampened_select(u, sf, D, D_err, eps, 1, gen, size=size)),
+        ("shifted_local_dampening", shifted_local_dampening_probabilities(u, epsilon=eps, sensitivity_function=sf),
+         lambda gen, size=None: shifted_select(u, sf, G, G_err, eps, 1, gen, direction="increasing", size=size)),
+    ):
+        # _select_split is the cached selector on the node's D (or G): the same draw from the same bits ...
+        for seed in range(40):
+            assert dp._select_split(it, mech, eps, N, np.random.default_rng(seed)) == \
+                int(draw(np.random.default_rng(seed)))
+        # ... whose law is checked on a batch of draws (size=, one vectorised call)
+        counts = np.bincount(draw(np.random.default_rng(42), size=n), minlength=3)
         assert p.min() > 0.03   # a real spread, so the test can see a wrong law
         assert chisquare(counts, p * n).pvalue > 1e-6, (mech, counts, p)
 

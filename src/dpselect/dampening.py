@@ -215,6 +215,29 @@ def _dampen_steps(a, active, sf, out, max_steps, err) -> None:
         if t >= max_steps:
             raise _unresolved(active, a, sf, max_steps, b[0])
         d = sf(t, active)
+        if t == 0:
+            # Fast path: candidates resolved at t = 0 (|u| < δ(0), or δ(0) = Δ) have D = |u| / δ(0) with one
+            # rounding and b(0) = 0 exactly, so err = 2^-51·3|D| + 2^-1060 (the bound of _resolved_error
+            # with e_start = e_end = 0); no error tracking needed for them (e.g. every candidate of a
+            # constant δ).
+            aa = a[active]
+            done = (aa < d) | (d >= delta_max)
+            if done.any():
+                idx = active[done] if not done.all() else active
+                dd = d[done] if not done.all() else d
+                q = (aa[done] if not done.all() else aa) / dd
+                out[idx] = q
+                if track:
+                    e = np.abs(q)
+                    e *= 3.0 * 2.0 ** -51
+                    e += _TINY
+                    err[idx] = np.where(e < np.inf, e, np.inf)
+                if done.all():
+                    return
+                keep = ~done
+                active, b, d = active[keep], b[keep], d[keep]
+                if track:
+                    C, E = C[keep], E[keep]
         nb = b + d
         aa = a[active]
         inside = aa < nb

@@ -215,6 +215,20 @@ def _scaled_scores(s: np.ndarray, s_err, eps: float, delta: float, mult: int):
         a = s - S
         a *= math.ldexp(cm, ce)
         return a, None, S
+    if not exact_in and math.isfinite(S) and math.isfinite(S - lo) and -1021 <= ce <= 1022:
+        # the same with per-score errors (dampened or shifted scores), in place: d·c with c = cm·2^ce a
+        # normal float is fl(d·cm)·2^ce (exact scaling); c·s_err rounded up by a relative margin, and an
+        # underflow of it is covered by _TINY
+        c = math.ldexp(cm, ce)
+        a = s - S
+        a *= c
+        err = np.abs(a)
+        err *= _REL
+        err += _TINY
+        with np.errstate(over="ignore", invalid="ignore"):
+            e = np.multiply(s_err, c * (1 + 4 * _REL))
+            err += e
+        return a, err, S
     fin = np.isfinite(s)
     all_fin = bool(fin.all())
     if not all_fin:

@@ -516,28 +516,34 @@ def _bulk_shortlist(a: np.ndarray, m: np.ndarray, kk: int, noise: str, a_err=Non
 
 
 def _bulk_shortlist_err(x: np.ndarray, a_err: np.ndarray, m: np.ndarray, kk: int) -> np.ndarray:
-    """_bulk_shortlist with per-candidate score errors: |x − X| <= a_err + _BULK_TAU + 2e-15·(|x| + 16)."""
+    """_bulk_shortlist with per-candidate score errors: |x − X| <= a_err + _BULK_TAU + 2e-15·(|x| + 16).
+
+    The k-th largest lower bound is taken over the k + 8 largest x (a lower bound lk' of the k-th
+    largest over all bulk candidates, so keeping every candidate whose upper bound reaches lk' keeps
+    at least what the exact threshold keeps); the upper bounds are formed in place."""
     n = x.shape[0]
-    bulk = (m >= _BULK_LO) & (m < _BULK_HI)
+    top = kk + 8
     with np.errstate(invalid="ignore", over="ignore"):
-        e = np.abs(x)
-        e += 16.0
-        e *= 2e-15
-        e += _BULK_TAU
-        e += a_err
-        lo = x - e
-        hi = x + e
-    lo[~bulk | np.isnan(lo)] = -np.inf
-    if kk < n:
-        lk = np.partition(lo, n - kk)[n - kk]
-    else:
-        lk = -np.inf
-    if not lk > -np.inf:
-        return np.arange(n)
-    with np.errstate(invalid="ignore"):
-        keep = hi >= lk
-    keep |= ~bulk
-    keep |= ~np.isfinite(x)  # −inf scores ("below −DBL_MAX") and NaN: decided by the full enclosures
+        cand = np.argpartition(np.where(np.isnan(x), -np.inf, x), n - top)[n - top:] if n > top else np.arange(n)
+        mc = m[cand]
+        xc = x[cand]
+        ec = a_err[cand] + _BULK_TAU + 2e-15 * (np.abs(xc) + 16.0)
+        loc = xc - ec
+        loc = loc[(mc >= _BULK_LO) & (mc < _BULK_HI) & ~np.isnan(loc)]
+        if kk >= n or loc.size < kk:
+            return np.arange(n)
+        lk = float(np.sort(loc)[loc.size - kk])
+        if not lk > -np.inf:
+            return np.arange(n)
+        hi = np.abs(x)
+        hi += 16.0
+        hi *= 2e-15
+        hi += x
+        hi += a_err
+        keep = ~(hi < lk - 2.0 * _BULK_TAU)    # (TAU twice: rounding of this test); NaN kept
+    keep |= m < _BULK_LO
+    keep |= m >= _BULK_HI
+    keep |= ~np.isfinite(x)   # −inf scores ("below −DBL_MAX"): decided by the full enclosures
     return np.flatnonzero(keep)
 
 
