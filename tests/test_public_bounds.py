@@ -141,14 +141,14 @@ COLS = {"age": [20, 40, 60, 30], "job": ["a", "b", "a", "b"], "y": ["no", "yes",
 
 def test_numeric_bounds():
     with pytest.warns(PrivacyLeakWarning, match=r"numeric_bounds\['age'\] .*\(20\.0, 60\.0\)"):
-        t = load_table(COLS, "y", categories={"job": ["a", "b"]})
+        t = load_table(COLS, "y", categories={"job": ["a", "b"], "y": ["no", "yes"]})
     assert t.X[:, 0].tolist() == [0.0, 0.5, 1.0, 0.25]
     with NO_LEAK:
-        t = load_table(COLS, "y", numeric_bounds={"age": (0, 80)}, categories={"job": ["a", "b"]})
+        t = load_table(COLS, "y", numeric_bounds={"age": (0, 80)}, categories={"job": ["a", "b"], "y": ["no", "yes"]})
     assert t.X[:, 0].tolist() == [0.25, 0.5, 0.75, 0.375]
     for b in ((25, 80), (0, 59)):  # data outside: an error, never clipping
         with pytest.raises(ValueError, match=r"numeric_bounds\['age'\] = .* must bound the column"):
-            load_table(COLS, "y", numeric_bounds={"age": b}, categories={"job": ["a", "b"]})
+            load_table(COLS, "y", numeric_bounds={"age": b}, categories={"job": ["a", "b"], "y": ["no", "yes"]})
     with pytest.raises(ValueError, match=r"numeric_bounds\['age'\] must be finite with lo <= hi"):
         load_table(COLS, "y", numeric_bounds={"age": (5, 1)})
     with pytest.raises(ValueError, match="numeric_bounds names unknown column 'agee'"):
@@ -162,10 +162,10 @@ def test_categories():
         t = load_table(COLS, "y", numeric_bounds={"age": (0, 80)})
     assert t.n_values.tolist() == [0, 2]
     with NO_LEAK:
-        t = load_table(COLS, "y", numeric_bounds={"age": (0, 80)}, categories={"job": ["c", "b", "a"]})
+        t = load_table(COLS, "y", numeric_bounds={"age": (0, 80)}, categories={"job": ["c", "b", "a"], "y": ["no", "yes"]})
     assert t.n_values.tolist() == [0, 3] and t.X[:, 1].tolist() == [2.0, 1.0, 2.0, 1.0]
     with pytest.raises(ValueError, match=r"categories\['job'\] must list every value of the column: 'b'"):
-        load_table(COLS, "y", numeric_bounds={"age": (0, 80)}, categories={"job": ["a"]})
+        load_table(COLS, "y", numeric_bounds={"age": (0, 80)}, categories={"job": ["a"], "y": ["no", "yes"]})
     with pytest.raises(ValueError, match=r"categories\['job'\] lists a value twice"):
         load_table(COLS, "y", categories={"job": ["a", "a", "b"]})
     with pytest.raises(TypeError, match=r"categories\['job'\] must be a list"):

@@ -74,7 +74,7 @@ def test_load_tabular_names():
 
 def test_general_table_from_dict_csv_and_dataframe_like(tmp_path):
     cols = {"age": [20, 40, 60, 30], "job": ["a", "b", "a", "?"], "y": ["no", "yes", "no", "yes"]}
-    schema = dict(numeric_bounds={"age": (0, 100)}, categories={"job": ["b", "a", "c"]})
+    schema = dict(numeric_bounds={"age": (0, 100)}, categories={"job": ["b", "a", "c"], "y": ["no", "yes"]})
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)  # a full public schema: no warning
         t = load_table(cols, "y", **schema)
@@ -102,9 +102,9 @@ def test_general_table_from_dict_csv_and_dataframe_like(tmp_path):
     assert any("categories['job']" in m for m in msgs)
     assert own.X.tolist() == [[0.0, 0.0], [0.5, 1.0], [1.0, 0.0]] and own.n_values.tolist() == [0, 2]
     with pytest.warns(PrivacyLeakWarning, match=r"categories\['age'\]"):
-        forced = load_table(cols, "y", categorical=["age"], categories={"job": ["a", "b"]})
+        forced = load_table(cols, "y", categorical=["age"], categories={"job": ["a", "b"], "y": ["no", "yes"]})
     assert forced.categorical.tolist() == [True, True] and forced.n_values.tolist() == [3, 2]
-    assert load_table(cols, "y", categories={"age": ["20", "40", "60"], "job": ["a", "b"]}).categorical.all()
+    assert load_table(cols, "y", categories={"age": ["20", "40", "60"], "job": ["a", "b"], "y": ["no", "yes"]}).categorical.all()
 
 
 def test_clear_errors(tmp_path):
@@ -144,3 +144,20 @@ def test_splits_and_folds_partition():
     assert np.array_equal(np.sort(test_all), np.arange(d.n_records))
     for tr_i, te_i in folds:
         assert np.intersect1d(tr_i, te_i).size == 0 and tr_i.size + te_i.size == d.n_records
+
+
+def test_label_domain_is_public_schema():
+    cols = {"a": ["x", "y", "x"], "y": ["lo", "hi", "lo"]}
+    schema = {"a": ["x", "y"]}
+    with pytest.warns(PrivacyLeakWarning, match=r"categories\['y'\] .*\['hi', 'lo'\]"):
+        t = load_table(cols, "y", categories=schema)
+    assert t.y.tolist() == [1, 0, 1]                       # the larger value read: 'lo'
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        t = load_table(cols, "y", categories={**schema, "y": ["lo", "hi"]})   # positive: the second listed
+        assert t.y.tolist() == [0, 1, 0]
+        assert load_table({"a": ["x", "y"], "y": [0, 1]}, "y", categories=schema).y.tolist() == [0, 1]
+    with pytest.raises(ValueError, match=r"categories\['y'\] must list every value of the label: 'mid'"):
+        load_table({"a": ["x", "y"], "y": ["lo", "mid"]}, "y", categories={**schema, "y": ["lo", "hi"]})
+    with pytest.raises(ValueError, match=r"categories\['y'\] must list the label's two values"):
+        load_table(cols, "y", categories={**schema, "y": ["lo"]})

@@ -321,7 +321,8 @@ def load_table(data: str | Path | Mapping[str, Sequence] | Any, label: str, *,
         ``ValueError`` naming ``numeric_bounds[name]``. A numeric column left out is scaled by its own
         minimum and maximum, with a :class:`~dpselect.PrivacyLeakWarning`.
     categories : mapping name -> list of values
-        **Public** list of the values of each categorical column; code k means ``categories[name][k]``
+        **Public** list of the values of each categorical column, and of the label's two values
+        (``categories[label]``; the default ``positive`` is then its second entry); code k means ``categories[name][k]``
         and ``n_values`` is its length (values not occurring in the data still count). A value not in
         the list is a ``ValueError`` naming ``categories[name]``. A categorical column left out gets
         the sorted values occurring in the data, with a :class:`~dpselect.PrivacyLeakWarning`.
@@ -342,11 +343,48 @@ def load_table(data: str | Path | Mapping[str, Sequence] | Any, label: str, *,
     Examples
     --------
     >>> t = load_table({"age": [20, 40, 60], "job": ["a", "b", "a"], "y": ["no", "yes", "no"]}, "y",
-    ...                numeric_bounds={"age": (0, 100)}, categories={"job": ["a", "b", "c"]})
+    ...                numeric_bounds={"age": (0, 100)}, categories={"job": ["a", "b", "c"], "y": ["no", "yes"]})
     >>> t.X.tolist(), t.y.tolist(), t.categorical.tolist(), t.n_values.tolist()
     ([[0.2, 0.0], [0.4, 1.0], [0.6, 0.0]], [0, 1, 0], [False, True], [0, 3])
     """
     cols = _columns_of(data, delimiter)
+    feats = _feature_columns(cols, label, features, categorical, numeric)
+    bounds = _check_bounds(numeric_bounds, cols)
+    cat_lists = _check_categories(categories, cols)
+    forced_num = set(numeric or []) | set(bounds)
+    forced_cat = set(categorical or []) | set(cat_lists)
+    both = forced_cat & forced_num
+    if both:
+        raise ValueError(f"column(s) {sorted(both)} cannot be both categorical (categorical= / categories=) and "
+                         "numeric (numeric= / numeric_bounds=)")
+    strs = _complete_rows(cols, feats + [label], missing)
+    y = _encode_label(strs[label], label, positive, cat_lists.get(label))
+    X = np.empty((y.size, len(feats)))
+    is_cat = np.zeros(len(feats), dtype=bool)
+    nvals = np.zeros(len(feats), dtype=np.int64)
+    cats: list = []
+    for i, c in enumerate(feats):
+        col = strs[c]
+        if c in forced_num:
+            kind_num = True
+        elif c in forced_cat:
+            kind_num = False
+        else:
+            kind_num = all(_is_number(v) for v in set(col.tolist()))
+        if kind_num:
+            X[:, i] = _encode_numeric(col, c, bounds.get(c))
+            cats.append(None)
+        else:
+            X[:, i], values = _encode_categorical(col.astype(str), c, cat_lists.get(c))
+            is_cat[i] = True
+            nvals[i] = len(values)
+            cats.append(values)
+    return TabularData(X, y, feats, is_cat, nvals, cats, name or "table", label)
+
+
+def _feature_columns(cols: Mapping[str, Sequence], label: str, features: Sequence[str] | None,
+                     categorical: Sequence[str] | None, numeric: Sequence[str] | None) -> list[str]:
+    """The predictor columns, after checking that every column named anywhere exists."""
     names = list(cols)
     if label not in cols:
         raise ValueError(f"label column {label!r} not found; columns are {names}")
@@ -359,95 +397,93 @@ def load_table(data: str | Path | Mapping[str, Sequence] | Any, label: str, *,
         raise ValueError(f"the label column {label!r} cannot also be a feature")
     if not feats:
         raise ValueError("no feature column to predict from")
-    bounds = _check_bounds(numeric_bounds, cols)
-    cat_lists = _check_categories(categories, cols)
-    both = (set(categorical or []) | set(cat_lists)) & (set(numeric or []) | set(bounds))
-    if both:
-        raise ValueError(f"column(s) {sorted(both)} cannot be both categorical (categorical= / categories=) and "
-                         "numeric (numeric= / numeric_bounds=)")
-    used = feats + [label]
-    n = len(cols[label])
+    return feats
+
+
+def _complete_rows(cols: Mapping[str, Sequence], used: list[str], missing: Sequence[str]) -> dict[str, np.ndarray]:
+    """The ``used`` columns as stripped strings, rows holding a ``missing`` value dropped."""
+    n = len(cols[used[-1]])
     if n == 0:
         raise ValueError("the table is empty (0 records)")
     strs = {c: np.array([str(v).strip() for v in cols[c]], dtype=object) for c in used}
     for c in used:
         if len(strs[c]) != n:
             raise ValueError(f"column {c!r} has {len(strs[c])} values, the label has {n}")
-    miss = set(missing)
+    miss = list(set(missing))
     keep = np.ones(n, dtype=bool)
     for c in used:
-        keep &= ~np.isin(strs[c], list(miss))
+        keep &= ~np.isin(strs[c], miss)
     if not keep.any():
         raise ValueError(f"no record left after dropping rows with missing values {sorted(miss)}")
-    strs = {c: v[keep] for c, v in strs.items()}
-    # label
-    lab = strs[label]
-    values = sorted(set(lab.tolist()))
-    if len(values) != 2:
-        raise ValueError(f"label column {label!r} must be binary, it takes {len(values)} value(s): {values[:10]}")
+    return {c: v[keep] for c, v in strs.items()}
+
+
+_BOOLEAN_LABELS = {"0", "1", "0.0", "1.0", "True", "False", "true", "false"}
+
+
+def _encode_label(lab: np.ndarray, label: str, positive: Any, domain: list[str] | None) -> np.ndarray:
+    """The class column as 0/1 (int8). ``domain``: its public two values (``categories[label]``)."""
+    if domain is not None:
+        if len(domain) != 2:
+            raise ValueError(f"categories[{label!r}] must list the label's two values, got {domain}")
+        values = list(domain)
+        bad = sorted(set(lab.tolist()) - set(values))
+        if bad:
+            raise ValueError(f"categories[{label!r}] must list every value of the label: {bad[0]!r} is not one of "
+                             f"{values}")
+    else:
+        values = sorted(set(lab.tolist()))
+        if len(values) != 2:
+            raise ValueError(f"label column {label!r} must be binary, it takes {len(values)} value(s): {values[:10]}")
+        if not set(values) <= _BOOLEAN_LABELS:
+            # the class values are part of the public schema; here they were read off the records
+            warn_public_from_data(f"categories[{label!r}]", values, "load_table", stacklevel=4)
     if positive is None:
-        if set(values) <= {"0", "1", "0.0", "1.0", "True", "False", "true", "false"}:
+        if set(values) <= _BOOLEAN_LABELS:
             pos = [v for v in values if v in ("1", "1.0", "True", "true")][0]
         else:
-            pos = values[1]
+            pos = values[1] if domain is not None else max(values)
     else:
         pos = str(positive).strip()
         if pos not in values:
             raise ValueError(f"positive={positive!r} is not a value of label column {label!r} ({values})")
-    y = (lab == pos).astype(np.int8)
-    # features
-    nrec = int(keep.sum())
-    X = np.empty((nrec, len(feats)))
-    is_cat = np.zeros(len(feats), dtype=bool)
-    nvals = np.zeros(len(feats), dtype=np.int64)
-    cats: list = []
-    for i, c in enumerate(feats):
-        col = strs[c]
-        if c in bounds or c in (numeric or []):
-            kind_num = True
-        elif c in cat_lists or c in (categorical or []):
-            kind_num = False
-        else:
-            kind_num = all(_is_number(v) for v in set(col.tolist()))
-        if kind_num:
-            try:
-                v = col.astype(np.float64)
-            except ValueError:
-                raise ValueError(f"numeric column {c!r} holds non-numbers") from None
-            if not np.isfinite(v).all():
-                raise ValueError(f"numeric column {c!r} holds non-finite values")
-            if c in bounds:
-                lo, hi = bounds[c]
-                out = (v < lo) | (v > hi)
-                if out.any():
-                    raise ValueError(f"numeric_bounds[{c!r}] = {(lo, hi)} must bound the column: it holds "
-                                     f"{v[out][0]:g} ({int(out.sum())} value(s) outside)")
-            else:
-                lo, hi = float(v.min()), float(v.max())
-                warn_public_from_data(f"numeric_bounds[{c!r}]", (lo, hi), "load_table", stacklevel=3)
-            X[:, i] = 0.0 if hi == lo else (v - lo) / (hi - lo)
-            cats.append(None)
-        else:
-            col = col.astype(str)
-            if c in cat_lists:
-                values = cat_lists[c]
-                lookup = {x: k for k, x in enumerate(values)}
-                uniq, inv = np.unique(col, return_inverse=True)
-                bad = [u for u in uniq.tolist() if u not in lookup]
-                if bad:
-                    raise ValueError(f"categories[{c!r}] must list every value of the column: {bad[0]!r} is not "
-                                     f"one of {values[:10]}{' ...' if len(values) > 10 else ''}")
-                X[:, i] = np.array([lookup[u] for u in uniq.tolist()], dtype=np.float64)[inv.ravel()]
-            else:
-                uniq, inv = np.unique(col, return_inverse=True)
-                values = uniq.tolist()
-                warn_public_from_data(f"categories[{c!r}]", values if len(values) <= 10 else f"{len(values)} values",
-                                      "load_table", stacklevel=3)
-                X[:, i] = inv.ravel()
-            is_cat[i] = True
-            nvals[i] = len(values)
-            cats.append(list(values))
-    return TabularData(X, y, feats, is_cat, nvals, cats, name or "table", label)
+    return (lab == pos).astype(np.int8)
+
+
+def _encode_numeric(col: np.ndarray, c: str, bounds: tuple[float, float] | None) -> np.ndarray:
+    """A numeric column scaled to [0, 1] by its public ``bounds`` (or, with a warning, its own range)."""
+    try:
+        v = col.astype(np.float64)
+    except ValueError:
+        raise ValueError(f"numeric column {c!r} holds non-numbers") from None
+    if not np.isfinite(v).all():
+        raise ValueError(f"numeric column {c!r} holds non-finite values")
+    if bounds is not None:
+        lo, hi = bounds
+        out = (v < lo) | (v > hi)
+        if out.any():
+            raise ValueError(f"numeric_bounds[{c!r}] = {(lo, hi)} must bound the column: it holds "
+                             f"{v[out][0]:g} ({int(out.sum())} value(s) outside)")
+    else:
+        lo, hi = float(v.min()), float(v.max())
+        warn_public_from_data(f"numeric_bounds[{c!r}]", (lo, hi), "load_table", stacklevel=4)
+    return np.zeros_like(v) if hi == lo else (v - lo) / (hi - lo)
+
+
+def _encode_categorical(col: np.ndarray, c: str, values: list[str] | None) -> tuple[np.ndarray, list[str]]:
+    """Codes of a categorical column in its public ``values`` (or, with a warning, the values it holds)."""
+    uniq, inv = np.unique(col, return_inverse=True)
+    if values is None:
+        found = uniq.tolist()
+        warn_public_from_data(f"categories[{c!r}]", found if len(found) <= 10 else f"{len(found)} values",
+                              "load_table", stacklevel=4)
+        return inv.ravel().astype(np.float64), found
+    lookup = {x: k for k, x in enumerate(values)}
+    bad = [u for u in uniq.tolist() if u not in lookup]
+    if bad:
+        raise ValueError(f"categories[{c!r}] must list every value of the column: {bad[0]!r} is not "
+                         f"one of {values[:10]}{' ...' if len(values) > 10 else ''}")
+    return np.array([lookup[u] for u in uniq.tolist()], dtype=np.float64)[inv.ravel()], list(values)
 
 
 def _check_bounds(numeric_bounds, cols) -> dict[str, tuple[float, float]]:
@@ -556,6 +592,7 @@ ADULT_CATEGORIES: dict[str, list[str]] = {c: sorted(v) for c, v in {
                        "Ireland", "France", "Dominican-Republic", "Laos", "Ecuador", "Taiwan", "Haiti", "Columbia",
                        "Hungary", "Guatemala", "Nicaragua", "Scotland", "Thailand", "Yugoslavia", "El-Salvador",
                        "Trinadad&Tobago", "Peru", "Hong", "Holand-Netherlands"],
+    "ltgt50k": ["<=50K", ">50K"],   # the class
 }.items()}
 
 
