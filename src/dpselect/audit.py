@@ -218,18 +218,42 @@ def check_admissibility(
         raise TypeError(f"datasets must be an iterable of datasets, got {_short(datasets)}")
     t_max = check_int(t_max, "t_max", minimum=1)
     tol = check_nonnegative(tol, "tol")
-    cache: dict[str, tuple] = {}
+    table = _DeltaTable(utility, sensitivity)
+    n_data = n_pairs = checks = 0
+    for x in datasets:
+        n_data += 1
+        for y in neighbours(x):
+            n_pairs += 1
+            violation, n_checks = _first_violation(table, x, y, t_max, tol)
+            checks += n_checks
+            if violation is not None:
+                return AdmissibilityReport(False, violation, n_data, n_pairs, t_max, checks)
+    if n_data == 0:
+        raise ValueError("datasets must contain at least one dataset, got none: a check of nothing cannot pass")
+    if n_pairs == 0:
+        raise ValueError(f"neighbours returned no neighbour for any of the {n_data} dataset(s): nothing was "
+                         "compared, so admissibility is not established")
+    return AdmissibilityReport(True, None, n_data, n_pairs, t_max, checks)
 
-    def info(d):
+
+class _DeltaTable:
+    """u(d) and δ(d, t) per dataset, each computed once (datasets are keyed by their repr)."""
+
+    def __init__(self, utility: Callable[[Any], np.ndarray], sensitivity: Callable[[Any], Any]) -> None:
+        self.utility, self.sensitivity = utility, sensitivity
+        self._cache: dict[str, tuple[np.ndarray, Any, dict[int, np.ndarray]]] = {}
+
+    def _info(self, d: Any) -> tuple[np.ndarray, Any, dict[int, np.ndarray]]:
         key = repr(d)
-        if key not in cache:
-            u = _as_utility(utility, d)
-            sf = sensitivity(d)
-            cache[key] = (u, sf, {})
-        return cache[key]
+        if key not in self._cache:
+            self._cache[key] = (_as_utility(self.utility, d), self.sensitivity(d), {})
+        return self._cache[key]
 
-    def delta(d, t):
-        u, sf, memo = info(d)
+    def u(self, d: Any) -> np.ndarray:
+        return self._info(d)[0]
+
+    def delta(self, d: Any, t: int) -> np.ndarray:
+        u, sf, memo = self._info(d)
         if t not in memo:
             vals = _as_sf_values(sf, t, d)
             if vals.shape != u.shape:
@@ -238,42 +262,31 @@ def check_admissibility(
             memo[t] = vals
         return memo[t]
 
-    n_data = n_pairs = checks = 0
-    for x in datasets:
-        n_data += 1
-        ux = info(x)[0]
-        for y in neighbours(x):
-            n_pairs += 1
-            uy = info(y)[0]
-            if uy.shape != ux.shape:
-                raise ValueError(f"utility returned {ux.shape} for {x!r} but {uy.shape} for neighbour {y!r}")
-            d0 = delta(x, 0)
-            gap = np.abs(ux - uy)
-            bad = np.flatnonzero(d0 + tol < gap)
-            checks += gap.size
-            if bad.size:
-                r = int(bad[0])
-                return AdmissibilityReport(False, {
-                    "condition": 1, "x": x, "y": y, "t": 0, "candidate": r,
-                    "delta": float(d0[r]), "required": float(gap[r]),
-                    "message": f"δ(x, 0, r={r}) = {d0[r]:.6g} < |u(x, r) − u(y, r)| = {gap[r]:.6g} "
-                               f"for x = {x!r}, y = {y!r}",
-                }, n_data, n_pairs, t_max, checks)
-            for t in range(t_max):
-                dx, dy = delta(x, t + 1), delta(y, t)
-                bad = np.flatnonzero(dx + tol < dy)
-                checks += dx.size
-                if bad.size:
-                    r = int(bad[0])
-                    return AdmissibilityReport(False, {
-                        "condition": 2, "x": x, "y": y, "t": t, "candidate": r,
-                        "delta": float(dx[r]), "required": float(dy[r]),
-                        "message": f"δ(x, {t + 1}, r={r}) = {dx[r]:.6g} < δ(y, {t}, r={r}) = {dy[r]:.6g} "
-                                   f"for x = {x!r}, y = {y!r}",
-                    }, n_data, n_pairs, t_max, checks)
-    if n_data == 0:
-        raise ValueError("datasets must contain at least one dataset, got none: a check of nothing cannot pass")
-    if n_pairs == 0:
-        raise ValueError(f"neighbours returned no neighbour for any of the {n_data} dataset(s): nothing was "
-                         "compared, so admissibility is not established")
-    return AdmissibilityReport(True, None, n_data, n_pairs, t_max, checks)
+
+def _first_violation(table: _DeltaTable, x: Any, y: Any, t_max: int, tol: float) -> tuple[dict | None, int]:
+    """The first failure of condition 1, then of condition 2 (t < t_max), on the pair (x, y); and the
+    number of comparisons made."""
+    ux, uy = table.u(x), table.u(y)
+    if uy.shape != ux.shape:
+        raise ValueError(f"utility returned {ux.shape} for {x!r} but {uy.shape} for neighbour {y!r}")
+    d0 = table.delta(x, 0)
+    gap = np.abs(ux - uy)
+    checks = gap.size
+    bad = np.flatnonzero(d0 + tol < gap)
+    if bad.size:
+        r = int(bad[0])
+        return {"condition": 1, "x": x, "y": y, "t": 0, "candidate": r, "delta": float(d0[r]),
+                "required": float(gap[r]),
+                "message": f"δ(x, 0, r={r}) = {d0[r]:.6g} < |u(x, r) − u(y, r)| = {gap[r]:.6g} "
+                           f"for x = {x!r}, y = {y!r}"}, checks
+    for t in range(t_max):
+        dx, dy = table.delta(x, t + 1), table.delta(y, t)
+        checks += dx.size
+        bad = np.flatnonzero(dx + tol < dy)
+        if bad.size:
+            r = int(bad[0])
+            return {"condition": 2, "x": x, "y": y, "t": t, "candidate": r, "delta": float(dx[r]),
+                    "required": float(dy[r]),
+                    "message": f"δ(x, {t + 1}, r={r}) = {dx[r]:.6g} < δ(y, {t}, r={r}) = {dy[r]:.6g} "
+                               f"for x = {x!r}, y = {y!r}"}, checks
+    return None, checks
