@@ -259,17 +259,18 @@ def test_bounded_counts_rule_reads_each_users_rows_only(client):
 
     def counts(df, nparts, c, distinct=True):
         return D.bounded_item_counts(dd.from_pandas(df, npartitions=nparts), contributions=c, distinct=distinct,
-                                     rng=7).compute()
+                                     rng=7)
 
     for c, distinct in ((2, True), (3, False)):
-        cx, cy, cxy = counts(x, 3, c, distinct), counts(y, 2, c, distinct), counts(both, 5, c, distinct)
+        cx, cy, cxy = dask.compute(counts(x, 3, c, distinct), counts(y, 2, c, distinct),
+                                   counts(both, 5, c, distinct))
         # one user's kept rows do not depend on the others (nor on the partitioning)
         assert cxy.sort_index().to_dict() == cx.add(cy, fill_value=0).astype(np.int64).sort_index().to_dict()
         per_user = x.drop_duplicates() if distinct else x
         assert cx.sum() == per_user.groupby("user").size().clip(upper=c).sum()
     # unbounded and distinct: the number of users per item
     ref = x.drop_duplicates().groupby("item").size()
-    assert counts(x, 3, 100).sort_index().to_dict() == ref.sort_index().to_dict()
+    assert counts(x, 3, 100).compute().sort_index().to_dict() == ref.sort_index().to_dict()
 
 
 def test_frequent_items_law_and_domain():
@@ -278,7 +279,7 @@ def test_frequent_items_law_and_domain():
     domain = [f"i{j}" for j in range(14)]  # two items nobody holds
     with warnings.catch_warnings():
         warnings.simplefilter("error", dpselect.PrivacyLeakWarning)
-        for seed in range(3):
+        for seed in range(2):
             got = D.frequent_items(rows, epsilon=1.0, contributions=3, k=3, items=domain, rng=seed)
             # the same law and bits as the in-memory selector on the bounded counts (after the salt draw)
             gen = np.random.default_rng(seed)
@@ -317,7 +318,7 @@ def test_degree_and_sensitivities_match_in_memory(client):
     edges = dd.from_pandas(pd.DataFrame({"source": u, "target": v}), npartitions=4)
     graph = dpselect.graphs.from_edges(u, v, nodes=nodes, warn=False)
     deg = D.degree(edges, nodes=nodes).compute()
-    ref = pd.Series(graph.degrees, index=graph.node_ids)
+    ref = pd.Series(dpselect.utilities.graph.degree(graph).astype(np.int64), index=graph.node_ids)
     assert deg.sort_index().to_dict() == ref.sort_index().to_dict()
     with pytest.warns(dpselect.PrivacyLeakWarning, match="nodes"):
         seen = D.degree(edges).compute()
@@ -337,7 +338,7 @@ def test_degree_and_sensitivities_match_in_memory(client):
                              rng=0) == int(np.argmax(d))
 
 
-@pytest.mark.parametrize("nparts", [1, 3, 8])
+@pytest.mark.parametrize("nparts", [1, 6])
 def test_pareto_score_equals_in_memory_with_ties(nparts):
     g = np.random.default_rng(nparts)
     for n, hi in ((200, 6), (300, 40)):
