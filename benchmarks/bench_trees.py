@@ -106,12 +106,12 @@ def diffpid3_lines(data) -> list[str]:
     old = {"local_dampening": "local", "shifted_local_dampening": "shifted"}
     ratios = []
     for n, d in data.items():
-        cells = [" / ".join(f"{best_of(lambda: diffpid3(d, e, 5, mechanism='EM', n_max=PUBLIC_TABLE_SIZE[n], rng=0), repeat=2):.2f}"  # noqa: E501
+        cells = [" / ".join(f"{best_of(lambda: diffpid3(d, epsilon=e, depth=5, mechanism='EM', n_max=PUBLIC_TABLE_SIZE[n], rng=0), repeat=2):.2f}"  # noqa: E501
                             for e in (0.01, 2.0))]
         for mech in ("local_dampening", "shifted_local_dampening"):
             parts = []
             for e in (0.01, 2.0):
-                tn = best_of(lambda: diffpid3(d, e, 5, mechanism=mech, n_max=PUBLIC_TABLE_SIZE[n], rng=0), repeat=2)
+                tn = best_of(lambda: diffpid3(d, epsilon=e, depth=5, mechanism=mech, n_max=PUBLIC_TABLE_SIZE[n], rng=0), repeat=2)
                 to = best_of(lambda: prior_diffpid3.diffpid3(d, e, 5, mechanism=old[mech], n_max=PUBLIC_TABLE_SIZE[n],
                                                              rng=0), repeat=2)
                 parts.append(f"{tn:.2f} / {to:.2f} ({tn / to:.2f}x)")

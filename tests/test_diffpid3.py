@@ -103,7 +103,7 @@ def split_nodes(name, epsilon=2.0, depth=5, rng=0):
 
     dp._select_split = spy
     try:
-        diffpid3(load_tabular(name), epsilon, depth, mechanism="LD", n_max=PUBLIC_TABLE_SIZE[name], rng=rng)
+        diffpid3(load_tabular(name), epsilon=epsilon, depth=depth, mechanism="LD", n_max=PUBLIC_TABLE_SIZE[name], rng=rng)
     finally:
         dp._select_split = real
     return seen
@@ -279,7 +279,7 @@ def test_huge_budget_gives_non_private_id3_on_nltcs():
     codes, nv = discretise(d)
     root = int(np.argmax(IGTables(ig_count_tables(codes, d.y, nv)).utilities()))
     for mech in ("exponential", "local_dampening", "shifted_local_dampening"):
-        tree = diffpid3(d, 1e7, 1, mechanism=mech, n_max=d.n_records, rng=1)
+        tree = diffpid3(d, epsilon=1e7, depth=1, mechanism=mech, n_max=d.n_records, rng=1)
         assert tree.feature[0] == root and tree.mechanism == mech
         # leaves: majority class of each side
         for v in range(2):
@@ -293,18 +293,18 @@ def test_mechanism_vocabulary_and_deprecated_names():
                             ("shifted_local_dampening", "Sld", "shifted")):
         with warnings.catch_warnings():
             warnings.simplefilter("error")   # the package vocabulary warns about nothing
-            a = diffpid3(d, 0.5, 2, mechanism=new, n_max=21574, rng=3)
-            b = diffpid3(d, 0.5, 2, mechanism=alias, n_max=21574, rng=3)
+            a = diffpid3(d, epsilon=0.5, depth=2, mechanism=new, n_max=21574, rng=3)
+            b = diffpid3(d, epsilon=0.5, depth=2, mechanism=alias, n_max=21574, rng=3)
         with pytest.warns(DeprecationWarning, match=rf"mechanism='{old}'.* deprecated.*use mechanism='{new}'"):
-            c = diffpid3(d, 0.5, 2, mechanism=old, n_max=21574, rng=3)
+            c = diffpid3(d, epsilon=0.5, depth=2, mechanism=old, n_max=21574, rng=3)
         assert a.mechanism == b.mechanism == c.mechanism == new
         assert np.array_equal(a.feature, b.feature) and np.array_equal(a.feature, c.feature)
         assert np.array_equal(a.label, c.label)
     with pytest.raises(ValueError, match=r"mechanism must be one of exponential, local_dampening, "
                                          r"shifted_local_dampening \(or EM, LD, SLD\), got 'PF'"):
-        diffpid3(d, 1.0, 2, mechanism="PF", n_max=21574)
+        diffpid3(d, epsilon=1.0, depth=2, mechanism="PF", n_max=21574)
     with pytest.raises(TypeError, match="mechanism must be a string"):
-        diffpid3(d, 1.0, 2, mechanism=1, n_max=21574)
+        diffpid3(d, epsilon=1.0, depth=2, mechanism=1, n_max=21574)
 
 
 def test_discretise_and_predict_tiny_table():
@@ -313,24 +313,24 @@ def test_discretise_and_predict_tiny_table():
     codes, nv = discretise(t, bins=2)
     assert nv.tolist() == [2, 2]
     assert codes[:4].tolist() == [[0, 0], [0, 1], [1, 0], [1, 1]]
-    tree = global_diffpid3(t, 1e6, 2, bins=2, n_max=200, rng=0)
+    tree = global_diffpid3(t, epsilon=1e6, depth=2, bins=2, n_max=200, rng=0)
     assert tree.feature[0] == 0
     assert tree.accuracy(t) == 1.0
-    assert local_diffpid3(t, 1e6, 2, bins=2, n_max=200, rng=0).accuracy(t) == 1.0
-    assert shifted_local_diffpid3(t, 1e6, 2, bins=2, n_max=200, rng=0).accuracy(t) == 1.0
+    assert local_diffpid3(t, epsilon=1e6, depth=2, bins=2, n_max=200, rng=0).accuracy(t) == 1.0
+    assert shifted_local_diffpid3(t, epsilon=1e6, depth=2, bins=2, n_max=200, rng=0).accuracy(t) == 1.0
 
 
 def test_seeded_reproducible_and_bad_arguments():
     d = load_nltcs()
-    a = local_diffpid3(d, 0.5, 3, n_max=21574, rng=7)
-    b = local_diffpid3(d, 0.5, 3, n_max=21574, rng=7)
+    a = local_diffpid3(d, epsilon=0.5, depth=3, n_max=21574, rng=7)
+    b = local_diffpid3(d, epsilon=0.5, depth=3, n_max=21574, rng=7)
     assert np.array_equal(a.feature, b.feature) and np.array_equal(a.label, b.label)
     with pytest.raises(ValueError, match="mechanism"):
-        diffpid3(d, 1.0, 2, mechanism="nope")
+        diffpid3(d, epsilon=1.0, depth=2, mechanism="nope")
     with pytest.raises(ValueError, match="epsilon"):
-        diffpid3(d, -1.0, 2)
+        diffpid3(d, epsilon=-1.0, depth=2)
     with pytest.raises(ValueError, match="depth"):
-        diffpid3(d, 1.0, -1)
+        diffpid3(d, epsilon=1.0, depth=-1)
 
 
 def test_envelope_shift_equals_core_walk_within_bounds():
@@ -388,6 +388,14 @@ def test_every_split_gets_budget_over_2_d_plus_1(monkeypatch):
     d = load_nltcs()
     for m, fn in (("EM", "exponential"), ("LD", "dampened_select"), ("SLD", "shifted_select")):
         seen.clear()
-        tree = diffpid3(d, 0.9, 2, mechanism=m, n_max=21574, rng=0)
+        tree = diffpid3(d, epsilon=0.9, depth=2, mechanism=m, n_max=21574, rng=0)
         assert len(seen) == int((tree.feature >= 0).sum()) >= 1
         assert seen == [(fn, pytest.approx(0.9 / 6))] * len(seen)
+
+
+def test_positional_privacy_parameters_are_deprecated():
+    d = load_tabular("nltcs")
+    with pytest.warns(DeprecationWarning, match="epsilon, depth positionally"):
+        old = local_diffpid3(d, 0.5, 2, n_max=21574, rng=5)
+    new = local_diffpid3(d, epsilon=0.5, depth=2, n_max=21574, rng=5)
+    assert old.feature.tolist() == new.feature.tolist() and old.label.tolist() == new.label.tolist()

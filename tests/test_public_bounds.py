@@ -132,7 +132,7 @@ def test_diffpid3_n_max(fn):
 
 def test_diffpid3_data_must_be_a_table():
     with pytest.raises(TypeError, match=r"data must be a dpselect.tabular.TabularData .*got dict"):
-        diffpid3({"X": [[0]], "y": [0]}, 1.0, 1, n_max=10)
+        diffpid3({"X": [[0]], "y": [0]}, epsilon=1.0, depth=1, n_max=10)
 
 
 # -- numeric_bounds and categories (load_table) ------------------------------------------------------

@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import numbers
+from typing import Sequence, Union
 
 import numpy as np
 
-RNGLike = "np.random.Generator | int | None"
+#: What every ``rng=`` accepts (numpy SPEC 7): what ``numpy.random.default_rng`` accepts.
+RngLike = Union[None, int, Sequence[int], np.random.SeedSequence, np.random.BitGenerator, np.random.Generator]
 
 
-def check_rng(rng) -> np.random.Generator:
+def check_rng(rng: RngLike) -> np.random.Generator:
     """Return a ``numpy.random.Generator`` for ``rng`` (numpy SPEC 7).
 
     Accepts anything ``numpy.random.default_rng`` accepts: ``None`` (fresh OS entropy), an int seed

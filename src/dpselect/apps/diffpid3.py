@@ -40,20 +40,21 @@ sensitivity function.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
 from .. import mechanisms
-from .._rng import check_rng
+from .._rng import RngLike, check_rng
 from .._validation import check_int, check_positive
 from ..dampening import dampen, dampen_with_error
 from ..sampling import laplace_below
 from ..tabular import TabularData
 from ..utilities.information_gain import (IGTables, ig_count_tables, ig_global_sensitivity, ig_sensitivity_function,
                                           ig_shift_with_error, public_n_max)
-from ..vocabulary import check_mechanism, deprecated
+from ..vocabulary import check_mechanism, deprecated, keyword_only
 
 __all__ = [
     "DiffPID3Tree",
@@ -173,8 +174,9 @@ class DiffPID3Tree:
         return float(np.mean(self.predict(data) == data.y))
 
 
-def diffpid3(data, epsilon: float, depth: int, *, mechanism: str = "local_dampening", bins: int = 10,
-             n_max: int | None = None, rng=None) -> DiffPID3Tree:
+@keyword_only("epsilon", "depth")
+def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: str = "local_dampening", bins: int = 10,
+             n_max: int | None = None, rng: RngLike = None) -> DiffPID3Tree:
     """Build a DiffPID3 tree (thesis Alg. 4) with total budget ``epsilon`` (B-DP, add/remove one record).
 
     Parameters
@@ -182,7 +184,10 @@ def diffpid3(data, epsilon: float, depth: int, *, mechanism: str = "local_dampen
     data : TabularData
         Training table (binary class).
     epsilon : float
-        Total privacy budget B; each of the d + 1 levels gets 2·B/(2(d + 1)).
+        Total privacy budget B; each of the d + 1 levels gets 2·B/(2(d + 1)). ``epsilon`` and ``depth``
+        are keyword-only (given positionally they still work for one release, with a
+        ``DeprecationWarning``; also in :func:`global_diffpid3`, :func:`local_diffpid3` and
+        :func:`shifted_local_diffpid3`).
     depth : int
         Maximum depth d (number of splits on a path).
     mechanism : {"exponential", "local_dampening", "shifted_local_dampening"}
@@ -207,7 +212,7 @@ def diffpid3(data, epsilon: float, depth: int, *, mechanism: str = "local_dampen
     --------
     >>> from dpselect.tabular import load_nltcs
     >>> d = load_nltcs()
-    >>> tree = diffpid3(d, 1.0, 2, mechanism="local_dampening", n_max=21574, rng=0)
+    >>> tree = diffpid3(d, epsilon=1.0, depth=2, mechanism="local_dampening", n_max=21574, rng=0)
     >>> round(tree.accuracy(d), 2) > 0.5
     True
     """
@@ -217,52 +222,64 @@ def diffpid3(data, epsilon: float, depth: int, *, mechanism: str = "local_dampen
     eps_total = check_positive(epsilon, "epsilon")
     d = check_int(depth, "depth", minimum=0)
     mech = _check_mechanism(mechanism)
-    n = data.n_records
-    N = public_n_max(n, n_max, "diffpid3")
-    gen = check_rng(rng)
+    N = public_n_max(data.n_records, n_max, "diffpid3")
     codes, n_values = discretise(data, bins)
-    y = np.asarray(data.y, dtype=np.int64)
-    n_classes = 2
-    eps = eps_total / (2 * (d + 1))
-
-    feature: list[int] = [-1]
-    first_child: list[int] = [-1]
-    label: list[int] = [0]
-    # queue of (node id, record indices, remaining attributes, remaining depth), breadth first
-    queue = [(0, np.arange(n), list(range(codes.shape[1])), d)]
+    builder = _TreeBuilder(codes, n_values, np.asarray(data.y, dtype=np.int64), mech,
+                           eps_total / (2 * (d + 1)), N, check_rng(rng))
+    # breadth first over (node id, record indices, remaining attributes, remaining depth)
+    queue = [(0, np.arange(data.n_records), list(range(codes.shape[1])), d)]
     while queue:
-        nxt = []
-        for node, rows, attrs, left in queue:
-            t = max((int(n_values[a]) for a in attrs), default=1)
-            # Stopping rule: (n + Laplace(1/ε)) / (t·C) < √2/2, released as one bit and sampled exactly
-            # (threshold − n as an exact rational; no float Laplace variate, see dpselect.sampling).
-            small = laplace_below(Fraction(math.sqrt(2) / 2 * t * n_classes) - rows.size, 1.0 / eps, gen)
-            if not attrs or left == 0 or small:
-                # Leaf label: argmax of the class counts + Laplace(1/ε) = report-noisy-max with Laplace
-                # noise (counts move monotonically, Δ = 1), sampled exactly.
-                counts = np.bincount(y[rows], minlength=n_classes).astype(np.float64)
-                label[node] = int(mechanisms.report_noisy_max(counts, epsilon=eps, sensitivity=1.0, noise="laplace",
-                                                              monotonic=True, rng=gen))
-                continue
-            tabs = IGTables(ig_count_tables(codes[rows][:, attrs], y[rows], n_values[attrs].tolist(), n_classes))
-            pick = _select_split(tabs, mech, eps, N, gen)
-            a = attrs[pick]
-            k = int(n_values[a])
-            start = len(feature)
-            feature[node] = a
-            first_child[node] = start
-            feature += [-1] * k
-            first_child += [-1] * k
-            label += [0] * k
-            col = codes[rows, a]
-            order = np.argsort(col, kind="stable")
-            bounds = np.searchsorted(col[order], np.arange(k + 1))
-            rest = [b for b in attrs if b != a]
-            for v in range(k):
-                nxt.append((start + v, rows[order[bounds[v]:bounds[v + 1]]], rest, left - 1))
-        queue = nxt
-    return DiffPID3Tree(np.array(feature, np.int64), np.array(first_child, np.int64), np.array(label, np.int8),
-                        d, int(bins), eps_total, mech)
+        queue = [child for node in queue for child in builder.grow(*node)]
+    return DiffPID3Tree(np.array(builder.feature, np.int64), np.array(builder.first_child, np.int64),
+                        np.array(builder.label, np.int8), d, int(bins), eps_total, mech)
+
+
+class _TreeBuilder:
+    """The growing tree as flat arrays; :meth:`grow` turns one node into a leaf or a split (ε per level)."""
+
+    n_classes = 2
+
+    def __init__(self, codes: np.ndarray, n_values: np.ndarray, y: np.ndarray, mech: str, eps: float, n_max: int,
+                 gen: np.random.Generator) -> None:
+        self.codes, self.n_values, self.y = codes, n_values, y
+        self.mech, self.eps, self.n_max, self.gen = mech, eps, n_max, gen
+        self.feature: list[int] = [-1]
+        self.first_child: list[int] = [-1]
+        self.label: list[int] = [0]
+
+    def grow(self, node: int, rows: np.ndarray, attrs: list[int], left: int) -> list[tuple]:
+        """Leaf or split ``node``; returns the children to grow next (none for a leaf)."""
+        if not attrs or left == 0 or self._too_small(rows, attrs):
+            self.label[node] = self._leaf_label(rows)
+            return []
+        tabs = IGTables(ig_count_tables(self.codes[rows][:, attrs], self.y[rows], self.n_values[attrs].tolist(),
+                                        self.n_classes))
+        a = attrs[_select_split(tabs, self.mech, self.eps, self.n_max, self.gen)]
+        k = int(self.n_values[a])
+        start = len(self.feature)
+        self.feature[node], self.first_child[node] = a, start
+        self.feature += [-1] * k
+        self.first_child += [-1] * k
+        self.label += [0] * k
+        col = self.codes[rows, a]
+        order = np.argsort(col, kind="stable")
+        cuts = np.searchsorted(col[order], np.arange(k + 1))
+        rest = [b for b in attrs if b != a]
+        return [(start + v, rows[order[cuts[v]:cuts[v + 1]]], rest, left - 1) for v in range(k)]
+
+    def _too_small(self, rows: np.ndarray, attrs: list[int]) -> bool:
+        """Stopping rule (n + Laplace(1/ε)) / (t·C) < √2/2, released as one bit and sampled exactly
+        (threshold − n as an exact rational; no float Laplace variate, see dpselect.sampling)."""
+        t = max(int(self.n_values[a]) for a in attrs)
+        return bool(laplace_below(Fraction(math.sqrt(2) / 2 * t * self.n_classes) - rows.size, 1.0 / self.eps,
+                                  self.gen))
+
+    def _leaf_label(self, rows: np.ndarray) -> int:
+        """argmax of the class counts + Laplace(1/ε) = report-noisy-max with Laplace noise (counts move
+        monotonically, Δ = 1), sampled exactly."""
+        counts = np.bincount(self.y[rows], minlength=self.n_classes).astype(np.float64)
+        return int(mechanisms.report_noisy_max(counts, epsilon=self.eps, sensitivity=1.0, noise="laplace",
+                                               monotonic=True, rng=self.gen))
 
 
 def _select_split(tabs: IGTables, mech: str, eps: float, n_max: int, gen: np.random.Generator) -> int:
@@ -278,16 +295,19 @@ def _select_split(tabs: IGTables, mech: str, eps: float, n_max: int, gen: np.ran
     return int(mechanisms.shifted_select(u, sf, G, err, eps, 1, gen, direction="increasing"))
 
 
-def global_diffpid3(data, epsilon: float, depth: int, **kw) -> DiffPID3Tree:
+@keyword_only("epsilon", "depth")
+def global_diffpid3(data: TabularData, *, epsilon: float, depth: int, **kw: Any) -> DiffPID3Tree:
     """GlobalDiffPID3: :func:`diffpid3` with the exponential mechanism and ΔIG."""
-    return diffpid3(data, epsilon, depth, mechanism="exponential", **kw)
+    return diffpid3(data, epsilon=epsilon, depth=depth, mechanism="exponential", **kw)
 
 
-def local_diffpid3(data, epsilon: float, depth: int, **kw) -> DiffPID3Tree:
+@keyword_only("epsilon", "depth")
+def local_diffpid3(data: TabularData, *, epsilon: float, depth: int, **kw: Any) -> DiffPID3Tree:
     """LocalDiffPID3: :func:`diffpid3` with local dampening and the element local sensitivity of IG."""
-    return diffpid3(data, epsilon, depth, mechanism="local_dampening", **kw)
+    return diffpid3(data, epsilon=epsilon, depth=depth, mechanism="local_dampening", **kw)
 
 
-def shifted_local_diffpid3(data, epsilon: float, depth: int, **kw) -> DiffPID3Tree:
+@keyword_only("epsilon", "depth")
+def shifted_local_diffpid3(data: TabularData, *, epsilon: float, depth: int, **kw: Any) -> DiffPID3Tree:
     """ShiftedLocalDiffPID3: :func:`diffpid3` with shifted local dampening (direction "increasing")."""
-    return diffpid3(data, epsilon, depth, mechanism="shifted_local_dampening", **kw)
+    return diffpid3(data, epsilon=epsilon, depth=depth, mechanism="shifted_local_dampening", **kw)
