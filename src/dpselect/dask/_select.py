@@ -60,8 +60,6 @@ NOISES = ("laplace", "gumbel", "exponential")
 _U64_MAX = np.iinfo(np.uint64).max
 _OFFSET_BITGENS = (np.random.PCG64, np.random.PCG64DXSM)  # advance(d) skips exactly d 64-bit words
 
-RNGLike = "np.random.Generator | np.random.BitGenerator | np.random.SeedSequence | int | None"
-
 
 # ---------------------------------------------------------------------------------------------
 # random bits
