@@ -59,6 +59,8 @@ from .._validation import _short, check_choice, check_nonnegative, check_positiv
 from . import _logspace as ls
 from ._logspace import SHIFT_FROM
 from .graph import DatasetGraph, _uncovered_ids, as_dataset_graph, true_value_array
+from .mechanism import BinaryMechanism
+from .violations import privacy_violations
 from .suitable import DPPair, EdgeDPPairs, SuitablePair
 
 __all__ = ["NotExtendableError", "NoUniqueOptimumError", "optimal_extension", "optimal_mechanism",
@@ -422,64 +424,6 @@ def _check_compatible(g: DatasetGraph, pair: SuitablePair, colour: int, is_src: 
                              value_v=float(qfull[v]), bound=bprob, path=path)
 
 
-def privacy_violations(g: DatasetGraph, pair: SuitablePair, log_prob: np.ndarray, tol: float = 1e-9,
-                       chunk: int = 1 << 21) -> tuple[np.ndarray, np.ndarray]:
-    """Neighbouring pairs ``(x, y)`` (vertex ids) where ``Pr[M(y) = j]`` is too large given ``Pr[M(x) = j]``.
-
-    ``log_prob[v] = (log Pr[M(v) = 0], log Pr[M(v) = 1])``. DP pairs are checked in log space on every edge,
-    both orientations, both answers: ``|log P_x(j) - log P_y(j)| <= eps_e + tol`` for pure DP (``-inf`` only
-    next to ``-inf``), ``log P_y(j) <= logaddexp(log P_x(j) + eps_e, log delta) + tol`` with delta; so
-    ``tol`` is a relative slack. A generic pair is checked on the probabilities:
-    ``P_y(j) <= U_e(P_x(j)) + tol``. Returns two arrays ``(x, y)``, one entry per violated orientation.
-    """
-    xs, ys = [], []
-    m = g.n_edges
-    log_prob = np.asarray(log_prob, dtype=np.float64)
-    c0, c1 = np.ascontiguousarray(log_prob[:, 0]), np.ascontiguousarray(log_prob[:, 1])
-    delta = float(getattr(pair, "delta", 0.0))
-    if pair.log_space and not pair.homogeneous:
-        eps_edge: Any = getattr(pair, "edge_epsilon", None)
-        if eps_edge is None:
-            eps_edge = np.empty(m)
-            eps_edge[g.arc_edge] = pair.arc_eps(np.arange(g.indices.size))
-    elif pair.log_space:
-        eps_edge = float(pair.arc_eps(None))
-    for lo in range(0, m, chunk):
-        e = np.arange(lo, min(m, lo + chunk), dtype=np.int64)
-        u, v = g.edge_u[e], g.edge_v[e]
-        if pair.log_space:
-            lim = (eps_edge[e] if isinstance(eps_edge, np.ndarray) else eps_edge) + tol
-            with np.errstate(invalid="ignore"):
-                d0, d1 = c0[v] - c0[u], c1[v] - c1[u]          # nan when both are -inf: no violation
-                # |log ratio| <= eps + tol on both answers is pure DP, hence also (eps, delta)-DP
-                sus = np.flatnonzero((np.abs(d0) > lim) | (np.abs(d1) > lim))
-                if not sus.size:
-                    continue
-                u, v = u[sus], v[sus]
-                lim = lim[sus] if np.ndim(lim) else lim
-                lu = np.stack([c0[u], c1[u]], axis=1)
-                lv = np.stack([c0[v], c1[v]], axis=1)
-                eps = (lim - tol)[:, None] if np.ndim(lim) else lim - tol
-                if delta == 0:
-                    up = (lv - lu > eps + tol).any(axis=1)        # v too likely given u
-                    down = (lu - lv > eps + tol).any(axis=1)
-                else:
-                    logd = math.log(delta)
-                    up = (lv > np.logaddexp(lu + eps, logd) + tol).any(axis=1)
-                    down = (lu > np.logaddexp(lv + eps, logd) + tol).any(axis=1)
-        else:  # a homogeneous custom pair: the same U on every arc
-            pu = np.stack([np.exp(c0[u]), np.exp(c1[u])], axis=1)
-            pv = np.stack([np.exp(c0[v]), np.exp(c1[v])], axis=1)
-            U = pair.upper
-            up = (pv[:, 1] > U(pu[:, 1]) + tol) | (pv[:, 0] > U(pu[:, 0]) + tol)
-            down = (pu[:, 1] > U(pv[:, 1]) + tol) | (pu[:, 0] > U(pv[:, 0]) + tol)
-        xs += [u[up], v[down]]
-        ys += [v[up], u[down]]
-    if not xs:
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-    return np.concatenate(xs), np.concatenate(ys)
-
-
 def _partial_arrays(g: DatasetGraph, partial: Any) -> tuple[np.ndarray, np.ndarray]:
     idx, vals = g.vertex_array(partial, "partial")
     bad = ~np.isfinite(vals) | (vals < 0) | (vals > 1)
@@ -574,8 +518,6 @@ def optimal_mechanism(graph: Any, true_values: Any, partial: Mapping, *, epsilon
     default; ``"heap"``: the one-vertex-at-a-time reference). The mechanism keeps both log-probabilities
     of every vertex (``.log_prob``) to full relative precision, and samples from them exactly.
     """
-    from .mechanism import BinaryMechanism
-
     check_choice(method, "method", tuple(_ENGINES))
     tol = check_nonnegative(tol, "tol")
     g, T, src, val, pr = _prepare(graph, true_values, partial, epsilon, delta, pair)

@@ -10,6 +10,7 @@ from .._validation import _short, check_nonnegative
 from .bernoulli import bernoulli_log
 from .graph import DatasetGraph
 from .suitable import SuitablePair
+from .violations import privacy_violations
 
 __all__ = ["BinaryMechanism"]
 
@@ -122,8 +123,6 @@ class BinaryMechanism:
         (``logaddexp(log Pr[M(x) = j] + eps, log delta)`` with delta), for ``j = 0, 1``, both orientations of
         every edge; for a custom pair ``Pr[M(y) = j] > U(Pr[M(x) = j]) + tol``.
         """
-        from .extension import privacy_violations
-
         tol = check_nonnegative(tol, "tol")
         if self.pair is None:
             raise ValueError("this mechanism has no privacy notion attached (pair=None): nothing to check")
