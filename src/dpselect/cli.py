@@ -14,6 +14,8 @@ import os
 import sys
 from pathlib import Path
 
+from . import __version__
+from .datasets import dataset_root
 from .experiments import REPRODUCTIONS
 
 # Extra top-level commands: name -> module providing DESCRIPTION, add_arguments(parser), run(args) -> int.
@@ -40,8 +42,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    from . import __version__
-
     parser = _Parser(prog="dpselect", description="Differentially private selection.")
     parser.add_argument("--version", action="version", version=f"dpselect {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -127,7 +127,6 @@ def _data_hint() -> str:
             return f"DPSELECT_DATA={env} points one level too low: set DPSELECT_DATA={p.parent}"
         return f"DPSELECT_DATA={env} holds none of {', '.join(DATA_SUBDIRS)}: set DPSELECT_DATA to {need}"
     try:
-        from .datasets import dataset_root
 
         root = dataset_root()
     except FileNotFoundError:

@@ -12,6 +12,18 @@ from pathlib import Path
 
 import numpy as np
 
+import dpselect
+from dpselect.apps.influential_demo import influential_demo_table
+from dpselect.apps.median import histogram_groups, median_error, median_probabilities
+from dpselect.datasets import PUBLIC_GRAPH_MAX_DEGREE, dataset_path
+from dpselect.graphs import load_dataset_graph
+from dpselect.tabular import load_nltcs
+from dpselect.utilities.classification import tpr, tpr_sensitivity
+
+from ._rng import check_rng
+from ._validation import check_positive
+from .experiments._common import pyplot
+
 DESCRIPTION = "show private selection on real data: mechanisms, exact probabilities, local vs global"
 
 
@@ -24,10 +36,6 @@ def add_arguments(parser) -> None:
 
 
 def _rule_selection(epsilon: float, rng: np.random.Generator):
-    import dpselect
-    from dpselect.tabular import load_nltcs
-    from dpselect.utilities.classification import tpr, tpr_sensitivity
-
     data = load_nltcs()
     X = data.X.astype(np.int8)
     # Candidate r: "predict positive when attribute r is 1". Public candidates; private records.
@@ -66,10 +74,6 @@ def _rule_selection(epsilon: float, rng: np.random.Generator):
 
 
 def _graph_part(epsilon: float, k: int, rng) -> None:
-    from dpselect.apps.influential_demo import influential_demo_table
-    from dpselect.datasets import PUBLIC_GRAPH_MAX_DEGREE
-    from dpselect.graphs import load_dataset_graph
-
     t0 = time.perf_counter()
     g = load_dataset_graph("enron")
     print(f"== 2. Enron email graph ({g.n_nodes:,} nodes, {g.n_edges:,} edges): private top-{k} influential "
@@ -82,10 +86,6 @@ def _graph_part(epsilon: float, k: int, rng) -> None:
 
 
 def _median_part(epsilon: float) -> None:
-    import dpselect
-    from dpselect.apps.median import histogram_groups, median_error, median_probabilities
-    from dpselect.datasets import dataset_path
-
     hist = np.load(dataset_path("dpbench1d", "HEPTH.n4096.npy"))
     values, counts, lam = histogram_groups(hist)
     true = float(values[np.searchsorted(np.cumsum(counts), (int(counts.sum()) + 1) // 2)])
@@ -101,8 +101,6 @@ def _median_part(epsilon: float) -> None:
 
 
 def _plot(path: Path, names, u, probs) -> None:
-    from .experiments._common import pyplot
-
     plt = pyplot()
     order = np.argsort(-u, kind="stable")
     fig, ax = plt.subplots(figsize=(8, 3.5))
@@ -121,9 +119,6 @@ def _plot(path: Path, names, u, probs) -> None:
 
 
 def run(args) -> int:
-    from ._rng import check_rng
-    from ._validation import check_positive
-
     eps = check_positive(args.epsilon, "epsilon")
     rng = check_rng(args.seed)
     names, u, probs = _rule_selection(eps, rng)

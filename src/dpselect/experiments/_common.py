@@ -25,14 +25,18 @@ from __future__ import annotations
 import argparse
 import csv
 import math
+import multiprocessing as mp
 import re
 import time
 from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
+
+from .._progress import Progress
 
 BASE_COLUMNS = ("dataset", "method", "epsilon", "run", "metric", "value")
 #: Where a reproduction writes when no ``--out`` is given (not the committed ``results/``).
@@ -200,7 +204,6 @@ def line_panels(plt, panels: Sequence[tuple[str, Sequence[tuple[str, Sequence[fl
 def _context():
     """The multiprocessing context of the worker pool: ``spawn`` exists on every platform and does not
     inherit locks or threads of the parent (``fork`` does neither on Windows nor safely with threads)."""
-    import multiprocessing as mp
 
     return mp.get_context("spawn")
 
@@ -215,13 +218,11 @@ def run_jobs(task: Callable, jobs: list, label: str, *, processes: int = 1,
     its own seeds, so the results do not depend on ``processes``. ``processes == 1`` runs them in order
     in this process.
     """
-    from .._progress import Progress
 
     t0 = time.perf_counter()
     results: list[Any] = [None] * len(jobs)
     with Progress(len(jobs), label, enabled=not quiet) as bar:
         if processes > 1 and len(jobs) > 1:
-            from concurrent.futures import ProcessPoolExecutor, as_completed
 
             with ProcessPoolExecutor(max_workers=min(processes, len(jobs)), mp_context=_context()) as pool:
                 futures = {pool.submit(task, job): i for i, job in enumerate(jobs)}

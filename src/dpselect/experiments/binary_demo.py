@@ -22,6 +22,8 @@ import time
 
 import numpy as np
 
+from .._rng import check_rng
+from ..binary import DatasetGraph, balanced_boundary_value, balanced_probability, optimal_mechanism
 from ._common import Reproduction, Result, add_output_arguments, line_panels, markdown_table, parse_float_list
 
 NAME = "binary-demo"
@@ -45,7 +47,6 @@ def _add_arguments(parser) -> None:
 # ------------------------------------------------------------------ mechanisms
 def count_path_mechanism(n: int, theta: int, epsilon: float, delta: float = 0.0):
     """The optimal balanced mechanism on the count quotient: vertex ``c`` = all datasets with ``c`` ones."""
-    from ..binary import DatasetGraph, balanced_boundary_value, optimal_mechanism
 
     a = balanced_boundary_value(epsilon, delta)
     g = DatasetGraph.from_arrays(n + 1, np.arange(n), np.arange(1, n + 1))
@@ -55,7 +56,6 @@ def count_path_mechanism(n: int, theta: int, epsilon: float, delta: float = 0.0)
 
 def hypercube_graph(n: int):
     """``{0,1}^n`` as a :class:`~dpselect.binary.DatasetGraph` (vertex = bit mask) and the counts."""
-    from ..binary import DatasetGraph
 
     x = np.arange(1 << n, dtype=np.int64)
     us, vs = [], []
@@ -74,7 +74,6 @@ def hypercube_mechanism(n: int, theta: int, epsilon: float, delta: float = 0.0, 
 
     ``graph`` may pass a prebuilt ``hypercube_graph(n)`` (to reuse it across epsilons).
     """
-    from ..binary import balanced_boundary_value, optimal_mechanism
 
     g, counts = hypercube_graph(n) if graph is None else graph
     a = balanced_boundary_value(epsilon, delta)
@@ -125,7 +124,6 @@ def _theta(args) -> int:
 def _jobs(args, datasets) -> list:
     # one job per ε, run in order in this process (the command has no --jobs): they share one generator,
     # as the committed results were drawn
-    from .._rng import check_rng
 
     rng = check_rng(args.seed)
     return [(datasets[0], int(args.n), _theta(args), eps, args.delta, args.full_max_n, args.samples, rng)
@@ -134,7 +132,6 @@ def _jobs(args, datasets) -> list:
 
 def _task(job):
     """One ε: the optimal mechanism on the count path (and the full hypercube), baselines, sampled check."""
-    from ..binary import balanced_probability
 
     dataset, n, theta, eps, delta, full_max_n, samples, rng = job
     c = np.arange(n + 1)

@@ -14,6 +14,8 @@ import argparse
 
 import numpy as np
 
+from ..apps.influence_baselines import recall, top_k_aggregate
+from ..apps.motkin_sampler import MotkinSampler
 from ..graphs import GRAPH_DATASETS
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table
 from .table2 import add_graph_argument, cached, cached_graph, graph_sources
@@ -28,8 +30,6 @@ PAPER_TEXT = ("DP-MOTkIN-Agg_local obtains perfect recall with a low privacy bud
 
 
 def _sampler(source: str, method: str, variant: str, weights: tuple):
-    from ..apps.motkin_sampler import MotkinSampler
-
     return cached(("agg-sampler", source, method, variant, weights), lambda: MotkinSampler(
         cached_graph(source), "agg", mechanism="local_dampening" if method == "agg-local" else "exponential",
         variant=variant, objective_weights=weights))
@@ -37,7 +37,6 @@ def _sampler(source: str, method: str, variant: str, weights: tuple):
 
 def _task(job):
     """All runs of one (graph, method, ε) cell; the graph's first cell adds the reference set note."""
-    from ..apps.influence_baselines import recall, top_k_aggregate
 
     di, label, source, mi, method, ei, eps, seed, runs, k, weights, variant = job
     s = _sampler(source, method, variant, weights)

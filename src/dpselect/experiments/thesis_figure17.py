@@ -25,7 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
+import dpselect as dps
+
+from ..apps.median import histogram_groups, median_distribution
 from ..datasets import dataset_path
+from ..utilities.median import grouped_database
 from ._common import Reproduction, Result, add_common_arguments, markdown_table
 
 NAME = "thesis-figure17"
@@ -92,8 +96,6 @@ _CACHE: dict = {}
 
 def _groups(name: str, bound):
     """Everything ε-independent about one histogram, once per process."""
-    from ..apps.median import histogram_groups
-    from ..utilities.median import grouped_database
 
     if (name, bound) not in _CACHE:
         vals, counts, lam = histogram_groups(load_histogram(name), bound=bound)
@@ -104,8 +106,6 @@ def _groups(name: str, bound):
 
 def _task(job):
     """One (dataset, ε): exact expected errors of EM, LD, LD-thesis-delta and interval, ``runs`` PF draws."""
-    import dpselect as dps
-    from ..apps.median import median_distribution
 
     di, name, ei, eps, seed, runs, bound_arg = job
     vals, counts, bound, g, (tv, tc, td, tm) = _groups(name, bound_arg)

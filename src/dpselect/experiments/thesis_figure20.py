@@ -18,7 +18,9 @@ import time
 
 import numpy as np
 
-from ..apps.priv_topk import PRIV_TOPK_MECHANISMS, PrivTopkScores, prepare_priv_topk
+from ..apps.influence_baselines import recall, top_k_ebc
+from ..apps.priv_topk import PRIV_TOPK_MECHANISMS, PrivTopkScores, prepare_priv_topk, priv_topk
+from ..datasets import PUBLIC_GRAPH_MAX_DEGREE
 from ..graphs import GRAPH_DATASETS
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table, parse_int_list
 from .table2 import add_graph_argument, cached, cached_graph, graph_sources
@@ -36,7 +38,6 @@ THESIS_TEXT = ("EM and PF have low accuracy for low B (ΔEBC = 22,361,076.5 for 
 
 def public_max_degree(label: str, args: argparse.Namespace | None = None) -> tuple[int, str]:
     """(D, where it comes from) for the graph ``label``: ``--max-degree`` if given, else the thesis' value."""
-    from ..datasets import PUBLIC_GRAPH_MAX_DEGREE
 
     given = getattr(args, "max_degree", None) if args is not None else None
     if given is not None:
@@ -69,8 +70,6 @@ def _scores(source: str, D: int) -> tuple[PrivTopkScores, float]:
 
 def _task(job):
     """All runs of one (graph, k, mechanism, ε) cell; the graph's first cell adds its note."""
-    from ..apps.influence_baselines import recall, top_k_ebc
-    from ..apps.priv_topk import priv_topk
 
     di, label, source, D, D_from, ki, k, mi, mech, ei, eps, seed, runs = job
     scores, secs = _scores(source, D)

@@ -16,6 +16,9 @@ import argparse
 
 import numpy as np
 
+from ..apps.diffpid3 import diffpid3
+from ..datasets import PUBLIC_TABLE_SIZE
+from ..tabular import load_tabular
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table, parse_int_list
 
 NAME = "thesis-figures23-25"
@@ -41,21 +44,18 @@ _DATA: dict = {}
 
 def _data(name):
     if name not in _DATA:
-        from ..tabular import load_tabular
         _DATA[name] = load_tabular(name)
     return _DATA[name]
 
 
 def public_n_max(name: str) -> int:
     """The public bound N on table sizes for dataset ``name``: its published size (thesis Sec. 7.4)."""
-    from ..datasets import PUBLIC_TABLE_SIZE
 
     return PUBLIC_TABLE_SIZE[name]
 
 
 def _task(job) -> list[dict]:
     """One test fold of one repetition: every depth, ε and method."""
-    from ..apps.diffpid3 import diffpid3
 
     di, name, rep, fold, n_folds, seed, epsilons, depths, bins = job
     data = _data(name)
