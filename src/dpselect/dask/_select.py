@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Hashable, Sequence
+from typing import Any, Callable, Hashable, Sequence, cast
 
 import numpy as np
 
@@ -119,6 +119,10 @@ class _Replay:
     def __init__(self, first: np.ndarray, rest: np.random.Generator):
         self._first: np.ndarray | None = np.asarray(first, dtype=np.uint64)
         self._rest = rest
+
+    def as_generator(self) -> np.random.Generator:
+        """Typed as the Generator the sampler expects; it only calls ``integers`` (its documented contract)."""
+        return cast(np.random.Generator, self)
 
     def integers(self, low: Any, high: Any = None, size: Any = None, dtype: Any = np.int64,
                  endpoint: bool = False) -> Any:
@@ -346,7 +350,7 @@ def _reduce(results: list[dict[str, Any]], spec: _Spec, k_arg: int | None, gen: 
         words = np.concatenate([live[t]["rounds"][0][1] for t in range(len(live))])
         order = np.argsort(pos, kind="stable")
         pos, words = pos[order], words[order]
-        top = noisy_top_k(a[pos], None if err is None else err[pos], k, _Replay(words, gen), noise=spec.noise,
+        top = noisy_top_k(a[pos], None if err is None else err[pos], k, _Replay(words, gen).as_generator(), noise=spec.noise,
                           exact_score=lambda j: exact_score(int(pos[j])))
         picks = [int(pos[j]) for j in top]
         return picks, [int(glob[i]) for i in picks], labels
@@ -363,7 +367,7 @@ def _reduce(results: list[dict[str, Any]], spec: _Spec, k_arg: int | None, gen: 
         def ex(i: int, pos: np.ndarray = pos) -> Fraction:
             return exact_score(int(pos[i]))
 
-        top = noisy_top_k(a[pos], None if err is None else err[pos], 1, _Replay(words, gen), noise=spec.noise,
+        top = noisy_top_k(a[pos], None if err is None else err[pos], 1, _Replay(words, gen).as_generator(), noise=spec.noise,
                           exact_score=ex)
         pick = int(pos[int(top[0])])
         picked.add(pick)
