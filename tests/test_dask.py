@@ -190,8 +190,8 @@ def test_reduce_refines_a_cross_partition_tie(monkeypatch, freq):
     u = np.zeros(4)
     gen = np.random.default_rng(14)
     for noise in ("gumbel", "laplace"):
-        draws = [_select._execute(_split_blocks(u, [1, 1, 1, 1]), eps=1.0, delta=1.0, mult_per_pick=2, k=None, noise=noise,
-                                  rng=gen, eager=True) for _ in range(120)]
+        draws = [_select._execute(_split_blocks(u, [1, 1, 1, 1]), eps=1.0, delta=1.0, mult_per_pick=2, k=None,
+                                  noise=noise, rng=gen, eager=True) for _ in range(120)]
         freq(draws, np.full(4, 0.25))
 
 

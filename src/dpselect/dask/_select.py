@@ -350,14 +350,15 @@ def _reduce(results: list[dict[str, Any]], spec: _Spec, k_arg: int | None, gen: 
         words = np.concatenate([live[t]["rounds"][0][1] for t in range(len(live))])
         order = np.argsort(pos, kind="stable")
         pos, words = pos[order], words[order]
-        top = noisy_top_k(a[pos], None if err is None else err[pos], k, _Replay(words, gen).as_generator(), noise=spec.noise,
-                          exact_score=lambda j: exact_score(int(pos[j])))
+        top = noisy_top_k(a[pos], None if err is None else err[pos], k, _Replay(words, gen).as_generator(),
+                          noise=spec.noise, exact_score=lambda j: exact_score(int(pos[j])))
         picks = [int(pos[j]) for j in top]
         return picks, [int(glob[i]) for i in picks], labels
     picked: set[int] = set()
     picks = []
     for j in range(k):
-        pos = np.concatenate([starts[t] + live[t]["rounds"][j][0] for t in range(len(live)) if len(live[t]["rounds"]) > j])
+        pos = np.concatenate([starts[t] + live[t]["rounds"][j][0] for t in range(len(live))
+                              if len(live[t]["rounds"]) > j])
         words = np.concatenate([live[t]["rounds"][j][1] for t in range(len(live)) if len(live[t]["rounds"]) > j])
         keep = np.asarray([int(i) not in picked for i in pos], dtype=bool)
         pos, words = pos[keep], words[keep]
@@ -367,8 +368,8 @@ def _reduce(results: list[dict[str, Any]], spec: _Spec, k_arg: int | None, gen: 
         def ex(i: int, pos: np.ndarray = pos) -> Fraction:
             return exact_score(int(pos[i]))
 
-        top = noisy_top_k(a[pos], None if err is None else err[pos], 1, _Replay(words, gen).as_generator(), noise=spec.noise,
-                          exact_score=ex)
+        top = noisy_top_k(a[pos], None if err is None else err[pos], 1, _Replay(words, gen).as_generator(),
+                          noise=spec.noise, exact_score=ex)
         pick = int(pos[int(top[0])])
         picked.add(pick)
         picks.append(pick)
