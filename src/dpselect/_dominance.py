@@ -26,6 +26,7 @@ All counts are exact (integer arithmetic after the rank reduction).
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["count_dominating", "count_dominating_blocked", "count_with_orders"]
 
@@ -61,7 +62,7 @@ def _as_2d(a, name: str) -> np.ndarray:
     return arr
 
 
-def count_dominating(points, queries=None, *, strict: bool = True, method: str = "auto") -> np.ndarray:
+def count_dominating(points: ArrayLike, queries: ArrayLike | None = None, *, strict: bool = True, method: str = "auto") -> np.ndarray:
     """For each query q, the number of points p with p_i > q_i (``strict``) or p_i >= q_i for every i.
 
     Parameters
@@ -124,7 +125,7 @@ def count_with_orders(P: np.ndarray, Q: np.ndarray, strict: bool, method: str = 
     return counts, orders
 
 
-def count_dominating_blocked(points, queries, *, strict: bool = True) -> np.ndarray:
+def count_dominating_blocked(points: ArrayLike, queries: ArrayLike, *, strict: bool = True) -> np.ndarray:
     """The same counts by chunked broadcasting: O(n q m) work, O(chunk) memory."""
     P = _as_2d(points, "points")
     Q = _as_2d(queries, "queries")
@@ -154,7 +155,6 @@ def _rank_reduce(P: np.ndarray, Q: np.ndarray, strict: bool,
     orders = []
     ranks = np.empty((n, m), dtype=np.int64)
     keys = np.empty((Q.shape[0], m), dtype=np.int64)
-    side = "right" if strict else "left"
     same = Q is P
     for i in range(m):
         col = P[:, i]
@@ -189,7 +189,7 @@ def _rank_reduce(P: np.ndarray, Q: np.ndarray, strict: bool,
             nxt = np.minimum.accumulate(nxt[::-1])[::-1]
             keys[order, i] = nxt
         else:
-            keys[:, i] = np.searchsorted(v, Q[:, i], side=side)
+            keys[:, i] = np.searchsorted(v, Q[:, i], side="right" if strict else "left")
     return ranks, keys, orders
 
 
@@ -208,9 +208,9 @@ def _range_count_ge(values: np.ndarray, s: np.ndarray, e: np.ndarray, x: np.ndar
     if n == 0 or nq == 0:
         return np.zeros(nq, dtype=np.int64)
     top = max(int(values.max()), int(x.max()), n)
-    dt = np.int32 if top < 2**31 - 2 else np.int64
-    out = np.zeros(nq, dtype=dt)
-    A = values.astype(dt, copy=True)
+    dt: type[np.signedinteger] = np.int32 if top < 2**31 - 2 else np.int64
+    out: np.ndarray = np.zeros(nq, dtype=dt)
+    A: np.ndarray = values.astype(dt, copy=True)
     s = s.astype(dt, copy=True)
     e = e.astype(dt, copy=True)
     x = x.astype(dt, copy=False)

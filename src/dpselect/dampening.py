@@ -50,6 +50,7 @@ import numbers
 from fractions import Fraction
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._validation import check_int, check_utilities
 from .sensitivity import SensitivityFunction
@@ -122,7 +123,7 @@ def _resolved_error(aa, start, e_start, dd, out, end, e_end, sat):
 
 
 # -- the dampening function -------------------------------------------------------------------------
-def dampen(utilities, sensitivity_function: SensitivityFunction, *, max_steps: int = DEFAULT_MAX_STEPS) -> np.ndarray:
+def dampen(utilities: ArrayLike, sensitivity_function: SensitivityFunction, *, max_steps: int = DEFAULT_MAX_STEPS) -> np.ndarray:
     """The dampening function D(x, r) of thesis Def. 3.3.1 for every candidate.
 
     With b(0) = 0, b(i) = Σ_{j<i} δ(x, j, r) and b(−i) = −b(i): for u = u(x, r) >= 0,
@@ -157,7 +158,7 @@ def dampen(utilities, sensitivity_function: SensitivityFunction, *, max_steps: i
     return _dampen(utilities, sensitivity_function, max_steps, track=False)[0]
 
 
-def dampen_with_error(utilities, sensitivity_function: SensitivityFunction, *,
+def dampen_with_error(utilities: ArrayLike, sensitivity_function: SensitivityFunction, *,
                       max_steps: int = DEFAULT_MAX_STEPS) -> tuple[np.ndarray, np.ndarray]:
     """``(D, err)``: D exactly as :func:`dampen` returns it, and err[r] >= |D[r] − D_exact(r)|.
 
@@ -341,7 +342,7 @@ def _dampen_blocks(a, active, sf, out, max_steps, err) -> None:
                     ps = np.where(j > 0, np.cumsum(ce[rows], axis=1)[pick], 0.0)
                     pa = np.where(j > 0, np.cumsum(ca[rows], axis=1)[pick], 0.0)
                 else:
-                    ps = pa = 0.0
+                    ps = pa = np.zeros(rows.size)
                 e1 = _two_sum_err(b[rows], c[rows, j], ej)
                 e2 = _two_sum_err(ej, -dj, starts)
                 C_end, E_end = C[rows] + ps + e1, E[rows] + pa + np.abs(e1)
@@ -473,7 +474,9 @@ def _fixed(x: float) -> int:
 
 def _check_candidate(sensitivity_function, r) -> tuple[SensitivityFunction, int]:
     sf = _check_sf(sensitivity_function, None)
-    return sf, check_int(r, "r", minimum=0, maximum=sf.n_candidates - 1)
+    n = sf.n_candidates
+    assert n is not None  # learnt by _check_sf
+    return sf, check_int(r, "r", minimum=0, maximum=n - 1)
 
 
 def _deltas_of(sf: SensitivityFunction, r: int, limit: int):

@@ -40,6 +40,9 @@ from fractions import Fraction
 from typing import Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
+from scipy import integrate
+from scipy.special import gammaln
 
 from ._rng import check_rng
 from ._validation import check_bool, check_choice, check_int, check_k, check_positive, check_utilities
@@ -110,7 +113,7 @@ def _check_weights(weights, n: int, name: str = "base_measure") -> np.ndarray | 
     return w
 
 
-def _scale(utilities: np.ndarray, factor) -> np.ndarray:
+def _scale(utilities: np.ndarray, factor: "float | tuple[float, float, int]") -> np.ndarray:
     """factor · (u − max u): the log-weight of each candidate up to a constant, never overflowing to +inf.
 
     ``factor``: a float, or a tuple (eps, delta, mult) meaning eps/(delta·mult), formed without
@@ -123,7 +126,8 @@ def _scale(utilities: np.ndarray, factor) -> np.ndarray:
         return d * factor  # d <= 0, so the product is finite or −inf (an exp-underflow that is exact)
 
 
-def _log_weights(scores: np.ndarray, factor: float, weights: np.ndarray | None) -> np.ndarray:
+def _log_weights(scores: np.ndarray, factor: "float | tuple[float, float, int]",
+                 weights: np.ndarray | None) -> np.ndarray:
     lw = _scale(scores, factor)
     if weights is not None:
         lw = lw + np.log(weights)
@@ -144,7 +148,8 @@ def _probabilities_from_log_weights(lw: np.ndarray) -> np.ndarray:
     return p / p.sum()
 
 
-def _sample(scores: np.ndarray, factor: float, weights: np.ndarray | None, k: int, rng: np.random.Generator):
+def _sample(scores: np.ndarray, factor: "float | tuple[float, float, int]", weights: np.ndarray | None, k: int,
+            rng: np.random.Generator) -> "int | np.ndarray":
     """k draws without replacement, each ∝ w_r·exp(factor·score_r) among the candidates not yet drawn.
 
     Successive sampling without replacement with fixed scores is exactly k peeled exponential
@@ -361,18 +366,18 @@ def _prepare(utilities, epsilon, sensitivity, k, monotonic, weights):
 @keyword_only("epsilon", "sensitivity")
 @selection_result
 def exponential(
-    utilities,
+    utilities: ArrayLike,
     *,
     epsilon: float,
     sensitivity: float,
     k: int | None = None,
     monotonic: bool = False,
-    base_measure=None,
+    base_measure: ArrayLike | None = None,
     rng: np.random.Generator | int | None = None,
     exact: bool = True,
     size: int | None = None,
-    weights=None,
-):
+    weights: ArrayLike | None = None,
+) -> int | np.ndarray:
     """Select candidate r with probability ∝ exp(ε·u(r) / (2Δu)) (McSherry-Talwar exponential mechanism).
 
     Privacy: ε-DP for any neighbour model under which ``sensitivity`` bounds the change of every
@@ -403,8 +408,8 @@ def exponential(
 
 
 @keyword_only("epsilon", "sensitivity")
-def exponential_probabilities(utilities, *, epsilon: float, sensitivity: float, monotonic: bool = False,
-                              base_measure=None, weights=None) -> np.ndarray:
+def exponential_probabilities(utilities: ArrayLike, *, epsilon: float, sensitivity: float, monotonic: bool = False,
+                              base_measure: ArrayLike | None = None, weights: ArrayLike | None = None) -> np.ndarray:
     """Exact output distribution of :func:`exponential` (k = 1): ∝ w_r·exp(ε·u(r)/(2Δu)).
 
     >>> exponential_probabilities([0.0, np.log(3.0) * 2], epsilon=1.0, sensitivity=1.0).tolist()
@@ -480,6 +485,7 @@ def _rnm_select(s: np.ndarray, noise: str, k: int, rng: np.random.Generator, wei
     head_alive = np.ones(head.size, dtype=bool)
     tail_removed = np.zeros(tail.size, dtype=bool)
     picks = []
+    best: tuple[str, int] | None
     for _ in range(k):
         alive = np.flatnonzero(head_alive)
         if alive.size:
@@ -506,6 +512,7 @@ def _rnm_select(s: np.ndarray, noise: str, k: int, rng: np.random.Generator, wei
                     vals = best_val + rng.standard_exponential(pos.size)
                     j = int(np.argmax(vals))
                     best_val, best = vals[j], ("tail", int(pos[j]))
+        assert best is not None  # some candidate's noisy value is finite
         where, j = best
         if where == "head":
             head_alive[j] = False
@@ -531,19 +538,19 @@ def _rnm_peel_full(s, noise, k, rng, weights):
 @keyword_only("epsilon", "sensitivity")
 @selection_result
 def report_noisy_max(
-    utilities,
+    utilities: ArrayLike,
     *,
     epsilon: float,
     sensitivity: float,
     noise: Literal["laplace", "gumbel", "exponential"] = "laplace",
     k: int | None = None,
     monotonic: bool = False,
-    base_measure=None,
+    base_measure: ArrayLike | None = None,
     rng: np.random.Generator | int | None = None,
     exact: bool = True,
     size: int | None = None,
-    weights=None,
-):
+    weights: ArrayLike | None = None,
+) -> int | np.ndarray:
     """Select argmax_r (u(r) + noise_r) with i.i.d. noise of scale 2Δu/ε (Δu/ε if ``monotonic``).
 
     ``noise="gumbel"`` is exactly the exponential mechanism, ``noise="exponential"`` exactly
@@ -557,7 +564,7 @@ def report_noisy_max(
     >>> report_noisy_max([1.0, 5.0, 2.0], epsilon=1e6, sensitivity=1.0, noise="laplace", rng=0)
     1
     """
-    noise = check_choice(noise, "noise", NOISES)
+    noise = check_choice(noise, "noise", NOISES)  # type: ignore[assignment]  # a checked NOISES member
     base_measure = _base_measure(base_measure, weights, "report_noisy_max")
     u, eps, delta, k, monotonic, w = _prepare(utilities, epsilon, sensitivity, k, monotonic, base_measure)
     exact, size = check_bool(exact, "exact"), _check_size(size)
@@ -597,18 +604,18 @@ def _rnm_any(u, factor, noise, k, rng, w):
 @keyword_only("epsilon", "sensitivity")
 @selection_result
 def permute_and_flip(
-    utilities,
+    utilities: ArrayLike,
     *,
     epsilon: float,
     sensitivity: float,
     k: int | None = None,
     monotonic: bool = False,
-    base_measure=None,
+    base_measure: ArrayLike | None = None,
     rng: np.random.Generator | int | None = None,
     exact: bool = True,
     size: int | None = None,
-    weights=None,
-):
+    weights: ArrayLike | None = None,
+) -> int | np.ndarray:
     """Permute-and-flip (McKenna & Sheldon 2020): ε-DP selection never worse than the exponential mechanism.
 
     The original algorithm visits candidates in random order and stops at r with probability
@@ -626,8 +633,8 @@ def permute_and_flip(
 
 
 @keyword_only("epsilon", "sensitivity")
-def permute_and_flip_probabilities(utilities, *, epsilon: float, sensitivity: float, monotonic: bool = False,
-                                   base_measure=None, weights=None) -> np.ndarray:
+def permute_and_flip_probabilities(utilities: ArrayLike, *, epsilon: float, sensitivity: float, monotonic: bool = False,
+                                   base_measure: ArrayLike | None = None, weights: ArrayLike | None = None) -> np.ndarray:
     """Exact output distribution of :func:`permute_and_flip` (k = 1), by the permutation argument.
 
     With p_r = exp(ε(u(r) − u*)/(2Δu)) and q_r = 1 − p_r, candidate r is output when it is reached with
@@ -660,8 +667,6 @@ def permute_and_flip_probabilities(utilities, *, epsilon: float, sensitivity: fl
         upd[s_] = 0.0  # r = s_ excludes its own factor
         E[:, 1:] += upd
     j = np.arange(n)
-    from scipy.special import gammaln
-
     coef = np.exp(gammaln(j + 1) + gammaln(n - j) - gammaln(n + 1))  # j!(n-1-j)!/n!
     probs = p * (E @ coef)
     probs = probs / probs.sum()  # removes rounding only: the exact values already sum to 1
@@ -671,7 +676,7 @@ def permute_and_flip_probabilities(utilities, *, epsilon: float, sensitivity: fl
 
 
 @keyword_only("epsilon", "sensitivity")
-def report_noisy_max_probabilities(utilities, *, epsilon: float, sensitivity: float,
+def report_noisy_max_probabilities(utilities: ArrayLike, *, epsilon: float, sensitivity: float,
                                    noise: Literal["laplace", "gumbel", "exponential"] = "laplace",
                                    monotonic: bool = False) -> np.ndarray:
     """Output distribution of :func:`report_noisy_max` (k = 1).
@@ -681,7 +686,7 @@ def report_noisy_max_probabilities(utilities, *, epsilon: float, sensitivity: fl
     P(r) = ∫ f(z − s_r) Π_{q≠r} F(z − s_q) dz, with breakpoints at every s (relative error ~1e-10;
     small n, for audits).
     """
-    noise = check_choice(noise, "noise", NOISES)
+    noise = check_choice(noise, "noise", NOISES)  # type: ignore[assignment]  # a checked NOISES member
     if noise == "gumbel":
         return exponential_probabilities(utilities, epsilon=epsilon, sensitivity=sensitivity, monotonic=monotonic)
     if noise == "exponential":
@@ -689,8 +694,6 @@ def report_noisy_max_probabilities(utilities, *, epsilon: float, sensitivity: fl
     u, eps, delta, _, monotonic, _ = _prepare(utilities, epsilon, sensitivity, 1, monotonic, None)
     if u.shape[0] > 200:
         raise ValueError(f"report_noisy_max_probabilities integrates numerically and is meant for n <= 200, got {u.shape[0]}")
-    from scipy import integrate
-
     s = _scale(u, (eps, delta, 1 if monotonic else 2))
 
     def log_cdf(z):
@@ -733,18 +736,18 @@ def _prepare_local(utilities, epsilon, sensitivity_function, k, weights):
 @keyword_only("epsilon", "sensitivity_function")
 @selection_result
 def local_dampening(
-    utilities,
+    utilities: ArrayLike,
     *,
     epsilon: float,
     sensitivity_function: SensitivityFunction,
     k: int | None = None,
-    base_measure=None,
+    base_measure: ArrayLike | None = None,
     rng: np.random.Generator | int | None = None,
     max_steps: int = DEFAULT_MAX_STEPS,
     exact: bool = True,
     size: int | None = None,
-    weights=None,
-):
+    weights: ArrayLike | None = None,
+) -> int | np.ndarray:
     """Local dampening (thesis Def. 3.4.1): select r with probability ∝ exp(ε·D(x, r)/2).
 
     D is the dampening function (:func:`dpselect.dampen`), which rescales u by the data-dependent
@@ -776,8 +779,8 @@ def local_dampening(
 
 
 @keyword_only("epsilon", "sensitivity_function")
-def local_dampening_probabilities(utilities, *, epsilon: float, sensitivity_function: SensitivityFunction,
-                                  base_measure=None, max_steps: int = DEFAULT_MAX_STEPS, weights=None) -> np.ndarray:
+def local_dampening_probabilities(utilities: ArrayLike, *, epsilon: float, sensitivity_function: SensitivityFunction,
+                                  base_measure: ArrayLike | None = None, max_steps: int = DEFAULT_MAX_STEPS, weights: ArrayLike | None = None) -> np.ndarray:
     """Exact output distribution of :func:`local_dampening` (k = 1): ∝ w_r·exp(ε·D(x, r)/2).
 
     >>> import dpselect
@@ -801,19 +804,19 @@ def _shifted_scores(u, sf, direction, max_steps):
 @keyword_only("epsilon", "sensitivity_function")
 @selection_result
 def shifted_local_dampening(
-    utilities,
+    utilities: ArrayLike,
     *,
     epsilon: float,
     sensitivity_function: SensitivityFunction,
     direction: Literal["increasing", "decreasing"] = "increasing",
     k: int | None = None,
-    base_measure=None,
+    base_measure: ArrayLike | None = None,
     rng: np.random.Generator | int | None = None,
     max_steps: int = DEFAULT_MAX_STEPS,
     exact: bool = True,
     size: int | None = None,
-    weights=None,
-):
+    weights: ArrayLike | None = None,
+) -> int | np.ndarray:
     """Shifted local dampening (thesis Defs. 4.2.1/4.2.2) in closed form.
 
     With G_r = Σ_t (Δ − δ(x, t, r)) (finite: δ must be bounded, see
@@ -831,7 +834,7 @@ def shifted_local_dampening(
     ...                         rng=0)
     1
     """
-    direction = check_choice(direction, "direction", DIRECTIONS)
+    direction = check_choice(direction, "direction", DIRECTIONS)  # type: ignore[assignment]
     base_measure = _base_measure(base_measure, weights, "shifted_local_dampening")
     u, eps, sf, k, w = _prepare_local(utilities, epsilon, sensitivity_function, k, base_measure)
     exact, size = check_bool(exact, "exact"), _check_size(size)
@@ -849,10 +852,10 @@ def shifted_local_dampening(
 
 
 @keyword_only("epsilon", "sensitivity_function")
-def shifted_local_dampening_probabilities(utilities, *, epsilon: float, sensitivity_function: SensitivityFunction,
+def shifted_local_dampening_probabilities(utilities: ArrayLike, *, epsilon: float, sensitivity_function: SensitivityFunction,
                                           direction: Literal["increasing", "decreasing"] = "increasing",
-                                          base_measure=None, max_steps: int = DEFAULT_MAX_STEPS,
-                                          weights=None) -> np.ndarray:
+                                          base_measure: ArrayLike | None = None, max_steps: int = DEFAULT_MAX_STEPS,
+                                          weights: ArrayLike | None = None) -> np.ndarray:
     """Exact output distribution of :func:`shifted_local_dampening` (k = 1).
 
     >>> import dpselect
@@ -860,7 +863,7 @@ def shifted_local_dampening_probabilities(utilities, *, epsilon: float, sensitiv
     ...                                       sensitivity_function=dpselect.constant(2, 1.0)).tolist()
     [0.5, 0.5]
     """
-    direction = check_choice(direction, "direction", DIRECTIONS)
+    direction = check_choice(direction, "direction", DIRECTIONS)  # type: ignore[assignment]
     base_measure = _base_measure(base_measure, weights, "shifted_local_dampening_probabilities")
     u, eps, sf, _, w = _prepare_local(utilities, epsilon, sensitivity_function, 1, base_measure)
     scores = _shifted_scores(u, sf, direction, max_steps)

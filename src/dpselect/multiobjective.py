@@ -34,10 +34,13 @@ import threading
 from typing import Any, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from . import mechanisms
 from ._dominance import count_dominating, count_with_orders
 from ._rng import check_rng
 from ._validation import check_k, check_matrix, check_positive
+from .dampening import DEFAULT_MAX_STEPS
 from .sensitivity import SensitivityFunction, _check_weight_values, constant, weighted_sum
 from .vocabulary import (  # noqa: F401 (the mechanism names are re-exported)
     GLOBAL_MECHANISMS,
@@ -81,7 +84,7 @@ Sensitivities = Sequence["float | SensitivityFunction"]
 # ---------------------------------------------------------------------------------------------
 # Pareto score and its sensitivity function
 # ---------------------------------------------------------------------------------------------
-def pareto_score(U) -> np.ndarray:
+def pareto_score(U: ArrayLike) -> np.ndarray:
     """Pareto score PS(r) = −|{r' ≠ r : r' dominates r}| of every candidate (paper Def. 4.3).
 
     r' dominates r iff it is strictly better in **every** objective; ties in any objective prevent
@@ -124,7 +127,7 @@ def _is_number(s: Any) -> bool:
     return isinstance(s, (numbers.Real, np.floating, np.integer)) and not isinstance(s, (bool, np.bool_))
 
 
-def _check_sensitivities(sensitivities, m: int, n: int, name: str = "sensitivities") -> list:
+def _check_sensitivities(sensitivities, m: int, n: int, name: str = "sensitivities") -> list[float | SensitivityFunction]:
     """Numbers (global sensitivities, checked > 0) or SensitivityFunctions for n candidates, one per objective."""
     if isinstance(sensitivities, (SensitivityFunction, numbers.Number, np.generic, str)):
         raise TypeError(f"{name} must be a list with one entry per objective ({m}), got {type(sensitivities).__name__}")
@@ -135,7 +138,7 @@ def _check_sensitivities(sensitivities, m: int, n: int, name: str = "sensitiviti
                         f"got {type(sensitivities).__name__}") from None
     if len(sens) != m:
         raise ValueError(f"{name} must have one entry per objective (U has {m} columns), got {len(sens)}")
-    out = []
+    out: list[float | SensitivityFunction] = []
     for i, s in enumerate(sens):
         if isinstance(s, SensitivityFunction):
             if s.n_candidates is not None and s.n_candidates != n:
@@ -321,7 +324,8 @@ class _WalkState:
     def reset(self, U: np.ndarray) -> None:
         self.t = -1
         self.cum = np.zeros_like(U)
-        self.orders_h = self.orders_l = None
+        self.orders_h: list | None = None
+        self.orders_l: list | None = None
 
 
 def _saturation(U: np.ndarray, sfs: list[SensitivityFunction]) -> int | None:
@@ -337,16 +341,14 @@ def _saturation(U: np.ndarray, sfs: list[SensitivityFunction]) -> int | None:
     to a declared saturation distance regardless of ``max_steps``, so declaring 10^299 (sensitivities
     tiny against the objectives' ranges) would turn their clear ``max_steps`` error into an endless loop.
     """
-    from .dampening import DEFAULT_MAX_STEPS
-
-    sat = 0
+    sat: int | float = 0
     for i, sf in enumerate(sfs):
         if sf.saturation_distance is None:
             return None
         steps = _coverage_steps(U[:, i], sf.global_sensitivity)
         if steps is not None:
             sat = max(sat, sf.saturation_distance + steps)
-    return sat if sat <= DEFAULT_MAX_STEPS else None
+    return int(sat) if sat <= DEFAULT_MAX_STEPS else None
 
 
 def _coverage_steps(col: np.ndarray, delta: float) -> int | float | None:
@@ -367,8 +369,6 @@ def _check_shifted_walk(U: np.ndarray, sfs: list[SensitivityFunction], options: 
     over at least that many distances. Beyond ``max_steps`` (and the walk cap DEFAULT_MAX_STEPS) that
     walk cannot finish: a ValueError now instead of an endless walk.
     """
-    from .dampening import DEFAULT_MAX_STEPS
-
     max_steps = options.get("max_steps", DEFAULT_MAX_STEPS)
     if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)):
         return  # the mechanism reports a bad max_steps itself
@@ -399,8 +399,6 @@ def _check_dampening_walk(U: np.ndarray, sfs: list[SensitivityFunction], options
     (t + 1)Δ_i, which gives the first distance T_r at which that is possible; the walk needs
     max_r T_r + 1 distances. Only computed when n·n·m <= _WALK_CHECK_LIMIT.
     """
-    from .dampening import DEFAULT_MAX_STEPS
-
     n, m = U.shape
     if n * n * m > _WALK_CHECK_LIMIT:
         return
@@ -660,10 +658,11 @@ def _pareto_shift(U: np.ndarray, sfs: list[SensitivityFunction], base_idx: np.nd
         if s_qry.size == 0 and all(empty(i) for i in range(m)):
             break
         left = [i for i in range(m) if not empty(i)]
-        if s_qry.size == 0 and len(left) == 1 and uni[left[0]] is not None:
+        last = uni[left[0]] if len(left) == 1 else None
+        if s_qry.size == 0 and last is not None:
             # one objective with the same C for all candidates left: the rest in blocks of distances
             i = left[0]
-            _uniform_tail(uni[i], c_uni[i] - deltas[i], deltas[i], t, sat, G)
+            _uniform_tail(last, c_uni[i] - deltas[i], deltas[i], t, sat, G)
             break
         # the terms of this distance
         for S in subsets:
@@ -671,21 +670,24 @@ def _pareto_shift(U: np.ndarray, sfs: list[SensitivityFunction], base_idx: np.nd
                 continue
             q_idx = queries(S[0])
             for i in S[1:]:
-                q_idx = q_idx[uni[i].in_queries(q_idx)] if uni[i] is not None else \
+                ui = uni[i]
+                q_idx = q_idx[ui.in_queries(q_idx)] if ui is not None else \
                     np.intersect1d(q_idx, high[i], assume_unique=True)
             if q_idx.size == 0:
                 continue
             sign = 1 if len(S) % 2 else -1
             if len(S) == 1:
                 i = S[0]
-                if uni[i] is not None:
-                    cnt = uni[i].count_below(c_uni[i], L(i, q_idx))
+                ui = uni[i]
+                if ui is not None:
+                    cnt = ui.count_below(c_uni[i], L(i, q_idx))
                 else:
                     cnt = np.searchsorted(np.sort(H(i, low[i])), L(i, q_idx), side="left")
             else:
                 p_idx = points(S[0])
                 for i in S[1:]:
-                    p_idx = p_idx[uni[i].in_points(p_idx)] if uni[i] is not None else \
+                    ui = uni[i]
+                    p_idx = p_idx[ui.in_points(p_idx)] if ui is not None else \
                         np.intersect1d(p_idx, low[i], assume_unique=True)
                 if p_idx.size == 0:
                     continue
@@ -700,7 +702,7 @@ def _pareto_shift(U: np.ndarray, sfs: list[SensitivityFunction], base_idx: np.nd
     return G.astype(np.float64)
 
 
-def pareto_sensitivity(U, sensitivity_functions: Sensitivities) -> SensitivityFunction:
+def pareto_sensitivity(U: ArrayLike, sensitivity_functions: Sensitivities) -> SensitivityFunction:
     """The admissible sensitivity function δ^PS of the Pareto score (paper Def. 4.5, Thm 4.7).
 
     Built from one admissible sensitivity function per objective; its global sensitivity is n − 1.
@@ -747,8 +749,8 @@ def pareto_sensitivity(U, sensitivity_functions: Sensitivities) -> SensitivityFu
     return _pareto_sf(M, _as_functions(sens, n), None)
 
 
-def aggregate_sensitivity(objective_weights=None, sensitivity_functions: Sensitivities | None = None, *,
-                          weights=None) -> SensitivityFunction:
+def aggregate_sensitivity(objective_weights: ArrayLike | None = None, sensitivity_functions: Sensitivities | None = None, *,
+                          weights: ArrayLike | None = None) -> SensitivityFunction:
     """δ^agg(x, t, r) = Σ_i |w_i| δ_i(x, t, r), admissible for u_agg = Σ_i w_i u_i (paper Thm 5.4).
 
     Its global sensitivity is Σ_i |w_i| Δu_i (paper Thm 5.3). Same neighbour model as the δ_i.
@@ -765,15 +767,15 @@ def aggregate_sensitivity(objective_weights=None, sensitivity_functions: Sensiti
         raise TypeError("aggregate_sensitivity() missing required argument: 'objective_weights'")
     if sensitivity_functions is None:
         raise TypeError("aggregate_sensitivity() missing required argument: 'sensitivity_functions'")
-    sfs = list(sensitivity_functions) if not isinstance(sensitivity_functions, SensitivityFunction) else None
-    if sfs is None:
+    if isinstance(sensitivity_functions, SensitivityFunction):
         raise TypeError("sensitivity_functions must be a list of SensitivityFunction, one per objective")
-    for i, s in enumerate(sfs):
+    sfs: list[SensitivityFunction] = []
+    for i, s in enumerate(sensitivity_functions):
         if not isinstance(s, SensitivityFunction):
             raise TypeError(f"sensitivity_functions[{i}] must be a SensitivityFunction, got {type(s).__name__} "
                             "(use dpselect.constant(n, Δ) for a global sensitivity)")
-    _check_weights(objective_weights, len(sfs))
-    return weighted_sum(objective_weights, sfs)
+        sfs.append(s)
+    return weighted_sum(_check_weights(objective_weights, len(sfs)), sfs)
 
 
 def _check_weights(weights, m: int, name: str = "objective_weights") -> np.ndarray:
@@ -808,14 +810,8 @@ def _resolve_mechanism(mechanism, sens: list, options: dict) -> str:
     return mechanism
 
 
-def _mechanisms():
-    from . import mechanisms as mech
-
-    return mech
-
-
 def _select(mechanism: str, u: np.ndarray, eps: float, sensitivity, k: int, rng, options: dict, base_measure=None):
-    mech = _mechanisms()
+    mech = mechanisms
     fn = getattr(mech, mechanism)
     if base_measure is not None:
         options = {**options, "base_measure": base_measure}
@@ -830,7 +826,7 @@ def _sensitivity_keyword(mechanism: str) -> str:
 
 def _probabilities(mechanism: str, u: np.ndarray, eps: float, sensitivity, options: dict,
                    base_measure=None) -> np.ndarray:
-    mech = _mechanisms()
+    mech = mechanisms
     options = {k: v for k, v in options.items() if k != "exact"}
     if base_measure is not None:
         if mechanism == "report_noisy_max":
@@ -860,8 +856,8 @@ def _prepare(U, epsilon, sensitivities, mechanism, options):
 
 @keyword_only("epsilon", "sensitivities")
 @selection_result
-def priv_pareto(U, *, epsilon: float, sensitivities: Sensitivities, mechanism: str | None = None, k: int | None = None,
-                rng: np.random.Generator | int | None = None, **options):
+def priv_pareto(U: ArrayLike, *, epsilon: float, sensitivities: Sensitivities, mechanism: str | None = None, k: int | None = None,
+                rng: np.random.Generator | int | None = None, **options) -> int | np.ndarray:
     """PrivPareto (paper Def. 4.1 / 4.2): privately select candidate(s) close to the Pareto front.
 
     Runs a single-objective mechanism on the Pareto score PS with
@@ -914,7 +910,7 @@ def priv_pareto(U, *, epsilon: float, sensitivities: Sensitivities, mechanism: s
     k = check_k(1 if k is None else k, n)
     gen = check_rng(rng)
     local = mechanism in LOCAL_MECHANISMS
-    sfs = _as_functions(sens, n) if local else None
+    sfs = _as_functions(sens, n) if local else []
     remaining = np.arange(n)
     picks: list[int] = []
     for _ in range(k):
@@ -928,7 +924,7 @@ def priv_pareto(U, *, epsilon: float, sensitivities: Sensitivities, mechanism: s
                 _check_shifted_walk(sub, sfs, options)
             else:
                 _check_dampening_walk(sub, sfs, options)
-            sens_k = _pareto_sf(sub, sfs, None if remaining.size == n else remaining)
+            sens_k: float | SensitivityFunction = _pareto_sf(sub, sfs, None if remaining.size == n else remaining)
         else:
             sens_k = float(remaining.size - 1)
         j = int(_select(mechanism, ps.astype(np.float64), eps / k, sens_k, 1, gen, options))
@@ -938,7 +934,7 @@ def priv_pareto(U, *, epsilon: float, sensitivities: Sensitivities, mechanism: s
 
 
 @keyword_only("epsilon", "sensitivities")
-def priv_pareto_probabilities(U, *, epsilon: float, sensitivities: Sensitivities, mechanism: str | None = None,
+def priv_pareto_probabilities(U: ArrayLike, *, epsilon: float, sensitivities: Sensitivities, mechanism: str | None = None,
                               **options) -> np.ndarray:
     """Exact output distribution of :func:`priv_pareto` with k = 1.
 
@@ -958,7 +954,7 @@ def priv_pareto_probabilities(U, *, epsilon: float, sensitivities: Sensitivities
             _check_shifted_walk(M, sfs, options)
         else:
             _check_dampening_walk(M, sfs, options)
-        sens_k = _pareto_sf(M, sfs, None)
+        sens_k: float | SensitivityFunction = _pareto_sf(M, sfs, None)
     else:
         sens_k = float(n - 1)
     return _probabilities(mechanism, ps.astype(np.float64), eps, sens_k, options)
@@ -987,9 +983,9 @@ def _aggregate(M, weights, sens, mechanism, n, m):
 
 @keyword_only("epsilon", "sensitivities")
 @selection_result
-def priv_agg(U, objective_weights=None, *, epsilon: float, sensitivities: Sensitivities,
+def priv_agg(U: ArrayLike, objective_weights: ArrayLike | None = None, *, epsilon: float, sensitivities: Sensitivities,
              mechanism: str | None = None, k: int | None = None, rng: np.random.Generator | int | None = None,
-             base_measure=None, weights=None, **options):
+             base_measure: ArrayLike | None = None, weights: ArrayLike | None = None, **options) -> int | np.ndarray:
     """PrivAgg (paper Def. 5.1 / 5.2): privately select candidate(s) maximising Σ_i w_i u_i.
 
     The aggregate utility u_agg = U @ objective_weights goes to a single-objective mechanism with global
@@ -1035,9 +1031,9 @@ def priv_agg(U, objective_weights=None, *, epsilon: float, sensitivities: Sensit
 
 
 @keyword_only("epsilon", "sensitivities")
-def priv_agg_probabilities(U, objective_weights=None, *, epsilon: float, sensitivities: Sensitivities,
+def priv_agg_probabilities(U: ArrayLike, objective_weights: ArrayLike | None = None, *, epsilon: float, sensitivities: Sensitivities,
                            mechanism: str | None = None,
-                           base_measure=None, weights=None, **options) -> np.ndarray:
+                           base_measure: ArrayLike | None = None, weights: ArrayLike | None = None, **options) -> np.ndarray:
     """Exact output distribution of :func:`priv_agg` with k = 1 (same arguments).
 
     >>> priv_agg_probabilities([[1.0, 0.0], [0.0, 1.0]], [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0]).tolist()
@@ -1063,7 +1059,7 @@ def _short_repr(x) -> str:
     return r if len(r) <= 60 else r[:57] + "..."
 
 
-def metric_c(reference, candidates, _legacy_selected=None, *, objectives=None) -> float:
+def metric_c(reference: ArrayLike, candidates: ArrayLike, _legacy_selected: ArrayLike | None = None, *, objectives: ArrayLike | None = None) -> float:
     """Metric C(X', X'') of paper Def. 6.3: fraction of X'' dominated by at least one member of X'.
 
     Domination is strict in every objective (DESIGN.md's Pareto domination), all objectives maximised;

@@ -41,6 +41,7 @@ from fractions import Fraction
 from typing import Callable, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["noisy_top_k", "noisy_top_k_batch", "noisy_top_k_peeled", "laplace_below", "NOISES"]
 
@@ -382,9 +383,9 @@ def _certify(ids, lo, hi, k: int):
 
 def noisy_top_k(
     a: np.ndarray,
-    a_err,
+    a_err: np.ndarray | float | None,
     k: int,
-    rng,
+    rng: np.random.Generator,
     *,
     noise: str = "gumbel",
     exact_score: Callable[[int], Fraction],
@@ -582,7 +583,7 @@ def _refine(a, short, s_lo, s_hi, amb, kk, rng, noise, exact_score, weights, m):
     ref_lo, ref_hi = Dr.frac(ref)
     dlo = {r: Dr.down(Dr.ctx.subtract(decimal.Decimal(float(v)), ref_hi)) for r, v in zip(ids, s_lo)}
     dhi = {r: Dr.up(Dr.ctx.subtract(decimal.Decimal(float(v)), ref_lo)) for r, v in zip(ids, s_hi)}
-    refined: set[int] = set()
+    refined = set()   # candidates given an exact enclosure (ints)
     for _ in range(100_000):
         again = sorted(r for r in amb if r in refined)
         R.extend(again)  # 64 more bits for those the exact scores alone did not settle
@@ -625,10 +626,10 @@ def _round_out(lo, hi):
 
 def noisy_top_k_batch(
     a: np.ndarray,
-    a_err,
+    a_err: np.ndarray | float | None,
     k: int,
     size: int,
-    rng,
+    rng: np.random.Generator,
     *,
     noise: str = "gumbel",
     exact_score: Callable[[int], Fraction],
@@ -652,7 +653,7 @@ def noisy_top_k_batch(
     out = np.empty((size, kk), dtype=np.int64)
     rows = np.arange(size)
     rounds = kk if peel else 1
-    taken = np.zeros((size, n), dtype=bool) if peel else None
+    taken = np.zeros((size, n if peel else 0), dtype=bool)   # used only when peel
     for rnd in range(rounds):
         m = _bits64(rng, size * n).reshape(size, n)
         n_lo, n_hi = _float_enclosure(m, noise, weights)
@@ -756,7 +757,7 @@ def _noise_point_hi(j: int, noise: str) -> float:
     return v * (1.0 + 1e-15) + 1e-300
 
 
-def noisy_top_k_peeled(a: np.ndarray, a_err, k: int, rng, *, noise: str,
+def noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, rng: np.random.Generator, *, noise: str,
                        exact_score: Callable[[int], Fraction], _level_shift: float = 0.0) -> np.ndarray:
     """k sequential picks, each the exact argmax of ``a_r + N_r`` over the candidates not yet picked with
     **fresh** i.i.d. noise (report-noisy-max top-k with exponential or Laplace noise, ε/k each), without
@@ -907,8 +908,11 @@ def noisy_top_k_peeled(a: np.ndarray, a_err, k: int, rng, *, noise: str,
             else:
                 sub, bits = _fallback_bits(n, removed, {ids_l[q]: int(m_l[q]) for q in alive}, tail, starts,
                                            ends, js, rng)
+            def ex(i: int, sub: np.ndarray = sub) -> Fraction:
+                return exact_score(int(sub[i]))
+
             j = int(noisy_top_k(a[sub], None if err_full is None else err_full[sub], 1, rng, noise=noise,
-                                exact_score=lambda i, sub=sub: exact_score(int(sub[i])), bits=bits)[0])
+                                exact_score=ex, bits=bits)[0])
             win = int(sub[j])
         picks.append(win)
         removed.add(win)
@@ -958,7 +962,7 @@ def _peel_passes(a, err, kk, rng, noise, exact_score):
     return np.asarray(picks, dtype=np.int64)
 
 
-def laplace_below(x, scale: float, rng) -> bool:
+def laplace_below(x: float | Fraction, scale: float, rng: np.random.Generator) -> bool:
     """Exactly whether a Laplace(0, ``scale``) variate is below ``x`` (floats read as exact rationals).
 
     The noisy-threshold test ``value + Laplace(b) < threshold`` of many algorithms (DiffPID3's stopping

@@ -152,7 +152,9 @@ class SensitivityFunction:
             if self.n_candidates is None:
                 self._check(self._fn(t), t, None)  # learns the number of candidates from one full evaluation
             # one reduction for both bounds: negative indices are huge as unsigned integers
-            if int(idx.view(np.uintp).max()) >= self.n_candidates:
+            n_cand = self.n_candidates
+            assert n_cand is not None  # learnt above
+            if int(idx.view(np.uintp).max()) >= n_cand:
                 bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
                 raise ValueError(f"candidates must be indices in [0, {self.n_candidates}) (n_candidates of "
                                  f"{self.name!r}), got {bad}")
@@ -322,7 +324,7 @@ def maximum(*sensitivity_functions: SensitivityFunction) -> SensitivityFunction:
 
     return SensitivityFunction(
         fn, max(sf.global_sensitivity for sf in sfs), n_candidates=n,
-        saturation_distance=_common_saturation(sfs), name="max(" + ", ".join(sf.name for sf in sfs) + ")",
+        saturation_distance=_common_saturation(sfs), name="max(" + ", ".join(str(sf.name) for sf in sfs) + ")",
     )
 
 
@@ -340,7 +342,7 @@ def _check_weight_values(weights, m: int) -> np.ndarray:
     raise TypeError(f"weights must be a 1-D array of {m} finite numbers, got {_short(weights)}")
 
 
-def weighted_sum(weights: Sequence[float], sensitivity_functions: Sequence[SensitivityFunction]) -> SensitivityFunction:
+def weighted_sum(weights: "Sequence[float] | np.ndarray", sensitivity_functions: Sequence[SensitivityFunction]) -> SensitivityFunction:
     """δ^agg(x, t, r) = Σ_i |w_i| δ_i(x, t, r) with Δ = Σ_i |w_i| Δ_i (paper Thm 5.3 and 5.4).
 
     Admissible for u_agg = Σ_i w_i u_i when every δ_i is admissible for u_i under the same neighbour

@@ -27,6 +27,7 @@ since adding one positive can move the rate to 1. TNR is the same with TN, FP an
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..sensitivity import SensitivityFunction
 
@@ -52,7 +53,7 @@ def _check_labels(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
     return yt.astype(bool), yp.astype(bool)
 
 
-def confusion_counts(y_true, y_pred) -> dict[str, np.ndarray]:
+def confusion_counts(y_true: ArrayLike, y_pred: ArrayLike) -> dict[str, np.ndarray]:
     """TP, FN, TN, FP of every classifier (rows of ``y_pred``) as int64 arrays.
 
     >>> confusion_counts([1, 1, 0], [[1, 0, 0], [1, 1, 1]])["TP"].tolist()
@@ -71,13 +72,13 @@ def _rate(hit: np.ndarray, miss: np.ndarray) -> np.ndarray:
     return np.divide(hit, total, out=np.zeros(hit.shape, dtype=np.float64), where=total > 0)
 
 
-def tpr(y_true, y_pred) -> np.ndarray:
+def tpr(y_true: ArrayLike, y_pred: ArrayLike) -> np.ndarray:
     """TP / P for every classifier (0 when there is no positive record). Global sensitivity 1."""
     c = confusion_counts(y_true, y_pred)
     return _rate(c["TP"], c["FN"])
 
 
-def tnr(y_true, y_pred) -> np.ndarray:
+def tnr(y_true: ArrayLike, y_pred: ArrayLike) -> np.ndarray:
     """TN / N for every classifier (0 when there is no negative record). Global sensitivity 1."""
     c = confusion_counts(y_true, y_pred)
     return _rate(c["TN"], c["FP"])
@@ -102,7 +103,7 @@ def rate_values(hit, miss, t: int) -> np.ndarray:
     return out
 
 
-def rate_sensitivity(hit, miss, *, name: str = "rate") -> SensitivityFunction:
+def rate_sensitivity(hit: ArrayLike, miss: ArrayLike, *, name: str = "rate") -> SensitivityFunction:
     """The exact element local sensitivity of hit / (hit + miss) as a SensitivityFunction (Δ = 1).
 
     Admissible under add/remove one record (checked exhaustively in the tests).
@@ -127,7 +128,7 @@ def rate_sensitivity(hit, miss, *, name: str = "rate") -> SensitivityFunction:
                                elementwise=True)
 
 
-def tpr_sensitivity(y_true, y_pred) -> SensitivityFunction:
+def tpr_sensitivity(y_true: ArrayLike, y_pred: ArrayLike) -> SensitivityFunction:
     """Admissible sensitivity function of :func:`tpr` (add/remove one record, Δ = 1).
 
     >>> tpr_sensitivity([1, 1, 1, 1, 1, 0], [[1, 1, 1, 1, 0, 0]])(0).tolist()
@@ -137,7 +138,7 @@ def tpr_sensitivity(y_true, y_pred) -> SensitivityFunction:
     return rate_sensitivity(c["TP"], c["FN"], name="tpr")
 
 
-def tnr_sensitivity(y_true, y_pred) -> SensitivityFunction:
+def tnr_sensitivity(y_true: ArrayLike, y_pred: ArrayLike) -> SensitivityFunction:
     """Admissible sensitivity function of :func:`tnr` (add/remove one record, Δ = 1)."""
     c = confusion_counts(y_true, y_pred)
     return rate_sensitivity(c["TN"], c["FP"], name="tnr")

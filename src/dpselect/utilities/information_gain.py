@@ -351,7 +351,7 @@ def ig_shift_with_error(tables: IGTables, n_max: int) -> tuple[np.ndarray, np.nd
     remaining three operations and the accumulation add 2u of their magnitudes.
 
     >>> G, err = ig_shift_with_error(IGTables([np.array([[30, 10], [5, 55]])]), 1000)
-    >>> G.round(4).tolist(), bool(0 < err[0] < 1e-9)
+    >>> G.round(4).tolist(), bool(0 < err[0] < 1e-8)
     ([1162.6146], True)
     """
     if not isinstance(tables, IGTables):
@@ -411,7 +411,7 @@ def _envelope_tail(curves, t_lo: int, t_hi: int, delta_max: float, F: np.ndarray
     saturation, and a bound on its distance to the sum of the float terms (see :func:`ig_shift_with_error`)."""
     # keep the non-dominated curves: sorted by s descending, c strictly descending
     curves = sorted(set(curves), key=lambda sc: (-sc[0], sc[1]))
-    kept = []
+    kept: list[tuple[int, float]] = []
     for s_, c_ in curves:
         if not kept or c_ < kept[-1][1]:
             kept.append((s_, c_))

@@ -118,6 +118,7 @@ from __future__ import annotations
 from typing import NamedTuple, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_positive, check_utilities
 from ..sensitivity import SensitivityFunction
@@ -139,7 +140,7 @@ __all__ = [
 # ---------------------------------------------------------------------------------------------
 # input checks
 # ---------------------------------------------------------------------------------------------
-def check_median_values(values, bound: float | None = None, *, name: str = "values",
+def check_median_values(values: ArrayLike, bound: float | None = None, *, name: str = "values",
                         require_sorted: bool = False) -> np.ndarray:
     """A non-empty 1-D float64 array of finite values in [0, bound] (sorted when required)."""
     arr = check_utilities(values, name)  # 1-D, non-empty, finite float64
@@ -175,7 +176,7 @@ def _check_counts(counts, size: int) -> np.ndarray:
     return c
 
 
-def group_values(sorted_values) -> tuple[np.ndarray, np.ndarray]:
+def group_values(sorted_values: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Distinct values of a sorted array and their counts (the grouped form of a database).
 
     >>> group_values([0.0, 1.0, 1.0, 3.0])
@@ -302,7 +303,7 @@ def _grouped(values, counts, bound) -> _GroupedMedian:
     return _GroupedMedian(vals, c, bound)
 
 
-def grouped_median_utility(values, counts) -> np.ndarray:
+def grouped_median_utility(values: ArrayLike, counts: ArrayLike) -> np.ndarray:
     """u_med for a database given as distinct sorted ``values`` with multiplicities ``counts``.
 
     One entry per distinct value (every record with that value has this utility). Example: the
@@ -317,7 +318,7 @@ def grouped_median_utility(values, counts) -> np.ndarray:
     return g.utilities()
 
 
-def grouped_median_sensitivity(values, counts, bound: float) -> SensitivityFunction:
+def grouped_median_sensitivity(values: ArrayLike, counts: ArrayLike, bound: float) -> SensitivityFunction:
     """Element local sensitivity of u_med over the distinct values of a grouped database.
 
     Candidate g stands for the ``counts[g]`` records of value ``values[g]``; all of them have the same
@@ -352,7 +353,7 @@ class MedianIntervals(NamedTuple):
     bound: float
 
 
-def grouped_database(values, bound: float, counts=None) -> _GroupedMedian:
+def grouped_database(values: ArrayLike, bound: float, counts: ArrayLike | None = None) -> _GroupedMedian:
     """The database as distinct sorted values with counts (checks ``values`` in [0, bound], ``counts`` > 0).
 
     ``values`` in any order; with ``counts``, ``values[g]`` is held by ``counts[g]`` records (repeated
@@ -376,7 +377,7 @@ def grouped_database(values, bound: float, counts=None) -> _GroupedMedian:
     return _GroupedMedian(x, c, bound)
 
 
-def median_intervals(values, bound: float, *, counts=None) -> MedianIntervals:
+def median_intervals(values: ArrayLike, bound: float, *, counts: ArrayLike | None = None) -> MedianIntervals:
     """The intervals between consecutive order statistics (0 and ``bound`` as ends) and their utilities.
 
     Zero-length intervals (ties, a record at 0 or at ``bound``) are dropped. Utility −|j − n/2| with j
