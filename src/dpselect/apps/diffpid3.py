@@ -54,7 +54,7 @@ from ..sampling import laplace_below
 from ..tabular import TabularData
 from ..utilities.information_gain import (IGTables, ig_count_tables, ig_global_sensitivity, ig_sensitivity_function,
                                           ig_shift_with_error, public_n_max)
-from ..vocabulary import check_mechanism, deprecated, keyword_only
+from ..vocabulary import Mechanism, check_mechanism, deprecated, keyword_only
 
 __all__ = [
     "DiffPID3Tree",
@@ -74,7 +74,7 @@ MECHANISMS = ("exponential", "local_dampening", "shifted_local_dampening")
 _OLD_NAMES = {"global": "exponential", "local": "local_dampening", "shifted": "shifted_local_dampening"}
 
 
-def _check_mechanism(mechanism) -> str:
+def _check_mechanism(mechanism: str) -> str:
     """The canonical name of ``mechanism``; the old "global"/"local"/"shifted" with a DeprecationWarning."""
     if isinstance(mechanism, str) and mechanism.strip().lower() in _OLD_NAMES:
         new = _OLD_NAMES[mechanism.strip().lower()]
@@ -83,7 +83,7 @@ def _check_mechanism(mechanism) -> str:
     return check_mechanism(mechanism, "mechanism", MECHANISMS)
 
 
-def discretise(data, bins: int = 10) -> tuple[np.ndarray, np.ndarray]:
+def discretise(data: TabularData, bins: int = 10) -> tuple[np.ndarray, np.ndarray]:
     """Integer codes of every column: categorical codes as they are, numeric [0, 1] values in ``bins`` bins.
 
     Returns ``(codes, n_values)``; bin k of a numeric column holds values in [k/b, (k+1)/b) (1 in the last).
@@ -104,7 +104,7 @@ def discretise(data, bins: int = 10) -> tuple[np.ndarray, np.ndarray]:
     return codes, n_values
 
 
-def _check_n_max(tables: IGTables, n_max) -> int:
+def _check_n_max(tables: IGTables, n_max: int | None) -> int:
     if n_max is None:
         raise TypeError("n_max is required: a public upper bound on the number of records")
     return public_n_max(tables.n_records, n_max, "n_max check")
@@ -165,18 +165,18 @@ class DiffPID3Tree:
             node = np.where(f >= 0, child, node)
         return self.label[node].astype(np.int8)
 
-    def predict(self, data) -> np.ndarray:
+    def predict(self, data: TabularData) -> np.ndarray:
         """Classes of the records of a :class:`~dpselect.tabular.TabularData`."""
         codes, _ = discretise(data, self.bins)
         return self.predict_codes(codes)
 
-    def accuracy(self, data) -> float:
+    def accuracy(self, data: TabularData) -> float:
         return float(np.mean(self.predict(data) == data.y))
 
 
 @keyword_only("epsilon", "depth")
-def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: str = "local_dampening", bins: int = 10,
-             n_max: int | None = None, rng: RngLike = None) -> DiffPID3Tree:
+def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: Mechanism = "local_dampening",
+             bins: int = 10, n_max: int | None = None, rng: RngLike = None) -> DiffPID3Tree:
     """Build a DiffPID3 tree (thesis Alg. 4) with total budget ``epsilon`` (B-DP, add/remove one record).
 
     Parameters

@@ -6,9 +6,10 @@ that of PrivTopk; :func:`recall` and :func:`metric_c` (paper Def. 6.3, from
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._dominance import count_dominating
 from .._validation import check_k
@@ -30,8 +31,8 @@ def _as_objectives(x: Any, variant: str) -> np.ndarray:
     return U
 
 
-def top_k_pareto(graph_or_objectives: Graph | np.ndarray, k: int, *, variant: str = "paper",
-                 tie_break: str = "dominance") -> np.ndarray:
+def top_k_pareto(graph_or_objectives: Graph | ArrayLike, k: int, *, variant: str = "paper",
+                 tie_break: Literal["dominance", "index"] = "dominance") -> np.ndarray:
     """Non-private baseline: k times the node of largest Pareto score among the remaining nodes.
 
     Pareto scores are recomputed on the remaining nodes after each pick (as the private version
@@ -71,7 +72,7 @@ def _top_k_scores(scores: np.ndarray, k: int) -> np.ndarray:
     return order[:k].astype(np.int64)
 
 
-def top_k_aggregate(graph_or_objectives: Graph | np.ndarray, k: int, *,
+def top_k_aggregate(graph_or_objectives: Graph | ArrayLike, k: int, *,
                     objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS, variant: str = "paper",
                     weights: Sequence[float] | None = None) -> np.ndarray:
     """Non-private baseline: the k nodes of largest Σ w_i u_i (ties to the smaller index).
@@ -88,7 +89,7 @@ def top_k_aggregate(graph_or_objectives: Graph | np.ndarray, k: int, *,
     return _top_k_scores(U @ w, check_k(k, U.shape[0]))
 
 
-def recall(reference: Sequence[int] | np.ndarray, selected: Sequence[int] | np.ndarray | int) -> float:
+def recall(reference: ArrayLike, selected: ArrayLike) -> float:
     """|reference ∩ selected| / |reference| (the paper's recall and the thesis' accuracy).
 
     >>> recall([1, 2, 3], [3, 4, 1])
@@ -100,7 +101,7 @@ def recall(reference: Sequence[int] | np.ndarray, selected: Sequence[int] | np.n
     return float(np.intersect1d(ref, np.asarray(selected)).size / ref.size)
 
 
-def top_k_ebc(graph_or_scores: Graph | PrivTopkScores | np.ndarray, k: int) -> np.ndarray:
+def top_k_ebc(graph_or_scores: Graph | PrivTopkScores | ArrayLike, k: int) -> np.ndarray:
     """Non-private baseline: the k nodes of largest EBC (ties to the smaller index)."""
     if isinstance(graph_or_scores, PrivTopkScores):
         u = graph_or_scores.utilities

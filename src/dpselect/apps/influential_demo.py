@@ -3,9 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from .._rng import check_rng
+from .._rng import RngLike, check_rng
 from ..graphs import Graph
 from ..vocabulary import Mechanism, keyword_only
 from .influence_baselines import metric_c, recall, top_k_aggregate, top_k_ebc, top_k_pareto
@@ -18,7 +16,7 @@ __all__ = ["influential_demo_table"]
 
 @keyword_only("k", "epsilon", "rng")
 def influential_demo_table(graph: Graph, *, k: int = 3, epsilon: float = 1.0,
-                           rng: np.random.Generator | int | None = None, max_degree: int | None = None) -> str:
+                           rng: RngLike = None, max_degree: int | None = None) -> str:
     """A small text table: private top-k influential nodes, local versus global sensitivity.
 
     Rows: the non-private top-k by aggregate (degree + 100·egocentric density) and by Pareto

@@ -25,8 +25,9 @@ from fractions import Fraction
 from typing import Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .._rng import check_rng
+from .._rng import RngLike, check_rng
 from .._validation import check_int, check_positive
 from ..utilities.median import (
     MedianIntervals,
@@ -36,6 +37,7 @@ from ..utilities.median import (
     interval_median_sensitivity,
 )
 from .. import mechanisms as dps
+from ..sensitivity import SensitivityFunction
 from ..vocabulary import MECHANISMS, check_mechanism, keyword_only
 
 __all__ = ["median", "median_distribution", "MedianDistribution", "median_error", "median_rank",
@@ -62,7 +64,7 @@ RankMechanism = Literal["local_dampening", "shifted_local_dampening", "exponenti
 # ---------------------------------------------------------------------------------------------
 # histograms
 # ---------------------------------------------------------------------------------------------
-def _check_histogram(hist) -> np.ndarray:
+def _check_histogram(hist: ArrayLike) -> np.ndarray:
     try:
         h = np.asarray(hist)
     except Exception as exc:
@@ -90,7 +92,7 @@ def _bin_values(n_bins: int, bound: float | None) -> tuple[np.ndarray, float]:
     return (idx * (bound / (n_bins - 1)) if n_bins > 1 else idx), bound
 
 
-def histogram_groups(hist, *, bound: float | None = None) -> tuple[np.ndarray, np.ndarray, float]:
+def histogram_groups(hist: ArrayLike, *, bound: float | None = None) -> tuple[np.ndarray, np.ndarray, float]:
     """A histogram as a grouped database: (distinct values, counts, bound), never expanded.
 
     Bin i holds ``hist[i]`` records of value i·bound/(B − 1) (B bins); without ``bound`` the values are
@@ -105,7 +107,7 @@ def histogram_groups(hist, *, bound: float | None = None) -> tuple[np.ndarray, n
     return vals[keep], h[keep], bound
 
 
-def histogram_to_database(hist, *, bound: float | None = None) -> np.ndarray:
+def histogram_to_database(hist: ArrayLike, *, bound: float | None = None) -> np.ndarray:
     """The sorted database of a histogram: each bin's value repeated by its count (see histogram_groups).
 
     Materialises one float64 per record (PATENT: 27.9 million, 224 MB); :func:`median` and
@@ -121,11 +123,11 @@ def histogram_to_database(hist, *, bound: float | None = None) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 # the value-releasing median
 # ---------------------------------------------------------------------------------------------
-def _prepare(values, bound, counts) -> _GroupedMedian:
+def _prepare(values: ArrayLike, bound: float, counts: ArrayLike | None) -> _GroupedMedian:
     return grouped_database(values, bound, counts)
 
 
-def _check_value_mechanism(mechanism) -> str:
+def _check_value_mechanism(mechanism: str) -> str:
     if isinstance(mechanism, str) and check_mechanism(mechanism, allowed=MECHANISMS) == "permute_and_flip":
         raise ValueError(
             "mechanism='permute_and_flip' is not available for median: the released value ranges over the "
@@ -202,13 +204,13 @@ def _select_interval(iv: MedianIntervals, eps: float, mechanism: str, weights: n
 
 @keyword_only("epsilon")
 def median(
-    values,
+    values: ArrayLike,
     *,
     epsilon: float,
     bound: float,
     mechanism: Mechanism = "local_dampening",
-    counts=None,
-    rng: np.random.Generator | int | None = None,
+    counts: ArrayLike | None = None,
+    rng: RngLike = None,
 ) -> float:
     """Release a value close to the median under ε-differential privacy.
 
@@ -261,17 +263,17 @@ def median(
     True
     """
     eps = check_positive(epsilon, "epsilon")
-    mechanism = _check_value_mechanism(mechanism)
+    mech = _check_value_mechanism(mechanism)
     g = _prepare(values, bound, counts)
-    rng = check_rng(rng)
+    gen = check_rng(rng)
     iv = g.intervals()
     weights = _upper_lengths(iv.lo, iv.hi)
     while True:  # accepts with probability >= 1 − 2^-52: one round in practice
-        j = _select_interval(iv, eps, mechanism, weights, rng)
+        j = _select_interval(iv, eps, mech, weights, gen)
         exact = Fraction(float(iv.hi[j])) - Fraction(float(iv.lo[j]))
-        if _bernoulli(exact / Fraction(float(weights[j])), rng):
+        if _bernoulli(exact / Fraction(float(weights[j])), gen):
             break
-    return _uniform_float(float(iv.lo[j]), float(iv.hi[j]), rng)
+    return _uniform_float(float(iv.lo[j]), float(iv.hi[j]), gen)
 
 
 @dataclass(frozen=True)
@@ -297,7 +299,7 @@ class MedianDistribution:
         j = np.searchsorted(self.lo, v, side="right") - 1
         return np.clip(j, 0, self.lo.shape[0] - 1)
 
-    def pdf(self, v):
+    def pdf(self, v: ArrayLike) -> float | np.ndarray:
         """Density of the continuous part at ``v`` (array or scalar): p_j / |I_j| inside [0, bound], else 0.
 
         Right-continuous at the interval ends (the density at v = bound is the last interval's).
@@ -308,7 +310,7 @@ class MedianDistribution:
         out = np.where((arr >= 0.0) & (arr <= self.bound), dens, 0.0)
         return float(out) if out.ndim == 0 else out
 
-    def cdf(self, v):
+    def cdf(self, v: ArrayLike) -> float | np.ndarray:
         """P(released value <= v), vectorised."""
         arr = np.asarray(v, dtype=np.float64)
         j = self._index(arr)
@@ -340,8 +342,9 @@ def _interval_probabilities(iv: MedianIntervals, eps: float, mechanism: str) -> 
 
 
 @keyword_only("epsilon")
-def median_distribution(values, *, epsilon: float, bound: float, mechanism: Mechanism = "local_dampening",
-                        counts=None) -> MedianDistribution:
+def median_distribution(values: ArrayLike, *, epsilon: float, bound: float,
+                        mechanism: Mechanism = "local_dampening",
+                        counts: ArrayLike | None = None) -> MedianDistribution:
     """The exact law of :func:`median`'s released value: ``.atoms`` (empty) and a piecewise-constant ``.pdf``.
 
     Same arguments as :func:`median` (without ``rng``). The density on interval j is
@@ -357,16 +360,16 @@ def median_distribution(values, *, epsilon: float, bound: float, mechanism: Mech
     ([0.2741, 0.4519, 0.2741], 0.5)
     """
     eps = check_positive(epsilon, "epsilon")
-    mechanism = _check_value_mechanism(mechanism)
+    mech = _check_value_mechanism(mechanism)
     iv = _prepare(values, bound, counts).intervals()
-    p = _interval_probabilities(iv, eps, mechanism)
+    p = _interval_probabilities(iv, eps, mech)
     p.setflags(write=False)
-    return MedianDistribution(iv.lo, iv.hi, p, eps, iv.bound, mechanism)
+    return MedianDistribution(iv.lo, iv.hi, p, eps, iv.bound, mech)
 
 
 @keyword_only("epsilon")
-def median_error(values, *, epsilon: float, bound: float, mechanism: Mechanism = "local_dampening",
-                 counts=None) -> float:
+def median_error(values: ArrayLike, *, epsilon: float, bound: float, mechanism: Mechanism = "local_dampening",
+                 counts: ArrayLike | None = None) -> float:
     """Expected |released value − true median| of :func:`median` (exact, from :func:`median_distribution`).
 
     The true median is x_m with m = ⌈n/2⌉ (the thesis' convention, also used for Figure 17).
@@ -382,23 +385,24 @@ def median_error(values, *, epsilon: float, bound: float, mechanism: Mechanism =
 # ---------------------------------------------------------------------------------------------
 # the thesis' record selection: releases a rank
 # ---------------------------------------------------------------------------------------------
-def _check_sld_distance(sld_distance, mechanism: str):
+def _check_sld_distance(sld_distance: int | None, mechanism: str) -> None:
     if sld_distance is not None and mechanism != "shifted_local_dampening":
         raise ValueError(f"sld_distance only applies to mechanism='shifted_local_dampening', got "
                          f"sld_distance={sld_distance!r} with mechanism={mechanism!r}")
 
 
-def _sld_sensitivity(g: _GroupedMedian, sld_distance):
+def _sld_sensitivity(g: _GroupedMedian, sld_distance: int | None) -> SensitivityFunction:
     """The exact δ, forced to Λ from distance min(n, sld_distance) on (see DEFAULT_SLD_DISTANCE)."""
     T = DEFAULT_SLD_DISTANCE if sld_distance is None else check_int(sld_distance, "sld_distance", minimum=1)
     return _sensitivity(g).bounded(min(g.n, T))
 
 
-def _sensitivity(g: _GroupedMedian):
+def _sensitivity(g: _GroupedMedian) -> SensitivityFunction:
     return grouped_median_sensitivity(g.values, g.counts, g.bound)
 
 
-def _group_probabilities(g: _GroupedMedian, epsilon: float, mechanism: str, sld_distance=None) -> np.ndarray:
+def _group_probabilities(g: _GroupedMedian, epsilon: float, mechanism: str,
+                         sld_distance: int | None = None) -> np.ndarray:
 
     u = g.utilities()
     w = g.counts.astype(np.float64)
@@ -418,13 +422,13 @@ def _group_probabilities(g: _GroupedMedian, epsilon: float, mechanism: str, sld_
 
 @keyword_only("epsilon")
 def median_rank(
-    values,
+    values: ArrayLike,
     *,
     epsilon: float,
     bound: float,
     mechanism: RankMechanism = "local_dampening",
-    counts=None,
-    rng: np.random.Generator | int | None = None,
+    counts: ArrayLike | None = None,
+    rng: RngLike = None,
     sld_distance: int | None = None,
 ) -> int:
     """The thesis' private median selection (Ch. 5); releases only the **rank** of the selected record.
@@ -462,35 +466,35 @@ def median_rank(
     2
     """
     eps = check_positive(epsilon, "epsilon")
-    mechanism = check_mechanism(mechanism, allowed=RANK_MECHANISMS)
-    _check_sld_distance(sld_distance, mechanism)
+    mech = check_mechanism(mechanism, allowed=RANK_MECHANISMS)
+    _check_sld_distance(sld_distance, mech)
     g = _prepare(values, bound, counts)
-    rng = check_rng(rng)
+    gen = check_rng(rng)
 
     u = g.utilities()
     w = g.counts.astype(np.float64)
-    if mechanism == "exponential":
-        pick = dps.exponential(u, epsilon=eps, sensitivity=g.bound, base_measure=w, rng=rng)
-    elif mechanism == "permute_and_flip":
-        pick = dps.permute_and_flip(u, epsilon=eps, sensitivity=g.bound, base_measure=w, rng=rng)
-    elif mechanism == "local_dampening":
-        pick = dps.local_dampening(u, epsilon=eps, sensitivity_function=_sensitivity(g), base_measure=w, rng=rng)
+    if mech == "exponential":
+        pick = dps.exponential(u, epsilon=eps, sensitivity=g.bound, base_measure=w, rng=gen)
+    elif mech == "permute_and_flip":
+        pick = dps.permute_and_flip(u, epsilon=eps, sensitivity=g.bound, base_measure=w, rng=gen)
+    elif mech == "local_dampening":
+        pick = dps.local_dampening(u, epsilon=eps, sensitivity_function=_sensitivity(g), base_measure=w, rng=gen)
     else:
         pick = dps.shifted_local_dampening(u, epsilon=eps, sensitivity_function=_sld_sensitivity(g, sld_distance),
-                                           direction="decreasing", base_measure=w, rng=rng)
-    pick = int(pick)
-    first = int(g.cum[pick] - g.counts[pick])
-    return first + int(rng.integers(int(g.counts[pick])))
+                                           direction="decreasing", base_measure=w, rng=gen)
+    i = int(pick)
+    first = int(g.cum[i] - g.counts[i])
+    return first + int(gen.integers(int(g.counts[i])))
 
 
 @keyword_only("epsilon")
 def median_probabilities(
-    values,
+    values: ArrayLike,
     *,
     epsilon: float,
     bound: float,
     mechanism: RankMechanism = "local_dampening",
-    counts=None,
+    counts: ArrayLike | None = None,
     sld_distance: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Exact law of :func:`median_rank`, grouped by the selected record's value (for analysis).
@@ -506,7 +510,7 @@ def median_probabilities(
     [0.305, 0.391, 0.305]
     """
     eps = check_positive(epsilon, "epsilon")
-    mechanism = check_mechanism(mechanism, allowed=RANK_MECHANISMS)
-    _check_sld_distance(sld_distance, mechanism)
+    mech = check_mechanism(mechanism, allowed=RANK_MECHANISMS)
+    _check_sld_distance(sld_distance, mech)
     g = _prepare(values, bound, counts)
-    return g.values.copy(), _group_probabilities(g, eps, mechanism, sld_distance)
+    return g.values.copy(), _group_probabilities(g, eps, mech, sld_distance)

@@ -22,6 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .._rng import RngLike, check_rng
 from .._validation import check_bool, check_k, check_positive
 from ..graphs import Graph, as_graph
 from ..multiobjective import priv_agg, priv_pareto
@@ -83,7 +84,7 @@ def motkin_objectives(graph: Graph, *, variant: str = "paper") -> tuple[np.ndarr
 
 @keyword_only("k", "epsilon")
 def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mechanism: Mechanism | None = None,
-                     variant: str = "paper", rng: np.random.Generator | int | None = None,
+                     variant: str = "paper", rng: RngLike = None,
                      local: bool | None = None) -> np.ndarray | int:
     """DP-MOTkIN-Pareto: k nodes near the Pareto front of (degree, egocentric density), ε-edge-DP.
 
@@ -129,14 +130,15 @@ def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mech
     mech = motkin_mechanism(mechanism, local, "dp_motkin_pareto")
     U, sfs = motkin_objectives(g, variant=variant)
     sens = sfs if mech in LOCAL_MECHANISMS else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
-    out = priv_pareto(U, epsilon=eps, sensitivities=sens, k=None if single else k, rng=rng, mechanism=mech)
+    out = priv_pareto(U, epsilon=eps, sensitivities=sens, k=None if single else k, rng=check_rng(rng),
+                      mechanism=mech)
     return int(out) if single else np.atleast_1d(np.asarray(out, dtype=np.int64))
 
 
 @keyword_only("k", "epsilon")
 def dp_motkin_agg(graph: Graph, *, k: int | None = None, epsilon: float, objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS,
                   mechanism: Mechanism | None = None, variant: str = "paper",
-                  rng: np.random.Generator | int | None = None, local: bool | None = None,
+                  rng: RngLike = None, local: bool | None = None,
                   weights: Sequence[float] | None = None) -> np.ndarray | int:
     """DP-MOTkIN-Agg: k nodes maximising w_degree·degree + w_egodensity·egodensity, ε-edge-DP.
 
@@ -163,8 +165,8 @@ def dp_motkin_agg(graph: Graph, *, k: int | None = None, epsilon: float, objecti
     objective_weights = objective_weights_argument(objective_weights, weights, "dp_motkin_agg")
     U, sfs = motkin_objectives(g, variant=variant)
     sens = sfs if mech in LOCAL_MECHANISMS else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
-    out = priv_agg(U, list(objective_weights), epsilon=eps, sensitivities=sens, k=None if single else k, rng=rng,
-                   mechanism=mech)
+    out = priv_agg(U, list(objective_weights), epsilon=eps, sensitivities=sens, k=None if single else k,
+                   rng=check_rng(rng), mechanism=mech)
     return int(out) if single else np.atleast_1d(np.asarray(out, dtype=np.int64))
 
 

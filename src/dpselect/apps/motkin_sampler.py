@@ -11,7 +11,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .._rng import check_rng
+from .._rng import RngLike, check_rng
 from .._validation import check_k, check_positive
 from ..dampening import dampen_with_error
 from ..graphs import Graph
@@ -178,7 +178,7 @@ class MotkinSampler:
 
     @keyword_only("k", "epsilon", "rng")
     def sample(self, *, k: int | None = None, epsilon: float,
-               rng: np.random.Generator | int | None = None) -> np.ndarray | int:
+               rng: RngLike = None) -> np.ndarray | int:
         """One ε-edge-DP selection of k node indices (ε/k per pick), in the order picked: an int64 array for
         any int ``k``, one ``int`` when ``k`` is omitted."""
         single = k is None

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._rng import check_rng
+from .._rng import RngLike, check_rng
 from .._validation import check_k, check_positive
 from ..dampening import dampen_with_error, shift_totals_with_error
 from ..graphs import Graph
@@ -56,12 +56,12 @@ class PrivTopkScores:
         """D(x, r) of thesis Def. 3.3.1 for all nodes (local dampening scores, sensitivity 1)."""
         return self._dampened_with_error()[0]
 
-    def _dampened_with_error(self):
+    def _dampened_with_error(self) -> tuple:
         if self._dampened is None:
             self._dampened = dampen_with_error(self.utilities, self.sensitivity_function)
         return self._dampened
 
-    def _shift_totals(self):
+    def _shift_totals(self) -> tuple:
         if self._shifts is None:
             self._shifts = shift_totals_with_error(self.sensitivity_function, self.utilities.size)
         return self._shifts
@@ -73,10 +73,10 @@ class PrivTopkScores:
     def scores(self, mechanism: Mechanism) -> tuple[np.ndarray, float]:
         """(scores, sensitivity) on which the exponential mechanism (permute-and-flip for
         "permute_and_flip") is the named PrivTopk mechanism (a name or an alias: EM, PF, LD, SLD)."""
-        mechanism = check_mechanism(mechanism, allowed=TOPK_CANONICAL)
-        if mechanism in ("exponential", "permute_and_flip"):
+        mech = check_mechanism(mechanism, allowed=TOPK_CANONICAL)
+        if mech in ("exponential", "permute_and_flip"):
             return self.utilities, self.global_sensitivity
-        if mechanism == "local_dampening":
+        if mech == "local_dampening":
             return self.dampened(), 1.0
         return self.shifted(), self.global_sensitivity
 
@@ -108,7 +108,7 @@ def prepare_priv_topk(graph: Graph, *, max_degree: int | None = None) -> PrivTop
 @keyword_only("k", "epsilon")
 def priv_topk(graph: Graph | PrivTopkScores, *, k: int, epsilon: float,
               mechanism: Mechanism = "shifted_local_dampening",
-              max_degree: int | None = None, rng: np.random.Generator | int | None = None) -> np.ndarray:
+              max_degree: int | None = None, rng: RngLike = None) -> np.ndarray:
     """PrivTopk (thesis Alg. 3): k nodes of large egocentric betweenness centrality, ε-edge-DP.
 
     k successive picks on the nodes not yet chosen, ε/k each (sequential composition: ε in total).
@@ -163,6 +163,6 @@ def priv_topk(graph: Graph | PrivTopkScores, *, k: int, epsilon: float,
         G, err = scores._shift_totals()
         return np.atleast_1d(np.asarray(shifted_select(scores.utilities, scores.sensitivity_function, G, err, eps, k,
                                                        gen), dtype=np.int64))
-    s, sens = scores.scores(mech)
+    s, sens = scores.scores(mechanism)  # validated above; scores() canonicalises it again
     fn = permute_and_flip if mech == "permute_and_flip" else exponential
     return np.atleast_1d(np.asarray(fn(s, epsilon=eps, sensitivity=sens, k=k, rng=gen), dtype=np.int64))
