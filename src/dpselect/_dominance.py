@@ -62,7 +62,8 @@ def _as_2d(a, name: str) -> np.ndarray:
     return arr
 
 
-def count_dominating(points: ArrayLike, queries: ArrayLike | None = None, *, strict: bool = True, method: str = "auto") -> np.ndarray:
+def count_dominating(points: ArrayLike, queries: ArrayLike | None = None, *, strict: bool = True,
+                     method: str = "auto") -> np.ndarray:
     """For each query q, the number of points p with p_i > q_i (``strict``) or p_i >= q_i for every i.
 
     Parameters

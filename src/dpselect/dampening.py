@@ -123,7 +123,8 @@ def _resolved_error(aa, start, e_start, dd, out, end, e_end, sat):
 
 
 # -- the dampening function -------------------------------------------------------------------------
-def dampen(utilities: ArrayLike, sensitivity_function: SensitivityFunction, *, max_steps: int = DEFAULT_MAX_STEPS) -> np.ndarray:
+def dampen(utilities: ArrayLike, sensitivity_function: SensitivityFunction, *,
+           max_steps: int = DEFAULT_MAX_STEPS) -> np.ndarray:
     """The dampening function D(x, r) of thesis Def. 3.3.1 for every candidate.
 
     With b(0) = 0, b(i) = Σ_{j<i} δ(x, j, r) and b(−i) = −b(i): for u = u(x, r) >= 0,
@@ -364,7 +365,8 @@ def _dampen_blocks(a, active, sf, out, max_steps, err) -> None:
 
 
 # -- the shift of shifted local dampening -------------------------------------------------------------
-def shift_totals(sensitivity_function: SensitivityFunction, n: int, *, max_steps: int = DEFAULT_MAX_STEPS) -> np.ndarray:
+def shift_totals(sensitivity_function: SensitivityFunction, n: int, *,
+                 max_steps: int = DEFAULT_MAX_STEPS) -> np.ndarray:
     """G_r = Σ_{t>=0} (Δ − δ(x, t, r)) for every candidate: the shift of shifted local dampening.
 
     Finite for bounded sensitivity functions (δ = Δ from some distance on). The walk stops for a

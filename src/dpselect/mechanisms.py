@@ -634,7 +634,8 @@ def permute_and_flip(
 
 @keyword_only("epsilon", "sensitivity")
 def permute_and_flip_probabilities(utilities: ArrayLike, *, epsilon: float, sensitivity: float, monotonic: bool = False,
-                                   base_measure: ArrayLike | None = None, weights: ArrayLike | None = None) -> np.ndarray:
+                                   base_measure: ArrayLike | None = None,
+                                   weights: ArrayLike | None = None) -> np.ndarray:
     """Exact output distribution of :func:`permute_and_flip` (k = 1), by the permutation argument.
 
     With p_r = exp(ε(u(r) − u*)/(2Δu)) and q_r = 1 − p_r, candidate r is output when it is reached with
@@ -780,7 +781,8 @@ def local_dampening(
 
 @keyword_only("epsilon", "sensitivity_function")
 def local_dampening_probabilities(utilities: ArrayLike, *, epsilon: float, sensitivity_function: SensitivityFunction,
-                                  base_measure: ArrayLike | None = None, max_steps: int = DEFAULT_MAX_STEPS, weights: ArrayLike | None = None) -> np.ndarray:
+                                  base_measure: ArrayLike | None = None, max_steps: int = DEFAULT_MAX_STEPS,
+                                  weights: ArrayLike | None = None) -> np.ndarray:
     """Exact output distribution of :func:`local_dampening` (k = 1): ∝ w_r·exp(ε·D(x, r)/2).
 
     >>> import dpselect
@@ -852,7 +854,8 @@ def shifted_local_dampening(
 
 
 @keyword_only("epsilon", "sensitivity_function")
-def shifted_local_dampening_probabilities(utilities: ArrayLike, *, epsilon: float, sensitivity_function: SensitivityFunction,
+def shifted_local_dampening_probabilities(utilities: ArrayLike, *, epsilon: float,
+                                          sensitivity_function: SensitivityFunction,
                                           direction: Literal["increasing", "decreasing"] = "increasing",
                                           base_measure: ArrayLike | None = None, max_steps: int = DEFAULT_MAX_STEPS,
                                           weights: ArrayLike | None = None) -> np.ndarray:

@@ -127,7 +127,8 @@ def _is_number(s: Any) -> bool:
     return isinstance(s, (numbers.Real, np.floating, np.integer)) and not isinstance(s, (bool, np.bool_))
 
 
-def _check_sensitivities(sensitivities, m: int, n: int, name: str = "sensitivities") -> list[float | SensitivityFunction]:
+def _check_sensitivities(sensitivities, m: int, n: int,
+                         name: str = "sensitivities") -> list[float | SensitivityFunction]:
     """Numbers (global sensitivities, checked > 0) or SensitivityFunctions for n candidates, one per objective."""
     if isinstance(sensitivities, (SensitivityFunction, numbers.Number, np.generic, str)):
         raise TypeError(f"{name} must be a list with one entry per objective ({m}), got {type(sensitivities).__name__}")
@@ -749,7 +750,8 @@ def pareto_sensitivity(U: ArrayLike, sensitivity_functions: Sensitivities) -> Se
     return _pareto_sf(M, _as_functions(sens, n), None)
 
 
-def aggregate_sensitivity(objective_weights: ArrayLike | None = None, sensitivity_functions: Sensitivities | None = None, *,
+def aggregate_sensitivity(objective_weights: ArrayLike | None = None,
+                          sensitivity_functions: Sensitivities | None = None, *,
                           weights: ArrayLike | None = None) -> SensitivityFunction:
     """δ^agg(x, t, r) = Σ_i |w_i| δ_i(x, t, r), admissible for u_agg = Σ_i w_i u_i (paper Thm 5.4).
 
@@ -856,7 +858,8 @@ def _prepare(U, epsilon, sensitivities, mechanism, options):
 
 @keyword_only("epsilon", "sensitivities")
 @selection_result
-def priv_pareto(U: ArrayLike, *, epsilon: float, sensitivities: Sensitivities, mechanism: str | None = None, k: int | None = None,
+def priv_pareto(U: ArrayLike, *, epsilon: float, sensitivities: Sensitivities, mechanism: str | None = None,
+                k: int | None = None,
                 rng: np.random.Generator | int | None = None, **options) -> int | np.ndarray:
     """PrivPareto (paper Def. 4.1 / 4.2): privately select candidate(s) close to the Pareto front.
 
@@ -934,7 +937,8 @@ def priv_pareto(U: ArrayLike, *, epsilon: float, sensitivities: Sensitivities, m
 
 
 @keyword_only("epsilon", "sensitivities")
-def priv_pareto_probabilities(U: ArrayLike, *, epsilon: float, sensitivities: Sensitivities, mechanism: str | None = None,
+def priv_pareto_probabilities(U: ArrayLike, *, epsilon: float, sensitivities: Sensitivities,
+                              mechanism: str | None = None,
                               **options) -> np.ndarray:
     """Exact output distribution of :func:`priv_pareto` with k = 1.
 
@@ -1031,9 +1035,11 @@ def priv_agg(U: ArrayLike, objective_weights: ArrayLike | None = None, *, epsilo
 
 
 @keyword_only("epsilon", "sensitivities")
-def priv_agg_probabilities(U: ArrayLike, objective_weights: ArrayLike | None = None, *, epsilon: float, sensitivities: Sensitivities,
+def priv_agg_probabilities(U: ArrayLike, objective_weights: ArrayLike | None = None, *, epsilon: float,
+                           sensitivities: Sensitivities,
                            mechanism: str | None = None,
-                           base_measure: ArrayLike | None = None, weights: ArrayLike | None = None, **options) -> np.ndarray:
+                           base_measure: ArrayLike | None = None, weights: ArrayLike | None = None,
+                           **options) -> np.ndarray:
     """Exact output distribution of :func:`priv_agg` with k = 1 (same arguments).
 
     >>> priv_agg_probabilities([[1.0, 0.0], [0.0, 1.0]], [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0]).tolist()
@@ -1059,7 +1065,8 @@ def _short_repr(x) -> str:
     return r if len(r) <= 60 else r[:57] + "..."
 
 
-def metric_c(reference: ArrayLike, candidates: ArrayLike, _legacy_selected: ArrayLike | None = None, *, objectives: ArrayLike | None = None) -> float:
+def metric_c(reference: ArrayLike, candidates: ArrayLike, _legacy_selected: ArrayLike | None = None, *,
+             objectives: ArrayLike | None = None) -> float:
     """Metric C(X', X'') of paper Def. 6.3: fraction of X'' dominated by at least one member of X'.
 
     Domination is strict in every objective (DESIGN.md's Pareto domination), all objectives maximised;

@@ -342,7 +342,8 @@ def _check_weight_values(weights, m: int) -> np.ndarray:
     raise TypeError(f"weights must be a 1-D array of {m} finite numbers, got {_short(weights)}")
 
 
-def weighted_sum(weights: "Sequence[float] | np.ndarray", sensitivity_functions: Sequence[SensitivityFunction]) -> SensitivityFunction:
+def weighted_sum(weights: "Sequence[float] | np.ndarray",
+                 sensitivity_functions: Sequence[SensitivityFunction]) -> SensitivityFunction:
     """δ^agg(x, t, r) = Σ_i |w_i| δ_i(x, t, r) with Δ = Σ_i |w_i| Δ_i (paper Thm 5.3 and 5.4).
 
     Admissible for u_agg = Σ_i w_i u_i when every δ_i is admissible for u_i under the same neighbour
