@@ -39,8 +39,10 @@ times the condition number of ``1 - a'`` in the inputs.
 from __future__ import annotations
 
 import math
+from typing import Literal, TypeVar, overload
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["two_sum", "softplus", "logit", "key_upper", "key_upper_scalar", "key_logs", "SHIFT_FROM"]
 
@@ -52,8 +54,11 @@ LOG_HALF = -math.log(2.0)
 #: ``1 - a``. The label setting finishes such labels as a shortest-path problem (see extension.py).
 SHIFT_FROM = 40.0
 
+#: A float or a float array: :func:`two_sum` returns what it is given.
+_FloatOrArray = TypeVar("_FloatOrArray", float, np.ndarray)
 
-def two_sum(a, b):
+
+def two_sum(a: _FloatOrArray, b: _FloatOrArray) -> tuple[_FloatOrArray, _FloatOrArray]:
     """``s = fl(a + b)`` and the exact rounding error ``e`` (``a + b = s + e``), vectorised (Knuth)."""
     s = a + b
     bb = s - a
@@ -61,7 +66,7 @@ def two_sum(a, b):
     return s, e
 
 
-def softplus(x):
+def softplus(x: ArrayLike) -> np.ndarray:
     """``log(1 + e^x)`` without overflow and to full relative precision (vectorised)."""
     x = np.asarray(x, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -69,14 +74,24 @@ def softplus(x):
     return np.where(np.isposinf(x), np.inf, out)
 
 
-def logit(p):
+def logit(p: ArrayLike) -> np.ndarray:
     """``log(p / (1 - p))`` of exact probabilities (``-inf`` at 0, ``+inf`` at 1)."""
     p = np.asarray(p, dtype=np.float64)
     with np.errstate(divide="ignore"):
         return np.log(p) - np.log1p(-p)
 
 
-def key_upper(hi, lo, epsilon, delta: float, *, with_lo: bool = True):
+@overload
+def key_upper(hi: ArrayLike, lo: ArrayLike, epsilon: ArrayLike, delta: float, *,
+              with_lo: Literal[True] = ...) -> tuple[np.ndarray, np.ndarray]: ...
+@overload
+def key_upper(hi: ArrayLike, lo: ArrayLike | None, epsilon: ArrayLike, delta: float, *,
+              with_lo: Literal[False]) -> tuple[np.ndarray, None]: ...
+@overload
+def key_upper(hi: ArrayLike, lo: ArrayLike | None, epsilon: ArrayLike, delta: float, *,
+              with_lo: bool) -> tuple[np.ndarray, np.ndarray | None]: ...
+def key_upper(hi: ArrayLike, lo: ArrayLike | None, epsilon: ArrayLike, delta: float, *,
+              with_lo: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """``U_DP`` on log-odds labels ``hi + lo``; ``epsilon`` is a scalar or one value per label.
 
     Returns ``(hi', lo')`` (``lo'`` is ``None`` when ``with_lo`` is false: the batch threshold needs only an
@@ -133,7 +148,8 @@ def key_upper(hi, lo, epsilon, delta: float, *, with_lo: bool = True):
     return out_hi, out_lo
 
 
-def _key_upper_pure(hi, lo, eps, with_lo):
+def _key_upper_pure(hi: np.ndarray, lo: ArrayLike | None, eps: np.ndarray,
+                    with_lo: bool) -> tuple[np.ndarray, np.ndarray | None]:
     """Pure DP (delta = 0): ``l' = l + eps + corr`` with
     ``corr = -log1p(-expm1(eps) e^l)`` for ``l <= -eps`` (``a' = e^eps a``) and
     ``corr = log1p(-expm1(-eps) e^-l)`` for ``l >= -eps`` (``1 - a' = e^-eps (1 - a)``); both arguments are
@@ -225,7 +241,7 @@ def _softplus(x: float) -> float:
     return math.log1p(math.exp(x))
 
 
-def key_logs(hi, lo):
+def key_logs(hi: ArrayLike, lo: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """``(log a, log(1 - a))`` for log-odds labels ``hi + lo`` (``a = sigmoid(hi + lo)``), vectorised.
 
     ``-softplus(-l)`` and ``-softplus(l)`` with the compensation term folded in: for ``l > 0``,

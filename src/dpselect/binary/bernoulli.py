@@ -33,8 +33,9 @@ from fractions import Fraction
 from typing import Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .._rng import check_rng
+from .._rng import RngLike, check_rng
 
 __all__ = ["bernoulli_log", "exact_less_than_exp"]
 
@@ -88,7 +89,7 @@ def exact_less_than_exp(log_p: float, first_word: int, draw: Callable[[int], np.
             used += 1
 
 
-def bernoulli_log(log_p, rng: np.random.Generator | int | None = None, *,
+def bernoulli_log(log_p: ArrayLike, rng: RngLike = None, *,
                   bits: Callable[[int], np.ndarray] | None = None) -> np.ndarray:
     """Independent exact ``Bernoulli(exp(log_p))`` draws (int8 array of the shape of ``log_p``).
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_nonnegative, check_positive
 
@@ -52,24 +53,24 @@ def _check_prob_array(alpha: Any, name: str = "alpha") -> np.ndarray:
     return a
 
 
-def dp_upper(alpha: Any, epsilon: Any, delta: Any = 0.0) -> np.ndarray:
+def dp_upper(alpha: ArrayLike, epsilon: ArrayLike, delta: ArrayLike = 0.0) -> np.ndarray:
     """The (epsilon, delta)-DP upper bound ``U_DP`` of paper 002, Eq. 8 (vectorised, no validation).
 
     ``U_DP(a) = min(e^eps a + delta, (e^eps + delta - 1 + a) / e^eps, 1)``: the largest ``Pr[M(u) = j]`` allowed
     on a neighbour ``u`` of a dataset ``v`` with ``Pr[M(v) = j] = a``. ``epsilon``/``delta`` may be arrays
     (one value per edge).
     """
-    e = np.exp(epsilon)
-    return np.minimum(np.minimum(e * alpha + delta, (e + delta - 1.0 + alpha) / e), 1.0)
+    e, a, dl = np.exp(epsilon), np.asarray(alpha), np.asarray(delta)
+    return np.minimum(np.minimum(e * a + dl, (e + dl - 1.0 + a) / e), 1.0)
 
 
-def dp_lower(alpha: Any, epsilon: Any, delta: Any = 0.0) -> np.ndarray:
+def dp_lower(alpha: ArrayLike, epsilon: ArrayLike, delta: ArrayLike = 0.0) -> np.ndarray:
     """The (epsilon, delta)-DP lower bound ``L_DP`` of paper 002, Eq. 9: ``1 - U_DP(1 - a)``."""
-    e = np.exp(epsilon)
-    return np.maximum(np.maximum(e * alpha - delta - e + 1.0, (alpha - delta) / e), 0.0)
+    e, a, dl = np.exp(epsilon), np.asarray(alpha), np.asarray(delta)
+    return np.maximum(np.maximum(e * a - dl - e + 1.0, (a - dl) / e), 0.0)
 
 
-def tau(alpha: Any, epsilon: float, delta: float = 0.0) -> np.ndarray:
+def tau(alpha: ArrayLike, epsilon: float, delta: float = 0.0) -> np.ndarray:
     """Number of steps in the first (multiplicative) regime of ``U_DP`` (paper 002, Eq. 6, clamped at 0).
 
     ``tau = max(0, ceil(log((e^eps + 2 delta - 1) / ((e^eps + 1)((e^eps - 1) alpha + delta))) / eps))``;
@@ -85,7 +86,7 @@ def tau(alpha: Any, epsilon: float, delta: float = 0.0) -> np.ndarray:
     return t
 
 
-def p(d: Any, alpha: Any, epsilon: float, delta: float = 0.0) -> np.ndarray | float:
+def p(d: ArrayLike, alpha: ArrayLike, epsilon: float, delta: float = 0.0) -> np.ndarray | float:
     """Closed-form ``p(d, alpha)`` of paper 002, Def. 9: the strongest induced bound at distance ``d``.
 
     Under homogeneous (epsilon, delta)-DP, a dataset with ``Pr[M(v) = j] = alpha`` forces
@@ -146,7 +147,7 @@ def p(d: Any, alpha: Any, epsilon: float, delta: float = 0.0) -> np.ndarray | fl
     return float(out) if scalar else out
 
 
-def path_extension(alpha: float, epsilons: Any) -> np.ndarray:
+def path_extension(alpha: float, epsilons: ArrayLike) -> np.ndarray:
     """Optimal heterogeneous-DP mechanism on a path (paper 001, Thm 2-3), in closed form.
 
     The path is ``v_0, ..., v_n`` with ``epsilons[i] = eps(v_i, v_{i+1})`` (pure DP, delta = 0),
@@ -195,7 +196,7 @@ def balanced_boundary_value(epsilon: float, delta: float = 0.0) -> float:
     return float((e + dl) / (e + 1.0))
 
 
-def balanced_probability(d: Any, epsilon: float, delta: float = 0.0) -> np.ndarray | float:
+def balanced_probability(d: ArrayLike, epsilon: float, delta: float = 0.0) -> np.ndarray | float:
     """``Pr[M(u) = T(u)]`` of the optimal balanced mechanism at distance ``d`` from the boundary (Cor. 2).
 
     ``1 - (e^eps - 1 - delta (e^{(d+1) eps} + e^{d eps} - 2)) / (e^{d eps} (e^eps + 1)(e^eps - 1))``, clamped at 1

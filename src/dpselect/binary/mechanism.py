@@ -1,11 +1,12 @@
 """A binary mechanism on a dataset graph: exact probabilities, sampling, privacy and dominance checks."""
 from __future__ import annotations
 
-from typing import Any, Hashable, Iterable
+from typing import Hashable, Iterable, Mapping
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .._rng import check_rng
+from .._rng import RngLike, check_rng
 from .._validation import _short, check_nonnegative
 from .bernoulli import bernoulli_log
 from .graph import DatasetGraph
@@ -39,8 +40,8 @@ class BinaryMechanism:
     (0.4, 0.2, True)
     """
 
-    def __init__(self, graph: DatasetGraph, true_values: np.ndarray, prob_one: np.ndarray | None = None,
-                 pair: SuitablePair | None = None, *, log_prob: np.ndarray | None = None,
+    def __init__(self, graph: DatasetGraph, true_values: ArrayLike, prob_one: ArrayLike | None = None,
+                 pair: SuitablePair | None = None, *, log_prob: ArrayLike | None = None,
                  fixed: tuple[np.ndarray, np.ndarray] | None = None, info: dict | None = None) -> None:
         self.graph = graph
         self.true_values = np.asarray(true_values, dtype=np.int8)
@@ -70,12 +71,12 @@ class BinaryMechanism:
 
     # ------------------------------------------------------------ probabilities
     @property
-    def probabilities(self) -> dict:
+    def probabilities(self) -> dict[Hashable, float]:
         """``vertex -> Pr[M(v) = 1]`` for every vertex (floats: 1.0 where ``Pr[M(v) = 0] < 2^-54``)."""
         return dict(zip(self.graph.vertices, self.prob_one.tolist()))
 
     @property
-    def log_probabilities(self) -> dict:
+    def log_probabilities(self) -> dict[Hashable, tuple[float, float]]:
         """``vertex -> (log Pr[M(v) = 0], log Pr[M(v) = 1])`` for every vertex, to full relative precision."""
         return dict(zip(self.graph.vertices, map(tuple, self.log_prob.tolist())))
 
@@ -104,19 +105,18 @@ class BinaryMechanism:
         hit = bernoulli_log(lp[np.arange(idx.size), minority], gen)
         return np.where(hit == 1, minority, 1 - minority).astype(np.int8)
 
-    def sample(self, vertex: Hashable, rng: np.random.Generator | int | None = None) -> int:
+    def sample(self, vertex: Hashable, rng: RngLike = None) -> int:
         """Draw the private binary answer for dataset ``vertex`` (one exact Bernoulli draw)."""
         gen = check_rng(rng)
         return int(self._sample_idx(np.asarray([self.graph.index_of(vertex)]), gen)[0])
 
-    def sample_many(self, vertices: Iterable[Hashable], rng: np.random.Generator | int | None = None
-                    ) -> np.ndarray:
+    def sample_many(self, vertices: Iterable[Hashable], rng: RngLike = None) -> np.ndarray:
         """Independent private answers for each dataset in ``vertices`` (int8 array)."""
         gen = check_rng(rng)
         return self._sample_idx(self.graph.indices_of(vertices), gen)
 
     # ------------------------------------------------------------ checks
-    def violations(self, tol: float = 1e-9) -> list[tuple]:
+    def violations(self, tol: float = 1e-9) -> list[tuple[Hashable, Hashable]]:
         """Neighbouring pairs ``(x, y)`` where privacy fails for some answer (empty if private).
 
         For DP pairs, on the log-probabilities: ``log Pr[M(y) = j] > log Pr[M(x) = j] + eps(x, y) + tol``
@@ -130,7 +130,7 @@ class BinaryMechanism:
         xs, ys = privacy_violations(g, self.pair, self.log_prob, tol)
         return [(g.label(int(x)), g.label(int(y))) for x, y in zip(xs.tolist(), ys.tolist())]
 
-    def dominates(self, other: Any, tol: float = 1e-12) -> bool:
+    def dominates(self, other: BinaryMechanism | Mapping[Hashable, float], tol: float = 1e-12) -> bool:
         """Whether ``Pr[M(v) = T(v)] >= Pr[M'(v) = T(v)] - tol`` at every ``v`` (paper 002, Def. 2).
 
         ``other`` is a :class:`BinaryMechanism` on the same graph or a mapping ``vertex -> Pr[M'(v) = 1]``.
@@ -150,7 +150,7 @@ class BinaryMechanism:
         return f"BinaryMechanism(graph={self.graph!r}, pair={self.pair!r})"
 
 
-def _answer(answer: Any) -> int:
+def _answer(answer: object) -> int:
     if answer not in (0, 1) or isinstance(answer, bool):
         raise ValueError(f"answer must be 0 or 1, got {_short(answer)}")
     return int(answer)

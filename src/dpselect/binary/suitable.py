@@ -22,15 +22,23 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from typing import Any, Callable
+from typing import Callable, Literal, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_nonnegative, check_positive
 from . import _logspace as ls
 from .closed_forms import dp_lower, dp_upper
 
 __all__ = ["SuitablePair", "DPPair", "FunctionPair", "EdgeDPPairs"]
+
+#: A fast scalar ``(hi, lo, arc) -> (hi', lo')`` (:meth:`SuitablePair.scalar_key_upper`).
+ScalarKeyUpper = Callable[[float, float, int], tuple[float, float]]
+#: What :meth:`SuitablePair.shift_weights` returns: ``None``, ``("hops", eps, None)`` (one ε on every arc) or
+#: ``("weights", arc_eps, edge_eps)`` (one ε per arc, and per edge when known).
+ShiftWeights = Union[tuple[Literal["hops"], float, None], tuple[Literal["weights"], np.ndarray, Union[np.ndarray, None]],
+                     None]
 
 
 class SuitablePair(ABC):
@@ -61,7 +69,7 @@ class SuitablePair(ABC):
     # label-space hooks (probability labels here; log-odds labels in the DP pairs)
     log_space = False
 
-    def arc_eps(self, arcs: np.ndarray | None) -> Any:
+    def arc_eps(self, arcs: np.ndarray | None) -> float | np.ndarray:
         """The ε of a log-space (pure-DP) pair across ``arcs``; other pairs have none."""
         raise TypeError(f"{type(self).__name__} is not a log-space (ε-DP) pair: it has no per-arc ε")
 
@@ -70,7 +78,7 @@ class SuitablePair(ABC):
         v = np.asarray(prob_one, dtype=np.float64)
         return v if colour == 1 else 1.0 - v
 
-    def arc_key_upper(self, hi: np.ndarray, lo: np.ndarray, arcs: np.ndarray):
+    def arc_key_upper(self, hi: np.ndarray, lo: np.ndarray, arcs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``U_e`` on labels ``hi + lo`` across ``arcs``; returns ``(hi', lo')``."""
         return self.arc_upper(hi, arcs), np.zeros_like(np.asarray(hi, dtype=np.float64))
 
@@ -81,26 +89,27 @@ class SuitablePair(ABC):
     def vertex_min_key_upper(self, hi: np.ndarray, vertices: np.ndarray) -> np.ndarray:
         return self.vertex_min_upper(hi, vertices)
 
-    def scalar_key_upper(self):
+    def scalar_key_upper(self) -> ScalarKeyUpper:
         """A fast scalar ``(hi, lo, arc) -> (hi', lo')`` for the heap reference engine."""
         return lambda x, lo, arc: (float(self.arc_upper(np.asarray([x]), np.asarray([arc]))[0]), 0.0)
 
-    def shift_weights(self):
+    def shift_weights(self) -> ShiftWeights:
         """``None``, or how ``U`` acts on labels above :data:`~dpselect.binary._logspace.SHIFT_FROM`: as
-        ``l + eps_e`` (pure DP in log-odds), given as ``("hops", eps)`` or ``("weights", arc_eps)``."""
+        ``l + eps_e`` (pure DP in log-odds), given as ``("hops", eps, None)`` or
+        ``("weights", arc_eps, edge_eps)``."""
         return None
 
-    def key_logs(self, hi: np.ndarray, lo: np.ndarray):
+    def key_logs(self, hi: np.ndarray, lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(log a, log(1 - a))`` of labels (``+inf`` = unconstrained = probability 1)."""
         a = np.minimum(np.asarray(hi, dtype=np.float64), 1.0)
         with np.errstate(divide="ignore"):
             return np.log(a), np.log1p(-a)
 
-    def key_probability(self, hi, lo=0.0) -> np.ndarray:
+    def key_probability(self, hi: ArrayLike, lo: ArrayLike = 0.0) -> np.ndarray:
         """The probability ``a`` a label stands for."""
         return np.exp(self.key_logs(np.asarray(hi, dtype=np.float64), np.asarray(lo, dtype=np.float64))[0])
 
-    def upper_power(self, alpha: Any, d: int) -> np.ndarray:
+    def upper_power(self, alpha: ArrayLike, d: int) -> np.ndarray:
         """``U^d(alpha)``: the bound induced at distance ``d`` along any path (iterated ``U``)."""
         a = np.asarray(alpha, dtype=np.float64)
         for _ in range(int(d)):
@@ -144,38 +153,38 @@ class DPPair(SuitablePair):
         if self.delta >= 1:
             raise ValueError(f"delta must be a finite number in [0, 1), got {delta!r}")
 
-    def upper(self, alpha):
+    def upper(self, alpha: ArrayLike) -> np.ndarray:
         return dp_upper(np.asarray(alpha, dtype=np.float64), self.epsilon, self.delta)
 
-    def lower(self, alpha):
+    def lower(self, alpha: ArrayLike) -> np.ndarray:
         return dp_lower(np.asarray(alpha, dtype=np.float64), self.epsilon, self.delta)
 
     log_space = True
 
-    def source_keys(self, prob_one, colour):
+    def source_keys(self, prob_one: np.ndarray, colour: int) -> np.ndarray:
         k = ls.logit(prob_one)
         return k if colour == 1 else -k
 
-    def arc_key_upper(self, hi, lo, arcs):
+    def arc_key_upper(self, hi: np.ndarray, lo: np.ndarray, arcs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return ls.key_upper(hi, lo, self.epsilon, self.delta)
 
-    def arc_key_upper_hi(self, hi, arcs):
+    def arc_key_upper_hi(self, hi: np.ndarray, arcs: np.ndarray) -> np.ndarray:
         return ls.key_upper(hi, None, self.epsilon, self.delta, with_lo=False)[0]
 
-    def vertex_min_key_upper(self, hi, vertices):
+    def vertex_min_key_upper(self, hi: np.ndarray, vertices: np.ndarray) -> np.ndarray:
         return ls.key_upper(hi, None, self.epsilon, self.delta, with_lo=False)[0]
 
-    def scalar_key_upper(self):
+    def scalar_key_upper(self) -> ScalarKeyUpper:
         e, dl, f = self.epsilon, self.delta, ls.key_upper_scalar
         return lambda x, lo, arc: f(x, lo, e, dl)
 
-    def key_logs(self, hi, lo):
+    def key_logs(self, hi: np.ndarray, lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return ls.key_logs(hi, lo)
 
-    def shift_weights(self):
+    def shift_weights(self) -> ShiftWeights:
         return ("hops", self.epsilon, None) if self.delta == 0 else None
 
-    def arc_eps(self, arcs):
+    def arc_eps(self, arcs: np.ndarray | None) -> float:
         """epsilon across ``arcs`` (the same everywhere)."""
         return self.epsilon
 
@@ -198,10 +207,10 @@ class FunctionPair(SuitablePair):
         if check:
             self.check()
 
-    def upper(self, alpha):
+    def upper(self, alpha: ArrayLike) -> np.ndarray:
         return np.asarray(self._u(np.asarray(alpha, dtype=np.float64)), dtype=np.float64)
 
-    def lower(self, alpha):
+    def lower(self, alpha: ArrayLike) -> np.ndarray:
         return np.asarray(self._l(np.asarray(alpha, dtype=np.float64)), dtype=np.float64)
 
 
@@ -224,41 +233,41 @@ class EdgeDPPairs(SuitablePair):
         if self.delta >= 1:
             raise ValueError(f"delta must be a finite number in [0, 1), got {delta!r}")
 
-    def upper(self, alpha):  # pragma: no cover - a per-edge pair has no single U
+    def upper(self, alpha: ArrayLike) -> np.ndarray:  # pragma: no cover - a per-edge pair has no single U
         raise TypeError("EdgeDPPairs has one U per edge: use arc_upper(alpha, arcs)")
 
     lower = upper
 
-    def arc_upper(self, alpha, arcs):
+    def arc_upper(self, alpha: np.ndarray, arcs: np.ndarray) -> np.ndarray:
         return dp_upper(alpha, self.arc_epsilon[arcs], self.delta)
 
-    def arc_lower(self, alpha, arcs):
+    def arc_lower(self, alpha: np.ndarray, arcs: np.ndarray) -> np.ndarray:
         return dp_lower(alpha, self.arc_epsilon[arcs], self.delta)
 
-    def vertex_min_upper(self, alpha, vertices):
+    def vertex_min_upper(self, alpha: np.ndarray, vertices: np.ndarray) -> np.ndarray:
         return dp_upper(alpha, self.vertex_min_epsilon[vertices], self.delta)
 
     log_space = True
     source_keys = DPPair.source_keys
     key_logs = DPPair.key_logs
 
-    def arc_key_upper(self, hi, lo, arcs):
+    def arc_key_upper(self, hi: np.ndarray, lo: np.ndarray, arcs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return ls.key_upper(hi, lo, self.arc_epsilon[arcs], self.delta)
 
-    def arc_key_upper_hi(self, hi, arcs):
+    def arc_key_upper_hi(self, hi: np.ndarray, arcs: np.ndarray) -> np.ndarray:
         return ls.key_upper(hi, None, self.arc_epsilon[arcs], self.delta, with_lo=False)[0]
 
-    def vertex_min_key_upper(self, hi, vertices):
+    def vertex_min_key_upper(self, hi: np.ndarray, vertices: np.ndarray) -> np.ndarray:
         return ls.key_upper(hi, None, self.vertex_min_epsilon[vertices], self.delta, with_lo=False)[0]
 
-    def scalar_key_upper(self):
+    def scalar_key_upper(self) -> ScalarKeyUpper:
         ee, dl, f = self.arc_epsilon.tolist(), self.delta, ls.key_upper_scalar
         return lambda x, lo, arc: f(x, lo, ee[arc], dl)
 
-    def shift_weights(self):
+    def shift_weights(self) -> ShiftWeights:
         return ("weights", self.arc_epsilon, self.edge_epsilon) if self.delta == 0 else None
 
-    def arc_eps(self, arcs):
+    def arc_eps(self, arcs: np.ndarray | None) -> np.ndarray:
         return self.arc_epsilon[arcs]
 
     def __repr__(self) -> str:

@@ -9,6 +9,7 @@ import math
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .graph import DatasetGraph
 from .suitable import SuitablePair
@@ -16,7 +17,7 @@ from .suitable import SuitablePair
 __all__ = ["privacy_violations"]
 
 
-def privacy_violations(g: DatasetGraph, pair: SuitablePair, log_prob: np.ndarray, tol: float = 1e-9,
+def privacy_violations(g: DatasetGraph, pair: SuitablePair, log_prob: ArrayLike, tol: float = 1e-9,
                        chunk: int = 1 << 21) -> tuple[np.ndarray, np.ndarray]:
     """Neighbouring pairs ``(x, y)`` (vertex ids) where ``Pr[M(y) = j]`` is too large given ``Pr[M(x) = j]``.
 
