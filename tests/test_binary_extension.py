@@ -354,3 +354,52 @@ def test_heterogeneous_with_zero_epsilon_edges_matches_lp(seed):
         cvec[w] = -1.0 if T[w] == 1 else 1.0
         res = lp(n, edges, eps, 0.0, partial, cvec)
         assert mech.probabilities[w] == pytest.approx(res.x[w], abs=1e-7)
+
+
+# --------------------------------------------------------------------------- (E, 2) integer arrays as edge lists
+def _same_graph(a, b):
+    return (a.n == b.n and a.vertices == b.vertices and a.edge_u.tolist() == b.edge_u.tolist()
+            and a.edge_v.tolist() == b.edge_v.tolist())
+
+
+def test_edge_array_accepted_wherever_an_edge_list_is():
+    E = np.array([[i, i + 1] for i in range(9)])
+    T = {i: int(i < 5) for i in range(10)}
+    partial = {4: 0.6, 5: 0.4}
+    ref = optimal_extension([tuple(e) for e in E.tolist()], T, partial, epsilon=0.5)
+    for edges in (E, E.astype(np.int32), E.astype(np.uint16), list(E), [list(e) for e in E.tolist()]):
+        assert optimal_extension(edges, T, partial, epsilon=0.5) == ref
+    g = DatasetGraph.from_edges(E)
+    assert g.n == 10 and g.n_edges == 9 and g.distance(0, 9) == 9
+    assert _same_graph(DatasetGraph.from_edges(list(E)), g)
+
+
+def test_vectorised_tuple_path_builds_the_loops_graph():
+    rng = np.random.default_rng(3)
+    E = rng.integers(-5, 40, (200, 2))
+    E = E[E[:, 0] != E[:, 1]]
+    tuples = [tuple(e) for e in E.tolist()]
+    fast = DatasetGraph.from_edges(tuples)
+    loop = DatasetGraph.from_edges(iter(tuples))  # an iterator takes the general loop
+    assert _same_graph(fast, loop)
+    vertices = sorted(set(E.ravel().tolist()), reverse=True) + [1000]
+    assert _same_graph(DatasetGraph.from_edges(E, vertices=vertices),
+                       DatasetGraph.from_edges(iter(tuples), vertices=vertices))
+    # data-carrying or mixed edges still take the loop
+    assert DatasetGraph.from_edges([(0, 1), ("a", 2)]).vertices == [0, 1, "a", 2]
+    assert DatasetGraph.from_edges([(0, 1, {"eps": 0.5})], epsilon_attr="eps").edge_epsilon.tolist() == [0.5]
+
+
+def test_edge_array_errors():
+    with pytest.raises(TypeError, match=r"\(E, 2\) integer array"):
+        DatasetGraph.from_edges(np.zeros((3, 3), dtype=int))
+    with pytest.raises(TypeError, match=r"\(E, 2\) integer array"):
+        DatasetGraph.from_edges(np.zeros((3, 2)))
+    with pytest.raises(ValueError, match=">= 0"):
+        DatasetGraph.from_edges(np.array([[-1, 2]]))
+    with pytest.raises(ValueError, match="not in vertices"):
+        DatasetGraph.from_edges(np.array([[0, 7]]), vertices=[0, 1, 2])
+    with pytest.raises(ValueError, match="self-loop"):
+        DatasetGraph.from_edges(np.array([[1, 1]]))
+    with pytest.raises(TypeError, match="edge attributes"):
+        DatasetGraph.from_edges(np.array([[0, 1]]), epsilon_attr="eps")

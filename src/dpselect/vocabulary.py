@@ -11,7 +11,7 @@ import functools
 import inspect
 import sys
 import warnings
-from typing import Any, Callable, Iterable, Literal, TypeVar
+from typing import Any, Callable, Iterable, Literal, Mapping, TypeVar
 
 import numpy as np
 
@@ -143,6 +143,57 @@ def _compat_code():
 _KEYWORD_COMPAT_CODE = _compat_code()
 
 
+def _is_labelled(x: Any) -> bool:
+    """True for a pandas Series or DataFrame (duck-typed: an ``index`` attribute that is not a method, and
+    ``to_numpy``), without importing pandas."""
+    return hasattr(x, "to_numpy") and hasattr(x, "index") and not callable(getattr(x, "index"))
+
+
+def _by_column(value: Any, columns: list, name: str) -> Any:
+    """``value`` in column order when it is keyed by the objectives' names (a mapping or a Series)."""
+    if _is_labelled(value) and getattr(value, "ndim", 1) == 1:
+        value = dict(zip(value.index.tolist(), value.to_numpy().tolist()))
+    if not isinstance(value, Mapping):
+        return value
+    missing = [c for c in columns if c not in value]
+    extra = [c for c in value if c not in columns]
+    if missing or extra:
+        what = f"has no entry for column {missing[0]!r}" if missing else f"names unknown column {extra[0]!r}"
+        raise ValueError(f"{name} {what}: it must be keyed by the DataFrame's columns {columns}")
+    return [value[c] for c in columns]
+
+
+def _aligned(value: Any, labels: Any, name: str) -> Any:
+    """A per-candidate Series (e.g. a base measure) in the order of the candidates' index ``labels``."""
+    if not _is_labelled(value):
+        return value
+    if getattr(value, "ndim", 1) != 1:
+        raise TypeError(f"{name} must be one value per candidate, got a {type(value).__name__}")
+    vals = dict(zip(value.index.tolist(), value.to_numpy().tolist()))
+    if len(vals) != len(value) or set(vals) != set(labels.tolist()):
+        raise ValueError(f"{name} is a Series: its index must hold the candidates' labels, each once")
+    return np.asarray([vals[x] for x in labels.tolist()])
+
+
+def _unlabel(sig: inspect.Signature, args: tuple, kwargs: dict) -> tuple[Any, tuple, dict]:
+    """Strip the pandas labels off the first argument (and align the arguments named by its labels)."""
+    data = args[0]
+    labels = data.index
+    if getattr(data, "ndim", 1) == 2 and hasattr(data, "columns"):  # a DataFrame: columns name the objectives
+        columns = data.columns.tolist()
+        bound = sig.bind_partial(*args, **kwargs)
+        for name in ("objective_weights", "sensitivities"):
+            if bound.arguments.get(name) is not None:
+                bound.arguments[name] = _by_column(bound.arguments[name], columns, name)
+        args, kwargs = bound.args, dict(bound.kwargs)
+    if kwargs.get("base_measure") is not None:
+        kwargs["base_measure"] = _aligned(kwargs["base_measure"], labels, "base_measure")
+    values = data.to_numpy()
+    if values.dtype == object:
+        values = values.astype(np.float64)
+    return labels, (values,) + tuple(args[1:]), kwargs
+
+
 def selection_result(fn: F) -> F:
     """Decorator: the one return convention of every selector.
 
@@ -150,20 +201,37 @@ def selection_result(fn: F) -> F:
     independent draws); any int ``k`` -- 1 included -- returns an int64 array of shape (k,)
     (with ``size=N``: (N, k)). The wrapped function may return an ``int`` for k = 1.
 
+    **pandas**: when the first argument (the utilities, or the objectives of PrivPareto / PrivAgg) is a
+    pandas Series or DataFrame, the selection is given as its index **labels** instead of positions: one
+    label, or a numpy array of labels of the same shapes as above. With a DataFrame the columns name the
+    objectives: ``objective_weights`` (a mapping or a Series) and ``sensitivities`` (a mapping) may be
+    keyed by column name; a ``base_measure`` Series is aligned on the index. pandas is recognised by
+    duck typing and never imported here, so the core works without it.
+
     >>> @selection_result
     ... def pick(u, *, k=None, size=None):
     ...     return 2
     >>> pick([0, 1, 2]), pick([0, 1, 2], k=1).tolist()
     (2, [2])
     """
+    sig = inspect.signature(fn)
+
     @functools.wraps(fn)
     def _selection(*args: Any, **kwargs: Any) -> Any:
+        labels = None
+        if args and _is_labelled(args[0]):
+            labels, args, kwargs = _unlabel(sig, args, kwargs)
         out = fn(*args, **kwargs)
         if kwargs.get("k") is None:
-            return out
-        arr = np.asarray(out, dtype=np.int64)
-        if kwargs.get("size") is None:
-            return np.atleast_1d(arr)
-        return arr[:, None] if arr.ndim == 1 else arr
+            arr = out
+        else:
+            arr = np.atleast_1d(np.asarray(out, dtype=np.int64))
+            if kwargs.get("size") is not None and arr.ndim == 1:
+                arr = arr[:, None]
+        if labels is None:
+            return arr
+        if isinstance(arr, np.ndarray):
+            return labels.to_numpy()[arr]
+        return labels[int(arr)]
 
     return _selection  # type: ignore[return-value]

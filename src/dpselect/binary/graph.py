@@ -118,7 +118,26 @@ class DatasetGraph:
     @classmethod
     def from_edges(cls, edges: Iterable, vertices: Iterable | None = None, *,
                    epsilon_attr: str | None = None) -> "DatasetGraph":
-        """Graph from ``(u, v)`` or ``(u, v, data_dict)`` tuples; ``vertices`` adds isolated vertices/order."""
+        """Graph from ``(u, v)`` or ``(u, v, data_dict)`` tuples; ``vertices`` adds isolated vertices/order.
+
+        ``edges`` may also be an ``(E, 2)`` integer numpy array (or a list of its rows): without
+        ``vertices`` the vertices are ``0 .. max``, as in :func:`as_dataset_graph`; with ``vertices`` the
+        ids are looked up in it. Both, and a plain list of ``(int, int)`` tuples, take a vectorised path
+        (no Python loop over the edges) and give the graph the loop would build.
+
+        >>> import numpy as np
+        >>> DatasetGraph.from_edges(np.array([[0, 1], [1, 2]])).distance(0, 2)
+        2
+        """
+        if isinstance(edges, np.ndarray):
+            if epsilon_attr is not None:
+                raise TypeError("an edge array carries no edge attributes: pass epsilon as a number, a mapping or "
+                                "an array with one value per edge")
+            return cls._from_int_array(_edge_array(edges), vertices, first_seen=False)
+        if isinstance(edges, (list, tuple)) and epsilon_attr is None:
+            arr = _int_pairs(edges)
+            if arr is not None:
+                return cls._from_int_array(arr, vertices, first_seen=True)
         labels: list = [] if vertices is None else list(vertices)
         index = {x: i for i, x in enumerate(labels)}
         if len(index) != len(labels):
@@ -144,6 +163,47 @@ class DatasetGraph:
             raise ValueError("graph must have at least one vertex")
         return cls(len(labels), np.asarray(us, dtype=np.int64), np.asarray(vs, dtype=np.int64),
                    labels=labels, edge_epsilon=None if epsilon_attr is None else _eps_array(eps))
+
+    @classmethod
+    def _from_int_array(cls, arr: np.ndarray, vertices: Iterable | None, *, first_seen: bool) -> "DatasetGraph":
+        """An (E, 2) int64 array of vertex ids. ``vertices`` given: ids looked up in it (their order is the
+        graph's). Otherwise ``first_seen``: vertices in order of first appearance (what the tuple loop
+        does), else ``0 .. max`` (the array convention)."""
+        flat = arr.ravel()
+        if vertices is not None:
+            labels = list(vertices)
+            if len(set(labels)) != len(labels):
+                raise ValueError("vertices must be distinct")
+            if not labels:
+                raise ValueError("graph must have at least one vertex")
+            lab = np.asarray(labels)
+            if lab.ndim == 1 and lab.dtype.kind in "iu" and all(
+                    isinstance(x, (numbers.Integral, np.integer)) and not isinstance(x, bool) for x in labels):
+                order = np.argsort(lab, kind="stable")
+                pos = np.searchsorted(lab[order], flat)
+                pos = np.minimum(pos, lab.size - 1)
+                found = lab[order][pos] == flat
+                if not found.all():
+                    k = int(np.flatnonzero(~found)[0])
+                    e = tuple(int(x) for x in arr[k // 2])
+                    raise ValueError(f"edges[{k // 2}] = {e} uses vertex {int(flat[k])} not in vertices")
+                idx = order[pos]
+                identity = bool(np.array_equal(lab, np.arange(lab.size)))
+                return cls(lab.size, idx[0::2], idx[1::2], labels=None if identity else labels)
+            return cls.from_edges([tuple(e) for e in arr.tolist()], vertices=labels)
+        if flat.size == 0:
+            raise ValueError("graph must have at least one vertex")
+        if flat.min() < 0 and not first_seen:
+            raise ValueError(f"an edge array must hold vertex ids >= 0 (vertices are 0 .. max), got {int(flat.min())}")
+        if not first_seen:
+            return cls(int(flat.max()) + 1, arr[:, 0], arr[:, 1])
+        uniq, first, inv = np.unique(flat, return_index=True, return_inverse=True)
+        rank = np.empty(uniq.size, dtype=np.int64)
+        rank[np.argsort(first, kind="stable")] = np.arange(uniq.size)  # order of first appearance
+        idx = rank[inv.ravel()]
+        labels = uniq[np.argsort(first, kind="stable")].tolist()
+        identity = labels == list(range(len(labels)))
+        return cls(len(labels), idx[0::2], idx[1::2], labels=None if identity else labels)
 
     @classmethod
     def from_networkx(cls, graph: Any, *, epsilon_attr: str | None = None) -> "DatasetGraph":
@@ -246,6 +306,36 @@ def _eps_array(values: list) -> np.ndarray:
     except (TypeError, ValueError):
         raise TypeError("epsilon edge attributes must be real numbers") from None
     return arr
+
+
+def _edge_array(arr: np.ndarray) -> np.ndarray:
+    """``arr`` checked as an (E, 2) integer array of edges, as int64."""
+    if arr.ndim != 2 or arr.shape[1] != 2 or arr.dtype.kind not in "iu":
+        raise TypeError(f"an edge array must be an (E, 2) integer array, got shape {arr.shape} and dtype {arr.dtype}")
+    if arr.dtype.kind == "u" and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
+        raise ValueError("edge array vertex ids must fit in int64")
+    return arr.astype(np.int64, copy=False)
+
+
+def _int_pairs(edges: list | tuple) -> np.ndarray | None:
+    """The (E, 2) int64 array of a list of (int, int) pairs or of integer array rows, or None when the list
+    holds anything else (other ids, data dicts), which then goes through the general loop."""
+    if not edges:
+        return None
+    first = edges[0]
+    if isinstance(first, np.ndarray):
+        if first.shape != (2,) or first.dtype.kind not in "iu":
+            return None
+    elif not (isinstance(first, (tuple, list)) and len(first) == 2
+              and all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in first)):
+        return None
+    try:
+        arr = np.array(edges)
+    except (ValueError, TypeError, OverflowError):
+        return None
+    if arr.ndim != 2 or arr.shape[1] != 2 or arr.dtype.kind not in "iu" or arr.dtype == np.uint64:
+        return None  # ragged, mixed or boolean entries: the loop names the bad one
+    return arr.astype(np.int64, copy=False)
 
 
 def as_dataset_graph(graph: Any, *, epsilon_attr: str | None = None) -> DatasetGraph:

@@ -1,0 +1,33 @@
+"""dpselect for scikit-learn users (``pip install "dpselect[sklearn]"``).
+
+* :func:`select_model`: private model selection. Given already-fitted classifiers and a private
+  validation set, choose the best one (or ``k``) by TPR, TNR and/or accuracy with PrivPareto or
+  PrivAgg, ε-DP with respect to adding or removing one validation record. It needs only the models'
+  ``predict`` (or precomputed predictions), not scikit-learn itself.
+* :class:`DiffPID3Classifier` and :class:`DPMOETClassifier`: the private decision trees of
+  :mod:`dpselect.apps.diffpid3` and :mod:`dpselect.apps.dpmoet` as scikit-learn estimators
+  (``fit/predict/predict_proba/score``, ``get_params/set_params``, usable in a ``Pipeline``), with the
+  public bounds of their privacy proofs as constructor parameters. They need scikit-learn (>= 1.6).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ._select import APPROACHES, OBJECTIVES, model_objectives, select_model
+
+__all__ = ["select_model", "model_objectives", "OBJECTIVES", "APPROACHES", "DiffPID3Classifier",
+           "DPMOETClassifier"]
+
+_ESTIMATORS = ("DiffPID3Classifier", "DPMOETClassifier")
+
+
+def __getattr__(name: str) -> Any:
+    # the estimators need scikit-learn: imported on first use, so select_model works without it
+    if name in _ESTIMATORS:
+        try:
+            from . import _estimators
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ImportError(f"dpselect.sklearn.{name} needs scikit-learn >= 1.6: pip install 'dpselect[sklearn]' "
+                              f"({exc})") from exc
+        return getattr(_estimators, name)
+    raise AttributeError(f"module 'dpselect.sklearn' has no attribute {name!r}")

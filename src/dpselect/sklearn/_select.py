@@ -1,0 +1,230 @@
+"""Private model selection: choose among already-fitted classifiers on a private validation set."""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ..multiobjective import priv_agg, priv_pareto
+from ..sensitivity import SensitivityFunction
+from ..utilities.classification import rate_sensitivity
+from ..vocabulary import LOCAL_MECHANISMS, Mechanism, check_mechanism
+
+__all__ = ["select_model", "model_objectives", "OBJECTIVES", "APPROACHES"]
+
+#: The objectives :func:`select_model` knows, all rates of hits among records (maximised).
+OBJECTIVES = ("tpr", "tnr", "accuracy")
+#: PrivPareto on the objectives, or PrivAgg on their weighted sum.
+APPROACHES = ("pareto", "aggregate")
+
+
+def _objective_names(objectives: Any) -> list[str]:
+    if isinstance(objectives, str):
+        objectives = (objectives,)
+    try:
+        names = [str(o).strip().lower() for o in objectives]
+    except TypeError:
+        raise TypeError(f"objectives must be a sequence of names from {OBJECTIVES}, got "
+                        f"{type(objectives).__name__}") from None
+    if not names:
+        raise ValueError(f"objectives must name at least one of {OBJECTIVES}")
+    bad = [o for o in names if o not in OBJECTIVES]
+    if bad:
+        raise ValueError(f"unknown objective {bad[0]!r}: choose from {', '.join(OBJECTIVES)}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"objectives name one objective twice: {names}")
+    return names
+
+
+def _binary(values: Any, pos_label: Any, name: str) -> np.ndarray:
+    arr = np.asarray(values.to_numpy() if hasattr(values, "to_numpy") else values)
+    return np.asarray(arr == pos_label, dtype=bool)
+
+
+def model_objectives(y: ArrayLike, predictions: ArrayLike, objectives: Sequence[str] = ("tpr", "tnr"), *,
+                     pos_label: Any = 1) -> tuple[np.ndarray, list[SensitivityFunction]]:
+    """The objective values of every model and their sensitivity functions (add/remove one record).
+
+    ``predictions`` has one row of predicted labels per model, ``y`` the true labels; a label equal to
+    ``pos_label`` is positive, any other negative. Returns ``(U, sensitivities)``: ``U[r, i]`` is
+    objective i of model r, and ``sensitivities[i]`` its exact element local sensitivity
+    (:func:`dpselect.utilities.classification.rate_sensitivity`).
+
+    Every objective is a rate hit / (hit + miss): TPR = TP / (TP + FN), TNR = TN / (TN + FP), accuracy =
+    correct / (correct + wrong). Adding or removing one record changes exactly one of (hit, miss) by one
+    (for TPR and TNR, a record of the other class changes neither), so the three share one sensitivity
+    function, the exact element local sensitivity of such a rate; its global sensitivity is 1 (from an
+    empty set of records to one record). The test suite checks the accuracy case by brute force with
+    :func:`dpselect.audit.check_admissibility`.
+
+    >>> U, sens = model_objectives([1, 1, 0, 0], [[1, 1, 0, 1], [1, 0, 0, 0]], ("tpr", "accuracy"))
+    >>> U.tolist(), [s(0).tolist() for s in sens]
+    ([[1.0, 0.75], [0.5, 0.75]], [[1.0, 1.0], [0.25, 0.25]])
+    """
+    names = _objective_names(objectives)
+    yt = _binary(y, pos_label, "y")
+    if yt.ndim != 1:
+        raise ValueError(f"y must be 1-D (one label per record), got shape {yt.shape}")
+    yp = _binary(predictions, pos_label, "predictions")
+    if yp.ndim == 1:
+        yp = yp[None, :]
+    if yp.ndim != 2 or yp.shape[1] != yt.shape[0]:
+        raise ValueError(f"predictions must have shape (n_models, n_records={yt.shape[0]}), got "
+                         f"{np.shape(predictions)}")
+    n_pos = int(np.count_nonzero(yt))
+    n_neg = yt.shape[0] - n_pos
+    # TP and TN of every model from two row sums (predicted positives overall and among the positive records)
+    tp = yp[:, yt].sum(axis=1, dtype=np.int64) if n_pos else np.zeros(yp.shape[0], np.int64)
+    n_pred_pos = yp.sum(axis=1, dtype=np.int64)
+    tn = n_neg - (n_pred_pos - tp)
+    counts = {"tpr": (tp, n_pos - tp), "tnr": (tn, n_neg - tn), "accuracy": (tp + tn, yt.shape[0] - tp - tn)}
+    U = np.empty((yp.shape[0], len(names)))
+    sens = []
+    for i, name in enumerate(names):
+        hit, miss = counts[name]
+        total = hit + miss
+        U[:, i] = np.divide(hit, total, out=np.zeros(hit.shape), where=total > 0)
+        sens.append(rate_sensitivity(hit, miss, name=name))
+    return U, sens
+
+
+def _predictions(estimators: Any, X: Any, predictions: Any) -> tuple[np.ndarray | list, list | None]:
+    """The (n_models, n_records) predictions and the models' labels (keys of a mapping) or None."""
+    labels = None
+    models: Any = estimators
+    if isinstance(estimators, Mapping):
+        labels = list(estimators.keys())
+        models = list(estimators.values())
+    if predictions is not None:
+        P = predictions.to_numpy() if hasattr(predictions, "to_numpy") else np.asarray(predictions)
+        if models is not None and len(models) != P.shape[0]:
+            raise ValueError(f"predictions has {P.shape[0]} rows but {len(models)} estimators were given")
+        return P, labels
+    if models is None:
+        raise TypeError("select_model needs estimators (with X) or predictions")
+    if X is None:
+        raise TypeError("select_model needs X (the private validation features) to predict, or predictions=")
+    models = list(models)
+    for i, m in enumerate(models):
+        if not hasattr(m, "predict"):
+            raise TypeError(f"estimators[{i}] has no predict method (a fitted classifier is needed), got "
+                            f"{type(m).__name__}")
+    return [np.asarray(m.predict(X)) for m in models], labels
+
+
+def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None, X: ArrayLike | None, y: ArrayLike, *,
+                 epsilon: float, objectives: Sequence[str] = ("tpr", "tnr"),
+                 approach: Literal["pareto", "aggregate"] = "pareto", mechanism: Mechanism | None = None,
+                 objective_weights: Sequence[float] | Mapping[str, float] | None = None, k: int | None = None,
+                 rng: Any = None, predictions: ArrayLike | None = None, pos_label: Any = 1) -> Any:
+    """Privately select the best of several already-fitted classifiers on a private validation set.
+
+    Every model predicts the private records ``(X, y)``; its objectives (TPR, TNR, accuracy: rates of
+    hits among records, all maximised) are computed from the confusion counts, and one model (or ``k``)
+    is chosen by PrivPareto (``approach="pareto"``: close to the Pareto front of the objectives) or by
+    PrivAgg (``approach="aggregate"``: the largest Σ_i w_i·objective_i), with
+
+    * a local mechanism ("local_dampening" [default] or "shifted_local_dampening"): the exact element
+      local sensitivity of each rate (:func:`model_objectives`), δ^PS or δ^agg built from them;
+    * a global one ("exponential", "permute_and_flip", "report_noisy_max"): global sensitivity 1 per rate.
+
+    Parameters
+    ----------
+    estimators : sequence or mapping of fitted classifiers
+        Anything with ``predict(X)``. A mapping ``name -> estimator`` makes the selection return names.
+        May be ``None`` when ``predictions`` are given.
+    X : array-like or DataFrame, shape (n_records, n_features)
+        The private validation features (``None`` when ``predictions`` are given).
+    y : array-like, shape (n_records,)
+        The private validation labels.
+    epsilon : float
+        Privacy budget (ε/k per pick when ``k > 1``).
+    objectives : sequence of {"tpr", "tnr", "accuracy"}
+        The objectives, in this order (the columns of PrivPareto / PrivAgg). One objective: the model
+        with the largest value is selected by the chosen mechanism (``approach`` does not matter).
+    approach : {"pareto", "aggregate"}
+    mechanism : str, optional
+        One of :data:`dpselect.vocabulary.MECHANISMS` or an alias (EM, PF, RNM, LD, SLD). Default
+        "local_dampening".
+    objective_weights : sequence or mapping name -> weight, optional
+        The w_i of ``approach="aggregate"`` (default: equal weights 1/m). Not used by "pareto".
+    k : int, optional
+        Number of distinct models (omitted: one).
+    rng : seed, Generator or None
+        As everywhere in dpselect (numpy SPEC 7).
+    predictions : array-like, shape (n_models, n_records), optional
+        Precomputed ``estimator.predict(X)`` rows, one per model (skips the predictions: the fast path).
+    pos_label : label, default 1
+        The positive class; every other label is negative.
+
+    Returns
+    -------
+    The position of the selected model in ``estimators`` (``int``; with a mapping, its key), or with an
+    int ``k`` an array of k of them, in the order picked.
+
+    Privacy
+    -------
+    ε-DP with respect to **adding or removing one record** of the validation set ``(X, y)``, provided
+    that the candidate models do not depend on the validation set (fit them on other data) and that a
+    model's prediction for a record depends on that record only (true of ``predict`` of every
+    scikit-learn classifier). The objectives are rates whose exact element local sensitivity is
+    admissible under this neighbour model, so local dampening and shifted local dampening are ε-DP; the
+    global mechanisms use the global sensitivity 1 of each rate. Which models were offered, their
+    number and ``pos_label`` are public. Only the selection is released: reporting the chosen model's
+    validation score would spend more budget.
+
+    Examples
+    --------
+    >>> y = [1, 1, 1, 0, 0, 0] * 50
+    >>> preds = [[1, 1, 1, 0, 0, 0] * 50, [1, 1, 0, 0, 0, 1] * 50, [0, 0, 0, 1, 1, 1] * 50]
+    >>> select_model(None, None, y, predictions=preds, epsilon=1.0, rng=0)
+    0
+    >>> from sklearn.dummy import DummyClassifier
+    >>> X = [[0]] * 300
+    >>> models = {"ones": DummyClassifier(strategy="constant", constant=1).fit(X, y),
+    ...           "zeros": DummyClassifier(strategy="constant", constant=0).fit(X, y)}
+    >>> select_model(models, X, y, epsilon=1.0, objectives=["tnr"], rng=0)
+    'zeros'
+    """
+    names = _objective_names(objectives)
+    approach_key = str(approach).strip().lower()
+    if approach_key in ("agg", "aggregate"):
+        approach_key = "aggregate"
+    if approach_key not in APPROACHES:
+        raise ValueError(f"approach must be one of {', '.join(APPROACHES)}, got {approach!r}")
+    mech = "local_dampening" if mechanism is None else check_mechanism(mechanism)
+    P, labels = _predictions(estimators, X, predictions)
+    U, sfs = model_objectives(y, P, names, pos_label=pos_label)
+    n_models = U.shape[0]
+    if n_models < 2:
+        raise ValueError(f"select_model needs at least 2 models to choose from, got {n_models}")
+    sens: list[Any] = list(sfs) if mech in LOCAL_MECHANISMS else [1.0] * len(names)
+    if approach_key == "pareto" and len(names) > 1:
+        if objective_weights is not None:
+            raise ValueError("objective_weights apply to approach='aggregate' only")
+        out = priv_pareto(U, epsilon=epsilon, sensitivities=sens, mechanism=mech, k=k, rng=rng)
+    else:
+        if objective_weights is None:
+            w = np.full(len(names), 1.0 / len(names))
+        elif isinstance(objective_weights, Mapping):
+            unknown = [o for o in objective_weights if str(o).lower() not in names]
+            if unknown:
+                raise ValueError(f"objective_weights names {unknown[0]!r}, which is not one of the objectives {names}")
+            lower = {str(o).lower(): float(v) for o, v in objective_weights.items()}
+            w = np.array([lower.get(o, 0.0) for o in names])
+        else:
+            w = np.asarray(objective_weights, dtype=np.float64)
+            if w.shape != (len(names),):
+                raise ValueError(f"objective_weights must give one weight per objective ({len(names)}), "
+                                 f"got {list(np.ravel(w))}")
+        out = priv_agg(U, w, epsilon=epsilon, sensitivities=sens, mechanism=mech, k=k, rng=rng)
+    if labels is None:
+        return out
+    if k is None:
+        return labels[int(out)]
+    picks = np.atleast_1d(np.asarray(out))
+    arr = np.empty(picks.shape[0], dtype=object)
+    arr[:] = [labels[int(i)] for i in picks]
+    return arr
