@@ -7,6 +7,7 @@
 """
 from __future__ import annotations
 
+import argparse
 import time
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from .experiments._common import pyplot
 DESCRIPTION = "show private selection on real data: mechanisms, exact probabilities, local vs global"
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--epsilon", type=float, default=1.0, help="privacy budget ε of each demo (default 1)")
     parser.add_argument("--k", type=int, default=3, help="number of influential nodes (default 3)")
@@ -35,7 +36,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--skip-graph", action="store_true", help="skip the Enron part (about 10 s)")
 
 
-def _rule_selection(epsilon: float, rng: np.random.Generator):
+def _rule_selection(epsilon: float, rng: np.random.Generator) -> tuple[list[str], np.ndarray, dict[str, np.ndarray]]:
     data = load_nltcs()
     X = data.X.astype(np.int8)
     # Candidate r: "predict positive when attribute r is 1". Public candidates; private records.
@@ -73,7 +74,7 @@ def _rule_selection(epsilon: float, rng: np.random.Generator):
     return data.feature_names, u, probs
 
 
-def _graph_part(epsilon: float, k: int, rng) -> None:
+def _graph_part(epsilon: float, k: int, rng: np.random.Generator) -> None:
     t0 = time.perf_counter()
     g = load_dataset_graph("enron")
     print(f"== 2. Enron email graph ({g.n_nodes:,} nodes, {g.n_edges:,} edges): private top-{k} influential "
@@ -100,7 +101,7 @@ def _median_part(epsilon: float) -> None:
     print(f"   one release at ε = {epsilon:g}: {val:.4f} (true median {true:g})\n")
 
 
-def _plot(path: Path, names, u, probs) -> None:
+def _plot(path: Path, names: list[str], u: np.ndarray, probs: dict[str, np.ndarray]) -> None:
     plt = pyplot()
     order = np.argsort(-u, kind="stable")
     fig, ax = plt.subplots(figsize=(8, 3.5))
@@ -118,7 +119,7 @@ def _plot(path: Path, names, u, probs) -> None:
     print(f"wrote {path}")
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     eps = check_positive(args.epsilon, "epsilon")
     rng = check_rng(args.seed)
     names, u, probs = _rule_selection(eps, rng)

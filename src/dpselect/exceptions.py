@@ -16,7 +16,7 @@ class PrivacyLeakWarning(UserWarning):
     """A quantity the privacy proof treats as public was read from the private data."""
 
 
-def warn_public_from_data(quantity: str, value, where: str, *, stacklevel: int = 3) -> None:
+def warn_public_from_data(quantity: str, value: object, where: str, *, stacklevel: int = 3) -> None:
     """Warn that ``quantity`` (e.g. ``"max_degree"``) was taken from the data as ``value`` in ``where``.
 
     >>> import warnings

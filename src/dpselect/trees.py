@@ -22,11 +22,12 @@ every leaf d edges below the root); the depth d' of a *node* in the mutation rul
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Protocol, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ._rng import check_rng
+from ._rng import RngLike, check_rng
 from ._validation import check_int
 
 __all__ = [
@@ -39,6 +40,16 @@ __all__ = [
     "prune",
     "predict_many",
 ]
+
+
+class _ColumnKinds(Protocol):
+    """What :meth:`TreeSpace.from_data` reads: a :class:`dpselect.tabular.TabularData` or any object with these."""
+
+    @property
+    def categorical(self) -> ArrayLike: ...
+
+    @property
+    def n_values(self) -> ArrayLike: ...
 
 
 @dataclass(frozen=True)
@@ -80,7 +91,7 @@ class TreeSpace:
         return len(self.categorical)
 
     @classmethod
-    def from_data(cls, data, n_classes: int = 2) -> "TreeSpace":
+    def from_data(cls, data: _ColumnKinds, n_classes: int = 2) -> "TreeSpace":
         """The schema of a :class:`dpselect.tabular.TabularData` (only its column kinds)."""
         return cls(tuple(np.asarray(data.categorical, bool)), tuple(np.asarray(data.n_values, int)), n_classes)
 
@@ -98,7 +109,8 @@ class Tree:
 
     __slots__ = ("feature", "value", "left", "right", "label", "categorical")
 
-    def __init__(self, feature, value, left, right, label, categorical) -> None:
+    def __init__(self, feature: ArrayLike, value: ArrayLike, left: ArrayLike, right: ArrayLike, label: ArrayLike,
+                 categorical: ArrayLike) -> None:
         self.feature = np.asarray(feature, dtype=np.int32)
         self.value = np.asarray(value, dtype=np.float64)
         self.left = np.asarray(left, dtype=np.int32)
@@ -188,20 +200,20 @@ class Tree:
                     cat(self.label[:i], sub.label, self.label[end:]),
                     cat(self.categorical[:i], sub.categorical, self.categorical[end:]))
 
-    def predict(self, X: np.ndarray) -> np.ndarray:
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Class of every record (int8 array of shape (n,))."""
         return predict_many([self], X)[0]
 
     def __repr__(self) -> str:
         return f"Tree({self.n_nodes} nodes, depth {self.depth})"
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, Tree):
             return NotImplemented
         return all(np.array_equal(getattr(self, a), getattr(other, a)) for a in self.__slots__)
 
 
-def random_tree(space: TreeSpace, depth: int, *, rng=None) -> Tree:
+def random_tree(space: TreeSpace, depth: int, *, rng: RngLike = None) -> Tree:
     """A random full tree: every leaf at ``depth`` edges below the root (paper Sec. 6.2.2).
 
     Each decision node draws a feature uniformly, then a threshold uniform in [0, 1] (numeric feature) or a
@@ -247,13 +259,13 @@ def random_tree(space: TreeSpace, depth: int, *, rng=None) -> Tree:
     return Tree(feature, value, left, right, label, categorical)
 
 
-def random_population(space: TreeSpace, size: int, depth: int, *, rng=None) -> list[Tree]:
+def random_population(space: TreeSpace, size: int, depth: int, *, rng: RngLike = None) -> list[Tree]:
     """``size`` independent random full trees of depth ``depth`` (Alg. 1 line 2)."""
     gen = check_rng(rng)
     return [random_tree(space, depth, rng=gen) for _ in range(check_int(size, "size", minimum=1))]
 
 
-def crossover(t1: Tree, t2: Tree, *, rng=None) -> tuple[Tree, Tree]:
+def crossover(t1: Tree, t2: Tree, *, rng: RngLike = None) -> tuple[Tree, Tree]:
     """Swap a uniformly chosen subtree of ``t1`` with a uniformly chosen subtree of ``t2``.
 
     >>> sp = TreeSpace((False,), (0,))
@@ -268,7 +280,7 @@ def crossover(t1: Tree, t2: Tree, *, rng=None) -> tuple[Tree, Tree]:
     return t1.replace(i, s2), t2.replace(j, s1)
 
 
-def mutate(tree: Tree, space: TreeSpace, max_depth: int, *, rng=None) -> Tree:
+def mutate(tree: Tree, space: TreeSpace, max_depth: int, *, rng: RngLike = None) -> Tree:
     """Replace a uniformly chosen node by a random full tree of depth d_max − d' + 1 (Sec. 6.2.2).
 
     d' is the 1-based depth of the chosen node (root d' = 1), so the new leaves sit at edge depth
@@ -283,7 +295,7 @@ def mutate(tree: Tree, space: TreeSpace, max_depth: int, *, rng=None) -> Tree:
     return tree.replace(i, random_tree(space, new_depth, rng=gen))
 
 
-def prune(tree: Tree, max_depth: int, *, n_classes: int = 2, rng=None) -> Tree:
+def prune(tree: Tree, max_depth: int, *, n_classes: int = 2, rng: RngLike = None) -> Tree:
     """Cut every decision node at edge depth ``max_depth`` into a leaf with a random class (Sec. 6.2.2).
 
     Returns the tree itself (not a copy) when it is already shallow enough.
@@ -315,7 +327,7 @@ def prune(tree: Tree, max_depth: int, *, n_classes: int = 2, rng=None) -> Tree:
     return Tree(feature[keep], value[keep], left[keep], right[keep], label[keep], categorical[keep])
 
 
-def predict_many(trees: Sequence[Tree], X: np.ndarray) -> np.ndarray:
+def predict_many(trees: Sequence[Tree], X: ArrayLike) -> np.ndarray:
     """Predictions of every tree on every record: int8 array of shape (n_trees, n_records).
 
     Each tree routes all records together, one level per step (a handful of numpy gathers over the

@@ -32,11 +32,15 @@ from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 import numpy as np
 
 from .._progress import Progress
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 BASE_COLUMNS = ("dataset", "method", "epsilon", "run", "metric", "value")
 #: Where a reproduction writes when no ``--out`` is given (not the committed ``results/``).
@@ -123,7 +127,8 @@ def read_csv(path: Path) -> list[dict]:
         return list(csv.DictReader(fh))
 
 
-def summarise(rows: list[dict], keys: Sequence[str] = ("dataset", "method", "epsilon", "metric")) -> dict:
+def summarise(rows: list[dict], keys: Sequence[str] = ("dataset", "method", "epsilon", "metric")
+              ) -> dict[tuple, tuple[float, float, int]]:
     """Mean, standard deviation and count of ``value`` grouped by ``keys``."""
     groups: dict[tuple, list[float]] = defaultdict(list)
     for r in rows:
@@ -155,7 +160,7 @@ def order_rows(rows: list[dict], **orders: Sequence) -> list[dict]:
 
 
 # -- figures ----------------------------------------------------------------------------------------
-def pyplot():
+def pyplot() -> ModuleType:
     """matplotlib's pyplot with the headless Agg backend (an ImportError without matplotlib)."""
     import matplotlib
 
@@ -173,9 +178,10 @@ def have_matplotlib() -> bool:
     return True
 
 
-def line_panels(plt, panels: Sequence[tuple[str, Sequence[tuple[str, Sequence[float], Sequence[float], dict]]]],
+def line_panels(plt: ModuleType, panels: Sequence[tuple[str, Sequence[tuple[str, Sequence[float], Sequence[float], dict]]]],
                 *, ncols: int | None = None, xlabel: str = "ε", ylabel: str = "", logx: bool = True,
-                ylim: tuple[float, float] | None = None, legend: str = "first", size=(4.2, 3.4)):
+                ylim: tuple[float, float] | None = None, legend: str = "first",
+                size: tuple[float, float] = (4.2, 3.4)) -> Figure:
     """One figure of line panels: ``panels`` = [(title, [(label, x, y, matplotlib kwargs), ...]), ...]."""
     n = len(panels)
     ncols = ncols or n
@@ -252,13 +258,17 @@ class Result:
     notes: list               # the per-job notes, in job order (jobs returning no note are skipped)
     wall: float               # seconds
 
-    def summary(self, *keys: str) -> dict:
+    def summary(self, *keys: str) -> dict[tuple, tuple[float, float, int]]:
         """Mean, std, count of ``value`` by ``keys``."""
         return summarise(self.rows, keys=keys)
 
     def labels(self) -> list[str]:
         """Dataset labels in the order of the rows."""
         return list(dict.fromkeys(r["dataset"] for r in self.rows))
+
+
+def _no_settings(res: Result) -> str:
+    return ""
 
 
 @dataclass
@@ -290,7 +300,7 @@ class Reproduction:
     task: Callable[[Any], Any]
     report: Callable[[Result], list[str]]
     figures: Callable[[Result, Any], dict]
-    settings: Callable[[Result], str] = lambda res: ""
+    settings: Callable[[Result], str] = _no_settings
     allowed: Sequence[str] = ()
     datasets: Callable[[argparse.Namespace], list] | None = None
     extra_columns: Sequence[str] = ()

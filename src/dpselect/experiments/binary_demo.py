@@ -17,13 +17,16 @@ Output (the reproductions' contract): ``OUT/binary-demo.csv``, ``.md`` and ``.pn
 """
 from __future__ import annotations
 
+import argparse
 import math
 import time
+from types import ModuleType
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._rng import check_rng
-from ..binary import DatasetGraph, balanced_boundary_value, balanced_probability, optimal_mechanism
+from ..binary import BinaryMechanism, DatasetGraph, balanced_boundary_value, balanced_probability, optimal_mechanism
 from ._common import Reproduction, Result, add_output_arguments, line_panels, markdown_table, parse_float_list
 
 NAME = "binary-demo"
@@ -31,7 +34,7 @@ DESCRIPTION = ("optimal binary DP mechanism for a threshold query over all n-rec
                "randomized response and Laplace-then-threshold")
 
 
-def _add_arguments(parser) -> None:
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--n", type=int, default=20, help="records per dataset (default 20; 1..30)")
     parser.add_argument("--theta", type=int, default=None, help="threshold, 1..n (default n // 2)")
     parser.add_argument("--epsilons", type=parse_float_list, default=[0.5, 1.0, 2.0],
@@ -45,7 +48,7 @@ def _add_arguments(parser) -> None:
 
 
 # ------------------------------------------------------------------ mechanisms
-def count_path_mechanism(n: int, theta: int, epsilon: float, delta: float = 0.0):
+def count_path_mechanism(n: int, theta: int, epsilon: float, delta: float = 0.0) -> BinaryMechanism:
     """The optimal balanced mechanism on the count quotient: vertex ``c`` = all datasets with ``c`` ones."""
 
     a = balanced_boundary_value(epsilon, delta)
@@ -54,7 +57,7 @@ def count_path_mechanism(n: int, theta: int, epsilon: float, delta: float = 0.0)
     return optimal_mechanism(g, T, {theta - 1: 1.0 - a, theta: a}, epsilon=epsilon, delta=delta)
 
 
-def hypercube_graph(n: int):
+def hypercube_graph(n: int) -> tuple[DatasetGraph, np.ndarray]:
     """``{0,1}^n`` as a :class:`~dpselect.binary.DatasetGraph` (vertex = bit mask) and the counts."""
 
     x = np.arange(1 << n, dtype=np.int64)
@@ -69,7 +72,8 @@ def hypercube_graph(n: int):
     return DatasetGraph.from_arrays(1 << n, np.concatenate(us), np.concatenate(vs)), counts
 
 
-def hypercube_mechanism(n: int, theta: int, epsilon: float, delta: float = 0.0, *, graph=None):
+def hypercube_mechanism(n: int, theta: int, epsilon: float, delta: float = 0.0, *,
+                        graph: tuple[DatasetGraph, np.ndarray] | None = None) -> tuple[BinaryMechanism, np.ndarray]:
     """The optimal balanced mechanism on the full hypercube; returns ``(mechanism, counts)``.
 
     ``graph`` may pass a prebuilt ``hypercube_graph(n)`` (to reuse it across epsilons).
@@ -88,7 +92,7 @@ def randomized_response_correct(epsilon: float) -> float:
     return math.exp(epsilon) / (1.0 + math.exp(epsilon))
 
 
-def laplace_threshold_correct(distance, epsilon: float) -> np.ndarray:
+def laplace_threshold_correct(distance: ArrayLike, epsilon: float) -> np.ndarray:
     """Laplace(1/eps) noise on the count (sensitivity 1), answer ``noisy >= theta - 1/2``: pure epsilon-DP.
 
     A dataset at distance ``d`` from the boundary has its count ``d + 1/2`` away from the cut, so
@@ -102,7 +106,7 @@ def laplace_threshold_correct(distance, epsilon: float) -> np.ndarray:
 _CUBE: dict = {}
 
 
-def _check(args) -> list[str]:
+def _check(args: argparse.Namespace) -> list[str]:
     """Check the options (before any work); the one 'dataset' label."""
     n = int(args.n)
     if not 1 <= n <= 30:
@@ -117,11 +121,11 @@ def _check(args) -> list[str]:
     return [f"hypercube-n{n}-theta{theta}"]
 
 
-def _theta(args) -> int:
+def _theta(args: argparse.Namespace) -> int:
     return int(args.n) // 2 if args.theta is None else int(args.theta)
 
 
-def _jobs(args, datasets) -> list:
+def _jobs(args: argparse.Namespace, datasets: list) -> list:
     # one job per ε, run in order in this process (the command has no --jobs): they share one generator,
     # as the committed results were drawn
 
@@ -130,7 +134,7 @@ def _jobs(args, datasets) -> list:
             for eps in args.epsilons]
 
 
-def _task(job):
+def _task(job: tuple) -> tuple[list[dict], dict]:
     """One ε: the optimal mechanism on the count path (and the full hypercube), baselines, sampled check."""
 
     dataset, n, theta, eps, delta, full_max_n, samples, rng = job
@@ -181,7 +185,7 @@ def _task(job):
     return rows, dict(summary=summary, table=table, check=check, t_graph=_CUBE[n][1] if check else 0.0)
 
 
-def _command(args) -> str:
+def _command(args: argparse.Namespace) -> str:
     return (f"dpselect binary-demo --n {args.n} --theta {_theta(args)} --epsilons "
             f"{','.join(f'{e:g}' for e in args.epsilons)} --delta {args.delta:g} --full-max-n {args.full_max_n} "
             f"--samples {args.samples} --seed {args.seed} --out {args.out}")
@@ -220,7 +224,7 @@ def _report(res: Result) -> list[str]:
     return md + [f"![Pr[correct] by distance]({NAME}.png)"]
 
 
-def _figures(res: Result, plt) -> dict:
+def _figures(res: Result, plt: ModuleType) -> dict:
     curves: dict[str, dict] = {}
     for r in res.rows:
         if r["metric"] == "pr_correct":

@@ -29,7 +29,7 @@ PAPER_TEXT = ("DP-MOTkIN-Agg_local obtains perfect recall with a low privacy bud
               "orders of magnitude more budget for the same recall.")
 
 
-def _sampler(source: str, method: str, variant: str, weights: tuple):
+def _sampler(source: str, method: str, variant: str, weights: tuple) -> MotkinSampler:
     return cached(("agg-sampler", source, method, variant, weights), lambda: MotkinSampler(
         cached_graph(source), "agg", mechanism="local_dampening" if method == "agg-local" else "exponential",
         variant=variant, objective_weights=weights))

@@ -58,7 +58,8 @@ def load_histogram(name: str, path: Path | None = None) -> np.ndarray:
     return np.load(p)
 
 
-def thesis_delta0(values: np.ndarray, counts: np.ndarray, bound: float):
+def thesis_delta0(values: np.ndarray, counts: np.ndarray, bound: float
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Thesis Lemma 5.2.2 as printed, per (value, side of m) group: (values, counts, δ(x, 0, ·), median).
 
     The printed formula depends on the sorted position i (i < m, i = m, i > m), so the median's value
@@ -68,7 +69,7 @@ def thesis_delta0(values: np.ndarray, counts: np.ndarray, bound: float):
     n = int(cum[-1])
     m = (n + 1) // 2
 
-    def x(k):
+    def x(k: int) -> float:
         if k < 1:
             return 0.0
         if k > n:

@@ -21,7 +21,7 @@ import numpy as np
 from ..apps.influence_baselines import recall, top_k_ebc
 from ..apps.priv_topk import PRIV_TOPK_MECHANISMS, PrivTopkScores, prepare_priv_topk, priv_topk
 from ..datasets import PUBLIC_GRAPH_MAX_DEGREE
-from ..graphs import GRAPH_DATASETS
+from ..graphs import GRAPH_DATASETS, Graph
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table, parse_int_list
 from .table2 import add_graph_argument, cached, cached_graph, graph_sources
 
@@ -51,7 +51,7 @@ def public_max_degree(label: str, args: argparse.Namespace | None = None) -> tup
                      f"{', '.join(f'{k} {v}' for k, v in PUBLIC_GRAPH_MAX_DEGREE.items())})")
 
 
-def setup(label: str, graph, args: argparse.Namespace | None = None) -> PrivTopkScores:
+def setup(label: str, graph: Graph, args: argparse.Namespace | None = None) -> PrivTopkScores:
     """EBC scores of ``graph`` with the public maximum-degree bound (no PrivacyLeakWarning)."""
     D, _ = public_max_degree(label, args)
     return prepare_priv_topk(graph, max_degree=D)
