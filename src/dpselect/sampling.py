@@ -880,24 +880,20 @@ def noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, 
     with np.errstate(invalid="ignore", over="ignore"):
         a_lo, a_hi = _score_bounds(a_e, e_err)
         lo, hi = _round_out(a_lo + n_lo, a_hi + n_hi)
-    srt = np.argsort(e_pick, kind="stable")
+    srt = np.lexsort((-lo, e_pick))                  # by pick, then lower bound descending
     bounds = np.searchsorted(e_pick[srt], np.arange(kk + 1))
     ids_l, lo_l, hi_l, m_l = e_id[srt].tolist(), lo[srt].tolist(), hi[srt].tolist(), e_m[srt]
+    by_hi = np.lexsort((-hi[srt], e_pick[srt])).tolist()   # positions (in srt order) by pick, hi descending
 
     picks: list[int] = []
     removed: set[int] = set()
     for p in range(kk):
         s0, s1 = int(bounds[p]), int(bounds[p + 1])
-        best, best_lo, second_hi = -1, -math.inf, -math.inf
-        for q in range(s0, s1):
-            if ids_l[q] in removed:
-                continue
-            if lo_l[q] > best_lo:
-                if best >= 0:
-                    second_hi = max(second_hi, hi_l[best])
-                best, best_lo = q, lo_l[q]
-            else:
-                second_hi = max(second_hi, hi_l[q])
+        # the best alive lower bound, and the largest upper bound of the other alive entries (both lists are
+        # sorted, so this looks at a few entries unless many of them were picked already)
+        best = next((q for q in range(s0, s1) if ids_l[q] not in removed), -1)
+        best_lo = lo_l[best] if best >= 0 else -math.inf
+        second_hi = next((hi_l[q] for q in by_hi[s0:s1] if q != best and ids_l[q] not in removed), -math.inf)
         if best >= 0 and best_lo > second_hi and best_lo > wall_hi:
             win = ids_l[best]
         else:
