@@ -202,3 +202,16 @@ def test_audit_passes_with_sensitivity_and_fails_when_halved(name, prob):
     assert ok.passed and ok.worst_log_ratio > 0.9 * eps, (name, ok.worst_log_ratio)
     bad = exact_dp_audit(lambda x: prob(margin_utility(x), epsilon=eps, sensitivity=0.5), pairs, epsilon=eps)
     assert not bad.passed, f"{name}: halved sensitivity not caught ({bad.worst_log_ratio})"
+
+
+def test_rate_sensitivity_elementwise_equals_one_distance_per_call():
+    """rate_sensitivity is elementwise (blocks of distances in the dampening and shift walkers, issue 16):
+    sf.at(ts, candidates) equals sf(t)[candidate] for every pair."""
+    from dpselect.utilities.classification import rate_sensitivity
+
+    rng = np.random.default_rng(0)
+    hit, miss = rng.integers(0, 40, 30), rng.integers(0, 40, 30)
+    sf = rate_sensitivity(hit, miss)
+    assert sf.elementwise
+    ts, rs = rng.integers(0, 90, 500), rng.integers(0, 30, 500)
+    assert np.array_equal(sf.at(ts, rs), [sf(int(t))[r] for t, r in zip(ts, rs)])

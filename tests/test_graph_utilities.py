@@ -235,3 +235,14 @@ def test_ebc_shift_closed_form_is_exact():
         sf.shift = None
         assert np.array_equal(G, shift_totals_with_error(sf, d.size)[0])
     assert ebc_sensitivity(np.array([1, 3]), max_degree=4).bounded(2).shift is None  # other saturation
+
+
+def test_degree_based_sensitivities_elementwise_equal_one_distance_per_call():
+    """egocentric density and EBC sensitivities are elementwise (issue 16): sf.at(ts, candidates) equals
+    sf(t)[candidate]."""
+    rng = np.random.default_rng(1)
+    d = rng.integers(0, 60, 40)
+    for sf in (egocentric_density_sensitivity(d), ebc_sensitivity(d, max_degree=60)):
+        assert sf.elementwise
+        ts, rs = rng.integers(0, 80, 400), rng.integers(0, 40, 400)
+        assert np.array_equal(sf.at(ts, rs), [sf(int(t))[r] for t, r in zip(ts, rs)])
