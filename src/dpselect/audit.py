@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._validation import _short, check_int, check_nonnegative, check_positive
 from .sensitivity import SensitivityFunction
@@ -47,7 +48,7 @@ class AuditResult:
         return self.worst_log_ratio <= self.epsilon + TOLERANCE
 
 
-def exact_dp_audit(probability_fn: Callable[[Any], np.ndarray], pairs: Iterable[tuple[Any, Any]], *,
+def exact_dp_audit(probability_fn: Callable[[Any], ArrayLike], pairs: Iterable[tuple[Any, Any]], *,
                    epsilon: float | None = None) -> AuditResult:
     """Worst privacy loss of a mechanism over neighbouring inputs, from its exact output distribution.
 
@@ -142,7 +143,7 @@ class AdmissibilityReport:
         return f"NOT admissible: condition {v['condition']} fails: {v['message']}"
 
 
-def _as_sf_values(sens, t: int, d) -> np.ndarray:
+def _as_sf_values(sens: Any, t: int, d: Any) -> np.ndarray:
     if isinstance(sens, SensitivityFunction):
         return sens(t)
     if not callable(sens):
@@ -158,7 +159,7 @@ def _as_sf_values(sens, t: int, d) -> np.ndarray:
     return vals
 
 
-def _as_utility(utility, d) -> np.ndarray:
+def _as_utility(utility: Callable[[Any], ArrayLike], d: Any) -> np.ndarray:
     raw = np.asarray(utility(d))
     if raw.dtype.kind not in "biuf":
         raise TypeError(f"utility({_short(d)}) must return real numbers, got dtype {raw.dtype}")
@@ -169,8 +170,8 @@ def _as_utility(utility, d) -> np.ndarray:
 
 
 def check_admissibility(
-    utility: Callable[[Any], np.ndarray],
-    sensitivity: Callable[[Any], SensitivityFunction | Callable[[int], np.ndarray]],
+    utility: Callable[[Any], ArrayLike],
+    sensitivity: Callable[[Any], SensitivityFunction | Callable[[int], ArrayLike]],
     neighbours: Callable[[Any], Iterable[Any]],
     datasets: Iterable[Any],
     *,
@@ -239,7 +240,7 @@ def check_admissibility(
 class _DeltaTable:
     """u(d) and δ(d, t) per dataset, each computed once (datasets are keyed by their repr)."""
 
-    def __init__(self, utility: Callable[[Any], np.ndarray], sensitivity: Callable[[Any], Any]) -> None:
+    def __init__(self, utility: Callable[[Any], ArrayLike], sensitivity: Callable[[Any], Any]) -> None:
         self.utility, self.sensitivity = utility, sensitivity
         self._cache: dict[str, tuple[np.ndarray, Any, dict[int, np.ndarray]]] = {}
 

@@ -13,6 +13,7 @@ import math
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from . import __version__
 from .datasets import dataset_root
@@ -37,7 +38,7 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors: ``prog: error: message (see 'prog --help')``, exit 2."""
 
-    def error(self, message: str):  # type: ignore[override,unused-ignore]
+    def error(self, message: str) -> NoReturn:
         self.exit(USAGE_ERROR, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
@@ -66,12 +67,12 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 # -- checks of the options every command shares ----------------------------------------------------
-def _positive(value, flag: str) -> None:
+def _positive(value: object, flag: str) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
         raise UsageError(f"{flag} must be a finite number > 0, got {value!r}")
 
 
-def _int_at_least(value, flag: str, minimum: int) -> None:
+def _int_at_least(value: object, flag: str, minimum: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise UsageError(f"{flag} must be an int >= {minimum}, got {value!r}")
 

@@ -28,6 +28,7 @@ from typing import Any, Iterable
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 
 __all__ = [
     "Graph",
@@ -167,7 +168,7 @@ class Graph:
         return (f"Graph({self.name!r}, n_nodes={self.n_nodes}, n_edges={self.n_edges}, "
                 f"max_degree={self.max_degree})")
 
-    def index_of(self, ids: Any) -> np.ndarray:
+    def index_of(self, ids: ArrayLike) -> np.ndarray:
         """Node indices of original ids (``KeyError`` naming the first unknown id)."""
         arr = _check_ids(np.atleast_1d(ids) if not isinstance(ids, (str, bytes)) else ids, "ids")
         pos = np.searchsorted(self.node_ids, arr)
@@ -276,8 +277,8 @@ def _check_ids(values: Any, name: str) -> np.ndarray:
     return arr.astype(np.int64, copy=False)
 
 
-def from_edges(u: Any, v: Any, *, nodes: Iterable[int] | None = None, name: str = "graph",
-               warn: bool = True) -> Graph:
+def from_edges(u: ArrayLike | Iterable[int], v: ArrayLike | Iterable[int], *, nodes: Iterable[int] | None = None,
+               name: str = "graph", warn: bool = True) -> Graph:
     """Build an undirected simple graph from edge endpoint arrays ``u[i] -- v[i]``.
 
     Self-loops are dropped and an edge given several times (in either direction) is kept once;

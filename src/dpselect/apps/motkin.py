@@ -49,7 +49,8 @@ def check_graph(graph: Any) -> Graph:
     return as_graph(graph, min_nodes=2)
 
 
-def motkin_mechanism(mechanism: Any, local: bool | None, where: str, allowed: Sequence[str] | None = None) -> str:
+def motkin_mechanism(mechanism: str | None, local: bool | None, where: str,
+                     allowed: Sequence[str] | None = None) -> str:
     """The canonical mechanism of a DP-MOTkIN call; ``local=`` is the deprecated spelling."""
     if local is not None:
         local = check_bool(local, "local")

@@ -178,8 +178,9 @@ def have_matplotlib() -> bool:
     return True
 
 
-def line_panels(plt: ModuleType, panels: Sequence[tuple[str, Sequence[tuple[str, Sequence[float], Sequence[float], dict]]]],
-                *, ncols: int | None = None, xlabel: str = "ε", ylabel: str = "", logx: bool = True,
+def line_panels(plt: ModuleType,
+                panels: Sequence[tuple[str, Sequence[tuple[str, Sequence[float], Sequence[float], dict]]]], *,
+                ncols: int | None = None, xlabel: str = "ε", ylabel: str = "", logx: bool = True,
                 ylim: tuple[float, float] | None = None, legend: str = "first",
                 size: tuple[float, float] = (4.2, 3.4)) -> Figure:
     """One figure of line panels: ``panels`` = [(title, [(label, x, y, matplotlib kwargs), ...]), ...]."""
