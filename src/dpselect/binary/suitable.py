@@ -37,8 +37,8 @@ __all__ = ["SuitablePair", "DPPair", "FunctionPair", "EdgeDPPairs"]
 ScalarKeyUpper = Callable[[float, float, int], tuple[float, float]]
 #: What :meth:`SuitablePair.shift_weights` returns: ``None``, ``("hops", eps, None)`` (one ε on every arc) or
 #: ``("weights", arc_eps, edge_eps)`` (one ε per arc, and per edge when known).
-ShiftWeights = Union[tuple[Literal["hops"], float, None], tuple[Literal["weights"], np.ndarray, Union[np.ndarray, None]],
-                     None]
+ShiftWeights = Union[tuple[Literal["hops"], float, None],
+                     tuple[Literal["weights"], np.ndarray, Union[np.ndarray, None]], None]
 
 
 class SuitablePair(ABC):
