@@ -319,3 +319,27 @@ def test_select_model_among_estimators_is_a_dataframe_workflow():
     pick = select_model(models, pd.DataFrame(X[val]), pd.Series(y[val]), epsilon=1.0, objectives=("accuracy",),
                         rng=0)
     assert pick in models
+
+
+def test_aggregate_fast_path_has_priv_aggs_law():
+    """select_model's PrivAgg uses an elementwise δ^agg (for speed): the same law as dpselect.priv_agg."""
+    from dpselect.sklearn._select import _weighted_rates
+
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, 200)
+    P = np.where(rng.random((6, 200)) < rng.uniform(0.5, 0.95, (6, 1)), y, 1 - y)
+    U, sfs = model_objectives(y, P, ("tpr", "tnr", "accuracy"))
+    w = np.array([0.5, -0.25, 1.0])
+    fast = _weighted_rates(w, sfs)
+    ref = dpselect.weighted_sum(w, sfs)
+    for t in (0, 3, 50, 500):
+        assert np.allclose(fast(t), ref(t))
+    idx = np.array([0, 2, 5, 1])
+    assert np.allclose(fast.at(np.array([0, 7, 70, 700]), idx),
+                       [ref(t)[i] for t, i in zip([0, 7, 70, 700], idx)])
+    a = dpselect.local_dampening_probabilities(U @ w, epsilon=1.0, sensitivity_function=fast)
+    b = dpselect.priv_agg_probabilities(U, w, epsilon=1.0, sensitivities=sfs, mechanism="LD")
+    assert np.allclose(a, b, rtol=1e-12, atol=1e-15)
+    a = dpselect.shifted_local_dampening_probabilities(U @ w, epsilon=1.0, sensitivity_function=fast)
+    b = dpselect.priv_agg_probabilities(U, w, epsilon=1.0, sensitivities=sfs, mechanism="SLD")
+    assert np.allclose(a, b, rtol=1e-9, atol=1e-15)

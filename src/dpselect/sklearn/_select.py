@@ -7,6 +7,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..mechanisms import local_dampening, shifted_local_dampening
 from ..multiobjective import priv_agg, priv_pareto
 from ..sensitivity import SensitivityFunction
 from ..utilities.classification import rate_sensitivity
@@ -88,6 +89,30 @@ def model_objectives(y: ArrayLike, predictions: ArrayLike, objectives: Sequence[
         U[:, i] = np.divide(hit, total, out=np.zeros(hit.shape), where=total > 0)
         sens.append(rate_sensitivity(hit, miss, name=name))
     return U, sens
+
+
+def _weighted_rates(weights: np.ndarray, sfs: list[SensitivityFunction]) -> SensitivityFunction:
+    """δ^agg = Σ_i |w_i| δ_i (paper Thm 5.4) of rate sensitivity functions, evaluated elementwise.
+
+    The values of :func:`dpselect.weighted_sum`; declared ``elementwise`` (every δ_i is), so the dampening
+    walks evaluate blocks of distances per call: a rate's δ is ~1/n, and the walk to the utilities of
+    45,222 records takes thousands of distances.
+    """
+    aw = np.abs(np.asarray(weights, dtype=np.float64))
+    keep = [i for i in range(len(sfs)) if aw[i] > 0]
+
+    def fn(t: Any, candidates: Any = None) -> np.ndarray:
+        if np.ndim(t) == 0:
+            parts = [aw[i] * sfs[i](int(t), candidates) for i in keep]
+        else:
+            parts = [aw[i] * sfs[i].at(t, candidates) for i in keep]
+        return np.sum(parts, axis=0)
+
+    sats = [sfs[i].saturation_distance for i in keep]
+    sat = None if any(x is None for x in sats) else max(int(x or 0) for x in sats)
+    return SensitivityFunction(fn, float(sum(aw[i] * sfs[i].global_sensitivity for i in keep)),
+                               n_candidates=sfs[0].n_candidates, saturation_distance=sat, name="weighted_rates",
+                               elementwise=True)
 
 
 def _predictions(estimators: Any, X: Any, predictions: Any) -> tuple[np.ndarray | list, list | None]:
@@ -219,7 +244,14 @@ def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None, X: ArrayL
             if w.shape != (len(names),):
                 raise ValueError(f"objective_weights must give one weight per objective ({len(names)}), "
                                  f"got {list(np.ravel(w))}")
-        out = priv_agg(U, w, epsilon=epsilon, sensitivities=sens, mechanism=mech, k=k, rng=rng)
+        if not np.all(np.isfinite(w)) or not np.any(w != 0):
+            raise ValueError(f"objective_weights must be finite and not all zero, got {w.tolist()}")
+        if mech in LOCAL_MECHANISMS:
+            # PrivAgg (paper Def. 5.2): the local mechanism on U @ w with δ^agg (here elementwise, for speed)
+            select = local_dampening if mech == "local_dampening" else shifted_local_dampening
+            out = select(U @ w, epsilon=epsilon, sensitivity_function=_weighted_rates(w, sfs), k=k, rng=rng)
+        else:
+            out = priv_agg(U, w, epsilon=epsilon, sensitivities=sens, mechanism=mech, k=k, rng=rng)
     if labels is None:
         return out
     if k is None:
