@@ -82,8 +82,9 @@ def test_dataframe_name_errors():
         dpselect.priv_pareto(U, epsilon=1.0, sensitivities={"tpr": 1.0, "tnr": 1.0, "f1": 1.0})
 
 
-def test_core_works_without_pandas():
-    code = ("import sys; sys.modules['pandas'] = None; import dpselect, numpy as np;"
+def test_core_works_without_pandas_sklearn_tqdm():
+    code = ("import sys; sys.modules['pandas'] = sys.modules['sklearn'] = sys.modules['tqdm'] = None;"
+            "import dpselect, numpy as np;"
             "print(dpselect.exponential(np.array([1.0, 5.0]), epsilon=1e3, sensitivity=1.0, rng=0));"
             "import dpselect.sklearn as s; print(s.select_model(None, None, [1, 0] * 5, predictions=[[1, 0] * 5, "
             "[0, 1] * 5], epsilon=1.0, rng=0))")

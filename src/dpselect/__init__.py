@@ -56,3 +56,9 @@ from .utilities.information_gain import information_gain, ig_sensitivity_functio
 __all__ += ["TabularData", "load_nltcs", "load_acs", "load_adult", "load_table", "Tree", "TreeSpace",
             "predict_many", "dp_moet", "nodp_moet", "metric_c", "diffpid3", "global_diffpid3", "local_diffpid3",
             "shifted_local_diffpid3", "information_gain", "ig_sensitivity_function"]
+
+# Private model selection needs only the models' predictions (no scikit-learn import); the estimators of
+# dpselect.sklearn import scikit-learn on first use.
+from .sklearn import select_model  # noqa: E402
+
+__all__ += ["select_model"]
