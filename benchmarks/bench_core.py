@@ -17,6 +17,7 @@ import time
 import numpy as np
 
 import dpselect
+from dpselect.dampening import dampen_with_error
 from _common import best_of, machine, record
 
 
@@ -43,7 +44,7 @@ def selection(n: int = 10_000_000, seed: int = 0) -> list[tuple]:
     # local dampening's scores: plain float D against D with its rigorous error bound (issue 16: the
     # candidates resolved at t = 0, here all of them, skip the error tracking)
     t_plain = best_of(lambda: dpselect.dampen(u, sf))
-    t_err = best_of(lambda: dpselect.dampen_with_error(u, sf))
+    t_err = best_of(lambda: dampen_with_error(u, sf))
     rows.append(("`dampen` (float D only)", "-", t_plain, t_plain / base))
     rows.append(("`dampen_with_error` (D and its rigorous error bound)", "-", t_err, t_err / base))
     return base, rows
