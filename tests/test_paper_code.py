@@ -186,3 +186,19 @@ def test_protocol_arguments(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:    # an argparse error
         main(["reproduce", "table1", "--quirks", "nonsense", "--out", str(tmp_path / "y"), "--quiet"])
     assert exc.value.code == 2 and "unknown quirk" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("quirks", ["ed-formula,fixed-scores", "fixed-scores,delta-code,dampen-zero", "all"])
+def test_table2_quirks_smoke(tmp_path, quirks):
+    import networkx as nx
+
+    from dpselect.cli import main
+
+    path = tmp_path / "Karate.txt"
+    path.write_text("\n".join(f"{u}\t{v}" for u, v in nx.karate_club_graph().edges()) + "\n")
+    out = tmp_path / "out"
+    assert main(["reproduce", "table2", "--runs", "2", "--epsilons", "1,50", "--graph", str(path), "--quirks", quirks,
+                 "--out", str(out), "--quiet"]) == 0
+    rows = dpselect.experiments._common.read_csv(out / "table2.csv")
+    assert {r["method"] for r in rows} == {"pareto-global", "pareto-local"}
+    assert all(0 <= float(r["value"]) <= 1 for r in rows)

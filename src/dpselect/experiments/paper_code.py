@@ -718,7 +718,8 @@ class TopkParetoQuirks:
         self.q = set(quirks)
         self.n = self.U.shape[0]
         code = "delta-code" in self.q
-        self._ed = code_egodensity_sensitivity(self.degrees) if code else egocentric_density_sensitivity(self.degrees)
+        self._ed = (code_egodensity_sensitivity(self.degrees) if code
+                    else egocentric_density_sensitivity(np.asarray(degrees, dtype=np.int64)))
         self._deg = constant(self.n, 1.0)
         self._cache: dict[tuple, tuple[np.ndarray, float]] = {}
 
