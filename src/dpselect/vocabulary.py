@@ -32,7 +32,7 @@ Mechanism = Literal["exponential", "permute_and_flip", "report_noisy_max", "loca
                     "shifted_local_dampening", "EM", "PF", "RNM", "LD", "SLD"]
 
 
-def check_mechanism(value, name: str = "mechanism", allowed: Iterable[str] = MECHANISMS) -> str:
+def check_mechanism(value: Any, name: str = "mechanism", allowed: Iterable[str] = MECHANISMS) -> str:
     """The canonical name of ``value`` (a name or an alias, any case), which must be in ``allowed``.
 
     >>> check_mechanism("SLD")
@@ -69,7 +69,8 @@ def deprecated(old: str, new: str, *, stacklevel: int = 3) -> None:
                   DeprecationWarning, stacklevel=level)
 
 
-def renamed(new_value, old_value, *, where: str, new: str, old: str, default=None, stacklevel: int = 4):
+def renamed(new_value: Any, old_value: Any, *, where: str, new: str, old: str, default: Any = None,
+            stacklevel: int = 4) -> Any:
     """The value of a renamed argument: ``new_value``, or the deprecated spelling's ``old_value`` (warns).
 
     ``default`` is the new argument's default (passing both spellings is a ``TypeError``). With the
