@@ -314,7 +314,8 @@ def load_table(data: str | Path | Mapping[str, Sequence] | Any, label: str, *,
         Force a column's kind. A column named in ``numeric_bounds`` is numeric and one named in
         ``categories`` categorical; otherwise a column whose values all parse as numbers is numeric,
         anything else categorical.
-    missing : values treated as missing; rows holding one in a used column are dropped.
+    missing : values treated as missing; rows holding one in a used column are dropped. ``None``, NaN
+        and pandas' ``NA`` / ``NaT`` cells of a DataFrame or mapping are always missing.
     numeric_bounds : mapping name -> (lo, hi)
         **Public** range of each numeric column (from its documented schema, not from the data):
         values are scaled to [0, 1] by (v − lo) / (hi − lo). A value outside [lo, hi] is a
@@ -413,9 +414,20 @@ def _complete_rows(cols: Mapping[str, Sequence], used: list[str], missing: Seque
     keep = np.ones(n, dtype=bool)
     for c in used:
         keep &= ~np.isin(strs[c], miss)
+        keep &= ~np.fromiter((_is_null(v) for v in cols[c]), dtype=bool, count=n)
     if not keep.any():
         raise ValueError(f"no record left after dropping rows with missing values {sorted(miss)}")
     return {c: v[keep] for c, v in strs.items()}
+
+
+def _is_null(v: Any) -> bool:
+    """None, a float NaN (numpy's too) or pandas' NA / NaT: a missing cell of a DataFrame or a mapping."""
+    if v is None:
+        return True
+    try:
+        return bool(v != v)  # NaN and NaT differ from themselves
+    except (TypeError, ValueError):  # pandas.NA: its comparisons are NA, which has no truth value
+        return True
 
 
 _BOOLEAN_LABELS = {"0", "1", "0.0", "1.0", "True", "False", "true", "false"}
@@ -545,8 +557,11 @@ def _columns_of(data, delimiter: str) -> dict[str, list]:
         return {h: [r[i] for r in rows] for i, h in enumerate(header)}
     if isinstance(data, Mapping):
         return {str(k): list(v) for k, v in data.items()}
-    if hasattr(data, "columns"):
-        return {str(c): list(data[c]) for c in data.columns}
+    if hasattr(data, "columns"):  # a DataFrame (pandas, polars): its columns by name, Python scalars
+        cols = [str(c) for c in data.columns]
+        if len(set(cols)) != len(cols):
+            raise ValueError(f"duplicate column names in the DataFrame: {cols}")
+        return {str(c): (data[c].tolist() if hasattr(data[c], "tolist") else list(data[c])) for c in data.columns}
     raise TypeError(f"data must be a CSV path, a mapping of columns or a DataFrame, got {type(data).__name__}")
 
 
