@@ -363,7 +363,7 @@ def test_same_output_as_in_memory_for_any_words(monkeypatch):
     in-memory exact sampler returns on the same words, for every chunking."""
     from fractions import Fraction
 
-    from dpselect.mechanisms import _scaled_scores
+    from dpselect.mechanisms import scaled_scores
     from dpselect.sampling import noisy_top_k
 
     g = np.random.default_rng(15)
@@ -375,7 +375,7 @@ def test_same_output_as_in_memory_for_any_words(monkeypatch):
         hit = g.random(u.size) < 0.1
         words[hit] = g.choice(extremes, size=int(hit.sum()))
         k = (1, 4)[trial % 2]
-        a, err, S = _scaled_scores(u, 0.0, 1.0, 1.0, 2 * k)
+        a, err, S = scaled_scores(u, 0.0, 1.0, 1.0, 2 * k)
 
         def exact(r):
             return Fraction(1, 2 * k) * (Fraction(float(u[r])) - Fraction(S))

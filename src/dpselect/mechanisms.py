@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -120,7 +120,7 @@ def _scale(utilities: np.ndarray, factor: "float | tuple[float, float, int]") ->
     overflow or underflow of the factor itself (ε = 1e300 with Δ = 1e-300 and the like).
     """
     if isinstance(factor, tuple):
-        return _scaled_scores(utilities, 0.0, *factor)[0].copy()
+        return scaled_scores(utilities, 0.0, *factor)[0].copy()
     with np.errstate(over="ignore"):
         d = utilities - utilities.max()
         return d * factor  # d <= 0, so the product is finite or −inf (an exp-underflow that is exact)
@@ -136,7 +136,7 @@ def _log_weights(scores: np.ndarray, factor: "float | tuple[float, float, int]",
 
 def _probabilities_from_scores(s: np.ndarray, eps: float, delta: float, mult: int, w) -> np.ndarray:
     """∝ w_r·exp(c·s_r), c = eps/(delta·mult), formed without overflow for any finite s and c > 0."""
-    lw = _scaled_scores(s, 0.0, eps, delta, mult)[0].copy()
+    lw = scaled_scores(s, 0.0, eps, delta, mult)[0].copy()
     if w is not None:
         lw = lw + np.log(w)
     return _probabilities_from_log_weights(lw)
@@ -196,8 +196,8 @@ _REL = 1e-15   # relative error of a few float operations (each <= 2^-53), with 
 _TINY = 1e-300  # absolute error of results that underflow to subnormals
 
 
-def _scaled_scores(s: np.ndarray, s_err, eps: float, delta: float, mult: int):
-    """Float a ≈ c·(s − S), c = eps/(delta·mult), S = max of the finite s (an exact constant), with a
+def scaled_scores(s: np.ndarray, s_err: Any, eps: float, delta: float, mult: int) -> tuple[np.ndarray, Any, float]:
+    """The noisy-max scores of every selector: float a ≈ c·(s − S), c = eps/(delta·mult), S = max of the finite s (an exact constant), with a
     rigorous error bound; returns (a, err, S).
 
     ``s`` approximates exact scores within ``s_err`` (0 when exact). ``err`` is ``None`` when it is the
@@ -264,7 +264,7 @@ def _exact_select(s, s_err, exact_s, eps: float, delta: float, mult: int, k: int
     Gumbel noise: k picks at once (= k peeled exponential-mechanism calls). Exponential and Laplace
     noise: k passes with fresh noise on the remaining candidates (the definition of their top-k).
     """
-    a, err, S = _scaled_scores(s, s_err, eps, delta, mult)
+    a, err, S = scaled_scores(s, s_err, eps, delta, mult)
 
     def exact_score(r):
         return Fraction(eps) / (Fraction(delta) * mult) * (exact_s(r) - Fraction(S))

@@ -1005,3 +1005,34 @@ def laplace_below(x: float | Fraction, scale: float, rng: np.random.Generator) -
         m = (m << 64) | int(_bits64(rng, 1)[0])
         nb += 64
         prec += 40
+
+
+def shortlist_top_k(a: np.ndarray, err: np.ndarray | None, first_words: np.ndarray, k: int, noise: str) -> np.ndarray:
+    """Indices of every candidate that can be among the k largest ``a + F⁻¹(U)``, given U's first 64-bit word.
+
+    ``a`` are scores with error bound ``err`` (``None``: the relative model of exact inputs), ``first_words``
+    the first 64 bits of each candidate's uniform, as :func:`noisy_top_k` draws them. This is the sampler's
+    stages 1 and 2 (one float noise evaluation per candidate with the bulk error bound, then enclosures at
+    both ends of each 64-bit cell on the survivors) without any refinement: a rigorous superset of the top
+    k, usually exactly k candidates. A distributed selector runs it per partition and hands the union of the
+    shortlists, with their first words, to :func:`noisy_top_k`, which finishes exactly.
+    """
+    n = a.shape[0]
+    if n <= k:
+        return np.arange(n, dtype=np.int64)
+    if err is not None:
+        err = np.broadcast_to(np.asarray(err, dtype=np.float64), a.shape)
+    short = _bulk_shortlist(a, first_words, k, noise, err)
+    if short is None:
+        short = np.arange(n)
+    a_s = a[short]
+    e_s = _REL * np.abs(a_s) + _TINY if err is None else err[short]
+    n_lo, n_hi = _float_enclosure(first_words[short], noise)
+    with np.errstate(invalid="ignore", over="ignore"):
+        a_lo, a_hi = _score_bounds(a_s, e_s)
+        lo, hi = _round_out(a_lo + n_lo, a_hi + n_hi)
+    if lo.size > k:
+        lk = np.partition(lo, lo.size - k)[lo.size - k]
+        if lk > -np.inf:
+            short = short[hi >= lk]
+    return np.asarray(short, dtype=np.int64)

@@ -50,8 +50,8 @@ import numpy as np
 from .._rng import check_rng
 from .._validation import check_bool, check_choice, check_int, check_k, check_positive
 from ..dampening import DEFAULT_MAX_STEPS, _check_sf, dampen_exact, dampen_with_error
-from ..mechanisms import _scaled_scores
-from ..sampling import _REL, _TINY, _bulk_shortlist, _float_enclosure, _round_out, _score_bounds, noisy_top_k
+from ..mechanisms import scaled_scores
+from ..sampling import noisy_top_k, shortlist_top_k
 from ..sensitivity import SensitivityFunction
 
 __all__ = ["exponential", "permute_and_flip", "report_noisy_max", "local_dampening", "NOISES"]
@@ -219,34 +219,6 @@ class _Spec:
     max_steps: int = DEFAULT_MAX_STEPS
 
 
-def _shortlist(a: np.ndarray, err: np.ndarray | None, m: np.ndarray, kk: int, noise: str) -> np.ndarray:
-    """Indices of every candidate that can be among the kk largest ``a + F⁻¹(U)`` given U's first word m.
-
-    The sampler's stages 1 and 2 (``noisy_top_k``: one float noise evaluation per candidate with the bulk
-    error bound, then enclosures at both ends of each 64-bit cell on the survivors), without any
-    refinement: a rigorous superset of the top kk, usually exactly kk candidates.
-    """
-    n = a.shape[0]
-    if n <= kk:
-        return np.arange(n)
-    if err is not None:
-        err = np.broadcast_to(np.asarray(err, dtype=np.float64), a.shape)
-    short = _bulk_shortlist(a, m, kk, noise, err)
-    if short is None:
-        short = np.arange(n)
-    a_s = a[short]
-    e_s = _REL * np.abs(a_s) + _TINY if err is None else err[short]
-    n_lo, n_hi = _float_enclosure(m[short], noise)
-    with np.errstate(invalid="ignore", over="ignore"):
-        a_lo, a_hi = _score_bounds(a_s, e_s)
-        lo, hi = _round_out(a_lo + n_lo, a_hi + n_hi)
-    if lo.size > kk:
-        lk = np.partition(lo, lo.size - kk)[lo.size - kk]
-        if lk > -np.inf:
-            short = short[hi >= lk]
-    return np.asarray(short, dtype=np.int64)
-
-
 def _partition(block: Any, p: int, offset: int, spec: _Spec) -> dict[str, Any]:
     """One block: its scores, its first words and its shortlists (one per round)."""
     u = _values(block, spec.column)
@@ -263,13 +235,13 @@ def _partition(block: Any, p: int, offset: int, spec: _Spec) -> dict[str, Any]:
     else:
         s, s_err = u, 0.0
     with np.errstate(over="ignore", under="ignore"):  # overflow to −inf is "below −DBL_MAX" (handled)
-        a, err, _ = _scaled_scores(s, s_err, spec.eps, spec.delta, spec.mult)
+        a, err, _ = scaled_scores(s, s_err, spec.eps, spec.delta, spec.mult)
     rounds = spec.k if spec.peel else 1
     words = spec.streams.words(p, offset, n, rounds)
     lists = []
     for j, m in enumerate(words):
         kk = min(j + 1 if spec.peel else spec.k, n)
-        lists.append((_shortlist(a, err, m, kk, spec.noise), m))
+        lists.append((shortlist_top_k(a, err, m, kk, spec.noise), m))
     rows = np.unique(np.concatenate([idx for idx, _ in lists]))
     out["rows"] = rows
     out["s"] = s[rows]
@@ -333,7 +305,7 @@ def _reduce(results: list[dict[str, Any]], spec: _Spec, k_arg: int | None, gen: 
     glob = np.concatenate([offsets[r["p"]] + r["rows"] for r in live])
     labels = _concat([r["labels"] for r in live]) if live[0]["labels"] is not None else None
     with np.errstate(over="ignore", under="ignore"):
-        a, err, S = _scaled_scores(s, s_err, spec.eps, spec.delta, spec.mult)
+        a, err, S = scaled_scores(s, s_err, spec.eps, spec.delta, spec.mult)
     exact_s = _exact_scores(live, s, spec)
     factor = Fraction(spec.eps) / (Fraction(spec.delta) * spec.mult)
     cache: dict[int, Fraction] = {}
