@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 
-def _short(value: Any) -> str:
+def short_repr(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -19,25 +19,25 @@ def _short(value: Any) -> str:
 def check_positive(value: Any, name: str) -> float:
     """A finite real number > 0 (epsilon, sensitivities, bounds)."""
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
-        raise TypeError(f"{name} must be a finite number > 0, got {_short(value)} ({type(value).__name__})")
+        raise TypeError(f"{name} must be a finite number > 0, got {short_repr(value)} ({type(value).__name__})")
     v = float(value)
     if not np.isfinite(v) or v <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {_short(value)}")
+        raise ValueError(f"{name} must be a finite number > 0, got {short_repr(value)}")
     return v
 
 
 def check_nonnegative(value: Any, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
-        raise TypeError(f"{name} must be a finite number >= 0, got {_short(value)} ({type(value).__name__})")
+        raise TypeError(f"{name} must be a finite number >= 0, got {short_repr(value)} ({type(value).__name__})")
     v = float(value)
     if not np.isfinite(v) or v < 0:
-        raise ValueError(f"{name} must be a finite number >= 0, got {_short(value)}")
+        raise ValueError(f"{name} must be a finite number >= 0, got {short_repr(value)}")
     return v
 
 
 def check_int(value: Any, name: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
-        raise TypeError(f"{name} must be an int, got {_short(value)} ({type(value).__name__})")
+        raise TypeError(f"{name} must be an int, got {short_repr(value)} ({type(value).__name__})")
     v = int(value)
     if minimum is not None and v < minimum:
         raise ValueError(f"{name} must be an int >= {minimum}, got {v}")
@@ -94,11 +94,11 @@ def check_k(k: Any, n: int) -> int:
 
 def check_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {_short(value)}")
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {short_repr(value)}")
     return value
 
 
 def check_bool(value: Any, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a bool, got {_short(value)} ({type(value).__name__})")
+        raise TypeError(f"{name} must be a bool, got {short_repr(value)} ({type(value).__name__})")
     return bool(value)

@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import _short, check_int, check_nonnegative, check_positive
+from ._validation import short_repr, check_int, check_nonnegative, check_positive
 from .sensitivity import SensitivityFunction
 
 __all__ = ["AuditResult", "AdmissibilityReport", "exact_dp_audit", "check_admissibility"]
@@ -78,7 +78,7 @@ def exact_dp_audit(probability_fn: Callable[[Any], ArrayLike], pairs: Iterable[t
     if epsilon is not None:
         epsilon = check_positive(epsilon, "epsilon")
     if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Iterable):
-        raise TypeError(f"pairs must be an iterable of (x, y) pairs of neighbouring datasets, got {_short(pairs)}")
+        raise TypeError(f"pairs must be an iterable of (x, y) pairs of neighbouring datasets, got {short_repr(pairs)}")
     worst, where, out, count = 0.0, None, None, 0
     cache: dict[str, np.ndarray] = {}
 
@@ -92,12 +92,12 @@ def exact_dp_audit(probability_fn: Callable[[Any], ArrayLike], pairs: Iterable[t
                     raise TypeError(f"dtype {p.dtype}")
                 p = p.astype(np.float64)
             except (TypeError, ValueError) as exc:
-                raise TypeError(f"probability_fn must return a 1-D array of probabilities, got {_short(raw)} "
-                                f"for dataset {_short(d)} ({exc})") from None
+                raise TypeError(f"probability_fn must return a 1-D array of probabilities, got {short_repr(raw)} "
+                                f"for dataset {short_repr(d)} ({exc})") from None
             if p.ndim != 1 or p.size == 0 or not np.all(np.isfinite(p)) or not np.all(p >= 0) \
                     or abs(p.sum() - 1.0) > 1e-6:
                 raise ValueError(f"probability_fn must return a non-empty 1-D vector of finite probabilities "
-                                 f">= 0 summing to 1, got {_short(p)} for dataset {_short(d)}")
+                                 f">= 0 summing to 1, got {short_repr(p)} for dataset {short_repr(d)}")
             cache[key] = p
         return cache[key]
 
@@ -105,7 +105,7 @@ def exact_dp_audit(probability_fn: Callable[[Any], ArrayLike], pairs: Iterable[t
         if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
             what = f"{len(pair)} elements" if hasattr(pair, "__len__") else type(pair).__name__
             raise ValueError(f"pairs must hold (x, y) pairs of neighbouring datasets, but pairs[{count}] has "
-                             f"{what}: {_short(pair)}")
+                             f"{what}: {short_repr(pair)}")
         x, y = pair
         count += 1
         px, py = probs(x), probs(y)
@@ -147,25 +147,25 @@ def _as_sf_values(sens: Any, t: int, d: Any) -> np.ndarray:
     if isinstance(sens, SensitivityFunction):
         return sens(t)
     if not callable(sens):
-        raise TypeError(f"sensitivity({_short(d)}) must return a SensitivityFunction or a callable t -> array, "
+        raise TypeError(f"sensitivity({short_repr(d)}) must return a SensitivityFunction or a callable t -> array, "
                         f"got {type(sens).__name__}")
     vals = np.asarray(sens(t))
     if vals.dtype.kind not in "biuf":
-        raise TypeError(f"sensitivity({_short(d)})({t}) must return real numbers, got dtype {vals.dtype}")
+        raise TypeError(f"sensitivity({short_repr(d)})({t}) must return real numbers, got dtype {vals.dtype}")
     vals = vals.astype(np.float64)
     if vals.ndim != 1 or not np.all(np.isfinite(vals)) or not np.all(vals >= 0):
-        raise ValueError(f"sensitivity({_short(d)})({t}) must return a 1-D array of finite values >= 0, "
-                         f"got {_short(vals)}")
+        raise ValueError(f"sensitivity({short_repr(d)})({t}) must return a 1-D array of finite values >= 0, "
+                         f"got {short_repr(vals)}")
     return vals
 
 
 def _as_utility(utility: Callable[[Any], ArrayLike], d: Any) -> np.ndarray:
     raw = np.asarray(utility(d))
     if raw.dtype.kind not in "biuf":
-        raise TypeError(f"utility({_short(d)}) must return real numbers, got dtype {raw.dtype}")
+        raise TypeError(f"utility({short_repr(d)}) must return real numbers, got dtype {raw.dtype}")
     u = raw.astype(np.float64)
     if u.ndim != 1 or u.size == 0 or not np.all(np.isfinite(u)):
-        raise ValueError(f"utility({_short(d)}) must return a non-empty 1-D array of finite numbers, got {_short(u)}")
+        raise ValueError(f"utility({short_repr(d)}) must return a non-empty 1-D array of finite numbers, got {short_repr(u)}")
     return u
 
 
@@ -216,7 +216,7 @@ def check_admissibility(
         if not callable(f):
             raise TypeError(f"{fname} must be callable, got {type(f).__name__}")
     if isinstance(datasets, (str, bytes)) or not isinstance(datasets, Iterable):
-        raise TypeError(f"datasets must be an iterable of datasets, got {_short(datasets)}")
+        raise TypeError(f"datasets must be an iterable of datasets, got {short_repr(datasets)}")
     t_max = check_int(t_max, "t_max", minimum=1)
     tol = check_nonnegative(tol, "tol")
     table = _DeltaTable(utility, sensitivity)
@@ -258,8 +258,8 @@ class _DeltaTable:
         if t not in memo:
             vals = _as_sf_values(sf, t, d)
             if vals.shape != u.shape:
-                raise ValueError(f"sensitivity({_short(d)})({t}) returned {vals.shape[0] if vals.ndim else 0} "
-                                 f"values, but utility({_short(d)}) has {u.size} candidates")
+                raise ValueError(f"sensitivity({short_repr(d)})({t}) returned {vals.shape[0] if vals.ndim else 0} "
+                                 f"values, but utility({short_repr(d)}) has {u.size} candidates")
             memo[t] = vals
         return memo[t]
 

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import numbers
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -72,7 +73,8 @@ def _limit(sf: SensitivityFunction, max_steps: int) -> int:
     return max_steps if sf.saturation_distance is None else sf.saturation_distance + 1
 
 
-def _check_sf(sensitivity_function, n: int | None, name: str = "sensitivity_function") -> SensitivityFunction:
+def check_sensitivity_function(sensitivity_function: Any, n: int | None,
+                               name: str = "sensitivity_function") -> SensitivityFunction:
     """The function, checked to be a SensitivityFunction for ``n`` candidates (any number if None)."""
     if not isinstance(sensitivity_function, SensitivityFunction):
         raise TypeError(
@@ -183,7 +185,7 @@ def dampen_with_error(utilities: ArrayLike, sensitivity_function: SensitivityFun
 def _dampen(utilities, sensitivity_function, max_steps, track: bool):
     u = check_utilities(utilities)
     n = u.shape[0]
-    sf = _check_sf(sensitivity_function, n)
+    sf = check_sensitivity_function(sensitivity_function, n)
     max_steps = _limit(sf, check_int(max_steps, "max_steps", minimum=1))
     a = np.abs(u)
     out = np.zeros(n)
@@ -401,7 +403,7 @@ def shift_totals_with_error(sensitivity_function: SensitivityFunction, n: int, *
 
 def _shift(sensitivity_function, n, max_steps, track: bool):
     n = check_int(n, "n", minimum=1)
-    sf = _check_sf(sensitivity_function, n)
+    sf = check_sensitivity_function(sensitivity_function, n)
     max_steps = check_int(max_steps, "max_steps", minimum=1)
     delta_max = sf.global_sensitivity
     if sf.shift is not None:   # a closed form / block evaluation provided by the function (exactness-tested)
@@ -475,9 +477,9 @@ def _fixed(x: float) -> int:
 
 
 def _check_candidate(sensitivity_function, r) -> tuple[SensitivityFunction, int]:
-    sf = _check_sf(sensitivity_function, None)
+    sf = check_sensitivity_function(sensitivity_function, None)
     n = sf.n_candidates
-    assert n is not None  # learnt by _check_sf
+    assert n is not None  # learnt by check_sensitivity_function
     return sf, check_int(r, "r", minimum=0, maximum=n - 1)
 
 

@@ -48,7 +48,7 @@ from ._rng import check_rng
 from ._validation import check_bool, check_choice, check_int, check_k, check_positive, check_utilities
 from .dampening import (
     DEFAULT_MAX_STEPS,
-    _check_sf,
+    check_sensitivity_function,
     dampen,
     dampen_exact,
     dampen_with_error,
@@ -728,7 +728,7 @@ def report_noisy_max_probabilities(utilities: ArrayLike, *, epsilon: float, sens
 def _prepare_local(utilities, epsilon, sensitivity_function, k, weights):
     u = check_utilities(utilities)
     eps = check_positive(epsilon, "epsilon")
-    sf = _check_sf(sensitivity_function, u.shape[0])
+    sf = check_sensitivity_function(sensitivity_function, u.shape[0])
     k = check_k(1 if k is None else k, u.shape[0])
     w = _check_weights(weights, u.shape[0])
     return u, eps, sf, k, w

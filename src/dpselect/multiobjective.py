@@ -41,7 +41,7 @@ from ._dominance import count_dominating, count_with_orders
 from ._rng import check_rng
 from ._validation import check_k, check_matrix, check_positive
 from .dampening import DEFAULT_MAX_STEPS
-from .sensitivity import SensitivityFunction, _check_weight_values, constant, weighted_sum
+from .sensitivity import SensitivityFunction, check_weight_values, constant, weighted_sum
 from .vocabulary import (  # noqa: F401 (the mechanism names are re-exported)
     GLOBAL_MECHANISMS,
     LOCAL_MECHANISMS,
@@ -782,7 +782,7 @@ def aggregate_sensitivity(objective_weights: ArrayLike | None = None,
 
 def _check_weights(weights, m: int, name: str = "objective_weights") -> np.ndarray:
     try:
-        w = _check_weight_values(weights, m)
+        w = check_weight_values(weights, m)
     except TypeError as exc:
         raise TypeError(str(exc).replace("weights", name, 1)) from None
     if w.ndim != 1 or w.shape[0] != m:

@@ -16,11 +16,11 @@ Everything here is vectorised: ``sf(t)`` returns a float64 array of shape ``(n_c
 from __future__ import annotations
 
 import inspect
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ._validation import _short, check_bool, check_int, check_positive
+from ._validation import short_repr, check_bool, check_int, check_positive
 
 __all__ = ["SensitivityFunction", "constant", "maximum", "weighted_sum"]
 
@@ -111,7 +111,7 @@ class SensitivityFunction:
         )
         self.supports_candidates = _accepts_candidates(fn)
         if name is not None and not isinstance(name, str):
-            raise TypeError(f"name must be a str, got {_short(name)} ({type(name).__name__})")
+            raise TypeError(f"name must be a str, got {short_repr(name)} ({type(name).__name__})")
         self.name = name or getattr(fn, "__name__", "delta")
         self.elementwise = check_bool(elementwise, "elementwise") and self.supports_candidates
         if shift is not None and not callable(shift):
@@ -146,7 +146,7 @@ class SensitivityFunction:
         idx = candidates if isinstance(candidates, np.ndarray) else np.asarray(candidates)
         if idx.ndim != 1 or not (idx.dtype.kind in "iu" or (idx.size == 0 and idx.dtype.kind in "biuf")):
             raise TypeError(f"candidates must be a 1-D array of int indices, got dtype {idx.dtype} shape {idx.shape} "
-                            f"({_short(candidates)})")
+                            f"({short_repr(candidates)})")
         idx = idx.astype(np.intp, copy=False)
         if idx.size:
             if self.n_candidates is None:
@@ -197,7 +197,7 @@ class SensitivityFunction:
             if kind not in "biuf":
                 raise TypeError(
                     f"sensitivity function {self.name!r} must return real numbers, got dtype {raw.dtype} "
-                    f"({_short(vals)}) at t={t}"
+                    f"({short_repr(vals)}) at t={t}"
                 )
         arr = raw.astype(np.float64, copy=False)
         if arr is vals or arr.base is not None:
@@ -328,7 +328,7 @@ def maximum(*sensitivity_functions: SensitivityFunction) -> SensitivityFunction:
     )
 
 
-def _check_weight_values(weights, m: int) -> np.ndarray:
+def check_weight_values(weights: Any, m: int) -> np.ndarray:
     """``weights`` as float64, refusing strings, None and other non-numbers with a message naming them."""
     raw = np.asarray(weights) if not isinstance(weights, (str, bytes)) else np.asarray([weights])
     bad = raw.dtype.kind not in "biuf"
@@ -339,7 +339,7 @@ def _check_weight_values(weights, m: int) -> np.ndarray:
             return raw.astype(np.float64)
         except (TypeError, ValueError):
             bad = True
-    raise TypeError(f"weights must be a 1-D array of {m} finite numbers, got {_short(weights)}")
+    raise TypeError(f"weights must be a 1-D array of {m} finite numbers, got {short_repr(weights)}")
 
 
 def weighted_sum(weights: "Sequence[float] | np.ndarray",
@@ -354,7 +354,7 @@ def weighted_sum(weights: "Sequence[float] | np.ndarray",
     (4.0, [4.0, 4.0])
     """
     sfs = _check_sfs(sensitivity_functions, "sensitivity_functions")
-    w = _check_weight_values(weights, len(sfs))
+    w = check_weight_values(weights, len(sfs))
     if w.ndim != 1 or w.shape[0] != len(sfs):
         raise ValueError(f"weights must have one entry per sensitivity function ({len(sfs)}), got shape {w.shape}")
     if not np.all(np.isfinite(w)):

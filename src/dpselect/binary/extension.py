@@ -55,10 +55,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import dijkstra
 
-from .._validation import _short, check_choice, check_nonnegative, check_positive
+from .._validation import short_repr, check_choice, check_nonnegative, check_positive
 from . import _logspace as ls
 from ._logspace import SHIFT_FROM
-from .graph import DatasetGraph, _uncovered_ids, as_dataset_graph, true_value_array
+from .graph import DatasetGraph, uncovered_ids, as_dataset_graph, true_value_array
 from .mechanism import BinaryMechanism
 from .violations import privacy_violations
 from .suitable import DPPair, EdgeDPPairs, SuitablePair
@@ -130,7 +130,7 @@ def resolve_privacy(g: DatasetGraph, epsilon: Any, delta: Any = 0.0, pair: Suita
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
         raise ValueError(f"epsilon must be a finite number >= 0 on every edge, got {eps_edge[k]!r} on edge "
-                         f"({_short(g.label(int(g.edge_u[k])))}, {_short(g.label(int(g.edge_v[k])))})")
+                         f"({short_repr(g.label(int(g.edge_u[k])))}, {short_repr(g.label(int(g.edge_v[k])))})")
     arc_eps = eps_edge[g.arc_edge]
     vmin = np.full(g.n, np.inf)
     np.minimum.at(vmin, g.arc_tail, arc_eps)
@@ -144,11 +144,11 @@ def _epsilon_from_mapping(g: DatasetGraph, mapping: Mapping) -> np.ndarray:
     vals = np.empty(len(mapping), dtype=np.float64)
     for k, (e, val) in enumerate(mapping.items()):
         if not isinstance(e, tuple) or len(e) != 2:
-            raise TypeError(f"epsilon keys must be edges (u, v), got {_short(e)}")
+            raise TypeError(f"epsilon keys must be edges (u, v), got {short_repr(e)}")
         a, b = g.index_of(e[0], "epsilon key vertex"), g.index_of(e[1], "epsilon key vertex")
         keys[k] = min(a, b) * g.n + max(a, b)
         if isinstance(val, bool) or not isinstance(val, (numbers.Real, np.floating, np.integer)):
-            raise TypeError(f"epsilon[{_short(e)}] must be a number, got {_short(val)}")
+            raise TypeError(f"epsilon[{short_repr(e)}] must be a number, got {short_repr(val)}")
         vals[k] = float(val)
     pos = np.searchsorted(ekeys, keys)
     if m:
@@ -157,21 +157,21 @@ def _epsilon_from_mapping(g: DatasetGraph, mapping: Mapping) -> np.ndarray:
         notedge = np.ones(keys.size, dtype=bool)
     if notedge.any():
         k = int(np.flatnonzero(notedge)[0])
-        raise ValueError(f"epsilon key {_short(list(mapping.keys())[k])} is not an edge of the graph")
+        raise ValueError(f"epsilon key {short_repr(list(mapping.keys())[k])} is not an edge of the graph")
     out = np.full(m, np.nan)
     order = np.argsort(pos, kind="stable")
     ps, vs = pos[order], vals[order]
     dup = np.flatnonzero((ps[1:] == ps[:-1]) & (vs[1:] != vs[:-1]))
     if dup.size:
         k = int(ps[dup[0]])
-        raise ValueError(f"epsilon gives edge ({_short(g.label(int(g.edge_u[k])))}, "
-                         f"{_short(g.label(int(g.edge_v[k])))}) two different values")
+        raise ValueError(f"epsilon gives edge ({short_repr(g.label(int(g.edge_u[k])))}, "
+                         f"{short_repr(g.label(int(g.edge_v[k])))}) two different values")
     out[pos] = vals
     missing = np.isnan(out)
     if missing.any():
         k = int(np.flatnonzero(missing)[0])
-        raise ValueError(f"epsilon mapping has no value for edge ({_short(g.label(int(g.edge_u[k])))}, "
-                         f"{_short(g.label(int(g.edge_v[k])))})")
+        raise ValueError(f"epsilon mapping has no value for edge ({short_repr(g.label(int(g.edge_u[k])))}, "
+                         f"{short_repr(g.label(int(g.edge_v[k])))})")
     return out
 
 
@@ -414,12 +414,12 @@ def _check_compatible(g: DatasetGraph, pair: SuitablePair, colour: int, is_src: 
     u = int(origin[x]) if origin[x] >= 0 else chain[0]      # the fixed vertex the bound comes from
     bprob = float(pair.key_probability(bound[worst:worst + 1], np.zeros(1))[0])
     path = [g.label(i) for i in chain] + [g.label(v)]
-    shown = " - ".join(_short(p) for p in path[:12]) + (" - ..." if len(path) > 12 else "")
+    shown = " - ".join(short_repr(p) for p in path[:12]) + (" - ..." if len(path) > 12 else "")
     j = colour
-    msg = (f"partial mechanism cannot be extended privately: Pr[M({_short(g.label(v))}) = {j}] = "
+    msg = (f"partial mechanism cannot be extended privately: Pr[M({short_repr(g.label(v))}) = {j}] = "
            f"{qfull[v]:.12g} exceeds {bprob:.12g}, the strongest bound that "
-           f"Pr[M({_short(g.label(u))}) = {j}] = {qfull[u]:.12g} induces on it (along the path {shown}); "
-           f"offending pair ({_short(g.label(u))}, {_short(g.label(v))})")
+           f"Pr[M({short_repr(g.label(u))}) = {j}] = {qfull[u]:.12g} induces on it (along the path {shown}); "
+           f"offending pair ({short_repr(g.label(u))}, {short_repr(g.label(v))})")
     raise NotExtendableError(msg, pair=(g.label(u), g.label(v)), colour=j, value_u=float(qfull[u]),
                              value_v=float(qfull[v]), bound=bprob, path=path)
 
@@ -430,7 +430,7 @@ def _partial_arrays(g: DatasetGraph, partial: Any) -> tuple[np.ndarray, np.ndarr
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
         raise ValueError(f"partial values must be probabilities in [0, 1], got {float(vals[k])!r} at vertex "
-                         f"{_short(g.label(int(idx[k])))}")
+                         f"{short_repr(g.label(int(idx[k])))}")
     return idx, vals
 
 
@@ -483,7 +483,7 @@ def _extend(g: DatasetGraph, T: np.ndarray, src: np.ndarray, val: np.ndarray, pr
     with np.errstate(divide="ignore"):
         log_prob[src, 1] = np.log(val)
         log_prob[src, 0] = np.log1p(-val)
-    uncovered = _uncovered_ids(g, T, is_src)
+    uncovered = uncovered_ids(g, T, is_src)
     info = {"rounds": rounds, "boundary_hitting": uncovered.size == 0}
     bx, by = privacy_violations(g, pr, log_prob, tol)
     if bx.size:
@@ -494,9 +494,9 @@ def _extend(g: DatasetGraph, T: np.ndarray, src: np.ndarray, val: np.ndarray, pr
         px, py = math.exp(log_prob[x, 1]), math.exp(log_prob[y, 1])
         raise NoUniqueOptimumError(
             f"no unique optimal extension: the partial mechanism's vertices are not boundary-hitting (boundary "
-            f"edge {_short(unc[0])} has no fixed endpoint; {uncovered.size} such edge(s)), and the vertex-wise "
-            f"optima Pr[M({_short(g.label(x))}) = 1] = {px:.6g}, Pr[M({_short(g.label(y))}) = 1] = "
-            f"{py:.6g} violate privacy on the edge ({_short(g.label(x))}, {_short(g.label(y))}), so "
+            f"edge {short_repr(unc[0])} has no fixed endpoint; {uncovered.size} such edge(s)), and the vertex-wise "
+            f"optima Pr[M({short_repr(g.label(x))}) = 1] = {px:.6g}, Pr[M({short_repr(g.label(y))}) = 1] = "
+            f"{py:.6g} violate privacy on the edge ({short_repr(g.label(x))}, {short_repr(g.label(y))}), so "
             "several incomparable maximal extensions exist; fix the mechanism on a boundary-hitting set "
             "(see greedy_boundary_hitting_set)", edge=(g.label(x), g.label(y)), uncovered=unc)
     return log_prob, info
@@ -653,7 +653,7 @@ def induced_bounds(graph: Any, partial: Mapping, *, epsilon: Any, delta: float =
     [0.3, 0.4, 0.2, 0.1]
     """
     if colour not in (0, 1) or isinstance(colour, bool):
-        raise ValueError(f"colour must be 0 or 1, got {_short(colour)}")
+        raise ValueError(f"colour must be 0 or 1, got {short_repr(colour)}")
     check_choice(method, "method", tuple(_ENGINES))
     check_choice(output, "output", _OUTPUTS)
     g = _graph_for(graph, epsilon)

@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import dijkstra, maximum_bipartite_matching
 
-from .._validation import _short
+from .._validation import short_repr
 
 __all__ = ["DatasetGraph", "as_dataset_graph", "boundary_edges", "boundary_vertices",
            "is_boundary_hitting", "uncovered_boundary_edges", "greedy_boundary_hitting_set",
@@ -73,7 +73,7 @@ class DatasetGraph:
         loops = u == v
         if loops.any():
             i = int(np.flatnonzero(loops)[0])
-            raise ValueError(f"graph has a self-loop at vertex {_short(self.label(int(u[i])))}: a dataset is "
+            raise ValueError(f"graph has a self-loop at vertex {short_repr(self.label(int(u[i])))}: a dataset is "
                              "not its own neighbour (remove self-loops)")
         a, b = np.minimum(u, v), np.maximum(u, v)
         key = a * self.n + b
@@ -88,7 +88,7 @@ class DatasetGraph:
                 if bad.any():
                     i = int(np.flatnonzero(bad)[0])
                     raise ValueError(
-                        f"duplicate edge ({_short(self.label(int(a[i])))}, {_short(self.label(int(b[i])))}) has "
+                        f"duplicate edge ({short_repr(self.label(int(a[i])))}, {short_repr(self.label(int(b[i])))}) has "
                         f"conflicting epsilon values {ref[i]!r} and {edge_epsilon[i]!r}")
             edge_epsilon = edge_epsilon[first]
         self.edge_u = a[first]
@@ -112,7 +112,7 @@ class DatasetGraph:
     def from_arrays(cls, n: int, u: Any, v: Any, *, epsilon: Any = None) -> "DatasetGraph":
         """Graph on vertices ``0 .. n-1`` with edges ``(u[k], v[k])`` (fast path, no Python loops)."""
         if isinstance(n, bool) or not isinstance(n, (numbers.Integral, np.integer)) or int(n) < 1:
-            raise ValueError(f"n must be an int >= 1, got {_short(n)}")
+            raise ValueError(f"n must be an int >= 1, got {short_repr(n)}")
         return cls(int(n), np.asarray(u), np.asarray(v), edge_epsilon=epsilon)
 
     @classmethod
@@ -145,11 +145,11 @@ class DatasetGraph:
         us, vs, eps = [], [], []
         for k, e in enumerate(edges):
             if not isinstance(e, (tuple, list)) or len(e) not in (2, 3):
-                raise TypeError(f"edges[{k}] must be a (u, v) or (u, v, data) tuple, got {_short(e)}")
+                raise TypeError(f"edges[{k}] must be a (u, v) or (u, v, data) tuple, got {short_repr(e)}")
             for x in e[:2]:
                 if x not in index:
                     if vertices is not None:
-                        raise ValueError(f"edges[{k}] = {_short(e)} uses vertex {_short(x)} not in vertices")
+                        raise ValueError(f"edges[{k}] = {short_repr(e)} uses vertex {short_repr(x)} not in vertices")
                     index[x] = len(labels)
                     labels.append(x)
             us.append(index[e[0]])
@@ -157,7 +157,7 @@ class DatasetGraph:
             if epsilon_attr is not None:
                 data = e[2] if len(e) == 3 else None
                 if not isinstance(data, Mapping) or epsilon_attr not in data:
-                    raise ValueError(f"edge {_short(tuple(e[:2]))} has no attribute {epsilon_attr!r}")
+                    raise ValueError(f"edge {short_repr(tuple(e[:2]))} has no attribute {epsilon_attr!r}")
                 eps.append(data[epsilon_attr])
         if not labels:
             raise ValueError("graph must have at least one vertex")
@@ -244,8 +244,8 @@ class DatasetGraph:
             try:
                 return self._index[vertex]
             except (KeyError, TypeError):  # unknown or unhashable
-                raise ValueError(f"{name} {_short(vertex)} is not a vertex of the graph") from None
-        raise ValueError(f"{name} {_short(vertex)} is not a vertex of the graph")
+                raise ValueError(f"{name} {short_repr(vertex)} is not a vertex of the graph") from None
+        raise ValueError(f"{name} {short_repr(vertex)} is not a vertex of the graph")
 
     def indices_of(self, vertices: Iterable[Hashable], name: str = "vertex") -> np.ndarray:
         """Internal indices of ``vertices`` (vectorised when the vertices are ``0 .. n-1``)."""
@@ -379,7 +379,7 @@ def true_value_array(graph: DatasetGraph, true_values: Any) -> np.ndarray:
         if len(true_values) != graph.n:
             missing = [graph.label(i) for i in range(graph.n) if graph.label(i) not in true_values][:1]
             if missing:
-                raise ValueError(f"true_values must give every vertex a value: missing vertex {_short(missing[0])}")
+                raise ValueError(f"true_values must give every vertex a value: missing vertex {short_repr(missing[0])}")
         idx, vals = graph.vertex_array(true_values, "true_values")
         if len(np.unique(idx)) != graph.n:  # pragma: no cover - mapping keys are unique
             raise ValueError("true_values must give every vertex exactly one value")
@@ -393,7 +393,7 @@ def true_value_array(graph: DatasetGraph, true_values: Any) -> np.ndarray:
     bad = (t != 0) & (t != 1)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"true_values must be 0 or 1, got {t[i]!r} at vertex {_short(graph.label(i))}")
+        raise ValueError(f"true_values must be 0 or 1, got {t[i]!r} at vertex {short_repr(graph.label(i))}")
     return t.astype(np.int8)
 
 
@@ -419,12 +419,13 @@ def boundary_vertices(graph: Any, true_values: Any, colour: int | None = None) -
     mask[g.edge_v[ids]] = True
     if colour is not None:
         if colour not in (0, 1):
-            raise ValueError(f"colour must be 0 or 1, got {_short(colour)}")
+            raise ValueError(f"colour must be 0 or 1, got {short_repr(colour)}")
         mask &= T == colour
     return [g.label(int(i)) for i in np.flatnonzero(mask)]
 
 
-def _uncovered_ids(g: DatasetGraph, T: np.ndarray, in_set: np.ndarray) -> np.ndarray:
+def uncovered_ids(g: DatasetGraph, T: np.ndarray, in_set: np.ndarray) -> np.ndarray:
+    """Ids of the boundary edges (endpoints with different true values) with neither endpoint in ``in_set``."""
     ids = _boundary_edge_ids(g, T)
     return ids[~(in_set[g.edge_u[ids]] | in_set[g.edge_v[ids]])]
 
@@ -435,7 +436,7 @@ def uncovered_boundary_edges(graph: Any, true_values: Any, vertex_set: Iterable)
     T = true_value_array(g, true_values)
     in_set = np.zeros(g.n, dtype=bool)
     in_set[[g.index_of(x, "vertex_set element") for x in vertex_set]] = True
-    ids = _uncovered_ids(g, T, in_set)
+    ids = uncovered_ids(g, T, in_set)
     return [(g.label(int(a)), g.label(int(b))) for a, b in zip(g.edge_u[ids], g.edge_v[ids])]
 
 

@@ -7,7 +7,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._rng import RngLike, check_rng
-from .._validation import _short, check_nonnegative
+from .._validation import short_repr, check_nonnegative
 from .bernoulli import bernoulli_log
 from .graph import DatasetGraph
 from .suitable import SuitablePair
@@ -152,5 +152,5 @@ class BinaryMechanism:
 
 def _answer(answer: object) -> int:
     if answer not in (0, 1) or isinstance(answer, bool):
-        raise ValueError(f"answer must be 0 or 1, got {_short(answer)}")
+        raise ValueError(f"answer must be 0 or 1, got {short_repr(answer)}")
     return int(answer)

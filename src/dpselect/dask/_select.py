@@ -49,7 +49,7 @@ import numpy as np
 
 from .._rng import check_rng
 from .._validation import check_bool, check_choice, check_int, check_k, check_positive
-from ..dampening import DEFAULT_MAX_STEPS, _check_sf, dampen_exact, dampen_with_error
+from ..dampening import DEFAULT_MAX_STEPS, check_sensitivity_function, dampen_exact, dampen_with_error
 from ..mechanisms import scaled_scores
 from ..sampling import noisy_top_k, shortlist_top_k
 from ..sensitivity import SensitivityFunction
@@ -258,7 +258,7 @@ def _take(block: Any, rows: np.ndarray) -> Any:
 
 def _sf_of(factory: Callable[[Any], SensitivityFunction], block: Any, n: int) -> SensitivityFunction:
     sf = factory(block)
-    return _check_sf(sf, n, name="sensitivity_function(partition)")
+    return check_sensitivity_function(sf, n, name="sensitivity_function(partition)")
 
 
 # ---------------------------------------------------------------------------------------------
