@@ -300,3 +300,25 @@ def test_load_edge_list_matches_a_python_parse_of_enron():
     ref = from_edges([int(a) for a, _ in rows], [int(b) for _, b in rows], warn=False)
     g = load_edge_list(path, warn=False)
     assert g.node_ids.tolist() == ref.node_ids.tolist() and (g.adjacency != ref.adjacency).nnz == 0
+
+
+def test_networkx_graph_accepted_wherever_a_graph_is():
+    nx = pytest.importorskip("networkx")
+    import dpselect
+    from dpselect.apps.influence_baselines import top_k_aggregate, top_k_ebc, top_k_pareto
+    from dpselect.utilities.graph import degree, degree_sensitivity, ebc, ebc_sensitivity, egocentric_density
+
+    G = nx.karate_club_graph()
+    g = from_networkx(G)
+    assert degree(G).tolist() == degree(g).tolist()
+    assert np.allclose(egocentric_density(G), egocentric_density(g)) and np.allclose(ebc(G), ebc(g))
+    assert degree_sensitivity(G)(0).tolist() == degree_sensitivity(g)(0).tolist()
+    assert ebc_sensitivity(G, max_degree=20)(1).tolist() == ebc_sensitivity(g, max_degree=20)(1).tolist()
+    assert triangle_list(G).tolist() == triangle_list(g).tolist()
+    for fn in (top_k_pareto, top_k_aggregate, top_k_ebc):
+        assert fn(G, 3).tolist() == fn(g, 3).tolist()
+    assert dpselect.priv_topk(G, k=2, epsilon=1.0, max_degree=20, rng=0).tolist() == \
+        dpselect.priv_topk(g, k=2, epsilon=1.0, max_degree=20, rng=0).tolist()
+    assert dpselect.dp_motkin_agg(G, k=2, epsilon=1.0, rng=0).tolist() == dpselect.dp_motkin_agg(g, k=2, epsilon=1.0, rng=0).tolist()
+    with pytest.raises(TypeError, match="a dpselect.graphs.Graph or a networkx graph .* got builtins.list"):
+        degree([[0, 1]])

@@ -37,6 +37,7 @@ __all__ = [
     "triangle_list",
     "from_networkx",
     "as_graph",
+    "is_graph_like",
     "load_edge_list",
     "load_dataset_graph",
     "GRAPH_DATASETS",
@@ -212,9 +213,7 @@ def triangle_list(graph: Graph) -> np.ndarray:
     >>> triangle_list(from_edges([0, 0, 1, 2], [1, 2, 2, 3])).tolist()
     [[0, 1, 2]]
     """
-    g = graph
-    if not isinstance(g, Graph):
-        raise TypeError(f"graph must be a Graph, got {type(g).__name__}")
+    g = as_graph(graph)
     n = g.n_nodes
     if n == 0 or g.n_edges == 0:
         return np.empty((0, 3), dtype=np.int64)
@@ -598,6 +597,11 @@ def as_graph(graph: Any, *, name: str = "graph", min_nodes: int = 1) -> Graph:
     if g.n_nodes < min_nodes:
         raise ValueError(f"{name} must have at least {min_nodes} nodes to select from, got {g.n_nodes}")
     return g
+
+
+def is_graph_like(x: Any) -> bool:
+    """Whether :func:`as_graph` accepts ``x``: a :class:`Graph` or a networkx graph."""
+    return isinstance(x, Graph) or _is_networkx(x)
 
 
 def _is_networkx(x: Any) -> bool:

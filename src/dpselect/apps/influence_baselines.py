@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike
 
 from .._dominance import count_dominating
 from .._validation import check_k
-from ..graphs import Graph
+from ..graphs import Graph, as_graph, is_graph_like
 from ..multiobjective import metric_c, pareto_score
 from ..utilities.graph import ebc
 from .motkin import DEFAULT_AGG_WEIGHTS, motkin_objectives, objective_weights_argument
@@ -23,8 +23,8 @@ __all__ = ["top_k_pareto", "top_k_aggregate", "top_k_ebc", "recall", "metric_c"]
 
 
 def _as_objectives(x: Any, variant: str) -> np.ndarray:
-    if isinstance(x, Graph):
-        return motkin_objectives(x, variant=variant)[0]
+    if is_graph_like(x):
+        return motkin_objectives(as_graph(x), variant=variant)[0]
     U = np.asarray(x, dtype=np.float64)
     if U.ndim != 2 or U.shape[0] < 1 or not np.all(np.isfinite(U)):
         raise ValueError(f"objectives must be a Graph or a finite (n, m) array, got shape {U.shape}")
@@ -105,7 +105,7 @@ def top_k_ebc(graph_or_scores: Graph | PrivTopkScores | ArrayLike, k: int) -> np
     """Non-private baseline: the k nodes of largest EBC (ties to the smaller index)."""
     if isinstance(graph_or_scores, PrivTopkScores):
         u = graph_or_scores.utilities
-    elif isinstance(graph_or_scores, Graph):
+    elif is_graph_like(graph_or_scores):
         u = ebc(graph_or_scores)
     else:
         u = np.asarray(graph_or_scores, dtype=np.float64)

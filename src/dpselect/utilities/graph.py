@@ -31,7 +31,7 @@ import scipy.sparse as sp
 
 from .._validation import check_int
 from ..exceptions import warn_public_from_data
-from ..graphs import Graph, triangle_list
+from ..graphs import Graph, as_graph, is_graph_like, triangle_list
 from ..sensitivity import SensitivityFunction
 
 __all__ = [
@@ -54,16 +54,13 @@ _VARIANTS = ("paper", "code")
 
 
 def _check_graph(graph: Any) -> Graph:
-    if not isinstance(graph, Graph):
-        raise TypeError(f"graph must be a dpselect.graphs.Graph, got {type(graph).__name__} "
-                        "(load one with dpselect.graphs.load_edge_list / from_edges / from_networkx)")
-    return graph
+    return as_graph(graph)
 
 
 def _degrees_of(graph_or_degrees: Any, name: str = "graph") -> np.ndarray:
     """Degrees of a Graph, or a 1-D array of non-negative integer degrees given directly."""
-    if isinstance(graph_or_degrees, Graph):
-        return graph_or_degrees.degrees
+    if is_graph_like(graph_or_degrees):
+        return as_graph(graph_or_degrees, name=name).degrees
     arr = np.asarray(graph_or_degrees)
     if arr.ndim != 1 or arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
         raise TypeError(f"{name} must be a Graph or a non-empty 1-D int array of degrees, got "
