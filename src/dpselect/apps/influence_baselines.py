@@ -106,7 +106,7 @@ def top_k_ebc(graph_or_scores: Graph | PrivTopkScores | ArrayLike, k: int) -> np
     if isinstance(graph_or_scores, PrivTopkScores):
         u = graph_or_scores.utilities
     elif is_graph_like(graph_or_scores):
-        u = ebc(graph_or_scores)
+        u = ebc(as_graph(graph_or_scores))
     else:
         u = np.asarray(graph_or_scores, dtype=np.float64)
     return _top_k_scores(u, check_k(k, u.size))
