@@ -27,7 +27,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ._rng import check_rng
+from ._rng import RngLike, check_rng
 from ._validation import check_int
 from .datasets import dataset_path
 from .exceptions import warn_public_from_data
@@ -142,7 +142,7 @@ class TabularData:
         return TabularData(self.X[rows], self.y[rows], list(self.feature_names), self.categorical.copy(),
                            self.n_values.copy(), list(self.categories), self.name, self.label_name)
 
-    def train_test_split(self, test_fraction: float = 0.3, *, rng=None) -> tuple["TabularData", "TabularData"]:
+    def train_test_split(self, test_fraction: float = 0.3, *, rng: RngLike = None) -> tuple["TabularData", "TabularData"]:
         """A random split into a training and a held-out table (``rng`` as everywhere)."""
         if not 0 < test_fraction < 1:
             raise ValueError(f"test_fraction must be in (0, 1), got {test_fraction!r}")
@@ -153,7 +153,7 @@ class TabularData:
             raise ValueError(f"test_fraction={test_fraction} leaves an empty part of {self.n_records} records")
         return self.subset(np.sort(perm[n_test:])), self.subset(np.sort(perm[:n_test]))
 
-    def folds(self, n_folds: int = 10, *, rng=None) -> list[tuple[np.ndarray, np.ndarray]]:
+    def folds(self, n_folds: int = 10, *, rng: RngLike = None) -> list[tuple[np.ndarray, np.ndarray]]:
         """``n_folds`` (train_index, test_index) pairs of a shuffled k-fold cross-validation."""
         k = check_int(n_folds, "n_folds", minimum=2, maximum=self.n_records)
         perm = check_rng(rng).permutation(self.n_records)

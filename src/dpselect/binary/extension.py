@@ -508,7 +508,7 @@ _OUTPUTS = ("float", "log")
 
 def optimal_mechanism(graph: Any, true_values: Any, partial: Mapping, *, epsilon: Any = None,
                       delta: float = 0.0, pair: SuitablePair | None = None, tol: float = 1e-9,
-                      method: str = "batch"):
+                      method: str = "batch") -> BinaryMechanism:
     """The unique optimal private extension of a partial binary mechanism, as a :class:`BinaryMechanism`.
 
     See :func:`optimal_extension` for the parameters; additionally ``pair`` (a custom homogeneous
@@ -602,7 +602,8 @@ def optimal_extension(graph: Any, true_values: Any, partial: Mapping, *, epsilon
 
 
 def optimal_probability(graph: Any, true_values: Any, partial: Mapping, vertex: Hashable, *,
-                        epsilon: Any, delta: float = 0.0, check: bool = True, output: str = "float"):
+                        epsilon: Any, delta: float = 0.0, check: bool = True,
+                        output: str = "float") -> float | tuple[float, float]:
     """``Pr[M(vertex) = 1]`` of the optimal extension at one dataset (paper 002, Alg. 2).
 
     With ``check=False`` only one colour's label setting runs, and it stops as soon as ``vertex`` is settled

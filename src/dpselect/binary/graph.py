@@ -256,7 +256,7 @@ class DatasetGraph:
             vertices = arr.tolist()
         return np.asarray([self.index_of(v, name) for v in vertices], dtype=np.int64)
 
-    def vertex_array(self, mapping: Any, name: str, *, dtype=np.float64) -> tuple[np.ndarray, np.ndarray]:
+    def vertex_array(self, mapping: Any, name: str, *, dtype: Any = np.float64) -> tuple[np.ndarray, np.ndarray]:
         """``(indices, values)`` of a ``{vertex: value}`` mapping (vertices checked)."""
         if not isinstance(mapping, Mapping):
             raise TypeError(f"{name} must be a mapping vertex -> value, got {type(mapping).__name__}")
