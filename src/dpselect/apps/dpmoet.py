@@ -33,7 +33,7 @@ population is scored in one vectorised pass (:func:`dpselect.trees.predict_many`
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -42,7 +42,7 @@ from .._validation import check_choice, check_int, check_positive
 from ..multiobjective import metric_c  # noqa: F401  (re-exported: DP-MOET reports it)
 from ..multiobjective import pareto_score, priv_agg, priv_pareto
 from ..utilities.classification import rate_sensitivity
-from ..trees import TreeSpace, crossover, mutate, predict_many, prune, random_population
+from ..trees import Tree, TreeSpace, crossover, mutate, predict_many, prune, random_population
 from ..vocabulary import LOCAL_MECHANISMS, Mechanism, check_mechanism, deprecated, keyword_only, renamed
 
 __all__ = ["MOETResult", "dp_moet", "nodp_moet", "metric_c", "CompressedTable", "APPROACHES", "BUDGETS"]
@@ -79,7 +79,7 @@ class CompressedTable:
         w_neg = np.bincount(inv, minlength=uniq.shape[0]).astype(np.int64) - w_pos
         return cls(uniq, w_pos, w_neg)
 
-    def counts(self, trees) -> tuple[np.ndarray, np.ndarray]:
+    def counts(self, trees: Sequence[Tree]) -> tuple[np.ndarray, np.ndarray]:
         """(TP, TN) of every tree, int64 arrays."""
         pred = predict_many(trees, self.X).astype(np.int64)
         tp = pred @ self.w_pos
@@ -209,11 +209,11 @@ def _run(data, epsilon, approach, how, *, weights, population, selection, genera
 
 
 @keyword_only("epsilon")
-def dp_moet(data, *, epsilon: float, approach: str = "pareto", mechanism: Mechanism | None = None,
-            objective_weights=DEFAULT_WEIGHTS, population: int = 30, selection: int = 3, generations: int = 3,
-            depth: int = 4, max_depth: int = 10, output: int = 3, budget: str = "even", rng=None,
-            compressed: CompressedTable | None = None, sensitivity: str | None = None,
-            weights=None) -> MOETResult:
+def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: Mechanism | None = None,
+            objective_weights: Sequence[float] = DEFAULT_WEIGHTS, population: int = 30, selection: int = 3,
+            generations: int = 3, depth: int = 4, max_depth: int = 10, output: int = 3, budget: str = "even",
+            rng: Any = None, compressed: CompressedTable | None = None, sensitivity: str | None = None,
+            weights: Sequence[float] | None = None) -> MOETResult:
     """DP-MOET (paper Alg. 1): evolve decision trees and privately select ``output`` of them by (TPR, TNR).
 
     Parameters
@@ -277,10 +277,10 @@ def dp_moet(data, *, epsilon: float, approach: str = "pareto", mechanism: Mechan
                 compressed=compressed)
 
 
-def nodp_moet(data, *, approach: str = "pareto", objective_weights=DEFAULT_WEIGHTS, population: int = 30,
-              selection: int = 3, generations: int = 3, depth: int = 4, max_depth: int = 10, output: int = 3,
-              budget: str = "even", rng=None, compressed: CompressedTable | None = None,
-              weights=None) -> MOETResult:
+def nodp_moet(data: Any, *, approach: str = "pareto", objective_weights: Sequence[float] = DEFAULT_WEIGHTS,
+              population: int = 30, selection: int = 3, generations: int = 3, depth: int = 4, max_depth: int = 10,
+              output: int = 3, budget: str = "even", rng: Any = None, compressed: CompressedTable | None = None,
+              weights: Sequence[float] | None = None) -> MOETResult:
     """NODP-MOET-Pareto / -Agg: Alg. 1 with the exact best Pareto scores / aggregates (not private).
 
     Selection of s trees: repeatedly the tree with the highest Pareto score among the remaining ones

@@ -20,6 +20,7 @@ reproduction only: with these quirks DP-MOET-Agg_local is not ε-DP (δ^agg igno
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 import numpy as np
 
@@ -48,12 +49,12 @@ def _uagg_of(pred, test) -> float:
     return WEIGHTS[0] * float(pred[y].mean()) + WEIGHTS[1] * float((~pred[~y]).mean())
 
 
-def uagg(tree, test) -> float:
+def uagg(tree: Any, test: Any) -> float:
     """Held-out u_agg of a DP-MOET tree."""
     return _uagg_of(predict_many([tree], test.X)[0], test)
 
 
-def uagg_diffpid3(tree, test) -> float:
+def uagg_diffpid3(tree: Any, test: Any) -> float:
     """Held-out u_agg of a DiffPID3 tree."""
     return _uagg_of(tree.predict(test), test)
 

@@ -92,6 +92,7 @@ from collections import OrderedDict
 from typing import Any, Callable, Sequence, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._dominance import count_with_orders
 from ..apps import dpmoet
@@ -204,7 +205,7 @@ def protocol_text(quirks: Sequence[str], applicable: Sequence[str]) -> str:
 
 
 # -- the metric -------------------------------------------------------------------------------------
-def metric_c_weak(reference, candidates) -> float:
+def metric_c_weak(reference: ArrayLike, candidates: ArrayLike) -> float:
     """Metric C with *weak* Pareto domination (>= in every objective, > in one) -- what the issue thought
     Def. 4.3 says. Neither the paper (Def. 4.3: strictly larger in every objective) nor the published code
     (``pareto/pareto_metrics.py``: ``(x' < x) & (y' < y)``) uses it; :func:`dpselect.metric_c` (strict
@@ -221,7 +222,7 @@ def metric_c_weak(reference, candidates) -> float:
 
 
 # -- scores -----------------------------------------------------------------------------------------
-def pareto_score_weak(U) -> np.ndarray:
+def pareto_score_weak(U: ArrayLike) -> np.ndarray:
     """The code's tree Pareto score: −#{r' ≠ r : u_i(r') >= u_i(r) for every i} (equal rows count).
 
     >>> pareto_score_weak([[1, 1], [1, 1], [2, 0]]).tolist()
@@ -229,11 +230,11 @@ def pareto_score_weak(U) -> np.ndarray:
     """
     M = np.asarray(U, dtype=np.float64)
     ge = (M[None, :, :] >= M[:, None, :]).all(axis=2)   # ge[r, r'] = r' >= r everywhere
-    return -(ge.sum(axis=1) - 1).astype(np.float64)
+    return (1 - ge.sum(axis=1)).astype(np.float64)
 
 
 # -- the code's sensitivity functions ---------------------------------------------------------------
-def code_rate_delta(hit, total, t) -> np.ndarray:
+def code_rate_delta(hit: ArrayLike, total: ArrayLike, t: ArrayLike) -> np.ndarray:
     """The code's δ^TPR (``tree/delta_tpr.pyx``; δ^TNR is the same with TN, N): at distance t, with
     tp' = max(tp − max(t − (p − tp), 0), 1) and p' = max(p − t, 1), the largest change of tp'/p' by one
     of six one-record moves, computed in float32 as the Cython code does.
@@ -260,7 +261,7 @@ def code_rate_delta(hit, total, t) -> np.ndarray:
     return np.nan_to_num(out, nan=0.0, posinf=1.0)
 
 
-def code_rate_sensitivity(hit, total, *, name: str = "rate-code") -> SensitivityFunction:
+def code_rate_sensitivity(hit: ArrayLike, total: ArrayLike, *, name: str = "rate-code") -> SensitivityFunction:
     """:func:`code_rate_delta` as a SensitivityFunction (Δ = 1), elementwise in t."""
     h = np.asarray(hit, dtype=np.float64)
     n = np.asarray(total, dtype=np.float64)
@@ -272,12 +273,12 @@ def code_rate_sensitivity(hit, total, *, name: str = "rate-code") -> Sensitivity
     return SensitivityFunction(fn, 1.0, n_candidates=h.size, name=name, elementwise=True)
 
 
-def tpr_twice_sensitivity(weights, sf_tpr: SensitivityFunction) -> SensitivityFunction:
+def tpr_twice_sensitivity(weights: ArrayLike, sf_tpr: SensitivityFunction) -> SensitivityFunction:
     """The code's δ^agg (``dp_mechanisms/delta_weighted.pyx``): w1·δ^TPR(2t) + w2·δ^TPR(2t + 1), δ^TNR unused.
 
     Not admissible for w1·TPR + w2·TNR (the TNR term's sensitivity is ignored): reproduction only.
     """
-    w1, w2 = (abs(float(w)) for w in weights)
+    w1, w2 = (abs(float(w)) for w in np.asarray(weights, dtype=np.float64).ravel())
     n = sf_tpr.n_candidates
 
     def fn(t, candidates=None):
@@ -290,7 +291,7 @@ def tpr_twice_sensitivity(weights, sf_tpr: SensitivityFunction) -> SensitivityFu
     return SensitivityFunction(fn, w1 + w2, n_candidates=n, name="agg-tpr-twice", elementwise=True)
 
 
-def code_egodensity_sensitivity(degrees) -> SensitivityFunction:
+def code_egodensity_sensitivity(degrees: ArrayLike) -> SensitivityFunction:
     """The code's δ^egodensity (``local_sensitivity/egocentric_density.pyx``): 2/(d − t − 1) while
     d − t > 2, else 1 (the paper's admissible one is min(1, 2/(d − t − 2)))."""
     d = np.asarray(degrees, dtype=np.float64)
@@ -365,7 +366,7 @@ class CodeParetoSensitivity(SensitivityFunction):
     """The code's δ^PS as a SensitivityFunction, keeping its state for the block walk of
     :func:`dampen_code_pareto`."""
 
-    def __init__(self, U, sfs: list[SensitivityFunction]) -> None:
+    def __init__(self, U: ArrayLike, sfs: list[SensitivityFunction]) -> None:
         M = np.asarray(U, dtype=np.float64)
         self.code_state = _CodeParetoDelta(M, sfs)
         state = self.code_state
@@ -376,12 +377,12 @@ class CodeParetoSensitivity(SensitivityFunction):
         super().__init__(fn, float(max(M.shape[0] - 1, 1)), n_candidates=M.shape[0], name="pareto-code")
 
 
-def code_pareto_sensitivity(U, sfs: list[SensitivityFunction]) -> SensitivityFunction:
+def code_pareto_sensitivity(U: ArrayLike, sfs: list[SensitivityFunction]) -> SensitivityFunction:
     """The code's δ^PS of the candidates ``U`` (rows) from per-objective sensitivity functions."""
     return CodeParetoSensitivity(U, sfs)
 
 
-def dampen_blocks(u, block: Callable[[int, int], np.ndarray], *, zero: bool, max_steps: int = 1_000_000) -> np.ndarray:
+def dampen_blocks(u: ArrayLike, block: Callable[[int, int], np.ndarray], *, zero: bool, max_steps: int = 1_000_000) -> np.ndarray:
     """D(x, r) from δ given in blocks (``block(t0, B)`` -> δ at t0 .. t0 + B − 1, shape (B, n)), as the
     code's ``D_`` walks it: D = i + (|u| − b(i))/δ(i) at the i with b(i) <= |u| < b(i + 1), sign of u;
     u = 0 gives the first t with δ > 0 when ``zero`` (the code), else 0 (ours)."""
@@ -411,7 +412,7 @@ def dampen_blocks(u, block: Callable[[int, int], np.ndarray], *, zero: bool, max
     return np.copysign(D, u) if not zero else np.where(u < 0, -D, D)
 
 
-def dampen_code_pareto(u, sf: CodeParetoSensitivity, *, zero: bool) -> np.ndarray:
+def dampen_code_pareto(u: ArrayLike, sf: CodeParetoSensitivity, *, zero: bool) -> np.ndarray:
     """D of the Pareto score with the code's δ^PS (small n), walked in blocks of t."""
     state = sf.code_state
     prefix = [np.zeros_like(state.U)]
@@ -439,7 +440,7 @@ def first_positive_step(sf: SensitivityFunction, candidates: np.ndarray, max_ste
     return out
 
 
-def dampen_quirk(u, sf: SensitivityFunction, *, zero: bool) -> np.ndarray:
+def dampen_quirk(u: ArrayLike, sf: SensitivityFunction, *, zero: bool) -> np.ndarray:
     """D(x, r) by :func:`dpselect.dampen`; with ``zero`` the code's D(0) = first t with δ > 0."""
     u = np.asarray(u, dtype=np.float64)
     if isinstance(sf, CodeParetoSensitivity) and sf.n_candidates is not None and sf.n_candidates <= 400:
@@ -495,7 +496,7 @@ class FloatingPointFailure(RuntimeError):
     """A selection failed the way the published code fails (np.seterr(all='raise'))."""
 
 
-def code_exponential(u, epsilon: float, sensitivity: float, k: int, gen: np.random.Generator) -> np.ndarray:
+def code_exponential(u: ArrayLike, epsilon: float, sensitivity: float, k: int, gen: np.random.Generator) -> np.ndarray:
     """The code's ``exponential_mechanism(u, ε, Δ, k)``: ε/k per pick, scores u·(ε/k)/(2Δ) shifted to a
     maximum of 708 and floored at −708, exp, normalised (exactly, in log space, where the plain division
     under/overflows: the code's mpmath fallback), then ``choice(n, p, replace=False, size=k)`` -- all
@@ -542,7 +543,8 @@ def _rate_sfs(tp, tn, n_pos: int, n_neg: int, code: bool) -> list[SensitivityFun
     return [rate_sensitivity(tp, n_pos - tp, name="tpr"), rate_sensitivity(tn, n_neg - tn, name="tnr")]
 
 
-def nodp_select_quirks(U: np.ndarray, approach: str, weights, n_pick: int, gen, quirks: Sequence[str]) -> np.ndarray:
+def nodp_select_quirks(U: np.ndarray, approach: str, weights: Sequence[float], n_pick: int, gen: Any,
+                       quirks: Sequence[str]) -> np.ndarray:
     """The non-private selection: with ``nodp-argsort`` the code's ``argsort(score)[-m:]`` on fixed scores,
     else the best (recomputed) score repeatedly with random ties; ``ps-weak`` picks the score."""
     weak = "ps-weak" in quirks
@@ -561,8 +563,8 @@ def nodp_select_quirks(U: np.ndarray, approach: str, weights, n_pick: int, gen, 
     return np.array(chosen, dtype=np.int64)
 
 
-def private_select_quirks(tp, tn, n_pos: int, n_neg: int, *, approach: str, local: bool, weights, eps: float,
-                          n_pick: int, gen, quirks: Sequence[str], n_records: int,
+def private_select_quirks(tp: ArrayLike, tn: ArrayLike, n_pos: int, n_neg: int, *, approach: str, local: bool,
+                          weights: Sequence[float], eps: float, n_pick: int, gen: np.random.Generator, quirks: Sequence[str], n_records: int,
                           cache: DampenCache | None = None) -> np.ndarray:
     """One private DP-MOET selection of ``n_pick`` trees with the given quirks (ε = the round's budget).
 
@@ -622,9 +624,9 @@ def private_select_quirks(tp, tn, n_pos: int, n_neg: int, *, approach: str, loca
     return np.array(chosen, dtype=np.int64)
 
 
-def moet_run(data, table, *, epsilon: float | None, approach: str, mechanism: str | None, weights, population: int,
-             selection: int, generations: int, depth: int, max_depth: int, output: int, budget: str, rng,
-             quirks: Sequence[str], cache: DampenCache | None = None):
+def moet_run(data: Any, table: Any, *, epsilon: float | None, approach: str, mechanism: str | None,
+             weights: Sequence[float], population: int, selection: int, generations: int, depth: int, max_depth: int,
+             output: int, budget: str, rng: Any, quirks: Sequence[str], cache: DampenCache | None = None) -> Any:
     """DP-MOET / NODP-MOET (``mechanism=None``) with the published code's quirks.
 
     Same random-number use as :func:`dpselect.apps.dpmoet.dp_moet` (trees, genetic operators); with no

@@ -16,7 +16,7 @@ the ε-DP mechanisms dpselect guarantees.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -65,7 +65,7 @@ def moet_settings_text(s: dict) -> str:
     return ", ".join(f"{what} = {s[attr]}" for _, what, attr in MOET_FLAGS)
 
 
-def load_table(name):
+def load_table(name: str) -> tuple[Any, CompressedTable]:
     """(data, its CompressedTable), cached per worker process."""
     if name not in _DATA:
         data = load_tabular(name)
@@ -147,7 +147,7 @@ def _settings(res: Result) -> str:
             "C uses strict domination;")
 
 
-def protocol_report(res: Result, applicable) -> list[str]:
+def protocol_report(res: Result, applicable: Sequence[str]) -> list[str]:
     """The protocol paragraph and, with quirks, the failed runs and the dampening-cache counts (notes)."""
     quirks = pc.resolve_quirks(res.args, applicable)
     lines = [pc.protocol_text(quirks, applicable), ""]

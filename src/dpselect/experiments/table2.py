@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any, Callable
 
 import numpy as np
 
@@ -84,7 +85,7 @@ def cached_graph(source: str) -> Graph:
     return _CACHE[key]
 
 
-def cached(key: tuple, make):
+def cached(key: tuple, make: Callable[[], Any]) -> Any:
     """``make()`` once per process and ``key``."""
     if key not in _CACHE:
         _CACHE[key] = make()
