@@ -5,8 +5,8 @@ Candidates are the rows of an (n, m) matrix ``U`` (``U[r, i] = u_i(x, r)``); eve
 maximised. Privacy is ε-DP under the neighbour model for which the per-objective sensitivities were
 derived (add/remove one record for TPR/TNR, add/remove one edge for the graph utilities, ...).
 
-Definitions (DESIGN.md, paper Def. 4.3 and 4.5)
------------------------------------------------
+Definitions (paper Def. 4.3 and 4.5)
+------------------------------------
 * r' *dominates* r iff u_i(r') > u_i(r) for **every** objective i (strict).
 * Pareto score PS(r) = −|{r' ≠ r : r' dominates r}|, in [−(n − 1), 0]; global sensitivity n − 1.
 * With U_i^{±t}(r) = u_i(r) ± Σ_{j=0}^{t} δ_i(x, j, r) (note the cumulative sum over j):
@@ -730,7 +730,7 @@ def pareto_sensitivity(U: ArrayLike, sensitivity_functions: Sensitivities) -> Se
 
     Notes
     -----
-    Comparisons are non-strict as in DESIGN.md. δ^PS is admissible for PS under the neighbour model
+    Comparisons are non-strict (paper Def. 4.5). δ^PS is admissible for PS under the neighbour model
     of the δ_i (paper Thm 4.7; re-checked exhaustively by the tests). Evaluated as
     #{r' : U^{+t}(r') >= U^{−t}(r)} − 1 − #{r' : U^{−t}(r') > U^{+t}(r)} (module docstring).
 
@@ -1069,7 +1069,7 @@ def metric_c(reference: ArrayLike, candidates: ArrayLike, _legacy_selected: Arra
              objectives: ArrayLike | None = None) -> float:
     """Metric C(X', X'') of paper Def. 6.3: fraction of X'' dominated by at least one member of X'.
 
-    Domination is strict in every objective (DESIGN.md's Pareto domination), all objectives maximised;
+    Domination is strict in every objective (the module's definition), all objectives maximised;
     0 = no member of X'' is dominated by a member of X' (best for X''). Two forms:
 
     * ``metric_c(reference, candidates)``: X' and X'' as (n', m) and (n'', m) arrays of objective values;

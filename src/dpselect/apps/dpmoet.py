@@ -16,8 +16,8 @@ NODP-MOET-Pareto / -Agg       the s best Pareto scores / aggregates     (not pri
 ============================  ========================================  ==============================
 
 δ^TPR and δ^TNR are the exact element local sensitivities of the core
-(:func:`dpselect.utilities.classification.rate_sensitivity`; the paper's printed δ^TPR is not admissible,
-see DESIGN.md). Neighbours: add/remove one record.
+(:func:`dpselect.utilities.classification.rate_sensitivity`; the paper's printed δ^TPR is not admissible:
+the admissibility checker finds a violation on small tables). Neighbours: add/remove one record.
 
 Privacy budget (ε for the whole run). Alg. 1 makes k selections of s trees inside the loop and one
 final selection of o trees. ``budget="even"`` (default) splits ε evenly over these k + 1 rounds and,

@@ -107,7 +107,7 @@ def egocentric_density(graph: Graph, *, variant: str = "paper") -> np.ndarray:
     """Egocentric density of every node (float64 in [0, 1]).
 
     ``variant="paper"`` (default): ed(v) = 2·e(v) / (d(d−1)) with e(v) the number of edges among the
-    d neighbours of v, and 0 when d < 2 (paper Eq. 2, DESIGN.md).
+    d neighbours of v, and 0 when d < 2 (paper Eq. 2).
 
     ``variant="code"``: what the paper's published code computes, e(v) / (d(d−1)) -- each edge among
     the neighbours counted once over the *ordered* pair count, i.e. half the formula -- with

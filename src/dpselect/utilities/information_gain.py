@@ -27,7 +27,7 @@ largest h of a cell is reached by removing u records of (j, c) and adding t − 
 This is what the Candidates algorithm (Alg. 5) enumerates (moves (a−1, b−1) and (a+1, b)), with one
 correction: Alg. 5 only allows the addition when a < τ, a bound that does not exist under add/remove
 neighbours (a table can grow), so we drop it; keeping it under-estimates δ and breaks admissibility
-(tests/test_information_gain.py finds a violation with the bound kept). Instead of the cached candidate
+(a brute-force admissibility check finds a violation with the bound kept). Instead of the cached candidate
 sets (O(t) pairs per cell at distance t) we evaluate the inner maximum at its end points u = 0,
 u = min(b − 1, t) and u = b (when b <= t): along u the value is quasi-convex (checked exhaustively
 against the full enumeration for a < 80, t < 60 in the tests), which makes every distance O(1) per cell.

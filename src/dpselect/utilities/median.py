@@ -26,7 +26,7 @@ neighbours x, y, |u(x, v) − u(y, v)| <= 1, so the densities at every v differ 
 
 Global sensitivity 1: replacing one record moves c_x(v) by at most one, so u moves by at most 1.
 
-Element local sensitivity (derived here, brute-force checked in tests/test_median.py). For
+Element local sensitivity (derived here, and checked by brute force over small databases). For
 0 < v < Λ, a replacement can raise c by one iff some record is > v (move it to 0), i.e. c < n, and lower
 it by one iff some record is <= v (move it to Λ), i.e. c >= 1. A step c → c ± 1 changes −|c − n/2| by
 exactly 1, except the step across n/2 for odd n (between c = (n−1)/2 and (n+1)/2), which changes it by
@@ -101,7 +101,7 @@ has no proof in the text (App. A.3 only restates the lemma), line 9 reads "copy 
 5.2.2, clipped to Λ, it passed an exhaustive admissibility check (n = 3..5, values and replacements
 in {0..4}, t <= 2) both as printed and with lines 19-20 swapped, but it can only be as tight as that
 lemma. Instead we compute LS(x, t, r) exactly with the closed form above, checked against brute-force
-enumeration of every replace-one neighbour (tests/test_median.py: n <= 6, t <= 3); LS at distance t
+enumeration of every replace-one neighbour (n <= 6, t <= 3); LS at distance t
 is admissible (thesis Lemma 3.2.1).
 
 Ties. δ depends on the record only through its value a (records with equal values are exchanged by a
