@@ -525,6 +525,13 @@ def code_exponential(u: ArrayLike, epsilon: float, sensitivity: float, k: int, g
 
 
 # -- selections with quirks (DP-MOET) ---------------------------------------------------------------
+def rates(tp: ArrayLike, tn: ArrayLike, n_pos: int, n_neg: int) -> np.ndarray:
+    """(TPR, TNR) rows of trees with ``tp`` true positives and ``tn`` true negatives (as DP-MOET computes them)."""
+    tpr = np.asarray(tp, dtype=np.float64) / n_pos
+    tnr = np.asarray(tn, dtype=np.float64) / n_neg
+    return np.column_stack([tpr, tnr])
+
+
 def selection_quirks(quirks: Sequence[str]) -> bool:
     """Whether any quirk takes the DP-MOET selection off dpselect's own (exact) path."""
     return bool(_SELECTION_QUIRKS & set(quirks))
@@ -655,7 +662,7 @@ def moet_run(data: Any, table: Any, *, epsilon: float | None, approach: str, mec
 
     def select(tp, tn, n_pick):
         if mechanism is None:
-            return nodp_select_quirks(dpmoet._rates(tp, tn, table.n_pos, table.n_neg), approach, weights, n_pick, gen,
+            return nodp_select_quirks(rates(tp, tn, table.n_pos, table.n_neg), approach, weights, n_pick, gen,
                                       quirks)
         return private_select_quirks(tp, tn, table.n_pos, table.n_neg, approach=approach, local=local,
                                      weights=weights, eps=eps_round, n_pick=n_pick, gen=gen, quirks=quirks,
@@ -688,7 +695,7 @@ def moet_run(data: Any, table: Any, *, epsilon: float | None, approach: str, mec
     idx = select(tp, tn, o)
     trees = [pop[i] for i in idx]
     how = "NODP" if mechanism is None else "DP"
-    return dpmoet.MOETResult(trees, dpmoet._rates(tp[idx], tn[idx], table.n_pos, table.n_neg),
+    return dpmoet.MOETResult(trees, rates(tp[idx], tn[idx], table.n_pos, table.n_neg),
                              f"{how}-MOET-{approach.capitalize()}-paper-code", epsilon, budget, n_gen, [])
 
 
