@@ -17,7 +17,7 @@ reproduction of a published number, never a private release:
   the TNR term, so it is not an upper bound of the local sensitivity of 3·TPR + 2·TNR (not ε-DP);
   the code's δ^egodensity is smaller than the paper's admissible one for the paper's density formula;
 * ``fp-raise`` samples with the code's float path (probabilities floored at e^-1416 of the maximum,
-  float rounding): not the exact law (DESIGN.md, "Exact by default");
+  float rounding): not the exact law that every selector of the library samples;
 * ``failed-zero`` and ``nodp-argsort`` change only how results are scored.
 
 Facts read from the code (paths in that repository), one per quirk:
@@ -35,7 +35,7 @@ ps-weak        ``pareto/pareto_score.pyx`` ``pareto_set_score`` (used by ``tree/
 fixed-scores   ``dp_mechanisms/exponential_mechanism.py``: the s (or o, or k) picks of one selection
                are ``np.random.choice(n, p=probs, replace=False, size=k)`` on one score vector with
                ε_round / k per pick, i.e. the Pareto scores and δ^PS are *not* recomputed on the
-               remaining candidates after each pick (ours, DESIGN.md "Top-k", recomputes them).
+               remaining candidates after each pick (ours recomputes them: top-k is k sequential picks).
 nodp-argsort   ``tree/pareto_tree.py`` / ``tree/weighted_tree.py`` ``select``:
                ``np.argsort(fitness)[-m:]`` (fixed scores, ties by sort order) and
                ``topk/topk_pareto.py`` ``TopkPareto``: ``np.argsort(score)[::-1][:k]``; ours picks the
