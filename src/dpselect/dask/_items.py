@@ -165,7 +165,7 @@ def frequent_items(
     if mech == "report_noisy_max":
         kw["noise"] = noise
     picked = getattr(dpselect, mech)(u, **kw)
-    if k is None or int(k) == 1:
+    if k is None:  # one label; any int k (1 included) an array, as every selector
         lab = domain[int(picked)]
         return lab.item() if isinstance(lab, np.generic) else lab
     return np.asarray(domain[np.asarray(picked)])

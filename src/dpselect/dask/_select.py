@@ -47,7 +47,7 @@ from typing import Any, Callable, Hashable, Sequence, cast
 
 import numpy as np
 
-from .._rng import check_rng
+from .._rng import RngLike, check_rng
 from .._validation import check_bool, check_choice, check_int, check_k, check_positive
 from ..dampening import DEFAULT_MAX_STEPS, check_sensitivity_function, dampen_exact, dampen_with_error
 from ..mechanisms import scaled_scores
@@ -407,10 +407,10 @@ def _execute(blocks: _Blocks, *, eps: float, delta: float, mult_per_pick: int, k
     picks, glob, labels = _reduce(results, spec, k, gen, blocks.offsets)
     if blocks.labelled:
         out_labels = [labels[i] for i in picks]
-        if kk == 1:
+        if k is None:  # the library's one convention: k omitted -> one label/index, any int k -> an array
             return _scalar(out_labels[0])
         return np.asarray(out_labels)
-    if kk == 1:
+    if k is None:
         return int(glob[0])
     return np.asarray(glob, dtype=np.int64)
 
@@ -430,7 +430,7 @@ def exponential(
     k: int | None = None,
     monotonic: bool = False,
     utility: str | None = None,
-    rng: np.random.Generator | np.random.BitGenerator | np.random.SeedSequence | int | None = None,
+    rng: RngLike = None,
 ) -> Any:
     """The exponential mechanism over a dask array, Series or DataFrame column: candidate r with probability
     ∝ exp(ε·u(r)/(2Δu)) (ε·u/Δu with ``monotonic=True``).
@@ -470,7 +470,7 @@ def report_noisy_max(
     k: int | None = None,
     monotonic: bool = False,
     utility: str | None = None,
-    rng: np.random.Generator | np.random.BitGenerator | np.random.SeedSequence | int | None = None,
+    rng: RngLike = None,
 ) -> Any:
     """Report-noisy-max over a dask array, Series or DataFrame column: argmax_r u(r) + noise of scale
     2Δu/ε (Δu/ε with ``monotonic=True``).
@@ -502,7 +502,7 @@ def permute_and_flip(
     k: int | None = None,
     monotonic: bool = False,
     utility: str | None = None,
-    rng: np.random.Generator | np.random.BitGenerator | np.random.SeedSequence | int | None = None,
+    rng: RngLike = None,
 ) -> Any:
     """Permute-and-flip (McKenna & Sheldon 2020) over a dask array, Series or DataFrame column.
 
@@ -527,7 +527,7 @@ def local_dampening(
     sensitivity_function: Callable[[Any], SensitivityFunction],
     k: int | None = None,
     utility: str | None = None,
-    rng: np.random.Generator | np.random.BitGenerator | np.random.SeedSequence | int | None = None,
+    rng: RngLike = None,
     max_steps: int = DEFAULT_MAX_STEPS,
 ) -> Any:
     """Local dampening (thesis Def. 3.4.1) over a dask DataFrame, Series or array: candidate r with
