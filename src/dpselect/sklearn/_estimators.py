@@ -191,7 +191,8 @@ class _PublicSchemaClassifier(ClassifierMixin, BaseEstimator):
         return self._encode(Xv, fitting=False)
 
     def _positive_fraction(self, Xs: np.ndarray) -> np.ndarray:  # pragma: no cover - overridden
-        raise NotImplementedError
+        """Pr[class 1] per encoded row: the fitted private model's answer (each estimator defines it)."""
+        raise NotImplementedError(f"{type(self).__name__} must define _positive_fraction (the base class has no model)")
 
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Class probabilities, columns in the order of ``classes_`` (see the class docstring)."""
