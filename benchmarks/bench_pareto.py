@@ -190,8 +190,11 @@ def main() -> None:
         "## Pareto score and PrivPareto (`dpselect.multiobjective`, benchmarks/bench_pareto.py)",
         "",
         f"Machine: {machine()}; **shared with other developers' jobs (2 cores, contended), timings noisy**. "
-        "Best of 3 unless a baseline is too slow. Pure numpy (rank reduction, wavelet-matrix range counts for "
-        "m = 2, CDQ divide and conquer for m >= 3, blocked broadcasting below the calibrated crossover).",
+        "Best of 3 unless a baseline is too slow. Pure numpy: the Pareto score for m = 2 reduced to a "
+        "permutation and counted by a bottom-up merge whose packed sort keys carry the counts (issue 16: "
+        "packed-key sorts instead of argsort, 32-value blocks by shifted comparisons, int32 keys while they "
+        "fit); other m = 2 counts by wavelet-matrix range counts; CDQ divide and conquer for m >= 3 with "
+        "queries walked in key order; blocked broadcasting below the calibrated crossover.",
         "",
         "| case | time (s) | comparison (same run) |",
         "|---|---|---|",

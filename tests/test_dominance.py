@@ -107,3 +107,72 @@ def test_reused_sort_orders_give_the_same_counts(m):
         assert all(np.array_equal(np.sort(o), np.arange(2000)) for o in orders)
     shuffled = [rng.permutation(2000) for _ in range(m)]  # arbitrary hints are fine too
     np.testing.assert_array_equal(count_with_orders(P, P, True, "fast", shuffled)[0], brute(P, P, True))
+
+
+# -- the Pareto score's own case (m = 2, points = queries, strict): merge counting on a permutation ----
+def _smaller_before_brute(S):
+    S = np.asarray(S)
+    return np.array([(S[:i] < S[i]).sum() for i in range(S.size)], dtype=np.int64)
+
+
+@pytest.mark.parametrize("narrow", [True, False])
+def test_smaller_before_matches_brute_force_at_every_size_boundary(monkeypatch, narrow):
+    import dpselect._dominance as dom
+
+    monkeypatch.setattr(dom, "_NARROW_KEYS", narrow)
+    rng = np.random.default_rng(31)
+    for n in [0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 1000, 1024, 1025]:
+        S = rng.permutation(n)
+        inv = np.argsort(S)
+        np.testing.assert_array_equal(dom._smaller_before(inv), _smaller_before_brute(S))
+    # sorted, reversed: all pairs counted, none counted
+    np.testing.assert_array_equal(dom._smaller_before(np.arange(300)), np.arange(300))
+    np.testing.assert_array_equal(dom._smaller_before(np.arange(300)[::-1].copy()), np.zeros(300, np.int64))
+
+
+def test_pareto_case_with_both_key_widths_equals_the_wavelet_path(monkeypatch):
+    # n = 40,000: int32 keys for the levels 5-13, int64 for 14-15 (and int64 throughout when switched off)
+    import dpselect._dominance as dom
+
+    rng = np.random.default_rng(32)
+    for P in (rng.random((40_000, 2)), rng.integers(0, 150, (40_000, 2)).astype(float),
+              np.column_stack([rng.integers(0, 3, 40_000), rng.normal(size=40_000)])):
+        ranks, keys, orders = dom._rank_reduce(P, P, True)
+        ref = dom._count_2d(ranks[:, 0], ranks[:, 1], keys[:, 0], keys[:, 1], orders[0], orders[0])
+        for narrow in (True, False):
+            monkeypatch.setattr(dom, "_NARROW_KEYS", narrow)
+            np.testing.assert_array_equal(count_dominating(P, method="fast"), ref)
+
+
+def test_pareto_case_with_float_edge_values_matches_brute_force():
+    rng = np.random.default_rng(33)
+    special = np.array([-0.0, 0.0, np.inf, -np.inf, 5e-324, -5e-324, 1e-300, -1e-300, 1.0, np.nextafter(1.0, 2)])
+    for _ in range(200):
+        n = int(rng.integers(2, 60))
+        P = rng.choice(special, (n, 2))
+        if rng.random() < 0.5:
+            P[:, int(rng.integers(0, 2))] = rng.normal(size=n)
+        np.testing.assert_array_equal(count_dominating(P, method="fast"), brute(P, P, True))
+
+
+def test_argsort_float_orders_exactly_and_reports_ties():
+    from dpselect._dominance import _argsort_float
+
+    rng = np.random.default_rng(34)
+    for trial in range(300):
+        n = int(rng.integers(1, 400))
+        kind = trial % 4
+        if kind == 0:
+            v = rng.random(n)
+        elif kind == 1:  # values closer than the bits the packed key keeps: the exact fix-up sorts them
+            v = 1.0 + rng.integers(0, 1000, n) * 2.0 ** -52
+        elif kind == 2:  # many ties: the plain argsort fallback
+            v = rng.integers(-2, 3, n).astype(float)
+        else:
+            v = rng.normal(size=n) * 10.0 ** rng.integers(-300, 300, n)
+        v = v + 0.0
+        order, ties = _argsort_float(v)
+        assert sorted(order.tolist()) == list(range(n))
+        assert (np.diff(v[order]) >= 0).all()
+        w = np.sort(v)
+        assert ties == bool((w[1:] == w[:-1]).any())
