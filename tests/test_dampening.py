@@ -29,6 +29,40 @@ def test_zero_width_intervals_are_skipped_and_zero_maps_to_zero():
     assert np.allclose(dampen([0.0, 1.0, 5.0], sf), [0.0, 2.5, 4.5])
 
 
+def test_zero_maps_to_zero_keeps_sensitivity_one_by_brute_force():
+    """D(0) = 0 where δ(x, 0) = 0 (the literal Def. 3.3.1 gives the first t with δ > 0, which contradicts
+    D(−u) = −D(u) at u = 0): |D(x) − D(y)| <= 1 on every edge of a 5x5 grid of datasets, for utilities
+    with plateaus of zeros and the tightest admissible δ (δ(x, t) = max local sensitivity within t)."""
+    from dpselect.dampening import dampen_exact
+
+    H = 5
+    nodes = [(i, j) for i in range(H) for j in range(H)]
+
+    def nbrs(x):
+        return [(x[0] + a, x[1] + b) for a, b in ((1, 0), (-1, 0), (0, 1), (0, -1))
+                if 0 <= x[0] + a < H and 0 <= x[1] + b < H]
+
+    def dist(x, y):
+        return abs(x[0] - y[0]) + abs(x[1] - y[1])
+
+    rng = np.random.default_rng(71)
+    plateaus = 0
+    for trial in range(60):
+        c = int(rng.integers(0, H))
+        u = {x: float(max(0, x[0] - c) * int(rng.integers(1, 3))) if trial % 2
+             else float(rng.choice([0, 0, 0, 1, 2, -1])) for x in nodes}
+        ls = {x: max(abs(u[x] - u[y]) for y in nbrs(x)) for x in nodes}
+        top = max(max(ls.values()), 1.0)
+        D = {}
+        for x in nodes:
+            table = [max(ls[y] for y in nodes if dist(x, y) <= t) for t in range(2 * H)] + [top]
+            sf = SensitivityFunction(lambda t, table=table: np.array([table[min(t, len(table) - 1)]]), top)
+            D[x] = dampen_exact(u[x], sf, 0)
+            plateaus += u[x] == 0 and table[0] == 0
+        assert all(abs(D[x] - D[y]) <= 1 for x in nodes for y in nbrs(x))
+    assert plateaus > 100  # the u = 0, δ(x, 0) = 0 case is exercised
+
+
 def test_constant_sensitivity_is_scaling():
     u = np.array([-3.0, 0.0, 7.5, 1e300])
     assert np.allclose(dampen(u, constant(4, 2.5)), u / 2.5)
