@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import itertools
+import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -214,6 +216,79 @@ def test_ebc_real_graph_anchor():
     code = egocentric_density(g, variant="code")
     assert np.all(code[d == 1] == 1.0) and np.all(ed[d == 1] == 0.0)
     np.testing.assert_allclose(code[d >= 2], ed[d >= 2] / 2)
+
+
+def _ebc_per_node(g):
+    """EBC straight from the definition, one ego network at a time: C(d, 2) - e(v) - Σ_{u<w, u≁w} m/(1+m),
+    the sum taken with math.fsum (correctly rounded), and the exact rational value of the same formula."""
+    A = g.adjacency.toarray().astype(bool)
+    out, exact = np.empty(g.n_nodes), []
+    for v in range(g.n_nodes):
+        nb = np.flatnonzero(A[v])
+        d = nb.size
+        e = int(A[np.ix_(nb, nb)].sum()) // 2
+        terms, rational = [], Fraction(0)
+        for u, w in itertools.combinations(nb, 2):
+            m = int(np.sum(A[u, nb] & A[w, nb]))
+            if not A[u, w] and m:
+                terms.append(m / (1.0 + m))
+                rational += Fraction(m, m + 1)
+        out[v] = d * (d - 1) / 2.0 - e - math.fsum(terms)
+        exact.append(Fraction(d * (d - 1), 2) - e - rational)
+    return out, exact
+
+
+def test_ebc_equals_per_node_ego_network_computation_bit_for_bit():
+    """The block product with the exact term sum equals the per-node definition to the last bit, for any block size."""
+    rng = np.random.default_rng(11)
+    for _ in range(25):
+        n = int(rng.integers(2, 45))
+        u, v = np.nonzero(np.triu(rng.random((n, n)) < rng.uniform(0.05, 0.8), 1))
+        g = from_edges(u, v, nodes=np.arange(n))
+        ref, exact = _ebc_per_node(g)
+        got = ebc(g)
+        np.testing.assert_array_equal(got, ref)
+        np.testing.assert_array_equal(ebc(g, max_block_entries=1), got)   # one ego network per block
+        np.testing.assert_array_equal(ebc(g, max_block_entries=10 ** 9), got)   # a single block
+        # the float terms m/(1+m) round, so against the exact rational value only to within a few ulps
+        assert all(abs(Fraction(x) - q) <= 1e-12 * max(1, abs(q)) for x, q in zip(got.tolist(), exact))
+
+
+@pytest.mark.parametrize("routine", ["missing", "rejects"])
+def test_ebc_without_the_one_pass_product(monkeypatch, routine):
+    """The allocating `X @ X` fallback (scipy without the private product routine, or with a changed one): same bits."""
+    import dpselect.utilities.graph as mod
+
+    rng = np.random.default_rng(4)
+    graphs = []
+    for _ in range(10):
+        n = int(rng.integers(5, 60))
+        u, v = np.nonzero(np.triu(rng.random((n, n)) < rng.uniform(0.1, 0.7), 1))
+        graphs.append(from_edges(u, v, nodes=np.arange(n)))
+    direct = [ebc(g) for g in graphs]
+
+    def rejects(*args):
+        raise TypeError("changed signature")
+
+    monkeypatch.setattr(mod, "_csr_matmat", None if routine == "missing" else rejects)
+    for g, want in zip(graphs, direct):
+        np.testing.assert_array_equal(ebc(g), want)
+
+
+def test_ebc_with_a_hub_above_2_to_15_neighbours():
+    """A max degree >= 2^15 switches the product to int64 entries; results agree with a small copy of the graph."""
+    rng = np.random.default_rng(2)
+    u, v = np.nonzero(np.triu(rng.random((30, 30)) < 0.4, 1))
+    hub_leaves = 2 ** 15 + 10
+    small = from_edges(np.concatenate([u + 1, np.zeros(30, int)]), np.concatenate([v + 1, np.arange(1, 31)]))
+    big = from_edges(np.concatenate([u + 1, np.zeros(hub_leaves, int)]),
+                     np.concatenate([v + 1, np.arange(1, hub_leaves + 1)]))
+    e_small, e_big = ebc(small), ebc(big)
+    np.testing.assert_array_equal(e_big[1:31], e_small[1:31])
+    # every pair with one of the extra leaves (isolated in the hub's ego network) adds 1 to the hub's EBC
+    extra = hub_leaves * (hub_leaves - 1) // 2 - 30 * 29 // 2
+    assert e_big[0] == pytest.approx(e_small[0] + extra, rel=1e-15)
+    assert np.all(e_big[31:] == 0.0)
 
 
 def test_ebc_shift_closed_form_is_exact():

@@ -160,6 +160,25 @@ def test_triangle_list_matches_brute_force():
         assert sp.issparse(g.adjacency)
 
 
+def test_oriented_triangles_slots_locate_the_directed_edges():
+    """The private unsorted listing behind ebc: same triangles, and each slot is the CSR entry of its edge."""
+    from dpselect.graphs import _oriented_triangles
+
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        n = int(rng.integers(3, 30))
+        u, v = np.nonzero(np.triu(rng.random((n, n)) < rng.uniform(0.1, 0.9), 1))
+        g = from_edges(u, v, nodes=np.arange(n))
+        tri, slots = _oriented_triangles(g, slots=True)
+        assert sorted(map(tuple, np.sort(tri, axis=1).tolist())) == [tuple(t) for t in triangle_list(g).tolist()]
+        row = np.repeat(np.arange(n), np.diff(g.adjacency.indptr))
+        col = g.adjacency.indices
+        a, b, c = tri.T
+        for k, (x, y) in enumerate([(a, b), (b, a), (a, c), (c, a), (b, c), (c, b)]):
+            assert row[slots[k]].tolist() == x.tolist() and col[slots[k]].tolist() == y.tolist()
+        assert _oriented_triangles(g)[1] is None
+
+
 # -- issue 11: the constructor rejects what is not a simple undirected graph -------------------------
 def _csr(dense):
     return sp.csr_array(np.asarray(dense))
