@@ -254,25 +254,20 @@ def test_ebc_equals_per_node_ego_network_computation_bit_for_bit():
         assert all(abs(Fraction(x) - q) <= 1e-12 * max(1, abs(q)) for x, q in zip(got.tolist(), exact))
 
 
-@pytest.mark.parametrize("routine", ["missing", "rejects"])
-def test_ebc_without_the_one_pass_product(monkeypatch, routine):
-    """The allocating `X @ X` fallback (scipy without the private product routine, or with a changed one): same bits."""
-    import dpselect.utilities.graph as mod
-
+def test_ebc_threads_give_the_same_bits_and_bad_arguments_are_refused():
+    """Blocks processed by several threads (disjoint centres, exact sums): the same bits as one thread."""
     rng = np.random.default_rng(4)
-    graphs = []
     for _ in range(10):
         n = int(rng.integers(5, 60))
         u, v = np.nonzero(np.triu(rng.random((n, n)) < rng.uniform(0.1, 0.7), 1))
-        graphs.append(from_edges(u, v, nodes=np.arange(n)))
-    direct = [ebc(g) for g in graphs]
-
-    def rejects(*args):
-        raise TypeError("changed signature")
-
-    monkeypatch.setattr(mod, "_csr_matmat", None if routine == "missing" else rejects)
-    for g, want in zip(graphs, direct):
-        np.testing.assert_array_equal(ebc(g), want)
+        g = from_edges(u, v, nodes=np.arange(n))
+        one = ebc(g, n_threads=1, max_block_entries=50)
+        np.testing.assert_array_equal(ebc(g, n_threads=3, max_block_entries=50), one)
+        np.testing.assert_array_equal(ebc(g), one)
+    with pytest.raises(ValueError, match="n_threads"):
+        ebc(g, n_threads=0)
+    with pytest.raises(ValueError, match="max_block_entries"):
+        ebc(g, max_block_entries=0)
 
 
 def test_ebc_with_a_hub_above_2_to_15_neighbours():

@@ -1,6 +1,7 @@
 """Graph loading and normalisation (dpselect.graphs)."""
 from __future__ import annotations
 
+import itertools
 import warnings
 
 import numpy as np
@@ -160,23 +161,23 @@ def test_triangle_list_matches_brute_force():
         assert sp.issparse(g.adjacency)
 
 
-def test_oriented_triangles_slots_locate_the_directed_edges():
+def testtriangles_unsorted_slots_locate_the_directed_edges():
     """The private unsorted listing behind ebc: same triangles, and each slot is the CSR entry of its edge."""
-    from dpselect.graphs import _oriented_triangles
+    from dpselect.graphs import triangles_unsorted
 
     rng = np.random.default_rng(5)
     for _ in range(20):
         n = int(rng.integers(3, 30))
         u, v = np.nonzero(np.triu(rng.random((n, n)) < rng.uniform(0.1, 0.9), 1))
         g = from_edges(u, v, nodes=np.arange(n))
-        tri, slots = _oriented_triangles(g, slots=True)
+        tri, slots = triangles_unsorted(g, slots=True)
         assert sorted(map(tuple, np.sort(tri, axis=1).tolist())) == [tuple(t) for t in triangle_list(g).tolist()]
         row = np.repeat(np.arange(n), np.diff(g.adjacency.indptr))
         col = g.adjacency.indices
         a, b, c = tri.T
         for k, (x, y) in enumerate([(a, b), (b, a), (a, c), (c, a), (b, c), (c, b)]):
             assert row[slots[k]].tolist() == x.tolist() and col[slots[k]].tolist() == y.tolist()
-        assert _oriented_triangles(g)[1] is None
+        assert triangles_unsorted(g)[1] is None
 
 
 # -- issue 11: the constructor rejects what is not a simple undirected graph -------------------------
@@ -341,3 +342,21 @@ def test_networkx_graph_accepted_wherever_a_graph_is():
     assert dpselect.dp_motkin_agg(G, k=2, epsilon=1.0, rng=0).tolist() == dpselect.dp_motkin_agg(g, k=2, epsilon=1.0, rng=0).tolist()
     with pytest.raises(TypeError, match="a dpselect.graphs.Graph or a networkx graph .* got builtins.list"):
         degree([[0, 1]])
+
+
+def test_triangles_unsorted_is_the_same_in_any_number_of_chunks_and_threads(monkeypatch):
+    import dpselect.graphs as graphs_mod
+    from dpselect.graphs import triangles_unsorted
+
+    rng = np.random.default_rng(12)
+    u, v = np.nonzero(np.triu(rng.random((120, 120)) < 0.2, 1))
+    g = from_edges(u, v, nodes=np.arange(120))
+    tri, slots = triangles_unsorted(g, slots=True, n_threads=1)
+    for chunk, threads in ((1, 1), (7, 3), (100, 2)):
+        monkeypatch.setattr(graphs_mod, "_WEDGES_PER_CHUNK", chunk)
+        t2, s2 = triangles_unsorted(g, slots=True, n_threads=threads)
+        np.testing.assert_array_equal(t2, tri)
+        np.testing.assert_array_equal(s2, slots)
+    ref = {tuple(sorted(t)) for t in itertools.combinations(range(120), 3)
+           if g.adjacency[t[0], t[1]] and g.adjacency[t[0], t[2]] and g.adjacency[t[1], t[2]]}
+    assert {tuple(sorted(t)) for t in tri.tolist()} == ref and len(ref) == tri.shape[0]
