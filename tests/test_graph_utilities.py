@@ -238,13 +238,18 @@ def _ebc_per_node(g):
     return out, exact
 
 
+def _random_graph(rng, n_lo, n_hi, p_lo, p_hi):
+    """Erdős–Rényi graph with a random size in [n_lo, n_hi) and edge probability in [p_lo, p_hi)."""
+    n = int(rng.integers(n_lo, n_hi))
+    u, v = np.nonzero(np.triu(rng.random((n, n)) < rng.uniform(p_lo, p_hi), 1))
+    return from_edges(u, v, nodes=np.arange(n))
+
+
 def test_ebc_equals_per_node_ego_network_computation_bit_for_bit():
     """The block product with the exact term sum equals the per-node definition to the last bit, for any block size."""
     rng = np.random.default_rng(11)
     for _ in range(25):
-        n = int(rng.integers(2, 45))
-        u, v = np.nonzero(np.triu(rng.random((n, n)) < rng.uniform(0.05, 0.8), 1))
-        g = from_edges(u, v, nodes=np.arange(n))
+        g = _random_graph(rng, 2, 45, 0.05, 0.8)
         ref, exact = _ebc_per_node(g)
         got = ebc(g)
         np.testing.assert_array_equal(got, ref)
@@ -258,9 +263,7 @@ def test_ebc_threads_give_the_same_bits_and_bad_arguments_are_refused():
     """Blocks processed by several threads (disjoint centres, exact sums): the same bits as one thread."""
     rng = np.random.default_rng(4)
     for _ in range(10):
-        n = int(rng.integers(5, 60))
-        u, v = np.nonzero(np.triu(rng.random((n, n)) < rng.uniform(0.1, 0.7), 1))
-        g = from_edges(u, v, nodes=np.arange(n))
+        g = _random_graph(rng, 5, 60, 0.1, 0.7)
         one = ebc(g, n_threads=1, max_block_entries=50)
         np.testing.assert_array_equal(ebc(g, n_threads=3, max_block_entries=50), one)
         np.testing.assert_array_equal(ebc(g), one)
