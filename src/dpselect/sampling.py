@@ -551,11 +551,20 @@ def _bulk_shortlist_err(x: np.ndarray, a_err: np.ndarray, m: np.ndarray, kk: int
 def _finish(a, a_err, short, m, kk, rng, noise, exact_score, weights):
     """Stage 2 on a shortlist: float enclosures at both ends of each 64-bit cell, certify the top k
     in order, else refine exactly (stage 3)."""
+    short, lo, hi = _enclosed_shortlist(a, a_err, short, m, kk, noise, weights)
+    ids = short.tolist()
+    picked, amb = _certify(ids, lo.tolist(), hi.tolist(), kk)
+    if picked is not None:
+        return np.asarray(picked, dtype=np.int64)
+    return _refine(a, short, lo, hi, amb, kk, rng, noise, exact_score, weights, m)
+
+
+def _enclosed_shortlist(a, a_err, short, m, kk, noise, weights):
+    """Rigorous float enclosures [lo, hi] of the noisy scores of ``short`` (both ends of each 64-bit cell of
+    the first words ``m``), and the candidates left once every one whose hi is below the kk-th largest lo
+    is dropped: ``(short, lo, hi)``."""
     a_s = a[short]
-    if a_err is None:
-        e_s = _REL * np.abs(a_s) + _TINY
-    else:
-        e_s = np.asarray(a_err)[short]
+    e_s = _REL * np.abs(a_s) + _TINY if a_err is None else np.asarray(a_err)[short]
     n_lo, n_hi = _float_enclosure(m[short], noise, None if weights is None else weights[short])
     with np.errstate(invalid="ignore", over="ignore"):
         a_lo, a_hi = _score_bounds(a_s, e_s)
@@ -565,11 +574,7 @@ def _finish(a, a_err, short, m, kk, rng, noise, exact_score, weights):
         if lk > -np.inf:
             keep = hi >= lk
             short, lo, hi = short[keep], lo[keep], hi[keep]
-    ids = short.tolist()
-    picked, amb = _certify(ids, lo.tolist(), hi.tolist(), kk)
-    if picked is not None:
-        return np.asarray(picked, dtype=np.int64)
-    return _refine(a, short, lo, hi, amb, kk, rng, noise, exact_score, weights, m)
+    return short, lo, hi
 
 
 def _refine(a, short, s_lo, s_hi, amb, kk, rng, noise, exact_score, weights, m):
@@ -1025,14 +1030,4 @@ def shortlist_top_k(a: np.ndarray, err: np.ndarray | None, first_words: np.ndarr
     short = _bulk_shortlist(a, first_words, k, noise, err)
     if short is None:
         short = np.arange(n)
-    a_s = a[short]
-    e_s = _REL * np.abs(a_s) + _TINY if err is None else err[short]
-    n_lo, n_hi = _float_enclosure(first_words[short], noise)
-    with np.errstate(invalid="ignore", over="ignore"):
-        a_lo, a_hi = _score_bounds(a_s, e_s)
-        lo, hi = _round_out(a_lo + n_lo, a_hi + n_hi)
-    if lo.size > k:
-        lk = np.partition(lo, lo.size - k)[lo.size - k]
-        if lk > -np.inf:
-            short = short[hi >= lk]
-    return np.asarray(short, dtype=np.int64)
+    return np.asarray(_enclosed_shortlist(a, err, short, first_words, k, noise, None)[0], dtype=np.int64)

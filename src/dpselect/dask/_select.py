@@ -437,7 +437,8 @@ def exponential(
 
     What it selects: a dask **array** of utilities gives the global position (``int``) of the selected
     candidate; a dask **Series** (or a DataFrame with ``utility=`` naming the column) gives its index
-    label. ``k > 1``: k distinct candidates, ε/k each (ε in total), as an array in the order picked.
+    label. With an int ``k`` (1 included): k distinct candidates, ε/k each (ε in total), as an array in
+    the order picked.
 
     Privacy: ε-DP under any neighbour model for which ``sensitivity`` bounds the change of every utility
     (the same guarantee, law and keywords as :func:`dpselect.exponential`). The output law is exactly
@@ -476,7 +477,7 @@ def report_noisy_max(
     2Δu/ε (Δu/ε with ``monotonic=True``).
 
     ``noise="gumbel"`` is the exponential mechanism, ``"exponential"`` permute-and-flip, ``"laplace"`` the
-    classic report-noisy-max. ``k > 1``: k rounds of fresh noise on the remaining candidates, ε/k each.
+    classic report-noisy-max. An int ``k``: k rounds of fresh noise on the remaining candidates, ε/k each.
     Privacy: ε-DP under the utility's neighbour model (Δu its global sensitivity), exactly the law of
     :func:`dpselect.report_noisy_max`; returns positions (arrays) or index labels (Series) as
     :func:`exponential` does.
@@ -509,7 +510,7 @@ def permute_and_flip(
     Its output law is that of report-noisy-max with exponential noise of scale 2Δu/ε (Ding et al. 2021),
     which is how it is sampled, as in memory (:func:`dpselect.permute_and_flip`): per-partition
     exponential-noise top-k, then the exact reduce. Privacy: ε-DP under the utility's neighbour model;
-    ``k > 1``: k picks on the remaining candidates, ε/k each.
+    An int ``k``: k picks on the remaining candidates, ε/k each.
 
     >>> import dask.array as da, numpy as np
     >>> permute_and_flip(da.from_array(np.array([1.0, 5.0, 2.0]), chunks=2), epsilon=1e6, sensitivity=1.0,
@@ -540,7 +541,7 @@ def local_dampening(
     the reduce calls it again on the few rows it carries to get exact D values for near-ties.
 
     Privacy: ε-DP (thesis Thm 3.5.1) when δ is admissible for u under the data's neighbour model, with
-    exactly the law of :func:`dpselect.local_dampening`. ``k > 1``: k distinct picks, ε/k each.
+    exactly the law of :func:`dpselect.local_dampening`. An int ``k``: k distinct picks, ε/k each.
 
     >>> import dask.dataframe as dd, pandas as pd, dpselect
     >>> df = dd.from_pandas(pd.DataFrame({"u": [1.0, 9.0, 2.0]}, index=["a", "b", "c"]), npartitions=2)
