@@ -4,16 +4,34 @@
 the values, a maximum degree, a database-size bound, a column range, a category count) was not given
 by the caller and had to be read from the private data instead. The released output is then *not*
 ε-DP as stated: the public quantity itself leaks. Pass the quantity explicitly to silence it.
+
+``BudgetExceededError`` is raised by :class:`dpselect.Accountant` when a release would spend more than the
+budget; the release is refused before anything is drawn and nothing is recorded.
 """
 from __future__ import annotations
 
 import warnings
 
-__all__ = ["PrivacyLeakWarning", "warn_public_from_data"]
+__all__ = ["PrivacyLeakWarning", "BudgetExceededError", "warn_public_from_data"]
 
 
 class PrivacyLeakWarning(UserWarning):
     """A quantity the privacy proof treats as public was read from the private data."""
+
+
+class BudgetExceededError(RuntimeError):
+    """A charge would take an :class:`~dpselect.Accountant` over its budget; it was refused, nothing was
+    recorded. A state error, not a bad argument (hence ``RuntimeError``, not ``ValueError``): the same
+    charge succeeds on an accountant with budget left.
+
+    Attributes: ``guarantee`` (what was charged), ``label`` and ``spent`` (the accountant's spent value
+    before the refused charge, unchanged by it).
+    """
+
+    def __init__(self, message: str, *, guarantee: object = None, label: object = None,
+                 spent: object = None) -> None:
+        super().__init__(message)
+        self.guarantee, self.label, self.spent = guarantee, label, spent
 
 
 def warn_public_from_data(quantity: str, value: object, where: str, *, stacklevel: int = 3) -> None:

@@ -1,0 +1,20 @@
+"""Privacy accounting: guarantees as values, their composition, and a budget that refuses.
+
+* ``guarantees``: :class:`PureDP`, :class:`BoundedRange`, :class:`ApproxDP`, :class:`ZCDP`,
+  :class:`GaussianMechanism`, :class:`RDP`, each with the tight ``.epsilon(delta)`` / ``.delta(epsilon)``;
+* ``composition``: basic, zCDP and RDP composition, the optimal compositions of k pure ε-DP releases and
+  of k ε-bounded-range releases, and :func:`per_pick_epsilon`;
+* ``accountant``: :class:`Accountant`, a privacy filter with an odometer.
+
+See ``docs/accounting.md``. The selectors will take ``accountant=`` once the mechanism registry lands.
+"""
+from __future__ import annotations
+
+from .accountant import MODES, Accountant, ChargeRecord
+from .composition import (BoundedRangeComposition, PureDPComposition, compose_basic, compose_rdp, compose_zcdp,
+                          optimal_bounded_range, optimal_pure, per_pick_epsilon)
+from .guarantees import DEFAULT_ORDERS, RDP, ZCDP, ApproxDP, BoundedRange, GaussianMechanism, Guarantee, PureDP
+
+__all__ = ["Guarantee", "PureDP", "BoundedRange", "ApproxDP", "ZCDP", "GaussianMechanism", "RDP", "DEFAULT_ORDERS",
+           "compose_basic", "compose_zcdp", "compose_rdp", "optimal_pure", "optimal_bounded_range",
+           "PureDPComposition", "BoundedRangeComposition", "per_pick_epsilon", "Accountant", "ChargeRecord", "MODES"]

@@ -1,0 +1,426 @@
+"""``Accountant``: a privacy filter with an odometer.
+
+A release is *charged* before it runs: :meth:`Accountant.charge` either records it or raises
+:class:`~dpselect.BudgetExceededError` and records nothing. The selectors will take ``accountant=`` once the
+mechanism registry lands (each mechanism's ``.privacy(epsilon)`` is what they will charge, before any
+randomness is drawn); until then call ``charge`` yourself, before each release.
+
+Modes (what the budget certifies):
+
+``"adaptive"`` (default) — each release, and its ε, may depend on earlier outputs. With ``delta = 0``:
+    basic composition of pure ε (a bounded-range release counts its ε). With ``delta > 0``: a zCDP filter
+    (Whitehouse et al. 2023): ρ's add (ε-DP counts ε²/2, ε-BR ε²/8, a Gaussian Δ²/(2σ²)) against the
+    largest ρ whose CKS conversion is (ε, δ − approx_delta)-DP; (ε_i, δ_i) charges are δ_i-approximate
+    ε_i²/2-zCDP and their δ_i add against ``approx_delta``.
+``"basic"`` — basic composition (ε's add, δ's add), also fully adaptive: best for a few large pure charges.
+``"fixed"`` — the sequence of ε's is fixed in advance (the mechanisms may still depend on earlier
+    outputs): the best of basic, zCDP, RDP composition and, for k releases of one ε0-DP kind, the optimal
+    composition of Kairouz, Oh & Viswanath.
+``"batch"`` — the mechanisms themselves are fixed in advance (none looks at an earlier output): as
+    ``"fixed"`` plus the optimal non-adaptive composition of k ε0-bounded-range releases (Dong, Durfee &
+    Rogers 2020).
+
+Every check is O(1) amortised: running (compensated) sums, and for the homogeneous optimal compositions
+the largest affordable count is computed once per (kind, ε0) and cached.
+"""
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import Counter
+from functools import lru_cache
+from typing import Any, NamedTuple, Sequence
+
+import numpy as np
+
+from .._validation import check_choice, check_nonnegative, check_positive, short_repr
+from ..exceptions import BudgetExceededError
+from ._numeric import check_delta, down, rdp_delta, up, zcdp_delta, zcdp_epsilon
+from .composition import (BoundedRangeComposition, PureDPComposition, _kairouz_delta, _composed_epsilon_cached)
+from .guarantees import (DEFAULT_ORDERS, RDP, ZCDP, ApproxDP, BoundedRange, GaussianMechanism, Guarantee, PureDP)
+
+__all__ = ["Accountant", "ChargeRecord", "MODES"]
+
+MODES = ("adaptive", "basic", "fixed", "batch")
+_SLACK = 1e-12   # relative: ε/k split in float may sum to one ulp above ε; far below any mechanism's own error
+
+
+class ChargeRecord(NamedTuple):
+    """One accepted charge: the guarantee, the caller's label and the wall-clock time (``time.time()``)."""
+
+    guarantee: Guarantee
+    label: str | None
+    time: float
+
+
+class _Sum:
+    """Neumaier-compensated running sum: O(1) per add, error ~1 ulp of the total."""
+
+    __slots__ = ("s", "c")
+
+    def __init__(self) -> None:
+        self.s, self.c = 0.0, 0.0
+
+    def peek(self, x: float) -> tuple[float, float]:
+        s = self.s + x
+        if abs(self.s) >= abs(x):
+            c = self.c + ((self.s - s) + x)
+        else:
+            c = self.c + ((x - s) + self.s)
+        return s, c
+
+    @property
+    def value(self) -> float:
+        return self.s + self.c
+
+
+class _Cost(NamedTuple):
+    eps: float          # basic-composition ε (inf when the guarantee has no pure / approximate ε)
+    delta: float        # its δ
+    rho: float          # zCDP ρ (inf when none); (ε, δ) charges: ε²/2 with δ approximate
+    group: tuple | None  # ("pure" | "bounded_range", ε0, count) for the homogeneous optimal compositions
+
+
+def _cost(g: Guarantee) -> _Cost:
+    if isinstance(g, BoundedRange):
+        return _Cost(g.epsilon_, 0.0, g.zcdp(), ("bounded_range", g.epsilon_, 1))
+    if isinstance(g, PureDP):
+        return _Cost(g.epsilon_, 0.0, g.zcdp(), ("pure", g.epsilon_, 1))
+    if isinstance(g, ApproxDP):
+        if g.delta_ == 0.0:
+            return _Cost(g.epsilon_, 0.0, PureDP(g.epsilon_).zcdp(), ("pure", g.epsilon_, 1))
+        return _Cost(g.epsilon_, g.delta_, PureDP(g.epsilon_).zcdp(), None)
+    if isinstance(g, BoundedRangeComposition):
+        return _Cost(up(g.k * g.epsilon0), 0.0, g.zcdp(), ("bounded_range", g.epsilon0, g.k))
+    if isinstance(g, PureDPComposition):
+        return _Cost(up(g.k * g.epsilon0), 0.0, g.zcdp(), ("pure", g.epsilon0, g.k))
+    if isinstance(g, (ZCDP, GaussianMechanism)):
+        return _Cost(math.inf, 0.0, g.zcdp(), None)
+    if isinstance(g, RDP):
+        return _Cost(math.inf, 0.0, math.inf, None)
+    raise TypeError(f"guarantee must be a guarantee value (PureDP, BoundedRange, ApproxDP, ZCDP, GaussianMechanism, "
+                    f"RDP, ...), got {short_repr(g)}")
+
+
+@lru_cache(maxsize=256)
+def _rho_budget(epsilon: float, delta: float) -> float:
+    """The largest ρ whose CKS conversion is (ε, δ)-DP (rounded down)."""
+    if delta <= 0.0:
+        return 0.0
+    lo, hi = 0.0, 1.0
+    while zcdp_delta(hi, epsilon) <= delta:
+        lo, hi = hi, 2.0 * hi
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        if not lo < mid < hi:
+            break
+        if zcdp_delta(mid, epsilon) <= delta:
+            lo = mid
+        else:
+            hi = mid
+    return down(lo)
+
+
+@lru_cache(maxsize=256)
+def _homogeneous_kmax(kind: str, eps0: float, epsilon: float, delta: float, batch: bool) -> int:
+    """The largest k for which k releases of ``kind`` at ε0 are (ε, δ)-DP by the optimal composition
+    (Kairouz et al. for pure; Dong, Durfee & Rogers for a batch of bounded-range releases)."""
+    if eps0 == 0.0:
+        return 2 ** 62
+
+    def ok(k: int) -> bool:
+        if kind == "bounded_range" and batch:
+            return BoundedRangeComposition(eps0, k).delta(epsilon) <= delta
+        return _kairouz_delta(eps0, k, epsilon) <= delta
+
+    if not ok(1):
+        return 0
+    lo, hi = 1, 2
+    while ok(hi):
+        lo, hi = hi, 2 * hi
+        if hi > 2 ** 40:
+            return hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+class Accountant:
+    """A privacy budget that refuses: a privacy filter with an odometer.
+
+    Parameters
+    ----------
+    epsilon : float
+        The ε of the budget (> 0).
+    delta : float, optional
+        The δ of the budget, in [0, 1). Default 0: pure ε-DP, basic composition.
+    mode : {"adaptive", "basic", "fixed", "batch"}
+        What the budget certifies (module docstring, ``docs/accounting.md``). Default ``"adaptive"``.
+    approx_delta : float, optional
+        In ``"adaptive"`` mode with δ > 0: the part of δ reserved for (ε_i, δ_i) charges (their δ_i add up
+        against it; the zCDP part converts at δ − approx_delta). Default 0: (ε, δ) charges with δ_i > 0
+        are refused in that mode.
+
+    Notes
+    -----
+    The filter certifies that the whole interaction is (ε, δ)-DP whatever the charges (within the mode's
+    assumption). ``spent()`` reports what the charges so far compose to; in ``"adaptive"`` mode with
+    adaptively chosen ε's this is a report, not a separate certificate (an odometer valid under full
+    adaptivity costs a little more, Whitehouse et al. 2023). Charges are thread-safe (one lock) and O(1).
+
+    Examples
+    --------
+    >>> from dpselect.accounting import Accountant, BoundedRange
+    >>> acc = Accountant(epsilon=1.0)
+    >>> for _ in range(4):
+    ...     _ = acc.charge(BoundedRange(0.25), label="pick")
+    >>> acc.spent()
+    PureDP(epsilon=1.0)
+    >>> acc.can_afford(BoundedRange(0.01))
+    False
+    >>> acc = Accountant(epsilon=2.25, delta=1e-6, mode="batch")   # 100 EM picks fixed in advance
+    >>> for _ in range(100):
+    ...     _ = acc.charge(BoundedRange(0.1))
+    >>> round(acc.spent().epsilon_, 3), len(acc.history)
+    (2.246, 100)
+    """
+
+    def __init__(self, epsilon: float, delta: float = 0.0, *, mode: str = "adaptive",
+                 approx_delta: float = 0.0) -> None:
+        self.epsilon = check_positive(epsilon, "epsilon")
+        self.delta = check_delta(delta, "delta")
+        self.mode = check_choice(mode, "mode", MODES)
+        self.approx_delta = check_nonnegative(approx_delta, "approx_delta")
+        if self.approx_delta > self.delta or (self.approx_delta == self.delta and self.approx_delta > 0):
+            raise ValueError(f"approx_delta must be smaller than delta (it is the part of delta kept for (ε, δ) "
+                             f"charges), got approx_delta={approx_delta!r} with delta={delta!r}")
+        if self.approx_delta > 0 and self.mode != "adaptive":
+            raise ValueError(f"approx_delta is used by mode='adaptive' only, got approx_delta={approx_delta!r} "
+                             f"with mode={mode!r}")
+        self._zcdp_track = self.mode == "adaptive" and self.delta > 0.0
+        self._rho_budget = _rho_budget(self.epsilon, self.delta - self.approx_delta) if self._zcdp_track else 0.0
+        self._lock = threading.Lock()
+        self._history: list[ChargeRecord] = []
+        self._eps, self._del, self._rho = _Sum(), _Sum(), _Sum()
+        self._groups: Counter = Counter()
+        self._rdp: np.ndarray | None = None        # fixed / batch: running RDP curve, built on first use
+        self._costs: dict[Guarantee, _Cost] = {}
+
+    def __repr__(self) -> str:
+        return (f"Accountant(epsilon={self.epsilon!r}, delta={self.delta!r}, mode={self.mode!r}, "
+                f"spent={self.spent()!r}, charges={len(self._history)})")
+
+    # -- the check ------------------------------------------------------------------------------------
+    def _cost_of(self, g: Guarantee) -> _Cost:
+        try:
+            c = self._costs.get(g)
+        except TypeError:
+            c = None
+        if c is None:
+            c = _cost(g)
+            if len(self._costs) < 4096:
+                self._costs[g] = c
+        return c
+
+    def _fits(self, g: Guarantee, c: _Cost) -> tuple[bool, tuple]:
+        """Whether the charge fits, and the new running state if it does (nothing is mutated here)."""
+        eps, dl, rho = self._eps.peek(c.eps), self._del.peek(c.delta), self._rho.peek(c.rho)
+        eps_v, del_v, rho_v = eps[0] + eps[1], dl[0] + dl[1], rho[0] + rho[1]
+        state = (eps, dl, rho)
+        lim_e = self.epsilon * (1.0 + _SLACK)
+        if self.mode == "basic" or (self.mode == "adaptive" and self.delta == 0.0):
+            return eps_v <= lim_e and del_v <= self.delta * (1.0 + _SLACK), state
+        if self.mode == "adaptive":
+            return rho_v <= self._rho_budget * (1.0 + _SLACK) and del_v <= self.approx_delta * (1.0 + _SLACK), state
+        # fixed / batch: any bound valid for a fixed sequence will do; cheapest first
+        if eps_v <= lim_e and del_v <= self.delta:
+            return True, state
+        if del_v < self.delta and math.isfinite(rho_v) and zcdp_delta(rho_v, self.epsilon) + del_v <= self.delta:
+            return True, state
+        if c.group is not None and del_v == 0.0 and self._homogeneous_ok(c.group):
+            return True, state
+        if del_v < self.delta:
+            curve = self._rdp_after(g)
+            if rdp_delta(np.asarray(DEFAULT_ORDERS), curve, self.epsilon) + del_v <= self.delta:
+                return True, state
+        return False, state
+
+    def _homogeneous_after(self, group: tuple) -> tuple[str, float, int] | None:
+        """(kind, ε0, count) if every charge so far and the new one are releases of one ε0."""
+        kind, e0, n = group
+        keys = set(self._groups) | {(kind, e0)}
+        if len({e for _, e in keys}) != 1:
+            return None
+        total = sum(self._groups.values()) + n
+        kinds = {k for k, _ in keys}
+        return ("bounded_range" if kinds == {"bounded_range"} else "pure", e0, total)
+
+    def _homogeneous_ok(self, group: tuple) -> bool:
+        h = self._homogeneous_after(group)
+        if h is None or len(self._history) + 1 != sum(self._groups.values()) + 1:
+            return False
+        kind, e0, total = h
+        return total <= _homogeneous_kmax(kind, e0, self.epsilon, self.delta, self.mode == "batch")
+
+    def _rdp_after(self, g: Guarantee) -> np.ndarray:
+        if self._rdp is None:
+            self._rdp = np.zeros(len(DEFAULT_ORDERS))
+            for r in self._history:
+                self._rdp += self._curve(r.guarantee)
+        return self._rdp + self._curve(g)
+
+    @staticmethod
+    @lru_cache(maxsize=1024)
+    def _curve(g: Guarantee) -> np.ndarray:
+        if isinstance(g, ApproxDP) and g.delta_ > 0:
+            return np.array([PureDP(g.epsilon_).rdp(a) for a in DEFAULT_ORDERS])   # δ counted apart
+        if isinstance(g, (PureDPComposition, BoundedRangeComposition)):
+            one = PureDP(g.epsilon0) if isinstance(g, PureDPComposition) else BoundedRange(g.epsilon0)
+            return g.k * np.array([one.rdp(a) for a in DEFAULT_ORDERS])
+        return np.array([g.rdp(a) for a in DEFAULT_ORDERS]) * (1.0 + 1e-15)
+
+    # -- public API -----------------------------------------------------------------------------------
+    def can_afford(self, guarantee: Guarantee) -> bool:
+        """Whether :meth:`charge` would accept ``guarantee`` now (nothing is recorded)."""
+        c = self._cost_of(guarantee)
+        if isinstance(guarantee, RDP) and self.mode in ("adaptive", "basic"):
+            return False
+        with self._lock:
+            return self._fits(guarantee, c)[0]
+
+    def charge(self, guarantee: Guarantee, *, label: str | None = None) -> ChargeRecord:
+        """Record a release of ``guarantee``, or refuse it.
+
+        This is the hook the selectors will call (``accountant=``, after the mechanism registry) before
+        drawing any randomness. Call it yourself before each release until then.
+
+        Raises
+        ------
+        BudgetExceededError
+            The release would exceed the budget; nothing is recorded.
+        TypeError
+            ``guarantee`` is not a guarantee value, or ``label`` is not a string.
+        ValueError
+            The guarantee cannot be composed in this mode (an RDP curve outside "fixed" / "batch").
+        """
+        if label is not None and not isinstance(label, str):
+            raise TypeError(f"label must be a string or None, got {short_repr(label)}")
+        c = self._cost_of(guarantee)
+        if isinstance(guarantee, RDP) and self.mode in ("adaptive", "basic"):
+            raise ValueError(f"an RDP curve can be charged in mode='fixed' or 'batch' only (an RDP filter needs "
+                             f"one order fixed in advance), got mode={self.mode!r}")
+        with self._lock:
+            ok, (eps, dl, rho) = self._fits(guarantee, c)
+            if not ok:
+                spent = self._spent_locked(self.delta)
+                where = f" (label {label!r})" if label is not None else ""
+                raise BudgetExceededError(
+                    f"charging {guarantee!r}{where} would exceed the budget (epsilon={self.epsilon!r}, "
+                    f"delta={self.delta!r}, mode={self.mode!r}); spent so far: {spent!r} over "
+                    f"{len(self._history)} charge(s). Nothing was released or recorded.",
+                    guarantee=guarantee, label=label, spent=spent)
+            self._eps.s, self._eps.c = eps
+            self._del.s, self._del.c = dl
+            self._rho.s, self._rho.c = rho
+            if c.group is not None:
+                self._groups[c.group[:2]] += c.group[2]
+            else:
+                self._groups[("other", id(guarantee))] += 1   # breaks homogeneity for good
+            if self._rdp is not None:
+                self._rdp = self._rdp + self._curve(guarantee)
+            rec = ChargeRecord(guarantee, label, time.time())
+            self._history.append(rec)
+            return rec
+
+    @property
+    def history(self) -> tuple[ChargeRecord, ...]:
+        """The accepted charges, oldest first."""
+        with self._lock:
+            return tuple(self._history)
+
+    def spent(self, delta: float | None = None) -> PureDP | ApproxDP:
+        """What the charges so far compose to, as (ε, δ) at ``delta`` (default: the budget's δ; in pure
+        modes, the basic ε and the summed δ)."""
+        d = None if delta is None else check_delta(delta)
+        with self._lock:
+            return self._spent_locked(d)
+
+    def _spent_locked(self, delta: float | None) -> PureDP | ApproxDP:
+        eps, dl, rho = self._eps.value, self._del.value, self._rho.value
+        if not self._history:
+            return PureDP(0.0)
+        if self.mode == "basic" or (self.mode == "adaptive" and self.delta == 0.0):
+            return PureDP(eps) if dl == 0.0 else ApproxDP(eps, dl)
+        target = self.delta if delta is None else delta
+        if target <= dl:
+            return ApproxDP(math.inf if target < dl else eps, target) if math.isfinite(eps) else ApproxDP(math.inf, target)
+        if self.mode == "adaptive":
+            return ApproxDP(zcdp_epsilon(rho, target - dl), target)
+        best = eps
+        if math.isfinite(rho):
+            best = min(best, zcdp_epsilon(rho, target - dl))
+        h = self._homogeneous_now()
+        if h is not None and dl == 0.0:
+            kind, e0, n = h
+            kind = kind if self.mode == "batch" else "pure"
+            best = min(best, _composed_epsilon_cached(kind, e0, n, target))
+        rdp = self._rdp
+        if rdp is None:
+            rdp = np.zeros(len(DEFAULT_ORDERS))
+            for r in self._history:
+                rdp = rdp + self._curve(r.guarantee)
+        from ._numeric import rdp_epsilon
+        best = min(best, rdp_epsilon(np.asarray(DEFAULT_ORDERS), rdp, target - dl))
+        return ApproxDP(best, target)
+
+    def _homogeneous_now(self) -> tuple[str, float, int] | None:
+        keys = set(self._groups)
+        if len(keys) != 1:
+            return None
+        (kind, e0), = keys
+        if kind == "other":
+            return None
+        return kind, e0, self._groups[(kind, e0)]
+
+    def remaining(self) -> Guarantee:
+        """What can still be charged: ``PureDP`` / ``ApproxDP`` of ε and δ left (basic composition), or in
+        "adaptive" mode with δ > 0 the ``ZCDP`` ρ left. In "fixed" / "batch" mode: ε left by basic
+        composition on top of what was spent (a safe, not tight, answer)."""
+        with self._lock:
+            if self._zcdp_track:
+                return ZCDP(max(0.0, down(self._rho_budget - self._rho.value)))
+            if self.mode in ("fixed", "batch"):
+                sp = self._spent_locked(None)
+                left = max(0.0, down(self.epsilon - sp.epsilon(self.delta))) if self._history else self.epsilon
+                return PureDP(left)
+            e = max(0.0, down(self.epsilon - self._eps.value))
+            d = max(0.0, self.delta - self._del.value)
+            return PureDP(e) if self.delta == 0.0 else ApproxDP(e, d)
+
+    def plot(self, ax: Any = None, deltas: Sequence[float] | None = None) -> Any:
+        """Plot the privacy profile ε(δ) of what was spent (matplotlib, imported on first use).
+
+        Returns the matplotlib Axes. Raises ImportError with an install hint where matplotlib is missing.
+        """
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ImportError("Accountant.plot needs matplotlib (pip install matplotlib); the accountant itself "
+                              "does not") from exc
+        ds = np.logspace(-12, -1, 45) if deltas is None else np.asarray(deltas, dtype=float)
+        eps = [self.spent(float(d)).epsilon(float(d)) for d in ds]
+        if ax is None:
+            _, ax = plt.subplots()
+        ax.semilogx(ds, eps, label=f"spent ({len(self._history)} charges, mode={self.mode})")
+        ax.axhline(self.epsilon, ls="--", c="gray", label=f"budget ε = {self.epsilon:g}")
+        if self.delta > 0:
+            ax.axvline(self.delta, ls=":", c="gray", label=f"budget δ = {self.delta:g}")
+        ax.set_xlabel("δ")
+        ax.set_ylabel("ε(δ)")
+        ax.legend()
+        return ax

@@ -1,0 +1,360 @@
+"""Privacy guarantees as values: what one release (or a composition of releases) certifies.
+
+Each value is a frozen dataclass with a readable ``repr`` and validated parameters, and converts to
+(ε, δ)-DP with ``.epsilon(delta)`` (the smallest ε it certifies at δ) and ``.delta(epsilon)`` (the smallest
+δ at ε). Both are the *tight* conversions for the class of mechanisms the value describes (the worst
+mechanism of the class attains them), computed in float and rounded toward more privacy loss.
+``.zcdp()`` (ρ) and ``.rdp(alpha)`` (ε(α)) give the concentrated / Rényi view where it exists.
+
+>>> from dpselect.accounting import BoundedRange, PureDP, ZCDP
+>>> BoundedRange(1.0)
+BoundedRange(epsilon=1.0)
+>>> round(BoundedRange(1.0).delta(0.0), 6)          # tanh(ε/4): what an ε-BR release costs at ε' = 0
+0.244919
+>>> BoundedRange(1.0).zcdp()                         # Cesar & Rogers (2021): ε²/8
+0.125
+>>> round(ZCDP(0.125).epsilon(1e-6), 3)              # tight CKS conversion, not ρ + 2√(ρ log 1/δ)
+2.419
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Sequence, Union
+
+import numpy as np
+from scipy.special import log_ndtr, ndtr
+
+from .._validation import check_nonnegative, check_positive, short_repr
+from ._numeric import (bisect_decreasing, check_delta, exact_up, rdp_delta, rdp_epsilon, square_over, up, zcdp_delta,
+                       zcdp_epsilon)
+
+__all__ = ["Guarantee", "PureDP", "BoundedRange", "ApproxDP", "ZCDP", "GaussianMechanism", "RDP",
+           "DEFAULT_ORDERS"]
+
+#: Rényi orders used where a curve must be tabulated (as in the common RDP accountants, plus a fine
+#: range near 1 for very small budgets).
+DEFAULT_ORDERS: tuple[float, ...] = tuple(
+    [1.0 + x / 100.0 for x in range(1, 100)] + [2.0 + x / 10.0 for x in range(0, 100)]
+    + [float(a) for a in range(12, 64)] + [64.0, 80.0, 96.0, 128.0, 192.0, 256.0, 512.0, 1024.0])
+
+
+def _check_epsilon_arg(epsilon: object) -> float:
+    return check_nonnegative(epsilon, "epsilon")
+
+
+def _check_alpha(alpha: object) -> float:
+    a = check_positive(alpha, "alpha")
+    if a <= 1.0:
+        raise ValueError(f"alpha (the Rényi order) must be a finite number > 1, got {short_repr(alpha)}")
+    return a
+
+
+def _rr_rdp(eps: float, alpha: float) -> float:
+    """Rényi divergence of order α of randomized response with parameter ε (the worst ε-DP pair)."""
+    if eps == 0.0:
+        return 0.0
+    # p = e^ε/(1+e^ε), q = 1 − p: D_α = ε + log(p + q e^{−2(α−1)ε})/(α − 1), every term bounded
+    log_p = -math.log1p(math.exp(-eps))
+    log_q = log_p - eps
+    t = np.logaddexp(log_p, log_q - 2.0 * (alpha - 1.0) * eps)
+    return eps + float(t) / (alpha - 1.0)
+
+
+class Guarantee:
+    """Base of the guarantee values (``PureDP``, ``BoundedRange``, ``ApproxDP``, ``ZCDP``, ...)."""
+
+    def epsilon(self, delta: float = 0.0) -> float:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def delta(self, epsilon: float) -> float:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def zcdp(self) -> float:
+        """ρ such that the guarantee implies ρ-zCDP; ``ValueError`` where none exists."""
+        raise ValueError(f"{self!r} implies no zCDP guarantee (it has a δ > 0 part or no Rényi bound)")
+
+    def rdp(self, alpha: float) -> float:
+        """ε(α) such that the guarantee implies (α, ε(α))-RDP (``inf`` where none is known)."""
+        return _check_alpha(alpha) * self.zcdp()
+
+    def profile(self, deltas: Sequence[float] | np.ndarray) -> np.ndarray:
+        """The privacy profile ε(δ) on a grid of δ (each value rounded up)."""
+        return np.array([self.epsilon(float(d)) for d in np.asarray(deltas, dtype=float).ravel()])
+
+
+@dataclass(frozen=True)
+class PureDP(Guarantee):
+    """ε-DP: every output's probability changes by a factor at most e^ε between neighbours.
+
+    Tight profile (randomized response is the worst ε-DP pair): δ(ε') = (e^ε − e^ε')₊ / (1 + e^ε).
+
+    >>> PureDP(1.0).epsilon(0.0), round(PureDP(1.0).delta(0.5), 6)
+    (1.0, 0.287649)
+    """
+
+    epsilon_: float
+
+    def __init__(self, epsilon: float) -> None:
+        object.__setattr__(self, "epsilon_", check_nonnegative(epsilon, "epsilon"))
+
+    def __repr__(self) -> str:
+        return f"PureDP(epsilon={self.epsilon_!r})"
+
+    def epsilon(self, delta: float = 0.0) -> float:
+        d, e = check_delta(delta), self.epsilon_
+        if d == 0.0:
+            return e
+        # solve (e^ε − e^ε')/(1 + e^ε) = δ: ε' = ε + log(1 − δ − δ e^{−ε})
+        arg = 1.0 - d - d * math.exp(-e)
+        return max(0.0, up(e + math.log(arg))) if arg > 0 else 0.0
+
+    def delta(self, epsilon: float) -> float:
+        ep = _check_epsilon_arg(epsilon)
+        if ep >= self.epsilon_:
+            return 0.0
+        return min(1.0, up(-math.expm1(ep - self.epsilon_) / (1.0 + math.exp(-self.epsilon_))))
+
+    def zcdp(self) -> float:
+        """ε²/2 (Bun & Steinke 2016, Prop. 1.4)."""
+        return square_over(self.epsilon_, 2)
+
+    def rdp(self, alpha: float) -> float:
+        """The Rényi divergence of randomized response (the worst ε-DP pair), ≤ min(ε, αε²/2)."""
+        a = _check_alpha(alpha)
+        return up(min(self.epsilon_, a * self.epsilon_ ** 2 / 2.0, _rr_rdp(self.epsilon_, a)))
+
+
+@dataclass(frozen=True)
+class BoundedRange(Guarantee):
+    """ε-bounded range (ε-BR): for neighbours x, y the log-ratio log(p_x(o)/p_y(o)) spans an interval of
+    width at most ε over the outputs o. The exponential mechanism with parameter ε is ε-BR (so is Gumbel
+    report-noisy-max); permute-and-flip and Laplace noisy max are ε-DP but *not* ε-BR.
+
+    Implies ε-DP and ε²/8-zCDP (Cesar & Rogers 2021). Exact profile of one ε-BR release: the worst pair
+    is a two-output generalised randomized response with log-ratios {tε − ε, tε}; maximising its
+    hockey-stick divergence over t gives t = (ε + ε')/(2ε) and
+
+        δ(ε') = (e^{ε/2} − e^{ε'/2})² / (e^ε − 1),   0 ≤ ε' ≤ ε,
+
+    so ε(δ) = 2 log(e^{ε/2} − √(δ(e^ε − 1))) (0 once δ ≥ tanh(ε/4)).
+
+    >>> round(BoundedRange(1.0).epsilon(0.01), 6)
+    0.83431
+    """
+
+    epsilon_: float
+
+    def __init__(self, epsilon: float) -> None:
+        object.__setattr__(self, "epsilon_", check_nonnegative(epsilon, "epsilon"))
+
+    def __repr__(self) -> str:
+        return f"BoundedRange(epsilon={self.epsilon_!r})"
+
+    def epsilon(self, delta: float = 0.0) -> float:
+        d, e = check_delta(delta), self.epsilon_
+        if d == 0.0 or e == 0.0:
+            return e
+        s = math.sqrt(d * math.expm1(e)) * math.exp(-e / 2.0)
+        if s >= 1.0:
+            return 0.0
+        return max(0.0, up(e + 2.0 * math.log1p(-s)))
+
+    def delta(self, epsilon: float) -> float:
+        ep, e = _check_epsilon_arg(epsilon), self.epsilon_
+        if ep >= e:
+            return 0.0
+        # e^{ε'} (e^{(ε−ε')/2} − 1)² / (e^ε − 1), without cancellation for small ε
+        return min(1.0, up(math.exp(ep) * math.expm1((e - ep) / 2.0) ** 2 / math.expm1(e)))
+
+    def zcdp(self) -> float:
+        """ε²/8 (Cesar & Rogers 2021, Lemma 3.2)."""
+        return square_over(self.epsilon_, 8)
+
+    def rdp(self, alpha: float) -> float:
+        a = _check_alpha(alpha)
+        return up(min(a * self.epsilon_ ** 2 / 8.0, self.epsilon_, _rr_rdp(self.epsilon_, a)))
+
+
+@dataclass(frozen=True)
+class ApproxDP(Guarantee):
+    """(ε, δ)-DP. Tight profile (the worst (ε, δ) pair of Kairouz, Oh & Viswanath 2015):
+    δ(ε') = δ + (1 − δ)(e^ε − e^ε')₊/(1 + e^ε) for ε' ≥ 0, and no ε at any δ' < δ.
+
+    >>> ApproxDP(1.0, 1e-6)
+    ApproxDP(epsilon=1.0, delta=1e-06)
+    >>> ApproxDP(1.0, 1e-6).epsilon(1e-7)
+    inf
+    """
+
+    epsilon_: float
+    delta_: float
+
+    def __init__(self, epsilon: float, delta: float = 0.0) -> None:
+        object.__setattr__(self, "epsilon_", check_nonnegative(epsilon, "epsilon"))
+        object.__setattr__(self, "delta_", check_delta(delta, "delta", allow_one=True))
+
+    def __repr__(self) -> str:
+        return f"ApproxDP(epsilon={self.epsilon_!r}, delta={self.delta_!r})"
+
+    def epsilon(self, delta: float | None = None) -> float:
+        d = self.delta_ if delta is None else check_delta(delta, allow_one=True)
+        if d < self.delta_:
+            return math.inf
+        if d == self.delta_ or self.delta_ == 1.0:
+            return self.epsilon_ if self.delta_ < 1.0 else 0.0
+        return PureDP(self.epsilon_).epsilon(min((d - self.delta_) / (1.0 - self.delta_), math.nextafter(1.0, 0)))
+
+    def delta(self, epsilon: float | None = None) -> float:
+        ep = self.epsilon_ if epsilon is None else _check_epsilon_arg(epsilon)
+        return min(1.0, up(self.delta_ + (1.0 - self.delta_) * PureDP(self.epsilon_).delta(ep)))
+
+    def zcdp(self) -> float:
+        if self.delta_ > 0.0:
+            return super().zcdp()
+        return PureDP(self.epsilon_).zcdp()
+
+    def rdp(self, alpha: float) -> float:
+        if self.delta_ > 0.0:
+            _check_alpha(alpha)
+            return math.inf
+        return PureDP(self.epsilon_).rdp(alpha)
+
+
+@dataclass(frozen=True)
+class ZCDP(Guarantee):
+    """ρ-zCDP: D_α(M(x) ‖ M(y)) ≤ ρα for every α > 1. Converted with the tight bound of Canonne, Kamath &
+    Steinke (2020): δ = inf_{α>1} exp((α−1)(αρ − ε))/(α − 1) · (1 − 1/α)^α.
+
+    >>> round(ZCDP(0.5).epsilon(1e-5), 4), round(ZCDP(0.5).delta(3.0), 8)
+    (4.7284, 0.00514318)
+    """
+
+    rho: float
+
+    def __init__(self, rho: float) -> None:
+        object.__setattr__(self, "rho", check_nonnegative(rho, "rho"))
+
+    def __repr__(self) -> str:
+        return f"ZCDP(rho={self.rho!r})"
+
+    def epsilon(self, delta: float = 0.0) -> float:
+        return zcdp_epsilon(self.rho, check_delta(delta))
+
+    def delta(self, epsilon: float) -> float:
+        return zcdp_delta(self.rho, _check_epsilon_arg(epsilon))
+
+    def zcdp(self) -> float:
+        return self.rho
+
+
+@dataclass(frozen=True)
+class GaussianMechanism(Guarantee):
+    """The Gaussian mechanism with noise σ on a query of ℓ2-sensitivity Δ, by its exact privacy profile
+    (Balle & Wang 2018, Thm 8): δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ).
+
+    >>> g = GaussianMechanism(sigma=3.7)
+    >>> round(g.delta(1.0), 9), round(g.epsilon(1e-5), 6), round(g.zcdp(), 6)
+    (1.1456e-05, 1.009096, 0.036523)
+    """
+
+    sigma: float
+    sensitivity: float = 1.0
+
+    def __init__(self, sigma: float, sensitivity: float = 1.0) -> None:
+        object.__setattr__(self, "sigma", check_positive(sigma, "sigma"))
+        object.__setattr__(self, "sensitivity", check_positive(sensitivity, "sensitivity"))
+
+    def __repr__(self) -> str:
+        return f"GaussianMechanism(sigma={self.sigma!r}, sensitivity={self.sensitivity!r})"
+
+    def delta(self, epsilon: float) -> float:
+        ep = _check_epsilon_arg(epsilon)
+        mu = self.sensitivity / self.sigma
+        a = float(ndtr(mu / 2.0 - ep / mu))
+        b = math.exp(ep + float(log_ndtr(-mu / 2.0 - ep / mu)))
+        # both terms carry a few ulps of relative error: widen by far more than that
+        return min(1.0, max(0.0, a - b) + 1e-13 * a)
+
+    def epsilon(self, delta: float = 0.0) -> float:
+        d = check_delta(delta)
+        if d == 0.0:
+            return math.inf
+        if self.delta(0.0) <= d:
+            return 0.0
+        hi = 1.0
+        while self.delta(hi) > d:
+            hi *= 2.0
+        return up(bisect_decreasing(self.delta, d, 0.0, hi, xtol=1e-13))
+
+    def zcdp(self) -> float:
+        from fractions import Fraction
+        exact = Fraction(self.sensitivity) ** 2 / (2 * Fraction(self.sigma) ** 2)
+        return exact_up(self.sensitivity ** 2 / (2.0 * self.sigma ** 2), exact)
+
+
+@dataclass(frozen=True)
+class RDP(Guarantee):
+    """A Rényi-DP curve: (α, ε(α))-RDP at each of the given orders α > 1 (Mironov 2017). Converted with the
+    improved bound ε = ε_α + log((α−1)/α) − (log δ + log α)/(α − 1) (Balle et al. 2020), minimised over
+    the orders. Curves compose by adding ε(α) order by order (:func:`~dpselect.accounting.compose_rdp`).
+
+    >>> c = RDP.from_function(lambda a: a * 0.125)        # the curve of ρ = 0.125 zCDP
+    >>> c
+    RDP(<259 orders in [1.01, 1024]>)
+    >>> round(c.epsilon(1e-6), 3)
+    2.419
+    """
+
+    orders: tuple[float, ...]
+    epsilons: tuple[float, ...]
+
+    def __init__(self, orders: Sequence[float] | np.ndarray, epsilons: Sequence[float] | np.ndarray) -> None:
+        o = np.asarray(orders, dtype=float).ravel()
+        e = np.asarray(epsilons, dtype=float).ravel()
+        if o.size == 0 or o.shape != e.shape:
+            raise ValueError(f"orders and epsilons must be non-empty and of the same length, got {o.size} orders "
+                             f"and {e.size} epsilons")
+        if not np.all(np.isfinite(o)) or np.any(o <= 1.0):
+            raise ValueError(f"orders must be finite numbers > 1, got {short_repr(o.tolist())}")
+        if np.any(np.isnan(e)) or np.any(e < 0):
+            raise ValueError(f"epsilons must be numbers >= 0 (inf allowed), got {short_repr(e.tolist())}")
+        idx = np.argsort(o, kind="stable")
+        o, e = o[idx], e[idx]
+        if np.any(np.diff(o) == 0):
+            raise ValueError(f"orders must be distinct, got {short_repr(o.tolist())}")
+        object.__setattr__(self, "orders", tuple(float(x) for x in o))
+        object.__setattr__(self, "epsilons", tuple(float(x) for x in e))
+
+    @classmethod
+    def from_function(cls, fn: Callable[[float], float], orders: Sequence[float] = DEFAULT_ORDERS) -> "RDP":
+        """Tabulate a curve α ↦ ε(α) on ``orders``."""
+        if not callable(fn):
+            raise TypeError(f"fn must be callable (alpha -> epsilon), got {type(fn).__name__}")
+        return cls(orders, [float(fn(float(a))) for a in orders])
+
+    @classmethod
+    def of(cls, guarantee: Guarantee, orders: Sequence[float] = DEFAULT_ORDERS) -> "RDP":
+        """The RDP curve of another guarantee value (``inf`` where it has none)."""
+        return cls.from_function(guarantee.rdp, orders)
+
+    def __repr__(self) -> str:
+        if len(self.orders) <= 4:
+            return f"RDP(orders={list(self.orders)!r}, epsilons={list(self.epsilons)!r})"
+        return f"RDP(<{len(self.orders)} orders in [{self.orders[0]:g}, {self.orders[-1]:g}]>)"
+
+    def epsilon(self, delta: float = 0.0) -> float:
+        return rdp_epsilon(np.array(self.orders), np.array(self.epsilons), check_delta(delta))
+
+    def delta(self, epsilon: float) -> float:
+        return rdp_delta(np.array(self.orders), np.array(self.epsilons), _check_epsilon_arg(epsilon))
+
+    def rdp(self, alpha: float) -> float:
+        """ε at ``alpha``: the tabulated value at the next order ≥ alpha (Rényi divergences increase with
+        the order, so this is an upper bound), ``inf`` beyond the last order."""
+        a = _check_alpha(alpha)
+        i = int(np.searchsorted(np.array(self.orders), a, side="left"))
+        return self.epsilons[i] if i < len(self.orders) else math.inf
+
+
+GuaranteeLike = Union[PureDP, BoundedRange, ApproxDP, ZCDP, GaussianMechanism, RDP]
