@@ -62,3 +62,9 @@ __all__ += ["TabularData", "load_nltcs", "load_acs", "load_adult", "load_table",
 from .sklearn import select_model  # noqa: E402
 
 __all__ += ["select_model"]
+
+# Privacy accounting (issue 24): a budget that refuses; the selectors will take accountant= later.
+from .accounting import Accountant  # noqa: E402
+from .exceptions import BudgetExceededError  # noqa: E402
+
+__all__ += ["Accountant", "BudgetExceededError"]

@@ -33,6 +33,10 @@ class AuditResult:
 
     ``worst_log_ratio`` is max over the pairs and outputs of |log P_x(r) − log P_y(r)|; ``pair`` and
     ``output`` say where it occurs; ``passed`` compares it with ``epsilon`` (+1e-9) when one was given.
+    ``worst_range`` is max over the pairs of the width of the log-ratio's range over the outputs (max − min
+    of log P_x(r) − log P_y(r)), at ``range_pair``: what a bounded-range claim is checked against.
+    ``worst_delta`` is max over the pairs (both directions) of Σ_r (P_x(r) − e^ε P_y(r))₊, filled for an
+    ``ApproxDP`` claim. With a ``claim``, ``passed`` checks the claim.
     """
 
     worst_log_ratio: float
@@ -40,16 +44,44 @@ class AuditResult:
     output: int | None
     n_pairs: int
     epsilon: float | None = None
+    worst_range: float = 0.0
+    range_pair: tuple | None = None
+    claim: Any = None
+    worst_delta: float | None = None
 
     @property
     def passed(self) -> bool | None:
+        if self.claim is not None:
+            return _claim_holds(self)
         if self.epsilon is None:
             return None
         return self.worst_log_ratio <= self.epsilon + TOLERANCE
 
 
+def _claim_kind(claim: Any) -> tuple[str, float, float]:
+    """("pure" | "bounded_range" | "approx", ε, δ) of a claimed guarantee value."""
+    from .accounting import ApproxDP, BoundedRange, PureDP
+    if isinstance(claim, BoundedRange):
+        return "bounded_range", claim.epsilon_, 0.0
+    if isinstance(claim, PureDP):
+        return "pure", claim.epsilon_, 0.0
+    if isinstance(claim, ApproxDP):
+        return ("pure", claim.epsilon_, 0.0) if claim.delta_ == 0.0 else ("approx", claim.epsilon_, claim.delta_)
+    raise TypeError(f"claim must be a guarantee value the exact audit can check (dpselect.accounting.PureDP, "
+                    f"BoundedRange or ApproxDP), got {short_repr(claim)}")
+
+
+def _claim_holds(res: "AuditResult") -> bool:
+    kind, eps, delta = _claim_kind(res.claim)
+    if kind == "bounded_range":
+        return res.worst_range <= eps + TOLERANCE and res.worst_log_ratio <= eps + TOLERANCE
+    if kind == "pure":
+        return res.worst_log_ratio <= eps + TOLERANCE
+    return res.worst_delta is not None and res.worst_delta <= delta + TOLERANCE
+
+
 def exact_dp_audit(probability_fn: Callable[[Any], ArrayLike], pairs: Iterable[tuple[Any, Any]], *,
-                   epsilon: float | None = None) -> AuditResult:
+                   epsilon: float | None = None, claim: Any = None) -> AuditResult:
     """Worst privacy loss of a mechanism over neighbouring inputs, from its exact output distribution.
 
     Parameters
@@ -61,8 +93,24 @@ def exact_dp_audit(probability_fn: Callable[[Any], ArrayLike], pairs: Iterable[t
         Datasets with equal ``repr`` are taken to be equal (evaluated once).
     epsilon : float, optional
         The claimed ε; fills :attr:`AuditResult.passed`.
+    claim : guarantee value, optional
+        A claimed guarantee (``dpselect.accounting.PureDP(ε)``, ``BoundedRange(ε)`` or ``ApproxDP(ε, δ)``)
+        checked exactly on every pair: pure ε against the largest |log-ratio|, bounded range against the
+        width of the log-ratio's range over the outputs, (ε, δ) against the hockey-stick divergence.
+        Not together with ``epsilon``.
 
     An output with probability 0 on one side and > 0 on the other gives an infinite log-ratio.
+
+    >>> import numpy as np, dpselect
+    >>> from dpselect.accounting import BoundedRange
+    >>> u = {"x": np.array([2.0, 0.0, 1.0]), "y": np.array([1.0, 1.0, 1.0])}   # each utility moves by ≤ 1
+    >>> em = lambda d: dpselect.exponential_probabilities(u[d], epsilon=1.0, sensitivity=1.0)
+    >>> bool(exact_dp_audit(em, [("x", "y")], claim=BoundedRange(1.0)).passed)
+    True
+    >>> pf = lambda d: dpselect.permute_and_flip_probabilities(u[d], epsilon=1.0, sensitivity=1.0)
+    >>> res = exact_dp_audit(pf, [("x", "y")], claim=BoundedRange(1.0))     # ε-DP, but not ε-BR
+    >>> bool(res.passed), round(res.worst_range, 4)
+    (False, 1.3866)
 
     Raises
     ------
@@ -77,6 +125,12 @@ def exact_dp_audit(probability_fn: Callable[[Any], ArrayLike], pairs: Iterable[t
                         f"got {type(probability_fn).__name__}")
     if epsilon is not None:
         epsilon = check_positive(epsilon, "epsilon")
+    if claim is not None:
+        if epsilon is not None:
+            raise ValueError(f"give either epsilon= or claim=, not both (got epsilon={epsilon!r} and "
+                             f"claim={claim!r})")
+        claim_kind, claim_eps, _ = _claim_kind(claim)
+    worst_range, range_where, worst_delta = 0.0, None, 0.0
     if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Iterable):
         raise TypeError(f"pairs must be an iterable of (x, y) pairs of neighbouring datasets, got {short_repr(pairs)}")
     worst, where, out, count = 0.0, None, None, 0
@@ -112,15 +166,26 @@ def exact_dp_audit(probability_fn: Callable[[Any], ArrayLike], pairs: Iterable[t
         if px.shape != py.shape:
             raise ValueError(f"probability_fn returned {px.shape} and {py.shape} outputs for a pair")
         with np.errstate(divide="ignore", invalid="ignore"):
-            lr = np.abs(np.log(px) - np.log(py))
-        lr = np.where((px == 0) & (py == 0), 0.0, lr)
+            signed = np.log(px) - np.log(py)
+        both_zero = (px == 0) & (py == 0)
+        lr = np.where(both_zero, 0.0, np.abs(signed))
         i = int(np.argmax(lr))
         if lr[i] > worst or where is None:
             worst, where, out = float(lr[i]), (x, y), i
+        live = signed[~both_zero]
+        width = float(live.max() - live.min()) if np.all(np.isfinite(live)) else np.inf
+        if width > worst_range or range_where is None:
+            worst_range, range_where = width, (x, y)
+        if claim is not None and claim_kind == "approx":
+            with np.errstate(over="ignore"):
+                factor = np.exp(claim_eps)
+            hs = max(float(np.maximum(px - factor * py, 0.0).sum()), float(np.maximum(py - factor * px, 0.0).sum()))
+            worst_delta = max(worst_delta, hs)
     if count == 0:
         raise ValueError("pairs must contain at least one (x, y) pair of neighbouring datasets, got none: "
                          "an audit that compared nothing cannot pass")
-    return AuditResult(worst, where, out, count, epsilon)
+    return AuditResult(worst, where, out, count, epsilon, worst_range, range_where, claim,
+                       worst_delta if claim is not None and claim_kind == "approx" else None)
 
 
 @dataclass

@@ -43,6 +43,28 @@ from .guarantees import (DEFAULT_ORDERS, RDP, ZCDP, ApproxDP, BoundedRange, Gaus
 __all__ = ["Accountant", "ChargeRecord", "MODES"]
 
 MODES = ("adaptive", "basic", "fixed", "batch")
+
+
+_INF = math.inf
+_now = time.time
+
+
+def _add(acc: tuple[float, float], x: float) -> tuple[float, float]:
+    """(sum, compensation) + x by Knuth's TwoSum: the compensation holds the rounding error exactly."""
+    if not x:
+        return acc
+    s, c = acc
+    if x == _INF or s == _INF:
+        return _INF, 0.0
+    t = s + x
+    bp = t - s
+    return t, c + ((s - (t - bp)) + (x - bp))
+
+
+def _val(acc: tuple[float, float]) -> float:
+    """The value of a compensated sum, moved up one ulp when roundings occurred (never below exact)."""
+    s, c = acc
+    return s if c == 0.0 else math.nextafter(s + c, math.inf)
 _SLACK = 1e-12   # relative: ε/k split in float may sum to one ulp above ε; far below any mechanism's own error
 
 
@@ -52,27 +74,6 @@ class ChargeRecord(NamedTuple):
     guarantee: Guarantee
     label: str | None
     time: float
-
-
-class _Sum:
-    """Neumaier-compensated running sum: O(1) per add, error ~1 ulp of the total."""
-
-    __slots__ = ("s", "c")
-
-    def __init__(self) -> None:
-        self.s, self.c = 0.0, 0.0
-
-    def peek(self, x: float) -> tuple[float, float]:
-        s = self.s + x
-        if abs(self.s) >= abs(x):
-            c = self.c + ((self.s - s) + x)
-        else:
-            c = self.c + ((x - s) + self.s)
-        return s, c
-
-    @property
-    def value(self) -> float:
-        return self.s + self.c
 
 
 class _Cost(NamedTuple):
@@ -206,10 +207,15 @@ class Accountant:
         self._rho_budget = _rho_budget(self.epsilon, self.delta - self.approx_delta) if self._zcdp_track else 0.0
         self._lock = threading.Lock()
         self._history: list[ChargeRecord] = []
-        self._eps, self._del, self._rho = _Sum(), _Sum(), _Sum()
+        self._e = self._d = self._r = (0.0, 0.0)
+        self._track = ("basic" if self.mode == "basic" or (self.mode == "adaptive" and self.delta == 0.0)
+                       else "zcdp" if self.mode == "adaptive" else "fixed")
+        self._lim_e = self.epsilon * (1.0 + _SLACK)
+        self._lim_d = (self.approx_delta if self._track == "zcdp" else self.delta) * (1.0 + _SLACK)
+        self._lim_r = self._rho_budget * (1.0 + _SLACK)
         self._groups: Counter = Counter()
         self._rdp: np.ndarray | None = None        # fixed / batch: running RDP curve, built on first use
-        self._costs: dict[Guarantee, _Cost] = {}
+        self._costs: dict[int, tuple[Guarantee, _Cost]] = {}
 
     def __repr__(self) -> str:
         return (f"Accountant(epsilon={self.epsilon!r}, delta={self.delta!r}, mode={self.mode!r}, "
@@ -217,54 +223,54 @@ class Accountant:
 
     # -- the check ------------------------------------------------------------------------------------
     def _cost_of(self, g: Guarantee) -> _Cost:
-        try:
-            c = self._costs.get(g)
-        except TypeError:
-            c = None
-        if c is None:
-            c = _cost(g)
-            if len(self._costs) < 4096:
-                self._costs[g] = c
+        # keyed by id with the object kept alive in the entry (so the id cannot be reused while cached):
+        # a dataclass __hash__ is Python code and would dominate an O(1) charge
+        hit = self._costs.get(id(g))
+        if hit is not None and hit[0] is g:
+            return hit[1]
+        c = _cost(g)
+        if len(self._costs) < 4096:
+            self._costs[id(g)] = (g, c)
         return c
 
-    def _fits(self, g: Guarantee, c: _Cost) -> tuple[bool, tuple]:
-        """Whether the charge fits, and the new running state if it does (nothing is mutated here)."""
-        eps, dl, rho = self._eps.peek(c.eps), self._del.peek(c.delta), self._rho.peek(c.rho)
-        eps_v, del_v, rho_v = eps[0] + eps[1], dl[0] + dl[1], rho[0] + rho[1]
-        state = (eps, dl, rho)
-        lim_e = self.epsilon * (1.0 + _SLACK)
-        if self.mode == "basic" or (self.mode == "adaptive" and self.delta == 0.0):
-            return eps_v <= lim_e and del_v <= self.delta * (1.0 + _SLACK), state
-        if self.mode == "adaptive":
-            return rho_v <= self._rho_budget * (1.0 + _SLACK) and del_v <= self.approx_delta * (1.0 + _SLACK), state
-        # fixed / batch: any bound valid for a fixed sequence will do; cheapest first
-        if eps_v <= lim_e and del_v <= self.delta:
-            return True, state
-        if del_v < self.delta and math.isfinite(rho_v) and zcdp_delta(rho_v, self.epsilon) + del_v <= self.delta:
-            return True, state
-        if c.group is not None and del_v == 0.0 and self._homogeneous_ok(c.group):
-            return True, state
-        if del_v < self.delta:
-            curve = self._rdp_after(g)
-            if rdp_delta(np.asarray(DEFAULT_ORDERS), curve, self.epsilon) + del_v <= self.delta:
-                return True, state
-        return False, state
+    def _fits(self, g: Guarantee, c: _Cost) -> tuple[bool, tuple, tuple, tuple]:
+        """Whether the charge fits, and the new running sums if it does (nothing is mutated here).
 
-    def _homogeneous_after(self, group: tuple) -> tuple[str, float, int] | None:
-        """(kind, ε0, count) if every charge so far and the new one are releases of one ε0."""
-        kind, e0, n = group
-        keys = set(self._groups) | {(kind, e0)}
-        if len({e for _, e in keys}) != 1:
-            return None
-        total = sum(self._groups.values()) + n
-        kinds = {k for k, _ in keys}
-        return ("bounded_range" if kinds == {"bounded_range"} else "pure", e0, total)
+        Running sums are compensated (error-free TwoSum), so each is within one ulp of the exact sum of
+        the charges whatever their number; only the sums the mode uses are kept."""
+        track = self._track
+        d = _add(self._d, c.delta) if c.delta else self._d
+        if track == "basic":
+            e = _add(self._e, c.eps)
+            return (e[0] + e[1] <= self._lim_e and d[0] + d[1] <= self._lim_d), e, d, self._r
+        if track == "zcdp":
+            r = _add(self._r, c.rho)
+            return (r[0] + r[1] <= self._lim_r and d[0] + d[1] <= self._lim_d), self._e, d, r
+        e, r = _add(self._e, c.eps), _add(self._r, c.rho)
+        e_v, d_v, r_v = _val(e), _val(d), _val(r)
+        # fixed / batch: any bound valid for a fixed sequence will do; cheapest first
+        if e_v <= self._lim_e and d_v <= self.delta:
+            return True, e, d, r
+        if d_v < self.delta and r_v <= _rho_budget(self.epsilon, self.delta - d_v):
+            return True, e, d, r
+        if c.group is not None and d_v == 0.0 and self._homogeneous_ok(c.group):
+            return True, e, d, r
+        if d_v < self.delta:
+            curve = self._rdp_after(g)
+            if rdp_delta(np.asarray(DEFAULT_ORDERS), curve, self.epsilon) + d_v <= self.delta:
+                return True, e, d, r
+        return False, e, d, r
 
     def _homogeneous_ok(self, group: tuple) -> bool:
-        h = self._homogeneous_after(group)
-        if h is None or len(self._history) + 1 != sum(self._groups.values()) + 1:
+        """Whether all charges so far and the new one are releases of one ε0 (pure or bounded range) whose
+        total count the optimal homogeneous composition affords."""
+        kind, e0, n = group
+        groups = self._groups
+        if len(groups) > 2 or any(k[0] == "other" or k[1] != e0 for k in groups):
             return False
-        kind, e0, total = h
+        kinds = {k[0] for k in groups} | {kind}
+        total = n + sum(groups.values())
+        kind = "bounded_range" if kinds == {"bounded_range"} else "pure"
         return total <= _homogeneous_kmax(kind, e0, self.epsilon, self.delta, self.mode == "batch")
 
     def _rdp_after(self, g: Guarantee) -> np.ndarray:
@@ -288,7 +294,7 @@ class Accountant:
     def can_afford(self, guarantee: Guarantee) -> bool:
         """Whether :meth:`charge` would accept ``guarantee`` now (nothing is recorded)."""
         c = self._cost_of(guarantee)
-        if isinstance(guarantee, RDP) and self.mode in ("adaptive", "basic"):
+        if c.rho == math.inf and c.eps == math.inf and self._track != "fixed":
             return False
         with self._lock:
             return self._fits(guarantee, c)[0]
@@ -311,11 +317,11 @@ class Accountant:
         if label is not None and not isinstance(label, str):
             raise TypeError(f"label must be a string or None, got {short_repr(label)}")
         c = self._cost_of(guarantee)
-        if isinstance(guarantee, RDP) and self.mode in ("adaptive", "basic"):
+        if c.rho == _INF and c.eps == _INF and self._track != "fixed":
             raise ValueError(f"an RDP curve can be charged in mode='fixed' or 'batch' only (an RDP filter needs "
                              f"one order fixed in advance), got mode={self.mode!r}")
         with self._lock:
-            ok, (eps, dl, rho) = self._fits(guarantee, c)
+            ok, e, d, r = self._fits(guarantee, c)
             if not ok:
                 spent = self._spent_locked(self.delta)
                 where = f" (label {label!r})" if label is not None else ""
@@ -324,16 +330,15 @@ class Accountant:
                     f"delta={self.delta!r}, mode={self.mode!r}); spent so far: {spent!r} over "
                     f"{len(self._history)} charge(s). Nothing was released or recorded.",
                     guarantee=guarantee, label=label, spent=spent)
-            self._eps.s, self._eps.c = eps
-            self._del.s, self._del.c = dl
-            self._rho.s, self._rho.c = rho
-            if c.group is not None:
-                self._groups[c.group[:2]] += c.group[2]
-            else:
-                self._groups[("other", id(guarantee))] += 1   # breaks homogeneity for good
-            if self._rdp is not None:
-                self._rdp = self._rdp + self._curve(guarantee)
-            rec = ChargeRecord(guarantee, label, time.time())
+            self._e, self._d, self._r = e, d, r
+            if self._track == "fixed":
+                if c.group is not None:
+                    self._groups[c.group[:2]] += c.group[2]
+                else:
+                    self._groups[("other", id(guarantee))] += 1   # breaks homogeneity for good
+                if self._rdp is not None:
+                    self._rdp = self._rdp + self._curve(guarantee)
+            rec = ChargeRecord(guarantee, label, _now())
             self._history.append(rec)
             return rec
 
@@ -351,7 +356,7 @@ class Accountant:
             return self._spent_locked(d)
 
     def _spent_locked(self, delta: float | None) -> PureDP | ApproxDP:
-        eps, dl, rho = self._eps.value, self._del.value, self._rho.value
+        eps, dl, rho = _val(self._e), _val(self._d), _val(self._r)
         if not self._history:
             return PureDP(0.0)
         if self.mode == "basic" or (self.mode == "adaptive" and self.delta == 0.0):
@@ -393,13 +398,13 @@ class Accountant:
         composition on top of what was spent (a safe, not tight, answer)."""
         with self._lock:
             if self._zcdp_track:
-                return ZCDP(max(0.0, down(self._rho_budget - self._rho.value)))
+                return ZCDP(max(0.0, down(self._rho_budget - _val(self._r))))
             if self.mode in ("fixed", "batch"):
                 sp = self._spent_locked(None)
                 left = max(0.0, down(self.epsilon - sp.epsilon(self.delta))) if self._history else self.epsilon
                 return PureDP(left)
-            e = max(0.0, down(self.epsilon - self._eps.value))
-            d = max(0.0, self.delta - self._del.value)
+            e = max(0.0, down(self.epsilon - _val(self._e)))
+            d = max(0.0, self.delta - _val(self._d))
             return PureDP(e) if self.delta == 0.0 else ApproxDP(e, d)
 
     def plot(self, ax: Any = None, deltas: Sequence[float] | None = None) -> Any:
