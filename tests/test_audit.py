@@ -175,3 +175,74 @@ def test_admissibility_bad_utilities_and_callables():
         check_admissibility(count_utility, const_sens(1.0), [1], UNIVERSE)
     with pytest.raises(TypeError, match="datasets must be an iterable"):
         check_admissibility(count_utility, const_sens(1.0), neighbours, 3)
+
+
+# -- claimed guarantees: pure ε, bounded range, (ε, δ) (issue 24 item 4) ---------------------------------
+from dpselect.accounting import ApproxDP, BoundedRange, PureDP, ZCDP  # noqa: E402
+
+
+def _random_neighbour_utilities(seed, n_pairs=40, m=5, sens=1.0):
+    """Pairs of utility vectors whose entries differ by at most ``sens`` (each pair a neighbour pair),
+    including the extreme ±sens moves that make the exponential mechanism's log-ratio range exactly ε."""
+    rng = np.random.default_rng(seed)
+    table, pairs = {}, []
+    for i in range(n_pairs):
+        u = rng.normal(0, 3, m)
+        d = rng.choice([-sens, sens, 0.0], m) if i % 2 else rng.uniform(-sens, sens, m)
+        d[0], d[1] = sens, -sens
+        table[f"x{i}"], table[f"y{i}"] = u, u + d
+        pairs.append((f"x{i}", f"y{i}"))
+    return table, pairs
+
+
+@pytest.mark.parametrize("eps", [0.1, 1.0, 4.0])
+def test_exponential_mechanism_passes_as_bounded_range(eps):
+    table, pairs = _random_neighbour_utilities(24)
+    em = lambda d: dpselect.exponential_probabilities(table[d], epsilon=eps, sensitivity=1.0)  # noqa: E731
+    res = exact_dp_audit(em, pairs, claim=BoundedRange(eps))
+    assert res.passed is True
+    assert res.worst_range == pytest.approx(eps, rel=1e-9)          # the pairs reach the bound exactly
+    assert res.worst_log_ratio <= eps
+    # Gumbel noisy max is the same law
+    gm = lambda d: dpselect.report_noisy_max_probabilities(table[d], epsilon=eps, sensitivity=1.0,  # noqa: E731
+                                                           noise="gumbel")
+    assert exact_dp_audit(gm, pairs, claim=BoundedRange(eps)).passed is True
+
+
+@pytest.mark.parametrize("eps", [0.5, 1.0, 2.0])
+def test_permute_and_flip_is_rejected_as_bounded_range(eps):
+    # the opendp#2911 class of bug: permute-and-flip is ε-DP but its log-ratio range exceeds ε
+    table, pairs = _random_neighbour_utilities(2911)
+    pf = lambda d: dpselect.permute_and_flip_probabilities(table[d], epsilon=eps, sensitivity=1.0)  # noqa: E731
+    assert exact_dp_audit(pf, pairs, claim=PureDP(eps)).passed is True
+    res = exact_dp_audit(pf, pairs, claim=BoundedRange(eps))
+    assert res.passed is False and res.worst_range > eps * 1.05
+    assert res.range_pair in pairs
+
+
+def test_halved_sensitivity_is_rejected():
+    table, pairs = _random_neighbour_utilities(7)
+    em = lambda d: dpselect.exponential_probabilities(table[d], epsilon=1.0, sensitivity=0.5)  # noqa: E731
+    res = exact_dp_audit(em, pairs, claim=BoundedRange(1.0))
+    assert res.passed is False and res.worst_range == pytest.approx(2.0, rel=1e-9)
+    assert exact_dp_audit(em, pairs, claim=PureDP(1.0)).passed is False
+    assert exact_dp_audit(em, pairs, claim=BoundedRange(2.0)).passed is True
+
+
+def test_approximate_claim_uses_the_hockey_stick_divergence():
+    table, pairs = _random_neighbour_utilities(3)
+    em = lambda d: dpselect.exponential_probabilities(table[d], epsilon=1.0, sensitivity=1.0)  # noqa: E731
+    # an ε-BR release is (ε', δ(ε'))-DP with the bounded-range profile: the claim holds, a smaller δ does not
+    res = exact_dp_audit(em, pairs, claim=ApproxDP(0.5, BoundedRange(1.0).delta(0.5)))
+    assert res.passed is True and 0 < res.worst_delta <= BoundedRange(1.0).delta(0.5)
+    assert exact_dp_audit(em, pairs, claim=ApproxDP(0.5, res.worst_delta / 2)).passed is False
+    assert exact_dp_audit(em, pairs, claim=ApproxDP(1.0, 0.0)).passed is True      # δ = 0: the pure check
+
+
+def test_claim_argument_errors():
+    with pytest.raises(ValueError, match="give either epsilon= or claim=, not both"):
+        exact_dp_audit(em_prob, [("x", "y")], epsilon=1.0, claim=PureDP(1.0))
+    with pytest.raises(TypeError, match="claim must be a guarantee value the exact audit can check"):
+        exact_dp_audit(em_prob, [("x", "y")], claim=ZCDP(0.5))
+    res = exact_dp_audit(em_prob, [("x", "y")])
+    assert res.passed is None and res.worst_range == pytest.approx(1.0 * 0.5, rel=1e-12)   # (3,0) vs (2,0): ε/2
