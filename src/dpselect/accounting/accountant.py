@@ -362,8 +362,11 @@ class Accountant:
         if self.mode == "basic" or (self.mode == "adaptive" and self.delta == 0.0):
             return PureDP(eps) if dl == 0.0 else ApproxDP(eps, dl)
         target = self.delta if delta is None else delta
-        if target <= dl:
-            return ApproxDP(math.inf if target < dl else eps, target) if math.isfinite(eps) else ApproxDP(math.inf, target)
+        if target < dl or (target == dl and not math.isfinite(eps)):
+            raise ValueError(f"no finite ε is certified at delta={target!r}: the (ε, δ) charges alone spent "
+                             f"δ = {dl!r}")
+        if target == dl:
+            return ApproxDP(eps, target)
         if self.mode == "adaptive":
             return ApproxDP(zcdp_epsilon(rho, target - dl), target)
         best = eps
@@ -418,7 +421,12 @@ class Accountant:
             raise ImportError("Accountant.plot needs matplotlib (pip install matplotlib); the accountant itself "
                               "does not") from exc
         ds = np.logspace(-12, -1, 45) if deltas is None else np.asarray(deltas, dtype=float)
-        eps = [self.spent(float(d)).epsilon(float(d)) for d in ds]
+        eps = []
+        for d in ds:
+            try:
+                eps.append(self.spent(float(d)).epsilon(float(d)))
+            except ValueError:          # below the δ the (ε, δ) charges spent: nothing finite to draw
+                eps.append(math.nan)
         if ax is None:
             _, ax = plt.subplots()
         ax.semilogx(ds, eps, label=f"spent ({len(self._history)} charges, mode={self.mode})")

@@ -34,7 +34,7 @@ from scipy.special import bdtrc, gammaln
 
 from .._validation import check_choice, check_int, check_nonnegative, check_positive, short_repr
 from ._numeric import bisect_decreasing, check_delta, down, square_over, sum_up, up
-from .guarantees import DEFAULT_ORDERS, RDP, ZCDP, ApproxDP, BoundedRange, GaussianMechanism, Guarantee, PureDP
+from .guarantees import DEFAULT_ORDERS, RDP, ZCDP, ApproxDP, BoundedRange, Guarantee, PureDP
 
 __all__ = ["compose_basic", "compose_zcdp", "compose_rdp", "optimal_pure", "optimal_bounded_range",
            "PureDPComposition", "BoundedRangeComposition", "per_pick_epsilon", "pure_epsilon"]
