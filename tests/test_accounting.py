@@ -12,9 +12,11 @@ import pytest
 from scipy import integrate, stats
 
 import dpselect
-from dpselect.accounting import (RDP, ZCDP, Accountant, ApproxDP, BoundedRange, BoundedRangeComposition,
+from dpselect.accounting import (RDP, ZCDP, Accountant, AdaptiveBoundedRangeComposition, ApproxDP, BoundedRange,
+                                 BoundedRangeComposition,
                                  GaussianMechanism, PureDP, PureDPComposition, compose_basic, compose_rdp,
                                  compose_zcdp, optimal_bounded_range, optimal_pure, per_pick_epsilon)
+from dpselect.accounting._adaptive_br import adaptive_br_curve
 from dpselect.accounting.composition import _grr_delta, _grr_delta_sum
 from dpselect.exceptions import BudgetExceededError
 
@@ -245,6 +247,51 @@ def test_bounded_range_composition_ordering_and_epsilon_root():
     assert BoundedRangeComposition(0.3, 1).epsilon(1e-3) == pytest.approx(BoundedRange(0.3).epsilon(1e-3), rel=1e-5)
 
 
+# -- optimal *adaptive* composition of bounded-range releases -------------------------------------------
+def _adaptive_brute_k2(eps, eg, n=81):
+    """k = 2, the second mechanism chosen from the first output: max over a grid of (t1, t2 after the
+    high output, t2 after the low output), all four outcomes enumerated."""
+    ts = np.linspace(0, 1, n)
+    q1 = np.expm1((1 - ts) * eps) / math.expm1(eps)
+    p1 = np.exp(ts * eps) * q1
+    P, Q = p1[:, None, None], q1[:, None, None]
+    a, b = p1[None, :, None], q1[None, :, None]
+    c, d = p1[None, None, :], q1[None, None, :]
+    E = math.exp(eg)
+    tot = (np.maximum(P * a - E * Q * b, 0) + np.maximum(P * (1 - a) - E * Q * (1 - b), 0)
+           + np.maximum((1 - P) * c - E * (1 - Q) * d, 0) + np.maximum((1 - P) * (1 - c) - E * (1 - Q) * (1 - d), 0))
+    return float(tot.max())
+
+
+def test_adaptive_bounded_range_against_brute_force():
+    eps, m = 1.0, 400
+    lower = adaptive_br_curve(eps, 2, m, upper=False)[0]
+    for eg in (0.1, 0.5, 1.0, 1.5):
+        brute = _adaptive_brute_k2(eps, eg)
+        got = AdaptiveBoundedRangeComposition(eps, 2, m).delta(eg)
+        assert brute <= got <= brute * 1.03                           # certified, and close at m = 400
+        assert lower[int(round(eg / (eps / m)))] <= got
+    # the cost of adaptivity (Dong, Durfee & Rogers): choosing the second mechanism from the first output
+    # beats every batch, so the batch optimum must not be used for adaptive sequences
+    assert _adaptive_brute_k2(1.0, 0.1) > BoundedRangeComposition(1.0, 2).delta(0.1) * 1.03
+
+
+def test_adaptive_bounded_range_reference_and_accountant():
+    ad = AdaptiveBoundedRangeComposition(0.1, 100).epsilon(1e-6)
+    batch = BoundedRangeComposition(0.1, 100).epsilon(1e-6)
+    lower_curve = adaptive_br_curve(0.1, 100, 40, upper=False)[0]
+    lower = np.flatnonzero(lower_curve <= 1e-6)[0] * 0.1 / 40          # a strategy's ε: below the optimum
+    assert batch <= lower <= ad <= batch * 1.02                         # issue 24: within 2% of the optimum
+    assert ad < compose_zcdp(EM100).epsilon(1e-6)
+    acc = Accountant(epsilon=2.25, delta=1e-6, mode="fixed")            # EMs chosen adaptively, ε fixed
+    n = 0
+    with pytest.raises(BudgetExceededError):
+        while True:
+            acc.charge(BoundedRange(0.1))
+            n += 1
+    assert n == 98 and acc.spent().epsilon_ <= 2.25
+
+
 # -- per_pick_epsilon --------------------------------------------------------------------------------
 def test_per_pick_epsilon():
     assert per_pick_epsilon("pure", k=10, epsilon=1.0) == 0.1
@@ -259,7 +306,9 @@ def test_per_pick_epsilon():
     assert PureDPComposition(e_pure, 100).delta(2.25) <= 1e-6 < PureDPComposition(e_pure * 1.0001, 100).delta(2.25)
     assert BoundedRangeComposition(e_br, 100).delta(2.25) <= 1e-6
     assert BoundedRangeComposition(e_br * 1.0001, 100).delta(2.25) > 1e-6
-    assert ZCDP(100 * e_br_ad ** 2 / 8).delta(2.25) <= 1e-6 < ZCDP(100 * (e_br_ad * 1.0001) ** 2 / 8).delta(2.25)
+    # adaptive picks: certified by the adaptive recursion (grid 63 per ε0 at k = 100), better than the zCDP route
+    assert AdaptiveBoundedRangeComposition(e_br_ad, 100, 63).delta(2.25) <= 1e-6
+    assert ZCDP(100 * e_br_ad ** 2 / 8).delta(2.25) > 1e-6
     with pytest.raises(ValueError, match="kind must be one of"):
         per_pick_epsilon("gaussian", k=2, epsilon=1.0)
     with pytest.raises(ValueError, match="k must be an int >= 1, got 0"):

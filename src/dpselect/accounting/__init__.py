@@ -11,10 +11,10 @@ See ``docs/accounting.md``. The selectors will take ``accountant=`` once the mec
 from __future__ import annotations
 
 from .accountant import MODES, Accountant, ChargeRecord
-from .composition import (BoundedRangeComposition, PureDPComposition, compose_basic, compose_rdp, compose_zcdp,
+from .composition import (AdaptiveBoundedRangeComposition, BoundedRangeComposition, PureDPComposition, compose_basic, compose_rdp, compose_zcdp,
                           optimal_bounded_range, optimal_pure, per_pick_epsilon)
 from .guarantees import DEFAULT_ORDERS, RDP, ZCDP, ApproxDP, BoundedRange, GaussianMechanism, Guarantee, PureDP
 
 __all__ = ["Guarantee", "PureDP", "BoundedRange", "ApproxDP", "ZCDP", "GaussianMechanism", "RDP", "DEFAULT_ORDERS",
            "compose_basic", "compose_zcdp", "compose_rdp", "optimal_pure", "optimal_bounded_range",
-           "PureDPComposition", "BoundedRangeComposition", "per_pick_epsilon", "Accountant", "ChargeRecord", "MODES"]
+           "PureDPComposition", "BoundedRangeComposition", "AdaptiveBoundedRangeComposition", "per_pick_epsilon", "Accountant", "ChargeRecord", "MODES"]

@@ -14,8 +14,9 @@ Modes (what the budget certifies):
     ε_i²/2-zCDP and their δ_i add against ``approx_delta``.
 ``"basic"`` — basic composition (ε's add, δ's add), also fully adaptive: best for a few large pure charges.
 ``"fixed"`` — the sequence of ε's is fixed in advance (the mechanisms may still depend on earlier
-    outputs): the best of basic, zCDP, RDP composition and, for k releases of one ε0-DP kind, the optimal
-    composition of Kairouz, Oh & Viswanath.
+    outputs): the best of basic, zCDP, RDP composition and, for k releases of one ε0, the optimal
+    composition of Kairouz, Oh & Viswanath (pure) or the certified optimal adaptive composition of
+    bounded-range releases (k ≤ 400; computed once per ε0, a second or two).
 ``"batch"`` — the mechanisms themselves are fixed in advance (none looks at an earlier output): as
     ``"fixed"`` plus the optimal non-adaptive composition of k ε0-bounded-range releases (Dong, Durfee &
     Rogers 2020).
@@ -37,7 +38,7 @@ import numpy as np
 from .._validation import check_choice, check_nonnegative, check_positive, short_repr
 from ..exceptions import BudgetExceededError
 from ._numeric import check_delta, down, rdp_delta, up, zcdp_delta, zcdp_epsilon
-from .composition import (BoundedRangeComposition, PureDPComposition, _kairouz_delta, _composed_epsilon_cached)
+from .composition import (AdaptiveBoundedRangeComposition, BoundedRangeComposition, PureDPComposition, _kairouz_delta, _composed_epsilon_cached)
 from .guarantees import (DEFAULT_ORDERS, RDP, ZCDP, ApproxDP, BoundedRange, GaussianMechanism, Guarantee, PureDP)
 
 __all__ = ["Accountant", "ChargeRecord", "MODES"]
@@ -148,6 +149,15 @@ def _homogeneous_kmax(kind: str, eps0: float, epsilon: float, delta: float, batc
             lo = mid
         else:
             hi = mid
+    if kind == "bounded_range" and not batch:
+        # adaptively chosen exponential mechanisms: the certified adaptive optimum, between the pure-DP
+        # answer (lo) and the batch optimum (an upper limit), one pass of the recursion for all counts
+        k_batch = _homogeneous_kmax(kind, eps0, epsilon, delta, True)
+        if lo < k_batch <= 400:
+            from ._adaptive_br import adaptive_br_curve, default_resolution
+            m = default_resolution(k_batch)
+            _, trace = adaptive_br_curve(eps0, k_batch, m, query=int(math.floor(epsilon / (eps0 / m))))
+            lo = max(lo, int(np.argmax(trace > delta)) if np.any(trace > delta) else k_batch)
     return lo
 
 
@@ -375,6 +385,8 @@ class Accountant:
         h = self._homogeneous_now()
         if h is not None and dl == 0.0:
             kind, e0, n = h
+            if kind == "bounded_range" and self.mode == "fixed" and n <= 400:
+                best = min(best, AdaptiveBoundedRangeComposition(e0, n).epsilon(target))
             kind = kind if self.mode == "batch" else "pure"
             best = min(best, _composed_epsilon_cached(kind, e0, n, target))
         rdp = self._rdp
