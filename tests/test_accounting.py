@@ -290,6 +290,10 @@ def test_adaptive_bounded_range_reference_and_accountant():
             acc.charge(BoundedRange(0.1))
             n += 1
     assert n == 98 and acc.spent().epsilon_ <= 2.25
+    # a whole top-k charged at once is the same as its k picks
+    acc2 = Accountant(epsilon=2.25, delta=1e-6, mode="fixed")
+    acc2.charge(AdaptiveBoundedRangeComposition(0.1, 98), label="top-98")
+    assert not acc2.can_afford(BoundedRange(0.1)) and acc2.spent() == acc.spent()
 
 
 # -- per_pick_epsilon --------------------------------------------------------------------------------

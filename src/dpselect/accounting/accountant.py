@@ -93,7 +93,7 @@ def _cost(g: Guarantee) -> _Cost:
         if g.delta_ == 0.0:
             return _Cost(g.epsilon_, 0.0, PureDP(g.epsilon_).zcdp(), ("pure", g.epsilon_, 1))
         return _Cost(g.epsilon_, g.delta_, PureDP(g.epsilon_).zcdp(), None)
-    if isinstance(g, BoundedRangeComposition):
+    if isinstance(g, (BoundedRangeComposition, AdaptiveBoundedRangeComposition)):
         return _Cost(up(g.k * g.epsilon0), 0.0, g.zcdp(), ("bounded_range", g.epsilon0, g.k))
     if isinstance(g, PureDPComposition):
         return _Cost(up(g.k * g.epsilon0), 0.0, g.zcdp(), ("pure", g.epsilon0, g.k))
@@ -295,7 +295,7 @@ class Accountant:
     def _curve(g: Guarantee) -> np.ndarray:
         if isinstance(g, ApproxDP) and g.delta_ > 0:
             return np.array([PureDP(g.epsilon_).rdp(a) for a in DEFAULT_ORDERS])   # δ counted apart
-        if isinstance(g, (PureDPComposition, BoundedRangeComposition)):
+        if isinstance(g, (PureDPComposition, BoundedRangeComposition, AdaptiveBoundedRangeComposition)):
             one = PureDP(g.epsilon0) if isinstance(g, PureDPComposition) else BoundedRange(g.epsilon0)
             return g.k * np.array([one.rdp(a) for a in DEFAULT_ORDERS])
         return np.array([g.rdp(a) for a in DEFAULT_ORDERS]) * (1.0 + 1e-15)
