@@ -26,6 +26,14 @@ def up(x: float, rel: float = _REL) -> float:
     return math.nextafter(x + abs(x) * rel, math.inf)
 
 
+def up_eps(x: float) -> float:
+    """An ε computed through a cancellation (ε + log(...), a minimum over α) rounded up: relative margin
+    plus an absolute 1e-13, above the absolute error of the terms (|terms| ≲ 10³ times 1e-16)."""
+    if x == 0.0 or not math.isfinite(x):
+        return x
+    return up(x) + 1e-13
+
+
 def exact_up(value: float, exact: "Fraction") -> float:
     """``value`` (a float approximation of the rational ``exact``) moved up one ulp if it is below it:
     simple arithmetic (ε²/8, sums) stays readable and is still never below the exact value."""
@@ -116,7 +124,7 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
     hi = math.log(_ALPHA_M1[min(i + 1, _ALPHA_M1.size - 1)])
     f = lambda x: float(_rdp_eps_at(np.array([math.exp(x)]), np.array([(math.exp(x) + 1.0) * rho]), ld)[0])
     best = min(float(vals[i]), _refine(f, lo, hi))
-    return max(0.0, up(best))
+    return max(0.0, up_eps(best))
 
 
 def zcdp_delta(rho: float, epsilon: float) -> float:
@@ -140,7 +148,7 @@ def rdp_epsilon(orders: np.ndarray, rdp_eps: np.ndarray, delta: float) -> float:
     with np.errstate(invalid="ignore"):
         vals = _rdp_eps_at(orders - 1.0, rdp_eps, math.log(delta))
     vals = np.where(np.isnan(vals), np.inf, vals)
-    return max(0.0, up(float(np.min(vals))))
+    return max(0.0, up_eps(float(np.min(vals))))
 
 
 def rdp_delta(orders: np.ndarray, rdp_eps: np.ndarray, epsilon: float) -> float:

@@ -26,8 +26,8 @@ import numpy as np
 from scipy.special import log_ndtr, ndtr
 
 from .._validation import check_nonnegative, check_positive, short_repr
-from ._numeric import (bisect_decreasing, check_delta, exact_up, rdp_delta, rdp_epsilon, square_over, up, zcdp_delta,
-                       zcdp_epsilon)
+from ._numeric import (bisect_decreasing, check_delta, exact_up, rdp_delta, rdp_epsilon, square_over, up, up_eps,
+                       zcdp_delta, zcdp_epsilon)
 
 __all__ = ["Guarantee", "PureDP", "BoundedRange", "ApproxDP", "ZCDP", "GaussianMechanism", "RDP",
            "DEFAULT_ORDERS"]
@@ -107,7 +107,7 @@ class PureDP(Guarantee):
             return e
         # solve (e^ε − e^ε')/(1 + e^ε) = δ: ε' = ε + log(1 − δ − δ e^{−ε})
         arg = 1.0 - d - d * math.exp(-e)
-        return max(0.0, up(e + math.log(arg))) if arg > 0 else 0.0
+        return max(0.0, up_eps(e + math.log(arg))) if arg > 0 else 0.0
 
     def delta(self, epsilon: float) -> float:
         ep = _check_epsilon_arg(epsilon)
@@ -158,7 +158,7 @@ class BoundedRange(Guarantee):
         s = math.sqrt(d * math.expm1(e)) * math.exp(-e / 2.0)
         if s >= 1.0:
             return 0.0
-        return max(0.0, up(e + 2.0 * math.log1p(-s)))
+        return max(0.0, up_eps(e + 2.0 * math.log1p(-s)))
 
     def delta(self, epsilon: float) -> float:
         ep, e = _check_epsilon_arg(epsilon), self.epsilon_
