@@ -259,7 +259,8 @@ class AdaptiveBoundedRangeComposition(Guarantee):
     that dominates it (``dpselect.accounting._adaptive_br``), so the answer is an upper bound within
     O(1/resolution) of the optimum, and never worse than the zCDP route or the optimal pure-DP
     composition (both valid adaptively; the smallest of the three is returned). Cost ~ k²·resolution²
-    operations, computed once per (ε0, k) and cached; the default resolution keeps it near 10⁸.
+    operations, computed once per (ε0, k) and cached; the default resolution keeps it near 10⁸, and for
+    k > 400 (where that grid would be too coarse to help) the default skips the recursion.
 
     >>> round(AdaptiveBoundedRangeComposition(0.1, 100).epsilon(1e-6), 2)     # batch optimum: 2.246
     2.27
@@ -273,7 +274,9 @@ class AdaptiveBoundedRangeComposition(Guarantee):
         from ._adaptive_br import default_resolution
         object.__setattr__(self, "epsilon0", check_nonnegative(epsilon0, "epsilon0"))
         object.__setattr__(self, "k", check_int(k, "k", minimum=1))
-        m = default_resolution(self.k) if resolution is None else check_int(resolution, "resolution", minimum=1)
+        # default: no recursion beyond k = 400 (the affordable grid would be too coarse to beat zCDP)
+        m = (default_resolution(self.k) if self.k <= 400 else 0) if resolution is None \
+            else check_int(resolution, "resolution", minimum=1)
         object.__setattr__(self, "resolution", m)
 
     def _curve(self) -> np.ndarray:
@@ -283,15 +286,18 @@ class AdaptiveBoundedRangeComposition(Guarantee):
         eg = check_nonnegative(epsilon, "epsilon")
         if self.epsilon0 == 0.0 or eg >= self.k * self.epsilon0:
             return 0.0
+        others = min(_kairouz_delta(self.epsilon0, self.k, eg), ZCDP(self.zcdp()).delta(eg))
+        if self.resolution == 0:
+            return others
         h = self.epsilon0 / self.resolution
         curve = self._curve()
         i = min(int(math.floor(eg / h)), curve.size - 1)       # δ is non-increasing: the grid point below
-        return min(float(curve[i]), _kairouz_delta(self.epsilon0, self.k, eg), ZCDP(self.zcdp()).delta(eg))
+        return min(float(curve[i]), others)
 
     def epsilon(self, delta: float = 0.0) -> float:
         d = check_delta(delta)
         others = min(PureDPComposition(self.epsilon0, self.k).epsilon(d), ZCDP(self.zcdp()).epsilon(d))
-        if d == 0.0 or self.epsilon0 == 0.0:
+        if d == 0.0 or self.epsilon0 == 0.0 or self.resolution == 0:
             return min(others, self.k * self.epsilon0)
         curve = self._curve()
         ok = np.flatnonzero(curve <= d)
