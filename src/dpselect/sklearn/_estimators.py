@@ -209,12 +209,12 @@ class _PublicSchemaClassifier(ClassifierMixin, BaseEstimator):
                 # not both occur (an error on a one-class table would depend on the data)
                 classes = np.array([False, True]) if yv.dtype == bool else np.array([0, 1]).astype(yv.dtype)
             else:
-                # the class labels are part of the public schema; here they are read off the records
-                warn_public_from_data("classes", present.tolist()[:10], type(self).__name__ + ".fit", stacklevel=4)
                 if present.size != 2:
                     raise ValueError(f"y holds {present.size} class(es) {present.tolist()[:10]}; pass "
                                      "classes=[negative, positive] (public) to train on a table where one may be "
                                      "absent")
+                # the class labels are part of the public schema; here they are read off the records
+                warn_public_from_data("classes", present.tolist()[:10], type(self).__name__ + ".fit", stacklevel=4)
                 classes = present
         else:
             classes = _public_classes(self.classes)
