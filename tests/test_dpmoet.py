@@ -266,3 +266,33 @@ def test_reusing_the_compressed_table_changes_nothing(nltcs):
         dp_moet(nltcs.subset(np.arange(100)), epsilon=0.5, rng=9, compressed=comp, **SMALL)
     with pytest.raises(TypeError):
         dp_moet(nltcs, epsilon=0.5, rng=9, compressed="x", **SMALL)
+
+
+def test_accuracy_approach_selects_by_correct_count_with_sensitivity_one(nltcs):
+    """approach="accuracy": the law of one pick is the exponential mechanism on TP + TN with Δ = 1 (local
+    mechanisms included), and it is ε-DP on neighbour tables (exact audit)."""
+    from dpselect.mechanisms import exponential_probabilities
+    from dpselect.multiobjective import priv_agg_probabilities
+    from dpselect.sensitivity import constant
+    from dpselect.trees import TreeSpace, random_population
+
+    x = load_table({"a": [0.1, 0.3, 0.5, 0.7, 0.9], "y": [1, 0, 1, 1, 0]}, "y", numeric_bounds={"a": (0, 1)})
+    pop = random_population(TreeSpace.from_data(x), 8, 2, rng=1)
+    eps = 0.9
+    laws = {}
+    for drop in [None, 0, 1, 2, 3, 4]:
+        data = x if drop is None else x.subset(np.delete(np.arange(5), drop))
+        tp, tn = CompressedTable.from_data(data).counts(pop)
+        C = (tp + tn).astype(float)[:, None]
+        em = exponential_probabilities(C[:, 0], epsilon=eps, sensitivity=1.0)
+        ld = priv_agg_probabilities(C, np.ones(1), epsilon=eps, sensitivities=[constant(8, 1.0)],
+                                    mechanism="local_dampening")
+        np.testing.assert_allclose(ld, em, rtol=1e-12)
+        laws[drop] = em
+    res = exact_dp_audit(lambda d: laws[d], [(None, d) for d in range(5)], epsilon=eps)
+    assert res.passed and res.worst_log_ratio <= eps + 1e-12
+    r = dp_moet(nltcs, epsilon=1.0, approach="accuracy", rng=0, **SMALL)
+    assert r.variant == "DP-MOET-Accuracy-local" and len(r.trees) == 2
+    ref = nodp_moet(nltcs, approach="accuracy", rng=0, **SMALL)   # the exact best count among the last population
+    correct = lambda t: int((t.predict(nltcs.X) == nltcs.y).sum())  # noqa: E731
+    assert ref.variant == "NODP-MOET-Accuracy" and correct(ref.trees[0]) >= correct(ref.trees[1])
