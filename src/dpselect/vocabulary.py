@@ -249,8 +249,11 @@ def selection_result(fn: F) -> F:
     pandas Series or DataFrame, the selection is given as its index **labels** instead of positions: one
     label, or a numpy array of labels of the same shapes as above. With a DataFrame the columns name the
     objectives: ``objective_weights`` (a mapping or a Series) and ``sensitivities`` (a mapping) may be
-    keyed by column name; a ``base_measure`` Series is aligned on the index. pandas is recognised by
-    duck typing and never imported here, so the core works without it.
+    keyed by column name; a ``base_measure`` Series is aligned on the index. Refused: an index holding
+    a label twice (the returned label would not say which candidate was picked) and utilities stored as
+    text, numeric-looking strings included (silent conversion would hide a parsing problem; numbers
+    with dtype object are accepted). pandas is recognised by duck typing and never imported here, so
+    the core works without it.
 
     >>> @selection_result
     ... def pick(u, *, k=None, size=None):
