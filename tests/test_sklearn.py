@@ -448,6 +448,9 @@ def test_string_columns_without_categories_name_categories():
     clf = DiffPID3Classifier(n_max=100, depth=1, feature_bounds={"age": (0, 1)}, categories={"job": ["a", "b"]},
                              random_state=0).fit(df, y)
     assert clf.categorical_.tolist() == [True, False]
+    two = df.assign(sex=["F", "M"] * 20)[["job", "sex", "age"]]
+    with pytest.raises(ValueError, match=r"column 'sex' of X holds non-numbers.*categories=\{'sex'"):
+        clone(clf).fit(two, y)
 
 
 def test_select_model_labels_need_pos_label():

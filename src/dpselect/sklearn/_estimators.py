@@ -130,7 +130,7 @@ class _PublicSchemaClassifier(ClassifierMixin, BaseEstimator):
                 else:
                     raise ValueError(f"feature_bounds must be (lo, hi), one (lo, hi) per feature (shape ({p}, 2)) "
                                      f"or a mapping feature -> (lo, hi), got shape {arr.shape}")
-        values = {j: np.asarray(X[:, j], dtype=np.float64) for j in numeric}
+        values = {j: self._numeric_column(X, j) for j in numeric}
         missing = [int(j) for j in numeric if np.isnan(bounds[j]).any()]
         if missing:
             lo = np.array([values[j].min() for j in missing])
@@ -148,6 +148,16 @@ class _PublicSchemaClassifier(ClassifierMixin, BaseEstimator):
         self.categorical_ = categorical
         self.feature_bounds_ = bounds
         self.categories_ = [cats.get(j) for j in range(p)]
+
+    def _numeric_column(self, X: np.ndarray, j: int) -> np.ndarray:
+        """Column j as floats; a column of strings asks for ``categories`` (the schema declares it)."""
+        try:
+            return np.asarray(X[:, j], dtype=np.float64)
+        except (TypeError, ValueError):
+            names = getattr(self, "feature_names_in_", None)
+            name = repr(str(names[j])) if names is not None else str(j)
+            raise ValueError(f"column {name} of X holds non-numbers (e.g. {X[0, j]!r}); list a categorical "
+                             f"column and its public values in categories={{{name}: [...]}}") from None
 
     @staticmethod
     def _pair(b: Any, key: Any) -> np.ndarray:
@@ -167,7 +177,7 @@ class _PublicSchemaClassifier(ClassifierMixin, BaseEstimator):
         for j in range(X.shape[1]):
             cats = self.categories_[j]
             if cats is None:
-                col = np.asarray(X[:, j], dtype=np.float64)
+                col = self._numeric_column(X, j)
                 if not np.all(np.isfinite(col)):
                     raise ValueError("Input X contains NaN or infinity")
                 lo, hi = self.feature_bounds_[j]
