@@ -28,9 +28,6 @@ EXPECTED_FAILED_CHECKS = {
                                    "the data is a release) nor can it promise to predict that class",
 }
 
-#: label sets that are the public boolean convention (reading them off y leaks nothing)
-_BOOLEAN_CLASSES = ({0, 1}, {False, True})
-
 def _generator(random_state: Any) -> Any:
     """``random_state`` as a Generator (numpy SPEC 7); a legacy RandomState gives a seed drawn from it."""
     if isinstance(random_state, np.random.RandomState):
@@ -130,7 +127,7 @@ class _PublicSchemaClassifier(ClassifierMixin, BaseEstimator):
                 else:
                     raise ValueError(f"feature_bounds must be (lo, hi), one (lo, hi) per feature (shape ({p}, 2)) "
                                      f"or a mapping feature -> (lo, hi), got shape {arr.shape}")
-        values = {j: self._numeric_column(X, j) for j in numeric}
+        values = {j: self._numeric_column(X, int(j)) for j in numeric}
         missing = [int(j) for j in numeric if np.isnan(bounds[j]).any()]
         if missing:
             lo = np.array([values[j].min() for j in missing])
