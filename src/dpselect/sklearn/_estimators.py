@@ -198,7 +198,7 @@ class _PublicSchemaClassifier(ClassifierMixin, BaseEstimator):
             try:
                 Xv, yv = validate_data(self, X, y)
             except ValueError as exc:
-                if "convert" in str(exc) and "string" in str(exc):
+                if "string" in str(exc).lower():
                     raise ValueError(f"X holds non-numeric values ({exc}); declare every string column with "
                                      "categories={column: [its public values]} (e.g. categories={'workclass': "
                                      "['Private', 'State-gov', ...]}); the other columns must be numbers") from exc
@@ -242,7 +242,13 @@ class _PublicSchemaClassifier(ClassifierMixin, BaseEstimator):
     def _validate_predict(self, X: ArrayLike) -> np.ndarray:
         check_is_fitted(self)
         if self.categories is None:
-            Xv = validate_data(self, X, reset=False)
+            try:
+                Xv = validate_data(self, X, reset=False)
+            except ValueError as exc:
+                if "string" in str(exc).lower():
+                    raise ValueError(f"X holds non-numeric values ({exc}); the model was fitted without "
+                                     "categories=, so every column must be numeric") from exc
+                raise
         else:
             Xv = validate_data(self, X, reset=False, dtype=None, ensure_all_finite=False)
         return self._encode(Xv, fitting=False)
