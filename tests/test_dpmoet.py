@@ -43,7 +43,7 @@ def test_compressed_counts_equal_direct_counts(nltcs):
 @pytest.mark.parametrize("approach", ["pareto", "agg"])
 @pytest.mark.parametrize("mech,sens", [("exponential", "global"), ("local_dampening", "local")])
 def test_variants_run_and_report_true_objectives(nltcs, approach, mech, sens):
-    res = dp_moet(nltcs, epsilon=1.0, approach=approach, mechanism=mech, rng=3, **SMALL)
+    res = dp_moet(nltcs, epsilon=1.0, approach=approach, mechanism=mech, rng=3, exact_statistics=True, **SMALL)
     assert res.variant == f"DP-MOET-{approach.capitalize()}-{sens}"
     assert len(res.trees) == 2 and res.objectives.shape == (2, 2) and res.generations == 2
     pred = predict_many(res.trees, nltcs.X).astype(bool)
@@ -84,7 +84,7 @@ def test_deprecated_weights_spelling(nltcs):
 
 def test_other_mechanisms_and_aliases(nltcs):
     res = dp_moet(nltcs, epsilon=1.0, approach="agg", mechanism="PF", rng=1, **SMALL)
-    assert res.variant == "DP-MOET-Agg-permute_and_flip" and res.objectives.shape == (2, 2)
+    assert res.variant == "DP-MOET-Agg-permute_and_flip" and len(res.trees) == 2
     res = dp_moet(nltcs, epsilon=1.0, mechanism="sld", rng=1, **SMALL)
     assert res.variant == "DP-MOET-Pareto-shifted_local_dampening"
     with pytest.raises(ValueError, match="mechanism"):
@@ -133,9 +133,60 @@ def test_bad_arguments(nltcs):
         dp_moet(nltcs, epsilon=1.0, budget="half", rng=0)
     with pytest.raises(ValueError, match="objective_weights"):
         dp_moet(nltcs, epsilon=1.0, approach="agg", objective_weights=(0, 0), rng=0)
-    one_class = load_table({"a": [0.1, 0.2, 0.3], "y": [0, 1, 1]}, "y", numeric_bounds={"a": (0, 1)}).subset(np.array([1, 2]))
-    with pytest.raises(ValueError, match="both positive and negative"):
-        dp_moet(one_class, epsilon=1.0, rng=0, **SMALL)
+    with pytest.raises(TypeError, match="exact_statistics"):
+        dp_moet(nltcs, epsilon=1.0, exact_statistics="no", rng=0)
+
+
+def _pair_without_negatives():
+    """Neighbours x (3 positives) and x + one negative record, on the public schema a in [0, 1]."""
+    x = load_table({"a": [0.1, 0.2, 0.3, 0.9], "y": [1, 1, 1, 0]}, "y", numeric_bounds={"a": (0, 1)})
+    return x.subset(np.array([0, 1, 2])), x
+
+
+@pytest.mark.parametrize("mech", ["local_dampening", "exponential", "shifted_local_dampening"])
+@pytest.mark.parametrize("approach", ["pareto", "agg"])
+def test_a_table_without_negatives_fits_like_its_neighbour(mech, approach):
+    """P6: an error on the table without negatives (and not on its neighbour) would be a release."""
+    no_neg, neighbour = _pair_without_negatives()
+    assert no_neg.y.tolist() == [1, 1, 1] and neighbour.y.tolist() == [1, 1, 1, 0]
+    no_pos = neighbour.subset(np.array([3]))
+    for data in (no_neg, neighbour, no_pos):
+        res = dp_moet(data, epsilon=1.0, approach=approach, mechanism=mech, rng=0, **SMALL)
+        assert len(res.trees) == 2 and res.objectives is None
+    stats = dp_moet(no_neg, epsilon=1.0, approach=approach, mechanism=mech, rng=0, exact_statistics=True, **SMALL)
+    assert (stats.objectives[:, 1] == 0).all()      # TNR = 0 by convention when there is no negative
+
+
+def test_first_selection_law_on_neighbours_without_negatives():
+    """The first selection on (TPR, TNR) with TNR = 0 for lack of negatives is ε-DP against the neighbour
+    with one negative (exact audit of priv_pareto's law with the same δ the run uses)."""
+    from dpselect.multiobjective import priv_pareto_probabilities
+    from dpselect.trees import TreeSpace, random_population
+    from dpselect.utilities.classification import rate_sensitivity
+
+    no_neg, neighbour = _pair_without_negatives()
+    pop = random_population(TreeSpace.from_data(no_neg), 6, 2, rng=3)
+    eps = 0.7
+    laws = []
+    for data in (no_neg, neighbour):
+        table = CompressedTable.from_data(data)
+        tp, tn = table.counts(pop)
+        U = moet._rates(tp, tn, table.n_pos, table.n_neg)
+        sens = [rate_sensitivity(tp, table.n_pos - tp), rate_sensitivity(tn, table.n_neg - tn)]
+        laws.append(priv_pareto_probabilities(U, epsilon=eps, sensitivities=sens, mechanism="local_dampening"))
+    p, q = laws
+    assert np.all(p > 0) and np.all(q > 0)
+    assert np.max(np.abs(np.log(p / q))) <= eps + 1e-9
+
+
+def test_result_holds_no_exact_training_statistics_by_default(nltcs):
+    """P5: neighbours differ in the exact TPR/TNR; the default result must not carry them."""
+    res = dp_moet(nltcs, epsilon=1.0, rng=4, **SMALL)
+    assert res.objectives is None and res.history == []
+    assert set(vars(res)) == {"trees", "objectives", "variant", "epsilon", "budget", "generations", "history"}
+    full = dp_moet(nltcs, epsilon=1.0, rng=4, exact_statistics=True, **SMALL)
+    assert all(a == b for a, b in zip(res.trees, full.trees))   # recording them does not change the law
+    assert full.objectives.shape == (2, 2) and len(full.history) == 2
 
 
 # exact audit of one DP-MOSelection step as DP-MOET builds it (rates from counts, core sensitivities)
@@ -208,10 +259,40 @@ def test_table1_and_figure2_smoke(tmp_path):
 
 def test_reusing_the_compressed_table_changes_nothing(nltcs):
     comp = CompressedTable.from_data(nltcs)
-    a = dp_moet(nltcs, epsilon=0.5, rng=9, **SMALL)
-    b = dp_moet(nltcs, epsilon=0.5, rng=9, compressed=comp, **SMALL)
+    a = dp_moet(nltcs, epsilon=0.5, rng=9, exact_statistics=True, **SMALL)
+    b = dp_moet(nltcs, epsilon=0.5, rng=9, compressed=comp, exact_statistics=True, **SMALL)
     assert all(x == y for x, y in zip(a.trees, b.trees)) and np.array_equal(a.objectives, b.objectives)
     with pytest.raises(ValueError, match="does not match"):
         dp_moet(nltcs.subset(np.arange(100)), epsilon=0.5, rng=9, compressed=comp, **SMALL)
     with pytest.raises(TypeError):
         dp_moet(nltcs, epsilon=0.5, rng=9, compressed="x", **SMALL)
+
+
+def test_accuracy_approach_selects_by_correct_count_with_sensitivity_one(nltcs):
+    """approach="accuracy": the law of one pick is the exponential mechanism on TP + TN with Δ = 1 (local
+    mechanisms included), and it is ε-DP on neighbour tables (exact audit)."""
+    from dpselect.mechanisms import exponential_probabilities
+    from dpselect.multiobjective import priv_agg_probabilities
+    from dpselect.sensitivity import constant
+    from dpselect.trees import TreeSpace, random_population
+
+    x = load_table({"a": [0.1, 0.3, 0.5, 0.7, 0.9], "y": [1, 0, 1, 1, 0]}, "y", numeric_bounds={"a": (0, 1)})
+    pop = random_population(TreeSpace.from_data(x), 8, 2, rng=1)
+    eps = 0.9
+    laws = {}
+    for drop in [None, 0, 1, 2, 3, 4]:
+        data = x if drop is None else x.subset(np.delete(np.arange(5), drop))
+        tp, tn = CompressedTable.from_data(data).counts(pop)
+        C = (tp + tn).astype(float)[:, None]
+        em = exponential_probabilities(C[:, 0], epsilon=eps, sensitivity=1.0)
+        ld = priv_agg_probabilities(C, np.ones(1), epsilon=eps, sensitivities=[constant(8, 1.0)],
+                                    mechanism="local_dampening")
+        np.testing.assert_allclose(ld, em, rtol=1e-12)
+        laws[drop] = em
+    res = exact_dp_audit(lambda d: laws[d], [(None, d) for d in range(5)], epsilon=eps)
+    assert res.passed and res.worst_log_ratio <= eps + 1e-12
+    r = dp_moet(nltcs, epsilon=1.0, approach="accuracy", rng=0, **SMALL)
+    assert r.variant == "DP-MOET-Accuracy-local" and len(r.trees) == 2
+    ref = nodp_moet(nltcs, approach="accuracy", rng=0, **SMALL)   # the exact best count among the last population
+    correct = lambda t: int((t.predict(nltcs.X) == nltcs.y).sum())  # noqa: E731
+    assert ref.variant == "NODP-MOET-Accuracy" and correct(ref.trees[0]) >= correct(ref.trees[1])

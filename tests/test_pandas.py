@@ -107,3 +107,57 @@ def test_load_table_takes_a_dataframe_with_missing_cells():
         dpselect.load_table(df, "y", categories={"job": ["a", "b"]})
     with pytest.raises(ValueError, match="duplicate column"):
         dpselect.load_table(pd.DataFrame([[1, 2, 1]], columns=["a", "a", "y"]), "y")
+
+
+# ---------------------------------------------------------------------------------------------------
+# issue 21 item 12: ambiguous labels and text refused; probabilities keep the index
+# ---------------------------------------------------------------------------------------------------
+PROBABILITIES = {
+    "exponential": lambda u, **kw: dpselect.exponential_probabilities(u, epsilon=1.0, sensitivity=1.0, **kw),
+    "permute_and_flip": lambda u, **kw: dpselect.permute_and_flip_probabilities(u, epsilon=1.0, sensitivity=1.0,
+                                                                                **kw),
+    "report_noisy_max": lambda u, **kw: dpselect.report_noisy_max_probabilities(u, epsilon=1.0, sensitivity=1.0,
+                                                                                **kw),
+    "local_dampening": lambda u, **kw: dpselect.local_dampening_probabilities(u, epsilon=1.0,
+                                                                              sensitivity_function=SF, **kw),
+    "shifted_local_dampening": lambda u, **kw: dpselect.shifted_local_dampening_probabilities(
+        u, epsilon=1.0, sensitivity_function=SF, **kw),
+}
+
+
+@pytest.mark.parametrize("name", list(PROBABILITIES))
+def test_probabilities_of_a_series_are_a_series_indexed_like_it(name):
+    fn = PROBABILITIES[name]
+    shuffled = U.iloc[[2, 0, 3, 1]]
+    p = fn(shuffled)
+    assert isinstance(p, pd.Series) and p.index.tolist() == ["c", "a", "d", "b"]
+    assert np.array_equal(p.to_numpy(), fn(shuffled.to_numpy()))      # the same numbers as the array form
+    assert isinstance(fn(U.to_numpy()), np.ndarray)
+
+
+def test_multiobjective_probabilities_of_a_dataframe_are_a_series():
+    V = pd.DataFrame({"tpr": [0.9, 0.5, 0.1], "tnr": [0.2, 0.6, 0.95]}, index=["m1", "m2", "m3"])
+    p = dpselect.priv_pareto_probabilities(V, epsilon=1.0, sensitivities={"tpr": 1.0, "tnr": 1.0})
+    assert isinstance(p, pd.Series) and p.index.tolist() == ["m1", "m2", "m3"]
+    q = dpselect.priv_agg_probabilities(V, {"tnr": 1.0, "tpr": 3.0}, epsilon=1.0, sensitivities=[1.0, 1.0])
+    r = dpselect.priv_agg_probabilities(V.to_numpy(), [3.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0])
+    assert q.index.tolist() == ["m1", "m2", "m3"] and np.array_equal(q.to_numpy(), r)
+
+
+@pytest.mark.parametrize("name", list(SELECTORS))
+def test_duplicate_index_labels_are_refused(name):
+    dup = pd.Series([12.0, 40.0, 39.0, 3.0], index=["a", "b", "b", "d"])
+    with pytest.raises(ValueError, match="index holds the label 'b' more than once"):
+        SELECTORS[name](dup, rng=0)
+    with pytest.raises(ValueError, match="more than once"):
+        PROBABILITIES[name](dup)
+    assert SELECTORS[name](dup.reset_index(drop=True), rng=0) == 1
+
+
+@pytest.mark.parametrize("name", list(SELECTORS))
+def test_text_utilities_are_refused_numbers_as_objects_accepted(name):
+    with pytest.raises(TypeError, match="holds strings"):
+        SELECTORS[name](pd.Series(["12", "40", "39", "3"], index=list("abcd")), rng=0)
+    with pytest.raises(TypeError, match="holds strings"):
+        PROBABILITIES[name](pd.Series(["12", "40", "39", "3"], index=list("abcd")))
+    assert SELECTORS[name](pd.Series([12, 40, 39, 3], index=list("abcd"), dtype=object), rng=0) == "b"

@@ -153,7 +153,7 @@ def test_no_quirk_is_dp_moet_bit_for_bit():
     comp = CompressedTable.from_data(data)
     s = dict(population=6, selection=2, generations=2, depth=2, max_depth=3, output=2, budget="even")
     a = dp_moet(data, epsilon=1.0, approach="pareto", mechanism="local_dampening", rng=np.random.default_rng(4),
-                compressed=comp, **s)
+                compressed=comp, exact_statistics=True, **s)
     b = pc.moet_run(data, comp, epsilon=1.0, approach="pareto", mechanism="local_dampening", weights=(3, 2),
                     rng=np.random.default_rng(4), quirks=(), **s)
     assert np.array_equal(a.objectives, b.objectives)

@@ -220,11 +220,16 @@ def blobs(n=3000, seed=0):
 @pytest.mark.parametrize("est", [DiffPID3Classifier(n_max=1000), DPMOETClassifier(population=10, generations=1)],
                          ids=["DiffPID3Classifier", "DPMOETClassifier"])
 def test_check_estimator(est):
+    from dpselect.sklearn import EXPECTED_FAILED_CHECKS
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dpselect.PrivacyLeakWarning)
-        results = check_estimator(est, on_fail=None, on_skip=None)
+        results = check_estimator(est, on_fail=None, on_skip=None, expected_failed_checks=EXPECTED_FAILED_CHECKS)
     failed = [r["check_name"] for r in results if r["status"] == "failed"]
     assert not failed, failed
+    # fit on one class completes (no data-dependent error); whether the noisy model then predicts that one
+    # class everywhere (the check's demand) is left to the noise: passed or expected failure, both fine
+    assert {r["status"] for r in results if r["check_name"] == "check_classifiers_one_label"} <= {"passed", "xfail"}
     tags = est.__sklearn_tags__()
     assert tags.classifier_tags.poor_score and not tags.classifier_tags.multi_class
 
@@ -241,7 +246,8 @@ def test_without_the_poor_score_tag_only_the_accuracy_check_fails():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         results = check_estimator(StrictDiffPID3(n_max=1000), on_fail=None, on_skip=None)
-    assert {r["check_name"] for r in results if r["status"] == "failed"} == {"check_classifiers_train"}
+    failed = {r["check_name"] for r in results if r["status"] == "failed"}
+    assert "check_classifiers_train" in failed and failed <= {"check_classifiers_train", "check_classifiers_one_label"}
 
 
 def test_diffpid3_classifier_public_bounds_and_no_warning():
@@ -343,3 +349,156 @@ def test_aggregate_fast_path_has_priv_aggs_law():
     a = dpselect.shifted_local_dampening_probabilities(U @ w, epsilon=1.0, sensitivity_function=fast)
     b = dpselect.priv_agg_probabilities(U, w, epsilon=1.0, sensitivities=sfs, mechanism="SLD")
     assert np.allclose(a, b, rtol=1e-9, atol=1e-15)
+
+
+# ---------------------------------------------------------------------------------------------------
+# issue 21: what a fitted estimator holds, data-independent errors, select_model's labels
+# ---------------------------------------------------------------------------------------------------
+def _fitted_state(est):
+    """Every attribute of a fitted estimator but the released model, as comparable Python values."""
+    out = {}
+    for name, value in vars(est).items():
+        if name in ("trees_", "tree_"):
+            continue
+        if name == "result_":
+            value = {k: v for k, v in vars(value).items() if k != "trees"}
+        out[name] = repr(value)
+    return out
+
+
+@pytest.mark.parametrize("Est,extra", [(DiffPID3Classifier, {"n_max": 100, "depth": 2}),
+                                       (DPMOETClassifier, {"population": 10, "generations": 2, "depth": 2,
+                                                           "max_depth": 3})], ids=["DiffPID3", "DPMOET"])
+def test_fitted_estimator_holds_nothing_exact_about_the_records(Est, extra):
+    """P5: neighbours (one record removed) give fitted objects that differ only in the released model; the
+    old DPMOETClassifier.result_ kept the exact training TPR/TNR (e.g. 30/34 vs 29/33) of every tree."""
+    X, y = blobs(60, seed=2)
+    est = Est(epsilon=1.0, feature_bounds=(0, 10), random_state=5, **extra)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", dpselect.PrivacyLeakWarning)
+        a = clone(est).fit(X, y)
+        b = clone(est).fit(X[1:], y[1:])
+    assert _fitted_state(a) == _fitted_state(b)
+    if Est is DPMOETClassifier:
+        assert a.result_.objectives is None and a.result_.history == []
+
+
+@pytest.mark.parametrize("Est,extra", [(DiffPID3Classifier, {"n_max": 100, "depth": 2}),
+                                       (DPMOETClassifier, {"population": 10, "generations": 1, "depth": 2,
+                                                           "max_depth": 3})], ids=["DiffPID3", "DPMOET"])
+@pytest.mark.parametrize("labels", ["01", "bool", "strings"])
+def test_one_class_absent_fits_like_its_neighbour(Est, extra, labels):
+    """P6: y with one negative vs its neighbour without it; 0/1 labels need no classes (public convention)."""
+    X, _ = blobs(40, seed=3)
+    y = np.ones(40, int)
+    y[0] = 0
+    classes = None
+    if labels == "bool":
+        y = y.astype(bool)
+    elif labels == "strings":
+        y = np.where(y == 1, "yes", "no")
+        classes = ["no", "yes"]
+    est = Est(epsilon=1.0, feature_bounds=(0, 10), classes=classes, random_state=0, **extra)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", dpselect.PrivacyLeakWarning)
+        present = clone(est).fit(X, y)
+        absent = clone(est).fit(X[1:], y[1:])
+        only_neg = clone(est).fit(X[:1], y[:1])
+    expected = {"01": [0, 1], "bool": [False, True], "strings": ["no", "yes"]}[labels]
+    for fitted in (present, absent, only_neg):
+        assert fitted.classes_.tolist() == expected
+        assert set(fitted.predict(X).tolist()) <= set(expected)
+        assert fitted.predict_proba(X).shape == (40, 2)
+
+
+def test_labels_read_from_y_warn_and_one_string_label_asks_for_classes():
+    X, y = blobs(50)
+    est = DiffPID3Classifier(n_max=100, depth=1, feature_bounds=(0, 10), random_state=0)
+    with pytest.warns(dpselect.PrivacyLeakWarning, match="classes"):
+        clone(est).fit(X, np.where(y == 1, "b", "a"))
+    with pytest.raises(ValueError, match=r"classes=\[negative, positive\]"):
+        clone(est).fit(X, np.full(50, "a"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", dpselect.PrivacyLeakWarning)
+        assert clone(est).fit(X, y.astype(float)).classes_.tolist() == [0.0, 1.0]
+
+
+@pytest.mark.parametrize("params,exc,match", [
+    ({"feature_bounds": {0: "ab"}}, TypeError, r"feature_bounds\[0\] must be a pair of numbers"),
+    ({"feature_bounds": "ab"}, TypeError, "feature_bounds must be"),
+    ({"feature_bounds": [("a", "b")] * 3}, TypeError, "feature_bounds must be"),
+    ({"classes": 5}, TypeError, "classes must be a sequence"),
+    ({"classes": "ab"}, TypeError, "classes must be a sequence"),
+    ({"classes": [0, 0]}, ValueError, "classes must be the two public class labels"),
+    ({"random_state": "x"}, TypeError, "random_state must be"),
+    ({"random_state": -1}, TypeError, "random_state must be"),
+])
+def test_estimator_errors_name_their_parameter(params, exc, match):
+    X, y = blobs(50)
+    with pytest.raises(exc, match=match):
+        DiffPID3Classifier(n_max=100, depth=1, **{"feature_bounds": (0, 10), **params}).fit(X, y)
+
+
+def test_string_columns_without_categories_name_categories():
+    df = pd.DataFrame({"job": ["a", "b"] * 20, "age": np.linspace(0, 1, 40)})
+    y = np.tile([0, 1], 20)
+    for Est in (DiffPID3Classifier, DPMOETClassifier):
+        with pytest.raises(ValueError, match="categories="):
+            Est(feature_bounds=(0, 1)).fit(df, y)
+    clf = DiffPID3Classifier(n_max=100, depth=1, feature_bounds={"age": (0, 1)}, categories={"job": ["a", "b"]},
+                             random_state=0).fit(df, y)
+    assert clf.categorical_.tolist() == [True, False]
+    two = df.assign(sex=["F", "M"] * 20)[["job", "sex", "age"]]
+    with pytest.raises(ValueError, match=r"column 'sex' of X holds non-numbers.*categories=\{'sex'"):
+        clone(clf).fit(two, y)
+
+
+def test_select_model_labels_need_pos_label():
+    """Item 9: string labels under the default scored every model TPR 0, TNR 1 (an all-wrong model won)."""
+    y = np.array(["yes", "no"] * 100)
+    right = y.copy()
+    wrong = np.where(y == "yes", "no", "yes")
+    with pytest.raises(ValueError, match="pos_label"):
+        select_model(None, None, y, predictions=[wrong, right], epsilon=1.0, rng=0)
+    with pytest.raises(ValueError, match="pos_label=1 cannot equal a label of y"):
+        select_model(None, None, y, predictions=[wrong, right], epsilon=1.0, pos_label=1, rng=0)
+    picks = [select_model(None, None, y, predictions=[wrong, right], epsilon=1.0, pos_label="yes", rng=s)
+             for s in range(10)]
+    assert picks == [1] * 10
+    U, _ = model_objectives(y, [wrong, right], pos_label="yes")
+    assert U.tolist() == [[0.0, 0.0], [1.0, 1.0]]
+    # booleans and 0/1 need no pos_label; 2 is outside that convention; one-vs-rest only when asked
+    assert model_objectives([True, False], [[True, True]])[0].tolist() == [[1.0, 0.0]]
+    with pytest.raises(ValueError, match="pos_label"):
+        model_objectives([0, 1, 2], [[0, 1, 1]])
+    assert model_objectives([0, 1, 2], [[0, 1, 1]], pos_label=2)[0].tolist() == [[0.0, 1.0]]
+
+
+@pytest.mark.parametrize("y,preds,kw,exc,match", [
+    ([0, 1, np.nan, 1], [[0, 1, 1, 1], [1, 1, 1, 1]], {}, ValueError, "y holds a missing label"),
+    ([0, 1, 0, 1], [[0, 1, np.nan, 1], [1, 1, 1, 1]], {}, ValueError, "predictions holds a missing label"),
+    ([0, 1, None, 1], [[0, 1, 1, 1], [1, 1, 1, 1]], {"pos_label": 1}, ValueError, "y holds a missing label"),
+    ([0, 1, 0, 1], [[0, 1, 1, 1], [1, 1, 1, 1]], {"pos_label": [1]}, TypeError, "pos_label must be one label"),
+    ([0, 1, 0, 1], [[0, 1, 1, 1], [1, 1, 1]], {}, ValueError, "predictions must be a rectangular"),
+    ([0, 1, 0, 1], [[0, 1, 1, 1], [1, 1, 1, 1]], {"approach": "aggregate", "objective_weights": ["a", "b"]},
+     TypeError, "objective_weights must be numbers"),
+    ([0, 1, 0, 1], [[0, 1, 1, 1], [1, 1, 1, 1]], {"approach": "aggregate", "objective_weights": [1e308, 1e308]},
+     ValueError, "objective_weights must have a finite sum"),
+    ([0, 1, 0, 1], [[0, 1, 1, 1], [1, 1, 1, 1]], {"approach": "aggregate", "objective_weights": {"tpr": "a"}},
+     TypeError, "objective_weights must map"),
+])
+def test_select_model_bad_inputs_name_the_parameter(y, preds, kw, exc, match):
+    with pytest.raises(exc, match=match):
+        select_model(None, None, y, predictions=preds, epsilon=1.0, rng=0, **kw)
+
+
+def test_dpmoet_classifier_default_beats_the_constant_predictor_on_adult():
+    """Item 13: with the old default (approach="pareto") seed 0 scored 0.246 on Adult's test split (the
+    constant predictor: 0.754); the default "accuracy" scores 0.756-0.772 over seeds 0-4."""
+    data = dpselect.load_adult()
+    train, test = data.train_test_split(0.3, rng=0)
+    cats = {j: list(range(int(data.n_values[j]))) for j in np.flatnonzero(data.categorical)}
+    clf = DPMOETClassifier(feature_bounds=(0.0, 1.0), categories=cats, random_state=1).fit(train.X, train.y)
+    constant = max(test.y.mean(), 1 - test.y.mean())
+    assert clf.approach == "accuracy" and round(constant, 3) == 0.754
+    assert round(clf.score(test.X, test.y), 3) == 0.763   # seed 1 (seed 0: 0.756)

@@ -161,3 +161,37 @@ def test_label_domain_is_public_schema():
         load_table({"a": ["x", "y"], "y": ["lo", "mid"]}, "y", categories={**schema, "y": ["lo", "hi"]})
     with pytest.raises(ValueError, match=r"categories\['y'\] must list the label's two values"):
         load_table(cols, "y", categories={**schema, "y": ["lo"]})
+
+
+@pytest.mark.parametrize("labels", [[0, 1, 1], ["0", "1", "1"], [False, True, True], ["false", "true", "true"]])
+def test_boolean_label_with_one_class_absent_loads_like_its_neighbour(labels):
+    """P6: 0/1 labels are public by convention; the neighbour without its one negative record loads too."""
+    import warnings
+
+    import dpselect
+    cols = {"a": [0.1, 0.5, 0.9], "y": labels}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", dpselect.PrivacyLeakWarning)
+        full = load_table(cols, "y", numeric_bounds={"a": (0, 1)})
+        drop = load_table({"a": cols["a"][1:], "y": labels[1:]}, "y", numeric_bounds={"a": (0, 1)})
+        neg = load_table({"a": cols["a"][:1], "y": labels[:1]}, "y", numeric_bounds={"a": (0, 1)})
+        flipped = load_table({"a": cols["a"][1:], "y": labels[1:]}, "y", numeric_bounds={"a": (0, 1)}, positive=0)
+    assert full.y.tolist() == [0, 1, 1] and drop.y.tolist() == [1, 1] and neg.y.tolist() == [0]
+    assert flipped.y.tolist() == [0, 0]
+
+
+def test_labels_read_from_the_data_warn_and_name_categories():
+    import dpselect
+    with pytest.raises(ValueError, match=r"categories\['y'\]"):
+        load_table({"a": [0.1, 0.2], "y": ["no", "no"]}, "y", numeric_bounds={"a": (0, 1)})
+    with pytest.warns(dpselect.PrivacyLeakWarning, match=r"categories\['y'\]"):
+        load_table({"a": [0.1, 0.2], "y": ["no", "yes"]}, "y", numeric_bounds={"a": (0, 1)})
+    one = load_table({"a": [0.1, 0.2], "y": ["no", "no"]}, "y", numeric_bounds={"a": (0, 1)},
+                     categories={"y": ["no", "yes"]})
+    assert one.y.tolist() == [0, 0]
+
+
+@pytest.mark.parametrize("bounds", ["01", ("0", "1"), b"01"])
+def test_numeric_bounds_refuse_strings(bounds):
+    with pytest.raises(TypeError, match=r"numeric_bounds\['a'\] must be a pair of numbers"):
+        load_table({"a": [0.1], "y": [1]}, "y", numeric_bounds={"a": bounds})

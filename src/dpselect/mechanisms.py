@@ -59,6 +59,7 @@ from .dampening import (
 from .sampling import noisy_top_k, noisy_top_k_batch, noisy_top_k_peeled
 from .sensitivity import SensitivityFunction
 from .vocabulary import deprecated, keyword_only, selection_result
+from .vocabulary import probabilities_result
 
 __all__ = [
     "exponential",
@@ -408,6 +409,7 @@ def exponential(
 
 
 @keyword_only("epsilon", "sensitivity")
+@probabilities_result
 def exponential_probabilities(utilities: ArrayLike, *, epsilon: float, sensitivity: float, monotonic: bool = False,
                               base_measure: ArrayLike | None = None, weights: ArrayLike | None = None) -> np.ndarray:
     """Exact output distribution of :func:`exponential` (k = 1): ∝ w_r·exp(ε·u(r)/(2Δu)).
@@ -633,6 +635,7 @@ def permute_and_flip(
 
 
 @keyword_only("epsilon", "sensitivity")
+@probabilities_result
 def permute_and_flip_probabilities(utilities: ArrayLike, *, epsilon: float, sensitivity: float, monotonic: bool = False,
                                    base_measure: ArrayLike | None = None,
                                    weights: ArrayLike | None = None) -> np.ndarray:
@@ -677,6 +680,7 @@ def permute_and_flip_probabilities(utilities: ArrayLike, *, epsilon: float, sens
 
 
 @keyword_only("epsilon", "sensitivity")
+@probabilities_result
 def report_noisy_max_probabilities(utilities: ArrayLike, *, epsilon: float, sensitivity: float,
                                    noise: Literal["laplace", "gumbel", "exponential"] = "laplace",
                                    monotonic: bool = False) -> np.ndarray:
@@ -780,6 +784,7 @@ def local_dampening(
 
 
 @keyword_only("epsilon", "sensitivity_function")
+@probabilities_result
 def local_dampening_probabilities(utilities: ArrayLike, *, epsilon: float, sensitivity_function: SensitivityFunction,
                                   base_measure: ArrayLike | None = None, max_steps: int = DEFAULT_MAX_STEPS,
                                   weights: ArrayLike | None = None) -> np.ndarray:
@@ -854,6 +859,7 @@ def shifted_local_dampening(
 
 
 @keyword_only("epsilon", "sensitivity_function")
+@probabilities_result
 def shifted_local_dampening_probabilities(utilities: ArrayLike, *, epsilon: float,
                                           sensitivity_function: SensitivityFunction,
                                           direction: Literal["increasing", "decreasing"] = "increasing",

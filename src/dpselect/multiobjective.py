@@ -52,6 +52,7 @@ from .vocabulary import (  # noqa: F401 (the mechanism names are re-exported)
     renamed,
     selection_result,
 )
+from .vocabulary import probabilities_result
 
 __all__ = [
     "metric_c",
@@ -937,6 +938,7 @@ def priv_pareto(U: ArrayLike, *, epsilon: float, sensitivities: Sensitivities, m
 
 
 @keyword_only("epsilon", "sensitivities")
+@probabilities_result
 def priv_pareto_probabilities(U: ArrayLike, *, epsilon: float, sensitivities: Sensitivities,
                               mechanism: str | None = None,
                               **options) -> np.ndarray:
@@ -1035,6 +1037,7 @@ def priv_agg(U: ArrayLike, objective_weights: ArrayLike | None = None, *, epsilo
 
 
 @keyword_only("epsilon", "sensitivities")
+@probabilities_result
 def priv_agg_probabilities(U: ArrayLike, objective_weights: ArrayLike | None = None, *, epsilon: float,
                            sensitivities: Sensitivities,
                            mechanism: str | None = None,

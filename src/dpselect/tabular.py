@@ -326,7 +326,12 @@ def load_table(data: str | Path | Mapping[str, Sequence] | Any, label: str, *,
         (``categories[label]``; the default ``positive`` is then its second entry); code k means ``categories[name][k]``
         and ``n_values`` is its length (values not occurring in the data still count). A value not in
         the list is a ``ValueError`` naming ``categories[name]``. A categorical column left out gets
-        the sorted values occurring in the data, with a :class:`~dpselect.PrivacyLeakWarning`.
+        the sorted values occurring in the data, with a :class:`~dpselect.PrivacyLeakWarning`. A
+        label left out whose values are 0/1 (or False/True, in any of the spellings "0", "1", "0.0",
+        "1.0", "True", "true", "False", "false") needs no list: that convention is public, 1/True is
+        positive, and a table holding one class only loads (an error there would depend on the
+        records). Other labels left out are read from the data with a
+        :class:`~dpselect.PrivacyLeakWarning` and must then take exactly two values.
     name : str, optional
     delimiter : str
         CSV field separator (fields are stripped of surrounding spaces).
@@ -445,11 +450,24 @@ def _encode_label(lab: np.ndarray, label: str, positive: Any, domain: list[str] 
                              f"{values}")
     else:
         values = sorted(set(lab.tolist()))
+        if set(values) <= _BOOLEAN_LABELS:
+            # 0/1 or False/True: the public boolean convention names both classes, whether or not both
+            # occur (an error on a table without one class would depend on the data)
+            truth = {"1": True, "1.0": True, "True": True, "true": True}
+            if positive is None:
+                pos_true = True
+            else:
+                pos = str(positive).strip()
+                if pos not in _BOOLEAN_LABELS:
+                    raise ValueError(f"positive={positive!r} is not a value of label column {label!r}: its labels "
+                                     "are 0/1 or False/True")
+                pos_true = truth.get(pos, False)
+            return (np.array([truth.get(v, False) for v in lab.tolist()], dtype=bool) == pos_true).astype(np.int8)
         if len(values) != 2:
-            raise ValueError(f"label column {label!r} must be binary, it takes {len(values)} value(s): {values[:10]}")
-        if not set(values) <= _BOOLEAN_LABELS:
-            # the class values are part of the public schema; here they were read off the records
-            warn_public_from_data(f"categories[{label!r}]", values, "load_table", stacklevel=4)
+            raise ValueError(f"label column {label!r} must be binary, it takes {len(values)} value(s): {values[:10]}; "
+                             f"give its two public values as categories[{label!r}] (one may be absent)")
+        # the class values are part of the public schema; here they were read off the records
+        warn_public_from_data(f"categories[{label!r}]", values, "load_table", stacklevel=4)
     if positive is None:
         if set(values) <= _BOOLEAN_LABELS:
             pos = [v for v in values if v in ("1", "1.0", "True", "true")][0]
@@ -507,6 +525,9 @@ def _check_bounds(numeric_bounds, cols) -> dict[str, tuple[float, float]]:
     for c, b in numeric_bounds.items():
         if c not in cols:
             raise ValueError(f"numeric_bounds names unknown column {c!r}; columns are {list(cols)}")
+        if isinstance(b, (str, bytes)) or any(isinstance(x, (str, bytes)) for x in (b if hasattr(b, "__iter__") else ())):
+            raise TypeError(f"numeric_bounds[{c!r}] must be a pair of numbers (lo, hi), got {b!r} (strings are not "
+                            "read as numbers)")
         try:
             lo, hi = (float(x) for x in b)
         except (TypeError, ValueError):

@@ -180,6 +180,11 @@ def _unlabel(sig: inspect.Signature, args: tuple, kwargs: dict) -> tuple[Any, tu
     """Strip the pandas labels off the first argument (and align the arguments named by its labels)."""
     data = args[0]
     labels = data.index
+    if not getattr(labels, "is_unique", True):
+        dup = labels[labels.duplicated()].tolist()[0]
+        raise ValueError(f"the {type(data).__name__}'s index holds the label {dup!r} more than once: a selected "
+                         "label would not say which candidate was picked; make the labels unique (or use "
+                         ".reset_index(drop=True) to select positions)")
     if getattr(data, "ndim", 1) == 2 and hasattr(data, "columns"):  # a DataFrame: columns name the objectives
         columns = data.columns.tolist()
         bound = sig.bind_partial(*args, **kwargs)
@@ -191,8 +196,46 @@ def _unlabel(sig: inspect.Signature, args: tuple, kwargs: dict) -> tuple[Any, tu
         kwargs["base_measure"] = _aligned(kwargs["base_measure"], labels, "base_measure")
     values = data.to_numpy()
     if values.dtype == object:
+        # numbers stored as objects (e.g. a column that held None) are accepted; strings are refused, even
+        # numeric-looking ones: converting text silently would hide a parsing problem (say "1,5" or
+        # " 2") and text does not compare as numbers (pd.to_numeric states the conversion explicitly)
+        text = [v for v in values.ravel().tolist() if isinstance(v, (str, bytes))]
+        if text:
+            raise TypeError(f"the {type(data).__name__} holds strings (e.g. {text[0]!r}), not numbers: utilities "
+                            "must be numeric; convert explicitly (pandas.to_numeric) if they are numbers as text")
         values = values.astype(np.float64)
     return labels, (values,) + tuple(args[1:]), kwargs
+
+
+def probabilities_result(fn: F) -> F:
+    """Decorator of every ``*_probabilities`` function: pandas in, pandas out.
+
+    When the first argument (utilities, or objectives) is a pandas Series or DataFrame, the arguments are
+    unlabelled exactly as for the selectors (:func:`selection_result`: columns name the objectives, a
+    ``base_measure`` Series is aligned on the index, duplicate index labels and text are refused), and
+    the probabilities come back as a pandas Series indexed like the input (name ``"probability"``).
+    Other inputs give the function's numpy array unchanged.
+
+    >>> @probabilities_result
+    ... def uniform(u):
+    ...     return np.full(len(u), 1 / len(u))
+    >>> uniform([3, 4]).tolist()
+    [0.5, 0.5]
+    """
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def _probabilities(*args: Any, **kwargs: Any) -> Any:
+        if not (args and _is_labelled(args[0])):
+            return fn(*args, **kwargs)
+        labels, args, kwargs = _unlabel(sig, args, kwargs)
+        out = fn(*args, **kwargs)
+        pd = sys.modules.get("pandas")
+        if pd is None or not isinstance(labels, pd.Index):  # duck-typed labels of another library: numpy out
+            return out
+        return pd.Series(out, index=labels, name="probability")
+
+    return _probabilities  # type: ignore[return-value]
 
 
 def selection_result(fn: F) -> F:
@@ -206,8 +249,11 @@ def selection_result(fn: F) -> F:
     pandas Series or DataFrame, the selection is given as its index **labels** instead of positions: one
     label, or a numpy array of labels of the same shapes as above. With a DataFrame the columns name the
     objectives: ``objective_weights`` (a mapping or a Series) and ``sensitivities`` (a mapping) may be
-    keyed by column name; a ``base_measure`` Series is aligned on the index. pandas is recognised by
-    duck typing and never imported here, so the core works without it.
+    keyed by column name; a ``base_measure`` Series is aligned on the index. Refused: an index holding
+    a label twice (the returned label would not say which candidate was picked) and utilities stored as
+    text, numeric-looking strings included (silent conversion would hide a parsing problem; numbers
+    with dtype object are accepted). pandas is recognised by duck typing and never imported here, so
+    the core works without it.
 
     >>> @selection_result
     ... def pick(u, *, k=None, size=None):

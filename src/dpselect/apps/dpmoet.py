@@ -15,6 +15,15 @@ DP-MOET-Agg (local)           PrivAgg, local dampening                  w_TPR·�
 NODP-MOET-Pareto / -Agg       the s best Pareto scores / aggregates     (not private)
 ============================  ========================================  ==============================
 
+An addition outside the paper, ``approach="accuracy"``: one objective, the number of training records a
+tree classifies correctly (TP + TN), whose global sensitivity is 1 under add/remove one record (so the
+local mechanisms, with the constant sensitivity function 1, have the exponential mechanism's law). A
+*count* with sensitivity 1 separates trees much more sharply than a rate with global sensitivity 1,
+and accuracy is what a classifier is scored by: it is the default of
+:class:`dpselect.sklearn.DPMOETClassifier` (on Adult at ε = 1 with the paper's p, s, k, d, d_max, o it
+beats the constant predictor, where "pareto" picks trees of the TPR/TNR front such as "always
+positive"; docs/trees.md gives the numbers).
+
 δ^TPR and δ^TNR are the exact element local sensitivities of the core
 (:func:`dpselect.utilities.classification.rate_sensitivity`; the paper's printed δ^TPR is not admissible:
 the admissibility checker finds a violation on small tables). Neighbours: add/remove one record.
@@ -41,13 +50,14 @@ from .._rng import check_rng
 from .._validation import check_choice, check_int, check_positive
 from ..multiobjective import metric_c  # noqa: F401  (re-exported: DP-MOET reports it)
 from ..multiobjective import pareto_score, priv_agg, priv_pareto
+from ..sensitivity import constant
 from ..utilities.classification import rate_sensitivity
 from ..trees import Tree, TreeSpace, crossover, mutate, predict_many, prune, random_population
 from ..vocabulary import LOCAL_MECHANISMS, Mechanism, check_mechanism, deprecated, keyword_only, renamed
 
 __all__ = ["MOETResult", "dp_moet", "nodp_moet", "metric_c", "CompressedTable", "APPROACHES", "BUDGETS"]
 
-APPROACHES = ("pareto", "agg")
+APPROACHES = ("pareto", "agg", "accuracy")
 SENSITIVITIES = ("global", "local")  # the deprecated ``sensitivity=`` spelling
 BUDGETS = ("even", "paper-code")
 DEFAULT_WEIGHTS = (3.0, 2.0)  # (w_TPR, w_TNR) of the paper's DP-MOET-Agg
@@ -89,15 +99,24 @@ class CompressedTable:
 
 @dataclass
 class MOETResult:
-    """Output of a DP-MOET run: the o selected trees and their (TPR, TNR) on the training table."""
+    """Output of a DP-MOET run: the o selected trees (the private release) and how they were made.
+
+    ``trees``, ``variant``, ``epsilon``, ``budget`` and ``generations`` are what the privacy analysis
+    covers (the trees are the ε-DP output; the rest is public). ``objectives`` and ``history`` are
+    **exact, non-private statistics of the training records** (the TPR and TNR of the selected trees,
+    and of every tree of every generation): :func:`dp_moet` records them only when called with
+    ``exact_statistics=True`` (for experiments that measure the selection, e.g. metric C), and then the
+    result **must not be released**; otherwise ``objectives`` is ``None`` and ``history`` empty.
+    :func:`nodp_moet` (not private at all) always records them.
+    """
 
     trees: list
-    objectives: np.ndarray  # (o, 2): TPR, TNR on the training data
+    objectives: np.ndarray | None  # (o, 2): exact TPR, TNR on the training data (NOT private), or None
     variant: str
     epsilon: float | None
     budget: str
     generations: int
-    history: list = field(default_factory=list)
+    history: list = field(default_factory=list)  # exact (TPR, TNR) of every generation (NOT private)
 
 
 def _rates(tp, tn, n_pos, n_neg):
@@ -108,6 +127,16 @@ def _rates(tp, tn, n_pos, n_neg):
 
 def _select(tp, tn, table: CompressedTable, how: str, approach: str, weights, eps: float | None, n_pick: int, gen):
     """Indices of n_pick trees (private when eps is given); ``how`` is "nodp" or a canonical mechanism name."""
+    if approach == "accuracy":
+        # the number of training records a tree classifies correctly, TP + TN: adding or removing one
+        # record moves it by at most 1 for every tree (global sensitivity 1, also as the local mechanisms'
+        # constant sensitivity function, with which local dampening is the exponential mechanism)
+        C = (tp + tn).astype(np.float64)[:, None]
+        if how == "nodp" or eps is None:
+            return _nodp_select(C, "agg", np.ones(1), n_pick, gen)
+        acc_sens: list[Any] = [constant(len(tp), 1.0) if how in LOCAL_MECHANISMS else 1.0]
+        out = priv_agg(C, np.ones(1), epsilon=eps, sensitivities=acc_sens, mechanism=how, k=n_pick, rng=gen)
+        return np.atleast_1d(np.asarray(out, dtype=np.int64))
     U = _rates(tp, tn, table.n_pos, table.n_neg)
     if how == "nodp" or eps is None:
         return _nodp_select(U, approach, weights, n_pick, gen)
@@ -145,7 +174,7 @@ def _variant_suffix(how: str) -> str:
 
 
 def _run(data, epsilon, approach, how, *, weights, population, selection, generations, depth, max_depth,
-         output, budget, rng, compressed=None) -> MOETResult:
+         output, budget, rng, compressed=None, exact_statistics=True) -> MOETResult:
     approach = check_choice(approach, "approach", APPROACHES)
     budget = check_choice(budget, "budget", BUDGETS)
     p = check_int(population, "population", minimum=2)
@@ -173,8 +202,9 @@ def _run(data, epsilon, approach, how, *, weights, population, selection, genera
             raise ValueError("compressed does not match data (use CompressedTable.from_data(data))")
     else:
         raise TypeError(f"compressed must be a CompressedTable, got {type(compressed).__name__}")
-    if table.n_pos == 0 or table.n_neg == 0:
-        raise ValueError("the training table needs both positive and negative records (TPR and TNR)")
+    # A table without positives (or negatives) is a dataset of the public domain like any other: TPR
+    # (TNR) is then 0 for every tree (module convention of dpselect.utilities.classification, δ = 1), and
+    # the run completes; refusing it would be an error that depends on the data (a release).
     space = TreeSpace.from_data(data)
     if budget == "even":
         n_gen, rounds = k, k + 1
@@ -200,20 +230,21 @@ def _run(data, epsilon, approach, how, *, weights, population, selection, genera
         ctp, ctn = table.counts(children)
         pop = pop + children
         tp, tn = np.concatenate([tp, ctp]), np.concatenate([tn, ctn])
-        history.append(_rates(tp, tn, table.n_pos, table.n_neg))
+        if exact_statistics:
+            history.append(_rates(tp, tn, table.n_pos, table.n_neg))
     idx = _select(tp, tn, table, how, approach, w, eps_round, o, gen)
     trees = [pop[i] for i in idx]
     variant = f"{'NODP' if how == 'nodp' else 'DP'}-MOET-{approach.capitalize()}" + _variant_suffix(how)
-    return MOETResult(trees, _rates(tp[idx], tn[idx], table.n_pos, table.n_neg), variant, eps, budget, n_gen,
-                      history)
+    objectives = _rates(tp[idx], tn[idx], table.n_pos, table.n_neg) if exact_statistics else None
+    return MOETResult(trees, objectives, variant, eps, budget, n_gen, history)
 
 
 @keyword_only("epsilon")
 def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: Mechanism | None = None,
             objective_weights: Sequence[float] = DEFAULT_WEIGHTS, population: int = 30, selection: int = 3,
             generations: int = 3, depth: int = 4, max_depth: int = 10, output: int = 3, budget: str = "even",
-            rng: Any = None, compressed: CompressedTable | None = None, sensitivity: str | None = None,
-            weights: Sequence[float] | None = None) -> MOETResult:
+            rng: Any = None, compressed: CompressedTable | None = None, exact_statistics: bool = False,
+            sensitivity: str | None = None, weights: Sequence[float] | None = None) -> MOETResult:
     """DP-MOET (paper Alg. 1): evolve decision trees and privately select ``output`` of them by (TPR, TNR).
 
     Parameters
@@ -223,8 +254,9 @@ def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: M
     epsilon : float
         Total privacy budget of the run (see the module docstring for its split). Keyword-only;
         positional ``epsilon`` still works for one release, with a ``DeprecationWarning``.
-    approach : {"pareto", "agg"}
-        PrivPareto on (TPR, TNR) or PrivAgg on w_TPR·TPR + w_TNR·TNR.
+    approach : {"pareto", "agg", "accuracy"}
+        PrivPareto on (TPR, TNR), PrivAgg on w_TPR·TPR + w_TNR·TNR, or (not in the paper) the number
+        of correctly classified records TP + TN with sensitivity 1 (module docstring).
     mechanism : str, default "local_dampening"
         One of :data:`dpselect.vocabulary.MECHANISMS` (or an alias: EM, PF, RNM, LD, SLD). Local
         mechanisms use the TPR/TNR sensitivity functions (DP-MOET-…-local with "local_dampening"),
@@ -241,24 +273,33 @@ def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: M
     rng : Generator, int or None
     compressed : CompressedTable, optional
         ``CompressedTable.from_data(data)``, to reuse across runs on the same table.
+    exact_statistics : bool, default False
+        **Not private.** Also record the exact training TPR/TNR of the selected trees
+        (``objectives``) and of every generation (``history``), for experiments that measure the
+        selection (metric C). A result holding them must not be released. Off: ``objectives`` is
+        ``None`` and ``history`` empty, and the result holds only the ε-DP trees and public settings.
 
     Returns
     -------
     MOETResult
-        ``trees`` (o trees in the order picked) and their ``objectives`` (TPR, TNR on ``data``).
+        ``trees`` (o trees in the order picked); with ``exact_statistics=True`` also their
+        ``objectives`` (TPR, TNR on ``data``, exact: not private).
 
     Privacy
     -------
     ε-DP for add/remove one record: every selection is ε-DP PrivPareto/PrivAgg with its share of ε, and
-    everything else is data-independent randomness (sequential composition).
+    everything else is data-independent randomness (sequential composition). The guarantee covers
+    ``trees`` (and the public settings), not ``objectives`` / ``history``. Every table of the public
+    domain is accepted, including one without positive or without negative records (TPR or TNR is
+    then 0 for every tree): the run never fails because of the records.
 
     Examples
     --------
     >>> from dpselect.tabular import load_nltcs
     >>> res = dp_moet(load_nltcs(), epsilon=1.0, population=10, selection=2, generations=1, depth=2, max_depth=3,
     ...               output=2, rng=0)
-    >>> res.objectives.shape, res.variant
-    ((2, 2), 'DP-MOET-Pareto-local')
+    >>> len(res.trees), res.variant, res.objectives
+    (2, 'DP-MOET-Pareto-local', None)
     """
     if sensitivity is not None:
         old = check_choice(sensitivity, "sensitivity", SENSITIVITIES)
@@ -270,11 +311,14 @@ def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: M
         how = implied
     else:
         how = "local_dampening" if mechanism is None else check_mechanism(mechanism)
+    if not isinstance(exact_statistics, (bool, np.bool_)):
+        raise TypeError(f"exact_statistics must be True or False (True records NON-private training statistics), "
+                        f"got {exact_statistics!r}")
     objective_weights = renamed(objective_weights, weights, where="dp_moet", new="objective_weights", old="weights",
                                 default=DEFAULT_WEIGHTS)
     return _run(data, epsilon, approach, how, weights=objective_weights, population=population, selection=selection,
                 generations=generations, depth=depth, max_depth=max_depth, output=output, budget=budget, rng=rng,
-                compressed=compressed)
+                compressed=compressed, exact_statistics=bool(exact_statistics))
 
 
 def nodp_moet(data: Any, *, approach: str = "pareto", objective_weights: Sequence[float] = DEFAULT_WEIGHTS,

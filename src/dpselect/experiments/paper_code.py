@@ -652,7 +652,8 @@ def moet_run(data: Any, table: Any, *, epsilon: float | None, approach: str, mec
         return dpmoet.dp_moet(data, epsilon=epsilon, approach=approach, mechanism=cast(Any, mechanism),
                               objective_weights=weights, population=population, selection=selection,
                               generations=generations, depth=depth, max_depth=max_depth, output=output,
-                              budget=budget, rng=gen, compressed=table)
+                              budget=budget, rng=gen, compressed=table,
+                              exact_statistics=True)  # metric C is measured on them (never released)
     p, s, k, d, dmax, o = population, selection, generations, depth, max_depth, output
     n_gen, rounds = (k, k + 1) if budget == "even" else (k - 1, k)
     eps_round = None if epsilon is None else epsilon / rounds

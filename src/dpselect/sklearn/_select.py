@@ -39,17 +39,81 @@ def _objective_names(objectives: Any) -> list[str]:
     return names
 
 
-def _binary(values: Any, pos_label: Any, name: str) -> np.ndarray:
-    arr = np.asarray(values.to_numpy() if hasattr(values, "to_numpy") else values)
+#: The labels of the public boolean convention (positive 1 / True), usable without ``pos_label``.
+_BOOLEAN_LABELS = (0, 1)
+
+
+def _labels(values: Any, name: str) -> np.ndarray:
+    """``values`` as an array of labels; missing labels (NaN, None, pandas NA) and ragged rows refused."""
+    raw = values.to_numpy() if hasattr(values, "to_numpy") else values
+    try:
+        arr = np.asarray(raw)
+    except ValueError:
+        arr = None
+    if arr is None or (arr.dtype == object and arr.ndim == 1 and any(np.ndim(r) > 0 for r in arr)):
+        lengths = sorted({len(r) for r in raw}) if hasattr(raw, "__iter__") else []
+        raise ValueError(f"{name} must be a rectangular array (one row of n_records labels per model), got rows of "
+                         f"lengths {lengths[:5]}")
+    if arr.dtype.kind == "f":
+        missing = np.isnan(arr)
+    elif arr.dtype.kind == "O":
+        missing = np.frompyfunc(_is_missing, 1, 1)(arr).astype(bool) if arr.size else np.zeros(arr.shape, bool)
+    else:
+        missing = np.zeros(arr.shape, bool)
+    if missing.any():
+        raise ValueError(f"{name} holds a missing label (NaN/None) at position {np.argwhere(missing)[0].tolist()}; "
+                         "every record needs a label (drop or impute with a public rule first)")
+    if arr.dtype.kind in "cmM":
+        raise TypeError(f"{name} must hold class labels (numbers, booleans or strings), got dtype {arr.dtype}")
+    return arr
+
+
+def _is_missing(v: Any) -> bool:
+    if v is None:
+        return True
+    try:
+        return bool(v != v)
+    except (TypeError, ValueError):  # pandas.NA
+        return True
+
+
+def _check_pos_label(pos_label: Any) -> Any:
+    if pos_label is None:
+        return None
+    if isinstance(pos_label, np.generic):
+        pos_label = pos_label.item()
+    if not isinstance(pos_label, (bool, int, float, str)):
+        raise TypeError(f"pos_label must be one label (a number, a boolean or a string), got {pos_label!r}")
+    if isinstance(pos_label, float) and pos_label != pos_label:
+        raise ValueError("pos_label must not be NaN")
+    return pos_label
+
+
+def _binary(arr: np.ndarray, pos_label: Any, name: str) -> np.ndarray:
+    """Positive (True) / negative of every label: ``== pos_label``, or the boolean convention 0/1."""
+    is_text = arr.dtype.kind in "US" or (arr.dtype.kind == "O" and arr.size
+                                         and any(isinstance(v, (str, bytes)) for v in arr.ravel().tolist()))
+    if pos_label is None:
+        if is_text or not (arr.dtype == bool or np.isin(arr, _BOOLEAN_LABELS).all()):
+            bad = arr.ravel()[~np.isin(arr.ravel(), _BOOLEAN_LABELS)] if not is_text else arr.ravel()
+            raise ValueError(f"{name} holds the label {np.asarray(bad[0]).tolist()!r}, outside 0/1 and False/True: pass pos_label= "
+                             "(the public positive class; every other label is negative)")
+        return np.asarray(arr == 1, dtype=bool)
+    if is_text != isinstance(pos_label, str):
+        raise ValueError(f"pos_label={pos_label!r} cannot equal a label of {name} "
+                         f"({'strings' if is_text else 'numbers or booleans'}): no record would be positive")
     return np.asarray(arr == pos_label, dtype=bool)
 
 
 def model_objectives(y: ArrayLike, predictions: ArrayLike, objectives: Sequence[str] = ("tpr", "tnr"), *,
-                     pos_label: Any = 1) -> tuple[np.ndarray, list[SensitivityFunction]]:
+                     pos_label: Any = None) -> tuple[np.ndarray, list[SensitivityFunction]]:
     """The objective values of every model and their sensitivity functions (add/remove one record).
 
-    ``predictions`` has one row of predicted labels per model, ``y`` the true labels; a label equal to
-    ``pos_label`` is positive, any other negative. Returns ``(U, sensitivities)``: ``U[r, i]`` is
+    ``predictions`` has one row of predicted labels per model, ``y`` the true labels. Without
+    ``pos_label`` the labels must be 0/1 or False/True (1/True positive; any other label, a string
+    included, is a ``ValueError`` asking for ``pos_label``); with ``pos_label`` a label equal to it is
+    positive and every other label negative (a multi-class ``y`` is then scored one-vs-rest: stated,
+    not guessed). Missing labels (NaN, None) and ragged ``predictions`` are refused. Returns ``(U, sensitivities)``: ``U[r, i]`` is
     objective i of model r, and ``sensitivities[i]`` its exact element local sensitivity
     (:func:`dpselect.utilities.classification.rate_sensitivity`).
 
@@ -65,10 +129,12 @@ def model_objectives(y: ArrayLike, predictions: ArrayLike, objectives: Sequence[
     ([[1.0, 0.75], [0.5, 0.75]], [[1.0, 1.0], [0.25, 0.25]])
     """
     names = _objective_names(objectives)
-    yt = _binary(y, pos_label, "y")
-    if yt.ndim != 1:
-        raise ValueError(f"y must be 1-D (one label per record), got shape {yt.shape}")
-    yp = _binary(predictions, pos_label, "predictions")
+    pos_label = _check_pos_label(pos_label)
+    ya = _labels(y, "y")
+    if ya.ndim != 1:
+        raise ValueError(f"y must be 1-D (one label per record), got shape {ya.shape}")
+    yt = _binary(ya, pos_label, "y")
+    yp = _binary(_labels(predictions, "predictions"), pos_label, "predictions")
     if yp.ndim == 1:
         yp = yp[None, :]
     if yp.ndim != 2 or yp.shape[1] != yt.shape[0]:
@@ -123,7 +189,9 @@ def _predictions(estimators: Any, X: Any, predictions: Any) -> tuple[np.ndarray 
         labels = list(estimators.keys())
         models = list(estimators.values())
     if predictions is not None:
-        P = predictions.to_numpy() if hasattr(predictions, "to_numpy") else np.asarray(predictions)
+        P = _labels(predictions, "predictions")
+        if P.ndim == 1:
+            P = P[None, :]
         if models is not None and len(models) != P.shape[0]:
             raise ValueError(f"predictions has {P.shape[0]} rows but {len(models)} estimators were given")
         return P, labels
@@ -136,14 +204,17 @@ def _predictions(estimators: Any, X: Any, predictions: Any) -> tuple[np.ndarray 
         if not hasattr(m, "predict"):
             raise TypeError(f"estimators[{i}] has no predict method (a fitted classifier is needed), got "
                             f"{type(m).__name__}")
-    return [np.asarray(m.predict(X)) for m in models], labels
+    preds = [np.asarray(m.predict(X)) for m in models]
+    if len({p.shape for p in preds}) > 1:
+        raise ValueError(f"the estimators' predictions differ in shape: {sorted({p.shape for p in preds})}")
+    return preds, labels
 
 
 def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None, X: ArrayLike | None, y: ArrayLike, *,
                  epsilon: float, objectives: Sequence[str] = ("tpr", "tnr"),
                  approach: Literal["pareto", "aggregate"] = "pareto", mechanism: Mechanism | None = None,
                  objective_weights: Sequence[float] | Mapping[str, float] | None = None, k: int | None = None,
-                 rng: Any = None, predictions: ArrayLike | None = None, pos_label: Any = 1) -> Any:
+                 rng: Any = None, predictions: ArrayLike | None = None, pos_label: Any = None) -> Any:
     """Privately select the best of several already-fitted classifiers on a private validation set.
 
     Every model predicts the private records ``(X, y)``; its objectives (TPR, TNR, accuracy: rates of
@@ -181,8 +252,10 @@ def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None, X: ArrayL
         As everywhere in dpselect (numpy SPEC 7).
     predictions : array-like, shape (n_models, n_records), optional
         Precomputed ``estimator.predict(X)`` rows, one per model (skips the predictions: the fast path).
-    pos_label : label, default 1
-        The positive class; every other label is negative.
+    pos_label : label, optional
+        The public positive class; every other label is negative (a multi-class ``y`` is scored
+        one-vs-rest). Omitted: the labels must be 0/1 or False/True, 1/True positive; other labels
+        (strings, 2, ...) are a ``ValueError`` asking for ``pos_label``. NaN/None labels are refused.
 
     Returns
     -------
@@ -237,15 +310,31 @@ def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None, X: ArrayL
             unknown = [o for o in objective_weights if str(o).lower() not in names]
             if unknown:
                 raise ValueError(f"objective_weights names {unknown[0]!r}, which is not one of the objectives {names}")
-            lower = {str(o).lower(): float(v) for o, v in objective_weights.items()}
+            try:
+                lower = {str(o).lower(): float(v) for o, v in objective_weights.items()}
+            except (TypeError, ValueError):
+                raise TypeError(f"objective_weights must map objectives to numbers, got "
+                                f"{dict(objective_weights)!r}") from None
             w = np.array([lower.get(o, 0.0) for o in names])
         else:
-            w = np.asarray(objective_weights, dtype=np.float64)
+            if isinstance(objective_weights, (str, bytes)):
+                raise TypeError(f"objective_weights must be numbers, one per objective, got {objective_weights!r}")
+            try:
+                w = np.asarray(objective_weights, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise TypeError(f"objective_weights must be numbers, one per objective, got "
+                                f"{objective_weights!r}") from None
             if w.shape != (len(names),):
                 raise ValueError(f"objective_weights must give one weight per objective ({len(names)}), "
                                  f"got {list(np.ravel(w))}")
         if not np.all(np.isfinite(w)) or not np.any(w != 0):
             raise ValueError(f"objective_weights must be finite and not all zero, got {w.tolist()}")
+        with np.errstate(over="ignore"):
+            total = float(np.sum(np.abs(w)))
+        if not np.isfinite(total):
+            # the aggregate's sensitivity Σ|w_i|·1 (and the aggregate itself) must be a finite float
+            raise ValueError(f"objective_weights must have a finite sum of absolute values (the aggregate's "
+                             f"sensitivity Σ|w_i|), got {w.tolist()}; scale them down (only their ratios matter)")
         if mech in LOCAL_MECHANISMS:
             # PrivAgg (paper Def. 5.2): the local mechanism on U @ w with δ^agg (here elementwise, for speed)
             select = local_dampening if mech == "local_dampening" else shifted_local_dampening
