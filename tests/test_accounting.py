@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import math
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -418,20 +417,30 @@ def test_accountant_is_thread_safe():
     assert acc.spent().epsilon_ == pytest.approx(2.0, abs=1e-12)
 
 
-def test_ten_thousand_charges_are_fast():
-    # issue 24 target: 10^4 adaptive charges, each followed by a budget check, well under 0.1 s (measured
-    # 0.06-0.09 s on a loaded 2-core machine); the bound here is loose so the test cannot flake
-    times = []
+def test_ten_thousand_charges_take_constant_work_each():
+    # issue 24: 10^4 adaptive charges, each followed by a budget check, in constant amortised time (timed in
+    # benchmarks, not here: timing assertions flake on a loaded machine). A charge and a budget check must
+    # never walk the history: a list that counts its reads proves it.
+    class CountingList(list):
+        reads = 0
+
+        def __iter__(self):
+            CountingList.reads += 1
+            return super().__iter__()
+
+        def __getitem__(self, i):
+            CountingList.reads += 1
+            return super().__getitem__(i)
+
     for delta in (0.0, 1e-6):
         acc = Accountant(epsilon=1e6, delta=delta)
+        acc._history = CountingList()
         g = BoundedRange(0.01)
-        t0 = time.perf_counter()
         for _ in range(10_000):
             acc.charge(g)
             acc.can_afford(g)
-        times.append(time.perf_counter() - t0)
-        assert len(acc.history) == 10_000
-    assert max(times) < 1.0
+        assert len(acc._history) == 10_000
+        assert CountingList.reads == 0
 
 
 def test_plot_draws_the_spent_profile():
