@@ -26,7 +26,9 @@ def influential_demo_table(graph: Graph, *, k: int = 3, epsilon: float = 1.0,
     bound on the maximum degree (see :func:`priv_topk`; omitted: the graph's own, with a
     :class:`~dpselect.PrivacyLeakWarning`).
     """
-    g = check_graph(graph)
+    g = check_graph(graph, "influential_demo_table", stacklevel=5)
+    if not g.public_nodes:  # warned once above; the draws below run on the same node set
+        g = Graph(g.adjacency, g.node_ids, name=g.name)
     gen = check_rng(rng)
     U, _ = motkin_objectives(g)
     ref_agg = top_k_aggregate(U, k)
