@@ -299,6 +299,15 @@ def test_public_node_set_on_every_loader(tmp_path):
         from_networkx(G, n_nodes=2)
     with pytest.raises(ValueError, match="nodes must not repeat"):
         from_networkx(G, nodes=[0, 1, 2, 2])
+    # a directed networkx graph is read as undirected, and says so (issue 21 item 11)
+    D = nx.DiGraph([(0, 1), (1, 0), (1, 2)])
+    with pytest.warns(GraphNormalisationWarning, match=r"a directed DiGraph is read as undirected"):
+        g = from_networkx(D, n_nodes=3)
+    assert g.n_edges == 2 and g.degrees.tolist() == [1, 2, 1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert from_networkx(D, n_nodes=3, warn=False).n_edges == 2
+        assert from_networkx(D.to_undirected(), n_nodes=3).n_edges == 2
     # the constructor's node set is the adjacency's rows, given explicitly
     assert Graph(sp.csr_array((2, 2), dtype=np.int8), [0, 1]).public_nodes
     assert not Graph(sp.csr_array((2, 2), dtype=np.int8), [0, 1], public_nodes=False).public_nodes

@@ -125,7 +125,9 @@ def bounded_item_counts(rows: Any, *, contributions: int, user: str = "user", it
     ``items``: the public candidate domain; rows of other items are dropped *before* the bounding. Not
     private by itself (exact counts): feed it to a selector, as :func:`frequent_items` does.
 
-    Users: ids are compared by value (2, 2.0 and ``np.int8(2)`` are one user; 1 and ``'1'`` two). A row
+    Users: ids are compared by value (2, 2.0 and ``np.int8(2)`` are one user; 1 and ``'1'`` two, in an object
+    column: dask converts object columns to text by default, ``dataframe.convert-string``, so give ids one
+    type). A row
     whose user id is missing (None, NaN, NaT, ``pd.NA``) belongs to no user the bound could count, so it is
     dropped before the bound: it never reaches a count, and the output does not depend on such rows (an
     error would: a crash that depends on the data is itself a release). Each user keeps the first
