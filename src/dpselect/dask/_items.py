@@ -35,8 +35,9 @@ def _canonical_id(v: Any) -> str:
     if isinstance(v, (float, np.floating)):
         f = float(v)
         return f"i:{int(f)}" if f.is_integer() else f"f:{f.hex()}"
-    if isinstance(v, numbers.Rational):
-        return f"i:{int(v)}" if v.denominator == 1 else f"q:{v.numerator}/{v.denominator}"
+    if isinstance(v, numbers.Rational):   # fractions.Fraction and the like
+        num, den = int(v.numerator), int(v.denominator)
+        return f"i:{num}" if den == 1 else f"q:{num}/{den}"
     if isinstance(v, str):
         return "s:" + v
     if isinstance(v, bytes):
