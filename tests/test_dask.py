@@ -301,6 +301,82 @@ def test_frequent_items_law_and_domain():
         D.frequent_items(rows, epsilon=1.0, contributions=1, items=domain, mechanism="LD")
 
 
+def _counts(df, c, nparts=2, rng=0, **kw):
+    return D.bounded_item_counts(dd.from_pandas(df, npartitions=nparts), contributions=c, rng=rng, **kw).compute()
+
+
+def test_rows_without_a_user_id_are_dropped_never_counted():
+    """Issue 21 P7: ten NaN-user rows with c = 1 counted 10; None ids raised. Now such rows reach no count, so the
+    counts equal those of the data without them (the output does not depend on them)."""
+    assert _counts(pd.DataFrame({"user": [np.nan] * 10, "item": ["a"] * 10}), 1).to_dict() == {}
+    base = pd.DataFrame({"user": [1, 1, 2, 3, 3, 3], "item": ["a", "b", "a", "c", "a", "b"]})
+    want = _counts(base, 2).sort_index().to_dict()
+    for missing in (None, np.nan, pd.NA):
+        extra = pd.DataFrame({"user": [missing] * 7, "item": ["z", "a", "a", "b", "z", "z", "c"]})
+        both = pd.concat([base.astype({"user": object}), extra], ignore_index=True)
+        got = _counts(both, 2)
+        assert got.sort_index().to_dict() == want and "z" not in got.index
+    floats = base.astype({"user": float})
+    floats.loc[len(floats)] = [np.nan, "z"]
+    assert _counts(floats, 2).sort_index().to_dict() == want
+
+
+def test_user_ids_are_compared_by_value():
+    """Issue 21 P7: 1 and '1' counted as one user, 2 and 2.0 as two (dask's string conversion of object columns).
+    By value: 2, 2.0, np.int8(2), True-as-1 are one user; 1 and '1' two; -0.0 and 0.0 one."""
+    mixed = pd.DataFrame({"user": [1, "1", 2, 2.0, np.int8(2), -0.0, 0.0],
+                          "item": ["a", "a", "b", "b", "b", "c", "c"]})
+    with dask.config.set({"dataframe.convert-string": False}):   # keep the object column as given
+        assert _counts(mixed, 5).sort_index().to_dict() == {"a": 2, "b": 1, "c": 1}
+        assert _counts(mixed, 5, distinct=False).sort_index().to_dict() == {"a": 2, "b": 3, "c": 2}
+    floats = pd.DataFrame({"user": [2.0, 2.0, -0.0, 0.0], "item": ["a", "a", "b", "b"]})
+    assert _counts(floats, 1, distinct=False).sort_index().to_dict() == {"a": 1, "b": 1}
+
+
+def test_contribution_bound_samples_per_user():
+    """Issue 21 item 8: 1,000 users hold 'popular' and x0..x19; c = 2 keeps 2 of each user's 21 items. With the
+    user left out of the hash every user kept the same two items ('popular' counted 1..919 across rng 0..5)."""
+    items = ["popular"] + [f"x{j}" for j in range(20)]
+    df = pd.DataFrame({"user": np.repeat(np.arange(1000), 21), "item": np.tile(items, 1000)})
+    rows = dd.from_pandas(df, npartitions=4)
+    for r in range(3):
+        cnt = D.bounded_item_counts(rows, contributions=2, rng=r).compute().reindex(items, fill_value=0)
+        assert cnt.sum() == 2000
+        # each count ~ Binomial(1000, 2/21): mean 95.2, sd 9.3; a common choice would put 1000 on two items
+        assert cnt.between(95 - 45, 95 + 45).all(), cnt.to_dict()
+        pairs = D.bounded_item_counts(rows, contributions=2, rng=r)   # the same rng draws the same salt
+        assert pairs.compute().reindex(items).tolist() == cnt.tolist()
+
+
+def test_frequent_items_noise_and_items_errors():
+    rows = dd.from_pandas(pd.DataFrame({"user": [1, 2], "item": ["a", "b"]}), npartitions=1)
+    kw = dict(epsilon=1.0, contributions=1, items=["a", "b"], rng=0)
+    with pytest.raises(ValueError, match=r"noise='gumbel' applies only to mechanism='report_noisy_max'"):
+        D.frequent_items(rows, noise="gumbel", **kw)
+    with pytest.raises(ValueError, match=r"noise='laplace' applies only to mechanism='report_noisy_max'"):
+        D.frequent_items(rows, mechanism="PF", noise="laplace", **kw)
+    with pytest.raises(ValueError, match="noise must be one of 'laplace', 'gumbel', 'exponential', got 'x'"):
+        D.frequent_items(rows, mechanism="RNM", noise="x", **kw)
+    # report-noisy-max honours noise: the same draw as the in-memory selector with that noise
+    for noise in ("laplace", "gumbel", "exponential"):
+        gen = np.random.default_rng(3)
+        D.bounded_item_counts(rows, contributions=1, items=["a", "b"], rng=gen)   # the salt draw
+        want = dpselect.report_noisy_max([1.0, 1.0], epsilon=1.0, sensitivity=1.0, monotonic=True, noise=noise,
+                                         rng=gen)
+        assert D.frequent_items(rows, epsilon=1.0, contributions=1, items=["a", "b"], mechanism="RNM", noise=noise,
+                                rng=3) == ["a", "b"][want]
+    kw.pop("items")
+    for items, exc, msg in (("ab", TypeError, "items must be a list-like .* got str 'ab'"),
+                            (5, TypeError, "items must be a list-like .* got int 5"),
+                            (["a", "a"], ValueError, "items must not repeat an item, got 'a' twice"),
+                            ([], ValueError, "items must not be empty"),
+                            (["a", None], ValueError, "items must not hold a missing value")):
+        with pytest.raises(exc, match=msg):
+            D.frequent_items(rows, items=items, **kw)
+    with pytest.raises(TypeError, match="items must be a list-like"):
+        D.bounded_item_counts(rows, contributions=1, items="ab")
+
+
 def test_frequent_items_on_cluster(client):
     df = _rows(5, np.arange(50), 2000)
     got = D.frequent_items(dd.from_pandas(df, npartitions=4), epsilon=1e9, contributions=20, k=2,
@@ -337,6 +413,86 @@ def test_degree_and_sensitivities_match_in_memory(client):
     dframe = dd.from_pandas(deg.sort_index().to_frame("degree").astype(float), npartitions=3)
     assert D.local_dampening(dframe, utility="degree", epsilon=1e6, sensitivity_function=D.degree_sensitivity,
                              rng=0) == int(np.argmax(d))
+
+
+def _edges(u, v, nparts=2):
+    return dd.from_pandas(pd.DataFrame({"source": u, "target": v}), npartitions=nparts)
+
+
+def test_degree_public_node_set_is_enforced():
+    """Issue 21 item 11: nodes [0, 1] with edges (0,1), (1,2) gave {0: 1, 1: 2}; NaN ids were cast to int64."""
+    with pytest.raises(ValueError, match=r"edge \(1, 2\) has an endpoint outside the public node set "
+                                         r"\(nodes=/n_nodes=, 2 nodes\)"):
+        D.degree(_edges([0, 1], [1, 2]), nodes=[0, 1]).compute()
+    with pytest.raises(ValueError, match="edge .* outside the public node set"):
+        D.degree(_edges([0, 1], [1, 2]), n_nodes=2).compute()
+    assert D.degree(_edges([0, 1], [1, 2]), n_nodes=4).compute().sort_index().to_dict() == {0: 1, 1: 2, 2: 1, 3: 0}
+    assert D.degree(_edges([0.0, 1.0], [1.0, 2.0]), nodes=[2.0, 1, 0]).compute().sort_index().to_dict() == \
+        {0: 1, 1: 2, 2: 1}
+    with pytest.raises(ValueError, match=r"target='target' must hold integer node ids, got nan \(a missing"):
+        D.degree(_edges([0.0, 1.0], [1.0, np.nan]), nodes=[0, 1, 2]).compute()
+    with pytest.raises(ValueError, match=r"source='source' must hold integer node ids, got 0.5"):
+        D.degree(_edges([0.5, 1.0], [1.0, 2.0]), n_nodes=3).compute()
+    with pytest.raises(ValueError, match="not both"):
+        D.degree(_edges([0], [1]), nodes=[0, 1], n_nodes=2)
+
+
+def test_degree_string_ids_are_clear_errors():
+    """Issue 21 item 14: string node ids and a string nodes= name the parameter."""
+    with pytest.raises(TypeError, match=r"source='source' must be a column of integer node ids, got dtype"):
+        D.degree(_edges(["a", "b"], ["b", "c"]), nodes=[0, 1])
+    with pytest.raises(TypeError, match=r"nodes must hold integer node ids \(int64\), got dtype <U1 \(e.g. 'a'\)"):
+        D.degree(_edges([0], [1]), nodes=["a", "b"])
+    with pytest.raises(TypeError, match="nodes must be a list-like of integer node ids, got str 'ab'"):
+        D.degree(_edges([0], [1]), nodes="ab")
+    with pytest.raises(ValueError, match="nodes must not repeat a node id, got 1 twice"):
+        D.degree(_edges([0], [1]), nodes=[0, 1, 1])
+    with pytest.raises(ValueError, match="n_nodes must be an int >= 1"):
+        D.degree(_edges([0], [1]), n_nodes=0)
+
+
+def test_routine_shuffle_logs_are_filtered_others_kept():
+    import logging
+
+    from dpselect.dask._logs import _ROUTINE, SHUFFLE_LOGGER
+
+    log = logging.getLogger(SHUFFLE_LOGGER)
+
+    def rec(msg, args):
+        return logging.LogRecord(SHUFFLE_LOGGER, logging.WARNING, __file__, 0, msg, args, None)
+
+    assert not log.filter(rec(_ROUTINE[0], ("id", ("shuffle-transfer-id", 0), "tcp://w")))
+    assert not log.filter(rec(_ROUTINE[1], ("id", "task-finished-1")))
+    assert log.filter(rec("Shuffle %s restarted due to stimulus '%s", ("id", "x")))
+    D.quiet_routine_shuffle_logs(False)
+    try:
+        assert log.filter(rec(_ROUTINE[1], ("id", "task-finished-1")))
+    finally:
+        D.quiet_routine_shuffle_logs()
+
+
+def test_shuffles_on_a_cluster_log_no_routine_warnings(client, capfd):
+    import logging
+
+    handler_records = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            handler_records.append(record)
+
+    log = logging.getLogger("distributed.shuffle._scheduler_plugin")
+    level, h = log.level, Keep(logging.DEBUG)
+    log.setLevel(logging.DEBUG)
+    log.addHandler(h)
+    try:
+        df = _rows(7, np.arange(30), 300)
+        D.frequent_items(dd.from_pandas(df, npartitions=3), epsilon=1.0, contributions=2,
+                         items=[f"i{j}" for j in range(12)], rng=0)
+        D.degree(_edges([0, 1, 2], [1, 2, 0]), n_nodes=3).compute()
+    finally:
+        log.removeHandler(h)
+        log.setLevel(level)
+    assert [r.getMessage() for r in handler_records if r.levelno >= logging.WARNING] == []
 
 
 @pytest.mark.parametrize("nparts", [1, 6])

@@ -41,6 +41,9 @@ def test_real_graphs_statistics(name, n, m, dmax, dups):
         warnings.simplefilter("error", GraphNormalisationWarning)  # both files are clean: no warning
         g = load_dataset_graph(name)
     assert (g.n_nodes, g.n_edges, g.max_degree) == (n, m, dmax)
+    # issue 21 P2: the published node set (ids 0..n-1) is public and equals the endpoint set, so the graph and
+    # every law on it are those of the endpoint-read graph
+    assert g.public_nodes and g.node_ids.tolist() == list(range(n)) and g.degrees.min() >= 1
     assert g.self_loops_removed == 0
     assert g.duplicate_edges_removed == dups
     a = g.adjacency
@@ -252,8 +255,65 @@ def test_from_edges_empty_and_nodes_errors():
         from_edges([0], [1], nodes="ab")
     with pytest.raises(ValueError, match=r"nodes must be a 1-D array of integer node ids, got shape \(1, 1\)"):
         from_edges([0], [1], nodes=[[1]])
-    assert from_edges([0], [1], nodes=(i for i in [7])).node_ids.tolist() == [0, 1, 7]
-    assert from_edges([0], [1], nodes={9, 8}).node_ids.tolist() == [0, 1, 8, 9]
+    # the former meaning of nodes= (extra isolated nodes) still works, deprecated, and is not a public node set
+    with pytest.warns(DeprecationWarning, match=r"2 edge endpoint\(s\) \(e.g. 0\) are not in nodes="):
+        g = from_edges([0], [1], nodes=(i for i in [7]))
+    assert g.node_ids.tolist() == [0, 1, 7] and not g.public_nodes
+    with pytest.warns(DeprecationWarning, match="not in nodes="):
+        assert from_edges([0], [1], nodes={9, 8}).node_ids.tolist() == [0, 1, 8, 9]
+
+
+def test_public_node_set_on_every_loader(tmp_path):
+    """Issue 21 P2: nodes= / n_nodes= give the public node set; without them it is read from the edges."""
+    import networkx as nx
+
+    assert not from_edges([0, 1], [1, 2]).public_nodes
+    g = from_edges([0, 1], [1, 2], nodes=[2, 0, 1, 7])
+    assert g.public_nodes and g.node_ids.tolist() == [0, 1, 2, 7] and g.degrees.tolist() == [1, 2, 1, 0]
+    g = from_edges([0], [1], n_nodes=4)
+    assert g.public_nodes and g.node_ids.tolist() == [0, 1, 2, 3] and g.n_edges == 1
+    assert from_edges([], [], n_nodes=2).n_nodes == 2
+    with pytest.raises(ValueError, match=r"n_nodes=2 makes the public node ids 0..1, but edge 1 \(1, 2\) has an "
+                                         "endpoint outside them"):
+        from_edges([0, 1], [1, 2], n_nodes=2)
+    with pytest.raises(ValueError, match="not both"):
+        from_edges([0], [1], nodes=[0, 1], n_nodes=2)
+    for bad, exc, msg in ((0, ValueError, "n_nodes must be >= 1"), (2.0, TypeError, "n_nodes must be an int"),
+                          (True, TypeError, "n_nodes must be an int"), ("3", TypeError, "n_nodes must be an int")):
+        with pytest.raises(exc, match=msg):
+            from_edges([0], [1], n_nodes=bad)
+    p = tmp_path / "g.txt"
+    p.write_text("0 1\n1 2\n")
+    assert not load_edge_list(p).public_nodes
+    g = load_edge_list(p, n_nodes=5)
+    assert g.public_nodes and g.n_nodes == 5 and load_dataset_graph(p, nodes=[0, 1, 2]).public_nodes
+    # networkx: graph.nodes is usually filled from the edges, so it is public only when given
+    G = nx.Graph([(0, 1), (1, 2)])
+    assert not from_networkx(G).public_nodes
+    assert from_networkx(G, n_nodes=4).degrees.tolist() == [1, 2, 1, 0]
+    S = nx.Graph([("a", "b")])
+    g = from_networkx(S, nodes=["c", "b", "a"])
+    assert g.public_nodes and g.node_ids.tolist() == [0, 1, 2] and g.degrees.tolist() == [1, 1, 0]
+    with pytest.raises(ValueError, match=r"every node of graph must be in the public node set \(n_nodes=2\), but 1 "
+                                         r"are not \(e.g. 2\)"):
+        from_networkx(G, n_nodes=2)
+    with pytest.raises(ValueError, match="nodes must not repeat"):
+        from_networkx(G, nodes=[0, 1, 2, 2])
+    # a directed networkx graph is read as undirected, and says so (issue 21 item 11)
+    D = nx.DiGraph([(0, 1), (1, 0), (1, 2)])
+    with pytest.warns(GraphNormalisationWarning, match=r"a directed DiGraph is read as undirected"):
+        g = from_networkx(D, n_nodes=3)
+    assert g.n_edges == 2 and g.degrees.tolist() == [1, 2, 1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert from_networkx(D, n_nodes=3, warn=False).n_edges == 2
+        assert from_networkx(D.to_undirected(), n_nodes=3).n_edges == 2
+    # the constructor's node set is the adjacency's rows, given explicitly
+    assert Graph(sp.csr_array((2, 2), dtype=np.int8), [0, 1]).public_nodes
+    assert not Graph(sp.csr_array((2, 2), dtype=np.int8), [0, 1], public_nodes=False).public_nodes
+    with pytest.raises(TypeError, match="public_nodes must be a bool"):
+        Graph(sp.csr_array((2, 2), dtype=np.int8), [0, 1], public_nodes=1)
+
 
 
 def test_from_edges_id_range_and_type_errors():

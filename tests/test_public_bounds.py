@@ -43,7 +43,7 @@ STAR = ([0, 0, 0, 1, 4, 4], [1, 2, 3, 2, 5, 6])
 
 # -- max_degree (EBC, PrivTopk) --------------------------------------------------------------------
 def test_max_degree_omitted_warns_given_silent_exceeded_raises():
-    g = from_edges(*STAR)
+    g = from_edges(*STAR, n_nodes=7)   # the public node set (issue 21 P2)
     with pytest.warns(PrivacyLeakWarning, match=r"ebc_sensitivity: max_degree .*\(max_degree = 3\)"):
         sf = ebc_sensitivity(g)
     assert sf.global_sensitivity == 3.0  # ΔEBC(3) = max(3·2/4, 3)
@@ -233,7 +233,7 @@ def test_every_reproduction_setup_emits_no_warning():
         assert len(rows) == 2 and all(0 <= r["value"] <= 1 for r in rows)
         rows = thesis_figures23_25._task((0, "nltcs", 0, 0, 2, 0, [1.0], [1], 10))
         assert len(rows) == 3 and all(0.5 < r["value"] <= 1 for r in rows)
-        g = from_networkx(nx.karate_club_graph())
+        g = from_networkx(nx.karate_club_graph(), n_nodes=34)   # the public node set (issue 21 P2)
         scores = thesis_figure20.setup("karate", g, argparse.Namespace(max_degree=33))
         assert scores.max_degree == 33 and scores.global_sensitivity == 33 * 32 / 4
         assert priv_topk(scores, k=2, epsilon=1.0, mechanism="SLD", rng=0).shape == (2,)

@@ -18,6 +18,13 @@ direction, is kept once. The counts are stored in :attr:`Graph.self_loops_remove
 :attr:`Graph.duplicate_edges_removed`, and a :class:`GraphNormalisationWarning` says so when a
 loader had to drop something (SNAP's Enron lists every edge in both directions; that is the format,
 not an error, so reversed copies that exactly mirror each other are counted but do not warn).
+
+Public node set (edge-DP): two graphs are neighbours when they differ in one edge *on the same node set*,
+so the node set -- the candidates of every private selection on the graph -- is public. Give it to the
+loader: ``nodes=`` (the node ids) or ``n_nodes=`` (ids 0..n-1). Without either, the nodes are the
+endpoints of the edges, read from the private data: :attr:`Graph.public_nodes` is then false and the
+private applications (:mod:`dpselect.apps.influential`) emit :class:`dpselect.PrivacyLeakWarning` (a node
+seen in one edge only is a candidate only when that edge is present -- an infinite privacy loss).
 """
 from __future__ import annotations
 
@@ -43,6 +50,8 @@ __all__ = [
     "load_edge_list",
     "load_dataset_graph",
     "GRAPH_DATASETS",
+    "PUBLIC_GRAPH_NODES",
+    "check_public_nodes",
 ]
 
 #: Real graphs shipped in the shared data directory: name -> file under ``graphs/``.
@@ -50,6 +59,11 @@ GRAPH_DATASETS: dict[str, str] = {
     "enron": "Email-Enron.txt",
     "github": "musae_git_edges.csv",
 }
+
+#: Published node counts of the shipped graphs (SNAP's Email-Enron: 36,692 nodes; MUSAE GitHub: 37,700), whose
+#: node ids are 0..n-1. Edge-DP treats the node set as public; :func:`load_dataset_graph` uses these for the
+#: named graphs, so an isolated node of the published set stays a candidate whatever the edges are.
+PUBLIC_GRAPH_NODES: dict[str, int] = {"enron": 36692, "github": 37700}
 
 
 class GraphNormalisationWarning(UserWarning):
@@ -113,6 +127,10 @@ class Graph:
         listed (in the same or the reverse direction).
     name : str
         A label for messages and tables.
+    public_nodes : bool
+        Whether the node set was given by the caller (public) rather than read from the edges (see the
+        module docstring). The constructor's node set is the adjacency's rows, given explicitly: true
+        unless ``public_nodes=False`` is passed.
 
     Examples
     --------
@@ -122,7 +140,7 @@ class Graph:
     """
 
     def __init__(self, adjacency: sp.csr_array, node_ids: np.ndarray, *, self_loops_removed: int = 0,
-                 duplicate_edges_removed: int = 0, name: str = "graph") -> None:
+                 duplicate_edges_removed: int = 0, name: str = "graph", public_nodes: bool = True) -> None:
         if not sp.issparse(adjacency):
             raise TypeError(f"adjacency must be a scipy sparse array, got {type(adjacency).__name__}")
         adjacency = sp.csr_array(adjacency, copy=True)
@@ -151,6 +169,9 @@ class Graph:
         self.self_loops_removed = int(self_loops_removed)
         self.duplicate_edges_removed = int(duplicate_edges_removed)
         self.name = name
+        if not isinstance(public_nodes, (bool, np.bool_)):
+            raise TypeError(f"public_nodes must be a bool, got {type(public_nodes).__name__}")
+        self.public_nodes = bool(public_nodes)
         self.degrees = np.diff(adjacency.indptr).astype(np.int64)
         self._triangles: np.ndarray | None = None
 
@@ -326,7 +347,7 @@ def _check_ids(values: Any, name: str) -> np.ndarray:
 
 
 def from_edges(u: ArrayLike | Iterable[int], v: ArrayLike | Iterable[int], *, nodes: Iterable[int] | None = None,
-               name: str = "graph", warn: bool = True) -> Graph:
+               n_nodes: int | None = None, name: str = "graph", warn: bool = True) -> Graph:
     """Build an undirected simple graph from edge endpoint arrays ``u[i] -- v[i]``.
 
     Self-loops are dropped and an edge given several times (in either direction) is kept once;
@@ -340,8 +361,15 @@ def from_edges(u: ArrayLike | Iterable[int], v: ArrayLike | Iterable[int], *, no
     u, v : array-like of int
         Original node ids of the endpoints (any int64 values; they become ``Graph.node_ids``).
     nodes : iterable of int, optional
-        Extra node ids to include even when isolated. With empty ``u`` and ``v`` this builds a graph
-        without edges; a graph with no node at all is a ``ValueError`` (nothing to select from).
+        The public node set (edge-DP: the candidates of a private selection), isolated nodes included;
+        the graph is then marked ``public_nodes``. With empty ``u`` and ``v`` this builds a graph without
+        edges. An endpoint outside ``nodes`` is still added (the former meaning of ``nodes``: extra
+        isolated nodes) with a ``DeprecationWarning``, and the node set then depends on the edges:
+        ``public_nodes`` is false. A graph with no node at all is a ``ValueError``.
+    n_nodes : int, optional
+        The public node set as ids ``0..n_nodes-1`` (``public_nodes``); an endpoint outside it is a
+        ``ValueError``. Give ``nodes`` or ``n_nodes``, not both. Neither: the nodes are the endpoints,
+        read from the data (``public_nodes`` false; the private applications warn).
     name : str
         Label of the graph.
     warn : bool
@@ -354,8 +382,11 @@ def from_edges(u: ArrayLike | Iterable[int], v: ArrayLike | Iterable[int], *, no
     Examples
     --------
     >>> g = from_edges([0, 1], [1, 2])
-    >>> g.n_nodes, g.n_edges, g.max_degree
-    (3, 2, 2)
+    >>> g.n_nodes, g.n_edges, g.max_degree, g.public_nodes
+    (3, 2, 2, False)
+    >>> g = from_edges([0], [1], n_nodes=3)     # node 2 is a public candidate without any edge
+    >>> g.n_nodes, g.degrees.tolist(), g.public_nodes
+    (3, [1, 1, 0], True)
     """
     a = _check_ids(u, "u")
     b = _check_ids(v, "v")
@@ -363,10 +394,34 @@ def from_edges(u: ArrayLike | Iterable[int], v: ArrayLike | Iterable[int], *, no
         raise ValueError(f"u and v must have the same length, got {a.size} and {b.size}")
     if nodes is not None and not isinstance(nodes, (np.ndarray, str, bytes)) and not hasattr(nodes, "__iter__"):
         raise TypeError(f"nodes must be an iterable of integer node ids, got {type(nodes).__name__}")
-    extra = _check_ids(nodes if nodes is not None else np.empty(0, np.int64), "nodes")
+    if nodes is not None and n_nodes is not None:
+        raise ValueError("give the public node set as nodes= (ids) or n_nodes= (ids 0..n-1), not both")
+    if n_nodes is not None:
+        n_pub = _check_n_nodes(n_nodes)
+        extra = np.arange(n_pub, dtype=np.int64)
+        out = (a < 0) | (a >= n_pub) | (b < 0) | (b >= n_pub)
+        if out.any():
+            i = int(np.flatnonzero(out)[0])
+            raise ValueError(f"n_nodes={n_pub} makes the public node ids 0..{n_pub - 1}, but edge {i} "
+                             f"({int(a[i])}, {int(b[i])}) has an endpoint outside them")
+    else:
+        extra = _check_ids(nodes if nodes is not None else np.empty(0, np.int64), "nodes")
     if a.size == 0 and extra.size == 0:
         raise ValueError("u and v are empty and no nodes were given: a graph needs at least one node "
                          "(for a graph without edges pass its node ids as nodes=)")
+    public = n_nodes is not None or nodes is not None
+    if nodes is not None and a.size:
+        known = np.unique(extra)
+        ends = np.concatenate([a, b])
+        pos = np.minimum(np.searchsorted(known, ends), max(known.size - 1, 0))
+        outside = (known[pos] != ends) if known.size else np.ones(ends.size, dtype=bool)
+        if outside.any():
+            public = False
+            warnings.warn(f"{name}: {int(np.unique(ends[outside]).size)} edge endpoint(s) (e.g. "
+                          f"{int(ends[outside][0])}) are not in nodes=; they are added, as extra nodes were "
+                          "before, but this is deprecated and will be an error: nodes= is the public node "
+                          "set and must hold every endpoint (the node set now depends on the private edges)",
+                          DeprecationWarning, stacklevel=2)
     ids, inv = np.unique(np.concatenate([a, b, extra]), return_inverse=True)
     inv = inv.ravel()
     n = ids.size
@@ -396,7 +451,42 @@ def from_edges(u: ArrayLike | Iterable[int], v: ArrayLike | Iterable[int], *, no
     adj = sp.csr_array((np.ones(rows.size, dtype=np.int8), (rows, cols)), shape=(n, n))
     adj.sum_duplicates()
     adj.sort_indices()
-    return Graph(adj, ids, self_loops_removed=n_loops, duplicate_edges_removed=n_dup, name=name)
+    return Graph(adj, ids, self_loops_removed=n_loops, duplicate_edges_removed=n_dup, name=name,
+                 public_nodes=public)
+
+
+def _check_n_nodes(n_nodes: Any) -> int:
+    if isinstance(n_nodes, (bool, np.bool_)) or not isinstance(n_nodes, (int, np.integer)):
+        raise TypeError(f"n_nodes must be an int (the public number of nodes, ids 0..n_nodes-1), got "
+                        f"{n_nodes!r}")
+    if n_nodes < 1:
+        raise ValueError(f"n_nodes must be >= 1 (a graph needs a node to select), got {int(n_nodes)}")
+    return int(n_nodes)
+
+
+def check_public_nodes(graph: Graph, where: str, *, stacklevel: int = 3) -> None:
+    """Warn (:class:`dpselect.PrivacyLeakWarning`) when ``graph``'s node set was read from its edges.
+
+    Called by the private applications on a graph (``where`` names the caller in the message).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     check_public_nodes(from_edges([0, 1], [1, 2]), "demo")
+    ...     check_public_nodes(from_edges([0, 1], [1, 2], n_nodes=3), "demo")
+    >>> [x.category.__name__ for x in w]
+    ['PrivacyLeakWarning']
+    """
+    if graph.public_nodes:
+        return
+    from .exceptions import PrivacyLeakWarning
+
+    warnings.warn(
+        f"{where}: the candidate node set of graph {graph.name!r} was read from its private edge list "
+        f"({graph.n_nodes} nodes, the endpoints of its edges); a node seen in one edge only is a candidate only "
+        "when that edge is present, so the result is not ε-edge-DP as stated. Build the graph with its public "
+        "node set: nodes= (ids) or n_nodes= (ids 0..n-1) of from_edges, load_edge_list or from_networkx.",
+        PrivacyLeakWarning, stacklevel=stacklevel)
 
 
 def _bad_line(lines: list[str], delimiter: str | None, first_line_no: int, path: Path) -> None:
@@ -415,7 +505,8 @@ def _bad_line(lines: list[str], delimiter: str | None, first_line_no: int, path:
 
 
 def load_edge_list(path: str | os.PathLike, *, delimiter: str | None = "auto", header: bool | None = None,
-                   name: str | None = None, warn: bool = True) -> Graph:
+                   name: str | None = None, warn: bool = True, nodes: Iterable[int] | None = None,
+                   n_nodes: int | None = None) -> Graph:
     """Load an undirected simple graph from a SNAP-style or CSV edge list.
 
     One edge per line: two integer node ids separated by whitespace (SNAP ``.txt``) or a comma
@@ -436,6 +527,8 @@ def load_edge_list(path: str | os.PathLike, *, delimiter: str | None = "auto", h
         Label of the graph (default: the file name).
     warn : bool
         Warn about normalisation (see :func:`from_edges`).
+    nodes, n_nodes : optional
+        The public node set, as in :func:`from_edges` (omitted: the endpoints, read from the data).
 
     Raises
     ------
@@ -469,7 +562,7 @@ def load_edge_list(path: str | os.PathLike, *, delimiter: str | None = "auto", h
         if lines.data.size == 0:
             raise ValueError(f"{p}: no edges found after the header line")
     ids = lines.parse_pairs(delimiter, p)
-    return from_edges(ids[0::2], ids[1::2], name=name or p.name, warn=warn)
+    return from_edges(ids[0::2], ids[1::2], name=name or p.name, warn=warn, nodes=nodes, n_nodes=n_nodes)
 
 
 def _edge_file(path: Any) -> Path:
@@ -599,33 +692,66 @@ class _EdgeLines:
         return out
 
 
-def from_networkx(graph: Any, *, name: str | None = None, warn: bool = True) -> Graph:
-    """Convert a ``networkx`` graph (directed ones are symmetrised) into a :class:`Graph`.
+def from_networkx(graph: Any, *, name: str | None = None, warn: bool = True, nodes: Iterable[Any] | None = None,
+                  n_nodes: int | None = None) -> Graph:
+    """Convert a ``networkx`` graph into a :class:`Graph` (a directed one is read as undirected, with a
+    :class:`GraphNormalisationWarning` unless ``warn=False``).
 
     Integer node labels are kept as ids; other hashable labels are numbered 0.. in
-    ``graph.nodes`` order (the mapping is then ``list(graph.nodes)[node_ids[i]]``). Isolated
-    nodes are kept. Self-loops are dropped and reported.
+    ``graph.nodes`` order, then the extra labels of ``nodes`` (the mapping is then
+    ``labels[node_ids[i]]`` with that list). Isolated nodes are kept. Self-loops are dropped and reported.
+
+    ``nodes`` (labels) or ``n_nodes`` (integer labels 0..n-1): the public node set (see
+    :func:`from_edges`); every node of ``graph`` must be in it (``ValueError``). Omitted: ``graph.nodes``,
+    which networkx usually fills from the edges, so the result's ``public_nodes`` is false and the
+    private applications warn.
 
     >>> import networkx as nx
-    >>> from_networkx(nx.path_graph(4)).degrees.tolist()
-    [1, 2, 2, 1]
+    >>> g = from_networkx(nx.path_graph(4))
+    >>> g.degrees.tolist(), g.public_nodes, from_networkx(nx.path_graph(4), n_nodes=5).degrees.tolist()
+    ([1, 2, 2, 1], False, [1, 2, 2, 1, 0])
     """
     try:
-        nodes = list(graph.nodes)
+        own = list(graph.nodes)
         edge_list = list(graph.edges())
     except AttributeError:
         raise TypeError(f"graph must be a networkx graph, got {type(graph).__name__}") from None
-    if not nodes:
+    nodes_of = own
+    if nodes is not None and n_nodes is not None:
+        raise ValueError("give the public node set as nodes= (labels) or n_nodes= (labels 0..n-1), not both")
+    if n_nodes is not None:
+        nodes = range(_check_n_nodes(n_nodes))
+    if nodes is not None:
+        if isinstance(nodes, (str, bytes)) or not hasattr(nodes, "__iter__"):
+            raise TypeError(f"nodes must be an iterable of node labels, got {nodes!r}")
+        public = list(nodes)
+        pub_set = set(public)
+        if len(pub_set) != len(public):
+            raise ValueError("nodes must not repeat a node label")
+        missing = [x for x in own if x not in pub_set]
+        if missing:
+            raise ValueError(f"every node of graph must be in the public node set "
+                             f"({'n_nodes=' + str(n_nodes) if n_nodes is not None else 'nodes='}), but "
+                             f"{len(missing)} are not (e.g. {missing[0]!r})")
+        own_set = set(own)
+        nodes_of = own + [x for x in public if x not in own_set]
+    if not nodes_of:
         raise ValueError(f"graph must have at least one node, got an empty {type(graph).__name__}")
-    if all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in nodes):
-        label = {x: int(x) for x in nodes}
+    if all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in nodes_of):
+        label = {x: int(x) for x in nodes_of}
     else:
-        label = {x: i for i, x in enumerate(nodes)}
+        label = {x: i for i, x in enumerate(nodes_of)}
     u = np.fromiter((label[a] for a, _ in edge_list), dtype=np.int64, count=len(edge_list))
     v = np.fromiter((label[b] for _, b in edge_list), dtype=np.int64, count=len(edge_list))
-    return from_edges(u, v, nodes=np.fromiter(label.values(), dtype=np.int64, count=len(label)),
-                      name=name or (getattr(graph, "name", "") or "networkx graph"),
-                      warn=warn and not graph.is_directed())
+    label_name = name or (getattr(graph, "name", "") or "networkx graph")
+    if warn and graph.is_directed():
+        warnings.warn(f"{label_name}: a directed {type(graph).__name__} is read as undirected (the arcs u->v and v->u "
+                      "become one edge u--v; the graphs of dpselect are undirected); pass graph.to_undirected() "
+                      "or warn=False to say so", GraphNormalisationWarning, stacklevel=2)
+    g = from_edges(u, v, nodes=np.fromiter(label.values(), dtype=np.int64, count=len(label)),
+                   name=label_name, warn=warn and not graph.is_directed())
+    g.public_nodes = nodes is not None
+    return g
 
 
 def as_graph(graph: Any, *, name: str = "graph", min_nodes: int = 1) -> Graph:
@@ -664,9 +790,13 @@ def _is_networkx(x: Any) -> bool:
 def load_dataset_graph(name_or_path: str | os.PathLike, **kwargs: Any) -> Graph:
     """Load ``"enron"`` or ``"github"`` from the shared data directory, or any edge-list path.
 
+    Keywords go to :func:`load_edge_list`. A named graph's public node set defaults to its published
+    node count (:data:`PUBLIC_GRAPH_NODES`, ids 0..n-1); an edge-list path needs ``nodes=`` or
+    ``n_nodes=`` for that (omitted: the endpoints, read from the data).
+
     >>> g = load_dataset_graph("enron")
-    >>> g.n_nodes, g.n_edges, g.max_degree
-    (36692, 183831, 1383)
+    >>> g.n_nodes, g.n_edges, g.max_degree, g.public_nodes
+    (36692, 183831, 1383, True)
     """
     if not isinstance(name_or_path, (str, os.PathLike)):
         raise TypeError(f"name_or_path must be one of {', '.join(map(repr, GRAPH_DATASETS))} or an edge-list path, "
@@ -676,6 +806,8 @@ def load_dataset_graph(name_or_path: str | os.PathLike, **kwargs: Any) -> Graph:
         from .datasets import dataset_path
 
         kwargs.setdefault("name", key)
+        if kwargs.get("nodes") is None and kwargs.get("n_nodes") is None:
+            kwargs["n_nodes"] = PUBLIC_GRAPH_NODES[key]
         return load_edge_list(dataset_path("graphs", GRAPH_DATASETS[key]), **kwargs)
     p = Path(name_or_path)
     if not p.exists():

@@ -1,6 +1,7 @@
 """The influential-nodes part of ``dpselect demo``: a small table of private picks against the truth."""
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from .._rng import RngLike, check_rng
@@ -26,7 +27,10 @@ def influential_demo_table(graph: Graph, *, k: int = 3, epsilon: float = 1.0,
     bound on the maximum degree (see :func:`priv_topk`; omitted: the graph's own, with a
     :class:`~dpselect.PrivacyLeakWarning`).
     """
-    g = check_graph(graph)
+    g = check_graph(graph, "influential_demo_table", stacklevel=5)
+    if not g.public_nodes:  # warned once above; the draws below run on the same node set and need not repeat it
+        g = copy.copy(g)
+        g.public_nodes = True
     gen = check_rng(rng)
     U, _ = motkin_objectives(g)
     ref_agg = top_k_aggregate(U, k)

@@ -24,7 +24,7 @@ import numpy as np
 
 from .._rng import RngLike, check_rng
 from .._validation import check_bool, check_k, check_positive
-from ..graphs import Graph, as_graph
+from ..graphs import Graph, as_graph, check_public_nodes
 from ..multiobjective import priv_agg, priv_pareto
 from ..sensitivity import SensitivityFunction
 from ..utilities.graph import (
@@ -44,9 +44,16 @@ MOTKIN_MECHANISMS = ("exponential", "local_dampening")
 DEFAULT_AGG_WEIGHTS = (1.0, 100.0)
 
 
-def check_graph(graph: Any) -> Graph:
-    """A Graph (networkx graphs converted) with at least 2 nodes to select from."""
-    return as_graph(graph, min_nodes=2)
+def check_graph(graph: Any, where: str | None = None, *, stacklevel: int = 4) -> Graph:
+    """A Graph (networkx graphs converted) with at least 2 nodes to select from.
+
+    ``where`` given (a private selection): :class:`dpselect.PrivacyLeakWarning` when the graph's node set
+    -- the candidates -- was read from its edges (:attr:`dpselect.graphs.Graph.public_nodes`).
+    """
+    g = as_graph(graph, min_nodes=2)
+    if where is not None:
+        check_public_nodes(g, where, stacklevel=stacklevel)
+    return g
 
 
 def motkin_mechanism(mechanism: str | None, local: bool | None, where: str,
@@ -95,6 +102,10 @@ def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mech
     Parameters
     ----------
     graph : Graph
+        Its node set is the candidate set, public under edge-DP: build the graph with ``nodes=`` or
+        ``n_nodes=`` (:func:`dpselect.graphs.from_edges`); a node set read from the edges warns
+        (:class:`dpselect.PrivacyLeakWarning`), as in :func:`dp_motkin_agg`, :class:`MotkinSampler` and
+        :func:`dpselect.apps.priv_topk.priv_topk`.
     k : int, optional
         Number of nodes, 1 <= k <= n. Omitted: one node, returned as an ``int``.
     epsilon : float
@@ -119,12 +130,12 @@ def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mech
     Examples
     --------
     >>> from dpselect.graphs import from_edges
-    >>> g = from_edges([0, 0, 0, 1, 4], [1, 2, 3, 2, 5])
+    >>> g = from_edges([0, 0, 0, 1, 4], [1, 2, 3, 2, 5], n_nodes=6)   # the public node set: ids 0..5
     >>> picks = dp_motkin_pareto(g, k=2, epsilon=1e4, rng=0)   # nodes 0, 1, 2 form the Pareto front
     >>> picks.dtype, set(picks.tolist()) <= {0, 1, 2}
     (dtype('int64'), True)
     """
-    g = check_graph(graph)
+    g = check_graph(graph, "dp_motkin_pareto", stacklevel=5)   # +1: keyword_only
     single = k is None
     k = check_k(1 if single else k, g.n_nodes)
     eps = check_positive(epsilon, "epsilon")
@@ -154,11 +165,11 @@ def dp_motkin_agg(graph: Graph, *, k: int | None = None, epsilon: float, objecti
     ``k`` is omitted).
 
     >>> from dpselect.graphs import from_edges
-    >>> g = from_edges([0, 0, 0, 1, 4], [1, 2, 3, 2, 5])
+    >>> g = from_edges([0, 0, 0, 1, 4], [1, 2, 3, 2, 5], n_nodes=6)
     >>> dp_motkin_agg(g, k=1, epsilon=1e5, rng=0).tolist() in ([1], [2])   # 2 + 100·1 beats 3 + 100/3
     True
     """
-    g = check_graph(graph)
+    g = check_graph(graph, "dp_motkin_agg", stacklevel=5)   # +1: keyword_only
     single = k is None
     k = check_k(1 if single else k, g.n_nodes)
     eps = check_positive(epsilon, "epsilon")

@@ -51,6 +51,7 @@ class MotkinSampler:
     Parameters
     ----------
     graph : Graph
+        Built with its public node set (``nodes=`` / ``n_nodes=``); else ``PrivacyLeakWarning``.
     approach : {"pareto", "agg"}
     mechanism : {"local_dampening", "exponential"} or an alias (LD, EM), default "local_dampening"
         DP-MOTkIN's local or global version.
@@ -64,7 +65,7 @@ class MotkinSampler:
     def __init__(self, graph: Graph, approach: str, *, mechanism: Mechanism | None = None, variant: str = "paper",
                  objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS, max_cache: int = 64,
                  local: bool | None = None, weights: Sequence[float] | None = None) -> None:
-        g = check_graph(graph)
+        g = check_graph(graph, "MotkinSampler", stacklevel=4)
         if approach not in ("pareto", "agg"):
             raise ValueError(f"approach must be 'pareto' or 'agg', got {approach!r}")
         self.mechanism = motkin_mechanism(mechanism, local, "MotkinSampler", allowed=MOTKIN_MECHANISMS)

@@ -98,11 +98,11 @@ def prepare_priv_topk(graph: Graph, *, max_degree: int | None = None) -> PrivTop
     maximum degree of each SNAP graph, :data:`dpselect.datasets.PUBLIC_GRAPH_MAX_DEGREE`).
 
     >>> from dpselect.graphs import from_edges
-    >>> s = prepare_priv_topk(from_edges([0, 0, 0], [1, 2, 3]), max_degree=3)
+    >>> s = prepare_priv_topk(from_edges([0, 0, 0], [1, 2, 3], n_nodes=4), max_degree=3)
     >>> s.utilities.tolist(), s.global_sensitivity
     ([3.0, 0.0, 0.0, 0.0], 3.0)
     """
-    return prepare_scores(check_graph(graph), max_degree, "prepare_priv_topk")
+    return prepare_scores(check_graph(graph, "prepare_priv_topk"), max_degree, "prepare_priv_topk")
 
 
 @keyword_only("k", "epsilon")
@@ -116,7 +116,10 @@ def priv_topk(graph: Graph | PrivTopkScores, *, k: int, epsilon: float,
     Parameters
     ----------
     graph : Graph or PrivTopkScores
-        The graph, or its precomputed scores from :func:`prepare_priv_topk`.
+        The graph, or its precomputed scores from :func:`prepare_priv_topk`. The graph's node set is the
+        candidate set, public under edge-DP: build it with ``nodes=`` / ``n_nodes=``
+        (:func:`dpselect.graphs.from_edges`); a node set read from the edges warns
+        (:class:`dpselect.PrivacyLeakWarning`), here and in :func:`prepare_priv_topk`.
     k : int
     epsilon : float
         Total privacy budget.
@@ -138,7 +141,7 @@ def priv_topk(graph: Graph | PrivTopkScores, *, k: int, epsilon: float,
     Examples
     --------
     >>> from dpselect.graphs import from_edges
-    >>> g = from_edges([0, 0, 0, 1, 4, 4], [1, 2, 3, 2, 5, 6])
+    >>> g = from_edges([0, 0, 0, 1, 4, 4], [1, 2, 3, 2, 5, 6], n_nodes=7)
     >>> priv_topk(g, k=1, epsilon=1e6, mechanism="shifted_local_dampening", max_degree=6, rng=0).tolist()
     [0]
     """
@@ -148,7 +151,8 @@ def priv_topk(graph: Graph | PrivTopkScores, *, k: int, epsilon: float,
             raise ValueError(f"max_degree={max_degree!r} cannot be applied to precomputed PrivTopkScores (prepared "
                              f"with max_degree={scores.max_degree}); pass max_degree to prepare_priv_topk instead")
     else:
-        scores = prepare_scores(check_graph(graph), max_degree, "priv_topk", stacklevel=6)  # +1: keyword_only
+        scores = prepare_scores(check_graph(graph, "priv_topk", stacklevel=5), max_degree, "priv_topk",
+                                stacklevel=6)  # +1: keyword_only
     n = scores.utilities.size
     k = check_k(k, n)
     eps = check_positive(epsilon, "epsilon")

@@ -12,6 +12,11 @@ DataFrames (a noisy top-k per partition, then an exact reduce of about k candida
 The code runs on whatever dask scheduler is active: the local default, a ``distributed.LocalCluster``
 or a real cluster (``distributed.Client("tcp://scheduler:8786")``); see docs/scale.md. The workers
 see the raw data; only the value these functions return is differentially private.
+
+Importing this module silences two routine INFO-grade messages that ``distributed``'s P2P shuffle logs at
+WARNING level on every shuffle ("Shuffle ... initialized by task ..." and "... deactivated due to
+stimulus ..."); its other shuffle warnings (restarts, failures) still show. See
+:func:`quiet_routine_shuffle_logs`.
 """
 from __future__ import annotations
 
@@ -25,9 +30,12 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "pip install 'dpselect[dask]'"
     ) from exc
 
+from ._logs import quiet_routine_shuffle_logs
 from ._graph import degree, degree_sensitivity, egocentric_density_sensitivity, max_degree, pareto_score
 from ._items import bounded_item_counts, frequent_items
 from ._select import NOISES, exponential, local_dampening, permute_and_flip, report_noisy_max
+
+quiet_routine_shuffle_logs()
 
 __all__ = [
     "NOISES",
@@ -42,4 +50,5 @@ __all__ = [
     "egocentric_density_sensitivity",
     "max_degree",
     "pareto_score",
+    "quiet_routine_shuffle_logs",
 ]

@@ -17,28 +17,85 @@ __all__ = ["degree", "degree_sensitivity", "egocentric_density_sensitivity", "ma
 # ---------------------------------------------------------------------------------------------
 # degree
 # ---------------------------------------------------------------------------------------------
-def _canonical(part: Any, source: str, target: str) -> Any:
+def _endpoint_ids(part: Any, column: str, name: str) -> np.ndarray:
+    """The int64 node ids of one endpoint column; ``ValueError`` naming it for a missing or non-integer id."""
+    col = part[column]
+    if col.dtype.kind in "iu":
+        if col.dtype.kind == "u" and col.size and int(col.max()) > np.iinfo(np.int64).max:
+            raise ValueError(f"{name}={column!r} holds a node id above the int64 range: {int(col.max())}")
+        return col.to_numpy(dtype=np.int64)
+    vals = col.to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = ~np.isfinite(vals) | (vals != np.round(vals)) | (np.abs(vals) >= 2.0 ** 63)
+    if bad.any():
+        raise ValueError(f"{name}={column!r} must hold integer node ids, got {vals[int(np.flatnonzero(bad)[0])].item()!r} "
+                         "(a missing or non-integer endpoint is not an edge: drop or repair such rows first)")
+    return vals.astype(np.int64)
+
+
+def _canonical(part: Any, source: str, target: str, public: np.ndarray | None) -> Any:
     import pandas as pd
 
-    a = part[source].to_numpy(dtype=np.int64)
-    b = part[target].to_numpy(dtype=np.int64)
+    a = _endpoint_ids(part, source, "source")
+    b = _endpoint_ids(part, target, "target")
+    if public is not None and a.size:
+        ends = np.concatenate([a, b])
+        pos = np.minimum(np.searchsorted(public, ends), public.size - 1)
+        outside = public[pos] != ends
+        if outside.any():
+            i = int(np.flatnonzero(outside)[0]) % a.size
+            raise ValueError(f"edge ({int(a[i])}, {int(b[i])}) has an endpoint outside the public node set "
+                             f"(nodes=/n_nodes=, {public.size} nodes): a graph's edges join its nodes; an edge to an "
+                             "unknown node is an error, never counted")
     keep = a != b  # self-loops dropped
     a, b = a[keep], b[keep]
     return pd.DataFrame({"lo": np.minimum(a, b), "hi": np.maximum(a, b)})
 
 
+def _public_node_index(nodes: Any, n_nodes: Any) -> Any:
+    """The public node set of :func:`degree` as a pandas Index of int64 ids (checked), or None."""
+    import pandas as pd
+
+    if nodes is not None and n_nodes is not None:
+        raise ValueError("give the public node set as nodes= (ids) or n_nodes= (ids 0..n-1), not both")
+    if n_nodes is not None:
+        n = check_int(n_nodes, "n_nodes", minimum=1)
+        return pd.Index(np.arange(n, dtype=np.int64), name="node")
+    if nodes is None:
+        return None
+    if isinstance(nodes, (str, bytes)) or not hasattr(nodes, "__iter__"):
+        raise TypeError(f"nodes must be a list-like of integer node ids, got {type(nodes).__name__} {nodes!r}"[:200])
+    arr = np.asarray(list(nodes) if not isinstance(nodes, np.ndarray) else nodes)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"nodes must be a non-empty 1-D list of integer node ids, got shape {arr.shape}")
+    if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)) \
+            and np.all(np.abs(arr) < 2.0 ** 63):
+        arr = arr.astype(np.int64)
+    if arr.dtype.kind not in "iu" or (arr.dtype.kind == "u" and int(arr.max()) > np.iinfo(np.int64).max):
+        bad = arr.ravel()[0]
+        bad = bad.item() if isinstance(bad, np.generic) else bad
+        raise TypeError(f"nodes must hold integer node ids (int64), got dtype {arr.dtype} (e.g. {bad!r}); "
+                        "number string ids first (e.g. pandas.factorize)")
+    index = pd.Index(arr.astype(np.int64), name="node")
+    if not index.is_unique:
+        raise ValueError(f"nodes must not repeat a node id, got {int(index[index.duplicated()][0])} twice")
+    return index
+
+
 def degree(edges: Any, *, source: str = "source", target: str = "target",
-           nodes: Sequence[Hashable] | None = None) -> Any:
+           nodes: Sequence[Hashable] | None = None, n_nodes: int | None = None) -> Any:
     """Degree of every node of an undirected graph given as a dask edge list (lazy dask Series node -> degree).
 
     The graph is normalised as :func:`dpselect.graphs.from_edges` does: self-loops are dropped and an
     edge listed several times (in either direction) counts once; then a group-by count of endpoints.
-    Node ids are integers. Degree has global sensitivity 1 under edge-DP (add/remove one edge).
+    Node ids are integers (int or integral float columns; string ids: number them first, e.g. with
+    ``pandas.factorize``); a missing or non-integer endpoint is a ``ValueError`` naming its column.
+    Degree has global sensitivity 1 under edge-DP (add/remove one edge).
 
-    ``nodes``: the public node set (edge-DP treats it as public). Nodes of degree 0 are included, and
-    the result is indexed by exactly these nodes. Omitted: the nodes that appear in the edge list, with
-    :class:`dpselect.PrivacyLeakWarning` (a node seen only in one edge is a candidate only when that
-    edge is present).
+    ``nodes`` (ids) or ``n_nodes`` (ids 0..n-1): the public node set (edge-DP treats it as public), as
+    for :func:`dpselect.graphs.from_edges`. Nodes of degree 0 are included, the result is indexed by
+    exactly these nodes, and an edge with an endpoint outside them is a ``ValueError`` when computed.
+    Omitted: the nodes that appear in the edge list, with :class:`dpselect.PrivacyLeakWarning` (a node
+    seen only in one edge is a candidate only when that edge is present).
 
     >>> import dask.dataframe as dd, pandas as pd
     >>> e = dd.from_pandas(pd.DataFrame({"source": [0, 0, 1, 2], "target": [1, 2, 0, 2]}), npartitions=2)
@@ -53,16 +110,19 @@ def degree(edges: Any, *, source: str = "source", target: str = "target",
     for name, col in (("source", source), ("target", target)):
         if col not in edges.columns:
             raise ValueError(f"{name}={col!r} is not a column of edges (columns: {list(edges.columns)})")
+        kind = edges[col].dtype.kind
+        if kind not in "iuf":
+            raise TypeError(f"{name}={col!r} must be a column of integer node ids, got dtype {edges[col].dtype}; "
+                            "number string ids first (e.g. pandas.factorize, then pass nodes= as those numbers)")
+    node_index = _public_node_index(nodes, n_nodes)
+    public = None if node_index is None else np.sort(node_index.to_numpy())
     meta = pd.DataFrame({"lo": np.zeros(0, np.int64), "hi": np.zeros(0, np.int64)})
-    pairs = edges[[source, target]].map_partitions(_canonical, source, target, meta=meta).drop_duplicates()
+    pairs = edges[[source, target]].map_partitions(_canonical, source, target, public, meta=meta).drop_duplicates()
     ends = dd.concat([pairs["lo"], pairs["hi"]]).to_frame("node")
     deg = ends.groupby("node").size()
-    if nodes is None:
+    if node_index is None:
         warn_public_from_data("nodes (the candidate set)", "the endpoints of the edge list", "dpselect.dask.degree")
         return deg.rename("degree")
-    node_index = pd.Index(np.asarray(nodes, dtype=np.int64), name="node")
-    if not node_index.is_unique:
-        raise ValueError("nodes must not repeat a node id")
     frame = dd.from_pandas(pd.DataFrame({"node": node_index}), npartitions=max(1, deg.npartitions))
     out = frame.merge(deg.rename("degree").to_frame(), left_on="node", right_index=True, how="left")
     out = out.fillna({"degree": 0}).astype({"degree": np.int64})

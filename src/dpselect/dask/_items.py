@@ -6,32 +6,89 @@ from typing import Any, Hashable, Sequence
 import numpy as np
 
 from .._rng import check_rng
-from .._validation import check_bool, check_int, check_positive
+from .._validation import check_bool, check_choice, check_int, check_positive
 from ..exceptions import warn_public_from_data
 from ..vocabulary import GLOBAL_MECHANISMS, check_mechanism
+from ._select import NOISES
 
 __all__ = ["frequent_items", "bounded_item_counts"]
 
-_MIX = np.uint64(0x9E3779B97F4A7C15)  # odd: x -> x·_MIX is a bijection of uint64
+_USER_KEY = "__dpselect_user__"   # the canonical user id column added for the shuffle and the bound
 
 
-def _bound_partition(part: Any, user: str, item: str, contributions: int, distinct: bool, salt: int) -> Any:
+def _splitmix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser: a bijection of uint64 in which every input bit affects every output bit."""
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return x ^ (x >> np.uint64(31))
+
+
+def _canonical_id(v: Any) -> str:
+    """One string per user id *value*: 2, 2.0, np.int8(2) and True-as-1 agree; 1 and '1' do not."""
+    import numbers
+
+    if isinstance(v, (bool, np.bool_)):
+        v = int(v)
+    if isinstance(v, numbers.Integral):
+        return f"i:{int(v)}"
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        return f"i:{int(f)}" if f.is_integer() else f"f:{f.hex()}"
+    if isinstance(v, numbers.Rational):   # fractions.Fraction and the like
+        num, den = int(v.numerator), int(v.denominator)
+        return f"i:{num}" if den == 1 else f"q:{num}/{den}"
+    if isinstance(v, str):
+        return "s:" + v
+    if isinstance(v, bytes):
+        return "b:" + v.hex()
+    return f"o:{type(v).__module__}.{type(v).__qualname__}:{v!r}"
+
+
+def _with_user_key(part: Any, user: str, item: str) -> Any:
+    """The partition's items with a canonical user key column; rows without a user id dropped.
+
+    Object columns (mixed types) get one string per id value (:func:`_canonical_id`); float columns map
+    -0.0 to 0.0 (equal values must hash alike for the shuffle); other dtypes compare by value already.
+    """
+    import pandas as pd
+
+    part = part[[user, item]]
+    part = part[part[user].notna().to_numpy()]
+    col = part[user]
+    if col.dtype == object:
+        key = col.map(_canonical_id).astype(object)
+    elif col.dtype.kind == "f":
+        key = col + 0.0
+    elif col.dtype.kind == "b":
+        key = col.astype(np.int64)
+    else:
+        key = col
+    # the raw ids are left behind: only the key travels (a mixed-type object column cannot cross P2P's arrow shuffle)
+    out = part[[item]].copy()
+    out[_USER_KEY] = key.to_numpy()
+    return out
+
+
+def _bound_partition(part: Any, item: str, contributions: int, distinct: bool, salt: int) -> Any:
     """Keep at most ``contributions`` rows of each user (all of whose rows are in this partition).
 
-    Rule: the user's (distinct) rows ordered by a salted hash of the item, ties by the item itself; the
-    first ``contributions`` are kept. It reads the user's own rows only (and the public salt), so adding
-    or removing another user never changes what this user contributes.
+    Rule: the user's (distinct) rows ordered by a keyed hash of (user, item), ties by the item itself; the
+    first ``contributions`` are kept. The key is a secret salt drawn from ``rng``, so each user keeps an
+    independent pseudo-random subset of their items (with the user left out of the hash every user would
+    drop the same items). It reads the user's own rows only (and the salt), so adding or removing another
+    user never changes what this user contributes.
     """
     import pandas as pd
 
     n = part.shape[0]
     if n == 0:
-        return part[[user, item]]
-    users = part[user].to_numpy()
+        return part[[item]]
+    users, _ = pd.factorize(part[_USER_KEY])      # by value: equal ids share a code
     items = part[item].to_numpy()
-    h = pd.util.hash_pandas_object(part[item], index=False).to_numpy(dtype=np.uint64)
+    h = pd.util.hash_pandas_object(part[[_USER_KEY, item]], index=False).to_numpy(dtype=np.uint64)
     with np.errstate(over="ignore"):
-        key = (h ^ np.uint64(salt)) * _MIX
+        key = _splitmix64(h + np.uint64(salt))
     order = np.lexsort((key, users))
     u_s, k_s = users[order], key[order]
     same_user = np.empty(n, dtype=bool)
@@ -41,7 +98,10 @@ def _bound_partition(part: Any, user: str, item: str, contributions: int, distin
     same_key[1:] = same_user[1:] & (k_s[1:] == k_s[:-1])
     i_s = items[order]
     if np.any(same_key[1:] & (i_s[1:] != i_s[:-1])):  # a hash collision between two items: ties by item
-        order = np.lexsort((items, key, users))
+        # ranks of the item values in a fixed order (not the partition's order of appearance, which other users'
+        # rows would change); mixed types are ordered through their canonical strings
+        icode, _ = pd.factorize(part[item].map(_canonical_id).astype(object), sort=True)
+        order = np.lexsort((icode, key, users))
         u_s, k_s, i_s = users[order], key[order], items[order]
         same_user[1:] = u_s[1:] == u_s[:-1]
         same_key[1:] = same_user[1:] & (k_s[1:] == k_s[:-1])
@@ -53,7 +113,7 @@ def _bound_partition(part: Any, user: str, item: str, contributions: int, distin
     starts = np.flatnonzero(~same_user)
     first = np.repeat(csum[starts] - valid[starts], np.diff(np.append(starts, n)))
     keep = valid & (csum - first <= contributions)
-    return part[[user, item]].iloc[np.sort(order[keep])]
+    return part[[item]].iloc[np.sort(order[keep])]
 
 
 def bounded_item_counts(rows: Any, *, contributions: int, user: str = "user", item: str = "item",
@@ -65,6 +125,15 @@ def bounded_item_counts(rows: Any, *, contributions: int, user: str = "user", it
     ``distinct=True`` counts each (user, item) pair once (the number of users per item); else rows.
     ``items``: the public candidate domain; rows of other items are dropped *before* the bounding. Not
     private by itself (exact counts): feed it to a selector, as :func:`frequent_items` does.
+
+    Users: ids are compared by value (2, 2.0 and ``np.int8(2)`` are one user; 1 and ``'1'`` two, in an object
+    column: dask converts object columns to text by default, ``dataframe.convert-string``, so give ids one
+    type). A row
+    whose user id is missing (None, NaN, NaT, ``pd.NA``) belongs to no user the bound could count, so it is
+    dropped before the bound: it never reaches a count, and the output does not depend on such rows (an
+    error would: a crash that depends on the data is itself a release). Each user keeps the first
+    ``contributions`` of their (distinct) rows in the order of a hash of (user, item) keyed by a secret
+    salt drawn from ``rng``: an independent pseudo-random choice per user, that reads that user's rows only.
 
     >>> import dask.dataframe as dd, pandas as pd
     >>> rows = dd.from_pandas(pd.DataFrame({"user": [1, 1, 1, 2], "item": ["a", "b", "a", "a"]}), npartitions=2)
@@ -79,17 +148,42 @@ def bounded_item_counts(rows: Any, *, contributions: int, user: str = "user", it
     for name, col in (("user", user), ("item", item)):
         if col not in rows.columns:
             raise ValueError(f"{name}={col!r} is not a column of rows (columns: {list(rows.columns)})")
+    if user == item:
+        raise ValueError(f"user and item must be two different columns, got {user!r} for both")
     c = check_int(contributions, "contributions", minimum=1)
     distinct = check_bool(distinct, "distinct")
     gen = check_rng(rng)
     salt = int(gen.integers(0, 2 ** 63))
     frame = rows[[user, item]]
     if items is not None:
-        frame = frame[frame[item].isin(list(pd.Index(items)))]
-    frame = frame.shuffle(on=user)  # every user's rows in one partition
-    meta = frame._meta[[user, item]]
-    kept = frame.map_partitions(_bound_partition, user, item, c, distinct, salt, meta=meta)
+        frame = frame[frame[item].isin(list(_domain(items)))]
+    frame = frame.map_partitions(_with_user_key, user, item, meta=_with_user_key(frame._meta, user, item))
+    frame = _shuffle_by_user(frame)  # every user's rows in one partition
+    kept = frame.map_partitions(_bound_partition, item, c, distinct, salt, meta=frame._meta[[item]])
     return kept[item].value_counts()
+
+
+def _shuffle_by_user(frame: Any) -> Any:
+    """``frame.shuffle`` on the canonical user key: all of a user's rows in one partition."""
+    return frame.shuffle(on=_USER_KEY)
+
+
+def _domain(items: Any) -> Any:
+    """The public item domain as a pandas Index, checked (``items`` named in every message)."""
+    import pandas as pd
+
+    if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__") or isinstance(items, dict):
+        raise TypeError(f"items must be a list-like of the public candidate items (e.g. ['a', 'b']), got "
+                        f"{type(items).__name__} {items!r}"[:200])
+    domain = pd.Index(list(items))
+    if domain.size == 0:
+        raise ValueError("items must not be empty (no candidate to select)")
+    if domain.hasnans:
+        raise ValueError("items must not hold a missing value (None/NaN)")
+    if not domain.is_unique:
+        dup = domain[domain.duplicated()][0]
+        raise ValueError(f"items must not repeat an item, got {dup!r} twice")
+    return domain
 
 
 def frequent_items(
@@ -103,21 +197,25 @@ def frequent_items(
     item: str = "item",
     distinct: bool = True,
     mechanism: str = "exponential",
-    noise: str = "laplace",
+    noise: str | None = None,
     rng: np.random.Generator | np.random.BitGenerator | np.random.SeedSequence | int | None = None,
 ) -> Any:
     """Private top-k most frequent items of a dask DataFrame of (user, item) rows (ε-DP, user level).
 
     What it selects: the item (``k`` omitted) or the k items (an array, in the order picked) with the
     largest counts, where every user contributes at most ``contributions`` = c rows, chosen by a rule
-    that reads that user's rows only (a salted hash of the item; the salt comes from ``rng``).
+    that reads that user's rows only (a hash of (user, item) keyed by a secret salt drawn from ``rng``:
+    a pseudo-random choice per user). User ids are compared by value and rows without a user id are
+    dropped (see :func:`bounded_item_counts`).
 
     Privacy: ε-DP for **add/remove one user** (all of that user's rows). With ``distinct=True`` (default)
     an item counts users, so one user moves each count by at most 1: Δu = 1 per item (the count vector
     moves by at most c in L1), and all counts move in the same direction (``monotonic``: ε·u/Δu). With
     ``distinct=False`` rows are counted and a user may put all c rows on one item: **Δu = c**. k picks
     cost ε/k each (ε in total). ``mechanism``: exponential (default), permute_and_flip or
-    report_noisy_max (with ``noise=``), sampled exactly (:mod:`dpselect.sampling`).
+    report_noisy_max, sampled exactly (:mod:`dpselect.sampling`). ``noise`` (``"laplace"`` by default,
+    ``"gumbel"``, ``"exponential"``) is report-noisy-max's noise; with another mechanism it is a
+    ``ValueError`` (it would be ignored).
 
     The candidate domain ``items`` is public: give it. When it is omitted, the items seen in the data
     are the candidates and :class:`dpselect.PrivacyLeakWarning` is emitted: an item that only one user
@@ -144,13 +242,12 @@ def frequent_items(
     gen = check_rng(rng)
     c = check_int(contributions, "contributions", minimum=1)
     if items is not None:
-        import pandas as pd
-
-        domain = pd.Index(items)
-        if domain.size == 0:
-            raise ValueError("items must not be empty (no candidate to select)")
-        if not domain.is_unique:
-            raise ValueError("items must not repeat an item")
+        domain = _domain(items)
+    if mech == "report_noisy_max":
+        noise = "laplace" if noise is None else check_choice(noise, "noise", NOISES)
+    elif noise is not None:
+        raise ValueError(f"noise={noise!r} applies only to mechanism='report_noisy_max' (the noise of {mech!r} "
+                         "is fixed by its definition); leave noise out or pass mechanism='report_noisy_max'")
     counts = bounded_item_counts(rows, contributions=c, user=user, item=item, distinct=distinct, items=items,
                                  rng=gen).compute()
     if items is None:
