@@ -116,7 +116,8 @@ def _expectation(scores: np.ndarray, eps: float, delta: float, weights, values) 
     c = ctx.divide(Decimal(float(eps)), ctx.multiply(Decimal(2), Decimal(float(delta))))
     top = Decimal(float(np.max(scores)))
     num = den = Decimal(0)
-    for s_r, w_r, x_r in zip(np.asarray(scores).tolist(), list(np.asarray(weights, dtype=object)), np.asarray(values).tolist()):
+    terms = zip(np.asarray(scores).tolist(), list(np.asarray(weights, dtype=object)), np.asarray(values).tolist())
+    for s_r, w_r, x_r in terms:
         t = ctx.multiply(Decimal(w_r), ctx.exp(ctx.multiply(c, ctx.subtract(Decimal(s_r), top))))
         den = ctx.add(den, t)
         num = ctx.add(num, ctx.multiply(t, Decimal(x_r)))
