@@ -39,9 +39,7 @@ class Case:
 CASES = {
     "thesis-figure17": Case("thesis-figure17/thesis-figure17.csv",
                             ["reproduce", "thesis-figure17", "--runs", "2", "--epsilons", "0.001",
-                             "--datasets", "patent"],
-                            stale="the exact expected errors are now formed in decimal arithmetic (issue 21 "
-                                  "item 17); the full run at HEAD is pending"),
+                             "--datasets", "patent"]),
     "thesis-figure20": Case("thesis-figure20/thesis-figure20.csv",
                             ["reproduce", "thesis-figure20", "--runs", "2", "--epsilons", "0.001", "--ks", "5",
                              "--datasets", "enron"]),
