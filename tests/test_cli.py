@@ -355,3 +355,72 @@ def test_binary_demo_old_module_is_a_deprecated_alias():
     from dpselect.experiments import binary_demo
 
     assert old.count_path_mechanism is binary_demo.count_path_mechanism and old.run == binary_demo.run
+
+
+# -- issue 21: equal-size runs, bad --out before the work, demo --seed ---------------------------------
+def test_equal_size_run_is_refused_without_force(tmp_path, capsys):
+    out = tmp_path / "f17"
+    argv = ["reproduce", "thesis-figure17", "--runs", "2", "--epsilons", "1", "--datasets", "hepth", "--quiet",
+            "--out", str(out)]
+    assert main(argv) == 0
+    before = (out / "thesis-figure17.csv").read_text()
+    (out / "thesis-figure17.csv").write_text("marker")
+    capsys.readouterr()
+    assert main(argv) == 2            # the README's own command pointed at results/ no longer overwrites them
+    assert _one_error_line(capsys.readouterr().err) == (
+        f"dpselect reproduce thesis-figure17: error: {out / 'thesis-figure17.md'} holds a run of the same size "
+        "(2); pass --force to overwrite it or choose another --out")
+    assert (out / "thesis-figure17.csv").read_text() == "marker"
+    assert main([*argv, "--force"]) == 0
+    assert (out / "thesis-figure17.csv").read_text() == before
+
+
+@pytest.mark.parametrize("kind", ["file", "parent-file", "unwritable"])
+def test_bad_out_is_refused_before_the_work(tmp_path, capsys, monkeypatch, kind):
+    from dpselect.experiments import _common
+
+    def no_work(*a, **k):
+        raise AssertionError("the computation started")
+
+    monkeypatch.setattr(_common, "run_jobs", no_work)
+    f = tmp_path / "afile"
+    f.write_text("x")
+    out = {"file": f, "parent-file": f / "sub" / "dir", "unwritable": tmp_path / "ro" / "new"}[kind]
+    if kind == "unwritable":
+        (tmp_path / "ro").mkdir()
+        real = os.access
+        monkeypatch.setattr(_common.os, "access", lambda p, m: False if str(p).endswith("ro") else real(p, m))
+    argv = ["reproduce", "figure3", "--runs", "1", "--quiet", "--out", str(out)]
+    assert main(argv) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    prefix = "dpselect reproduce figure3: error: --out "
+    assert line == prefix + {
+        "file": f"{f} is a file, not a directory; choose a directory",
+        "parent-file": f"{out}: {f} is a file, not a directory; choose another --out",
+        "unwritable": f"{out}: {tmp_path / 'ro'} is not writable; choose another --out"}[kind]
+    assert not (tmp_path / "ro" / "new").exists()
+
+
+def test_demo_bad_plot_path_is_refused_before_the_work(tmp_path, capsys, monkeypatch):
+    def no_work(*a, **k):
+        raise AssertionError("the demo started")
+
+    monkeypatch.setattr(dpselect.demo, "_rule_selection", no_work)
+    f = tmp_path / "afile"
+    f.write_text("x")
+    assert main(["demo", "--skip-graph", "--plot", str(f / "demo.png")]) == 2
+    assert _one_error_line(capsys.readouterr().err) == (
+        f"dpselect demo: error: --plot {f / 'demo.png'}: {f} is a file, not a directory; choose another --plot")
+    assert main(["demo", "--skip-graph", "--plot", str(tmp_path)]) == 2
+    assert _one_error_line(capsys.readouterr().err) == (
+        f"dpselect demo: error: --plot {tmp_path} is a directory; give a file name such as {tmp_path / 'demo.png'}")
+
+
+def test_demo_seed_reaches_the_median(capsys):
+    lines = []
+    for seed in ("0", "1", "0"):
+        assert main(["demo", "--skip-graph", "--seed", seed]) == 0
+        lines.append([ln for ln in capsys.readouterr().out.splitlines() if "one release at" in ln][0])
+    # seed 0 and seed 1 release different medians (it was always rng=0); the same seed the same value
+    assert lines[0] == lines[2] != lines[1]
+    assert lines[0].strip() == "one release at ε = 1: 2717.9235 (true median 2717)"

@@ -80,8 +80,51 @@ def test_api_reference_builds_strict(tmp_path):
     out = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
                          cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-4000:]
-    assert (tmp_path / "site" / "api" / "index.html").exists()
-    assert "select_model" in (tmp_path / "site" / "api" / "sklearn" / "index.html").read_text(encoding="utf-8")
+    site = tmp_path / "site"
+    assert (site / "api" / "index.html").exists()
+    assert "select_model" in (site / "api" / "sklearn" / "index.html").read_text(encoding="utf-8")
+    assert "not found among documentation files" not in out.stdout + out.stderr
+    pages = {p: p.read_text(encoding="utf-8") for p in site.rglob("*.html")}
+    # issue 21: the docstrings' Sphinx roles were shown as literal text (315 times); the griffe extension
+    # turns them into cross-references (links where the target is documented, plain code otherwise)
+    literal = [(p.relative_to(site), m) for p, html in pages.items() for m in ROLE_TEXT.findall(html)]
+    assert not literal, f"{len(literal)} literal Sphinx roles, e.g. {literal[:5]}"
+    api = "".join(html for p, html in pages.items() if "api" in p.parts)
+    assert api.count('class="autorefs autorefs-internal"') >= 200
+    # and no link of the site points to a file that is not in it
+    assert not broken_links(site, pages), broken_links(site, pages)[:10]
+
+
+ROLE_TEXT = re.compile(r":(?:py:)?(?:func|meth|class|mod|attr|data|exc|obj|const):(?:<code>|`)")
+HREF = re.compile(r'<a [^>]*href="([^"#]*)(?:#[^"]*)?"')
+
+
+def broken_links(site: Path, pages: dict) -> list[tuple[str, str]]:
+    """(page, href) of every relative link of the built site whose target file does not exist."""
+    bad = []
+    for page, html in pages.items():
+        for href in HREF.findall(html):
+            if not href or re.match(r"^[a-z][a-z0-9+.-]*:", href) or href.startswith("/"):
+                continue
+            target = (page.parent / href).resolve()
+            if href.endswith("/") or target.is_dir():
+                target = target / "index.html"
+            if not target.exists():
+                bad.append((str(page.relative_to(site)), href))
+    return bad
+
+
+def test_griffe_roles_to_refs():
+    sys.path.insert(0, str(ROOT / "docs"))
+    try:
+        import griffe_sections as gs
+    finally:
+        sys.path.pop(0)
+    m = gs.ROLE.search("see :func:`~dpselect.apps.median.median` and")
+    assert (m["role"], m["tilde"], m["text"]) == ("func", "~", "dpselect.apps.median.median")
+    assert gs.ROLE.search(":py:meth:`fit <dpselect.sklearn.DPMOETClassifier.fit>`")["target"] == \
+        "dpselect.sklearn.DPMOETClassifier.fit"
+    assert gs.ROLE.search("a `:func:` b") is None
 
 
 def test_api_reference_covers_every_public_name():

@@ -202,3 +202,42 @@ def test_table2_quirks_smoke(tmp_path, quirks):
     rows = dpselect.experiments._common.read_csv(out / "table2.csv")
     assert {r["method"] for r in rows} == {"pareto-global", "pareto-local"}
     assert all(0 <= float(r["value"]) <= 1 for r in rows)
+
+
+# -- issue 21: Figure 3's δ^agg uses the density sensitivity twice and the degree one never ----------------
+def test_agg_delta_ed_is_density_twice_degree_never():
+    deg = np.array([5, 4, 3, 10, 40])
+    ed = dpselect.utilities.graph.egocentric_density_sensitivity(deg)
+    agg = pc.first_twice_sensitivity((100.0, 1.0), ed, name="agg-ed-twice")
+    for t in (0, 1, 4):
+        assert agg(t).tolist() == pytest.approx((100 * ed(2 * t) + ed(2 * t + 1)).tolist())
+    # ours: 1·δ^degree + 100·δ^ED = 1 + 100·δ^ED(t); the code's is smaller once δ^ED(2t + 1) < 1
+    assert agg(0)[4] == pytest.approx(100 * 2 / 38 + 2 / 37) and agg(0)[4] < 1 + 100 * ed(0)[4]
+
+
+def test_figure3_quirk_sampler_is_ours_without_quirks_and_runs_with_them(tmp_path):
+    import networkx as nx
+
+    from dpselect.apps.motkin_sampler import MotkinSampler
+    from dpselect.cli import main
+    from dpselect.graphs import from_edges
+
+    edges = np.array(list(nx.karate_club_graph().edges()))
+    g = from_edges(edges[:, 0], edges[:, 1], nodes=range(34))
+    base = MotkinSampler(g, "agg", mechanism="local_dampening")
+    plain = pc.TopkAggQuirks(base.U, g.degrees, (1.0, 100.0), quirks=())
+    for seed in range(5):
+        assert (plain.sample(k=3, epsilon=2.0, rng=np.random.default_rng(seed)).tolist()
+                == base.sample(k=3, epsilon=2.0, rng=np.random.default_rng(seed)).tolist())
+    quirky = pc.TopkAggQuirks(base.U, g.degrees, (1.0, 100.0), quirks=("agg-delta-ed",))
+    assert np.all(quirky.sf(0) <= plain.sf(0)) and np.any(quirky.sf(0) < plain.sf(0))
+    path = tmp_path / "Karate.txt"
+    path.write_text("\n".join(f"{u}\t{v}" for u, v in nx.karate_club_graph().edges()) + "\n")
+    out = {}
+    for q in ("none", "agg-delta-ed"):
+        assert main(["reproduce", "figure3", "--runs", "3", "--epsilons", "1,20", "--graph", str(path), "--quirks", q,
+                     "--out", str(tmp_path / q), "--quiet"]) == 0
+        out[q] = dpselect.experiments._common.read_csv(tmp_path / q / "figure3.csv")
+    # the global method does not change; with the same seeds the local one may
+    assert [r for r in out["none"] if r["method"] == "agg-global"] == \
+        [r for r in out["agg-delta-ed"] if r["method"] == "agg-global"]

@@ -23,7 +23,7 @@ from dpselect.utilities.classification import tpr, tpr_sensitivity
 
 from ._rng import check_rng
 from ._validation import check_positive
-from .experiments._common import pyplot
+from .experiments._common import check_out_dir, pyplot
 
 DESCRIPTION = "show private selection on real data: mechanisms, exact probabilities, local vs global"
 
@@ -86,7 +86,7 @@ def _graph_part(epsilon: float, k: int, rng: np.random.Generator) -> None:
           f"{time.perf_counter() - t0:.1f} s)\n")
 
 
-def _median_part(epsilon: float) -> None:
+def _median_part(epsilon: float, rng: np.random.Generator) -> None:
     hist = np.load(dataset_path("dpbench1d", "HEPTH.n4096.npy"))
     values, counts, lam = histogram_groups(hist)
     true = float(values[np.searchsorted(np.cumsum(counts), (int(counts.sum()) + 1) // 2)])
@@ -97,7 +97,7 @@ def _median_part(epsilon: float) -> None:
         v, p = median_probabilities(values, epsilon=eps, bound=lam, counts=counts, mechanism="local_dampening")
         print(f"   ε = {eps:<5g} expected |private − true median|: dpselect.median {released:.2f}; "
               f"thesis LD record selection {float(p @ np.abs(v - true)):.2f} (its value is not private)")
-    val = dpselect.median(values, epsilon=epsilon, bound=lam, counts=counts, rng=0)
+    val = dpselect.median(values, epsilon=epsilon, bound=lam, counts=counts, rng=rng)
     print(f"   one release at ε = {epsilon:g}: {val:.4f} (true median {true:g})\n")
 
 
@@ -119,13 +119,22 @@ def _plot(path: Path, names: list[str], u: np.ndarray, probs: dict[str, np.ndarr
     print(f"wrote {path}")
 
 
+def _check_plot_path(path: Path) -> None:
+    """Refuse an unwritable ``--plot`` before the demo runs (not after its 10 s of work)."""
+    if path.is_dir():
+        raise SystemExit(f"error: --plot {path} is a directory; give a file name such as {path / 'demo.png'}")
+    check_out_dir(path.parent, flag="--plot", shown=path)
+
+
 def run(args: argparse.Namespace) -> int:
     eps = check_positive(args.epsilon, "epsilon")
+    if args.plot is not None:
+        _check_plot_path(Path(args.plot))
     rng = check_rng(args.seed)
     names, u, probs = _rule_selection(eps, rng)
     if not args.skip_graph:
         _graph_part(eps, args.k, rng)
-    _median_part(eps)
+    _median_part(eps, rng)
     if args.plot is not None:
         _plot(args.plot, names, u, probs)
     return 0

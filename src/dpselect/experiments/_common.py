@@ -18,7 +18,9 @@ Output contract of every reproduction ``NAME`` run with ``--out DIR``:
   matplotlib (``pip install dpselect[plot]``); without it the CSV and the markdown are still written.
 
 The default ``DIR`` is ``dpselect-results`` (never the committed ``results/``), and a run refuses to
-overwrite a larger run in ``DIR`` (the size is recorded in the markdown) unless ``--force`` is given.
+overwrite a run of the same or a larger size in ``DIR`` (the size is recorded in the markdown) unless
+``--force`` is given. An ``--out`` that cannot be written (a file, or a parent that is a file or read-only)
+is refused before any work.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ import argparse
 import csv
 import math
 import multiprocessing as mp
+import os
 import re
 import time
 from collections import defaultdict
@@ -80,7 +83,7 @@ def add_output_arguments(parser: argparse.ArgumentParser, *, seed: int = 0) -> N
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
                         help=f"output directory: writes OUT/<name>.csv, .md, .png (default {DEFAULT_OUT}/)")
     parser.add_argument("--force", action="store_true",
-                        help="overwrite a larger run already in --out (refused otherwise)")
+                        help="overwrite a run of the same or a larger size already in --out (refused otherwise)")
     parser.add_argument("--seed", type=int, default=seed, help=f"base random seed (default {seed})")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -353,6 +356,7 @@ class Reproduction:
             raise SystemExit(f"error: --runs must be >= 1, got {args.runs}")
         datasets = self.datasets(args) if self.datasets is not None else check_datasets(args.datasets, self.allowed)
         out = Path(args.out)
+        check_out_dir(out)
         size = self.size(args, datasets) if self.size is not None else _default_size(args, datasets)
         _guard(out / f"{self.name}.md", size, force=getattr(args, "force", False))
         jobs = self.jobs(args, datasets)
@@ -428,8 +432,30 @@ def recorded_size(md: Path) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def check_out_dir(out: Path, flag: str = "--out", *, shown: Path | None = None) -> None:
+    """Refuse (before any work) an output directory that cannot be written: ``out`` or the nearest of its
+    parents that exists is a file, or is not writable. (A run that fails only when it writes its results
+    wastes its whole computation.) ``shown``: the path the user gave, when ``out`` is its directory."""
+    out = Path(out)
+    given = out if shown is None else Path(shown)
+    base = out
+    while not base.exists() and base.parent != base:
+        base = base.parent
+    if not base.exists():
+        return
+    if not base.is_dir():
+        if base == given:
+            raise SystemExit(f"error: {flag} {given} is a file, not a directory; choose a directory")
+        raise SystemExit(f"error: {flag} {given}: {base} is a file, not a directory; choose another {flag}")
+    if not os.access(base, os.W_OK | os.X_OK):
+        raise SystemExit(f"error: {flag} {given}: {base} is not writable; choose another {flag}")
+
+
 def _guard(md: Path, size: int, *, force: bool) -> None:
-    """Refuse (before any work) to overwrite a larger run, or one of unknown size, unless ``force``."""
+    """Refuse (before any work) to overwrite a run at least as large, or one of unknown size, unless ``force``.
+
+    An equal size is refused too: the committed ``results/`` are runs of the command's defaults, and
+    re-running that command with ``--out results/NAME`` must not replace them silently (issue 21)."""
     if force or not md.exists():
         return
     old = recorded_size(md)
@@ -439,3 +465,6 @@ def _guard(md: Path, size: int, *, force: bool) -> None:
     if old > size:
         raise SystemExit(f"error: {md} holds a larger run (size {old}) than this one (size {size}); pass --force "
                          "to overwrite it or choose another --out")
+    if old == size:
+        raise SystemExit(f"error: {md} holds a run of the same size ({size}); pass --force to overwrite it or "
+                         "choose another --out")

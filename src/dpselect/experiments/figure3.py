@@ -6,6 +6,13 @@ path). Recall = |private picks ∩ non-private top-5| / 5. Global: exponential m
 Δ = 1·1 + 100·1 = 101; local: local dampening with δ^agg = δ^degree + 100·δ^egodensity.
 ``--egodensity code`` uses the paper code's egocentric-density formula (see table2).
 
+``--quirks agg-delta-ed`` (or ``--protocol paper-code``, which adds ``delta-code``) runs the local method with the
+published code's sensitivity instead (:mod:`dpselect.experiments.paper_code`): ``topk/topk_weighted.py``
+passes δ^egodensity as the first δ of its ``DeltaWeighted``, which advances it twice per step and never uses
+δ^degree: δ^agg(t) = 100·δ^ED(2t) + 1·δ^ED(2t + 1). Reproduction only (not ε-DP). With the same seeds as our
+protocol, so a quirk's effect is a paired difference. The code's float sampling and argsort reference are not
+modelled here.
+
 The paper prints Figure 3 only as a plot; the markdown quotes its text (Sec. 7.5) beside our means.
 """
 from __future__ import annotations
@@ -17,6 +24,7 @@ import numpy as np
 from ..apps.influence_baselines import recall, top_k_aggregate
 from ..apps.motkin_sampler import MotkinSampler
 from ..graphs import GRAPH_DATASETS
+from . import paper_code as pc
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table
 from .table2 import add_graph_argument, cached, cached_graph, graph_sources
 
@@ -29,7 +37,13 @@ PAPER_TEXT = ("DP-MOTkIN-Agg_local obtains perfect recall with a low privacy bud
               "orders of magnitude more budget for the same recall.")
 
 
-def _sampler(source: str, method: str, variant: str, weights: tuple) -> MotkinSampler:
+def _sampler(source: str, method: str, variant: str, weights: tuple, quirks: tuple = ()):
+    if quirks and method == "agg-local":
+        def make():
+            base = _sampler(source, method, variant, weights)
+            return pc.TopkAggQuirks(base.U, cached_graph(source).degrees, weights, quirks=quirks)
+
+        return cached(("agg-quirks", source, variant, weights, quirks), make)
     return cached(("agg-sampler", source, method, variant, weights), lambda: MotkinSampler(
         cached_graph(source), "agg", mechanism="local_dampening" if method == "agg-local" else "exponential",
         variant=variant, objective_weights=weights))
@@ -38,9 +52,10 @@ def _sampler(source: str, method: str, variant: str, weights: tuple) -> MotkinSa
 def _task(job):
     """All runs of one (graph, method, ε) cell; the graph's first cell adds the reference set note."""
 
-    di, label, source, mi, method, ei, eps, seed, runs, k, weights, variant = job
-    s = _sampler(source, method, variant, weights)
-    U = s.U
+    di, label, source, mi, method, ei, eps, seed, runs, k, weights, variant = job[:12]
+    quirks = tuple(job[12]) if len(job) > 12 else ()
+    s = _sampler(source, method, variant, weights, quirks)
+    U = _sampler(source, method, variant, weights).U
     ref = top_k_aggregate(U, k, objective_weights=weights)
     rows = []
     for run_ in range(runs):
@@ -63,18 +78,24 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="aggregation weights (default 1 100)")
     parser.add_argument("--egodensity", choices=("paper", "code"), default="paper",
                         help="egocentric density formula (default paper)")
+    pc.add_protocol_arguments(parser, pc.FIGURE3_QUIRKS)
 
 
 def _jobs(args, graphs) -> list:
-    return [(di, label, source, mi, method, ei, eps, args.seed, args.runs, args.k, tuple(args.weights), args.egodensity)
+    quirks = pc.resolve_quirks(args, pc.FIGURE3_QUIRKS)
+    return [(di, label, source, mi, method, ei, eps, args.seed, args.runs, args.k, tuple(args.weights), args.egodensity,
+             quirks)
             for di, (label, source) in enumerate(graphs) for mi, method in enumerate(METHODS)
             for ei, eps in enumerate(args.epsilons)]
 
 
 def _settings(res: Result) -> str:
     a = res.args
+    quirks = pc.resolve_quirks(a, pc.FIGURE3_QUIRKS)
     return (f"u_agg = {a.weights[0]:g}·degree + {a.weights[1]:g}·egodensity (egocentric density formula: "
-            f"{a.egodensity}), k = {a.k} (ε/k per pick);")
+            f"{a.egodensity}), k = {a.k} (ε/k per pick)"
+            + (f"; local method with quirks {', '.join(quirks)} (reproduction only, not ε-DP)" if quirks else "")
+            + ";")
 
 
 def _report(res: Result) -> list[str]:

@@ -13,8 +13,10 @@ reproduction of a published number, never a private release:
 
 * ``lru-cache`` reuses dampened scores computed with another population's sensitivity (stale δ): the
   selection is then not ε-DP;
-* ``delta-code`` and ``agg-delta-tpr`` use the code's sensitivity functions; ``agg-delta-tpr`` ignores
-  the TNR term, so it is not an upper bound of the local sensitivity of 3·TPR + 2·TNR (not ε-DP);
+* ``delta-code``, ``agg-delta-tpr`` and ``agg-delta-ed`` use the code's sensitivity functions;
+  ``agg-delta-tpr`` ignores the TNR term, so it is not an upper bound of the local sensitivity of
+  3·TPR + 2·TNR (not ε-DP), and ``agg-delta-ed`` likewise ignores the degree term of Figure 3's
+  degree + 100·density;
   the code's δ^egodensity is smaller than the paper's admissible one for the paper's density formula;
 * ``fp-raise`` samples with the code's float path (probabilities floored at e^-1416 of the maximum,
   float rounding): not the exact law that every selector of the library samples;
@@ -55,6 +57,12 @@ dampen-zero    ``dp_mechanisms/local_dampening_cy.pyx`` ``D_``: for u = 0 the wa
                with δ(x, t, r) > 0 (the literal Def. 3.3.1), ours returns 0.
 agg-delta-tpr  ``dp_mechanisms/delta_weighted.pyx``: ``w1*delta1.compute_next() +
                w2*delta1.compute_next()``: δ^agg(t) = 3·δ^TPR(2t) + 2·δ^TPR(2t + 1), δ^TNR unused.
+agg-delta-ed   the same ``DeltaWeighted`` in the top-k experiment (``topk/topk_weighted.py``
+               ``TopKWeightedLocalDampening.execute``, lines 69-74, with ``experiment_topk_weighted.py``
+               passing ``DeltaEd, DeltaDegree`` as ``Delta1, Delta2`` and w1 = w_ed = 100, w2 = w_deg = 1):
+               δ^agg(t) = 100·δ^ED(2t) + 1·δ^ED(2t + 1), the density sensitivity twice and the degree
+               one (1 for every t) never: the δ of u_agg = degree + 100·density is then no upper bound of
+               its local sensitivity where δ^ED(2t + 1) < 1 (Figure 3; not ε-DP).
 lru-cache      ``utils/utils.py`` ``cache_numpy_array`` on ``dp_mechanisms/local_dampening.py`` ``D``:
                an LRU of 50 entries per worker process keyed on the utility array's bytes only; a
                later population with equal utilities reuses dampened scores of another δ.
@@ -117,6 +125,7 @@ QUIRKS: dict[str, str] = {
     "delta-code": "the code's δ^TPR/δ^TNR, δ^PS (strict comparisons) and δ^egodensity",
     "dampen-zero": "D(0) = first t with δ > 0 (literal Def. 3.3.1) instead of 0",
     "agg-delta-tpr": "δ^agg(t) = 3·δ^TPR(2t) + 2·δ^TPR(2t+1) (δ^TNR unused)",
+    "agg-delta-ed": "δ^agg(t) = 100·δ^egodensity(2t) + 1·δ^egodensity(2t+1) (δ^degree unused)",
     "lru-cache": "dampened scores cached (LRU 50 per process) on the utilities' bytes only: stale δ",
     "fp-raise": "the code's float sampling path; an inexact subnormal raises and the run fails",
     "failed-zero": "a failed run counts as C = 0 (else it is left out)",
@@ -131,13 +140,15 @@ TABLE1_QUIRKS = ("budget", "tree-depths", "ps-weak", "fixed-scores", "nodp-argso
 FIGURE2_QUIRKS = ("budget", "tree-depths", "nodp-argsort", "delta-code", "agg-delta-tpr", "lru-cache", "fp-raise",
                   "fixed-split")
 TABLE2_QUIRKS = ("ed-formula", "fixed-scores", "nodp-argsort", "delta-code", "dampen-zero", "fp-raise", "failed-zero")
+#: Figure 3: only the sensitivity quirks (its float sampling and argsort reference are not modelled)
+FIGURE3_QUIRKS = ("delta-code", "agg-delta-ed")
 
 #: quirks that take the selection off dpselect's exact mechanisms
 _SELECTION_QUIRKS = frozenset({"ps-weak", "fixed-scores", "nodp-argsort", "global-sens", "delta-code",
-                               "dampen-zero", "agg-delta-tpr", "lru-cache", "fp-raise"})
+                               "dampen-zero", "agg-delta-tpr", "agg-delta-ed", "lru-cache", "fp-raise"})
 
 PRIVACY_NOTE = ("`--protocol paper-code` (or any `--quirks`) runs the published code's protocol for "
-                "reproduction only: with lru-cache (stale δ), agg-delta-tpr, delta-code (the code's "
+                "reproduction only: with lru-cache (stale δ), agg-delta-tpr, agg-delta-ed, delta-code (the code's "
                 "δ^egodensity) or fp-raise (float sampling) the selections are not the ε-DP mechanisms "
                 "dpselect guarantees.")
 
@@ -278,7 +289,16 @@ def tpr_twice_sensitivity(weights: ArrayLike, sf_tpr: SensitivityFunction) -> Se
 
     Not admissible for w1·TPR + w2·TNR (the TNR term's sensitivity is ignored): reproduction only.
     """
+    return first_twice_sensitivity(weights, sf_tpr, name="agg-tpr-twice")
+
+
+def first_twice_sensitivity(weights: ArrayLike, sf_first: SensitivityFunction, *,
+                            name: str = "agg-first-twice") -> SensitivityFunction:
+    """``DeltaWeighted.compute_next`` of the code: w1·δ1(2t) + w2·δ1(2t + 1) -- the first objective's δ
+    advanced twice per step, the second objective's never used (``agg-delta-tpr``, ``agg-delta-ed``).
+    ``weights`` = (w1, w2) in the code's order (the first objective's weight first)."""
     w1, w2 = (abs(float(w)) for w in np.asarray(weights, dtype=np.float64).ravel())
+    sf_tpr = sf_first
     n = sf_tpr.n_candidates
 
     def fn(t, candidates=None):
@@ -288,7 +308,7 @@ def tpr_twice_sensitivity(weights: ArrayLike, sf_tpr: SensitivityFunction) -> Se
             tt = np.full(idx.size, int(tt))
         return w1 * sf_tpr.at(2 * tt, idx) + w2 * sf_tpr.at(2 * tt + 1, idx)
 
-    return SensitivityFunction(fn, w1 + w2, n_candidates=n, name="agg-tpr-twice", elementwise=True)
+    return SensitivityFunction(fn, w1 + w2, n_candidates=n, name=name, elementwise=True)
 
 
 def code_egodensity_sensitivity(degrees: ArrayLike) -> SensitivityFunction:
@@ -790,3 +810,37 @@ def topk_reference_argsort(U: np.ndarray, k: int) -> np.ndarray:
     *our* node order, which need not be graph-tool's vertex order of the authors' graphml files)."""
     ps = pareto_score(np.asarray(U, dtype=np.float64)).astype(np.float64)
     return np.argsort(ps)[::-1][:k].astype(np.int64)
+
+
+# -- DP-MOTkIN-Agg with quirks (figure3) ------------------------------------------------------------
+class TopkAggQuirks:
+    """DP-MOTkIN-Agg local (local dampening on u_agg = w_deg·degree + w_ed·density, ε/k per pick) with the
+    sensitivity quirks of the published top-k code. With no quirk it draws exactly what
+    :class:`dpselect.apps.motkin_sampler.MotkinSampler` draws for the same seed (paired comparisons).
+
+    ``agg-delta-ed``: δ^agg(t) = w_ed·δ^ED(2t) + w_deg·δ^ED(2t + 1) (the code's ``DeltaWeighted`` with
+    ``Delta1`` = δ^ED); ``delta-code``: the code's δ^ED (2/(d − t − 1) while d − t > 2, else 1).
+    """
+
+    def __init__(self, U: np.ndarray, degrees: np.ndarray, weights: Sequence[float], *, quirks: Sequence[str]) -> None:
+        from ..dampening import dampen_with_error
+        from ..utilities.graph import degree_sensitivity
+
+        q = set(quirks)
+        w_deg, w_ed = (float(w) for w in weights)
+        deg = np.asarray(degrees)
+        self.u = np.asarray(U, dtype=np.float64) @ np.asarray([w_deg, w_ed], dtype=np.float64)
+        sf_ed = (code_egodensity_sensitivity(deg) if "delta-code" in q
+                 else egocentric_density_sensitivity(deg.astype(np.int64)))
+        if "agg-delta-ed" in q:
+            self.sf = first_twice_sensitivity((w_ed, w_deg), sf_ed, name="agg-ed-twice")
+        else:
+            self.sf = weighted_sum([w_deg, w_ed], [degree_sensitivity(deg.astype(np.int64)), sf_ed])
+        self.D, self.err = dampen_with_error(self.u, self.sf)
+
+    def sample(self, *, k: int, epsilon: float, rng: np.random.Generator) -> np.ndarray:
+        """k node indices in the order picked (ε/k per pick)."""
+        from ..mechanisms import dampened_select
+
+        sel = dampened_select(self.u, self.sf, self.D, self.err, float(epsilon), k, rng)
+        return np.atleast_1d(np.asarray(sel, dtype=np.int64))

@@ -306,8 +306,16 @@ def _figure(rows: list[dict], variants, plt):
             "metric", "dataset", "egodensity", "method", "epsilon").items():
         summ[key[:4] + (float(key[4]),)] = val
     datasets = list(dict.fromkeys(r["dataset"] for r in rows))
-    metrics = ("C", "C-index-ties")   # (C-dominance-ties of a paper-code run: in the CSV and the markdown)
-    fig, axes = plt.subplots(2, len(datasets), figsize=(5 * len(datasets), 7.2), squeeze=False)
+    present = set(r["metric"] for r in rows)
+    # with nodp-argsort (paper-code) metric C is scored against the code's reference, argsort of the scores;
+    # the dominance-ties reference is then C-dominance-ties (issue 21: the title named a reference not plotted)
+    argsort_ref = "C-dominance-ties" in present
+    titles = {"C": ("the code's reference, argsort(score)[::-1][:k]" if argsort_ref
+                    else "ties to the most dominating node"),
+              "C-dominance-ties": "ties to the most dominating node", "C-index-ties": "ties to the smallest id"}
+    metrics = [m for m in ("C", "C-dominance-ties", "C-index-ties") if m in present]
+    fig, axes = plt.subplots(len(metrics), len(datasets), figsize=(5 * len(datasets), 3.6 * len(metrics)),
+                             squeeze=False)
     for row, metric in enumerate(metrics):
         for ax, ds in zip(axes[row], datasets):
             for variant in variants:
@@ -323,7 +331,7 @@ def _figure(rows: list[dict], variants, plt):
             ax.set_xscale("log")
             ax.set_xlabel("ε")
             ax.set_ylabel(f"mean {metric}")
-            ax.set_title(f"{ds}: {'ties to the most dominating node' if metric == 'C' else 'ties to the smallest id'}")
+            ax.set_title(f"{ds}: {titles[metric]}", fontsize=10)
             if ax.get_legend_handles_labels()[0]:
                 ax.legend(fontsize=7)
     fig.tight_layout()

@@ -21,6 +21,8 @@ numbers comes from that looser formula. (Here the dampening function only needs 
 from __future__ import annotations
 
 import argparse
+import decimal
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +31,8 @@ import dpselect as dps
 
 from ..apps.median import histogram_groups, median_distribution
 from ..datasets import dataset_path
-from ..utilities.median import grouped_database
+from ..dampening import dampen
+from ..utilities.median import grouped_database, interval_median_sensitivity
 from ._common import Reproduction, Result, add_common_arguments, markdown_table
 
 NAME = "thesis-figure17"
@@ -105,6 +108,31 @@ def _groups(name: str, bound):
     return _CACHE[(name, bound)]
 
 
+def _expectation(scores: np.ndarray, eps: float, delta: float, weights, values) -> float:
+    """Σ_r w_r·exp(c·(s_r − max s))·x_r / Σ_r w_r·exp(c·(s_r − max s)), c = ε/(2Δ), in decimal arithmetic
+    at 40 significant digits from the float scores, weights and values: the same bits on every machine and
+    numpy version (Python's decimal exp is correctly rounded and platform independent)."""
+    ctx = decimal.Context(prec=40, Emin=-10**8, Emax=10**8)
+    c = ctx.divide(Decimal(float(eps)), ctx.multiply(Decimal(2), Decimal(float(delta))))
+    top = Decimal(float(np.max(scores)))
+    num = den = Decimal(0)
+    terms = zip(np.asarray(scores).tolist(), list(np.asarray(weights, dtype=object)), np.asarray(values).tolist())
+    for s_r, w_r, x_r in terms:
+        t = ctx.multiply(Decimal(w_r), ctx.exp(ctx.multiply(c, ctx.subtract(Decimal(s_r), top))))
+        den = ctx.add(den, t)
+        num = ctx.add(num, ctx.multiply(t, Decimal(x_r)))
+    return float(ctx.divide(num, den))
+
+
+def _interval_errors(lo: np.ndarray, hi: np.ndarray, center: float) -> np.ndarray:
+    """E|V − center| for V uniform on [lo_j, hi_j) (the closed form of MedianDistribution.expected_abs_error)."""
+    c = float(center)
+    mid = (lo + hi) / 2.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inside = ((c - lo) ** 2 + (hi - c) ** 2) / (2.0 * (hi - lo))
+    return np.where(c <= lo, mid - c, np.where(c >= hi, c - mid, inside))
+
+
 def _task(job):
     """One (dataset, ε): exact expected errors of EM, LD, LD-thesis-delta and interval, ``runs`` PF draws."""
 
@@ -119,14 +147,31 @@ def _task(job):
     p_ld = dps.local_dampening_probabilities(u, epsilon=eps, sensitivity_function=sf, base_measure=w)
     p_th = dps.exponential_probabilities(tu / td, epsilon=eps, sensitivity=1.0,
                                        base_measure=tc.astype(np.float64))
+    # Exact expectations, formed in decimal arithmetic (below) rather than from the float probabilities:
+    # np.exp / np.log are dispatched on the CPU's SIMD level and change between numpy versions, which moved
+    # these rows in the last bit from one machine to the next (issue 21). The float probabilities are
+    # kept as a check (they agree to ~1e-13 relative; a larger gap is a bug).
+    D_ld = dampen(u, sf)
+    iv = g.intervals()
+    D_iv = dampen(iv.utility, interval_median_sensitivity(iv))
+    iv_lengths = [Decimal(h) - Decimal(lo) for lo, h in zip(iv.lo.tolist(), iv.hi.tolist())]
+    exact = {
+        "EM": _expectation(u, eps, bound, w, err),
+        "LD": _expectation(D_ld, eps, 1.0, w, err),
+        "LD-thesis-delta": _expectation(tu / td, eps, 1.0, tc, -tu),
+        "interval": _expectation(D_iv, eps, 1.0, iv_lengths, _interval_errors(iv.lo, iv.hi, g.median)),
+    }
     d_ld = median_distribution(vals, epsilon=eps, bound=bound, counts=counts)
     d_em = median_distribution(vals, epsilon=eps, bound=bound, counts=counts, mechanism="exponential")
     iv_err = d_ld.expected_abs_error(g.median)
     # the interval utility's δ is 1 everywhere: LD and EM give one law (checked here)
     em_vs_ld = abs(d_em.expected_abs_error(g.median) / iv_err - 1.0)
-    rows = [dict(dataset=name, method=method, epsilon=eps, run=0, metric="error", value=float(val))
-            for method, val in (("EM", p_em @ err), ("LD", p_ld @ err), ("LD-thesis-delta", p_th @ -tu),
-                                ("interval", iv_err))]
+    floats = {"EM": p_em @ err, "LD": p_ld @ err, "LD-thesis-delta": p_th @ -tu, "interval": iv_err}
+    for method, val in exact.items():
+        if not np.isclose(val, floats[method], rtol=1e-6, atol=0.0):
+            raise AssertionError(f"{name} ε={eps:g} {method}: exact {val!r} against float {floats[method]!r}")
+    rows = [dict(dataset=name, method=method, epsilon=eps, run=0, metric="error", value=val)
+            for method, val in exact.items()]
     rng = np.random.default_rng([seed, di, ei])
     pf = np.empty(runs)
     for r in range(runs):
