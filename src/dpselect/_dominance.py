@@ -34,18 +34,23 @@ from numpy.typing import ArrayLike
 __all__ = ["count_dominating", "count_dominating_blocked", "count_with_orders"]
 
 _METHODS = ("auto", "fast", "blocked")
-#: ``method="auto"`` uses blocked broadcasting when n_points * n_queries is at most this (m = 2); the
-#: divide and conquer for m >= 3 has larger constants (a log n factor per further coordinate), so the
-#: limit is scaled by :func:`_blocked_scale` (issue 16, measured on the 2-core development machine with
-#: random points, self-queries: crossover n ≈ 450 for m = 2, ≈ 2,800 for m = 3, ≈ 22,000 for m = 4
-#: (at n = 10^4 blocked 0.19 s vs divide and conquer 0.47 s), ≈ 45,000 for m = 5).
+#: ``method="auto"`` uses blocked broadcasting when n_points * n_queries is at most this times
+#: :func:`_blocked_scale` (crossovers measured on the 2-core development machine with random points,
+#: self-queries: n ≈ 450 for m = 2 (issue 16); n ≈ 350 for m = 3 and 4 against the bitset counting
+#: (issue 22; the earlier divide and conquer only won from n ≈ 2,800 / 22,000)).
 BLOCKED_LIMIT = 250_000
-_BLOCKED_SCALE = {2: 1, 3: 32, 4: 1900}
 
 
-def _blocked_scale(m: int) -> int:
+def _blocked_scale(m: int) -> float:
     """How many times BLOCKED_LIMIT blocked counting may compare for m coordinates (m >= 2)."""
-    return _BLOCKED_SCALE.get(m, 1900 * 4 ** max(m - 4, 0))
+    return 1.0 if m == 2 else 0.5
+
+
+#: m >= 4 counts by bitsets alone (:func:`_count_bitset`, O(n n_q m / 64) word operations) while
+#: n * n_q <= this * (m − 3), beyond by bitsets plus divide and conquer (:func:`_count_hybrid`, whose
+#: (m − 1)-dimensional levels grow like log^(m − 2) n). Measured at m = 4 (issue 22): bitsets 2x faster
+#: at n = 10^5, crossover near n = 1.6 * 10^5. For m = 3 the hybrid is faster at every size.
+_BITSET_LIMIT = 25_000_000_000
 #: Elements (query rows x point rows) per chunk of the blocked method.
 _BLOCK_ELEMENTS = 1 << 22
 
@@ -126,8 +131,10 @@ def count_with_orders(P: np.ndarray, Q: np.ndarray, strict: bool, method: str = 
     if m == 2:
         counts = _count_2d(ranks[:, 0], ranks[:, 1], keys[:, 0], keys[:, 1], orders[0],
                            orders[0] if Q is P else None)
+    elif n * nq <= _BITSET_LIMIT * (m - 3):
+        counts = _count_bitset(ranks, keys, orders[0])[0]
     else:
-        counts = _count_grouped(np.zeros(n, np.int64), ranks, np.zeros(nq, np.int64), keys)
+        counts = _count_hybrid(ranks, keys, orders[0])
     return counts, orders
 
 
@@ -167,11 +174,14 @@ def _rank_reduce(P: np.ndarray, Q: np.ndarray, strict: bool,
         if hints is not None and hints[i] is not None and hints[i].shape == (n,):
             h = hints[i]
             order = h[np.argsort(col[h], kind="stable")]  # nearly sorted: timsort runs, ~linear
+            v = col[order]
+            ties = n > 1 and bool((v[1:] == v[:-1]).any())
         else:
-            order = np.argsort(col)
+            # packed-key sort, 3-4x faster than argsort (+ 0.0: −0.0 and 0.0 are one tie group)
+            order, ties = _argsort_float(col + 0.0)
+            v = col[order]
         orders.append(order)
-        v = col[order]
-        if same and n > 1 and not (v[1:] == v[:-1]).any():
+        if same and not ties:
             # no ties: rank = sorted position, #{points <= v_j} = position + 1
             pos = np.arange(n, dtype=np.int64)
             ranks[order, i] = pos
@@ -522,3 +532,137 @@ def _count_grouped_2(gp: np.ndarray, p0: np.ndarray, p1: np.ndarray,
     out = np.empty(nq, dtype=np.int64)
     out[oq] = _range_count_ge(values, s, e, q1[oq])
     return out
+
+
+# -- bitsets (m >= 3) ---------------------------------------------------------------------------
+#: Points per block of the bitset counting (a multiple of 64; tests shrink it to exercise the block
+#: boundaries on small inputs). 4096 points: a block's tables are 2 MiB each (measured best at
+#: n = 10^4 .. 10^6 on the 2-core development machine).
+_BITSET_BLOCK = 2048
+_ALL_ONES = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
+_SUFFIX_MASKS: dict = {}
+
+
+def _suffix_masks(C: int) -> np.ndarray:
+    """(C + 1, C / 64) words: row t has the bits t .. C − 1 set (bit j = bit j % 64 of word j // 64)."""
+    M = _SUFFIX_MASKS.get(C)
+    if M is None:
+        t = np.arange(C + 1, dtype=np.int64)[:, None]
+        w = np.arange(C // 64, dtype=np.int64)[None, :]
+        part = _ALL_ONES << (t & 63).astype(np.uint64)
+        M = np.where(w > (t >> 6), _ALL_ONES, np.where(w == (t >> 6), part, np.uint64(0))).astype(np.uint64)
+        M.setflags(write=False)
+        _SUFFIX_MASKS[C] = M
+    return M
+
+
+def _threshold_table(v: np.ndarray, W: int) -> tuple[np.ndarray, np.ndarray]:
+    """(len(v) + 1, W) words whose row t is the bitset of the points at positions >= t of v sorted
+    ascending (bit j: point j), and v sorted. Row ``#{i : v_i < k}`` is exactly {j : v_j >= k}."""
+    c = v.size
+    o = np.argsort(v, kind="stable")
+    T = np.zeros((c + 1, W), dtype=np.uint64)
+    T[np.arange(c), o >> 6] = np.uint64(1) << (o & 63).astype(np.uint64)
+    np.bitwise_or.accumulate(T[::-1], axis=0, out=T[::-1])  # suffix unions, one word-OR per entry
+    return T, v[o]
+
+
+def _count_bitset(R: np.ndarray, K: np.ndarray, order0: np.ndarray | None = None, full: bool = True,
+                  C: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """#{p : R[p] >= K[q] in every coordinate} by bitsets (integer ranks/keys in [0, n]).
+
+    Points are put in the order of the first coordinate, so the points passing it are a suffix
+    starting at ``s0(q)``, and cut into blocks of C points. For a block, every further coordinate i
+    gets a table whose row t is the bitset of the block's points among the top (c − t) in coordinate i;
+    a query reads row #{block points with R_i < K_i(q)} of each table, ANDs them (and, in the block
+    holding s0(q), a suffix mask), and counts the bits. Work ~ n_q · n · (m − 1) / 64 word operations,
+    O(C² / 64) memory per table.
+
+    With ``full=False`` only the block holding s0(q) is counted (the caller counts the blocks after it).
+    Returns the counts, s0, the query order by s0 and the points' order by the first coordinate.
+    """
+    n, m = R.shape
+    nq = K.shape[0]
+    C = _BITSET_BLOCK if C is None else C
+    W = C // 64
+    if order0 is None:
+        order0 = _argsort_nonneg(R[:, 0])
+    Rp = R[order0]
+    below = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(R[:, 0], minlength=n)[:n], out=below[1:])
+    s0 = below[K[:, 0]]  # points passing the first coordinate: sorted positions s0 .. n − 1
+    oq = _argsort_nonneg(s0)
+    s0s = s0[oq]
+    Ks = [np.ascontiguousarray(K[oq, i]) for i in range(1, m)]
+    M = _suffix_masks(C)
+    ones = np.ones(W, dtype=np.float32)
+    res = np.zeros(nq, dtype=np.int64)
+    chunk = max(64, (1 << 18) // W)  # query rows per pass: ~2 MiB of words
+    for c0 in range(0, n, C):
+        c1 = min(n, c0 + C)
+        lo = int(np.searchsorted(s0s, c0, side="left"))  # queries before lo: the whole block passes
+        hi = int(np.searchsorted(s0s, c1, side="left"))
+        start = 0 if full else lo
+        if hi <= start:
+            continue
+        tabs, idx = [], []
+        for i in range(1, m):
+            T, vs = _threshold_table(Rp[c0:c1, i], W)
+            tabs.append(T)
+            keys = Ks[i - 1][start:hi]
+            if hi - start < n // 8:
+                idx.append(np.searchsorted(vs, keys, side="left"))
+            else:  # many queries: a lookup table of #{block points with rank < k} is cheaper
+                cum = np.zeros(n + 2, dtype=np.int32)
+                np.cumsum(np.bincount(vs, minlength=n + 1), out=cum[1:])
+                idx.append(cum[keys])
+        t0 = s0s[start:hi] - c0
+        for a in range(0, hi - start, chunk):
+            b = min(hi - start, a + chunk)
+            acc = tabs[0][idx[0][a:b]]
+            for T, ix in zip(tabs[1:], idx[1:]):
+                acc &= T[ix[a:b]]
+            mlo = max(a, lo - start)  # rows from here hold s0 inside this block: mask the suffix
+            if mlo < b:
+                acc[mlo - a:] &= M[t0[mlo:b]]
+            # per-row bit counts <= C: exact in float32, and a matrix-vector product sums fastest
+            res[start + a:start + b] += (np.bitwise_count(acc).astype(np.float32) @ ones).astype(np.int64)
+    out = np.empty(nq, dtype=np.int64)
+    out[oq] = res
+    return out, s0, oq, order0
+
+
+def _count_hybrid(R: np.ndarray, K: np.ndarray, order0: np.ndarray | None = None,
+                  C: int | None = None) -> np.ndarray:
+    """#{p : R[p] >= K[q] in every coordinate} (m >= 3): bitsets inside the block holding s0(q)
+    (:func:`_count_bitset`), divide and conquer over the block index for the blocks after it.
+
+    A point in block b' > b(q) passes the first coordinate; the pair is counted once, at the highest
+    bit l where b' and b(q) differ (b' has it set): one grouped (m − 1)-dimensional count per bit of
+    the block index, log2(n / C) of them instead of log2(n + n_q) levels of the plain divide and
+    conquer, whose lower levels the bitsets replace.
+    """
+    n, m = R.shape
+    C = _BITSET_BLOCK if C is None else C
+    counts, s0, _, order0 = _count_bitset(R, K, order0, full=False, C=C)
+    nbl = -(-n // C)
+    if nbl < 2:
+        return counts
+    Rp = R[order0]
+    blockp = np.arange(n, dtype=np.int64) // C
+    bq = s0 // C
+    has_after = bq < nbl - 1
+    for level in range((nbl - 1).bit_length()):
+        selp = ((blockp >> level) & 1).astype(bool)
+        selq = has_after & (((bq >> level) & 1) == 0)
+        if not (selp.any() and selq.any()):
+            continue
+        gp = np.compress(selp, blockp) >> (level + 1)
+        gq = np.compress(selq, bq) >> (level + 1)
+        if m == 3:
+            cnt = _count_grouped_2(gp, np.compress(selp, Rp[:, 1]), np.compress(selp, Rp[:, 2]),
+                                   gq, np.compress(selq, K[:, 1]), np.compress(selq, K[:, 2]))
+        else:
+            cnt = _count_grouped(gp, np.compress(selp, Rp[:, 1:], axis=0), gq, np.compress(selq, K[:, 1:], axis=0))
+        counts[selq] += cnt
+    return counts
