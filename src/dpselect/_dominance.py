@@ -556,15 +556,17 @@ def _suffix_masks(C: int) -> np.ndarray:
     return M
 
 
-def _threshold_table(v: np.ndarray, W: int) -> tuple[np.ndarray, np.ndarray]:
-    """(len(v) + 1, W) words whose row t is the bitset of the points at positions >= t of v sorted
-    ascending (bit j: point j), and v sorted. Row ``#{i : v_i < k}`` is exactly {j : v_j >= k}."""
+def _threshold_table(v: np.ndarray, T: np.ndarray) -> np.ndarray:
+    """Fill T (at least len(v) + 1 rows of words) so that its row t is the bitset of the points at
+    positions >= t of v sorted ascending (bit j: point j); return v sorted. Row ``#{i : v_i < k}`` is
+    then exactly {j : v_j >= k}."""
     c = v.size
     o = np.argsort(v, kind="stable")
-    T = np.zeros((c + 1, W), dtype=np.uint64)
+    T = T[:c + 1]
+    T.fill(0)
     T[np.arange(c), o >> 6] = np.uint64(1) << (o & 63).astype(np.uint64)
     np.bitwise_or.accumulate(T[::-1], axis=0, out=T[::-1])  # suffix unions, one word-OR per entry
-    return T, v[o]
+    return v[o]
 
 
 def _count_bitset(R: np.ndarray, K: np.ndarray, order0: np.ndarray | None = None, full: bool = True,
@@ -598,6 +600,13 @@ def _count_bitset(R: np.ndarray, K: np.ndarray, order0: np.ndarray | None = None
     ones = np.ones(W, dtype=np.float32)
     res = np.zeros(nq, dtype=np.int64)
     chunk = max(64, (1 << 18) // W)  # query rows per pass: ~2 MiB of words
+    # buffers reused by every block (fresh multi-MiB arrays per block cost page faults)
+    tabs = np.empty((m - 1, C + 1, W), dtype=np.uint64)
+    acc = np.empty((chunk, W), dtype=np.uint64)
+    tmp = np.empty((chunk, W), dtype=np.uint64)
+    pc = np.empty((chunk, W), dtype=np.uint8)
+    pcf = np.empty((chunk, W), dtype=np.float32)
+    cum = np.zeros(n + 2, dtype=np.int32)
     for c0 in range(0, n, C):
         c1 = min(n, c0 + C)
         lo = int(np.searchsorted(s0s, c0, side="left"))  # queries before lo: the whole block passes
@@ -605,28 +614,30 @@ def _count_bitset(R: np.ndarray, K: np.ndarray, order0: np.ndarray | None = None
         start = 0 if full else lo
         if hi <= start:
             continue
-        tabs, idx = [], []
+        idx = []
         for i in range(1, m):
-            T, vs = _threshold_table(Rp[c0:c1, i], W)
-            tabs.append(T)
+            vs = _threshold_table(Rp[c0:c1, i], tabs[i - 1])
             keys = Ks[i - 1][start:hi]
             if hi - start < n // 8:
                 idx.append(np.searchsorted(vs, keys, side="left"))
             else:  # many queries: a lookup table of #{block points with rank < k} is cheaper
-                cum = np.zeros(n + 2, dtype=np.int32)
                 np.cumsum(np.bincount(vs, minlength=n + 1), out=cum[1:])
                 idx.append(cum[keys])
         t0 = s0s[start:hi] - c0
         for a in range(0, hi - start, chunk):
             b = min(hi - start, a + chunk)
-            acc = tabs[0][idx[0][a:b]]
-            for T, ix in zip(tabs[1:], idx[1:]):
-                acc &= T[ix[a:b]]
+            r = b - a
+            np.take(tabs[0], idx[0][a:b], axis=0, out=acc[:r])
+            for i in range(1, m - 1):
+                np.take(tabs[i], idx[i][a:b], axis=0, out=tmp[:r])
+                np.bitwise_and(acc[:r], tmp[:r], out=acc[:r])
             mlo = max(a, lo - start)  # rows from here hold s0 inside this block: mask the suffix
             if mlo < b:
-                acc[mlo - a:] &= M[t0[mlo:b]]
+                acc[mlo - a:r] &= M[t0[mlo:b]]
             # per-row bit counts <= C: exact in float32, and a matrix-vector product sums fastest
-            res[start + a:start + b] += (np.bitwise_count(acc).astype(np.float32) @ ones).astype(np.int64)
+            np.bitwise_count(acc[:r], out=pc[:r])
+            np.copyto(pcf[:r], pc[:r])
+            res[start + a:start + b] += (pcf[:r] @ ones).astype(np.int64)
     out = np.empty(nq, dtype=np.int64)
     out[oq] = res
     return out, s0, oq, order0
@@ -651,6 +662,12 @@ def _count_hybrid(R: np.ndarray, K: np.ndarray, order0: np.ndarray | None = None
     Rp = R[order0]
     blockp = np.arange(n, dtype=np.int64) // C
     bq = s0 // C
+    if m == 3:
+        q = np.flatnonzero(bq < nbl - 1)  # queries with blocks after theirs
+        if q.size:
+            counts[q] += _count_block_levels_2(blockp, np.ascontiguousarray(Rp[:, 1]), np.ascontiguousarray(Rp[:, 2]),
+                                               bq[q], K[q, 1], K[q, 2], nbl)
+        return counts
     has_after = bq < nbl - 1
     for level in range((nbl - 1).bit_length()):
         selp = ((blockp >> level) & 1).astype(bool)
@@ -659,10 +676,50 @@ def _count_hybrid(R: np.ndarray, K: np.ndarray, order0: np.ndarray | None = None
             continue
         gp = np.compress(selp, blockp) >> (level + 1)
         gq = np.compress(selq, bq) >> (level + 1)
-        if m == 3:
-            cnt = _count_grouped_2(gp, np.compress(selp, Rp[:, 1]), np.compress(selp, Rp[:, 2]),
-                                   gq, np.compress(selq, K[:, 1]), np.compress(selq, K[:, 2]))
-        else:
-            cnt = _count_grouped(gp, np.compress(selp, Rp[:, 1:], axis=0), gq, np.compress(selq, K[:, 1:], axis=0))
+        cnt = _count_grouped(gp, np.compress(selp, Rp[:, 1:], axis=0), gq, np.compress(selq, K[:, 1:], axis=0))
         counts[selq] += cnt
     return counts
+
+
+def _stable_group_order(g: np.ndarray) -> np.ndarray:
+    """A stable argsort of small group ids g >= 0: numpy's stable sort is a radix sort for 16-bit
+    keys (linear, several times faster than sorting packed int64 keys)."""
+    if int(g.max()) < 1 << 16:
+        return np.argsort(g.astype(np.uint16), kind="stable")
+    return np.argsort(g, kind="stable")
+
+
+def _count_block_levels_2(blockp: np.ndarray, a: np.ndarray, b: np.ndarray, bq: np.ndarray,
+                          ka: np.ndarray, kb: np.ndarray, nbl: int) -> np.ndarray:
+    """#{p : blockp[p] > bq, a_p >= ka, b_p >= kb} for every query (integers >= 0; blockp ascending).
+
+    At the bit l of the block index, the points with that bit set count for the queries without it
+    whose block index agrees above l (group = index >> (l + 1)): a grouped two-dimensional count.
+    Points and queries are sorted by their first value once; each level reorders them stably by group
+    (a radix sort) so that every group's points are in ascending a, and its queries in ascending ka.
+    """
+    n, nq = a.size, ka.size
+    out = np.zeros(nq, dtype=np.int64)
+    pa = _argsort_nonneg(a)  # points by a
+    qa = _argsort_nonneg(ka)  # queries by ka
+    bpa = blockp[pa]
+    bqa = bq[qa]
+    K = max(int(a.max()), int(ka.max())) + 1
+    for level in range((nbl - 1).bit_length()):
+        selp = ((bpa >> level) & 1).astype(bool)
+        selq = ((bqa >> level) & 1) == 0
+        if not (selp.any() and selq.any()):
+            continue
+        gp = np.compress(selp, bpa) >> (level + 1)
+        o = _stable_group_order(gp)
+        ip = np.compress(selp, pa)[o]
+        gp = gp[o]
+        gq = np.compress(selq, bqa) >> (level + 1)
+        o = _stable_group_order(gq)
+        iq = np.compress(selq, qa)[o]
+        gq = gq[o]
+        kp = gp * K + a[ip]  # ascending
+        s = np.searchsorted(kp, gq * K + ka[iq], side="left")
+        e = np.searchsorted(kp, gq * K + K, side="left")
+        out[iq] += _range_count_ge(b[ip], s, e, kb[iq])
+    return out
