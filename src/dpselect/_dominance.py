@@ -16,13 +16,18 @@ own code counts with O(n²) Python loops; here everything is vectorised numpy:
   The Pareto score's own case (points = queries, strict) is reduced to a permutation and counted by a
   bottom-up merge whose sort keys carry the counts (:func:`_smaller_before`), so numpy's sorts do the
   merging; with packed-key sorts in place of argsort this halved its time at n = 10^6 (issue 16).
-* **m >= 3**: offline divide and conquer (CDQ) on the first coordinate: points and queries are sorted
-  together, split into aligned blocks of size 2^(l+1) for every level l, and each query in a right half
-  counts the points of the left half of its block in the remaining m − 1 coordinates. All blocks of a
-  level form *one* grouped (m − 1)-dimensional problem (group = block), so the recursion has O(log n)
-  vectorised calls per dimension: O((n + q) log^(m-1) n) overall.
-* Small inputs use blocked broadcasting (``method="blocked"``), which is faster below a few million
-  comparisons.
+* **m >= 3**: points in the order of the first coordinate (the points passing it are a suffix
+  starting at s0(q)), cut into blocks of 2,048. In a block, every further coordinate has a table of
+  bitsets (row t: the block's points at sorted positions >= t); a query ANDs one row per coordinate
+  and counts the bits (``np.bitwise_count``; a byte table before numpy 2.0), O(n q m / 64) word
+  operations (issue 22). m >= 4 uses this for all blocks up to ~10^5 points; m = 3 (and larger
+  inputs) only for the block holding s0(q), and counts the blocks after it by divide and conquer
+  over the block index: at each bit of the block index one grouped (m − 1)-dimensional problem
+  (m = 3: sort by one coordinate, range counts on the other with a wavelet matrix; m >= 4: offline
+  divide and conquer (CDQ) on the next coordinate, recursively), log2(n / 2048) levels instead of
+  the log2(n + q) of a plain divide and conquer.
+* Small inputs use blocked broadcasting (``method="blocked"``), which is faster below ~10^5
+  comparisons (m >= 3).
 
 All counts are exact (integer arithmetic after the rank reduction).
 """
@@ -82,8 +87,8 @@ def count_dominating(points: ArrayLike, queries: ArrayLike | None = None, *, str
     strict : bool
         Strict (``>``) or non-strict (``>=``) comparison, in every coordinate.
     method : {"auto", "fast", "blocked"}
-        ``"fast"``: the O(n log n) (m = 2) / divide and conquer (m >= 3) algorithm; ``"blocked"``: chunked
-        O(n q) broadcasting; ``"auto"`` picks blocked for small inputs.
+        ``"fast"``: the O(n log n) algorithm (m = 2) / bitsets and divide and conquer (m >= 3);
+        ``"blocked"``: chunked O(n q) broadcasting; ``"auto"`` picks blocked for small inputs.
 
     Returns
     -------
@@ -540,6 +545,8 @@ def _count_grouped_2(gp: np.ndarray, p0: np.ndarray, p1: np.ndarray,
 #: n = 10^4 .. 10^6 on the 2-core development machine).
 _BITSET_BLOCK = 2048
 _ALL_ONES = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
+_HAS_BITWISE_COUNT = hasattr(np, "bitwise_count")  # numpy >= 2.0
+_POPCOUNT8 = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
 _SUFFIX_MASKS: dict = {}
 
 
@@ -635,9 +642,12 @@ def _count_bitset(R: np.ndarray, K: np.ndarray, order0: np.ndarray | None = None
             if mlo < b:
                 acc[mlo - a:r] &= M[t0[mlo:b]]
             # per-row bit counts <= C: exact in float32, and a matrix-vector product sums fastest
-            np.bitwise_count(acc[:r], out=pc[:r])
-            np.copyto(pcf[:r], pc[:r])
-            res[start + a:start + b] += (pcf[:r] @ ones).astype(np.int64)
+            if _HAS_BITWISE_COUNT:
+                np.bitwise_count(acc[:r], out=pc[:r])
+                np.copyto(pcf[:r], pc[:r])
+                res[start + a:start + b] += (pcf[:r] @ ones).astype(np.int64)
+            else:  # numpy < 2.0: bit counts of the bytes from a table
+                res[start + a:start + b] += _POPCOUNT8[acc[:r].view(np.uint8)].sum(axis=1, dtype=np.int64)
     out = np.empty(nq, dtype=np.int64)
     out[oq] = res
     return out, s0, oq, order0
@@ -665,8 +675,8 @@ def _count_hybrid(R: np.ndarray, K: np.ndarray, order0: np.ndarray | None = None
     if m == 3:
         q = np.flatnonzero(bq < nbl - 1)  # queries with blocks after theirs
         if q.size:
-            counts[q] += _count_block_levels_2(blockp, np.ascontiguousarray(Rp[:, 1]), np.ascontiguousarray(Rp[:, 2]),
-                                               bq[q], K[q, 1], K[q, 2], nbl)
+            a, b = np.ascontiguousarray(Rp[:, 1]), np.ascontiguousarray(Rp[:, 2])
+            counts[q] += _count_block_levels_2(blockp, a, b, bq[q], K[q, 1], K[q, 2], nbl)
         return counts
     has_after = bq < nbl - 1
     for level in range((nbl - 1).bit_length()):
