@@ -54,8 +54,8 @@ def _blocked_scale(m: int) -> float:
 #: m >= 4 counts by bitsets alone (:func:`_count_bitset`, O(n n_q m / 64) word operations) while
 #: n * n_q <= this * (m − 3), beyond by bitsets plus divide and conquer (:func:`_count_hybrid`, whose
 #: (m − 1)-dimensional levels grow like log^(m − 2) n). Measured at m = 4 (issue 22): bitsets 2x faster
-#: at n = 10^5, crossover near n = 1.6 * 10^5. For m = 3 the hybrid is faster at every size.
-_BITSET_LIMIT = 25_000_000_000
+#: at n = 10^5, 1.3x at 2 * 10^5, crossover near 2.3 * 10^5. For m = 3 the hybrid is faster at every size.
+_BITSET_LIMIT = 50_000_000_000
 #: Elements (query rows x point rows) per chunk of the blocked method.
 _BLOCK_ELEMENTS = 1 << 22
 
