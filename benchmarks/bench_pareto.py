@@ -139,6 +139,7 @@ def growth_rows(rng) -> list[tuple[str, float, str]]:
 def main() -> None:
     rng = np.random.default_rng(0)
     rows = []
+    load_start = os.getloadavg()[0]
 
     x = rng.random(10**6)
     t_sort = best_of(lambda: np.sort(x))
@@ -214,7 +215,9 @@ def main() -> None:
     lines = [
         "## Pareto score and PrivPareto (`dpselect.multiobjective`, benchmarks/bench_pareto.py)",
         "",
-        f"Machine: {machine()}; **shared with other developers' jobs (2 cores, contended), timings noisy**. "
+        f"Machine: {machine()}; **shared with other developers' jobs (2 cores, contended), timings noisy** "
+        f"(1-minute load average {load_start:.1f} at the start of this run, {os.getloadavg()[0]:.1f} at the end: "
+        "absolute times scale with it, the same-run ratios much less). "
         "Comparisons with moocore and with the plain divide and conquer: alternating rounds in the same run, "
         "median and worst round, wall-clock and CPU time, load average (issue 22); other rows best of 3 "
         "unless a baseline is too slow. Pure numpy: the Pareto score for m = 2 reduced to a "
