@@ -179,14 +179,11 @@ def _rank_reduce(P: np.ndarray, Q: np.ndarray, strict: bool,
         if hints is not None and hints[i] is not None and hints[i].shape == (n,):
             h = hints[i]
             order = h[np.argsort(col[h], kind="stable")]  # nearly sorted: timsort runs, ~linear
-            v = col[order]
-            ties = n > 1 and bool((v[1:] == v[:-1]).any())
         else:
-            # packed-key sort, 3-4x faster than argsort (+ 0.0: −0.0 and 0.0 are one tie group)
-            order, ties = _argsort_float(col + 0.0)
-            v = col[order]
+            order = np.argsort(col)
         orders.append(order)
-        if same and not ties:
+        v = col[order]
+        if same and n > 1 and not (v[1:] == v[:-1]).any():
             # no ties: rank = sorted position, #{points <= v_j} = position + 1
             pos = np.arange(n, dtype=np.int64)
             ranks[order, i] = pos
