@@ -20,7 +20,7 @@ own code counts with O(n²) Python loops; here everything is vectorised numpy:
   starting at s0(q)), cut into blocks of 2,048. In a block, every further coordinate has a table of
   bitsets (row t: the block's points at sorted positions >= t); a query ANDs one row per coordinate
   and counts the bits (``np.bitwise_count``; a byte table before numpy 2.0), O(n q m / 64) word
-  operations (issue 22). m >= 4 uses this for all blocks up to ~10^5 points; m = 3 (and larger
+  operations (issue 22). m >= 4 uses this for all blocks up to ~2 * 10^5 points; m = 3 (and larger
   inputs) only for the block holding s0(q), and counts the blocks after it by divide and conquer
   over the block index: at each bit of the block index one grouped (m − 1)-dimensional problem
   (m = 3: sort by one coordinate, range counts on the other with a wavelet matrix; m >= 4: offline
@@ -538,8 +538,8 @@ def _count_grouped_2(gp: np.ndarray, p0: np.ndarray, p1: np.ndarray,
 
 # -- bitsets (m >= 3) ---------------------------------------------------------------------------
 #: Points per block of the bitset counting (a multiple of 64; tests shrink it to exercise the block
-#: boundaries on small inputs). 4096 points: a block's tables are 2 MiB each (measured best at
-#: n = 10^4 .. 10^6 on the 2-core development machine).
+#: boundaries on small inputs). 2,048 points: a block's tables are 0.5 MiB each (measured against
+#: 512 .. 4,096 at n = 10^4 and 10^5, m = 3 and 4, on the 2-core development machine).
 _BITSET_BLOCK = 2048
 _ALL_ONES = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
 _HAS_BITWISE_COUNT = hasattr(np, "bitwise_count")  # numpy >= 2.0
