@@ -1,8 +1,10 @@
 """Speed of the Pareto score, δ^PS and one full local PrivPareto selection.
 
-Run: ``python benchmarks/bench_pareto.py`` (about a minute on 2 cores). Writes the ``pareto`` section
+Run: ``python benchmarks/bench_pareto.py`` (a few minutes on 2 shared cores). Writes the ``pareto`` section
 of benchmarks/RESULTS.md. Baselines are measured in the same run:
 
+* moocore's ``pareto_rank`` (C) on the same points, alternating rounds, median and worst round
+  (issue 22 targets; ``pip install moocore``, benchmark-only);
 * ``numpy.sort`` of 10^6 floats (the target is pareto_score(n = 10^6, m = 2) < 30x that);
 * naive O(n²) numpy dominance counting at n = 20,000: the straightforward blocked broadcast
   ``(U[None] > U[block, None]).all(-1).sum(1)``, and our tighter blocked version
@@ -13,6 +15,7 @@ of benchmarks/RESULTS.md. Baselines are measured in the same run:
 """
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -65,55 +68,78 @@ def enron_objectives():
         return "synthetic (36,692 power-law degrees)", np.column_stack([d, ed]), sfs
 
 
+def paired(ours, base, reps: int) -> dict:
+    """Times of ``ours`` and ``base`` measured alternately (which goes first alternates too) over
+    ``reps`` rounds: wall-clock and CPU (process) time, and the load average around the rounds. The
+    machine is shared, so the comparison is the ratio within each round; CPU time is less disturbed by
+    other jobs than wall-clock time."""
+    wo, wb, co, cb = [], [], [], []
+    load0 = os.getloadavg()[0]
+    for r in range(reps):
+        pair = [(ours, wo, co), (base, wb, cb)]
+        for f, w, c in (pair if r % 2 == 0 else pair[::-1]):
+            c0, t0 = time.process_time(), time.perf_counter()
+            f()
+            w.append(time.perf_counter() - t0)
+            c.append(time.process_time() - c0)
+    wo, wb, co, cb = map(np.array, (wo, wb, co, cb))
+    return {"ours": float(np.median(wo)), "base": float(np.median(wb)),
+            "ratio": float(np.median(wo) / np.median(wb)), "worst": float((wo / wb).max()),
+            "cpu_ratio": float(np.median(co) / np.median(cb)), "cpu_worst": float((co / cb).max()),
+            "load": (load0 + os.getloadavg()[0]) / 2, "reps": reps}
+
+
 def moocore_rows(rng) -> list[tuple[str, float, str]]:
-    """pareto_score (dominator counts) against moocore's pareto_rank (non-dominated layers, C) and
-    is_nondominated on the same points, same run (moocore is a benchmark-only dependency)."""
+    """pareto_score (dominator counts) against moocore's pareto_rank (non-dominated layers, C) on the
+    same points, measured alternately in the same run (moocore is a benchmark-only dependency)."""
     try:
         import moocore
     except ImportError:
         return [("moocore comparison", float("nan"), "moocore not installed (pip install moocore)")]
     out = []
-    for m in (2, 3):
-        U = rng.random((10**6, m))
-        rep = 3 if m == 2 else 2
-        # interleaved (ours, pareto_rank, is_nondominated per round), best of the rounds: the machine's
-        # load changes over seconds, so alternating keeps the comparison fair
-        t_ps = t_rank = t_nd = float("inf")
-        for _ in range(rep):
-            t_ps = min(t_ps, best_of(lambda: pareto_score(U), 1))
-            t_rank = min(t_rank, best_of(lambda: moocore.pareto_rank(U, maximise=True), 1))
-            t_nd = min(t_nd, best_of(lambda: moocore.is_nondominated(U, maximise=True), 1))
-        out.append((f"pareto_score, n = 10^6, m = {m} (random floats)", t_ps,
-                    f"moocore `pareto_rank` {t_rank:.3f} s: **{t_ps / t_rank:.2f}x** (target <= 1x); "
-                    f"`is_nondominated` {t_nd:.3f} s"))
+    # (m, n, target ratio) of issue 22 item 5
+    for m, n, target in ((2, 10**6, 1.0), (3, 10**6, 1.0), (3, 10**5, 1.2), (4, 10**4, 1.5), (4, 10**5, 1.5)):
+        U = rng.random((n, m))
+        # same Pareto front (rank 0: non-dominated; no ties in random floats)
+        assert np.array_equal(pareto_score(U) == 0, moocore.pareto_rank(U, maximise=True) == 0)
+        r = paired(lambda: pareto_score(U), lambda: moocore.pareto_rank(U, maximise=True), 5)
+        out.append((f"pareto_score, n = 10^{len(str(n)) - 1}, m = {m} (random floats)", r["ours"],
+                    f"moocore `pareto_rank` {r['base']:.3f} s: **{r['ratio']:.2f}x** (target <= {target}x), "
+                    f"worst round {r['worst']:.2f}x; CPU time {r['cpu_ratio']:.2f}x (worst {r['cpu_worst']:.2f}x); "
+                    f"median of {r['reps']} alternating rounds, load average {r['load']:.1f}"))
     return out
 
 
 def growth_rows(rng) -> list[tuple[str, float, str]]:
-    """m = 4: the method pareto_score chooses (calibrated crossover), and the divide and conquer's growth."""
-    from dpselect._dominance import count_dominating
+    """m = 3, 4: the engines (bitsets per block of points; bitsets plus divide and conquer over the
+    blocks) against the plain divide and conquer of issue 16, same points, same run."""
+    from dpselect._dominance import _count_grouped, _rank_reduce, count_dominating
 
     out = []
+    for m, n in ((3, 10**5), (4, 10**4), (4, 10**5)):
+        U = rng.random((n, m))
+        R, K, _ = _rank_reduce(U, U, True)
+
+        def plain():
+            return _count_grouped(np.zeros(n, np.int64), R, np.zeros(n, np.int64), K)
+
+        assert np.array_equal(count_dominating(U), plain())
+        r = paired(lambda: count_dominating(U), plain, 3)
+        engine = "bitsets" if m >= 4 else "bitsets + block divide and conquer"
+        out.append((f"dominator counts, n = 10^{len(str(n)) - 1}, m = {m} ({engine})", r["ours"],
+                    f"plain divide and conquer (issue 16) {r['base']:.3f} s: {1 / r['ratio']:.1f}x faster "
+                    f"(median of 3 alternating rounds, load {r['load']:.1f})"))
     U = rng.random((10**4, 4))
-    t_auto = best_of(lambda: pareto_score(U))
-    t_fast = best_of(lambda: count_dominating(U, method="fast"))
-    t_blk = best_of(lambda: count_dominating(U, method="blocked"))
-    out.append(("pareto_score, n = 10^4, m = 4 (auto: blocked below n ≈ 22,000)", t_auto,
-                f"blocked {t_blk:.3f} s, divide and conquer {t_fast:.3f} s ({t_fast / t_blk:.1f}x)"))
-    times = {}
-    for n in (10**4, 10**5, 10**6):
-        U = rng.random((n, 4))
-        times[n] = best_of(lambda: count_dominating(U, method="fast"), 1 if n == 10**6 else 2)
-    out.append(("dominator counts, m = 4, divide and conquer, n = 10^4 / 10^5 / 10^6", times[10**6],
-                f"{times[10**4]:.2f} / {times[10**5]:.2f} / {times[10**6]:.1f} s: x{times[10**5] / times[10**4]:.0f} and "
-                f"x{times[10**6] / times[10**5]:.0f} per 10x n (quadratic: x100; blocked at 10^6 ≈ "
-                f"{t_blk * 1e4:.0f} s extrapolated)"))
+    r = paired(lambda: count_dominating(U), lambda: count_dominating(U, method="blocked"), 3)
+    out.append(("dominator counts, n = 10^4, m = 4, against blocked broadcasting", r["ours"],
+                f"blocked {r['base']:.3f} s: {1 / r['ratio']:.1f}x faster"))
     return out
 
 
 def main() -> None:
     rng = np.random.default_rng(0)
     rows = []
+    load_start = os.getloadavg()[0]
 
     x = rng.random(10**6)
     t_sort = best_of(lambda: np.sort(x))
@@ -189,12 +215,20 @@ def main() -> None:
     lines = [
         "## Pareto score and PrivPareto (`dpselect.multiobjective`, benchmarks/bench_pareto.py)",
         "",
-        f"Machine: {machine()}; **shared with other developers' jobs (2 cores, contended), timings noisy**. "
-        "Best of 3 unless a baseline is too slow. Pure numpy: the Pareto score for m = 2 reduced to a "
+        f"Machine: {machine()}; **shared with other developers' jobs (2 cores, contended), timings noisy** "
+        f"(1-minute load average {load_start:.1f} at the start of this run, {os.getloadavg()[0]:.1f} at the end: "
+        "absolute times scale with it, the same-run ratios much less). "
+        "Comparisons with moocore and with the plain divide and conquer: alternating rounds in the same run, "
+        "median and worst round, wall-clock and CPU time, load average (issue 22); other rows best of 3 "
+        "unless a baseline is too slow. Pure numpy: the Pareto score for m = 2 reduced to a "
         "permutation and counted by a bottom-up merge whose packed sort keys carry the counts (issue 16: "
         "packed-key sorts instead of argsort, 32-value blocks by shifted comparisons, int32 keys while they "
-        "fit); other m = 2 counts by wavelet-matrix range counts; CDQ divide and conquer for m >= 3 with "
-        "queries walked in key order; blocked broadcasting below the calibrated crossover.",
+        "fit); other m = 2 counts by wavelet-matrix range counts; m >= 3 (issue 22): points in first-"
+        "coordinate order cut into blocks of 2,048, per block and coordinate a table of bitsets, a query "
+        "ANDs one row per coordinate and counts bits (m >= 4 up to ~2 * 10^5 points); m = 3 and larger "
+        "inputs use that only in the block holding the query's first-coordinate threshold and count the "
+        "blocks after it by divide and conquer over the block index (log2(n / 2048) grouped 2-D levels); "
+        "blocked broadcasting below ~10^5 comparisons (m >= 3).",
         "",
         "| case | time (s) | comparison (same run) |",
         "|---|---|---|",

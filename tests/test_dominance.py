@@ -176,3 +176,91 @@ def test_argsort_float_orders_exactly_and_reports_ties():
         assert (np.diff(v[order]) >= 0).all()
         w = np.sort(v)
         assert ties == bool((w[1:] == w[:-1]).any())
+
+
+# -- m >= 3: bitsets per block of points (issue 22), and the hybrid with divide and conquer ----------
+def _ties_or_floats(rng, n, m, special):
+    if rng.random() < 0.6:  # few distinct values: heavy ties in every coordinate
+        return rng.integers(0, int(rng.integers(1, 6)), (n, m)).astype(float)
+    return rng.choice(special, (n, m)) if rng.random() < 0.3 else rng.normal(size=(n, m))
+
+
+@pytest.mark.parametrize("m", [3, 4, 5])
+@pytest.mark.parametrize("engine", ["bitset", "hybrid"])
+def test_bitset_and_hybrid_counts_match_brute_force_at_block_boundaries(monkeypatch, m, engine):
+    # blocks of 64 points (tests shrink _BITSET_BLOCK): sizes around one, two and several blocks, so
+    # queries land at block starts/ends and in the last, partial block; self and other queries,
+    # strict and non-strict, ties, ±0.0 and ±inf
+    import dpselect._dominance as dom
+
+    monkeypatch.setattr(dom, "BLOCKED_LIMIT", 0)
+    monkeypatch.setattr(dom, "_BITSET_LIMIT", 10**18 if engine == "bitset" else 0)
+    monkeypatch.setattr(dom, "_BITSET_BLOCK", 64)
+    rng = np.random.default_rng(200 + m)
+    special = np.array([-0.0, 0.0, np.inf, -np.inf, 1.0, 2.0])
+    sizes = [1, 2, 63, 64, 65, 127, 128, 129, 192, 257, 383, 512, 513]
+    for n in sizes:
+        P = _ties_or_floats(rng, n, m, special)
+        nq = int(rng.integers(1, 2 * n + 2))
+        Q = P[rng.integers(0, n, nq)] + rng.integers(-1, 2, (nq, m)) * (rng.random((nq, m)) < 0.3)
+        for strict in (True, False):
+            np.testing.assert_array_equal(count_dominating(P, strict=strict, method="fast"), brute(P, P, strict))
+            np.testing.assert_array_equal(count_dominating(P, Q, strict=strict, method="fast"), brute(P, Q, strict))
+
+
+def test_bitset_and_hybrid_engines_directly_on_rank_keys():
+    # both engines for m = 3 too (auto uses the hybrid there), block sizes 64 .. 256, with the
+    # table-lookup and the searchsorted paths for the row indices
+    from dpselect._dominance import _count_bitset, _count_hybrid, _rank_reduce
+
+    rng = np.random.default_rng(210)
+    for trial in range(40):
+        m = int(rng.integers(3, 6))
+        n = int(rng.integers(1, 700))
+        P = rng.integers(0, int(rng.integers(1, 8)), (n, m)).astype(float)
+        same = trial % 2 == 0
+        Q = P if same else rng.integers(-1, 9, (int(rng.integers(1, 500)), m)).astype(float)
+        C = int(rng.choice([64, 128, 256]))
+        for strict in (True, False):
+            R, K, orders = _rank_reduce(P, Q, strict)
+            ref = brute(P, Q, strict)
+            np.testing.assert_array_equal(_count_bitset(R, K, orders[0], C=C)[0], ref)
+            np.testing.assert_array_equal(_count_bitset(R, K, None, C=C)[0], ref)
+            np.testing.assert_array_equal(_count_hybrid(R, K, orders[0], C=C), ref)
+
+
+def test_bitset_counts_without_numpy_bitwise_count(monkeypatch):
+    # numpy < 2.0 has no bitwise_count: the byte-table popcount must give the same counts
+    import dpselect._dominance as dom
+
+    monkeypatch.setattr(dom, "_HAS_BITWISE_COUNT", False)
+    rng = np.random.default_rng(211)
+    P = rng.integers(0, 4, (300, 4)).astype(float)
+    R, K, orders = dom._rank_reduce(P, P, True)
+    np.testing.assert_array_equal(dom._count_bitset(R, K, orders[0], C=64)[0], brute(P, P, True))
+
+
+def test_suffix_masks_and_threshold_tables():
+    import dpselect._dominance as dom
+
+    M = dom._suffix_masks(128)
+    bits = np.unpackbits(M.view(np.uint8), axis=1, bitorder="little")  # (129, 128): bit j of the row
+    np.testing.assert_array_equal(bits, (np.arange(128)[None, :] >= np.arange(129)[:, None]).astype(np.uint8))
+    v = np.array([5, 1, 5, 0, 3, 1, 9])
+    T = np.empty((8, 1), dtype=np.uint64)
+    vs = dom._threshold_table(v, T)
+    assert vs.tolist() == sorted(v.tolist())
+    rows = np.unpackbits(T.view(np.uint8), axis=1, bitorder="little")[:, :7]
+    for k in range(11):  # row #{v < k} holds exactly the points with v >= k
+        np.testing.assert_array_equal(rows[int((v < k).sum())], (v >= k).astype(np.uint8))
+
+
+def test_m3_pareto_scores_at_larger_sizes_equal_blocked():
+    # the default block size (2,048) with several blocks and levels of the block divide and conquer
+    rng = np.random.default_rng(212)
+    for P in (rng.random((9000, 3)), rng.integers(0, 12, (9000, 3)).astype(float)):
+        np.testing.assert_array_equal(count_dominating(P, method="fast"), count_dominating_blocked(P, P))
+    P = rng.integers(0, 20, (7000, 4)).astype(float)
+    Q = rng.integers(0, 20, (3000, 4)).astype(float)
+    np.testing.assert_array_equal(count_dominating(P, Q, strict=False, method="fast"),
+                                  count_dominating_blocked(P, Q, strict=False))

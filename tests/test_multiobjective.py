@@ -796,3 +796,32 @@ def test_pareto_shift_on_graph_statistics_and_subsets():
             sfs.append(constant(full.size, 0.7))
         G = shift_totals_with_error(_pareto_sf(U, sfs, base), n)[0]
         assert np.array_equal(G, _stepwise_shift(_pareto_sf(U, sfs, base)))
+
+
+@pytest.mark.parametrize("m", [3, 4])
+@pytest.mark.parametrize("engine", ["bitset", "hybrid"])
+def test_pareto_score_and_delta_ps_with_the_bitset_engines(monkeypatch, m, engine):
+    # issue 22: m >= 3 counts by bitsets per block of points (alone, or in the query's own block with
+    # divide and conquer over the blocks after it); blocks of 64 points so that 600 candidates span
+    # ten blocks; both δ^PS terms (non-strict on U + cum vs U − cum, strict the other way) checked
+    # against explicit domination masks
+    monkeypatch.setattr(dpselect._dominance, "_BITSET_BLOCK", 64)
+    monkeypatch.setattr(dpselect._dominance, "_BITSET_LIMIT", 10**18 if engine == "bitset" else 0)
+    rng = np.random.default_rng(40 + m)
+    n = 600
+    U = rng.integers(0, 6, (n, m)).astype(float)
+    np.testing.assert_array_equal(pareto_score(U), -(U[None, :, :] > U[:, None, :]).all(axis=2).sum(axis=1))
+    pairs = [random_sf(rng, n, 2.0) for _ in range(m)]
+    sf = pareto_sensitivity(U, [p[0] for p in pairs])
+    dom = (U[None, :, :] > U[:, None, :]).all(2)
+    np.fill_diagonal(dom, False)
+    other = ~np.eye(n, dtype=bool)
+    for t in (0, 1, 3):
+        cum = sum(np.column_stack([pairs[i][1](j) for i in range(m)]) for j in range(t + 1))
+        H, L = U + cum, U - cum
+        can_lose = (L[None, :, :] <= H[:, None, :]).any(2)
+        can_gain = (H[None, :, :] >= L[:, None, :]).all(2)
+        ref = (dom & can_lose).sum(1) + (~dom & other & can_gain).sum(1)
+        np.testing.assert_array_equal(sf(t), np.minimum(ref, n - 1))
+        idx = np.sort(rng.choice(n, size=150, replace=False))
+        np.testing.assert_array_equal(sf(t, candidates=idx), np.minimum(ref, n - 1)[idx])

@@ -16,13 +16,18 @@ own code counts with O(n²) Python loops; here everything is vectorised numpy:
   The Pareto score's own case (points = queries, strict) is reduced to a permutation and counted by a
   bottom-up merge whose sort keys carry the counts (:func:`_smaller_before`), so numpy's sorts do the
   merging; with packed-key sorts in place of argsort this halved its time at n = 10^6 (issue 16).
-* **m >= 3**: offline divide and conquer (CDQ) on the first coordinate: points and queries are sorted
-  together, split into aligned blocks of size 2^(l+1) for every level l, and each query in a right half
-  counts the points of the left half of its block in the remaining m − 1 coordinates. All blocks of a
-  level form *one* grouped (m − 1)-dimensional problem (group = block), so the recursion has O(log n)
-  vectorised calls per dimension: O((n + q) log^(m-1) n) overall.
-* Small inputs use blocked broadcasting (``method="blocked"``), which is faster below a few million
-  comparisons.
+* **m >= 3**: points in the order of the first coordinate (the points passing it are a suffix
+  starting at s0(q)), cut into blocks of 2,048. In a block, every further coordinate has a table of
+  bitsets (row t: the block's points at sorted positions >= t); a query ANDs one row per coordinate
+  and counts the bits (``np.bitwise_count``; a byte table before numpy 2.0), O(n q m / 64) word
+  operations (issue 22). m >= 4 uses this for all blocks up to ~2 * 10^5 points; m = 3 (and larger
+  inputs) only for the block holding s0(q), and counts the blocks after it by divide and conquer
+  over the block index: at each bit of the block index one grouped (m − 1)-dimensional problem
+  (m = 3: sort by one coordinate, range counts on the other with a wavelet matrix; m >= 4: offline
+  divide and conquer (CDQ) on the next coordinate, recursively), log2(n / 2048) levels instead of
+  the log2(n + q) of a plain divide and conquer.
+* Small inputs use blocked broadcasting (``method="blocked"``), which is faster below ~10^5
+  comparisons (m >= 3).
 
 All counts are exact (integer arithmetic after the rank reduction).
 """
@@ -34,18 +39,23 @@ from numpy.typing import ArrayLike
 __all__ = ["count_dominating", "count_dominating_blocked", "count_with_orders"]
 
 _METHODS = ("auto", "fast", "blocked")
-#: ``method="auto"`` uses blocked broadcasting when n_points * n_queries is at most this (m = 2); the
-#: divide and conquer for m >= 3 has larger constants (a log n factor per further coordinate), so the
-#: limit is scaled by :func:`_blocked_scale` (issue 16, measured on the 2-core development machine with
-#: random points, self-queries: crossover n ≈ 450 for m = 2, ≈ 2,800 for m = 3, ≈ 22,000 for m = 4
-#: (at n = 10^4 blocked 0.19 s vs divide and conquer 0.47 s), ≈ 45,000 for m = 5).
+#: ``method="auto"`` uses blocked broadcasting when n_points * n_queries is at most this times
+#: :func:`_blocked_scale` (crossovers measured on the 2-core development machine with random points,
+#: self-queries: n ≈ 450 for m = 2 (issue 16); n ≈ 350 for m = 3 and 4 against the bitset counting
+#: (issue 22; the earlier divide and conquer only won from n ≈ 2,800 / 22,000)).
 BLOCKED_LIMIT = 250_000
-_BLOCKED_SCALE = {2: 1, 3: 32, 4: 1900}
 
 
-def _blocked_scale(m: int) -> int:
+def _blocked_scale(m: int) -> float:
     """How many times BLOCKED_LIMIT blocked counting may compare for m coordinates (m >= 2)."""
-    return _BLOCKED_SCALE.get(m, 1900 * 4 ** max(m - 4, 0))
+    return 1.0 if m == 2 else 0.5
+
+
+#: m >= 4 counts by bitsets alone (:func:`_count_bitset`, O(n n_q m / 64) word operations) while
+#: n * n_q <= this * (m − 3), beyond by bitsets plus divide and conquer (:func:`_count_hybrid`, whose
+#: (m − 1)-dimensional levels grow like log^(m − 2) n). Measured at m = 4 (issue 22): bitsets 2x faster
+#: at n = 10^5, 1.3x at 2 * 10^5, crossover near 2.3 * 10^5. For m = 3 the hybrid is faster at every size.
+_BITSET_LIMIT = 50_000_000_000
 #: Elements (query rows x point rows) per chunk of the blocked method.
 _BLOCK_ELEMENTS = 1 << 22
 
@@ -77,8 +87,8 @@ def count_dominating(points: ArrayLike, queries: ArrayLike | None = None, *, str
     strict : bool
         Strict (``>``) or non-strict (``>=``) comparison, in every coordinate.
     method : {"auto", "fast", "blocked"}
-        ``"fast"``: the O(n log n) (m = 2) / divide and conquer (m >= 3) algorithm; ``"blocked"``: chunked
-        O(n q) broadcasting; ``"auto"`` picks blocked for small inputs.
+        ``"fast"``: the O(n log n) algorithm (m = 2) / bitsets and divide and conquer (m >= 3);
+        ``"blocked"``: chunked O(n q) broadcasting; ``"auto"`` picks blocked for small inputs.
 
     Returns
     -------
@@ -126,8 +136,10 @@ def count_with_orders(P: np.ndarray, Q: np.ndarray, strict: bool, method: str = 
     if m == 2:
         counts = _count_2d(ranks[:, 0], ranks[:, 1], keys[:, 0], keys[:, 1], orders[0],
                            orders[0] if Q is P else None)
+    elif n * nq <= _BITSET_LIMIT * (m - 3):
+        counts = _count_bitset(ranks, keys, orders[0])[0]
     else:
-        counts = _count_grouped(np.zeros(n, np.int64), ranks, np.zeros(nq, np.int64), keys)
+        counts = _count_hybrid(ranks, keys, orders[0])
     return counts, orders
 
 
@@ -521,4 +533,200 @@ def _count_grouped_2(gp: np.ndarray, p0: np.ndarray, p1: np.ndarray,
     e = np.searchsorted(kp, gq[oq] * K + K, side="left")
     out = np.empty(nq, dtype=np.int64)
     out[oq] = _range_count_ge(values, s, e, q1[oq])
+    return out
+
+
+# -- bitsets (m >= 3) ---------------------------------------------------------------------------
+#: Points per block of the bitset counting (a multiple of 64; tests shrink it to exercise the block
+#: boundaries on small inputs). 2,048 points: a block's tables are 0.5 MiB each (measured against
+#: 512 .. 4,096 at n = 10^4 and 10^5, m = 3 and 4, on the 2-core development machine).
+_BITSET_BLOCK = 2048
+_ALL_ONES = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
+_HAS_BITWISE_COUNT = hasattr(np, "bitwise_count")  # numpy >= 2.0
+_POPCOUNT8 = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
+_SUFFIX_MASKS: dict = {}
+
+
+def _suffix_masks(C: int) -> np.ndarray:
+    """(C + 1, C / 64) words: row t has the bits t .. C − 1 set (bit j = bit j % 64 of word j // 64)."""
+    M = _SUFFIX_MASKS.get(C)
+    if M is None:
+        t = np.arange(C + 1, dtype=np.int64)[:, None]
+        w = np.arange(C // 64, dtype=np.int64)[None, :]
+        part = _ALL_ONES << (t & 63).astype(np.uint64)
+        M = np.where(w > (t >> 6), _ALL_ONES, np.where(w == (t >> 6), part, np.uint64(0))).astype(np.uint64)
+        M.setflags(write=False)
+        _SUFFIX_MASKS[C] = M
+    return M
+
+
+def _threshold_table(v: np.ndarray, T: np.ndarray) -> np.ndarray:
+    """Fill T (at least len(v) + 1 rows of words) so that its row t is the bitset of the points at
+    positions >= t of v sorted ascending (bit j: point j); return v sorted. Row ``#{i : v_i < k}`` is
+    then exactly {j : v_j >= k}."""
+    c = v.size
+    o = np.argsort(v, kind="stable")
+    T = T[:c + 1]
+    T.fill(0)
+    T[np.arange(c), o >> 6] = np.uint64(1) << (o & 63).astype(np.uint64)
+    np.bitwise_or.accumulate(T[::-1], axis=0, out=T[::-1])  # suffix unions, one word-OR per entry
+    return v[o]
+
+
+def _count_bitset(R: np.ndarray, K: np.ndarray, order0: np.ndarray | None = None, full: bool = True,
+                  C: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """#{p : R[p] >= K[q] in every coordinate} by bitsets (integer ranks/keys in [0, n]).
+
+    Points are put in the order of the first coordinate, so the points passing it are a suffix
+    starting at ``s0(q)``, and cut into blocks of C points. For a block, every further coordinate i
+    gets a table whose row t is the bitset of the block's points among the top (c − t) in coordinate i;
+    a query reads row #{block points with R_i < K_i(q)} of each table, ANDs them (and, in the block
+    holding s0(q), a suffix mask), and counts the bits. Work ~ n_q · n · (m − 1) / 64 word operations,
+    O(C² / 64) memory per table.
+
+    With ``full=False`` only the block holding s0(q) is counted (the caller counts the blocks after it).
+    Returns the counts, s0, the query order by s0 and the points' order by the first coordinate.
+    """
+    n, m = R.shape
+    nq = K.shape[0]
+    C = _BITSET_BLOCK if C is None else C
+    W = C // 64
+    if order0 is None:
+        order0 = _argsort_nonneg(R[:, 0])
+    Rp = R[order0]
+    below = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(R[:, 0], minlength=n)[:n], out=below[1:])
+    s0 = below[K[:, 0]]  # points passing the first coordinate: sorted positions s0 .. n − 1
+    oq = _argsort_nonneg(s0)
+    s0s = s0[oq]
+    Ks = [np.ascontiguousarray(K[oq, i]) for i in range(1, m)]
+    M = _suffix_masks(C)
+    ones = np.ones(W, dtype=np.float32)
+    res = np.zeros(nq, dtype=np.int64)
+    chunk = max(64, (1 << 18) // W)  # query rows per pass: ~2 MiB of words
+    # buffers reused by every block (fresh multi-MiB arrays per block cost page faults)
+    tabs = np.empty((m - 1, C + 1, W), dtype=np.uint64)
+    acc = np.empty((chunk, W), dtype=np.uint64)
+    tmp = np.empty((chunk, W), dtype=np.uint64)
+    pc = np.empty((chunk, W), dtype=np.uint8)
+    pcf = np.empty((chunk, W), dtype=np.float32)
+    cum = np.zeros(n + 2, dtype=np.int32)
+    for c0 in range(0, n, C):
+        c1 = min(n, c0 + C)
+        lo = int(np.searchsorted(s0s, c0, side="left"))  # queries before lo: the whole block passes
+        hi = int(np.searchsorted(s0s, c1, side="left"))
+        start = 0 if full else lo
+        if hi <= start:
+            continue
+        idx = []
+        for i in range(1, m):
+            vs = _threshold_table(Rp[c0:c1, i], tabs[i - 1])
+            keys = Ks[i - 1][start:hi]
+            if hi - start < n // 8:
+                idx.append(np.searchsorted(vs, keys, side="left"))
+            else:  # many queries: a lookup table of #{block points with rank < k} is cheaper
+                np.cumsum(np.bincount(vs, minlength=n + 1), out=cum[1:])
+                idx.append(cum[keys])
+        t0 = s0s[start:hi] - c0
+        for a in range(0, hi - start, chunk):
+            b = min(hi - start, a + chunk)
+            r = b - a
+            np.take(tabs[0], idx[0][a:b], axis=0, out=acc[:r])
+            for i in range(1, m - 1):
+                np.take(tabs[i], idx[i][a:b], axis=0, out=tmp[:r])
+                np.bitwise_and(acc[:r], tmp[:r], out=acc[:r])
+            mlo = max(a, lo - start)  # rows from here hold s0 inside this block: mask the suffix
+            if mlo < b:
+                acc[mlo - a:r] &= M[t0[mlo:b]]
+            # per-row bit counts <= C: exact in float32, and a matrix-vector product sums fastest
+            if _HAS_BITWISE_COUNT:
+                np.bitwise_count(acc[:r], out=pc[:r])
+                np.copyto(pcf[:r], pc[:r])
+                res[start + a:start + b] += (pcf[:r] @ ones).astype(np.int64)
+            else:  # numpy < 2.0: bit counts of the bytes from a table
+                res[start + a:start + b] += _POPCOUNT8[acc[:r].view(np.uint8)].sum(axis=1, dtype=np.int64)
+    out = np.empty(nq, dtype=np.int64)
+    out[oq] = res
+    return out, s0, oq, order0
+
+
+def _count_hybrid(R: np.ndarray, K: np.ndarray, order0: np.ndarray | None = None,
+                  C: int | None = None) -> np.ndarray:
+    """#{p : R[p] >= K[q] in every coordinate} (m >= 3): bitsets inside the block holding s0(q)
+    (:func:`_count_bitset`), divide and conquer over the block index for the blocks after it.
+
+    A point in block b' > b(q) passes the first coordinate; the pair is counted once, at the highest
+    bit l where b' and b(q) differ (b' has it set): one grouped (m − 1)-dimensional count per bit of
+    the block index, log2(n / C) of them instead of log2(n + n_q) levels of the plain divide and
+    conquer, whose lower levels the bitsets replace.
+    """
+    n, m = R.shape
+    C = _BITSET_BLOCK if C is None else C
+    counts, s0, _, order0 = _count_bitset(R, K, order0, full=False, C=C)
+    nbl = -(-n // C)
+    if nbl < 2:
+        return counts
+    Rp = R[order0]
+    blockp = np.arange(n, dtype=np.int64) // C
+    bq = s0 // C
+    if m == 3:
+        q = np.flatnonzero(bq < nbl - 1)  # queries with blocks after theirs
+        if q.size:
+            a, b = np.ascontiguousarray(Rp[:, 1]), np.ascontiguousarray(Rp[:, 2])
+            counts[q] += _count_block_levels_2(blockp, a, b, bq[q], K[q, 1], K[q, 2], nbl)
+        return counts
+    has_after = bq < nbl - 1
+    for level in range((nbl - 1).bit_length()):
+        selp = ((blockp >> level) & 1).astype(bool)
+        selq = has_after & (((bq >> level) & 1) == 0)
+        if not (selp.any() and selq.any()):
+            continue
+        gp = np.compress(selp, blockp) >> (level + 1)
+        gq = np.compress(selq, bq) >> (level + 1)
+        cnt = _count_grouped(gp, np.compress(selp, Rp[:, 1:], axis=0), gq, np.compress(selq, K[:, 1:], axis=0))
+        counts[selq] += cnt
+    return counts
+
+
+def _stable_group_order(g: np.ndarray) -> np.ndarray:
+    """A stable argsort of small group ids g >= 0: numpy's stable sort is a radix sort for 16-bit
+    keys (linear, several times faster than sorting packed int64 keys)."""
+    if int(g.max()) < 1 << 16:
+        return np.argsort(g.astype(np.uint16), kind="stable")
+    return np.argsort(g, kind="stable")
+
+
+def _count_block_levels_2(blockp: np.ndarray, a: np.ndarray, b: np.ndarray, bq: np.ndarray,
+                          ka: np.ndarray, kb: np.ndarray, nbl: int) -> np.ndarray:
+    """#{p : blockp[p] > bq, a_p >= ka, b_p >= kb} for every query (integers >= 0; blockp ascending).
+
+    At the bit l of the block index, the points with that bit set count for the queries without it
+    whose block index agrees above l (group = index >> (l + 1)): a grouped two-dimensional count.
+    Points and queries are sorted by their first value once; each level reorders them stably by group
+    (a radix sort) so that every group's points are in ascending a, and its queries in ascending ka.
+    """
+    n, nq = a.size, ka.size
+    out = np.zeros(nq, dtype=np.int64)
+    pa = _argsort_nonneg(a)  # points by a
+    qa = _argsort_nonneg(ka)  # queries by ka
+    bpa = blockp[pa]
+    bqa = bq[qa]
+    K = max(int(a.max()), int(ka.max())) + 1
+    for level in range((nbl - 1).bit_length()):
+        selp = ((bpa >> level) & 1).astype(bool)
+        selq = ((bqa >> level) & 1) == 0
+        if not (selp.any() and selq.any()):
+            continue
+        gp = np.compress(selp, bpa) >> (level + 1)
+        o = _stable_group_order(gp)
+        ip = np.compress(selp, pa)[o]
+        gp = gp[o]
+        gq = np.compress(selq, bqa) >> (level + 1)
+        o = _stable_group_order(gq)
+        iq = np.compress(selq, qa)[o]
+        gq = gq[o]
+        kp = gp * K + a[ip]  # ascending
+        s = np.searchsorted(kp, gq * K + ka[iq], side="left")
+        e = np.searchsorted(kp, gq * K + K, side="left")
+        out[iq] += _range_count_ge(b[ip], s, e, kb[iq])
     return out
