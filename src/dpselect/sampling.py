@@ -811,6 +811,7 @@ def noisy_top_k_batch(
 # ---------------------------------------------------------------------------------------------
 _LN2 = math.log(2.0)
 _PEEL_EXPECTED = 32.0   # expected number of tail candidates revealed per pick (sets the water level)
+_PEEL_BLOCK = 1 << 12  # the levels' per-block counts locate a revealed position by scanning one block
 
 
 def _geometric_exact(m: int, j: int, limit: int, rng) -> int:
@@ -899,53 +900,90 @@ def noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, 
     n = a.shape[0]
     kk = min(k, n)
     extra = 0 if noise == "exponential" else 1
+    # Levels, counts, head and the groups' maxima in blocks of _CHUNK (no n-sized temporaries but the int8
+    # levels; the same float operations element by element as one pass, and the same pairwise sum).
+    C = min(_CHUNK, n)
     if a_err is None and bool(np.isfinite(a).all()):
         err = None                      # relative model _REL·|a| + _TINY, bounded per group below
         ref = float(a.max())
-        with np.errstate(under="ignore"):
-            lse = ref + math.log(float(np.exp(a - ref).sum()))
-        W = lse - math.log(_PEEL_EXPECTED) + _level_shift + extra * _LN2
-        x = W - a
-        x *= 1.0 / _LN2
-        np.ceil(x, out=x)
-        np.clip(x, 0.0, 63.0, out=x)
-        lev = x.astype(np.int8)
+
+        def up_of(lo: int, hi: int) -> np.ndarray:
+            return a[lo:hi]
     else:
         if a_err is None:
             with np.errstate(invalid="ignore"):
                 a_err = _REL * np.abs(a) + _TINY
         err = np.broadcast_to(np.asarray(a_err, dtype=np.float64), a.shape)
-        with np.errstate(invalid="ignore", over="ignore"):
-            up = np.nextafter(_score_bounds(a, err)[1], np.inf)
-        fin = np.isfinite(up)
-        if not fin.any():
+
+        def up_of(lo: int, hi: int) -> np.ndarray:
+            with np.errstate(invalid="ignore", over="ignore"):
+                return np.nextafter(_score_bounds(a[lo:hi], err[lo:hi])[1], np.inf)
+        ref = -math.inf
+        for s0 in range(0, n, C):
+            u_c = up_of(s0, s0 + C)
+            u_c = u_c[np.isfinite(u_c)]
+            if u_c.size:
+                ref = max(ref, float(u_c.max()))
+        if ref == -math.inf:
             return _peel_passes(a, err, kk, rng, noise, exact_score)
-        ref = float(up[fin].max())
-        with np.errstate(under="ignore", over="ignore", invalid="ignore"):
-            lse = ref + math.log(float(np.exp(np.where(fin, up, -np.inf) - ref).sum()))
-            W = lse - math.log(_PEEL_EXPECTED) + _level_shift + extra * _LN2
-            jf = np.clip(np.ceil((W - up) / _LN2), 0.0, 63.0)
-        lev = np.where(fin, jf, 0.0).astype(np.int8)                  # unknown scores: head
-    lev[lev <= extra] = 0                                             # 0: head
-    order = np.argsort(lev, kind="stable")
-    counts = np.bincount(lev, minlength=64)
+
+    def exp_sum(lo: int, hi: int) -> float:
+        # numpy's pairwise summation tree, with leaves of at most C elements summed by numpy itself
+        if hi - lo <= C:
+            with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+                u_c = up_of(lo, hi)
+                if err is not None:
+                    u_c = np.where(np.isfinite(u_c), u_c, -np.inf)
+                return np.exp(u_c - ref).sum()
+        n2 = (hi - lo) // 2
+        n2 -= n2 % 8
+        return exp_sum(lo, lo + n2) + exp_sum(lo + n2, hi)
+
+    with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+        lse = ref + math.log(float(exp_sum(0, n)))
+        W = lse - math.log(_PEEL_EXPECTED) + _level_shift + extra * _LN2
+    lev = np.empty(n, dtype=np.int8)
+    gmax = np.full(64, -np.inf)          # per level: the largest a (or upper bound) and the largest |a|
+    gmag = np.zeros(64)
+    nsub = -(-n // _PEEL_BLOCK)
+    block_counts = np.zeros((nsub, 64), dtype=np.int64)   # candidates of each level per block of _PEEL_BLOCK
+    sub_of = (np.arange(C) // _PEEL_BLOCK) * 64
+    for s0 in range(0, n, C):
+        u_c = up_of(s0, s0 + C)
+        L = u_c.shape[0]
+        with np.errstate(invalid="ignore", over="ignore"):
+            if err is None:
+                x = W - u_c
+                x *= 1.0 / _LN2
+                np.ceil(x, out=x)
+                np.clip(x, 0.0, 63.0, out=x)
+                lev_c = x.astype(np.int8)
+            else:
+                fin = np.isfinite(u_c)
+                jf = np.clip(np.ceil((W - u_c) / _LN2), 0.0, 63.0)
+                lev_c = np.where(fin, jf, 0.0).astype(np.int8)          # unknown scores: head
+        lev_c[lev_c <= extra] = 0                                        # 0: head
+        lev[s0:s0 + L] = lev_c
+        np.maximum.at(gmax, lev_c, u_c)
+        if err is None:
+            np.maximum.at(gmag, lev_c, np.abs(u_c))
+        b0 = s0 // _PEEL_BLOCK
+        nb_c = -(-L // _PEEL_BLOCK)
+        block_counts[b0:b0 + nb_c] += np.bincount(sub_of[:L] + lev_c, minlength=nb_c * 64)[:nb_c * 64].reshape(nb_c, 64)
+    counts = block_counts.sum(axis=0)
     h = int(counts[0])
-    head = order[:h]
-    tail = order[h:]
-    if tail.size == 0:
+    head = np.flatnonzero(lev == 0)
+    if h == n:
         return _peel_passes(a, _err_array(a, err), kk, rng, noise, exact_score)
     present = np.flatnonzero(counts[1:]) + 1
     sizes = counts[present].astype(np.int64)
     starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
     ends = starts + sizes
     js = present.astype(np.int64)
-    a_t = a[tail]
     if err is None:   # max of a + _REL·|a| + _TINY over a group <= max a + _REL·max |a| + _TINY
-        amax = np.maximum.reduceat(a_t, starts)
-        amag = np.maximum(np.abs(amax), np.abs(np.minimum.reduceat(a_t, starts)))
-        walls = amax + (_REL * amag + _TINY) * (1.0 + 1e-15)
+        walls = gmax[js] + (_REL * gmag[js] + _TINY) * (1.0 + 1e-15)
     else:
-        walls = np.maximum.reduceat(np.nextafter(_score_bounds(a_t, err[tail])[1], np.inf), starts)
+        walls = gmax[js]
     wall_hi = max(float(w) + _noise_point_hi(int(j), noise) for w, j in zip(walls, js))
     wall_hi += 1e-15 * abs(wall_hi) + 1e-300
     if not math.isfinite(wall_hi):
@@ -974,7 +1012,8 @@ def noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, 
         R = 16
     x_pick = np.concatenate(pick_of) if pick_of else np.zeros(0, dtype=np.int64)
     x_b = np.concatenate(bucket_of) if bucket_of else np.zeros(0, dtype=np.int64)
-    x_id = tail[starts[x_b] + np.concatenate(pos)] if pos else np.zeros(0, dtype=np.int64)
+    x_id = (_level_members(lev, block_counts, js[x_b], np.concatenate(pos)) if pos
+            else np.zeros(0, dtype=np.int64))
     xj = js[x_b].astype(np.uint64)
     top = ((np.uint64(1) << xj) - np.uint64(1)) << (np.uint64(64) - xj)
     x_m = (_bits64(rng, x_id.size) >> xj) | top
@@ -1015,6 +1054,7 @@ def noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, 
                 sub = np.asarray([ids_l[q] for q in alive], dtype=np.int64)
                 bits = m_l[np.asarray(alive, dtype=np.int64)]
             else:
+                tail = np.argsort(lev, kind="stable")[h:]   # the groups in id order (rare path)
                 sub, bits = _fallback_bits(n, removed, {ids_l[q]: int(m_l[q]) for q in alive}, tail, starts,
                                            ends, js, rng)
             def ex(i: int, sub: np.ndarray = sub) -> Fraction:
@@ -1026,6 +1066,22 @@ def noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, 
         picks.append(win)
         removed.add(win)
     return np.asarray(picks, dtype=np.int64)
+
+
+def _level_members(lev: np.ndarray, block_counts: np.ndarray, qj: np.ndarray, qpos: np.ndarray) -> np.ndarray:
+    """The id of the qpos[i]-th candidate (0-based, in id order) of level qj[i], from per-block level counts."""
+    out = np.empty(qj.size, dtype=np.int64)
+    for j in np.unique(qj).tolist():
+        sel = np.flatnonzero(qj == j)
+        cum = np.cumsum(block_counts[:, j])
+        blk = np.searchsorted(cum, qpos[sel], side="right")
+        before = np.where(blk > 0, cum[np.maximum(blk - 1, 0)], 0)
+        for b in np.unique(blk).tolist():
+            here = sel[blk == b]
+            lo = b * _PEEL_BLOCK
+            members = np.flatnonzero(lev[lo:lo + _PEEL_BLOCK] == j) + lo
+            out[here] = members[qpos[here] - before[blk == b]]
+    return out
 
 
 def _fallback_bits(n, removed, known, tail, starts, ends, js, rng):
