@@ -491,7 +491,7 @@ def _bulk_noise_into(mc: np.ndarray, a_c: np.ndarray, noise: str, out: np.ndarra
 
 
 def _stage1(a: np.ndarray, a_err: np.ndarray | None, kk: int, noise: str, m: np.ndarray | None = None,
-            rng=None) -> tuple[np.ndarray, np.ndarray]:
+            rng=None, drop: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Stage 1: the candidates that can be among the kk largest ``a_r + F⁻¹(U_r)``, with their first words:
     ``(short, m[short])``, ``short`` ascending. One float noise evaluation per candidate, in blocks of _CHUNK
     (``m`` given, or drawn block by block from ``rng``: the same words, in the same order, as one draw of n).
@@ -511,7 +511,8 @@ def _stage1(a: np.ndarray, a_err: np.ndarray | None, kk: int, noise: str, m: np.
     lk, the kk-th largest of all lower bounds (x − e(x) or a_err-widened in the bulk, the enclosures' lo in
     the tails), is a lower bound of the kk-th largest exact value, so every candidate whose upper bound is
     below lk − 2e(|lk| + 1) (the 2e covers the rounding of these bound computations) cannot be among the
-    kk largest. During the pass lk is taken over the bulk seen so far (a lower bound of the final one), so
+    kk largest. ``drop`` (sorted ids): candidates left out altogether (already picked). During the pass lk
+    is taken over the bulk seen so far (a lower bound of the final one), so
     the kept set stays small and contains the final one. Only scores with fewer than kk finite lower bounds
     (−inf / unknown scores) keep everything, and non-finite x is always kept with per-candidate errors.
     """
@@ -519,7 +520,8 @@ def _stage1(a: np.ndarray, a_err: np.ndarray | None, kk: int, noise: str, m: np.
     draw = m is None
     if kk >= n:
         mm = _bits64(rng, n) if draw else np.asarray(m, dtype=np.uint64)
-        return np.arange(n), mm
+        ids = np.arange(n) if drop is None else np.setdiff1d(np.arange(n), drop)
+        return ids, mm[ids]
     C = min(_CHUNK, n)
     x = np.empty(C)
     d = np.empty(C) if a_err is not None else None
@@ -572,6 +574,14 @@ def _stage1(a: np.ndarray, a_err: np.ndarray | None, kk: int, noise: str, m: np.
                 hi_s = hc[sel]
                 lo_s = xc[sel] - dc[sel]
                 lo_s[np.isnan(lo_s)] = -np.inf
+        if drop is not None and drop.size:
+            dc_ = drop[(drop >= s) & (drop < e)] - s
+            if dc_.size:
+                if ti is not None:
+                    ti = ti[~np.isin(ti, dc_)]
+                if sel.size:
+                    ok = ~np.isin(sel, dc_)
+                    sel, lo_s, hi_s = sel[ok], lo_s[ok], hi_s[ok]
         if ti is not None:
             t_idx.append(ti + s)
             t_m.append(mc[ti])
@@ -1053,16 +1063,20 @@ def noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, 
             if best >= 0 and best_lo > wall_hi:
                 sub = np.asarray([ids_l[q] for q in alive], dtype=np.int64)
                 bits = m_l[np.asarray(alive, dtype=np.int64)]
-            else:
-                tail = np.argsort(lev, kind="stable")[h:]   # the groups in id order (rare path)
-                sub, bits = _fallback_bits(n, removed, {ids_l[q]: int(m_l[q]) for q in alive}, tail, starts,
-                                           ends, js, rng)
-            def ex(i: int, sub: np.ndarray = sub) -> Fraction:
-                return exact_score(int(sub[i]))
 
-            j = int(noisy_top_k(a[sub], None if err_full is None else err_full[sub], 1, rng, noise=noise,
-                                exact_score=ex, bits=bits)[0])
-            win = int(sub[j])
+                def ex(i: int, sub: np.ndarray = sub) -> Fraction:
+                    return exact_score(int(sub[i]))
+
+                j = int(noisy_top_k(a[sub], None if err_full is None else err_full[sub], 1, rng, noise=noise,
+                                    exact_score=ex, bits=bits)[0])
+                win = int(sub[j])
+            else:
+                # every remaining candidate, in place (no n-sized copies): the picked ones are left out of
+                # stage 1, the shortlist is finished with increasing ids (the same picks as on the subarray)
+                bits = _fallback_bits(n, {ids_l[q]: int(m_l[q]) for q in alive}, lev, js, rng)
+                drop = np.asarray(sorted(removed), dtype=np.int64)
+                short, ms = _stage1(a, err_full, 1, noise, m=bits, drop=drop)
+                win = int(_finish_sub(a, err_full, short, ms, 1, rng, noise, exact_score)[0])
         picks.append(win)
         removed.add(win)
     return np.asarray(picks, dtype=np.int64)
@@ -1084,17 +1098,14 @@ def _level_members(lev: np.ndarray, block_counts: np.ndarray, qj: np.ndarray, qp
     return out
 
 
-def _fallback_bits(n, removed, known, tail, starts, ends, js, rng):
-    """All remaining candidates with first-64-bit words: ``known`` ones as drawn, every other tail
-    candidate's drawn conditioned on its first j bits not all ones (rejection: exact)."""
-    keep = np.ones(n, dtype=bool)
-    if removed:
-        keep[np.fromiter(removed, dtype=np.int64)] = False
-    sub = np.flatnonzero(keep)
+def _fallback_bits(n, known, lev, js, rng):
+    """First words of every candidate: ``known`` ones as drawn, every other tail candidate's drawn conditioned
+    on its first j bits not all ones (rejection: exact), level by level (ascending j), each level's candidates
+    in id order. (Words of head or picked candidates not in ``known`` are left 0: they are not used.)"""
     m = np.zeros(n, dtype=np.uint64)
-    for b in range(js.size):
-        ids = tail[starts[b]:ends[b]]
-        j = np.uint64(int(js[b]))
+    for jj in js.tolist():
+        ids = np.flatnonzero(lev == jj)
+        j = np.uint64(jj)
         top = ((np.uint64(1) << j) - np.uint64(1)) << (np.uint64(64) - j)
         words = _bits64(rng, ids.size)
         bad = (words & top) == top
@@ -1102,9 +1113,10 @@ def _fallback_bits(n, removed, known, tail, starts, ends, js, rng):
             words[bad] = _bits64(rng, int(bad.sum()))
             bad = (words & top) == top
         m[ids] = words
-    for r, w in known.items():
-        m[r] = np.uint64(w)
-    return sub, m[sub]
+    if known:
+        m[np.fromiter(known.keys(), dtype=np.int64, count=len(known))] = np.fromiter(
+            known.values(), dtype=np.uint64, count=len(known))
+    return m
 
 
 def _err_array(a, err):
