@@ -10,11 +10,15 @@ shared machine falls on all of them alike; the load average is recorded per cell
 ``argmax(u + rng.gumbel(size=n))``, k = 10 the ``argpartition`` top-k of it (sorted).
 
     python3 benchmarks/bench_sampling.py [--sizes 10000000 100000000] [--seeds 15]
+    # or in parts (e.g. 10^8 with fewer seeds, in another process), then one table:
+    python3 benchmarks/bench_sampling.py --sizes 100000000 --seeds 5 --rows part2.json
+    python3 benchmarks/bench_sampling.py --render part1.json part2.json
 """
 from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import statistics
 import sys
@@ -89,7 +93,19 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000_000, 100_000_000])
     ap.add_argument("--seeds", type=int, default=15)
+    ap.add_argument("--rows", help="write the timing rows (and the fallback count) to this JSON file and stop")
+    ap.add_argument("--render", nargs="+", help="JSON files of --rows runs: record their rows in one table")
     args = ap.parse_args()
+    if args.render:
+        rows, full, calls, seeds = [], 0, 0, set()
+        for f in args.render:
+            part = json.loads(Path(f).read_text())
+            rows += part["rows"]
+            full += part["full"]
+            calls += part["calls"]
+            seeds.add(part["seeds"])
+        render(rows, full, calls, "/".join(str(s) for s in sorted(seeds, reverse=True)))
+        return
 
     full = []   # stage 1 keeping every candidate would show up as a shortlist of n: count such draws
     orig = sampling._finish_sub
@@ -119,7 +135,14 @@ def main() -> None:
             del u
             gc.collect()
     sampling._finish_sub = orig
+    calls = len(rows) * args.seeds * len(SAMPLERS)
+    if args.rows:
+        Path(args.rows).write_text(json.dumps({"rows": rows, "full": len(full), "calls": calls, "seeds": args.seeds}))
+        return
+    render(rows, len(full), calls, str(args.seeds))
 
+
+def render(rows: list[str], full: int, calls: int, seeds: str) -> None:
     # peak extra memory of one draw at 10^7 (tracemalloc: numpy reports its allocations to it)
     n = 10_000_000
     u = utilities("N(0, 1)", n)
@@ -141,7 +164,7 @@ def main() -> None:
         "",
         f"Machine: {machine()}, shared with other engineers' jobs during the run (load average per cell below; "
         "compare ratios within a row). ε = 1, Δ = 1. Each cell: "
-        f"{args.seeds} draws with different seeds, interleaved (numpy, EM, PF, LAP per seed). Baseline: numpy "
+        f"{seeds} draws with different seeds, interleaved (numpy, EM, PF, LAP per seed). Baseline: numpy "
         "`argmax(u + rng.gumbel(size=n))` (k = 1) or its `argpartition` top-k, sorted (k = 10). "
         "Entries: median / worst draw in seconds, and each over numpy's median. EM = `exponential`, "
         "PF = `permute_and_flip`, LAP = `report_noisy_max` (Laplace), all exact defaults.",
@@ -152,8 +175,8 @@ def main() -> None:
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ] + rows + [
         "",
-        f"Draws whose stage 1 kept every candidate (the old whole-array fallback): {len(full)} of "
-        f"{len(rows) * args.seeds * len(SAMPLERS)} sampler calls (each k = 10 PF/LAP call counts its inner calls).",
+        f"Draws whose stage 1 kept every candidate (the old whole-array fallback): {full} of "
+        f"{calls} sampler calls (each k = 10 PF/LAP call counts its inner calls).",
         "",
         "Peak extra memory of one draw at n = 10^7 (tracemalloc; the input utilities not counted). Target: "
         "exact within 2x numpy's argmax baseline.",

@@ -482,11 +482,12 @@ def _bulk_noise_into(mc: np.ndarray, a_c: np.ndarray, noise: str, out: np.ndarra
             np.log1p(out, out=out)
             np.subtract(a_c, out, out=out)
         else:                             # a + ln 2U below 1/2, a − ln 2(1 − U) above
-            high = out >= 0.5
-            out *= 2.0
-            np.subtract(2.0, out, out=out, where=high)  # 2(1 − U_f), exact above 1/2 (Sterbenz)
-            np.log(out, out=out)
-            np.negative(out, out=out, where=high)
+            out *= 2.0                    # 2U_f (exact)
+            t = np.subtract(2.0, out)     # 2(1 − U_f): exact above 1/2 (Sterbenz), > 1 > 2U_f below it
+            np.minimum(out, t, out=out)   # the argument of the log on either side, as in the two formulas
+            np.log(out, out=out)          # ln(min) <= 0: negated above 1/2, where 1 − 2U_f (exact) is < 0
+            np.subtract(1.0, t, out=t)
+            np.copysign(out, t, out=out)
             out += a_c
 
 
