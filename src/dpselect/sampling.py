@@ -21,7 +21,10 @@ for the inputs as given (floats read as exact rationals), using only random bits
 How the certainty is reached, cheapest first:
 
 1. float64 for every candidate, with a proven error bound per value (noise evaluated at the left
-   end of its 64-bit cell; bounds derived below). Almost always this alone certifies the answer.
+   end of its 64-bit cell; bounds derived in :func:`_stage1`), in blocks of 2^16 candidates. The
+   ~n/2^19 cells with U within 2^-20 of 0 or 1, where one evaluation is not accurate enough, get the
+   enclosures of step 2 at once and take part in the threshold like the others, so this step never
+   gives up on the whole array. Almost always it alone certifies the answer.
 2. For the few candidates that could still be in the answer: float64 at both ends of the 64-bit cell.
 3. For candidates whose order is still uncertain (near-ties, ~1e-14 apart): exact scores (a
    ``fractions.Fraction`` from a callback) and the noise in ``decimal`` interval arithmetic at a
@@ -415,7 +418,8 @@ def noisy_top_k(
         (for Gumbel noise that is Gumbel + ln w_r).
     bits : uint64 array, optional
         The first 64 bits of every U_r, already drawn (the rest is drawn from ``rng`` as needed); by
-        default all are drawn here.
+        default all are drawn here (from a numpy Generator block by block, the same words as one draw
+        of n; from anything else in one call of n words).
     """
     n = a.shape[0]
     kk = min(k, n)
