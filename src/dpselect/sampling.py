@@ -570,6 +570,7 @@ def _stage1(a: np.ndarray, a_err: np.ndarray | None, kk: int, noise: str, m: np.
                 dc *= 2e-15
                 dc += _BULK_TAU
                 dc += a_err[s:e]
+                dc *= 1.0 + 1e-15             # the roundings of this sum (<= 4·2^-53 relative): d >= the exact one
                 hc = np.add(xc, dc, out=hb[:L])
                 keep = np.logical_not(np.less(hc, thr), out=kb[:L])   # NaN upper bounds kept
                 keep |= ~np.isfinite(xc)      # −inf scores ("below −DBL_MAX"): decided by the full enclosures
