@@ -97,14 +97,15 @@ def main() -> None:
     ap.add_argument("--render", nargs="+", help="JSON files of --rows runs: record their rows in one table")
     args = ap.parse_args()
     if args.render:
-        rows, full, calls, seeds = [], 0, 0, set()
+        rows, full, calls, seeds = [], 0, 0, []
         for f in args.render:
             part = json.loads(Path(f).read_text())
             rows += part["rows"]
             full += part["full"]
             calls += part["calls"]
-            seeds.add(part["seeds"])
-        render(rows, full, calls, "/".join(str(s) for s in sorted(seeds, reverse=True)))
+            sizes = sorted({r.split("|")[1].strip() for r in part["rows"]})
+            seeds.append(f"{part['seeds']} (n = {', '.join(sizes)})")
+        render(rows, full, calls, " / ".join(seeds))
         return
 
     full = []   # stage 1 keeping every candidate would show up as a shortlist of n: count such draws
