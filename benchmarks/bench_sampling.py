@@ -151,7 +151,8 @@ def render(rows: list[str], full: int, calls: int, seeds: str) -> None:
            f"| numpy argpartition top-k | 10 | {peak_mib(lambda: numpy_draw(u, 10, 0)):.0f} |"]
     for k in (1, 10):
         for name, f in SAMPLERS:
-            mem.append(f"| {name} exact | {k} | {peak_mib(lambda f=f: f(u, epsilon=1.0, sensitivity=1.0, k=k, rng=1)):.0f} |")
+            peak = peak_mib(lambda f=f: f(u, epsilon=1.0, sensitivity=1.0, k=k, rng=1))
+            mem.append(f"| {name} exact | {k} | {peak:.0f} |")
     del u
     # batches of draws on a small candidate set: the per-draw Python overhead is what size= removes
     small = np.array([0.0, 1.0, 2.0, 2.0, -3.0, 5.0])

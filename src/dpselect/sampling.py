@@ -993,8 +993,6 @@ def noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, 
         return _peel_passes(a, _err_array(a, err), kk, rng, noise, exact_score)
     present = np.flatnonzero(counts[1:]) + 1
     sizes = counts[present].astype(np.int64)
-    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    ends = starts + sizes
     js = present.astype(np.int64)
     if err is None:   # max of a + _REL·|a| + _TINY over a group <= max a + _REL·max |a| + _TINY
         walls = gmax[js] + (_REL * gmag[js] + _TINY) * (1.0 + 1e-15)
