@@ -21,7 +21,10 @@ for the inputs as given (floats read as exact rationals), using only random bits
 How the certainty is reached, cheapest first:
 
 1. float64 for every candidate, with a proven error bound per value (noise evaluated at the left
-   end of its 64-bit cell; bounds derived below). Almost always this alone certifies the answer.
+   end of its 64-bit cell; bounds derived in :func:`_stage1`), in blocks of 2^16 candidates. The
+   ~n/2^19 cells with U within 2^-20 of 0 or 1, where one evaluation is not accurate enough, get the
+   enclosures of step 2 at once and take part in the threshold like the others, so this step never
+   gives up on the whole array. Almost always it alone certifies the answer.
 2. For the few candidates that could still be in the answer: float64 at both ends of the 64-bit cell.
 3. For candidates whose order is still uncertain (near-ties, ~1e-14 apart): exact scores (a
    ``fractions.Fraction`` from a callback) and the noise in ``decimal`` interval arithmetic at a
@@ -415,17 +418,23 @@ def noisy_top_k(
         (for Gumbel noise that is Gumbel + ln w_r).
     bits : uint64 array, optional
         The first 64 bits of every U_r, already drawn (the rest is drawn from ``rng`` as needed); by
-        default all are drawn here.
+        default all are drawn here (from a numpy Generator block by block, the same words as one draw
+        of n; from anything else in one call of n words).
     """
     n = a.shape[0]
     kk = min(k, n)
-    m = _bits64(rng, n) if bits is None else np.asarray(bits, dtype=np.uint64)
     if weights is None and n > _SMALL:
         if a_err is not None:
             a_err = np.broadcast_to(np.asarray(a_err, dtype=np.float64), a.shape)
-        short = _bulk_shortlist(a, m, kk, noise, a_err)
-        if short is not None:
-            return _finish(a, a_err, short, m, kk, rng, noise, exact_score, weights)
+        if bits is None and isinstance(rng, np.random.Generator):
+            # first words drawn block by block inside stage 1 (the same words as one draw of n: a
+            # Generator's 64-bit integers are one raw output each); only the shortlist's are kept
+            short, ms = _stage1(a, a_err, kk, noise, rng=rng)
+        else:   # one draw of n words (the documented contract replayed by dpselect.dask)
+            short, ms = _stage1(a, a_err, kk, noise, m=_bits64(rng, n) if bits is None else
+                                np.asarray(bits, dtype=np.uint64))
+        return _finish_sub(a, a_err, short, ms, kk, rng, noise, exact_score)
+    m = _bits64(rng, n) if bits is None else np.asarray(bits, dtype=np.uint64)
     if a_err is None:
         with np.errstate(invalid="ignore"):
             a_err = _REL * np.abs(a) + _TINY
@@ -454,98 +463,213 @@ def noisy_top_k(
     return _finish(a, a_err, np.arange(n), m, kk, rng, noise, exact_score, weights)
 
 
-def _bulk_shortlist(a: np.ndarray, m: np.ndarray, kk: int, noise: str, a_err=None) -> np.ndarray | None:
-    """Stage 1 for exact scores (relative error model): the candidates that can be among the k largest,
-    from one float evaluation of the noise per candidate.
+_CHUNK = 1 << 16  # stage 1 runs over blocks of this many candidates: its temporaries stay in cache, O(block) memory
 
-    In the bulk of cells (U in [2^-20, 1 − 2^-20)) the float noise at U_f = fl(m)·2^-64 is within
-    _BULK_TAU + 1e-15·|N| of the exact noise anywhere in the cell, for the three families: the
-    conversion moves U by 2^-53 relative, which moves −ln U (Gumbel), −ln(1 − U) (exponential; 1 − U_f
-    is exact above 1/2) and ln 2U / −ln 2(1 − U) (Laplace) by at most 2^-53/min(U, 1 − U) <= 2^-33, and
-    the cell (width 2^-64) by at most 2^-44. There |N| <= 14, so x = fl(a + g) is within
-    e(x) = _BULK_TAU + 2e-15·(|x| + 16) of the exact a + G (|a| <= |x| + 15; the 1e-15·|a| of the
-    score and 2^-53·|x| of the sum included). x ± e(x) are increasing in x, so one threshold on x
-    excludes every bulk candidate whose upper bound is below the k-th largest lower bound; cells outside
-    the bulk are always kept. Returns None when the threshold is not usable (then the generic path).
 
-    With per-candidate score errors ``a_err`` (dampened or shifted scores): x ± (a_err + e(x)) per
-    candidate instead of one threshold (a few more passes, still one noise evaluation).
+def _e_bulk(v: float) -> float:
+    """The stage-1 error bound of one float noisy value v in the bulk (see _stage1)."""
+    return _BULK_TAU + 2e-15 * (abs(v) + 16.0)
+
+
+def _bulk_noise_into(mc: np.ndarray, a_c: np.ndarray, noise: str, out: np.ndarray) -> None:
+    """out = a_c + F⁻¹(U_f), U_f = fl(mc)·2^-64, in place (one float evaluation per cell; its error in the bulk
+    is bounded in _stage1's docstring)."""
+    np.multiply(mc, _INV64, out=out)       # fl(m) (round to nearest), then an exact power-of-two scaling
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if noise == "gumbel":             # a − ln(−ln U)
+            np.log(out, out=out)
+            np.negative(out, out=out)
+            np.log(out, out=out)
+            np.subtract(a_c, out, out=out)
+        elif noise == "exponential":      # a − log1p(−U)
+            np.negative(out, out=out)
+            np.log1p(out, out=out)
+            np.subtract(a_c, out, out=out)
+        else:                             # a + ln 2U below 1/2, a − ln 2(1 − U) above
+            out *= 2.0                    # 2U_f (exact)
+            t = np.subtract(2.0, out)     # 2(1 − U_f): exact above 1/2 (Sterbenz), > 1 > 2U_f below it
+            np.minimum(out, t, out=out)   # the argument of the log on either side, as in the two formulas
+            np.log(out, out=out)          # ln(min) <= 0: negated above 1/2, where 1 − 2U_f (exact) is < 0
+            np.subtract(1.0, t, out=t)
+            np.copysign(out, t, out=out)
+            out += a_c
+
+
+def _stage1(a: np.ndarray, a_err: np.ndarray | None, kk: int, noise: str, m: np.ndarray | None = None,
+            rng=None, drop: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Stage 1: the candidates that can be among the kk largest ``a_r + F⁻¹(U_r)``, with their first words:
+    ``(short, m[short])``, ``short`` ascending. One float noise evaluation per candidate, in blocks of _CHUNK
+    (``m`` given, or drawn block by block from ``rng``: the same words, in the same order, as one draw of n).
+
+    **Bulk** (U in [2^-20, 1 − 2^-20)): the float noise at U_f = fl(m)·2^-64 is within _BULK_TAU + 1e-15·|N|
+    of the exact noise anywhere in the cell, for the three families: the conversion moves U by 2^-53
+    relative, which moves −ln U (Gumbel), −ln(1 − U) (exponential; 1 − U_f is exact above 1/2) and
+    ln 2U / −ln 2(1 − U) (Laplace) by at most 2^-53/min(U, 1 − U) <= 2^-33, and the cell (width 2^-64) by
+    at most 2^-44. There |N| <= 14, so x = fl(a + g) is within e(x) = _BULK_TAU + 2e-15·(|x| + 16) of the
+    exact a + N (|a| <= |x| + 15; the 1e-15·|a| of the score and 2^-53·|x| of the sum included); with
+    per-candidate score errors ``a_err``, within a_err + e(x).
+
+    **Tails** (the other ~n/2^19 cells, where the conversion of U or the cell width is not small against
+    the noise's slope): the rigorous stage-2 enclosure at both ends of the cell (:func:`_float_enclosure`,
+    error bound stated there: for the upper Gumbel tail −ln U = −log1p(−j·2^-64) with j = 2^64 − m exact).
+
+    lk, the kk-th largest of all lower bounds (x − e(x) or a_err-widened in the bulk, the enclosures' lo in
+    the tails), is a lower bound of the kk-th largest exact value, so every candidate whose upper bound is
+    below lk − 2e(|lk| + 1) (the 2e covers the rounding of these bound computations) cannot be among the
+    kk largest. ``drop`` (sorted ids): candidates left out altogether (already picked). During the pass lk
+    is taken over the bulk seen so far (a lower bound of the final one), so
+    the kept set stays small and contains the final one. Only scores with fewer than kk finite lower bounds
+    (−inf / unknown scores) keep everything, and non-finite x is always kept with per-candidate errors.
     """
     n = a.shape[0]
-    g = m.astype(np.float64)
-    g *= _INV64
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if noise == "gumbel":
-            np.log(g, out=g)
-            np.negative(g, out=g)
-            np.log(g, out=g)
-            np.negative(g, out=g)
-        elif noise == "exponential":
-            np.negative(g, out=g)
-            np.log1p(g, out=g)
-            np.negative(g, out=g)
-        else:
-            high = g >= 0.5
-            g *= 2.0
-            np.subtract(2.0, g, out=g, where=high)  # 2(1 − U_f), exact above 1/2 (Sterbenz)
-            np.log(g, out=g)
-            np.negative(g, out=g, where=high)
-        g += a
-    x = g
-    if a_err is not None:
-        return _bulk_shortlist_err(x, a_err, m, kk)
-    top = kk + 8
-    cand = np.argpartition(x, n - top)[n - top:] if n > top else np.arange(n)
-    mc = m[cand]
-    cand = cand[(mc >= _BULK_LO) & (mc < _BULK_HI) & np.isfinite(x[cand])]
-    if cand.size < kk:
-        return None
-
-    def e(v):
-        return _BULK_TAU + 2e-15 * (abs(v) + 16.0)
-
-    xk = float(np.sort(x[cand])[::-1][kk - 1])
-    lk = xk - e(xk)
-    xstar = lk - 2.0 * e(abs(lk) + 1.0)
-    if not math.isfinite(xstar):
-        return None
+    draw = m is None
+    if kk >= n:
+        mm = _bits64(rng, n) if draw else np.asarray(m, dtype=np.uint64)
+        ids = np.arange(n) if drop is None else np.setdiff1d(np.arange(n), drop)
+        return ids, mm[ids]
+    C = min(_CHUNK, n)
+    x = np.empty(C)
+    d = np.empty(C) if a_err is not None else None
+    hb = np.empty(C) if a_err is not None else None
+    ub = np.empty(C, dtype=np.uint64)
+    tb = np.empty(C, dtype=bool)
+    width = np.uint64(_BULK_HI - _BULK_LO)   # m − _BULK_LO (mod 2^64) below it: the bulk
+    kb = np.empty(C, dtype=bool)
+    k_idx: list[np.ndarray] = []     # bulk candidates kept so far (global ids), their words and bounds
+    k_m: list[np.ndarray] = []
+    k_lo: list[np.ndarray] = []
+    k_hi: list[np.ndarray] = []      # upper bounds (x itself on the relative path: one threshold on x)
+    t_idx: list[np.ndarray] = []
+    t_m: list[np.ndarray] = []
+    nkept = 0
+    cap = 4 * kk + 256
+    thr = -math.inf                  # keep a bulk candidate unless its upper bound (or x) < thr
+    for s in range(0, n, C):
+        e = min(s + C, n)
+        L = e - s
+        mc = _bits64(rng, L) if draw else m[s:e]
+        xc = x[:L]
+        a_c = a[s:e]
+        _bulk_noise_into(mc, a_c, noise, xc)
+        np.subtract(mc, _BULK_LO, out=ub[:L])
+        tail = np.greater_equal(ub[:L], width, out=tb[:L])
+        ti = np.flatnonzero(tail) if tail.any() else None
+        with np.errstate(invalid="ignore", over="ignore"):
+            if d is None:
+                keep = np.greater_equal(xc, thr, out=kb[:L])
+                sel = np.flatnonzero(keep)
+                if ti is not None and sel.size:
+                    sel = sel[~tail[sel]]
+                xs = xc[sel]
+                lo_s = xs - (_BULK_TAU + 2e-15 * (np.abs(xs) + 16.0))
+                hi_s = xs
+            else:
+                dc = d[:L]
+                np.abs(xc, out=dc)            # d = a_err + e(x): upper x + d, lower x − d
+                dc += 16.0
+                dc *= 2e-15
+                dc += _BULK_TAU
+                dc += a_err[s:e]
+                dc *= 1.0 + 1e-15             # the roundings of this sum (<= 4·2^-53 relative): d >= the exact one
+                hc = np.add(xc, dc, out=hb[:L])
+                keep = np.logical_not(np.less(hc, thr), out=kb[:L])   # NaN upper bounds kept
+                keep |= ~np.isfinite(xc)      # −inf scores ("below −DBL_MAX"): decided by the full enclosures
+                sel = np.flatnonzero(keep)
+                if ti is not None and sel.size:
+                    sel = sel[~tail[sel]]
+                hi_s = hc[sel]
+                lo_s = xc[sel] - dc[sel]
+                lo_s[np.isnan(lo_s)] = -np.inf
+        if drop is not None and drop.size:
+            dc_ = drop[(drop >= s) & (drop < e)] - s
+            if dc_.size:
+                if ti is not None:
+                    ti = ti[~np.isin(ti, dc_)]
+                if sel.size:
+                    ok = ~np.isin(sel, dc_)
+                    sel, lo_s, hi_s = sel[ok], lo_s[ok], hi_s[ok]
+        if ti is not None:
+            t_idx.append(ti + s)
+            t_m.append(mc[ti])
+        if sel.size:
+            k_idx.append(sel + s)
+            k_m.append(mc[sel])
+            k_lo.append(lo_s)
+            k_hi.append(hi_s)
+            nkept += sel.size
+        if nkept > cap:
+            lows = np.concatenate(k_lo)
+            if lows.size >= kk:
+                lk = float(np.partition(lows, lows.size - kk)[lows.size - kk])
+                t_new = lk - 2.0 * _e_bulk(abs(lk) + 1.0)
+                if math.isfinite(t_new) and t_new > thr:
+                    thr = t_new
+                    k_idx, k_m, k_lo, k_hi = _compact(k_idx, k_m, k_lo, k_hi, thr, d is None)
+                    nkept = k_idx[0].size if k_idx else 0
+            if nkept > cap // 2:
+                cap *= 2   # many kept above the threshold (-inf or equal scores): stop re-partitioning each block
+    # tails: rigorous enclosures; then the final threshold over bulk and tail lower bounds
+    if t_idx:
+        ti = np.concatenate(t_idx)
+        tm = np.concatenate(t_m)
+        a_t = a[ti]
+        e_t = _REL * np.abs(a_t) + _TINY if a_err is None else a_err[ti]
+        n_lo, n_hi = _float_enclosure(tm, noise)
+        with np.errstate(invalid="ignore", over="ignore"):
+            s_lo, s_hi = _score_bounds(a_t, e_t)
+            t_lo, t_hi = _round_out(s_lo + n_lo, s_hi + n_hi)
+    else:
+        ti = np.zeros(0, dtype=np.int64)
+        tm = np.zeros(0, dtype=np.uint64)
+        t_lo = t_hi = np.zeros(0)
+    b_idx = np.concatenate(k_idx) if k_idx else np.zeros(0, dtype=np.int64)
+    b_m = np.concatenate(k_m) if k_m else np.zeros(0, dtype=np.uint64)
+    b_lo = np.concatenate(k_lo) if k_lo else np.zeros(0)
+    b_hi = np.concatenate(k_hi) if k_hi else np.zeros(0)
+    lows = np.concatenate((b_lo, t_lo))
+    if lows.size >= kk:
+        lk = float(np.partition(lows, lows.size - kk)[lows.size - kk])
+        t_new = lk - 2.0 * _e_bulk(abs(lk) + 1.0)
+        if math.isfinite(t_new) and t_new > thr:
+            thr = t_new
     with np.errstate(invalid="ignore"):
-        keep = x >= xstar
-    keep |= m < _BULK_LO
-    keep |= m >= _BULK_HI
-    return np.flatnonzero(keep)
+        if d is None:
+            kb_ = b_hi >= thr
+        else:
+            kb_ = ~(b_hi < thr) | ~np.isfinite(b_hi)
+        kt_ = ~(t_hi < thr)
+    idx = np.concatenate((b_idx[kb_], ti[kt_]))
+    mm = np.concatenate((b_m[kb_], tm[kt_]))
+    order = np.argsort(idx, kind="stable")
+    return idx[order], mm[order]
 
 
-def _bulk_shortlist_err(x: np.ndarray, a_err: np.ndarray, m: np.ndarray, kk: int) -> np.ndarray:
-    """_bulk_shortlist with per-candidate score errors: |x − X| <= a_err + _BULK_TAU + 2e-15·(|x| + 16).
+def _compact(k_idx, k_m, k_lo, k_hi, thr, relative):
+    """Drop the kept bulk candidates whose upper bound is below the new threshold."""
+    idx, mm, lo, hi = (np.concatenate(v) for v in (k_idx, k_m, k_lo, k_hi))
+    with np.errstate(invalid="ignore"):
+        keep = hi >= thr if relative else ~(hi < thr) | ~np.isfinite(hi)
+    return [idx[keep]], [mm[keep]], [lo[keep]], [hi[keep]]
 
-    The k-th largest lower bound is taken over the k + 8 largest x (a lower bound lk' of the k-th
-    largest over all bulk candidates, so keeping every candidate whose upper bound reaches lk' keeps
-    at least what the exact threshold keeps); the upper bounds are formed in place."""
-    n = x.shape[0]
-    top = kk + 8
-    with np.errstate(invalid="ignore", over="ignore"):
-        cand = np.argpartition(np.where(np.isnan(x), -np.inf, x), n - top)[n - top:] if n > top else np.arange(n)
-        mc = m[cand]
-        xc = x[cand]
-        ec = a_err[cand] + _BULK_TAU + 2e-15 * (np.abs(xc) + 16.0)
-        loc = xc - ec
-        loc = loc[(mc >= _BULK_LO) & (mc < _BULK_HI) & ~np.isnan(loc)]
-        if kk >= n or loc.size < kk:
-            return np.arange(n)
-        lk = float(np.sort(loc)[loc.size - kk])
-        if not lk > -np.inf:
-            return np.arange(n)
-        hi = np.abs(x)
-        hi += 16.0
-        hi *= 2e-15
-        hi += x
-        hi += a_err
-        keep = ~(hi < lk - 2.0 * _BULK_TAU)    # (TAU twice: rounding of this test); NaN kept
-    keep |= m < _BULK_LO
-    keep |= m >= _BULK_HI
-    keep |= ~np.isfinite(x)   # −inf scores ("below −DBL_MAX"): decided by the full enclosures
-    return np.flatnonzero(keep)
+
+def _bulk_shortlist(a: np.ndarray, m: np.ndarray, kk: int, noise: str, a_err=None) -> np.ndarray:
+    """Stage 1 on given first words: the ids :func:`_stage1` keeps (never gives up on the whole array)."""
+    return _stage1(a, a_err, kk, noise, m=m)[0]
+
+
+def _finish_sub(a, a_err, short, ms, kk, rng, noise, exact_score):
+    """_finish on the shortlist as its own problem (local ids 0..len−1, words ``ms``), ids mapped back.
+
+    The map is increasing, so every order the later stages use (ties in _certify, the refinement's bit
+    draws by id) is the one on the global ids: the same picks as on the whole array."""
+    a_s = a[short]
+    e_s = None if a_err is None else np.ascontiguousarray(a_err[short])
+
+    def ex(i: int) -> Fraction:
+        return exact_score(int(short[i]))
+
+    loc = _finish(a_s, e_s, np.arange(short.size), ms, kk, rng, noise, ex, None)
+    return short[loc]
 
 
 def _finish(a, a_err, short, m, kk, rng, noise, exact_score, weights):
@@ -703,6 +827,7 @@ def noisy_top_k_batch(
 # ---------------------------------------------------------------------------------------------
 _LN2 = math.log(2.0)
 _PEEL_EXPECTED = 32.0   # expected number of tail candidates revealed per pick (sets the water level)
+_PEEL_BLOCK = 1 << 12  # the levels' per-block counts locate a revealed position by scanning one block
 
 
 def _geometric_exact(m: int, j: int, limit: int, rng) -> int:
@@ -791,53 +916,88 @@ def noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, 
     n = a.shape[0]
     kk = min(k, n)
     extra = 0 if noise == "exponential" else 1
+    # Levels, counts, head and the groups' maxima in blocks of _CHUNK (no n-sized temporaries but the int8
+    # levels; the same float operations element by element as one pass, and the same pairwise sum).
+    C = min(_CHUNK, n)
     if a_err is None and bool(np.isfinite(a).all()):
         err = None                      # relative model _REL·|a| + _TINY, bounded per group below
         ref = float(a.max())
-        with np.errstate(under="ignore"):
-            lse = ref + math.log(float(np.exp(a - ref).sum()))
-        W = lse - math.log(_PEEL_EXPECTED) + _level_shift + extra * _LN2
-        x = W - a
-        x *= 1.0 / _LN2
-        np.ceil(x, out=x)
-        np.clip(x, 0.0, 63.0, out=x)
-        lev = x.astype(np.int8)
+
+        def up_of(lo: int, hi: int) -> np.ndarray:
+            return a[lo:hi]
     else:
         if a_err is None:
             with np.errstate(invalid="ignore"):
                 a_err = _REL * np.abs(a) + _TINY
         err = np.broadcast_to(np.asarray(a_err, dtype=np.float64), a.shape)
-        with np.errstate(invalid="ignore", over="ignore"):
-            up = np.nextafter(_score_bounds(a, err)[1], np.inf)
-        fin = np.isfinite(up)
-        if not fin.any():
+
+        def up_of(lo: int, hi: int) -> np.ndarray:
+            with np.errstate(invalid="ignore", over="ignore"):
+                return np.nextafter(_score_bounds(a[lo:hi], err[lo:hi])[1], np.inf)
+        ref = -math.inf
+        for s0 in range(0, n, C):
+            u_c = up_of(s0, s0 + C)
+            u_c = u_c[np.isfinite(u_c)]
+            if u_c.size:
+                ref = max(ref, float(u_c.max()))
+        if ref == -math.inf:
             return _peel_passes(a, err, kk, rng, noise, exact_score)
-        ref = float(up[fin].max())
-        with np.errstate(under="ignore", over="ignore", invalid="ignore"):
-            lse = ref + math.log(float(np.exp(np.where(fin, up, -np.inf) - ref).sum()))
-            W = lse - math.log(_PEEL_EXPECTED) + _level_shift + extra * _LN2
-            jf = np.clip(np.ceil((W - up) / _LN2), 0.0, 63.0)
-        lev = np.where(fin, jf, 0.0).astype(np.int8)                  # unknown scores: head
-    lev[lev <= extra] = 0                                             # 0: head
-    order = np.argsort(lev, kind="stable")
-    counts = np.bincount(lev, minlength=64)
+
+    def exp_sum(lo: int, hi: int) -> float:
+        # numpy's pairwise summation tree, with leaves of at most C elements summed by numpy itself
+        if hi - lo <= C:
+            with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+                u_c = up_of(lo, hi)
+                if err is not None:
+                    u_c = np.where(np.isfinite(u_c), u_c, -np.inf)
+                return np.exp(u_c - ref).sum()
+        n2 = (hi - lo) // 2
+        n2 -= n2 % 8
+        return exp_sum(lo, lo + n2) + exp_sum(lo + n2, hi)
+
+    with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+        lse = ref + math.log(float(exp_sum(0, n)))
+        W = lse - math.log(_PEEL_EXPECTED) + _level_shift + extra * _LN2
+    lev = np.empty(n, dtype=np.int8)
+    gmax = np.full(64, -np.inf)          # per level: the largest a (or upper bound) and the largest |a|
+    gmag = np.zeros(64)
+    nsub = -(-n // _PEEL_BLOCK)
+    block_counts = np.zeros((nsub, 64), dtype=np.int64)   # candidates of each level per block of _PEEL_BLOCK
+    sub_of = (np.arange(C) // _PEEL_BLOCK) * 64
+    for s0 in range(0, n, C):
+        u_c = up_of(s0, s0 + C)
+        L = u_c.shape[0]
+        with np.errstate(invalid="ignore", over="ignore"):
+            if err is None:
+                x = W - u_c
+                x *= 1.0 / _LN2
+                np.ceil(x, out=x)
+                np.clip(x, 0.0, 63.0, out=x)
+                lev_c = x.astype(np.int8)
+            else:
+                fin = np.isfinite(u_c)
+                jf = np.clip(np.ceil((W - u_c) / _LN2), 0.0, 63.0)
+                lev_c = np.where(fin, jf, 0.0).astype(np.int8)          # unknown scores: head
+        lev_c[lev_c <= extra] = 0                                        # 0: head
+        lev[s0:s0 + L] = lev_c
+        np.maximum.at(gmax, lev_c, u_c)
+        if err is None:
+            np.maximum.at(gmag, lev_c, np.abs(u_c))
+        b0 = s0 // _PEEL_BLOCK
+        nb_c = -(-L // _PEEL_BLOCK)
+        block_counts[b0:b0 + nb_c] += np.bincount(sub_of[:L] + lev_c, minlength=nb_c * 64)[:nb_c * 64].reshape(nb_c, 64)
+    counts = block_counts.sum(axis=0)
     h = int(counts[0])
-    head = order[:h]
-    tail = order[h:]
-    if tail.size == 0:
+    head = np.flatnonzero(lev == 0)
+    if h == n:
         return _peel_passes(a, _err_array(a, err), kk, rng, noise, exact_score)
     present = np.flatnonzero(counts[1:]) + 1
     sizes = counts[present].astype(np.int64)
-    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    ends = starts + sizes
     js = present.astype(np.int64)
-    a_t = a[tail]
     if err is None:   # max of a + _REL·|a| + _TINY over a group <= max a + _REL·max |a| + _TINY
-        amax = np.maximum.reduceat(a_t, starts)
-        amag = np.maximum(np.abs(amax), np.abs(np.minimum.reduceat(a_t, starts)))
-        walls = amax + (_REL * amag + _TINY) * (1.0 + 1e-15)
+        walls = gmax[js] + (_REL * gmag[js] + _TINY) * (1.0 + 1e-15)
     else:
-        walls = np.maximum.reduceat(np.nextafter(_score_bounds(a_t, err[tail])[1], np.inf), starts)
+        walls = gmax[js]
     wall_hi = max(float(w) + _noise_point_hi(int(j), noise) for w, j in zip(walls, js))
     wall_hi += 1e-15 * abs(wall_hi) + 1e-300
     if not math.isfinite(wall_hi):
@@ -866,7 +1026,8 @@ def noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, 
         R = 16
     x_pick = np.concatenate(pick_of) if pick_of else np.zeros(0, dtype=np.int64)
     x_b = np.concatenate(bucket_of) if bucket_of else np.zeros(0, dtype=np.int64)
-    x_id = tail[starts[x_b] + np.concatenate(pos)] if pos else np.zeros(0, dtype=np.int64)
+    x_id = (_level_members(lev, block_counts, js[x_b], np.concatenate(pos)) if pos
+            else np.zeros(0, dtype=np.int64))
     xj = js[x_b].astype(np.uint64)
     top = ((np.uint64(1) << xj) - np.uint64(1)) << (np.uint64(64) - xj)
     x_m = (_bits64(rng, x_id.size) >> xj) | top
@@ -906,31 +1067,49 @@ def noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, 
             if best >= 0 and best_lo > wall_hi:
                 sub = np.asarray([ids_l[q] for q in alive], dtype=np.int64)
                 bits = m_l[np.asarray(alive, dtype=np.int64)]
-            else:
-                sub, bits = _fallback_bits(n, removed, {ids_l[q]: int(m_l[q]) for q in alive}, tail, starts,
-                                           ends, js, rng)
-            def ex(i: int, sub: np.ndarray = sub) -> Fraction:
-                return exact_score(int(sub[i]))
 
-            j = int(noisy_top_k(a[sub], None if err_full is None else err_full[sub], 1, rng, noise=noise,
-                                exact_score=ex, bits=bits)[0])
-            win = int(sub[j])
+                def ex(i: int, sub: np.ndarray = sub) -> Fraction:
+                    return exact_score(int(sub[i]))
+
+                j = int(noisy_top_k(a[sub], None if err_full is None else err_full[sub], 1, rng, noise=noise,
+                                    exact_score=ex, bits=bits)[0])
+                win = int(sub[j])
+            else:
+                # every remaining candidate, in place (no n-sized copies): the picked ones are left out of
+                # stage 1, the shortlist is finished with increasing ids (the same picks as on the subarray)
+                bits = _fallback_bits(n, {ids_l[q]: int(m_l[q]) for q in alive}, lev, js, rng)
+                drop = np.asarray(sorted(removed), dtype=np.int64)
+                short, ms = _stage1(a, err_full, 1, noise, m=bits, drop=drop)
+                win = int(_finish_sub(a, err_full, short, ms, 1, rng, noise, exact_score)[0])
         picks.append(win)
         removed.add(win)
     return np.asarray(picks, dtype=np.int64)
 
 
-def _fallback_bits(n, removed, known, tail, starts, ends, js, rng):
-    """All remaining candidates with first-64-bit words: ``known`` ones as drawn, every other tail
-    candidate's drawn conditioned on its first j bits not all ones (rejection: exact)."""
-    keep = np.ones(n, dtype=bool)
-    if removed:
-        keep[np.fromiter(removed, dtype=np.int64)] = False
-    sub = np.flatnonzero(keep)
+def _level_members(lev: np.ndarray, block_counts: np.ndarray, qj: np.ndarray, qpos: np.ndarray) -> np.ndarray:
+    """The id of the qpos[i]-th candidate (0-based, in id order) of level qj[i], from per-block level counts."""
+    out = np.empty(qj.size, dtype=np.int64)
+    for j in np.unique(qj).tolist():
+        sel = np.flatnonzero(qj == j)
+        cum = np.cumsum(block_counts[:, j])
+        blk = np.searchsorted(cum, qpos[sel], side="right")
+        before = np.where(blk > 0, cum[np.maximum(blk - 1, 0)], 0)
+        for b in np.unique(blk).tolist():
+            here = sel[blk == b]
+            lo = b * _PEEL_BLOCK
+            members = np.flatnonzero(lev[lo:lo + _PEEL_BLOCK] == j) + lo
+            out[here] = members[qpos[here] - before[blk == b]]
+    return out
+
+
+def _fallback_bits(n, known, lev, js, rng):
+    """First words of every candidate: ``known`` ones as drawn, every other tail candidate's drawn conditioned
+    on its first j bits not all ones (rejection: exact), level by level (ascending j), each level's candidates
+    in id order. (Words of head or picked candidates not in ``known`` are left 0: they are not used.)"""
     m = np.zeros(n, dtype=np.uint64)
-    for b in range(js.size):
-        ids = tail[starts[b]:ends[b]]
-        j = np.uint64(int(js[b]))
+    for jj in js.tolist():
+        ids = np.flatnonzero(lev == jj)
+        j = np.uint64(jj)
         top = ((np.uint64(1) << j) - np.uint64(1)) << (np.uint64(64) - j)
         words = _bits64(rng, ids.size)
         bad = (words & top) == top
@@ -938,9 +1117,10 @@ def _fallback_bits(n, removed, known, tail, starts, ends, js, rng):
             words[bad] = _bits64(rng, int(bad.sum()))
             bad = (words & top) == top
         m[ids] = words
-    for r, w in known.items():
-        m[r] = np.uint64(w)
-    return sub, m[sub]
+    if known:
+        m[np.fromiter(known.keys(), dtype=np.int64, count=len(known))] = np.fromiter(
+            known.values(), dtype=np.uint64, count=len(known))
+    return m
 
 
 def _err_array(a, err):
@@ -1028,6 +1208,4 @@ def shortlist_top_k(a: np.ndarray, err: np.ndarray | None, first_words: np.ndarr
     if err is not None:
         err = np.broadcast_to(np.asarray(err, dtype=np.float64), a.shape)
     short = _bulk_shortlist(a, first_words, k, noise, err)
-    if short is None:
-        short = np.arange(n)
     return np.asarray(_enclosed_shortlist(a, err, short, first_words, k, noise, None)[0], dtype=np.int64)
