@@ -109,6 +109,43 @@ def test_max_steps_raises_instead_of_looping_forever():
         dampen([0.0, 5.0], sf, max_steps=1000)
 
 
+def _steps_and_blocks(fn, delta):
+    """The same δ as a one-distance-per-call function and as an elementwise one (the two walkers)."""
+    plain = SensitivityFunction(lambda t, candidates=None: fn(np.full(1 if candidates is None else len(candidates), t)),
+                                delta, n_candidates=1, name="f")
+    blocks = SensitivityFunction(lambda t, candidates=None: fn(np.broadcast_to(t, (1,) if candidates is None
+                                                                                else np.shape(candidates))),
+                                 delta, n_candidates=1, name="f", elementwise=True)
+    return plain, blocks
+
+
+@pytest.mark.parametrize("walker", [0, 1])
+def test_fail_fast_only_where_the_walk_cannot_end(walker):
+    import time
+    from dpselect.dampening import dampen_with_error, shift_totals
+    # δ = 0 up to t = 2999 then 1: resolves at 3002.5 for |u| = 2.5 (the probe after 1,024 distances sees δ = 1 at
+    # the far end and lets the walk go on)
+    late = _steps_and_blocks(lambda t: np.where(np.asarray(t) < 3000, 0.0, 1.0), 1.0)[walker]
+    D, err = dampen_with_error([-2.5], late)
+    assert D.tolist() == [-3002.5] and err[0] < 1e-11
+    # δ = 0.5 (Δ = 1), max_steps = 4096: b(4096) = 2048 exactly; 2047.9 resolves in the last distance, 2048 is
+    # refused by the full walk (b(4096) <= |u|, not certain at the probe), 2049 by the probe
+    half = _steps_and_blocks(lambda t: np.full(np.shape(t), 0.5), 1.0)[walker]
+    assert dampen([2047.9], half, max_steps=4096)[0] == pytest.approx(4095.8, abs=1e-9)
+    with pytest.raises(ValueError, match="did not resolve 1 candidate"):
+        dampen([2048.0], half, max_steps=4096)
+    with pytest.raises(ValueError, match=r"cannot resolve 1 candidate\(s\) within max_steps=4096 .* 'f' grows too slowly"):
+        dampen([2049.0], half, max_steps=4096)
+    # δ ≡ 0: the ValueError comes after ~1,024 distances, not 10^6 (it took ~20 s)
+    zero = _steps_and_blocks(lambda t: np.zeros(np.shape(t)), 1.0)[walker]
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match="cannot resolve 1 candidate"):
+        dampen([1.0], zero)
+    with pytest.raises(ValueError, match="'f' cannot reach its global sensitivity 1.0 within max_steps=1000000"):
+        shift_totals(zero, 1)
+    assert time.perf_counter() - t0 < 1.0
+
+
 def test_shift_totals_and_unbounded_error():
     assert shift_totals(ebc_example_sf(2), 2).tolist() == [2.0, 2.0]
     sf = SensitivityFunction(lambda t: np.array([0.5, 1.0]), 1.0)
