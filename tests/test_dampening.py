@@ -146,6 +146,42 @@ def test_fail_fast_only_where_the_walk_cannot_end(walker):
     assert time.perf_counter() - t0 < 1.0
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_fail_fast_never_changes_d_or_the_outcome_for_monotone_delta(seed, monkeypatch):
+    # the probe fires after 4 distances here: on random non-decreasing δ tables (admissible functions are
+    # non-decreasing along every other distance), D, its error bound and dampen_exact are those of the plain walk,
+    # and the walk errs exactly where the plain walk errs
+    import dpselect.dampening as dmp
+    rng = np.random.default_rng(900 + seed)
+    for _ in range(25):
+        n, T = int(rng.integers(1, 6)), int(rng.integers(8, 120))
+        table = np.sort(rng.choice([0.0, 0.0, 0.1, 0.25, 1.0 / 3, 0.5], (T, n)), axis=0)   # non-decreasing in t
+        delta = 1.0
+        u = rng.uniform(-1, 1, n) * rng.choice([0.5, 5.0, 40.0])
+        max_steps = int(rng.integers(6, T))
+        for elementwise in (False, True):
+            if elementwise:
+                sf = SensitivityFunction(lambda t, candidates=None: table[np.asarray(t), candidates], delta,
+                                         n_candidates=n, elementwise=True)
+            else:
+                sf = SensitivityFunction(lambda t, candidates=None: table[t] if candidates is None
+                                         else table[t, candidates], delta, n_candidates=n)
+            outcomes = []
+            for probe_after in (4, 1 << 62):
+                monkeypatch.setattr(dmp, "_PROBE_AFTER", probe_after)
+                try:
+                    D, err = dmp.dampen_with_error(u, sf, max_steps=max_steps)
+                    outcomes.append((D.tolist(), err.tolist()))
+                except ValueError:
+                    outcomes.append("error")
+            assert outcomes[0] == outcomes[1]
+            if outcomes[0] != "error":
+                D, err = outcomes[0]
+                for r in range(n):
+                    exact = dmp.dampen_exact(float(u[r]), sf, r, max_steps=max_steps)
+                    assert abs(float(exact) - D[r]) <= err[r]
+
+
 def test_shift_totals_and_unbounded_error():
     assert shift_totals(ebc_example_sf(2), 2).tolist() == [2.0, 2.0]
     sf = SensitivityFunction(lambda t: np.array([0.5, 1.0]), 1.0)
