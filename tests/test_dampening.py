@@ -146,6 +146,30 @@ def test_fail_fast_only_where_the_walk_cannot_end(walker):
     assert time.perf_counter() - t0 < 1.0
 
 
+def test_far_probe_opt_out():
+    # a function whose cost grows with t (the median's element LS) or that keeps a walk state (δ^PS) opts out:
+    # it is never asked for δ at max_steps − 1, and errs after the full walk as before
+    asked = []
+
+    def fn(t, candidates=None):
+        asked.append(t)
+        return np.zeros(1 if candidates is None else len(candidates))
+
+    sf = SensitivityFunction(fn, 1.0, n_candidates=1)
+    sf.far_probe = False
+    with pytest.raises(ValueError, match="did not resolve 1 candidate"):
+        dampen([1.0], sf, max_steps=3000)
+    assert max(asked) == 2999
+    from dpselect.utilities.median import median_sensitivity
+    assert median_sensitivity([0.0, 1.0], 2.0).far_probe is False
+    assert dpselect_pareto_sf().far_probe is False
+
+
+def dpselect_pareto_sf():
+    from dpselect.multiobjective import pareto_sensitivity
+    return pareto_sensitivity([[1.0, 2.0], [2.0, 1.0]], [1.0, 1.0])
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_fail_fast_never_changes_d_or_the_outcome_for_monotone_delta(seed, monkeypatch):
     # the probe fires after 4 distances here: on random non-decreasing δ tables (admissible functions are

@@ -52,6 +52,9 @@ below Δ): the step-by-step walk would raise the same error after all M distance
 errs in milliseconds instead of ~20 s). The values D the walk returns never use the bound. (A δ that
 is not admissible can make this error fire where the full walk would have ended.) Shifted local
 dampening's walk fails the same way when both values are below Δ (δ never reaches Δ before M).
+A function whose cost grows with t or that keeps the state of a walk over t (dpselect's median element
+local sensitivity, O(t) per distance; δ^PS, whose running sums restart for a smaller t) sets the attribute
+``far_probe = False`` and is walked without the check.
 """
 from __future__ import annotations
 
@@ -216,7 +219,8 @@ def _hopeless(sf, active, t: int, limit: int, b=None, a=None) -> np.ndarray | No
     """Mask of the active candidates that provably cannot resolve (b(limit) <= |u|) or, with b None, never
     reach Δ before ``limit`` (an admissible δ is non-decreasing along every other distance); None when
     the check does not apply (a bounded function, or too few distances left)."""
-    if sf.saturation_distance is not None or limit - t < 4 or active.size == 0:
+    if (sf.saturation_distance is not None or limit - t < 4 or active.size == 0
+            or not getattr(sf, "far_probe", True)):
         return None
     delta_max = sf.global_sensitivity
     d1, d2 = sf(limit - 1, active), sf(limit - 2, active)

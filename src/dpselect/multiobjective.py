@@ -616,8 +616,12 @@ def _pareto_sf(U: np.ndarray, sfs: list[SensitivityFunction], base_idx: np.ndarr
             G = (delta.shift(sat) if pairs else _pareto_shift(U, sfs, base_idx, sat))[candidates]
             return G, np.zeros(G.shape)   # integer sums far below 2^53: exact
 
-    return SensitivityFunction(pareto_delta, float(n - 1), n_candidates=n, saturation_distance=sat,
-                               name="pareto_score", shift=shift, elementwise=small)
+    sf = SensitivityFunction(pareto_delta, float(n - 1), n_candidates=n, saturation_distance=sat,
+                             name="pareto_score", shift=shift, elementwise=small)
+    # no evaluation at max_steps by the dampening walk's fail-fast check: the running sums would walk there
+    # one distance at a time and restart (_check_dampening_walk is this function's fail-fast)
+    sf.far_probe = False
+    return sf
 
 
 #: Up to this many candidates δ^PS is evaluated in blocks of distances (elementwise, from the pairs'

@@ -238,7 +238,9 @@ class _GroupedMedian:
         def delta(t, candidates=None):
             return self.delta(t, candidates)
 
-        return SensitivityFunction(delta, self.bound, n_candidates=self.values.shape[0], name="median_elementLS")
+        sf = SensitivityFunction(delta, self.bound, n_candidates=self.values.shape[0], name="median_elementLS")
+        sf.far_probe = False   # O(t) per distance: no evaluation at max_steps (dpselect.dampening, "Failing fast")
+        return sf
 
     def intervals(self) -> "MedianIntervals":
         """The intervals of positive length between consecutive order statistics, with their utilities."""
@@ -487,4 +489,6 @@ def median_sensitivity(sorted_values: Sequence[float] | np.ndarray, bound: float
         uniq, inv = np.unique(idx, return_inverse=True)
         return g.delta(t, uniq)[inv]
 
-    return SensitivityFunction(delta, bound, n_candidates=x.shape[0], name="median_elementLS")
+    sf = SensitivityFunction(delta, bound, n_candidates=x.shape[0], name="median_elementLS")
+    sf.far_probe = False   # O(t) per distance: no evaluation at max_steps (dpselect.dampening, "Failing fast")
+    return sf
