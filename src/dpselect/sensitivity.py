@@ -90,6 +90,10 @@ class SensitivityFunction:
     array([1.        , 0.25      , 0.04166667])
     """
 
+    #: False for a function whose cost grows with t or that keeps the state of a walk over t: the dampening
+    #: walk then never asks it for δ at max_steps to fail fast (:mod:`dpselect.dampening`, "Failing fast").
+    far_probe: bool = True
+
     def __init__(
         self,
         fn: Callable[..., np.ndarray],

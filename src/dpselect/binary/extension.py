@@ -443,16 +443,14 @@ def _excess(pair: SuitablePair, b_hi: np.ndarray, b_lo: np.ndarray, value: float
         d, a = Fraction(pair.delta), Fraction(value_u)
         for _ in range(hops):
             a = min(Fraction(1), e_up * a + d, 1 - e_dn * (1 - a - d))
-        c_b, over = 1 - a, Fraction(value) - a
-        over_f = float(over)
+        c_f, over_f = float(1 - a), float(Fraction(value) - a)
     else:
         la_b, lc_b = (float(x[0]) for x in pair.key_logs(b_hi, b_lo))
         if bprob > 0.5 and value >= 0.5:   # near 1: the complements carry the precision (1 − value is exact)
-            c_b = math.exp(lc_b)
-            over_f = c_b - (1.0 - value)
+            c_f = math.exp(lc_b)
+            over_f = c_f - (1.0 - value)
         else:
-            c_b, over_f = 1.0 - bprob, value - math.exp(la_b)
-    c_f = float(c_b)
+            c_f, over_f = 1.0 - bprob, value - math.exp(la_b)
     shown = f"1 - {c_f:.3g}" if bprob > 0.5 and f"{1.0 - c_f:.12g}" == "1" else f"{bprob:.12g}"
     return over_f, shown
 
