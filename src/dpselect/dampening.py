@@ -331,8 +331,7 @@ def _block_size(n_active: int, previous: int) -> int:
 
 def _block_deltas(sf, t: int, B: int, active: np.ndarray) -> np.ndarray:
     """δ(x, t + j, r) for r in active, j < B, as an (active.size, B) array."""
-    ts = t + np.arange(B)
-    return sf.at(np.broadcast_to(ts, (active.size, B)).ravel(), np.repeat(active, B)).reshape(active.size, B)
+    return sf.table(t, t + B, active)   # = sf.at on that grid (by broadcasting when sf has a block hook)
 
 
 def _cumsum_errors(c, x):

@@ -232,11 +232,13 @@ class _ParetoDelta:
         for i, sf in enumerate(self.sfs):
             # from its saturation distance on δ_i is Δ_i (for a global sensitivity given as a number: from
             # t = 0), without asking it one distance per call
-            k = ts.size if sf.saturation_distance is None else int(np.clip(sf.saturation_distance - t0, 0, ts.size))
-            d = np.full((cand.size, ts.size), sf.global_sensitivity)
-            if k:
-                grid_t = np.broadcast_to(ts[:k], (cand.size, k)).ravel()
-                d[:, :k] = sf.at(grid_t, np.repeat(cand, k)).reshape(cand.size, k)
+            k = ts.size if sf.saturation_distance is None else max(0, min(sf.saturation_distance - t0, ts.size))
+            if k == ts.size:
+                d = sf.table(t0, t1, cand)
+            else:
+                d = np.full((cand.size, ts.size), sf.global_sensitivity)
+                if k:
+                    d[:, :k] = sf.table(t0, t0 + k, cand)
             out.append(d)
         return out
 
@@ -394,23 +396,28 @@ class _Thresholds:
             pos = np.full(n, -1, dtype=np.int64)
             pos[rows] = np.arange(rows.size)
             steps = own._steps(t0, t0 + B, None if rows.size == n else rows)
-            cums = [np.cumsum(np.concatenate((self.cum[rows, i:i + 1], d), axis=1), axis=1)[:, 1:]
+            R = rows.size
+            # distances along axis 0, candidates contiguous: numpy accumulates along axis 0 a row vector at a
+            # time (the same sequential float sums per candidate, much faster than along the last axis)
+            cums = [np.cumsum(np.concatenate((self.cum[None, rows, i], d.T), axis=0), axis=0)[1:]
                     for i, d in enumerate(steps)]
-            H = [U[rows, i:i + 1] + c for i, c in enumerate(cums)]     # (rows, B) each
-            L = [U[rows, i:i + 1] - c for i, c in enumerate(cums)]
+            H = [(U[rows, i] + c).ravel() for i, c in enumerate(cums)]     # (B, rows) each, flattened
+            L = [(U[rows, i] - c).ravel() for i, c in enumerate(cums)]
 
             def weak(q, p, j):
-                q, p = pos[q], pos[p]
-                ok = H[0][p, j] >= L[0][q, j]
+                base = j * R
+                fp, fq = base + pos[p], base + pos[q]
+                ok = H[0].take(fp) >= L[0].take(fq)
                 for i in range(1, len(H)):
-                    ok &= H[i][p, j] >= L[i][q, j]
+                    ok &= H[i].take(fp) >= L[i].take(fq)
                 return ok
 
             def strict(q, p, j):
-                q, p = pos[q], pos[p]
-                ok = L[0][p, j] > H[0][q, j]
+                base = j * R
+                fp, fq = base + pos[p], base + pos[q]
+                ok = L[0].take(fp) > H[0].take(fq)
                 for i in range(1, len(H)):
-                    ok &= L[i][p, j] > H[i][q, j]
+                    ok &= L[i].take(fp) > H[i].take(fq)
                 return ok
 
             # weak: false -> true; the first j in the chunk where it holds
@@ -418,7 +425,7 @@ class _Thresholds:
             # strict: true -> false; the first j where it fails
             self.pend_s, self.keys_s = self._locate(self.pend_s, strict, False, B, t0, self.ts, self.keys_s)
             for i, c in enumerate(cums):
-                self.cum[rows, i] = c[:, -1]
+                self.cum[rows, i] = c[-1]
             self.t = t0 + B - 1
 
     def _locate(self, pend, pred, target: bool, B: int, t0: int, out: np.ndarray,

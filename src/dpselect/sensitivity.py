@@ -65,6 +65,11 @@ class SensitivityFunction:
         (shifted local dampening) uses it instead of walking every distance;
         :func:`dpselect.dampening.shift_total_exact` always walks (the definition the hook is tested
         against).
+    block : callable, optional
+        ``block(t0, t1, candidates) -> array of shape (len(candidates), t1 - t0)``: δ(x, t0 + j,
+        candidates[i]) at entry (i, j), the same values (bit for bit) as ``fn`` gives one distance at a
+        time. :meth:`table` uses it (by broadcasting, without building a grid of (distance, candidate)
+        pairs); the Pareto score's running sums and the dampening walk's blocks ask for such tables.
 
     Notes
     -----
@@ -104,6 +109,7 @@ class SensitivityFunction:
         name: str | None = None,
         elementwise: bool = False,
         shift: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None,
+        block: Callable[[int, int, np.ndarray], np.ndarray] | None = None,
     ) -> None:
         if not callable(fn):
             raise TypeError(f"fn must be callable (t -> array of shape (n_candidates,)), got {type(fn).__name__}")
@@ -123,6 +129,9 @@ class SensitivityFunction:
         if shift is not None and self.saturation_distance is None:
             raise ValueError("shift needs a saturation_distance (the shift of an unbounded function is infinite)")
         self.shift = shift
+        if block is not None and not callable(block):
+            raise TypeError(f"block must be callable ((t0, t1, candidates) -> array), got {type(block).__name__}")
+        self.block = block
 
     # -- evaluation -----------------------------------------------------------------------------
     def __call__(self, t: int, candidates: np.ndarray | Sequence[int] | None = None) -> np.ndarray:
@@ -185,6 +194,27 @@ class SensitivityFunction:
         vals = self._check(self._fn(ts, candidates=idx), -1, idx.size)
         if self.saturation_distance is not None:
             vals = np.where(ts >= self.saturation_distance, self.global_sensitivity, vals)
+        return vals
+
+    def table(self, t0: int, t1: int, candidates: np.ndarray) -> np.ndarray:
+        """δ(x, t0 + j, candidates[i]) at entry (i, j) for t0 <= t0 + j < t1, validated and clipped: the
+        values of :meth:`at` on that grid (from the ``block`` hook when there is one, by broadcasting)."""
+        t0 = check_int(t0, "t0", minimum=0)
+        t1 = check_int(t1, "t1", minimum=t0)
+        idx = self._check_candidates(candidates, t0)
+        B = t1 - t0
+        if self.block is None or idx.size == 0 or B == 0:
+            ts = np.broadcast_to(np.arange(t0, t1, dtype=np.int64), (idx.size, B)).ravel()
+            return self.at(ts, np.repeat(idx, B)).reshape(idx.size, B)
+        raw = self.block(t0, t1, idx)
+        vals = raw if isinstance(raw, np.ndarray) else np.asarray(raw)
+        if vals.shape != (idx.size, B):
+            raise ValueError(f"block of sensitivity function {self.name!r} returned shape {vals.shape}, expected "
+                             f"{(idx.size, B)} for distances [{t0}, {t1})")
+        vals = self._check(vals.ravel(), t0, idx.size * B).reshape(idx.size, B)
+        sat = self.saturation_distance
+        if sat is not None and sat < t1:
+            vals[:, max(sat - t0, 0):] = self.global_sensitivity
         return vals
 
     def _check(self, vals, t: int, expected: int | None) -> np.ndarray:
@@ -262,7 +292,10 @@ class SensitivityFunction:
             name=f"bounded({inner.name})", elementwise=inner.elementwise,
             # the closed-form shift sums up to the saturation distance: valid only if that is unchanged
             shift=inner.shift if sat == inner.saturation_distance else None,
+            # raw values: table() clips and saturates at ``sat``
+            block=inner.block,
         )
+        out.far_probe = inner.far_probe
         return out
 
     def flat(self) -> "SensitivityFunction":
@@ -274,10 +307,12 @@ class SensitivityFunction:
             m = full.max()
             return np.full(full.shape[0] if candidates is None else len(candidates), m)
 
-        return SensitivityFunction(
+        out = SensitivityFunction(
             fn, inner.global_sensitivity, n_candidates=inner.n_candidates,
             saturation_distance=inner.saturation_distance, name=f"flat({inner.name})",
         )
+        out.far_probe = inner.far_probe   # a walk's far check costs what the inner function's does
+        return out
 
 
 def constant(n_candidates: int, global_sensitivity: float) -> SensitivityFunction:
@@ -326,10 +361,12 @@ def maximum(*sensitivity_functions: SensitivityFunction) -> SensitivityFunction:
             out = np.maximum(out, sf(t, candidates))
         return out
 
-    return SensitivityFunction(
+    out = SensitivityFunction(
         fn, max(sf.global_sensitivity for sf in sfs), n_candidates=n,
         saturation_distance=_common_saturation(sfs), name="max(" + ", ".join(str(sf.name) for sf in sfs) + ")",
     )
+    out.far_probe = all(sf.far_probe for sf in sfs)
+    return out
 
 
 def check_weight_values(weights: Any, m: int) -> np.ndarray:
@@ -375,7 +412,9 @@ def weighted_sum(weights: "Sequence[float] | np.ndarray",
             out = out + aw[i] * sfs[i](t, candidates)
         return out
 
-    return SensitivityFunction(
+    out = SensitivityFunction(
         fn, float(sum(aw[i] * sfs[i].global_sensitivity for i in keep)), n_candidates=n,
         saturation_distance=_common_saturation([sfs[i] for i in keep]), name="weighted_sum",
     )
+    out.far_probe = all(sfs[i].far_probe for i in keep)
+    return out
