@@ -860,3 +860,38 @@ def test_pareto_shift_on_graph_statistics_and_subsets():
             sfs.append(constant(full.size, 0.7))
         G = shift_totals_with_error(_pareto_sf(U, sfs, base), n)[0]
         assert np.array_equal(G, _stepwise_shift(_pareto_sf(U, sfs, base)))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_delta_ps_thresholds_with_rate_tables_equal_the_walk(seed):
+    # issue 22 item 6: with sensitivity functions that give whole tables (rate_sensitivity's block hook) the
+    # thresholds' sums (distances along axis 0, summed in place) are the walk's sums: same δ^PS at every
+    # distance and the same shift as Σ_t (n − 1 − δ^PS) by the one-distance-per-call walk
+    from dpselect.utilities.classification import rate_sensitivity
+    from dpselect.multiobjective import _saturation
+    rng = np.random.default_rng(900 + seed)
+    n, P = int(rng.integers(5, 60)), int(rng.integers(20, 120))
+    hits = [rng.integers(0, P + 1, n) for _ in range(2)]
+    sfs = [rate_sensitivity(h, P - h) if i == 0 else rate_sensitivity(h, rng.integers(0, P, n))
+           for i, h in enumerate(hits)]
+    U = np.column_stack([h / P for h in hits])
+    U[1] = U[0]                                         # a tie of two candidates
+    sat = _saturation(U, sfs)
+    walk = _ParetoDelta(U, sfs, None)
+    per_t = np.stack([walk(t) for t in range(sat)])     # (sat, n)
+    G = _ParetoDelta(U, sfs, None).shift(sat)
+    assert np.array_equal(G, ((n - 1) - per_t).sum(axis=0))
+    ts, cs = rng.integers(0, sat, 400), rng.integers(0, n, 400)
+    assert np.array_equal(_ParetoDelta(U, sfs, None).at(ts, cs), per_t[ts, cs])
+
+
+def test_select_model_same_picks_as_before_issue_22():
+    # the law of select_model is unchanged by the faster δ^PS thresholds and rate tables: picks for seeds 0-7
+    # recorded with the code before issue 22 (main at the time), 60 models of which pairs may tie
+    from dpselect.sklearn import select_model
+    rng = np.random.default_rng(22)
+    y = rng.integers(0, 2, 400)
+    P = np.array([np.where(rng.random(400) < f, 1 - y, y) for f in np.repeat(rng.uniform(0.05, 0.5, 30), 2)])
+    got = {m: [int(select_model(None, None, y, predictions=P, epsilon=1.0, rng=s, mechanism=m)) for s in range(8)]
+           for m in ("LD", "SLD")}
+    assert got == {"LD": [26, 29, 55, 21, 0, 9, 4, 16], "SLD": [26, 23, 31, 15, 2, 9, 36, 19]}

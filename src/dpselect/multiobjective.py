@@ -221,9 +221,11 @@ class _ParetoDelta:
             st = self._local.block = _BlockState(self.U)
         return st
 
-    def _steps(self, t0: int, t1: int, rows: np.ndarray | None = None) -> list[np.ndarray]:
+    def _steps(self, t0: int, t1: int, rows: np.ndarray | None = None,
+               by_distance: bool = False) -> list[np.ndarray]:
         """δ_i(x, t, ·) for t in [t0, t1), as (n, t1 − t0) arrays (one call per objective when the
-        function is elementwise); only the given rows of U when ``rows`` is given."""
+        function is elementwise; transposed, C-contiguous, with ``by_distance``); only the given rows of
+        U when ``rows`` is given."""
         out = []
         ts = np.arange(t0, t1)
         cand = np.arange(self.n) if self.base_idx is None else self.base_idx
@@ -234,7 +236,11 @@ class _ParetoDelta:
             # t = 0), without asking it one distance per call
             k = ts.size if sf.saturation_distance is None else max(0, min(sf.saturation_distance - t0, ts.size))
             if k == ts.size:
-                d = sf.table(t0, t1, cand)
+                d = sf.table(t0, t1, cand, by_distance=by_distance)
+            elif by_distance:
+                d = np.full((ts.size, cand.size), sf.global_sensitivity)
+                if k:
+                    d[:k] = sf.table(t0, t0 + k, cand, by_distance=True)
             else:
                 d = np.full((cand.size, ts.size), sf.global_sensitivity)
                 if k:
@@ -360,15 +366,16 @@ class _Thresholds:
         self.t = -1                     # thresholds known for every distance <= t
         self.cum = np.zeros_like(owner.U, dtype=np.float64)
         off = ~np.eye(n, dtype=bool)
-        self.pend_w = np.flatnonzero(off.ravel())        # flat pair indices q * n + p still to flip
-        self.pend_s = self.pend_w.copy()
+        q, p = np.nonzero(off)
+        self.pend_w = (q, p)             # the pairs (query q, point p) whose condition has still to flip
+        self.pend_s = (q.copy(), p.copy())
         # the finite thresholds as sorted keys q·2^40 + t (a row's later chunks only add larger t, so each
         # chunk's keys merge in linear time): counts per query by two binary searches, no re-sorting
         diag = np.arange(n, dtype=np.int64) << self._KEY
         self.keys_w, self.keys_s = diag, diag.copy()
 
     def done(self) -> bool:
-        return self.pend_w.size == 0 and self.pend_s.size == 0
+        return self.pend_w[0].size == 0 and self.pend_s[0].size == 0
 
     def extend(self, t_to: int, ahead: bool = True) -> None:
         """Thresholds for every distance <= t_to (or until every pair has flipped). Chunks at least double
@@ -388,73 +395,87 @@ class _Thresholds:
             # only candidates in a pair still to flip need their sums (a finished one never comes back:
             # its conditions are monotone), so the sensitivity functions are asked for fewer and fewer rows
             need = np.zeros(n, dtype=bool)
-            for pend in (self.pend_w, self.pend_s):
-                q, p = np.divmod(pend, n)
-                need[q] = True
-                need[p] = True
+            for pq, pp in (self.pend_w, self.pend_s):
+                need[pq] = True
+                need[pp] = True
             rows = np.flatnonzero(need)
             pos = np.full(n, -1, dtype=np.int64)
             pos[rows] = np.arange(rows.size)
-            steps = own._steps(t0, t0 + B, None if rows.size == n else rows)
-            R = rows.size
+            steps = own._steps(t0, t0 + B, None if rows.size == n else rows, by_distance=True)
             # distances along axis 0, candidates contiguous: numpy accumulates along axis 0 a row vector at a
-            # time (the same sequential float sums per candidate, much faster than along the last axis)
-            cums = [np.cumsum(np.concatenate((self.cum[None, rows, i], d.T), axis=0), axis=0)[1:]
-                    for i, d in enumerate(steps)]
-            H = [(U[rows, i] + c).ravel() for i, c in enumerate(cums)]     # (B, rows) each, flattened
-            L = [(U[rows, i] - c).ravel() for i, c in enumerate(cums)]
+            # time (the same sequential float sums per candidate as the walk's st.cum += δ, much faster than
+            # along the last axis); the first row starts from the previous sums
+            H, L = [], []
+            for i, c in enumerate(steps):       # (B, rows), a new array: summed in place
+                c[0] += self.cum[rows, i]
+                np.cumsum(c, axis=0, out=c)
+                self.cum[rows, i] = c[-1]
+                col = U[rows, i]
+                H.append((col + c).ravel())
+                L.append(np.subtract(col, c, out=c).ravel())
+            R = rows.size
 
+            # the pairs' conditions at distance t0 + j; q and p are flat offsets of the query's and the
+            # point's sums at j = 0 (the row of each in the chunk)
             def weak(q, p, j):
-                base = j * R
-                fp, fq = base + pos[p], base + pos[q]
+                jR = j * R
+                fp, fq = p + jR, q + jR
                 ok = H[0].take(fp) >= L[0].take(fq)
                 for i in range(1, len(H)):
                     ok &= H[i].take(fp) >= L[i].take(fq)
                 return ok
 
             def strict(q, p, j):
-                base = j * R
-                fp, fq = base + pos[p], base + pos[q]
+                jR = j * R
+                fp, fq = p + jR, q + jR
                 ok = L[0].take(fp) > H[0].take(fq)
                 for i in range(1, len(H)):
                     ok &= L[i].take(fp) > H[i].take(fq)
                 return ok
 
             # weak: false -> true; the first j in the chunk where it holds
-            self.pend_w, self.keys_w = self._locate(self.pend_w, weak, True, B, t0, self.tw, self.keys_w)
+            self.pend_w, self.keys_w = self._locate(self.pend_w, pos, weak, True, B, t0, self.tw, self.keys_w)
             # strict: true -> false; the first j where it fails
-            self.pend_s, self.keys_s = self._locate(self.pend_s, strict, False, B, t0, self.ts, self.keys_s)
-            for i, c in enumerate(cums):
-                self.cum[rows, i] = c[-1]
+            self.pend_s, self.keys_s = self._locate(self.pend_s, pos, strict, False, B, t0, self.ts, self.keys_s)
             self.t = t0 + B - 1
 
-    def _locate(self, pend, pred, target: bool, B: int, t0: int, out: np.ndarray,
-                keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        if pend.size == 0:
+    def _locate(self, pend, pos, pred, target: bool, B: int, t0: int, out: np.ndarray,
+                keys: np.ndarray) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
+        q, p = pend
+        if q.size == 0:
             return pend, keys
-        n = self.owner.n
-        q, p = np.divmod(pend, n)
-        last = np.full(pend.size, B - 1)
-        flip = pred(q, p, last) == target
+        rq, rp = pos[q], pos[p]
+        flip = pred(rq, rp, B - 1)
+        if not target:
+            flip = ~flip
         if not flip.any():
             return pend, keys
         fq, fp = q[flip], p[flip]
-        lo = np.zeros(fq.size, dtype=np.int64)           # the answer lies in [lo, hi]
+        rq, rp = rq[flip], rp[flip]
+        # search on [lo, hi], which holds the first j where the condition is ``target`` (it is at B − 1 and
+        # monotone in j): each round asks it at _FANOUT evenly spaced distances per pair (the last one hi),
+        # and the number that miss it says which of the _FANOUT slices holds the flip (fewer rounds than
+        # bisection: the cost here is per numpy call, not per comparison)
+        lo = np.zeros(fq.size, dtype=np.int64)
         hi = np.full(fq.size, B - 1, dtype=np.int64)
-        while True:
-            open_ = lo < hi
-            if not open_.any():
-                break
-            mid = (lo + hi) // 2
-            at = pred(fq, fp, mid) == target
-            hi = np.where(open_ & at, mid, hi)
-            lo = np.where(open_ & ~at, mid + 1, lo)
+        arange = np.arange(1, _FANOUT + 1)
+        rq2, rp2 = rq[:, None], rp[:, None]
+        w = B
+        while w > 1:
+            step = -(-(hi - lo + 1) // _FANOUT)                              # ceil(width / fanout) >= 1
+            probe = np.minimum(lo[:, None] + step[:, None] * arange - 1, hi[:, None])
+            at = pred(rq2, rp2, probe)
+            miss = np.count_nonzero(at if not target else ~at, axis=1)      # probes before the flip
+            lo = lo + miss * step
+            hi = np.minimum(lo + step - 1, hi)
+            w = -(-w // _FANOUT)
         found = t0 + lo
         out[fq, fp] = found
         new = np.sort((fq << self._KEY) + found)
         merged = np.concatenate((keys, new))
         merged.sort(kind="stable")        # two sorted runs: a linear merge
-        return pend[~flip], merged
+        keep = ~flip
+        return (q[keep], p[keep]), merged
 
     def values(self, ts: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         """δ^PS(x, ts[k], candidates[k]) for distances already covered (ts <= self.t, or all flipped):
@@ -474,6 +495,8 @@ class _Thresholds:
 
 #: Sums held per chunk of distances by :class:`_Thresholds` (candidates x distances, per objective).
 _CHUNK_CELLS = 1 << 21
+#: Distances asked per pair and round when :class:`_Thresholds` locates a flip inside a chunk.
+_FANOUT = 8
 
 
 class _BlockState:

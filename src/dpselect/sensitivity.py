@@ -66,10 +66,11 @@ class SensitivityFunction:
         :func:`dpselect.dampening.shift_total_exact` always walks (the definition the hook is tested
         against).
     block : callable, optional
-        ``block(t0, t1, candidates) -> array of shape (len(candidates), t1 - t0)``: δ(x, t0 + j,
-        candidates[i]) at entry (i, j), the same values (bit for bit) as ``fn`` gives one distance at a
-        time. :meth:`table` uses it (by broadcasting, without building a grid of (distance, candidate)
-        pairs); the Pareto score's running sums and the dampening walk's blocks ask for such tables.
+        ``block(t0, t1, candidates) -> new float array of shape (t1 - t0, len(candidates))``: δ(x, t0 + j,
+        candidates[i]) at entry (j, i), the same values (bit for bit) as ``fn`` gives one distance at a
+        time, in a new array each call (it is clipped in place). :meth:`table` uses it (by broadcasting,
+        without building a grid of (distance, candidate) pairs); the Pareto score's running sums and the
+        dampening walk's blocks ask for such tables.
 
     Notes
     -----
@@ -196,26 +197,42 @@ class SensitivityFunction:
             vals = np.where(ts >= self.saturation_distance, self.global_sensitivity, vals)
         return vals
 
-    def table(self, t0: int, t1: int, candidates: np.ndarray) -> np.ndarray:
+    def table(self, t0: int, t1: int, candidates: np.ndarray, *, by_distance: bool = False) -> np.ndarray:
         """δ(x, t0 + j, candidates[i]) at entry (i, j) for t0 <= t0 + j < t1, validated and clipped: the
-        values of :meth:`at` on that grid (from the ``block`` hook when there is one, by broadcasting)."""
+        values of :meth:`at` on that grid (from the ``block`` hook when there is one, by broadcasting).
+        ``by_distance=True`` gives the transpose, entry (j, i), as a C-contiguous array (running sums over t
+        then run along axis 0, a row of candidates at a time)."""
         t0 = check_int(t0, "t0", minimum=0)
         t1 = check_int(t1, "t1", minimum=t0)
         idx = self._check_candidates(candidates, t0)
         B = t1 - t0
         if self.block is None or idx.size == 0 or B == 0:
             ts = np.broadcast_to(np.arange(t0, t1, dtype=np.int64), (idx.size, B)).ravel()
-            return self.at(ts, np.repeat(idx, B)).reshape(idx.size, B)
+            vals = self.at(ts, np.repeat(idx, B)).reshape(idx.size, B)
+            return np.ascontiguousarray(vals.T) if by_distance else vals
         raw = self.block(t0, t1, idx)
         vals = raw if isinstance(raw, np.ndarray) else np.asarray(raw)
-        if vals.shape != (idx.size, B):
+        if vals.shape != (B, idx.size):
             raise ValueError(f"block of sensitivity function {self.name!r} returned shape {vals.shape}, expected "
-                             f"{(idx.size, B)} for distances [{t0}, {t1})")
-        vals = self._check(vals.ravel(), t0, idx.size * B).reshape(idx.size, B)
+                             f"{(B, idx.size)} (distances [{t0}, {t1}) x candidates)")
+        if vals.dtype != np.float64 or not vals.flags.c_contiguous or not vals.flags.writeable:
+            vals = np.ascontiguousarray(vals, dtype=np.float64)
+        # the hook returns a new array (its contract), so it is checked and clipped in place, not copied
+        vals = self._check_fresh(vals, t0)
         sat = self.saturation_distance
         if sat is not None and sat < t1:
-            vals[:, max(sat - t0, 0):] = self.global_sensitivity
-        return vals
+            vals[max(sat - t0, 0):] = self.global_sensitivity
+        return vals if by_distance else np.ascontiguousarray(vals.T)
+
+    def _check_fresh(self, arr: np.ndarray, t: int) -> np.ndarray:
+        """_check for a float64 table that belongs to the caller: validated, clipped in place."""
+        if arr.size:
+            lo, hi = arr.min(), arr.max()
+            if not (lo >= 0 and hi < np.inf):
+                self._check(arr.ravel(), t, arr.size)   # raises with the message naming the bad value
+            if hi > self.global_sensitivity:
+                np.minimum(arr, self.global_sensitivity, out=arr)
+        return arr
 
     def _check(self, vals, t: int, expected: int | None) -> np.ndarray:
         raw = vals if isinstance(vals, np.ndarray) else np.asarray(vals)

@@ -95,9 +95,13 @@ def rate_values(hit, miss, t) -> np.ndarray:
     big = np.maximum(hit, miss)
     small = np.minimum(hit, miss)
     P = big + small
+    if P.size > 1 and P.ndim == 2 and 1 in P.shape and P.min() == P.max():
+        # a column of classifiers on the same records (TP + FN = P for all): P − t and everything computed
+        # from it alone is one row over the distances, the same floats as the full table would hold
+        P = P.flat[0]
     rem = P - t
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if P.size and np.size(t) and max(float(P.max()), float(np.max(np.abs(t)))) < _EXACT:
+        if big.size and np.size(t) and max(float(np.max(P)), float(np.max(np.abs(t)))) < _EXACT:
             # counts and distances below 2^52: every sum and difference of them is an exact float, so
             # big − (t − small) − 1 is the float rem − 1, and where rem > 2 the minimum with 1 is 1/(rem − 1)
             # itself: the same floats as the general expression below, with fewer passes over the table
@@ -105,7 +109,9 @@ def rate_values(hit, miss, t) -> np.ndarray:
             out = np.where(t <= small, big / (rem * r1), 1.0 / r1)
         else:
             out = np.where(t <= small, big / (rem * (rem - 1.0)), np.minimum(1.0, 1.0 / (big - (t - small) - 1.0)))
-    out[rem <= 2] = 1.0   # also NaN-free: rem > 2 above wherever a value is kept
+    low = rem <= 2    # δ = 1 there; elsewhere rem > 2, so no value kept above is NaN or inf
+    if np.any(low):
+        out[np.broadcast_to(low, out.shape)] = 1.0
     return out
 
 
@@ -134,7 +140,7 @@ def rate_sensitivity(hit: ArrayLike, miss: ArrayLike, *, name: str = "rate") -> 
         return rate_values(hit[candidates], miss[candidates], t)
 
     def block(t0, t1, candidates):
-        return rate_values(hit[candidates, None], miss[candidates, None], np.arange(t0, t1)[None, :])
+        return rate_values(hit[None, candidates], miss[None, candidates], np.arange(t0, t1)[:, None])
 
     sat = int((hit + miss).max()) if hit.size else 0
     return SensitivityFunction(fn, 1.0, n_candidates=hit.shape[0], saturation_distance=sat, name=name,
