@@ -458,17 +458,26 @@ class _Thresholds:
         # bisection: the cost here is per numpy call, not per comparison)
         lo = np.zeros(fq.size, dtype=np.int64)
         hi = np.full(fq.size, B - 1, dtype=np.int64)
+        search = slice(None)
+        if t0 == 0:
+            # most pairs' conditions already hold (or fail) at distance 0: settle those with one comparison
+            at0 = pred(rq, rp, 0)
+            later = np.flatnonzero(~at0 if target else at0)
+            lo[later] = 1
+            search, rq, rp = later, rq[later], rp[later]
+        sub_lo, sub_hi = lo[search], hi[search]
         arange = np.arange(1, _FANOUT + 1)
         rq2, rp2 = rq[:, None], rp[:, None]
         w = B
-        while w > 1:
-            step = -(-(hi - lo + 1) // _FANOUT)                              # ceil(width / fanout) >= 1
-            probe = np.minimum(lo[:, None] + step[:, None] * arange - 1, hi[:, None])
+        while w > 1 and sub_lo.size:
+            step = -(-(sub_hi - sub_lo + 1) // _FANOUT)                      # ceil(width / fanout) >= 1
+            probe = np.minimum(sub_lo[:, None] + step[:, None] * arange - 1, sub_hi[:, None])
             at = pred(rq2, rp2, probe)
             miss = np.count_nonzero(at if not target else ~at, axis=1)      # probes before the flip
-            lo = lo + miss * step
-            hi = np.minimum(lo + step - 1, hi)
+            sub_lo = sub_lo + miss * step
+            sub_hi = np.minimum(sub_lo + step - 1, sub_hi)
             w = -(-w // _FANOUT)
+        lo[search] = sub_lo
         found = t0 + lo
         out[fq, fp] = found
         new = np.sort((fq << self._KEY) + found)
