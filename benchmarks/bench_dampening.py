@@ -168,8 +168,8 @@ def select_model_rows(quick: bool) -> list[str]:
 
 NOTES = """
 Reading: δ ≡ 0 now errs in well under 1 s (target met; the baseline's per-distance cost is inflated by the
-load). Pareto LD with tiny sensitivities: 2-4.5x at 100-200 candidates (the issue's ~24 s case was not
-reproduced here; above 256 candidates the walk is unchanged, one distance per call). `select_model` with
+load). Pareto LD with tiny sensitivities: several times faster at 100-200 candidates (the issue's ~24 s case
+was not reproduced here; above 256 candidates the walk is unchanged, one distance per call). `select_model` with
 SLD: the shift sums both objectives' sensitivities up to the distance where the last pair of models flips
 (~3,700 on Adult: 100 x 3,700 x 2 values, as sequential float sums, since δ^PS compares those exact floats)
 and locates every pair's two flips; LD sums only until each candidate resolves. Second round (helper E2):
@@ -177,7 +177,11 @@ the rate functions give whole (distance, candidate) tables by broadcasting (`Sen
 `block` hook; one P − t row for all classifiers), the sums run along axis 0 in place, and flips are found
 by an 8-way search after settling the pairs that flip at distance 0. The law is unchanged (same G, same
 picks; the cumulative sums are not replaced by a telescoped closed form because δ^PS compares the walk's
-float sums, which a closed form does not reproduce bit for bit).
+float sums, which a closed form does not reproduce bit for bit). Second round against the first (E's commit
+67976ea vs this code, 2 x 7 seeds each in alternating processes, load ~8): SLD 54.8 -> 32.9 ms wall median
+(CPU 38.4 -> 22.8 ms), LD 17.6 -> 13.5 ms (CPU 12.7 -> 9.4 ms); SLD/LD 3.11x -> 2.44x wall (3.02x -> 2.41x
+CPU); same picks. Target 2x: close, not met on these shared cores; what is left is spread over the rate
+tables (~25%), the in-place sums (~20%) and the flip search and bookkeeping (~45%), none dominant.
 """
 
 
@@ -205,7 +209,7 @@ def main() -> None:
         *z,
         "",
         "Pareto score, local dampening (3 seeds of U and of the draw) and `select_model` over Adult's 100 trees "
-        "(predictions given; 5 seeds). Before: δ^PS in blocks only up to 64 candidates, by the all-pairs broadcast, "
+        "(predictions given; 7 seeds). Before: δ^PS in blocks only up to 64 candidates, by the all-pairs broadcast, "
         "every objective's δ asked one distance per call (frozen copy in this script). Now: two thresholds per "
         "pair (`multiobjective._Thresholds`), blocks up to 256 candidates (walk) / 1,024 (shift), rate tables by "
         "broadcasting. The baseline shares today's `rate_values` (faster, same values), so its SLD is a little faster "
