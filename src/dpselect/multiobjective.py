@@ -458,7 +458,7 @@ class _Thresholds:
         # bisection: the cost here is per numpy call, not per comparison)
         lo = np.zeros(fq.size, dtype=np.int64)
         hi = np.full(fq.size, B - 1, dtype=np.int64)
-        search = slice(None)
+        search: slice | np.ndarray = slice(None)
         if t0 == 0:
             # most pairs' conditions already hold (or fail) at distance 0: settle those with one comparison
             at0 = pred(rq, rp, 0)
