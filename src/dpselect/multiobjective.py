@@ -402,9 +402,9 @@ class _Thresholds:
             pos = np.full(n, -1, dtype=np.int64)
             pos[rows] = np.arange(rows.size)
             steps = own._steps(t0, t0 + B, None if rows.size == n else rows, by_distance=True)
-            # distances along axis 0, candidates contiguous: numpy accumulates along axis 0 a row vector at a
-            # time (the same sequential float sums per candidate as the walk's st.cum += δ, much faster than
-            # along the last axis); the first row starts from the previous sums
+            # distances along axis 0, candidates contiguous (the rate functions' tables come that way, with no
+            # transposing copy): the same sequential float sums per candidate as the walk's st.cum += δ, the
+            # first row starting from the previous sums (d0 + prev = prev + d0 exactly)
             H, L = [], []
             for i, c in enumerate(steps):       # (B, rows), a new array: summed in place
                 c[0] += self.cum[rows, i]
