@@ -212,6 +212,22 @@ def test_incompatible_pair_is_named():
     assert optimal_extension(PATH4, T_EX, {"v1": 0.1, "v4": 0.7}, epsilon=LOG2)["v4"] == 0.7
 
 
+def test_incompatible_by_binary_rounding_shows_the_excess():
+    # 0.95 and delta = 0.05 are not exact in binary: 1 - 0.95 - 0.05 = 4.16e-17 > 0, so the bound 0.95 induces
+    # on a neighbour, 1 - e^-eps (1 - 0.95 - 0.05), is just below 1 and Pr = 1 there is refused. The message
+    # shows the excess (e^-1 4.16e-17 = 1.53e-17) and why, not "1 exceeds 1".
+    with pytest.raises(NotExtendableError) as ei:
+        optimal_extension([(0, 1), (1, 2), (2, 3)], [0, 0, 1, 1], {2: 0.95, 3: 1.0}, epsilon=1.0, delta=0.05)
+    msg = str(ei.value)
+    assert "Pr[M(3) = 1] = 1 exceeds 1 - 1.53e-17" in msg and "by 1.53e-17" in msg, msg
+    assert "not exact in binary" in msg and ei.value.pair == (2, 3)
+    # a large excess is shown plainly, without the rounding note
+    with pytest.raises(NotExtendableError) as ei:
+        optimal_extension(PATH4, T_EX, {"v1": 0.1, "v4": 0.75}, epsilon=LOG2)
+    assert "exceeds 0.7, " in str(ei.value) and "by 0.05;" in str(ei.value)
+    assert "binary" not in str(ei.value)
+
+
 # --------------------------------------------------------------------------- heterogeneous inputs
 def test_heterogeneous_epsilon_as_attribute_mapping_and_array_agree():
     rng = np.random.default_rng(5)

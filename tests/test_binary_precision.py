@@ -263,6 +263,14 @@ def test_bernoulli_frequencies_chi_square():
         bernoulli_log([0.5])
 
 
+@pytest.mark.parametrize("bad", ["a", [0.0, "b"], None, [[0.0], [0.0, -1.0]], 1 + 2j])
+def test_bernoulli_bad_log_p_named(bad):
+    with pytest.raises(TypeError, match=r"log_p must be a float or an array of floats .* got "):
+        bernoulli_log(bad, rng=0)
+    with pytest.raises(ValueError, match=r"log_p must be log-probabilities \(<= 0, not NaN\), got nan"):
+        bernoulli_log([-1.0, float("nan")], rng=0)
+
+
 class Script:
     """A scripted bit source: fixed 64-bit words, counting how many were read."""
 

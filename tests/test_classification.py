@@ -215,3 +215,44 @@ def test_rate_sensitivity_elementwise_equals_one_distance_per_call():
     assert sf.elementwise
     ts, rs = rng.integers(0, 90, 500), rng.integers(0, 30, 500)
     assert np.array_equal(sf.at(ts, rs), [sf(int(t))[r] for t, r in zip(ts, rs)])
+
+
+def _rate_reference(hit, miss, t):
+    """The module docstring's δ, written out as in the original one-distance-at-a-time code."""
+    hit, miss = np.asarray(hit, dtype=np.float64), np.asarray(miss, dtype=np.float64)
+    big, small = np.maximum(hit, miss), np.minimum(hit, miss)
+    rem = big + small - t
+    out = np.ones(hit.shape)
+    ok = rem > 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(ok & (t <= small), big / (rem * (rem - 1.0)), out)
+        out = np.where(ok & (t > small), np.minimum(1.0, 1.0 / (big - (t - small) - 1.0)), out)
+    return out
+
+
+@pytest.mark.parametrize("scale", [3, 50, 12_000, 2**52 + 9, 2**61])
+def test_rate_tables_bit_equal_to_one_distance_at_a_time(scale):
+    """issue 22 item 6: rate_values broadcast over (distance, candidate) tables (and its shortcuts: one P for
+    all classifiers, exact integer arithmetic below 2^52) gives the reference floats bit for bit, and
+    rate_sensitivity's table (block hook) equals at() on the same grid."""
+    from dpselect.utilities.classification import rate_sensitivity, rate_values
+
+    rng = np.random.default_rng(scale % 1000)
+    for common in (True, False):
+        hit = rng.integers(0, scale, 40, dtype=np.int64)
+        miss = (scale - hit) if common else rng.integers(0, scale, 40, dtype=np.int64)
+        ts = np.unique(np.concatenate([np.arange(0, 6), rng.integers(0, min(scale, 2**40), 30),
+                                       [scale - 3, scale - 2, scale - 1, scale]])).astype(np.int64)
+        ref = np.stack([_rate_reference(hit, miss, int(t)) for t in ts])
+        assert np.array_equal(rate_values(hit[None, :], miss[None, :], ts[:, None]), ref)
+        assert np.array_equal(rate_values(hit[:, None], miss[:, None], ts[None, :]), ref.T)
+        for t in ts[:8]:
+            assert np.array_equal(rate_values(hit, miss, int(t)), _rate_reference(hit, miss, int(t)))
+    if scale < 2**40:
+        sf = rate_sensitivity(hit, miss)
+        cand = rng.integers(0, 40, 17)
+        t0, t1 = int(scale // 3), int(scale // 3) + 25
+        grid = sf.at(np.tile(np.arange(t0, t1), cand.size), np.repeat(cand, t1 - t0)).reshape(cand.size, -1)
+        assert np.array_equal(sf.table(t0, t1, cand), grid)
+        assert np.array_equal(sf.table(t0, t1, cand, by_distance=True), grid.T)
+        assert np.array_equal(sf.bounded(t0 + 5).table(t0, t1, cand)[:, 5:], np.ones((cand.size, t1 - t0 - 5)))

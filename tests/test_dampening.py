@@ -109,6 +109,103 @@ def test_max_steps_raises_instead_of_looping_forever():
         dampen([0.0, 5.0], sf, max_steps=1000)
 
 
+def _steps_and_blocks(fn, delta):
+    """The same δ as a one-distance-per-call function and as an elementwise one (the two walkers)."""
+    plain = SensitivityFunction(lambda t, candidates=None: fn(np.full(1 if candidates is None else len(candidates), t)),
+                                delta, n_candidates=1, name="f")
+    blocks = SensitivityFunction(lambda t, candidates=None: fn(np.broadcast_to(t, (1,) if candidates is None
+                                                                                else np.shape(candidates))),
+                                 delta, n_candidates=1, name="f", elementwise=True)
+    return plain, blocks
+
+
+@pytest.mark.parametrize("walker", [0, 1])
+def test_fail_fast_only_where_the_walk_cannot_end(walker):
+    import time
+    from dpselect.dampening import dampen_with_error, shift_totals
+    # δ = 0 up to t = 2999 then 1: resolves at 3002.5 for |u| = 2.5 (the probe after 1,024 distances sees δ = 1 at
+    # the far end and lets the walk go on)
+    late = _steps_and_blocks(lambda t: np.where(np.asarray(t) < 3000, 0.0, 1.0), 1.0)[walker]
+    D, err = dampen_with_error([-2.5], late)
+    assert D.tolist() == [-3002.5] and err[0] < 1e-11
+    # δ = 0.5 (Δ = 1), max_steps = 4096: b(4096) = 2048 exactly; 2047.9 resolves in the last distance, 2048 is
+    # refused by the full walk (b(4096) <= |u|, not certain at the probe), 2049 by the probe
+    half = _steps_and_blocks(lambda t: np.full(np.shape(t), 0.5), 1.0)[walker]
+    assert dampen([2047.9], half, max_steps=4096)[0] == pytest.approx(4095.8, abs=1e-9)
+    with pytest.raises(ValueError, match="did not resolve 1 candidate"):
+        dampen([2048.0], half, max_steps=4096)
+    with pytest.raises(ValueError, match=r"cannot resolve 1 candidate\(s\) within max_steps=4096 .* 'f' grows too slowly"):
+        dampen([2049.0], half, max_steps=4096)
+    # δ ≡ 0: the ValueError comes after ~1,024 distances, not 10^6 (it took ~20 s)
+    zero = _steps_and_blocks(lambda t: np.zeros(np.shape(t)), 1.0)[walker]
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match="cannot resolve 1 candidate"):
+        dampen([1.0], zero)
+    with pytest.raises(ValueError, match="'f' cannot reach its global sensitivity 1.0 within max_steps=1000000"):
+        shift_totals(zero, 1)
+    assert time.perf_counter() - t0 < 1.0
+
+
+def test_far_probe_opt_out():
+    # a function whose cost grows with t (the median's element LS) or that keeps a walk state (δ^PS) opts out:
+    # it is never asked for δ at max_steps − 1, and errs after the full walk as before
+    asked = []
+
+    def fn(t, candidates=None):
+        asked.append(t)
+        return np.zeros(1 if candidates is None else len(candidates))
+
+    sf = SensitivityFunction(fn, 1.0, n_candidates=1)
+    sf.far_probe = False
+    with pytest.raises(ValueError, match="did not resolve 1 candidate"):
+        dampen([1.0], sf, max_steps=3000)
+    assert max(asked) == 2999
+    from dpselect.utilities.median import median_sensitivity
+    assert median_sensitivity([0.0, 1.0], 2.0).far_probe is False
+    assert dpselect_pareto_sf().far_probe is False
+
+
+def dpselect_pareto_sf():
+    from dpselect.multiobjective import pareto_sensitivity
+    return pareto_sensitivity([[1.0, 2.0], [2.0, 1.0]], [1.0, 1.0])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fail_fast_never_changes_d_or_the_outcome_for_monotone_delta(seed, monkeypatch):
+    # the probe fires after 4 distances here: on random non-decreasing δ tables (admissible functions are
+    # non-decreasing along every other distance), D, its error bound and dampen_exact are those of the plain walk,
+    # and the walk errs exactly where the plain walk errs
+    import dpselect.dampening as dmp
+    rng = np.random.default_rng(900 + seed)
+    for _ in range(25):
+        n, T = int(rng.integers(1, 6)), int(rng.integers(8, 120))
+        table = np.sort(rng.choice([0.0, 0.0, 0.1, 0.25, 1.0 / 3, 0.5], (T, n)), axis=0)   # non-decreasing in t
+        delta = 1.0
+        u = rng.uniform(-1, 1, n) * rng.choice([0.5, 5.0, 40.0])
+        max_steps = int(rng.integers(6, T))
+        for elementwise in (False, True):
+            if elementwise:
+                sf = SensitivityFunction(lambda t, candidates=None: table[np.asarray(t), candidates], delta,
+                                         n_candidates=n, elementwise=True)
+            else:
+                sf = SensitivityFunction(lambda t, candidates=None: table[t] if candidates is None
+                                         else table[t, candidates], delta, n_candidates=n)
+            outcomes = []
+            for probe_after in (4, 1 << 62):
+                monkeypatch.setattr(dmp, "_PROBE_AFTER", probe_after)
+                try:
+                    D, err = dmp.dampen_with_error(u, sf, max_steps=max_steps)
+                    outcomes.append((D.tolist(), err.tolist()))
+                except ValueError:
+                    outcomes.append("error")
+            assert outcomes[0] == outcomes[1]
+            if outcomes[0] != "error":
+                D, err = outcomes[0]
+                for r in range(n):
+                    exact = dmp.dampen_exact(float(u[r]), sf, r, max_steps=max_steps)
+                    assert abs(float(exact) - D[r]) <= err[r]
+
+
 def test_shift_totals_and_unbounded_error():
     assert shift_totals(ebc_example_sf(2), 2).tolist() == [2.0, 2.0]
     sf = SensitivityFunction(lambda t: np.array([0.5, 1.0]), 1.0)

@@ -628,6 +628,46 @@ def test_median_distribution_audit_mutations():
     assert median_probabilities([0.0, 0.0, 0.0], epsilon=eps, bound=LAM)[0].tolist() == [0.0]
 
 
+@pytest.mark.parametrize("counts, total", [
+    ([2 ** 63 - 1, 2 ** 63 - 1, 3], 2 ** 64 + 1),       # wrapped to n = 1 in int64 and returned a value
+    ([2 ** 62, 2 ** 62, 1], 2 ** 63 + 1),               # wrapped negative: IndexError
+    ([2 ** 64, 1, 1], 2 ** 64 + 2),                     # beyond int64 (object array of Python ints)
+    (np.array([2 ** 64 - 1, 1, 1], dtype=np.uint64), 2 ** 64 + 1),
+    ([2 ** 53, 1, 0 + 1], 2 ** 53 + 2),                 # just over 2^53
+])
+@pytest.mark.parametrize("call", [median, median_distribution, median_rank, median_probabilities])
+def test_counts_total_checked_exactly(counts, total, call):
+    kw = dict(epsilon=1.0, bound=1.0, counts=counts)
+    if call in (median, median_rank):
+        kw["rng"] = 0
+    with pytest.raises(ValueError, match=rf"counts must sum to at most 9007199254740992 \(2\*\*53\) records, "
+                                         rf"got a total of {total}$"):
+        call([0.25, 0.5, 0.75], **kw)
+
+
+def test_counts_at_the_limit_work():
+    d = median_distribution([0.25, 0.75], epsilon=1.0, bound=1.0, counts=[2 ** 52, 2 ** 52])
+    # n = 2^53: the middle interval [0.25, 0.75) holds the median (utility 0), the outer ones are 2^51 ranks away
+    assert d.lo.tolist() == [0.0, 0.25, 0.75] and d.probabilities[1] == 1.0
+    assert 0.0 <= median([0.25, 0.75], epsilon=1.0, bound=1.0, counts=[2 ** 52, 2 ** 52], rng=0) <= 1.0
+    with pytest.raises(ValueError, match=r"counts must be > 0: counts\[0\] = -18446744073709551616"):
+        median([0.25, 0.75], epsilon=1.0, bound=1.0, counts=[-2 ** 64, 1], rng=0)
+
+
+@pytest.mark.parametrize("mechanism", ["exponential", "local_dampening", "shifted_local_dampening"])
+def test_median_pdf_where_the_probability_underflows(mechanism):
+    # [0, 1e-300) has utility −1 and Pr = 1e-300 e^-1/2 / (1e-300 e^-1/2 + 1e300) = 0 in float64, but its density
+    # e^-1/2 / (1e-300 e^-1/2 + 1e300) = 6.0653e-301 is representable (it was returned as 0)
+    d = median_distribution([1e-300, 1e300], epsilon=1.0, bound=1e300, mechanism=mechanism)
+    assert d.probabilities[0] == 0.0
+    assert d.pdf(5e-301) == pytest.approx(np.exp(-0.5) / 1e300, rel=1e-12)
+    assert d.pdf(0.5e300) == pytest.approx(1e-300, rel=1e-12)
+    # NaN in, NaN out (a point that is missing has no density); outside [0, bound] still 0
+    out = d.pdf([np.nan, -1.0, 2e300])
+    assert np.isnan(out[0]) and out[1:].tolist() == [0.0, 0.0]
+    assert np.isnan(d.pdf(float("nan"))) and np.isnan(d.cdf(float("nan")))
+
+
 def test_median_distribution_values():
     # x = (1, 2), Λ = 3: intervals [0,1), [1,2), [2,3] with utilities −1, 0, −1 and length 1
     d = median_distribution([2.0, 1.0], epsilon=1.0, bound=3.0)

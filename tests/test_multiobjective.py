@@ -166,6 +166,70 @@ def test_delta_ps_any_order_of_t_and_saturation():
     assert pareto_sensitivity(U, [free, sfs[1]]).saturation_distance is None
 
 
+def _random_pareto_instance(rng):
+    n, m = int(rng.integers(2, 40)), int(rng.integers(1, 4))
+    U = np.round(rng.random((n, m)) * rng.choice([1, 10, 1000]), int(rng.integers(0, 3)))   # ties too
+    if rng.random() < 0.3:
+        return U, [float(x) for x in rng.choice([0.37, 0.1, 1.0], m)]
+    sfs = []
+    for _ in range(m):
+        b = rng.uniform(0.01, 0.5, n)
+
+        def fn(t, candidates=None, b=b):   # elementwise, growing with t, per candidate
+            return np.minimum(1.0, (b if candidates is None else b[candidates]) * (1 + np.asarray(t) * 0.1))
+
+        sf = SensitivityFunction(fn, 1.0, n_candidates=n, elementwise=True)
+        sfs.append(sf.bounded(int(rng.integers(5, 300))) if rng.random() < 0.8 else sf)
+    return U, sfs
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_delta_ps_thresholds_equal_the_broadcast_and_the_walk(seed):
+    # issue 22 item 6: δ^PS from two thresholds per pair (any distances, any order) equals the all-pairs broadcast
+    # it replaces and the one-distance-per-call walk; the shift equals the broadcast sum
+    from dpselect.multiobjective import _as_functions, _saturation
+    rng = np.random.default_rng(500 + seed)
+    U, sens = _random_pareto_instance(rng)
+    n = U.shape[0]
+    sfs = _as_functions(sens, n)
+    T = int(rng.integers(1, 400))
+    ts, cs = rng.integers(0, T, 600), rng.integers(0, n, 600)
+    fast = _ParetoDelta(U, sfs, None)
+    got = fast.at(ts, cs)
+    assert np.array_equal(got, _ParetoDelta(U, sfs, None).at_broadcast(ts, cs))
+    walk = _ParetoDelta(U, sfs, None)
+    for t in sorted({0, 1, 2, int(T // 2), T - 1}):
+        assert np.array_equal(fast.at(np.full(n, t), np.arange(n)), walk(t)), t
+    sat = _saturation(U, sfs)
+    if sat is not None:
+        G = _ParetoDelta(U, sfs, None).shift(sat)
+        assert np.array_equal(G, _ParetoDelta(U, sfs, None).shift_broadcast(sat))
+        # and the definition: Σ_{t < sat} (n − 1 − δ^PS(t)) by the walk (small saturation distances only)
+        if sat <= 300:
+            ref = sum((n - 1) - walk(t) for t in range(sat))
+            assert np.array_equal(G, np.asarray(ref, dtype=float))
+
+
+def test_priv_pareto_block_path_same_picks_above_64_candidates():
+    # the block path now runs up to 256 candidates (walk) / 1,024 (shift): same picks for the same seeds as one
+    # distance per call (the law is unchanged), at 100 candidates
+    import dpselect.multiobjective as mo
+    rng = np.random.default_rng(7)
+    U = np.round(rng.random((100, 2)) * 50)
+    hit = rng.integers(0, 40, (2, 100))
+    sfs = [dpselect.utilities.classification.rate_sensitivity(hit[i], 40 - hit[i]) for i in range(2)]
+    picks = {}
+    for label, limits in (("blocks", (256, 1024)), ("steps", (0, 0))):
+        old = mo._BLOCK_MAX_CANDIDATES, mo._SHIFT_BLOCK_MAX_CANDIDATES
+        mo._BLOCK_MAX_CANDIDATES, mo._SHIFT_BLOCK_MAX_CANDIDATES = limits
+        try:
+            picks[label] = [priv_pareto(U, epsilon=1.0, sensitivities=sfs, mechanism=mech, k=3, rng=seed).tolist()
+                            for mech in ("local_dampening", "shifted_local_dampening") for seed in range(3)]
+        finally:
+            mo._BLOCK_MAX_CANDIDATES, mo._SHIFT_BLOCK_MAX_CANDIDATES = old
+    assert picks["blocks"] == picks["steps"]
+
+
 def test_delta_ps_numbers_are_constant_functions():
     U = [[1, 1], [3, 3], [5, 5]]
     a = pareto_sensitivity(U, [1.0, 2.0])
@@ -825,3 +889,38 @@ def test_pareto_score_and_delta_ps_with_the_bitset_engines(monkeypatch, m, engin
         np.testing.assert_array_equal(sf(t), np.minimum(ref, n - 1))
         idx = np.sort(rng.choice(n, size=150, replace=False))
         np.testing.assert_array_equal(sf(t, candidates=idx), np.minimum(ref, n - 1)[idx])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_delta_ps_thresholds_with_rate_tables_equal_the_walk(seed):
+    # issue 22 item 6: with sensitivity functions that give whole tables (rate_sensitivity's block hook) the
+    # thresholds' sums (distances along axis 0, summed in place) are the walk's sums: same δ^PS at every
+    # distance and the same shift as Σ_t (n − 1 − δ^PS) by the one-distance-per-call walk
+    from dpselect.utilities.classification import rate_sensitivity
+    from dpselect.multiobjective import _saturation
+    rng = np.random.default_rng(900 + seed)
+    n, P = int(rng.integers(5, 60)), int(rng.integers(20, 120))
+    hits = [rng.integers(0, P + 1, n) for _ in range(2)]
+    sfs = [rate_sensitivity(h, P - h) if i == 0 else rate_sensitivity(h, rng.integers(0, P, n))
+           for i, h in enumerate(hits)]
+    U = np.column_stack([h / P for h in hits])
+    U[1] = U[0]                                         # a tie of two candidates
+    sat = _saturation(U, sfs)
+    walk = _ParetoDelta(U, sfs, None)
+    per_t = np.stack([walk(t) for t in range(sat)])     # (sat, n)
+    G = _ParetoDelta(U, sfs, None).shift(sat)
+    assert np.array_equal(G, ((n - 1) - per_t).sum(axis=0))
+    ts, cs = rng.integers(0, sat, 400), rng.integers(0, n, 400)
+    assert np.array_equal(_ParetoDelta(U, sfs, None).at(ts, cs), per_t[ts, cs])
+
+
+def test_select_model_same_picks_as_before_issue_22():
+    # the law of select_model is unchanged by the faster δ^PS thresholds and rate tables: picks for seeds 0-7
+    # recorded with the code before issue 22 (main at the time), 60 models of which pairs may tie
+    from dpselect.sklearn import select_model
+    rng = np.random.default_rng(22)
+    y = rng.integers(0, 2, 400)
+    P = np.array([np.where(rng.random(400) < f, 1 - y, y) for f in np.repeat(rng.uniform(0.05, 0.5, 30), 2)])
+    got = {m: [int(select_model(None, None, y, predictions=P, epsilon=1.0, rng=s, mechanism=m)) for s in range(8)]
+           for m in ("LD", "SLD")}
+    assert got == {"LD": [26, 29, 55, 21, 0, 9, 4, 16], "SLD": [26, 23, 31, 15, 2, 9, 36, 19]}

@@ -232,3 +232,47 @@ def test_constructor_flags_checked():
         SensitivityFunction(grow, 1.0, n_candidates=0)
     with pytest.raises(ValueError, match="saturation_distance must be an int >= 0, got -1"):
         SensitivityFunction(grow, 1.0, saturation_distance=-1)
+
+
+def test_table_with_and_without_block_hook():
+    # issue 22 item 6: table(t0, t1, candidates) = at() on the grid; a block hook gives the same values by
+    # broadcasting, validated (shape, NaN, negative) and clipped to Δ like every other value
+    vals = np.array([0.1, 0.5, 2.0])
+
+    def fn(t, candidates=None):
+        t = np.asarray(t)
+        v = vals if candidates is None else vals[candidates]
+        return v * (1 + t)
+
+    plain = SensitivityFunction(fn, 1.5, n_candidates=3, elementwise=True)
+    hooked = SensitivityFunction(fn, 1.5, n_candidates=3, elementwise=True,
+                                 block=lambda t0, t1, c: vals[None, c] * (1 + np.arange(t0, t1)[:, None]))
+    cand = np.array([2, 0, 1, 0])
+    want = np.minimum(vals[cand][:, None] * (1 + np.arange(3, 7))[None, :], 1.5)
+    assert np.array_equal(plain.table(3, 7, cand), want)
+    assert np.array_equal(hooked.table(3, 7, cand), want)
+    assert np.array_equal(hooked.table(3, 7, cand, by_distance=True), want.T)
+    assert hooked.table(3, 3, cand).shape == (4, 0)
+    b = hooked.bounded(5)
+    assert np.array_equal(b.table(3, 7, cand), np.where(np.arange(3, 7)[None, :] >= 5, 1.5, want))
+    bad_shape = SensitivityFunction(fn, 1.5, n_candidates=3, block=lambda t0, t1, c: np.zeros((len(c), t1 - t0)))
+    with pytest.raises(ValueError, match="returned shape"):
+        bad_shape.table(0, 2, cand)
+    nan = SensitivityFunction(fn, 1.5, n_candidates=3, block=lambda t0, t1, c: np.full((t1 - t0, len(c)), np.nan))
+    with pytest.raises(ValueError, match="finite values >= 0"):
+        nan.table(0, 2, cand)
+    with pytest.raises(TypeError, match="block must be callable"):
+        SensitivityFunction(fn, 1.0, block=3)
+
+
+def test_compositions_keep_far_probe_off():
+    # a function that opted out of the dampening walk's far check (cost growing with t) keeps it off when
+    # wrapped: flat, maximum, weighted_sum and bounded carry the flag over (issue 22 item 4 follow-up)
+    slow = constant(3, 1.0)
+    slow.far_probe = False
+    fast = constant(3, 1.0)
+    assert slow.flat().far_probe is False and fast.flat().far_probe is True
+    assert maximum(fast, slow).far_probe is False and maximum(fast, fast).far_probe is True
+    assert weighted_sum([1, 2], [fast, slow]).far_probe is False
+    assert weighted_sum([1, 0], [fast, slow]).far_probe is True     # a zero weight drops the function
+    assert slow.bounded(4).far_probe is False

@@ -40,9 +40,21 @@ For integer-valued data (any data whose partial sums are exact floats) C, E and 
 only the final-rounding term. G is summed the same way (also the subtractions Δ − δ have their rounding
 errors computed exactly), so err(G) = β.
 
-Fail-fast for functions that never reach Δ (issue 11) is not attempted here: from the values of a
-black-box δ no finite prefix proves that δ never reaches Δ later, so the walk can only stop at
-``max_steps`` (or at the saturation distance of a :meth:`~SensitivityFunction.bounded` function).
+Failing fast for functions that grow too slowly
+-----------------------------------------------
+An admissible δ is non-decreasing along every other distance: for any neighbour y of x (x is then a
+neighbour of y), condition 2 twice gives δ(x, t + 2, r) >= δ(y, t + 1, r) >= δ(x, t, r). So the two
+values δ(x, M − 2, r) and δ(x, M − 1, r) (M = ``max_steps``) bound every δ(x, s, r), s < M, of the same
+parity, hence b(M) <= b(t) + ⌈(M − t)/2⌉ δ(M − 1) + ⌊(M − t)/2⌋ δ(M − 2). Once the walk has gone
+:data:`_PROBE_AFTER` distances without resolving a candidate, it asks δ at M − 2 and M − 1 (two calls)
+and raises the ``max_steps`` error at once for a candidate whose |u| lies beyond that bound (both values
+below Δ): the step-by-step walk would raise the same error after all M distances (a δ that stays 0
+errs in milliseconds instead of ~20 s). The values D the walk returns never use the bound. (A δ that
+is not admissible can make this error fire where the full walk would have ended.) Shifted local
+dampening's walk fails the same way when both values are below Δ (δ never reaches Δ before M).
+A function whose cost grows with t or that keeps the state of a walk over t (dpselect's median element
+local sensitivity, O(t) per distance; δ^PS, whose running sums restart for a smaller t) sets the attribute
+``far_probe = False`` and is walked without the check.
 """
 from __future__ import annotations
 
@@ -198,6 +210,41 @@ def _dampen(utilities, sensitivity_function, max_steps, track: bool):
     return np.copysign(out, u), err
 
 
+#: Distances walked before the walk checks, with two evaluations at the far end, whether a candidate
+#: can still be resolved within max_steps (module docstring, "Failing fast").
+_PROBE_AFTER = 1024
+
+
+def _hopeless(sf, active, t: int, limit: int, b=None, a=None) -> np.ndarray | None:
+    """Mask of the active candidates that provably cannot resolve (b(limit) <= |u|) or, with b None, never
+    reach Δ before ``limit`` (an admissible δ is non-decreasing along every other distance); None when
+    the check does not apply (a bounded function, or too few distances left)."""
+    if (sf.saturation_distance is not None or limit - t < 4 or active.size == 0
+            or not getattr(sf, "far_probe", True)):
+        return None
+    delta_max = sf.global_sensitivity
+    d1, d2 = sf(limit - 1, active), sf(limit - 2, active)
+    below = (d1 < delta_max) & (d2 < delta_max)
+    if b is None:
+        return below
+    left = limit - t
+    with np.errstate(over="ignore"):
+        # b(limit) <= b(t) + ⌈left/2⌉ d1 + ⌊left/2⌋ d2 in exact arithmetic; the float b and sums are within a
+        # relative (left + t + 16) 2^-52 of it (sums of non-negative terms), so the margin covers them
+        ub = (b + ((left + 1) // 2) * d1 + (left // 2) * d2) * (1.0 + (limit + 16) * 2.0 ** -49) + _TINY
+    return below & (ub < a[active])
+
+
+def _hopeless_error(active, mask, a, sf, max_steps):
+    r = int(active[mask][0])
+    return ValueError(
+        f"dampening cannot resolve {int(mask.sum())} candidate(s) within max_steps={max_steps} distances "
+        f"(e.g. candidate {r}: |u| = {float(a[r])!r}): δ(x, t, r) at t = {max_steps - 2} and {max_steps - 1} bounds every "
+        f"earlier distance of the same parity (admissibility), and the sum b(max_steps) stays below |u|; the "
+        f"sensitivity function {sf.name!r} grows too slowly: bound it with .bounded(database_size) or raise max_steps"
+    )
+
+
 def _unresolved(active, a, sf, max_steps, b0=None):
     extra = "" if b0 is None else f", b(t) = {b0!r}"
     return ValueError(
@@ -218,6 +265,10 @@ def _dampen_steps(a, active, sf, out, max_steps, err) -> None:
     while active.size:
         if t >= max_steps:
             raise _unresolved(active, a, sf, max_steps, b[0])
+        if t == _PROBE_AFTER:
+            doomed = _hopeless(sf, active, t, max_steps, b, a)
+            if doomed is not None and doomed.any():
+                raise _hopeless_error(active, doomed, a, sf, max_steps)
         d = sf(t, active)
         if t == 0:
             # Fast path: candidates resolved at t = 0 (|u| < δ(0), or δ(0) = Δ) have D = |u| / δ(0) with one
@@ -280,8 +331,7 @@ def _block_size(n_active: int, previous: int) -> int:
 
 def _block_deltas(sf, t: int, B: int, active: np.ndarray) -> np.ndarray:
     """δ(x, t + j, r) for r in active, j < B, as an (active.size, B) array."""
-    ts = t + np.arange(B)
-    return sf.at(np.broadcast_to(ts, (active.size, B)).ravel(), np.repeat(active, B)).reshape(active.size, B)
+    return sf.table(t, t + B, active)   # = sf.at on that grid (by broadcasting when sf has a block hook)
 
 
 def _cumsum_errors(c, x):
@@ -303,9 +353,15 @@ def _dampen_blocks(a, active, sf, out, max_steps, err) -> None:
     if track:   # float sums of the rounding errors (exact − float) of b and of their absolute values
         C, E = np.zeros(active.size), np.zeros(active.size)
     t, B = 0, 0
+    probed = False
     while active.size:
         if t >= max_steps:
             raise _unresolved(active, a, sf, max_steps)
+        if t >= _PROBE_AFTER and not probed:
+            probed = True
+            doomed = _hopeless(sf, active, t, max_steps, b, a)
+            if doomed is not None and doomed.any():
+                raise _hopeless_error(active, doomed, a, sf, max_steps)
         B = min(_block_size(active.size, B), max_steps - t)
         if B == 1:
             d = sf(t, active)[:, None]
@@ -419,7 +475,19 @@ def _shift(sensitivity_function, n, max_steps, track: bool):
         C, E = np.zeros(n), np.zeros(n)
     active = np.arange(n)
     t, B = 0, 0
+    probed = False
     while active.size and t < limit:
+        if t >= _PROBE_AFTER and not probed:
+            probed = True
+            never = _hopeless(sf, active, t, limit)
+            if never is not None and never.any():
+                raise ValueError(
+                    f"sensitivity function {sf.name!r} cannot reach its global sensitivity {delta_max!r} within "
+                    f"max_steps={max_steps} distances for {int(never.sum())} candidate(s) (e.g. candidate "
+                    f"{int(active[never][0])}: δ is below it at t = {limit - 2} and {limit - 1}, which bound every "
+                    "earlier distance of the same parity); shifted local dampening needs a bounded function: "
+                    "use sf.bounded(database_size)"
+                )
         if sf.elementwise:
             B = min(_block_size(active.size, B), limit - t)
             d = _block_deltas(sf, t, B, active)

@@ -222,15 +222,30 @@ class _ParetoDelta:
             st = self._local.block = _BlockState(self.U)
         return st
 
-    def _steps(self, t0: int, t1: int) -> list[np.ndarray]:
+    def _steps(self, t0: int, t1: int, rows: np.ndarray | None = None,
+               by_distance: bool = False) -> list[np.ndarray]:
         """δ_i(x, t, ·) for t in [t0, t1), as (n, t1 − t0) arrays (one call per objective when the
-        function is elementwise)."""
+        function is elementwise; transposed, C-contiguous, with ``by_distance``); only the given rows of
+        U when ``rows`` is given."""
         out = []
         ts = np.arange(t0, t1)
         cand = np.arange(self.n) if self.base_idx is None else self.base_idx
+        if rows is not None:
+            cand = cand[rows]
         for i, sf in enumerate(self.sfs):
-            grid_t = np.broadcast_to(ts, (self.n, ts.size)).ravel()
-            d = sf.at(grid_t, np.repeat(cand, ts.size)).reshape(self.n, ts.size)
+            # from its saturation distance on δ_i is Δ_i (for a global sensitivity given as a number: from
+            # t = 0), without asking it one distance per call
+            k = ts.size if sf.saturation_distance is None else max(0, min(sf.saturation_distance - t0, ts.size))
+            if k == ts.size:
+                d = sf.table(t0, t1, cand, by_distance=by_distance)
+            elif by_distance:
+                d = np.full((ts.size, cand.size), sf.global_sensitivity)
+                if k:
+                    d[:k] = sf.table(t0, t0 + k, cand, by_distance=True)
+            else:
+                d = np.full((cand.size, ts.size), sf.global_sensitivity)
+                if k:
+                    d[:, :k] = sf.table(t0, t0 + k, cand)
             out.append(d)
         return out
 
@@ -263,8 +278,23 @@ class _ParetoDelta:
         st.t = t1
         return out
 
+    def _thresholds(self) -> "_Thresholds":
+        thr = getattr(self._local, "thresholds", None)
+        if thr is None:
+            thr = self._local.thresholds = _Thresholds(self)
+        return thr
+
     def at(self, ts: np.ndarray, candidates: np.ndarray) -> np.ndarray:
-        """δ^PS(x, ts[i], candidates[i]) elementwise (block evaluation over [min ts, max ts])."""
+        """δ^PS(x, ts[i], candidates[i]) elementwise, from the pairs' thresholds (:class:`_Thresholds`)."""
+        if ts.size == 0:
+            return np.zeros(0)
+        thr = self._thresholds()
+        thr.extend(int(ts.max()))
+        return thr.values(ts, candidates)
+
+    def at_broadcast(self, ts: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+        """The same values by broadcasting over every pair and distance of [min ts, max ts] (the reference
+        :class:`_Thresholds` is tested against)."""
         if ts.size == 0:
             return np.zeros(0)
         st = self._block_state()
@@ -286,8 +316,12 @@ class _ParetoDelta:
             st.t = t1
 
     def shift(self, sat: int) -> np.ndarray:
-        """G_r = Σ_{t < sat} (n − 1 − δ^PS(x, t, r)) for all r, in blocks of doubling size (stops once every
-        candidate has reached n − 1: δ^PS is non-decreasing in t)."""
+        """G_r = Σ_{t < sat} (n − 1 − δ^PS(x, t, r)) for all r, from the pairs' thresholds."""
+        return _Thresholds(self).shift(sat)
+
+    def shift_broadcast(self, sat: int) -> np.ndarray:
+        """The same by broadcasting, in blocks of doubling size (stops once every candidate has reached
+        n − 1: δ^PS is non-decreasing in t); the reference :meth:`shift` is tested against."""
         st = _BlockState(self.U)
         G = np.zeros(self.n, dtype=np.int64)
         B = 1
@@ -300,6 +334,179 @@ class _ParetoDelta:
                 break
             B = min(2 * B, max(1, (1 << 24) // max(1, self.n * self.n)))
         return G.astype(np.float64)
+
+
+class _Thresholds:
+    """δ^PS of every candidate at every distance from two integers per pair of candidates (few candidates).
+
+    With the running sums c_i(r, t) = Σ_{j<=t} δ_i(x, j, r) (the same sequential float sums as the walk),
+    H = fl(u + c) is non-decreasing and L = fl(u − c) non-increasing in t (float addition is monotone), so
+    for a query q and a point p, "H(p) >= L(q) in every i" is false up to some distance and true from
+    tw(q, p) on, and "L(p) > H(q) in every i" true up to ts(q, p) and false from there. Hence
+
+        δ^PS(x, t, q) = #{p : tw(q, p) <= t} − 1 − #{p : ts(q, p) > t},
+
+    and the shift G_q = Σ_{t < sat} (n − 1 − δ^PS) = Σ_p min(tw, sat) + min(ts, sat). The thresholds are
+    found by walking the distances in chunks (the sums of a chunk held as an (n, chunk) array per
+    objective, n·chunk <= :data:`_CHUNK_CELLS`): the pairs whose condition flips within a chunk (one
+    comparison at its last distance) are located by bisection inside it. Memory O(n² + n·chunk), time
+    O(n·T·m) for the sums plus O(n² m log chunk) per chunk for the comparisons (the broadcast over every
+    pair and distance it replaces was O(n² T m)). Exactly the values of the broadcast (tested).
+    """
+
+    _NEVER = np.iinfo(np.int64).max
+    _KEY = 40   # distances stay below 2^40 (max_steps and saturation distances are far smaller)
+
+    def __init__(self, owner: "_ParetoDelta") -> None:
+        self.owner = owner
+        n = owner.n
+        self.tw = np.full((n, n), self._NEVER, dtype=np.int64)
+        self.ts = np.full((n, n), self._NEVER, dtype=np.int64)
+        np.fill_diagonal(self.tw, 0)    # H(q) >= L(q) always
+        np.fill_diagonal(self.ts, 0)    # L(q) > H(q) never
+        self.t = -1                     # thresholds known for every distance <= t
+        self.cum = np.zeros_like(owner.U, dtype=np.float64)
+        off = ~np.eye(n, dtype=bool)
+        q, p = np.nonzero(off)
+        self.pend_w = (q, p)             # the pairs (query q, point p) whose condition has still to flip
+        self.pend_s = (q.copy(), p.copy())
+        # the finite thresholds as sorted keys q·2^40 + t (a row's later chunks only add larger t, so each
+        # chunk's keys merge in linear time): counts per query by two binary searches, no re-sorting
+        diag = np.arange(n, dtype=np.int64) << self._KEY
+        self.keys_w, self.keys_s = diag, diag.copy()
+
+    def done(self) -> bool:
+        return self.pend_w[0].size == 0 and self.pend_s[0].size == 0
+
+    def extend(self, t_to: int, ahead: bool = True) -> None:
+        """Thresholds for every distance <= t_to (or until every pair has flipped). Chunks at least double
+        (a walk asks for a few more distances at a time, and each chunk costs O(n²)); ``ahead=False`` never
+        sums distances past t_to, and grows chunks by a quarter only (its last chunk is where the last pair
+        flips: the sums it evaluates beyond that are the waste)."""
+        own = self.owner
+        n = own.n
+        U = own.U
+        while self.t < t_to and not self.done():
+            t0 = self.t + 1
+            if ahead:
+                B = max(t_to - self.t, self.t + 1, 64)
+            else:   # the shift: the last chunk overshoots the last flip by at most a quarter of the distances
+                B = min(t_to - self.t, max((self.t + 1) // 4, 64))
+            B = int(max(1, min(B, _CHUNK_CELLS // max(n, 1))))
+            # only candidates in a pair still to flip need their sums (a finished one never comes back:
+            # its conditions are monotone), so the sensitivity functions are asked for fewer and fewer rows
+            need = np.zeros(n, dtype=bool)
+            for pq, pp in (self.pend_w, self.pend_s):
+                need[pq] = True
+                need[pp] = True
+            rows = np.flatnonzero(need)
+            pos = np.full(n, -1, dtype=np.int64)
+            pos[rows] = np.arange(rows.size)
+            steps = own._steps(t0, t0 + B, None if rows.size == n else rows, by_distance=True)
+            # distances along axis 0, candidates contiguous (the rate functions' tables come that way, with no
+            # transposing copy): the same sequential float sums per candidate as the walk's st.cum += δ, the
+            # first row starting from the previous sums (d0 + prev = prev + d0 exactly)
+            H, L = [], []
+            for i, c in enumerate(steps):       # (B, rows), a new array: summed in place
+                c[0] += self.cum[rows, i]
+                np.cumsum(c, axis=0, out=c)
+                self.cum[rows, i] = c[-1]
+                col = U[rows, i]
+                H.append((col + c).ravel())
+                L.append(np.subtract(col, c, out=c).ravel())
+            R = rows.size
+
+            # the pairs' conditions at distance t0 + j; q and p are flat offsets of the query's and the
+            # point's sums at j = 0 (the row of each in the chunk)
+            def weak(q, p, j):
+                jR = j * R
+                fp, fq = p + jR, q + jR
+                ok = H[0].take(fp) >= L[0].take(fq)
+                for i in range(1, len(H)):
+                    ok &= H[i].take(fp) >= L[i].take(fq)
+                return ok
+
+            def strict(q, p, j):
+                jR = j * R
+                fp, fq = p + jR, q + jR
+                ok = L[0].take(fp) > H[0].take(fq)
+                for i in range(1, len(H)):
+                    ok &= L[i].take(fp) > H[i].take(fq)
+                return ok
+
+            # weak: false -> true; the first j in the chunk where it holds
+            self.pend_w, self.keys_w = self._locate(self.pend_w, pos, weak, True, B, t0, self.tw, self.keys_w)
+            # strict: true -> false; the first j where it fails
+            self.pend_s, self.keys_s = self._locate(self.pend_s, pos, strict, False, B, t0, self.ts, self.keys_s)
+            self.t = t0 + B - 1
+
+    def _locate(self, pend, pos, pred, target: bool, B: int, t0: int, out: np.ndarray,
+                keys: np.ndarray) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
+        q, p = pend
+        if q.size == 0:
+            return pend, keys
+        rq, rp = pos[q], pos[p]
+        flip = pred(rq, rp, B - 1)
+        if not target:
+            flip = ~flip
+        if not flip.any():
+            return pend, keys
+        fq, fp = q[flip], p[flip]
+        rq, rp = rq[flip], rp[flip]
+        # search on [lo, hi], which holds the first j where the condition is ``target`` (it is at B − 1 and
+        # monotone in j): each round asks it at _FANOUT evenly spaced distances per pair (the last one hi),
+        # and the number that miss it says which of the _FANOUT slices holds the flip (fewer rounds than
+        # bisection: the cost here is per numpy call, not per comparison)
+        lo = np.zeros(fq.size, dtype=np.int64)
+        hi = np.full(fq.size, B - 1, dtype=np.int64)
+        search: slice | np.ndarray = slice(None)
+        if t0 == 0:
+            # most pairs' conditions already hold (or fail) at distance 0: settle those with one comparison
+            at0 = pred(rq, rp, 0)
+            later = np.flatnonzero(~at0 if target else at0)
+            lo[later] = 1
+            search, rq, rp = later, rq[later], rp[later]
+        sub_lo, sub_hi = lo[search], hi[search]
+        arange = np.arange(1, _FANOUT + 1)
+        rq2, rp2 = rq[:, None], rp[:, None]
+        w = B
+        while w > 1 and sub_lo.size:
+            step = -(-(sub_hi - sub_lo + 1) // _FANOUT)                      # ceil(width / fanout) >= 1
+            probe = np.minimum(sub_lo[:, None] + step[:, None] * arange - 1, sub_hi[:, None])
+            at = pred(rq2, rp2, probe)
+            miss = np.count_nonzero(at if not target else ~at, axis=1)      # probes before the flip
+            sub_lo = sub_lo + miss * step
+            sub_hi = np.minimum(sub_lo + step - 1, sub_hi)
+            w = -(-w // _FANOUT)
+        lo[search] = sub_lo
+        found = t0 + lo
+        out[fq, fp] = found
+        new = np.sort((fq << self._KEY) + found)
+        merged = np.concatenate((keys, new))
+        merged.sort(kind="stable")        # two sorted runs: a linear merge
+        keep = ~flip
+        return (q[keep], p[keep]), merged
+
+    def values(self, ts: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+        """δ^PS(x, ts[k], candidates[k]) for distances already covered (ts <= self.t, or all flipped):
+        #{p : tw <= t} − 1 − (n − #{p : ts <= t}), each count two binary searches in the sorted keys."""
+        n = self.owner.n
+        q = np.asarray(candidates, dtype=np.int64) << self._KEY
+        t = np.minimum(np.asarray(ts, dtype=np.int64), (1 << self._KEY) - 1)
+        weak = np.searchsorted(self.keys_w, q + t, side="right") - np.searchsorted(self.keys_w, q, side="left")
+        strict_le = np.searchsorted(self.keys_s, q + t, side="right") - np.searchsorted(self.keys_s, q, side="left")
+        return (weak - 1 - (n - strict_le)).astype(np.float64)
+
+    def shift(self, sat: int) -> np.ndarray:
+        self.extend(sat - 1, ahead=False)
+        G = np.minimum(self.tw, sat).sum(axis=1) + np.minimum(self.ts, sat).sum(axis=1)
+        return G.astype(np.float64)
+
+
+#: Sums held per chunk of distances by :class:`_Thresholds` (candidates x distances, per objective).
+_CHUNK_CELLS = 1 << 21
+#: Distances asked per pair and round when :class:`_Thresholds` locates a flip inside a chunk.
+_FANOUT = 8
 
 
 class _BlockState:
@@ -436,6 +643,7 @@ def _pareto_sf(U: np.ndarray, sfs: list[SensitivityFunction], base_idx: np.ndarr
     delta = _ParetoDelta(U, sfs, base_idx)
     sat = _saturation(U, sfs)
     small = n <= _BLOCK_MAX_CANDIDATES
+    pairs = n <= _SHIFT_BLOCK_MAX_CANDIDATES
 
     def pareto_delta(t, candidates=None):
         if candidates is not None and np.ndim(t) > 0:   # elementwise: δ^PS(x, t[i], candidates[i])
@@ -443,20 +651,32 @@ def _pareto_sf(U: np.ndarray, sfs: list[SensitivityFunction], base_idx: np.ndarr
         return delta(t, candidates)
 
     shift = None
-    if sat is not None and (small or m <= _SHIFT_MAX_OBJECTIVES):
+    if sat is not None and (pairs or m <= _SHIFT_MAX_OBJECTIVES):
         def shift(candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            G = (delta.shift(sat) if small else _pareto_shift(U, sfs, base_idx, sat))[candidates]
+            G = (delta.shift(sat) if pairs else _pareto_shift(U, sfs, base_idx, sat))[candidates]
             return G, np.zeros(G.shape)   # integer sums far below 2^53: exact
 
-    return SensitivityFunction(pareto_delta, float(n - 1), n_candidates=n, saturation_distance=sat,
-                               name="pareto_score", shift=shift, elementwise=small)
+    sf = SensitivityFunction(pareto_delta, float(n - 1), n_candidates=n, saturation_distance=sat,
+                             name="pareto_score", shift=shift, elementwise=small)
+    # no evaluation at max_steps by the dampening walk's fail-fast check: the running sums would walk there
+    # one distance at a time and restart (_check_dampening_walk is this function's fail-fast)
+    sf.far_probe = False
+    return sf
 
 
-#: Up to this many candidates δ^PS is evaluated in blocks of distances (elementwise, all pairs of
-#: candidates by broadcasting): DP-MOET's populations. Above, one distance per call, and the shift by
-#: :func:`_pareto_shift`.
-_BLOCK_MAX_CANDIDATES = 64
-#: (candidates)² x distances x objectives compared per broadcast in the block evaluation.
+#: Up to this many candidates δ^PS is evaluated in blocks of distances (elementwise, from the pairs'
+#: thresholds of :class:`_Thresholds`), which local dampening's walk uses: DP-MOET's populations,
+#: select_model over 100 models. Above, one distance per call (O(n log n) each), which is faster for
+#: the walk there: the thresholds' per-query counts are re-sorted (O(n² log n)) each time the walk
+#: reaches further.
+_BLOCK_MAX_CANDIDATES = 256
+#: Up to this many candidates the shift of shifted local dampening is summed from the pairs' thresholds
+#: (O(n²) memory: two int64 per pair, 16 MiB at 1,024; chunks of distances bound the rest). Above, by
+#: inclusion–exclusion (:func:`_pareto_shift`, m <= 3). The limit was 64 for both uses (issue 22 item 6)
+#: because the block evaluation broadcast every pair at every distance, O(n² T m) work: at 100 models it
+#: was slower than one distance per call, not wrong (the block values equal the walk's, tested).
+_SHIFT_BLOCK_MAX_CANDIDATES = 1024
+#: (candidates)² x distances x objectives compared per broadcast in the reference block evaluation.
 _BLOCK_PAIRS = 1 << 22
 
 

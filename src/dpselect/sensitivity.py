@@ -65,6 +65,12 @@ class SensitivityFunction:
         (shifted local dampening) uses it instead of walking every distance;
         :func:`dpselect.dampening.shift_total_exact` always walks (the definition the hook is tested
         against).
+    block : callable, optional
+        ``block(t0, t1, candidates) -> new float array of shape (t1 - t0, len(candidates))``: δ(x, t0 + j,
+        candidates[i]) at entry (j, i), the same values (bit for bit) as ``fn`` gives one distance at a
+        time, in a new array each call (it is clipped in place). :meth:`table` uses it (by broadcasting,
+        without building a grid of (distance, candidate) pairs); the Pareto score's running sums and the
+        dampening walk's blocks ask for such tables.
 
     Notes
     -----
@@ -90,6 +96,10 @@ class SensitivityFunction:
     array([1.        , 0.25      , 0.04166667])
     """
 
+    #: False for a function whose cost grows with t or that keeps the state of a walk over t: the dampening
+    #: walk then never asks it for δ at max_steps to fail fast (:mod:`dpselect.dampening`, "Failing fast").
+    far_probe: bool = True
+
     def __init__(
         self,
         fn: Callable[..., np.ndarray],
@@ -100,6 +110,7 @@ class SensitivityFunction:
         name: str | None = None,
         elementwise: bool = False,
         shift: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None,
+        block: Callable[[int, int, np.ndarray], np.ndarray] | None = None,
     ) -> None:
         if not callable(fn):
             raise TypeError(f"fn must be callable (t -> array of shape (n_candidates,)), got {type(fn).__name__}")
@@ -119,6 +130,9 @@ class SensitivityFunction:
         if shift is not None and self.saturation_distance is None:
             raise ValueError("shift needs a saturation_distance (the shift of an unbounded function is infinite)")
         self.shift = shift
+        if block is not None and not callable(block):
+            raise TypeError(f"block must be callable ((t0, t1, candidates) -> array), got {type(block).__name__}")
+        self.block = block
 
     # -- evaluation -----------------------------------------------------------------------------
     def __call__(self, t: int, candidates: np.ndarray | Sequence[int] | None = None) -> np.ndarray:
@@ -182,6 +196,43 @@ class SensitivityFunction:
         if self.saturation_distance is not None:
             vals = np.where(ts >= self.saturation_distance, self.global_sensitivity, vals)
         return vals
+
+    def table(self, t0: int, t1: int, candidates: np.ndarray, *, by_distance: bool = False) -> np.ndarray:
+        """δ(x, t0 + j, candidates[i]) at entry (i, j) for t0 <= t0 + j < t1, validated and clipped: the
+        values of :meth:`at` on that grid (from the ``block`` hook when there is one, by broadcasting).
+        ``by_distance=True`` gives the transpose, entry (j, i), as a C-contiguous array (running sums over t
+        then run along axis 0, a row of candidates at a time)."""
+        t0 = check_int(t0, "t0", minimum=0)
+        t1 = check_int(t1, "t1", minimum=t0)
+        idx = self._check_candidates(candidates, t0)
+        B = t1 - t0
+        if self.block is None or idx.size == 0 or B == 0:
+            ts = np.broadcast_to(np.arange(t0, t1, dtype=np.int64), (idx.size, B)).ravel()
+            vals = self.at(ts, np.repeat(idx, B)).reshape(idx.size, B)
+            return np.ascontiguousarray(vals.T) if by_distance else vals
+        raw = self.block(t0, t1, idx)
+        vals = raw if isinstance(raw, np.ndarray) else np.asarray(raw)
+        if vals.shape != (B, idx.size):
+            raise ValueError(f"block of sensitivity function {self.name!r} returned shape {vals.shape}, expected "
+                             f"{(B, idx.size)} (distances [{t0}, {t1}) x candidates)")
+        if vals.dtype != np.float64 or not vals.flags.c_contiguous or not vals.flags.writeable:
+            vals = np.ascontiguousarray(vals, dtype=np.float64)
+        # the hook returns a new array (its contract), so it is checked and clipped in place, not copied
+        vals = self._check_fresh(vals, t0)
+        sat = self.saturation_distance
+        if sat is not None and sat < t1:
+            vals[max(sat - t0, 0):] = self.global_sensitivity
+        return vals if by_distance else np.ascontiguousarray(vals.T)
+
+    def _check_fresh(self, arr: np.ndarray, t: int) -> np.ndarray:
+        """_check for a float64 table that belongs to the caller: validated, clipped in place."""
+        if arr.size:
+            lo, hi = arr.min(), arr.max()
+            if not (lo >= 0 and hi < np.inf):
+                self._check(arr.ravel(), t, arr.size)   # raises with the message naming the bad value
+            if hi > self.global_sensitivity:
+                np.minimum(arr, self.global_sensitivity, out=arr)
+        return arr
 
     def _check(self, vals, t: int, expected: int | None) -> np.ndarray:
         raw = vals if isinstance(vals, np.ndarray) else np.asarray(vals)
@@ -258,7 +309,10 @@ class SensitivityFunction:
             name=f"bounded({inner.name})", elementwise=inner.elementwise,
             # the closed-form shift sums up to the saturation distance: valid only if that is unchanged
             shift=inner.shift if sat == inner.saturation_distance else None,
+            # raw values: table() clips and saturates at ``sat``
+            block=inner.block,
         )
+        out.far_probe = inner.far_probe
         return out
 
     def flat(self) -> "SensitivityFunction":
@@ -270,10 +324,12 @@ class SensitivityFunction:
             m = full.max()
             return np.full(full.shape[0] if candidates is None else len(candidates), m)
 
-        return SensitivityFunction(
+        out = SensitivityFunction(
             fn, inner.global_sensitivity, n_candidates=inner.n_candidates,
             saturation_distance=inner.saturation_distance, name=f"flat({inner.name})",
         )
+        out.far_probe = inner.far_probe   # a walk's far check costs what the inner function's does
+        return out
 
 
 def constant(n_candidates: int, global_sensitivity: float) -> SensitivityFunction:
@@ -322,10 +378,12 @@ def maximum(*sensitivity_functions: SensitivityFunction) -> SensitivityFunction:
             out = np.maximum(out, sf(t, candidates))
         return out
 
-    return SensitivityFunction(
+    out = SensitivityFunction(
         fn, max(sf.global_sensitivity for sf in sfs), n_candidates=n,
         saturation_distance=_common_saturation(sfs), name="max(" + ", ".join(str(sf.name) for sf in sfs) + ")",
     )
+    out.far_probe = all(sf.far_probe for sf in sfs)
+    return out
 
 
 def check_weight_values(weights: Any, m: int) -> np.ndarray:
@@ -371,7 +429,9 @@ def weighted_sum(weights: "Sequence[float] | np.ndarray",
             out = out + aw[i] * sfs[i](t, candidates)
         return out
 
-    return SensitivityFunction(
+    out = SensitivityFunction(
         fn, float(sum(aw[i] * sfs[i].global_sensitivity for i in keep)), n_candidates=n,
         saturation_distance=_common_saturation([sfs[i] for i in keep]), name="weighted_sum",
     )
+    out.far_probe = all(sfs[i].far_probe for i in keep)
+    return out

@@ -294,29 +294,36 @@ class MedianDistribution:
     bound: float
     mechanism: str
     atoms: dict = field(default_factory=dict)
+    #: Density on each interval (p_j / |I_j|, computed without underflow where p_j underflows); None: p / |I|.
+    density: np.ndarray | None = None
 
     def _index(self, v: np.ndarray) -> np.ndarray:
         j = np.searchsorted(self.lo, v, side="right") - 1
         return np.clip(j, 0, self.lo.shape[0] - 1)
 
     def pdf(self, v: ArrayLike) -> float | np.ndarray:
-        """Density of the continuous part at ``v`` (array or scalar): p_j / |I_j| inside [0, bound], else 0.
+        """Density of the continuous part at ``v`` (array or scalar): p_j / |I_j| inside [0, bound], else 0;
+        NaN at ``v = nan`` (a missing point has no density, as in numpy and scipy.stats).
 
-        Right-continuous at the interval ends (the density at v = bound is the last interval's).
+        Right-continuous at the interval ends (the density at v = bound is the last interval's). Where
+        p_j underflows but the density does not (a tiny interval beside a huge one) the density is still
+        returned (e.g. 6e-301 on [0, 1e-300) for values [1e-300, 1e300], bound 1e300).
         """
         arr = np.asarray(v, dtype=np.float64)
         j = self._index(arr)
-        dens = self.probabilities[j] / (self.hi[j] - self.lo[j])
+        dens = (self.density if self.density is not None else self.probabilities / (self.hi - self.lo))[j]
         out = np.where((arr >= 0.0) & (arr <= self.bound), dens, 0.0)
+        out = np.where(np.isnan(arr), np.nan, out)
         return float(out) if out.ndim == 0 else out
 
     def cdf(self, v: ArrayLike) -> float | np.ndarray:
-        """P(released value <= v), vectorised."""
+        """P(released value <= v), vectorised; NaN at ``v = nan``."""
         arr = np.asarray(v, dtype=np.float64)
         j = self._index(arr)
         before = np.concatenate(([0.0], np.cumsum(self.probabilities)))[j]
         frac = np.clip((arr - self.lo[j]) / (self.hi[j] - self.lo[j]), 0.0, 1.0)
         out = np.where(arr < 0.0, 0.0, np.where(arr >= self.bound, 1.0, before + self.probabilities[j] * frac))
+        out = np.where(np.isnan(arr), np.nan, out)
         return float(out) if out.ndim == 0 else out
 
     def expected_abs_error(self, center: float) -> float:
@@ -329,9 +336,10 @@ class MedianDistribution:
         return float(self.probabilities @ e)
 
 
-def _interval_probabilities(iv: MedianIntervals, eps: float, mechanism: str) -> np.ndarray:
-
-    w = _upper_lengths(iv.lo, iv.hi)
+def _interval_probabilities(iv: MedianIntervals, eps: float, mechanism: str, lengths: bool = True) -> np.ndarray:
+    """Pr[interval j] (base measure = length), or with ``lengths=False`` the same mechanism without a base
+    measure (q_j ∝ the selection weight alone; the density on interval j is q_j / Σ_k q_k |I_k|)."""
+    w = _upper_lengths(iv.lo, iv.hi) if lengths else None
     if mechanism == "exponential":
         return dps.exponential_probabilities(iv.utility, epsilon=eps, sensitivity=1.0, base_measure=w)
     sf = interval_median_sensitivity(iv)
@@ -364,7 +372,29 @@ def median_distribution(values: ArrayLike, *, epsilon: float, bound: float,
     iv = _prepare(values, bound, counts).intervals()
     p = _interval_probabilities(iv, eps, mech)
     p.setflags(write=False)
-    return MedianDistribution(iv.lo, iv.hi, p, eps, iv.bound, mech)
+    density = _densities(iv, eps, mech, p)
+    density.setflags(write=False)
+    return MedianDistribution(iv.lo, iv.hi, p, eps, iv.bound, mech, density=density)
+
+
+def _densities(iv: MedianIntervals, eps: float, mech: str, p: np.ndarray) -> np.ndarray:
+    """p_j / |I_j|, and where p_j underflowed (a long interval beside a tiny one: [1e-300, 1e300] with
+    bound 1e300 gives Pr = 1e-600 e^-ε/2 on [0, 1e-300) but the density 6e-301 there) the same density as
+    q_j / Σ_k q_k |I_k| from the unweighted selection probabilities q, which do not underflow with it."""
+    length = iv.hi - iv.lo
+    dens = p / length
+    small = p < np.finfo(np.float64).tiny
+    if small.any():
+        q = _interval_probabilities(iv, eps, mech, lengths=False)
+        with np.errstate(over="ignore"):
+            total = float(q @ length)
+        if not np.isfinite(total):     # Σ q |I| near DBL_MAX: scale the lengths first
+            scale = float(length.max())
+            alt = (q / float(q @ (length / scale))) / scale
+        else:
+            alt = q / total
+        dens = np.where(small, alt, dens)
+    return dens
 
 
 @keyword_only("epsilon")

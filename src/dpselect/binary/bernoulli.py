@@ -36,6 +36,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._rng import RngLike, check_rng
+from .._validation import short_repr
 
 __all__ = ["bernoulli_log", "exact_less_than_exp"]
 
@@ -107,11 +108,21 @@ def bernoulli_log(log_p: ArrayLike, rng: RngLike = None, *,
     >>> abs(int(x[:-1].sum()) - 5000) < 200, int(x[-1])
     (True, 0)
     """
-    lp = np.asarray(log_p, dtype=np.float64)
+    try:
+        raw = np.asarray(log_p)
+        ok = raw.dtype.kind in "biuf" or (raw.dtype.kind == "O" and not any(
+            isinstance(v, (str, bytes)) or v is None for v in raw.ravel()))
+        lp = raw.astype(np.float64) if ok else None
+    except (TypeError, ValueError):   # ragged nesting, objects without a float value
+        lp = None
+    if lp is None:
+        raise TypeError(f"log_p must be a float or an array of floats (log-probabilities <= 0), got "
+                        f"{short_repr(log_p)} ({type(log_p).__name__})")
     shape = lp.shape
     lp = lp.ravel()
     if np.isnan(lp).any() or (lp > 0).any():
-        raise ValueError("log_p must be log-probabilities (<= 0, not NaN)")
+        bad = lp[np.isnan(lp) | (lp > 0)][0]
+        raise ValueError(f"log_p must be log-probabilities (<= 0, not NaN), got {float(bad)!r}")
     draw = bits if bits is not None else _words_from(check_rng(rng))
     k = np.asarray(draw(lp.size), dtype=np.uint64)
     if k.shape != lp.shape:

@@ -48,6 +48,7 @@ from __future__ import annotations
 import heapq
 import math
 import numbers
+from fractions import Fraction
 from collections.abc import Mapping
 from typing import Any, Hashable
 
@@ -413,15 +414,45 @@ def _check_compatible(g: DatasetGraph, pair: SuitablePair, colour: int, is_src: 
     chain = _path(g, pred, x)
     u = int(origin[x]) if origin[x] >= 0 else chain[0]      # the fixed vertex the bound comes from
     bprob = float(pair.key_probability(bound[worst:worst + 1], np.zeros(1))[0])
+    w1 = slice(worst, worst + 1)
+    b_hi, b_lo = pair.arc_key_upper(label[tails[w1]], lo[tails[w1]], arcs[w1])   # with the compensation term
     path = [g.label(i) for i in chain] + [g.label(v)]
+    over, shown_bound = _excess(pair, b_hi, b_lo, float(qfull[v]), bprob, float(qfull[u]), len(path) - 1)
     shown = " - ".join(short_repr(p) for p in path[:12]) + (" - ..." if len(path) > 12 else "")
     j = colour
     msg = (f"partial mechanism cannot be extended privately: Pr[M({short_repr(g.label(v))}) = {j}] = "
-           f"{qfull[v]:.12g} exceeds {bprob:.12g}, the strongest bound that "
-           f"Pr[M({short_repr(g.label(u))}) = {j}] = {qfull[u]:.12g} induces on it (along the path {shown}); "
-           f"offending pair ({short_repr(g.label(u))}, {short_repr(g.label(v))})")
+           f"{qfull[v]:.12g} exceeds {shown_bound}, the strongest bound that "
+           f"Pr[M({short_repr(g.label(u))}) = {j}] = {qfull[u]:.12g} induces on it (along the path {shown}), "
+           f"by {over:.3g}; offending pair ({short_repr(g.label(u))}, {short_repr(g.label(v))})")
+    if over < 1e-9:
+        msg += (f". An excess this small is binary rounding: probabilities and delta such as 0.95 and 0.05 are "
+                f"not exact in binary (0.95 + 0.05 < 1 exactly), so the bound falls just short of the value; "
+                f"lower Pr[M({short_repr(g.label(v))}) = {j}] by the excess or give values exact in binary")
     raise NotExtendableError(msg, pair=(g.label(u), g.label(v)), colour=j, value_u=float(qfull[u]),
                              value_v=float(qfull[v]), bound=bprob, path=path)
+
+
+def _excess(pair: SuitablePair, b_hi: np.ndarray, b_lo: np.ndarray, value: float, bprob: float,
+            value_u: float, hops: int) -> tuple[float, str]:
+    """(value − bound) as probabilities, and the bound as shown, precise where a probability near 1 cannot
+    show it (1 vs 1 − 4e-17): for a homogeneous (epsilon, delta) pair the bound U^hops(value_u) in exact
+    rationals from the floats (e^±epsilon rounded once: relative error ~1e-16 of each term), else from the
+    bound label's logarithms."""
+    if isinstance(pair, DPPair) and hops <= 64:
+        e_up, e_dn = Fraction(math.exp(pair.epsilon)), Fraction(math.exp(-pair.epsilon))
+        d, a = Fraction(pair.delta), Fraction(value_u)
+        for _ in range(hops):
+            a = min(Fraction(1), e_up * a + d, 1 - e_dn * (1 - a - d))
+        c_f, over_f = float(1 - a), float(Fraction(value) - a)
+    else:
+        la_b, lc_b = (float(x[0]) for x in pair.key_logs(b_hi, b_lo))
+        if bprob > 0.5 and value >= 0.5:   # near 1: the complements carry the precision (1 − value is exact)
+            c_f = math.exp(lc_b)
+            over_f = c_f - (1.0 - value)
+        else:
+            c_f, over_f = 1.0 - bprob, value - math.exp(la_b)
+    shown = f"1 - {c_f:.3g}" if bprob > 0.5 and f"{1.0 - c_f:.12g}" == "1" else f"{bprob:.12g}"
+    return over_f, shown
 
 
 def _partial_arrays(g: DatasetGraph, partial: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -84,23 +84,39 @@ def tnr(y_true: ArrayLike, y_pred: ArrayLike) -> np.ndarray:
     return _rate(c["TN"], c["FP"])
 
 
-def rate_values(hit, miss, t: int) -> np.ndarray:
-    """δ(x, t, r) of the rate hit/(hit + miss) under add/remove-one-record (module docstring)."""
+def rate_values(hit, miss, t) -> np.ndarray:
+    """δ(x, t, r) of the rate hit/(hit + miss) under add/remove-one-record (module docstring).
+
+    ``hit``, ``miss`` and ``t`` broadcast against each other (a column of counts against a row of
+    distances gives a table); every entry is the same float expression whatever the shapes.
+    """
     hit = np.asarray(hit, dtype=np.float64)
     miss = np.asarray(miss, dtype=np.float64)
     big = np.maximum(hit, miss)
     small = np.minimum(hit, miss)
     P = big + small
+    if P.size > 1 and P.ndim == 2 and 1 in P.shape and P.min() == P.max():
+        # a column of classifiers on the same records (TP + FN = P for all): P − t and everything computed
+        # from it alone is one row over the distances, the same floats as the full table would hold
+        P = P.flat[0]
     rem = P - t
-    out = np.ones(hit.shape)
-    ok = rem > 2
-    early = ok & (t <= small)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.where(early, big / (rem * (rem - 1.0)), out)
-        late = ok & (t > small)
-        left = big - (t - small) - 1.0  # = rem - 1 > 1 here
-        out = np.where(late, np.minimum(1.0, 1.0 / left), out)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if big.size and np.size(t) and max(float(np.max(P)), float(np.max(np.abs(t)))) < _EXACT:
+            # counts and distances below 2^52: every sum and difference of them is an exact float, so
+            # big − (t − small) − 1 is the float rem − 1, and where rem > 2 the minimum with 1 is 1/(rem − 1)
+            # itself: the same floats as the general expression below, with fewer passes over the table
+            r1 = rem - 1.0
+            out = np.where(t <= small, big / (rem * r1), 1.0 / r1)
+        else:
+            out = np.where(t <= small, big / (rem * (rem - 1.0)), np.minimum(1.0, 1.0 / (big - (t - small) - 1.0)))
+    low = rem <= 2    # δ = 1 there; elsewhere rem > 2, so no value kept above is NaN or inf
+    if np.any(low):
+        out[np.broadcast_to(low, out.shape)] = 1.0
     return out
+
+
+#: Below this, integer counts and distances and their sums/differences are exact float64 values.
+_EXACT = 2.0 ** 52
 
 
 def rate_sensitivity(hit: ArrayLike, miss: ArrayLike, *, name: str = "rate") -> SensitivityFunction:
@@ -123,9 +139,12 @@ def rate_sensitivity(hit: ArrayLike, miss: ArrayLike, *, name: str = "rate") -> 
             return rate_values(hit, miss, t)
         return rate_values(hit[candidates], miss[candidates], t)
 
+    def block(t0, t1, candidates):
+        return rate_values(hit[None, candidates], miss[None, candidates], np.arange(t0, t1)[:, None])
+
     sat = int((hit + miss).max()) if hit.size else 0
     return SensitivityFunction(fn, 1.0, n_candidates=hit.shape[0], saturation_distance=sat, name=name,
-                               elementwise=True)
+                               elementwise=True, block=block)
 
 
 def tpr_sensitivity(y_true: ArrayLike, y_pred: ArrayLike) -> SensitivityFunction:

@@ -115,6 +115,7 @@ t <= 1 here: δ(x, 0, r) >= |u(x, r)|, so the dampening function is −|u| / δ(
 """
 from __future__ import annotations
 
+import numbers
 from typing import NamedTuple, Sequence
 
 import numpy as np
@@ -159,6 +160,10 @@ def check_median_values(values: ArrayLike, bound: float | None = None, *, name: 
     return arr
 
 
+#: Most records a grouped database may hold: ranks and utilities are exact in float64 up to 2^53.
+_MAX_RECORDS = 2 ** 53
+
+
 def _check_counts(counts, size: int) -> np.ndarray:
     try:
         c = np.asarray(counts)
@@ -166,13 +171,30 @@ def _check_counts(counts, size: int) -> np.ndarray:
         raise TypeError(f"counts must be a 1-D array of positive ints: {exc}") from None
     if c.ndim != 1 or c.shape[0] != size:
         raise ValueError(f"counts must be a 1-D array with one entry per value ({size}), got shape {c.shape}")
+    if c.dtype.kind == "O" and c.size and all(isinstance(v, numbers.Integral) and not isinstance(v, bool)
+                                              for v in c.ravel().tolist()):
+        vals = [int(v) for v in c.ravel().tolist()]     # Python ints beyond int64: checked exactly
+        if c.ndim == 1 and min(vals) <= 0:
+            i = next(i for i, v in enumerate(vals) if v <= 0)
+            raise ValueError(f"counts must be > 0: counts[{i}] = {vals[i]}")
+        if sum(vals) > _MAX_RECORDS:
+            raise ValueError(f"counts must sum to at most {_MAX_RECORDS} (2**53) records, got a total of {sum(vals)}")
     if not (np.issubdtype(c.dtype, np.integer) or (np.issubdtype(c.dtype, np.floating) and np.all(c == np.round(c)))):
         raise TypeError(f"counts must be integers, got dtype {c.dtype}")
-    c = c.astype(np.int64)
-    bad = c <= 0
+    bad = ~(c > 0)   # on the given dtype: a uint64 or float count is not wrapped by a cast first
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"counts must be > 0: counts[{i}] = {int(c[i])}")
+        raise ValueError(f"counts must be > 0: counts[{i}] = {c[i].item()!r}")
+    # ranks and the utility −|2j − n| / 2 are exact in float64 (and the int64 sums cannot wrap) only up to
+    # n = 2^53 records; the total is checked exactly (no int64 sum that wraps, as [2**63 − 1, 2**63 − 1, 3] did)
+    over = c > _MAX_RECORDS
+    if over.any() or float(c.astype(np.float64).sum()) > 2.0 * _MAX_RECORDS:
+        total = sum(int(v) for v in c.tolist())   # exact Python ints; only on this error path
+        raise ValueError(f"counts must sum to at most {_MAX_RECORDS} (2**53) records, got a total of {total}")
+    c = c.astype(np.int64)
+    total = int(c.sum())    # exact: each count <= 2^53 and the float sum <= 2^54 (far from wrapping)
+    if total > _MAX_RECORDS:
+        raise ValueError(f"counts must sum to at most {_MAX_RECORDS} (2**53) records, got a total of {total}")
     return c
 
 
@@ -216,7 +238,9 @@ class _GroupedMedian:
         def delta(t, candidates=None):
             return self.delta(t, candidates)
 
-        return SensitivityFunction(delta, self.bound, n_candidates=self.values.shape[0], name="median_elementLS")
+        sf = SensitivityFunction(delta, self.bound, n_candidates=self.values.shape[0], name="median_elementLS")
+        sf.far_probe = False   # O(t) per distance: no evaluation at max_steps (dpselect.dampening, "Failing fast")
+        return sf
 
     def intervals(self) -> "MedianIntervals":
         """The intervals of positive length between consecutive order statistics, with their utilities."""
@@ -465,4 +489,6 @@ def median_sensitivity(sorted_values: Sequence[float] | np.ndarray, bound: float
         uniq, inv = np.unique(idx, return_inverse=True)
         return g.delta(t, uniq)[inv]
 
-    return SensitivityFunction(delta, bound, n_candidates=x.shape[0], name="median_elementLS")
+    sf = SensitivityFunction(delta, bound, n_candidates=x.shape[0], name="median_elementLS")
+    sf.far_probe = False   # O(t) per distance: no evaluation at max_steps (dpselect.dampening, "Failing fast")
+    return sf
