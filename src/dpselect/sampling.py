@@ -112,6 +112,14 @@ def _noise_at(m: np.ndarray, plus_one: bool, noise: str, weights: np.ndarray | N
     else:
         num = np.where(low_side, m, j)
     logu = _log_uniform_point(num, low_side)
+    if weights is not None and noise == "gumbel":
+        # max of w Gumbels = Gumbel + ln w, for any w > 0 (ln(U)/w would overflow for w < ~1e-307 and
+        # go subnormal for w > ~1e288); pushed outwards by the rounding of ln w and of the sum
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            lw = np.log(weights)
+            g = _noise_from_logu(logu, noise) + lw
+            slack = _FE_REL * (2.0 * np.abs(lw) + np.abs(g))
+            return g + slack if plus_one else g - slack
     if weights is None:
         one_minus = None
         if noise != "gumbel":
@@ -124,7 +132,7 @@ def _noise_at(m: np.ndarray, plus_one: bool, noise: str, weights: np.ndarray | N
         return _noise_from_logu(logu / weights, noise)
 
 
-def _py_noise(num: int, low_side: bool, noise: str, w) -> float:
+def _py_noise(num: int, low_side: bool, noise: str, w, side: int = -1) -> float:
     """Scalar twin of _noise_at for one cell end (Python floats, same formulas and error bounds)."""
     x = num * _INV64  # int -> float rounds to nearest, as numpy's conversion does
     if low_side:
@@ -133,12 +141,20 @@ def _py_noise(num: int, low_side: bool, noise: str, w) -> float:
     else:
         logu = math.log1p(-x)
         omu = x
-    if w is not None:
-        logu = logu / w
-        omu = None
     if noise == "gumbel":
         e = -logu
-        return math.inf if e == 0 else -math.log(e) if e != math.inf else -math.inf
+        g = math.inf if e == 0 else -math.log(e) if e != math.inf else -math.inf
+        if w is None:
+            return g
+        # max of w Gumbels = Gumbel + ln w, for any w > 0 (ln(U)/w overflows for w < ~1e-307: P4), pushed
+        # outwards (side: −1 left end, +1 right end) by the rounding of ln w and of the sum
+        lw = math.log(w)
+        g += lw
+        return g + side * _FE_REL * (2.0 * abs(lw) + abs(g)) if math.isfinite(g) else g
+    if w is not None:
+        # exponential / Laplace noise: w is a whole number of copies (>= 1), so ln(U)/w cannot overflow
+        logu = logu / w
+        omu = None
     if omu is None:
         omu = -math.expm1(logu)
     if noise == "exponential":
@@ -151,7 +167,7 @@ def _py_noise(num: int, low_side: bool, noise: str, w) -> float:
 def _py_enclosure(m: int, noise: str, w) -> tuple[float, float]:
     low = m < (1 << 63)
     lo = _py_noise(m if low else (1 << 64) - m, low, noise, w)
-    hi = _py_noise(m + 1 if low else (1 << 64) - m - 1, low, noise, w)
+    hi = _py_noise(m + 1 if low else (1 << 64) - m - 1, low, noise, w, 1)
     if math.isfinite(lo):
         lo -= _FE_REL * abs(lo) + _FE_ABS
     if math.isfinite(hi):
