@@ -178,7 +178,7 @@ def _probabilities_from_log_weights(lw: np.ndarray) -> np.ndarray:
 
 
 def _sample(scores: np.ndarray, factor: "float | tuple[float, float, int]", weights: np.ndarray | None, k: int,
-            rng: np.random.Generator) -> "int | np.ndarray":
+            rng: np.random.Generator, _table: tuple | None = None) -> "int | np.ndarray":
     """k draws without replacement, each ∝ w_r·exp(factor·score_r) among the candidates not yet drawn.
 
     Successive sampling without replacement with fixed scores is exactly k peeled exponential
@@ -189,13 +189,17 @@ def _sample(scores: np.ndarray, factor: "float | tuple[float, float, int]", weig
     """
     n = scores.shape[0]
     remaining = None
-    lw = _log_weights(scores, factor, weights)
+    lw = _log_weights(scores, factor, weights) if _table is None else _table[0]
     picks: list[int] = []
     chosen: set[int] = set()
     misses = 0
     while True:
-        w = np.exp(lw - lw.max())
-        cdf = np.cumsum(w)
+        if _table is not None:   # the first round's table, built once for many draws (_sample_size)
+            w, cdf = _table[1], _table[2]
+            _table = None
+        else:
+            w = np.exp(lw - lw.max())
+            cdf = np.cumsum(w)
         total = cdf[-1]
         while len(picks) < k and misses < 8:
             x = rng.random() * total
@@ -216,6 +220,55 @@ def _sample(scores: np.ndarray, factor: "float | tuple[float, float, int]", weig
         keep[picks] = False
         remaining = np.flatnonzero(keep)
         lw = _log_weights(scores[remaining], factor, None if weights is None else weights[remaining])
+
+
+#: exact=False with size=: draws are vectorised over this many noise values at a time (memory bound).
+_FLOAT_BATCH = 2 ** 22
+
+
+def _sample_size(scores: np.ndarray, factor: tuple[float, float, int], weights: np.ndarray | None, k: int, size: int,
+                 rng) -> np.ndarray:
+    """``size`` draws of :func:`_sample` (exact=False) with the same random numbers, so the same picks as
+    ``size`` calls: the inverse-CDF table is built once, and for k = 1 all draws are one vectorised lookup."""
+    gen = check_rng(rng)
+    lw = _log_weights(scores, factor, weights)
+    w = np.exp(lw - lw.max())
+    cdf = np.cumsum(w)
+    if k > 1:
+        table = (lw, w, cdf)
+        return np.asarray([_sample(scores, factor, weights, k, gen, table) for _ in range(size)], dtype=np.int64)
+    x = gen.random(size)   # the same doubles as ``size`` calls of gen.random()
+    x *= cdf[-1]
+    i = np.searchsorted(cdf, x, side="right")
+    over = i >= cdf.shape[0]   # x rounded up to the total
+    if over.any():
+        i[over] = int(np.flatnonzero(w > 0)[-1])
+    return i.astype(np.int64)
+
+
+def _rnm_size(u: np.ndarray, factor: tuple[float, float, int], noise: str, k: int, size: int, rng,
+              w: np.ndarray | None) -> np.ndarray:
+    """``size`` draws of report-noisy-max with float noise (exact=False), the same random numbers and picks as
+    ``size`` calls; k = 1 vectorised over draws (noise drawn row after row: numpy's generators fill an
+    array in the order of separate calls)."""
+    gen = check_rng(rng)
+    if k > 1:
+        return np.asarray([_rnm_any(u, factor, noise, k, gen, w) for _ in range(size)], dtype=np.int64)
+    s = _scale(u, factor)
+    finite = np.isfinite(s)
+    idx = None if finite.all() else np.flatnonzero(finite)
+    if idx is not None:   # candidates beyond the float range of noise units below the best never win one pick
+        s = s[idx]
+        w = None if w is None else w[idx]
+    n = s.shape[0]
+    out = np.empty(size, dtype=np.int64)
+    rows = max(1, _FLOAT_BATCH // n)
+    for start in range(0, size, rows):
+        r = min(rows, size - start)
+        v = _unit_noise(noise, (r, n), gen, w)
+        v += s
+        out[start:start + r] = np.argmax(v, axis=1)
+    return out if idx is None else idx[out].astype(np.int64)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -313,6 +366,10 @@ def scaled_scores(s: np.ndarray, s_err: Any, eps: float, delta: float, mult: int
     return a, err, S
 
 
+_EXACT_BATCH_MAX = 2 ** 24
+_EXACT_BATCH = 2 ** 22
+
+
 def _exact_select(s, s_err, exact_s, eps: float, delta: float, mult: int, k: int, rng, *, noise: str = "gumbel",
                   weights=None, size: int | None = None):
     """The ideal noisy-max mechanism on scores c·s, c = eps/(delta·mult) (unit noise), sampled exactly
@@ -327,8 +384,14 @@ def _exact_select(s, s_err, exact_s, eps: float, delta: float, mult: int, k: int
         return Fraction(eps) / (Fraction(delta) * mult) * (exact_s(r) - Fraction(S))
 
     if size is not None:
-        out = noisy_top_k_batch(a, err, k, size, rng, noise=noise, exact_score=exact_score, weights=weights,
-                                peel=noise != "gumbel" and k > 1)
+        n = a.shape[0]
+        # a batch holds ~10 arrays of size × n: above _EXACT_BATCH_MAX entries, rows go in chunks (the same
+        # law; picks for a seed then differ from one unchunked batch only where a row needed refinement)
+        rows = size if size * n <= _EXACT_BATCH_MAX else max(1, _EXACT_BATCH // n)
+        out = np.concatenate([
+            noisy_top_k_batch(a, err, k, min(rows, size - start), rng, noise=noise, exact_score=exact_score,
+                              weights=weights, peel=noise != "gumbel" and k > 1)
+            for start in range(0, size, rows)])
         return out[:, 0] if k == 1 else out
 
     if noise == "gumbel" or k == 1:
@@ -400,12 +463,6 @@ def _check_size(size, k: int = 1) -> int | None:
     return size
 
 
-def _repeat(draw, size, rng):
-    """``size`` draws of a float-path sampler (exact=False), stacked like the exact batch output."""
-    gen = check_rng(rng)
-    return np.asarray([draw(gen) for _ in range(size)], dtype=np.int64)
-
-
 def _check_finite_scores(s: np.ndarray, what: str) -> None:
     if not np.all(np.isfinite(s)):
         i = int(np.flatnonzero(~np.isfinite(s))[0])
@@ -468,7 +525,7 @@ def exponential(
         return _em_exact(u, eps, delta, k, monotonic, w, check_rng(rng), size=size)
     factor = (eps, delta, (1 if monotonic else 2) * k)
     if size is not None:
-        return _repeat(lambda g: _sample(u, factor, w, k, g), size, rng)
+        return _sample_size(u, factor, w, k, size, rng)
     return _sample(u, factor, w, k, check_rng(rng))
 
 
@@ -638,10 +695,11 @@ def report_noisy_max(
         return 0 if size is None else np.zeros(size, dtype=np.int64)
     if exact:
         return _em_exact(u, eps, delta, k, monotonic, w, check_rng(rng), noise=noise, size=size)
+    factor = (eps, delta, (1 if monotonic else 2) * k)
     if size is not None:
-        kk = None if k == 1 else k  # k = 1 as k=None: one int per draw, stacked to (size,)
-        return _repeat(lambda g: report_noisy_max(u, epsilon=eps, sensitivity=delta, noise=noise, k=kk,
-                                                  monotonic=monotonic, base_measure=w, rng=g, exact=False), size, rng)
+        if noise == "gumbel":
+            return _sample_size(u, factor, w, k, size, rng)
+        return _rnm_size(u, factor, noise, k, size, rng, w)
     if noise == "gumbel":
         # argmax of u + Gumbel(scale) has exactly the exponential mechanism's distribution (Gumbel-max
         # trick), and k picks with ε/k each are successive sampling without replacement: the inverse-CDF
@@ -881,7 +939,7 @@ def local_dampening(
         return dampened_select(u, sf, D, err, eps, k, rng, max_steps=max_steps, weights=w, size=size)
     D = dampen(u, sf, max_steps=max_steps)
     if size is not None:
-        return _repeat(lambda g: _sample(D, (eps, 1.0, 2 * k), w, k, g), size, rng)
+        return _sample_size(D, (eps, 1.0, 2 * k), w, k, size, rng)
     return _sample(D, (eps, 1.0, 2 * k), w, k, check_rng(rng))
 
 
@@ -955,7 +1013,7 @@ def shifted_local_dampening(
     scores = _shifted_scores(u, sf, direction, max_steps)
     factor = (eps, sf.global_sensitivity, 2 * k)
     if size is not None:
-        return _repeat(lambda g: _sample(scores, factor, w, k, g), size, rng)
+        return _sample_size(scores, factor, w, k, size, rng)
     return _sample(scores, factor, w, k, check_rng(rng))
 
 

@@ -332,6 +332,9 @@ class _Refiner:
         self.ref = ref  # every enclosure is of a_r − ref + N_r: near-ties are resolved on small numbers
         self.bits: dict[int, tuple[int, int]] = {}
         self.score: dict[int, Fraction] = {}
+        self.coarse: set[int] = set()    # candidates given their one float-noise enclosure already
+        self.pending: set[int] = set()   # ... whose next enclosure is the full one, with the same bits
+        self.far: set[int] = set()       # candidates whose exact score has more than 40 digits
 
     def state(self, r: int) -> tuple[int, int]:
         if r not in self.bits:
@@ -339,6 +342,8 @@ class _Refiner:
         return self.bits[r]
 
     def extend(self, rs: Sequence[int]) -> None:
+        rs = [r for r in rs if r not in self.pending]   # a coarse enclosure is no reason for more bits
+        self.pending.clear()
         if not rs:
             return
         more = _bits64(self.rng, len(rs))
@@ -350,8 +355,23 @@ class _Refiner:
         """Decimal enclosure of a_r − ref + F⁻¹(U_r) from the exact score and all bits drawn for U_r."""
         m, nb = self.state(r)
         if r not in self.score:
-            self.score[r] = Fraction(self.exact_score(r)) - self.ref
+            raw = Fraction(self.exact_score(r))
+            self.score[r] = raw - self.ref
+            if _digits(raw) > 40 or _digits(self.score[r]) > 40:
+                self.far.add(r)
         f = self.score[r]
+        wf = None if self.weights is None else float(self.weights[r])
+        if r in self.far and r not in self.coarse:
+            # A score beyond 1e40 noise units (from the top or from the reference; c = 1e600 times a
+            # utility gap gives ~600 digits) first gets one cheap enclosure: f to 50 digits plus the float
+            # enclosure of the noise on the first 64 bits (rigorous, only wider). That settles the order of
+            # such scores whenever their gaps dwarf the noise (issue 21 item 15: no ~600-digit ln per
+            # draw); a near-tie among them then gets the full enclosure below, from the same bits.
+            self.coarse.add(r)
+            self.pending.add(r)
+            D = _Dec(50)
+            n_lo, n_hi = _py_enclosure(int(self.m0[r]), self.noise, wf)
+            return D.add(D.frac(f), (decimal.Decimal(n_lo), decimal.Decimal(n_hi)))
         # U = m/2^nb has at most nb significant decimal digits: the precision represents it exactly,
         # and leaves ~40 digits below the magnitude of a_r − ref for the noise.
         D = _Dec(nb + 40 + _digits(f))
