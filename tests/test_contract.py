@@ -17,6 +17,7 @@ to 2^53) and any w > 0 for the Gumbel-noise family (p ∝ w·exp(...)); see ``me
 from __future__ import annotations
 
 import itertools
+import zlib
 
 import numpy as np
 import pytest
@@ -138,7 +139,7 @@ def test_global_selector_contract(name, base, monotonic, k):
         assert res.worst_log_ratio > 0.1 * EPS
     # the samplers draw that law: exact batch, float path, and single exact calls
     p = law(U0)
-    seed = hash((name, base, monotonic, k)) % 2 ** 32
+    seed = zlib.crc32(repr((name, base, monotonic, k)).encode())   # fixed across runs (hash() is salted)
     assert_frequencies(_encode(sampler(U0, rng=seed, size=N_DRAWS, **call), 3, k), p)
     assert_frequencies(_encode(sampler(U0, rng=seed + 1, size=N_DRAWS, exact=False, **call), 3, k), p)
     gen = np.random.default_rng(seed + 2)
@@ -213,7 +214,7 @@ def test_local_selector_contract(name, base, k):
     c0 = (3, 1, 0)
     p = law(c0)
     call = dict(epsilon=EPS, sensitivity_function=_sf(c0), base_measure=bm, k=None if k == 1 else k, **opts)
-    seed = hash((name, base, k)) % 2 ** 32
+    seed = zlib.crc32(repr((name, base, k)).encode())
     assert_frequencies(_encode(sampler(_u(c0), rng=seed, size=N_DRAWS, **call), 3, k), p)
     assert_frequencies(_encode(sampler(_u(c0), rng=seed + 1, size=N_DRAWS, exact=False, **call), 3, k), p)
     gen = np.random.default_rng(seed + 2)
