@@ -11,9 +11,15 @@ Conventions shared by every selector here:
 * ``k``: omitted (``None``, the default) or 1, one pick, returned as an ``int``; ``k > 1``: k distinct
   candidates, picked one after another on the remaining candidates with ε/k each (sequential
   composition: ε in total), returned as an int64 array in the order picked.
-* ``base_measure``: optional, w_r > 0 per candidate; the mechanism behaves as if candidate r stood for
-  w_r interchangeable copies (probability ∝ w_r · exp(...)), which lets callers group equal candidates
-  instead of listing millions of them. (``weights=`` is its deprecated spelling: it still works for one
+* ``base_measure``: optional, one w_r per candidate, which lets callers group equal candidates instead of
+  listing millions of them. Its meaning depends on the noise. Gumbel noise (the exponential mechanism,
+  local dampening, shifted local dampening, ``report_noisy_max(noise="gumbel")``): any finite w_r > 0,
+  probability ∝ w_r · exp(...) (w is public and cancels from every likelihood ratio). Exponential noise
+  (permute-and-flip) and Laplace noise: w_r *copies* of candidate r, so whole numbers from 1 to 2**53;
+  the mechanism is then exactly report-noisy-max on the expanded list, hence ε-DP. A fractional w is
+  refused there (ValueError, before any randomness): the "max of w copies" it would give is not ε-DP
+  (two candidates, ε = 1: log-ratio 1.31 at w = 0.5, 4.6 at w = 0.01). Every ``*_probabilities``
+  function reads it the same way. (``weights=`` is its deprecated spelling: it still works for one
   release, with a ``DeprecationWarning``.)
 * ``rng``: a ``numpy.random.Generator`` or an int seed; ``None`` draws OS entropy.
 * ``exact=True`` (the default): the output law is *exactly* the mechanism's for the inputs as given
@@ -31,7 +37,8 @@ Conventions shared by every selector here:
   ``sensitivity_function=``), ``k=``, ... Passing ``epsilon`` and the sensitivity positionally still
   works for one release, with a ``DeprecationWarning``.
 * ``size=N``: N independent draws in one call (an array of N indices, or N × k), vectorised over
-  draws; the same law as N separate calls.
+  draws; the same law as N separate calls (with ``exact=False``, the same picks too). N·k is at most
+  2**28 (checked first).
 """
 from __future__ import annotations
 
