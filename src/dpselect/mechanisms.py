@@ -552,7 +552,7 @@ def exponential_probabilities(utilities: ArrayLike, *, epsilon: float, sensitivi
 # ---------------------------------------------------------------------------------------------
 # report noisy max (and permute-and-flip as its exponential-noise instance)
 # ---------------------------------------------------------------------------------------------
-def _unit_noise(noise: str, size: int, rng: np.random.Generator, weights: np.ndarray | None = None) -> np.ndarray:
+def _unit_noise(noise: str, size: "int | tuple[int, int]", rng: np.random.Generator, weights: np.ndarray | None = None) -> np.ndarray:
     """Noise of scale 1; with ``weights`` the maximum of w_r independent draws (w_r copies of a candidate)."""
     if weights is None:
         if noise == "exponential":
@@ -783,6 +783,7 @@ def permute_and_flip_probabilities(utilities: ArrayLike, *, epsilon: float, sens
     u, eps, delta, _, monotonic, w = _prepare(utilities, epsilon, sensitivity, 1, monotonic, base_measure)
     w = _check_copies(w, "exponential")
     groups = None
+    u_n = u.shape[0]
     if w is not None:
         if float(w.sum()) > 2000:
             return _rnm_probabilities_numeric(_scale(u, (eps, delta, 1 if monotonic else 2)), "exponential", w)
@@ -805,7 +806,7 @@ def permute_and_flip_probabilities(utilities: ArrayLike, *, epsilon: float, sens
     probs = p * (E @ coef)
     probs = probs / probs.sum()  # removes rounding only: the exact values already sum to 1
     if groups is not None:
-        probs = np.bincount(groups, weights=probs, minlength=len(w))
+        probs = np.bincount(groups, weights=probs, minlength=u_n)
     return probs
 
 
