@@ -15,7 +15,7 @@ Conventions shared by every selector here:
   listing millions of them. Its meaning depends on the noise. Gumbel noise (the exponential mechanism,
   local dampening, shifted local dampening, ``report_noisy_max(noise="gumbel")``): any finite w_r > 0,
   probability ∝ w_r · exp(...) (w is public and cancels from every likelihood ratio). Exponential noise
-  (permute-and-flip) and Laplace noise: w_r *copies* of candidate r, so whole numbers from 1 to 2**53;
+  (permute-and-flip) and Laplace noise: w_r *copies* of candidate r, so whole numbers from 1 to 2**900;
   the mechanism is then exactly report-noisy-max on the expanded list, hence ε-DP. A fractional w is
   refused there (ValueError, before any randomness): the "max of w copies" it would give is not ε-DP
   (two candidates, ε = 1: log-ratio 1.31 at w = 0.5, 4.6 at w = 0.01). Every ``*_probabilities``
@@ -120,9 +120,10 @@ def _check_weights(weights, n: int, name: str = "base_measure") -> np.ndarray | 
     return w
 
 
-#: Exponential and Laplace noise: the most copies one base-measure entry may stand for (integers up to 2^53
-#: are exact in float64; ln(U)/w stays a normal float for every 64-bit U).
-COPIES_MAX = 2 ** 53
+#: Exponential and Laplace noise: the most copies one base-measure entry may stand for (every float above
+#: 2^53 is a whole number; up to 2^900, ln(U)/w stays a normal float for every 64-bit cell end U < 1, so the
+#: float enclosures keep their relative error; counts of any int64 size pass).
+COPIES_MAX = 2.0 ** 900
 
 
 def _check_copies(w: np.ndarray | None, noise: str) -> np.ndarray | None:
@@ -143,7 +144,7 @@ def _check_copies(w: np.ndarray | None, noise: str) -> np.ndarray | None:
         what = "permute-and-flip" if noise == "exponential" else "Laplace report-noisy-max"
         raise ValueError(
             f"base_measure[{i}] = {w[i]!r} is not allowed with noise={noise!r} ({what}): there a base measure "
-            f"counts interchangeable copies of a candidate, so every entry must be a whole number from 1 to 2**53. "
+            f"counts interchangeable copies of a candidate, so every entry must be a whole number from 1 to 2**900. "
             "A fractional base measure is not ε-DP with exponential or Laplace noise; only the exponential "
             "mechanism (noise='gumbel') takes any base_measure > 0 (probability ∝ w·exp(...))")
     return w
@@ -862,7 +863,7 @@ def _rnm_probabilities_numeric(s: np.ndarray, noise: str, w: np.ndarray | None) 
     else:
         def log_cdf(z):
             with np.errstate(divide="ignore"):
-                x = np.maximum(z, 1e-300)   # ln(1 − e^-x), accurate on both sides of ln 2 (w up to 2^53 multiplies it)
+                x = np.maximum(z, 1e-300)   # ln(1 − e^-x), accurate on both sides of ln 2 (w up to 2^900 multiplies it)
                 return np.where(z > 0, np.where(x > ln2, np.log1p(-np.exp(-x)), np.log(-np.expm1(-x))), -np.inf)
 
         def log_pdf(z):
