@@ -384,3 +384,100 @@ def test_pareto_local_dampening_with_tiny_sensitivities_fails_fast():
     sens = [dpselect.constant(2, 1e-300).bounded(5)]
     with _time_limit(SHORT_LIMIT_S), pytest.raises(ValueError, match="would walk at least 5e\\+299 distances"):
         priv_pareto([[0.0], [1.0]], epsilon=1.0, sensitivities=sens, mechanism="local_dampening", rng=0)
+
+
+# -- the whole float range, subnormals included (issue 21 P3) ------------------------------------------
+from fractions import Fraction  # noqa: E402
+
+DBL_MAX = np.finfo(np.float64).max
+SUBNORMALS = [5e-324, -5e-324, 1e-310, -2.2e-308, 2.225073858507201e-308]
+#: every finite float, subnormals included, with the extremes and subnormals drawn often
+any_finite = st.one_of(
+    st.sampled_from(EXTREMES + SUBNORMALS + [DBL_MAX, -DBL_MAX]),
+    st.floats(allow_nan=False, allow_infinity=False, allow_subnormal=True),
+    st.integers(min_value=-3, max_value=3).map(float),
+)
+any_positive = st.one_of(
+    st.sampled_from([5e-324, 1e-310, 2.2e-308, 1e-300, 1.0, 1e300, DBL_MAX]),
+    st.floats(min_value=5e-324, max_value=DBL_MAX, allow_nan=False, allow_infinity=False, allow_subnormal=True),
+)
+
+
+@st.composite
+def score_case(draw):
+    n = draw(st.integers(1, 6))
+    s = draw(st.lists(any_finite, min_size=n, max_size=n))
+    if draw(st.booleans()):
+        s_err = 0.0
+    else:
+        s_err = draw(st.lists(st.one_of(st.just(0.0), st.sampled_from(SUBNORMALS[:3:2]), any_positive),
+                              min_size=n, max_size=n))
+    return dict(s=s, s_err=s_err, eps=draw(any_positive), delta=draw(any_positive), mult=draw(st.integers(1, 4)))
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(case=score_case())
+@example(case=dict(s=[0.0, 5e-324], s_err=0.0, eps=8.0, delta=5e-324, mult=2))          # the issue's example
+@example(case=dict(s=[0.0, -1.0], s_err=0.0, eps=1e300, delta=1e-300, mult=2))
+@example(case=dict(s=[1.7e308, 5e-324, -1.7e308], s_err=0.0, eps=1e300, delta=1e-300, mult=1))
+@example(case=dict(s=[1e-310, -1e-310], s_err=[5e-324, 1e-320], eps=1e300, delta=5e-324, mult=3))
+def test_scaled_scores_error_bound_holds_for_every_finite_input(case):
+    """|a − c·(s − S)| <= err exactly (Fractions), for every finite s, s_err, ε, Δ; −inf only when certainly
+    below −DBL_MAX (finite err) or unknown (err = inf)."""
+    s = np.asarray(case["s"], dtype=np.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")         # no RuntimeWarning leaks from the library (issue 21 item 14)
+        a, err, S = M.scaled_scores(s, case["s_err"], case["eps"], case["delta"], case["mult"])
+    assert S == s.max()
+    c = Fraction(case["eps"]) / (Fraction(case["delta"]) * case["mult"])
+    e_in = np.broadcast_to(np.asarray(case["s_err"], dtype=np.float64), s.shape)
+    for i in range(s.size):
+        if err is None:
+            assert np.isfinite(a[i])
+            bound = Fraction(M._REL) * abs(Fraction(float(a[i]))) + Fraction(M._TINY)
+        else:
+            if err[i] == np.inf:
+                continue                       # unknown: exact values on demand
+            bound = Fraction(float(err[i]))
+        for sign in (-1, 1):                   # the bound must cover every score within s_err
+            exact = c * (Fraction(float(s[i])) + sign * Fraction(float(e_in[i])) - Fraction(S))
+            if a[i] == -np.inf:
+                assert exact < -Fraction(DBL_MAX), (i, float(exact))
+            else:
+                assert abs(Fraction(float(a[i])) - exact) <= bound, (i, float(a[i]), float(exact), float(bound))
+
+
+@settings(max_examples=120, **SETTINGS)
+@given(u=st.lists(any_finite, min_size=1, max_size=5), eps=any_positive, delta=any_positive,
+       monotonic=st.booleans())
+@example(u=[0.0, 5e-324], eps=8.0, delta=5e-324, monotonic=False)
+def test_exponential_probabilities_match_exact_scores(u, eps, delta, monotonic):
+    """exponential_probabilities against the law from the exactly scaled scores (correctly rounded)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p = M.exponential_probabilities(u, epsilon=eps, sensitivity=delta, monotonic=monotonic)
+    c = Fraction(eps) / (Fraction(delta) * (1 if monotonic else 2))
+    top = max(Fraction(x) for x in u)
+    exact = [c * (Fraction(x) - top) for x in u]
+    lw = np.array([float(e) if e > -Fraction(DBL_MAX) else -np.inf for e in exact])
+    q = np.exp(lw - lw.max())
+    q /= q.sum()
+    assert p == pytest.approx(q, rel=1e-12, abs=1e-300)
+
+
+@pytest.mark.parametrize("noise", ["gumbel", "exponential", "laplace"])
+@settings(max_examples=25, **SETTINGS)
+@given(u=st.lists(any_finite, min_size=2, max_size=4), eps=any_positive, delta=any_positive,
+       seed=st.integers(0, 2 ** 32 - 1), exact=st.booleans())
+@example(u=[0.0, 5e-324], eps=8.0, delta=5e-324, seed=0, exact=True)
+def test_selectors_on_the_whole_float_range(noise, u, eps, delta, seed, exact):
+    """Every finite utility, ε, Δ (subnormals included): a valid pick or a clear error, without warnings."""
+    k = None if seed % 2 else len(u)
+    with _time_limit(), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            out = M.report_noisy_max(u, epsilon=eps, sensitivity=delta, noise=noise, k=k, rng=seed, exact=exact)
+        except ValueError as exc:
+            _clear_value_error(exc)
+            return
+    _valid_selection(out, len(u), k)

@@ -679,3 +679,42 @@ def test_one_exact_draw_holds_little_more_than_the_scores():
         peak = tracemalloc.get_traced_memory()[1] - base
         tracemalloc.stop()
         assert peak < 1.5 * 8 * n, (f.__name__, k, peak / 8 / n)
+
+
+@pytest.mark.parametrize("w", [5e-324, 1e-310, 1e-300, 0.37, 1.0, 3.0, 1e300, 1.7e308])
+def test_weighted_gumbel_enclosures_hold_for_every_weight(w):
+    """Issue 21 P4: Gumbel noise under a base measure w is Gumbel + ln w (ln(U)/w overflowed below ~1e-307,
+    -inf + inf in the enclosure); the scalar and the vectorised enclosures contain the exact value
+    −ln(−ln U) + ln w at both cell ends (decimal reference at 60 digits)."""
+    ctx = decimal.Context(prec=60)
+    lw = ctx.ln(decimal.Decimal(w))
+    rng = np.random.default_rng(11)
+    words = [0, 1, 2 ** 20, 2 ** 63 - 1, 2 ** 63, 2 ** 64 - 2 ** 30, 2 ** 64 - 1] + \
+        [int(x) for x in rng.integers(0, 2 ** 64 - 1, size=40, dtype=np.uint64)]
+    vlo, vhi = _float_enclosure(np.asarray(words, dtype=np.uint64), "gumbel", np.full(len(words), w))
+    for i, m in enumerate(words):
+        lo, hi = _py_enclosure(m, "gumbel", w)
+        for end, bound, side in ((m, lo, "lo"), (m + 1, hi, "hi")):
+            if end == 0 or end == 2 ** 64:
+                continue
+            u = ctx.divide(decimal.Decimal(end), decimal.Decimal(2 ** 64))
+            exact = ctx.add(ctx.ln(ctx.ln(u).copy_negate()).copy_negate(), lw)
+            assert math.isfinite(bound)
+            if side == "lo":
+                assert decimal.Decimal(bound) <= exact and decimal.Decimal(float(vlo[i])) <= exact
+            else:
+                assert decimal.Decimal(bound) >= exact and decimal.Decimal(float(vhi[i])) >= exact
+
+
+def test_far_scores_take_the_cheap_enclosure_first():
+    """Issue 21 item 15: scores beyond 1e40 noise units get one 50-digit enclosure before any full-precision
+    ln; the picks are the exact law's (order of scores 1e600 apart is certain)."""
+    R = sampling._Refiner(np.random.default_rng(0), "gumbel", lambda r: Fraction(-10 ** 600) * r, None,
+                          np.array([2 ** 62, 2 ** 63, 2 ** 61], dtype=np.uint64), Fraction(-10 ** 600))
+    lo, hi = R.interval(2)
+    assert 2 in R.coarse and 2 in R.pending
+    assert lo < -Fraction(10 ** 599) and hi < -Fraction(10 ** 599) * 9
+    R.extend([2])                       # a coarse enclosure draws no more bits
+    assert R.state(2) == (2 ** 61, 64)
+    lo2, hi2 = R.interval(2)           # the full one next, from the same bits, inside the coarse one
+    assert lo <= lo2 <= hi2 <= hi and (hi2 - lo2) < (hi - lo)

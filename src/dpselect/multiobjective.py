@@ -1052,10 +1052,7 @@ def _probabilities(mechanism: str, u: np.ndarray, eps: float, sensitivity, optio
     mech = mechanisms
     options = {k: v for k, v in options.items() if k != "exact"}
     if base_measure is not None:
-        if mechanism == "report_noisy_max":
-            if options.get("noise", "laplace") == "laplace":
-                raise ValueError("base_measure is not supported by report_noisy_max's Laplace probabilities")
-            mechanism = "exponential" if options.pop("noise") == "gumbel" else "permute_and_flip"
+        # every *_probabilities takes the base measure as its sampler reads it (and refuses it likewise)
         options["base_measure"] = base_measure
     fn = getattr(mech, mechanism + "_probabilities")
     return fn(u, epsilon=eps, **{_sensitivity_keyword(mechanism): sensitivity}, **options)

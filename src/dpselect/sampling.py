@@ -115,6 +115,14 @@ def _noise_at(m: np.ndarray, plus_one: bool, noise: str, weights: np.ndarray | N
     else:
         num = np.where(low_side, m, j)
     logu = _log_uniform_point(num, low_side)
+    if weights is not None and noise == "gumbel":
+        # max of w Gumbels = Gumbel + ln w, for any w > 0 (ln(U)/w would overflow for w < ~1e-307 and
+        # go subnormal for w > ~1e288); pushed outwards by the rounding of ln w and of the sum
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            lw = np.log(weights)
+            g = _noise_from_logu(logu, noise) + lw
+            slack = _FE_REL * (2.0 * np.abs(lw) + np.abs(g))
+            return g + slack if plus_one else g - slack
     if weights is None:
         one_minus = None
         if noise != "gumbel":
@@ -127,7 +135,7 @@ def _noise_at(m: np.ndarray, plus_one: bool, noise: str, weights: np.ndarray | N
         return _noise_from_logu(logu / weights, noise)
 
 
-def _py_noise(num: int, low_side: bool, noise: str, w) -> float:
+def _py_noise(num: int, low_side: bool, noise: str, w, side: int = -1) -> float:
     """Scalar twin of _noise_at for one cell end (Python floats, same formulas and error bounds)."""
     x = num * _INV64  # int -> float rounds to nearest, as numpy's conversion does
     if low_side:
@@ -136,12 +144,20 @@ def _py_noise(num: int, low_side: bool, noise: str, w) -> float:
     else:
         logu = math.log1p(-x)
         omu = x
-    if w is not None:
-        logu = logu / w
-        omu = None
     if noise == "gumbel":
         e = -logu
-        return math.inf if e == 0 else -math.log(e) if e != math.inf else -math.inf
+        g = math.inf if e == 0 else -math.log(e) if e != math.inf else -math.inf
+        if w is None:
+            return g
+        # max of w Gumbels = Gumbel + ln w, for any w > 0 (ln(U)/w overflows for w < ~1e-307: P4), pushed
+        # outwards (side: −1 left end, +1 right end) by the rounding of ln w and of the sum
+        lw = math.log(w)
+        g += lw
+        return g + side * _FE_REL * (2.0 * abs(lw) + abs(g)) if math.isfinite(g) else g
+    if w is not None:
+        # exponential / Laplace noise: w is a whole number of copies (>= 1), so ln(U)/w cannot overflow
+        logu = logu / w
+        omu = None
     if omu is None:
         omu = -math.expm1(logu)
     if noise == "exponential":
@@ -154,7 +170,7 @@ def _py_noise(num: int, low_side: bool, noise: str, w) -> float:
 def _py_enclosure(m: int, noise: str, w) -> tuple[float, float]:
     low = m < (1 << 63)
     lo = _py_noise(m if low else (1 << 64) - m, low, noise, w)
-    hi = _py_noise(m + 1 if low else (1 << 64) - m - 1, low, noise, w)
+    hi = _py_noise(m + 1 if low else (1 << 64) - m - 1, low, noise, w, 1)
     if math.isfinite(lo):
         lo -= _FE_REL * abs(lo) + _FE_ABS
     if math.isfinite(hi):
@@ -319,6 +335,9 @@ class _Refiner:
         self.ref = ref  # every enclosure is of a_r − ref + N_r: near-ties are resolved on small numbers
         self.bits: dict[int, tuple[int, int]] = {}
         self.score: dict[int, Fraction] = {}
+        self.coarse: set[int] = set()    # candidates given their one float-noise enclosure already
+        self.pending: set[int] = set()   # ... whose next enclosure is the full one, with the same bits
+        self.far: set[int] = set()       # candidates whose exact score has more than 40 digits
 
     def state(self, r: int) -> tuple[int, int]:
         if r not in self.bits:
@@ -326,6 +345,8 @@ class _Refiner:
         return self.bits[r]
 
     def extend(self, rs: Sequence[int]) -> None:
+        rs = [r for r in rs if r not in self.pending]   # a coarse enclosure is no reason for more bits
+        self.pending.clear()
         if not rs:
             return
         more = _bits64(self.rng, len(rs))
@@ -337,8 +358,23 @@ class _Refiner:
         """Decimal enclosure of a_r − ref + F⁻¹(U_r) from the exact score and all bits drawn for U_r."""
         m, nb = self.state(r)
         if r not in self.score:
-            self.score[r] = Fraction(self.exact_score(r)) - self.ref
+            raw = Fraction(self.exact_score(r))
+            self.score[r] = raw - self.ref
+            if _digits(raw) > 40 or _digits(self.score[r]) > 40:
+                self.far.add(r)
         f = self.score[r]
+        wf = None if self.weights is None else float(self.weights[r])
+        if r in self.far and r not in self.coarse:
+            # A score beyond 1e40 noise units (from the top or from the reference; c = 1e600 times a
+            # utility gap gives ~600 digits) first gets one cheap enclosure: f to 50 digits plus the float
+            # enclosure of the noise on the first 64 bits (rigorous, only wider). That settles the order of
+            # such scores whenever their gaps dwarf the noise (issue 21 item 15: no ~600-digit ln per
+            # draw); a near-tie among them then gets the full enclosure below, from the same bits.
+            self.coarse.add(r)
+            self.pending.add(r)
+            D = _Dec(50)
+            n_lo, n_hi = _py_enclosure(int(self.m0[r]), self.noise, wf)
+            return D.add(D.frac(f), (decimal.Decimal(n_lo), decimal.Decimal(n_hi)))
         # U = m/2^nb has at most nb significant decimal digits: the precision represents it exactly,
         # and leaves ~40 digits below the magnitude of a_r − ref for the noise.
         D = _Dec(nb + 40 + _digits(f))
