@@ -1,4 +1,4 @@
-"""The contract of every selector in dpselect.mechanisms, option by option (issue 21, item 7: a start).
+"""The contract of every selector, option by option (issue 21, item 7).
 
 Every mechanism (exponential, permute-and-flip, report-noisy-max with each noise, local dampening, shifted
 local dampening in both directions) with every option -- base measure none / integer / fractional / tiny /
@@ -10,6 +10,11 @@ huge / vast, ``monotonic=``, ``k`` = 1 and 2, ``size=``, ``exact=False`` -- is e
   against that law; or
 * **refused**: a ValueError naming the option, from the sampler (every variant) and from the
   probability function alike.
+
+PrivPareto and PrivAgg (global sensitivities as numbers with EM / PF / Laplace RNM; sensitivity functions
+with LD and SLD in both directions; base measure none / integer / fractional; k = 1, 2; ``exact=False``) go
+through the same audit of ``priv_pareto_probabilities`` / ``priv_agg_probabilities`` and a χ² of their
+samplers (a loop of calls: ``size=`` is no option of theirs and is refused, like PrivPareto's base measure).
 
 A base measure is a number of interchangeable copies for exponential and Laplace noise (whole numbers up
 to 2^900) and any w > 0 for the Gumbel-noise family (p ∝ w·exp(...)); see ``mechanisms._check_copies``.
@@ -217,3 +222,169 @@ def test_local_selector_contract(name, base, k, freq):
     freq(_encode(sampler(_u(c0), rng=seed + 1, size=N_DRAWS, exact=False, **call), 3, k), p)
     gen = np.random.default_rng(seed + 2)
     freq(_encode(np.asarray([sampler(_u(c0), rng=gen, **call) for _ in range(200)]), 3, k), p)
+
+
+# -- multi-objective selectors: PrivPareto and PrivAgg --------------------------------------------------
+# Laws: priv_pareto_probabilities / priv_agg_probabilities (k = 1); for k = 2 (ε/2 a pick) the second pick
+# is the selector's own law on the remaining candidates (PrivPareto recomputes the Pareto score, δ^PS and
+# n' − 1 there; PrivAgg's mechanisms pick from the rest with fixed aggregate scores, the same law).
+from dpselect import multiobjective as MO  # noqa: E402
+
+N_MO = 500
+AGG_W = np.array([1.0, 0.5])
+MO_BASES = ("none", "integer", "fractional")
+MO_GLOBAL = {   # name: (noise of the mechanism, mechanism, options)
+    "EM": ("gumbel", "exponential", {}),
+    "PF": ("exponential", "permute_and_flip", {}),
+    "RNM_laplace": ("laplace", "report_noisy_max", {"noise": "laplace"}),
+}
+MO_LOCAL = {
+    "LD": ("local_dampening", {}),
+    "SLD_inc": ("shifted_local_dampening", {"direction": "increasing"}),
+    "SLD_dec": ("shifted_local_dampening", {"direction": "decreasing"}),
+}
+MO_GRID = [np.array([[0.0, 1.0], [1.0, 0.0], [0.5, 0.5]]), np.array([[0.0, 0.0], [1.0, 2.0], [2.0, 0.5]])]
+MO_GLOBAL_PAIRS = [((i, (0,) * 6), (i, d)) for i in range(len(MO_GRID))
+                   for d in itertools.product((-1, 1), repeat=6)]   # every objective value moves by ≤ Δ = 1
+
+
+def _mo_pair_law(prob, k: int) -> np.ndarray:
+    """k = 1: prob(all, ε); k = 2: the ordered pair (i, j), flattened as 3i + j: p(i) · p_rest(j), ε/2 each."""
+    p = prob(np.arange(3), EPS if k == 1 else EPS / 2)
+    if k == 1:
+        return p
+    out = np.zeros((3, 3))
+    for i in range(3):
+        rest = np.delete(np.arange(3), i)
+        out[i, rest] = p[i] * prob(rest, EPS / 2)
+    return out.ravel()
+
+
+def _mo_probs(which: str):
+    return MO.priv_pareto_probabilities if which == "pareto" else MO.priv_agg_probabilities
+
+
+def _mo_call(which: str, fn, U, **kw):
+    return fn(U, **kw) if which == "pareto" else fn(U, AGG_W, **kw)
+
+
+def _mo_refused_everywhere(which, sampler_kw, probs_kw, U, exc, match):
+    sampler = MO.priv_pareto if which == "pareto" else MO.priv_agg
+    for extra in ({}, {"exact": False}):
+        rng = np.random.default_rng(0)
+        state = rng.bit_generator.state
+        with pytest.raises(exc, match=match):
+            _mo_call(which, sampler, U, rng=rng, **sampler_kw, **extra)
+        assert rng.bit_generator.state == state          # refused before any randomness
+    if probs_kw is not None:
+        with pytest.raises(exc, match=match):
+            _mo_call(which, _mo_probs(which), U, **probs_kw)
+
+
+def _mo_samplers_draw_the_law(which, U, kw, k, p, seed, freq):
+    """The sampler (no size= here: a loop of calls on one generator), exact and exact=False, against p."""
+    sampler = MO.priv_pareto if which == "pareto" else MO.priv_agg
+    kk = None if k == 1 else k
+    for j, extra in enumerate(({}, {"exact": False})):
+        gen = np.random.default_rng(seed + j)
+        picks = np.asarray([_mo_call(which, sampler, U, rng=gen, k=kk, **kw, **extra) for _ in range(N_MO)])
+        freq(_encode(picks, 3, k), p)
+
+
+@pytest.mark.parametrize("k", [1, 2])
+@pytest.mark.parametrize("base", MO_BASES)
+@pytest.mark.parametrize("mech", sorted(MO_GLOBAL))
+@pytest.mark.parametrize("which", ["pareto", "agg"])
+def test_multiobjective_global_contract(which, mech, base, k, freq):
+    noise, mechanism, opts = MO_GLOBAL[mech]
+    bm = BASES[base]
+    kw = dict(epsilon=EPS, sensitivities=[1.0, 1.0], mechanism=mechanism, **opts)
+    U0_ = MO_GRID[0]
+    # size= is no option of the multi-objective selectors; PrivPareto takes no base measure (refused: a
+    # TypeError naming it, before any randomness); PrivAgg passes it to its mechanism, which refuses a
+    # fractional one for exponential / Laplace noise
+    _mo_refused_everywhere(which, {**kw, "size": 7}, None, U0_, TypeError, "size")
+    if which == "pareto" and bm is not None:
+        _mo_refused_everywhere(which, {**kw, "base_measure": bm}, {**kw, "base_measure": bm}, U0_, TypeError,
+                               "base_measure")
+        return
+    if which == "agg" and not _accepted(noise, base):
+        _mo_refused_everywhere(which, {**kw, "base_measure": bm}, {**kw, "base_measure": bm}, U0_, ValueError,
+                               r"base_measure\[\d\] = .*whole number")
+        return
+    w = None if bm is None else np.asarray(bm, dtype=float)
+    extra = {} if w is None else {"base_measure": w}
+
+    def law_of(U):
+        def prob(idx, eps):
+            b = {} if w is None else {"base_measure": w[idx]}
+            return _mo_call(which, _mo_probs(which), U[idx], **{**kw, "epsilon": eps}, **b)
+        return _mo_pair_law(prob, k)
+
+    res = exact_dp_audit(lambda key: law_of(MO_GRID[key[0]] + np.array(key[1]).reshape(3, 2)), MO_GLOBAL_PAIRS,
+                         epsilon=EPS)
+    assert res.passed, (res.worst_log_ratio, res.pair)
+    assert res.worst_log_ratio > 0.1 * EPS
+    seed = zlib.crc32(repr(("mo", which, mech, base, k)).encode())
+    U1 = MO_GRID[1]   # PS = (−2, 0, 0): a law that is not uniform under every mechanism
+    _mo_samplers_draw_the_law(which, U1, {**kw, **extra}, k, law_of(U1), seed, freq)
+
+
+def _mo_U(c, idx=slice(None)) -> np.ndarray:
+    """Objectives of the capped-count model: u_1 = min(c_r, CAP), u_2 = min(c_{r+1 mod 3}, CAP)."""
+    c = np.asarray(c)
+    return np.column_stack((_u(c)[idx], _u(np.roll(c, -1))[idx]))
+
+
+def _mo_sfs(c, idx=None) -> list:
+    """The two objectives' sensitivity functions (capped counts, admissible), on the candidates ``idx``."""
+    c = np.asarray(c)
+    idx = np.arange(3) if idx is None else np.asarray(idx)
+    out = []
+    for cc in (c, np.roll(c, -1)):
+        sub = cc[idx]
+
+        def delta(t, candidates=None, sub=sub):
+            d = (sub <= CAP + t).astype(float)
+            return d if candidates is None else d[candidates]
+        out.append(dpselect.SensitivityFunction(delta, 1.0, n_candidates=idx.size,
+                                                saturation_distance=MAX_RECORDS - CAP, name="capped_count"))
+    return out
+
+
+def test_multiobjective_local_model_is_admissible():
+    for j in range(2):
+        rep = check_admissibility(lambda c: _mo_U(c)[:, j], lambda c: _mo_sfs(c)[j], _neighbours, UNIVERSE, t_max=4)
+        assert rep.ok, str(rep)
+
+
+@pytest.mark.parametrize("k", [1, 2])
+@pytest.mark.parametrize("base", MO_BASES)
+@pytest.mark.parametrize("mech", sorted(MO_LOCAL))
+@pytest.mark.parametrize("which", ["pareto", "agg"])
+def test_multiobjective_local_contract(which, mech, base, k, freq):
+    mechanism, opts = MO_LOCAL[mech]
+    bm = BASES[base]
+    c0 = (4, 0, 0) if (which, mech) == ("pareto", "SLD_inc") else (3, 1, 0)   # a law that is not uniform
+    kw0 = dict(epsilon=EPS, mechanism=mechanism, **opts)
+    _mo_refused_everywhere(which, {**kw0, "sensitivities": _mo_sfs(c0), "size": 7}, None, _mo_U(c0), TypeError,
+                           "size")
+    if which == "pareto" and bm is not None:
+        kwb = {**kw0, "sensitivities": _mo_sfs(c0), "base_measure": bm}
+        _mo_refused_everywhere(which, kwb, kwb, _mo_U(c0), TypeError, "base_measure")
+        return
+    w = None if bm is None else np.asarray(bm, dtype=float)   # Gumbel family: any w > 0
+
+    def law(c):
+        def prob(idx, eps):
+            b = {} if w is None else {"base_measure": w[idx]}
+            return _mo_call(which, _mo_probs(which), _mo_U(c, idx), **{**kw0, "epsilon": eps},
+                            sensitivities=_mo_sfs(c, idx), **b)
+        return _mo_pair_law(prob, k)
+
+    res = exact_dp_audit(law, LOCAL_PAIRS, epsilon=EPS)
+    assert res.passed, (res.worst_log_ratio, res.pair)
+    assert res.worst_log_ratio > 0.05 * EPS
+    seed = zlib.crc32(repr(("mo-local", which, mech, base, k)).encode())
+    kw = {**kw0, "sensitivities": _mo_sfs(c0), **({} if w is None else {"base_measure": w})}
+    _mo_samplers_draw_the_law(which, _mo_U(c0), kw, k, law(c0), seed, freq)

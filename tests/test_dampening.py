@@ -579,3 +579,106 @@ def test_sensitivity_functions_are_safe_to_share_across_threads():
         for k, D, err in res:
             assert np.array_equal(D, serial[k]), k
             assert np.array_equal(err, serial_err[k]), k
+
+
+# -- no RuntimeWarning leaks from the walks on extreme inputs --------------------------------------------
+_DMAX = float(np.finfo(np.float64).max)
+
+
+def _step_sf(n, low, delta, *, elementwise=False, bounded=None):
+    """δ = low at distances 0 and 1, Δ from 2 on (the walk overflows for |u| or Δ near DBL_MAX)."""
+    if elementwise:
+        sf = SensitivityFunction(lambda t, candidates=None: np.where(np.asarray(t) < 2, low, delta)
+                                 * np.ones(np.shape(candidates) if candidates is not None else n),
+                                 delta, n_candidates=n, elementwise=True)
+    else:
+        sf = SensitivityFunction(lambda t, candidates=None: np.full(n if candidates is None else len(candidates),
+                                                                    low if t < 2 else delta), delta)
+    return sf if bounded is None else sf.bounded(bounded)
+
+
+def test_no_overflow_warning_leaks_from_the_brief_example():
+    """The overflow of D = |u| / Δ is handled (D = inf, err = inf, the exact sampler decides); it used to
+    leak "overflow encountered in divide"."""
+    import warnings
+
+    import dpselect
+    from dpselect.dampening import dampen_with_error
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="exceed the float64 range"):
+            dpselect.local_dampening_probabilities([1e300, 1.0], epsilon=1.0,
+                                                   sensitivity_function=constant(2, 5e-324))
+        D, err = dampen_with_error([1e300, 1.0], constant(2, 5e-324))
+        assert D.tolist() == [np.inf, np.inf] and err.tolist() == [np.inf, np.inf]
+        picks = [dpselect.local_dampening([1e300, 1.0], epsilon=1.0, sensitivity_function=constant(2, 5e-324),
+                                          rng=s) for s in range(4)]
+        assert picks == [0, 0, 0, 0]   # exact D: 1e300·2^1074 vs 2^1074
+
+
+@pytest.mark.parametrize("elementwise", [False, True])
+def test_walks_on_values_near_dbl_max_complete_without_warnings(elementwise):
+    """b + δ, TwoSum and the error bounds overflow near DBL_MAX (both walkers, both shift walks): inf, handled
+    as err = inf, no RuntimeWarning."""
+    import warnings
+
+    from fractions import Fraction
+
+    from dpselect.dampening import dampen_exact, dampen_with_error, shift_totals_with_error
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        D, err = dampen_with_error([0.0, _DMAX], _step_sf(2, 0.0, 1.0, elementwise=elementwise))
+        assert D.tolist() == [0.0, _DMAX] and err.tolist() == [0.0, np.inf]     # 2 + DBL_MAX/1
+        # b = 0, DBL_MAX/4, DBL_MAX/2, then b + Δ overflows: D = 2 + (DBL_MAX − DBL_MAX/2)/DBL_MAX = 2.5 (the
+        # block walker used to take b(2) = inf − Δ and return −inf)
+        sf = _step_sf(2, 0.25 * _DMAX, _DMAX, elementwise=elementwise)
+        D, err = dampen_with_error([0.0, -_DMAX], sf)
+        assert D.tolist() == [0.0, -2.5] and dampen_exact(-_DMAX, sf, 1) == Fraction(-5, 2) and err[1] >= 0
+        G, gerr = shift_totals_with_error(_step_sf(2, 0.0, _DMAX, elementwise=elementwise, bounded=3), 2)
+        assert G.tolist() == [np.inf, np.inf] and gerr.tolist() == [np.inf, np.inf]   # 2·DBL_MAX
+
+
+def test_walks_on_an_extreme_grid_leak_no_warning():
+    """Scores and sensitivities from 5e-324 to DBL_MAX through dampen_with_error, shift_totals_with_error
+    and both exact selectors (steps and blocks walkers) under warnings-as-errors."""
+    import warnings
+
+    import dpselect
+    from dpselect.dampening import dampen_with_error, shift_totals_with_error
+    vals = [0.0, 5e-324, 1.0, 1e300, _DMAX, -_DMAX]
+    calls = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for delta in (5e-324, 1.0, 1e300, _DMAX):
+            sfs = [constant(2, delta), _step_sf(2, 0.0, delta), _step_sf(2, 0.0, delta, bounded=3),
+                   _step_sf(2, 0.25 * delta, delta, elementwise=True), _step_sf(2, 0.0, delta, elementwise=True)]
+            for sf in sfs:
+                shift_totals_with_error(sf, 2, max_steps=50) if sf.saturation_distance else None
+                for x in vals:
+                    for y in vals:
+                        try:
+                            dampen_with_error([x, y], sf, max_steps=50)
+                            dpselect.local_dampening([x, y], epsilon=1.0, sensitivity_function=sf, max_steps=50, rng=0)
+                            if sf.saturation_distance is not None or sf.name == "fn":
+                                dpselect.shifted_local_dampening([x, y], epsilon=1.0, sensitivity_function=sf,
+                                                                 max_steps=50, rng=0)
+                        except ValueError as e:       # "did not resolve within max_steps" (δ = 0 walks)
+                            assert "max_steps" in str(e)
+                        calls += 1
+    assert calls == 4 * 5 * 36
+
+
+@pytest.mark.parametrize("elementwise", [False, True])
+def test_a_warning_of_the_sensitivity_function_itself_still_shows(elementwise):
+    """Only the walk's own arithmetic is silenced: the user's function runs in the caller's error state
+    (here only inside the walk, which is the quiet one for |u| near DBL_MAX)."""
+    calls = []
+
+    def fn(t, candidates=None):
+        calls.append(t)
+        np.float64(1e308) * np.float64(10.0)     # overflows (RuntimeWarning), result discarded
+        return np.where(np.asarray(t) < 1, 1.0, 2.0) * np.ones(2 if candidates is None else len(candidates))
+    sf = SensitivityFunction(fn, 2.0, n_candidates=2, elementwise=elementwise)
+    with pytest.warns(RuntimeWarning, match="overflow"):
+        D = dampen([3.0, _DMAX], sf)
+    assert calls and D.tolist() == [2.0, 1.0 + (_DMAX - 1.0) / 2.0]

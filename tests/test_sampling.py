@@ -718,3 +718,64 @@ def test_far_scores_take_the_cheap_enclosure_first():
     assert R.state(2) == (2 ** 61, 64)
     lo2, hi2 = R.interval(2)           # the full one next, from the same bits, inside the coarse one
     assert lo <= lo2 <= hi2 <= hi and (hi2 - lo2) < (hi - lo)
+
+
+def _enclosure_misses(a, err, n_lo, n_hi):
+    """Entries where _score_bounds + _round_out fail to contain [a − err + n_lo, a + err + n_hi] (Fractions)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        s_lo, s_hi = sampling._score_bounds(a, err)
+        lo, hi = sampling._round_out(s_lo + n_lo, s_hi + n_hi)
+    bad = []
+    for i in range(a.size):
+        ai, ei = float(a[i]), float(err[i])
+        if math.isfinite(ai) and math.isfinite(ei):
+            x_lo = Fraction(ai) - Fraction(ei) + Fraction(float(n_lo[i]))
+            x_hi = Fraction(ai) + Fraction(ei) + Fraction(float(n_hi[i]))
+        elif ai == -math.inf and math.isfinite(ei):   # "below −DBL_MAX": only the upper end is known
+            x_lo = None
+            x_hi = -Fraction(sampling._DBL_MAX) + Fraction(ei) + Fraction(float(n_hi[i]))
+        else:
+            x_lo = x_hi = None
+        if x_lo is not None and not (lo[i] == -math.inf or Fraction(float(lo[i])) <= x_lo):
+            bad.append((i, "lo"))
+        if x_hi is not None and not (hi[i] == math.inf or Fraction(float(hi[i])) >= x_hi):
+            bad.append((i, "hi"))
+    return bad
+
+
+def test_score_bounds_hold_when_a_huge_error_cancels_with_the_noise():
+    """a = 2^-60 with err = 1 + 2^-52: a + err rounds down to 1 + 2^-52, and a noise bound of −(1 + 2^-52)
+    cancels it to exactly 0, where the relative widening of the last addition adds nothing: the old
+    enclosure's upper end was 0 < 2^-60 (and its lower end 0 > −2^-60 on the mirrored case)."""
+    a = np.array([2.0 ** -60, -(2.0 ** -60)])
+    err = np.full(2, 1.0 + 2.0 ** -52)
+    n_hi = np.array([-(1.0 + 2.0 ** -52), 0.0])
+    n_lo = np.array([0.0, 1.0 + 2.0 ** -52])
+    assert _enclosure_misses(a, err, n_lo, n_hi) == []
+    with np.errstate(invalid="ignore", over="ignore"):
+        s_lo, s_hi = sampling._score_bounds(a, err)
+        lo, hi = sampling._round_out(s_lo + n_lo, s_hi + n_hi)
+    assert hi[0] > 0 and lo[1] < 0
+
+
+def test_score_bounds_enclose_on_random_extreme_inputs():
+    """Enclosure property of _score_bounds + _round_out against Fractions: scores and errors from 5e-324 to
+    DBL_MAX (either much larger than the other), noise bounds chosen to cancel the float bounds to near 0
+    (the worst case for a relative widening), plus ±inf / −inf-below-DBL_MAX conventions."""
+    rng = np.random.default_rng(2122)
+    n = 3000
+    mag = lambda e: np.ldexp(rng.uniform(1, 2, n), e)   # noqa: E731
+    a = mag(rng.integers(-1074, 1023, n)) * rng.choice([-1.0, 1.0], n)
+    err = mag(rng.integers(-1074, 1023, n))
+    small = rng.random(n) < 0.5                         # half the errors far above |a| (and vice versa)
+    with np.errstate(over="ignore"):
+        err[small] = np.abs(a[small]) * np.ldexp(1.0, rng.integers(20, 80, small.sum()))
+    err = np.minimum(err, sampling._DBL_MAX / 4)
+    with np.errstate(over="ignore"):
+        base_lo, base_hi = a - err, a + err
+    jitter = np.ldexp(1.0, rng.integers(-1074, 0, n)) * rng.choice([-1.0, 0.0, 1.0], n)
+    n_lo = -base_lo + jitter
+    n_hi = -base_hi - jitter
+    a[:10] = -np.inf
+    err[10:15] = np.inf
+    assert _enclosure_misses(a, err, n_lo, n_hi) == []

@@ -58,6 +58,7 @@ local sensitivity, O(t) per distance; δ^PS, whose running sums restart for a sm
 """
 from __future__ import annotations
 
+import contextlib
 import numbers
 from fractions import Fraction
 from typing import Any
@@ -105,6 +106,7 @@ def check_sensitivity_function(sensitivity_function: Any, n: int | None,
 # -- rigorous float error bounds ---------------------------------------------------------------------
 _SHRINK = 1.0 - 2.0 ** -50  # fl(fl(x) * _SHRINK) <= x for every real x >= 0: a safe lower bound of x
 _TINY = 2.0 ** -1060        # covers the absolute error of an underflowing division (<= 2^-1075)
+_DBL_MAX = float(np.finfo(np.float64).max)
 
 
 def _two_sum_err(a, b, s):
@@ -254,10 +256,20 @@ def _unresolved(active, a, sf, max_steps, b0=None):
     )
 
 
+#: Floating-point conditions the walks' arithmetic meets on extreme inputs and handles itself (an overflow
+#: of D, of b or of G gives inf and err = inf; TwoSum of an inf gives NaN, read as err = inf): silenced
+#: there, and only there, so that no RuntimeWarning leaks (the sensitivity function runs outside).
+_QUIET = {"over": "ignore", "invalid": "ignore"}
+_LOUD = contextlib.nullcontext()
+
+
 def _dampen_steps(a, active, sf, out, max_steps, err) -> None:
     """dampen() one distance per call; fills err (when not None) with the rigorous bounds."""
     delta_max = sf.global_sensitivity
     track = err is not None
+    # b <= |u| for an active candidate and δ <= Δ, so b + δ (and TwoSum of it) cannot overflow below this
+    # bound: the steps skip the floating-point context (one errstate per step would cost ~15% of a step)
+    wide = bool(active.size) and not (float(a[active].max()) <= _DBL_MAX / 4 and delta_max <= _DBL_MAX / 4)
     b = np.zeros(active.size)
     if track:   # float sums of the rounding errors (exact − float) of b and of their absolute values
         C, E = np.zeros(active.size), np.zeros(active.size)
@@ -280,7 +292,8 @@ def _dampen_steps(a, active, sf, out, max_steps, err) -> None:
             if done.any():
                 idx = active[done] if not done.all() else active
                 dd = d[done] if not done.all() else d
-                q = (aa[done] if not done.all() else aa) / dd
+                with np.errstate(over="ignore"):   # |u| / Δ beyond DBL_MAX: D = inf, err = inf
+                    q = (aa[done] if not done.all() else aa) / dd
                 out[idx] = q
                 if track:
                     e = np.abs(q)
@@ -293,22 +306,24 @@ def _dampen_steps(a, active, sf, out, max_steps, err) -> None:
                 active, b, d = active[keep], b[keep], d[keep]
                 if track:
                     C, E = C[keep], E[keep]
-        nb = b + d
+        with np.errstate(**_QUIET) if wide else _LOUD:
+            nb = b + d
+            if track:
+                e = _two_sum_err(b, d, nb)
+                C_next, E_next = C + e, E + np.abs(e)
         aa = a[active]
         inside = aa < nb
         saturated = d >= delta_max
-        if track:
-            e = _two_sum_err(b, d, nb)
-            C_next, E_next = C + e, E + np.abs(e)
         if inside.any() or saturated.any():
             done = inside | saturated
             idx = active[done]
             # Saturated and not yet inside: closed form, each further step adds exactly Δ.
             dd = np.where(inside[done], d[done], delta_max)
-            out[idx] = t + (aa[done] - b[done]) / dd
-            if track:
-                err[idx] = _resolved_error(aa[done], b[done], _bound(C[done], E[done], t), dd, out[idx],
-                                           nb[done], _bound(C_next[done], E_next[done], t + 1), saturated[done])
+            with np.errstate(**_QUIET):
+                out[idx] = t + (aa[done] - b[done]) / dd
+                if track:
+                    err[idx] = _resolved_error(aa[done], b[done], _bound(C[done], E[done], t), dd, out[idx],
+                                               nb[done], _bound(C_next[done], E_next[done], t + 1), saturated[done])
             keep = ~done
             active = active[keep]
             b = nb[keep]
@@ -363,62 +378,66 @@ def _dampen_blocks(a, active, sf, out, max_steps, err) -> None:
             if doomed is not None and doomed.any():
                 raise _hopeless_error(active, doomed, a, sf, max_steps)
         B = min(_block_size(active.size, B), max_steps - t)
-        if B == 1:
-            d = sf(t, active)[:, None]
-            sat = d >= delta_max
-            c = d
-            ends = b[:, None] + d
-        else:
-            d = _block_deltas(sf, t, B, active)
-            sat = np.logical_or.accumulate(d >= delta_max, axis=1)  # sticky saturation
-            d = np.where(sat, delta_max, d)
-            c = np.cumsum(d, axis=1)
-            ends = b[:, None] + c                                # b(t + j + 1)
-        aa = a[active]
-        stop = (aa[:, None] < ends) | sat
-        done = stop.any(axis=1)
-        if track:
+        d = sf(t, active)[:, None] if B == 1 else _block_deltas(sf, t, B, active)
+        with np.errstate(**_QUIET):   # once per block: overflows give inf, handled there (err = inf)
             if B == 1:
-                ce = ca = np.zeros((active.size, 0))
+                sat = d >= delta_max
+                c = d
+                ends = b[:, None] + d
             else:
-                ce, bad = _cumsum_errors(c, d)
-                ca = np.abs(ce)
-                if bad.any():
-                    E = np.where(bad, np.inf, E)
-        if done.any():
-            rows = np.flatnonzero(done)
-            j = stop[rows].argmax(axis=1)
-            dj = d[rows, j]
-            ej = ends[rows, j]
-            starts = ej - dj                                     # b(t + j)
-            idx = active[rows]
-            out[idx] = t + j + (aa[rows] - starts) / dj
+                sat = np.logical_or.accumulate(d >= delta_max, axis=1)  # sticky saturation
+                d = np.where(sat, delta_max, d)
+                c = np.cumsum(d, axis=1)
+                ends = b[:, None] + c                                # b(t + j + 1)
+            aa = a[active]
+            stop = (aa[:, None] < ends) | sat
+            done = stop.any(axis=1)
             if track:
-                # b(t + j + 1) − ends_j = (b(t) − b) + Σ_{k<j} cumsum errors + error of b + c_j, and
-                # b(t + j) − starts = (b(t + j + 1) − ends_j) + error of ends_j − d_j
-                if ce.shape[1]:
-                    pick = (np.arange(rows.size), np.maximum(j - 1, 0))
-                    ps = np.where(j > 0, np.cumsum(ce[rows], axis=1)[pick], 0.0)
-                    pa = np.where(j > 0, np.cumsum(ca[rows], axis=1)[pick], 0.0)
+                if B == 1:
+                    ce = ca = np.zeros((active.size, 0))
                 else:
-                    ps = pa = np.zeros(rows.size)
-                e1 = _two_sum_err(b[rows], c[rows, j], ej)
-                e2 = _two_sum_err(ej, -dj, starts)
-                C_end, E_end = C[rows] + ps + e1, E[rows] + pa + np.abs(e1)
-                err[idx] = _resolved_error(aa[rows], starts, _bound(C_end + e2, E_end + np.abs(e2), t + B), dj,
-                                           out[idx], ej, _bound(C_end, E_end, t + B), sat[rows, j])
-            keep = ~done
-            if track:
-                e1 = _two_sum_err(b[keep], c[keep, -1], ends[keep, -1])
-                C = C[keep] + ce.sum(axis=1)[keep] + e1
-                E = E[keep] + ca.sum(axis=1)[keep] + np.abs(e1)
-            active, b = active[keep], ends[keep, -1]
-        else:
-            if track:
-                e1 = _two_sum_err(b, c[:, -1], ends[:, -1])
-                C = C + ce.sum(axis=1) + e1
-                E = E + ca.sum(axis=1) + np.abs(e1)
-            b = ends[:, -1]
+                    ce, bad = _cumsum_errors(c, d)
+                    ca = np.abs(ce)
+                    if bad.any():
+                        E = np.where(bad, np.inf, E)
+            if done.any():
+                rows = np.flatnonzero(done)
+                j = stop[rows].argmax(axis=1)
+                dj = d[rows, j]
+                ej = ends[rows, j]
+                starts = ej - dj                                     # b(t + j)
+                over = np.isinf(ej)
+                if over.any():   # b(t + j + 1) overflowed: inf − δ is no start; take b(t + j) itself (err = inf)
+                    jo, ro = j[over], rows[over]
+                    starts[over] = np.where(jo > 0, ends[ro, np.maximum(jo - 1, 0)], b[ro])
+                idx = active[rows]
+                out[idx] = t + j + (aa[rows] - starts) / dj
+                if track:
+                    # b(t + j + 1) − ends_j = (b(t) − b) + Σ_{k<j} cumsum errors + error of b + c_j, and
+                    # b(t + j) − starts = (b(t + j + 1) − ends_j) + error of ends_j − d_j
+                    if ce.shape[1]:
+                        pick = (np.arange(rows.size), np.maximum(j - 1, 0))
+                        ps = np.where(j > 0, np.cumsum(ce[rows], axis=1)[pick], 0.0)
+                        pa = np.where(j > 0, np.cumsum(ca[rows], axis=1)[pick], 0.0)
+                    else:
+                        ps = pa = np.zeros(rows.size)
+                    e1 = _two_sum_err(b[rows], c[rows, j], ej)
+                    e2 = _two_sum_err(ej, -dj, starts)
+                    C_end, E_end = C[rows] + ps + e1, E[rows] + pa + np.abs(e1)
+                    err[idx] = _resolved_error(aa[rows], starts, _bound(C_end + e2, E_end + np.abs(e2), t + B), dj,
+                                               out[idx], ej, _bound(C_end, E_end, t + B), sat[rows, j])
+                keep = ~done
+                if track:
+                    e1 = _two_sum_err(b[keep], c[keep, -1], ends[keep, -1])
+                    C = C[keep] + ce.sum(axis=1)[keep] + e1
+                    E = E[keep] + ca.sum(axis=1)[keep] + np.abs(e1)
+                active, b = active[keep], ends[keep, -1]
+            else:
+                if track:
+                    e1 = _two_sum_err(b, c[:, -1], ends[:, -1])
+                    C = C + ce.sum(axis=1) + e1
+                    E = E + ca.sum(axis=1) + np.abs(e1)
+                b = ends[:, -1]
         t += B
 
 
@@ -470,6 +489,8 @@ def _shift(sensitivity_function, n, max_steps, track: bool):
             raise ValueError(f"shift of {sf.name!r} returned shapes {G.shape}, {err.shape}, expected ({n},)")
         return G, (np.where(err >= 0, err, np.inf) if track else None)
     limit = _limit(sf, max_steps)
+    # G <= t·Δ: below this bound no sum overflows, and the steps skip the floating-point context
+    wide = not (delta_max * limit <= _DBL_MAX / 4)
     g = np.zeros(n)
     if track:   # float sums of the rounding errors (exact − float) of g and of their absolute values
         C, E = np.zeros(n), np.zeros(n)
@@ -494,16 +515,17 @@ def _shift(sensitivity_function, n, max_steps, track: bool):
             unsat = ~np.logical_or.accumulate(d >= delta_max, axis=1)
             diff = delta_max - d
             x = np.where(unsat, diff, 0.0)
-            c = np.cumsum(x, axis=1)          # sequential, so its rounding errors are known exactly
-            ga = g[active]
-            gn = ga + c[:, -1]
-            if track:
-                ce, bad = _cumsum_errors(c, x)
-                e0 = np.where(unsat, _two_sum_err(delta_max, -d, diff), 0.0)
-                e1 = _two_sum_err(ga, c[:, -1], gn)
-                C[active] += e0.sum(axis=1) + ce.sum(axis=1) + e1
-                Ea = E[active] + np.abs(e0).sum(axis=1) + np.abs(ce).sum(axis=1) + np.abs(e1)
-                E[active] = np.where(bad, np.inf, Ea)
+            with np.errstate(**_QUIET):           # G beyond DBL_MAX: inf, and err = inf
+                c = np.cumsum(x, axis=1)          # sequential, so its rounding errors are known exactly
+                ga = g[active]
+                gn = ga + c[:, -1]
+                if track:
+                    ce, bad = _cumsum_errors(c, x)
+                    e0 = np.where(unsat, _two_sum_err(delta_max, -d, diff), 0.0)
+                    e1 = _two_sum_err(ga, c[:, -1], gn)
+                    C[active] += e0.sum(axis=1) + ce.sum(axis=1) + e1
+                    Ea = E[active] + np.abs(e0).sum(axis=1) + np.abs(ce).sum(axis=1) + np.abs(e1)
+                    E[active] = np.where(bad, np.inf, Ea)
             g[active] = gn
             active = active[unsat[:, -1]]
             t += B
@@ -514,11 +536,12 @@ def _shift(sensitivity_function, n, max_steps, track: bool):
         du = d[unsat]
         diff = delta_max - du
         ga = g[ai]
-        gn = ga + diff
-        if track:
-            e0, e1 = _two_sum_err(delta_max, -du, diff), _two_sum_err(ga, diff, gn)
-            C[ai] += e0 + e1
-            E[ai] += np.abs(e0) + np.abs(e1)
+        with np.errstate(**_QUIET) if wide else _LOUD:
+            gn = ga + diff
+            if track:
+                e0, e1 = _two_sum_err(delta_max, -du, diff), _two_sum_err(ga, diff, gn)
+                C[ai] += e0 + e1
+                E[ai] += np.abs(e0) + np.abs(e1)
         g[ai] = gn
         active = ai
         t += 1
@@ -530,7 +553,8 @@ def _shift(sensitivity_function, n, max_steps, track: bool):
         )
     if not track:
         return g, None
-    err = _bound(C, E, t)
+    with np.errstate(**_QUIET):
+        err = _bound(C, E, t)
     return g, np.where(err < np.inf, err, np.inf)   # NaN (overflow) -> inf
 
 

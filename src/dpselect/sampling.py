@@ -773,9 +773,14 @@ def _digits(f: Fraction) -> int:
 
 
 def _score_bounds(a, a_err):
-    """[a − err, a + err]; a = −inf with a finite err means "below −DBL_MAX"; err = inf means unknown."""
-    lo = a - a_err
-    hi = np.where(np.isneginf(a) & np.isfinite(a_err), -_DBL_MAX, a + a_err)
+    """[a − err, a + err] rounded outwards; a = −inf with a finite err means "below −DBL_MAX"; err = inf
+    means unknown.
+
+    Each end is stepped one ulp outwards: a ± err rounds to nearest, and when err >> |a| the later sum with
+    the noise can cancel to near 0, where :func:`_round_out`'s relative widening no longer covers that
+    first rounding (up to half an ulp of a ± err)."""
+    lo = np.nextafter(a - a_err, -np.inf)
+    hi = np.where(np.isneginf(a) & np.isfinite(a_err), -_DBL_MAX, np.nextafter(a + a_err, np.inf))
     return np.where(np.isnan(lo), -np.inf, lo), np.where(np.isnan(hi), np.inf, hi)
 
 
