@@ -258,8 +258,8 @@ def _unresolved(active, a, sf, max_steps, b0=None):
 
 #: Floating-point conditions the walks' arithmetic meets on extreme inputs and handles itself (an overflow
 #: of D, of b or of G gives inf and err = inf; TwoSum of an inf gives NaN, read as err = inf): silenced
-#: there, and only there, so that no RuntimeWarning leaks (the sensitivity function runs outside).
-_QUIET = {"over": "ignore", "invalid": "ignore"}
+#: there (np.errstate(over="ignore", invalid="ignore")), and only there, so that no RuntimeWarning leaks (the
+#: sensitivity function runs outside); _LOUD where nothing can overflow.
 _LOUD = contextlib.nullcontext()
 
 
@@ -306,7 +306,7 @@ def _dampen_steps(a, active, sf, out, max_steps, err) -> None:
                 active, b, d = active[keep], b[keep], d[keep]
                 if track:
                     C, E = C[keep], E[keep]
-        with np.errstate(**_QUIET) if wide else _LOUD:
+        with np.errstate(over="ignore", invalid="ignore") if wide else _LOUD:
             nb = b + d
             if track:
                 e = _two_sum_err(b, d, nb)
@@ -319,7 +319,7 @@ def _dampen_steps(a, active, sf, out, max_steps, err) -> None:
             idx = active[done]
             # Saturated and not yet inside: closed form, each further step adds exactly Δ.
             dd = np.where(inside[done], d[done], delta_max)
-            with np.errstate(**_QUIET):
+            with np.errstate(over="ignore", invalid="ignore"):
                 out[idx] = t + (aa[done] - b[done]) / dd
                 if track:
                     err[idx] = _resolved_error(aa[done], b[done], _bound(C[done], E[done], t), dd, out[idx],
@@ -379,7 +379,7 @@ def _dampen_blocks(a, active, sf, out, max_steps, err) -> None:
                 raise _hopeless_error(active, doomed, a, sf, max_steps)
         B = min(_block_size(active.size, B), max_steps - t)
         d = sf(t, active)[:, None] if B == 1 else _block_deltas(sf, t, B, active)
-        with np.errstate(**_QUIET):   # once per block: overflows give inf, handled there (err = inf)
+        with np.errstate(over="ignore", invalid="ignore"):   # once per block: overflows give inf, handled there (err = inf)
             if B == 1:
                 sat = d >= delta_max
                 c = d
@@ -515,7 +515,7 @@ def _shift(sensitivity_function, n, max_steps, track: bool):
             unsat = ~np.logical_or.accumulate(d >= delta_max, axis=1)
             diff = delta_max - d
             x = np.where(unsat, diff, 0.0)
-            with np.errstate(**_QUIET):           # G beyond DBL_MAX: inf, and err = inf
+            with np.errstate(over="ignore", invalid="ignore"):           # G beyond DBL_MAX: inf, and err = inf
                 c = np.cumsum(x, axis=1)          # sequential, so its rounding errors are known exactly
                 ga = g[active]
                 gn = ga + c[:, -1]
@@ -536,7 +536,7 @@ def _shift(sensitivity_function, n, max_steps, track: bool):
         du = d[unsat]
         diff = delta_max - du
         ga = g[ai]
-        with np.errstate(**_QUIET) if wide else _LOUD:
+        with np.errstate(over="ignore", invalid="ignore") if wide else _LOUD:
             gn = ga + diff
             if track:
                 e0, e1 = _two_sum_err(delta_max, -du, diff), _two_sum_err(ga, diff, gn)
@@ -553,7 +553,7 @@ def _shift(sensitivity_function, n, max_steps, track: bool):
         )
     if not track:
         return g, None
-    with np.errstate(**_QUIET):
+    with np.errstate(over="ignore", invalid="ignore"):
         err = _bound(C, E, t)
     return g, np.where(err < np.inf, err, np.inf)   # NaN (overflow) -> inf
 

@@ -583,7 +583,7 @@ def _stage1(a: np.ndarray, a_err: np.ndarray | None, kk: int, noise: str, m: np.
     for s in range(0, n, C):
         e = min(s + C, n)
         L = e - s
-        mc = _bits64(rng, L) if draw else m[s:e]
+        mc = _bits64(rng, L) if m is None else m[s:e]
         xc = x[:L]
         a_c = a[s:e]
         _bulk_noise_into(mc, a_c, noise, xc)
@@ -600,6 +600,7 @@ def _stage1(a: np.ndarray, a_err: np.ndarray | None, kk: int, noise: str, m: np.
                 lo_s = xs - (_BULK_TAU + 2e-15 * (np.abs(xs) + 16.0))
                 hi_s = xs
             else:
+                assert a_err is not None and hb is not None   # d, a_err and hb are given together
                 dc = d[:L]
                 np.abs(xc, out=dc)            # d = a_err + e(x): upper x + d, lower x − d
                 dc += 16.0
