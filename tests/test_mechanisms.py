@@ -476,3 +476,21 @@ def test_float_path_size_is_the_same_draws_as_separate_calls(noise):
     one = [report_noisy_max(far, epsilon=1.0, sensitivity=1.0, noise=noise, rng=gen, exact=False) for _ in range(50)]
     assert np.array_equal(one, report_noisy_max(far, epsilon=1.0, sensitivity=1.0, noise=noise, rng=1, exact=False,
                                                 size=50))
+
+
+def test_float_path_survives_scores_beyond_the_float_range():
+    # a dampened score that overflows to inf made exact=False compute inf − inf and raise IndexError: a crash
+    # that depends on the data (issue 21 P4 class); the float path now gives the overflowed scores the mass
+    from dpselect import constant, local_dampening
+
+    sf = constant(2, 5e-324)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for u in ([1e300, 1.0], [1e300, -1e300], [1.0, 2.0]):
+            r = local_dampening(u, epsilon=1.0, sensitivity_function=sf, exact=False, rng=0)
+            assert r in (0, 1)
+            out = local_dampening(u, epsilon=1.0, sensitivity_function=sf, exact=False, rng=0, size=50)
+            assert set(out.tolist()) <= {0, 1}
+        # only candidate 0's score is beyond the range: it always wins
+        assert local_dampening([1e300, -1e300], epsilon=1.0, sensitivity_function=sf, exact=False,
+                               rng=1, size=20).tolist() == [0] * 20

@@ -158,10 +158,16 @@ def _scale(utilities: np.ndarray, factor: "float | tuple[float, float, int]") ->
     overflow or underflow of the factor itself (ε = 1e300 with Δ = 1e-300 and the like).
     """
     if isinstance(factor, tuple):
-        return scaled_scores(utilities, 0.0, *factor)[0].copy()
-    with np.errstate(over="ignore"):
-        d = utilities - utilities.max()
-        return d * factor  # d <= 0, so the product is finite or −inf (an exp-underflow that is exact)
+        lw = scaled_scores(utilities, 0.0, *factor)[0].copy()
+    else:
+        with np.errstate(over="ignore", invalid="ignore"):
+            lw = (utilities - utilities.max()) * factor  # <= 0: finite or −inf (an exp-underflow that is exact)
+    top = np.isposinf(lw)
+    if top.any():
+        # scores beyond the float range (an overflowed D or u ∓ G on the float path): in float64 every
+        # other candidate is infinitely far below them, so they share all the mass (not inf − inf = NaN)
+        lw = np.where(top, 0.0, -np.inf)
+    return lw
 
 
 def _log_weights(scores: np.ndarray, factor: "float | tuple[float, float, int]",
@@ -986,7 +992,8 @@ def local_dampening_probabilities(utilities: ArrayLike, *, epsilon: float, sensi
 
 def _shifted_scores(u, sf, direction, max_steps):
     g = shift_totals(sf, u.shape[0], max_steps=max_steps)
-    return u - g if direction == "increasing" else u + g
+    with np.errstate(over="ignore"):   # beyond the float range: ±inf, refused or handled by the caller
+        return u - g if direction == "increasing" else u + g
 
 
 @keyword_only("epsilon", "sensitivity_function")
