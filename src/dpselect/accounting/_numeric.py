@@ -78,8 +78,8 @@ def check_delta(delta: object, name: str = "delta", *, allow_one: bool = False) 
 _ALPHA_M1 = np.exp(np.linspace(math.log(1e-4), math.log(1e7), 1201))
 
 
-def _refine(f: Callable[[float], float], lo: float, hi: float, iters: int = 60) -> float:
-    """Golden-section minimisation of ``f`` over log(α − 1) ∈ [lo, hi]; returns the best value seen."""
+def golden_min(f: Callable[[float], float], lo: float, hi: float, iters: int = 60) -> float:
+    """Golden-section minimisation of ``f`` over [lo, hi] (here log(α − 1), or t); returns the best value seen."""
     g = (math.sqrt(5.0) - 1.0) / 2.0
     a, b = lo, hi
     c, d = b - g * (b - a), a + g * (b - a)
@@ -123,7 +123,7 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
     lo = math.log(_ALPHA_M1[max(i - 1, 0)])
     hi = math.log(_ALPHA_M1[min(i + 1, _ALPHA_M1.size - 1)])
     f = lambda x: float(_rdp_eps_at(np.array([math.exp(x)]), np.array([(math.exp(x) + 1.0) * rho]), ld)[0])
-    best = min(float(vals[i]), _refine(f, lo, hi))
+    best = min(float(vals[i]), golden_min(f, lo, hi))
     return max(0.0, up_eps(best))
 
 
@@ -137,7 +137,7 @@ def zcdp_delta(rho: float, epsilon: float) -> float:
     hi = math.log(_ALPHA_M1[min(i + 1, _ALPHA_M1.size - 1)])
     f = lambda x: float(_rdp_logdelta_at(np.array([math.exp(x)]), np.array([(math.exp(x) + 1.0) * rho]),
                                          epsilon)[0])
-    best = min(float(vals[i]), _refine(f, lo, hi))
+    best = min(float(vals[i]), golden_min(f, lo, hi))
     return min(1.0, up(math.exp(best + 1e-12)))
 
 

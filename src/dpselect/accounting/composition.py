@@ -33,7 +33,7 @@ import numpy as np
 from scipy.special import bdtrc, gammaln
 
 from .._validation import check_choice, check_int, check_nonnegative, check_positive, short_repr
-from ._numeric import bisect_decreasing, check_delta, down, square_over, sum_up, up
+from ._numeric import bisect_decreasing, check_delta, down, golden_min, square_over, sum_up, up
 from .guarantees import DEFAULT_ORDERS, RDP, ZCDP, ApproxDP, BoundedRange, Guarantee, PureDP
 
 __all__ = ["compose_basic", "compose_zcdp", "compose_rdp", "optimal_pure", "optimal_bounded_range",
@@ -321,21 +321,11 @@ def _br_delta_lb(eps: float, k: int, eg: float) -> float:
     grid = np.linspace(0.0, 1.0, 129)[1:-1]
     vals = _grr_delta(np.full(grid.size, eps), grid, k, eg)
     j = int(np.argmax(vals))
-    f = lambda t: float(_grr_delta(np.array([eps]), np.array([t]), k, eg)[0])
-    a, b = grid[max(j - 1, 0)], grid[min(j + 1, grid.size - 1)]
-    g = (math.sqrt(5.0) - 1.0) / 2.0
-    c, d = b - g * (b - a), a + g * (b - a)
-    fc, fd = f(c), f(d)
-    for _ in range(40):
-        if fc > fd:
-            b, d, fd = d, c, fc
-            c = b - g * (b - a)
-            fc = f(c)
-        else:
-            a, c, fc = c, d, fd
-            d = a + g * (b - a)
-            fd = f(d)
-    return max(float(vals[j]), fc, fd)
+    def neg(t: float) -> float:   # the golden-section search minimises
+        return -float(_grr_delta(np.array([eps]), np.array([t]), k, eg)[0])
+
+    best = -golden_min(neg, float(grid[max(j - 1, 0)]), float(grid[min(j + 1, grid.size - 1)]), iters=40)
+    return max(float(vals[j]), best)
 
 
 def _first_safe(ub, target: float, x0: float, limit: float, *, increasing_x: bool = True) -> float:
