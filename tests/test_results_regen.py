@@ -63,14 +63,10 @@ CASES = {
                      "--jobs", "1"]),
     "figure2/paper-code/nltcs": Case("figure2/paper-code/nltcs/figure2.csv",
                                      ["reproduce", "figure2", "--protocol", "paper-code", "--runs", "2",
-                                      "--epsilons", "0.01", "--datasets", "nltcs", "--jobs", "1"],
-                                     stale="LocalDiffPID3 predates the DiffPID3 refactor; the regeneration at "
-                                           "a55fc30 is running"),
+                                      "--epsilons", "0.01", "--datasets", "nltcs", "--jobs", "1"]),
     "figure2/paper-code/adult-acs": Case("figure2/paper-code/adult-acs/figure2.csv",
                                          ["reproduce", "figure2", "--protocol", "paper-code", "--runs", "1",
-                                          "--epsilons", "0.01", "--datasets", "adult", "--jobs", "1"], runs=1,
-                                         stale="LocalDiffPID3 predates the DiffPID3 refactor; the regeneration "
-                                               "at a55fc30 is running"),
+                                          "--epsilons", "0.01", "--datasets", "adult", "--jobs", "1"], runs=1),
     # (Adult's LocalDiffPID3 takes ~10 s a run: run 0 only)
     # one repetition of the 10-fold cross validation: runs 0-1 are its folds 0 and 1
     "thesis-figures23-25": Case("thesis-figures23-25/thesis-figures23-25.csv",
