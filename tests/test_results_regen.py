@@ -71,9 +71,7 @@ CASES = {
     # one repetition of the 10-fold cross validation: runs 0-1 are its folds 0 and 1
     "thesis-figures23-25": Case("thesis-figures23-25/thesis-figures23-25.csv",
                                 ["reproduce", "thesis-figures23-25", "--runs", "1", "--epsilons", "0.01",
-                                 "--depths", "2", "--datasets", "nltcs", "--jobs", "1"],
-                                stale="made before the exact-sampling change; the regeneration at a55fc30 is "
-                                      "running"),
+                                 "--depths", "2", "--datasets", "nltcs", "--jobs", "1"]),
     # every value except the sampled column is an exact probability and does not depend on --samples or
     # --full-max-n (which only adds the full-hypercube check). Those probabilities come from float exp / log
     # (dpselect.binary) and a BLAS dot product, whose last bit depends on the CPU's SIMD level and the numpy
