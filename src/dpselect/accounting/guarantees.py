@@ -18,6 +18,7 @@ BoundedRange(epsilon=1.0)
 """
 from __future__ import annotations
 
+import abc
 import math
 from dataclasses import dataclass
 from typing import Callable, Sequence, Union
@@ -61,14 +62,16 @@ def _rr_rdp(eps: float, alpha: float) -> float:
     return eps + float(t) / (alpha - 1.0)
 
 
-class Guarantee:
+class Guarantee(abc.ABC):
     """Base of the guarantee values (``PureDP``, ``BoundedRange``, ``ApproxDP``, ``ZCDP``, ...)."""
 
-    def epsilon(self, delta: float = 0.0) -> float:  # pragma: no cover - overridden
-        raise NotImplementedError
+    @abc.abstractmethod
+    def epsilon(self, delta: float = 0.0) -> float:
+        """The smallest ε (rounded up) such that the guarantee implies (ε, δ)-DP."""
 
-    def delta(self, epsilon: float) -> float:  # pragma: no cover - overridden
-        raise NotImplementedError
+    @abc.abstractmethod
+    def delta(self, epsilon: float) -> float:
+        """The smallest δ (rounded up) such that the guarantee implies (ε, δ)-DP."""
 
     def zcdp(self) -> float:
         """ρ such that the guarantee implies ρ-zCDP; ``ValueError`` where none exists."""
