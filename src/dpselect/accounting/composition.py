@@ -124,13 +124,8 @@ def _kairouz_delta(eps: float, k: int, eg: float) -> float:
 
 
 @dataclass(frozen=True)
-class PureDPComposition(Guarantee):
-    """The optimal composition of ``k`` ε0-DP releases (Kairouz, Oh & Viswanath 2015): exact δ(ε) of k-fold
-    randomized response. Valid for adaptively chosen mechanisms whose ε0 is fixed in advance.
-
-    >>> round(PureDPComposition(0.1, 100).epsilon(1e-6), 3)
-    4.775
-    """
+class _KFold(Guarantee):
+    """k releases of one ε0 each (validated once here); ε(δ) is the smallest ε whose δ(ε) fits."""
 
     epsilon0: float
     k: int
@@ -139,11 +134,21 @@ class PureDPComposition(Guarantee):
         object.__setattr__(self, "epsilon0", check_nonnegative(epsilon0, "epsilon0"))
         object.__setattr__(self, "k", check_int(k, "k", minimum=1))
 
-    def delta(self, epsilon: float) -> float:
-        return _kairouz_delta(self.epsilon0, self.k, check_nonnegative(epsilon, "epsilon"))
-
     def epsilon(self, delta: float = 0.0) -> float:
         return _composed_epsilon(self, check_delta(delta))
+
+
+@dataclass(frozen=True, init=False)
+class PureDPComposition(_KFold):
+    """The optimal composition of ``k`` ε0-DP releases (Kairouz, Oh & Viswanath 2015): exact δ(ε) of k-fold
+    randomized response. Valid for adaptively chosen mechanisms whose ε0 is fixed in advance.
+
+    >>> round(PureDPComposition(0.1, 100).epsilon(1e-6), 3)
+    4.775
+    """
+
+    def delta(self, epsilon: float) -> float:
+        return _kairouz_delta(self.epsilon0, self.k, check_nonnegative(epsilon, "epsilon"))
 
     def zcdp(self) -> float:
         return up(self.k * square_over(self.epsilon0, 2))
@@ -213,8 +218,8 @@ def _br_delta(eps: float, k: int, eg: float, rtol: float = 1e-5) -> float:
     return min(1.0, up(max(best * (1.0 + rtol), float(ub.max()))))
 
 
-@dataclass(frozen=True)
-class BoundedRangeComposition(Guarantee):
+@dataclass(frozen=True, init=False)
+class BoundedRangeComposition(_KFold):
     """The optimal *non-adaptive* composition of ``k`` ε0-bounded-range releases (Dong, Durfee & Rogers
     2020): the exact δ(ε) of the worst batch of k exponential mechanisms, certified from above.
 
@@ -225,19 +230,9 @@ class BoundedRangeComposition(Guarantee):
     2.246
     """
 
-    epsilon0: float
-    k: int
-
-    def __init__(self, epsilon0: float, k: int) -> None:
-        object.__setattr__(self, "epsilon0", check_nonnegative(epsilon0, "epsilon0"))
-        object.__setattr__(self, "k", check_int(k, "k", minimum=1))
-
     def delta(self, epsilon: float) -> float:
         eg = check_nonnegative(epsilon, "epsilon")
         return min(_br_delta_cached(self.epsilon0, self.k, eg), _kairouz_delta(self.epsilon0, self.k, eg))
-
-    def epsilon(self, delta: float = 0.0) -> float:
-        return _composed_epsilon(self, check_delta(delta))
 
     def zcdp(self) -> float:
         return up(self.k * square_over(self.epsilon0, 8))
@@ -370,7 +365,7 @@ def _composed_epsilon_cached(kind: str, eps0: float, k: int, delta: float) -> fl
     return up(_first_safe(g.delta, delta, x0, hi))
 
 
-def _composed_epsilon(g: "PureDPComposition | BoundedRangeComposition", delta: float) -> float:
+def _composed_epsilon(g: _KFold, delta: float) -> float:
     kind = "pure" if isinstance(g, PureDPComposition) else "bounded_range"
     return _composed_epsilon_cached(kind, g.epsilon0, g.k, delta)
 
