@@ -1196,6 +1196,7 @@ def _agg_arguments(where: str, objective_weights, weights):
 def _aggregate(M, weights, sens, mechanism, n, m):
     w = _check_weights(weights, m)
     u = M @ w
+    sensitivity: SensitivityFunction | float
     if mechanism in LOCAL_MECHANISMS:
         sensitivity = weighted_sum(w, _as_functions(sens, n))
     else:

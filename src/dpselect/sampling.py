@@ -39,6 +39,7 @@ few units in the last place (they are documented to be within 1-4 ulp; we allow 
 from __future__ import annotations
 
 import decimal
+import functools
 import math
 from fractions import Fraction
 from typing import Callable, Sequence
@@ -1172,6 +1173,11 @@ def _err_array(a, err):
         return _REL * np.abs(a) + _TINY
 
 
+def _sub_score(exact_score: Callable[[int], Fraction], sub: np.ndarray, i: int) -> Fraction:
+    # the exact score of candidate i of the sub-array ``sub`` (a named function: mypy cannot type a lambda's default)
+    return exact_score(int(sub[i]))
+
+
 def _peel_passes(a, err, kk, rng, noise, exact_score):
     """The definition: k exact passes over the remaining candidates, fresh noise each."""
     remaining = np.arange(a.shape[0])
@@ -1179,7 +1185,7 @@ def _peel_passes(a, err, kk, rng, noise, exact_score):
     for _ in range(kk):
         sub = remaining
         j = int(noisy_top_k(a[sub], err[sub], 1, rng, noise=noise,
-                            exact_score=lambda i, sub=sub: exact_score(int(sub[i])))[0])
+                            exact_score=functools.partial(_sub_score, exact_score, sub))[0])
         picks.append(int(sub[j]))
         remaining = np.delete(remaining, j)
     return np.asarray(picks, dtype=np.int64)

@@ -7,7 +7,7 @@ exactly the output law of :func:`dpselect.apps.motkin.dp_motkin_pareto` /
 from __future__ import annotations
 
 import threading
-from typing import Sequence
+from typing import Sequence, cast
 
 import numpy as np
 
@@ -193,7 +193,7 @@ class MotkinSampler:
                 exact_in = self._exact_inputs.get(tuple(sorted(removed)) if self.approach == "pareto" else ())
             if not self.local:
                 return rem, exponential(s, epsilon=e, sensitivity=sens, k=None if kk == 1 else kk, rng=gen)
-            u, sf, err = exact_in  # local dampening on the cached D, sampled exactly
+            u, sf, err = cast(tuple, exact_in)  # local dampening on the cached D, sampled exactly
             return rem, dampened_select(u, sf, s, err, e, kk, gen)
 
         if self.approach == "agg":

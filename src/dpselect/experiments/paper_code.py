@@ -302,7 +302,7 @@ def first_twice_sensitivity(weights: ArrayLike, sf_first: SensitivityFunction, *
     n = sf_tpr.n_candidates
 
     def fn(t, candidates=None):
-        idx = np.arange(n) if candidates is None else candidates
+        idx = np.arange(cast(int, n)) if candidates is None else candidates
         tt = np.asarray(t)
         if tt.ndim == 0:
             tt = np.full(idx.size, int(tt))
@@ -686,7 +686,7 @@ def moet_run(data: Any, table: Any, *, epsilon: float | None, approach: str, mec
             return nodp_select_quirks(rates(tp, tn, table.n_pos, table.n_neg), approach, weights, n_pick, gen,
                                       quirks)
         return private_select_quirks(tp, tn, table.n_pos, table.n_neg, approach=approach, local=local,
-                                     weights=weights, eps=eps_round, n_pick=n_pick, gen=gen, quirks=quirks,
+                                     weights=weights, eps=cast(float, eps_round), n_pick=n_pick, gen=gen, quirks=quirks,
                                      n_records=n_records, cache=cache)
 
     if code_trees:   # the code's depths count levels: d − 1 and d_max − 1 splits

@@ -16,12 +16,13 @@ the ε-DP mechanisms dpselect guarantees.
 from __future__ import annotations
 
 import argparse
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 import numpy as np
 
 from ..apps.dpmoet import CompressedTable, dp_moet, metric_c, nodp_moet
 from ..tabular import load_tabular
+from ..vocabulary import Mechanism
 from . import paper_code as pc
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table
 
@@ -31,7 +32,7 @@ EPSILONS = (0.01, 0.05, 0.1, 0.5, 1.0, 2.0, 5.0)
 DATASETS = ("nltcs", "adult", "acs")
 METHODS = ("pareto-global", "pareto-local")
 #: the mechanism of each method (global sensitivity: exponential mechanism; local: local dampening)
-MECHANISM = {"global": "exponential", "local": "local_dampening"}
+MECHANISM: dict[str, Mechanism] = {"global": "exponential", "local": "local_dampening"}
 # paper Table 1: (MO_g, MO_l) per dataset and ε
 PAPER = {
     "nltcs": {0.01: (0.48, 0.45), 0.05: (0.48, 0.35), 0.1: (0.48, 0.25), 0.5: (0.48, 0.13), 1.0: (0.48, 0.12),
@@ -93,7 +94,7 @@ def _task(job):
                           rng=np.random.default_rng([seed, di, run_, 1 + mi, ei]), compressed=comp,
                           exact_statistics=True, **settings)  # metric C needs them (not released)
             rows.append({"dataset": name, "method": method, "epsilon": eps, "run": run_, "metric": "C",
-                         "value": metric_c(ref.objectives, res.objectives), "budget": settings["budget"],
+                         "value": metric_c(cast(np.ndarray, ref.objectives), cast(np.ndarray, res.objectives)), "budget": settings["budget"],
                          "protocol": "ours", "failed": 0})
     return rows
 
