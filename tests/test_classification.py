@@ -10,37 +10,7 @@ from dpselect.utilities.classification import (
     confusion_counts, rate_sensitivity, rate_values, tnr, tnr_sensitivity, tpr, tpr_sensitivity,
 )
 
-# Record types (label, prediction of classifier 0, prediction of classifier 1)
-TYPES = list(itertools.product((0, 1), repeat=3))
-
-
-def to_arrays(counts):
-    recs = [t for t, c in zip(TYPES, counts) for _ in range(c)]
-    if not recs:
-        return np.zeros(0, int), np.zeros((2, 0), int)
-    a = np.array(recs)
-    return a[:, 0], a[:, 1:].T
-
-
-def datasets(max_size):
-    """Every multiset of record types with at most max_size records (as count tuples)."""
-    out = []
-    for size in range(max_size + 1):
-        for combo in itertools.combinations_with_replacement(range(len(TYPES)), size):
-            out.append(tuple(np.bincount(combo, minlength=len(TYPES)).tolist()))
-    return out
-
-
-def neighbours(counts):
-    """Add or remove one record."""
-    for i in range(len(TYPES)):
-        up = list(counts)
-        up[i] += 1
-        yield tuple(up)
-        if counts[i]:
-            down = list(counts)
-            down[i] -= 1
-            yield tuple(down)
+from _helpers import neighbours, to_arrays, universe  # tests/_helpers.py, shared with test_sklearn.py
 
 
 def test_counts_and_rates():
@@ -112,10 +82,10 @@ def test_checker_rejects_the_printed_paper_formula():
 
 
 def test_record_level_admissibility_tpr_and_tnr():
-    universe = datasets(4)
+    data = universe(4)
     for util, sens in ((tpr, tpr_sensitivity), (tnr, tnr_sensitivity)):
         rep = check_admissibility(lambda x, u=util: u(*to_arrays(x)), lambda x, s=sens: s(*to_arrays(x)),
-                                  neighbours, universe, t_max=5)
+                                  neighbours, data, t_max=5)
         assert rep.ok, str(rep)
 
 
@@ -123,14 +93,14 @@ def test_checker_catches_halved_sensitivity():
     rep = check_admissibility(lambda x: tpr(*to_arrays(x)),
                               lambda x: dpselect.SensitivityFunction(
                                   lambda t, s=tpr_sensitivity(*to_arrays(x)): s(t) / 2, 1.0),
-                              neighbours, datasets(3), t_max=3)
+                              neighbours, universe(3), t_max=3)
     assert not rep.ok
 
 
 # ---- exact DP audits of every mechanism on TPR (3 classifiers), add/remove one record ----
-AUDIT_DATA = datasets(3)
+AUDIT_DATA = universe(3)
 PAIRS = [(x, y) for x in AUDIT_DATA for y in neighbours(x)]
-PAIRS_SMALL = [(x, y) for x in datasets(2) for y in neighbours(x)]
+PAIRS_SMALL = [(x, y) for x in universe(2) for y in neighbours(x)]
 
 
 def mechanisms(eps, scale=1.0):

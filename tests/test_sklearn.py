@@ -1,5 +1,4 @@
 """dpselect.sklearn: private model selection and the DiffPID3 / DP-MOET estimators."""
-import itertools
 import warnings
 
 import numpy as np
@@ -20,38 +19,11 @@ from sklearn.utils.estimator_checks import check_estimator  # noqa: E402
 
 from dpselect.sklearn import DiffPID3Classifier, DPMOETClassifier  # noqa: E402
 
+from _helpers import neighbours, to_arrays, universe  # noqa: E402  (tests/_helpers.py, shared with test_classification.py)
+
 # ---------------------------------------------------------------------------------------------------
 # accuracy: its sensitivity function, checked by brute force (add/remove one record)
 # ---------------------------------------------------------------------------------------------------
-# record types: (label, prediction of model 0, prediction of model 1)
-TYPES = list(itertools.product((0, 1), repeat=3))
-
-
-def to_arrays(counts):
-    recs = [t for t, c in zip(TYPES, counts) for _ in range(c)]
-    if not recs:
-        return np.zeros(0, int), np.zeros((2, 0), int)
-    a = np.array(recs)
-    return a[:, 0], a[:, 1:].T
-
-
-def universe(max_size):
-    out = []
-    for size in range(max_size + 1):
-        for combo in itertools.combinations_with_replacement(range(len(TYPES)), size):
-            out.append(tuple(np.bincount(combo, minlength=len(TYPES)).tolist()))
-    return out
-
-
-def neighbours(counts):
-    for i in range(len(TYPES)):
-        up = list(counts)
-        up[i] += 1
-        yield tuple(up)
-        if counts[i]:
-            down = list(counts)
-            down[i] -= 1
-            yield tuple(down)
 
 
 def objective(name):
