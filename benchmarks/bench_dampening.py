@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine, record  # noqa: E402
 
 import dpselect  # noqa: E402
+from dpselect.experiments import data_path  # noqa: E402
 import dpselect.dampening as dmp  # noqa: E402
 import dpselect.multiobjective as mo  # noqa: E402
 
@@ -128,7 +129,7 @@ def select_model_rows(quick: bool) -> list[str]:
     from sklearn.tree import DecisionTreeClassifier
     from dpselect.sklearn import select_model
 
-    data = dpselect.load_adult()
+    data = dpselect.load_adult(data_path("tabular"))
     train, _ = data.train_test_split(0.5, rng=0)
     models = [DecisionTreeClassifier(max_depth=d, max_features=0.7, random_state=s).fit(train.X, train.y)
               for d in range(1, 21) for s in range(5)]

@@ -18,6 +18,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 import dpselect  # noqa: E402
+from dpselect.experiments import data_path  # noqa: E402
 from dpselect.sklearn import DPMOETClassifier  # noqa: E402
 
 
@@ -25,7 +26,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--seeds", type=int, default=5)
     args = ap.parse_args()
-    data = dpselect.load_adult()
+    data = dpselect.load_adult(data_path("tabular"))
     train, test = data.train_test_split(0.3, rng=0)
     cats = {j: list(range(int(data.n_values[j]))) for j in np.flatnonzero(data.categorical)}
     public = dict(feature_bounds=(0.0, 1.0), categories=cats, classes=[0, 1])

@@ -18,7 +18,7 @@ from _common import best_of, machine, record  # noqa: E402
 
 from dpselect import multiobjective as mo  # noqa: E402
 from dpselect.apps.influential import MotkinSampler, dp_motkin_pareto, motkin_objectives  # noqa: E402
-from dpselect.graphs import load_dataset_graph  # noqa: E402
+from dpselect.experiments._data import load_graph  # noqa: E402
 from dpselect.utilities.graph import ebc  # noqa: E402
 
 
@@ -52,8 +52,8 @@ def synthetic_dblp_size(seed: int = 0):
 def main() -> None:
     rows = []
     for name in ("enron", "github"):
-        t_load = best_of(lambda: load_dataset_graph(name), repeat=2)
-        g = load_dataset_graph(name)
+        t_load = best_of(lambda: load_graph(name), repeat=2)
+        g = load_graph(name)
         a = g.adjacency.astype(np.int64)
         t_aa = best_of(lambda: np.asarray((a @ a).multiply(a).sum(axis=1)), repeat=1)
 
@@ -71,7 +71,7 @@ def main() -> None:
             return dp_motkin_pareto(g, k=3, epsilon=1.0, mechanism="local_dampening", rng=0)
 
         t_stats = best_of(with_statistics, repeat=2)
-        t_e2e = best_of(lambda: dp_motkin_pareto(load_dataset_graph(name), k=3, epsilon=1.0, mechanism="local_dampening", rng=0), repeat=2)
+        t_e2e = best_of(lambda: dp_motkin_pareto(load_graph(name), k=3, epsilon=1.0, mechanism="local_dampening", rng=0), repeat=2)
         s = MotkinSampler(g, "pareto", mechanism="local_dampening")
         t_first, _ = _once(lambda: s.scores(()))
         rng = np.random.default_rng(0)

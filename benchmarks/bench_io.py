@@ -14,7 +14,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import best_of, machine, record  # noqa: E402
 
-from dpselect.datasets import dataset_path  # noqa: E402
+from dpselect.experiments import data_path  # noqa: E402
 from dpselect.graphs import from_edges, load_edge_list  # noqa: E402
 
 
@@ -39,7 +39,7 @@ def loadtxt_parser(path: Path, delimiter: str | None):
 def main() -> None:
     rows = []
     for label, file, delim in (("Enron", "Email-Enron.txt", None), ("GitHub", "musae_git_edges.csv", ",")):
-        path = dataset_path("graphs", file)
+        path = data_path("graphs", file)
         g = load_edge_list(path, warn=False)
         for other in (previous_parser(path, delim), loadtxt_parser(path, delim)):
             assert other.node_ids.tolist() == g.node_ids.tolist() and (other.adjacency != g.adjacency).nnz == 0

@@ -27,7 +27,7 @@ from _common import best_of, machine, record  # noqa: E402
 
 import dpselect  # noqa: E402
 from dpselect.apps.median import histogram_groups, median, median_probabilities, median_rank  # noqa: E402
-from dpselect.datasets import dataset_path  # noqa: E402
+from dpselect.experiments import data_path  # noqa: E402
 from dpselect.utilities.median import median_sensitivity, median_utility  # noqa: E402
 
 
@@ -59,7 +59,7 @@ def python_loop_ls0(x: np.ndarray, lam: float, count: int) -> list[float]:
 
 
 def main() -> None:
-    hist = np.load(dataset_path("dpbench1d", "PATENT.n4096.npy"))
+    hist = np.load(data_path("dpbench1d", "PATENT.n4096.npy"))
     vals, counts, lam = histogram_groups(hist)
     n = int(counts.sum())
     eps = 1.0

@@ -41,11 +41,11 @@ def naive_blocked(U: np.ndarray, block: int = 256) -> np.ndarray:
 def enron_objectives():
     """Degree and egocentric density of Email-Enron with their edge-DP sensitivity functions."""
     try:
-        from dpselect.datasets import dataset_path
+        from dpselect.experiments import data_path
         from dpselect.graphs import load_dataset_graph
         from dpselect.utilities import graph as ug
 
-        g = load_dataset_graph(dataset_path("graphs", "Email-Enron.txt"))
+        g = load_dataset_graph(data_path("graphs", "Email-Enron.txt"))
         U = np.column_stack([ug.degree(g), ug.egocentric_density(g)])
         return "Email-Enron", U, [ug.degree_sensitivity(g), ug.egocentric_density_sensitivity(g)]
     except Exception as exc:  # data or graph module missing: synthetic degree-like graph statistics

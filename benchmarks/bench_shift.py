@@ -34,7 +34,8 @@ from dpselect import multiobjective as mo  # noqa: E402
 from dpselect.apps.dpmoet import dp_moet  # noqa: E402
 from dpselect.apps.influential import motkin_objectives, prepare_priv_topk  # noqa: E402
 from dpselect.dampening import shift_totals_with_error  # noqa: E402
-from dpselect.graphs import as_graph, load_dataset_graph  # noqa: E402
+from dpselect.experiments._data import data_path, load_graph  # noqa: E402
+from dpselect.graphs import as_graph  # noqa: E402
 from dpselect.tabular import load_nltcs  # noqa: E402
 from dpselect.utilities.graph import ebc, ebc_sensitivity  # noqa: E402
 
@@ -135,7 +136,7 @@ def _ebc_before_issue16(graph, *, max_block_entries: int = 20_000_000):
 def pareto_rows(repeat: int) -> list[str]:
     out = []
     for name in ("enron", "github"):
-        g = load_dataset_graph(name)
+        g = load_graph(name)
         U, sfs = motkin_objectives(g)
         t_ld = best_of(lambda: dpselect.priv_pareto(U, epsilon=1.0, sensitivities=sfs, k=3,
                                                     mechanism="local_dampening", rng=0), repeat)
@@ -158,7 +159,7 @@ def pareto_rows(repeat: int) -> list[str]:
 
 
 def topk_rows(repeat: int) -> list[str]:
-    g = load_dataset_graph("enron")
+    g = load_graph("enron")
     sf = ebc_sensitivity(g, max_degree=1383)
     n = g.n_nodes
     t_hook = best_of(lambda: shift_totals_with_error(sf, n), repeat)
@@ -185,8 +186,8 @@ def topk_rows(repeat: int) -> list[str]:
         return dpselect.priv_topk(graph, k=10, epsilon=1.0, mechanism=m, max_degree=1383, rng=0)
 
     t_given = {m: best_of(lambda m=m: run(g, m), repeat) for m in ("SLD", "LD")}
-    t_load = best_of(lambda: load_dataset_graph("enron"), repeat)
-    t_with_load = best_of(lambda: run(load_dataset_graph("enron")), repeat)
+    t_load = best_of(lambda: load_graph("enron"), repeat)
+    t_with_load = best_of(lambda: run(load_graph("enron")), repeat)
     picks = run(g)
     priv_topk_module = importlib.import_module("dpselect.apps.priv_topk")
     priv_topk_module.ebc = _ebc_before_issue16   # the selection as it ran before issue 16, for the ratio
@@ -217,7 +218,7 @@ def topk_rows(repeat: int) -> list[str]:
 
 
 def dpmoet_rows() -> list[str]:
-    data = load_nltcs()
+    data = load_nltcs(data_path("tabular", "nltcs.dat"))
     small = dict(population=8, selection=2, generations=2, depth=2, max_depth=4, output=2)
     t = {}
     for mech in ("PF", "LD", "SLD"):

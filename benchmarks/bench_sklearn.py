@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import best_of, machine, record  # noqa: E402
 
 import dpselect  # noqa: E402
+from dpselect.experiments import data_path  # noqa: E402
 from dpselect.sklearn import model_objectives, select_model  # noqa: E402
 
 
@@ -36,7 +37,7 @@ def once(fn) -> float:
 def model_selection_rows() -> tuple[list[str], dict]:
     from sklearn.tree import DecisionTreeClassifier
 
-    data = dpselect.load_adult()
+    data = dpselect.load_adult(data_path("tabular"))
     train, _ = data.train_test_split(0.5, rng=0)
     models = [DecisionTreeClassifier(max_depth=d, max_features=0.7, random_state=s).fit(train.X, train.y)
               for d in range(1, 21) for s in range(5)]

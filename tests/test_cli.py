@@ -5,8 +5,8 @@ import sys
 
 import pytest
 
-import dpselect.datasets
 import dpselect.demo
+import dpselect.experiments._data
 from dpselect import cli
 from dpselect.cli import main
 
@@ -129,7 +129,7 @@ def test_no_data_directory_at_all(capsys, monkeypatch):
         raise FileNotFoundError("cannot find the datasets directory: set DPSELECT_DATA to it, or run from a "
                                 "checkout that has ../shared/datasets beside it")
 
-    monkeypatch.setattr(dpselect.datasets, "dataset_root", no_root)
+    monkeypatch.setattr(dpselect.experiments._data, "data_root", no_root)
     assert main(["demo", "--skip-graph"]) == 2
     line = _one_error_line(capsys.readouterr().err)
     assert line == ("dpselect demo: error: cannot find the datasets directory: set DPSELECT_DATA to it, or run "

@@ -25,7 +25,9 @@ from dpselect.mechanisms import (
     local_dampening_probabilities,
     shifted_local_dampening_probabilities,
 )
-from dpselect.tabular import load_nltcs, load_table, load_tabular
+from dpselect.experiments import data_path
+from dpselect.experiments._data import load_tabular
+from dpselect.tabular import load_nltcs, load_table
 from dpselect.utilities.information_gain import (
     IGTables,
     _f_table,
@@ -275,7 +277,7 @@ def test_audit_catches_overstated_dampening():
 
 
 def test_huge_budget_gives_non_private_id3_on_nltcs():
-    d = load_nltcs()
+    d = load_nltcs(data_path("tabular", "nltcs.dat"))
     codes, nv = discretise(d)
     root = int(np.argmax(IGTables(ig_count_tables(codes, d.y, nv)).utilities()))
     for mech in ("exponential", "local_dampening", "shifted_local_dampening"):
@@ -288,7 +290,7 @@ def test_huge_budget_gives_non_private_id3_on_nltcs():
 
 
 def test_mechanism_vocabulary_and_deprecated_names():
-    d = load_nltcs()
+    d = load_nltcs(data_path("tabular", "nltcs.dat"))
     for new, alias, old in (("exponential", "EM", "global"), ("local_dampening", "ld", "local"),
                             ("shifted_local_dampening", "Sld", "shifted")):
         with warnings.catch_warnings():
@@ -321,7 +323,7 @@ def test_discretise_and_predict_tiny_table():
 
 
 def test_seeded_reproducible_and_bad_arguments():
-    d = load_nltcs()
+    d = load_nltcs(data_path("tabular", "nltcs.dat"))
     a = local_diffpid3(d, epsilon=0.5, depth=3, n_max=21574, rng=7)
     b = local_diffpid3(d, epsilon=0.5, depth=3, n_max=21574, rng=7)
     assert np.array_equal(a.feature, b.feature) and np.array_equal(a.label, b.label)
@@ -385,7 +387,7 @@ def test_every_split_gets_budget_over_2_d_plus_1(monkeypatch):
     spy("exponential", 1)
     spy("dampened_select", 4)
     spy("shifted_select", 4)
-    d = load_nltcs()
+    d = load_nltcs(data_path("tabular", "nltcs.dat"))
     for m, fn in (("EM", "exponential"), ("LD", "dampened_select"), ("SLD", "shifted_select")):
         seen.clear()
         tree = diffpid3(d, epsilon=0.9, depth=2, mechanism=m, n_max=21574, rng=0)

@@ -10,6 +10,7 @@ import pytest
 from dpselect.apps import dpmoet as moet
 from dpselect.apps.dpmoet import CompressedTable, dp_moet, metric_c, nodp_moet
 from dpselect.audit import exact_dp_audit
+from dpselect.experiments import data_path
 from dpselect.tabular import load_nltcs, load_table
 from dpselect.trees import predict_many
 
@@ -18,7 +19,7 @@ SMALL = dict(population=8, selection=2, generations=2, depth=2, max_depth=4, out
 
 @pytest.fixture(scope="module")
 def nltcs():
-    return load_nltcs()
+    return load_nltcs(data_path("tabular", "nltcs.dat"))
 
 
 def test_metric_c_definition():

@@ -8,7 +8,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from dpselect.graphs import from_edges, load_dataset_graph
+from dpselect.experiments._data import load_graph
+from dpselect.graphs import from_edges
 from dpselect.utilities.graph import (
     degree,
     degree_sensitivity,
@@ -197,7 +198,7 @@ def test_ebc_real_graph_anchor():
     from dpselect.experiments.thesis_figure20 import public_max_degree
 
     try:
-        g = load_dataset_graph("enron")
+        g = load_graph("enron")
     except FileNotFoundError:
         pytest.skip("enron data not available")
     with warnings.catch_warnings():

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from dpselect.experiments._data import load_graph
 from dpselect.graphs import (
     Graph,
     GraphNormalisationWarning,
@@ -21,10 +22,10 @@ from dpselect.graphs import (
 
 def _has_data(name: str) -> bool:
     try:
-        from dpselect.datasets import dataset_path
+        from dpselect.experiments import data_path
         from dpselect.graphs import GRAPH_DATASETS
 
-        dataset_path("graphs", GRAPH_DATASETS[name])
+        data_path("graphs", GRAPH_DATASETS[name])
         return True
     except FileNotFoundError:
         return False
@@ -39,7 +40,7 @@ def test_real_graphs_statistics(name, n, m, dmax, dups):
         pytest.skip(f"{name} data not available")
     with warnings.catch_warnings():
         warnings.simplefilter("error", GraphNormalisationWarning)  # both files are clean: no warning
-        g = load_dataset_graph(name)
+        g = load_graph(name)
     assert (g.n_nodes, g.n_edges, g.max_degree) == (n, m, dmax)
     # issue 21 P2: the published node set (ids 0..n-1) is public and equals the endpoint set, so the graph and
     # every law on it are those of the endpoint-read graph
@@ -54,7 +55,7 @@ def test_real_graphs_statistics(name, n, m, dmax, dups):
 def test_enron_triangles_match_sparse_formula():
     if not _has_data("enron"):
         pytest.skip("enron data not available")
-    g = load_dataset_graph("enron")
+    g = load_graph("enron")
     a = g.adjacency.astype(np.int64)
     ref = np.asarray((a @ a).multiply(a).sum(axis=1)).ravel() // 2
     np.testing.assert_array_equal(g.triangles(), ref)
@@ -123,6 +124,19 @@ def test_load_errors_csv_and_missing(tmp_path):
         load_dataset_graph("dblp")
 
 
+def test_named_dataset_graph_is_deprecated_and_unchanged():
+    # issue 23 item 5: finding the data belongs to the reproductions (experiments._data.load_graph); a name
+    # still loads the project's copy with its published node set for one release, with a warning
+    if not _has_data("enron"):
+        pytest.skip("enron data not available")
+    ref = load_graph("enron")
+    with pytest.warns(DeprecationWarning, match=r"load_dataset_graph\('enron'\) is deprecated .* 0\.2\.0") as rec:
+        g = load_dataset_graph("enron")
+    assert rec[0].filename == __file__
+    assert (g.name, g.n_nodes, g.n_edges, g.public_nodes) == (ref.name, 36692, 183831, True)
+    assert (g.adjacency != ref.adjacency).nnz == 0
+
+
 def test_from_edges_input_errors():
     with pytest.raises(TypeError, match="integer node ids"):
         from_edges(["a", "b"], ["b", "c"])
@@ -166,21 +180,21 @@ def test_triangle_list_matches_brute_force():
 
 def testtriangles_unsorted_slots_locate_the_directed_edges():
     """The private unsorted listing behind ebc: same triangles, and each slot is the CSR entry of its edge."""
-    from dpselect.graphs import triangles_unsorted
+    from dpselect.graphs import _triangles_unsorted
 
     rng = np.random.default_rng(5)
     for _ in range(20):
         n = int(rng.integers(3, 30))
         u, v = np.nonzero(np.triu(rng.random((n, n)) < rng.uniform(0.1, 0.9), 1))
         g = from_edges(u, v, nodes=np.arange(n))
-        tri, slots = triangles_unsorted(g, slots=True)
+        tri, slots = _triangles_unsorted(g, slots=True)
         assert sorted(map(tuple, np.sort(tri, axis=1).tolist())) == [tuple(t) for t in triangle_list(g).tolist()]
         row = np.repeat(np.arange(n), np.diff(g.adjacency.indptr))
         col = g.adjacency.indices
         a, b, c = tri.T
         for k, (x, y) in enumerate([(a, b), (b, a), (a, c), (c, a), (b, c), (c, b)]):
             assert row[slots[k]].tolist() == x.tolist() and col[slots[k]].tolist() == y.tolist()
-        assert triangles_unsorted(g)[1] is None
+        assert _triangles_unsorted(g)[1] is None
 
 
 # -- issue 11: the constructor rejects what is not a simple undirected graph -------------------------
@@ -373,9 +387,9 @@ def test_load_edge_list_errors_name_the_file_line(tmp_path, content, match):
 
 
 def test_load_edge_list_matches_a_python_parse_of_enron():
-    from dpselect.datasets import dataset_path
+    from dpselect.experiments import data_path
 
-    path = dataset_path("graphs", "Email-Enron.txt")
+    path = data_path("graphs", "Email-Enron.txt")
     rows = [ln.split() for ln in path.read_text().splitlines() if ln and not ln.startswith("#")]
     ref = from_edges([int(a) for a, _ in rows], [int(b) for _, b in rows], warn=False)
     g = load_edge_list(path, warn=False)
@@ -406,15 +420,15 @@ def test_networkx_graph_accepted_wherever_a_graph_is():
 
 def test_triangles_unsorted_is_the_same_in_any_number_of_chunks_and_threads(monkeypatch):
     import dpselect.graphs as graphs_mod
-    from dpselect.graphs import triangles_unsorted
+    from dpselect.graphs import _triangles_unsorted
 
     rng = np.random.default_rng(12)
     u, v = np.nonzero(np.triu(rng.random((120, 120)) < 0.2, 1))
     g = from_edges(u, v, nodes=np.arange(120))
-    tri, slots = triangles_unsorted(g, slots=True, n_threads=1)
+    tri, slots = _triangles_unsorted(g, slots=True, n_threads=1)
     for chunk, threads in ((1, 1), (7, 3), (100, 2)):
         monkeypatch.setattr(graphs_mod, "_WEDGES_PER_CHUNK", chunk)
-        t2, s2 = triangles_unsorted(g, slots=True, n_threads=threads)
+        t2, s2 = _triangles_unsorted(g, slots=True, n_threads=threads)
         np.testing.assert_array_equal(t2, tri)
         np.testing.assert_array_equal(s2, slots)
     ref = {tuple(sorted(t)) for t in itertools.combinations(range(120), 3)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import dpselect
+from dpselect.experiments import data_path
 from dpselect.experiments import paper_code as pc
 from dpselect.utilities.classification import rate_sensitivity
 
@@ -149,7 +150,7 @@ def test_no_quirk_is_dp_moet_bit_for_bit():
     from dpselect.apps.dpmoet import CompressedTable, dp_moet
     from dpselect.tabular import load_nltcs
 
-    data = load_nltcs()
+    data = load_nltcs(data_path("tabular", "nltcs.dat"))
     comp = CompressedTable.from_data(data)
     s = dict(population=6, selection=2, generations=2, depth=2, max_depth=3, output=2, budget="even")
     a = dp_moet(data, epsilon=1.0, approach="pareto", mechanism="local_dampening", rng=np.random.default_rng(4),

@@ -203,11 +203,11 @@ def test_reproductions_n_max_is_the_published_size():
 
 def test_graph_reproduction_setup_emits_no_warning():
     from dpselect.experiments import thesis_figure20 as tf20
-    from dpselect.graphs import load_dataset_graph
+    from dpselect.experiments._data import load_graph
 
     with NO_LEAK:
         for name in ("github",):  # enron: test_graph_utilities.py::test_ebc_real_graph_anchor
-            g = load_dataset_graph(name)
+            g = load_graph(name)
             D, source = tf20.public_max_degree(name)
             assert (D, source) == (PUBLIC_GRAPH_MAX_DEGREE[name], "thesis Sec. 6.5") and g.max_degree <= D
             sf = ebc_sensitivity(g, max_degree=D)

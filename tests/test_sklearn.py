@@ -6,6 +6,7 @@ import pytest
 
 import dpselect
 from dpselect.audit import check_admissibility, exact_dp_audit
+from dpselect.experiments import data_path
 from dpselect.sklearn import model_objectives, select_model
 
 sklearn = pytest.importorskip("sklearn")
@@ -263,7 +264,7 @@ def test_estimators_same_seed_same_model_and_params_round_trip():
 
 
 def test_dataframe_with_categories_in_a_pipeline():
-    data = dpselect.load_adult()
+    data = dpselect.load_adult(data_path("tabular"))
     df = pd.DataFrame(data.X[:3000, :6], columns=data.feature_names[:6])
     df["workclass"] = [data.categories[4][int(c)] for c in data.X[:3000, 4]]
     y = np.where(data.y[:3000] == 1, ">50K", "<=50K")
@@ -467,7 +468,7 @@ def test_select_model_bad_inputs_name_the_parameter(y, preds, kw, exc, match):
 def test_dpmoet_classifier_default_beats_the_constant_predictor_on_adult():
     """Item 13: with the old default (approach="pareto") seed 0 scored 0.246 on Adult's test split (the
     constant predictor: 0.754); the default "accuracy" scores 0.756-0.772 over seeds 0-4."""
-    data = dpselect.load_adult()
+    data = dpselect.load_adult(data_path("tabular"))
     train, test = data.train_test_split(0.3, rng=0)
     cats = {j: list(range(int(data.n_values[j]))) for j in np.flatnonzero(data.categorical)}
     clf = DPMOETClassifier(feature_bounds=(0.0, 1.0), categories=cats, random_state=1).fit(train.X, train.y)

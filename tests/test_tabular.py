@@ -8,7 +8,8 @@ import pytest
 
 from dpselect import PrivacyLeakWarning
 
-from dpselect.datasets import PUBLIC_TABLE_SIZE, dataset_path
+from dpselect.datasets import PUBLIC_TABLE_SIZE
+from dpselect.experiments import data_path
 from dpselect.tabular import (
     TabularData,
     load_acs,
@@ -29,28 +30,28 @@ def _no_leak_warning():
 
 
 def test_nltcs_real_counts_and_label_column():
-    d = load_nltcs()
+    d = load_nltcs(data_path("tabular", "nltcs.dat"))
     assert d.n_records == PUBLIC_TABLE_SIZE["nltcs"]
     assert (d.n_records, d.n_features) == (21574, 15)
-    raw = np.loadtxt(dataset_path("tabular", "nltcs.dat"), dtype=np.int64)
+    raw = np.loadtxt(data_path("tabular", "nltcs.dat"), dtype=np.int64)
     assert np.array_equal(d.y, raw[:, 13])                 # 0-based column 13
     assert np.array_equal(d.X, np.delete(raw, 13, axis=1))
     assert int(d.y.sum()) == 8697
-    other = load_nltcs(label_column=0)
+    other = load_nltcs(data_path("tabular", "nltcs.dat"), label_column=0)
     assert np.array_equal(other.y, raw[:, 0]) and other.feature_names[0] == "a1"
 
 
 def test_acs_real_counts_and_13th_from_end():
-    d = load_acs()
+    d = load_acs(data_path("tabular", "acs.dat"))
     assert (d.n_records, d.n_features) == (47461, 22) and d.n_records == PUBLIC_TABLE_SIZE["acs"]
-    raw = np.loadtxt(dataset_path("tabular", "acs.dat"), dtype=np.int64)
+    raw = np.loadtxt(data_path("tabular", "acs.dat"), dtype=np.int64)
     assert np.array_equal(d.y, raw[:, -13]) and np.array_equal(d.y, raw[:, 10])
-    assert np.array_equal(load_acs(label_column=10).y, d.y)
+    assert np.array_equal(load_acs(data_path("tabular", "acs.dat"), label_column=10).y, d.y)
     assert d.label_name == "a10"
 
 
 def test_adult_merge_drop_missing_scale():
-    d = load_adult()
+    d = load_adult(data_path("tabular"))
     assert (d.n_records, d.n_features) == (45222, 12) and d.n_records == PUBLIC_TABLE_SIZE["adult"]
     assert int(d.y.sum()) == 11208                          # >50K incl. the test file's ">50K."
     num = ~d.categorical
@@ -67,9 +68,38 @@ def test_adult_merge_drop_missing_scale():
 
 
 def test_load_tabular_names():
-    assert load_tabular("nltcs").name == "nltcs"
+    from dpselect.experiments._data import load_tabular as load_by_name   # the reproductions' loader by name
+
+    assert load_by_name("nltcs").name == "nltcs"
+    with pytest.raises(ValueError, match="unknown tabular dataset"):
+        load_by_name("iris")
+
+
+def test_pathless_loaders_are_deprecated_and_unchanged():
+    # issue 23 item 5: the loaders take a path, finding the data is the reproductions' business; the old
+    # path-less calls still read the project's copy for one release, with a warning at the caller's line
+    from dpselect.datasets import dataset_path, dataset_root
+    from dpselect.experiments import data_root
+
+    ref = load_nltcs(data_path("tabular", "nltcs.dat"))
+    with pytest.warns(DeprecationWarning, match=r"load_nltcs\(\) without path .* dpselect 0\.2\.0") as rec:
+        old = load_nltcs()
+    assert rec[0].filename == __file__
+    assert np.array_equal(old.X, ref.X) and np.array_equal(old.y, ref.y) and old.name == ref.name
+    with pytest.warns(DeprecationWarning, match=r"load_acs\(\) without path"):
+        assert load_acs().n_records == 47461
+    with pytest.warns(DeprecationWarning, match=r"load_adult\(\) without directory"):
+        assert load_adult().n_records == 45222
+    with pytest.warns(DeprecationWarning, match=r"load_tabular\('nltcs'\) is deprecated") as rec:
+        assert np.array_equal(load_tabular("nltcs").X, ref.X)
+    assert rec[0].filename == __file__
     with pytest.raises(ValueError, match="unknown tabular dataset"):
         load_tabular("iris")
+    with pytest.warns(DeprecationWarning, match=r"dataset_path\(\) is deprecated") as rec:
+        assert dataset_path("tabular", "nltcs.dat") == data_path("tabular", "nltcs.dat")
+    assert rec[0].filename == __file__
+    with pytest.warns(DeprecationWarning, match=r"dataset_root\(\) is deprecated"):
+        assert dataset_root() == data_root()
 
 
 def test_general_table_from_dict_csv_and_dataframe_like(tmp_path):
@@ -136,7 +166,7 @@ def test_clear_errors(tmp_path):
 
 
 def test_splits_and_folds_partition():
-    d = load_nltcs()
+    d = load_nltcs(data_path("tabular", "nltcs.dat"))
     tr, te = d.train_test_split(0.3, rng=0)
     assert tr.n_records + te.n_records == d.n_records and te.n_records == round(0.3 * d.n_records)
     folds = d.folds(10, rng=1)

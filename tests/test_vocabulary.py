@@ -5,6 +5,7 @@ import warnings
 
 import pytest
 
+from dpselect.experiments import data_path
 from dpselect.vocabulary import (
     ALIASES,
     GLOBAL_MECHANISMS,
@@ -178,7 +179,7 @@ def test_dp_moet_positional_epsilon_is_deprecated():
     from dpselect.tabular import load_nltcs
 
     small = dict(population=6, selection=2, generations=1, depth=2, max_depth=3, output=2)
-    data = load_nltcs()
+    data = load_nltcs(data_path("tabular", "nltcs.dat"))
     with pytest.warns(DeprecationWarning, match=r"passing epsilon positionally to dp_moet\(\)"):
         a = dp_moet(data, 1.0, rng=0, **small)
     b = dp_moet(data, epsilon=1.0, rng=0, **small)

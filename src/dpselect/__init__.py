@@ -1,8 +1,7 @@
 """dpselect: differentially private selection with global and local sensitivity."""
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
+from ._version import __version__
 from .exceptions import PrivacyLeakWarning  # noqa: E402
 from .sensitivity import SensitivityFunction, constant, maximum, weighted_sum  # noqa: E402
 from .dampening import dampen  # noqa: E402

@@ -24,7 +24,7 @@ from .sensitivity import SensitivityFunction
 
 __all__ = ["AuditResult", "AdmissibilityReport", "exact_dp_audit", "check_admissibility"]
 
-TOLERANCE = 1e-9
+_TOLERANCE = 1e-9
 
 
 @dataclass
@@ -55,7 +55,7 @@ class AuditResult:
             return _claim_holds(self)
         if self.epsilon is None:
             return None
-        return self.worst_log_ratio <= self.epsilon + TOLERANCE
+        return self.worst_log_ratio <= self.epsilon + _TOLERANCE
 
 
 def _claim_kind(claim: Any) -> tuple[str, float, float]:
@@ -74,10 +74,10 @@ def _claim_kind(claim: Any) -> tuple[str, float, float]:
 def _claim_holds(res: "AuditResult") -> bool:
     kind, eps, delta = _claim_kind(res.claim)
     if kind == "bounded_range":
-        return res.worst_range <= eps + TOLERANCE and res.worst_log_ratio <= eps + TOLERANCE
+        return res.worst_range <= eps + _TOLERANCE and res.worst_log_ratio <= eps + _TOLERANCE
     if kind == "pure":
-        return res.worst_log_ratio <= eps + TOLERANCE
-    return res.worst_delta is not None and res.worst_delta <= delta + TOLERANCE
+        return res.worst_log_ratio <= eps + _TOLERANCE
+    return res.worst_delta is not None and res.worst_delta <= delta + _TOLERANCE
 
 
 def exact_dp_audit(probability_fn: Callable[[Any], ArrayLike], pairs: Iterable[tuple[Any, Any]], *,
@@ -241,7 +241,7 @@ def check_admissibility(
     datasets: Iterable[Any],
     *,
     t_max: int = 4,
-    tol: float = TOLERANCE,
+    tol: float = _TOLERANCE,
 ) -> AdmissibilityReport:
     """Check both admissibility conditions of a sensitivity function exactly on a set of datasets.
 

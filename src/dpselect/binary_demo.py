@@ -20,5 +20,8 @@ from .experiments.binary_demo import (  # noqa: F401
     run,
 )
 
+__all__ = ["DESCRIPTION", "NAME", "REPRODUCTION", "add_arguments", "count_path_mechanism", "hypercube_graph",
+    "hypercube_mechanism", "laplace_threshold_correct", "randomized_response_correct", "run"]
+
 warnings.warn("dpselect.binary_demo moved to dpselect.experiments.binary_demo; the old module name will be "
               "removed in a future release", DeprecationWarning, stacklevel=2)

@@ -15,9 +15,11 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
-from . import __version__
-from .datasets import dataset_root
+from ._version import __version__
 from .experiments import REPRODUCTIONS
+from .experiments._data import DATA_SUBDIRS, data_root
+
+__all__ = ["main", "COMMANDS", "USAGE_ERROR", "UsageError"]
 
 # Extra top-level commands: name -> module providing DESCRIPTION, add_arguments(parser), run(args) -> int.
 COMMANDS: dict[str, str] = {
@@ -25,8 +27,6 @@ COMMANDS: dict[str, str] = {
     "binary-demo": "dpselect.experiments.binary_demo",
 }
 
-#: Sub-directories of the data root (see :mod:`dpselect.datasets`).
-DATA_SUBDIRS = ("tabular", "graphs", "dpbench1d")
 #: Exit status of every user error (the argparse convention).
 USAGE_ERROR = 2
 
@@ -128,8 +128,7 @@ def _data_hint() -> str:
             return f"DPSELECT_DATA={env} points one level too low: set DPSELECT_DATA={p.parent}"
         return f"DPSELECT_DATA={env} holds none of {', '.join(DATA_SUBDIRS)}: set DPSELECT_DATA to {need}"
     try:
-
-        root = dataset_root()
+        root = data_root()
     except FileNotFoundError:
         return f"set DPSELECT_DATA to {need}"
     return f"the data directory found is {root}: restore the file there, or set DPSELECT_DATA to {need}"
@@ -150,7 +149,7 @@ def _describe(exc: BaseException) -> str | None:
             msg = _one_line(exc)
             if "DPSELECT_DATA" in msg:
                 return msg
-            if "dataset" in msg.lower():  # a file of the shared data directory (dpselect.datasets)
+            if "dataset" in msg.lower():  # a file of the shared data directory (experiments._data)
                 return f"{msg}; {_data_hint()}"
             return f"{msg}; check the path given on the command line"
         target = exc.filename if exc.filename2 is None else f"{exc.filename} -> {exc.filename2}"

@@ -1,16 +1,16 @@
-"""Where the real data lives, and the one rule for finding it.
+"""The **public facts** about the papers' datasets that the privacy proofs use as public parameters.
 
-The project's data sits in ``shared/datasets/`` beside the project checkout (``../shared/datasets``
-from the project root). Loaders accept any explicit path too; ``DPSELECT_DATA`` overrides the default
-root. Files are read in place and never copied into the project.
+They are recorded here, with their sources, so that the reproductions pass them explicitly instead of
+reading them from the (private, in the papers' model) records.
 
-It also records the **public facts** about these datasets that the papers' privacy proofs use as public
-parameters, with their sources, so that the reproductions pass them explicitly instead of reading them
-from the (private, in the papers' model) records.
+Finding the data is not the library's business: its loaders take a path, and the data-root discovery
+(``DPSELECT_DATA`` or ``../shared/datasets``) lives in the reproduction layer,
+:func:`dpselect.experiments.data_root` / :func:`dpselect.experiments.data_path`. :func:`dataset_root`
+and :func:`dataset_path` here are deprecated aliases of those, kept for one release.
 """
 from __future__ import annotations
 
-import os
+import warnings
 from pathlib import Path
 
 __all__ = ["dataset_root", "dataset_path", "PUBLIC_GRAPH_MAX_DEGREE", "PUBLIC_TABLE_SIZE"]
@@ -27,29 +27,35 @@ PUBLIC_TABLE_SIZE: dict[str, int] = {"nltcs": 21574, "acs": 47461, "adult": 4522
 
 
 def dataset_root() -> Path:
-    """The directory holding ``tabular/``, ``graphs/`` and ``dpbench1d/``.
+    """Deprecated: use :func:`dpselect.experiments.data_root` (removed in dpselect 0.2.0).
 
-    Looked up in this order: ``$DPSELECT_DATA``; ``shared/datasets`` in the current directory or any
-    parent; ``shared/datasets`` in a parent of the installed package (an editable install in a checkout).
+    Returns
+    -------
+    pathlib.Path
+        The directory holding ``tabular/``, ``graphs/`` and ``dpbench1d/``.
     """
-    env = os.environ.get("DPSELECT_DATA")
-    if env:
-        return Path(env).expanduser()
-    starts = [Path.cwd(), Path(__file__).resolve().parent]
-    for start in starts:
-        for base in [start, *start.parents]:
-            for cand in (base / "shared" / "datasets", base.parent / "shared" / "datasets"):
-                if cand.is_dir():
-                    return cand
-    raise FileNotFoundError(
-        "cannot find the datasets directory: set DPSELECT_DATA to it, or run from a checkout that has "
-        "../shared/datasets beside it"
-    )
+    warnings.warn("dpselect.datasets.dataset_root() is deprecated and will be removed in dpselect 0.2.0; use "
+                  "dpselect.experiments.data_root()", DeprecationWarning, stacklevel=2)
+    from .experiments._data import data_root   # the reproduction layer, reached only by this deprecated alias
+
+    return data_root()
 
 
 def dataset_path(*parts: str) -> Path:
-    """Path of a file under :func:`dataset_root`; ``FileNotFoundError`` naming it when absent."""
-    path = dataset_root().joinpath(*parts)
-    if not path.exists():
-        raise FileNotFoundError(f"dataset file not found: {path}")
-    return path
+    """Deprecated: use :func:`dpselect.experiments.data_path` (removed in dpselect 0.2.0).
+
+    Returns
+    -------
+    pathlib.Path
+        The path of a file under the data root; ``FileNotFoundError`` naming it when absent.
+    """
+    warnings.warn("dpselect.datasets.dataset_path() is deprecated and will be removed in dpselect 0.2.0; use "
+                  "dpselect.experiments.data_path()", DeprecationWarning, stacklevel=2)
+    return _shared_copy(*parts)
+
+
+def _shared_copy(*parts: str) -> Path:
+    # The project's copy of a data file, for the deprecated path-less calls of the loaders only.
+    from .experiments._data import data_path   # the reproduction layer, reached only by deprecated calls
+
+    return data_path(*parts)

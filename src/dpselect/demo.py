@@ -13,17 +13,18 @@ from pathlib import Path
 
 import numpy as np
 
-import dpselect
-from dpselect.apps.influential_demo import influential_demo_table
-from dpselect.apps.median import histogram_groups, median_error, median_probabilities
-from dpselect.datasets import PUBLIC_GRAPH_MAX_DEGREE, dataset_path
-from dpselect.graphs import load_dataset_graph
-from dpselect.tabular import load_nltcs
-from dpselect.utilities.classification import tpr, tpr_sensitivity
-
+from . import mechanisms as mech
 from ._rng import check_rng
 from ._validation import check_positive
+from .apps.influential_demo import influential_demo_table
+from .apps.median import histogram_groups, median, median_error, median_probabilities
+from .datasets import PUBLIC_GRAPH_MAX_DEGREE
 from .experiments._common import check_out_dir, pyplot
+from .experiments._data import data_path, load_graph
+from .tabular import load_nltcs
+from .utilities.classification import tpr, tpr_sensitivity
+
+__all__ = ["DESCRIPTION", "add_arguments", "run"]
 
 DESCRIPTION = "show private selection on real data: mechanisms, exact probabilities, local vs global"
 
@@ -37,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _rule_selection(epsilon: float, rng: np.random.Generator) -> tuple[list[str], np.ndarray, dict[str, np.ndarray]]:
-    data = load_nltcs()
+    data = load_nltcs(data_path("tabular", "nltcs.dat"))
     X = data.X.astype(np.int8)
     # Candidate r: "predict positive when attribute r is 1". Public candidates; private records.
     preds = X.T
@@ -45,17 +46,17 @@ def _rule_selection(epsilon: float, rng: np.random.Generator) -> tuple[list[str]
     sf = tpr_sensitivity(data.y, preds)
     sld = sf.bounded(data.n_records)
     probs = {
-        "EM": dpselect.exponential_probabilities(u, epsilon=epsilon, sensitivity=1.0),
-        "PF": dpselect.permute_and_flip_probabilities(u, epsilon=epsilon, sensitivity=1.0),
-        "LD": dpselect.local_dampening_probabilities(u, epsilon=epsilon, sensitivity_function=sf),
-        "SLD": dpselect.shifted_local_dampening_probabilities(u, epsilon=epsilon, sensitivity_function=sld),
+        "EM": mech.exponential_probabilities(u, epsilon=epsilon, sensitivity=1.0),
+        "PF": mech.permute_and_flip_probabilities(u, epsilon=epsilon, sensitivity=1.0),
+        "LD": mech.local_dampening_probabilities(u, epsilon=epsilon, sensitivity_function=sf),
+        "SLD": mech.shifted_local_dampening_probabilities(u, epsilon=epsilon, sensitivity_function=sld),
     }
     picks = {
-        "EM": dpselect.exponential(u, epsilon=epsilon, sensitivity=1.0, rng=rng),
-        "PF": dpselect.permute_and_flip(u, epsilon=epsilon, sensitivity=1.0, rng=rng),
-        "RNM-Laplace": dpselect.report_noisy_max(u, epsilon=epsilon, sensitivity=1.0, rng=rng),
-        "LD": dpselect.local_dampening(u, epsilon=epsilon, sensitivity_function=sf, rng=rng),
-        "SLD": dpselect.shifted_local_dampening(u, epsilon=epsilon, sensitivity_function=sld, rng=rng),
+        "EM": mech.exponential(u, epsilon=epsilon, sensitivity=1.0, rng=rng),
+        "PF": mech.permute_and_flip(u, epsilon=epsilon, sensitivity=1.0, rng=rng),
+        "RNM-Laplace": mech.report_noisy_max(u, epsilon=epsilon, sensitivity=1.0, rng=rng),
+        "LD": mech.local_dampening(u, epsilon=epsilon, sensitivity_function=sf, rng=rng),
+        "SLD": mech.shifted_local_dampening(u, epsilon=epsilon, sensitivity_function=sld, rng=rng),
     }
     order = np.argsort(-u, kind="stable")
     print(f"== 1. NLTCS ({data.n_records:,} records): which attribute best detects '{data.label_name}'? ==")
@@ -76,7 +77,7 @@ def _rule_selection(epsilon: float, rng: np.random.Generator) -> tuple[list[str]
 
 def _graph_part(epsilon: float, k: int, rng: np.random.Generator) -> None:
     t0 = time.perf_counter()
-    g = load_dataset_graph("enron")
+    g = load_graph("enron")
     print(f"== 2. Enron email graph ({g.n_nodes:,} nodes, {g.n_edges:,} edges): private top-{k} influential "
           f"nodes, ε = {epsilon:g} in total, edge-DP ==")
     # the public bound on the maximum degree (thesis Sec. 6.5), never read from the private graph
@@ -87,7 +88,7 @@ def _graph_part(epsilon: float, k: int, rng: np.random.Generator) -> None:
 
 
 def _median_part(epsilon: float, rng: np.random.Generator) -> None:
-    hist = np.load(dataset_path("dpbench1d", "HEPTH.n4096.npy"))
+    hist = np.load(data_path("dpbench1d", "HEPTH.n4096.npy"))
     values, counts, lam = histogram_groups(hist)
     true = float(values[np.searchsorted(np.cumsum(counts), (int(counts.sum()) + 1) // 2)])
     print(f"== 3. HEPTH ({int(counts.sum()):,} records, values in [0, {lam:g}]): private median, "
@@ -97,7 +98,7 @@ def _median_part(epsilon: float, rng: np.random.Generator) -> None:
         v, p = median_probabilities(values, epsilon=eps, bound=lam, counts=counts, mechanism="local_dampening")
         print(f"   ε = {eps:<5g} expected |private − true median|: dpselect.median {released:.2f}; "
               f"thesis LD record selection {float(p @ np.abs(v - true)):.2f} (its value is not private)")
-    val = dpselect.median(values, epsilon=epsilon, bound=lam, counts=counts, rng=rng)
+    val = median(values, epsilon=epsilon, bound=lam, counts=counts, rng=rng)
     print(f"   one release at ε = {epsilon:g}: {val:.4f} (true median {true:g})\n")
 
 

@@ -11,7 +11,8 @@ Loaders
   and CSV edge lists (comma separated, optional header);
 * :func:`from_edges` builds a graph from two id arrays;
 * :func:`from_networkx` converts a ``networkx`` graph (integer or arbitrary hashable node labels);
-* :func:`load_dataset_graph` loads the project's real graphs by name (``"enron"``, ``"github"``).
+* :func:`load_dataset_graph` loads an edge-list path (by name, ``"enron"`` / ``"github"``, from the
+  project's copy: deprecated; the reproductions find the data, :func:`dpselect.experiments.data_path`).
 
 Normalisation (never silent): self-loops are dropped, and an edge listed several times, in either
 direction, is kept once. The counts are stored in :attr:`Graph.self_loops_removed` and
@@ -61,8 +62,8 @@ GRAPH_DATASETS: dict[str, str] = {
 }
 
 #: Published node counts of the shipped graphs (SNAP's Email-Enron: 36,692 nodes; MUSAE GitHub: 37,700), whose
-#: node ids are 0..n-1. Edge-DP treats the node set as public; :func:`load_dataset_graph` uses these for the
-#: named graphs, so an isolated node of the published set stays a candidate whatever the edges are.
+#: node ids are 0..n-1. Edge-DP treats the node set as public; pass them as ``n_nodes=`` (the reproductions do),
+#: so an isolated node of the published set stays a candidate whatever the edges are.
 PUBLIC_GRAPH_NODES: dict[str, int] = {"enron": 36692, "github": 37700}
 
 
@@ -221,7 +222,7 @@ class Graph:
         GitHub, whose hub has 9,458 neighbours, against 0.2 s for the listing).
         """
         if self._triangles is None:
-            tri, _ = triangles_unsorted(self)   # counting needs no order
+            tri, _ = _triangles_unsorted(self)   # counting needs no order
             self._triangles = np.bincount(tri.ravel(), minlength=self.n_nodes).astype(np.int64)
         return self._triangles
 
@@ -236,7 +237,7 @@ def triangle_list(graph: Graph) -> np.ndarray:
     >>> triangle_list(from_edges([0, 0, 1, 2], [1, 2, 2, 3])).tolist()
     [[0, 1, 2]]
     """
-    tri, _ = triangles_unsorted(as_graph(graph))
+    tri, _ = _triangles_unsorted(as_graph(graph))
     tri = tri.astype(np.int64)
     tri.sort(axis=1)
     return tri[np.lexsort((tri[:, 2], tri[:, 1], tri[:, 0]))]
@@ -246,7 +247,7 @@ def triangle_list(graph: Graph) -> np.ndarray:
 _WEDGES_PER_CHUNK = 1 << 18
 
 
-def triangles_unsorted(g: Graph, *, slots: bool = False,
+def _triangles_unsorted(g: Graph, *, slots: bool = False,
                        n_threads: int | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """Every triangle once, unsorted, as (n_triangles, 3) node indices u, v, w in rank order.
 
@@ -788,13 +789,16 @@ def _is_networkx(x: Any) -> bool:
 
 
 def load_dataset_graph(name_or_path: str | os.PathLike, **kwargs: Any) -> Graph:
-    """Load ``"enron"`` or ``"github"`` from the shared data directory, or any edge-list path.
+    """Load an edge-list file; a name, ``"enron"`` or ``"github"``, is deprecated (see below).
 
-    Keywords go to :func:`load_edge_list`. A named graph's public node set defaults to its published
-    node count (:data:`PUBLIC_GRAPH_NODES`, ids 0..n-1); an edge-list path needs ``nodes=`` or
-    ``n_nodes=`` for that (omitted: the endpoints, read from the data).
+    Keywords go to :func:`load_edge_list`. An edge-list path needs ``nodes=`` or ``n_nodes=`` for a public
+    node set (omitted: the endpoints, read from the data); a graph's published node count is in
+    :data:`PUBLIC_GRAPH_NODES`. A name loads that graph from the project's copy with its published node
+    count (ids 0..n-1): deprecated, removed in dpselect 0.2.0; finding the data belongs to the
+    reproductions, pass the path (``dpselect.experiments.data_path("graphs", GRAPH_DATASETS[name])``).
 
-    >>> g = load_dataset_graph("enron")
+    >>> from dpselect.experiments import data_path
+    >>> g = load_dataset_graph(data_path("graphs", GRAPH_DATASETS["enron"]), n_nodes=PUBLIC_GRAPH_NODES["enron"])
     >>> g.n_nodes, g.n_edges, g.max_degree, g.public_nodes
     (36692, 183831, 1383, True)
     """
@@ -803,12 +807,15 @@ def load_dataset_graph(name_or_path: str | os.PathLike, **kwargs: Any) -> Graph:
                         f"got {type(name_or_path).__name__}")
     key = str(name_or_path).lower()
     if key in GRAPH_DATASETS:
-        from .datasets import dataset_path
+        warnings.warn(f"load_dataset_graph({key!r}) is deprecated and will be removed in dpselect 0.2.0; pass the "
+                      f"edge-list path, e.g. dpselect.experiments.data_path('graphs', {GRAPH_DATASETS[key]!r}), and "
+                      f"n_nodes=PUBLIC_GRAPH_NODES[{key!r}]", DeprecationWarning, stacklevel=2)
+        from .datasets import _shared_copy
 
         kwargs.setdefault("name", key)
         if kwargs.get("nodes") is None and kwargs.get("n_nodes") is None:
             kwargs["n_nodes"] = PUBLIC_GRAPH_NODES[key]
-        return load_edge_list(dataset_path("graphs", GRAPH_DATASETS[key]), **kwargs)
+        return load_edge_list(_shared_copy("graphs", GRAPH_DATASETS[key]), **kwargs)
     p = Path(name_or_path)
     if not p.exists():
         raise FileNotFoundError(

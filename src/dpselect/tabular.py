@@ -5,8 +5,8 @@ Every loader returns a :class:`TabularData`: a float64 feature matrix ``X`` of s
 0 .. n_values-1 (stored as floats), plus the binary label vector ``y`` (int8, 1 = positive class). This is
 the representation :mod:`dpselect.trees` and :mod:`dpselect.apps.diffpid3` consume.
 
-Files are read in place (``../shared/datasets/tabular`` by default, see :mod:`dpselect.datasets`); any
-explicit path works too.
+The loaders take the path of the files, which are read in place; the project's copy is found by the
+reproduction layer (:func:`dpselect.experiments.data_path`, e.g. ``data_path("tabular", "nltcs.dat")``).
 
 Public schema. The privacy proofs of the trees treat the *encoding* as public: the range a numeric
 column is scaled by and the list of categories of a categorical column. Read from the private records
@@ -21,15 +21,16 @@ from __future__ import annotations
 
 import csv
 import math
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from ._rng import RngLike, check_rng
 from ._validation import check_int
-from .datasets import dataset_path
+from .datasets import _shared_copy
 from .exceptions import warn_public_from_data
 
 __all__ = [
@@ -43,6 +44,8 @@ __all__ = [
     "TABULAR_DATASETS",
     "ADULT_NUMERIC_BOUNDS",
     "ADULT_CATEGORIES",
+    "ADULT_NUMERIC",
+    "ADULT_CATEGORICAL",
 ]
 
 #: lower-case names accepted by :func:`load_tabular` (and the reproductions' ``--datasets``)
@@ -204,7 +207,8 @@ def load_dat(dat: str | Path, domain: str | Path, *, label_column: int, positive
 
     Examples
     --------
-    >>> d = load_dat(dataset_path("tabular", "nltcs.dat"), dataset_path("tabular", "nltcs.domain"),
+    >>> from dpselect.experiments import data_path
+    >>> d = load_dat(data_path("tabular", "nltcs.dat"), data_path("tabular", "nltcs.domain"),
     ...              label_column=13)
     >>> d.n_records, d.n_features
     (21574, 15)
@@ -255,13 +259,15 @@ def load_nltcs(path: str | Path | None = None, *, label_column: int = 13) -> Tab
     we read it as a Python (0-based) index, as in the papers' Python code. Pass another index to
     predict another attribute.
 
-    ``path`` is the ``.dat`` file (its ``.domain`` must sit beside it); default the shared copy.
+    ``path`` is the ``.dat`` file (its ``.domain`` must sit beside it). Omitting it (the project's copy)
+    is deprecated and will be removed in dpselect 0.2.0: pass the path.
 
-    >>> d = load_nltcs()
+    >>> from dpselect.experiments import data_path
+    >>> d = load_nltcs(data_path("tabular", "nltcs.dat"))
     >>> d.n_records, d.n_features, int(d.y.sum())
     (21574, 15, 8697)
     """
-    dat = Path(path) if path is not None else dataset_path("tabular", "nltcs.dat")
+    dat = Path(path) if path is not None else _default_copy("load_nltcs", "path", "tabular", "nltcs.dat")
     return load_dat(dat, dat.with_suffix(".domain"), label_column=label_column, name="nltcs")
 
 
@@ -272,11 +278,15 @@ def load_acs(path: str | Path | None = None, *, label_column: int = -13) -> Tabu
     10 of 0..22), as in the papers' experiments; the other 22 columns are categorical predictors. Pass
     another (0-based or negative) index to predict another attribute.
 
-    >>> d = load_acs()
+    ``path`` is the ``.dat`` file (its ``.domain`` must sit beside it). Omitting it (the project's copy)
+    is deprecated and will be removed in dpselect 0.2.0: pass the path.
+
+    >>> from dpselect.experiments import data_path
+    >>> d = load_acs(data_path("tabular", "acs.dat"))
     >>> d.n_records, d.n_features
     (47461, 22)
     """
-    dat = Path(path) if path is not None else dataset_path("tabular", "acs.dat")
+    dat = Path(path) if path is not None else _default_copy("load_acs", "path", "tabular", "acs.dat")
     return load_dat(dat, dat.with_suffix(".domain"), label_column=label_column, name="acs")
 
 
@@ -643,13 +653,16 @@ def load_adult(directory: str | Path | None = None) -> TabularData:
     recoding of ``education``) are left out. The first line of each file is a header line. Nothing is read
     from the records but the records: no :class:`~dpselect.PrivacyLeakWarning`.
 
-    ``directory`` holds both files (default: the shared copy).
+    ``directory`` holds both files. Omitting it (the project's copy) is deprecated and will be removed
+    in dpselect 0.2.0: pass the directory.
 
-    >>> d = load_adult()
+    >>> from dpselect.experiments import data_path
+    >>> d = load_adult(data_path("tabular"))
     >>> d.n_records, d.n_features, int(d.y.sum())
     (45222, 12, 11208)
     """
-    base = Path(directory) if directory is not None else dataset_path("tabular", "adult.data").parent
+    base = (Path(directory) if directory is not None
+            else _default_copy("load_adult", "directory", "tabular"))
     cols: dict[str, list] = {}
     for fname in ("adult.data", "adult.test"):
         path = base / fname
@@ -665,8 +678,23 @@ def load_adult(directory: str | Path | None = None) -> TabularData:
 
 
 def load_tabular(name: str) -> TabularData:
-    """One of the papers' datasets by lower-case name: ``nltcs``, ``adult`` or ``acs``."""
-    loaders: dict[str, Callable[[], TabularData]] = {"nltcs": load_nltcs, "adult": load_adult, "acs": load_acs}
-    if name not in loaders:
+    """Deprecated (removed in dpselect 0.2.0): one of the papers' datasets by lower-case name, ``nltcs``,
+    ``adult`` or ``acs``, from the project's copy. Pass a path to :func:`load_nltcs`, :func:`load_acs` or
+    :func:`load_adult` instead (the reproductions use ``dpselect.experiments._data.load_tabular``)."""
+    if name not in TABULAR_DATASETS:
         raise ValueError(f"unknown tabular dataset {name!r}; choose from {', '.join(TABULAR_DATASETS)}")
-    return loaders[name]()
+    warnings.warn(f"load_tabular({name!r}) is deprecated and will be removed in dpselect 0.2.0; pass the path "
+                  f"to load_{name}(), e.g. dpselect.experiments.data_path('tabular', ...)",
+                  DeprecationWarning, stacklevel=2)
+    if name == "adult":
+        return load_adult(_shared_copy("tabular", "adult.data").parent)
+    dat = _shared_copy("tabular", f"{name}.dat")
+    return load_nltcs(dat) if name == "nltcs" else load_acs(dat)
+
+
+def _default_copy(fn: str, param: str, *parts: str) -> Path:
+    # the deprecated path-less call of a public loader: warn (at its caller's line) and find the project's copy
+    warnings.warn(f"{fn}() without {param} is deprecated and will be removed in dpselect 0.2.0; pass {param}, "
+                  f"e.g. dpselect.experiments.data_path({', '.join(map(repr, parts))})",
+                  DeprecationWarning, stacklevel=3)
+    return _shared_copy(*parts)

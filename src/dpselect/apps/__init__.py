@@ -1,1 +1,3 @@
 """Applications of the papers built on the selection mechanisms."""
+
+__all__ = []

@@ -66,8 +66,9 @@ DEFAULT_WEIGHTS = (3.0, 2.0)  # (w_TPR, w_TNR) of the paper's DP-MOET-Agg
 class CompressedTable:
     """Distinct rows of a table with their counts of positive and negative records.
 
+    >>> from dpselect.experiments import data_path
     >>> from dpselect.tabular import load_nltcs
-    >>> c = CompressedTable.from_data(load_nltcs())
+    >>> c = CompressedTable.from_data(load_nltcs(data_path("tabular", "nltcs.dat")))
     >>> c.X.shape[0], int(c.n_pos + c.n_neg)
     (2569, 21574)
     """
@@ -295,8 +296,10 @@ def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: M
 
     Examples
     --------
+    >>> from dpselect.experiments import data_path
     >>> from dpselect.tabular import load_nltcs
-    >>> res = dp_moet(load_nltcs(), epsilon=1.0, population=10, selection=2, generations=1, depth=2, max_depth=3,
+    >>> data = load_nltcs(data_path("tabular", "nltcs.dat"))
+    >>> res = dp_moet(data, epsilon=1.0, population=10, selection=2, generations=1, depth=2, max_depth=3,
     ...               output=2, rng=0)
     >>> len(res.trees), res.variant, res.objectives
     (2, 'DP-MOET-Pareto-local', None)

@@ -59,7 +59,7 @@ from scipy.sparse.csgraph import dijkstra
 from .._validation import short_repr, check_choice, check_nonnegative, check_positive
 from . import _logspace as ls
 from ._logspace import SHIFT_FROM
-from .graph import DatasetGraph, uncovered_ids, as_dataset_graph, true_value_array
+from .graph import DatasetGraph, _true_value_array, _uncovered_ids, as_dataset_graph
 from .mechanism import BinaryMechanism
 from .violations import privacy_violations
 from .suitable import DPPair, EdgeDPPairs, SuitablePair
@@ -483,7 +483,7 @@ def _graph_for(graph: Any, epsilon: Any) -> DatasetGraph:
 
 def _prepare(graph: Any, true_values: Any, partial: Any, epsilon: Any, delta: Any, pair: Any):
     g = _graph_for(graph, epsilon)
-    T = true_value_array(g, true_values)
+    T = _true_value_array(g, true_values)
     src, val = _partial_arrays(g, partial)
     pr = resolve_privacy(g, epsilon, delta, pair)
     return g, T, src, val, pr
@@ -514,7 +514,7 @@ def _extend(g: DatasetGraph, T: np.ndarray, src: np.ndarray, val: np.ndarray, pr
     with np.errstate(divide="ignore"):
         log_prob[src, 1] = np.log(val)
         log_prob[src, 0] = np.log1p(-val)
-    uncovered = uncovered_ids(g, T, is_src)
+    uncovered = _uncovered_ids(g, T, is_src)
     info = {"rounds": rounds, "boundary_hitting": uncovered.size == 0}
     bx, by = privacy_violations(g, pr, log_prob, tol)
     if bx.size:

@@ -373,7 +373,7 @@ def _from_edge_array(arr: np.ndarray, epsilon_attr: str | None) -> DatasetGraph:
 
 
 # ===================================================================== boundary notions
-def true_value_array(graph: DatasetGraph, true_values: Any) -> np.ndarray:
+def _true_value_array(graph: DatasetGraph, true_values: Any) -> np.ndarray:
     """``T`` as an int8 array aligned with the graph's vertices; every vertex needs a value 0 or 1."""
     if isinstance(true_values, Mapping):
         if len(true_values) != graph.n:
@@ -404,7 +404,7 @@ def _boundary_edge_ids(graph: DatasetGraph, T: np.ndarray) -> np.ndarray:
 def boundary_edges(graph: Any, true_values: Any) -> list[tuple]:
     """Edges whose endpoints have different true values (paper 002, Def. 5), as vertex-id pairs."""
     g = as_dataset_graph(graph)
-    T = true_value_array(g, true_values)
+    T = _true_value_array(g, true_values)
     ids = _boundary_edge_ids(g, T)
     return [(g.label(int(a)), g.label(int(b))) for a, b in zip(g.edge_u[ids], g.edge_v[ids])]
 
@@ -412,7 +412,7 @@ def boundary_edges(graph: Any, true_values: Any) -> list[tuple]:
 def boundary_vertices(graph: Any, true_values: Any, colour: int | None = None) -> list:
     """Endpoints of boundary edges (Def. 6); with ``colour``, only those of that true value (Def. 8)."""
     g = as_dataset_graph(graph)
-    T = true_value_array(g, true_values)
+    T = _true_value_array(g, true_values)
     ids = _boundary_edge_ids(g, T)
     mask = np.zeros(g.n, dtype=bool)
     mask[g.edge_u[ids]] = True
@@ -424,7 +424,7 @@ def boundary_vertices(graph: Any, true_values: Any, colour: int | None = None) -
     return [g.label(int(i)) for i in np.flatnonzero(mask)]
 
 
-def uncovered_ids(g: DatasetGraph, T: np.ndarray, in_set: np.ndarray) -> np.ndarray:
+def _uncovered_ids(g: DatasetGraph, T: np.ndarray, in_set: np.ndarray) -> np.ndarray:
     """Ids of the boundary edges (endpoints with different true values) with neither endpoint in ``in_set``."""
     ids = _boundary_edge_ids(g, T)
     return ids[~(in_set[g.edge_u[ids]] | in_set[g.edge_v[ids]])]
@@ -433,10 +433,10 @@ def uncovered_ids(g: DatasetGraph, T: np.ndarray, in_set: np.ndarray) -> np.ndar
 def uncovered_boundary_edges(graph: Any, true_values: Any, vertex_set: Iterable) -> list[tuple]:
     """Boundary edges with no endpoint in ``vertex_set`` (empty iff the set is boundary-hitting)."""
     g = as_dataset_graph(graph)
-    T = true_value_array(g, true_values)
+    T = _true_value_array(g, true_values)
     in_set = np.zeros(g.n, dtype=bool)
     in_set[[g.index_of(x, "vertex_set element") for x in vertex_set]] = True
-    ids = uncovered_ids(g, T, in_set)
+    ids = _uncovered_ids(g, T, in_set)
     return [(g.label(int(a)), g.label(int(b))) for a, b in zip(g.edge_u[ids], g.edge_v[ids])]
 
 
@@ -455,7 +455,7 @@ def greedy_boundary_hitting_set(graph: Any, true_values: Any) -> list:
     [1, 3]
     """
     g = as_dataset_graph(graph)
-    T = true_value_array(g, true_values)
+    T = _true_value_array(g, true_values)
     ids = _boundary_edge_ids(g, T)
     a, b = g.edge_u[ids], g.edge_v[ids]
     deg = np.bincount(np.concatenate([a, b]), minlength=g.n)
@@ -495,7 +495,7 @@ def minimum_boundary_hitting_set(graph: Any, true_values: Any) -> list:
     [1, 4]
     """
     g = as_dataset_graph(graph)
-    T = true_value_array(g, true_values)
+    T = _true_value_array(g, true_values)
     ids = _boundary_edge_ids(g, T)
     if ids.size == 0:
         return []

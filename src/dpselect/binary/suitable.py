@@ -31,7 +31,7 @@ from .._validation import check_nonnegative, check_positive
 from . import _logspace as ls
 from .closed_forms import dp_lower, dp_upper
 
-__all__ = ["SuitablePair", "DPPair", "FunctionPair", "EdgeDPPairs"]
+__all__ = ["SuitablePair", "DPPair", "FunctionPair", "EdgeDPPairs", "ScalarKeyUpper", "ShiftWeights"]
 
 #: A fast scalar ``(hi, lo, arc) -> (hi', lo')`` (:meth:`SuitablePair.scalar_key_upper`).
 ScalarKeyUpper = Callable[[float, float, int], tuple[float, float]]

@@ -4,9 +4,14 @@ Each entry of :data:`REPRODUCTIONS` maps a reproduction name to the module imple
 describes itself as a :class:`~dpselect.experiments._common.Reproduction` (``REPRODUCTION``: its settings,
 paper numbers, per-run function and figure layout) and exports ``DESCRIPTION`` (one line),
 ``add_arguments(parser)`` and ``run(args) -> int``; :mod:`._common` holds the shared driver and the output
-contract. :mod:`.binary_demo` (``dpselect binary-demo``) uses the same skeleton.
+contract, :mod:`._data` finds the data (:func:`data_root`, :func:`data_path`: ``DPSELECT_DATA`` or
+``../shared/datasets``). :mod:`.binary_demo` (``dpselect binary-demo``) uses the same skeleton.
 """
 from __future__ import annotations
+
+from ._data import data_path, data_root
+
+__all__ = ["REPRODUCTIONS", "data_root", "data_path"]
 
 # name -> module (imported lazily so `dpselect --help` stays fast)
 REPRODUCTIONS: dict[str, str] = {

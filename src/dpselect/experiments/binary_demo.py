@@ -29,6 +29,9 @@ from .._rng import check_rng
 from ..binary import BinaryMechanism, DatasetGraph, balanced_boundary_value, balanced_probability, optimal_mechanism
 from ._common import Reproduction, Result, add_output_arguments, line_panels, markdown_table, parse_float_list
 
+__all__ = ["NAME", "DESCRIPTION", "count_path_mechanism", "hypercube_graph", "hypercube_mechanism",
+    "randomized_response_correct", "laplace_threshold_correct", "REPRODUCTION", "add_arguments", "run"]
+
 NAME = "binary-demo"
 DESCRIPTION = ("optimal binary DP mechanism for a threshold query over all n-record binary datasets, vs "
                "randomized response and Laplace-then-threshold")

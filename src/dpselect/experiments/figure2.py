@@ -32,6 +32,9 @@ from . import paper_code as pc
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table
 from .table1 import MECHANISM, add_moet_arguments, load_table, moet_settings, moet_settings_text, protocol_report
 
+__all__ = ["NAME", "DESCRIPTION", "EPSILONS", "DATASETS", "METHODS", "WEIGHTS", "PAPER_TEXT", "uagg",
+    "uagg_diffpid3", "CODE_TEST_FRACTION", "REPRODUCTION", "add_arguments", "run"]
+
 NAME = "figure2"
 DESCRIPTION = "Paper Fig. 2: held-out 3·TPR + 2·TNR of DP-MOET-Agg global/local, NODP-MOET-Agg, LocalDiffPID3"
 EPSILONS = (0.01, 0.05, 0.1, 0.5, 1.0, 2.0)

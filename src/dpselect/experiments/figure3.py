@@ -28,6 +28,8 @@ from . import paper_code as pc
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table
 from .table2 import add_graph_argument, cached, cached_graph, graph_sources
 
+__all__ = ["NAME", "DESCRIPTION", "EPSILONS", "METHODS", "PAPER_TEXT", "REPRODUCTION", "add_arguments", "run"]
+
 NAME = "figure3"
 DESCRIPTION = "Paper Fig. 3: recall of DP-MOTkIN-Agg global/local (w_degree=1, w_egodensity=100, k=5)"
 EPSILONS = (0.01, 0.05, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 100.0)

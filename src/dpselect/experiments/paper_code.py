@@ -112,6 +112,15 @@ from ..trees import TreeSpace, crossover, mutate, prune, random_population
 from ..utilities.classification import rate_sensitivity
 from ..utilities.graph import egocentric_density_sensitivity
 
+__all__ = ["PROTOCOLS", "QUIRKS", "TABLE1_QUIRKS", "FIGURE2_QUIRKS", "TABLE2_QUIRKS", "FIGURE3_QUIRKS",
+    "PRIVACY_NOTE", "add_protocol_arguments", "resolve_quirks", "protocol_label", "protocol_text",
+    "metric_c_weak", "pareto_score_weak", "code_rate_delta", "code_rate_sensitivity", "tpr_twice_sensitivity",
+    "first_twice_sensitivity", "code_egodensity_sensitivity", "CodeParetoSensitivity",
+    "code_pareto_sensitivity", "dampen_blocks", "dampen_code_pareto", "first_positive_step", "dampen_quirk",
+    "DampenCache", "PROCESS_CACHE", "FloatingPointFailure", "code_exponential", "rates", "selection_quirks",
+    "nodp_select_quirks", "private_select_quirks", "moet_run", "fork", "cache_note", "TopkParetoQuirks",
+    "topk_reference_argsort", "TopkAggQuirks"]
+
 PROTOCOLS = ("ours", "paper-code")
 
 #: every quirk with a one-line description (the module docstring has the facts and file paths)

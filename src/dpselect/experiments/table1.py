@@ -21,10 +21,14 @@ from typing import Any, Sequence, cast
 import numpy as np
 
 from ..apps.dpmoet import CompressedTable, dp_moet, metric_c, nodp_moet
-from ..tabular import load_tabular
 from ..vocabulary import Mechanism
 from . import paper_code as pc
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table
+from ._data import load_tabular
+
+__all__ = ["NAME", "DESCRIPTION", "EPSILONS", "DATASETS", "METHODS", "MECHANISM", "PAPER", "MOET_FLAGS",
+    "add_moet_arguments", "moet_settings", "moet_settings_text", "load_table", "protocol_report",
+    "REPRODUCTION", "add_arguments", "run"]
 
 NAME = "table1"
 DESCRIPTION = "Paper Table 1: metric C of DP-MOET-Pareto global/local against NODP-MOET-Pareto (NLTCS, Adult, ACS)"

@@ -40,6 +40,11 @@ from ..multiobjective import pareto_score
 from ..utilities.graph import egocentric_density
 from . import paper_code as pc
 from ._common import Reproduction, Result, add_common_arguments, markdown_table, pyplot
+from ._data import load_graph
+
+__all__ = ["NAME", "DESCRIPTION", "EPSILONS", "METHODS", "VARIANTS", "PAPER", "graph_source",
+    "load_graph_dataset", "cached_graph", "cached", "add_graph_argument", "graph_sources", "graph_datasets",
+    "pareto_front_mask", "REPRODUCTION", "add_arguments", "run"]
 
 NAME = "table2"
 DESCRIPTION = "Paper Table 2: metric C of DP-MOTkIN-Pareto global/local vs the non-private top-k (Enron, GitHub)"
@@ -74,7 +79,7 @@ def graph_source(name: str) -> tuple[str, str]:
 def load_graph_dataset(name: str) -> tuple[str, Graph]:
     """(label, graph) for ``enron``/``github`` or an edge-list path (label = lower-case file stem)."""
     label, source = graph_source(name)
-    return label, load_dataset_graph(source if source in GRAPH_DATASETS else Path(source))
+    return label, load_graph(source) if source in GRAPH_DATASETS else load_dataset_graph(Path(source))
 
 
 def cached_graph(source: str) -> Graph:

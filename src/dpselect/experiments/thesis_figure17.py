@@ -27,13 +27,15 @@ from pathlib import Path
 
 import numpy as np
 
-import dpselect as dps
-
+from .. import mechanisms as dps
 from ..apps.median import histogram_groups, median_distribution
-from ..datasets import dataset_path
 from ..dampening import dampen
 from ..utilities.median import grouped_database, interval_median_sensitivity
 from ._common import Reproduction, Result, add_common_arguments, markdown_table
+from ._data import data_path
+
+__all__ = ["NAME", "DESCRIPTION", "DATASETS", "DEFAULT_DATASETS", "EPSILONS", "METHODS", "THESIS",
+    "load_histogram", "thesis_delta0", "REPRODUCTION", "add_arguments", "run"]
 
 NAME = "thesis-figure17"
 DESCRIPTION = "Thesis Fig. 17: median selection error of EM, PF and LD on PATENT, HEPTH, INCOME"
@@ -57,7 +59,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def load_histogram(name: str, path: Path | None = None) -> np.ndarray:
     """A DPBench 1-D histogram (4,096 bins) by lower-case name, or from an explicit path."""
-    p = Path(path) if path is not None else dataset_path("dpbench1d", f"{name.upper()}.n4096.npy")
+    p = Path(path) if path is not None else data_path("dpbench1d", f"{name.upper()}.n4096.npy")
     return np.load(p)
 
 

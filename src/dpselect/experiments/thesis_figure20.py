@@ -25,6 +25,9 @@ from ..graphs import GRAPH_DATASETS, Graph
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table, parse_int_list
 from .table2 import add_graph_argument, cached, cached_graph, graph_sources
 
+__all__ = ["NAME", "DESCRIPTION", "EPSILONS", "METHODS", "THESIS_TEXT", "public_max_degree", "setup",
+    "REPRODUCTION", "add_arguments", "run"]
+
 NAME = "thesis-figure20"
 DESCRIPTION = "Thesis Fig. 20: PrivTopk accuracy with EBC for EM, PF, LD, SLD, k in {5, 10, 20}"
 EPSILONS = tuple(float(f"{10.0 ** e:.6g}") for e in np.arange(-3, 4.5, 0.5))

@@ -18,9 +18,12 @@ import numpy as np
 
 from ..apps.diffpid3 import diffpid3
 from ..datasets import PUBLIC_TABLE_SIZE
-from ..tabular import load_tabular
 from ..vocabulary import Mechanism
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table, parse_int_list
+from ._data import load_tabular
+
+__all__ = ["NAME", "DESCRIPTION", "EPSILONS", "DATASETS", "FIGURE", "METHODS", "MECH", "PAPER_TEXT",
+    "public_n_max", "REPRODUCTION", "add_arguments", "run"]
 
 NAME = "thesis-figures23-25"
 DESCRIPTION = "Thesis Figs. 23-25: 10-fold CV accuracy of Global/Local/ShiftedLocal DiffPID3, depth 2 and 5"

@@ -1,1 +1,3 @@
 """Domain utilities with their global sensitivities and sensitivity functions."""
+
+__all__ = []

@@ -33,6 +33,7 @@ from ..sensitivity import SensitivityFunction
 
 __all__ = [
     "confusion_counts", "tpr", "tnr", "rate_sensitivity", "tpr_sensitivity", "tnr_sensitivity",
+    "rate_values",
 ]
 
 
@@ -84,7 +85,7 @@ def tnr(y_true: ArrayLike, y_pred: ArrayLike) -> np.ndarray:
     return _rate(c["TN"], c["FP"])
 
 
-def rate_values(hit, miss, t) -> np.ndarray:
+def rate_values(hit: ArrayLike, miss: ArrayLike, t: ArrayLike) -> np.ndarray:
     """δ(x, t, r) of the rate hit/(hit + miss) under add/remove-one-record (module docstring).
 
     ``hit``, ``miss`` and ``t`` broadcast against each other (a column of counts against a row of

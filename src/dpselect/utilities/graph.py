@@ -32,7 +32,7 @@ import scipy.sparse as sp
 from .._threads import map_in_threads, resolve_threads
 from .._validation import check_int
 from ..exceptions import warn_public_from_data
-from ..graphs import Graph, triangles_unsorted, as_graph, is_graph_like, triangle_list
+from ..graphs import Graph, _triangles_unsorted, as_graph, is_graph_like, triangle_list
 from ..sensitivity import SensitivityFunction
 
 __all__ = [
@@ -204,7 +204,7 @@ def ebc(graph: Graph, *, max_block_entries: int = 1_000_000, n_threads: int | No
     d = g.degrees.astype(np.float64)
     max_block_entries = check_int(max_block_entries, "max_block_entries", minimum=1)
     threads = resolve_threads(n_threads)
-    tri, slots = triangles_unsorted(g, slots=True, n_threads=threads)
+    tri, slots = _triangles_unsorted(g, slots=True, n_threads=threads)
     assert slots is not None  # asked for
     # triangles through each node, counted from the listing we need anyway (Graph.triangles() would list again)
     e = np.bincount(tri.ravel(), minlength=n).astype(np.float64) if tri.size else np.zeros(n)
