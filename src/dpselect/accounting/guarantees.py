@@ -202,7 +202,7 @@ class BoundedRange(Guarantee):
         return min(1.0, up(math.exp(ep) * math.expm1((e - ep) / 2.0) ** 2 / math.expm1(e)))
 
     def zcdp(self) -> float:
-        """ε²/8 (Cesar & Rogers 2021, Lemma 3.2)."""
+        """ε²/8 (Cesar & Rogers 2021, "Bounding, Concentrating, and Truncating", ALT)."""
         return square_over(self.epsilon_, 8)
 
     def rdp(self, alpha: float) -> float:
