@@ -188,3 +188,30 @@ def test_heterogeneous_bounded_range_composition_is_certified(epss):
     for g in mix:
         acc.charge(g)
     assert acc.spent().epsilon_ <= r + 1e-12
+
+
+# -- adaptive bounded-range composition of long sequences: the windowed recursion ------------------------
+def test_windowed_recursion_bounds_the_full_one():
+    from dpselect.accounting._adaptive_br import adaptive_br_curve, adaptive_br_curve_window
+    for eps, k, m in [(0.1, 100, 40), (0.5, 50, 40)]:
+        full = adaptive_br_curve(eps, k, m)[0]
+        eg_max = ZCDP(k * eps * eps / 8).epsilon(1e-6)
+        for slack in (1e-2, 1e-9):                 # a narrow window (zCDP bounds in play) and the default
+            w = adaptive_br_curve_window(eps, k, m, eg_max, slack)[0]
+            assert w.size * eps / m >= eg_max
+            assert np.all(w >= full[: w.size])                            # still certified
+            assert np.all(w <= full[: w.size] + slack * 1.01)            # loses at most the slack
+
+
+def test_adaptive_bounded_range_beyond_400_releases():
+    from dpselect.accounting import AdaptiveBoundedRangeComposition, compose_zcdp
+    from dpselect.accounting._adaptive_br import adaptive_br_curve
+    eps, k = 0.5, 1000
+    ad = AdaptiveBoundedRangeComposition(eps, k, resolution=40).epsilon(1e-6)
+    batch = BoundedRangeComposition(eps, k).epsilon(1e-6)
+    lower_curve = adaptive_br_curve(eps, k, 8, upper=False)[0]          # a strategy: below the optimum
+    lower = np.flatnonzero(lower_curve <= 1e-6)[0] * eps / 8
+    assert batch <= ad and lower <= ad <= 1.04 * batch
+    assert ad < 0.99 * compose_zcdp([BoundedRange(eps)] * k).epsilon(1e-6)
+    assert AdaptiveBoundedRangeComposition(eps, k).resolution == 100      # the default used by spent()
+    assert AdaptiveBoundedRangeComposition(eps, 6000).resolution == 0     # beyond 5000: no recursion

@@ -16,7 +16,9 @@ Modes (what the budget certifies):
 ``"fixed"`` — the sequence of ε's is fixed in advance (the mechanisms may still depend on earlier
     outputs): the best of basic, zCDP, RDP composition and, for k releases of one ε0, the optimal
     composition of Kairouz, Oh & Viswanath (pure) or the certified optimal adaptive composition of
-    bounded-range releases (k ≤ 400; computed once per ε0, a second or two).
+    bounded-range releases (k ≤ 400: computed once per ε0, a second or two; 400 < k ≤ 5000: reported by
+    ``spent()`` from a windowed recursion, several seconds once per count, while the refusal itself uses
+    the cheaper bounds).
 ``"batch"`` — the mechanisms themselves are fixed in advance (none looks at an earlier output): as
     ``"fixed"`` plus the optimal non-adaptive composition of k ε0-bounded-range releases (Dong, Durfee &
     Rogers 2020).
@@ -66,6 +68,8 @@ def _val(acc: tuple[float, float]) -> float:
     """The value of a compensated sum, moved up one ulp when roundings occurred (never below exact)."""
     s, c = acc
     return s if c == 0.0 else math.nextafter(s + c, math.inf)
+from ._adaptive_br import WINDOW_MAX_K as _WINDOW_MAX_K  # noqa: E402
+
 _SLACK = 1e-12   # relative: ε/k split in float may sum to one ulp above ε; far below any mechanism's own error
 
 
@@ -385,7 +389,7 @@ class Accountant:
         h = self._homogeneous_now()
         if h is not None and dl == 0.0:
             kind, e0, n = h
-            if kind == "bounded_range" and self.mode == "fixed" and n <= 400:
+            if kind == "bounded_range" and self.mode == "fixed" and n <= _WINDOW_MAX_K:
                 best = min(best, AdaptiveBoundedRangeComposition(e0, n).epsilon(target))
             kind = kind if self.mode == "batch" else "pure"
             best = min(best, _composed_epsilon_cached(kind, e0, n, target))
