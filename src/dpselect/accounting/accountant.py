@@ -16,7 +16,9 @@ Modes (what the budget certifies):
 ``"fixed"`` — the sequence of ε's is fixed in advance (the mechanisms may still depend on earlier
     outputs): the best of basic, zCDP, RDP composition and, for k releases of one ε0, the optimal
     composition of Kairouz, Oh & Viswanath (pure) or the certified optimal adaptive composition of
-    bounded-range releases (k ≤ 400; computed once per ε0, a second or two).
+    bounded-range releases (k ≤ 400: computed once per ε0, a second or two; 400 < k ≤ 5000: reported by
+    ``spent()`` from a windowed recursion, several seconds once per count, while the refusal itself uses
+    the cheaper bounds).
 ``"batch"`` — the mechanisms themselves are fixed in advance (none looks at an earlier output): as
     ``"fixed"`` plus the optimal non-adaptive composition of k ε0-bounded-range releases (Dong, Durfee &
     Rogers 2020).
@@ -66,6 +68,8 @@ def _val(acc: tuple[float, float]) -> float:
     """The value of a compensated sum, moved up one ulp when roundings occurred (never below exact)."""
     s, c = acc
     return s if c == 0.0 else math.nextafter(s + c, math.inf)
+from ._adaptive_br import WINDOW_MAX_K as _WINDOW_MAX_K  # noqa: E402
+
 _SLACK = 1e-12   # relative: ε/k split in float may sum to one ulp above ε; far below any mechanism's own error
 
 
@@ -385,7 +389,7 @@ class Accountant:
         h = self._homogeneous_now()
         if h is not None and dl == 0.0:
             kind, e0, n = h
-            if kind == "bounded_range" and self.mode == "fixed" and n <= 400:
+            if kind == "bounded_range" and self.mode == "fixed" and n <= _WINDOW_MAX_K:
                 best = min(best, AdaptiveBoundedRangeComposition(e0, n).epsilon(target))
             kind = kind if self.mode == "batch" else "pure"
             best = min(best, _composed_epsilon_cached(kind, e0, n, target))
@@ -422,6 +426,57 @@ class Accountant:
             d = max(0.0, self.delta - _val(self._d))
             return PureDP(e) if self.delta == 0.0 else ApproxDP(e, d)
 
+    # -- export: hand what was spent to another accountant ---------------------------------------------
+    def _history_without_delta(self, what: str) -> tuple[ChargeRecord, ...]:
+        hist = self.history
+        for r in hist:
+            if isinstance(r.guarantee, ApproxDP) and r.guarantee.delta_ > 0.0:
+                raise ValueError(f"{what} is undefined: the charge {r.guarantee!r} has a δ of its own (read "
+                                 f"acc.spent(delta) instead)")
+        return hist
+
+    def spent_zcdp(self) -> ZCDP:
+        """The zCDP ρ of what was spent: the sum of the charges' ρ (ε-DP: ε²/2, ε-BR: ε²/8, a Gaussian
+        Δ²/(2σ²); rounded up). Hand it to OpenDP (a ``zero_concentrated_divergence`` budget) or to
+        dp-accounting (``ZCDpEvent(rho)`` in its ``RdpAccountant``) to keep composing there.
+
+        This is the quantity the ``"adaptive"`` filter with δ > 0 checks; in the other modes it is a valid,
+        not always the tightest, description of the same charges. ``ValueError`` where a charge has a δ of
+        its own or no zCDP bound (an RDP curve)."""
+        from ._numeric import sum_up
+        hist = self._history_without_delta("spent_zcdp()")
+        return ZCDP(sum_up([r.guarantee.zcdp() for r in hist]) if hist else 0.0)
+
+    def rdp_curve(self) -> RDP:
+        """The Rényi curve of what was spent, on :data:`~dpselect.accounting.DEFAULT_ORDERS`: each
+        charge's curve (a k-fold composition counts k releases), added order by order. Valid for any
+        sequence with the ε's fixed in advance (and, at any one order fixed in advance, as an RDP filter,
+        Feldman & Zrnic 2021). Export it as arrays ``(c.orders, c.epsilons)``, e.g. to dp-accounting's
+        ``rdp_privacy_accountant.compute_epsilon(orders, rdp, delta)``.
+
+        ``ValueError`` where a charge has a δ of its own."""
+        hist = self._history_without_delta("rdp_curve()")
+        total = np.zeros(len(DEFAULT_ORDERS))
+        for r in hist:
+            total = total + self._curve(r.guarantee)
+        return RDP(DEFAULT_ORDERS, np.nextafter(total, np.inf) if hist else total)
+
+    def privacy_curve(self, deltas: Sequence[float] | np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The privacy profile of what was spent as arrays ``(deltas, epsilons)``: at each δ the ε of
+        ``spent(δ)`` (what :meth:`plot` draws; ``nan`` or ``inf`` below the δ the (ε, δ) charges spent, or where
+        no finite ε is certified). Default grid: 45 values of δ from 1e-12 to 1e-1, log-spaced.
+
+        Any δ ↦ ε pair on it is an (ε, δ)-DP guarantee of the whole sequence (under the mode's
+        assumption), e.g. to give OpenDP as ``dp.approximate(dp.max_divergence())`` distances."""
+        ds = np.logspace(-12, -1, 45) if deltas is None else np.asarray(deltas, dtype=float).ravel()
+        eps = np.empty(ds.size)
+        for i, d in enumerate(ds):
+            try:
+                eps[i] = self.spent(float(d)).epsilon(float(d))
+            except ValueError:          # below the δ the (ε, δ) charges spent: nothing finite
+                eps[i] = math.nan
+        return ds, eps
+
     def plot(self, ax: Any = None, deltas: Sequence[float] | None = None) -> Any:
         """Plot the privacy profile ε(δ) of what was spent (matplotlib, imported on first use).
 
@@ -432,13 +487,7 @@ class Accountant:
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ImportError("Accountant.plot needs matplotlib (pip install matplotlib); the accountant itself "
                               "does not") from exc
-        ds = np.logspace(-12, -1, 45) if deltas is None else np.asarray(deltas, dtype=float)
-        eps = []
-        for d in ds:
-            try:
-                eps.append(self.spent(float(d)).epsilon(float(d)))
-            except ValueError:          # below the δ the (ε, δ) charges spent: nothing finite to draw
-                eps.append(math.nan)
+        ds, eps = self.privacy_curve(deltas)
         if ax is None:
             _, ax = plt.subplots()
         ax.semilogx(ds, eps, label=f"spent ({len(self._history)} charges, mode={self.mode})")

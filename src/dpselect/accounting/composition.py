@@ -240,8 +240,12 @@ class BoundedRangeComposition(_KFold):
 
 @lru_cache(maxsize=64)
 def _adaptive_curve(eps: float, k: int, m: int) -> np.ndarray:
-    from ._adaptive_br import adaptive_br_curve
-    return adaptive_br_curve(eps, k, m)[0]
+    from ._adaptive_br import WINDOW_DELTA, WINDOW_SLACK, adaptive_br_curve, adaptive_br_curve_window
+    if k <= 400:
+        return adaptive_br_curve(eps, k, m)[0]
+    # long sequences: only the window of accumulated loss that matters, zCDP bounds outside it
+    eg_max = ZCDP(up(k * square_over(eps, 8))).epsilon(WINDOW_DELTA)
+    return adaptive_br_curve_window(eps, k, m, eg_max, WINDOW_SLACK)[0]
 
 
 @dataclass(frozen=True)
@@ -254,8 +258,11 @@ class AdaptiveBoundedRangeComposition(Guarantee):
     that dominates it (``dpselect.accounting._adaptive_br``), so the answer is an upper bound within
     O(1/resolution) of the optimum, and never worse than the zCDP route or the optimal pure-DP
     composition (both valid adaptively; the smallest of the three is returned). Cost ~ k²·resolution²
-    operations, computed once per (ε0, k) and cached; the default resolution keeps it near 10⁸, and for
-    k > 400 (where that grid would be too coarse to help) the default skips the recursion.
+    operations, computed once per (ε0, k) and cached; the default resolution keeps it near 10⁸. For
+    400 < k ≤ 5000 the recursion runs on a window of the accumulated loss only, with the zCDP bound of
+    the true value outside it (still certified; ε_g up to the zCDP ε at δ = 1e-12), at resolution ~100
+    for k = 1000 (within 1.5% of the batch optimum there; several seconds, once per (ε0, k)); beyond
+    k = 5000 the default skips the recursion.
 
     >>> round(AdaptiveBoundedRangeComposition(0.1, 100).epsilon(1e-6), 2)     # batch optimum: 2.246
     2.27
@@ -270,7 +277,9 @@ class AdaptiveBoundedRangeComposition(Guarantee):
         object.__setattr__(self, "epsilon0", check_nonnegative(epsilon0, "epsilon0"))
         object.__setattr__(self, "k", check_int(k, "k", minimum=1))
         # default: no recursion beyond k = 400 (the affordable grid would be too coarse to beat zCDP)
-        m = (default_resolution(self.k) if self.k <= 400 else 0) if resolution is None \
+        from ._adaptive_br import WINDOW_MAX_K, default_window_resolution
+        m = (default_resolution(self.k) if self.k <= 400 else default_window_resolution(self.k)
+             if self.k <= WINDOW_MAX_K else 0) if resolution is None \
             else check_int(resolution, "resolution", minimum=1)
         object.__setattr__(self, "resolution", m)
 
