@@ -870,6 +870,14 @@ def noisy_top_k_batch(
 _LN2 = math.log(2.0)
 _PEEL_EXPECTED = 32.0   # expected number of tail candidates revealed per pick (sets the water level)
 _PEEL_BLOCK = 1 << 12  # the levels' per-block counts locate a revealed position by scanning one block
+#: True: a peeled pick whose head and revealed candidates do not clear the walls scans every candidate (the
+#: previous fallback; same law, tests compare the two). False: :func:`_peel_lowered` first.
+_PEEL_FULL_FALLBACK = False
+#: Work counters of noisy_top_k_peeled's fallback (tests and benchmarks read them): picks finished by the
+#: refined fallback, by the full scan, and the candidates each examined in total.
+_PEEL_STATS = {"refined": 0, "full": 0, "examined": 0}
+#: The lowered levels give up (for the scan of all n) beyond max(this, n/16) expected marks.
+_PEEL_MARK_MIN = 256
 
 
 def _geometric_exact(m: int, j: int, limit: int, rng) -> int:
@@ -1117,15 +1125,137 @@ def noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, 
                                     exact_score=ex, bits=bits)[0])
                 win = int(sub[j])
             else:
-                # every remaining candidate, in place (no n-sized copies): the picked ones are left out of
-                # stage 1, the shortlist is finished with increasing ids (the same picks as on the subarray)
-                bits = _fallback_bits(n, {ids_l[q]: int(m_l[q]) for q in alive}, lev, js, rng)
-                drop = np.asarray(sorted(removed), dtype=np.int64)
-                short, ms = _stage1(a, err_full, 1, noise, m=bits, drop=drop)
-                win = int(_finish_sub(a, err_full, short, ms, 1, rng, noise, exact_score)[0])
+                out = None
+                if not _PEEL_FULL_FALLBACK:
+                    out = _peel_lowered(a, err_full, [ids_l[q] for q in alive], m_l[np.asarray(alive, dtype=np.int64)],
+                                        [lo_l[q] for q in alive], walls, js, sizes, lev, block_counts, rng, noise,
+                                        removed, max(_PEEL_MARK_MIN, n // 16), exact_score)
+                if isinstance(out, int):
+                    win = out
+                else:
+                    # every remaining candidate, in place (no n-sized copies): the picked ones are left out of
+                    # stage 1, the shortlist is finished with increasing ids (the same picks as on the subarray)
+                    _PEEL_STATS["full"] += 1
+                    _PEEL_STATS["examined"] += n
+                    known, jc = out if out is not None else ({ids_l[q]: int(m_l[q]) for q in alive}, js)
+                    bits = _fallback_bits(n, known, lev, js, rng, jc)
+                    drop = np.asarray(sorted(removed), dtype=np.int64)
+                    short, ms = _stage1(a, err_full, 1, noise, m=bits, drop=drop)
+                    win = int(_finish_sub(a, err_full, short, ms, 1, rng, noise, exact_score)[0])
         picks.append(win)
         removed.add(win)
     return np.asarray(picks, dtype=np.int64)
+
+
+def _peel_lowered(a, err, ids, words, lo, walls, js, sizes, lev, block_counts, rng, noise, removed, cap, exact_score):
+    """One peeled pick whose head and revealed candidates (``ids``, first ``words``, float lower bounds
+    ``lo``) do not clear the walls, finished by lowering the groups' levels instead of scanning all n.
+
+    An unrevealed candidate of a group of level j has a uniform U conditioned on its first j bits not all
+    ones. Let T be the best lower bound drawn so far (a lower bound of the winner's value). For each group
+    whose wall w + F⁻¹(1 − 2^-j) is not below T, pick a lower level j' < j (the largest whose wall is
+    below T, at most 3 levels down per round; j' = 0: every member) and *mark* the members whose first j'
+    bits are all ones, by exact rejection sampling of their conditional law: Bernoulli(2^-j') marks over
+    the group's positions (Geometric gaps; positions of candidates drawn already or picked are ignored),
+    each marked candidate a word with its first j' bits ones and fresh bits after them, and if its first j
+    bits are then all ones it is drawn again from scratch (fresh words until the first j bits are not all
+    ones) and stays marked only if its first j' bits are ones. So each unrevealed candidate is marked with
+    exactly its conditional probability and gets a word of exactly its conditional law, independently, and
+    an unmarked one is left with U conditioned on its first j' bits not all ones: the same state at level
+    j'. Repeat with the new T until every wall is below T; then every candidate not drawn is below T,
+    below the winner, and never needed (each pick has fresh noise): the pick over the drawn candidates
+    (:func:`noisy_top_k` with their words) is the pick over all. The work is the number drawn, about the
+    number of candidates whose noisy value can exceed T, not n.
+
+    Returns the pick, or ``(known, jc)`` (the words drawn so far by id, the current level per group) when
+    more than ``cap`` marks would be needed: the caller then draws every other tail word (at its current
+    level) and scans all candidates, which is the same law.
+    """
+    ids = list(ids)
+    words = [np.asarray(words, dtype=np.uint64)]
+    T = float(np.max(lo)) if len(lo) else -math.inf
+    skip = set(ids) | removed
+    jc = js.astype(np.int64).copy()
+    total = 0
+    while True:
+        jn = jc.copy()
+        for g in range(jc.size):
+            if jc[g] == 0:
+                continue
+
+            def wall(jj: int, w: float = float(walls[g])) -> float:
+                v = w + _noise_point_hi(jj, noise)
+                return v + 1e-15 * abs(v) + 1e-300
+
+            if wall(int(jc[g])) < T:
+                continue
+            jj = int(jc[g]) - 1
+            while jj >= 1 and not wall(jj) < T:
+                jj -= 1
+            jn[g] = max(jj, int(jc[g]) - 3, 0)
+        todo = np.flatnonzero(jn < jc)
+        if todo.size == 0:
+            break
+        expected = float(np.sum(sizes[todo] * np.ldexp(1.0, -jn[todo])))
+        total += expected
+        if total > cap:
+            return {i: int(w) for i, w in zip(ids, np.concatenate(words).tolist())}, jc
+        # marked positions per group: all of them where j' = 0, else Bernoulli(2^-j') (Geometric gaps)
+        g_of, pos_of = [], []
+        for g in todo[jn[todo] == 0].tolist():
+            g_of.append(np.full(int(sizes[g]), g, dtype=np.int64))
+            pos_of.append(np.arange(int(sizes[g]), dtype=np.int64))
+        cur_g = todo[jn[todo] > 0]
+        cur_pos = np.full(cur_g.size, -1, dtype=np.int64)
+        R = int(min(4096, max(8, math.ceil(expected / max(1, cur_g.size)) + 8)))
+        while cur_g.size:
+            gaps = _geometric_gaps(np.repeat(jn[cur_g], R), np.repeat(sizes[cur_g], R), rng).reshape(-1, R)
+            cum = cur_pos[:, None] + np.cumsum(gaps + 1, axis=1)
+            hit = cum < sizes[cur_g][:, None]
+            g_of.append(np.broadcast_to(cur_g[:, None], hit.shape)[hit])
+            pos_of.append(cum[hit])
+            more = hit[:, -1]
+            cur_g, cur_pos = cur_g[more], cum[more, -1]
+            R = 64
+        mg = np.concatenate(g_of) if g_of else np.zeros(0, dtype=np.int64)
+        new_ids = (_level_members(lev, block_counts, js[mg], np.concatenate(pos_of)) if mg.size
+                   else np.zeros(0, dtype=np.int64))
+        keep = np.asarray([i not in skip for i in new_ids.tolist()], dtype=bool)
+        new_ids, mg = new_ids[keep], mg[keep]
+        j0 = jc[mg].astype(np.uint64)
+        j1 = jn[mg].astype(np.uint64)
+        top = ((np.uint64(1) << j0) - np.uint64(1)) << (np.uint64(64) - j0)   # (j = 0: no bit; not reached)
+        top1 = np.where(j1 > 0, ((np.uint64(1) << j1) - np.uint64(1)) << (np.uint64(64) - np.maximum(j1, 1)),
+                        np.uint64(0))
+        w_new = (_bits64(rng, new_ids.size) >> j1) | top1
+        bad = (w_new & top) == top
+        while bad.any():             # rejected: drawn again from scratch
+            w_new[bad] = _bits64(rng, int(bad.sum()))
+            bad = (w_new & top) == top
+        ok = (w_new & top1) == top1
+        new_ids, w_new = new_ids[ok], w_new[ok]
+        jc = jn
+        if new_ids.size:
+            n_lo, _ = _float_enclosure(w_new, noise)
+            a_n = a[new_ids]
+            e_n = _REL * np.abs(a_n) + _TINY if err is None else err[new_ids]
+            with np.errstate(invalid="ignore", over="ignore"):
+                s_lo, _ = _score_bounds(a_n, e_n)
+                l_n, _ = _round_out(s_lo + n_lo, s_lo + n_lo)
+            T = max(T, float(np.max(l_n)))
+            ids += new_ids.tolist()
+            words.append(w_new)
+            skip.update(new_ids.tolist())
+    _PEEL_STATS["refined"] += 1
+    _PEEL_STATS["examined"] += len(ids)
+    sub = np.asarray(ids, dtype=np.int64)
+    bits = np.concatenate(words)
+
+    def ex(i: int) -> Fraction:
+        return exact_score(int(sub[i]))
+
+    j = int(noisy_top_k(a[sub], None if err is None else err[sub], 1, rng, noise=noise, exact_score=ex, bits=bits)[0])
+    return int(sub[j])
 
 
 def _level_members(lev: np.ndarray, block_counts: np.ndarray, qj: np.ndarray, qpos: np.ndarray) -> np.ndarray:
@@ -1144,14 +1274,18 @@ def _level_members(lev: np.ndarray, block_counts: np.ndarray, qj: np.ndarray, qp
     return out
 
 
-def _fallback_bits(n, known, lev, js, rng):
+def _fallback_bits(n, known, lev, js, rng, jc=None):
     """First words of every candidate: ``known`` ones as drawn, every other tail candidate's drawn conditioned
     on its first j bits not all ones (rejection: exact), level by level (ascending j), each level's candidates
-    in id order. (Words of head or picked candidates not in ``known`` are left 0: they are not used.)"""
+    in id order. (Words of head or picked candidates not in ``known`` are left 0: they are not used.)
+    ``jc``: the level each group's unknown members are conditioned at now (default ``js``; lower after
+    :func:`_peel_lowered`; 0: none left unknown)."""
     m = np.zeros(n, dtype=np.uint64)
-    for jj in js.tolist():
+    for jj, jnow in zip(js.tolist(), (js if jc is None else jc).tolist()):
         ids = np.flatnonzero(lev == jj)
-        j = np.uint64(jj)
+        if jnow == 0:
+            continue   # every member was marked (its word is known) or is not needed
+        j = np.uint64(jnow)
         top = ((np.uint64(1) << j) - np.uint64(1)) << (np.uint64(64) - j)
         words = _bits64(rng, ids.size)
         bad = (words & top) == top
