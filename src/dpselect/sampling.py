@@ -46,13 +46,13 @@ from typing import Callable, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._exact_random import Dec as _Dec, INV64 as _INV64, U64_MAX as _U64_MAX, laplace_below, words
+
 __all__ = ["noisy_top_k", "noisy_top_k_batch", "noisy_top_k_peeled", "laplace_below", "NOISES"]
 
 NOISES = ("gumbel", "exponential", "laplace")
 
-_INV64 = 2.0 ** -64
 _HALF_U64 = np.uint64(1 << 63)
-_U64_MAX = np.iinfo(np.uint64).max
 # Relative + absolute slack for one float evaluation of a noise function at a point: covers the
 # rounding of the uint64 -> float conversion (2^-53) and a few ulp of each log/log1p/expm1.
 _FE_REL = 4e-15
@@ -71,9 +71,8 @@ _TINY = 1e-300  # (and the absolute error of results that underflow to subnormal
 _SMALL = 32  # up to this many candidates, scalar Python floats beat numpy's per-call overhead
 
 
-def _bits64(rng, size: int) -> np.ndarray:
-    """``size`` independent uniform 64-bit integers from the generator (its random bits only)."""
-    return np.asarray(rng.integers(0, _U64_MAX, size=size, dtype=np.uint64, endpoint=True), dtype=np.uint64)
+# ``size`` independent uniform 64-bit words from the generator (its random bits only; the *words* convention)
+_bits64 = words
 
 
 # ---------------------------------------------------------------------------------------------
@@ -197,86 +196,6 @@ def _float_enclosure(m: np.ndarray, noise: str, weights: np.ndarray | None = Non
 # ---------------------------------------------------------------------------------------------
 # decimal (exact-refinement) enclosures
 # ---------------------------------------------------------------------------------------------
-class _Dec:
-    """Interval arithmetic on decimal.Decimal: round to nearest, then widen by one ulp."""
-
-    def __init__(self, prec: int):
-        self.ctx = decimal.Context(prec=prec, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN,
-                                   rounding=decimal.ROUND_HALF_EVEN, traps=[])
-        self.inf = decimal.Decimal("Infinity")
-
-    def down(self, x):
-        return x if x.is_infinite() or x.is_zero() else self.ctx.next_minus(x)
-
-    def up(self, x):
-        return x if x.is_infinite() or x.is_zero() else self.ctx.next_plus(x)
-
-    def frac(self, f: Fraction):
-        q = self.ctx.divide(decimal.Decimal(f.numerator), decimal.Decimal(f.denominator))
-        return self.down(q), self.up(q)
-
-    def ln(self, lo, hi):
-        """ln over [lo, hi] (0 <= lo <= hi)."""
-        c = self.ctx
-        a = -self.inf if lo.is_zero() else self.down(c.ln(lo))
-        b = -self.inf if hi.is_zero() else self.up(c.ln(hi))
-        if hi == 1:
-            b = decimal.Decimal(0)
-        if lo == 1:
-            a = decimal.Decimal(0)
-        return a, b
-
-    def exp(self, lo, hi):
-        c = self.ctx
-        a = decimal.Decimal(0) if lo == -self.inf else self.down(c.exp(lo))
-        b = decimal.Decimal(0) if hi == -self.inf else self.up(c.exp(hi))
-        if lo.is_zero():
-            a = decimal.Decimal(1)
-        if hi.is_zero():
-            b = decimal.Decimal(1)
-        return max(a, decimal.Decimal(0)), b
-
-    def one_minus_exp(self, z):
-        """Enclosure of 1 − e^{−z} for a point z >= 0, without cancellation for small z."""
-        c = self.ctx
-        if z.is_zero():
-            return decimal.Decimal(0), decimal.Decimal(0)
-        if z.is_infinite():
-            return decimal.Decimal(1), decimal.Decimal(1)
-        if z > decimal.Decimal("0.5"):
-            e = c.exp(z.copy_negate())
-            return self.down(c.subtract(1, self.up(e))), self.up(c.subtract(1, self.down(e)))
-        # alternating series z − z²/2 + z³/6 − ... (terms decrease for z <= 1/2): the value lies within
-        # the next term of each partial sum; rounding of each step is within an ulp of the working precision
-        w = decimal.Context(prec=c.prec + 10, Emax=c.Emax, Emin=c.Emin, traps=[])
-        total, term, n = decimal.Decimal(0), z, 1
-        tiny = w.multiply(z, decimal.Decimal(10) ** (-(c.prec + 5)))
-        while True:
-            total = w.add(total, term) if n % 2 else w.subtract(total, term)
-            n += 1
-            term = w.divide(w.multiply(term, z), n)
-            if term < tiny:
-                break
-        slack = w.add(term, w.multiply(w.multiply(z, decimal.Decimal(n)), decimal.Decimal(10) ** (-(c.prec + 8))))
-        return self.down(c.subtract(total, slack)), self.up(c.add(total, slack))
-
-    def add(self, x, y):
-        c = self.ctx
-        return self.down(c.add(x[0], y[0])), self.up(c.add(x[1], y[1]))
-
-    def neg(self, x):
-        # copy_negate is exact; unary minus would round to the *thread's* context precision
-        return x[1].copy_negate(), x[0].copy_negate()
-
-    def scale(self, x, s):  # s > 0 (decimal)
-        c = self.ctx
-        return self.down(c.multiply(x[0], s)), self.up(c.multiply(x[1], s))
-
-    def div(self, x, s):  # s > 0
-        c = self.ctx
-        return self.down(c.divide(x[0], s)), self.up(c.divide(x[1], s))
-
-
 def _dec_noise_point(D: _Dec, m: int, nbits: int, noise: str, w, side: str):
     """Enclosure of F⁻¹(U) at the point U = m/2^nbits, widened to the ``side`` ("lo"/"hi") needed."""
     c = D.ctx
@@ -955,9 +874,13 @@ def noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, 
     * every unrevealed tail candidate has U_r < 1 − 2^-j_r, so its value is below its *wall*
       A_r + F⁻¹(1 − 2^-j_r) <= max wall. If the best float lower bound among head and revealed
       candidates is above the max wall, the pick is the exact argmax over head and revealed (certified by
-      the float enclosures, else :func:`noisy_top_k` on them with the same bits). Otherwise (rare) the
-      unrevealed candidates' uniforms are drawn conditioned on their first j_r bits not all ones
-      (rejection), and :func:`noisy_top_k` decides over all remaining candidates with those bits.
+      the float enclosures, else :func:`noisy_top_k` on them with the same bits). Otherwise (rare: about
+      one pick in 150 at the default level) :func:`_peel_lowered` lowers the levels of the groups whose
+      wall is too high and reveals (marks) exactly the further candidates that can still beat the best
+      lower bound, by rejection sampling of their conditional law, until the walls clear it; the work is
+      a few dozen candidates, not n. Only if that would need more than max(256, n/16) marks are the
+      unrevealed candidates' uniforms all drawn (conditioned on their first bits not all ones, at their
+      current levels) and :func:`noisy_top_k` decides over all remaining candidates with those bits.
 
     The decisions use only the first 64 bits of each uniform, so every later step sees the exact
     conditional law: the output is exactly the law of k peeled exact picks. Candidates whose score is
@@ -1317,55 +1240,6 @@ def _peel_passes(a, err, kk, rng, noise, exact_score):
         picks.append(int(sub[j]))
         remaining = np.delete(remaining, j)
     return np.asarray(picks, dtype=np.int64)
-
-
-def laplace_below(x: float | Fraction, scale: float, rng: np.random.Generator) -> bool:
-    """Exactly whether a Laplace(0, ``scale``) variate is below ``x`` (floats read as exact rationals).
-
-    The noisy-threshold test ``value + Laplace(b) < threshold`` of many algorithms (DiffPID3's stopping
-    rule) releases one bit, Bernoulli(F(x)) with F the Laplace CDF at x = threshold − value. It is
-    sampled as U < F(x) with U's bits drawn lazily: float enclosures of F(x) decide almost always, a
-    decimal enclosure (correctly rounded exp, widened by an ulp) the rest.
-
-    >>> import numpy as np
-    >>> sum(laplace_below(0.0, 1.0, np.random.default_rng(s)) for s in range(1000)) in range(440, 561)
-    True
-    """
-    fx = Fraction(x) / Fraction(float(scale))  # x: a float or a Fraction
-    z = float(fx)  # only for the float stage; the decimal stage uses fx
-    m = int(_bits64(rng, 1)[0])
-    nb = 64
-    # float stage: F = e^z/2 (z < 0) or 1 − e^{−z}/2, |error| <= 1e-15·F + 1e-300 (+ z's rounding)
-    if math.isfinite(z) and abs(z) < 700:
-        f = 0.5 * math.exp(z) if z < 0 else 1.0 - 0.5 * math.exp(-z)
-        slack = 1e-14 * f + 1e-300 + 1e-15 * abs(z) * f
-        if (m + 1) * _INV64 < f - slack:
-            return True
-        if m * _INV64 > f + slack:
-            return False
-    prec = 60
-    while True:
-        D = _Dec(prec + nb)
-        z_lo, z_hi = D.frac(fx)
-        half = decimal.Decimal("0.5")
-        if fx < 0:
-            e_lo, e_hi = D.exp(z_lo, z_hi)
-            f_lo, f_hi = D.scale((e_lo, e_hi), half)
-        else:
-            e_lo, e_hi = D.exp(z_hi.copy_negate(), z_lo.copy_negate())
-            t_lo, t_hi = D.scale((e_lo, e_hi), half)
-            f_lo = D.down(D.ctx.subtract(1, t_hi))
-            f_hi = D.up(D.ctx.subtract(1, t_lo))
-        scale_d = decimal.Decimal(1 << nb)
-        u_lo = D.ctx.divide(decimal.Decimal(m), scale_d)
-        u_hi = D.ctx.divide(decimal.Decimal(m + 1), scale_d)
-        if u_hi <= f_lo:
-            return True
-        if u_lo >= f_hi:
-            return False
-        m = (m << 64) | int(_bits64(rng, 1)[0])
-        nb += 64
-        prec += 40
 
 
 def shortlist_top_k(a: np.ndarray, err: np.ndarray | None, first_words: np.ndarray, k: int, noise: str) -> np.ndarray:
