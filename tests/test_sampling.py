@@ -565,6 +565,8 @@ def test_stage_one_keeps_the_previous_picks_on_many_above_bulk_cells(monkeypatch
 
 
 def test_blocked_peeling_keeps_the_previous_picks(monkeypatch):
+    # the fallback as it was (a scan of every candidate); the refined one is compared with it below
+    monkeypatch.setattr(sampling, "_PEEL_FULL_FALLBACK", True)
     monkeypatch.setattr(sampling, "_CHUNK", 512)
     monkeypatch.setattr(sampling, "_PEEL_BLOCK", 64)
     fallbacks = []
@@ -779,3 +781,101 @@ def test_score_bounds_enclose_on_random_extreme_inputs():
     a[:10] = -np.inf
     err[10:15] = np.inf
     assert _enclosure_misses(a, err, n_lo, n_hi) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# issue 22 item 1: the peeled pick's fallback lowers the levels instead of scanning all n
+# ---------------------------------------------------------------------------------------------
+def _peel_stats(monkeypatch):
+    stats = {"refined": 0, "full": 0, "examined": 0}
+    monkeypatch.setattr(sampling, "_PEEL_STATS", stats)
+    return stats
+
+
+def _pair_law(a, noise, first_min=0.02):
+    """Exact law of 2 peeled picks as bins i·n + j, for the first picks of probability >= first_min; the
+    other first picks are one bin, n²."""
+    probs = {"exponential": dpselect.permute_and_flip_probabilities,
+             "laplace": lambda v, epsilon, sensitivity: dpselect.report_noisy_max_probabilities(
+                 v, epsilon=epsilon, sensitivity=sensitivity, noise="laplace")}[noise]
+    n = a.size
+    p1 = probs(a, epsilon=2.0, sensitivity=1.0)        # scores a = ε u / (2Δ) with ε = 2, Δ = 1
+    exact = np.zeros(n * n + 1)
+    firsts = np.flatnonzero(p1 >= first_min)
+    for i in firsts.tolist():
+        rest = np.delete(np.arange(n), i)
+        exact[i * n + rest] = p1[i] * probs(a[rest], epsilon=2.0, sensitivity=1.0)
+    exact[n * n] = 1.0 - p1[firsts].sum()
+    return exact, firsts
+
+
+@pytest.mark.parametrize("noise,shift,mark_min", [("exponential", 3.0, 256), ("laplace", 8.0, 256),
+                                                   ("exponential", 8.0, 2)])
+def test_peeled_fallback_by_lowered_levels_is_the_peeling_law(monkeypatch, freq, noise, shift, mark_min):
+    """Every pick that falls back (raised water level: the head and revealed values stay below the walls)
+    is finished by _peel_lowered; its picks follow the exact law of 2 peeled picks (χ² over the pairs).
+    mark_min = 2: the lowering gives up part-way (cap n/16 = 6 marks) and the scan of all candidates
+    finishes with the words drawn so far, at the lowered levels: the same law."""
+    stats = _peel_stats(monkeypatch)
+    monkeypatch.setattr(sampling, "_PEEL_MARK_MIN", mark_min)
+    g = np.random.default_rng(2)
+    a = np.concatenate(([3.0, 2.6, 2.2, 2.0], g.normal(size=96) * 0.5))
+    ex = lambda r: Fraction(float(a[r]))  # noqa: E731
+    rng = np.random.default_rng(int(shift) + mark_min)
+    draws = np.array([sampling.noisy_top_k_peeled(a, None, 2, rng, noise=noise, exact_score=ex, _level_shift=shift)
+                      for _ in range(1500)])
+    assert (draws[:, 0] != draws[:, 1]).all()
+    exact, firsts = _pair_law(a, noise)
+    assert firsts.size >= 4
+    n = a.size
+    freq(np.where(np.isin(draws[:, 0], firsts), draws[:, 0] * n + draws[:, 1], n * n), exact)
+    assert stats["refined"] > 500
+    if mark_min == 2:
+        assert stats["full"] > 50      # the part-way give-up was exercised
+    else:
+        assert stats["full"] == 0
+
+
+@pytest.mark.parametrize("noise", ["exponential", "laplace"])
+def test_peeled_fallback_examines_a_few_candidates_not_n(monkeypatch, noise):
+    """At n = 400,000 with the water level raised so that most picks fall back, no pick scans the candidates:
+    _fallback_bits (the words of every tail candidate) is never called, and the candidates examined per
+    fallback pick are a few dozen (the old fallback examined n)."""
+    stats = _peel_stats(monkeypatch)
+    calls = []
+    monkeypatch.setattr(sampling, "_fallback_bits", lambda *args: calls.append(1))
+    n = 400_000
+    a = np.random.default_rng(5).normal(size=n)
+    ex = lambda r: Fraction(float(a[r]))  # noqa: E731
+    for s in range(4):
+        out = sampling.noisy_top_k_peeled(a, None, 10, np.random.default_rng(s), noise=noise, exact_score=ex,
+                                          _level_shift=4.0)
+        assert len(set(out.tolist())) == 10
+    assert calls == [] and stats["full"] == 0
+    assert stats["refined"] >= 20
+    assert stats["examined"] / stats["refined"] < 200      # vs n = 400,000 per fallback before
+
+
+def test_peeled_picks_without_fallback_are_unchanged(monkeypatch):
+    """Same seeds, same picks: a draw in which no pick falls back is identical with the lowered-levels
+    fallback and with the previous scan of all candidates (the fallback changes only the draws it finishes)."""
+    stats = _peel_stats(monkeypatch)
+    n = 20_000
+    a = np.random.default_rng(8).normal(size=n)
+    ex = lambda r: Fraction(float(a[r]))  # noqa: E731
+    same = fell = 0
+    for noise in ("exponential", "laplace"):
+        for s in range(30):
+            before = stats["refined"]
+            new = sampling.noisy_top_k_peeled(a, None, 10, np.random.default_rng(s), noise=noise, exact_score=ex,
+                                              _level_shift=1.0)
+            monkeypatch.setattr(sampling, "_PEEL_FULL_FALLBACK", True)
+            old = sampling.noisy_top_k_peeled(a, None, 10, np.random.default_rng(s), noise=noise, exact_score=ex,
+                                              _level_shift=1.0)
+            monkeypatch.setattr(sampling, "_PEEL_FULL_FALLBACK", False)
+            if stats["refined"] == before:
+                assert new.tolist() == old.tolist()
+                same += 1
+            else:
+                fell += 1
+    assert same >= 10 and fell >= 5

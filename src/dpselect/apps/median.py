@@ -27,6 +27,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._exact_random import bernoulli_rational_bytes as _bernoulli
+from .._exact_random import uniform_float_bytes as _uniform_float
 from .._rng import RngLike, check_rng
 from .._validation import check_int, check_positive
 from ..utilities.median import (
@@ -149,44 +151,6 @@ def _upper_lengths(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     av = s - bv
     err = (hi - av) + (-lo - bv)  # exact: (hi − lo) = s + err
     return np.where(err > 0, np.nextafter(s, np.inf), s)
-
-
-def _random_bits(rng: np.random.Generator) -> int:
-    return int.from_bytes(rng.bytes(8), "little")
-
-
-def _bernoulli(p: Fraction, rng: np.random.Generator) -> bool:
-    """True with probability exactly p ∈ [0, 1] (p rational), from 64 random bits at a time."""
-    if p >= 1:
-        return True
-    while True:  # compare U = 0.b1b2... with p, 64 bits at a time, until they differ
-        p *= 1 << 64
-        digit = int(p)
-        draw = _random_bits(rng)
-        if draw != digit:
-            return draw < digit
-        p -= digit
-
-
-def _uniform_float(lo: float, hi: float, rng: np.random.Generator) -> float:
-    """An exactly uniform real on [lo, hi), rounded to the nearest float64, from random bits only.
-
-    Draws the binary expansion of U ~ U[0, 1) 64 bits at a time until every real in
-    lo + (hi − lo)·[U_k, U_k + 2^−k] rounds to the same float (rounding is monotone, so both ends
-    agreeing is enough). The float is a function of the exact real value, so the privacy of the
-    real-valued law carries over (post-processing); float arithmetic ``lo + (hi − lo) * rng.random()``
-    would instead put mass only on a grid of floats that depends on lo and hi.
-    """
-    a, w = Fraction(lo), Fraction(hi) - Fraction(lo)
-    k, u = 0, 0
-    while True:
-        u = (u << 64) | _random_bits(rng)
-        k += 64
-        scale = Fraction(1, 1 << k)
-        low, high = a + w * u * scale, a + w * (u + 1) * scale
-        f = float(low)  # Fraction -> float is correctly rounded (integer true division)
-        if f == float(high):
-            return f
 
 
 def _select_interval(iv: MedianIntervals, eps: float, mechanism: str, weights: np.ndarray,

@@ -47,6 +47,7 @@ from typing import Any, Callable, Hashable, Sequence, cast
 
 import numpy as np
 
+from .._exact_random import words
 from .._rng import RngLike, check_rng
 from .._validation import check_bool, check_choice, check_int, check_k, check_positive
 from ..dampening import DEFAULT_MAX_STEPS, check_sensitivity_function, dampen_exact, dampen_with_error
@@ -57,7 +58,6 @@ from ..sensitivity import SensitivityFunction
 __all__ = ["exponential", "permute_and_flip", "report_noisy_max", "local_dampening", "NOISES"]
 
 NOISES = ("laplace", "gumbel", "exponential")
-_U64_MAX = np.iinfo(np.uint64).max
 _OFFSET_BITGENS = (np.random.PCG64, np.random.PCG64DXSM)  # advance(d) skips exactly d 64-bit words
 
 
@@ -92,9 +92,8 @@ class _Streams:
         return [_draw(gen, size) for _ in range(rounds)]
 
 
-def _draw(gen: np.random.Generator, size: int) -> np.ndarray:
-    # the sampler's own call (sampling._bits64): one raw 64-bit output per word
-    return np.asarray(gen.integers(0, _U64_MAX, size=size, dtype=np.uint64, endpoint=True), dtype=np.uint64)
+# the sampler's own call (sampling._bits64): one raw 64-bit output per word
+_draw = words
 
 
 def _plan_streams(gen: np.random.Generator, n_known: int | None, rounds: int) -> _Streams:
