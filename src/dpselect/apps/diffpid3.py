@@ -54,7 +54,8 @@ from ..sampling import laplace_below
 from ..tabular import TabularData
 from ..utilities.information_gain import (IGTables, ig_count_tables, ig_global_sensitivity, ig_sensitivity_function,
                                           ig_shift_with_error, public_n_max)
-from ..vocabulary import Mechanism, check_mechanism, deprecated, keyword_only
+from .._compat import keyword_only, renamed_values
+from ..vocabulary import Mechanism, check_mechanism
 
 __all__ = [
     "DiffPID3Tree",
@@ -72,15 +73,6 @@ __all__ = [
 MECHANISMS = ("exponential", "local_dampening", "shifted_local_dampening")
 #: The spellings of earlier releases (deprecated).
 _OLD_NAMES = {"global": "exponential", "local": "local_dampening", "shifted": "shifted_local_dampening"}
-
-
-def _check_mechanism(mechanism: str) -> str:
-    """The canonical name of ``mechanism``; the old "global"/"local"/"shifted" with a DeprecationWarning."""
-    if isinstance(mechanism, str) and mechanism.strip().lower() in _OLD_NAMES:
-        new = _OLD_NAMES[mechanism.strip().lower()]
-        deprecated(f"diffpid3(mechanism={mechanism!r})", f"mechanism={new!r}", stacklevel=4)
-        return new
-    return check_mechanism(mechanism, "mechanism", MECHANISMS)
 
 
 def discretise(data: TabularData, bins: int = 10) -> tuple[np.ndarray, np.ndarray]:
@@ -174,6 +166,7 @@ class DiffPID3Tree:
         return float(np.mean(self.predict(data) == data.y))
 
 
+@renamed_values("mechanism", _OLD_NAMES)
 @keyword_only("epsilon", "depth")
 def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: Mechanism = "local_dampening",
              bins: int = 10, n_max: int | None = None, rng: RngLike = None) -> DiffPID3Tree:
@@ -221,7 +214,7 @@ def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: Mechan
                         f"got {type(data).__name__}")
     eps_total = check_positive(epsilon, "epsilon")
     d = check_int(depth, "depth", minimum=0)
-    mech = _check_mechanism(mechanism)
+    mech = check_mechanism(mechanism, "mechanism", MECHANISMS)
     N = public_n_max(data.n_records, n_max, "diffpid3")
     codes, n_values = discretise(data, bins)
     builder = _TreeBuilder(codes, n_values, np.asarray(data.y, dtype=np.int64), mech,

@@ -16,7 +16,8 @@ from .._validation import check_k
 from ..graphs import Graph, as_graph, is_graph_like
 from ..multiobjective import metric_c, pareto_score
 from ..utilities.graph import ebc
-from .motkin import DEFAULT_AGG_WEIGHTS, motkin_objectives, objective_weights_argument
+from .._compat import renamed_parameter
+from .motkin import DEFAULT_AGG_WEIGHTS, motkin_objectives
 from .priv_topk import PrivTopkScores
 
 __all__ = ["top_k_pareto", "top_k_aggregate", "top_k_ebc", "recall", "metric_c"]
@@ -72,9 +73,9 @@ def _top_k_scores(scores: np.ndarray, k: int) -> np.ndarray:
     return order[:k].astype(np.int64)
 
 
+@renamed_parameter(old="weights", new="objective_weights")
 def top_k_aggregate(graph_or_objectives: Graph | ArrayLike, k: int, *,
-                    objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS, variant: str = "paper",
-                    weights: Sequence[float] | None = None) -> np.ndarray:
+                    objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS, variant: str = "paper") -> np.ndarray:
     """Non-private baseline: the k nodes of largest Σ w_i u_i (ties to the smaller index).
 
     ``objective_weights`` are the w_i (``weights=`` is the deprecated spelling).
@@ -83,7 +84,7 @@ def top_k_aggregate(graph_or_objectives: Graph | ArrayLike, k: int, *,
     [1, 2]
     """
     U = _as_objectives(graph_or_objectives, variant)
-    w = np.asarray(objective_weights_argument(objective_weights, weights, "top_k_aggregate"), dtype=np.float64)
+    w = np.asarray(objective_weights, dtype=np.float64)
     if w.shape != (U.shape[1],):
         raise ValueError(f"objective_weights must have one entry per objective ({U.shape[1]}), got {w.tolist()}")
     return _top_k_scores(U @ w, check_k(k, U.shape[0]))

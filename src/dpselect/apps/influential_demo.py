@@ -6,7 +6,8 @@ from typing import Any
 
 from .._rng import RngLike, check_rng
 from ..graphs import Graph
-from ..vocabulary import Mechanism, keyword_only
+from .._compat import keyword_only
+from ..vocabulary import Mechanism
 from .influence_baselines import metric_c, recall, top_k_aggregate, top_k_ebc, top_k_pareto
 from .motkin import check_graph, motkin_objectives
 from .motkin_sampler import MotkinSampler

@@ -38,7 +38,8 @@ from ..utilities.median import (
 )
 from .. import mechanisms as dps
 from ..sensitivity import SensitivityFunction
-from ..vocabulary import MECHANISMS, check_mechanism, keyword_only
+from .._compat import keyword_only
+from ..vocabulary import MECHANISMS, check_mechanism
 
 __all__ = ["median", "median_distribution", "MedianDistribution", "median_error", "median_rank",
            "median_probabilities", "histogram_to_database", "histogram_groups", "MEDIAN_MECHANISMS",

@@ -19,7 +19,8 @@ from ..graphs import Graph
 from ..mechanisms import dampened_select, exponential, permute_and_flip, shifted_select
 from ..sensitivity import SensitivityFunction
 from ..utilities.graph import ebc, ebc_global_sensitivity, ebc_sensitivity, public_max_degree
-from ..vocabulary import Mechanism, check_mechanism, keyword_only
+from .._compat import keyword_only
+from ..vocabulary import Mechanism, check_mechanism
 from .motkin import check_graph
 
 __all__ = ["PrivTopkScores", "prepare_priv_topk", "priv_topk", "PRIV_TOPK_MECHANISMS"]
