@@ -9,6 +9,8 @@ no frame walking and no stack level to count by hand.
 * :func:`renamed_parameter` -- a keyword renamed (``weights=`` -> ``base_measure=``);
 * :func:`keyword_only` -- parameters that were positional and are keyword-only now;
 * :func:`renamed_values` -- old values of a parameter (``mechanism="global"`` -> ``"exponential"``);
+* :func:`deprecated_values` -- values of a parameter that go, with nothing to translate them to
+  (``DPMOETClassifier(budget="paper-code")``);
 * :func:`replaced_parameter` -- a parameter replaced by another one (``local=True`` ->
   ``mechanism="local_dampening"``);
 * :func:`old_call_form` -- a whole call form replaced by another (``metric_c(objectives, reference,
@@ -36,7 +38,7 @@ import warnings
 from typing import Any, Callable, Mapping, TypeVar
 
 __all__ = ["REMOVED_IN", "NOT_PASSED", "DpselectDeprecationWarning", "deprecation", "renamed_parameter",
-           "keyword_only", "renamed_values", "replaced_parameter", "old_call_form"]
+           "keyword_only", "renamed_values", "deprecated_values", "replaced_parameter", "old_call_form"]
 
 #: The release in which every deprecated spelling of this release goes (the package is 0.1.0).
 REMOVED_IN = "0.2.0"
@@ -224,6 +226,32 @@ def renamed_values(param: str, mapping: Mapping[str, Any]) -> Callable[[F], F]:
             else:
                 args = args[:pos] + (new,) + args[pos + 1:]  # type: ignore[operator]
             return args, kwargs, deprecation(f"{where}({param}={value!r})", f"{param}={new!r}")
+
+        return _compat_wrapper(fn, step)
+
+    return decorate
+
+
+def deprecated_values(param: str, values: Mapping[str, str]) -> Callable[[F], F]:
+    """Decorator: the string values ``values`` keys of the keyword ``param`` go in :data:`REMOVED_IN`.
+
+    They keep working unchanged for one release, with a :class:`DpselectDeprecationWarning` saying what
+    to use instead (``values[value]``).
+
+    >>> @deprecated_values("budget", {"paper-code": "the reproductions"})
+    ... def fit(*, budget="even"):
+    ...     return budget
+    >>> fit(budget="even")
+    'even'
+    """
+    def decorate(fn: F) -> F:
+        where = _name(fn)
+
+        def step(args: tuple, kwargs: dict) -> tuple[tuple, dict, DpselectDeprecationWarning | None]:
+            value = kwargs.get(param)
+            if isinstance(value, str) and value in values:
+                return args, kwargs, deprecation(f"{where}({param}={value!r})", values[value])
+            return args, kwargs, None
 
         return _compat_wrapper(fn, step)
 

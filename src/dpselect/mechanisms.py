@@ -52,6 +52,7 @@ from scipy import integrate
 from scipy.special import gammaln
 
 from ._rng import check_rng
+from .typing import RngLike
 from ._validation import check_bool, check_choice, check_int, check_k, check_positive, check_utilities
 from .dampening import (
     DEFAULT_MAX_STEPS,
@@ -401,7 +402,7 @@ def _exact_select(s, s_err, exact_s, eps: float, delta: float, mult: int, k: int
         return out[:, 0] if k == 1 else out
 
     if noise == "gumbel" or k == 1:
-        out = noisy_top_k(a, err, k, rng, noise=noise, exact_score=exact_score, weights=weights)
+        out = noisy_top_k(a, err, k=k, rng=rng, noise=noise, exact_score=exact_score, base_measure=weights)
         return int(out[0]) if k == 1 else out
     if weights is None and a.shape[0] > _PEEL_LAZY_MIN:   # fresh noise per pick, lazily (exact)
         return noisy_top_k_peeled(a, err, k, rng, noise=noise, exact_score=exact_score)
@@ -413,8 +414,8 @@ def _exact_select(s, s_err, exact_s, eps: float, delta: float, mult: int, k: int
         def ex(j, sub=sub):
             return exact_score(int(sub[j]))
 
-        j = int(noisy_top_k(a[sub], None if err is None else err[sub], 1, rng, noise=noise, exact_score=ex,
-                            weights=None if weights is None else weights[sub])[0])
+        j = int(noisy_top_k(a[sub], None if err is None else err[sub], k=1, rng=rng, noise=noise, exact_score=ex,
+                            base_measure=None if weights is None else weights[sub])[0])
         picks.append(int(sub[j]))
         remaining = np.delete(remaining, j)
     return np.asarray(picks, dtype=np.int64)
@@ -502,7 +503,7 @@ def exponential(
     k: int | None = None,
     monotonic: bool = False,
     base_measure: ArrayLike | None = None,
-    rng: np.random.Generator | int | None = None,
+    rng: RngLike = None,
     exact: bool = True,
     size: int | None = None,
 ) -> int | np.ndarray:
@@ -675,7 +676,7 @@ def report_noisy_max(
     k: int | None = None,
     monotonic: bool = False,
     base_measure: ArrayLike | None = None,
-    rng: np.random.Generator | int | None = None,
+    rng: RngLike = None,
     exact: bool = True,
     size: int | None = None,
 ) -> int | np.ndarray:
@@ -741,7 +742,7 @@ def permute_and_flip(
     k: int | None = None,
     monotonic: bool = False,
     base_measure: ArrayLike | None = None,
-    rng: np.random.Generator | int | None = None,
+    rng: RngLike = None,
     exact: bool = True,
     size: int | None = None,
 ) -> int | np.ndarray:
@@ -922,7 +923,7 @@ def local_dampening(
     sensitivity_function: SensitivityFunction,
     k: int | None = None,
     base_measure: ArrayLike | None = None,
-    rng: np.random.Generator | int | None = None,
+    rng: RngLike = None,
     max_steps: int = DEFAULT_MAX_STEPS,
     exact: bool = True,
     size: int | None = None,
@@ -992,7 +993,7 @@ def shifted_local_dampening(
     direction: Literal["increasing", "decreasing"] = "increasing",
     k: int | None = None,
     base_measure: ArrayLike | None = None,
-    rng: np.random.Generator | int | None = None,
+    rng: RngLike = None,
     max_steps: int = DEFAULT_MAX_STEPS,
     exact: bool = True,
     size: int | None = None,

@@ -39,6 +39,7 @@ from numpy.typing import ArrayLike
 from . import mechanisms
 from ._dominance import count_dominating, count_with_orders
 from ._rng import check_rng
+from .typing import RngLike
 from ._validation import check_k, check_matrix, check_positive
 from .dampening import DEFAULT_MAX_STEPS
 from .sensitivity import SensitivityFunction, check_weight_values, constant, weighted_sum
@@ -1074,7 +1075,7 @@ def _prepare(U, epsilon, sensitivities, mechanism, options):
 @selection_result
 def priv_pareto(U: ArrayLike, *, epsilon: float, sensitivities: Sensitivities, mechanism: str | None = None,
                 k: int | None = None,
-                rng: np.random.Generator | int | None = None, **options) -> int | np.ndarray:
+                rng: RngLike = None, **options) -> int | np.ndarray:
     """PrivPareto (paper Def. 4.1 / 4.2): privately select candidate(s) close to the Pareto front.
 
     Runs a single-objective mechanism on the Pareto score PS with
@@ -1202,7 +1203,7 @@ def _aggregate(M, weights, sens, mechanism, n, m):
 @keyword_only("epsilon", "sensitivities")
 @selection_result
 def priv_agg(U: ArrayLike, objective_weights: ArrayLike | None = None, *, epsilon: float, sensitivities: Sensitivities,
-             mechanism: str | None = None, k: int | None = None, rng: np.random.Generator | int | None = None,
+             mechanism: str | None = None, k: int | None = None, rng: RngLike = None,
              base_measure: ArrayLike | None = None, **options) -> int | np.ndarray:
     """PrivAgg (paper Def. 5.1 / 5.2): privately select candidate(s) maximising Σ_i w_i u_i.
 

@@ -46,6 +46,8 @@ from typing import Callable, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._compat import keyword_only, renamed_parameter
+
 __all__ = ["noisy_top_k", "noisy_top_k_batch", "noisy_top_k_peeled", "laplace_below", "NOISES"]
 
 NOISES = ("gumbel", "exponential", "laplace")
@@ -420,15 +422,17 @@ def _certify(ids, lo, hi, k: int):
     return None, ambiguous
 
 
+@renamed_parameter(old="weights", new="base_measure")
+@keyword_only("k", "rng")
 def noisy_top_k(
     a: np.ndarray,
     a_err: np.ndarray | float | None,
+    *,
     k: int,
     rng: np.random.Generator,
-    *,
     noise: str = "gumbel",
     exact_score: Callable[[int], Fraction],
-    weights: np.ndarray | None = None,
+    base_measure: np.ndarray | None = None,
     bits: np.ndarray | None = None,
 ) -> np.ndarray:
     """Indices of the k largest ``a_r + N_r`` (largest first), N_r i.i.d. noise, sampled exactly.
@@ -449,14 +453,16 @@ def noisy_top_k(
     exact_score : callable
         ``exact_score(r)``: the exact value a[r] approximates, as a ``Fraction``. Called only for
         candidates in a near-tie that float arithmetic cannot settle.
-    weights : float64 array, optional
+    base_measure : float64 array, optional
         Base measure w_r > 0: each candidate stands for w_r i.i.d. copies, noise F⁻¹(U^{1/w_r})
-        (for Gumbel noise that is Gumbel + ln w_r).
+        (for Gumbel noise that is Gumbel + ln w_r). ``weights=`` is its deprecated spelling; ``k`` and
+        ``rng`` given positionally still work for one release (``DeprecationWarning``).
     bits : uint64 array, optional
         The first 64 bits of every U_r, already drawn (the rest is drawn from ``rng`` as needed); by
         default all are drawn here (from a numpy Generator block by block, the same words as one draw
         of n; from anything else in one call of n words).
     """
+    weights = base_measure
     n = a.shape[0]
     kk = min(k, n)
     if weights is None and n > _SMALL:
@@ -1113,7 +1119,7 @@ def noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, 
                 def ex(i: int, sub: np.ndarray = sub) -> Fraction:
                     return exact_score(int(sub[i]))
 
-                j = int(noisy_top_k(a[sub], None if err_full is None else err_full[sub], 1, rng, noise=noise,
+                j = int(noisy_top_k(a[sub], None if err_full is None else err_full[sub], k=1, rng=rng, noise=noise,
                                     exact_score=ex, bits=bits)[0])
                 win = int(sub[j])
             else:
@@ -1178,7 +1184,7 @@ def _peel_passes(a, err, kk, rng, noise, exact_score):
     picks = []
     for _ in range(kk):
         sub = remaining
-        j = int(noisy_top_k(a[sub], err[sub], 1, rng, noise=noise,
+        j = int(noisy_top_k(a[sub], err[sub], k=1, rng=rng, noise=noise,
                             exact_score=lambda i, sub=sub: exact_score(int(sub[i])))[0])
         picks.append(int(sub[j]))
         remaining = np.delete(remaining, j)

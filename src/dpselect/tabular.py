@@ -27,7 +27,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ._rng import RngLike, check_rng
+from ._rng import check_rng
+from .typing import RngLike
 from ._validation import check_int
 from .datasets import dataset_path
 from .exceptions import warn_public_from_data

@@ -47,7 +47,8 @@ from typing import Any
 import numpy as np
 
 from .. import mechanisms
-from .._rng import RngLike, check_rng
+from .._rng import check_rng
+from ..typing import RngLike
 from .._validation import check_int, check_positive
 from ..dampening import dampen, dampen_with_error
 from ..sampling import laplace_below

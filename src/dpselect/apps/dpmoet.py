@@ -47,6 +47,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .._rng import check_rng
+from ..typing import RngLike
 from .._validation import check_choice, check_int, check_positive
 from ..multiobjective import metric_c  # noqa: F401  (re-exported: DP-MOET reports it)
 from ..multiobjective import pareto_score, priv_agg, priv_pareto
@@ -253,7 +254,7 @@ def _implied_mechanism(sensitivity: Any) -> str:
 def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: Mechanism | None = None,
             objective_weights: Sequence[float] = DEFAULT_WEIGHTS, population: int = 30, selection: int = 3,
             generations: int = 3, depth: int = 4, max_depth: int = 10, output: int = 3, budget: str = "even",
-            rng: Any = None, compressed: CompressedTable | None = None, exact_statistics: bool = False) -> MOETResult:
+            rng: RngLike = None, compressed: CompressedTable | None = None, exact_statistics: bool = False) -> MOETResult:
     """DP-MOET (paper Alg. 1): evolve decision trees and privately select ``output`` of them by (TPR, TNR).
 
     Parameters
@@ -322,7 +323,7 @@ def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: M
 @renamed_parameter(old="weights", new="objective_weights")
 def nodp_moet(data: Any, *, approach: str = "pareto", objective_weights: Sequence[float] = DEFAULT_WEIGHTS,
               population: int = 30, selection: int = 3, generations: int = 3, depth: int = 4, max_depth: int = 10,
-              output: int = 3, budget: str = "even", rng: Any = None,
+              output: int = 3, budget: str = "even", rng: RngLike = None,
               compressed: CompressedTable | None = None) -> MOETResult:
     """NODP-MOET-Pareto / -Agg: Alg. 1 with the exact best Pareto scores / aggregates (not private).
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .._rng import RngLike, check_rng
+from .._rng import check_rng
+from ..typing import RngLike
 from ..graphs import Graph
 from .._compat import keyword_only
 from ..vocabulary import Mechanism

@@ -22,7 +22,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .._rng import RngLike, check_rng
+from .._rng import check_rng
+from ..typing import RngLike
 from .._validation import check_bool, check_k, check_positive
 from ..graphs import Graph, as_graph, check_public_nodes
 from ..multiobjective import priv_agg, priv_pareto

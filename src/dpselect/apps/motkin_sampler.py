@@ -11,7 +11,8 @@ from typing import Sequence
 
 import numpy as np
 
-from .._rng import RngLike, check_rng
+from .._rng import check_rng
+from ..typing import RngLike
 from .._validation import check_k, check_positive
 from ..dampening import dampen_with_error
 from ..graphs import Graph

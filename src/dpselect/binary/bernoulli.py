@@ -35,7 +35,8 @@ from typing import Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._rng import RngLike, check_rng
+from .._rng import check_rng
+from ..typing import RngLike
 from .._validation import short_repr
 
 __all__ = ["bernoulli_log", "exact_less_than_exp"]
