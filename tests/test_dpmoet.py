@@ -139,7 +139,7 @@ def test_bad_arguments(nltcs):
 
 def _pair_without_negatives():
     """Neighbours x (3 positives) and x + one negative record, on the public schema a in [0, 1]."""
-    x = load_table({"a": [0.1, 0.2, 0.3, 0.9], "y": [1, 1, 1, 0]}, "y", numeric_bounds={"a": (0, 1)})
+    x = load_table({"a": [0.1, 0.2, 0.3, 0.9], "y": [1, 1, 1, 0]}, "y", feature_bounds={"a": (0, 1)})
     return x.subset(np.array([0, 1, 2])), x
 
 
@@ -276,7 +276,7 @@ def test_accuracy_approach_selects_by_correct_count_with_sensitivity_one(nltcs):
     from dpselect.sensitivity import constant
     from dpselect.trees import TreeSpace, random_population
 
-    x = load_table({"a": [0.1, 0.3, 0.5, 0.7, 0.9], "y": [1, 0, 1, 1, 0]}, "y", numeric_bounds={"a": (0, 1)})
+    x = load_table({"a": [0.1, 0.3, 0.5, 0.7, 0.9], "y": [1, 0, 1, 1, 0]}, "y", feature_bounds={"a": (0, 1)})
     pop = random_population(TreeSpace.from_data(x), 8, 2, rng=1)
     eps = 0.9
     laws = {}

@@ -13,6 +13,7 @@ no frame walking and no stack level to count by hand.
   (``DPMOETClassifier(budget="paper-code")``);
 * :func:`replaced_parameter` -- a parameter replaced by another one (``local=True`` ->
   ``mechanism="local_dampening"``);
+* :func:`renamed_function` -- a function's old name (``ig_sensitivity_function`` -> ``ig_sensitivity``);
 * :func:`old_call_form` -- a whole call form replaced by another (``metric_c(objectives, reference,
   selected)``).
 
@@ -38,7 +39,7 @@ import warnings
 from typing import Any, Callable, Mapping, TypeVar
 
 __all__ = ["REMOVED_IN", "NOT_PASSED", "DpselectDeprecationWarning", "deprecation", "renamed_parameter",
-           "keyword_only", "renamed_values", "deprecated_values", "replaced_parameter", "old_call_form"]
+           "keyword_only", "renamed_values", "deprecated_values", "replaced_parameter", "old_call_form", "renamed_function"]
 
 #: The release in which every deprecated spelling of this release goes (the package is 0.1.0).
 REMOVED_IN = "0.2.0"
@@ -322,3 +323,23 @@ def old_call_form(matches: Callable[..., bool], convert: Callable[..., tuple[tup
         return _compat_wrapper(fn, step)
 
     return decorate
+
+
+def renamed_function(fn: F, old: str) -> F:
+    """``fn`` under its deprecated name ``old``: calling it warns, then calls ``fn``.
+
+    >>> def ig_sensitivity(x): return x
+    >>> ig_sensitivity_function = renamed_function(ig_sensitivity, "ig_sensitivity_function")
+    >>> ig_sensitivity_function.__name__
+    'ig_sensitivity_function'
+    """
+    new = _name(fn)
+
+    @functools.wraps(fn)
+    def _old_name(*args: Any, **kwargs: Any) -> Any:
+        warnings.warn(deprecation(f"{old}()", f"{new}()"), stacklevel=2)
+        return fn(*args, **kwargs)
+
+    _old_name.__name__ = _old_name.__qualname__ = old
+    _old_name.__doc__ = f"Deprecated name of :func:`{fn.__module__}.{new}` (removed in {REMOVED_IN})."
+    return _old_name  # type: ignore[return-value]

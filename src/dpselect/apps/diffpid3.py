@@ -26,7 +26,7 @@ itself be private: omitting ``n_max`` falls back to the training table's size wi
 Sampling is exact (:mod:`dpselect.sampling`), also for the local variants: local dampening takes
 D(T, A) with a rigorous error bound from the core engine (:func:`dpselect.dampening.dampen_with_error`
 with the ``elementwise`` sensitivity function
-:func:`~dpselect.utilities.information_gain.ig_sensitivity_function`, whose block walker evaluates
+:func:`~dpselect.utilities.information_gain.ig_sensitivity`, whose block walker evaluates
 thousands of distances per call) and samples with :func:`dpselect.mechanisms.dampened_select`; shifted
 local dampening takes the shift G with a rigorous bound from
 :func:`~dpselect.utilities.information_gain.ig_shift_with_error` (a closed form over the upper envelope
@@ -53,7 +53,7 @@ from .._validation import check_int, check_positive
 from ..dampening import dampen, dampen_with_error
 from ..sampling import laplace_below
 from ..tabular import TabularData
-from ..utilities.information_gain import (IGTables, ig_count_tables, ig_global_sensitivity, ig_sensitivity_function,
+from ..utilities.information_gain import (IGTables, ig_count_tables, ig_global_sensitivity, ig_sensitivity,
                                           ig_shift_with_error, public_n_max)
 from .._compat import keyword_only, renamed_values
 from ..vocabulary import Mechanism, check_mechanism
@@ -82,7 +82,7 @@ def discretise(data: TabularData, bins: int = 10) -> tuple[np.ndarray, np.ndarra
     Returns ``(codes, n_values)``; bin k of a numeric column holds values in [k/b, (k+1)/b) (1 in the last).
 
     >>> from dpselect.tabular import load_table
-    >>> codes, nv = discretise(load_table({"x": [0.0, 0.5, 1.0], "y": [0, 1, 1]}, "y", numeric_bounds={"x": (0, 1)}),
+    >>> codes, nv = discretise(load_table({"x": [0.0, 0.5, 1.0], "y": [0, 1, 1]}, "y", feature_bounds={"x": (0, 1)}),
     ...                        bins=2)
     >>> codes.ravel().tolist(), nv.tolist()
     ([0, 1, 1], [2])
@@ -106,20 +106,20 @@ def _check_n_max(tables: IGTables, n_max: int | None) -> int:
 def dampen_ig(tables: IGTables, n_max: int, utilities: np.ndarray | None = None) -> np.ndarray:
     """The dampening function D(T, A) of IG for every attribute, with δ = the IG sensitivity function.
 
-    A thin wrapper: ``dpselect.dampening.dampen(u, ig_sensitivity_function(tables, n_max))`` (the core
+    A thin wrapper: ``dpselect.dampening.dampen(u, ig_sensitivity(tables, n_max))`` (the core
     engine's block walker; :func:`dpselect.dampening.dampen_with_error` gives D with its rigorous error
     bound, which :func:`diffpid3` samples with). ``n_max`` is required here (no fallback).
     """
     n_max = _check_n_max(tables, n_max)
     u = tables.utilities() if utilities is None else np.asarray(utilities, dtype=np.float64)
-    return dampen(u, ig_sensitivity_function(tables, n_max))
+    return dampen(u, ig_sensitivity(tables, n_max))
 
 
 def ig_shift(tables: IGTables, n_max: int) -> np.ndarray:
     """G_A = Σ_{t < N} (ΔIG − δ(T, t, A)) for every attribute: the shift of shifted local dampening.
 
     The float values of :func:`~dpselect.utilities.information_gain.ig_shift_with_error` (equal to
-    ``dpselect.dampening.shift_totals(ig_sensitivity_function(tables, n_max), n)`` within its bound).
+    ``dpselect.dampening.shift_totals(ig_sensitivity(tables, n_max), n)`` within its bound).
     """
     return ig_shift_with_error(tables, _check_n_max(tables, n_max))[0]
 
@@ -281,7 +281,7 @@ def _select_split(tabs: IGTables, mech: str, eps: float, n_max: int, gen: np.ran
     u = tabs.utilities()
     if mech == "exponential":
         return int(mechanisms.exponential(u, epsilon=eps, sensitivity=ig_global_sensitivity(n_max), rng=gen))
-    sf = ig_sensitivity_function(tabs, n_max)
+    sf = ig_sensitivity(tabs, n_max)
     if mech == "local_dampening":
         D, err = dampen_with_error(u, sf)
         return int(mechanisms.dampened_select(u, sf, D, err, eps, 1, gen))
