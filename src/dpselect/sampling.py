@@ -936,7 +936,7 @@ def _noise_point_hi(j: int, noise: str) -> float:
 
 
 def noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, rng: np.random.Generator, *, noise: str,
-                       exact_score: Callable[[int], Fraction], _level_shift: float = 0.0) -> np.ndarray:
+                       exact_score: Callable[[int], Fraction]) -> np.ndarray:
     """k sequential picks, each the exact argmax of ``a_r + N_r`` over the candidates not yet picked with
     **fresh** i.i.d. noise (report-noisy-max top-k with exponential or Laplace noise, ε/k each), without
     k full passes.
@@ -959,8 +959,14 @@ def noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, 
 
     The decisions use only the first 64 bits of each uniform, so every later step sees the exact
     conditional law: the output is exactly the law of k peeled exact picks. Candidates whose score is
-    unknown (err inf) are in the head. ``_level_shift`` moves W (tests).
+    unknown (err inf) are in the head.
     """
+    return _noisy_top_k_peeled(a, a_err, k, rng, noise=noise, exact_score=exact_score)
+
+
+def _noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, rng: np.random.Generator, *,
+                        noise: str, exact_score: Callable[[int], Fraction], level_shift: float = 0.0) -> np.ndarray:
+    """:func:`noisy_top_k_peeled`; ``level_shift`` moves the water level W (tests: the law must not change)."""
     n = a.shape[0]
     kk = min(k, n)
     extra = 0 if noise == "exponential" else 1
@@ -1005,7 +1011,7 @@ def noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, 
 
     with np.errstate(under="ignore", over="ignore", invalid="ignore"):
         lse = ref + math.log(float(exp_sum(0, n)))
-        W = lse - math.log(_PEEL_EXPECTED) + _level_shift + extra * _LN2
+        W = lse - math.log(_PEEL_EXPECTED) + level_shift + extra * _LN2
     lev = np.empty(n, dtype=np.int8)
     gmax = np.full(64, -np.inf)          # per level: the largest a (or upper bound) and the largest |a|
     gmag = np.zeros(64)

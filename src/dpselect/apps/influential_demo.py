@@ -35,10 +35,10 @@ def influential_demo_table(graph: Graph, *, k: int = 3, epsilon: float = 1.0,
         g.public_nodes = True
     gen = check_rng(rng)
     U, _ = motkin_objectives(g)
-    ref_agg = top_k_aggregate(U, k)
-    ref_par = top_k_pareto(U, k)
+    ref_agg = top_k_aggregate(U, k=k)
+    ref_par = top_k_pareto(U, k=k)
     pt = prepare_scores(g, max_degree, "influential_demo_table", stacklevel=6)
-    ref_ebc = top_k_ebc(pt, k)
+    ref_ebc = top_k_ebc(pt, k=k)
     rows: list[tuple[str, str, Any, float]] = [("top-k aggregate (non-private)", "-", ref_agg, 1.0),
             ("top-k Pareto score (non-private)", "-", ref_par, 1.0),
             ("top-k EBC (non-private)", "-", ref_ebc, 1.0)]

@@ -208,7 +208,8 @@ class MotkinSampler:
             picks.append(int(rem[sel]))
         return picks[0] if single else np.asarray(picks, dtype=np.int64)
 
-    def probabilities(self, epsilon: float) -> np.ndarray:
+    @keyword_only("epsilon")
+    def probabilities(self, *, epsilon: float) -> np.ndarray:
         """Exact distribution of the first pick (k = 1) over all nodes."""
         rem, s, sens = self.scores(())
         out = np.zeros(self.U.shape[0])

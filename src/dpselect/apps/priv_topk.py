@@ -51,8 +51,8 @@ class PrivTopkScores:
     sensitivity_function: SensitivityFunction
     global_sensitivity: float
     max_degree: int
-    _dampened: tuple | None = field(default=None, repr=False)
-    _shifts: tuple | None = field(default=None, repr=False)
+    _dampened: tuple | None = field(default=None, init=False, repr=False, compare=False)  # caches, not arguments
+    _shifts: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     def dampened(self) -> np.ndarray:
         """D(x, r) of thesis Def. 3.3.1 for all nodes (local dampening scores, sensitivity 1)."""

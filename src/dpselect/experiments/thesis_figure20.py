@@ -78,7 +78,7 @@ def _task(job):
 
     di, label, source, D, D_from, ki, k, mi, mech, ei, eps, seed, runs = job
     scores, secs = _scores(source, D)
-    ref = cached(("ebc-top", source, D, k), lambda: top_k_ebc(scores, k))
+    ref = cached(("ebc-top", source, D, k), lambda: top_k_ebc(scores, k=k))
     rows = []
     for run_ in range(runs):
         sel = priv_topk(scores, k=k, epsilon=eps, mechanism=mech, rng=np.random.default_rng([seed, di, ki, mi, ei, run_]))
