@@ -406,9 +406,9 @@ def test_degree_and_sensitivities_match_in_memory(client):
         assert np.array_equal(D.egocentric_density_sensitivity(frame)(t),
                               dpselect.utilities.graph.egocentric_density_sensitivity(d)(t))
         assert np.array_equal(D.degree_sensitivity(frame)(t), dpselect.utilities.graph.degree_sensitivity(d)(t))
-    assert D.max_degree(deg, bound=int(d.max())) == int(d.max())
+    assert D.max_degree(deg, max_degree=int(d.max())) == int(d.max())
     with pytest.raises(ValueError, match="max_degree"):
-        D.max_degree(deg, bound=int(d.max()) - 1)
+        D.max_degree(deg, max_degree=int(d.max()) - 1)
     # local dampening on the degree frame with the degree-based δ (δ = 1: the exponential mechanism)
     dframe = dd.from_pandas(deg.sort_index().to_frame("degree").astype(float), npartitions=3)
     assert D.local_dampening(dframe, utility="degree", epsilon=1e6, sensitivity_function=D.degree_sensitivity,

@@ -311,8 +311,8 @@ def test_lazy_peeled_top_k_is_the_peeling_definition(freq, noise, shift):
         for jj, j in enumerate(rest):
             exact[i * n + j] = p1[i] * p2[jj]
     rng = np.random.default_rng(int(shift * 10) + 100)
-    draws = np.array([sampling.noisy_top_k_peeled(a, None, 2, rng, noise=noise,
-                                                  exact_score=lambda r: Fraction(float(a[r])), _level_shift=shift)
+    draws = np.array([sampling._noisy_top_k_peeled(a, None, 2, rng, noise=noise,
+                                                   exact_score=lambda r: Fraction(float(a[r])), level_shift=shift)
                       for _ in range(2500)])
     assert all(len(set(d)) == 2 for d in draws.tolist())
     freq(draws[:, 0] * n + draws[:, 1], exact)
@@ -582,8 +582,8 @@ def test_blocked_peeling_keeps_the_previous_picks(monkeypatch):
             for errname in ("rel", "err"):
                 err = None if errname == "rel" else 1e-15 * np.abs(a) + 1e-300
                 for shift in (0.0, 4.0):   # 4: a raised water level, so the rare fallback runs
-                    got = [sampling.noisy_top_k_peeled(a, err, 5, np.random.default_rng(s), noise=noise, exact_score=ex,
-                                                       _level_shift=shift).tolist() for s in range(3)]
+                    got = [sampling._noisy_top_k_peeled(a, err, 5, np.random.default_rng(s), noise=noise, exact_score=ex,
+                                                        level_shift=shift).tolist() for s in range(3)]
                     assert got == _PICKS_PEELED[(uname, noise, errname, shift)], (uname, noise, errname, shift)
     assert len(fallbacks) > 20   # the rare path (lowered water level) is among the compared draws
 

@@ -48,6 +48,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._exact_random import Dec as _Dec, INV64 as _INV64, U64_MAX as _U64_MAX, laplace_below, words
+from ._compat import keyword_only, renamed_parameter
 
 __all__ = ["noisy_top_k", "noisy_top_k_batch", "noisy_top_k_peeled", "laplace_below", "NOISES"]
 
@@ -340,15 +341,17 @@ def _certify(ids, lo, hi, k: int):
     return None, ambiguous
 
 
+@renamed_parameter(old="weights", new="base_measure")
+@keyword_only("k", "rng")
 def noisy_top_k(
     a: np.ndarray,
     a_err: np.ndarray | float | None,
+    *,
     k: int,
     rng: np.random.Generator,
-    *,
     noise: str = "gumbel",
     exact_score: Callable[[int], Fraction],
-    weights: np.ndarray | None = None,
+    base_measure: np.ndarray | None = None,
     bits: np.ndarray | None = None,
 ) -> np.ndarray:
     """Indices of the k largest ``a_r + N_r`` (largest first), N_r i.i.d. noise, sampled exactly.
@@ -369,14 +372,16 @@ def noisy_top_k(
     exact_score : callable
         ``exact_score(r)``: the exact value a[r] approximates, as a ``Fraction``. Called only for
         candidates in a near-tie that float arithmetic cannot settle.
-    weights : float64 array, optional
+    base_measure : float64 array, optional
         Base measure w_r > 0: each candidate stands for w_r i.i.d. copies, noise F⁻¹(U^{1/w_r})
-        (for Gumbel noise that is Gumbel + ln w_r).
+        (for Gumbel noise that is Gumbel + ln w_r). ``weights=`` is its deprecated spelling; ``k`` and
+        ``rng`` given positionally still work for one release (``DeprecationWarning``).
     bits : uint64 array, optional
         The first 64 bits of every U_r, already drawn (the rest is drawn from ``rng`` as needed); by
         default all are drawn here (from a numpy Generator block by block, the same words as one draw
         of n; from anything else in one call of n words).
     """
+    weights = base_measure
     n = a.shape[0]
     kk = min(k, n)
     if weights is None and n > _SMALL:
@@ -858,7 +863,7 @@ def _noise_point_hi(j: int, noise: str) -> float:
 
 
 def noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, rng: np.random.Generator, *, noise: str,
-                       exact_score: Callable[[int], Fraction], _level_shift: float = 0.0) -> np.ndarray:
+                       exact_score: Callable[[int], Fraction]) -> np.ndarray:
     """k sequential picks, each the exact argmax of ``a_r + N_r`` over the candidates not yet picked with
     **fresh** i.i.d. noise (report-noisy-max top-k with exponential or Laplace noise, ε/k each), without
     k full passes.
@@ -885,8 +890,14 @@ def noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, 
 
     The decisions use only the first 64 bits of each uniform, so every later step sees the exact
     conditional law: the output is exactly the law of k peeled exact picks. Candidates whose score is
-    unknown (err inf) are in the head. ``_level_shift`` moves W (tests).
+    unknown (err inf) are in the head.
     """
+    return _noisy_top_k_peeled(a, a_err, k, rng, noise=noise, exact_score=exact_score)
+
+
+def _noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, rng: np.random.Generator, *,
+                        noise: str, exact_score: Callable[[int], Fraction], level_shift: float = 0.0) -> np.ndarray:
+    """:func:`noisy_top_k_peeled`; ``level_shift`` moves the water level W (tests: the law must not change)."""
     n = a.shape[0]
     kk = min(k, n)
     extra = 0 if noise == "exponential" else 1
@@ -931,7 +942,7 @@ def noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, 
 
     with np.errstate(under="ignore", over="ignore", invalid="ignore"):
         lse = ref + math.log(float(exp_sum(0, n)))
-        W = lse - math.log(_PEEL_EXPECTED) + _level_shift + extra * _LN2
+        W = lse - math.log(_PEEL_EXPECTED) + level_shift + extra * _LN2
     lev = np.empty(n, dtype=np.int8)
     gmax = np.full(64, -np.inf)          # per level: the largest a (or upper bound) and the largest |a|
     gmag = np.zeros(64)
@@ -1045,7 +1056,7 @@ def noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, 
                 def ex(i: int, sub: np.ndarray = sub) -> Fraction:
                     return exact_score(int(sub[i]))
 
-                j = int(noisy_top_k(a[sub], None if err_full is None else err_full[sub], 1, rng, noise=noise,
+                j = int(noisy_top_k(a[sub], None if err_full is None else err_full[sub], k=1, rng=rng, noise=noise,
                                     exact_score=ex, bits=bits)[0])
                 win = int(sub[j])
             else:
@@ -1178,7 +1189,7 @@ def _peel_lowered(a, err, ids, words, lo, walls, js, sizes, lev, block_counts, r
     def ex(i: int) -> Fraction:
         return exact_score(int(sub[i]))
 
-    j = int(noisy_top_k(a[sub], None if err is None else err[sub], 1, rng, noise=noise, exact_score=ex, bits=bits)[0])
+    j = int(noisy_top_k(a[sub], None if err is None else err[sub], k=1, rng=rng, noise=noise, exact_score=ex, bits=bits)[0])
     return int(sub[j])
 
 
@@ -1241,7 +1252,7 @@ def _peel_passes(a, err, kk, rng, noise, exact_score):
     picks = []
     for _ in range(kk):
         sub = remaining
-        j = int(noisy_top_k(a[sub], err[sub], 1, rng, noise=noise,
+        j = int(noisy_top_k(a[sub], err[sub], k=1, rng=rng, noise=noise,
                             exact_score=functools.partial(_sub_score, exact_score, sub))[0])
         picks.append(int(sub[j]))
         remaining = np.delete(remaining, j)

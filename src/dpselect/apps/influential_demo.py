@@ -4,9 +4,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .._rng import RngLike, check_rng
+from .._rng import check_rng
+from ..typing import RngLike
 from ..graphs import Graph
-from ..vocabulary import Mechanism, keyword_only
+from .._compat import keyword_only
+from ..vocabulary import Mechanism
 from .influence_baselines import metric_c, recall, top_k_aggregate, top_k_ebc, top_k_pareto
 from .motkin import check_graph, motkin_objectives
 from .motkin_sampler import MotkinSampler
@@ -33,10 +35,10 @@ def influential_demo_table(graph: Graph, *, k: int = 3, epsilon: float = 1.0,
         g.public_nodes = True
     gen = check_rng(rng)
     U, _ = motkin_objectives(g)
-    ref_agg = top_k_aggregate(U, k)
-    ref_par = top_k_pareto(U, k)
+    ref_agg = top_k_aggregate(U, k=k)
+    ref_par = top_k_pareto(U, k=k)
     pt = prepare_scores(g, max_degree, "influential_demo_table", stacklevel=6)
-    ref_ebc = top_k_ebc(pt, k)
+    ref_ebc = top_k_ebc(pt, k=k)
     rows: list[tuple[str, str, Any, float]] = [("top-k aggregate (non-private)", "-", ref_agg, 1.0),
             ("top-k Pareto score (non-private)", "-", ref_par, 1.0),
             ("top-k EBC (non-private)", "-", ref_ebc, 1.0)]

@@ -29,7 +29,8 @@ from numpy.typing import ArrayLike
 
 from .._exact_random import bernoulli_rational_bytes as _bernoulli
 from .._exact_random import uniform_float_bytes as _uniform_float
-from .._rng import RngLike, check_rng
+from .._rng import check_rng
+from ..typing import RngLike
 from .._validation import check_int, check_positive
 from ..utilities.median import (
     MedianIntervals,
@@ -40,7 +41,8 @@ from ..utilities.median import (
 )
 from .. import mechanisms as dps
 from ..sensitivity import SensitivityFunction
-from ..vocabulary import MECHANISMS, check_mechanism, keyword_only
+from .._compat import keyword_only
+from ..vocabulary import MECHANISMS, check_mechanism
 
 __all__ = ["median", "median_distribution", "MedianDistribution", "median_error", "median_rank",
            "median_probabilities", "histogram_to_database", "histogram_groups", "MEDIAN_MECHANISMS",

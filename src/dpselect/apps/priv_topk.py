@@ -12,14 +12,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._rng import RngLike, check_rng
+from .._rng import check_rng
+from ..typing import RngLike
 from .._validation import check_k, check_positive
 from ..dampening import dampen_with_error, shift_totals_with_error
 from ..graphs import Graph
 from ..mechanisms import dampened_select, exponential, permute_and_flip, shifted_select
 from ..sensitivity import SensitivityFunction
 from ..utilities.graph import ebc, ebc_global_sensitivity, ebc_sensitivity, public_max_degree
-from ..vocabulary import Mechanism, check_mechanism, keyword_only
+from .._compat import keyword_only
+from ..vocabulary import Mechanism, check_mechanism
 from .motkin import check_graph
 
 __all__ = ["PrivTopkScores", "prepare_priv_topk", "priv_topk", "PRIV_TOPK_MECHANISMS"]
@@ -49,8 +51,8 @@ class PrivTopkScores:
     sensitivity_function: SensitivityFunction
     global_sensitivity: float
     max_degree: int
-    _dampened: tuple | None = field(default=None, repr=False)
-    _shifts: tuple | None = field(default=None, repr=False)
+    _dampened: tuple | None = field(default=None, init=False, repr=False, compare=False)  # caches, not arguments
+    _shifts: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     def dampened(self) -> np.ndarray:
         """D(x, r) of thesis Def. 3.3.1 for all nodes (local dampening scores, sensitivity 1)."""

@@ -34,7 +34,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._exact_random import INV64 as _INV64, U64_MAX as _U64_MAX, exp_enclosure, less_than_exp, words_drawer  # noqa: F401
-from .._rng import RngLike, check_rng
+from .._rng import check_rng
+from ..typing import RngLike
 from .._validation import short_repr
 
 __all__ = ["bernoulli_log", "exact_less_than_exp"]

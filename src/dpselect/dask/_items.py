@@ -6,6 +6,7 @@ from typing import Any, Hashable, Sequence
 import numpy as np
 
 from .._rng import check_rng
+from ..typing import RngLike
 from .._validation import check_bool, check_choice, check_int, check_positive
 from ..exceptions import warn_public_from_data
 from ..vocabulary import GLOBAL_MECHANISMS, check_mechanism
@@ -118,7 +119,7 @@ def _bound_partition(part: Any, item: str, contributions: int, distinct: bool, s
 
 def bounded_item_counts(rows: Any, *, contributions: int, user: str = "user", item: str = "item",
                         distinct: bool = True, items: Sequence[Hashable] | None = None,
-                        rng: np.random.Generator | np.random.BitGenerator | np.random.SeedSequence | int | None = None,
+                        rng: RngLike = None,
                         ) -> Any:
     """Lazy dask Series item -> count after bounding every user's contribution to ``contributions`` rows.
 
@@ -198,7 +199,7 @@ def frequent_items(
     distinct: bool = True,
     mechanism: str = "exponential",
     noise: str | None = None,
-    rng: np.random.Generator | np.random.BitGenerator | np.random.SeedSequence | int | None = None,
+    rng: RngLike = None,
 ) -> Any:
     """Private top-k most frequent items of a dask DataFrame of (user, item) rows (ε-DP, user level).
 

@@ -48,7 +48,8 @@ from typing import Any, Callable, Hashable, Sequence, cast
 import numpy as np
 
 from .._exact_random import words
-from .._rng import RngLike, check_rng
+from .._rng import check_rng
+from ..typing import RngLike
 from .._validation import check_bool, check_choice, check_int, check_k, check_positive
 from ..dampening import DEFAULT_MAX_STEPS, check_sensitivity_function, dampen_exact, dampen_with_error
 from ..mechanisms import scaled_scores
@@ -321,7 +322,7 @@ def _reduce(results: list[dict[str, Any]], spec: _Spec, k_arg: int | None, gen: 
         words = np.concatenate([live[t]["rounds"][0][1] for t in range(len(live))])
         order = np.argsort(pos, kind="stable")
         pos, words = pos[order], words[order]
-        top = noisy_top_k(a[pos], None if err is None else err[pos], k, _Replay(words, gen).as_generator(),
+        top = noisy_top_k(a[pos], None if err is None else err[pos], k=k, rng=_Replay(words, gen).as_generator(),
                           noise=spec.noise, exact_score=lambda j: exact_score(int(pos[j])))
         picks = [int(pos[j]) for j in top]
         return picks, [int(glob[i]) for i in picks], labels
@@ -339,7 +340,7 @@ def _reduce(results: list[dict[str, Any]], spec: _Spec, k_arg: int | None, gen: 
         def ex(i: int, pos: np.ndarray = pos) -> Fraction:
             return exact_score(int(pos[i]))
 
-        top = noisy_top_k(a[pos], None if err is None else err[pos], 1, _Replay(words, gen).as_generator(),
+        top = noisy_top_k(a[pos], None if err is None else err[pos], k=1, rng=_Replay(words, gen).as_generator(),
                           noise=spec.noise, exact_score=ex)
         pick = int(pos[int(top[0])])
         picked.add(pick)

@@ -16,6 +16,7 @@ import argparse
 
 import numpy as np
 
+from .._compat import renamed_function
 from ..apps.diffpid3 import diffpid3
 from ..datasets import PUBLIC_TABLE_SIZE
 from ..vocabulary import Mechanism
@@ -52,10 +53,14 @@ def _data(name):
     return _DATA[name]
 
 
-def public_n_max(name: str) -> int:
+def published_table_size(name: str) -> int:
     """The public bound N on table sizes for dataset ``name``: its published size (thesis Sec. 7.4)."""
 
     return PUBLIC_TABLE_SIZE[name]
+
+
+#: Deprecated name (the library's :func:`public_n_max` is another function).
+public_n_max = renamed_function(published_table_size, "public_n_max")
 
 
 def _task(job) -> list[dict]:
@@ -69,7 +74,7 @@ def _task(job) -> list[dict]:
     for depth in depths:
         for ei, eps in enumerate(epsilons):
             for mi, method in enumerate(METHODS):
-                tree = diffpid3(train, epsilon=eps, depth=depth, mechanism=MECH[method], bins=bins, n_max=public_n_max(name),
+                tree = diffpid3(train, epsilon=eps, depth=depth, mechanism=MECH[method], bins=bins, n_max=published_table_size(name),
                                 rng=np.random.default_rng([seed, di, rep, fold, depth, ei, mi]))
                 rows.append({"dataset": name, "method": method, "epsilon": eps, "run": rep * n_folds + fold,
                              "metric": "accuracy", "value": tree.accuracy(test), "depth": depth})
@@ -91,7 +96,7 @@ def _jobs(args, names) -> list:
 def _settings(res: Result) -> str:
     a = res.args
     return (f"depths {a.depths}, {a.bins} bins for numeric attributes, ε = total budget B (B/(2(d+1)) per level), "
-            f"ΔIG with N = the published dataset size ({', '.join(f'{n} {public_n_max(n):,}' for n in res.datasets)}; "
+            f"ΔIG with N = the published dataset size ({', '.join(f'{n} {published_table_size(n):,}' for n in res.datasets)}; "
             "thesis Sec. 7.4);")
 
 
