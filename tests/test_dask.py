@@ -539,7 +539,7 @@ def test_same_output_as_in_memory_for_any_words(monkeypatch):
 
         rest = np.random.default_rng(trial)
         rest.bit_generator.advance(u.size)  # the distributed path continues the stream after the n words
-        want = noisy_top_k(a, err, k, _select._Replay(words, rest), noise="gumbel", exact_score=exact).tolist()
+        want = noisy_top_k(a, err, k=k, rng=_select._Replay(words, rest), noise="gumbel", exact_score=exact).tolist()
         monkeypatch.setattr(_select._Streams, "words",
                             lambda self, p, offset, size, rounds, w=words: [w[offset:offset + size]])
         chunks = (7, 50, 300)[trial % 3]

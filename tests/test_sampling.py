@@ -143,8 +143,7 @@ def test_refinement_matches_exact_comparisons_on_adversarial_near_ties(noise, mo
         if expected is None:
             continue
         streams_holder["s"] = streams
-        got = noisy_top_k(np.array([float(s) for s in scores]), np.full(n, 1e-15), k,
-                          ScriptedBits([s[0] for s in streams]), noise=noise,
+        got = noisy_top_k(np.array([float(s) for s in scores]), np.full(n, 1e-15), k=k, rng=ScriptedBits([s[0] for s in streams]), noise=noise,
                           exact_score=lambda r, scores=scores: scores[r])
         assert got.tolist() == expected, (trial, scores, streams)
         checked += 1
@@ -155,10 +154,10 @@ def test_equal_scores_identical_first_words_decided_by_later_bits():
     # Two candidates, same score, same first 64 bits: the one with the larger next word wins.
     for noise in ("gumbel", "exponential", "laplace"):
         w = 0x8000_0000_1234_5678
-        got = noisy_top_k(np.zeros(2), 0.0, 1, ScriptedBits([w, w, 5, 9]), noise=noise,
+        got = noisy_top_k(np.zeros(2), 0.0, k=1, rng=ScriptedBits([w, w, 5, 9]), noise=noise,
                           exact_score=lambda r: Fraction(0))
         assert got.tolist() == [1]
-        got = noisy_top_k(np.zeros(2), 0.0, 2, ScriptedBits([w, w, 9, 5]), noise=noise,
+        got = noisy_top_k(np.zeros(2), 0.0, k=2, rng=ScriptedBits([w, w, 9, 5]), noise=noise,
                           exact_score=lambda r: Fraction(0))
         assert got.tolist() == [0, 1]
 
@@ -234,9 +233,9 @@ def test_fast_shortlist_and_generic_path_agree_draw_by_draw(noise):
         a -= a.max()
         seed = int(base.integers(0, 2 ** 31))
         ex = lambda r, a=a: Fraction(float(a[r]))  # noqa: E731
-        fast = noisy_top_k(a, None, k, np.random.default_rng(seed), noise=noise, exact_score=ex)
+        fast = noisy_top_k(a, None, k=k, rng=np.random.default_rng(seed), noise=noise, exact_score=ex)
         err = 1e-15 * np.abs(a) + 1e-300
-        with_err = noisy_top_k(a, err, k, np.random.default_rng(seed), noise=noise, exact_score=ex)
+        with_err = noisy_top_k(a, err, k=k, rng=np.random.default_rng(seed), noise=noise, exact_score=ex)
         gen = np.random.default_rng(seed)  # same bits, no shortlist: both cell ends for every candidate
         m = sampling._bits64(gen, n)
         full = sampling._finish(a, err, np.arange(n), m, k, gen, noise, ex, None)
@@ -544,7 +543,7 @@ def test_stage_one_keeps_the_previous_picks_where_it_used_to_give_up(monkeypatch
                 for errname in ("rel", "err"):
                     err = None if errname == "rel" else 1e-15 * np.abs(a) + 1e-300
                     ex = lambda r, a=a: Fraction(float(a[r]))  # noqa: E731
-                    got = [noisy_top_k(a, err, k, np.random.default_rng(s), noise=noise, exact_score=ex).tolist()
+                    got = [noisy_top_k(a, err, k=k, rng=np.random.default_rng(s), noise=noise, exact_score=ex).tolist()
                            for s in range(4)]
                     assert got == _PICKS_NARROW_BULK[(uname, noise, k, errname)], (uname, noise, k, errname)
     # ~37 of the 600 cells lie outside the narrowed bulk; the shortlist never holds the whole array
@@ -558,7 +557,7 @@ def test_stage_one_keeps_the_previous_picks_on_many_above_bulk_cells(monkeypatch
     ex = lambda r: Fraction(float(a[r]))  # noqa: E731
     for noise in ("gumbel", "exponential", "laplace"):
         for k in (1, 3):
-            got = [noisy_top_k(a, None, k, ScriptedBits(_tail_words(s, n)), noise=noise, exact_score=ex).tolist()
+            got = [noisy_top_k(a, None, k=k, rng=ScriptedBits(_tail_words(s, n)), noise=noise, exact_score=ex).tolist()
                    for s in range(4)]
             assert got == _PICKS_TAIL_WORDS[(noise, k)], (noise, k)
     assert len(sizes) == 24 and max(s for s, _ in sizes) <= 75   # the 70 cells outside the bulk at most
@@ -597,8 +596,8 @@ def test_first_words_drawn_in_blocks_are_one_draw_of_n(monkeypatch, noise):
     ex = lambda r: Fraction(float(a[r]))  # noqa: E731
     for seed in range(5):
         r1, r2 = np.random.default_rng(seed), np.random.default_rng(seed)
-        p1 = noisy_top_k(a, None, 3, r1, noise=noise, exact_score=ex)
-        p2 = noisy_top_k(a, None, 3, r2, noise=noise, exact_score=ex, bits=sampling._bits64(r2, a.size))
+        p1 = noisy_top_k(a, None, k=3, rng=r1, noise=noise, exact_score=ex)
+        p2 = noisy_top_k(a, None, k=3, rng=r2, noise=noise, exact_score=ex, bits=sampling._bits64(r2, a.size))
         assert p1.tolist() == p2.tolist()
         assert r1.integers(0, 1 << 62) == r2.integers(0, 1 << 62)
 

@@ -58,18 +58,18 @@ def check_graph(graph: Any, where: str | None = None, *, stacklevel: int = 4) ->
     return g
 
 
-def local_to_mechanism(local: Any) -> str:
+def _local_to_mechanism(local: Any) -> str:
     """The mechanism of the deprecated ``local=`` spelling: True is local dampening, False exponential."""
     return "local_dampening" if check_bool(local, "local") else "exponential"
 
 
-def local_conflicts(local: Any, mechanism: Any) -> bool:
+def _local_conflicts(local: Any, mechanism: Any) -> bool:
     """``local=False`` (deprecated) with a local mechanism contradicts it."""
     return not check_bool(local, "local") and check_mechanism(mechanism) in LOCAL_MECHANISMS
 
 
 #: The compat decorator of the deprecated ``local=`` spelling of ``mechanism=`` (DP-MOTkIN entry points).
-local_spelling = replaced_parameter("local", "mechanism", local_to_mechanism, conflict=local_conflicts)
+local_spelling = replaced_parameter("local", "mechanism", _local_to_mechanism, conflict=_local_conflicts)
 
 
 def motkin_mechanism(mechanism: str | None, where: str, allowed: Sequence[str] | None = None) -> str:

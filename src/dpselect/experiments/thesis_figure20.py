@@ -26,7 +26,7 @@ from ..graphs import GRAPH_DATASETS, Graph
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table, parse_int_list
 from .table2 import add_graph_argument, cached, cached_graph, graph_sources
 
-__all__ = ["NAME", "DESCRIPTION", "EPSILONS", "METHODS", "THESIS_TEXT", "public_max_degree", "setup",
+__all__ = ["NAME", "DESCRIPTION", "EPSILONS", "METHODS", "THESIS_TEXT", "public_max_degree", "published_max_degree", "setup",
     "REPRODUCTION", "add_arguments", "run"]
 
 NAME = "thesis-figure20"

@@ -24,7 +24,7 @@ from ._common import Reproduction, Result, add_common_arguments, line_panels, ma
 from ._data import load_tabular
 
 __all__ = ["NAME", "DESCRIPTION", "EPSILONS", "DATASETS", "FIGURE", "METHODS", "MECH", "PAPER_TEXT",
-    "public_n_max", "REPRODUCTION", "add_arguments", "run"]
+    "public_n_max", "published_table_size", "REPRODUCTION", "add_arguments", "run"]
 
 NAME = "thesis-figures23-25"
 DESCRIPTION = "Thesis Figs. 23-25: 10-fold CV accuracy of Global/Local/ShiftedLocal DiffPID3, depth 2 and 5"
