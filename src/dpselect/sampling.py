@@ -48,7 +48,8 @@ from numpy.typing import ArrayLike
 
 __all__ = ["noisy_top_k", "noisy_top_k_batch", "noisy_top_k_peeled", "laplace_below", "NOISES"]
 
-NOISES = ("gumbel", "exponential", "laplace")
+#: The noise families of the noisy maximum (the one definition; dpselect.mechanisms and dpselect.dask use it).
+NOISES = ("laplace", "gumbel", "exponential")
 
 _INV64 = 2.0 ** -64
 _HALF_U64 = np.uint64(1 << 63)
