@@ -54,7 +54,7 @@ from ..sampling import laplace_below
 from ..tabular import TabularData
 from ..utilities.information_gain import (IGTables, ig_count_tables, ig_global_sensitivity, ig_sensitivity_function,
                                           ig_shift_with_error, public_n_max)
-from ..vocabulary import Mechanism, check_mechanism, deprecated, keyword_only
+from ..vocabulary import MechanismName, check_mechanism, deprecated, keyword_only
 
 __all__ = [
     "DiffPID3Tree",
@@ -175,7 +175,7 @@ class DiffPID3Tree:
 
 
 @keyword_only("epsilon", "depth")
-def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: Mechanism = "local_dampening",
+def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: MechanismName = "local_dampening",
              bins: int = 10, n_max: int | None = None, rng: RngLike = None) -> DiffPID3Tree:
     """Build a DiffPID3 tree (thesis Alg. 4) with total budget ``epsilon`` (B-DP, add/remove one record).
 

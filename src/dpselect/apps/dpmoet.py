@@ -53,7 +53,7 @@ from ..multiobjective import pareto_score, priv_agg, priv_pareto
 from ..sensitivity import constant
 from ..utilities.classification import rate_sensitivity
 from ..trees import Tree, TreeSpace, crossover, mutate, predict_many, prune, random_population
-from ..vocabulary import LOCAL_MECHANISMS, Mechanism, check_mechanism, deprecated, keyword_only, renamed
+from ..vocabulary import LOCAL_MECHANISMS, MechanismName, check_mechanism, deprecated, keyword_only, renamed
 
 __all__ = ["MOETResult", "dp_moet", "nodp_moet", "metric_c", "CompressedTable", "APPROACHES", "BUDGETS"]
 
@@ -240,7 +240,7 @@ def _run(data, epsilon, approach, how, *, weights, population, selection, genera
 
 
 @keyword_only("epsilon")
-def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: Mechanism | None = None,
+def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: MechanismName | None = None,
             objective_weights: Sequence[float] = DEFAULT_WEIGHTS, population: int = 30, selection: int = 3,
             generations: int = 3, depth: int = 4, max_depth: int = 10, output: int = 3, budget: str = "even",
             rng: Any = None, compressed: CompressedTable | None = None, exact_statistics: bool = False,

@@ -34,7 +34,7 @@ from ..utilities.graph import (
     egocentric_density,
     egocentric_density_sensitivity,
 )
-from ..vocabulary import LOCAL_MECHANISMS, Mechanism, check_mechanism, deprecated, keyword_only
+from ..vocabulary import LOCAL_MECHANISMS, MechanismName, check_mechanism, deprecated, keyword_only
 
 __all__ = ["motkin_objectives", "dp_motkin_pareto", "dp_motkin_agg", "DEFAULT_AGG_WEIGHTS", "MOTKIN_MECHANISMS"]
 
@@ -91,7 +91,7 @@ def motkin_objectives(graph: Graph, *, variant: str = "paper") -> tuple[np.ndarr
 
 
 @keyword_only("k", "epsilon")
-def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mechanism: Mechanism | None = None,
+def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mechanism: MechanismName | None = None,
                      variant: str = "paper", rng: RngLike = None,
                      local: bool | None = None) -> np.ndarray | int:
     """DP-MOTkIN-Pareto: k nodes near the Pareto front of (degree, egocentric density), ε-edge-DP.
@@ -149,7 +149,7 @@ def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mech
 
 @keyword_only("k", "epsilon")
 def dp_motkin_agg(graph: Graph, *, k: int | None = None, epsilon: float, objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS,
-                  mechanism: Mechanism | None = None, variant: str = "paper",
+                  mechanism: MechanismName | None = None, variant: str = "paper",
                   rng: RngLike = None, local: bool | None = None,
                   weights: Sequence[float] | None = None) -> np.ndarray | int:
     """DP-MOTkIN-Agg: k nodes maximising w_degree·degree + w_egodensity·egodensity, ε-edge-DP.

@@ -24,7 +24,7 @@ from ..utilities.graph import (
     degree_sensitivity,
     egocentric_density_sensitivity,
 )
-from ..vocabulary import Mechanism, keyword_only
+from ..vocabulary import MechanismName, keyword_only
 from .motkin import (
     DEFAULT_AGG_WEIGHTS,
     MOTKIN_MECHANISMS,
@@ -62,7 +62,7 @@ class MotkinSampler:
         ``objective_weights`` (``DeprecationWarning``).
     """
 
-    def __init__(self, graph: Graph, approach: str, *, mechanism: Mechanism | None = None, variant: str = "paper",
+    def __init__(self, graph: Graph, approach: str, *, mechanism: MechanismName | None = None, variant: str = "paper",
                  objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS, max_cache: int = 64,
                  local: bool | None = None, weights: Sequence[float] | None = None) -> None:
         g = check_graph(graph, "MotkinSampler", stacklevel=4)

@@ -19,7 +19,7 @@ from ..graphs import Graph
 from ..mechanisms import dampened_select, exponential, permute_and_flip, shifted_select
 from ..sensitivity import SensitivityFunction
 from ..utilities.graph import ebc, ebc_global_sensitivity, ebc_sensitivity, public_max_degree
-from ..vocabulary import Mechanism, check_mechanism, keyword_only
+from ..vocabulary import MechanismName, check_mechanism, keyword_only
 from .motkin import check_graph
 
 __all__ = ["PrivTopkScores", "prepare_priv_topk", "priv_topk", "PRIV_TOPK_MECHANISMS"]
@@ -70,7 +70,7 @@ class PrivTopkScores:
         """u(r) − G_r: shifted local dampening scores (sensitivity Δ), thesis Ch. 4 closed form."""
         return self.utilities - self._shift_totals()[0]
 
-    def scores(self, mechanism: Mechanism) -> tuple[np.ndarray, float]:
+    def scores(self, mechanism: MechanismName) -> tuple[np.ndarray, float]:
         """(scores, sensitivity) on which the exponential mechanism (permute-and-flip for
         "permute_and_flip") is the named PrivTopk mechanism (a name or an alias: EM, PF, LD, SLD)."""
         mech = check_mechanism(mechanism, allowed=TOPK_CANONICAL)
@@ -107,7 +107,7 @@ def prepare_priv_topk(graph: Graph, *, max_degree: int | None = None) -> PrivTop
 
 @keyword_only("k", "epsilon")
 def priv_topk(graph: Graph | PrivTopkScores, *, k: int, epsilon: float,
-              mechanism: Mechanism = "shifted_local_dampening",
+              mechanism: MechanismName = "shifted_local_dampening",
               max_degree: int | None = None, rng: RngLike = None) -> np.ndarray:
     """PrivTopk (thesis Alg. 3): k nodes of large egocentric betweenness centrality, ε-edge-DP.
 

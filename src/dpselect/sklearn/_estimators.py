@@ -17,7 +17,7 @@ from .._rng import check_rng
 from ..exceptions import warn_public_from_data
 from ..tabular import TabularData
 from ..trees import predict_many
-from ..vocabulary import Mechanism
+from ..vocabulary import MechanismName
 
 __all__ = ["DiffPID3Classifier", "DPMOETClassifier", "EXPECTED_FAILED_CHECKS"]
 
@@ -360,7 +360,7 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
     True
     """
 
-    def __init__(self, epsilon: float = 1.0, depth: int = 5, mechanism: Mechanism = "local_dampening", bins: int = 10,
+    def __init__(self, epsilon: float = 1.0, depth: int = 5, mechanism: MechanismName = "local_dampening", bins: int = 10,
                  n_max: int | None = None, feature_bounds: Any = None, categories: Mapping | None = None,
                  classes: Sequence | None = None, random_state: Any = None) -> None:
         self.epsilon = epsilon
@@ -462,7 +462,7 @@ class DPMOETClassifier(_PublicSchemaClassifier):
     ((2, 2), 1)
     """
 
-    def __init__(self, epsilon: float = 1.0, approach: str = "accuracy", mechanism: Mechanism = "local_dampening",
+    def __init__(self, epsilon: float = 1.0, approach: str = "accuracy", mechanism: MechanismName = "local_dampening",
                  objective_weights: Sequence[float] = DEFAULT_WEIGHTS, population: int = 30, selection: int = 3,
                  generations: int = 3, depth: int = 4, max_depth: int = 10, output: int = 3, budget: str = "even",
                  feature_bounds: Any = None, categories: Mapping | None = None, classes: Sequence | None = None,

@@ -11,7 +11,7 @@ from ..mechanisms import local_dampening, shifted_local_dampening
 from ..multiobjective import priv_agg, priv_pareto
 from ..sensitivity import SensitivityFunction
 from ..utilities.classification import rate_sensitivity
-from ..vocabulary import LOCAL_MECHANISMS, Mechanism, check_mechanism
+from ..vocabulary import LOCAL_MECHANISMS, MechanismName, check_mechanism
 
 __all__ = ["select_model", "model_objectives", "OBJECTIVES", "APPROACHES"]
 
@@ -212,7 +212,7 @@ def _predictions(estimators: Any, X: Any, predictions: Any) -> tuple[np.ndarray 
 
 def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None, X: ArrayLike | None, y: ArrayLike, *,
                  epsilon: float, objectives: Sequence[str] = ("tpr", "tnr"),
-                 approach: Literal["pareto", "aggregate"] = "pareto", mechanism: Mechanism | None = None,
+                 approach: Literal["pareto", "aggregate"] = "pareto", mechanism: MechanismName | None = None,
                  objective_weights: Sequence[float] | Mapping[str, float] | None = None, k: int | None = None,
                  rng: Any = None, predictions: ArrayLike | None = None, pos_label: Any = None) -> Any:
     """Privately select the best of several already-fitted classifiers on a private validation set.
