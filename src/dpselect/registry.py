@@ -369,6 +369,20 @@ def names(kind: str | None = None, *, where: Callable[[Mechanism], bool] | None 
 # ---------------------------------------------------------------------------------------------
 # the built-in mechanisms (one entry each)
 # ---------------------------------------------------------------------------------------------
+def _late(attr: str) -> Callable[..., Any]:
+    """``dpselect.mechanisms.<attr>``, looked up at each call (so that a patched module attribute, e.g. a test's
+    spy, is what the registry calls); ``inspect.signature`` sees the function's own signature."""
+    target = getattr(_m, attr)
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(_m, attr)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = attr
+    call.__doc__ = target.__doc__
+    call.__wrapped__ = target  # type: ignore[attr-defined]
+    return call
+
+
 def _prepare_dampened(u: np.ndarray, sf: Any, *, max_steps: int = DEFAULT_MAX_STEPS) -> tuple:
     return dampen_with_error(u, sf, max_steps=max_steps)
 
@@ -378,28 +392,28 @@ def _prepare_shifted(u: np.ndarray, sf: Any, *, max_steps: int = DEFAULT_MAX_STE
 
 
 register(Mechanism(
-    "exponential", "global", _m.exponential, _m.exponential_probabilities, aliases=("em",), noises=("gumbel",),
+    "exponential", "global", _late("exponential"), _late("exponential_probabilities"), aliases=("em",), noises=("gumbel",),
     options=("monotonic",), neighbour_model=_GLOBAL_MODEL,
     description="exponential mechanism (McSherry & Talwar): P(r) ∝ exp(ε·u(r)/(2Δu))"))
 register(Mechanism(
-    "permute_and_flip", "global", _m.permute_and_flip, _m.permute_and_flip_probabilities, aliases=("pf",),
+    "permute_and_flip", "global", _late("permute_and_flip"), _late("permute_and_flip_probabilities"), aliases=("pf",),
     noises=("exponential",), options=("monotonic",), neighbour_model=_GLOBAL_MODEL,
     description="permute-and-flip (McKenna & Sheldon) = report-noisy-max with exponential noise"))
 register(Mechanism(
-    "report_noisy_max", "global", _m.report_noisy_max, _m.report_noisy_max_probabilities, aliases=("rnm",),
+    "report_noisy_max", "global", _late("report_noisy_max"), _late("report_noisy_max_probabilities"), aliases=("rnm",),
     noises=("laplace", "gumbel", "exponential"), options=("noise", "monotonic"), neighbour_model=_GLOBAL_MODEL,
     description="report-noisy-max with Laplace (default), Gumbel or exponential noise of scale 2Δu/ε"))
 register(Mechanism(
-    "local_dampening", "local", _m.local_dampening, _m.local_dampening_probabilities, aliases=("ld",),
+    "local_dampening", "local", _late("local_dampening"), _late("local_dampening_probabilities"), aliases=("ld",),
     noises=("gumbel",), score="dampened", options=("max_steps",), neighbour_model=_LOCAL_MODEL,
     description="local dampening (thesis Def. 3.4.1): P(r) ∝ exp(ε·D(x, r)/2)",
-    prepare_fn=_prepare_dampened, select_prepared_fn=_m.dampened_select))
+    prepare_fn=_prepare_dampened, select_prepared_fn=_late("dampened_select")))
 register(Mechanism(
-    "shifted_local_dampening", "local", _m.shifted_local_dampening, _m.shifted_local_dampening_probabilities,
+    "shifted_local_dampening", "local", _late("shifted_local_dampening"), _late("shifted_local_dampening_probabilities"),
     aliases=("sld",), noises=("gumbel",), score="shifted", options=("direction", "max_steps"),
     neighbour_model=_LOCAL_MODEL + "; δ must also be bounded (saturation_distance)",
     description="shifted local dampening (thesis Ch. 4), closed form: P(r) ∝ exp(ε·(u(r) ∓ G_r)/(2Δ))",
-    prepare_fn=_prepare_shifted, select_prepared_fn=_m.shifted_select))
+    prepare_fn=_prepare_shifted, select_prepared_fn=_late("shifted_select")))
 
 #: The names of the built-in mechanisms (what :data:`dpselect.vocabulary.MechanismName` spells).
 BUILTIN = tuple(_REGISTRY)
