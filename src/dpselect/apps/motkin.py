@@ -34,12 +34,21 @@ from ..utilities.graph import (
     egocentric_density,
     egocentric_density_sensitivity,
 )
-from ..vocabulary import LOCAL_MECHANISMS, MechanismName, check_mechanism, deprecated, keyword_only
+from ..registry import get_mechanism, names
+from ..vocabulary import MechanismName, deprecated, keyword_only
 
 __all__ = ["motkin_objectives", "dp_motkin_pareto", "dp_motkin_agg", "DEFAULT_AGG_WEIGHTS", "MOTKIN_MECHANISMS"]
 
-#: The mechanisms DP-MOTkIN runs (its paper versions: global = exponential, local = local dampening).
-MOTKIN_MECHANISMS = ("exponential", "local_dampening")
+
+
+def _sampler_mechanisms() -> tuple[str, ...]:
+    """The registry's Gumbel-noise mechanisms on the utilities or on dampened scores (D cached per prefix)."""
+    return names(noise="gumbel", where=lambda m: m.score in ("utility", "dampened"))
+
+
+#: The mechanisms :class:`~dpselect.apps.motkin_sampler.MotkinSampler` runs (a registry query; DP-MOTkIN's
+#: paper versions: global = exponential, local = local dampening). The selectors take every mechanism.
+MOTKIN_MECHANISMS = _sampler_mechanisms()
 #: Objective weights (degree, egocentric density) of DP-MOTkIN-Agg in paper Sec. 7.5.
 DEFAULT_AGG_WEIGHTS = (1.0, 100.0)
 
@@ -65,11 +74,11 @@ def motkin_mechanism(mechanism: str | None, local: bool | None, where: str,
         deprecated(f"{where}(local={local})", f"mechanism={implied!r}", stacklevel=4)
         if mechanism is None:
             mechanism = implied
-        elif not local and check_mechanism(mechanism) in LOCAL_MECHANISMS:
+        elif not local and get_mechanism(mechanism).kind == "local":
             raise ValueError(f"local=False (deprecated) contradicts mechanism={mechanism!r}; pass mechanism only")
     if mechanism is None:
         return "local_dampening"
-    return check_mechanism(mechanism) if allowed is None else check_mechanism(mechanism, allowed=allowed)
+    return get_mechanism(mechanism, allowed=allowed).name
 
 
 def motkin_objectives(graph: Graph, *, variant: str = "paper") -> tuple[np.ndarray, list[SensitivityFunction]]:
@@ -141,7 +150,7 @@ def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mech
     eps = check_positive(epsilon, "epsilon")
     mech = motkin_mechanism(mechanism, local, "dp_motkin_pareto")
     U, sfs = motkin_objectives(g, variant=variant)
-    sens = sfs if mech in LOCAL_MECHANISMS else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
+    sens = sfs if get_mechanism(mech).kind == "local" else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
     out = priv_pareto(U, epsilon=eps, sensitivities=sens, k=None if single else k, rng=check_rng(rng),
                       mechanism=mech)
     return int(out) if single else np.atleast_1d(np.asarray(out, dtype=np.int64))
@@ -176,7 +185,7 @@ def dp_motkin_agg(graph: Graph, *, k: int | None = None, epsilon: float, objecti
     mech = motkin_mechanism(mechanism, local, "dp_motkin_agg")
     objective_weights = objective_weights_argument(objective_weights, weights, "dp_motkin_agg")
     U, sfs = motkin_objectives(g, variant=variant)
-    sens = sfs if mech in LOCAL_MECHANISMS else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
+    sens = sfs if get_mechanism(mech).kind == "local" else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
     out = priv_agg(U, list(objective_weights), epsilon=eps, sensitivities=sens, k=None if single else k,
                    rng=check_rng(rng), mechanism=mech)
     return int(out) if single else np.atleast_1d(np.asarray(out, dtype=np.int64))

@@ -15,7 +15,7 @@ from .._rng import RngLike, check_rng
 from .._validation import check_k, check_positive
 from ..dampening import dampen_with_error
 from ..graphs import Graph
-from ..mechanisms import dampened_select, exponential, exponential_probabilities
+from ..mechanisms import exponential_probabilities
 from ..multiobjective import pareto_score, pareto_sensitivity
 from ..sensitivity import SensitivityFunction, weighted_sum
 from ..utilities.graph import (
@@ -24,10 +24,11 @@ from ..utilities.graph import (
     degree_sensitivity,
     egocentric_density_sensitivity,
 )
+from ..registry import get_mechanism
 from ..vocabulary import MechanismName, keyword_only
 from .motkin import (
     DEFAULT_AGG_WEIGHTS,
-    MOTKIN_MECHANISMS,
+    _sampler_mechanisms,
     check_graph,
     motkin_mechanism,
     motkin_objectives,
@@ -68,9 +69,10 @@ class MotkinSampler:
         g = check_graph(graph, "MotkinSampler", stacklevel=4)
         if approach not in ("pareto", "agg"):
             raise ValueError(f"approach must be 'pareto' or 'agg', got {approach!r}")
-        self.mechanism = motkin_mechanism(mechanism, local, "MotkinSampler", allowed=MOTKIN_MECHANISMS)
+        self.mechanism = motkin_mechanism(mechanism, local, "MotkinSampler", allowed=_sampler_mechanisms())
+        self._spec = get_mechanism(self.mechanism)
         self.graph, self.approach, self.variant = g, approach, variant
-        self.local = self.mechanism == "local_dampening"
+        self.local = self._spec.kind == "local"   # local dampening: dampened scores D, cached per prefix
         self.U, _ = motkin_objectives(g, variant=variant)
         self.degrees = g.degrees
         self.weights = np.asarray(objective_weights_argument(objective_weights, weights, "MotkinSampler"), dtype=np.float64)
@@ -192,9 +194,9 @@ class MotkinSampler:
                 rem, s, sens = self.scores(removed)
                 exact_in = self._exact_inputs.get(tuple(sorted(removed)) if self.approach == "pareto" else ())
             if not self.local:
-                return rem, exponential(s, epsilon=e, sensitivity=sens, k=None if kk == 1 else kk, rng=gen)
+                return rem, self._spec.select(s, epsilon=e, sensitivity=sens, k=None if kk == 1 else kk, rng=gen)
             u, sf, err = exact_in  # local dampening on the cached D, sampled exactly
-            return rem, dampened_select(u, sf, s, err, e, kk, gen)
+            return rem, self._spec.select_prepared(u, sf, (s, err), epsilon=e, k=kk, rng=gen)
 
         if self.approach == "agg":
             rem, sel = draw((), eps, k)
@@ -210,5 +212,9 @@ class MotkinSampler:
         """Exact distribution of the first pick (k = 1) over all nodes."""
         rem, s, sens = self.scores(())
         out = np.zeros(self.U.shape[0])
-        out[rem] = exponential_probabilities(s, epsilon=check_positive(epsilon, "epsilon"), sensitivity=sens)
+        eps = check_positive(epsilon, "epsilon")
+        if self.local:   # local dampening is the exponential mechanism on D (sensitivity 1)
+            out[rem] = exponential_probabilities(s, epsilon=eps, sensitivity=sens)
+        else:
+            out[rem] = self._spec.probabilities(s, epsilon=eps, sensitivity=sens)
         return out
