@@ -86,7 +86,7 @@ _NOT_OPTIONS = ("utilities", "epsilon", "sensitivity", "sensitivity_function", "
 
 #: The per-pick guarantee of a noisy max, by noise family: Gumbel noise (the exponential mechanism on its
 #: score) is ε-bounded-range; exponential noise (permute-and-flip) and Laplace noise are pure ε-DP only.
-_GUARANTEE_BY_NOISE: dict[str, type[Guarantee]] = {"gumbel": BoundedRange, "exponential": PureDP, "laplace": PureDP}
+_GUARANTEE_BY_NOISE: dict[str, "type[PureDP] | type[BoundedRange]"] = {"gumbel": BoundedRange, "exponential": PureDP, "laplace": PureDP}
 
 _GLOBAL_MODEL = ("any neighbour model under which `sensitivity` (Δu) bounds |u(x, r) − u(y, r)| for every "
                  "candidate r (with monotonic=True: all differences also of one sign)")
@@ -153,7 +153,7 @@ class Mechanism:
     options: tuple[str, ...] = ()
     neighbour_model: str = field(default="", repr=False)
     description: str = field(default="", repr=False)
-    guarantee: type[Guarantee] | None = field(default=None, repr=False)
+    guarantee: "type[PureDP] | type[BoundedRange] | None" = field(default=None, repr=False)
     prepare_fn: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
     select_prepared_fn: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
 
@@ -264,7 +264,7 @@ class Mechanism:
         self._check_options(options, probabilities=False)
         return self._guarantee_class(options.get("noise")) is BoundedRange
 
-    def _guarantee_class(self, noise: Any) -> type[Guarantee]:
+    def _guarantee_class(self, noise: Any) -> "type[PureDP] | type[BoundedRange]":
         if self.guarantee is not None:
             return self.guarantee
         if noise is None:
