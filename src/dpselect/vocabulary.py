@@ -1,7 +1,8 @@
 """One vocabulary for the whole package: mechanism names and their short aliases.
 
-Every function that takes a selection mechanism takes ``mechanism=`` with one of :data:`MECHANISMS`;
-the short aliases EM, PF, RNM, LD and SLD are accepted case-insensitively. Older spellings of some
+Every function that takes a selection mechanism takes ``mechanism=`` with one of :data:`MECHANISMS` (the
+read-only view of :mod:`dpselect.registry`, name -> spec); the short aliases EM, PF, RNM, LD and SLD are
+accepted case-insensitively. Older spellings of some
 functions (``local=True``, ``sensitivity="local"``, ``"global"/"local"/"shifted"``) keep working for one
 release with a ``DeprecationWarning`` (:func:`deprecated`).
 """
