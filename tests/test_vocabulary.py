@@ -16,7 +16,7 @@ from dpselect.vocabulary import (
 
 
 def test_names_and_aliases():
-    assert MECHANISMS == GLOBAL_MECHANISMS + LOCAL_MECHANISMS
+    assert tuple(MECHANISMS) == GLOBAL_MECHANISMS + LOCAL_MECHANISMS   # a mapping name -> spec (issue 23)
     assert set(ALIASES.values()) == set(MECHANISMS)
     for name in MECHANISMS:
         assert check_mechanism(name) == name

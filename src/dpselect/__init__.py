@@ -18,12 +18,17 @@ from .mechanisms import (  # noqa: E402
     shifted_local_dampening_probabilities,
 )
 from . import audit  # noqa: E402
+# The mechanism registry (issue 23): imported before every module that takes ``mechanism=``, so that the
+# built-in mechanisms are registered before any name is looked up.
+from . import registry  # noqa: E402
+from .registry import MECHANISMS, Mechanism, get_mechanism  # noqa: E402
 
 __all__ = [
     "SensitivityFunction", "constant", "maximum", "weighted_sum", "dampen",
     "exponential", "exponential_probabilities", "permute_and_flip", "permute_and_flip_probabilities",
     "report_noisy_max", "report_noisy_max_probabilities", "local_dampening", "local_dampening_probabilities",
     "shifted_local_dampening", "shifted_local_dampening_probabilities", "audit", "__version__", "PrivacyLeakWarning",
+    "registry", "Mechanism", "MECHANISMS", "get_mechanism",
 ]
 
 from .apps.median import median, median_distribution, median_rank  # noqa: E402

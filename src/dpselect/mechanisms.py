@@ -64,7 +64,7 @@ from .dampening import (
     shift_totals,
     shift_totals_with_error,
 )
-from .sampling import noisy_top_k, noisy_top_k_batch, noisy_top_k_peeled
+from .sampling import NOISES, noisy_top_k, noisy_top_k_batch, noisy_top_k_peeled
 from .sensitivity import SensitivityFunction
 from ._compat import keyword_only, renamed_parameter
 from .vocabulary import selection_result
@@ -83,7 +83,6 @@ __all__ = [
     "shifted_local_dampening_probabilities",
 ]
 
-NOISES = ("laplace", "gumbel", "exponential")
 # Lazy peeling (_rnm_select): candidates within log(n) + _HEAD_GAP noise units of the best get fresh
 # noise every pick; the rest are reached by thinning. Any value is exact; it only changes the work.
 _HEAD_GAP = 10.0

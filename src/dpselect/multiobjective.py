@@ -36,7 +36,6 @@ from typing import Any, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import mechanisms
 from ._dominance import count_dominating, count_with_orders
 from ._rng import check_rng
 from .typing import RngLike
@@ -52,6 +51,7 @@ from .vocabulary import (  # noqa: F401 (the mechanism names are re-exported)
 )
 from ._compat import keyword_only, old_call_form, renamed_parameter
 from .vocabulary import probabilities_result
+from .registry import get_mechanism
 
 __all__ = [
     "metric_c",
@@ -65,18 +65,10 @@ __all__ = [
     "MECHANISMS",
 ]
 
-# Single-objective mechanisms PrivPareto and PrivAgg can use: every one of :data:`dpselect.vocabulary.MECHANISMS`
-# (short aliases EM, PF, RNM, LD, SLD accepted case-insensitively).
-#: Extra keyword options each mechanism accepts (passed through to :mod:`dpselect.mechanisms`).
-#: ``exact`` (default True: floating-point-safe sampling, see dpselect.sampling) is accepted by all and
-#: ignored by the *_probabilities functions, which are exact closed forms either way.
-_OPTIONS = {
-    "exponential": ("monotonic", "exact"),
-    "permute_and_flip": ("monotonic", "exact"),
-    "report_noisy_max": ("noise", "monotonic", "exact"),
-    "local_dampening": ("max_steps", "exact"),
-    "shifted_local_dampening": ("direction", "max_steps", "exact"),
-}
+# Single-objective mechanisms PrivPareto and PrivAgg can use: every registered one (dpselect.MECHANISMS; short
+# aliases EM, PF, RNM, LD, SLD accepted case-insensitively), with the keyword options of its spec
+# (``Mechanism.options``) plus ``exact`` (default True: floating-point-safe sampling, see dpselect.sampling),
+# which the *_probabilities functions ignore (exact closed forms either way).
 
 Sensitivities = Sequence["float | SensitivityFunction"]
 
@@ -1019,7 +1011,7 @@ def _resolve_mechanism(mechanism, sens: list, options: dict) -> str:
     if mechanism is None:
         mechanism = "exponential" if all(not isinstance(s, SensitivityFunction) for s in sens) else "local_dampening"
     mechanism = check_mechanism(mechanism)
-    allowed = _OPTIONS[mechanism]
+    allowed = get_mechanism(mechanism).options + ("exact",)
     for key in options:
         if key in ("k", "rng", "weights", "base_measure", "epsilon", "sensitivity", "sensitivity_function",
                    "utilities"):
@@ -1031,28 +1023,19 @@ def _resolve_mechanism(mechanism, sens: list, options: dict) -> str:
 
 
 def _select(mechanism: str, u: np.ndarray, eps: float, sensitivity, k: int, rng, options: dict, base_measure=None):
-    mech = mechanisms
-    fn = getattr(mech, mechanism)
     if base_measure is not None:
         options = {**options, "base_measure": base_measure}
     # k = 1 asked as k=None: one int index back (an int k returns an array)
-    return fn(u, epsilon=eps, **{_sensitivity_keyword(mechanism): sensitivity}, k=None if k == 1 else k, rng=rng,
-              **options)
-
-
-def _sensitivity_keyword(mechanism: str) -> str:
-    return "sensitivity_function" if mechanism in LOCAL_MECHANISMS else "sensitivity"
+    return get_mechanism(mechanism).select(u, epsilon=eps, sensitivity=sensitivity, k=None if k == 1 else k, rng=rng,
+                                           **options)
 
 
 def _probabilities(mechanism: str, u: np.ndarray, eps: float, sensitivity, options: dict,
                    base_measure=None) -> np.ndarray:
-    mech = mechanisms
-    options = {k: v for k, v in options.items() if k != "exact"}
     if base_measure is not None:
         # every *_probabilities takes the base measure as its sampler reads it (and refuses it likewise)
-        options["base_measure"] = base_measure
-    fn = getattr(mech, mechanism + "_probabilities")
-    return fn(u, epsilon=eps, **{_sensitivity_keyword(mechanism): sensitivity}, **options)
+        options = {**options, "base_measure": base_measure}
+    return get_mechanism(mechanism).probabilities(u, epsilon=eps, sensitivity=sensitivity, **options)
 
 
 def _prepare(U, epsilon, sensitivities, mechanism, options):
@@ -1061,7 +1044,7 @@ def _prepare(U, epsilon, sensitivities, mechanism, options):
     eps = check_positive(epsilon, "epsilon")
     sens = _check_sensitivities(sensitivities, m, n)
     mechanism = _resolve_mechanism(mechanism, sens, options)
-    if mechanism == "shifted_local_dampening":
+    if get_mechanism(mechanism).score == "shifted":
         for i, sf in enumerate(sens):
             if isinstance(sf, SensitivityFunction) and sf.saturation_distance is None:
                 raise ValueError(
@@ -1127,7 +1110,8 @@ def priv_pareto(U: ArrayLike, *, epsilon: float, sensitivities: Sensitivities, m
     M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
     k = check_k(1 if k is None else k, n)
     gen = check_rng(rng)
-    local = mechanism in LOCAL_MECHANISMS
+    spec = get_mechanism(mechanism)
+    local = spec.kind == "local"
     sfs = _as_functions(sens, n) if local else []
     remaining = np.arange(n)
     picks: list[int] = []
@@ -1138,7 +1122,7 @@ def priv_pareto(U: ArrayLike, *, epsilon: float, sensitivities: Sensitivities, m
         sub = M[remaining]
         ps = -count_dominating(sub, strict=True)
         if local:
-            if mechanism == "shifted_local_dampening":
+            if spec.score == "shifted":
                 _check_shifted_walk(sub, sfs, options)
             else:
                 _check_dampening_walk(sub, sfs, options)
@@ -1168,9 +1152,10 @@ def priv_pareto_probabilities(U: ArrayLike, *, epsilon: float, sensitivities: Se
     """
     M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
     ps = -count_dominating(M, strict=True)
-    if mechanism in LOCAL_MECHANISMS:
+    spec = get_mechanism(mechanism)
+    if spec.kind == "local":
         sfs = _as_functions(sens, n)
-        if mechanism == "shifted_local_dampening":
+        if spec.score == "shifted":
             _check_shifted_walk(M, sfs, options)
         else:
             _check_dampening_walk(M, sfs, options)
@@ -1192,7 +1177,7 @@ def _aggregate(M, weights, sens, mechanism, n, m):
     w = _check_weights(weights, m)
     u = M @ w
     sensitivity: SensitivityFunction | float
-    if mechanism in LOCAL_MECHANISMS:
+    if get_mechanism(mechanism).kind == "local":
         sensitivity = weighted_sum(w, _as_functions(sens, n))
     else:
         sensitivity = float(sum(abs(wi) * (s.global_sensitivity if isinstance(s, SensitivityFunction) else s)

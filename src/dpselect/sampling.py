@@ -52,7 +52,8 @@ from ._compat import keyword_only, renamed_parameter
 
 __all__ = ["noisy_top_k", "noisy_top_k_batch", "noisy_top_k_peeled", "laplace_below", "NOISES"]
 
-NOISES = ("gumbel", "exponential", "laplace")
+#: The noise families of the noisy maximum (the one definition; dpselect.mechanisms and dpselect.dask use it).
+NOISES = ("laplace", "gumbel", "exponential")
 
 _HALF_U64 = np.uint64(1 << 63)
 # Relative + absolute slack for one float evaluation of a noise function at a point: covers the

@@ -1,7 +1,8 @@
 """One vocabulary for the whole package: mechanism names and their short aliases.
 
-Every function that takes a selection mechanism takes ``mechanism=`` with one of :data:`MECHANISMS`;
-the short aliases EM, PF, RNM, LD and SLD are accepted case-insensitively. Older spellings of some
+Every function that takes a selection mechanism takes ``mechanism=`` with one of :data:`MECHANISMS` (the
+read-only view of :mod:`dpselect.registry`, name -> spec); the short aliases EM, PF, RNM, LD and SLD are
+accepted case-insensitively. Older spellings of some
 functions (``local=True``, ``sensitivity="local"``, ``"global"/"local"/"shifted"``) keep working for one
 release with a ``DeprecationWarning`` (the decorators of :mod:`dpselect._compat`).
 """
@@ -10,42 +11,69 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
+import types
+import warnings
 from typing import Any, Callable, Iterable, Literal, Mapping, TypeVar
 
 import numpy as np
 
-__all__ = ["MECHANISMS", "GLOBAL_MECHANISMS", "LOCAL_MECHANISMS", "ALIASES", "Mechanism", "check_mechanism",
+from ._compat import deprecation
+
+__all__ = ["MECHANISMS", "GLOBAL_MECHANISMS", "LOCAL_MECHANISMS", "ALIASES", "MechanismName", "check_mechanism",
            "APPROACHES", "APPROACH_ALIASES", "check_approach"]
 
-#: Global-sensitivity mechanisms (a number Δu as sensitivity).
+#: Global-sensitivity mechanisms built in (a number Δu as sensitivity); every registered one:
+#: ``dpselect.registry.names(kind="global")``.
 GLOBAL_MECHANISMS = ("exponential", "permute_and_flip", "report_noisy_max")
-#: Local-sensitivity mechanisms (a SensitivityFunction as sensitivity).
+#: Local-sensitivity mechanisms built in (a SensitivityFunction as sensitivity); every registered one:
+#: ``dpselect.registry.names(kind="local")``.
 LOCAL_MECHANISMS = ("local_dampening", "shifted_local_dampening")
-#: Every selection mechanism, by its one canonical name.
-MECHANISMS = GLOBAL_MECHANISMS + LOCAL_MECHANISMS
-#: Short aliases (case-insensitive) -> canonical names.
-ALIASES = {"em": "exponential", "pf": "permute_and_flip", "rnm": "report_noisy_max", "ld": "local_dampening",
-           "sld": "shifted_local_dampening"}
 
-Mechanism = Literal["exponential", "permute_and_flip", "report_noisy_max", "local_dampening",
-                    "shifted_local_dampening", "EM", "PF", "RNM", "LD", "SLD"]
+# The one store of the mechanism registry (dpselect.registry fills it and owns the specs; it lives here so
+# that the names can be checked without importing anything above this module).
+_MECHANISM_TABLE: dict[str, Any] = {}
+_ALIAS_TABLE: dict[str, str] = {}
+#: Every registered selection mechanism: a read-only mapping canonical name -> ``dpselect.registry.Mechanism``
+#: (``dpselect.MECHANISMS``). Iterating gives the canonical names; ``name in MECHANISMS`` tests one.
+MECHANISMS: Mapping[str, Any] = types.MappingProxyType(_MECHANISM_TABLE)
+#: Short aliases (case-insensitive) -> canonical names (read-only; ``dpselect.registry.register`` adds to it).
+ALIASES: Mapping[str, str] = types.MappingProxyType(_ALIAS_TABLE)
+
+#: The names and upper-case aliases of the built-in mechanisms, for type hints (a test checks it against the
+#: registry).
+MechanismName = Literal["exponential", "permute_and_flip", "report_noisy_max", "local_dampening",
+                        "shifted_local_dampening", "EM", "PF", "RNM", "LD", "SLD"]
 
 
-def check_mechanism(value: Any, name: str = "mechanism", allowed: Iterable[str] = MECHANISMS) -> str:
-    """The canonical name of ``value`` (a name or an alias, any case), which must be in ``allowed``.
+def __getattr__(name: str) -> Any:
+    # ``Mechanism`` was the Literal's name until this release; dpselect.Mechanism is now the registry's spec.
+    if name == "Mechanism":
+        warnings.warn(deprecation("dpselect.vocabulary.Mechanism", "dpselect.vocabulary.MechanismName (the Literal "
+                                  "of mechanism names)"), stacklevel=2)
+        return MechanismName
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def check_mechanism(value: Any, name: str = "mechanism", allowed: Iterable[str] | None = None) -> str:
+    """The canonical name of ``value`` (a name or an alias, any case), which must be in ``allowed``
+    (default: every registered mechanism, :data:`MECHANISMS`).
 
     >>> check_mechanism("SLD")
     'shifted_local_dampening'
     >>> check_mechanism("Exponential", allowed=GLOBAL_MECHANISMS)
     'exponential'
     """
-    allowed = tuple(allowed)
+    allowed = tuple(_MECHANISM_TABLE if allowed is None else allowed)
     if not isinstance(value, str):
-        raise TypeError(f"{name} must be a string, one of {', '.join(allowed)}, got {type(value).__name__}")
+        spec_name = getattr(value, "name", None)
+        if isinstance(spec_name, str) and _MECHANISM_TABLE.get(spec_name) is value:   # a registered spec
+            value = spec_name
+        else:
+            raise TypeError(f"{name} must be a string, one of {', '.join(allowed)}, got {type(value).__name__}")
     key = value.strip().lower()
-    canon = ALIASES.get(key, key)
+    canon = _ALIAS_TABLE.get(key, key)
     if canon not in allowed:
-        short = [a.upper() for a, c in ALIASES.items() if c in allowed]
+        short = [a.upper() for a, c in _ALIAS_TABLE.items() if c in allowed]
         raise ValueError(f"{name} must be one of {', '.join(allowed)} (or {', '.join(short)}), got {value!r}")
     return canon
 

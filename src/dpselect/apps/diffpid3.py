@@ -50,13 +50,14 @@ from .. import mechanisms
 from .._rng import check_rng
 from ..typing import RngLike
 from .._validation import check_int, check_positive
-from ..dampening import dampen, dampen_with_error
+from ..dampening import dampen
 from ..sampling import laplace_below
 from ..tabular import TabularData
 from ..utilities.information_gain import (IGTables, ig_count_tables, ig_global_sensitivity, ig_sensitivity,
                                           ig_shift_with_error, public_n_max)
 from .._compat import keyword_only, renamed_values
-from ..vocabulary import Mechanism, check_mechanism
+from ..registry import get_mechanism, names
+from ..vocabulary import MechanismName
 
 __all__ = [
     "DiffPID3Tree",
@@ -67,11 +68,21 @@ __all__ = [
     "discretise",
     "dampen_ig",
     "ig_shift",
+    "DIFFPID3_MECHANISMS",
     "MECHANISMS",
 ]
 
-#: The split-selection mechanisms of DiffPID3 (package vocabulary; aliases EM, LD, SLD).
-MECHANISMS = ("exponential", "local_dampening", "shifted_local_dampening")
+
+def _split_mechanisms() -> tuple[str, ...]:
+    """The registry's Gumbel-noise mechanisms: the exponential mechanism on IG (global) or on its dampened or
+    shifted scores (local), whose D or G the tree caches per node."""
+    return names(noise="gumbel", where=lambda m: m.kind == "global" or m.cacheable)
+
+
+#: The split-selection mechanisms of DiffPID3 (a registry query; aliases EM, LD, SLD).
+DIFFPID3_MECHANISMS = _split_mechanisms()
+#: Earlier name of :data:`DIFFPID3_MECHANISMS` (kept: it is in ``__all__``).
+MECHANISMS = DIFFPID3_MECHANISMS
 #: The spellings of earlier releases (deprecated).
 _OLD_NAMES = {"global": "exponential", "local": "local_dampening", "shifted": "shifted_local_dampening"}
 
@@ -169,7 +180,7 @@ class DiffPID3Tree:
 
 @renamed_values("mechanism", _OLD_NAMES)
 @keyword_only("epsilon", "depth")
-def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: Mechanism = "local_dampening",
+def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: MechanismName = "local_dampening",
              bins: int = 10, n_max: int | None = None, rng: RngLike = None) -> DiffPID3Tree:
     """Build a DiffPID3 tree (thesis Alg. 4) with total budget ``epsilon`` (B-DP, add/remove one record).
 
@@ -216,7 +227,7 @@ def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: Mechan
                         f"got {type(data).__name__}")
     eps_total = check_positive(epsilon, "epsilon")
     d = check_int(depth, "depth", minimum=0)
-    mech = check_mechanism(mechanism, "mechanism", MECHANISMS)
+    mech = get_mechanism(mechanism, allowed=_split_mechanisms()).name
     N = public_n_max(data.n_records, n_max, "diffpid3")
     codes, n_values = discretise(data, bins)
     builder = _TreeBuilder(codes, n_values, np.asarray(data.y, dtype=np.int64), mech,
@@ -280,14 +291,14 @@ class _TreeBuilder:
 def _select_split(tabs: IGTables, mech: str, eps: float, n_max: int, gen: np.random.Generator) -> int:
     """The split attribute (index into the node's attributes), sampled exactly with budget ``eps``."""
     u = tabs.utilities()
-    if mech == "exponential":
-        return int(mechanisms.exponential(u, epsilon=eps, sensitivity=ig_global_sensitivity(n_max), rng=gen))
+    spec = get_mechanism(mech)
+    if spec.kind == "global":
+        return int(spec.select(u, epsilon=eps, sensitivity=ig_global_sensitivity(n_max), rng=gen))
     sf = ig_sensitivity(tabs, n_max)
-    if mech == "local_dampening":
-        D, err = dampen_with_error(u, sf)
-        return int(mechanisms.dampened_select(u, sf, D, err, eps, 1, gen))
-    G, err = ig_shift_with_error(tabs, n_max)
-    return int(mechanisms.shifted_select(u, sf, G, err, eps, 1, gen, direction="increasing"))
+    # the shifts G of IG have a fast exact form (utilities.information_gain); D comes from the generic walk
+    cache = ig_shift_with_error(tabs, n_max) if spec.score == "shifted" else spec.prepare(u, sf)
+    opts = {"direction": "increasing"} if spec.accepts("direction") else {}
+    return int(spec.select_prepared(u, sf, cache, epsilon=eps, k=1, rng=gen, **opts))
 
 
 @keyword_only("epsilon", "depth")

@@ -55,7 +55,7 @@ from ..sensitivity import constant
 from ..utilities.classification import rate_sensitivity
 from ..trees import Tree, TreeSpace, crossover, mutate, predict_many, prune, random_population
 from .._compat import keyword_only, renamed_parameter, replaced_parameter
-from ..vocabulary import LOCAL_MECHANISMS, Mechanism, check_approach, check_mechanism
+from ..vocabulary import LOCAL_MECHANISMS, MechanismName, check_approach, check_mechanism
 
 __all__ = ["MOETResult", "dp_moet", "nodp_moet", "metric_c", "CompressedTable", "APPROACHES", "BUDGETS"]
 
@@ -252,7 +252,7 @@ def _implied_mechanism(sensitivity: Any) -> str:
                     conflict=lambda old, mech: check_mechanism(mech) != _implied_mechanism(old))
 @renamed_parameter(old="weights", new="objective_weights")
 @keyword_only("epsilon")
-def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: Mechanism | None = None,
+def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: MechanismName | None = None,
             objective_weights: Sequence[float] = DEFAULT_WEIGHTS, population: int = 30, selection: int = 3,
             generations: int = 3, depth: int = 4, max_depth: int = 10, output: int = 3, budget: str = "even",
             rng: RngLike = None, compressed: CompressedTable | None = None, exact_statistics: bool = False) -> MOETResult:

@@ -8,7 +8,7 @@ from .._rng import check_rng
 from ..typing import RngLike
 from ..graphs import Graph
 from .._compat import keyword_only
-from ..vocabulary import Mechanism
+from ..vocabulary import MechanismName
 from .influence_baselines import metric_c, recall, top_k_aggregate, top_k_ebc, top_k_pareto
 from .motkin import check_graph, motkin_objectives
 from .motkin_sampler import MotkinSampler
@@ -42,14 +42,14 @@ def influential_demo_table(graph: Graph, *, k: int = 3, epsilon: float = 1.0,
     rows: list[tuple[str, str, Any, float]] = [("top-k aggregate (non-private)", "-", ref_agg, 1.0),
             ("top-k Pareto score (non-private)", "-", ref_par, 1.0),
             ("top-k EBC (non-private)", "-", ref_ebc, 1.0)]
-    motkin: tuple[tuple[Mechanism, str], ...] = (("local_dampening", "local"), ("exponential", "global"))
+    motkin: tuple[tuple[MechanismName, str], ...] = (("local_dampening", "local"), ("exponential", "global"))
     for mech, tag in motkin:
         sel = MotkinSampler(g, "agg", mechanism=mech).sample(k=k, epsilon=epsilon, rng=gen)
         rows.append((f"DP-MOTkIN-Agg {tag}", f"{epsilon:g}", sel, recall(ref_agg, sel)))
         sel = MotkinSampler(g, "pareto", mechanism=mech).sample(k=k, epsilon=epsilon, rng=gen)
         rows.append((f"DP-MOTkIN-Pareto {tag} (C = {metric_c(ref_par, sel, objectives=U):.2f})", f"{epsilon:g}", sel,
                      recall(ref_par, sel)))
-    topk: tuple[tuple[Mechanism, str], ...] = (("shifted_local_dampening", "SLD"), ("exponential", "EM"))
+    topk: tuple[tuple[MechanismName, str], ...] = (("shifted_local_dampening", "SLD"), ("exponential", "EM"))
     for mech, tag in topk:
         sel = priv_topk(pt, k=k, epsilon=epsilon, mechanism=mech, rng=gen)
         rows.append((f"PrivTopk-{tag} (EBC)", f"{epsilon:g}", sel, recall(ref_ebc, sel)))

@@ -36,12 +36,21 @@ from ..utilities.graph import (
     egocentric_density_sensitivity,
 )
 from .._compat import keyword_only, renamed_parameter, replaced_parameter
-from ..vocabulary import LOCAL_MECHANISMS, Mechanism, check_mechanism
+from ..registry import get_mechanism, names
+from ..vocabulary import MechanismName
 
 __all__ = ["motkin_objectives", "dp_motkin_pareto", "dp_motkin_agg", "DEFAULT_AGG_WEIGHTS", "MOTKIN_MECHANISMS"]
 
-#: The mechanisms DP-MOTkIN runs (its paper versions: global = exponential, local = local dampening).
-MOTKIN_MECHANISMS = ("exponential", "local_dampening")
+
+
+def _sampler_mechanisms() -> tuple[str, ...]:
+    """The registry's Gumbel-noise mechanisms on the utilities or on dampened scores (D cached per prefix)."""
+    return names(noise="gumbel", where=lambda m: m.score in ("utility", "dampened"))
+
+
+#: The mechanisms :class:`~dpselect.apps.motkin_sampler.MotkinSampler` runs (a registry query; DP-MOTkIN's
+#: paper versions: global = exponential, local = local dampening). The selectors take every mechanism.
+MOTKIN_MECHANISMS = _sampler_mechanisms()
 #: Objective weights (degree, egocentric density) of DP-MOTkIN-Agg in paper Sec. 7.5.
 DEFAULT_AGG_WEIGHTS = (1.0, 100.0)
 
@@ -65,7 +74,7 @@ def _local_to_mechanism(local: Any) -> str:
 
 def _local_conflicts(local: Any, mechanism: Any) -> bool:
     """``local=False`` (deprecated) with a local mechanism contradicts it."""
-    return not check_bool(local, "local") and check_mechanism(mechanism) in LOCAL_MECHANISMS
+    return not check_bool(local, "local") and get_mechanism(mechanism).kind == "local"
 
 
 #: The compat decorator of the deprecated ``local=`` spelling of ``mechanism=`` (DP-MOTkIN entry points).
@@ -76,7 +85,7 @@ def motkin_mechanism(mechanism: str | None, where: str, allowed: Sequence[str] |
     """The canonical mechanism of a DP-MOTkIN call (default local dampening)."""
     if mechanism is None:
         return "local_dampening"
-    return check_mechanism(mechanism) if allowed is None else check_mechanism(mechanism, allowed=allowed)
+    return get_mechanism(mechanism, allowed=allowed).name
 
 
 def motkin_objectives(graph: Graph, *, variant: str = "paper") -> tuple[np.ndarray, list[SensitivityFunction]]:
@@ -99,7 +108,7 @@ def motkin_objectives(graph: Graph, *, variant: str = "paper") -> tuple[np.ndarr
 
 @local_spelling
 @keyword_only("k", "epsilon")
-def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mechanism: Mechanism | None = None,
+def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mechanism: MechanismName | None = None,
                      variant: str = "paper", rng: RngLike = None) -> np.ndarray | int:
     """DP-MOTkIN-Pareto: k nodes near the Pareto front of (degree, egocentric density), ε-edge-DP.
 
@@ -148,7 +157,7 @@ def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mech
     eps = check_positive(epsilon, "epsilon")
     mech = motkin_mechanism(mechanism, "dp_motkin_pareto")
     U, sfs = motkin_objectives(g, variant=variant)
-    sens = sfs if mech in LOCAL_MECHANISMS else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
+    sens = sfs if get_mechanism(mech).kind == "local" else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
     out = priv_pareto(U, epsilon=eps, sensitivities=sens, k=None if single else k, rng=check_rng(rng),
                       mechanism=mech)
     return int(out) if single else np.atleast_1d(np.asarray(out, dtype=np.int64))
@@ -158,7 +167,7 @@ def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mech
 @renamed_parameter(old="weights", new="objective_weights")
 @keyword_only("k", "epsilon")
 def dp_motkin_agg(graph: Graph, *, k: int | None = None, epsilon: float, objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS,
-                  mechanism: Mechanism | None = None, variant: str = "paper",
+                  mechanism: MechanismName | None = None, variant: str = "paper",
                   rng: RngLike = None) -> np.ndarray | int:
     """DP-MOTkIN-Agg: k nodes maximising w_degree·degree + w_egodensity·egodensity, ε-edge-DP.
 
@@ -183,7 +192,7 @@ def dp_motkin_agg(graph: Graph, *, k: int | None = None, epsilon: float, objecti
     eps = check_positive(epsilon, "epsilon")
     mech = motkin_mechanism(mechanism, "dp_motkin_agg")
     U, sfs = motkin_objectives(g, variant=variant)
-    sens = sfs if mech in LOCAL_MECHANISMS else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
+    sens = sfs if get_mechanism(mech).kind == "local" else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
     out = priv_agg(U, list(objective_weights), epsilon=eps, sensitivities=sens, k=None if single else k,
                    rng=check_rng(rng), mechanism=mech)
     return int(out) if single else np.atleast_1d(np.asarray(out, dtype=np.int64))

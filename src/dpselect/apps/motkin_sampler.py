@@ -16,7 +16,7 @@ from ..typing import RngLike
 from .._validation import check_k, check_positive
 from ..dampening import dampen_with_error
 from ..graphs import Graph
-from ..mechanisms import dampened_select, exponential, exponential_probabilities
+from ..mechanisms import exponential_probabilities
 from ..multiobjective import pareto_score, pareto_sensitivity
 from ..sensitivity import SensitivityFunction, weighted_sum
 from ..utilities.graph import (
@@ -26,10 +26,11 @@ from ..utilities.graph import (
     egocentric_density_sensitivity,
 )
 from .._compat import keyword_only, renamed_parameter
-from ..vocabulary import Mechanism, check_approach
+from ..registry import get_mechanism
+from ..vocabulary import MechanismName, check_approach
 from .motkin import (
     DEFAULT_AGG_WEIGHTS,
-    MOTKIN_MECHANISMS,
+    _sampler_mechanisms,
     check_graph,
     local_spelling,
     motkin_mechanism,
@@ -66,13 +67,14 @@ class MotkinSampler:
 
     @local_spelling
     @renamed_parameter(old="weights", new="objective_weights")
-    def __init__(self, graph: Graph, approach: str, *, mechanism: Mechanism | None = None, variant: str = "paper",
+    def __init__(self, graph: Graph, approach: str, *, mechanism: MechanismName | None = None, variant: str = "paper",
                  objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS, max_cache: int = 64) -> None:
         g = check_graph(graph, "MotkinSampler", stacklevel=5)  # +1: the compat wrapper
         approach = check_approach(approach)
-        self.mechanism = motkin_mechanism(mechanism, "MotkinSampler", allowed=MOTKIN_MECHANISMS)
+        self.mechanism = motkin_mechanism(mechanism, "MotkinSampler", allowed=_sampler_mechanisms())
+        self._spec = get_mechanism(self.mechanism)
         self.graph, self.approach, self.variant = g, approach, variant
-        self.local = self.mechanism == "local_dampening"
+        self.local = self._spec.kind == "local"   # local dampening: dampened scores D, cached per prefix
         self.U, _ = motkin_objectives(g, variant=variant)
         self.degrees = g.degrees
         self.weights = np.asarray(objective_weights, dtype=np.float64)
@@ -194,9 +196,9 @@ class MotkinSampler:
                 rem, s, sens = self.scores(removed)
                 exact_in = self._exact_inputs.get(tuple(sorted(removed)) if self.approach == "pareto" else ())
             if not self.local:
-                return rem, exponential(s, epsilon=e, sensitivity=sens, k=None if kk == 1 else kk, rng=gen)
+                return rem, self._spec.select(s, epsilon=e, sensitivity=sens, k=None if kk == 1 else kk, rng=gen)
             u, sf, err = cast(tuple, exact_in)  # local dampening on the cached D, sampled exactly
-            return rem, dampened_select(u, sf, s, err, e, kk, gen)
+            return rem, self._spec.select_prepared(u, sf, (s, err), epsilon=e, k=kk, rng=gen)
 
         if self.approach == "aggregate":
             rem, sel = draw((), eps, k)
@@ -213,5 +215,9 @@ class MotkinSampler:
         """Exact distribution of the first pick (k = 1) over all nodes."""
         rem, s, sens = self.scores(())
         out = np.zeros(self.U.shape[0])
-        out[rem] = exponential_probabilities(s, epsilon=check_positive(epsilon, "epsilon"), sensitivity=sens)
+        eps = check_positive(epsilon, "epsilon")
+        if self.local:   # local dampening is the exponential mechanism on D (sensitivity 1)
+            out[rem] = exponential_probabilities(s, epsilon=eps, sensitivity=sens)
+        else:
+            out[rem] = self._spec.probabilities(s, epsilon=eps, sensitivity=sens)
         return out

@@ -53,12 +53,11 @@ from ..typing import RngLike
 from .._validation import check_bool, check_choice, check_int, check_k, check_positive
 from ..dampening import DEFAULT_MAX_STEPS, check_sensitivity_function, dampen_exact, dampen_with_error
 from ..mechanisms import scaled_scores
-from ..sampling import noisy_top_k, shortlist_top_k
+from ..sampling import NOISES, noisy_top_k, shortlist_top_k
 from ..sensitivity import SensitivityFunction
 
 __all__ = ["exponential", "permute_and_flip", "report_noisy_max", "local_dampening", "NOISES"]
 
-NOISES = ("laplace", "gumbel", "exponential")
 _OFFSET_BITGENS = (np.random.PCG64, np.random.PCG64DXSM)  # advance(d) skips exactly d 64-bit words
 
 

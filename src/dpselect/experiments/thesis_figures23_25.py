@@ -19,7 +19,7 @@ import numpy as np
 from .._compat import renamed_function
 from ..apps.diffpid3 import diffpid3
 from ..datasets import PUBLIC_TABLE_SIZE
-from ..vocabulary import Mechanism
+from ..vocabulary import MechanismName
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table, parse_int_list
 from ._data import load_tabular
 
@@ -32,7 +32,7 @@ EPSILONS = (0.01, 0.05, 0.1, 0.5, 1.0, 2.0)
 DATASETS = ("nltcs", "acs", "adult")
 FIGURE = {"nltcs": 23, "acs": 24, "adult": 25}
 METHODS = ("global-diffpid3", "local-diffpid3", "shifted-local-diffpid3")
-MECH: dict[str, Mechanism] = {"global-diffpid3": "exponential", "local-diffpid3": "local_dampening",
+MECH: dict[str, MechanismName] = {"global-diffpid3": "exponential", "local-diffpid3": "local_dampening",
         "shifted-local-diffpid3": "shifted_local_dampening"}
 PAPER_TEXT = {
     "nltcs": "LocalDiffPID3 improves on GlobalDiffPID3 for almost every budget, up to 5%; ShiftedLocalDiffPID3 "

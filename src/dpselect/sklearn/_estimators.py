@@ -18,7 +18,7 @@ from .._rng import check_rng
 from ..exceptions import warn_public_from_data
 from ..tabular import TabularData
 from ..trees import predict_many
-from ..vocabulary import Mechanism
+from ..vocabulary import MechanismName
 
 __all__ = ["DiffPID3Classifier", "DPMOETClassifier", "EXPECTED_FAILED_CHECKS"]
 
@@ -363,7 +363,7 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
 
     @keyword_only("epsilon", "depth", "mechanism", "bins", "n_max", "feature_bounds", "categories", "classes",
                   "random_state")
-    def __init__(self, *, epsilon: float = 1.0, depth: int = 5, mechanism: Mechanism = "local_dampening", bins: int = 10,
+    def __init__(self, *, epsilon: float = 1.0, depth: int = 5, mechanism: MechanismName = "local_dampening", bins: int = 10,
                  n_max: int | None = None, feature_bounds: Any = None, categories: Mapping | None = None,
                  classes: Sequence | None = None, random_state: Any = None) -> None:
         self.epsilon = epsilon
@@ -470,7 +470,7 @@ class DPMOETClassifier(_PublicSchemaClassifier):
                                                 "convention belongs to the reproductions: dp_moet(budget='paper-code'))"})
     @keyword_only("epsilon", "approach", "mechanism", "objective_weights", "population", "selection", "generations",
                   "depth", "max_depth", "output", "budget", "feature_bounds", "categories", "classes", "random_state")
-    def __init__(self, *, epsilon: float = 1.0, approach: str = "accuracy", mechanism: Mechanism = "local_dampening",
+    def __init__(self, *, epsilon: float = 1.0, approach: str = "accuracy", mechanism: MechanismName = "local_dampening",
                  objective_weights: Sequence[float] = DEFAULT_WEIGHTS, population: int = 30, selection: int = 3,
                  generations: int = 3, depth: int = 4, max_depth: int = 10, output: int = 3, budget: str = "even",
                  feature_bounds: Any = None, categories: Mapping | None = None, classes: Sequence | None = None,

@@ -7,13 +7,13 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..mechanisms import local_dampening, shifted_local_dampening
 from ..multiobjective import priv_agg, priv_pareto
 from ..sensitivity import SensitivityFunction
 from ..utilities.classification import rate_sensitivity
 from .._compat import old_call_form
+from ..registry import get_mechanism
 from ..typing import RngLike
-from ..vocabulary import APPROACHES, LOCAL_MECHANISMS, Mechanism, check_approach, check_mechanism
+from ..vocabulary import APPROACHES, MechanismName, check_approach
 
 __all__ = ["select_model", "model_objectives", "OBJECTIVES", "APPROACHES"]
 
@@ -220,7 +220,7 @@ def _placeholders(*args: Any, **kwargs: Any) -> bool:
 def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None = None, X: ArrayLike | None = None,
                  y: ArrayLike | None = None, *,
                  epsilon: float, objectives: Sequence[str] = ("tpr", "tnr"),
-                 approach: Literal["pareto", "aggregate"] = "pareto", mechanism: Mechanism | None = None,
+                 approach: Literal["pareto", "aggregate"] = "pareto", mechanism: MechanismName | None = None,
                  objective_weights: Sequence[float] | Mapping[str, float] | None = None, k: int | None = None,
                  rng: RngLike = None, predictions: ArrayLike | None = None, pos_label: Any = None) -> Any:
     """Privately select the best of several already-fitted classifiers on a private validation set.
@@ -300,13 +300,14 @@ def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None = None, X:
     if y is None:
         raise TypeError("select_model() missing required argument: 'y' (the private validation labels)")
     approach_key = check_approach(approach)
-    mech = "local_dampening" if mechanism is None else check_mechanism(mechanism)
+    spec = get_mechanism("local_dampening" if mechanism is None else mechanism)
+    mech = spec.name
     P, labels = _predictions(estimators, X, predictions)
     U, sfs = model_objectives(y, P, names, pos_label=pos_label)
     n_models = U.shape[0]
     if n_models < 2:
         raise ValueError(f"select_model needs at least 2 models to choose from, got {n_models}")
-    sens: list[Any] = list(sfs) if mech in LOCAL_MECHANISMS else [1.0] * len(names)
+    sens: list[Any] = list(sfs) if spec.kind == "local" else [1.0] * len(names)
     if approach_key == "pareto" and len(names) > 1:
         if objective_weights is not None:
             raise ValueError("objective_weights apply to approach='aggregate' only")
@@ -343,10 +344,9 @@ def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None = None, X:
             # the aggregate's sensitivity Σ|w_i|·1 (and the aggregate itself) must be a finite float
             raise ValueError(f"objective_weights must have a finite sum of absolute values (the aggregate's "
                              f"sensitivity Σ|w_i|), got {w.tolist()}; scale them down (only their ratios matter)")
-        if mech in LOCAL_MECHANISMS:
+        if spec.kind == "local":
             # PrivAgg (paper Def. 5.2): the local mechanism on U @ w with δ^agg (here elementwise, for speed)
-            select = local_dampening if mech == "local_dampening" else shifted_local_dampening
-            out = select(U @ w, epsilon=epsilon, sensitivity_function=_weighted_rates(w, sfs), k=k, rng=rng)
+            out = spec.select(U @ w, epsilon=epsilon, sensitivity=_weighted_rates(w, sfs), k=k, rng=rng)
         else:
             out = priv_agg(U, w, epsilon=epsilon, sensitivities=sens, mechanism=mech, k=k, rng=rng)
     if labels is None:
