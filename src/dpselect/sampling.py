@@ -1112,7 +1112,7 @@ def _peel_lowered(a, err, ids, words, lo, walls, js, sizes, lev, block_counts, r
     T = float(np.max(lo)) if len(lo) else -math.inf
     skip = set(ids) | removed
     jc = js.astype(np.int64).copy()
-    total = 0
+    total = 0.0
     while True:
         jn = jc.copy()
         for g in range(jc.size):
