@@ -34,7 +34,7 @@ PENDING_MODULES = {
     "dpselect.accounting.accountant", "dpselect.accounting.composition", "dpselect.accounting.guarantees",
     "dpselect.binary.bernoulli", "dpselect.binary.closed_forms", "dpselect.binary.extension",
     "dpselect.binary.graph", "dpselect.binary.mechanism", "dpselect.binary.suitable", "dpselect.binary.violations",
-    "dpselect.utilities.information_gain",
+    
     "dpselect.utilities.median",
     "dpselect",
     "dpselect.apps",
