@@ -34,8 +34,6 @@ PENDING_MODULES = {
     "dpselect.accounting.accountant", "dpselect.accounting.composition", "dpselect.accounting.guarantees",
     "dpselect.binary.bernoulli", "dpselect.binary.closed_forms", "dpselect.binary.extension",
     "dpselect.binary.graph", "dpselect.binary.mechanism", "dpselect.binary.suitable", "dpselect.binary.violations",
-    
-    "dpselect.utilities.median",
     "dpselect",
     "dpselect.apps",
     "dpselect.apps.diffpid3",
