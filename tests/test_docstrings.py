@@ -33,7 +33,7 @@ import dpselect
 PENDING_MODULES = {
     "dpselect.accounting.accountant", "dpselect.accounting.composition", "dpselect.accounting.guarantees",
     "dpselect.binary.bernoulli", "dpselect.binary.closed_forms", "dpselect.binary.extension",
-    "dpselect.binary.mechanism", "dpselect.binary.suitable", "dpselect.binary.violations",
+    "dpselect.binary.suitable",
     "dpselect",
     "dpselect.apps",
     "dpselect.apps.diffpid3",
