@@ -65,7 +65,32 @@ def _exp_enclosure(log_p: float, prec: int) -> tuple[Fraction, Fraction]:
 def exact_less_than_exp(log_p: float, first_word: int, draw: Callable[[int], np.ndarray]) -> tuple[int, int]:
     """Decide ``U < exp(log_p)`` exactly for ``U = 0.w1 w2 ...`` (64-bit words, ``w1 = first_word``).
 
-    Further words come from ``draw(1)``. Returns ``(1 if U < p else 0, words used)``.
+    The exact refinement step of :func:`bernoulli_log` (module docstring): the dyadic interval of ``U`` is
+    compared with a rational enclosure of ``exp(log_p)`` from a correctly rounded decimal exponential, and
+    the wider of the two is narrowed until they separate.
+
+    Parameters
+    ----------
+    log_p : float
+        The log-probability, <= 0 (not validated).
+    first_word : int
+        The first 64 bits of ``U``, in [0, 2^64).
+    draw : callable
+        ``draw(1) -> uint64 array`` of one further word of ``U``, called only when needed.
+
+    Returns
+    -------
+    decision : int
+        1 if ``U < exp(log_p)`` else 0.
+    used : int
+        The number of 64-bit words of ``U`` used (including ``first_word``).
+
+    Examples
+    --------
+    >>> import math, numpy as np
+    >>> more = lambda size: np.zeros(size, dtype=np.uint64)
+    >>> exact_less_than_exp(math.log(0.5), 2**62, more), exact_less_than_exp(math.log(0.5), 3 * 2**62, more)
+    ((1, 1), (0, 1))
     """
     if log_p == 0.0:
         return 1, 1
@@ -94,6 +119,9 @@ def bernoulli_log(log_p: ArrayLike, rng: RngLike = None, *,
                   bits: Callable[[int], np.ndarray] | None = None) -> np.ndarray:
     """Independent exact ``Bernoulli(exp(log_p))`` draws (int8 array of the shape of ``log_p``).
 
+    ``X = 1`` iff ``U < p`` for a uniform ``U`` whose bits are drawn lazily (module docstring): every
+    ``p`` is kept exactly, however small, which a float comparison ``rng.random() < p`` would round to 0.
+
     Parameters
     ----------
     log_p : float or array of floats <= 0
@@ -101,12 +129,29 @@ def bernoulli_log(log_p: ArrayLike, rng: RngLike = None, *,
     rng : numpy.random.Generator, int seed or None
         Source of random bits.
     bits : callable, optional
-        ``bits(size) -> uint64 array`` replacing the generator (tests script the uniform's words with it).
+        Keyword-only: ``bits(size) -> uint64 array`` replacing the generator (tests script the uniform's
+        words with it).
 
+    Returns
+    -------
+    ndarray of int8, of the shape of ``log_p``
+        The draws, 0 or 1.
+
+    Raises
+    ------
+    TypeError
+        ``log_p`` is not a float or an array of floats.
+    ValueError
+        A ``log_p`` above 0 or NaN, or ``bits`` returning the wrong number of words.
+
+    Examples
+    --------
     >>> import math
     >>> x = bernoulli_log([math.log(0.5)] * 10000 + [-800.0], rng=1)   # p = e^-800 < 1e-347 stays possible
     >>> abs(int(x[:-1].sum()) - 5000) < 200, int(x[-1])
     (True, 0)
+    >>> x.shape, x.dtype.name
+    ((10001,), 'int8')
     """
     try:
         raw = np.asarray(log_p)
