@@ -10,7 +10,8 @@ function or class of its ``__all__`` that dpselect defines, the docstring has th
 * "Examples" with at least one ``>>>`` line (run by ``--doctest-modules``, so a stale example fails too).
 
 A class is checked on its own docstring (its constructor's parameters) and on each public method it defines
-(properties aside). A name re-exported by a public module is checked once, in the module that defines it (or
+(properties aside); an override without a docstring is checked on the docstring it inherits (as ``help()``
+shows it), so a hook documented once on the base class is not repeated on every subclass. A name re-exported by a public module is checked once, in the module that defines it (or
 in the first public module exporting it when it is defined in a private one).
 """
 from __future__ import annotations
@@ -33,7 +34,7 @@ import dpselect
 PENDING_MODULES = {
     "dpselect.accounting.accountant", "dpselect.accounting.composition", "dpselect.accounting.guarantees",
     "dpselect.binary.extension",
-    "dpselect.binary.suitable",
+   
     "dpselect",
     "dpselect.apps",
     "dpselect.apps.diffpid3",
@@ -119,10 +120,11 @@ def _names() -> list[tuple[str, str, object]]:
             for attr, raw in vars(obj).items():
                 if attr.startswith("_"):
                     continue
-                if isinstance(raw, (staticmethod, classmethod)):
-                    raw = raw.__func__
-                if inspect.isfunction(raw):
-                    out.append((home, f"{name}.{attr}", raw))
+                func = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
+                if inspect.isfunction(func):
+                    # as the class gives it: a classmethod bound (no cls), a docstring-less override
+                    # inheriting its base's (inspect.getdoc)
+                    out.append((home, f"{name}.{attr}", getattr(obj, attr)))
     return sorted(out, key=lambda t: (t[0], t[1]))
 
 
@@ -196,9 +198,10 @@ def _returns_value(func) -> bool:
 
 def problems(qualname: str, obj: object) -> list[str]:
     """What the docstring of ``obj`` lacks (empty when it is complete)."""
-    doc = inspect.getdoc(obj) if inspect.isclass(obj) else inspect.cleandoc(obj.__doc__ or "")
-    if inspect.isclass(obj) and obj.__doc__ is None:
-        doc = ""
+    if inspect.isclass(obj):   # its own docstring (getdoc would fall back to a base class's)
+        doc = inspect.cleandoc(obj.__doc__ or "")
+    else:                      # a method override without a docstring documents itself by its base's
+        doc = inspect.getdoc(obj) or ""
     if not doc.strip():
         return ["no docstring"]
     secs = sections(doc)
