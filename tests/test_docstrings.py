@@ -33,7 +33,7 @@ import dpselect
 #: only shrink: remove a module when its names pass, never add one.
 PENDING_MODULES = {
     "dpselect.accounting.accountant", "dpselect.accounting.composition", "dpselect.accounting.guarantees",
-    "dpselect.binary.extension",
+   
    
     "dpselect",
     "dpselect.apps",
