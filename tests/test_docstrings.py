@@ -32,9 +32,6 @@ import dpselect
 #: Public modules whose docstrings other engineers are still converting (issue 23 item 6). The set may
 #: only shrink: remove a module when its names pass, never add one.
 PENDING_MODULES = {
-    "dpselect.accounting.accountant",
-   
-   
     "dpselect",
     "dpselect.apps",
     "dpselect.apps.diffpid3",
@@ -240,8 +237,8 @@ def problems(qualname: str, obj: object) -> list[str]:
 
 
 def test_there_are_public_names_to_check():
-    assert len(NAMES) >= 150
-    assert len(CHECKED) >= 7
+    assert len(NAMES) >= 400
+    assert len(CHECKED) >= 190   # accounting, binary, utilities, audit, exceptions
 
 
 def test_pending_modules_exist():
