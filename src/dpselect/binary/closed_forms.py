@@ -77,7 +77,7 @@ def dp_upper(alpha: ArrayLike, epsilon: ArrayLike, delta: ArrayLike = 0.0) -> np
     Examples
     --------
     >>> import math
-    >>> float(dp_upper(0.3, math.log(2))), dp_upper([0.1, 0.6], math.log(2), 0.05).tolist()
+    >>> float(dp_upper(0.3, epsilon=math.log(2))), dp_upper([0.1, 0.6], epsilon=math.log(2), delta=0.05).tolist()
     (0.6, [0.25, 0.825])
     """
     e, a, dl = np.exp(epsilon), np.asarray(alpha), np.asarray(delta)
@@ -105,7 +105,7 @@ def dp_lower(alpha: ArrayLike, epsilon: ArrayLike, delta: ArrayLike = 0.0) -> np
     Examples
     --------
     >>> import math
-    >>> float(dp_lower(0.3, math.log(2)))
+    >>> float(dp_lower(0.3, epsilon=math.log(2)))
     0.15
     """
     e, a, dl = np.exp(epsilon), np.asarray(alpha), np.asarray(delta)
@@ -185,7 +185,7 @@ def p(d: ArrayLike, alpha: ArrayLike, epsilon: float, delta: float = 0.0) -> np.
     Paper 002, Example 3 (epsilon = log 2):
 
     >>> import math
-    >>> round(float(p(3, 0.1, math.log(2))), 12), round(float(p(3, 0.3, math.log(2))), 12)
+    >>> round(float(p(3, 0.1, epsilon=math.log(2))), 12), round(float(p(3, 0.3, epsilon=math.log(2))), 12)
     (0.7, 0.9)
     """
     eps, dl = _check_eps_delta(epsilon, delta)
@@ -248,7 +248,7 @@ def path_extension(alpha: float, epsilons: ArrayLike) -> np.ndarray:
     Examples
     --------
     >>> import math
-    >>> [round(float(x), 12) for x in path_extension(0.1, [math.log(2)] * 3)]
+    >>> [round(float(x), 12) for x in path_extension(0.1, epsilons=[math.log(2)] * 3)]
     [0.1, 0.2, 0.4, 0.7]
     """
     a = float(_check_prob_array(alpha))
@@ -289,7 +289,7 @@ def balanced_boundary_value(epsilon: float, delta: float = 0.0) -> float:
 
     Examples
     --------
-    >>> round(balanced_boundary_value(0.0 + 1.0986122886681098), 12)   # e^eps = 3
+    >>> round(balanced_boundary_value(epsilon=1.0986122886681098), 12)   # e^eps = 3
     0.75
     """
     eps, dl = _check_eps_delta(epsilon, delta)
@@ -325,7 +325,7 @@ def balanced_probability(d: ArrayLike, epsilon: float, delta: float = 0.0) -> np
 
     Examples
     --------
-    >>> round(float(balanced_probability(1, 1.0986122886681098)), 12)   # e^eps = 3: 1 - 2/(3*4*2)
+    >>> round(float(balanced_probability(1, epsilon=1.0986122886681098)), 12)   # e^eps = 3: 1 - 2/(3*4*2)
     0.916666666667
     >>> balanced_probability([0, 1, 2], epsilon=1.0986122886681098).round(4).tolist()
     [0.75, 0.9167, 0.9722]

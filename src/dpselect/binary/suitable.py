@@ -85,7 +85,7 @@ class SuitablePair(ABC):
         Examples
         --------
         >>> import math
-        >>> float(DPPair(math.log(2)).upper(0.3))
+        >>> float(DPPair(epsilon=math.log(2)).upper(0.3))
         0.6
         """
 
@@ -106,7 +106,7 @@ class SuitablePair(ABC):
         Examples
         --------
         >>> import math
-        >>> float(DPPair(math.log(2)).lower(0.3))
+        >>> float(DPPair(epsilon=math.log(2)).lower(0.3))
         0.15
         """
 
@@ -129,7 +129,7 @@ class SuitablePair(ABC):
         Examples
         --------
         >>> import math, numpy as np
-        >>> DPPair(math.log(2)).arc_upper(np.array([0.3]), np.array([0])).tolist()
+        >>> DPPair(epsilon=math.log(2)).arc_upper(np.array([0.3]), np.array([0])).tolist()
         [0.6]
         """
         return self.upper(alpha)
@@ -154,7 +154,7 @@ class SuitablePair(ABC):
         Examples
         --------
         >>> import math, numpy as np
-        >>> DPPair(math.log(2)).vertex_min_upper(np.array([0.3]), np.array([0])).tolist()
+        >>> DPPair(epsilon=math.log(2)).vertex_min_upper(np.array([0.3]), np.array([0])).tolist()
         [0.6]
         """
         return self.upper(alpha)
@@ -183,7 +183,7 @@ class SuitablePair(ABC):
         Examples
         --------
         >>> import math, numpy as np
-        >>> round(DPPair(math.log(2)).arc_eps(None), 6)
+        >>> round(DPPair(epsilon=math.log(2)).arc_eps(None), 6)
         0.693147
         >>> pairs = EdgeDPPairs(np.log([2.0, 2.0, 3.0, 3.0]), np.log([2.0, 2.0, 3.0]))
         >>> pairs.arc_eps(np.array([0, 2])).round(4).tolist()
@@ -211,7 +211,7 @@ class SuitablePair(ABC):
         Examples
         --------
         >>> import math, numpy as np
-        >>> DPPair(math.log(2)).source_keys(np.array([0.5, 0.75]), 1).round(4).tolist()     # log-odds
+        >>> DPPair(epsilon=math.log(2)).source_keys(np.array([0.5, 0.75]), 1).round(4).tolist()     # log-odds
         [0.0, 1.0986]
         """
         v = np.asarray(prob_one, dtype=np.float64)
@@ -238,7 +238,7 @@ class SuitablePair(ABC):
         Examples
         --------
         >>> import math, numpy as np
-        >>> hi, lo = DPPair(math.log(2)).arc_key_upper(np.array([0.0]), np.array([0.0]), np.array([0]))
+        >>> hi, lo = DPPair(epsilon=math.log(2)).arc_key_upper(np.array([0.0]), np.array([0.0]), np.array([0]))
         >>> round(float(hi[0]), 6)                   # U(1/2) = 3/4: log-odds log 3
         1.098612
         """
@@ -262,7 +262,7 @@ class SuitablePair(ABC):
         Examples
         --------
         >>> import math, numpy as np
-        >>> DPPair(math.log(2)).arc_key_upper_hi(np.array([0.0]), np.array([0])).round(6).tolist()
+        >>> DPPair(epsilon=math.log(2)).arc_key_upper_hi(np.array([0.0]), np.array([0])).round(6).tolist()
         [1.098612]
         """
         return self.arc_upper(hi, arcs)
@@ -285,7 +285,7 @@ class SuitablePair(ABC):
         Examples
         --------
         >>> import math, numpy as np
-        >>> DPPair(math.log(2)).vertex_min_key_upper(np.array([0.0]), np.array([0])).round(6).tolist()
+        >>> DPPair(epsilon=math.log(2)).vertex_min_key_upper(np.array([0.0]), np.array([0])).round(6).tolist()
         [1.098612]
         """
         return self.vertex_min_upper(hi, vertices)
@@ -301,7 +301,7 @@ class SuitablePair(ABC):
         Examples
         --------
         >>> import math
-        >>> f = DPPair(math.log(2)).scalar_key_upper()
+        >>> f = DPPair(epsilon=math.log(2)).scalar_key_upper()
         >>> round(f(0.0, 0.0, 0)[0], 6)
         1.098612
         """
@@ -321,8 +321,8 @@ class SuitablePair(ABC):
         Examples
         --------
         >>> import math
-        >>> kind, eps, _ = DPPair(math.log(2)).shift_weights()
-        >>> kind, round(eps, 6), DPPair(1.0, delta=0.1).shift_weights()
+        >>> kind, eps, _ = DPPair(epsilon=math.log(2)).shift_weights()
+        >>> kind, round(eps, 6), DPPair(epsilon=1.0, delta=0.1).shift_weights()
         ('hops', 0.693147, None)
         """
         return None
@@ -343,7 +343,7 @@ class SuitablePair(ABC):
         Examples
         --------
         >>> import math, numpy as np
-        >>> la, lb = DPPair(math.log(2)).key_logs(np.array([0.0]), np.array([0.0]))    # log-odds 0: a = 1/2
+        >>> la, lb = DPPair(epsilon=math.log(2)).key_logs(np.array([0.0]), np.array([0.0]))    # log-odds 0: a = 1/2
         >>> la.round(6).tolist(), lb.round(6).tolist()
         ([-0.693147], [-0.693147])
         """
@@ -369,7 +369,7 @@ class SuitablePair(ABC):
         Examples
         --------
         >>> import math
-        >>> float(DPPair(math.log(2)).key_probability(math.log(3)))     # log-odds log 3
+        >>> float(DPPair(epsilon=math.log(2)).key_probability(math.log(3)))     # log-odds log 3
         0.75
         """
         return np.exp(self.key_logs(np.asarray(hi, dtype=np.float64), np.asarray(lo, dtype=np.float64))[0])
@@ -392,7 +392,7 @@ class SuitablePair(ABC):
         Examples
         --------
         >>> import math
-        >>> round(float(DPPair(math.log(2)).upper_power(0.1, 3)), 12)    # = p(3, 0.1, log 2)
+        >>> round(float(DPPair(epsilon=math.log(2)).upper_power(0.1, 3)), 12)    # = p(3, 0.1, log 2)
         0.7
         """
         a = np.asarray(alpha, dtype=np.float64)
@@ -418,7 +418,7 @@ class SuitablePair(ABC):
         Examples
         --------
         >>> import math
-        >>> DPPair(math.log(2)).check()
+        >>> DPPair(epsilon=math.log(2)).check()
         >>> FunctionPair(lambda a: a, lambda a: a / 2)
         Traceback (most recent call last):
         ...
@@ -463,7 +463,7 @@ class DPPair(SuitablePair):
     Examples
     --------
     >>> import math
-    >>> pair = DPPair(math.log(2))
+    >>> pair = DPPair(epsilon=math.log(2))
     >>> float(pair.upper(0.3)), float(pair.lower(0.3))
     (0.6, 0.15)
     """
@@ -520,7 +520,7 @@ class DPPair(SuitablePair):
 
         Examples
         --------
-        >>> DPPair(0.5).arc_eps(None)
+        >>> DPPair(epsilon=0.5).arc_eps(None)
         0.5
         """
         return self.epsilon

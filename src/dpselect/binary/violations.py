@@ -51,7 +51,7 @@ def privacy_violations(g: DatasetGraph, pair: SuitablePair, log_prob: ArrayLike,
     >>> from dpselect.binary import DatasetGraph, DPPair
     >>> g = DatasetGraph.from_arrays(2, [0], [1])
     >>> lp = np.log([[0.5, 0.5], [0.9, 0.1]])   # Pr[M(0) = 1] = 0.5 > e^1 · Pr[M(1) = 1]
-    >>> x, y = privacy_violations(g, DPPair(1.0), lp)
+    >>> x, y = privacy_violations(g, DPPair(epsilon=1.0), lp)
     >>> x.tolist(), y.tolist()
     ([1], [0])
     """
