@@ -265,7 +265,43 @@ def group_values(sorted_values: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
 # the grouped database and its element local sensitivity
 # ---------------------------------------------------------------------------------------------
 class _GroupedMedian:
-    """A sorted database stored as distinct values and counts, with δ(x, t, ·) per distinct value."""
+    """A sorted database stored as distinct values and counts, with δ(x, t, ·) per distinct value.
+
+    What :func:`grouped_database` returns: the form every median utility here is computed on (memory
+    O(#distinct values), never expanded to one entry per record). Its sensitivities are for
+    replace-one-record neighbours with values in [0, ``bound``].
+
+    Parameters
+    ----------
+    values : ndarray of shape (G,)
+        The distinct values, sorted ascending, in [0, bound] (not validated here: use
+        :func:`grouped_database`).
+    counts : ndarray of int64, shape (G,)
+        The number of records of each value, > 0.
+    bound : float
+        Λ, the public upper end of the value domain.
+
+    Attributes
+    ----------
+    values, counts : ndarray
+        As given.
+    cum : ndarray of shape (G,)
+        The last (1-based) rank of each group.
+    n : int
+        The number of records.
+    m : int
+        ⌈n/2⌉, the (1-based) rank of the median.
+    bound : float
+        Λ.
+    median : float
+        The median x_(m).
+
+    Examples
+    --------
+    >>> g = grouped_database([0.0, 2.0, 2.0, 5.0], 10.0)
+    >>> g.values.tolist(), g.counts.tolist(), g.n, g.m, g.median
+    ([0.0, 2.0, 5.0], [1, 2, 1], 4, 2, 2.0)
+    """
 
     def __init__(self, values: np.ndarray, counts: np.ndarray, bound: float) -> None:
         self.values = values
@@ -278,14 +314,54 @@ class _GroupedMedian:
         self._cache: dict[int, np.ndarray] = {}
 
     def x(self, k: int) -> float:
-        """Order statistic x_(k), 1 <= k <= n."""
+        """Order statistic x_(k), 1 <= k <= n.
+
+        Parameters
+        ----------
+        k : int
+            The (1-based) rank.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> g = grouped_database([0.0, 2.0, 2.0, 5.0], 10.0)
+        >>> g.x(1), g.x(3), g.x(4)
+        (0.0, 2.0, 5.0)
+        """
         return float(self.values[int(np.searchsorted(self.cum, k, side="left"))])
 
     def utilities(self) -> np.ndarray:
+        """The record utility u_med = −|x_m − value| of every distinct value (thesis Def. 5.1.1).
+
+        Returns
+        -------
+        ndarray of shape (G,)
+            float64, <= 0.
+
+        Examples
+        --------
+        >>> grouped_database([0.0, 2.0, 2.0, 5.0], 10.0).utilities().tolist()
+        [-2.0, -0.0, -3.0]
+        """
         return -np.abs(self.values - self.median)
 
     def sensitivity_function(self) -> SensitivityFunction:
-        """δ(x, t, ·) over the groups as a :class:`SensitivityFunction` sharing this database's cache."""
+        """δ(x, t, ·) over the groups as a :class:`SensitivityFunction` sharing this database's cache.
+
+        Returns
+        -------
+        SensitivityFunction
+            Values of shape (G,), global sensitivity ``bound``; admissible under replace-one-record neighbours.
+
+        Examples
+        --------
+        >>> sf = grouped_database([0.0, 2.0, 2.0, 5.0], 10.0).sensitivity_function()
+        >>> sf(0).tolist(), sf.global_sensitivity
+        ([6.0, 8.0, 5.0], 10.0)
+        """
         def delta(t, candidates=None):
             return self.delta(t, candidates)
 
@@ -294,7 +370,19 @@ class _GroupedMedian:
         return sf
 
     def intervals(self) -> "MedianIntervals":
-        """The intervals of positive length between consecutive order statistics, with their utilities."""
+        """The intervals of positive length between consecutive order statistics, with their utilities.
+
+        Returns
+        -------
+        MedianIntervals
+            The candidates of the value-releasing median (see :func:`median_intervals`).
+
+        Examples
+        --------
+        >>> iv = grouped_database([0.0, 2.0, 2.0, 5.0], 10.0).intervals()
+        >>> iv.lo.tolist(), iv.hi.tolist(), iv.rank.tolist()
+        ([0.0, 2.0, 5.0], [2.0, 5.0, 10.0], [1, 3, 4])
+        """
         lo = np.concatenate(([0.0], self.values))
         hi = np.concatenate((self.values, [self.bound]))
         rank = np.concatenate(([0], self.cum)).astype(np.int64)  # records <= lo (the interval's c)
@@ -320,6 +408,24 @@ class _GroupedMedian:
 
         Full arrays are cached per t and returned **read-only** (a caller writing to one would change
         later results); a ``groups`` subset is a fresh copy.
+
+        Parameters
+        ----------
+        t : int
+            The distance, >= 0.
+        groups : ndarray of int, optional
+            Group indices (default: all groups).
+
+        Returns
+        -------
+        ndarray
+            float64, one value per selected group.
+
+        Examples
+        --------
+        >>> g = grouped_database([0.0, 2.0, 2.0, 5.0], 10.0)
+        >>> g.delta(0).tolist(), g.delta(1, [0, 2]).tolist()
+        ([6.0, 8.0, 5.0], [8.0, 8.0])
         """
         if t in self._cache:
             full = self._cache[t]
@@ -501,8 +607,8 @@ def grouped_database(values: ArrayLike, bound: float, counts: ArrayLike | None =
     Returns
     -------
     grouped database
-        An internal object holding the distinct sorted ``values``, their ``counts`` and ``n``, with
-        ``intervals()`` (the :class:`MedianIntervals`) and ``sensitivity_function()``.
+        The distinct sorted ``values``, their ``counts``, ``n`` and ``median``, with ``intervals()`` (the
+        :class:`MedianIntervals`), ``utilities()``, ``delta(t)`` and ``sensitivity_function()``.
 
     Raises
     ------
