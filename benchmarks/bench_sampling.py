@@ -13,6 +13,9 @@ shared machine falls on all of them alike; the load average is recorded per cell
     # or in parts (e.g. 10^8 with fewer seeds, in another process), then one table:
     python3 benchmarks/bench_sampling.py --sizes 100000000 --seeds 5 --rows part2.json
     python3 benchmarks/bench_sampling.py --render part1.json part2.json
+    # a subset of the table (printed, not recorded), e.g. the peeled Laplace cell, and the cost of
+    # report-noisy-max's fallback pick (a draw with every pick falling back vs a normal one, same run):
+    python3 benchmarks/bench_sampling.py --sizes 10000000 --utilities "N(0, 1)" --ks 10 --samplers LAP --fallback
 """
 from __future__ import annotations
 
@@ -67,16 +70,59 @@ def timed(fn) -> float:
     return time.perf_counter() - t0
 
 
-def cell(u: np.ndarray, k: int, seeds: int) -> dict[str, list[float]]:
-    t: dict[str, list[float]] = {"numpy": []}
-    for name, _ in SAMPLERS:
+def cell(u: np.ndarray, k: int, seeds: int, samplers=SAMPLERS) -> dict[str, list[float]]:
+    t: dict[str, list[float]] = {"numpy": [], "fallback picks": []}
+    for name, _ in samplers:
         t[name] = []
     for s in range(seeds):
         t["numpy"].append(timed(lambda: numpy_draw(u, k, s)))
-        for name, f in SAMPLERS:
+        for name, f in samplers:
+            before = sampling._PEEL_STATS["refined"] + sampling._PEEL_STATS["full"]
             t[name].append(timed(lambda f=f: f(u, epsilon=1.0, sensitivity=1.0, k=k, rng=s)))
+            if name == "LAP":
+                t["fallback picks"].append(sampling._PEEL_STATS["refined"] + sampling._PEEL_STATS["full"] - before)
         gc.collect()
     return t
+
+
+def fallback_cost(u: np.ndarray, k: int, seeds: int) -> None:
+    """Laplace report-noisy-max, k picks: a normal draw, a draw whose picks all fall back (water level raised
+    by 8 noise units: the head and revealed values stay below the walls), and (5 seeds) the same with the
+    previous fallback (a scan of all n candidates per fallback pick), interleaved seed by seed, with numpy."""
+    from dpselect import mechanisms
+    orig = mechanisms.noisy_top_k_peeled
+
+    def run(shift: float, full: bool, s: int) -> tuple[float, int]:
+        mechanisms.noisy_top_k_peeled = lambda *a, **kw: orig(*a, _level_shift=shift, **kw)
+        sampling._PEEL_FULL_FALLBACK = full
+        before = dict(sampling._PEEL_STATS)
+        try:
+            t = timed(lambda: dpselect.report_noisy_max(u, epsilon=1.0, sensitivity=1.0, k=k, rng=s))
+        finally:
+            mechanisms.noisy_top_k_peeled = orig
+            sampling._PEEL_FULL_FALLBACK = False
+        return t, sampling._PEEL_STATS["refined"] + sampling._PEEL_STATS["full"] - before["refined"] - before["full"]
+
+    t: dict[str, list[float]] = {"numpy": [], "normal": [], "forced": [], "forced, old scan": []}
+    picks: dict[str, list[int]] = {"normal": [], "forced": [], "forced, old scan": []}
+    for s in range(seeds):
+        t["numpy"].append(timed(lambda: numpy_draw(u, k, s)))
+        for name, shift, full in (("normal", 0.0, False), ("forced", 8.0, False), ("forced, old scan", 8.0, True)):
+            if full and s >= 5:
+                continue
+            dt, fb = run(shift, full, s)
+            t[name].append(dt)
+            picks[name].append(fb)
+        gc.collect()
+    base = statistics.median(t["numpy"])
+    norm = statistics.median(t["normal"])
+    print(f"fallback cost, n = {u.shape[0]:.0e}, k = {k}, {seeds} seeds, load {os.getloadavg()[0]:.1f}: "
+          f"numpy median {base:.3f} s")
+    for name in t:
+        med, worst = statistics.median(t[name]), max(t[name])
+        fb = f", fallback picks per draw {statistics.mean(picks[name]):.1f}" if name in picks else ""
+        print(f"  {name:18s} median {med:.3f} s ({med / base:.2f}x numpy, {med / norm:.2f}x normal), "
+              f"worst {worst:.3f} s ({worst / base:.2f}x numpy){fb}")
 
 
 def peak_mib(fn) -> float:
@@ -95,7 +141,14 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=15)
     ap.add_argument("--rows", help="write the timing rows (and the fallback count) to this JSON file and stop")
     ap.add_argument("--render", nargs="+", help="JSON files of --rows runs: record their rows in one table")
+    ap.add_argument("--utilities", nargs="+", choices=UTILITIES, default=list(UTILITIES), help="a subset (printed only)")
+    ap.add_argument("--ks", type=int, nargs="+", default=[1, 10], help="a subset of k (printed only)")
+    ap.add_argument("--samplers", nargs="+", choices=[n for n, _ in SAMPLERS], default=[n for n, _ in SAMPLERS])
+    ap.add_argument("--fallback", action="store_true", help="also time report-noisy-max's fallback pick (printed)")
     args = ap.parse_args()
+    subset = (args.utilities != list(UTILITIES) or args.ks != [1, 10]
+              or args.samplers != [n for n, _ in SAMPLERS] or args.fallback)
+    samplers = tuple((n, f) for n, f in SAMPLERS if n in args.samplers)
     if args.render:
         rows, full, calls, seeds = [], 0, 0, []
         for f in args.render:
@@ -119,23 +172,30 @@ def main() -> None:
     sampling._finish_sub = spy
     rows = []
     for n in args.sizes:
-        for kind in UTILITIES:
+        for kind in args.utilities:
             u = utilities(kind, n)
-            for k in (1, 10):
+            for k in args.ks:
                 load0 = os.getloadavg()[0]
-                t = cell(u, k, args.seeds)
+                t = cell(u, k, args.seeds, samplers)
                 load1 = os.getloadavg()[0]
                 base = statistics.median(t["numpy"])
                 row = f"| {n:.0e} | {kind} | {k} | {base:.3f} | "
-                for name, _ in SAMPLERS:
+                for name, _ in samplers:
                     med, worst = statistics.median(t[name]), max(t[name])
                     row += f"{med:.3f} / {worst:.3f} | **{med / base:.2f}x** / {worst / base:.2f}x | "
                 row += f"{load0:.1f}–{load1:.1f} |"
                 rows.append(row)
                 print(row, flush=True)
+                if subset and t["fallback picks"]:
+                    print(f"  LAP fallback picks per draw: {t['fallback picks']}; LAP times: "
+                          + ", ".join(f"{x:.3f}" for x in t["LAP"]), flush=True)
+                if args.fallback and k > 1 and "LAP" in args.samplers:
+                    fallback_cost(u, k, args.seeds)
             del u
             gc.collect()
     sampling._finish_sub = orig
+    if subset:
+        return
     calls = len(rows) * args.seeds * len(SAMPLERS)
     if args.rows:
         Path(args.rows).write_text(json.dumps({"rows": rows, "full": len(full), "calls": calls, "seeds": args.seeds}))

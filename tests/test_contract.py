@@ -1,4 +1,5 @@
-"""The contract of every selector, option by option (issue 21, item 7).
+"""The contract of every selector, option by option (issue 21, item 7), and the one contract every mechanism
+of the registry meets (issue 23, item 7; at the end of this file: ``check_registered_contract``).
 
 Every mechanism (exponential, permute-and-flip, report-noisy-max with each noise, local dampening, shifted
 local dampening in both directions) with every option -- base measure none / integer / fractional / tiny /
@@ -388,3 +389,143 @@ def test_multiobjective_local_contract(which, mech, base, k, freq):
     seed = zlib.crc32(repr(("mo-local", which, mech, base, k)).encode())
     kw = {**kw0, "sensitivities": _mo_sfs(c0), **({} if w is None else {"base_measure": w})}
     _mo_samplers_draw_the_law(which, _mo_U(c0), kw, k, law(c0), seed, freq)
+
+
+# -- one contract over every registered mechanism (issue 23 item 7; issue 24 item 4) ------------------------
+# Each spec of dpselect.MECHANISMS, through the registry only (spec.select / .probabilities / .privacy): the
+# return convention, size= batches, a seeded χ² of .select against .probabilities, the exact audit of
+# .probabilities against the claimed .privacy(ε) on neighbouring inputs, every rng type, bad input. A newly
+# registered mechanism gets all of it by being registered (tests/test_registry.py registers a toy one).
+from dpselect.accounting import BoundedRange, PureDP  # noqa: E402
+from dpselect.registry import get_mechanism  # noqa: E402
+
+
+def registry_variants(spec) -> list[dict]:
+    """The option settings a spec's contract covers: every noise it offers, both directions, monotonic."""
+    out: list[dict] = [{"noise": n} for n in spec.noises] if spec.accepts("noise") else [{}]
+    if spec.accepts("direction"):
+        out = [{**o, "direction": d} for o in out for d in ("increasing", "decreasing")]
+    if spec.accepts("monotonic"):
+        out += [{**o, "monotonic": True} for o in out]
+    return out
+
+
+def registry_instance(spec, monotonic: bool = False):
+    """(utilities(x), sensitivity(x), neighbour pairs, x0): the global model (every utility moves by ≤ Δ = 1,
+    one way if ``monotonic``) or the capped-count model with its admissible δ (add/remove one record)."""
+    if spec.kind == "global":
+        return _utilities, (lambda key: 1.0), _global_pairs(monotonic), (1, (0.0, 0.0, 0.0))
+    return _u, _sf, LOCAL_PAIRS, (3, 1, 0)
+
+
+def _law(spec, utilities, sensitivity, opts, scale: float = 1.0):
+    def law(key):
+        s = sensitivity(key)
+        if scale != 1.0:
+            s = s * scale if spec.kind == "global" else dpselect.SensitivityFunction(
+                lambda t, sf=s: scale * sf(t), scale * s.global_sensitivity, n_candidates=3,
+                saturation_distance=s.saturation_distance)
+        return spec.probabilities(utilities(key), epsilon=EPS, sensitivity=s, **opts)
+    return law
+
+
+def check_registered_contract(spec, freq, *, nontrivial: bool = True) -> None:
+    """The contract every registered mechanism must meet (used for the built-ins and for a toy one)."""
+    utilities, sensitivity, _, x0 = registry_instance(spec)
+    u0, s0 = utilities(x0), sensitivity(x0)
+    call = dict(epsilon=EPS, sensitivity=s0)
+    seed = zlib.crc32(spec.name.encode())
+    # return convention: k omitted -> int; any int k -> int64 array (k = 1 included); size= batches
+    one = spec.select(u0, rng=seed, **call)
+    assert type(one) is int and 0 <= one < 3
+    arr = spec.select(u0, k=1, rng=seed, **call)
+    assert isinstance(arr, np.ndarray) and arr.dtype == np.int64 and arr.shape == (1,) and int(arr[0]) == one
+    two = spec.select(u0, k=2, rng=seed, **call)
+    assert two.dtype == np.int64 and two.shape == (2,) and two[0] != two[1]
+    for kw, shape in (({}, (7,)), ({"k": 1}, (7, 1)), ({"k": 2}, (7, 2))):
+        batch = spec.select(u0, size=7, rng=seed, **kw, **call)
+        assert batch.dtype == np.int64 and batch.shape == shape
+    # every rng type: an int seed, its Generator and its SeedSequence draw the same; None draws OS entropy
+    for r in (np.random.default_rng(seed), np.random.SeedSequence(seed)):
+        assert spec.select(u0, rng=r, **call) == one
+    assert 0 <= spec.select(u0, rng=None, **call) < 3
+    # bad input: a clear error naming the parameter, before any randomness
+    bad = [({"epsilon": -1.0}, ValueError, "epsilon"), ({"k": 0}, ValueError, "k"), ({"k": 4}, ValueError, "k"),
+           ({"utilities": [0.0, np.nan, 1.0]}, ValueError, "utilities"), ({"bogus": 1}, TypeError, "bogus")]
+    bad.append(({"sensitivity": -1.0}, ValueError, "sensitivity") if spec.kind == "global"
+               else ({"sensitivity": 1.0}, TypeError, "sensitivity_function"))
+    for change, exc, match in bad:
+        kw = {**call, "utilities": u0, **change}
+        rng = np.random.default_rng(seed)
+        state = rng.bit_generator.state
+        with pytest.raises(exc, match=match):
+            spec.select(kw.pop("utilities"), rng=rng, **kw)
+        assert rng.bit_generator.state == state
+    # the claimed guarantee, audited exactly on neighbouring inputs, and the sampler against the law
+    for opts in registry_variants(spec):
+        utilities, sensitivity, pairs, x0 = registry_instance(spec, opts.get("monotonic", False))
+        claim = spec.privacy(EPS, **opts)
+        assert type(claim) is (BoundedRange if spec.bounded_range(**opts) else PureDP) and claim.epsilon() == EPS
+        res = exact_dp_audit(_law(spec, utilities, sensitivity, opts), pairs, claim=claim)
+        assert res.passed, (spec.name, opts, res.worst_log_ratio, res.worst_range)
+        if nontrivial:
+            assert res.worst_log_ratio > 0.1 * EPS
+        p = spec.probabilities(utilities(x0), epsilon=EPS, sensitivity=sensitivity(x0), **opts)
+        assert p.shape == (3,) and abs(p.sum() - 1.0) < 1e-12
+        picks = spec.select(utilities(x0), epsilon=EPS, sensitivity=sensitivity(x0), size=N_DRAWS,
+                            rng=zlib.crc32(repr((spec.name, opts)).encode()), **opts)
+        freq(picks, p)
+    # k picks: ε/k each, reported as the adaptive composition of k releases (ε in total at δ = 0)
+    g = spec.privacy(EPS, k=3)
+    assert g.k == 3 and g.epsilon0 * 3 >= EPS and g.epsilon(0.0) == pytest.approx(EPS, rel=1e-15)
+
+
+@pytest.mark.parametrize("name", list(dpselect.MECHANISMS))
+def test_registered_mechanism_contract(name, freq):
+    check_registered_contract(dpselect.MECHANISMS[name], freq)
+
+
+@pytest.mark.parametrize("name", list(dpselect.MECHANISMS))
+def test_audit_rejects_a_halved_sensitivity(name):
+    """The mutation check: with the sensitivity halved the claimed guarantee fails the exact audit.
+
+    Global mechanisms: every utility moves on these pairs, and Δ/2 is caught. Local mechanisms: on the
+    capped-count pairs one candidate moves at a time, which leaves the exponent's factor 2 as slack (it covers
+    the candidate moving and the normaliser moving the other way): δ/2 reaches the log-ratio range ε exactly
+    (worst 0.886ε), so δ/4 is the mutation that must fail there."""
+    spec = dpselect.MECHANISMS[name]
+    scale = 0.5 if spec.kind == "global" else 0.25
+    for opts in registry_variants(spec):
+        utilities, sensitivity, pairs, _ = registry_instance(spec, opts.get("monotonic", False))
+        res = exact_dp_audit(_law(spec, utilities, sensitivity, opts, scale=scale), pairs,
+                             claim=spec.privacy(EPS, **opts))
+        assert not res.passed and max(res.worst_log_ratio, res.worst_range) > EPS + 0.5, (opts, res)
+
+
+def test_audit_rejects_permute_and_flip_claimed_as_bounded_range():
+    """ε-DP but not ε-BR (the opendp#2911 class of bug): the registry claims PureDP, and a BoundedRange claim
+    is refused by the exact audit on the same pairs."""
+    pf = get_mechanism("PF")
+    assert pf.privacy(EPS) == PureDP(EPS) and not pf.bounded_range()
+    utilities, sensitivity, pairs, _ = registry_instance(pf)
+    law = _law(pf, utilities, sensitivity, {})
+    assert exact_dp_audit(law, pairs, claim=PureDP(EPS)).passed
+    res = exact_dp_audit(law, pairs, claim=BoundedRange(EPS))
+    assert not res.passed and res.worst_range == pytest.approx(1.5394, abs=1e-4)
+    # the exponential mechanism on the same pairs is ε-BR
+    em = get_mechanism("EM")
+    assert exact_dp_audit(_law(em, utilities, sensitivity, {}), pairs, claim=BoundedRange(EPS)).passed
+
+
+@pytest.mark.parametrize("name", ["exponential", "permute_and_flip", "report_noisy_max", "local_dampening",
+                                  "shifted_local_dampening"])
+def test_bounded_range_claims_are_exactly_the_audited_ones(name):
+    """For the built-ins, the exact audit accepts a BoundedRange(ε) claim on these pairs exactly where the
+    registry makes it: the Gumbel family (EM, Gumbel RNM, LD, SLD; monotonic too) passes, permute-and-flip and
+    Laplace RNM span more than ε (ranges 1.54 / 1.12 at ε = 1, monotonic 1.61 / 1.12)."""
+    spec = get_mechanism(name)
+    for opts in registry_variants(spec):
+        utilities, sensitivity, pairs, _ = registry_instance(spec, opts.get("monotonic", False))
+        res = exact_dp_audit(_law(spec, utilities, sensitivity, opts), pairs, claim=BoundedRange(EPS))
+        assert res.passed == spec.bounded_range(**opts), (opts, res.worst_range)
+        assert res.passed or res.worst_range > EPS + 0.1

@@ -406,9 +406,9 @@ def test_degree_and_sensitivities_match_in_memory(client):
         assert np.array_equal(D.egocentric_density_sensitivity(frame)(t),
                               dpselect.utilities.graph.egocentric_density_sensitivity(d)(t))
         assert np.array_equal(D.degree_sensitivity(frame)(t), dpselect.utilities.graph.degree_sensitivity(d)(t))
-    assert D.max_degree(deg, bound=int(d.max())) == int(d.max())
+    assert D.max_degree(deg, max_degree=int(d.max())) == int(d.max())
     with pytest.raises(ValueError, match="max_degree"):
-        D.max_degree(deg, bound=int(d.max()) - 1)
+        D.max_degree(deg, max_degree=int(d.max()) - 1)
     # local dampening on the degree frame with the degree-based δ (δ = 1: the exponential mechanism)
     dframe = dd.from_pandas(deg.sort_index().to_frame("degree").astype(float), npartitions=3)
     assert D.local_dampening(dframe, utility="degree", epsilon=1e6, sensitivity_function=D.degree_sensitivity,
@@ -539,7 +539,7 @@ def test_same_output_as_in_memory_for_any_words(monkeypatch):
 
         rest = np.random.default_rng(trial)
         rest.bit_generator.advance(u.size)  # the distributed path continues the stream after the n words
-        want = noisy_top_k(a, err, k, _select._Replay(words, rest), noise="gumbel", exact_score=exact).tolist()
+        want = noisy_top_k(a, err, k=k, rng=_select._Replay(words, rest), noise="gumbel", exact_score=exact).tolist()
         monkeypatch.setattr(_select._Streams, "words",
                             lambda self, p, offset, size, rounds, w=words: [w[offset:offset + size]])
         chunks = (7, 50, 300)[trial % 3]

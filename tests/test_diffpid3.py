@@ -33,7 +33,7 @@ from dpselect.utilities.information_gain import (
     _f_table,
     ig_count_tables,
     ig_global_sensitivity,
-    ig_sensitivity_function,
+    ig_sensitivity,
     ig_shift_with_error,
 )
 
@@ -123,7 +123,7 @@ def test_core_engine_gives_the_old_d_and_g_on_real_nodes(name):
     n_inf = n_all = 0
     for i, (it, N) in enumerate(nodes):
         u = it.utilities()
-        sf = ig_sensitivity_function(it, N)
+        sf = ig_sensitivity(it, N)
         D, d_err = dampen_with_error(u, sf)
         old_D = old_dampen_ig(it, N)
         worst_d = max(worst_d, rel(D, old_D))
@@ -146,7 +146,7 @@ def test_exact_probabilities_match_the_old_laws(name):
     nodes = split_nodes(name)
     for it, N in nodes[:: max(1, len(nodes) // 2)][:2]:
         u = it.utilities()
-        sf = ig_sensitivity_function(it, N)
+        sf = ig_sensitivity(it, N)
         for eps in (0.05, 1.0):
             np.testing.assert_allclose(local_dampening_probabilities(u, epsilon=eps, sensitivity_function=sf),
                                        exponential_probabilities(old_dampen_ig(it, N), epsilon=eps, sensitivity=1.0),
@@ -164,7 +164,7 @@ def test_error_bounds_contain_the_exact_values():
         tabs = [rng.integers(0, int(rng.integers(2, 300)), size=(int(rng.integers(1, 4)), 2)) for _ in range(3)]
         it = IGTables(tabs)
         N = int(it.n_records + rng.integers(1, 3000))
-        sf = ig_sensitivity_function(it, N)
+        sf = ig_sensitivity(it, N)
         u = it.utilities()
         D, d_err = dampen_with_error(u, sf)
         G, g_err = ig_shift_with_error(it, N)
@@ -183,7 +183,7 @@ def test_fast_dampening_and_shift_equal_core():
         tabs = random_tables(rng)
         it = IGTables(tabs)
         N = int(it.n_records + rng.integers(1, 60))
-        sf = ig_sensitivity_function(tabs, n_max=N)
+        sf = ig_sensitivity(tabs, n_max=N)
         u = it.utilities()
         np.testing.assert_array_equal(dampen_ig(it, N), dampen(u, sf))
         np.testing.assert_allclose(dampen_ig(it, N), old_dampen_ig(it, N), rtol=1e-12, atol=1e-12)
@@ -207,7 +207,7 @@ def test_split_selection_frequencies_match_exact_probabilities():
 
     it = IGTables([np.array([[30, 10], [5, 55]]), np.array([[20, 20], [15, 45]]), np.array([[25, 25], [10, 40]])])
     N, eps, n = 1000, 0.4, 20_000
-    sf = ig_sensitivity_function(it, N)
+    sf = ig_sensitivity(it, N)
     u = it.utilities()
     D, D_err = dampen_with_error(u, sf)
     G, G_err = ig_shift_with_error(it, N)
@@ -254,7 +254,7 @@ def test_exact_dp_audit_of_split_selection(kind):
         u = it.utilities()
         if kind == "local":
             return local_dampening_probabilities(u, epsilon=eps,
-                                                 sensitivity_function=ig_sensitivity_function(it, N_MAX))
+                                                 sensitivity_function=ig_sensitivity(it, N_MAX))
         if kind == "shifted":
             return exponential_probabilities(u - ig_shift(it, N_MAX), epsilon=eps,
                                              sensitivity=ig_global_sensitivity(N_MAX))
@@ -311,7 +311,7 @@ def test_mechanism_vocabulary_and_deprecated_names():
 
 def test_discretise_and_predict_tiny_table():
     t = load_table({"x": [0.0, 0.2, 0.6, 1.0] * 50, "c": ["a", "b", "a", "b"] * 50, "y": [0, 0, 1, 1] * 50}, "y",
-                   numeric_bounds={"x": (0, 1)}, categories={"c": ["a", "b"]})
+                   feature_bounds={"x": (0, 1)}, categories={"c": ["a", "b"]})
     codes, nv = discretise(t, bins=2)
     assert nv.tolist() == [2, 2]
     assert codes[:4].tolist() == [[0, 0], [0, 1], [1, 0], [1, 1]]
@@ -343,7 +343,7 @@ def test_envelope_shift_equals_core_walk_within_bounds():
         it = IGTables(tabs)
         N = int(it.n_records + rng.integers(1, 400))
         G, g_err = ig_shift_with_error(it, N)
-        Gc, gc_err = shift_totals_with_error(ig_sensitivity_function(it, N), 3)
+        Gc, gc_err = shift_totals_with_error(ig_sensitivity(it, N), 3)
         assert np.all(np.abs(G - Gc) <= g_err + gc_err)
         np.testing.assert_allclose(G, old_shift_direct(it, N), rtol=1e-12, atol=1e-9)
         worst = max(worst, float(np.max(g_err)))

@@ -71,6 +71,9 @@ PENDING_MODULES = {
     "dpselect.tabular",
     "dpselect.trees",
     "dpselect.vocabulary",
+    # public modules new in issue 23 (the mechanism registry, the public typing names)
+    "dpselect.registry",
+    "dpselect.typing",
 }
 
 #: A deprecated alias (``dpselect._compat.renamed_function``, the path-less loaders) says so first and names

@@ -16,7 +16,7 @@ from dpselect.utilities.information_gain import (
     ig_count_tables,
     ig_element_local_sensitivity,
     ig_global_sensitivity,
-    ig_sensitivity_function,
+    ig_sensitivity,
     information_gain,
 )
 
@@ -147,7 +147,7 @@ def test_candidates_algorithm_without_bound_agrees():
 def test_sensitivity_function_admissible_on_all_tiny_tables():
     report = check_admissibility(
         lambda ds: ig_brute(ds),
-        lambda ds: ig_sensitivity_function(tables_of(ds), n_max=N_MAX),
+        lambda ds: ig_sensitivity(tables_of(ds), n_max=N_MAX),
         neighbours,
         universe(3),
         t_max=3,
@@ -231,7 +231,7 @@ def test_vectorised_and_elementwise_forms_equal_the_formula_bit_for_bit():
         att3 = rng.integers(0, n, size=50)
         tt3 = rng.integers(0, 60, size=50)
         assert np.array_equal(it.local_sensitivity_at(tt3, att3), ref[tt3, att3])
-        sf = ig_sensitivity_function(it, n_max=it.n_records + 45)
+        sf = ig_sensitivity(it, n_max=it.n_records + 45)
         assert sf.elementwise and sf.saturation_distance == it.n_records + 45
         assert np.array_equal(sf.at(tt3, att3), np.minimum(np.where(tt3 >= it.n_records + 45, np.inf, ref[tt3, att3]),
                                                            sf.global_sensitivity))

@@ -95,15 +95,15 @@ def test_core_works_without_pandas_sklearn_tqdm():
 def test_load_table_takes_a_dataframe_with_missing_cells():
     df = pd.DataFrame({"age": [20, np.nan, 60, 35], "job": pd.Series(["a", "b", None, "a"], dtype="category"),
                        "n": pd.array([1, pd.NA, 3, 4], dtype="Int64"), "y": [True, False, True, False]})
-    t = dpselect.load_table(df, "y", numeric_bounds={"age": (0, 100), "n": (0, 10)}, categories={"job": ["a", "b"]})
+    t = dpselect.load_table(df, "y", feature_bounds={"age": (0, 100), "n": (0, 10)}, categories={"job": ["a", "b"]})
     assert t.n_records == 2                               # rows with NaN / None / NA dropped
     assert t.X.tolist() == [[0.2, 0.0, 0.1], [0.35, 0.0, 0.4]] and t.y.tolist() == [1, 0]
     assert t.feature_names == ["age", "job", "n"] and t.categorical.tolist() == [False, True, False]
     # the same table as the dict of its columns
-    d = dpselect.load_table({c: df[c].tolist() for c in df.columns}, "y", numeric_bounds={"age": (0, 100), "n": (0, 10)},
+    d = dpselect.load_table({c: df[c].tolist() for c in df.columns}, "y", feature_bounds={"age": (0, 100), "n": (0, 10)},
                             categories={"job": ["a", "b"]})
     assert d.X.tolist() == t.X.tolist()
-    with pytest.warns(dpselect.PrivacyLeakWarning, match="numeric_bounds"):
+    with pytest.warns(dpselect.PrivacyLeakWarning, match="feature_bounds"):
         dpselect.load_table(df, "y", categories={"job": ["a", "b"]})
     with pytest.raises(ValueError, match="duplicate column"):
         dpselect.load_table(pd.DataFrame([[1, 2, 1]], columns=["a", "a", "y"]), "y")

@@ -20,7 +20,7 @@ from dpselect.datasets import PUBLIC_GRAPH_MAX_DEGREE, PUBLIC_TABLE_SIZE
 from dpselect.graphs import from_edges
 from dpselect.tabular import TabularData, load_table
 from dpselect.utilities.graph import ebc_sensitivity
-from dpselect.utilities.information_gain import IGTables, information_gain, ig_sensitivity_function
+from dpselect.utilities.information_gain import IGTables, information_gain, ig_sensitivity
 
 
 class _NoLeak:
@@ -98,12 +98,12 @@ def test_n_max_issue_example_is_an_error_not_a_smaller_sensitivity():
     change = abs(information_gain([T + [[0, 0], [1, 0]]])[0] - information_gain([T])[0])
     assert change == pytest.approx(4.1417094501, rel=1e-9)
     with pytest.raises(ValueError, match=r"n_max must be a public upper bound .* n_max=2 for a table of 6 records"):
-        ig_sensitivity_function([T], n_max=2)
+        ig_sensitivity([T], n_max=2)
     with NO_LEAK:
-        sf = ig_sensitivity_function([T], n_max=6)
+        sf = ig_sensitivity([T], n_max=6)
     assert sf(0)[0] >= change - 1e-12 and sf.global_sensitivity == pytest.approx(np.log2(7) + 1 / np.log(2))
-    with pytest.warns(PrivacyLeakWarning, match=r"ig_sensitivity_function: n_max .*\(n_max = 6\)"):
-        sf_own = ig_sensitivity_function([T])
+    with pytest.warns(PrivacyLeakWarning, match=r"ig_sensitivity: n_max .*\(n_max = 6\)"):
+        sf_own = ig_sensitivity([T])
     assert sf_own.global_sensitivity == sf.global_sensitivity
     it = IGTables([T])
     for fn in (dampen_ig, ig_shift):
@@ -115,7 +115,7 @@ def test_n_max_issue_example_is_an_error_not_a_smaller_sensitivity():
 
 def _tiny_table():
     return load_table({"x": [0.0, 0.2, 0.6, 1.0] * 10, "c": ["a", "b", "a", "b"] * 10, "y": [0, 0, 1, 1] * 10},
-                      "y", numeric_bounds={"x": (0, 1)}, categories={"c": ["a", "b"]})
+                      "y", feature_bounds={"x": (0, 1)}, categories={"c": ["a", "b"]})
 
 
 @pytest.mark.parametrize("fn", [diffpid3, global_diffpid3, local_diffpid3])
@@ -135,37 +135,37 @@ def test_diffpid3_data_must_be_a_table():
         diffpid3({"X": [[0]], "y": [0]}, epsilon=1.0, depth=1, n_max=10)
 
 
-# -- numeric_bounds and categories (load_table) ------------------------------------------------------
+# -- feature_bounds and categories (load_table) ------------------------------------------------------
 COLS = {"age": [20, 40, 60, 30], "job": ["a", "b", "a", "b"], "y": ["no", "yes", "no", "yes"]}
 
 
-def test_numeric_bounds():
-    with pytest.warns(PrivacyLeakWarning, match=r"numeric_bounds\['age'\] .*\(20\.0, 60\.0\)"):
+def test_feature_bounds():
+    with pytest.warns(PrivacyLeakWarning, match=r"feature_bounds\['age'\] .*\(20\.0, 60\.0\)"):
         t = load_table(COLS, "y", categories={"job": ["a", "b"], "y": ["no", "yes"]})
     assert t.X[:, 0].tolist() == [0.0, 0.5, 1.0, 0.25]
     with NO_LEAK:
-        t = load_table(COLS, "y", numeric_bounds={"age": (0, 80)}, categories={"job": ["a", "b"], "y": ["no", "yes"]})
+        t = load_table(COLS, "y", feature_bounds={"age": (0, 80)}, categories={"job": ["a", "b"], "y": ["no", "yes"]})
     assert t.X[:, 0].tolist() == [0.25, 0.5, 0.75, 0.375]
     for b in ((25, 80), (0, 59)):  # data outside: an error, never clipping
-        with pytest.raises(ValueError, match=r"numeric_bounds\['age'\] = .* must bound the column"):
-            load_table(COLS, "y", numeric_bounds={"age": b}, categories={"job": ["a", "b"], "y": ["no", "yes"]})
-    with pytest.raises(ValueError, match=r"numeric_bounds\['age'\] must be finite with lo <= hi"):
-        load_table(COLS, "y", numeric_bounds={"age": (5, 1)})
-    with pytest.raises(ValueError, match="numeric_bounds names unknown column 'agee'"):
-        load_table(COLS, "y", numeric_bounds={"agee": (0, 1)})
+        with pytest.raises(ValueError, match=r"feature_bounds\['age'\] = .* must bound the column"):
+            load_table(COLS, "y", feature_bounds={"age": b}, categories={"job": ["a", "b"], "y": ["no", "yes"]})
+    with pytest.raises(ValueError, match=r"feature_bounds\['age'\] must be finite with lo <= hi"):
+        load_table(COLS, "y", feature_bounds={"age": (5, 1)})
+    with pytest.raises(ValueError, match="feature_bounds names unknown column 'agee'"):
+        load_table(COLS, "y", feature_bounds={"agee": (0, 1)})
     with pytest.raises(ValueError, match="cannot be both categorical"):
-        load_table(COLS, "y", numeric_bounds={"age": (0, 80)}, categorical=["age"])
+        load_table(COLS, "y", feature_bounds={"age": (0, 80)}, categorical=["age"])
 
 
 def test_categories():
     with pytest.warns(PrivacyLeakWarning, match=r"categories\['job'\] .*\['a', 'b'\]"):
-        t = load_table(COLS, "y", numeric_bounds={"age": (0, 80)})
+        t = load_table(COLS, "y", feature_bounds={"age": (0, 80)})
     assert t.n_values.tolist() == [0, 2]
     with NO_LEAK:
-        t = load_table(COLS, "y", numeric_bounds={"age": (0, 80)}, categories={"job": ["c", "b", "a"], "y": ["no", "yes"]})
+        t = load_table(COLS, "y", feature_bounds={"age": (0, 80)}, categories={"job": ["c", "b", "a"], "y": ["no", "yes"]})
     assert t.n_values.tolist() == [0, 3] and t.X[:, 1].tolist() == [2.0, 1.0, 2.0, 1.0]
     with pytest.raises(ValueError, match=r"categories\['job'\] must list every value of the column: 'b'"):
-        load_table(COLS, "y", numeric_bounds={"age": (0, 80)}, categories={"job": ["a"], "y": ["no", "yes"]})
+        load_table(COLS, "y", feature_bounds={"age": (0, 80)}, categories={"job": ["a"], "y": ["no", "yes"]})
     with pytest.raises(ValueError, match=r"categories\['job'\] lists a value twice"):
         load_table(COLS, "y", categories={"job": ["a", "a", "b"]})
     with pytest.raises(TypeError, match=r"categories\['job'\] must be a list"):
@@ -197,7 +197,7 @@ def test_papers_public_values():
 def test_reproductions_n_max_is_the_published_size():
     from dpselect.experiments import thesis_figures23_25 as tf
 
-    assert {n: tf.public_n_max(n) for n in tf.DATASETS} == PUBLIC_TABLE_SIZE
+    assert {n: tf.published_table_size(n) for n in tf.DATASETS} == PUBLIC_TABLE_SIZE
     # the loaders themselves are checked warning-free (and of exactly these sizes) in test_tabular.py
 
 
@@ -208,13 +208,13 @@ def test_graph_reproduction_setup_emits_no_warning():
     with NO_LEAK:
         for name in ("github",):  # enron: test_graph_utilities.py::test_ebc_real_graph_anchor
             g = load_graph(name)
-            D, source = tf20.public_max_degree(name)
+            D, source = tf20.published_max_degree(name)
             assert (D, source) == (PUBLIC_GRAPH_MAX_DEGREE[name], "thesis Sec. 6.5") and g.max_degree <= D
             sf = ebc_sensitivity(g, max_degree=D)
             assert sf.global_sensitivity == max(D * (D - 1) / 4, D)
     with pytest.raises(SystemExit, match="needs --max-degree"):
-        tf20.public_max_degree("karate")
-    assert tf20.public_max_degree("karate", argparse.Namespace(max_degree=33)) == (33, "--max-degree")
+        tf20.published_max_degree("karate")
+    assert tf20.published_max_degree("karate", argparse.Namespace(max_degree=33)) == (33, "--max-degree")
 
 
 def test_every_reproduction_setup_emits_no_warning():

@@ -143,8 +143,7 @@ def test_refinement_matches_exact_comparisons_on_adversarial_near_ties(noise, mo
         if expected is None:
             continue
         streams_holder["s"] = streams
-        got = noisy_top_k(np.array([float(s) for s in scores]), np.full(n, 1e-15), k,
-                          ScriptedBits([s[0] for s in streams]), noise=noise,
+        got = noisy_top_k(np.array([float(s) for s in scores]), np.full(n, 1e-15), k=k, rng=ScriptedBits([s[0] for s in streams]), noise=noise,
                           exact_score=lambda r, scores=scores: scores[r])
         assert got.tolist() == expected, (trial, scores, streams)
         checked += 1
@@ -155,10 +154,10 @@ def test_equal_scores_identical_first_words_decided_by_later_bits():
     # Two candidates, same score, same first 64 bits: the one with the larger next word wins.
     for noise in ("gumbel", "exponential", "laplace"):
         w = 0x8000_0000_1234_5678
-        got = noisy_top_k(np.zeros(2), 0.0, 1, ScriptedBits([w, w, 5, 9]), noise=noise,
+        got = noisy_top_k(np.zeros(2), 0.0, k=1, rng=ScriptedBits([w, w, 5, 9]), noise=noise,
                           exact_score=lambda r: Fraction(0))
         assert got.tolist() == [1]
-        got = noisy_top_k(np.zeros(2), 0.0, 2, ScriptedBits([w, w, 9, 5]), noise=noise,
+        got = noisy_top_k(np.zeros(2), 0.0, k=2, rng=ScriptedBits([w, w, 9, 5]), noise=noise,
                           exact_score=lambda r: Fraction(0))
         assert got.tolist() == [0, 1]
 
@@ -234,9 +233,9 @@ def test_fast_shortlist_and_generic_path_agree_draw_by_draw(noise):
         a -= a.max()
         seed = int(base.integers(0, 2 ** 31))
         ex = lambda r, a=a: Fraction(float(a[r]))  # noqa: E731
-        fast = noisy_top_k(a, None, k, np.random.default_rng(seed), noise=noise, exact_score=ex)
+        fast = noisy_top_k(a, None, k=k, rng=np.random.default_rng(seed), noise=noise, exact_score=ex)
         err = 1e-15 * np.abs(a) + 1e-300
-        with_err = noisy_top_k(a, err, k, np.random.default_rng(seed), noise=noise, exact_score=ex)
+        with_err = noisy_top_k(a, err, k=k, rng=np.random.default_rng(seed), noise=noise, exact_score=ex)
         gen = np.random.default_rng(seed)  # same bits, no shortlist: both cell ends for every candidate
         m = sampling._bits64(gen, n)
         full = sampling._finish(a, err, np.arange(n), m, k, gen, noise, ex, None)
@@ -311,8 +310,8 @@ def test_lazy_peeled_top_k_is_the_peeling_definition(freq, noise, shift):
         for jj, j in enumerate(rest):
             exact[i * n + j] = p1[i] * p2[jj]
     rng = np.random.default_rng(int(shift * 10) + 100)
-    draws = np.array([sampling.noisy_top_k_peeled(a, None, 2, rng, noise=noise,
-                                                  exact_score=lambda r: Fraction(float(a[r])), _level_shift=shift)
+    draws = np.array([sampling._noisy_top_k_peeled(a, None, 2, rng, noise=noise,
+                                                   exact_score=lambda r: Fraction(float(a[r])), level_shift=shift)
                       for _ in range(2500)])
     assert all(len(set(d)) == 2 for d in draws.tolist())
     freq(draws[:, 0] * n + draws[:, 1], exact)
@@ -544,7 +543,7 @@ def test_stage_one_keeps_the_previous_picks_where_it_used_to_give_up(monkeypatch
                 for errname in ("rel", "err"):
                     err = None if errname == "rel" else 1e-15 * np.abs(a) + 1e-300
                     ex = lambda r, a=a: Fraction(float(a[r]))  # noqa: E731
-                    got = [noisy_top_k(a, err, k, np.random.default_rng(s), noise=noise, exact_score=ex).tolist()
+                    got = [noisy_top_k(a, err, k=k, rng=np.random.default_rng(s), noise=noise, exact_score=ex).tolist()
                            for s in range(4)]
                     assert got == _PICKS_NARROW_BULK[(uname, noise, k, errname)], (uname, noise, k, errname)
     # ~37 of the 600 cells lie outside the narrowed bulk; the shortlist never holds the whole array
@@ -558,13 +557,15 @@ def test_stage_one_keeps_the_previous_picks_on_many_above_bulk_cells(monkeypatch
     ex = lambda r: Fraction(float(a[r]))  # noqa: E731
     for noise in ("gumbel", "exponential", "laplace"):
         for k in (1, 3):
-            got = [noisy_top_k(a, None, k, ScriptedBits(_tail_words(s, n)), noise=noise, exact_score=ex).tolist()
+            got = [noisy_top_k(a, None, k=k, rng=ScriptedBits(_tail_words(s, n)), noise=noise, exact_score=ex).tolist()
                    for s in range(4)]
             assert got == _PICKS_TAIL_WORDS[(noise, k)], (noise, k)
     assert len(sizes) == 24 and max(s for s, _ in sizes) <= 75   # the 70 cells outside the bulk at most
 
 
 def test_blocked_peeling_keeps_the_previous_picks(monkeypatch):
+    # the fallback as it was (a scan of every candidate); the refined one is compared with it below
+    monkeypatch.setattr(sampling, "_PEEL_FULL_FALLBACK", True)
     monkeypatch.setattr(sampling, "_CHUNK", 512)
     monkeypatch.setattr(sampling, "_PEEL_BLOCK", 64)
     fallbacks = []
@@ -580,8 +581,8 @@ def test_blocked_peeling_keeps_the_previous_picks(monkeypatch):
             for errname in ("rel", "err"):
                 err = None if errname == "rel" else 1e-15 * np.abs(a) + 1e-300
                 for shift in (0.0, 4.0):   # 4: a raised water level, so the rare fallback runs
-                    got = [sampling.noisy_top_k_peeled(a, err, 5, np.random.default_rng(s), noise=noise, exact_score=ex,
-                                                       _level_shift=shift).tolist() for s in range(3)]
+                    got = [sampling._noisy_top_k_peeled(a, err, 5, np.random.default_rng(s), noise=noise, exact_score=ex,
+                                                        level_shift=shift).tolist() for s in range(3)]
                     assert got == _PICKS_PEELED[(uname, noise, errname, shift)], (uname, noise, errname, shift)
     assert len(fallbacks) > 20   # the rare path (lowered water level) is among the compared draws
 
@@ -595,8 +596,8 @@ def test_first_words_drawn_in_blocks_are_one_draw_of_n(monkeypatch, noise):
     ex = lambda r: Fraction(float(a[r]))  # noqa: E731
     for seed in range(5):
         r1, r2 = np.random.default_rng(seed), np.random.default_rng(seed)
-        p1 = noisy_top_k(a, None, 3, r1, noise=noise, exact_score=ex)
-        p2 = noisy_top_k(a, None, 3, r2, noise=noise, exact_score=ex, bits=sampling._bits64(r2, a.size))
+        p1 = noisy_top_k(a, None, k=3, rng=r1, noise=noise, exact_score=ex)
+        p2 = noisy_top_k(a, None, k=3, rng=r2, noise=noise, exact_score=ex, bits=sampling._bits64(r2, a.size))
         assert p1.tolist() == p2.tolist()
         assert r1.integers(0, 1 << 62) == r2.integers(0, 1 << 62)
 
@@ -779,3 +780,101 @@ def test_score_bounds_enclose_on_random_extreme_inputs():
     a[:10] = -np.inf
     err[10:15] = np.inf
     assert _enclosure_misses(a, err, n_lo, n_hi) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# issue 22 item 1: the peeled pick's fallback lowers the levels instead of scanning all n
+# ---------------------------------------------------------------------------------------------
+def _peel_stats(monkeypatch):
+    stats = {"refined": 0, "full": 0, "examined": 0}
+    monkeypatch.setattr(sampling, "_PEEL_STATS", stats)
+    return stats
+
+
+def _pair_law(a, noise, first_min=0.02):
+    """Exact law of 2 peeled picks as bins i·n + j, for the first picks of probability >= first_min; the
+    other first picks are one bin, n²."""
+    probs = {"exponential": dpselect.permute_and_flip_probabilities,
+             "laplace": lambda v, epsilon, sensitivity: dpselect.report_noisy_max_probabilities(
+                 v, epsilon=epsilon, sensitivity=sensitivity, noise="laplace")}[noise]
+    n = a.size
+    p1 = probs(a, epsilon=2.0, sensitivity=1.0)        # scores a = ε u / (2Δ) with ε = 2, Δ = 1
+    exact = np.zeros(n * n + 1)
+    firsts = np.flatnonzero(p1 >= first_min)
+    for i in firsts.tolist():
+        rest = np.delete(np.arange(n), i)
+        exact[i * n + rest] = p1[i] * probs(a[rest], epsilon=2.0, sensitivity=1.0)
+    exact[n * n] = 1.0 - p1[firsts].sum()
+    return exact, firsts
+
+
+@pytest.mark.parametrize("noise,shift,mark_min", [("exponential", 3.0, 256), ("laplace", 8.0, 256),
+                                                   ("exponential", 8.0, 2)])
+def test_peeled_fallback_by_lowered_levels_is_the_peeling_law(monkeypatch, freq, noise, shift, mark_min):
+    """Every pick that falls back (raised water level: the head and revealed values stay below the walls)
+    is finished by _peel_lowered; its picks follow the exact law of 2 peeled picks (χ² over the pairs).
+    mark_min = 2: the lowering gives up part-way (cap n/16 = 6 marks) and the scan of all candidates
+    finishes with the words drawn so far, at the lowered levels: the same law."""
+    stats = _peel_stats(monkeypatch)
+    monkeypatch.setattr(sampling, "_PEEL_MARK_MIN", mark_min)
+    g = np.random.default_rng(2)
+    a = np.concatenate(([3.0, 2.6, 2.2, 2.0], g.normal(size=96) * 0.5))
+    ex = lambda r: Fraction(float(a[r]))  # noqa: E731
+    rng = np.random.default_rng(int(shift) + mark_min)
+    draws = np.array([sampling.noisy_top_k_peeled(a, None, 2, rng, noise=noise, exact_score=ex, _level_shift=shift)
+                      for _ in range(1500)])
+    assert (draws[:, 0] != draws[:, 1]).all()
+    exact, firsts = _pair_law(a, noise)
+    assert firsts.size >= 4
+    n = a.size
+    freq(np.where(np.isin(draws[:, 0], firsts), draws[:, 0] * n + draws[:, 1], n * n), exact)
+    assert stats["refined"] > 500
+    if mark_min == 2:
+        assert stats["full"] > 50      # the part-way give-up was exercised
+    else:
+        assert stats["full"] == 0
+
+
+@pytest.mark.parametrize("noise", ["exponential", "laplace"])
+def test_peeled_fallback_examines_a_few_candidates_not_n(monkeypatch, noise):
+    """At n = 400,000 with the water level raised so that most picks fall back, no pick scans the candidates:
+    _fallback_bits (the words of every tail candidate) is never called, and the candidates examined per
+    fallback pick are a few dozen (the old fallback examined n)."""
+    stats = _peel_stats(monkeypatch)
+    calls = []
+    monkeypatch.setattr(sampling, "_fallback_bits", lambda *args: calls.append(1))
+    n = 400_000
+    a = np.random.default_rng(5).normal(size=n)
+    ex = lambda r: Fraction(float(a[r]))  # noqa: E731
+    for s in range(4):
+        out = sampling.noisy_top_k_peeled(a, None, 10, np.random.default_rng(s), noise=noise, exact_score=ex,
+                                          _level_shift=4.0)
+        assert len(set(out.tolist())) == 10
+    assert calls == [] and stats["full"] == 0
+    assert stats["refined"] >= 20
+    assert stats["examined"] / stats["refined"] < 200      # vs n = 400,000 per fallback before
+
+
+def test_peeled_picks_without_fallback_are_unchanged(monkeypatch):
+    """Same seeds, same picks: a draw in which no pick falls back is identical with the lowered-levels
+    fallback and with the previous scan of all candidates (the fallback changes only the draws it finishes)."""
+    stats = _peel_stats(monkeypatch)
+    n = 20_000
+    a = np.random.default_rng(8).normal(size=n)
+    ex = lambda r: Fraction(float(a[r]))  # noqa: E731
+    same = fell = 0
+    for noise in ("exponential", "laplace"):
+        for s in range(30):
+            before = stats["refined"]
+            new = sampling.noisy_top_k_peeled(a, None, 10, np.random.default_rng(s), noise=noise, exact_score=ex,
+                                              _level_shift=1.0)
+            monkeypatch.setattr(sampling, "_PEEL_FULL_FALLBACK", True)
+            old = sampling.noisy_top_k_peeled(a, None, 10, np.random.default_rng(s), noise=noise, exact_score=ex,
+                                              _level_shift=1.0)
+            monkeypatch.setattr(sampling, "_PEEL_FULL_FALLBACK", False)
+            if stats["refined"] == before:
+                assert new.tolist() == old.tolist()
+                same += 1
+            else:
+                fell += 1
+    assert same >= 10 and fell >= 5

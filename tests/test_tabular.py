@@ -104,7 +104,7 @@ def test_pathless_loaders_are_deprecated_and_unchanged():
 
 def test_general_table_from_dict_csv_and_dataframe_like(tmp_path):
     cols = {"age": [20, 40, 60, 30], "job": ["a", "b", "a", "?"], "y": ["no", "yes", "no", "yes"]}
-    schema = dict(numeric_bounds={"age": (0, 100)}, categories={"job": ["b", "a", "c"], "y": ["no", "yes"]})
+    schema = dict(feature_bounds={"age": (0, 100)}, categories={"job": ["b", "a", "c"], "y": ["no", "yes"]})
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)  # a full public schema: no warning
         t = load_table(cols, "y", **schema)
@@ -128,7 +128,7 @@ def test_general_table_from_dict_csv_and_dataframe_like(tmp_path):
     with pytest.warns(PrivacyLeakWarning) as rec:
         own = load_table(cols, "y")
     msgs = [str(w.message) for w in rec]
-    assert any("numeric_bounds['age']" in m and "(20.0, 60.0)" in m for m in msgs)
+    assert any("feature_bounds['age']" in m and "(20.0, 60.0)" in m for m in msgs)
     assert any("categories['job']" in m for m in msgs)
     assert own.X.tolist() == [[0.0, 0.0], [0.5, 1.0], [1.0, 0.0]] and own.n_values.tolist() == [0, 2]
     with pytest.warns(PrivacyLeakWarning, match=r"categories\['age'\]"):
@@ -202,10 +202,10 @@ def test_boolean_label_with_one_class_absent_loads_like_its_neighbour(labels):
     cols = {"a": [0.1, 0.5, 0.9], "y": labels}
     with warnings.catch_warnings():
         warnings.simplefilter("error", dpselect.PrivacyLeakWarning)
-        full = load_table(cols, "y", numeric_bounds={"a": (0, 1)})
-        drop = load_table({"a": cols["a"][1:], "y": labels[1:]}, "y", numeric_bounds={"a": (0, 1)})
-        neg = load_table({"a": cols["a"][:1], "y": labels[:1]}, "y", numeric_bounds={"a": (0, 1)})
-        flipped = load_table({"a": cols["a"][1:], "y": labels[1:]}, "y", numeric_bounds={"a": (0, 1)}, positive=0)
+        full = load_table(cols, "y", feature_bounds={"a": (0, 1)})
+        drop = load_table({"a": cols["a"][1:], "y": labels[1:]}, "y", feature_bounds={"a": (0, 1)})
+        neg = load_table({"a": cols["a"][:1], "y": labels[:1]}, "y", feature_bounds={"a": (0, 1)})
+        flipped = load_table({"a": cols["a"][1:], "y": labels[1:]}, "y", feature_bounds={"a": (0, 1)}, positive=0)
     assert full.y.tolist() == [0, 1, 1] and drop.y.tolist() == [1, 1] and neg.y.tolist() == [0]
     assert flipped.y.tolist() == [0, 0]
 
@@ -213,15 +213,15 @@ def test_boolean_label_with_one_class_absent_loads_like_its_neighbour(labels):
 def test_labels_read_from_the_data_warn_and_name_categories():
     import dpselect
     with pytest.raises(ValueError, match=r"categories\['y'\]"):
-        load_table({"a": [0.1, 0.2], "y": ["no", "no"]}, "y", numeric_bounds={"a": (0, 1)})
+        load_table({"a": [0.1, 0.2], "y": ["no", "no"]}, "y", feature_bounds={"a": (0, 1)})
     with pytest.warns(dpselect.PrivacyLeakWarning, match=r"categories\['y'\]"):
-        load_table({"a": [0.1, 0.2], "y": ["no", "yes"]}, "y", numeric_bounds={"a": (0, 1)})
-    one = load_table({"a": [0.1, 0.2], "y": ["no", "no"]}, "y", numeric_bounds={"a": (0, 1)},
+        load_table({"a": [0.1, 0.2], "y": ["no", "yes"]}, "y", feature_bounds={"a": (0, 1)})
+    one = load_table({"a": [0.1, 0.2], "y": ["no", "no"]}, "y", feature_bounds={"a": (0, 1)},
                      categories={"y": ["no", "yes"]})
     assert one.y.tolist() == [0, 0]
 
 
 @pytest.mark.parametrize("bounds", ["01", ("0", "1"), b"01"])
-def test_numeric_bounds_refuse_strings(bounds):
-    with pytest.raises(TypeError, match=r"numeric_bounds\['a'\] must be a pair of numbers"):
-        load_table({"a": [0.1], "y": [1]}, "y", numeric_bounds={"a": bounds})
+def test_feature_bounds_refuse_strings(bounds):
+    with pytest.raises(TypeError, match=r"feature_bounds\['a'\] must be a pair of numbers"):
+        load_table({"a": [0.1], "y": [1]}, "y", feature_bounds={"a": bounds})

@@ -1,4 +1,4 @@
-"""The package's one vocabulary: mechanism names, aliases and the deprecation helper (dpselect.vocabulary)."""
+"""The package's one vocabulary: mechanism names, aliases (dpselect.vocabulary); the deprecation helpers are in test_compat."""
 from __future__ import annotations
 
 import warnings
@@ -12,12 +12,11 @@ from dpselect.vocabulary import (
     LOCAL_MECHANISMS,
     MECHANISMS,
     check_mechanism,
-    deprecated,
 )
 
 
 def test_names_and_aliases():
-    assert MECHANISMS == GLOBAL_MECHANISMS + LOCAL_MECHANISMS
+    assert tuple(MECHANISMS) == GLOBAL_MECHANISMS + LOCAL_MECHANISMS   # a mapping name -> spec (issue 23)
     assert set(ALIASES.values()) == set(MECHANISMS)
     for name in MECHANISMS:
         assert check_mechanism(name) == name
@@ -37,31 +36,6 @@ def test_rejects_unknown_and_disallowed():
         check_mechanism(3)
 
 
-def test_deprecated_points_at_the_caller():
-    def api():
-        deprecated("api(old=1)", "new=1")
-
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("always")
-        api()
-    assert len(rec) == 1 and rec[0].category is DeprecationWarning
-    assert "api(old=1) is deprecated" in str(rec[0].message) and "use new=1" in str(rec[0].message)
-    assert rec[0].filename == __file__  # stacklevel: the warning names the caller's line, not the library's
-
-
-def test_renamed():
-    from dpselect.vocabulary import renamed
-
-    def api(new=None, old=None):
-        return renamed(new, old, where="api", new="new", old="old")
-
-    assert api(new=1) == 1 and api() is None
-    with pytest.warns(DeprecationWarning, match=r"api\(old=...\) is deprecated.*use new=..."):
-        assert api(old=2) == 2
-    with pytest.warns(DeprecationWarning), pytest.raises(TypeError, match="both new and its deprecated spelling old"):
-        api(new=1, old=2)
-
-
 def test_docstring_examples():
     import doctest
 
@@ -69,33 +43,6 @@ def test_docstring_examples():
 
     res = doctest.testmod(voc)
     assert res.attempted > 0 and res.failed == 0
-
-
-def test_keyword_only_decorator():
-    from dpselect.vocabulary import keyword_only
-
-    @keyword_only("epsilon", "sensitivity")
-    def sel(u, *, epsilon, sensitivity, k=1, weights=None):
-        if weights is not None:
-            deprecated("sel(weights=...)", "base_measure=...")
-        return u, epsilon, sensitivity, k
-
-    assert sel([1.0], epsilon=0.5, sensitivity=2.0) == ([1.0], 0.5, 2.0, 1)
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("always")
-        assert sel([1.0], 0.5, 2.0, k=3) == ([1.0], 0.5, 2.0, 3)
-        assert sel([1.0], 0.5, sensitivity=2.0) == ([1.0], 0.5, 2.0, 1)
-        sel([1.0], epsilon=0.5, sensitivity=2.0, weights=1)  # a warning inside the wrapped function
-    assert [r.category for r in rec] == [DeprecationWarning] * 3
-    assert "passing epsilon, sensitivity positionally to" in str(rec[0].message)
-    assert "use keywords (epsilon=..., sensitivity=...)" in str(rec[0].message)
-    assert all(r.filename == __file__ for r in rec)  # the caller's line, through the wrapper
-    with pytest.raises(TypeError, match="takes 1 positional argument"):
-        sel([1.0], 0.5, 2.0, 3)
-    with pytest.raises(TypeError, match="multiple values for argument 'epsilon'"):
-        sel([1.0], 0.5, epsilon=0.5, sensitivity=2.0)
-    with pytest.raises(TypeError, match="no keyword-only parameter 'eps'"):
-        keyword_only("eps")(lambda u, *, epsilon: u)
 
 
 def _graph():

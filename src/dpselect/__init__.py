@@ -18,12 +18,17 @@ from .mechanisms import (  # noqa: E402
     shifted_local_dampening_probabilities,
 )
 from . import audit  # noqa: E402
+# The mechanism registry (issue 23): imported before every module that takes ``mechanism=``, so that the
+# built-in mechanisms are registered before any name is looked up.
+from . import registry  # noqa: E402
+from .registry import MECHANISMS, Mechanism, get_mechanism  # noqa: E402
 
 __all__ = [
     "SensitivityFunction", "constant", "maximum", "weighted_sum", "dampen",
     "exponential", "exponential_probabilities", "permute_and_flip", "permute_and_flip_probabilities",
     "report_noisy_max", "report_noisy_max_probabilities", "local_dampening", "local_dampening_probabilities",
     "shifted_local_dampening", "shifted_local_dampening_probabilities", "audit", "__version__", "PrivacyLeakWarning",
+    "registry", "Mechanism", "MECHANISMS", "get_mechanism",
 ]
 
 from .apps.median import median, median_distribution, median_rank  # noqa: E402
@@ -50,11 +55,11 @@ from .tabular import TabularData, load_acs, load_adult, load_nltcs, load_table  
 from .trees import Tree, TreeSpace, predict_many  # noqa: E402
 from .apps.dpmoet import dp_moet, metric_c, nodp_moet  # noqa: E402
 from .apps.diffpid3 import diffpid3, global_diffpid3, local_diffpid3, shifted_local_diffpid3  # noqa: E402
-from .utilities.information_gain import information_gain, ig_sensitivity_function  # noqa: E402
+from .utilities.information_gain import information_gain, ig_sensitivity, ig_sensitivity_function  # noqa: E402
 
 __all__ += ["TabularData", "load_nltcs", "load_acs", "load_adult", "load_table", "Tree", "TreeSpace",
             "predict_many", "dp_moet", "nodp_moet", "metric_c", "diffpid3", "global_diffpid3", "local_diffpid3",
-            "shifted_local_diffpid3", "information_gain", "ig_sensitivity_function"]
+            "shifted_local_diffpid3", "information_gain", "ig_sensitivity", "ig_sensitivity_function"]
 
 # Private model selection needs only the models' predictions (no scikit-learn import); the estimators of
 # dpselect.sklearn import scikit-learn on first use.

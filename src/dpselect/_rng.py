@@ -2,12 +2,9 @@
 from __future__ import annotations
 
 import numbers
-from typing import Sequence, Union
-
 import numpy as np
 
-#: What every ``rng=`` accepts (numpy SPEC 7): what ``numpy.random.default_rng`` accepts.
-RngLike = Union[None, int, Sequence[int], np.random.SeedSequence, np.random.BitGenerator, np.random.Generator]
+from .typing import RngLike  # noqa: F401 (the one public spelling, re-exported for the package's modules)
 
 
 def check_rng(rng: RngLike) -> np.random.Generator:

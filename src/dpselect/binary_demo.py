@@ -1,12 +1,13 @@
 """Deprecated alias of :mod:`dpselect.experiments.binary_demo` (moved beside the other reproductions).
 
 ``dpselect binary-demo`` is unchanged; import from ``dpselect.experiments.binary_demo`` instead. This
-module will be removed in a future release.
+module is removed in dpselect 0.2.0.
 """
 from __future__ import annotations
 
 import warnings
 
+from ._compat import deprecation
 from .experiments.binary_demo import (  # noqa: F401
     DESCRIPTION,
     NAME,
@@ -23,5 +24,5 @@ from .experiments.binary_demo import (  # noqa: F401
 __all__ = ["DESCRIPTION", "NAME", "REPRODUCTION", "add_arguments", "count_path_mechanism", "hypercube_graph",
     "hypercube_mechanism", "laplace_threshold_correct", "randomized_response_correct", "run"]
 
-warnings.warn("dpselect.binary_demo moved to dpselect.experiments.binary_demo; the old module name will be "
-              "removed in a future release", DeprecationWarning, stacklevel=2)
+warnings.warn(deprecation("the module dpselect.binary_demo (moved beside the other reproductions)",
+                          "dpselect.experiments.binary_demo"), stacklevel=2)

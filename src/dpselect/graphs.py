@@ -38,6 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
+from ._compat import deprecation
 from ._threads import map_in_threads, resolve_threads
 
 __all__ = [
@@ -418,11 +419,11 @@ def from_edges(u: ArrayLike | Iterable[int], v: ArrayLike | Iterable[int], *, no
         outside = (known[pos] != ends) if known.size else np.ones(ends.size, dtype=bool)
         if outside.any():
             public = False
-            warnings.warn(f"{name}: {int(np.unique(ends[outside]).size)} edge endpoint(s) (e.g. "
-                          f"{int(ends[outside][0])}) are not in nodes=; they are added, as extra nodes were "
-                          "before, but this is deprecated and will be an error: nodes= is the public node "
-                          "set and must hold every endpoint (the node set now depends on the private edges)",
-                          DeprecationWarning, stacklevel=2)
+            warnings.warn(deprecation(  # a data-dependent spelling: checked here, not by a decorator
+                f"{name}: {int(np.unique(ends[outside]).size)} edge endpoint(s) (e.g. {int(ends[outside][0])}) are "
+                "not in nodes=; they are added, as extra nodes were before, but this", "a nodes= that holds every "
+                "endpoint (it is an error then): nodes= is the public node set (the node set now depends on the "
+                "private edges)"), stacklevel=2)
     ids, inv = np.unique(np.concatenate([a, b, extra]), return_inverse=True)
     inv = inv.ravel()
     n = ids.size

@@ -52,6 +52,7 @@ from scipy import integrate
 from scipy.special import gammaln
 
 from ._rng import check_rng
+from .typing import RngLike
 from ._validation import check_bool, check_choice, check_int, check_k, check_positive, check_utilities
 from .dampening import (
     DEFAULT_MAX_STEPS,
@@ -63,9 +64,10 @@ from .dampening import (
     shift_totals,
     shift_totals_with_error,
 )
-from .sampling import noisy_top_k, noisy_top_k_batch, noisy_top_k_peeled
+from .sampling import NOISES, noisy_top_k, noisy_top_k_batch, noisy_top_k_peeled
 from .sensitivity import SensitivityFunction
-from .vocabulary import deprecated, keyword_only, selection_result
+from ._compat import keyword_only, renamed_parameter
+from .vocabulary import selection_result
 from .vocabulary import probabilities_result
 
 __all__ = [
@@ -81,7 +83,6 @@ __all__ = [
     "shifted_local_dampening_probabilities",
 ]
 
-NOISES = ("laplace", "gumbel", "exponential")
 # Lazy peeling (_rnm_select): candidates within log(n) + _HEAD_GAP noise units of the best get fresh
 # noise every pick; the rest are reached by thinning. Any value is exact; it only changes the work.
 _HEAD_GAP = 10.0
@@ -94,16 +95,6 @@ DIRECTIONS = ("increasing", "decreasing")
 # ---------------------------------------------------------------------------------------------
 # shared helpers
 # ---------------------------------------------------------------------------------------------
-def _base_measure(base_measure, weights, where: str):
-    """``base_measure``, or its deprecated spelling ``weights=`` (warns at the public function's caller)."""
-    if weights is None:
-        return base_measure
-    deprecated(f"{where}(weights=...)", "base_measure=...", stacklevel=4)
-    if base_measure is not None:
-        raise TypeError(f"{where} got both base_measure and its deprecated spelling weights; pass base_measure")
-    return weights
-
-
 def _check_weights(weights, n: int, name: str = "base_measure") -> np.ndarray | None:
     if weights is None:
         return None
@@ -410,7 +401,7 @@ def _exact_select(s, s_err, exact_s, eps: float, delta: float, mult: int, k: int
         return out[:, 0] if k == 1 else out
 
     if noise == "gumbel" or k == 1:
-        out = noisy_top_k(a, err, k, rng, noise=noise, exact_score=exact_score, weights=weights)
+        out = noisy_top_k(a, err, k=k, rng=rng, noise=noise, exact_score=exact_score, base_measure=weights)
         return int(out[0]) if k == 1 else out
     if weights is None and a.shape[0] > _PEEL_LAZY_MIN:   # fresh noise per pick, lazily (exact)
         return noisy_top_k_peeled(a, err, k, rng, noise=noise, exact_score=exact_score)
@@ -422,8 +413,8 @@ def _exact_select(s, s_err, exact_s, eps: float, delta: float, mult: int, k: int
         def ex(j, sub=sub):
             return exact_score(int(sub[j]))
 
-        j = int(noisy_top_k(a[sub], None if err is None else err[sub], 1, rng, noise=noise, exact_score=ex,
-                            weights=None if weights is None else weights[sub])[0])
+        j = int(noisy_top_k(a[sub], None if err is None else err[sub], k=1, rng=rng, noise=noise, exact_score=ex,
+                            base_measure=None if weights is None else weights[sub])[0])
         picks.append(int(sub[j]))
         remaining = np.delete(remaining, j)
     return np.asarray(picks, dtype=np.int64)
@@ -500,6 +491,7 @@ def _prepare(utilities, epsilon, sensitivity, k, monotonic, weights):
 # ---------------------------------------------------------------------------------------------
 # exponential mechanism
 # ---------------------------------------------------------------------------------------------
+@renamed_parameter(old="weights", new="base_measure")
 @keyword_only("epsilon", "sensitivity")
 @selection_result
 def exponential(
@@ -510,10 +502,9 @@ def exponential(
     k: int | None = None,
     monotonic: bool = False,
     base_measure: ArrayLike | None = None,
-    rng: np.random.Generator | int | None = None,
+    rng: RngLike = None,
     exact: bool = True,
     size: int | None = None,
-    weights: ArrayLike | None = None,
 ) -> int | np.ndarray:
     """Select candidate r with probability ∝ exp(ε·u(r) / (2Δu)) (McSherry-Talwar exponential mechanism).
 
@@ -531,7 +522,6 @@ def exponential(
     >>> exponential([1.0, 5.0, 2.0], epsilon=1e6, sensitivity=1.0, rng=0)
     1
     """
-    base_measure = _base_measure(base_measure, weights, "exponential")
     u, eps, delta, k, monotonic, w = _prepare(utilities, epsilon, sensitivity, k, monotonic, base_measure)
     exact, size = check_bool(exact, "exact"), _check_size(size, k)
     if u.shape[0] == 1:  # one candidate: the output is 0 whatever the mechanism (no scores needed)
@@ -544,16 +534,16 @@ def exponential(
     return _sample(u, factor, w, k, check_rng(rng))
 
 
+@renamed_parameter(old="weights", new="base_measure")
 @keyword_only("epsilon", "sensitivity")
 @probabilities_result
 def exponential_probabilities(utilities: ArrayLike, *, epsilon: float, sensitivity: float, monotonic: bool = False,
-                              base_measure: ArrayLike | None = None, weights: ArrayLike | None = None) -> np.ndarray:
+                              base_measure: ArrayLike | None = None) -> np.ndarray:
     """Exact output distribution of :func:`exponential` (k = 1): ∝ w_r·exp(ε·u(r)/(2Δu)).
 
     >>> exponential_probabilities([0.0, np.log(3.0) * 2], epsilon=1.0, sensitivity=1.0).tolist()
     [0.25, 0.75]
     """
-    base_measure = _base_measure(base_measure, weights, "exponential_probabilities")
     u, eps, delta, _, monotonic, w = _prepare(utilities, epsilon, sensitivity, 1, monotonic, base_measure)
     return _probabilities_from_scores(u, eps, delta, 1 if monotonic else 2, w)
 
@@ -673,6 +663,7 @@ def _rnm_peel_full(s, noise, k, rng, weights):
     return np.asarray(picks, dtype=np.int64)
 
 
+@renamed_parameter(old="weights", new="base_measure")
 @keyword_only("epsilon", "sensitivity")
 @selection_result
 def report_noisy_max(
@@ -684,10 +675,9 @@ def report_noisy_max(
     k: int | None = None,
     monotonic: bool = False,
     base_measure: ArrayLike | None = None,
-    rng: np.random.Generator | int | None = None,
+    rng: RngLike = None,
     exact: bool = True,
     size: int | None = None,
-    weights: ArrayLike | None = None,
 ) -> int | np.ndarray:
     """Select argmax_r (u(r) + noise_r) with i.i.d. noise of scale 2Δu/ε (Δu/ε if ``monotonic``).
 
@@ -703,7 +693,6 @@ def report_noisy_max(
     1
     """
     noise = check_choice(noise, "noise", NOISES)  # type: ignore[assignment]  # a checked NOISES member
-    base_measure = _base_measure(base_measure, weights, "report_noisy_max")
     u, eps, delta, k, monotonic, w = _prepare(utilities, epsilon, sensitivity, k, monotonic, base_measure)
     w = _check_copies(w, noise)
     exact, size = check_bool(exact, "exact"), _check_size(size, k)
@@ -741,6 +730,7 @@ def _rnm_any(u, factor, noise, k, rng, w):
     return np.concatenate([first, second]).astype(np.int64)
 
 
+@renamed_parameter(old="weights", new="base_measure")
 @keyword_only("epsilon", "sensitivity")
 @selection_result
 def permute_and_flip(
@@ -751,10 +741,9 @@ def permute_and_flip(
     k: int | None = None,
     monotonic: bool = False,
     base_measure: ArrayLike | None = None,
-    rng: np.random.Generator | int | None = None,
+    rng: RngLike = None,
     exact: bool = True,
     size: int | None = None,
-    weights: ArrayLike | None = None,
 ) -> int | np.ndarray:
     """Permute-and-flip (McKenna & Sheldon 2020): ε-DP selection never worse than the exponential mechanism.
 
@@ -767,16 +756,15 @@ def permute_and_flip(
     >>> permute_and_flip([1.0, 5.0, 2.0], epsilon=1e6, sensitivity=1.0, rng=0)
     1
     """
-    base_measure = _base_measure(base_measure, weights, "permute_and_flip")
     return report_noisy_max(utilities, epsilon=epsilon, sensitivity=sensitivity, noise="exponential", k=k,
                             monotonic=monotonic, base_measure=base_measure, rng=rng, exact=exact, size=size)
 
 
+@renamed_parameter(old="weights", new="base_measure")
 @keyword_only("epsilon", "sensitivity")
 @probabilities_result
 def permute_and_flip_probabilities(utilities: ArrayLike, *, epsilon: float, sensitivity: float, monotonic: bool = False,
-                                   base_measure: ArrayLike | None = None,
-                                   weights: ArrayLike | None = None) -> np.ndarray:
+                                   base_measure: ArrayLike | None = None) -> np.ndarray:
     """Exact output distribution of :func:`permute_and_flip` (k = 1), by the permutation argument.
 
     With p_r = exp(ε(u(r) − u*)/(2Δu)) and q_r = 1 − p_r, candidate r is output when it is reached with
@@ -789,7 +777,6 @@ def permute_and_flip_probabilities(utilities: ArrayLike, *, epsilon: float, sens
     >>> permute_and_flip_probabilities([0.0, 0.0], epsilon=1.0, sensitivity=1.0).tolist()
     [0.5, 0.5]
     """
-    base_measure = _base_measure(base_measure, weights, "permute_and_flip_probabilities")
     u, eps, delta, _, monotonic, w = _prepare(utilities, epsilon, sensitivity, 1, monotonic, base_measure)
     w = _check_copies(w, "exponential")
     groups = None
@@ -925,6 +912,7 @@ def _prepare_local(utilities, epsilon, sensitivity_function, k, weights):
     return u, eps, sf, k, w
 
 
+@renamed_parameter(old="weights", new="base_measure")
 @keyword_only("epsilon", "sensitivity_function")
 @selection_result
 def local_dampening(
@@ -934,11 +922,10 @@ def local_dampening(
     sensitivity_function: SensitivityFunction,
     k: int | None = None,
     base_measure: ArrayLike | None = None,
-    rng: np.random.Generator | int | None = None,
+    rng: RngLike = None,
     max_steps: int = DEFAULT_MAX_STEPS,
     exact: bool = True,
     size: int | None = None,
-    weights: ArrayLike | None = None,
 ) -> int | np.ndarray:
     """Local dampening (thesis Def. 3.4.1): select r with probability ∝ exp(ε·D(x, r)/2).
 
@@ -956,7 +943,6 @@ def local_dampening(
     >>> local_dampening([1.0, 9.0, 2.0], epsilon=50.0, sensitivity_function=sf, rng=0)
     1
     """
-    base_measure = _base_measure(base_measure, weights, "local_dampening")
     u, eps, sf, k, w = _prepare_local(utilities, epsilon, sensitivity_function, k, base_measure)
     exact, size = check_bool(exact, "exact"), _check_size(size, k)
     if u.shape[0] == 1:  # one candidate: the output is 0 whatever the mechanism (no scores needed)
@@ -970,11 +956,11 @@ def local_dampening(
     return _sample(D, (eps, 1.0, 2 * k), w, k, check_rng(rng))
 
 
+@renamed_parameter(old="weights", new="base_measure")
 @keyword_only("epsilon", "sensitivity_function")
 @probabilities_result
 def local_dampening_probabilities(utilities: ArrayLike, *, epsilon: float, sensitivity_function: SensitivityFunction,
-                                  base_measure: ArrayLike | None = None, max_steps: int = DEFAULT_MAX_STEPS,
-                                  weights: ArrayLike | None = None) -> np.ndarray:
+                                  base_measure: ArrayLike | None = None, max_steps: int = DEFAULT_MAX_STEPS) -> np.ndarray:
     """Exact output distribution of :func:`local_dampening` (k = 1): ∝ w_r·exp(ε·D(x, r)/2).
 
     >>> import dpselect
@@ -983,7 +969,6 @@ def local_dampening_probabilities(utilities: ArrayLike, *, epsilon: float, sensi
     >>> p.round(2)[:3].tolist()
     [0.32, 0.32, 0.06]
     """
-    base_measure = _base_measure(base_measure, weights, "local_dampening_probabilities")
     u, eps, sf, _, w = _prepare_local(utilities, epsilon, sensitivity_function, 1, base_measure)
     D = dampen(u, sf, max_steps=max_steps)
     _check_finite_scores(D, "the dampened utilities D(x, r)")
@@ -996,6 +981,7 @@ def _shifted_scores(u, sf, direction, max_steps):
         return u - g if direction == "increasing" else u + g
 
 
+@renamed_parameter(old="weights", new="base_measure")
 @keyword_only("epsilon", "sensitivity_function")
 @selection_result
 def shifted_local_dampening(
@@ -1006,11 +992,10 @@ def shifted_local_dampening(
     direction: Literal["increasing", "decreasing"] = "increasing",
     k: int | None = None,
     base_measure: ArrayLike | None = None,
-    rng: np.random.Generator | int | None = None,
+    rng: RngLike = None,
     max_steps: int = DEFAULT_MAX_STEPS,
     exact: bool = True,
     size: int | None = None,
-    weights: ArrayLike | None = None,
 ) -> int | np.ndarray:
     """Shifted local dampening (thesis Defs. 4.2.1/4.2.2) in closed form.
 
@@ -1030,7 +1015,6 @@ def shifted_local_dampening(
     1
     """
     direction = check_choice(direction, "direction", DIRECTIONS)  # type: ignore[assignment]
-    base_measure = _base_measure(base_measure, weights, "shifted_local_dampening")
     u, eps, sf, k, w = _prepare_local(utilities, epsilon, sensitivity_function, k, base_measure)
     exact, size = check_bool(exact, "exact"), _check_size(size, k)
     if u.shape[0] == 1:  # one candidate: the output is 0 whatever the mechanism (no scores needed)
@@ -1046,13 +1030,13 @@ def shifted_local_dampening(
     return _sample(scores, factor, w, k, check_rng(rng))
 
 
+@renamed_parameter(old="weights", new="base_measure")
 @keyword_only("epsilon", "sensitivity_function")
 @probabilities_result
 def shifted_local_dampening_probabilities(utilities: ArrayLike, *, epsilon: float,
                                           sensitivity_function: SensitivityFunction,
                                           direction: Literal["increasing", "decreasing"] = "increasing",
-                                          base_measure: ArrayLike | None = None, max_steps: int = DEFAULT_MAX_STEPS,
-                                          weights: ArrayLike | None = None) -> np.ndarray:
+                                          base_measure: ArrayLike | None = None, max_steps: int = DEFAULT_MAX_STEPS) -> np.ndarray:
     """Exact output distribution of :func:`shifted_local_dampening` (k = 1).
 
     >>> import dpselect
@@ -1061,7 +1045,6 @@ def shifted_local_dampening_probabilities(utilities: ArrayLike, *, epsilon: floa
     [0.5, 0.5]
     """
     direction = check_choice(direction, "direction", DIRECTIONS)  # type: ignore[assignment]
-    base_measure = _base_measure(base_measure, weights, "shifted_local_dampening_probabilities")
     u, eps, sf, _, w = _prepare_local(utilities, epsilon, sensitivity_function, 1, base_measure)
     scores = _shifted_scores(u, sf, direction, max_steps)
     _check_finite_scores(scores, "the shifted utilities u ∓ G")

@@ -36,9 +36,9 @@ from typing import Any, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import mechanisms
 from ._dominance import count_dominating, count_with_orders
 from ._rng import check_rng
+from .typing import RngLike
 from ._validation import check_k, check_matrix, check_positive
 from .dampening import DEFAULT_MAX_STEPS
 from .sensitivity import SensitivityFunction, check_weight_values, constant, weighted_sum
@@ -47,12 +47,11 @@ from .vocabulary import (  # noqa: F401 (the mechanism names are re-exported)
     LOCAL_MECHANISMS,
     MECHANISMS,
     check_mechanism,
-    deprecated,
-    keyword_only,
-    renamed,
     selection_result,
 )
+from ._compat import keyword_only, old_call_form, renamed_parameter
 from .vocabulary import probabilities_result
+from .registry import get_mechanism
 
 __all__ = [
     "metric_c",
@@ -66,18 +65,10 @@ __all__ = [
     "MECHANISMS",
 ]
 
-# Single-objective mechanisms PrivPareto and PrivAgg can use: every one of :data:`dpselect.vocabulary.MECHANISMS`
-# (short aliases EM, PF, RNM, LD, SLD accepted case-insensitively).
-#: Extra keyword options each mechanism accepts (passed through to :mod:`dpselect.mechanisms`).
-#: ``exact`` (default True: floating-point-safe sampling, see dpselect.sampling) is accepted by all and
-#: ignored by the *_probabilities functions, which are exact closed forms either way.
-_OPTIONS = {
-    "exponential": ("monotonic", "exact"),
-    "permute_and_flip": ("monotonic", "exact"),
-    "report_noisy_max": ("noise", "monotonic", "exact"),
-    "local_dampening": ("max_steps", "exact"),
-    "shifted_local_dampening": ("direction", "max_steps", "exact"),
-}
+# Single-objective mechanisms PrivPareto and PrivAgg can use: every registered one (dpselect.MECHANISMS; short
+# aliases EM, PF, RNM, LD, SLD accepted case-insensitively), with the keyword options of its spec
+# (``Mechanism.options``) plus ``exact`` (default True: floating-point-safe sampling, see dpselect.sampling),
+# which the *_probabilities functions ignore (exact closed forms either way).
 
 Sensitivities = Sequence["float | SensitivityFunction"]
 
@@ -971,9 +962,9 @@ def pareto_sensitivity(U: ArrayLike, sensitivity_functions: Sensitivities) -> Se
     return _pareto_sf(M, _as_functions(sens, n), None)
 
 
+@renamed_parameter(old="weights", new="objective_weights")
 def aggregate_sensitivity(objective_weights: ArrayLike | None = None,
-                          sensitivity_functions: Sensitivities | None = None, *,
-                          weights: ArrayLike | None = None) -> SensitivityFunction:
+                          sensitivity_functions: Sensitivities | None = None) -> SensitivityFunction:
     """δ^agg(x, t, r) = Σ_i |w_i| δ_i(x, t, r), admissible for u_agg = Σ_i w_i u_i (paper Thm 5.4).
 
     Its global sensitivity is Σ_i |w_i| Δu_i (paper Thm 5.3). Same neighbour model as the δ_i.
@@ -984,8 +975,6 @@ def aggregate_sensitivity(objective_weights: ArrayLike | None = None,
     >>> f.global_sensitivity, f(0).tolist()
     (1.0, [1.0, 1.0, 1.0])
     """
-    objective_weights = renamed(objective_weights, weights, where="aggregate_sensitivity", new="objective_weights",
-                                old="weights")
     if objective_weights is None:
         raise TypeError("aggregate_sensitivity() missing required argument: 'objective_weights'")
     if sensitivity_functions is None:
@@ -1022,7 +1011,7 @@ def _resolve_mechanism(mechanism, sens: list, options: dict) -> str:
     if mechanism is None:
         mechanism = "exponential" if all(not isinstance(s, SensitivityFunction) for s in sens) else "local_dampening"
     mechanism = check_mechanism(mechanism)
-    allowed = _OPTIONS[mechanism]
+    allowed = get_mechanism(mechanism).options + ("exact",)
     for key in options:
         if key in ("k", "rng", "weights", "base_measure", "epsilon", "sensitivity", "sensitivity_function",
                    "utilities"):
@@ -1034,28 +1023,19 @@ def _resolve_mechanism(mechanism, sens: list, options: dict) -> str:
 
 
 def _select(mechanism: str, u: np.ndarray, eps: float, sensitivity, k: int, rng, options: dict, base_measure=None):
-    mech = mechanisms
-    fn = getattr(mech, mechanism)
     if base_measure is not None:
         options = {**options, "base_measure": base_measure}
     # k = 1 asked as k=None: one int index back (an int k returns an array)
-    return fn(u, epsilon=eps, **{_sensitivity_keyword(mechanism): sensitivity}, k=None if k == 1 else k, rng=rng,
-              **options)
-
-
-def _sensitivity_keyword(mechanism: str) -> str:
-    return "sensitivity_function" if mechanism in LOCAL_MECHANISMS else "sensitivity"
+    return get_mechanism(mechanism).select(u, epsilon=eps, sensitivity=sensitivity, k=None if k == 1 else k, rng=rng,
+                                           **options)
 
 
 def _probabilities(mechanism: str, u: np.ndarray, eps: float, sensitivity, options: dict,
                    base_measure=None) -> np.ndarray:
-    mech = mechanisms
-    options = {k: v for k, v in options.items() if k != "exact"}
     if base_measure is not None:
         # every *_probabilities takes the base measure as its sampler reads it (and refuses it likewise)
-        options["base_measure"] = base_measure
-    fn = getattr(mech, mechanism + "_probabilities")
-    return fn(u, epsilon=eps, **{_sensitivity_keyword(mechanism): sensitivity}, **options)
+        options = {**options, "base_measure": base_measure}
+    return get_mechanism(mechanism).probabilities(u, epsilon=eps, sensitivity=sensitivity, **options)
 
 
 def _prepare(U, epsilon, sensitivities, mechanism, options):
@@ -1064,7 +1044,7 @@ def _prepare(U, epsilon, sensitivities, mechanism, options):
     eps = check_positive(epsilon, "epsilon")
     sens = _check_sensitivities(sensitivities, m, n)
     mechanism = _resolve_mechanism(mechanism, sens, options)
-    if mechanism == "shifted_local_dampening":
+    if get_mechanism(mechanism).score == "shifted":
         for i, sf in enumerate(sens):
             if isinstance(sf, SensitivityFunction) and sf.saturation_distance is None:
                 raise ValueError(
@@ -1078,7 +1058,7 @@ def _prepare(U, epsilon, sensitivities, mechanism, options):
 @selection_result
 def priv_pareto(U: ArrayLike, *, epsilon: float, sensitivities: Sensitivities, mechanism: str | None = None,
                 k: int | None = None,
-                rng: np.random.Generator | int | None = None, **options) -> int | np.ndarray:
+                rng: RngLike = None, **options) -> int | np.ndarray:
     """PrivPareto (paper Def. 4.1 / 4.2): privately select candidate(s) close to the Pareto front.
 
     Runs a single-objective mechanism on the Pareto score PS with
@@ -1130,7 +1110,8 @@ def priv_pareto(U: ArrayLike, *, epsilon: float, sensitivities: Sensitivities, m
     M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
     k = check_k(1 if k is None else k, n)
     gen = check_rng(rng)
-    local = mechanism in LOCAL_MECHANISMS
+    spec = get_mechanism(mechanism)
+    local = spec.kind == "local"
     sfs = _as_functions(sens, n) if local else []
     remaining = np.arange(n)
     picks: list[int] = []
@@ -1141,7 +1122,7 @@ def priv_pareto(U: ArrayLike, *, epsilon: float, sensitivities: Sensitivities, m
         sub = M[remaining]
         ps = -count_dominating(sub, strict=True)
         if local:
-            if mechanism == "shifted_local_dampening":
+            if spec.score == "shifted":
                 _check_shifted_walk(sub, sfs, options)
             else:
                 _check_dampening_walk(sub, sfs, options)
@@ -1171,9 +1152,10 @@ def priv_pareto_probabilities(U: ArrayLike, *, epsilon: float, sensitivities: Se
     """
     M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
     ps = -count_dominating(M, strict=True)
-    if mechanism in LOCAL_MECHANISMS:
+    spec = get_mechanism(mechanism)
+    if spec.kind == "local":
         sfs = _as_functions(sens, n)
-        if mechanism == "shifted_local_dampening":
+        if spec.score == "shifted":
             _check_shifted_walk(M, sfs, options)
         else:
             _check_dampening_walk(M, sfs, options)
@@ -1183,11 +1165,9 @@ def priv_pareto_probabilities(U: ArrayLike, *, epsilon: float, sensitivities: Se
     return _probabilities(mechanism, ps.astype(np.float64), eps, sens_k, options)
 
 
-def _agg_arguments(where: str, objective_weights, weights):
-    """objective_weights, or its deprecated spelling ``weights`` (warned at the caller's caller); required
-    (its None default only lets the old keyword spelling keep working)."""
-    objective_weights = renamed(objective_weights, weights, where=where, new="objective_weights", old="weights",
-                                stacklevel=5)
+def _agg_arguments(where: str, objective_weights):
+    """objective_weights, required (its None default only lets the old keyword spelling ``weights=`` keep
+    working)."""
     if objective_weights is None:
         raise TypeError(f"{where}() missing required argument: 'objective_weights'")
     return objective_weights
@@ -1197,7 +1177,7 @@ def _aggregate(M, weights, sens, mechanism, n, m):
     w = _check_weights(weights, m)
     u = M @ w
     sensitivity: SensitivityFunction | float
-    if mechanism in LOCAL_MECHANISMS:
+    if get_mechanism(mechanism).kind == "local":
         sensitivity = weighted_sum(w, _as_functions(sens, n))
     else:
         sensitivity = float(sum(abs(wi) * (s.global_sensitivity if isinstance(s, SensitivityFunction) else s)
@@ -1205,11 +1185,12 @@ def _aggregate(M, weights, sens, mechanism, n, m):
     return u, sensitivity
 
 
+@renamed_parameter(old="weights", new="objective_weights")
 @keyword_only("epsilon", "sensitivities")
 @selection_result
 def priv_agg(U: ArrayLike, objective_weights: ArrayLike | None = None, *, epsilon: float, sensitivities: Sensitivities,
-             mechanism: str | None = None, k: int | None = None, rng: np.random.Generator | int | None = None,
-             base_measure: ArrayLike | None = None, weights: ArrayLike | None = None, **options) -> int | np.ndarray:
+             mechanism: str | None = None, k: int | None = None, rng: RngLike = None,
+             base_measure: ArrayLike | None = None, **options) -> int | np.ndarray:
     """PrivAgg (paper Def. 5.1 / 5.2): privately select candidate(s) maximising Σ_i w_i u_i.
 
     The aggregate utility u_agg = U @ objective_weights goes to a single-objective mechanism with global
@@ -1246,7 +1227,7 @@ def priv_agg(U: ArrayLike, objective_weights: ArrayLike | None = None, *, epsilo
     ...              rng=0))
     1
     """
-    objective_weights = _agg_arguments("priv_agg", objective_weights, weights)
+    objective_weights = _agg_arguments("priv_agg", objective_weights)
     M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
     k = check_k(1 if k is None else k, n)
     u, sensitivity = _aggregate(M, objective_weights, sens, mechanism, n, m)
@@ -1254,19 +1235,19 @@ def priv_agg(U: ArrayLike, objective_weights: ArrayLike | None = None, *, epsilo
     return int(out) if k == 1 else np.asarray(out, dtype=np.int64)
 
 
+@renamed_parameter(old="weights", new="objective_weights")
 @keyword_only("epsilon", "sensitivities")
 @probabilities_result
 def priv_agg_probabilities(U: ArrayLike, objective_weights: ArrayLike | None = None, *, epsilon: float,
                            sensitivities: Sensitivities,
                            mechanism: str | None = None,
-                           base_measure: ArrayLike | None = None, weights: ArrayLike | None = None,
-                           **options) -> np.ndarray:
+                           base_measure: ArrayLike | None = None, **options) -> np.ndarray:
     """Exact output distribution of :func:`priv_agg` with k = 1 (same arguments).
 
     >>> priv_agg_probabilities([[1.0, 0.0], [0.0, 1.0]], [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0]).tolist()
     [0.5, 0.5]
     """
-    objective_weights = _agg_arguments("priv_agg_probabilities", objective_weights, weights)
+    objective_weights = _agg_arguments("priv_agg_probabilities", objective_weights)
     M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
     u, sensitivity = _aggregate(M, objective_weights, sens, mechanism, n, m)
     return _probabilities(mechanism, u, eps, sensitivity, options, base_measure)
@@ -1286,8 +1267,16 @@ def _short_repr(x) -> str:
     return r if len(r) <= 60 else r[:57] + "..."
 
 
-def metric_c(reference: ArrayLike, candidates: ArrayLike, _legacy_selected: ArrayLike | None = None, *,
-             objectives: ArrayLike | None = None) -> float:
+def _metric_c_old_form(objectives, reference, selected, /, **kwargs):
+    """The arguments of the deprecated ``metric_c(objectives, reference, selected)`` in the new form."""
+    if "objectives" in kwargs:
+        raise TypeError("metric_c got objectives twice (positionally in the deprecated form and as a keyword)")
+    return (reference, selected), {**kwargs, "objectives": objectives}
+
+
+@old_call_form(lambda *args, **kwargs: len(args) == 3, _metric_c_old_form,
+               old="metric_c(objectives, reference, selected)", new="metric_c(reference, selected, objectives=objectives)")
+def metric_c(reference: ArrayLike, candidates: ArrayLike, *, objectives: ArrayLike | None = None) -> float:
     """Metric C(X', X'') of paper Def. 6.3: fraction of X'' dominated by at least one member of X'.
 
     Domination is strict in every objective (the module's definition), all objectives maximised;
@@ -1305,11 +1294,6 @@ def metric_c(reference: ArrayLike, candidates: ArrayLike, _legacy_selected: Arra
     >>> metric_c([0], [1, 2], objectives=np.array([[3, 3], [1, 1], [2, 4]]))
     0.5
     """
-    if _legacy_selected is not None:
-        deprecated("metric_c(objectives, reference, selected)", "metric_c(reference, selected, objectives=objectives)")
-        if objectives is not None:
-            raise TypeError("metric_c got objectives twice (positionally in the deprecated form and as a keyword)")
-        objectives, reference, candidates = reference, candidates, _legacy_selected
     if objectives is not None:
         U = check_matrix(objectives, "objectives")
         ref = _indices(reference, "reference", U.shape[0])

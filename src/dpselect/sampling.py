@@ -47,13 +47,15 @@ from typing import Callable, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._exact_random import Dec as _Dec, INV64 as _INV64, U64_MAX as _U64_MAX, laplace_below, words
+from ._compat import keyword_only, renamed_parameter
+
 __all__ = ["noisy_top_k", "noisy_top_k_batch", "noisy_top_k_peeled", "laplace_below", "NOISES"]
 
-NOISES = ("gumbel", "exponential", "laplace")
+#: The noise families of the noisy maximum (the one definition; dpselect.mechanisms and dpselect.dask use it).
+NOISES = ("laplace", "gumbel", "exponential")
 
-_INV64 = 2.0 ** -64
 _HALF_U64 = np.uint64(1 << 63)
-_U64_MAX = np.iinfo(np.uint64).max
 # Relative + absolute slack for one float evaluation of a noise function at a point: covers the
 # rounding of the uint64 -> float conversion (2^-53) and a few ulp of each log/log1p/expm1.
 _FE_REL = 4e-15
@@ -72,9 +74,8 @@ _TINY = 1e-300  # (and the absolute error of results that underflow to subnormal
 _SMALL = 32  # up to this many candidates, scalar Python floats beat numpy's per-call overhead
 
 
-def _bits64(rng, size: int) -> np.ndarray:
-    """``size`` independent uniform 64-bit integers from the generator (its random bits only)."""
-    return np.asarray(rng.integers(0, _U64_MAX, size=size, dtype=np.uint64, endpoint=True), dtype=np.uint64)
+# ``size`` independent uniform 64-bit words from the generator (its random bits only; the *words* convention)
+_bits64 = words
 
 
 # ---------------------------------------------------------------------------------------------
@@ -198,86 +199,6 @@ def _float_enclosure(m: np.ndarray, noise: str, weights: np.ndarray | None = Non
 # ---------------------------------------------------------------------------------------------
 # decimal (exact-refinement) enclosures
 # ---------------------------------------------------------------------------------------------
-class _Dec:
-    """Interval arithmetic on decimal.Decimal: round to nearest, then widen by one ulp."""
-
-    def __init__(self, prec: int):
-        self.ctx = decimal.Context(prec=prec, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN,
-                                   rounding=decimal.ROUND_HALF_EVEN, traps=[])
-        self.inf = decimal.Decimal("Infinity")
-
-    def down(self, x):
-        return x if x.is_infinite() or x.is_zero() else self.ctx.next_minus(x)
-
-    def up(self, x):
-        return x if x.is_infinite() or x.is_zero() else self.ctx.next_plus(x)
-
-    def frac(self, f: Fraction):
-        q = self.ctx.divide(decimal.Decimal(f.numerator), decimal.Decimal(f.denominator))
-        return self.down(q), self.up(q)
-
-    def ln(self, lo, hi):
-        """ln over [lo, hi] (0 <= lo <= hi)."""
-        c = self.ctx
-        a = -self.inf if lo.is_zero() else self.down(c.ln(lo))
-        b = -self.inf if hi.is_zero() else self.up(c.ln(hi))
-        if hi == 1:
-            b = decimal.Decimal(0)
-        if lo == 1:
-            a = decimal.Decimal(0)
-        return a, b
-
-    def exp(self, lo, hi):
-        c = self.ctx
-        a = decimal.Decimal(0) if lo == -self.inf else self.down(c.exp(lo))
-        b = decimal.Decimal(0) if hi == -self.inf else self.up(c.exp(hi))
-        if lo.is_zero():
-            a = decimal.Decimal(1)
-        if hi.is_zero():
-            b = decimal.Decimal(1)
-        return max(a, decimal.Decimal(0)), b
-
-    def one_minus_exp(self, z):
-        """Enclosure of 1 − e^{−z} for a point z >= 0, without cancellation for small z."""
-        c = self.ctx
-        if z.is_zero():
-            return decimal.Decimal(0), decimal.Decimal(0)
-        if z.is_infinite():
-            return decimal.Decimal(1), decimal.Decimal(1)
-        if z > decimal.Decimal("0.5"):
-            e = c.exp(z.copy_negate())
-            return self.down(c.subtract(1, self.up(e))), self.up(c.subtract(1, self.down(e)))
-        # alternating series z − z²/2 + z³/6 − ... (terms decrease for z <= 1/2): the value lies within
-        # the next term of each partial sum; rounding of each step is within an ulp of the working precision
-        w = decimal.Context(prec=c.prec + 10, Emax=c.Emax, Emin=c.Emin, traps=[])
-        total, term, n = decimal.Decimal(0), z, 1
-        tiny = w.multiply(z, decimal.Decimal(10) ** (-(c.prec + 5)))
-        while True:
-            total = w.add(total, term) if n % 2 else w.subtract(total, term)
-            n += 1
-            term = w.divide(w.multiply(term, z), n)
-            if term < tiny:
-                break
-        slack = w.add(term, w.multiply(w.multiply(z, decimal.Decimal(n)), decimal.Decimal(10) ** (-(c.prec + 8))))
-        return self.down(c.subtract(total, slack)), self.up(c.add(total, slack))
-
-    def add(self, x, y):
-        c = self.ctx
-        return self.down(c.add(x[0], y[0])), self.up(c.add(x[1], y[1]))
-
-    def neg(self, x):
-        # copy_negate is exact; unary minus would round to the *thread's* context precision
-        return x[1].copy_negate(), x[0].copy_negate()
-
-    def scale(self, x, s):  # s > 0 (decimal)
-        c = self.ctx
-        return self.down(c.multiply(x[0], s)), self.up(c.multiply(x[1], s))
-
-    def div(self, x, s):  # s > 0
-        c = self.ctx
-        return self.down(c.divide(x[0], s)), self.up(c.divide(x[1], s))
-
-
 def _dec_noise_point(D: _Dec, m: int, nbits: int, noise: str, w, side: str):
     """Enclosure of F⁻¹(U) at the point U = m/2^nbits, widened to the ``side`` ("lo"/"hi") needed."""
     c = D.ctx
@@ -421,15 +342,17 @@ def _certify(ids, lo, hi, k: int):
     return None, ambiguous
 
 
+@renamed_parameter(old="weights", new="base_measure")
+@keyword_only("k", "rng")
 def noisy_top_k(
     a: np.ndarray,
     a_err: np.ndarray | float | None,
+    *,
     k: int,
     rng: np.random.Generator,
-    *,
     noise: str = "gumbel",
     exact_score: Callable[[int], Fraction],
-    weights: np.ndarray | None = None,
+    base_measure: np.ndarray | None = None,
     bits: np.ndarray | None = None,
 ) -> np.ndarray:
     """Indices of the k largest ``a_r + N_r`` (largest first), N_r i.i.d. noise, sampled exactly.
@@ -450,14 +373,16 @@ def noisy_top_k(
     exact_score : callable
         ``exact_score(r)``: the exact value a[r] approximates, as a ``Fraction``. Called only for
         candidates in a near-tie that float arithmetic cannot settle.
-    weights : float64 array, optional
+    base_measure : float64 array, optional
         Base measure w_r > 0: each candidate stands for w_r i.i.d. copies, noise F⁻¹(U^{1/w_r})
-        (for Gumbel noise that is Gumbel + ln w_r).
+        (for Gumbel noise that is Gumbel + ln w_r). ``weights=`` is its deprecated spelling; ``k`` and
+        ``rng`` given positionally still work for one release (``DeprecationWarning``).
     bits : uint64 array, optional
         The first 64 bits of every U_r, already drawn (the rest is drawn from ``rng`` as needed); by
         default all are drawn here (from a numpy Generator block by block, the same words as one draw
         of n; from anything else in one call of n words).
     """
+    weights = base_measure
     n = a.shape[0]
     kk = min(k, n)
     if weights is None and n > _SMALL:
@@ -871,6 +796,14 @@ def noisy_top_k_batch(
 _LN2 = math.log(2.0)
 _PEEL_EXPECTED = 32.0   # expected number of tail candidates revealed per pick (sets the water level)
 _PEEL_BLOCK = 1 << 12  # the levels' per-block counts locate a revealed position by scanning one block
+#: True: a peeled pick whose head and revealed candidates do not clear the walls scans every candidate (the
+#: previous fallback; same law, tests compare the two). False: :func:`_peel_lowered` first.
+_PEEL_FULL_FALLBACK = False
+#: Work counters of noisy_top_k_peeled's fallback (tests and benchmarks read them): picks finished by the
+#: refined fallback, by the full scan, and the candidates each examined in total.
+_PEEL_STATS = {"refined": 0, "full": 0, "examined": 0}
+#: The lowered levels give up (for the scan of all n) beyond max(this, n/16) expected marks.
+_PEEL_MARK_MIN = 256
 
 
 def _geometric_exact(m: int, j: int, limit: int, rng) -> int:
@@ -931,7 +864,7 @@ def _noise_point_hi(j: int, noise: str) -> float:
 
 
 def noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, rng: np.random.Generator, *, noise: str,
-                       exact_score: Callable[[int], Fraction], _level_shift: float = 0.0) -> np.ndarray:
+                       exact_score: Callable[[int], Fraction]) -> np.ndarray:
     """k sequential picks, each the exact argmax of ``a_r + N_r`` over the candidates not yet picked with
     **fresh** i.i.d. noise (report-noisy-max top-k with exponential or Laplace noise, ε/k each), without
     k full passes.
@@ -948,14 +881,24 @@ def noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, 
     * every unrevealed tail candidate has U_r < 1 − 2^-j_r, so its value is below its *wall*
       A_r + F⁻¹(1 − 2^-j_r) <= max wall. If the best float lower bound among head and revealed
       candidates is above the max wall, the pick is the exact argmax over head and revealed (certified by
-      the float enclosures, else :func:`noisy_top_k` on them with the same bits). Otherwise (rare) the
-      unrevealed candidates' uniforms are drawn conditioned on their first j_r bits not all ones
-      (rejection), and :func:`noisy_top_k` decides over all remaining candidates with those bits.
+      the float enclosures, else :func:`noisy_top_k` on them with the same bits). Otherwise (rare: about
+      one pick in 150 at the default level) :func:`_peel_lowered` lowers the levels of the groups whose
+      wall is too high and reveals (marks) exactly the further candidates that can still beat the best
+      lower bound, by rejection sampling of their conditional law, until the walls clear it; the work is
+      a few dozen candidates, not n. Only if that would need more than max(256, n/16) marks are the
+      unrevealed candidates' uniforms all drawn (conditioned on their first bits not all ones, at their
+      current levels) and :func:`noisy_top_k` decides over all remaining candidates with those bits.
 
     The decisions use only the first 64 bits of each uniform, so every later step sees the exact
     conditional law: the output is exactly the law of k peeled exact picks. Candidates whose score is
-    unknown (err inf) are in the head. ``_level_shift`` moves W (tests).
+    unknown (err inf) are in the head.
     """
+    return _noisy_top_k_peeled(a, a_err, k, rng, noise=noise, exact_score=exact_score)
+
+
+def _noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, rng: np.random.Generator, *,
+                        noise: str, exact_score: Callable[[int], Fraction], level_shift: float = 0.0) -> np.ndarray:
+    """:func:`noisy_top_k_peeled`; ``level_shift`` moves the water level W (tests: the law must not change)."""
     n = a.shape[0]
     kk = min(k, n)
     extra = 0 if noise == "exponential" else 1
@@ -1000,7 +943,7 @@ def noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, 
 
     with np.errstate(under="ignore", over="ignore", invalid="ignore"):
         lse = ref + math.log(float(exp_sum(0, n)))
-        W = lse - math.log(_PEEL_EXPECTED) + _level_shift + extra * _LN2
+        W = lse - math.log(_PEEL_EXPECTED) + level_shift + extra * _LN2
     lev = np.empty(n, dtype=np.int8)
     gmax = np.full(64, -np.inf)          # per level: the largest a (or upper bound) and the largest |a|
     gmag = np.zeros(64)
@@ -1114,19 +1057,141 @@ def noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, 
                 def ex(i: int, sub: np.ndarray = sub) -> Fraction:
                     return exact_score(int(sub[i]))
 
-                j = int(noisy_top_k(a[sub], None if err_full is None else err_full[sub], 1, rng, noise=noise,
+                j = int(noisy_top_k(a[sub], None if err_full is None else err_full[sub], k=1, rng=rng, noise=noise,
                                     exact_score=ex, bits=bits)[0])
                 win = int(sub[j])
             else:
-                # every remaining candidate, in place (no n-sized copies): the picked ones are left out of
-                # stage 1, the shortlist is finished with increasing ids (the same picks as on the subarray)
-                bits = _fallback_bits(n, {ids_l[q]: int(m_l[q]) for q in alive}, lev, js, rng)
-                drop = np.asarray(sorted(removed), dtype=np.int64)
-                short, ms = _stage1(a, err_full, 1, noise, m=bits, drop=drop)
-                win = int(_finish_sub(a, err_full, short, ms, 1, rng, noise, exact_score)[0])
+                out = None
+                if not _PEEL_FULL_FALLBACK:
+                    out = _peel_lowered(a, err_full, [ids_l[q] for q in alive], m_l[np.asarray(alive, dtype=np.int64)],
+                                        [lo_l[q] for q in alive], walls, js, sizes, lev, block_counts, rng, noise,
+                                        removed, max(_PEEL_MARK_MIN, n // 16), exact_score)
+                if isinstance(out, int):
+                    win = out
+                else:
+                    # every remaining candidate, in place (no n-sized copies): the picked ones are left out of
+                    # stage 1, the shortlist is finished with increasing ids (the same picks as on the subarray)
+                    _PEEL_STATS["full"] += 1
+                    _PEEL_STATS["examined"] += n
+                    known, jc = out if out is not None else ({ids_l[q]: int(m_l[q]) for q in alive}, js)
+                    bits = _fallback_bits(n, known, lev, js, rng, jc)
+                    drop = np.asarray(sorted(removed), dtype=np.int64)
+                    short, ms = _stage1(a, err_full, 1, noise, m=bits, drop=drop)
+                    win = int(_finish_sub(a, err_full, short, ms, 1, rng, noise, exact_score)[0])
         picks.append(win)
         removed.add(win)
     return np.asarray(picks, dtype=np.int64)
+
+
+def _peel_lowered(a, err, ids, words, lo, walls, js, sizes, lev, block_counts, rng, noise, removed, cap, exact_score):
+    """One peeled pick whose head and revealed candidates (``ids``, first ``words``, float lower bounds
+    ``lo``) do not clear the walls, finished by lowering the groups' levels instead of scanning all n.
+
+    An unrevealed candidate of a group of level j has a uniform U conditioned on its first j bits not all
+    ones. Let T be the best lower bound drawn so far (a lower bound of the winner's value). For each group
+    whose wall w + F⁻¹(1 − 2^-j) is not below T, pick a lower level j' < j (the largest whose wall is
+    below T, at most 3 levels down per round; j' = 0: every member) and *mark* the members whose first j'
+    bits are all ones, by exact rejection sampling of their conditional law: Bernoulli(2^-j') marks over
+    the group's positions (Geometric gaps; positions of candidates drawn already or picked are ignored),
+    each marked candidate a word with its first j' bits ones and fresh bits after them, and if its first j
+    bits are then all ones it is drawn again from scratch (fresh words until the first j bits are not all
+    ones) and stays marked only if its first j' bits are ones. So each unrevealed candidate is marked with
+    exactly its conditional probability and gets a word of exactly its conditional law, independently, and
+    an unmarked one is left with U conditioned on its first j' bits not all ones: the same state at level
+    j'. Repeat with the new T until every wall is below T; then every candidate not drawn is below T,
+    below the winner, and never needed (each pick has fresh noise): the pick over the drawn candidates
+    (:func:`noisy_top_k` with their words) is the pick over all. The work is the number drawn, about the
+    number of candidates whose noisy value can exceed T, not n.
+
+    Returns the pick, or ``(known, jc)`` (the words drawn so far by id, the current level per group) when
+    more than ``cap`` marks would be needed: the caller then draws every other tail word (at its current
+    level) and scans all candidates, which is the same law.
+    """
+    ids = list(ids)
+    words = [np.asarray(words, dtype=np.uint64)]
+    T = float(np.max(lo)) if len(lo) else -math.inf
+    skip = set(ids) | removed
+    jc = js.astype(np.int64).copy()
+    total = 0
+    while True:
+        jn = jc.copy()
+        for g in range(jc.size):
+            if jc[g] == 0:
+                continue
+
+            def wall(jj: int, w: float = float(walls[g])) -> float:
+                v = w + _noise_point_hi(jj, noise)
+                return v + 1e-15 * abs(v) + 1e-300
+
+            if wall(int(jc[g])) < T:
+                continue
+            jj = int(jc[g]) - 1
+            while jj >= 1 and not wall(jj) < T:
+                jj -= 1
+            jn[g] = max(jj, int(jc[g]) - 3, 0)
+        todo = np.flatnonzero(jn < jc)
+        if todo.size == 0:
+            break
+        expected = float(np.sum(sizes[todo] * np.ldexp(1.0, -jn[todo])))
+        total += expected
+        if total > cap:
+            return {i: int(w) for i, w in zip(ids, np.concatenate(words).tolist())}, jc
+        # marked positions per group: all of them where j' = 0, else Bernoulli(2^-j') (Geometric gaps)
+        g_of, pos_of = [], []
+        for g in todo[jn[todo] == 0].tolist():
+            g_of.append(np.full(int(sizes[g]), g, dtype=np.int64))
+            pos_of.append(np.arange(int(sizes[g]), dtype=np.int64))
+        cur_g = todo[jn[todo] > 0]
+        cur_pos = np.full(cur_g.size, -1, dtype=np.int64)
+        R = int(min(4096, max(8, math.ceil(expected / max(1, cur_g.size)) + 8)))
+        while cur_g.size:
+            gaps = _geometric_gaps(np.repeat(jn[cur_g], R), np.repeat(sizes[cur_g], R), rng).reshape(-1, R)
+            cum = cur_pos[:, None] + np.cumsum(gaps + 1, axis=1)
+            hit = cum < sizes[cur_g][:, None]
+            g_of.append(np.broadcast_to(cur_g[:, None], hit.shape)[hit])
+            pos_of.append(cum[hit])
+            more = hit[:, -1]
+            cur_g, cur_pos = cur_g[more], cum[more, -1]
+            R = 64
+        mg = np.concatenate(g_of) if g_of else np.zeros(0, dtype=np.int64)
+        new_ids = (_level_members(lev, block_counts, js[mg], np.concatenate(pos_of)) if mg.size
+                   else np.zeros(0, dtype=np.int64))
+        keep = np.asarray([i not in skip for i in new_ids.tolist()], dtype=bool)
+        new_ids, mg = new_ids[keep], mg[keep]
+        j0 = jc[mg].astype(np.uint64)
+        j1 = jn[mg].astype(np.uint64)
+        top = ((np.uint64(1) << j0) - np.uint64(1)) << (np.uint64(64) - j0)   # (j = 0: no bit; not reached)
+        top1 = np.where(j1 > 0, ((np.uint64(1) << j1) - np.uint64(1)) << (np.uint64(64) - np.maximum(j1, 1)),
+                        np.uint64(0))
+        w_new = (_bits64(rng, new_ids.size) >> j1) | top1
+        bad = (w_new & top) == top
+        while bad.any():             # rejected: drawn again from scratch
+            w_new[bad] = _bits64(rng, int(bad.sum()))
+            bad = (w_new & top) == top
+        ok = (w_new & top1) == top1
+        new_ids, w_new = new_ids[ok], w_new[ok]
+        jc = jn
+        if new_ids.size:
+            n_lo, _ = _float_enclosure(w_new, noise)
+            a_n = a[new_ids]
+            e_n = _REL * np.abs(a_n) + _TINY if err is None else err[new_ids]
+            with np.errstate(invalid="ignore", over="ignore"):
+                s_lo, _ = _score_bounds(a_n, e_n)
+                l_n, _ = _round_out(s_lo + n_lo, s_lo + n_lo)
+            T = max(T, float(np.max(l_n)))
+            ids += new_ids.tolist()
+            words.append(w_new)
+            skip.update(new_ids.tolist())
+    _PEEL_STATS["refined"] += 1
+    _PEEL_STATS["examined"] += len(ids)
+    sub = np.asarray(ids, dtype=np.int64)
+    bits = np.concatenate(words)
+
+    def ex(i: int) -> Fraction:
+        return exact_score(int(sub[i]))
+
+    j = int(noisy_top_k(a[sub], None if err is None else err[sub], k=1, rng=rng, noise=noise, exact_score=ex, bits=bits)[0])
+    return int(sub[j])
 
 
 def _level_members(lev: np.ndarray, block_counts: np.ndarray, qj: np.ndarray, qpos: np.ndarray) -> np.ndarray:
@@ -1145,14 +1210,18 @@ def _level_members(lev: np.ndarray, block_counts: np.ndarray, qj: np.ndarray, qp
     return out
 
 
-def _fallback_bits(n, known, lev, js, rng):
+def _fallback_bits(n, known, lev, js, rng, jc=None):
     """First words of every candidate: ``known`` ones as drawn, every other tail candidate's drawn conditioned
     on its first j bits not all ones (rejection: exact), level by level (ascending j), each level's candidates
-    in id order. (Words of head or picked candidates not in ``known`` are left 0: they are not used.)"""
+    in id order. (Words of head or picked candidates not in ``known`` are left 0: they are not used.)
+    ``jc``: the level each group's unknown members are conditioned at now (default ``js``; lower after
+    :func:`_peel_lowered`; 0: none left unknown)."""
     m = np.zeros(n, dtype=np.uint64)
-    for jj in js.tolist():
+    for jj, jnow in zip(js.tolist(), (js if jc is None else jc).tolist()):
         ids = np.flatnonzero(lev == jj)
-        j = np.uint64(jj)
+        if jnow == 0:
+            continue   # every member was marked (its word is known) or is not needed
+        j = np.uint64(jnow)
         top = ((np.uint64(1) << j) - np.uint64(1)) << (np.uint64(64) - j)
         words = _bits64(rng, ids.size)
         bad = (words & top) == top
@@ -1184,60 +1253,11 @@ def _peel_passes(a, err, kk, rng, noise, exact_score):
     picks = []
     for _ in range(kk):
         sub = remaining
-        j = int(noisy_top_k(a[sub], err[sub], 1, rng, noise=noise,
+        j = int(noisy_top_k(a[sub], err[sub], k=1, rng=rng, noise=noise,
                             exact_score=functools.partial(_sub_score, exact_score, sub))[0])
         picks.append(int(sub[j]))
         remaining = np.delete(remaining, j)
     return np.asarray(picks, dtype=np.int64)
-
-
-def laplace_below(x: float | Fraction, scale: float, rng: np.random.Generator) -> bool:
-    """Exactly whether a Laplace(0, ``scale``) variate is below ``x`` (floats read as exact rationals).
-
-    The noisy-threshold test ``value + Laplace(b) < threshold`` of many algorithms (DiffPID3's stopping
-    rule) releases one bit, Bernoulli(F(x)) with F the Laplace CDF at x = threshold − value. It is
-    sampled as U < F(x) with U's bits drawn lazily: float enclosures of F(x) decide almost always, a
-    decimal enclosure (correctly rounded exp, widened by an ulp) the rest.
-
-    >>> import numpy as np
-    >>> sum(laplace_below(0.0, 1.0, np.random.default_rng(s)) for s in range(1000)) in range(440, 561)
-    True
-    """
-    fx = Fraction(x) / Fraction(float(scale))  # x: a float or a Fraction
-    z = float(fx)  # only for the float stage; the decimal stage uses fx
-    m = int(_bits64(rng, 1)[0])
-    nb = 64
-    # float stage: F = e^z/2 (z < 0) or 1 − e^{−z}/2, |error| <= 1e-15·F + 1e-300 (+ z's rounding)
-    if math.isfinite(z) and abs(z) < 700:
-        f = 0.5 * math.exp(z) if z < 0 else 1.0 - 0.5 * math.exp(-z)
-        slack = 1e-14 * f + 1e-300 + 1e-15 * abs(z) * f
-        if (m + 1) * _INV64 < f - slack:
-            return True
-        if m * _INV64 > f + slack:
-            return False
-    prec = 60
-    while True:
-        D = _Dec(prec + nb)
-        z_lo, z_hi = D.frac(fx)
-        half = decimal.Decimal("0.5")
-        if fx < 0:
-            e_lo, e_hi = D.exp(z_lo, z_hi)
-            f_lo, f_hi = D.scale((e_lo, e_hi), half)
-        else:
-            e_lo, e_hi = D.exp(z_hi.copy_negate(), z_lo.copy_negate())
-            t_lo, t_hi = D.scale((e_lo, e_hi), half)
-            f_lo = D.down(D.ctx.subtract(1, t_hi))
-            f_hi = D.up(D.ctx.subtract(1, t_lo))
-        scale_d = decimal.Decimal(1 << nb)
-        u_lo = D.ctx.divide(decimal.Decimal(m), scale_d)
-        u_hi = D.ctx.divide(decimal.Decimal(m + 1), scale_d)
-        if u_hi <= f_lo:
-            return True
-        if u_lo >= f_hi:
-            return False
-        m = (m << 64) | int(_bits64(rng, 1)[0])
-        nb += 64
-        prec += 40
 
 
 def shortlist_top_k(a: np.ndarray, err: np.ndarray | None, first_words: np.ndarray, k: int, noise: str) -> np.ndarray:

@@ -20,6 +20,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ._compat import renamed_parameter
 from ._validation import short_repr, check_bool, check_int, check_positive
 
 __all__ = ["SensitivityFunction", "constant", "maximum", "weighted_sum"]
@@ -397,29 +398,30 @@ def check_weight_values(weights: Any, m: int) -> np.ndarray:
             return raw.astype(np.float64)
         except (TypeError, ValueError):
             bad = True
-    raise TypeError(f"weights must be a 1-D array of {m} finite numbers, got {short_repr(weights)}")
+    raise TypeError(f"objective_weights must be a 1-D array of {m} finite numbers, got {short_repr(weights)}")
 
 
-def weighted_sum(weights: "Sequence[float] | np.ndarray",
+@renamed_parameter(old="weights", new="objective_weights")
+def weighted_sum(objective_weights: "Sequence[float] | np.ndarray",
                  sensitivity_functions: Sequence[SensitivityFunction]) -> SensitivityFunction:
     """δ^agg(x, t, r) = Σ_i |w_i| δ_i(x, t, r) with Δ = Σ_i |w_i| Δ_i (paper Thm 5.3 and 5.4).
 
     Admissible for u_agg = Σ_i w_i u_i when every δ_i is admissible for u_i under the same neighbour
-    model.
+    model. ``objective_weights`` are the w_i (``weights=`` is its deprecated spelling).
 
     >>> f = weighted_sum([3, -2], [constant(2, 1.0), constant(2, 0.5)])
     >>> f.global_sensitivity, f(0).tolist()
     (4.0, [4.0, 4.0])
     """
     sfs = _check_sfs(sensitivity_functions, "sensitivity_functions")
-    w = check_weight_values(weights, len(sfs))
+    w = check_weight_values(objective_weights, len(sfs))
     if w.ndim != 1 or w.shape[0] != len(sfs):
-        raise ValueError(f"weights must have one entry per sensitivity function ({len(sfs)}), got shape {w.shape}")
+        raise ValueError(f"objective_weights must have one entry per sensitivity function ({len(sfs)}), got shape {w.shape}")
     if not np.all(np.isfinite(w)):
-        raise ValueError(f"weights must be finite, got {w.tolist()}")
+        raise ValueError(f"objective_weights must be finite, got {w.tolist()}")
     aw = np.abs(w)
     if not aw.sum() > 0:
-        raise ValueError(f"weights must not all be zero, got {w.tolist()}")
+        raise ValueError(f"objective_weights must not all be zero, got {w.tolist()}")
     keep = [i for i in range(len(sfs)) if aw[i] > 0]
     n = next((sf.n_candidates for sf in sfs if sf.n_candidates is not None), None)
 

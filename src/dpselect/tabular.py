@@ -12,7 +12,7 @@ Public schema. The privacy proofs of the trees treat the *encoding* as public: t
 column is scaled by and the list of categories of a categorical column. Read from the private records
 (the column's own minimum and maximum, the categories that happen to occur) they leak: one record with
 a new maximum moves every scaled value. :func:`load_table` therefore takes them as parameters
-(``numeric_bounds``, ``categories``); a column left out falls back to the data with a
+(``feature_bounds``, ``categories``); a column left out falls back to the data with a
 :class:`~dpselect.PrivacyLeakWarning`, and a value outside the given bounds or categories is a
 ``ValueError``. The shipped loaders pass public schemas: the ``.domain`` files of NLTCS and ACS, and for
 Adult the categories of ``adult.names`` and the ranges of :data:`ADULT_NUMERIC_BOUNDS`.
@@ -28,7 +28,9 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ._rng import RngLike, check_rng
+from ._compat import renamed_parameter
+from ._rng import check_rng
+from .typing import RngLike
 from ._validation import check_int
 from .datasets import _shared_copy
 from .exceptions import warn_public_from_data
@@ -127,7 +129,7 @@ class TabularData:
                 r, j = (int(i[0]) for i in np.nonzero(wrong))
                 c = int(np.flatnonzero(~cat)[j])
                 raise ValueError(f"numeric column {self.feature_names[c]!r} must be scaled to [0, 1], got "
-                                 f"X[{r}, {c}] = {Xn[r, j]} (load_table scales by numeric_bounds)")
+                                 f"X[{r}, {c}] = {Xn[r, j]} (load_table scales by feature_bounds)")
         if not self.categories:
             self.categories = [list(range(int(k))) if c else None for c, k in zip(self.categorical, self.n_values)]
 
@@ -300,10 +302,11 @@ def _is_number(s: str) -> bool:
     return math.isfinite(v)
 
 
+@renamed_parameter(old="numeric_bounds", new="feature_bounds")
 def load_table(data: str | Path | Mapping[str, Sequence] | Any, label: str, *,
                positive: Any = None, features: Sequence[str] | None = None,
                categorical: Sequence[str] | None = None, numeric: Sequence[str] | None = None,
-               missing: Sequence[str] = ("?", ""), numeric_bounds: Mapping[str, tuple[float, float]] | None = None,
+               missing: Sequence[str] = ("?", ""), feature_bounds: Mapping[str, tuple[float, float]] | None = None,
                categories: Mapping[str, Sequence] | None = None, name: str | None = None,
                delimiter: str = ",") -> TabularData:
     """Load any table with a named binary label column: a CSV file, a dict of columns or a DataFrame.
@@ -321,15 +324,15 @@ def load_table(data: str | Path | Mapping[str, Sequence] | Any, label: str, *,
     features : list of str, optional
         Predictor columns (default: every column but the label).
     categorical, numeric : list of str, optional
-        Force a column's kind. A column named in ``numeric_bounds`` is numeric and one named in
+        Force a column's kind. A column named in ``feature_bounds`` is numeric and one named in
         ``categories`` categorical; otherwise a column whose values all parse as numbers is numeric,
         anything else categorical.
     missing : values treated as missing; rows holding one in a used column are dropped. ``None``, NaN
         and pandas' ``NA`` / ``NaT`` cells of a DataFrame or mapping are always missing.
-    numeric_bounds : mapping name -> (lo, hi)
-        **Public** range of each numeric column (from its documented schema, not from the data):
+    feature_bounds : mapping name -> (lo, hi)
+        (``numeric_bounds=`` is its deprecated spelling.) **Public** range of each numeric column (from its documented schema, not from the data):
         values are scaled to [0, 1] by (v − lo) / (hi − lo). A value outside [lo, hi] is a
-        ``ValueError`` naming ``numeric_bounds[name]``. A numeric column left out is scaled by its own
+        ``ValueError`` naming ``feature_bounds[name]``. A numeric column left out is scaled by its own
         minimum and maximum, with a :class:`~dpselect.PrivacyLeakWarning`.
     categories : mapping name -> list of values
         **Public** list of the values of each categorical column, and of the label's two values
@@ -359,20 +362,20 @@ def load_table(data: str | Path | Mapping[str, Sequence] | Any, label: str, *,
     Examples
     --------
     >>> t = load_table({"age": [20, 40, 60], "job": ["a", "b", "a"], "y": ["no", "yes", "no"]}, "y",
-    ...                numeric_bounds={"age": (0, 100)}, categories={"job": ["a", "b", "c"], "y": ["no", "yes"]})
+    ...                feature_bounds={"age": (0, 100)}, categories={"job": ["a", "b", "c"], "y": ["no", "yes"]})
     >>> t.X.tolist(), t.y.tolist(), t.categorical.tolist(), t.n_values.tolist()
     ([[0.2, 0.0], [0.4, 1.0], [0.6, 0.0]], [0, 1, 0], [False, True], [0, 3])
     """
     cols = _columns_of(data, delimiter)
     feats = _feature_columns(cols, label, features, categorical, numeric)
-    bounds = _check_bounds(numeric_bounds, cols)
+    bounds = _check_bounds(feature_bounds, cols)
     cat_lists = _check_categories(categories, cols)
     forced_num = set(numeric or []) | set(bounds)
     forced_cat = set(categorical or []) | set(cat_lists)
     both = forced_cat & forced_num
     if both:
         raise ValueError(f"column(s) {sorted(both)} cannot be both categorical (categorical= / categories=) and "
-                         "numeric (numeric= / numeric_bounds=)")
+                         "numeric (numeric= / feature_bounds=)")
     strs = _complete_rows(cols, feats + [label], missing)
     y = _encode_label(strs[label], label, positive, cat_lists.get(label))
     X = np.empty((y.size, len(feats)))
@@ -477,7 +480,7 @@ def _encode_label(lab: np.ndarray, label: str, positive: Any, domain: list[str] 
             raise ValueError(f"label column {label!r} must be binary, it takes {len(values)} value(s): {values[:10]}; "
                              f"give its two public values as categories[{label!r}] (one may be absent)")
         # the class values are part of the public schema; here they were read off the records
-        warn_public_from_data(f"categories[{label!r}]", values, "load_table", stacklevel=4)
+        warn_public_from_data(f"categories[{label!r}]", values, "load_table", stacklevel=5)  # +1: the compat wrapper
     if positive is None:
         if set(values) <= _BOOLEAN_LABELS:
             pos = [v for v in values if v in ("1", "1.0", "True", "true")][0]
@@ -502,11 +505,11 @@ def _encode_numeric(col: np.ndarray, c: str, bounds: tuple[float, float] | None)
         lo, hi = bounds
         out = (v < lo) | (v > hi)
         if out.any():
-            raise ValueError(f"numeric_bounds[{c!r}] = {(lo, hi)} must bound the column: it holds "
+            raise ValueError(f"feature_bounds[{c!r}] = {(lo, hi)} must bound the column: it holds "
                              f"{v[out][0]:g} ({int(out.sum())} value(s) outside)")
     else:
         lo, hi = float(v.min()), float(v.max())
-        warn_public_from_data(f"numeric_bounds[{c!r}]", (lo, hi), "load_table", stacklevel=4)
+        warn_public_from_data(f"feature_bounds[{c!r}]", (lo, hi), "load_table", stacklevel=5)  # +1: the compat wrapper
     return np.zeros_like(v) if hi == lo else (v - lo) / (hi - lo)
 
 
@@ -516,7 +519,7 @@ def _encode_categorical(col: np.ndarray, c: str, values: list[str] | None) -> tu
     if values is None:
         found = uniq.tolist()
         warn_public_from_data(f"categories[{c!r}]", found if len(found) <= 10 else f"{len(found)} values",
-                              "load_table", stacklevel=4)
+                              "load_table", stacklevel=5)  # +1: the compat wrapper
         return inv.ravel().astype(np.float64), found
     lookup = {x: k for k, x in enumerate(values)}
     bad = [u for u in uniq.tolist() if u not in lookup]
@@ -526,24 +529,24 @@ def _encode_categorical(col: np.ndarray, c: str, values: list[str] | None) -> tu
     return np.array([lookup[u] for u in uniq.tolist()], dtype=np.float64)[inv.ravel()], list(values)
 
 
-def _check_bounds(numeric_bounds, cols) -> dict[str, tuple[float, float]]:
-    if numeric_bounds is None:
+def _check_bounds(feature_bounds, cols) -> dict[str, tuple[float, float]]:
+    if feature_bounds is None:
         return {}
-    if not isinstance(numeric_bounds, Mapping):
-        raise TypeError(f"numeric_bounds must be a mapping column -> (lo, hi), got {type(numeric_bounds).__name__}")
+    if not isinstance(feature_bounds, Mapping):
+        raise TypeError(f"feature_bounds must be a mapping column -> (lo, hi), got {type(feature_bounds).__name__}")
     out = {}
-    for c, b in numeric_bounds.items():
+    for c, b in feature_bounds.items():
         if c not in cols:
-            raise ValueError(f"numeric_bounds names unknown column {c!r}; columns are {list(cols)}")
+            raise ValueError(f"feature_bounds names unknown column {c!r}; columns are {list(cols)}")
         if isinstance(b, (str, bytes)) or any(isinstance(x, (str, bytes)) for x in (b if hasattr(b, "__iter__") else ())):
-            raise TypeError(f"numeric_bounds[{c!r}] must be a pair of numbers (lo, hi), got {b!r} (strings are not "
+            raise TypeError(f"feature_bounds[{c!r}] must be a pair of numbers (lo, hi), got {b!r} (strings are not "
                             "read as numbers)")
         try:
             lo, hi = (float(x) for x in b)
         except (TypeError, ValueError):
-            raise ValueError(f"numeric_bounds[{c!r}] must be a pair of numbers (lo, hi), got {b!r}") from None
+            raise ValueError(f"feature_bounds[{c!r}] must be a pair of numbers (lo, hi), got {b!r}") from None
         if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
-            raise ValueError(f"numeric_bounds[{c!r}] must be finite with lo <= hi, got {(lo, hi)}")
+            raise ValueError(f"feature_bounds[{c!r}] must be finite with lo <= hi, got {(lo, hi)}")
         out[c] = (lo, hi)
     return out
 
@@ -674,7 +677,7 @@ def load_adult(directory: str | Path | None = None) -> TabularData:
         raise ValueError(f"{base}: expected a header with the label column {label!r}, got {list(cols)}")
     cols[label] = [s.strip().rstrip(".") for s in cols[label]]
     return load_table(cols, label, positive=">50K", features=list(ADULT_NUMERIC + ADULT_CATEGORICAL),
-                      numeric_bounds=ADULT_NUMERIC_BOUNDS, categories=ADULT_CATEGORIES, name="adult")
+                      feature_bounds=ADULT_NUMERIC_BOUNDS, categories=ADULT_CATEGORIES, name="adult")
 
 
 def load_tabular(name: str) -> TabularData:

@@ -27,7 +27,8 @@ from typing import Protocol, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._rng import RngLike, check_rng
+from ._rng import check_rng
+from .typing import RngLike
 from ._validation import check_int
 
 __all__ = [

@@ -1,147 +1,104 @@
 """One vocabulary for the whole package: mechanism names and their short aliases.
 
-Every function that takes a selection mechanism takes ``mechanism=`` with one of :data:`MECHANISMS`;
-the short aliases EM, PF, RNM, LD and SLD are accepted case-insensitively. Older spellings of some
+Every function that takes a selection mechanism takes ``mechanism=`` with one of :data:`MECHANISMS` (the
+read-only view of :mod:`dpselect.registry`, name -> spec); the short aliases EM, PF, RNM, LD and SLD are
+accepted case-insensitively. Older spellings of some
 functions (``local=True``, ``sensitivity="local"``, ``"global"/"local"/"shifted"``) keep working for one
-release with a ``DeprecationWarning`` (:func:`deprecated`).
+release with a ``DeprecationWarning`` (the decorators of :mod:`dpselect._compat`).
 """
 from __future__ import annotations
 
 import functools
 import inspect
 import sys
+import types
 import warnings
 from typing import Any, Callable, Iterable, Literal, Mapping, TypeVar
 
 import numpy as np
 
-__all__ = ["MECHANISMS", "GLOBAL_MECHANISMS", "LOCAL_MECHANISMS", "ALIASES", "Mechanism", "check_mechanism",
-           "deprecated", "renamed", "keyword_only"]
+from ._compat import deprecation
 
-#: Global-sensitivity mechanisms (a number Δu as sensitivity).
+__all__ = ["MECHANISMS", "GLOBAL_MECHANISMS", "LOCAL_MECHANISMS", "ALIASES", "MechanismName", "check_mechanism",
+           "APPROACHES", "APPROACH_ALIASES", "check_approach"]
+
+#: Global-sensitivity mechanisms built in (a number Δu as sensitivity); every registered one:
+#: ``dpselect.registry.names(kind="global")``.
 GLOBAL_MECHANISMS = ("exponential", "permute_and_flip", "report_noisy_max")
-#: Local-sensitivity mechanisms (a SensitivityFunction as sensitivity).
+#: Local-sensitivity mechanisms built in (a SensitivityFunction as sensitivity); every registered one:
+#: ``dpselect.registry.names(kind="local")``.
 LOCAL_MECHANISMS = ("local_dampening", "shifted_local_dampening")
-#: Every selection mechanism, by its one canonical name.
-MECHANISMS = GLOBAL_MECHANISMS + LOCAL_MECHANISMS
-#: Short aliases (case-insensitive) -> canonical names.
-ALIASES = {"em": "exponential", "pf": "permute_and_flip", "rnm": "report_noisy_max", "ld": "local_dampening",
-           "sld": "shifted_local_dampening"}
 
-Mechanism = Literal["exponential", "permute_and_flip", "report_noisy_max", "local_dampening",
-                    "shifted_local_dampening", "EM", "PF", "RNM", "LD", "SLD"]
+# The one store of the mechanism registry (dpselect.registry fills it and owns the specs; it lives here so
+# that the names can be checked without importing anything above this module).
+_MECHANISM_TABLE: dict[str, Any] = {}
+_ALIAS_TABLE: dict[str, str] = {}
+#: Every registered selection mechanism: a read-only mapping canonical name -> ``dpselect.registry.Mechanism``
+#: (``dpselect.MECHANISMS``). Iterating gives the canonical names; ``name in MECHANISMS`` tests one.
+MECHANISMS: Mapping[str, Any] = types.MappingProxyType(_MECHANISM_TABLE)
+#: Short aliases (case-insensitive) -> canonical names (read-only; ``dpselect.registry.register`` adds to it).
+ALIASES: Mapping[str, str] = types.MappingProxyType(_ALIAS_TABLE)
+
+#: The names and upper-case aliases of the built-in mechanisms, for type hints (a test checks it against the
+#: registry).
+MechanismName = Literal["exponential", "permute_and_flip", "report_noisy_max", "local_dampening",
+                        "shifted_local_dampening", "EM", "PF", "RNM", "LD", "SLD"]
 
 
-def check_mechanism(value: Any, name: str = "mechanism", allowed: Iterable[str] = MECHANISMS) -> str:
-    """The canonical name of ``value`` (a name or an alias, any case), which must be in ``allowed``.
+def __getattr__(name: str) -> Any:
+    # ``Mechanism`` was the Literal's name until this release; dpselect.Mechanism is now the registry's spec.
+    if name == "Mechanism":
+        warnings.warn(deprecation("dpselect.vocabulary.Mechanism", "dpselect.vocabulary.MechanismName (the Literal "
+                                  "of mechanism names)"), stacklevel=2)
+        return MechanismName
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def check_mechanism(value: Any, name: str = "mechanism", allowed: Iterable[str] | None = None) -> str:
+    """The canonical name of ``value`` (a name or an alias, any case), which must be in ``allowed``
+    (default: every registered mechanism, :data:`MECHANISMS`).
 
     >>> check_mechanism("SLD")
     'shifted_local_dampening'
     >>> check_mechanism("Exponential", allowed=GLOBAL_MECHANISMS)
     'exponential'
     """
-    allowed = tuple(allowed)
+    allowed = tuple(_MECHANISM_TABLE if allowed is None else allowed)
     if not isinstance(value, str):
-        raise TypeError(f"{name} must be a string, one of {', '.join(allowed)}, got {type(value).__name__}")
+        spec_name = getattr(value, "name", None)
+        if isinstance(spec_name, str) and _MECHANISM_TABLE.get(spec_name) is value:   # a registered spec
+            value = spec_name
+        else:
+            raise TypeError(f"{name} must be a string, one of {', '.join(allowed)}, got {type(value).__name__}")
     key = value.strip().lower()
-    canon = ALIASES.get(key, key)
+    canon = _ALIAS_TABLE.get(key, key)
     if canon not in allowed:
-        short = [a.upper() for a, c in ALIASES.items() if c in allowed]
+        short = [a.upper() for a, c in _ALIAS_TABLE.items() if c in allowed]
         raise ValueError(f"{name} must be one of {', '.join(allowed)} (or {', '.join(short)}), got {value!r}")
     return canon
 
 
-def deprecated(old: str, new: str, *, stacklevel: int = 3) -> None:
-    """Warn that the spelling ``old`` is deprecated in favour of ``new`` (removed in the next release).
+#: How several objectives are combined into one selection: PrivPareto ("pareto") or PrivAgg ("aggregate").
+APPROACHES = ("pareto", "aggregate")
+#: Short aliases (case-insensitive) of the approaches.
+APPROACH_ALIASES = {"agg": "aggregate"}
 
-    ``stacklevel`` as in :func:`warnings.warn`, counted from this function; the wrappers that
-    :func:`keyword_only` adds are not counted, so a warning raised inside a decorated function still
-    names its caller's line.
+
+def check_approach(value: Any, name: str = "approach", allowed: Iterable[str] = APPROACHES) -> str:
+    """The canonical name of the multi-objective approach ``value`` ("agg" is an alias of "aggregate").
+
+    >>> check_approach("agg"), check_approach("Pareto")
+    ('aggregate', 'pareto')
     """
-    frame = sys._getframe(1)  # the caller: stacklevel 2
-    level, remaining = 2, stacklevel - 2
-    while remaining > 0 and frame.f_back is not None:
-        frame = frame.f_back
-        level += 1
-        if frame.f_code is not _KEYWORD_COMPAT_CODE:
-            remaining -= 1
-    warnings.warn(f"{old} is deprecated and will be removed in the next release; use {new}",
-                  DeprecationWarning, stacklevel=level)
-
-
-def renamed(new_value: Any, old_value: Any, *, where: str, new: str, old: str, default: Any = None,
-            stacklevel: int = 4) -> Any:
-    """The value of a renamed argument: ``new_value``, or the deprecated spelling's ``old_value`` (warns).
-
-    ``default`` is the new argument's default (passing both spellings is a ``TypeError``). With the
-    default ``stacklevel`` the warning points at the caller of the function that calls ``renamed``.
-
-    >>> renamed([1, 2], None, where="f", new="base_measure", old="weights")
-    [1, 2]
-    """
-    if old_value is None:
-        return new_value
-    deprecated(f"{where}({old}=...)", f"{new}=...", stacklevel=stacklevel)
-    if new_value is not default:
-        raise TypeError(f"{where} got both {new} and its deprecated spelling {old}; pass {new} only")
-    return old_value
+    allowed = tuple(allowed)
+    key = value.strip().lower() if isinstance(value, str) else value
+    key = APPROACH_ALIASES.get(key, key)
+    if key not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))} (or 'agg'), got {value!r}")
+    return key
 
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def keyword_only(*names: str) -> Callable[[F], F]:
-    """Decorator: the keyword-only parameters ``names`` were positional until this release.
-
-    Positional use keeps working for one release: extra positional arguments are passed as these
-    keywords, in this order, with a ``DeprecationWarning`` naming the caller's line.
-
-    >>> @keyword_only("epsilon")
-    ... def select(u, *, epsilon):
-    ...     return u, epsilon
-    >>> select([1.0], epsilon=0.5)
-    ([1.0], 0.5)
-    """
-    def decorate(fn: F) -> F:
-        params = inspect.signature(fn).parameters.values()
-        n_pos = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
-        kw_only = {p.name for p in params if p.kind is p.KEYWORD_ONLY}
-        missing = [n for n in names if n not in kw_only]
-        if missing:
-            raise TypeError(f"keyword_only: {fn.__qualname__} has no keyword-only parameter {missing[0]!r}")
-        qual = fn.__qualname__
-
-        @functools.wraps(fn)
-        def _keyword_compat(*args, **kwargs):
-            if len(args) > n_pos:
-                extra = args[n_pos:]
-                if len(extra) > len(names):
-                    raise TypeError(f"{qual}() takes {n_pos} positional argument{'s' if n_pos != 1 else ''} "
-                                    f"(then keywords: {', '.join(names)}, ...), got {len(args)}")
-                moved = names[:len(extra)]
-                for name in moved:
-                    if name in kwargs:
-                        raise TypeError(f"{qual}() got multiple values for argument {name!r}")
-                deprecated(f"passing {', '.join(moved)} positionally to {qual}()",
-                           f"keywords ({', '.join(f'{m}=...' for m in moved)})")
-                kwargs.update(zip(moved, extra))
-                args = args[:n_pos]
-            return fn(*args, **kwargs)
-
-        return _keyword_compat  # type: ignore[return-value]
-
-    return decorate
-
-
-def _compat_code():
-    @keyword_only()
-    def f(*, x=None):
-        return x
-
-    return f.__code__
-
-
-_KEYWORD_COMPAT_CODE = _compat_code()
 
 
 def _is_labelled(x: Any) -> bool:

@@ -26,7 +26,7 @@ itself be private: omitting ``n_max`` falls back to the training table's size wi
 Sampling is exact (:mod:`dpselect.sampling`), also for the local variants: local dampening takes
 D(T, A) with a rigorous error bound from the core engine (:func:`dpselect.dampening.dampen_with_error`
 with the ``elementwise`` sensitivity function
-:func:`~dpselect.utilities.information_gain.ig_sensitivity_function`, whose block walker evaluates
+:func:`~dpselect.utilities.information_gain.ig_sensitivity`, whose block walker evaluates
 thousands of distances per call) and samples with :func:`dpselect.mechanisms.dampened_select`; shifted
 local dampening takes the shift G with a rigorous bound from
 :func:`~dpselect.utilities.information_gain.ig_shift_with_error` (a closed form over the upper envelope
@@ -47,14 +47,17 @@ from typing import Any
 import numpy as np
 
 from .. import mechanisms
-from .._rng import RngLike, check_rng
+from .._rng import check_rng
+from ..typing import RngLike
 from .._validation import check_int, check_positive
-from ..dampening import dampen, dampen_with_error
+from ..dampening import dampen
 from ..sampling import laplace_below
 from ..tabular import TabularData
-from ..utilities.information_gain import (IGTables, ig_count_tables, ig_global_sensitivity, ig_sensitivity_function,
+from ..utilities.information_gain import (IGTables, ig_count_tables, ig_global_sensitivity, ig_sensitivity,
                                           ig_shift_with_error, public_n_max)
-from ..vocabulary import Mechanism, check_mechanism, deprecated, keyword_only
+from .._compat import keyword_only, renamed_values
+from ..registry import get_mechanism, names
+from ..vocabulary import MechanismName
 
 __all__ = [
     "DiffPID3Tree",
@@ -65,22 +68,23 @@ __all__ = [
     "discretise",
     "dampen_ig",
     "ig_shift",
+    "DIFFPID3_MECHANISMS",
     "MECHANISMS",
 ]
 
-#: The split-selection mechanisms of DiffPID3 (package vocabulary; aliases EM, LD, SLD).
-MECHANISMS = ("exponential", "local_dampening", "shifted_local_dampening")
+
+def _split_mechanisms() -> tuple[str, ...]:
+    """The registry's Gumbel-noise mechanisms: the exponential mechanism on IG (global) or on its dampened or
+    shifted scores (local), whose D or G the tree caches per node."""
+    return names(noise="gumbel", where=lambda m: m.kind == "global" or m.cacheable)
+
+
+#: The split-selection mechanisms of DiffPID3 (a registry query; aliases EM, LD, SLD).
+DIFFPID3_MECHANISMS = _split_mechanisms()
+#: Earlier name of :data:`DIFFPID3_MECHANISMS` (kept: it is in ``__all__``).
+MECHANISMS = DIFFPID3_MECHANISMS
 #: The spellings of earlier releases (deprecated).
 _OLD_NAMES = {"global": "exponential", "local": "local_dampening", "shifted": "shifted_local_dampening"}
-
-
-def _check_mechanism(mechanism: str) -> str:
-    """The canonical name of ``mechanism``; the old "global"/"local"/"shifted" with a DeprecationWarning."""
-    if isinstance(mechanism, str) and mechanism.strip().lower() in _OLD_NAMES:
-        new = _OLD_NAMES[mechanism.strip().lower()]
-        deprecated(f"diffpid3(mechanism={mechanism!r})", f"mechanism={new!r}", stacklevel=4)
-        return new
-    return check_mechanism(mechanism, "mechanism", MECHANISMS)
 
 
 def discretise(data: TabularData, bins: int = 10) -> tuple[np.ndarray, np.ndarray]:
@@ -89,7 +93,7 @@ def discretise(data: TabularData, bins: int = 10) -> tuple[np.ndarray, np.ndarra
     Returns ``(codes, n_values)``; bin k of a numeric column holds values in [k/b, (k+1)/b) (1 in the last).
 
     >>> from dpselect.tabular import load_table
-    >>> codes, nv = discretise(load_table({"x": [0.0, 0.5, 1.0], "y": [0, 1, 1]}, "y", numeric_bounds={"x": (0, 1)}),
+    >>> codes, nv = discretise(load_table({"x": [0.0, 0.5, 1.0], "y": [0, 1, 1]}, "y", feature_bounds={"x": (0, 1)}),
     ...                        bins=2)
     >>> codes.ravel().tolist(), nv.tolist()
     ([0, 1, 1], [2])
@@ -113,20 +117,20 @@ def _check_n_max(tables: IGTables, n_max: int | None) -> int:
 def dampen_ig(tables: IGTables, n_max: int, utilities: np.ndarray | None = None) -> np.ndarray:
     """The dampening function D(T, A) of IG for every attribute, with δ = the IG sensitivity function.
 
-    A thin wrapper: ``dpselect.dampening.dampen(u, ig_sensitivity_function(tables, n_max))`` (the core
+    A thin wrapper: ``dpselect.dampening.dampen(u, ig_sensitivity(tables, n_max))`` (the core
     engine's block walker; :func:`dpselect.dampening.dampen_with_error` gives D with its rigorous error
     bound, which :func:`diffpid3` samples with). ``n_max`` is required here (no fallback).
     """
     n_max = _check_n_max(tables, n_max)
     u = tables.utilities() if utilities is None else np.asarray(utilities, dtype=np.float64)
-    return dampen(u, ig_sensitivity_function(tables, n_max))
+    return dampen(u, ig_sensitivity(tables, n_max))
 
 
 def ig_shift(tables: IGTables, n_max: int) -> np.ndarray:
     """G_A = Σ_{t < N} (ΔIG − δ(T, t, A)) for every attribute: the shift of shifted local dampening.
 
     The float values of :func:`~dpselect.utilities.information_gain.ig_shift_with_error` (equal to
-    ``dpselect.dampening.shift_totals(ig_sensitivity_function(tables, n_max), n)`` within its bound).
+    ``dpselect.dampening.shift_totals(ig_sensitivity(tables, n_max), n)`` within its bound).
     """
     return ig_shift_with_error(tables, _check_n_max(tables, n_max))[0]
 
@@ -174,8 +178,9 @@ class DiffPID3Tree:
         return float(np.mean(self.predict(data) == data.y))
 
 
+@renamed_values("mechanism", _OLD_NAMES)
 @keyword_only("epsilon", "depth")
-def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: Mechanism = "local_dampening",
+def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: MechanismName = "local_dampening",
              bins: int = 10, n_max: int | None = None, rng: RngLike = None) -> DiffPID3Tree:
     """Build a DiffPID3 tree (thesis Alg. 4) with total budget ``epsilon`` (B-DP, add/remove one record).
 
@@ -222,7 +227,7 @@ def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: Mechan
                         f"got {type(data).__name__}")
     eps_total = check_positive(epsilon, "epsilon")
     d = check_int(depth, "depth", minimum=0)
-    mech = _check_mechanism(mechanism)
+    mech = get_mechanism(mechanism, allowed=_split_mechanisms()).name
     N = public_n_max(data.n_records, n_max, "diffpid3")
     codes, n_values = discretise(data, bins)
     builder = _TreeBuilder(codes, n_values, np.asarray(data.y, dtype=np.int64), mech,
@@ -286,14 +291,14 @@ class _TreeBuilder:
 def _select_split(tabs: IGTables, mech: str, eps: float, n_max: int, gen: np.random.Generator) -> int:
     """The split attribute (index into the node's attributes), sampled exactly with budget ``eps``."""
     u = tabs.utilities()
-    if mech == "exponential":
-        return int(mechanisms.exponential(u, epsilon=eps, sensitivity=ig_global_sensitivity(n_max), rng=gen))
-    sf = ig_sensitivity_function(tabs, n_max)
-    if mech == "local_dampening":
-        D, err = dampen_with_error(u, sf)
-        return int(mechanisms.dampened_select(u, sf, D, err, eps, 1, gen))
-    G, err = ig_shift_with_error(tabs, n_max)
-    return int(mechanisms.shifted_select(u, sf, G, err, eps, 1, gen, direction="increasing"))
+    spec = get_mechanism(mech)
+    if spec.kind == "global":
+        return int(spec.select(u, epsilon=eps, sensitivity=ig_global_sensitivity(n_max), rng=gen))
+    sf = ig_sensitivity(tabs, n_max)
+    # the shifts G of IG have a fast exact form (utilities.information_gain); D comes from the generic walk
+    cache = ig_shift_with_error(tabs, n_max) if spec.score == "shifted" else spec.prepare(u, sf)
+    opts = {"direction": "increasing"} if spec.accepts("direction") else {}
+    return int(spec.select_prepared(u, sf, cache, epsilon=eps, k=1, rng=gen, **opts))
 
 
 @keyword_only("epsilon", "depth")

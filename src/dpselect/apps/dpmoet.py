@@ -47,17 +47,20 @@ from typing import Any, Sequence
 import numpy as np
 
 from .._rng import check_rng
+from ..typing import RngLike
 from .._validation import check_choice, check_int, check_positive
 from ..multiobjective import metric_c  # noqa: F401  (re-exported: DP-MOET reports it)
 from ..multiobjective import pareto_score, priv_agg, priv_pareto
 from ..sensitivity import constant
 from ..utilities.classification import rate_sensitivity
 from ..trees import Tree, TreeSpace, crossover, mutate, predict_many, prune, random_population
-from ..vocabulary import LOCAL_MECHANISMS, Mechanism, check_mechanism, deprecated, keyword_only, renamed
+from .._compat import keyword_only, renamed_parameter, replaced_parameter
+from ..vocabulary import LOCAL_MECHANISMS, MechanismName, check_approach, check_mechanism
 
 __all__ = ["MOETResult", "dp_moet", "nodp_moet", "metric_c", "CompressedTable", "APPROACHES", "BUDGETS"]
 
-APPROACHES = ("pareto", "agg", "accuracy")
+APPROACHES = ("pareto", "aggregate", "accuracy")  # "agg": alias of "aggregate"
+_VARIANT_NAMES = {"pareto": "Pareto", "aggregate": "Agg", "accuracy": "Accuracy"}  # the paper's names
 SENSITIVITIES = ("global", "local")  # the deprecated ``sensitivity=`` spelling
 BUDGETS = ("even", "paper-code")
 DEFAULT_WEIGHTS = (3.0, 2.0)  # (w_TPR, w_TNR) of the paper's DP-MOET-Agg
@@ -134,7 +137,7 @@ def _select(tp, tn, table: CompressedTable, how: str, approach: str, weights, ep
         # constant sensitivity function, with which local dampening is the exponential mechanism)
         C = (tp + tn).astype(np.float64)[:, None]
         if how == "nodp" or eps is None:
-            return _nodp_select(C, "agg", np.ones(1), n_pick, gen)
+            return _nodp_select(C, "aggregate", np.ones(1), n_pick, gen)
         acc_sens: list[Any] = [constant(len(tp), 1.0) if how in LOCAL_MECHANISMS else 1.0]
         out = priv_agg(C, np.ones(1), epsilon=eps, sensitivities=acc_sens, mechanism=how, k=n_pick, rng=gen)
         return np.atleast_1d(np.asarray(out, dtype=np.int64))
@@ -176,7 +179,7 @@ def _variant_suffix(how: str) -> str:
 
 def _run(data, epsilon, approach, how, *, weights, population, selection, generations, depth, max_depth,
          output, budget, rng, compressed=None, exact_statistics=True) -> MOETResult:
-    approach = check_choice(approach, "approach", APPROACHES)
+    approach = check_approach(approach, allowed=APPROACHES)
     budget = check_choice(budget, "budget", BUDGETS)
     p = check_int(population, "population", minimum=2)
     if p % 2:
@@ -235,17 +238,24 @@ def _run(data, epsilon, approach, how, *, weights, population, selection, genera
             history.append(_rates(tp, tn, table.n_pos, table.n_neg))
     idx = _select(tp, tn, table, how, approach, w, eps_round, o, gen)
     trees = [pop[i] for i in idx]
-    variant = f"{'NODP' if how == 'nodp' else 'DP'}-MOET-{approach.capitalize()}" + _variant_suffix(how)
+    variant = f"{'NODP' if how == 'nodp' else 'DP'}-MOET-{_VARIANT_NAMES[approach]}" + _variant_suffix(how)
     objectives = _rates(tp[idx], tn[idx], table.n_pos, table.n_neg) if exact_statistics else None
     return MOETResult(trees, objectives, variant, eps, budget, n_gen, history)
 
 
+def _implied_mechanism(sensitivity: Any) -> str:
+    """The mechanism of the deprecated ``sensitivity=`` spelling of :func:`dp_moet`."""
+    return "local_dampening" if check_choice(sensitivity, "sensitivity", SENSITIVITIES) == "local" else "exponential"
+
+
+@replaced_parameter("sensitivity", "mechanism", _implied_mechanism,
+                    conflict=lambda old, mech: check_mechanism(mech) != _implied_mechanism(old))
+@renamed_parameter(old="weights", new="objective_weights")
 @keyword_only("epsilon")
-def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: Mechanism | None = None,
+def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: MechanismName | None = None,
             objective_weights: Sequence[float] = DEFAULT_WEIGHTS, population: int = 30, selection: int = 3,
             generations: int = 3, depth: int = 4, max_depth: int = 10, output: int = 3, budget: str = "even",
-            rng: Any = None, compressed: CompressedTable | None = None, exact_statistics: bool = False,
-            sensitivity: str | None = None, weights: Sequence[float] | None = None) -> MOETResult:
+            rng: RngLike = None, compressed: CompressedTable | None = None, exact_statistics: bool = False) -> MOETResult:
     """DP-MOET (paper Alg. 1): evolve decision trees and privately select ``output`` of them by (TPR, TNR).
 
     Parameters
@@ -255,7 +265,7 @@ def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: M
     epsilon : float
         Total privacy budget of the run (see the module docstring for its split). Keyword-only;
         positional ``epsilon`` still works for one release, with a ``DeprecationWarning``.
-    approach : {"pareto", "agg", "accuracy"}
+    approach : {"pareto", "aggregate", "accuracy"}
         PrivPareto on (TPR, TNR), PrivAgg on w_TPR·TPR + w_TNR·TNR, or (not in the paper) the number
         of correctly classified records TP + TN with sensitivity 1 (module docstring).
     mechanism : str, default "local_dampening"
@@ -266,7 +276,7 @@ def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: M
         Deprecated spelling: ``sensitivity="local"`` is ``mechanism="local_dampening"``,
         ``sensitivity="global"`` is ``mechanism="exponential"`` (``DeprecationWarning``).
     objective_weights : (w_TPR, w_TNR)
-        Only for ``approach="agg"`` (paper: 3, 2). ``weights=`` is its deprecated spelling
+        Only for ``approach="aggregate"`` (alias "agg"; paper: 3, 2). ``weights=`` is its deprecated spelling
         (``DeprecationWarning``).
     population, selection, generations, depth, max_depth, output : int
         p, s, k, d, d_max, o of Alg. 1 (paper Table 1 setting: 30, 3, 3, 4, 10, 3).
@@ -304,30 +314,20 @@ def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: M
     >>> len(res.trees), res.variant, res.objectives
     (2, 'DP-MOET-Pareto-local', None)
     """
-    if sensitivity is not None:
-        old = check_choice(sensitivity, "sensitivity", SENSITIVITIES)
-        implied = "local_dampening" if old == "local" else "exponential"
-        deprecated(f"dp_moet(sensitivity={old!r})", f"mechanism={implied!r}")
-        if mechanism is not None and check_mechanism(mechanism) != implied:
-            raise ValueError(f"sensitivity={old!r} (deprecated) contradicts mechanism={mechanism!r}; "
-                             "pass mechanism only")
-        how = implied
-    else:
-        how = "local_dampening" if mechanism is None else check_mechanism(mechanism)
+    how = "local_dampening" if mechanism is None else check_mechanism(mechanism)
     if not isinstance(exact_statistics, (bool, np.bool_)):
         raise TypeError(f"exact_statistics must be True or False (True records NON-private training statistics), "
                         f"got {exact_statistics!r}")
-    objective_weights = renamed(objective_weights, weights, where="dp_moet", new="objective_weights", old="weights",
-                                default=DEFAULT_WEIGHTS)
     return _run(data, epsilon, approach, how, weights=objective_weights, population=population, selection=selection,
                 generations=generations, depth=depth, max_depth=max_depth, output=output, budget=budget, rng=rng,
                 compressed=compressed, exact_statistics=bool(exact_statistics))
 
 
+@renamed_parameter(old="weights", new="objective_weights")
 def nodp_moet(data: Any, *, approach: str = "pareto", objective_weights: Sequence[float] = DEFAULT_WEIGHTS,
               population: int = 30, selection: int = 3, generations: int = 3, depth: int = 4, max_depth: int = 10,
-              output: int = 3, budget: str = "even", rng: Any = None, compressed: CompressedTable | None = None,
-              weights: Sequence[float] | None = None) -> MOETResult:
+              output: int = 3, budget: str = "even", rng: RngLike = None,
+              compressed: CompressedTable | None = None) -> MOETResult:
     """NODP-MOET-Pareto / -Agg: Alg. 1 with the exact best Pareto scores / aggregates (not private).
 
     Selection of s trees: repeatedly the tree with the highest Pareto score among the remaining ones
@@ -335,8 +335,6 @@ def nodp_moet(data: Any, *, approach: str = "pareto", objective_weights: Sequenc
     random. ``budget`` only sets the number of generations (k, or k − 1 for "paper-code").
     ``objective_weights`` as in :func:`dp_moet` (``weights=`` deprecated).
     """
-    objective_weights = renamed(objective_weights, weights, where="nodp_moet", new="objective_weights", old="weights",
-                                default=DEFAULT_WEIGHTS)
     return _run(data, None, approach, "nodp", weights=objective_weights, population=population, selection=selection,
                 generations=generations, depth=depth, max_depth=max_depth, output=output, budget=budget, rng=rng,
                 compressed=compressed)

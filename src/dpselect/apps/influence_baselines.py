@@ -16,7 +16,8 @@ from .._validation import check_k
 from ..graphs import Graph, as_graph, is_graph_like
 from ..multiobjective import metric_c, pareto_score
 from ..utilities.graph import ebc
-from .motkin import DEFAULT_AGG_WEIGHTS, motkin_objectives, objective_weights_argument
+from .._compat import keyword_only, renamed_parameter
+from .motkin import DEFAULT_AGG_WEIGHTS, motkin_objectives
 from .priv_topk import PrivTopkScores
 
 __all__ = ["top_k_pareto", "top_k_aggregate", "top_k_ebc", "recall", "metric_c"]
@@ -31,7 +32,8 @@ def _as_objectives(x: Any, variant: str) -> np.ndarray:
     return U
 
 
-def top_k_pareto(graph_or_objectives: Graph | ArrayLike, k: int, *, variant: str = "paper",
+@keyword_only("k")
+def top_k_pareto(graph_or_objectives: Graph | ArrayLike, *, k: int, variant: str = "paper",
                  tie_break: Literal["dominance", "index"] = "dominance") -> np.ndarray:
     """Non-private baseline: k times the node of largest Pareto score among the remaining nodes.
 
@@ -43,7 +45,7 @@ def top_k_pareto(graph_or_objectives: Graph | ArrayLike, k: int, *, variant: str
     smallest index.
 
     >>> U = np.array([[1, 1.0], [3, 0.3], [2, 0.5], [1, 0.0], [0, 0.2]])
-    >>> top_k_pareto(U, 2).tolist(), top_k_pareto(U, 2, tie_break="index").tolist()
+    >>> top_k_pareto(U, k=2).tolist(), top_k_pareto(U, k=2, tie_break="index").tolist()
     ([1, 2], [0, 1])
     """
     if tie_break not in ("dominance", "index"):
@@ -72,18 +74,19 @@ def _top_k_scores(scores: np.ndarray, k: int) -> np.ndarray:
     return order[:k].astype(np.int64)
 
 
-def top_k_aggregate(graph_or_objectives: Graph | ArrayLike, k: int, *,
-                    objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS, variant: str = "paper",
-                    weights: Sequence[float] | None = None) -> np.ndarray:
+@renamed_parameter(old="weights", new="objective_weights")
+@keyword_only("k")
+def top_k_aggregate(graph_or_objectives: Graph | ArrayLike, *, k: int,
+                    objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS, variant: str = "paper") -> np.ndarray:
     """Non-private baseline: the k nodes of largest Σ w_i u_i (ties to the smaller index).
 
     ``objective_weights`` are the w_i (``weights=`` is the deprecated spelling).
 
-    >>> top_k_aggregate(np.array([[3, 0.3], [2, 1.0], [2, 1.0], [1, 0.0]]), 2).tolist()
+    >>> top_k_aggregate(np.array([[3, 0.3], [2, 1.0], [2, 1.0], [1, 0.0]]), k=2).tolist()
     [1, 2]
     """
     U = _as_objectives(graph_or_objectives, variant)
-    w = np.asarray(objective_weights_argument(objective_weights, weights, "top_k_aggregate"), dtype=np.float64)
+    w = np.asarray(objective_weights, dtype=np.float64)
     if w.shape != (U.shape[1],):
         raise ValueError(f"objective_weights must have one entry per objective ({U.shape[1]}), got {w.tolist()}")
     return _top_k_scores(U @ w, check_k(k, U.shape[0]))
@@ -101,7 +104,8 @@ def recall(reference: ArrayLike, selected: ArrayLike) -> float:
     return float(np.intersect1d(ref, np.asarray(selected)).size / ref.size)
 
 
-def top_k_ebc(graph_or_scores: Graph | PrivTopkScores | ArrayLike, k: int) -> np.ndarray:
+@keyword_only("k")
+def top_k_ebc(graph_or_scores: Graph | PrivTopkScores | ArrayLike, *, k: int) -> np.ndarray:
     """Non-private baseline: the k nodes of largest EBC (ties to the smaller index)."""
     if isinstance(graph_or_scores, PrivTopkScores):
         u = graph_or_scores.utilities

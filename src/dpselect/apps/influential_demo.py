@@ -4,9 +4,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .._rng import RngLike, check_rng
+from .._rng import check_rng
+from ..typing import RngLike
 from ..graphs import Graph
-from ..vocabulary import Mechanism, keyword_only
+from .._compat import keyword_only
+from ..vocabulary import MechanismName
 from .influence_baselines import metric_c, recall, top_k_aggregate, top_k_ebc, top_k_pareto
 from .motkin import check_graph, motkin_objectives
 from .motkin_sampler import MotkinSampler
@@ -33,21 +35,21 @@ def influential_demo_table(graph: Graph, *, k: int = 3, epsilon: float = 1.0,
         g.public_nodes = True
     gen = check_rng(rng)
     U, _ = motkin_objectives(g)
-    ref_agg = top_k_aggregate(U, k)
-    ref_par = top_k_pareto(U, k)
+    ref_agg = top_k_aggregate(U, k=k)
+    ref_par = top_k_pareto(U, k=k)
     pt = prepare_scores(g, max_degree, "influential_demo_table", stacklevel=6)
-    ref_ebc = top_k_ebc(pt, k)
+    ref_ebc = top_k_ebc(pt, k=k)
     rows: list[tuple[str, str, Any, float]] = [("top-k aggregate (non-private)", "-", ref_agg, 1.0),
             ("top-k Pareto score (non-private)", "-", ref_par, 1.0),
             ("top-k EBC (non-private)", "-", ref_ebc, 1.0)]
-    motkin: tuple[tuple[Mechanism, str], ...] = (("local_dampening", "local"), ("exponential", "global"))
+    motkin: tuple[tuple[MechanismName, str], ...] = (("local_dampening", "local"), ("exponential", "global"))
     for mech, tag in motkin:
         sel = MotkinSampler(g, "agg", mechanism=mech).sample(k=k, epsilon=epsilon, rng=gen)
         rows.append((f"DP-MOTkIN-Agg {tag}", f"{epsilon:g}", sel, recall(ref_agg, sel)))
         sel = MotkinSampler(g, "pareto", mechanism=mech).sample(k=k, epsilon=epsilon, rng=gen)
         rows.append((f"DP-MOTkIN-Pareto {tag} (C = {metric_c(ref_par, sel, objectives=U):.2f})", f"{epsilon:g}", sel,
                      recall(ref_par, sel)))
-    topk: tuple[tuple[Mechanism, str], ...] = (("shifted_local_dampening", "SLD"), ("exponential", "EM"))
+    topk: tuple[tuple[MechanismName, str], ...] = (("shifted_local_dampening", "SLD"), ("exponential", "EM"))
     for mech, tag in topk:
         sel = priv_topk(pt, k=k, epsilon=epsilon, mechanism=mech, rng=gen)
         rows.append((f"PrivTopk-{tag} (EBC)", f"{epsilon:g}", sel, recall(ref_ebc, sel)))

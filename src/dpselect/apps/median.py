@@ -27,7 +27,10 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._rng import RngLike, check_rng
+from .._exact_random import bernoulli_rational_bytes as _bernoulli
+from .._exact_random import uniform_float_bytes as _uniform_float
+from .._rng import check_rng
+from ..typing import RngLike
 from .._validation import check_int, check_positive
 from ..utilities.median import (
     MedianIntervals,
@@ -36,19 +39,32 @@ from ..utilities.median import (
     grouped_median_sensitivity,
     interval_median_sensitivity,
 )
-from .. import mechanisms as dps
 from ..sensitivity import SensitivityFunction
-from ..vocabulary import MECHANISMS, check_mechanism, keyword_only
+from .._compat import keyword_only
+from ..registry import Mechanism as MechanismSpec, get_mechanism, names
 
 __all__ = ["median", "median_distribution", "MedianDistribution", "median_error", "median_rank",
            "median_probabilities", "histogram_to_database", "histogram_groups", "MEDIAN_MECHANISMS",
            "RANK_MECHANISMS"]
 
-#: Mechanisms of the value-releasing :func:`median` (all three give the same law, see
-#: :mod:`dpselect.utilities.median`: the interval utility is at its global sensitivity everywhere).
-MEDIAN_MECHANISMS = ("local_dampening", "exponential", "shifted_local_dampening")
-#: Mechanisms of the thesis' rank selection :func:`median_rank`.
-RANK_MECHANISMS = ("local_dampening", "shifted_local_dampening", "exponential", "permute_and_flip")
+
+
+def _value_mechanisms() -> tuple[str, ...]:
+    """The registry's Gumbel-noise mechanisms: their base measure may be any w > 0 (the interval lengths)."""
+    return names(noise="gumbel")
+
+
+def _rank_mechanisms() -> tuple[str, ...]:
+    """The registry's mechanisms of one fixed law (report-noisy-max, a family of three noises, is left out)."""
+    return names(where=lambda m: len(m.noises) == 1)
+
+
+#: Mechanisms of the value-releasing :func:`median`: the registry's Gumbel-noise mechanisms (a registry query,
+#: ``names(noise="gumbel")``; the built-in three give the same law, see :mod:`dpselect.utilities.median`: the
+#: interval utility is at its global sensitivity everywhere).
+MEDIAN_MECHANISMS = _value_mechanisms()
+#: Mechanisms of the thesis' rank selection :func:`median_rank`: the registry's mechanisms of one fixed noise.
+RANK_MECHANISMS = _rank_mechanisms()
 #: Default distance T from which shifted local dampening takes δ = Λ in :func:`median_rank`
 #: (``sld_distance``). The exact δ only reaches Λ near t = n/2, and each distance costs O(t) per distinct
 #: value, so summing the shift G_r = Σ_t (Λ − δ(x, t, r)) to the end is O(n²): hopeless for millions of
@@ -127,15 +143,24 @@ def _prepare(values: ArrayLike, bound: float, counts: ArrayLike | None) -> _Grou
     return grouped_database(values, bound, counts)
 
 
-def _check_value_mechanism(mechanism: str) -> str:
-    if isinstance(mechanism, str) and check_mechanism(mechanism, allowed=MECHANISMS) == "permute_and_flip":
+def _check_value_mechanism(mechanism: "str | MechanismSpec") -> str:
+    spec = get_mechanism(mechanism)
+    if spec.name not in _value_mechanisms():
         raise ValueError(
-            "mechanism='permute_and_flip' is not available for median: the released value ranges over the "
-            "continuum [0, bound], and permute-and-flip is defined for finitely many candidates (its "
-            "'copies' form with interval lengths as weights depends on the unit of the values and has no "
-            "privacy proof). Use 'exponential' (or median_rank(..., mechanism='permute_and_flip') for the rank)"
+            f"mechanism={spec.name!r} is not available for median: the released value ranges over the "
+            f"continuum [0, bound], and {spec.name} (noise {spec.noise!r}) is defined for finitely many "
+            "candidates (its 'copies' form with interval lengths as weights depends on the unit of the values "
+            f"and has no privacy proof). Use one of {', '.join(_value_mechanisms())} (or "
+            f"median_rank(..., mechanism={spec.name!r}) for the rank)"
         )
-    return check_mechanism(mechanism, allowed=MEDIAN_MECHANISMS)
+    return spec.name
+
+
+def _interval_sensitivity(spec: MechanismSpec, iv: MedianIntervals) -> tuple:
+    """(sensitivity, options) of ``spec`` on the interval utility: Δ = 1, or its δ (decreasing in u)."""
+    if spec.kind == "global":
+        return 1.0, {}
+    return interval_median_sensitivity(iv), ({"direction": "decreasing"} if spec.accepts("direction") else {})
 
 
 def _upper_lengths(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -151,55 +176,11 @@ def _upper_lengths(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return np.where(err > 0, np.nextafter(s, np.inf), s)
 
 
-def _random_bits(rng: np.random.Generator) -> int:
-    return int.from_bytes(rng.bytes(8), "little")
-
-
-def _bernoulli(p: Fraction, rng: np.random.Generator) -> bool:
-    """True with probability exactly p ∈ [0, 1] (p rational), from 64 random bits at a time."""
-    if p >= 1:
-        return True
-    while True:  # compare U = 0.b1b2... with p, 64 bits at a time, until they differ
-        p *= 1 << 64
-        digit = int(p)
-        draw = _random_bits(rng)
-        if draw != digit:
-            return draw < digit
-        p -= digit
-
-
-def _uniform_float(lo: float, hi: float, rng: np.random.Generator) -> float:
-    """An exactly uniform real on [lo, hi), rounded to the nearest float64, from random bits only.
-
-    Draws the binary expansion of U ~ U[0, 1) 64 bits at a time until every real in
-    lo + (hi − lo)·[U_k, U_k + 2^−k] rounds to the same float (rounding is monotone, so both ends
-    agreeing is enough). The float is a function of the exact real value, so the privacy of the
-    real-valued law carries over (post-processing); float arithmetic ``lo + (hi − lo) * rng.random()``
-    would instead put mass only on a grid of floats that depends on lo and hi.
-    """
-    a, w = Fraction(lo), Fraction(hi) - Fraction(lo)
-    k, u = 0, 0
-    while True:
-        u = (u << 64) | _random_bits(rng)
-        k += 64
-        scale = Fraction(1, 1 << k)
-        low, high = a + w * u * scale, a + w * (u + 1) * scale
-        f = float(low)  # Fraction -> float is correctly rounded (integer true division)
-        if f == float(high):
-            return f
-
-
 def _select_interval(iv: MedianIntervals, eps: float, mechanism: str, weights: np.ndarray,
                      rng: np.random.Generator) -> int:
-
-    if mechanism == "exponential":
-        return int(dps.exponential(iv.utility, epsilon=eps, sensitivity=1.0, base_measure=weights, rng=rng))
-    sf = interval_median_sensitivity(iv)
-    if mechanism == "local_dampening":
-        return int(dps.local_dampening(iv.utility, epsilon=eps, sensitivity_function=sf, base_measure=weights,
-                                       rng=rng))
-    return int(dps.shifted_local_dampening(iv.utility, epsilon=eps, sensitivity_function=sf, direction="decreasing",
-                                           base_measure=weights, rng=rng))
+    spec = get_mechanism(mechanism)
+    sens, opts = _interval_sensitivity(spec, iv)
+    return int(spec.select(iv.utility, epsilon=eps, sensitivity=sens, base_measure=weights, rng=rng, **opts))
 
 
 @keyword_only("epsilon")
@@ -340,13 +321,9 @@ def _interval_probabilities(iv: MedianIntervals, eps: float, mechanism: str, len
     """Pr[interval j] (base measure = length), or with ``lengths=False`` the same mechanism without a base
     measure (q_j ∝ the selection weight alone; the density on interval j is q_j / Σ_k q_k |I_k|)."""
     w = _upper_lengths(iv.lo, iv.hi) if lengths else None
-    if mechanism == "exponential":
-        return dps.exponential_probabilities(iv.utility, epsilon=eps, sensitivity=1.0, base_measure=w)
-    sf = interval_median_sensitivity(iv)
-    if mechanism == "local_dampening":
-        return dps.local_dampening_probabilities(iv.utility, epsilon=eps, sensitivity_function=sf, base_measure=w)
-    return dps.shifted_local_dampening_probabilities(iv.utility, epsilon=eps, sensitivity_function=sf,
-                                                     direction="decreasing", base_measure=w)
+    spec = get_mechanism(mechanism)
+    sens, opts = _interval_sensitivity(spec, iv)
+    return spec.probabilities(iv.utility, epsilon=eps, sensitivity=sens, base_measure=w, **opts)
 
 
 @keyword_only("epsilon")
@@ -416,8 +393,8 @@ def median_error(values: ArrayLike, *, epsilon: float, bound: float, mechanism: 
 # the thesis' record selection: releases a rank
 # ---------------------------------------------------------------------------------------------
 def _check_sld_distance(sld_distance: int | None, mechanism: str) -> None:
-    if sld_distance is not None and mechanism != "shifted_local_dampening":
-        raise ValueError(f"sld_distance only applies to mechanism='shifted_local_dampening', got "
+    if sld_distance is not None and get_mechanism(mechanism).score != "shifted":
+        raise ValueError(f"sld_distance only applies to mechanism='shifted_local_dampening' (shifted scores), got "
                          f"sld_distance={sld_distance!r} with mechanism={mechanism!r}")
 
 
@@ -431,23 +408,21 @@ def _sensitivity(g: _GroupedMedian) -> SensitivityFunction:
     return grouped_median_sensitivity(g.values, g.counts, g.bound)
 
 
+def _rank_sensitivity(spec: MechanismSpec, g: _GroupedMedian, sld_distance: int | None) -> tuple:
+    """(sensitivity, options) of ``spec`` on u_med: Λ (global), the exact δ (dampened scores), or δ forced
+    to Λ from min(n, ``sld_distance``) on (shifted scores, which need a bounded δ), decreasing in u."""
+    if spec.kind == "global":
+        return g.bound, {}
+    sf = _sld_sensitivity(g, sld_distance) if spec.score == "shifted" else _sensitivity(g)
+    return sf, ({"direction": "decreasing"} if spec.accepts("direction") else {})
+
+
 def _group_probabilities(g: _GroupedMedian, epsilon: float, mechanism: str,
                          sld_distance: int | None = None) -> np.ndarray:
-
-    u = g.utilities()
-    w = g.counts.astype(np.float64)
-    if mechanism == "exponential":
-        return dps.exponential_probabilities(u, epsilon=epsilon, sensitivity=g.bound, base_measure=w)
-    if mechanism == "local_dampening":
-        return dps.local_dampening_probabilities(u, epsilon=epsilon, sensitivity_function=_sensitivity(g),
-                                                 base_measure=w)
-    if mechanism == "shifted_local_dampening":
-        return dps.shifted_local_dampening_probabilities(
-            u, epsilon=epsilon, sensitivity_function=_sld_sensitivity(g, sld_distance), direction="decreasing",
-            base_measure=w)
-    if mechanism == "permute_and_flip":
-        return dps.permute_and_flip_probabilities(u, epsilon=epsilon, sensitivity=g.bound, base_measure=g.counts)
-    raise AssertionError(mechanism)
+    spec = get_mechanism(mechanism)
+    sens, opts = _rank_sensitivity(spec, g, sld_distance)
+    return spec.probabilities(g.utilities(), epsilon=epsilon, sensitivity=sens, base_measure=g.counts.astype(np.float64),
+                              **opts)
 
 
 @keyword_only("epsilon")
@@ -496,22 +471,14 @@ def median_rank(
     2
     """
     eps = check_positive(epsilon, "epsilon")
-    mech = check_mechanism(mechanism, allowed=RANK_MECHANISMS)
-    _check_sld_distance(sld_distance, mech)
+    spec = get_mechanism(mechanism, allowed=_rank_mechanisms())
+    _check_sld_distance(sld_distance, spec.name)
     g = _prepare(values, bound, counts)
     gen = check_rng(rng)
 
-    u = g.utilities()
-    w = g.counts.astype(np.float64)
-    if mech == "exponential":
-        pick = dps.exponential(u, epsilon=eps, sensitivity=g.bound, base_measure=w, rng=gen)
-    elif mech == "permute_and_flip":
-        pick = dps.permute_and_flip(u, epsilon=eps, sensitivity=g.bound, base_measure=w, rng=gen)
-    elif mech == "local_dampening":
-        pick = dps.local_dampening(u, epsilon=eps, sensitivity_function=_sensitivity(g), base_measure=w, rng=gen)
-    else:
-        pick = dps.shifted_local_dampening(u, epsilon=eps, sensitivity_function=_sld_sensitivity(g, sld_distance),
-                                           direction="decreasing", base_measure=w, rng=gen)
+    sens, opts = _rank_sensitivity(spec, g, sld_distance)
+    pick = spec.select(g.utilities(), epsilon=eps, sensitivity=sens, base_measure=g.counts.astype(np.float64),
+                       rng=gen, **opts)
     i = int(pick)
     first = int(g.cum[i] - g.counts[i])
     return first + int(gen.integers(int(g.counts[i])))
@@ -540,7 +507,7 @@ def median_probabilities(
     [0.305, 0.391, 0.305]
     """
     eps = check_positive(epsilon, "epsilon")
-    mech = check_mechanism(mechanism, allowed=RANK_MECHANISMS)
+    mech = get_mechanism(mechanism, allowed=_rank_mechanisms()).name
     _check_sld_distance(sld_distance, mech)
     g = _prepare(values, bound, counts)
     return g.values.copy(), _group_probabilities(g, eps, mech, sld_distance)

@@ -22,7 +22,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .._rng import RngLike, check_rng
+from .._rng import check_rng
+from ..typing import RngLike
 from .._validation import check_bool, check_k, check_positive
 from ..graphs import Graph, as_graph, check_public_nodes
 from ..multiobjective import priv_agg, priv_pareto
@@ -34,12 +35,22 @@ from ..utilities.graph import (
     egocentric_density,
     egocentric_density_sensitivity,
 )
-from ..vocabulary import LOCAL_MECHANISMS, Mechanism, check_mechanism, deprecated, keyword_only
+from .._compat import keyword_only, renamed_parameter, replaced_parameter
+from ..registry import get_mechanism, names
+from ..vocabulary import MechanismName
 
 __all__ = ["motkin_objectives", "dp_motkin_pareto", "dp_motkin_agg", "DEFAULT_AGG_WEIGHTS", "MOTKIN_MECHANISMS"]
 
-#: The mechanisms DP-MOTkIN runs (its paper versions: global = exponential, local = local dampening).
-MOTKIN_MECHANISMS = ("exponential", "local_dampening")
+
+
+def _sampler_mechanisms() -> tuple[str, ...]:
+    """The registry's Gumbel-noise mechanisms on the utilities or on dampened scores (D cached per prefix)."""
+    return names(noise="gumbel", where=lambda m: m.score in ("utility", "dampened"))
+
+
+#: The mechanisms :class:`~dpselect.apps.motkin_sampler.MotkinSampler` runs (a registry query; DP-MOTkIN's
+#: paper versions: global = exponential, local = local dampening). The selectors take every mechanism.
+MOTKIN_MECHANISMS = _sampler_mechanisms()
 #: Objective weights (degree, egocentric density) of DP-MOTkIN-Agg in paper Sec. 7.5.
 DEFAULT_AGG_WEIGHTS = (1.0, 100.0)
 
@@ -56,20 +67,25 @@ def check_graph(graph: Any, where: str | None = None, *, stacklevel: int = 4) ->
     return g
 
 
-def motkin_mechanism(mechanism: str | None, local: bool | None, where: str,
-                     allowed: Sequence[str] | None = None) -> str:
-    """The canonical mechanism of a DP-MOTkIN call; ``local=`` is the deprecated spelling."""
-    if local is not None:
-        local = check_bool(local, "local")
-        implied = "local_dampening" if local else "exponential"
-        deprecated(f"{where}(local={local})", f"mechanism={implied!r}", stacklevel=4)
-        if mechanism is None:
-            mechanism = implied
-        elif not local and check_mechanism(mechanism) in LOCAL_MECHANISMS:
-            raise ValueError(f"local=False (deprecated) contradicts mechanism={mechanism!r}; pass mechanism only")
+def _local_to_mechanism(local: Any) -> str:
+    """The mechanism of the deprecated ``local=`` spelling: True is local dampening, False exponential."""
+    return "local_dampening" if check_bool(local, "local") else "exponential"
+
+
+def _local_conflicts(local: Any, mechanism: Any) -> bool:
+    """``local=False`` (deprecated) with a local mechanism contradicts it."""
+    return not check_bool(local, "local") and get_mechanism(mechanism).kind == "local"
+
+
+#: The compat decorator of the deprecated ``local=`` spelling of ``mechanism=`` (DP-MOTkIN entry points).
+local_spelling = replaced_parameter("local", "mechanism", _local_to_mechanism, conflict=_local_conflicts)
+
+
+def motkin_mechanism(mechanism: str | None, where: str, allowed: Sequence[str] | None = None) -> str:
+    """The canonical mechanism of a DP-MOTkIN call (default local dampening)."""
     if mechanism is None:
         return "local_dampening"
-    return check_mechanism(mechanism) if allowed is None else check_mechanism(mechanism, allowed=allowed)
+    return get_mechanism(mechanism, allowed=allowed).name
 
 
 def motkin_objectives(graph: Graph, *, variant: str = "paper") -> tuple[np.ndarray, list[SensitivityFunction]]:
@@ -90,10 +106,10 @@ def motkin_objectives(graph: Graph, *, variant: str = "paper") -> tuple[np.ndarr
     return U, [degree_sensitivity(g), egocentric_density_sensitivity(g)]
 
 
+@local_spelling
 @keyword_only("k", "epsilon")
-def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mechanism: Mechanism | None = None,
-                     variant: str = "paper", rng: RngLike = None,
-                     local: bool | None = None) -> np.ndarray | int:
+def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mechanism: MechanismName | None = None,
+                     variant: str = "paper", rng: RngLike = None) -> np.ndarray | int:
     """DP-MOTkIN-Pareto: k nodes near the Pareto front of (degree, egocentric density), ε-edge-DP.
 
     Runs PrivPareto (:func:`dpselect.priv_pareto`) k times with ε/k each on the nodes not yet picked;
@@ -139,19 +155,20 @@ def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mech
     single = k is None
     k = check_k(1 if single else k, g.n_nodes)
     eps = check_positive(epsilon, "epsilon")
-    mech = motkin_mechanism(mechanism, local, "dp_motkin_pareto")
+    mech = motkin_mechanism(mechanism, "dp_motkin_pareto")
     U, sfs = motkin_objectives(g, variant=variant)
-    sens = sfs if mech in LOCAL_MECHANISMS else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
+    sens = sfs if get_mechanism(mech).kind == "local" else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
     out = priv_pareto(U, epsilon=eps, sensitivities=sens, k=None if single else k, rng=check_rng(rng),
                       mechanism=mech)
     return int(out) if single else np.atleast_1d(np.asarray(out, dtype=np.int64))
 
 
+@local_spelling
+@renamed_parameter(old="weights", new="objective_weights")
 @keyword_only("k", "epsilon")
 def dp_motkin_agg(graph: Graph, *, k: int | None = None, epsilon: float, objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS,
-                  mechanism: Mechanism | None = None, variant: str = "paper",
-                  rng: RngLike = None, local: bool | None = None,
-                  weights: Sequence[float] | None = None) -> np.ndarray | int:
+                  mechanism: MechanismName | None = None, variant: str = "paper",
+                  rng: RngLike = None) -> np.ndarray | int:
     """DP-MOTkIN-Agg: k nodes maximising w_degree·degree + w_egodensity·egodensity, ε-edge-DP.
 
     Runs PrivAgg (:func:`dpselect.priv_agg`) with k picks of ε/k each. ``mechanism="exponential"``
@@ -173,22 +190,9 @@ def dp_motkin_agg(graph: Graph, *, k: int | None = None, epsilon: float, objecti
     single = k is None
     k = check_k(1 if single else k, g.n_nodes)
     eps = check_positive(epsilon, "epsilon")
-    mech = motkin_mechanism(mechanism, local, "dp_motkin_agg")
-    objective_weights = objective_weights_argument(objective_weights, weights, "dp_motkin_agg")
+    mech = motkin_mechanism(mechanism, "dp_motkin_agg")
     U, sfs = motkin_objectives(g, variant=variant)
-    sens = sfs if mech in LOCAL_MECHANISMS else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
+    sens = sfs if get_mechanism(mech).kind == "local" else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
     out = priv_agg(U, list(objective_weights), epsilon=eps, sensitivities=sens, k=None if single else k,
                    rng=check_rng(rng), mechanism=mech)
     return int(out) if single else np.atleast_1d(np.asarray(out, dtype=np.int64))
-
-
-def objective_weights_argument(objective_weights: Any, weights: Any, where: str,
-                               default: Any = DEFAULT_AGG_WEIGHTS) -> Any:
-    """``objective_weights``, or the deprecated ``weights=`` spelling (warns)."""
-    if weights is None:
-        return objective_weights
-    deprecated(f"{where}(weights=...)", "objective_weights=...", stacklevel=4)
-    if objective_weights is not default and objective_weights is not None:
-        raise TypeError(f"{where} got both objective_weights and its deprecated spelling weights; "
-                        "pass objective_weights")
-    return weights

@@ -11,11 +11,12 @@ from typing import Sequence, cast
 
 import numpy as np
 
-from .._rng import RngLike, check_rng
+from .._rng import check_rng
+from ..typing import RngLike
 from .._validation import check_k, check_positive
 from ..dampening import dampen_with_error
 from ..graphs import Graph
-from ..mechanisms import dampened_select, exponential, exponential_probabilities
+from ..mechanisms import exponential_probabilities
 from ..multiobjective import pareto_score, pareto_sensitivity
 from ..sensitivity import SensitivityFunction, weighted_sum
 from ..utilities.graph import (
@@ -24,14 +25,16 @@ from ..utilities.graph import (
     degree_sensitivity,
     egocentric_density_sensitivity,
 )
-from ..vocabulary import Mechanism, keyword_only
+from .._compat import keyword_only, renamed_parameter
+from ..registry import get_mechanism
+from ..vocabulary import MechanismName, check_approach
 from .motkin import (
     DEFAULT_AGG_WEIGHTS,
-    MOTKIN_MECHANISMS,
+    _sampler_mechanisms,
     check_graph,
+    local_spelling,
     motkin_mechanism,
     motkin_objectives,
-    objective_weights_argument,
 )
 
 __all__ = ["MotkinSampler"]
@@ -52,28 +55,29 @@ class MotkinSampler:
     ----------
     graph : Graph
         Built with its public node set (``nodes=`` / ``n_nodes=``); else ``PrivacyLeakWarning``.
-    approach : {"pareto", "agg"}
+    approach : {"pareto", "aggregate"} ("agg" is an alias)
     mechanism : {"local_dampening", "exponential"} or an alias (LD, EM), default "local_dampening"
         DP-MOTkIN's local or global version.
     variant : {"paper", "code"}
-    objective_weights : pair of float (``"agg"`` only)
+    objective_weights : pair of float (``"aggregate"`` only)
     local, weights
         Deprecated spellings of ``mechanism`` (True: "local_dampening", False: "exponential") and of
         ``objective_weights`` (``DeprecationWarning``).
     """
 
-    def __init__(self, graph: Graph, approach: str, *, mechanism: Mechanism | None = None, variant: str = "paper",
-                 objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS, max_cache: int = 64,
-                 local: bool | None = None, weights: Sequence[float] | None = None) -> None:
-        g = check_graph(graph, "MotkinSampler", stacklevel=4)
-        if approach not in ("pareto", "agg"):
-            raise ValueError(f"approach must be 'pareto' or 'agg', got {approach!r}")
-        self.mechanism = motkin_mechanism(mechanism, local, "MotkinSampler", allowed=MOTKIN_MECHANISMS)
+    @local_spelling
+    @renamed_parameter(old="weights", new="objective_weights")
+    def __init__(self, graph: Graph, approach: str, *, mechanism: MechanismName | None = None, variant: str = "paper",
+                 objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS, max_cache: int = 64) -> None:
+        g = check_graph(graph, "MotkinSampler", stacklevel=5)  # +1: the compat wrapper
+        approach = check_approach(approach)
+        self.mechanism = motkin_mechanism(mechanism, "MotkinSampler", allowed=_sampler_mechanisms())
+        self._spec = get_mechanism(self.mechanism)
         self.graph, self.approach, self.variant = g, approach, variant
-        self.local = self.mechanism == "local_dampening"
+        self.local = self._spec.kind == "local"   # local dampening: dampened scores D, cached per prefix
         self.U, _ = motkin_objectives(g, variant=variant)
         self.degrees = g.degrees
-        self.weights = np.asarray(objective_weights_argument(objective_weights, weights, "MotkinSampler"), dtype=np.float64)
+        self.weights = np.asarray(objective_weights, dtype=np.float64)
         self._cache: dict[tuple, tuple[np.ndarray, np.ndarray, float]] = {}
         self._ps_full: np.ndarray | None = None
         self._full_sf: SensitivityFunction | None = None
@@ -108,7 +112,7 @@ class MotkinSampler:
         mask = np.ones(n, dtype=bool)
         mask[list(removed)] = False
         rem = np.flatnonzero(mask)
-        if self.approach == "agg":
+        if self.approach == "aggregate":
             sfs = [degree_sensitivity(self.degrees), egocentric_density_sensitivity(self.degrees)]
             agg = self.U @ self.weights
             if not self.local:
@@ -192,11 +196,11 @@ class MotkinSampler:
                 rem, s, sens = self.scores(removed)
                 exact_in = self._exact_inputs.get(tuple(sorted(removed)) if self.approach == "pareto" else ())
             if not self.local:
-                return rem, exponential(s, epsilon=e, sensitivity=sens, k=None if kk == 1 else kk, rng=gen)
+                return rem, self._spec.select(s, epsilon=e, sensitivity=sens, k=None if kk == 1 else kk, rng=gen)
             u, sf, err = cast(tuple, exact_in)  # local dampening on the cached D, sampled exactly
-            return rem, dampened_select(u, sf, s, err, e, kk, gen)
+            return rem, self._spec.select_prepared(u, sf, (s, err), epsilon=e, k=kk, rng=gen)
 
-        if self.approach == "agg":
+        if self.approach == "aggregate":
             rem, sel = draw((), eps, k)
             out = rem[np.atleast_1d(sel)].astype(np.int64)
             return int(out[0]) if single else out
@@ -206,9 +210,14 @@ class MotkinSampler:
             picks.append(int(rem[sel]))
         return picks[0] if single else np.asarray(picks, dtype=np.int64)
 
-    def probabilities(self, epsilon: float) -> np.ndarray:
+    @keyword_only("epsilon")
+    def probabilities(self, *, epsilon: float) -> np.ndarray:
         """Exact distribution of the first pick (k = 1) over all nodes."""
         rem, s, sens = self.scores(())
         out = np.zeros(self.U.shape[0])
-        out[rem] = exponential_probabilities(s, epsilon=check_positive(epsilon, "epsilon"), sensitivity=sens)
+        eps = check_positive(epsilon, "epsilon")
+        if self.local:   # local dampening is the exponential mechanism on D (sensitivity 1)
+            out[rem] = exponential_probabilities(s, epsilon=eps, sensitivity=sens)
+        else:
+            out[rem] = self._spec.probabilities(s, epsilon=eps, sensitivity=sens)
         return out

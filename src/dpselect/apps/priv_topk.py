@@ -12,14 +12,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._rng import RngLike, check_rng
+from .._rng import check_rng
+from ..typing import RngLike
 from .._validation import check_k, check_positive
 from ..dampening import dampen_with_error, shift_totals_with_error
 from ..graphs import Graph
-from ..mechanisms import dampened_select, exponential, permute_and_flip, shifted_select
 from ..sensitivity import SensitivityFunction
 from ..utilities.graph import ebc, ebc_global_sensitivity, ebc_sensitivity, public_max_degree
-from ..vocabulary import Mechanism, check_mechanism, keyword_only
+from .._compat import keyword_only
+from ..registry import Mechanism as MechanismSpec, get_mechanism, names
+from ..vocabulary import MechanismName
 from .motkin import check_graph
 
 __all__ = ["PrivTopkScores", "prepare_priv_topk", "priv_topk", "PRIV_TOPK_MECHANISMS"]
@@ -32,8 +34,15 @@ PRIV_TOPK_MECHANISMS = {
     "LD": "local dampening with δ^EBC (bounded)",
     "SLD": "shifted local dampening with δ^EBC (bounded, increasing)",
 }
-#: Canonical names of the mechanisms :func:`priv_topk` runs.
-TOPK_CANONICAL = ("exponential", "permute_and_flip", "local_dampening", "shifted_local_dampening")
+
+
+def _topk_mechanisms() -> tuple[str, ...]:
+    """The registry's mechanisms of one fixed law whose local scores (D or G) can be cached on the graph."""
+    return names(where=lambda m: len(m.noises) == 1 and (m.kind == "global" or m.cacheable))
+
+
+#: Canonical names of the mechanisms :func:`priv_topk` runs (a registry query).
+TOPK_CANONICAL = _topk_mechanisms()
 
 
 @dataclass
@@ -49,8 +58,8 @@ class PrivTopkScores:
     sensitivity_function: SensitivityFunction
     global_sensitivity: float
     max_degree: int
-    _dampened: tuple | None = field(default=None, repr=False)
-    _shifts: tuple | None = field(default=None, repr=False)
+    _dampened: tuple | None = field(default=None, init=False, repr=False, compare=False)  # caches, not arguments
+    _shifts: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     def dampened(self) -> np.ndarray:
         """D(x, r) of thesis Def. 3.3.1 for all nodes (local dampening scores, sensitivity 1)."""
@@ -70,15 +79,19 @@ class PrivTopkScores:
         """u(r) − G_r: shifted local dampening scores (sensitivity Δ), thesis Ch. 4 closed form."""
         return self.utilities - self._shift_totals()[0]
 
-    def scores(self, mechanism: Mechanism) -> tuple[np.ndarray, float]:
+    def scores(self, mechanism: MechanismName) -> tuple[np.ndarray, float]:
         """(scores, sensitivity) on which the exponential mechanism (permute-and-flip for
         "permute_and_flip") is the named PrivTopk mechanism (a name or an alias: EM, PF, LD, SLD)."""
-        mech = check_mechanism(mechanism, allowed=TOPK_CANONICAL)
-        if mech in ("exponential", "permute_and_flip"):
-            return self.utilities, self.global_sensitivity
-        if mech == "local_dampening":
+        spec = get_mechanism(mechanism, allowed=_topk_mechanisms())
+        if spec.score == "dampened":
             return self.dampened(), 1.0
-        return self.shifted(), self.global_sensitivity
+        if spec.score == "shifted":
+            return self.shifted(), self.global_sensitivity
+        return self.utilities, self.global_sensitivity
+
+    def _prepared(self, spec: MechanismSpec) -> tuple:
+        """The cached scores of a local mechanism with their error bounds ((D, err) or (G, err))."""
+        return self._dampened_with_error() if spec.score == "dampened" else self._shift_totals()
 
 
 def prepare_scores(g: Graph, max_degree: int | None, where: str, stacklevel: int = 5) -> PrivTopkScores:
@@ -107,7 +120,7 @@ def prepare_priv_topk(graph: Graph, *, max_degree: int | None = None) -> PrivTop
 
 @keyword_only("k", "epsilon")
 def priv_topk(graph: Graph | PrivTopkScores, *, k: int, epsilon: float,
-              mechanism: Mechanism = "shifted_local_dampening",
+              mechanism: MechanismName = "shifted_local_dampening",
               max_degree: int | None = None, rng: RngLike = None) -> np.ndarray:
     """PrivTopk (thesis Alg. 3): k nodes of large egocentric betweenness centrality, ε-edge-DP.
 
@@ -156,17 +169,14 @@ def priv_topk(graph: Graph | PrivTopkScores, *, k: int, epsilon: float,
     n = scores.utilities.size
     k = check_k(k, n)
     eps = check_positive(epsilon, "epsilon")
-    mech = check_mechanism(mechanism, allowed=TOPK_CANONICAL)
+    spec = get_mechanism(mechanism, allowed=_topk_mechanisms())
     gen = check_rng(rng)
-    # LD and SLD: the cached D / G with their rigorous error bounds, sampled exactly (dpselect.sampling)
-    if mech == "local_dampening":
-        D, err = scores._dampened_with_error()
-        return np.atleast_1d(np.asarray(dampened_select(scores.utilities, scores.sensitivity_function, D, err, eps, k,
-                                                        gen), dtype=np.int64))
-    if mech == "shifted_local_dampening":
-        G, err = scores._shift_totals()
-        return np.atleast_1d(np.asarray(shifted_select(scores.utilities, scores.sensitivity_function, G, err, eps, k,
-                                                       gen), dtype=np.int64))
-    s, sens = scores.scores(mechanism)  # validated above; scores() canonicalises it again
-    fn = permute_and_flip if mech == "permute_and_flip" else exponential
-    return np.atleast_1d(np.asarray(fn(s, epsilon=eps, sensitivity=sens, k=k, rng=gen), dtype=np.int64))
+    if spec.kind == "local":
+        # LD and SLD: the cached D / G with their rigorous error bounds, sampled exactly (dpselect.sampling);
+        # δ^EBC grows with EBC (direction "increasing" where the mechanism takes one)
+        opts = {"direction": "increasing"} if spec.accepts("direction") else {}
+        out = spec.select_prepared(scores.utilities, scores.sensitivity_function, scores._prepared(spec), epsilon=eps,
+                                   k=k, rng=gen, **opts)
+        return np.atleast_1d(np.asarray(out, dtype=np.int64))
+    out = spec.select(scores.utilities, epsilon=eps, sensitivity=scores.global_sensitivity, k=k, rng=gen)
+    return np.atleast_1d(np.asarray(out, dtype=np.int64))

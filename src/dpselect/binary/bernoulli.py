@@ -27,92 +27,27 @@ refinement words, so results are reproducible for a seed.
 """
 from __future__ import annotations
 
-import decimal
 import math
-from fractions import Fraction
 from typing import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._rng import RngLike, check_rng
+from .._exact_random import INV64 as _INV64, U64_MAX as _U64_MAX, exp_enclosure, less_than_exp, words_drawer  # noqa: F401
+from .._rng import check_rng
+from ..typing import RngLike
 from .._validation import short_repr
 
 __all__ = ["bernoulli_log", "exact_less_than_exp"]
 
-_U64_MAX = np.iinfo(np.uint64).max
-_INV64 = 2.0 ** -64
 _SLACK_K = 4096.0          # >= 2 x the rounding error of a uint64 -> float64 conversion (2^10)
 _REL = 1e-14               # numpy exp: a few ulp
 _ABS = 1e-300              # subnormal / underflowed exp
 
 
-def _words_from(gen: np.random.Generator) -> Callable[[int], np.ndarray]:
-    def draw(size: int) -> np.ndarray:
-        return np.asarray(gen.integers(0, _U64_MAX, size=size, dtype=np.uint64, endpoint=True), dtype=np.uint64)
-    return draw
-
-
-def _exp_enclosure(log_p: float, prec: int) -> tuple[Fraction, Fraction]:
-    """Rational bounds ``lo <= exp(log_p) <= hi`` from a correctly rounded decimal exponential."""
-    ctx = decimal.Context(prec=prec, Emin=decimal.MIN_EMIN, Emax=decimal.MAX_EMAX,
-                          rounding=decimal.ROUND_HALF_EVEN)
-    e = Fraction(ctx.exp(decimal.Decimal(log_p)))      # Decimal(float) is exact
-    rel = Fraction(1, 10 ** (prec - 1))                 # > one unit in the last place, relative
-    return e * (1 - rel), e * (1 + rel)
-
-
-def exact_less_than_exp(log_p: float, first_word: int, draw: Callable[[int], np.ndarray]) -> tuple[int, int]:
-    """Decide ``U < exp(log_p)`` exactly for ``U = 0.w1 w2 ...`` (64-bit words, ``w1 = first_word``).
-
-    The exact refinement step of :func:`bernoulli_log` (module docstring): the dyadic interval of ``U`` is
-    compared with a rational enclosure of ``exp(log_p)`` from a correctly rounded decimal exponential, and
-    the wider of the two is narrowed until they separate.
-
-    Parameters
-    ----------
-    log_p : float
-        The log-probability, <= 0 (not validated).
-    first_word : int
-        The first 64 bits of ``U``, in [0, 2^64).
-    draw : callable
-        ``draw(1) -> uint64 array`` of one further word of ``U``, called only when needed.
-
-    Returns
-    -------
-    decision : int
-        1 if ``U < exp(log_p)`` else 0.
-    used : int
-        The number of 64-bit words of ``U`` used (including ``first_word``).
-
-    Examples
-    --------
-    >>> import math, numpy as np
-    >>> more = lambda size: np.zeros(size, dtype=np.uint64)
-    >>> exact_less_than_exp(math.log(0.5), 2**62, more), exact_less_than_exp(math.log(0.5), 3 * 2**62, more)
-    ((1, 1), (0, 1))
-    """
-    if log_p == 0.0:
-        return 1, 1
-    if log_p == -math.inf:
-        return 0, 1
-    num, nbits, used = int(first_word), 64, 1
-    prec = 40
-    p_lo, p_hi = _exp_enclosure(log_p, prec)
-    while True:
-        u_lo = Fraction(num, 1 << nbits)
-        u_hi = Fraction(num + 1, 1 << nbits)
-        if u_hi <= p_lo:
-            return 1, used
-        if u_lo >= p_hi:
-            return 0, used
-        if p_hi - p_lo > u_hi - u_lo:
-            prec *= 2
-            p_lo, p_hi = _exp_enclosure(log_p, prec)
-        else:
-            num = (num << 64) | int(draw(1)[0])
-            nbits += 64
-            used += 1
+_words_from = words_drawer
+exact_less_than_exp = less_than_exp
+_exp_enclosure = exp_enclosure
 
 
 def bernoulli_log(log_p: ArrayLike, rng: RngLike = None, *,

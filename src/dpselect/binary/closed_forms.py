@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._compat import keyword_only
 from .._validation import check_nonnegative, check_positive
 
 __all__ = ["p", "tau", "dp_upper", "dp_lower", "path_extension", "balanced_boundary_value",
@@ -53,7 +54,8 @@ def _check_prob_array(alpha: Any, name: str = "alpha") -> np.ndarray:
     return a
 
 
-def dp_upper(alpha: ArrayLike, epsilon: ArrayLike, delta: ArrayLike = 0.0) -> np.ndarray:
+@keyword_only("epsilon", "delta")
+def dp_upper(alpha: ArrayLike, *, epsilon: ArrayLike, delta: ArrayLike = 0.0) -> np.ndarray:
     """The (epsilon, delta)-DP upper bound ``U_DP`` of paper 002, Eq. 8 (vectorised, no validation).
 
     ``U_DP(a) = min(e^eps a + delta, (e^eps + delta - 1 + a) / e^eps, 1)``: the largest ``Pr[M(u) = j]`` allowed
@@ -84,7 +86,8 @@ def dp_upper(alpha: ArrayLike, epsilon: ArrayLike, delta: ArrayLike = 0.0) -> np
     return np.minimum(np.minimum(e * a + dl, (e + dl - 1.0 + a) / e), 1.0)
 
 
-def dp_lower(alpha: ArrayLike, epsilon: ArrayLike, delta: ArrayLike = 0.0) -> np.ndarray:
+@keyword_only("epsilon", "delta")
+def dp_lower(alpha: ArrayLike, *, epsilon: ArrayLike, delta: ArrayLike = 0.0) -> np.ndarray:
     """The (epsilon, delta)-DP lower bound ``L_DP`` of paper 002, Eq. 9: ``1 - U_DP(1 - a)``.
 
     Parameters
@@ -112,7 +115,8 @@ def dp_lower(alpha: ArrayLike, epsilon: ArrayLike, delta: ArrayLike = 0.0) -> np
     return np.maximum(np.maximum(e * a - dl - e + 1.0, (a - dl) / e), 0.0)
 
 
-def tau(alpha: ArrayLike, epsilon: float, delta: float = 0.0) -> np.ndarray:
+@keyword_only("epsilon", "delta")
+def tau(alpha: ArrayLike, *, epsilon: float, delta: float = 0.0) -> np.ndarray:
     """Number of steps in the first (multiplicative) regime of ``U_DP`` (paper 002, Eq. 6, clamped at 0).
 
     ``tau = max(0, ceil(log((e^eps + 2 delta - 1) / ((e^eps + 1)((e^eps - 1) alpha + delta))) / eps))``;
@@ -153,7 +157,8 @@ def tau(alpha: ArrayLike, epsilon: float, delta: float = 0.0) -> np.ndarray:
     return t
 
 
-def p(d: ArrayLike, alpha: ArrayLike, epsilon: float, delta: float = 0.0) -> np.ndarray | float:
+@keyword_only("epsilon", "delta")
+def p(d: ArrayLike, alpha: ArrayLike, *, epsilon: float, delta: float = 0.0) -> np.ndarray | float:
     """Closed-form ``p(d, alpha)`` of paper 002, Def. 9: the strongest induced bound at distance ``d``.
 
     Under homogeneous (epsilon, delta)-DP, a dataset with ``Pr[M(v) = j] = alpha`` forces
@@ -201,7 +206,7 @@ def p(d: ArrayLike, alpha: ArrayLike, epsilon: float, delta: float = 0.0) -> np.
     dd = dd.astype(np.float64)
     scalar = np.ndim(a) == 0 and np.ndim(dd) == 0
     a, dd = np.broadcast_arrays(a, dd)
-    t = tau(a, eps, dl)
+    t = tau(a, epsilon=eps, delta=dl)
     e = np.exp(eps)
     with np.errstate(over="ignore", invalid="ignore"):
         first = np.exp(dd * eps) * a + dl * np.expm1(dd * eps) / (e - 1.0)
@@ -216,7 +221,8 @@ def p(d: ArrayLike, alpha: ArrayLike, epsilon: float, delta: float = 0.0) -> np.
     return float(out) if scalar else out
 
 
-def path_extension(alpha: float, epsilons: ArrayLike) -> np.ndarray:
+@keyword_only("epsilons")
+def path_extension(alpha: float, *, epsilons: ArrayLike) -> np.ndarray:
     """Optimal heterogeneous-DP mechanism on a path (paper 001, Thm 2-3), in closed form.
 
     The path is ``v_0, ..., v_n`` with ``epsilons[i] = eps(v_i, v_{i+1})`` (pure DP, delta = 0),
@@ -268,7 +274,8 @@ def path_extension(alpha: float, epsilons: ArrayLike) -> np.ndarray:
     return np.minimum(np.where(i <= t, first, second), 1.0)
 
 
-def balanced_boundary_value(epsilon: float, delta: float = 0.0) -> float:
+@keyword_only("epsilon", "delta")
+def balanced_boundary_value(*, epsilon: float, delta: float = 0.0) -> float:
     """Largest balanced boundary value ``alpha* = (e^eps + delta) / (e^eps + 1)`` (paper 002, Cor. 2).
 
     A boundary-homogeneous mechanism with ``Pr[M(w) = T(w)] = alpha`` at every boundary vertex is
@@ -297,7 +304,8 @@ def balanced_boundary_value(epsilon: float, delta: float = 0.0) -> float:
     return float((e + dl) / (e + 1.0))
 
 
-def balanced_probability(d: ArrayLike, epsilon: float, delta: float = 0.0) -> np.ndarray | float:
+@keyword_only("epsilon", "delta")
+def balanced_probability(d: ArrayLike, *, epsilon: float, delta: float = 0.0) -> np.ndarray | float:
     """``Pr[M(u) = T(u)]`` of the optimal balanced mechanism at distance ``d`` from the boundary (Cor. 2).
 
     ``1 - (e^eps - 1 - delta (e^{(d+1) eps} + e^{d eps} - 2)) / (e^{d eps} (e^eps + 1)(e^eps - 1))``, clamped at 1

@@ -193,7 +193,7 @@ def resolve_privacy(g: DatasetGraph, epsilon: Any, delta: Any = 0.0, pair: Suita
     if epsilon is None:
         raise TypeError("epsilon is required: a number, a mapping {(u, v): epsilon} or an edge attribute name")
     if isinstance(epsilon, (numbers.Real, np.floating, np.integer)) and not isinstance(epsilon, bool):
-        return DPPair(check_positive(epsilon, "epsilon"), dl)
+        return DPPair(epsilon=check_positive(epsilon, "epsilon"), delta=dl)
     if isinstance(epsilon, str):
         if g.edge_epsilon is None:  # pragma: no cover - callers read the attribute when building g
             raise ValueError(f"graph has no edge attribute {epsilon!r}")

@@ -6,7 +6,8 @@ from typing import Hashable, Iterable, Mapping
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._rng import RngLike, check_rng
+from .._rng import check_rng
+from ..typing import RngLike
 from .._validation import short_repr, check_nonnegative
 from .bernoulli import bernoulli_log
 from .graph import DatasetGraph

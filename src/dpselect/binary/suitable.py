@@ -29,6 +29,7 @@ from numpy.typing import ArrayLike
 
 from .._validation import check_nonnegative, check_positive
 from . import _logspace as ls
+from .._compat import keyword_only
 from .closed_forms import dp_lower, dp_upper
 
 __all__ = ["SuitablePair", "DPPair", "FunctionPair", "EdgeDPPairs", "ScalarKeyUpper", "ShiftWeights"]
@@ -468,17 +469,18 @@ class DPPair(SuitablePair):
     (0.6, 0.15)
     """
 
-    def __init__(self, epsilon: float, delta: float = 0.0) -> None:
+    @keyword_only("epsilon", "delta")
+    def __init__(self, *, epsilon: float, delta: float = 0.0) -> None:
         self.epsilon = check_positive(epsilon, "epsilon")
         self.delta = check_nonnegative(delta, "delta")
         if self.delta >= 1:
             raise ValueError(f"delta must be a finite number in [0, 1), got {delta!r}")
 
     def upper(self, alpha: ArrayLike) -> np.ndarray:
-        return dp_upper(np.asarray(alpha, dtype=np.float64), self.epsilon, self.delta)
+        return dp_upper(np.asarray(alpha, dtype=np.float64), epsilon=self.epsilon, delta=self.delta)
 
     def lower(self, alpha: ArrayLike) -> np.ndarray:
-        return dp_lower(np.asarray(alpha, dtype=np.float64), self.epsilon, self.delta)
+        return dp_lower(np.asarray(alpha, dtype=np.float64), epsilon=self.epsilon, delta=self.delta)
 
     log_space = True
 
@@ -620,7 +622,7 @@ class EdgeDPPairs(SuitablePair):
     lower = upper
 
     def arc_upper(self, alpha: np.ndarray, arcs: np.ndarray) -> np.ndarray:
-        return dp_upper(alpha, self.arc_epsilon[arcs], self.delta)
+        return dp_upper(alpha, epsilon=self.arc_epsilon[arcs], delta=self.delta)
 
     def arc_lower(self, alpha: np.ndarray, arcs: np.ndarray) -> np.ndarray:
         """``L_e(alpha)`` across the arcs ``arcs`` (the DP lower bound with each arc's epsilon).
@@ -644,10 +646,10 @@ class EdgeDPPairs(SuitablePair):
         >>> pairs.arc_lower(np.array([0.3, 0.3]), np.array([0, 2])).round(4).tolist()
         [0.15, 0.1]
         """
-        return dp_lower(alpha, self.arc_epsilon[arcs], self.delta)
+        return dp_lower(alpha, epsilon=self.arc_epsilon[arcs], delta=self.delta)
 
     def vertex_min_upper(self, alpha: np.ndarray, vertices: np.ndarray) -> np.ndarray:
-        return dp_upper(alpha, self.vertex_min_epsilon[vertices], self.delta)
+        return dp_upper(alpha, epsilon=self.vertex_min_epsilon[vertices], delta=self.delta)
 
     log_space = True
     source_keys = DPPair.source_keys

@@ -5,6 +5,7 @@ from typing import Any, Hashable, Sequence
 
 import numpy as np
 
+from .._compat import renamed_parameter
 from .._dominance import count_dominating
 from .._validation import check_int, check_matrix
 from ..exceptions import warn_public_from_data
@@ -129,19 +130,21 @@ def degree(edges: Any, *, source: str = "source", target: str = "target",
     return out.set_index("node")["degree"]
 
 
-def max_degree(degrees: Any, bound: int | None = None) -> int:
+@renamed_parameter(old="bound", new="max_degree")
+def max_degree(degrees: Any, max_degree: int | None = None) -> int:
     """The public bound D on the maximum degree (EBC's sensitivity in DP-MOTkIN needs it).
 
-    ``bound`` given: checked against the (dask) degrees, ``ValueError`` if a degree exceeds it. Omitted:
+    ``max_degree`` given (``bound=`` is its deprecated spelling): checked against the (dask) degrees, ``ValueError`` if a degree exceeds it. Omitted:
     the graph's own maximum degree with :class:`dpselect.PrivacyLeakWarning`, as in memory
     (:func:`dpselect.utilities.graph.public_max_degree`).
 
     >>> import dask.dataframe as dd, pandas as pd
-    >>> max_degree(dd.from_pandas(pd.Series([2, 1, 1]), npartitions=2), bound=10)
+    >>> max_degree(dd.from_pandas(pd.Series([2, 1, 1]), npartitions=2), max_degree=10)
     10
     """
     dmax = int(degrees.max().compute()) if hasattr(degrees, "compute") else int(np.max(degrees))
-    return _graph.public_max_degree(np.asarray([dmax]), bound, "dpselect.dask.max_degree")
+    return _graph.public_max_degree(np.asarray([dmax]), max_degree, "dpselect.dask.max_degree",
+                                    stacklevel=5)  # +1: the compat wrapper
 
 
 def _degree_values(partition: Any, column: str) -> np.ndarray:

@@ -6,10 +6,11 @@ from typing import Any, Hashable, Sequence
 import numpy as np
 
 from .._rng import check_rng
+from ..typing import RngLike
 from .._validation import check_bool, check_choice, check_int, check_positive
 from ..exceptions import warn_public_from_data
-from ..vocabulary import GLOBAL_MECHANISMS, check_mechanism
-from ._select import NOISES
+from ..registry import get_mechanism, names
+from ..sampling import NOISES
 
 __all__ = ["frequent_items", "bounded_item_counts"]
 
@@ -118,7 +119,7 @@ def _bound_partition(part: Any, item: str, contributions: int, distinct: bool, s
 
 def bounded_item_counts(rows: Any, *, contributions: int, user: str = "user", item: str = "item",
                         distinct: bool = True, items: Sequence[Hashable] | None = None,
-                        rng: np.random.Generator | np.random.BitGenerator | np.random.SeedSequence | int | None = None,
+                        rng: RngLike = None,
                         ) -> Any:
     """Lazy dask Series item -> count after bounding every user's contribution to ``contributions`` rows.
 
@@ -198,7 +199,7 @@ def frequent_items(
     distinct: bool = True,
     mechanism: str = "exponential",
     noise: str | None = None,
-    rng: np.random.Generator | np.random.BitGenerator | np.random.SeedSequence | int | None = None,
+    rng: RngLike = None,
 ) -> Any:
     """Private top-k most frequent items of a dask DataFrame of (user, item) rows (ε-DP, user level).
 
@@ -233,20 +234,18 @@ def frequent_items(
     >>> frequent_items(rows, epsilon=1e6, contributions=2, items=["a", "b", "c", "d"], rng=0)
     'a'
     """
-    import dpselect
-
     eps = check_positive(epsilon, "epsilon")
-    mech = check_mechanism(mechanism, "mechanism", GLOBAL_MECHANISMS)
+    spec = get_mechanism(mechanism, allowed=names(kind="global"))
     if k is not None:
         check_int(k, "k", minimum=1)
     gen = check_rng(rng)
     c = check_int(contributions, "contributions", minimum=1)
     if items is not None:
         domain = _domain(items)
-    if mech == "report_noisy_max":
-        noise = "laplace" if noise is None else check_choice(noise, "noise", NOISES)
+    if spec.accepts("noise"):
+        noise = spec.noise if noise is None else check_choice(noise, "noise", NOISES)
     elif noise is not None:
-        raise ValueError(f"noise={noise!r} applies only to mechanism='report_noisy_max' (the noise of {mech!r} "
+        raise ValueError(f"noise={noise!r} applies only to mechanism='report_noisy_max' (the noise of {spec.name!r} "
                          "is fixed by its definition); leave noise out or pass mechanism='report_noisy_max'")
     counts = bounded_item_counts(rows, contributions=c, user=user, item=item, distinct=distinct, items=items,
                                  rng=gen).compute()
@@ -258,10 +257,12 @@ def frequent_items(
         domain = counts.index
     u = counts.reindex(domain, fill_value=0).to_numpy(dtype=np.float64)
     sens = 1.0 if distinct else float(c)
-    kw: dict[str, Any] = {"epsilon": eps, "sensitivity": sens, "k": k, "monotonic": True, "rng": gen}
-    if mech == "report_noisy_max":
+    kw: dict[str, Any] = {"k": k, "rng": gen}
+    if spec.accepts("monotonic"):   # counts move all one way (else the mechanism's general, larger, noise)
+        kw["monotonic"] = True
+    if spec.accepts("noise"):
         kw["noise"] = noise
-    picked = getattr(dpselect, mech)(u, **kw)
+    picked = spec.select(u, epsilon=eps, sensitivity=sens, **kw)
     if k is None:  # one label; any int k (1 included) an array, as every selector
         lab = domain[int(picked)]
         return lab.item() if isinstance(lab, np.generic) else lab

@@ -47,17 +47,17 @@ from typing import Any, Callable, Hashable, Sequence, cast
 
 import numpy as np
 
-from .._rng import RngLike, check_rng
+from .._exact_random import words
+from .._rng import check_rng
+from ..typing import RngLike
 from .._validation import check_bool, check_choice, check_int, check_k, check_positive
 from ..dampening import DEFAULT_MAX_STEPS, check_sensitivity_function, dampen_exact, dampen_with_error
 from ..mechanisms import scaled_scores
-from ..sampling import noisy_top_k, shortlist_top_k
+from ..sampling import NOISES, noisy_top_k, shortlist_top_k
 from ..sensitivity import SensitivityFunction
 
 __all__ = ["exponential", "permute_and_flip", "report_noisy_max", "local_dampening", "NOISES"]
 
-NOISES = ("laplace", "gumbel", "exponential")
-_U64_MAX = np.iinfo(np.uint64).max
 _OFFSET_BITGENS = (np.random.PCG64, np.random.PCG64DXSM)  # advance(d) skips exactly d 64-bit words
 
 
@@ -92,9 +92,8 @@ class _Streams:
         return [_draw(gen, size) for _ in range(rounds)]
 
 
-def _draw(gen: np.random.Generator, size: int) -> np.ndarray:
-    # the sampler's own call (sampling._bits64): one raw 64-bit output per word
-    return np.asarray(gen.integers(0, _U64_MAX, size=size, dtype=np.uint64, endpoint=True), dtype=np.uint64)
+# the sampler's own call (sampling._bits64): one raw 64-bit output per word
+_draw = words
 
 
 def _plan_streams(gen: np.random.Generator, n_known: int | None, rounds: int) -> _Streams:
@@ -322,7 +321,7 @@ def _reduce(results: list[dict[str, Any]], spec: _Spec, k_arg: int | None, gen: 
         words = np.concatenate([live[t]["rounds"][0][1] for t in range(len(live))])
         order = np.argsort(pos, kind="stable")
         pos, words = pos[order], words[order]
-        top = noisy_top_k(a[pos], None if err is None else err[pos], k, _Replay(words, gen).as_generator(),
+        top = noisy_top_k(a[pos], None if err is None else err[pos], k=k, rng=_Replay(words, gen).as_generator(),
                           noise=spec.noise, exact_score=lambda j: exact_score(int(pos[j])))
         picks = [int(pos[j]) for j in top]
         return picks, [int(glob[i]) for i in picks], labels
@@ -340,7 +339,7 @@ def _reduce(results: list[dict[str, Any]], spec: _Spec, k_arg: int | None, gen: 
         def ex(i: int, pos: np.ndarray = pos) -> Fraction:
             return exact_score(int(pos[i]))
 
-        top = noisy_top_k(a[pos], None if err is None else err[pos], 1, _Replay(words, gen).as_generator(),
+        top = noisy_top_k(a[pos], None if err is None else err[pos], k=1, rng=_Replay(words, gen).as_generator(),
                           noise=spec.noise, exact_score=ex)
         pick = int(pos[int(top[0])])
         picked.add(pick)

@@ -54,7 +54,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 def count_path_mechanism(n: int, theta: int, epsilon: float, delta: float = 0.0) -> BinaryMechanism:
     """The optimal balanced mechanism on the count quotient: vertex ``c`` = all datasets with ``c`` ones."""
 
-    a = balanced_boundary_value(epsilon, delta)
+    a = balanced_boundary_value(epsilon=epsilon, delta=delta)
     g = DatasetGraph.from_arrays(n + 1, np.arange(n), np.arange(1, n + 1))
     T = (np.arange(n + 1) >= theta).astype(np.int8)
     return optimal_mechanism(g, T, {theta - 1: 1.0 - a, theta: a}, epsilon=epsilon, delta=delta)
@@ -83,7 +83,7 @@ def hypercube_mechanism(n: int, theta: int, epsilon: float, delta: float = 0.0, 
     """
 
     g, counts = hypercube_graph(n) if graph is None else graph
-    a = balanced_boundary_value(epsilon, delta)
+    a = balanced_boundary_value(epsilon=epsilon, delta=delta)
     T = (counts >= theta).astype(np.int8)
     bnd = np.flatnonzero((counts == theta) | (counts == theta - 1))
     partial = dict(zip(bnd.tolist(), np.where(counts[bnd] == theta, a, 1.0 - a).tolist()))
@@ -150,7 +150,7 @@ def _task(job: tuple) -> tuple[list[dict], dict]:
     opt = mech.correct_probabilities
     # Pr[wrong answer], exact also where it is below 1e-16 (kept in log space, issue 10)
     wrong = np.exp(mech.log_prob[np.arange(n + 1), 1 - mech.true_values.astype(np.int64)])
-    cor2 = np.asarray(balanced_probability(dist, eps, delta))
+    cor2 = np.asarray(balanced_probability(dist, epsilon=eps, delta=delta))
     rr = np.full(n + 1, randomized_response_correct(eps))
     lap = laplace_threshold_correct(dist, eps)
     check = None

@@ -58,7 +58,7 @@ def _task(job):
     quirks = tuple(job[12]) if len(job) > 12 else ()
     s = _sampler(source, method, variant, weights, quirks)
     U = _sampler(source, method, variant, weights).U
-    ref = top_k_aggregate(U, k, objective_weights=weights)
+    ref = top_k_aggregate(U, k=k, objective_weights=weights)
     rows = []
     for run_ in range(runs):
         sel = s.sample(k=k, epsilon=eps, rng=np.random.default_rng([seed, di, mi, ei, run_]))

@@ -107,6 +107,7 @@ from ..apps import dpmoet
 from ..dampening import dampen
 from ..mechanisms import exponential
 from ..multiobjective import pareto_score, pareto_sensitivity
+from ..registry import get_mechanism, names
 from ..sensitivity import SensitivityFunction, constant, weighted_sum
 from ..trees import TreeSpace, crossover, mutate, prune, random_population
 from ..utilities.classification import rate_sensitivity
@@ -687,7 +688,10 @@ def moet_run(data: Any, table: Any, *, epsilon: float | None, approach: str, mec
     n_gen, rounds = (k, k + 1) if budget == "even" else (k - 1, k)
     eps_round = None if epsilon is None else epsilon / rounds
     space = TreeSpace.from_data(data)
-    local = mechanism == "local_dampening"
+    # the published code runs the exponential mechanism on the scores (global) or on their dampened values
+    spec = None if mechanism is None else get_mechanism(
+        mechanism, allowed=names(noise="gumbel", where=lambda m: m.score in ("utility", "dampened")))
+    local = spec is not None and spec.score == "dampened"
     n_records = int(table.n_pos + table.n_neg)
 
     def select(tp, tn, n_pick):

@@ -135,7 +135,7 @@ def _sampler(source: str, variant: str, method: str):
 def _references(source: str, variant: str, k: int):
     def make():
         U = _sampler(source, variant, "pareto-local").U
-        return U, top_k_pareto(U, k, tie_break="dominance"), top_k_pareto(U, k, tie_break="index")
+        return U, top_k_pareto(U, k=k, tie_break="dominance"), top_k_pareto(U, k=k, tie_break="index")
 
     return cached(("refs", source, variant, k), make)
 
@@ -175,7 +175,7 @@ def _quirk_setup(source: str, variant: str, method: str, quirks: tuple, k: int):
     def make():
         g = cached_graph(source)
         U = np.column_stack([g.degrees.astype(np.float64), egocentric_density(g, variant=variant)])
-        dom, index = top_k_pareto(U, k, tie_break="dominance"), top_k_pareto(U, k, tie_break="index")
+        dom, index = top_k_pareto(U, k=k, tie_break="dominance"), top_k_pareto(U, k=k, tie_break="index")
         refs: tuple[tuple[str, np.ndarray], ...]
         if "nodp-argsort" in quirks:   # C against the code's reference, and against ours for comparison
             refs = (("C", pc.topk_reference_argsort(U, k)), ("C-dominance-ties", dom), ("C-index-ties", index))

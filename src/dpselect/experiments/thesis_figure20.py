@@ -18,6 +18,7 @@ import time
 
 import numpy as np
 
+from .._compat import renamed_function
 from ..apps.influence_baselines import recall, top_k_ebc
 from ..apps.priv_topk import PRIV_TOPK_MECHANISMS, PrivTopkScores, prepare_priv_topk, priv_topk
 from ..datasets import PUBLIC_GRAPH_MAX_DEGREE
@@ -25,7 +26,7 @@ from ..graphs import GRAPH_DATASETS, Graph
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table, parse_int_list
 from .table2 import add_graph_argument, cached, cached_graph, graph_sources
 
-__all__ = ["NAME", "DESCRIPTION", "EPSILONS", "METHODS", "THESIS_TEXT", "public_max_degree", "setup",
+__all__ = ["NAME", "DESCRIPTION", "EPSILONS", "METHODS", "THESIS_TEXT", "public_max_degree", "published_max_degree", "setup",
     "REPRODUCTION", "add_arguments", "run"]
 
 NAME = "thesis-figure20"
@@ -39,7 +40,7 @@ THESIS_TEXT = ("EM and PF have low accuracy for low B (ΔEBC = 22,361,076.5 for 
                "All methods get worse as k grows.")
 
 
-def public_max_degree(label: str, args: argparse.Namespace | None = None) -> tuple[int, str]:
+def published_max_degree(label: str, args: argparse.Namespace | None = None) -> tuple[int, str]:
     """(D, where it comes from) for the graph ``label``: ``--max-degree`` if given, else the thesis' value."""
 
     given = getattr(args, "max_degree", None) if args is not None else None
@@ -54,9 +55,13 @@ def public_max_degree(label: str, args: argparse.Namespace | None = None) -> tup
                      f"{', '.join(f'{k} {v}' for k, v in PUBLIC_GRAPH_MAX_DEGREE.items())})")
 
 
+#: Deprecated name (the library's :func:`public_max_degree` is another function).
+public_max_degree = renamed_function(published_max_degree, "public_max_degree")
+
+
 def setup(label: str, graph: Graph, args: argparse.Namespace | None = None) -> PrivTopkScores:
     """EBC scores of ``graph`` with the public maximum-degree bound (no PrivacyLeakWarning)."""
-    D, _ = public_max_degree(label, args)
+    D, _ = published_max_degree(label, args)
     return prepare_priv_topk(graph, max_degree=D)
 
 
@@ -76,7 +81,7 @@ def _task(job):
 
     di, label, source, D, D_from, ki, k, mi, mech, ei, eps, seed, runs = job
     scores, secs = _scores(source, D)
-    ref = cached(("ebc-top", source, D, k), lambda: top_k_ebc(scores, k))
+    ref = cached(("ebc-top", source, D, k), lambda: top_k_ebc(scores, k=k))
     rows = []
     for run_ in range(runs):
         sel = priv_topk(scores, k=k, epsilon=eps, mechanism=mech, rng=np.random.default_rng([seed, di, ki, mi, ei, run_]))
@@ -100,7 +105,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _graphs(args) -> list:
     """(label, source, D, where D comes from): fails on a missing public bound before any work."""
-    return [(label, source, *public_max_degree(label, args)) for label, source in graph_sources(args)]
+    return [(label, source, *published_max_degree(label, args)) for label, source in graph_sources(args)]
 
 
 def _jobs(args, graphs) -> list:

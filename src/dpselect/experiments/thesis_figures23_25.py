@@ -16,14 +16,15 @@ import argparse
 
 import numpy as np
 
+from .._compat import renamed_function
 from ..apps.diffpid3 import diffpid3
 from ..datasets import PUBLIC_TABLE_SIZE
-from ..vocabulary import Mechanism
+from ..vocabulary import MechanismName
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table, parse_int_list
 from ._data import load_tabular
 
 __all__ = ["NAME", "DESCRIPTION", "EPSILONS", "DATASETS", "FIGURE", "METHODS", "MECH", "PAPER_TEXT",
-    "public_n_max", "REPRODUCTION", "add_arguments", "run"]
+    "public_n_max", "published_table_size", "REPRODUCTION", "add_arguments", "run"]
 
 NAME = "thesis-figures23-25"
 DESCRIPTION = "Thesis Figs. 23-25: 10-fold CV accuracy of Global/Local/ShiftedLocal DiffPID3, depth 2 and 5"
@@ -31,7 +32,7 @@ EPSILONS = (0.01, 0.05, 0.1, 0.5, 1.0, 2.0)
 DATASETS = ("nltcs", "acs", "adult")
 FIGURE = {"nltcs": 23, "acs": 24, "adult": 25}
 METHODS = ("global-diffpid3", "local-diffpid3", "shifted-local-diffpid3")
-MECH: dict[str, Mechanism] = {"global-diffpid3": "exponential", "local-diffpid3": "local_dampening",
+MECH: dict[str, MechanismName] = {"global-diffpid3": "exponential", "local-diffpid3": "local_dampening",
         "shifted-local-diffpid3": "shifted_local_dampening"}
 PAPER_TEXT = {
     "nltcs": "LocalDiffPID3 improves on GlobalDiffPID3 for almost every budget, up to 5%; ShiftedLocalDiffPID3 "
@@ -52,10 +53,14 @@ def _data(name):
     return _DATA[name]
 
 
-def public_n_max(name: str) -> int:
+def published_table_size(name: str) -> int:
     """The public bound N on table sizes for dataset ``name``: its published size (thesis Sec. 7.4)."""
 
     return PUBLIC_TABLE_SIZE[name]
+
+
+#: Deprecated name (the library's :func:`public_n_max` is another function).
+public_n_max = renamed_function(published_table_size, "public_n_max")
 
 
 def _task(job) -> list[dict]:
@@ -69,7 +74,7 @@ def _task(job) -> list[dict]:
     for depth in depths:
         for ei, eps in enumerate(epsilons):
             for mi, method in enumerate(METHODS):
-                tree = diffpid3(train, epsilon=eps, depth=depth, mechanism=MECH[method], bins=bins, n_max=public_n_max(name),
+                tree = diffpid3(train, epsilon=eps, depth=depth, mechanism=MECH[method], bins=bins, n_max=published_table_size(name),
                                 rng=np.random.default_rng([seed, di, rep, fold, depth, ei, mi]))
                 rows.append({"dataset": name, "method": method, "epsilon": eps, "run": rep * n_folds + fold,
                              "metric": "accuracy", "value": tree.accuracy(test), "depth": depth})
@@ -91,7 +96,7 @@ def _jobs(args, names) -> list:
 def _settings(res: Result) -> str:
     a = res.args
     return (f"depths {a.depths}, {a.bins} bins for numeric attributes, ε = total budget B (B/(2(d+1)) per level), "
-            f"ΔIG with N = the published dataset size ({', '.join(f'{n} {public_n_max(n):,}' for n in res.datasets)}; "
+            f"ΔIG with N = the published dataset size ({', '.join(f'{n} {published_table_size(n):,}' for n in res.datasets)}; "
             "thesis Sec. 7.4);")
 
 

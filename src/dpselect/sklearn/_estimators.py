@@ -13,11 +13,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..apps.diffpid3 import diffpid3
 from ..apps.dpmoet import DEFAULT_WEIGHTS, dp_moet
+from .._compat import deprecated_values, keyword_only
 from .._rng import check_rng
 from ..exceptions import warn_public_from_data
 from ..tabular import TabularData
 from ..trees import predict_many
-from ..vocabulary import Mechanism
+from ..vocabulary import MechanismName
 
 __all__ = ["DiffPID3Classifier", "DPMOETClassifier", "EXPECTED_FAILED_CHECKS"]
 
@@ -360,7 +361,9 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
     True
     """
 
-    def __init__(self, epsilon: float = 1.0, depth: int = 5, mechanism: Mechanism = "local_dampening", bins: int = 10,
+    @keyword_only("epsilon", "depth", "mechanism", "bins", "n_max", "feature_bounds", "categories", "classes",
+                  "random_state")
+    def __init__(self, *, epsilon: float = 1.0, depth: int = 5, mechanism: MechanismName = "local_dampening", bins: int = 10,
                  n_max: int | None = None, feature_bounds: Any = None, categories: Mapping | None = None,
                  classes: Sequence | None = None, random_state: Any = None) -> None:
         self.epsilon = epsilon
@@ -402,7 +405,7 @@ class DPMOETClassifier(_PublicSchemaClassifier):
     ----------
     epsilon : float, default 1.0
         Total privacy budget of the run.
-    approach : {"accuracy", "pareto", "agg"}, default "accuracy"
+    approach : {"accuracy", "pareto", "aggregate"}, default "accuracy"
         "accuracy": the count of correctly classified training records (sensitivity 1), what the
         classifier is scored by. The paper's "pareto" (PrivPareto on TPR, TNR) and "agg" (PrivAgg on
         w_TPR·TPR + w_TNR·TNR) select for the TPR/TNR trade-off, not for accuracy: "pareto" picks
@@ -415,10 +418,11 @@ class DPMOETClassifier(_PublicSchemaClassifier):
         Any selection mechanism or alias (EM, PF, RNM, LD, SLD). With "accuracy" a local mechanism
         has the exponential mechanism's law (the count's sensitivity is the constant 1).
     objective_weights : (w_TPR, w_TNR), default (3, 2)
-        For ``approach="agg"`` only.
+        For ``approach="aggregate"`` (alias "agg") only.
     population, selection, generations, depth, max_depth, output : int
         p, s, k, d, d_max, o of Alg. 1 (defaults: the paper's 30, 3, 3, 4, 10, 3).
-    budget : {"even", "paper-code"}
+    budget : {"even"}
+        "paper-code" (the published code's budget convention, a reproduction setting) is deprecated.
     feature_bounds, categories, classes, random_state
         As in :class:`DiffPID3Classifier` (the public encoding; no size bound is needed: TPR and TNR
         have global sensitivity 1).
@@ -462,7 +466,11 @@ class DPMOETClassifier(_PublicSchemaClassifier):
     ((2, 2), 1)
     """
 
-    def __init__(self, epsilon: float = 1.0, approach: str = "accuracy", mechanism: Mechanism = "local_dampening",
+    @deprecated_values("budget", {"paper-code": "the default budget='even' (the published code's budget "
+                                                "convention belongs to the reproductions: dp_moet(budget='paper-code'))"})
+    @keyword_only("epsilon", "approach", "mechanism", "objective_weights", "population", "selection", "generations",
+                  "depth", "max_depth", "output", "budget", "feature_bounds", "categories", "classes", "random_state")
+    def __init__(self, *, epsilon: float = 1.0, approach: str = "accuracy", mechanism: MechanismName = "local_dampening",
                  objective_weights: Sequence[float] = DEFAULT_WEIGHTS, population: int = 30, selection: int = 3,
                  generations: int = 3, depth: int = 4, max_depth: int = 10, output: int = 3, budget: str = "even",
                  feature_bounds: Any = None, categories: Mapping | None = None, classes: Sequence | None = None,

@@ -7,18 +7,18 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..mechanisms import local_dampening, shifted_local_dampening
 from ..multiobjective import priv_agg, priv_pareto
 from ..sensitivity import SensitivityFunction
 from ..utilities.classification import rate_sensitivity
-from ..vocabulary import LOCAL_MECHANISMS, Mechanism, check_mechanism
+from .._compat import old_call_form
+from ..registry import get_mechanism
+from ..typing import RngLike
+from ..vocabulary import APPROACHES, MechanismName, check_approach
 
 __all__ = ["select_model", "model_objectives", "OBJECTIVES", "APPROACHES"]
 
 #: The objectives :func:`select_model` knows, all rates of hits among records (maximised).
 OBJECTIVES = ("tpr", "tnr", "accuracy")
-#: PrivPareto on the objectives, or PrivAgg on their weighted sum.
-APPROACHES = ("pareto", "aggregate")
 
 
 def _objective_names(objectives: Any) -> list[str]:
@@ -210,11 +210,19 @@ def _predictions(estimators: Any, X: Any, predictions: Any) -> tuple[np.ndarray 
     return preds, labels
 
 
-def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None, X: ArrayLike | None, y: ArrayLike, *,
+def _placeholders(*args: Any, **kwargs: Any) -> bool:
+    """The deprecated ``select_model(None, None, y, predictions=...)``: placeholders for estimators and X."""
+    return len(args) == 3 and args[0] is None and args[1] is None and kwargs.get("predictions") is not None
+
+
+@old_call_form(_placeholders, lambda estimators, X, y, /, **kwargs: ((), {**kwargs, "y": y}),
+               old="select_model(None, None, y, predictions=...)", new="select_model(y=y, predictions=...)")
+def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None = None, X: ArrayLike | None = None,
+                 y: ArrayLike | None = None, *,
                  epsilon: float, objectives: Sequence[str] = ("tpr", "tnr"),
-                 approach: Literal["pareto", "aggregate"] = "pareto", mechanism: Mechanism | None = None,
+                 approach: Literal["pareto", "aggregate"] = "pareto", mechanism: MechanismName | None = None,
                  objective_weights: Sequence[float] | Mapping[str, float] | None = None, k: int | None = None,
-                 rng: Any = None, predictions: ArrayLike | None = None, pos_label: Any = None) -> Any:
+                 rng: RngLike = None, predictions: ArrayLike | None = None, pos_label: Any = None) -> Any:
     """Privately select the best of several already-fitted classifiers on a private validation set.
 
     Every model predicts the private records ``(X, y)``; its objectives (TPR, TNR, accuracy: rates of
@@ -230,9 +238,10 @@ def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None, X: ArrayL
     ----------
     estimators : sequence or mapping of fitted classifiers
         Anything with ``predict(X)``. A mapping ``name -> estimator`` makes the selection return names.
-        May be ``None`` when ``predictions`` are given.
+        Omitted when ``predictions`` are given: ``select_model(y=y, predictions=P, epsilon=...)``
+        (the placeholders of ``select_model(None, None, y, predictions=P, ...)`` are deprecated).
     X : array-like or DataFrame, shape (n_records, n_features)
-        The private validation features (``None`` when ``predictions`` are given).
+        The private validation features (omitted when ``predictions`` are given).
     y : array-like, shape (n_records,)
         The private validation labels.
     epsilon : float
@@ -241,6 +250,7 @@ def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None, X: ArrayL
         The objectives, in this order (the columns of PrivPareto / PrivAgg). One objective: the model
         with the largest value is selected by the chosen mechanism (``approach`` does not matter).
     approach : {"pareto", "aggregate"}
+        "agg" is an alias of "aggregate".
     mechanism : str, optional
         One of :data:`dpselect.vocabulary.MECHANISMS` or an alias (EM, PF, RNM, LD, SLD). Default
         "local_dampening".
@@ -277,7 +287,7 @@ def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None, X: ArrayL
     --------
     >>> y = [1, 1, 1, 0, 0, 0] * 50
     >>> preds = [[1, 1, 1, 0, 0, 0] * 50, [1, 1, 0, 0, 0, 1] * 50, [0, 0, 0, 1, 1, 1] * 50]
-    >>> select_model(None, None, y, predictions=preds, epsilon=1.0, rng=0)
+    >>> select_model(y=y, predictions=preds, epsilon=1.0, rng=0)
     0
     >>> from sklearn.dummy import DummyClassifier
     >>> X = [[0]] * 300
@@ -287,18 +297,17 @@ def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None, X: ArrayL
     'zeros'
     """
     names = _objective_names(objectives)
-    approach_key = str(approach).strip().lower()
-    if approach_key in ("agg", "aggregate"):
-        approach_key = "aggregate"
-    if approach_key not in APPROACHES:
-        raise ValueError(f"approach must be one of {', '.join(APPROACHES)}, got {approach!r}")
-    mech = "local_dampening" if mechanism is None else check_mechanism(mechanism)
+    if y is None:
+        raise TypeError("select_model() missing required argument: 'y' (the private validation labels)")
+    approach_key = check_approach(approach)
+    spec = get_mechanism("local_dampening" if mechanism is None else mechanism)
+    mech = spec.name
     P, labels = _predictions(estimators, X, predictions)
     U, sfs = model_objectives(y, P, names, pos_label=pos_label)
     n_models = U.shape[0]
     if n_models < 2:
         raise ValueError(f"select_model needs at least 2 models to choose from, got {n_models}")
-    sens: list[Any] = list(sfs) if mech in LOCAL_MECHANISMS else [1.0] * len(names)
+    sens: list[Any] = list(sfs) if spec.kind == "local" else [1.0] * len(names)
     if approach_key == "pareto" and len(names) > 1:
         if objective_weights is not None:
             raise ValueError("objective_weights apply to approach='aggregate' only")
@@ -335,10 +344,9 @@ def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None, X: ArrayL
             # the aggregate's sensitivity Σ|w_i|·1 (and the aggregate itself) must be a finite float
             raise ValueError(f"objective_weights must have a finite sum of absolute values (the aggregate's "
                              f"sensitivity Σ|w_i|), got {w.tolist()}; scale them down (only their ratios matter)")
-        if mech in LOCAL_MECHANISMS:
+        if spec.kind == "local":
             # PrivAgg (paper Def. 5.2): the local mechanism on U @ w with δ^agg (here elementwise, for speed)
-            select = local_dampening if mech == "local_dampening" else shifted_local_dampening
-            out = select(U @ w, epsilon=epsilon, sensitivity_function=_weighted_rates(w, sfs), k=k, rng=rng)
+            out = spec.select(U @ w, epsilon=epsilon, sensitivity=_weighted_rates(w, sfs), k=k, rng=rng)
         else:
             out = priv_agg(U, w, epsilon=epsilon, sensitivities=sens, mechanism=mech, k=k, rng=rng)
     if labels is None:

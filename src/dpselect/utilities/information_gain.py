@@ -41,6 +41,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .._compat import renamed_function
 from .._validation import check_int
 from ..exceptions import warn_public_from_data
 from ..sensitivity import SensitivityFunction
@@ -49,6 +50,7 @@ __all__ = [
     "information_gain",
     "ig_global_sensitivity",
     "ig_element_local_sensitivity",
+    "ig_sensitivity",
     "ig_sensitivity_function",
     "ig_count_tables",
     "candidates_reference",
@@ -132,7 +134,7 @@ class IGTables:
     """Count tables τ_jc of several attributes, flattened for vectorised evaluation.
 
     Attributes are the candidates. Used by :func:`information_gain`, :func:`ig_element_local_sensitivity`,
-    :func:`ig_sensitivity_function` and :func:`ig_shift_with_error`; build it once to evaluate several
+    :func:`ig_sensitivity` and :func:`ig_shift_with_error`; build it once to evaluate several
     distances without re-flattening.
 
     Parameters
@@ -318,7 +320,7 @@ def information_gain(tables: Sequence[np.ndarray]) -> np.ndarray:
     """IG(T, A) = −Σ_j Σ_c τ_jc·log2(τ_jc/τ_j) (thesis Eq. 7.2) of every attribute's count table.
 
     The utility DiffPID3 selects split attributes with (candidates = attributes); global sensitivity
-    :func:`ig_global_sensitivity`, admissible sensitivity function :func:`ig_sensitivity_function`
+    :func:`ig_global_sensitivity`, admissible sensitivity function :func:`ig_sensitivity`
     (add/remove one record).
 
     Parameters
@@ -411,7 +413,7 @@ def public_n_max(n_records: int, n_max: int | None, where: str, *, stacklevel: i
     return n
 
 
-def ig_sensitivity_function(tables: "Sequence[np.ndarray] | IGTables", n_max: int | None = None) -> SensitivityFunction:
+def ig_sensitivity(tables: "Sequence[np.ndarray] | IGTables", n_max: int | None = None) -> SensitivityFunction:
     """The admissible sensitivity function of IG (candidates = attributes) for local dampening.
 
     Parameters
@@ -442,12 +444,12 @@ def ig_sensitivity_function(tables: "Sequence[np.ndarray] | IGTables", n_max: in
 
     Examples
     --------
-    >>> sf = ig_sensitivity_function([np.array([[30, 10], [5, 55]])], n_max=1000)
+    >>> sf = ig_sensitivity([np.array([[30, 10], [5, 55]])], n_max=1000)
     >>> sf(0).round(4).tolist(), round(sf.global_sensitivity, 4)
     ([3.7279], 11.4099)
     """
     it = tables if isinstance(tables, IGTables) else IGTables(tables)
-    n = public_n_max(it.n_records, n_max, "ig_sensitivity_function")
+    n = public_n_max(it.n_records, n_max, "ig_sensitivity")
 
     def delta(t, candidates=None):
         if candidates is not None and np.ndim(t) > 0:   # elementwise: δ(T, t[i], candidates[i])
@@ -457,6 +459,10 @@ def ig_sensitivity_function(tables: "Sequence[np.ndarray] | IGTables", n_max: in
     # bounded at N (thesis Def. 3.2.2): δ = ΔIG from distance N on, as SensitivityFunction.bounded(N) does
     return SensitivityFunction(delta, ig_global_sensitivity(n), n_candidates=it.n_attributes,
                                saturation_distance=n, name="bounded(ig_local)", elementwise=True)
+
+
+#: Deprecated name of :func:`ig_sensitivity` (named like the other ``<utility>_sensitivity``).
+ig_sensitivity_function = renamed_function(ig_sensitivity, "ig_sensitivity_function")
 
 
 def _chunks(start: int, stop: int, first: int = 1024, most: int = 8192):
@@ -474,7 +480,7 @@ _U = 2.0 ** -53   # unit roundoff of float64
 def ig_shift_with_error(tables: IGTables, n_max: int) -> tuple[np.ndarray, np.ndarray]:
     """``(G, err)``: the shift G_A = Σ_t (ΔIG − δ(T, t, A)) of every attribute, and a rigorous bound
     err >= |G − G_exact| with G_exact the value :func:`dpselect.dampening.shift_total_exact` gives for
-    :func:`ig_sensitivity_function` (the sum in exact rational arithmetic of the float δ values, sticky
+    :func:`ig_sensitivity` (the sum in exact rational arithmetic of the float δ values, sticky
     saturation at ΔIG).
 
     Parameters

@@ -129,6 +129,7 @@ __all__ = [
     "interval_median_sensitivity",
     "MedianIntervals",
     "grouped_database",
+    "GroupedDatabase",
     "median_utility",
     "median_sensitivity",
     "grouped_median_utility",
@@ -264,7 +265,7 @@ def group_values(sorted_values: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
 # ---------------------------------------------------------------------------------------------
 # the grouped database and its element local sensitivity
 # ---------------------------------------------------------------------------------------------
-class _GroupedMedian:
+class GroupedDatabase:
     """A sorted database stored as distinct values and counts, with δ(x, t, ·) per distinct value.
 
     What :func:`grouped_database` returns: the form every median utility here is computed on (memory
@@ -474,14 +475,17 @@ class _GroupedMedian:
         return np.broadcast_to(out, a.shape).astype(np.float64, copy=True)
 
 
-def _grouped(values, counts, bound) -> _GroupedMedian:
+_GroupedMedian = GroupedDatabase  # its former private name (apps.median imports it)
+
+
+def _grouped(values, counts, bound) -> GroupedDatabase:
     bound = check_positive(bound, "bound")
     vals = check_median_values(values, bound, name="values", require_sorted=True)
     c = _check_counts(counts, vals.shape[0])
     if vals.size > 1 and np.any(vals[1:] == vals[:-1]):
         i = int(np.flatnonzero(vals[1:] == vals[:-1])[0])
         raise ValueError(f"values must be distinct when counts are given: values[{i}] = values[{i + 1}] = {vals[i]!r}")
-    return _GroupedMedian(vals, c, bound)
+    return GroupedDatabase(vals, c, bound)
 
 
 def grouped_median_utility(values: ArrayLike, counts: ArrayLike) -> np.ndarray:
@@ -511,7 +515,7 @@ def grouped_median_utility(values: ArrayLike, counts: ArrayLike) -> np.ndarray:
     """
     vals = check_median_values(values, name="values", require_sorted=True)
     c = _check_counts(counts, vals.shape[0])
-    g = _GroupedMedian(vals, c, max(float(vals[-1]), 1.0))
+    g = GroupedDatabase(vals, c, max(float(vals[-1]), 1.0))
     return g.utilities()
 
 
@@ -591,7 +595,7 @@ class MedianIntervals(NamedTuple):
     bound: float
 
 
-def grouped_database(values: ArrayLike, bound: float, counts: ArrayLike | None = None) -> _GroupedMedian:
+def grouped_database(values: ArrayLike, bound: float, counts: ArrayLike | None = None) -> GroupedDatabase:
     """The database as distinct sorted values with counts (checks ``values`` in [0, bound], ``counts`` > 0).
 
     Parameters
@@ -627,7 +631,7 @@ def grouped_database(values: ArrayLike, bound: float, counts: ArrayLike | None =
         x = np.sort(x, kind="stable")
         starts = np.concatenate(([0], np.flatnonzero(x[1:] != x[:-1]) + 1))
         c = np.diff(np.concatenate((starts, [x.size]))).astype(np.int64)
-        return _GroupedMedian(x[starts], c, bound)
+        return GroupedDatabase(x[starts], c, bound)
     c = _check_counts(counts, x.shape[0])
     order = np.argsort(x, kind="stable")
     x, c = x[order], c[order]
@@ -635,7 +639,7 @@ def grouped_database(values: ArrayLike, bound: float, counts: ArrayLike | None =
         starts = np.concatenate(([0], np.flatnonzero(x[1:] != x[:-1]) + 1))
         c = np.add.reduceat(c, starts)
         x = x[starts]
-    return _GroupedMedian(x, c, bound)
+    return GroupedDatabase(x, c, bound)
 
 
 def median_intervals(values: ArrayLike, bound: float, *, counts: ArrayLike | None = None) -> MedianIntervals:
@@ -780,7 +784,7 @@ def median_sensitivity(sorted_values: Sequence[float] | np.ndarray, bound: float
     bound = check_positive(bound, "bound")
     x = check_median_values(sorted_values, bound, name="sorted_values", require_sorted=True)
     vals, counts = group_values(x)
-    g = _GroupedMedian(vals, counts, bound)
+    g = GroupedDatabase(vals, counts, bound)
     group_of = np.repeat(np.arange(vals.shape[0], dtype=np.int64), counts)
 
     def delta(t, candidates=None):

@@ -1,0 +1,426 @@
+"""The mechanism registry: a selection mechanism is a value (issue 23, item 1).
+
+Every single-objective selection mechanism of dpselect is one frozen :class:`Mechanism` in one registry,
+:data:`MECHANISMS` (also ``dpselect.MECHANISMS``, a read-only mapping canonical name -> spec).
+:func:`get_mechanism` resolves a name or an alias (EM, PF, RNM, LD, SLD; any case) to its spec. A spec
+knows how to select (:meth:`Mechanism.select`), its exact k = 1 law (:meth:`Mechanism.probabilities`) and the
+privacy guarantee it gives, as a value (:meth:`Mechanism.privacy`, what an accountant charges). Applications
+ask the registry instead of comparing names: their mechanism subsets are queries (:func:`names`) on the
+capability fields (``kind``, ``noises``, ``score``, ``options``).
+
+Guarantees (checked against the proofs and by exact audits in ``tests/test_contract.py``):
+
+* exponential mechanism, report-noisy-max with Gumbel noise: ε-**bounded range** (ε-BR). The log-ratio of
+  the output probabilities between neighbours is ε·(u_x(r) − u_y(r))/(2Δ) (or /Δ if ``monotonic``) plus a
+  constant (the normalisers), and the first term ranges over an interval of width ≤ ε: [−ε/2, ε/2], or
+  [0, ε] (one side) when all utilities move in the same direction (``monotonic=True``). So ε-BR, hence
+  ε-DP and ε²/8-zCDP.
+* local dampening: ε-BR. Its proof (thesis Thm 3.5.1) is the exponential mechanism's on the dampened
+  utility D, whose change between neighbours is at most 1 for every candidate when δ is admissible
+  (thesis Lemma 3.3.1); the same argument as above gives a log-ratio range of width ≤ ε.
+* shifted local dampening: ε-BR. For every shift s it is local dampening on u + s (same δ, still
+  admissible), ε-BR for each s; its law is the limit s → ±∞ (thesis Lemma 4.3.1 / Cor. 4.3.1: reached at a
+  finite s0), and a pointwise limit of log-ratios of range width ≤ ε has range width ≤ ε.
+* permute-and-flip (exponential-noise report-noisy-max) and Laplace report-noisy-max: pure ε-DP, **not**
+  ε-BR (in :func:`dpselect.audit.exact_dp_audit`'s example the log-ratio of permute-and-flip spans 1.39 at
+  ε = 1, and 1.54 on the contract test's pairs; claiming ε²/8-zCDP for it was opendp#2911).
+
+Neighbour model: a guarantee holds for the neighbour model under which the sensitivity given to the
+mechanism is valid. Global mechanisms: every neighbouring pair (x, y) of the data's model has
+|u(x, r) − u(y, r)| ≤ Δ for every candidate r (and, with ``monotonic=True``, all u(x, r) − u(y, r) of one
+sign). Local mechanisms: the sensitivity function is admissible for u under that model (thesis Def. 3.2.3:
+add/remove one record for the tabular utilities, one edge for the graph ones; see each utility's docs).
+Each spec says so in its ``neighbour_model`` field.
+
+k > 1 (k picks on the remaining candidates, ε/k each): :meth:`Mechanism.privacy` with ``k=`` returns the
+composition value valid for this *adaptive* sequence (the candidate set of each pick depends on earlier
+picks; the per-pick ε0 = ε/k is fixed in advance): ``PureDPComposition(ε0, k)`` (the optimal composition of
+Kairouz et al., valid for adaptively chosen ε0-DP mechanisms) for pure-DP mechanisms and
+``AdaptiveBoundedRangeComposition(ε0, k)`` for bounded-range ones. Both certify ε at δ = 0 (basic
+composition) and less at δ > 0. ε0 is ε/k rounded up (the samplers use the exact rational ε/k).
+
+Adding a mechanism is one :func:`register` call with its spec (see ``docs/architecture.md``, "Where new
+things go"). :func:`unregister` removes one (for tests).
+
+>>> import dpselect
+>>> em = dpselect.get_mechanism("EM")
+>>> em.name, em.kind, em.privacy(1.0)
+('exponential', 'global', BoundedRange(epsilon=1.0))
+>>> dpselect.get_mechanism("rnm").privacy(1.0, noise="gumbel")
+BoundedRange(epsilon=1.0)
+>>> dpselect.get_mechanism("pf").privacy(1.0)
+PureDP(epsilon=1.0)
+>>> names(kind="local")
+('local_dampening', 'shifted_local_dampening')
+"""
+from __future__ import annotations
+
+import inspect
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable, Literal, Mapping
+
+import numpy as np
+
+from . import mechanisms as _m
+from . import vocabulary as _voc
+from ._validation import check_choice, check_int, check_positive, short_repr
+from .accounting.composition import AdaptiveBoundedRangeComposition, PureDPComposition
+from .accounting.guarantees import BoundedRange, Guarantee, PureDP
+from .dampening import DEFAULT_MAX_STEPS, dampen_with_error, shift_totals_with_error
+from .sampling import NOISES
+
+__all__ = ["Mechanism", "MECHANISMS", "get_mechanism", "names", "register", "unregister", "KINDS", "SCORES"]
+
+#: ``Mechanism.kind``: a number Δu as sensitivity ("global") or a SensitivityFunction ("local").
+KINDS = ("global", "local")
+#: ``Mechanism.score``: what the noisy max runs on. "utility": u itself (global mechanisms); "dampened":
+#: the dampened utility D(x, r) (local dampening; D can be computed once and cached across draws);
+#: "shifted": u ∓ G_r (shifted local dampening; the shifts G can be cached across draws).
+SCORES = ("utility", "dampened", "shifted")
+
+#: Options every selector takes (besides utilities, epsilon and the sensitivity).
+COMMON_OPTIONS = ("k", "rng", "size", "base_measure", "exact")
+_NOT_OPTIONS = ("utilities", "epsilon", "sensitivity", "sensitivity_function", "weights")
+
+#: The per-pick guarantee of a noisy max, by noise family: Gumbel noise (the exponential mechanism on its
+#: score) is ε-bounded-range; exponential noise (permute-and-flip) and Laplace noise are pure ε-DP only.
+_GUARANTEE_BY_NOISE: dict[str, "type[PureDP] | type[BoundedRange]"] = {"gumbel": BoundedRange, "exponential": PureDP, "laplace": PureDP}
+
+_GLOBAL_MODEL = ("any neighbour model under which `sensitivity` (Δu) bounds |u(x, r) − u(y, r)| for every "
+                 "candidate r (with monotonic=True: all differences also of one sign)")
+_LOCAL_MODEL = ("the neighbour model for which the sensitivity function is admissible for u (thesis Def. 3.2.3; "
+                "add/remove one record for tabular utilities, one edge for graph utilities)")
+
+
+def _per_pick(epsilon: float, k: int) -> float:
+    """ε/k rounded up: the claimed per-pick ε0 is never below the exact ε/k the samplers use."""
+    e0 = epsilon / k
+    while Fraction(e0) * k < Fraction(epsilon):
+        e0 = math.nextafter(e0, math.inf)
+    return e0
+
+
+@dataclass(frozen=True)
+class Mechanism:
+    """One selection mechanism as a value: its names, how it selects, its exact law and its guarantee.
+
+    Parameters
+    ----------
+    name : str
+        Canonical name (lower case, ``snake_case``); the key in :data:`MECHANISMS`.
+    kind : {"global", "local"}
+        "global": the sensitivity is a number Δu; "local": a :class:`~dpselect.SensitivityFunction`.
+    selector : callable
+        ``selector(utilities, *, epsilon, sensitivity | sensitivity_function, k=None, rng=None, size=None,
+        base_measure=None, exact=True, **options)`` with dpselect's return convention
+        (:func:`dpselect.vocabulary.selection_result`).
+    probability_fn : callable
+        ``probability_fn(utilities, *, epsilon, sensitivity | sensitivity_function, base_measure=None,
+        **options)``: the exact law of one pick.
+    aliases : tuple of str
+        Short names, lower case (matched case-insensitively).
+    noises : tuple of str
+        The noise families of the noisy max the mechanism is (one of :data:`dpselect.sampling.NOISES`); the
+        first is the default. More than one: selectable by the option ``noise=`` (report-noisy-max). The
+        noise decides how ``base_measure`` is read (Gumbel: any w > 0; exponential, Laplace: whole numbers
+        of copies) and the per-pick guarantee (Gumbel: ε-bounded range; others: pure ε-DP).
+    score : {"utility", "dampened", "shifted"}
+        What the noisy max runs on (see :data:`SCORES`); "dampened" and "shifted" can be cached across draws
+        with :meth:`prepare` and :meth:`select_prepared`.
+    options : tuple of str
+        Keyword options beyond :data:`COMMON_OPTIONS` (``monotonic``, ``noise``, ``direction``, ``max_steps``).
+    neighbour_model : str
+        Under which neighbour model the guarantee holds.
+    description : str
+        One line for listings and error messages.
+    guarantee : type, optional
+        The per-pick guarantee class (``PureDP`` or ``BoundedRange``) when it does not follow from the noise.
+    prepare_fn, select_prepared_fn : callable, optional
+        Local mechanisms whose scores can be cached: ``prepare_fn(utilities, sensitivity_function,
+        max_steps=...) -> cache`` and ``select_prepared_fn(utilities, sensitivity_function, cache, epsilon, k,
+        rng, **options)`` (the same law as :meth:`select`, with the same random bits).
+    """
+
+    name: str
+    kind: Literal["global", "local"]
+    selector: Callable[..., Any] = field(repr=False, compare=False)
+    probability_fn: Callable[..., Any] = field(repr=False, compare=False)
+    aliases: tuple[str, ...] = ()
+    noises: tuple[str, ...] = ("gumbel",)
+    score: Literal["utility", "dampened", "shifted"] = "utility"
+    options: tuple[str, ...] = ()
+    neighbour_model: str = field(default="", repr=False)
+    description: str = field(default="", repr=False)
+    guarantee: "type[PureDP] | type[BoundedRange] | None" = field(default=None, repr=False)
+    prepare_fn: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
+    select_prepared_fn: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name or self.name != self.name.strip().lower():
+            raise ValueError(f"name must be a non-empty lower-case string, got {self.name!r}")
+        check_choice(self.kind, "kind", KINDS)
+        check_choice(self.score, "score", SCORES)
+        for what, fn in (("selector", self.selector), ("probability_fn", self.probability_fn)):
+            if not callable(fn):
+                raise TypeError(f"{what} must be callable, got {short_repr(fn)}")
+        object.__setattr__(self, "aliases", tuple(a.strip().lower() for a in self.aliases))
+        if not self.noises or any(n not in NOISES for n in self.noises):
+            raise ValueError(f"noises must be a non-empty tuple of {', '.join(NOISES)}, got {self.noises!r}")
+        if self.guarantee not in (None, PureDP, BoundedRange):
+            raise ValueError(f"guarantee must be PureDP or BoundedRange (or None: from the noise), got {self.guarantee!r}")
+        if (self.prepare_fn is None) != (self.select_prepared_fn is None):
+            raise ValueError("prepare_fn and select_prepared_fn go together (both or neither)")
+        object.__setattr__(self, "options", tuple(self.options))
+
+    # -- capabilities --------------------------------------------------------------------------------
+    @property
+    def noise(self) -> str:
+        """The default noise family."""
+        return self.noises[0]
+
+    @property
+    def cacheable(self) -> bool:
+        """Whether the scores (D or G) can be computed once and reused across draws (:meth:`prepare`)."""
+        return self.prepare_fn is not None
+
+    @property
+    def sensitivity_keyword(self) -> str:
+        """The selector's keyword for the sensitivity: ``sensitivity`` (global) or ``sensitivity_function``."""
+        return "sensitivity" if self.kind == "global" else "sensitivity_function"
+
+    def accepts(self, option: str) -> bool:
+        """Whether ``option`` is one of the selector's keyword options."""
+        return option in COMMON_OPTIONS or option in self.options
+
+    # -- selection -----------------------------------------------------------------------------------
+    def select(self, utilities: Any, *, epsilon: float, sensitivity: Any, **options: Any) -> Any:
+        """Select with this mechanism: ``sensitivity`` is Δu (global) or a SensitivityFunction (local).
+
+        ``options``: :data:`COMMON_OPTIONS` and :attr:`options` (others are a ``TypeError`` naming them).
+        Returns as every selector: an ``int`` with ``k`` omitted, an int64 array for any int ``k``.
+
+        >>> get_mechanism("EM").select([1.0, 9.0, 2.0], epsilon=50.0, sensitivity=1.0, rng=0)
+        1
+        """
+        self._check_options(options, probabilities=False)
+        return self.selector(utilities, epsilon=epsilon, **{self.sensitivity_keyword: sensitivity}, **options)
+
+    def probabilities(self, utilities: Any, *, epsilon: float, sensitivity: Any, **options: Any) -> np.ndarray:
+        """The exact law of one pick (k = 1) as a float64 array (``base_measure`` and :attr:`options` apply;
+        ``exact`` is accepted and ignored: the law is the same).
+
+        >>> get_mechanism("EM").probabilities([0.0, 2 * np.log(3.0)], epsilon=1.0, sensitivity=1.0).tolist()
+        [0.25, 0.75]
+        """
+        self._check_options(options, probabilities=True)
+        options.pop("exact", None)
+        return self.probability_fn(utilities, epsilon=epsilon, **{self.sensitivity_keyword: sensitivity}, **options)
+
+    def prepare(self, utilities: np.ndarray, sensitivity_function: Any, *, max_steps: int = DEFAULT_MAX_STEPS) -> Any:
+        """The cacheable scores of a local mechanism (``(D, D_err)`` or ``(G, G_err)``), for
+        :meth:`select_prepared`; ``TypeError`` for a mechanism without them (:attr:`cacheable`)."""
+        if self.prepare_fn is None:
+            raise TypeError(f"mechanism {self.name!r} has no cacheable scores (cacheable is False)")
+        return self.prepare_fn(np.asarray(utilities, dtype=np.float64), sensitivity_function, max_steps=max_steps)
+
+    def select_prepared(self, utilities: np.ndarray, sensitivity_function: Any, cache: Any, *, epsilon: float,
+                        k: int = 1, rng: Any = None, **options: Any) -> Any:
+        """:meth:`select` on scores from :meth:`prepare` (or the same pair computed another way): the same law
+        and random bits, without recomputing them. Returns an ``int`` for k = 1, else an int64 array."""
+        if self.select_prepared_fn is None:
+            raise TypeError(f"mechanism {self.name!r} has no cacheable scores (cacheable is False)")
+        self._check_options(options, probabilities=False)
+        extra = {key: v for key, v in options.items() if key in ("direction", "max_steps", "size")}
+        if "base_measure" in options:
+            extra["weights"] = options["base_measure"]
+        return self.select_prepared_fn(utilities, sensitivity_function, cache[0], cache[1], epsilon, k, rng, **extra)
+
+    # -- privacy -------------------------------------------------------------------------------------
+    def privacy(self, epsilon: float, *, k: int | None = None, **options: Any) -> Guarantee:
+        """The guarantee of one call with budget ``epsilon`` (and these options), as a value.
+
+        One pick: ``PureDP(ε)`` or ``BoundedRange(ε)`` (see the module docstring; ``noise=`` decides it for
+        report-noisy-max). ``k`` picks (ε/k each, on the remaining candidates): the adaptive composition
+        value of the k picks, ``PureDPComposition(ε/k, k)`` or ``AdaptiveBoundedRangeComposition(ε/k, k)``
+        (ε at δ = 0, less at δ > 0). Options that do not change the guarantee (``rng``, ``base_measure``,
+        ``monotonic``, ...) are accepted and ignored; unknown ones are a ``TypeError``. Valid under
+        :attr:`neighbour_model`.
+
+        >>> get_mechanism("EM").privacy(1.0, k=2)
+        AdaptiveBoundedRangeComposition(epsilon0=0.5, k=2, resolution=...)
+        """
+        eps = check_positive(epsilon, "epsilon")
+        self._check_options(options, probabilities=False)
+        cls = self._guarantee_class(options.get("noise"))
+        if k is None or check_int(k, "k", minimum=1) == 1:
+            return cls(eps)
+        e0 = _per_pick(eps, k)
+        return AdaptiveBoundedRangeComposition(e0, k) if cls is BoundedRange else PureDPComposition(e0, k)
+
+    def bounded_range(self, **options: Any) -> bool:
+        """Whether one pick is ε-bounded-range (else pure ε-DP only) with these options."""
+        self._check_options(options, probabilities=False)
+        return self._guarantee_class(options.get("noise")) is BoundedRange
+
+    def _guarantee_class(self, noise: Any) -> "type[PureDP] | type[BoundedRange]":
+        if self.guarantee is not None:
+            return self.guarantee
+        if noise is None:
+            return _GUARANTEE_BY_NOISE[self.noise]
+        return _GUARANTEE_BY_NOISE[check_choice(noise, "noise", self.noises)]
+
+    def _check_options(self, options: Mapping[str, Any], *, probabilities: bool) -> None:
+        for key in options:
+            if key in _NOT_OPTIONS:
+                raise TypeError(f"{key!r} is not an option of mechanism {self.name!r}: pass utilities, epsilon= "
+                                "and sensitivity= as the arguments of select/probabilities")
+            if probabilities and key in ("k", "rng", "size"):
+                raise TypeError(f"probabilities gives the law of one pick: {key}= is not an option there")
+            if not self.accepts(key):
+                allowed = ", ".join(COMMON_OPTIONS + self.options)
+                raise TypeError(f"mechanism {self.name!r} takes the options {allowed}, got unexpected option {key!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# the registry
+# ---------------------------------------------------------------------------------------------
+#: canonical name -> Mechanism, in registration order (the one store: vocabulary's views read it).
+_REGISTRY: dict[str, Mechanism] = _voc._MECHANISM_TABLE
+_ALIASES: dict[str, str] = _voc._ALIAS_TABLE
+#: Read-only mapping canonical name -> :class:`Mechanism` of every registered mechanism (``dpselect.MECHANISMS``;
+#: the same object as :data:`dpselect.vocabulary.MECHANISMS`). Iterating gives the names, ``in`` tests a name.
+MECHANISMS: Mapping[str, Mechanism] = _voc.MECHANISMS
+
+
+def register(spec: Mechanism, *, replace: bool = False) -> Mechanism:
+    """Add ``spec`` to the registry (``dpselect.MECHANISMS``); returns it.
+
+    Its name and aliases must be new (``ValueError`` otherwise) unless ``replace=True`` replaces a spec of the
+    same name. From then on :func:`get_mechanism`, :func:`names` and every function taking ``mechanism=``
+    (through :func:`dpselect.vocabulary.check_mechanism`) know it.
+    """
+    if not isinstance(spec, Mechanism):
+        raise TypeError(f"spec must be a dpselect.registry.Mechanism, got {short_repr(spec)}")
+    if spec.name in _REGISTRY and not replace:
+        raise ValueError(f"a mechanism named {spec.name!r} is already registered (pass replace=True to replace it)")
+    for key in (spec.name,) + spec.aliases:
+        owner = _ALIASES.get(key, key if key in _REGISTRY else None)
+        if owner is not None and owner != spec.name:
+            raise ValueError(f"{key!r} already names the mechanism {owner!r}")
+    if spec.name in _REGISTRY:
+        unregister(spec.name)
+    _REGISTRY[spec.name] = spec
+    for a in spec.aliases:
+        _ALIASES[a] = spec.name
+    return spec
+
+
+def unregister(name: str) -> Mechanism:
+    """Remove the mechanism ``name`` (canonical or alias) and its aliases; returns its spec."""
+    spec = get_mechanism(name)
+    del _REGISTRY[spec.name]
+    for a in spec.aliases:
+        _ALIASES.pop(a, None)
+    return spec
+
+
+def get_mechanism(name_or_alias: "str | Mechanism", *, allowed: Any = None, name: str = "mechanism") -> Mechanism:
+    """The registered :class:`Mechanism` of a canonical name or an alias (any case); a spec is returned as is.
+
+    ``allowed`` (optional): the canonical names accepted here (an application's subset); anything else is a
+    ``ValueError`` naming ``name``, the value and the accepted names.
+
+    >>> get_mechanism("sld").name
+    'shifted_local_dampening'
+    """
+    if isinstance(name_or_alias, Mechanism):
+        spec = name_or_alias
+        if allowed is not None and spec.name not in tuple(allowed):
+            _voc.check_mechanism(spec.name, name, allowed)   # raises with the message of the names
+        return spec
+    return _REGISTRY[_voc.check_mechanism(name_or_alias, name, allowed)]
+
+
+def names(kind: str | None = None, *, where: Callable[[Mechanism], bool] | None = None, **capabilities: Any
+          ) -> tuple[str, ...]:
+    """Canonical names of the registered mechanisms with these capabilities, in registration order.
+
+    ``kind`` and ``capabilities`` compare a field or property for equality (``noise="gumbel"``,
+    ``score="dampened"``, ``cacheable=True``); ``where`` is any predicate on the spec.
+
+    >>> names(noise="gumbel")
+    ('exponential', 'local_dampening', 'shifted_local_dampening')
+    """
+    if kind is not None:
+        capabilities["kind"] = check_choice(kind, "kind", KINDS)
+    out = []
+    for spec in _REGISTRY.values():
+        try:
+            ok = all(getattr(spec, key) == value for key, value in capabilities.items())
+        except AttributeError as exc:
+            raise TypeError(f"names() got an unknown capability: {exc}") from None
+        if ok and (where is None or where(spec)):
+            out.append(spec.name)
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# the built-in mechanisms (one entry each)
+# ---------------------------------------------------------------------------------------------
+def _late(attr: str) -> Callable[..., Any]:
+    """``dpselect.mechanisms.<attr>``, looked up at each call (so that a patched module attribute, e.g. a test's
+    spy, is what the registry calls); ``inspect.signature`` sees the function's own signature."""
+    target = getattr(_m, attr)
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(_m, attr)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = attr
+    call.__doc__ = target.__doc__
+    call.__wrapped__ = target  # type: ignore[attr-defined]
+    return call
+
+
+def _prepare_dampened(u: np.ndarray, sf: Any, *, max_steps: int = DEFAULT_MAX_STEPS) -> tuple:
+    return dampen_with_error(u, sf, max_steps=max_steps)
+
+
+def _prepare_shifted(u: np.ndarray, sf: Any, *, max_steps: int = DEFAULT_MAX_STEPS) -> tuple:
+    return shift_totals_with_error(sf, u.shape[0], max_steps=max_steps)
+
+
+register(Mechanism(
+    "exponential", "global", _late("exponential"), _late("exponential_probabilities"), aliases=("em",), noises=("gumbel",),
+    options=("monotonic",), neighbour_model=_GLOBAL_MODEL,
+    description="exponential mechanism (McSherry & Talwar): P(r) ∝ exp(ε·u(r)/(2Δu))"))
+register(Mechanism(
+    "permute_and_flip", "global", _late("permute_and_flip"), _late("permute_and_flip_probabilities"), aliases=("pf",),
+    noises=("exponential",), options=("monotonic",), neighbour_model=_GLOBAL_MODEL,
+    description="permute-and-flip (McKenna & Sheldon) = report-noisy-max with exponential noise"))
+register(Mechanism(
+    "report_noisy_max", "global", _late("report_noisy_max"), _late("report_noisy_max_probabilities"), aliases=("rnm",),
+    noises=("laplace", "gumbel", "exponential"), options=("noise", "monotonic"), neighbour_model=_GLOBAL_MODEL,
+    description="report-noisy-max with Laplace (default), Gumbel or exponential noise of scale 2Δu/ε"))
+register(Mechanism(
+    "local_dampening", "local", _late("local_dampening"), _late("local_dampening_probabilities"), aliases=("ld",),
+    noises=("gumbel",), score="dampened", options=("max_steps",), neighbour_model=_LOCAL_MODEL,
+    description="local dampening (thesis Def. 3.4.1): P(r) ∝ exp(ε·D(x, r)/2)",
+    prepare_fn=_prepare_dampened, select_prepared_fn=_late("dampened_select")))
+register(Mechanism(
+    "shifted_local_dampening", "local", _late("shifted_local_dampening"), _late("shifted_local_dampening_probabilities"),
+    aliases=("sld",), noises=("gumbel",), score="shifted", options=("direction", "max_steps"),
+    neighbour_model=_LOCAL_MODEL + "; δ must also be bounded (saturation_distance)",
+    description="shifted local dampening (thesis Ch. 4), closed form: P(r) ∝ exp(ε·(u(r) ∓ G_r)/(2Δ))",
+    prepare_fn=_prepare_shifted, select_prepared_fn=_late("shifted_select")))
+
+#: The names of the built-in mechanisms (what :data:`dpselect.vocabulary.MechanismName` spells).
+BUILTIN = tuple(_REGISTRY)
+
+
+def _signature_options(spec: Mechanism) -> tuple[str, ...]:
+    """The selector's keyword parameters beyond the data, ε and the sensitivity (for tests)."""
+    params = inspect.signature(spec.selector).parameters
+    return tuple(p for p in params if p not in _NOT_OPTIONS)
+

@@ -1,0 +1,249 @@
+"""The mechanism registry (issue 23, item 1): a mechanism is a value.
+
+The contract every registered mechanism meets is in ``tests/test_contract.py``
+(``check_registered_contract``); here: lookups, the read-only mapping, the guarantees as values, the
+capability queries the applications use, the Literal of names, and the recipe for adding a mechanism
+(a toy one registered, used by the contract and by applications, then removed).
+"""
+from __future__ import annotations
+
+import math
+import pathlib
+import re
+import types
+import warnings
+from fractions import Fraction
+from typing import get_args
+
+import numpy as np
+import pytest
+
+import dpselect
+from dpselect import registry
+from dpselect._rng import check_rng
+from dpselect._validation import check_k, check_positive, check_utilities
+from dpselect.accounting import AdaptiveBoundedRangeComposition, BoundedRange, PureDP, PureDPComposition
+from dpselect.registry import Mechanism, get_mechanism, names
+from dpselect.vocabulary import ALIASES, GLOBAL_MECHANISMS, LOCAL_MECHANISMS, MechanismName, selection_result
+
+from test_contract import check_registered_contract
+
+BUILTIN = ("exponential", "permute_and_flip", "report_noisy_max", "local_dampening", "shifted_local_dampening")
+
+
+def test_builtin_registry_and_lookup():
+    assert registry.BUILTIN == BUILTIN and tuple(dpselect.MECHANISMS)[:5] == BUILTIN
+    assert dpselect.MECHANISMS is registry.MECHANISMS is dpselect.vocabulary.MECHANISMS
+    assert isinstance(dpselect.MECHANISMS, types.MappingProxyType)
+    with pytest.raises(TypeError):
+        dpselect.MECHANISMS["x"] = dpselect.MECHANISMS["exponential"]  # type: ignore[index]
+    assert "exponential" in dpselect.MECHANISMS and "EM" not in dpselect.MECHANISMS   # keys are canonical
+    short = {"em": "exponential", "pf": "permute_and_flip", "rnm": "report_noisy_max", "ld": "local_dampening",
+             "sld": "shifted_local_dampening"}
+    assert dict(ALIASES) == short
+    for alias, name in short.items():
+        spec = dpselect.MECHANISMS[name]
+        assert spec.name == name and spec.aliases == (alias,)
+        for spelling in (name, name.upper(), alias, alias.upper(), f" {alias.capitalize()} "):
+            assert get_mechanism(spelling) is spec
+        assert get_mechanism(spec) is spec
+    assert [dpselect.MECHANISMS[n].kind for n in BUILTIN] == ["global"] * 3 + ["local"] * 2
+    with pytest.raises(ValueError, match=r"mechanism must be one of exponential, .* got 'laplace'"):
+        get_mechanism("laplace")
+    with pytest.raises(TypeError, match="mechanism must be a string"):
+        get_mechanism(3)   # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"method must be one of exponential \(or EM\), got 'LD'"):
+        get_mechanism("LD", allowed=("exponential",), name="method")
+
+
+def test_literal_matches_the_registry():
+    """vocabulary.MechanismName spells every built-in canonical name and upper-case alias, nothing else."""
+    want = {n for n in BUILTIN} | {a.upper() for n in BUILTIN for a in dpselect.MECHANISMS[n].aliases}
+    assert set(get_args(MechanismName)) == want and len(get_args(MechanismName)) == len(want)
+    with pytest.warns(DeprecationWarning, match="MechanismName"):
+        old = dpselect.vocabulary.Mechanism
+    assert old is MechanismName
+    with pytest.raises(AttributeError):
+        dpselect.vocabulary.no_such_name  # noqa: B018
+
+
+def test_privacy_values():
+    """The guarantee each mechanism gives (exactly audited in test_contract.py)."""
+    got = {n: dpselect.MECHANISMS[n].privacy(0.5) for n in BUILTIN}
+    assert got == {"exponential": BoundedRange(0.5), "permute_and_flip": PureDP(0.5), "report_noisy_max": PureDP(0.5),
+                   "local_dampening": BoundedRange(0.5), "shifted_local_dampening": BoundedRange(0.5)}
+    rnm = get_mechanism("RNM")
+    assert [rnm.privacy(1.0, noise=z) for z in ("laplace", "gumbel", "exponential")] == \
+        [PureDP(1.0), BoundedRange(1.0), PureDP(1.0)]
+    assert [rnm.bounded_range(noise=z) for z in ("laplace", "gumbel", "exponential")] == [False, True, False]
+    em = get_mechanism("EM")
+    # options that do not change the guarantee are accepted and ignored; others are errors naming them
+    assert em.privacy(1.0, monotonic=True, base_measure=[1, 2], rng=0, exact=False) == BoundedRange(1.0)
+    assert get_mechanism("SLD").privacy(1.0, direction="decreasing") == BoundedRange(1.0)
+    with pytest.raises(TypeError, match="unexpected option 'noise'"):
+        em.privacy(1.0, noise="gumbel")
+    with pytest.raises(ValueError, match="noise must be one of 'laplace', 'gumbel', 'exponential', got 'cauchy'"):
+        rnm.privacy(1.0, noise="cauchy")
+    with pytest.raises(ValueError, match="epsilon must be a finite number > 0"):
+        em.privacy(-1.0)
+    with pytest.raises(ValueError, match="k must be"):
+        em.privacy(1.0, k=0)
+    # k picks, ε/k each, adaptively (the candidate set depends on earlier picks): the composition values
+    assert em.privacy(1.0, k=1) == BoundedRange(1.0)
+    two = em.privacy(1.0, k=2)
+    assert isinstance(two, AdaptiveBoundedRangeComposition) and (two.epsilon0, two.k) == (0.5, 2)
+    assert get_mechanism("PF").privacy(1.0, k=2) == PureDPComposition(0.5, 2)
+    assert get_mechanism("RNM").privacy(1.0, k=4, noise="gumbel").epsilon0 == 0.25
+    three = get_mechanism("LD").privacy(1.0, k=3)
+    assert Fraction(three.epsilon0) * 3 >= 1 and three.epsilon0 == math.nextafter(1 / 3, 1.0)   # rounded up
+    assert two.epsilon(0.0) == 1.0 and two.epsilon(1e-6) < 1.0
+    assert get_mechanism("PF").privacy(1.0, k=10).epsilon(1e-6) < 1.0
+
+
+def test_neighbour_model_is_stated():
+    for n in BUILTIN:
+        spec = dpselect.MECHANISMS[n]
+        assert ("sensitivity" in spec.neighbour_model) if spec.kind == "global" else ("admissible" in spec.neighbour_model)
+        assert spec.description
+
+
+def test_capability_queries_are_the_application_subsets():
+    from dpselect.apps import diffpid3, median, motkin, priv_topk
+    assert names(kind="global") == GLOBAL_MECHANISMS and names(kind="local") == LOCAL_MECHANISMS
+    assert names(noise="gumbel") == ("exponential", "local_dampening", "shifted_local_dampening")
+    assert names(cacheable=True) == LOCAL_MECHANISMS and names(score="dampened") == ("local_dampening",)
+    assert median.MEDIAN_MECHANISMS == ("exponential", "local_dampening", "shifted_local_dampening")
+    assert median.RANK_MECHANISMS == ("exponential", "permute_and_flip", "local_dampening", "shifted_local_dampening")
+    assert priv_topk.TOPK_CANONICAL == median.RANK_MECHANISMS
+    assert motkin.MOTKIN_MECHANISMS == ("exponential", "local_dampening")
+    assert diffpid3.DIFFPID3_MECHANISMS == diffpid3.MECHANISMS == median.MEDIAN_MECHANISMS
+    with pytest.raises(TypeError, match="unknown capability"):
+        names(colour="red")
+    with pytest.raises(ValueError, match="kind must be one of"):
+        names(kind="both")
+
+
+def test_select_prepared_is_select_with_cached_scores():
+    u = np.array([3.0, 1.0, 2.0, 0.0, 2.5])
+    sf = dpselect.SensitivityFunction(lambda t: np.minimum(1.0, 0.25 * (t + 1)) * np.ones(5), 1.0,
+                                      saturation_distance=3)
+    for name in LOCAL_MECHANISMS:
+        spec = get_mechanism(name)
+        cache = spec.prepare(u, sf)
+        for k in (1, 3):
+            a = spec.select(u, epsilon=2.0, sensitivity=sf, k=k, rng=7)
+            b = spec.select_prepared(u, sf, cache, epsilon=2.0, k=k, rng=7)
+            assert np.array_equal(np.atleast_1d(a), np.atleast_1d(b))
+    with pytest.raises(TypeError, match="no cacheable scores"):
+        get_mechanism("EM").prepare(u, sf)
+
+
+def test_select_and_probabilities_check_their_options():
+    em = get_mechanism("EM")
+    with pytest.raises(TypeError, match="unexpected option 'direction'"):
+        em.select([1.0, 2.0], epsilon=1.0, sensitivity=1.0, direction="increasing")
+    with pytest.raises(TypeError, match="law of one pick: k= is not an option"):
+        em.probabilities([1.0, 2.0], epsilon=1.0, sensitivity=1.0, k=2)
+    with pytest.raises(TypeError, match="'sensitivity_function' is not an option"):
+        get_mechanism("LD").select([1.0, 2.0], epsilon=1.0, sensitivity=None, sensitivity_function=None)
+    assert em.probabilities([0.0, 0.0], epsilon=1.0, sensitivity=1.0, exact=False).tolist() == [0.5, 0.5]
+
+
+def test_noises_defined_once():
+    from dpselect import mechanisms, sampling
+    assert mechanisms.NOISES is sampling.NOISES == ("laplace", "gumbel", "exponential")
+    pytest.importorskip("dask")
+    from dpselect.dask import _select
+    assert _select.NOISES is sampling.NOISES
+
+
+def test_no_name_dispatch_outside_the_registry():
+    """No ``mech == "..."`` comparison or ``getattr(dpselect, name)`` dispatch in the package outside registry.py."""
+    root = pathlib.Path(dpselect.__file__).parent
+    pattern = re.compile(r"""mech\w*\s*[!=]=\s*["']|getattr\(dpselect,""")
+    hits = [f"{p.relative_to(root)}:{i}" for p in root.rglob("*.py") if p.name != "registry.py"
+            for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
+    assert hits == []
+
+
+# -- the recipe: a new mechanism is one register() call ------------------------------------------------------
+@selection_result
+def _uniform(utilities, *, epsilon, sensitivity, k=None, rng=None, size=None, base_measure=None, exact=True):
+    """Toy: a uniform pick (∝ base measure), ignoring the data (0-DP, hence ε-BR for any ε)."""
+    u = check_utilities(utilities)
+    check_positive(epsilon, "epsilon")
+    check_positive(sensitivity, "sensitivity")
+    kk = check_k(1 if k is None else k, u.shape[0])
+    w = np.ones(u.shape[0]) if base_measure is None else np.asarray(base_measure, dtype=np.float64)
+    gen = check_rng(rng)
+    rows = [gen.choice(u.shape[0], size=kk, replace=False, p=w / w.sum()) for _ in range(1 if size is None else size)]
+    out = np.asarray(rows, dtype=np.int64)
+    if size is None:
+        return int(out[0, 0]) if kk == 1 else out[0]
+    return out[:, 0] if kk == 1 else out
+
+
+def _uniform_probabilities(utilities, *, epsilon, sensitivity, base_measure=None):
+    u = check_utilities(utilities)
+    check_positive(epsilon, "epsilon")
+    w = np.ones(u.shape[0]) if base_measure is None else np.asarray(base_measure, dtype=np.float64)
+    return w / w.sum()
+
+
+UNIFORM = Mechanism("uniform", "global", _uniform, _uniform_probabilities, aliases=("unif",), noises=("gumbel",),
+                    neighbour_model="any (the output ignores the data)", description="uniform selection (a toy)")
+
+
+@pytest.fixture
+def toy():
+    registry.register(UNIFORM)
+    try:
+        yield UNIFORM
+    finally:
+        registry.unregister("uniform")
+
+
+def test_a_registered_mechanism_works_everywhere(toy, freq):
+    # the registry and the names
+    assert get_mechanism("UNIF") is toy and dpselect.MECHANISMS["uniform"] is toy and "uniform" in dpselect.MECHANISMS
+    assert names(kind="global")[-1] == "uniform" and dpselect.vocabulary.check_mechanism("Uniform") == "uniform"
+    assert toy.privacy(1.0) == BoundedRange(1.0) and toy.privacy(1.0, k=2).k == 2
+    # the one contract of every mechanism
+    check_registered_contract(toy, freq, nontrivial=False)
+    # applications that take any (global) mechanism: PrivPareto / PrivAgg, select_model, and the median (whose
+    # subset is "Gumbel noise": a base measure may be any w > 0)
+    U = [[3.0, 5.0], [5.0, 3.0], [1.0, 1.0]]
+    assert dpselect.priv_agg_probabilities(U, [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0],
+                                           mechanism="uniform").tolist() == pytest.approx([1 / 3] * 3)
+    gen = np.random.default_rng(5)
+    freq([dpselect.priv_agg(U, [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0], mechanism="unif", rng=gen)
+          for _ in range(600)], [1 / 3] * 3)
+    assert dpselect.priv_pareto(U, epsilon=1.0, sensitivities=[1.0, 1.0], mechanism=toy, k=3, rng=0).shape == (3,)
+    y = np.array([0, 1, 1, 0, 1, 0])
+    picked = dpselect.select_model(None, None, y, predictions=np.vstack([y, 1 - y]), epsilon=1.0,
+                                   mechanism="uniform", rng=0)
+    assert picked in (0, 1)
+    d = dpselect.median_distribution([1.0, 2.0, 8.0], epsilon=1.0, bound=10.0, mechanism="uniform")
+    assert d.pdf([0.5, 1.5, 5.0, 9.5]).tolist() == pytest.approx([0.1] * 4)    # uniform on [0, 10]
+    assert 0.0 <= dpselect.median([1.0, 2.0, 8.0], epsilon=1.0, bound=10.0, mechanism="uniform", rng=1) <= 10.0
+
+
+def test_register_refuses_clashes_and_unregister_removes():
+    with pytest.raises(ValueError, match="'exponential' is already registered"):
+        registry.register(Mechanism("exponential", "global", _uniform, _uniform_probabilities))
+    with pytest.raises(ValueError, match="'em' already names the mechanism 'exponential'"):
+        registry.register(Mechanism("uniform", "global", _uniform, _uniform_probabilities, aliases=("EM",)))
+    with pytest.raises(TypeError, match="spec must be a dpselect.registry.Mechanism"):
+        registry.register("uniform")   # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="kind must be one of"):
+        Mechanism("uniform", "both", _uniform, _uniform_probabilities)   # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="noises must be"):
+        Mechanism("uniform", "global", _uniform, _uniform_probabilities, noises=("cauchy",))
+    registry.register(UNIFORM)
+    registry.unregister("UNIF")
+    assert "uniform" not in dpselect.MECHANISMS and "unif" not in ALIASES
+    with pytest.raises(ValueError, match="mechanism must be one of"):
+        get_mechanism("uniform")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert tuple(dpselect.MECHANISMS) == BUILTIN
