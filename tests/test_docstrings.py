@@ -14,8 +14,9 @@ exempt: the replacement carries the documentation.
 
 A class is checked on its own docstring (its constructor's parameters) and on each public method it defines
 (properties aside); an override without a docstring is checked on the docstring it inherits (as ``help()``
-shows it), so a hook documented once on the base class is not repeated on every subclass. A name re-exported by a public module is checked once, in the module that defines it (or
-in the first public module exporting it when it is defined in a private one).
+shows it), so a hook documented once on the base class is not repeated on every subclass. A name
+re-exported by public modules is checked once: in the module that defines it when that module exports it,
+else in the first public module that does (the package root first).
 """
 from __future__ import annotations
 
@@ -96,12 +97,19 @@ def _public_modules() -> list[str]:
 MODULES = _public_modules()
 
 
-def _home(obj: object, exporter: str) -> str | None:
-    """The module a public name is checked in: where it is defined, or ``exporter`` for a private home."""
+def _home(obj: object, name: str, exporter: str) -> str | None:
+    """The module a public name is checked in: where it is defined when that module exports it, else
+    ``exporter`` (a private home, or a public one that does not list it)."""
     home = getattr(obj, "__module__", None) or ""
     if home != "dpselect" and not home.startswith("dpselect."):
         return None  # not defined by dpselect (a re-exported numpy type, say)
-    return exporter if _private(home) else home
+    if _private(home):
+        return exporter
+    try:
+        listed = name in getattr(importlib.import_module(home), "__all__", ())
+    except ImportError:
+        listed = False
+    return home if listed else exporter
 
 
 def _names() -> list[tuple[str, str, object]]:
@@ -115,9 +123,9 @@ def _names() -> list[tuple[str, str, object]]:
             obj = getattr(module, name)
             if not (inspect.isfunction(obj) or inspect.isclass(obj)) or id(obj) in seen:
                 continue
-            home = _home(obj, modname)
-            if home is None or (home != modname and not _private(obj.__module__)):
-                continue  # checked where it is defined
+            home = _home(obj, name, modname)
+            if home is None or home != modname:
+                continue  # checked in the module that defines and exports it
             seen[id(obj)] = (home, name, obj)
     out = []
     for home, name, obj in seen.values():
