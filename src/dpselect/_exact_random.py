@@ -134,7 +134,34 @@ def exp_enclosure(log_p: float, prec: int) -> tuple[Fraction, Fraction]:
 def less_than_exp(log_p: float, first_word: int, draw: Callable[[int], np.ndarray]) -> tuple[int, int]:
     """Decide ``U < exp(log_p)`` exactly for ``U = 0.w1 w2 ...`` (64-bit words, ``w1 = first_word``).
 
-    Further words come from ``draw(1)``. Returns ``(1 if U < p else 0, words used)``.
+    The exact refinement step of :func:`~dpselect.binary.bernoulli.bernoulli_log`: the dyadic interval of
+    ``U`` is compared with a rational enclosure of ``exp(log_p)`` from a correctly rounded decimal
+    exponential, and the wider of the two is narrowed until they separate. Public as
+    ``dpselect.binary.bernoulli.exact_less_than_exp``.
+
+    Parameters
+    ----------
+    log_p : float
+        The log-probability, <= 0 (not validated).
+    first_word : int
+        The first 64 bits of ``U``, in [0, 2^64).
+    draw : callable
+        ``draw(1) -> uint64 array`` of one further word of ``U``, called only when needed.
+
+    Returns
+    -------
+    decision : int
+        1 if ``U < exp(log_p)`` else 0.
+    used : int
+        The number of 64-bit words of ``U`` used (including ``first_word``).
+
+    Examples
+    --------
+    >>> import math, numpy as np
+    >>> from dpselect.binary.bernoulli import exact_less_than_exp
+    >>> more = lambda size: np.zeros(size, dtype=np.uint64)
+    >>> exact_less_than_exp(math.log(0.5), 2**62, more), exact_less_than_exp(math.log(0.5), 3 * 2**62, more)
+    ((1, 1), (0, 1))
     """
     if log_p == 0.0:
         return 1, 1

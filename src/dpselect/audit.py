@@ -29,14 +29,41 @@ _TOLERANCE = 1e-9
 
 @dataclass
 class AuditResult:
-    """Outcome of :func:`exact_dp_audit`.
+    """Outcome of :func:`exact_dp_audit`: the worst privacy loss found, and where.
 
-    ``worst_log_ratio`` is max over the pairs and outputs of |log P_x(r) − log P_y(r)|; ``pair`` and
-    ``output`` say where it occurs; ``passed`` compares it with ``epsilon`` (+1e-9) when one was given.
-    ``worst_range`` is max over the pairs of the width of the log-ratio's range over the outputs (max − min
-    of log P_x(r) − log P_y(r)), at ``range_pair``: what a bounded-range claim is checked against.
-    ``worst_delta`` is max over the pairs (both directions) of Σ_r (P_x(r) − e^ε P_y(r))₊, filled for an
-    ``ApproxDP`` claim. With a ``claim``, ``passed`` checks the claim.
+    ``passed`` (a property) compares ``worst_log_ratio`` with ``epsilon`` (+1e-9) when one was given, or
+    checks ``claim`` when one was given; it is None when neither was.
+
+    Attributes
+    ----------
+    worst_log_ratio : float
+        Max over the pairs and outputs of |log P_x(r) − log P_y(r)| (``inf`` when an output has
+        probability 0 on one side only).
+    pair : tuple or None
+        The pair ``(x, y)`` where ``worst_log_ratio`` occurs.
+    output : int or None
+        The output index where ``worst_log_ratio`` occurs.
+    n_pairs : int
+        The number of pairs compared.
+    epsilon : float or None, default None
+        The claimed ε, if one was given.
+    worst_range : float, default 0.0
+        Max over the pairs of the width of the log-ratio's range over the outputs (max − min of
+        log P_x(r) − log P_y(r)): what a bounded-range claim is checked against.
+    range_pair : tuple or None, default None
+        The pair where ``worst_range`` occurs.
+    claim : guarantee value or None, default None
+        The claimed guarantee, if one was given.
+    worst_delta : float or None, default None
+        Max over the pairs (both directions) of Σ_r (P_x(r) − e^ε P_y(r))₊, filled for an
+        :class:`~dpselect.accounting.ApproxDP` claim.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> res = exact_dp_audit(lambda d: np.array([[0.5, 0.5], [0.6, 0.4]])[d], [(0, 1)], epsilon=0.5)
+    >>> res.n_pairs, res.output, round(res.worst_log_ratio, 4), res.passed
+    (1, 1, 0.2231, True)
     """
 
     worst_log_ratio: float
@@ -99,8 +126,28 @@ def exact_dp_audit(probability_fn: Callable[[Any], ArrayLike], pairs: Iterable[t
         width of the log-ratio's range over the outputs, (ε, δ) against the hockey-stick divergence.
         Not together with ``epsilon``.
 
+    Returns
+    -------
+    AuditResult
+        The worst |log-ratio| (``worst_log_ratio``), the worst log-ratio range (``worst_range``), for an
+        (ε, δ) claim the worst hockey-stick divergence (``worst_delta``), where they occur, and ``passed``.
+
+    Raises
+    ------
+    TypeError
+        ``probability_fn`` is not callable, or ``pairs`` is not an iterable of pairs.
+    ValueError
+        ``pairs`` is empty (an audit that compared nothing cannot pass) or holds something other
+        than 2-element pairs; ``epsilon`` is not a finite number > 0; ``epsilon`` and ``claim`` both given;
+        ``probability_fn`` returns something other than a finite probability vector summing to 1, or
+        vectors of different lengths for the two datasets of a pair.
+
+    Notes
+    -----
     An output with probability 0 on one side and > 0 on the other gives an infinite log-ratio.
 
+    Examples
+    --------
     >>> import numpy as np, dpselect
     >>> from dpselect.accounting import BoundedRange
     >>> u = {"x": np.array([2.0, 0.0, 1.0]), "y": np.array([1.0, 1.0, 1.0])}   # each utility moves by ≤ 1
@@ -111,14 +158,6 @@ def exact_dp_audit(probability_fn: Callable[[Any], ArrayLike], pairs: Iterable[t
     >>> res = exact_dp_audit(pf, [("x", "y")], claim=BoundedRange(1.0))     # ε-DP, but not ε-BR
     >>> bool(res.passed), round(res.worst_range, 4)
     (False, 1.3866)
-
-    Raises
-    ------
-    ValueError
-        ``pairs`` is empty (an audit that compared nothing cannot pass) or holds something other
-        than 2-element pairs; ``epsilon`` is not a finite number > 0; ``probability_fn`` returns
-        something other than a finite probability vector summing to 1, or vectors of different
-        lengths for the two datasets of a pair.
     """
     if not callable(probability_fn):
         raise TypeError(f"probability_fn must be callable (dataset -> probability vector), "
@@ -190,7 +229,35 @@ def exact_dp_audit(probability_fn: Callable[[Any], ArrayLike], pairs: Iterable[t
 
 @dataclass
 class AdmissibilityReport:
-    """Outcome of :func:`check_admissibility`: ``ok`` and the first violation found (or None)."""
+    """Outcome of :func:`check_admissibility`: ``ok`` and the first violation found (or None).
+
+    ``str(report)`` is a one-line summary.
+
+    Attributes
+    ----------
+    ok : bool
+        Both admissibility conditions hold on every pair checked.
+    violation : dict or None
+        The first failure: ``condition``, ``x``, ``y``, ``t``, ``candidate``, the two values compared and
+        a ``message``; None when ``ok``.
+    n_datasets : int
+        The number of datasets visited (up to the first violation).
+    n_pairs : int
+        The number of neighbour pairs visited.
+    t_max : int
+        Condition 2 was checked for t = 0 .. t_max − 1.
+    checks : int, default 0
+        The number of (pair, t) comparisons made.
+    notes : list, default []
+        Free-form remarks.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rep = AdmissibilityReport(True, None, n_datasets=3, n_pairs=4, t_max=2, checks=12)
+    >>> print(rep)
+    admissible on 3 datasets, 4 neighbour pairs, t <= 2 (12 comparisons)
+    """
 
     ok: bool
     violation: dict | None
@@ -260,22 +327,41 @@ def check_admissibility(
         ``neighbours(x)`` -> the datasets at distance 1 from x (the neighbour model under test).
     datasets : iterable
         The universe to check, e.g. every dataset up to a small size.
-
-    t_max : int
+    t_max : int, default 4
         Condition 2 is checked for t = 0 .. t_max − 1; at least 1 (``ValueError`` otherwise: a check
         that skips condition 2 cannot establish admissibility).
-    tol : float
+    tol : float, default 1e-9
         Finite, >= 0: a violation smaller than ``tol`` (rounding) is not reported.
 
-    Returns an :class:`AdmissibilityReport` whose ``violation`` describes the first failure:
-    condition, x, y, t, candidate, and the two values compared.
+    Returns
+    -------
+    AdmissibilityReport
+        ``ok``, and in ``violation`` the first failure: condition, x, y, t, candidate, and the two
+        values compared.
 
     Raises
     ------
+    TypeError
+        ``utility``, ``sensitivity`` or ``neighbours`` is not callable, or ``datasets`` is not an iterable.
     ValueError
         ``datasets`` is empty or no dataset has a neighbour (nothing would be checked), ``t_max < 1``,
         ``tol`` not finite or negative, or utilities/sensitivities that are not finite arrays of
         one value per candidate.
+
+    Examples
+    --------
+    Counts of two candidates on datasets of 0..3 records, neighbours differing by one record; a constant
+    sensitivity of 1 is admissible, a sensitivity of 0 is not:
+
+    >>> import numpy as np
+    >>> u = lambda d: np.array([d, 3 - d], dtype=float)
+    >>> nbrs = lambda d: [e for e in (d - 1, d + 1) if 0 <= e <= 3]
+    >>> rep = check_admissibility(u, lambda d: (lambda t: np.ones(2)), nbrs, range(4), t_max=2)
+    >>> rep.ok, rep.n_datasets, rep.n_pairs
+    (True, 4, 6)
+    >>> bad = check_admissibility(u, lambda d: (lambda t: np.zeros(2)), nbrs, range(4))
+    >>> bad.ok, bad.violation["condition"]
+    (False, 1)
     """
     for fname, f in (("utility", utility), ("sensitivity", sensitivity), ("neighbours", neighbours)):
         if not callable(f):

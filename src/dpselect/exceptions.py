@@ -16,7 +16,18 @@ __all__ = ["PrivacyLeakWarning", "BudgetExceededError", "warn_public_from_data"]
 
 
 class PrivacyLeakWarning(UserWarning):
-    """A quantity the privacy proof treats as public was read from the private data."""
+    """A quantity the privacy proof treats as public was read from the private data.
+
+    The released output is then *not* ε-DP as stated: the public quantity itself leaks. Emitted by
+    :func:`warn_public_from_data`; pass the quantity explicitly (a value chosen without looking at the data)
+    to silence it. A ``UserWarning``, so it is shown by default and can be turned into an error with
+    ``warnings.simplefilter("error", PrivacyLeakWarning)``.
+
+    Examples
+    --------
+    >>> issubclass(PrivacyLeakWarning, UserWarning)
+    True
+    """
 
 
 class BudgetExceededError(RuntimeError):
@@ -24,8 +35,28 @@ class BudgetExceededError(RuntimeError):
     recorded. A state error, not a bad argument (hence ``RuntimeError``, not ``ValueError``): the same
     charge succeeds on an accountant with budget left.
 
-    Attributes: ``guarantee`` (what was charged), ``label`` and ``spent`` (the accountant's spent value
-    before the refused charge, unchanged by it).
+    Parameters
+    ----------
+    message : str
+        The error message.
+    guarantee : guarantee value, optional
+        What was charged (keyword-only, as are the next two).
+    label : object, optional
+        The label of the refused charge.
+    spent : object, optional
+        The accountant's spent value before the refused charge (unchanged by it).
+
+    Attributes
+    ----------
+    guarantee, label, spent
+        As given.
+
+    Examples
+    --------
+    >>> from dpselect.accounting import PureDP
+    >>> err = BudgetExceededError("over budget", guarantee=PureDP(2.0), label="q1", spent=0.5)
+    >>> isinstance(err, RuntimeError), err.label, err.spent
+    (True, 'q1', 0.5)
     """
 
     def __init__(self, message: str, *, guarantee: object = None, label: object = None,
@@ -37,6 +68,22 @@ class BudgetExceededError(RuntimeError):
 def warn_public_from_data(quantity: str, value: object, where: str, *, stacklevel: int = 3) -> None:
     """Warn that ``quantity`` (e.g. ``"max_degree"``) was taken from the data as ``value`` in ``where``.
 
+    Emits a :class:`PrivacyLeakWarning` whose message names the quantity, the value read and the function.
+
+    Parameters
+    ----------
+    quantity : str
+        The name of the public quantity (the parameter the caller should have passed).
+    value : object
+        The value read from the private data.
+    where : str
+        The public function that read it (prefixes the message).
+    stacklevel : int, default 3
+        Passed to :func:`warnings.warn` (keyword-only): 3 points at the caller of the public function
+        that calls this helper.
+
+    Examples
+    --------
     >>> import warnings
     >>> with warnings.catch_warnings(record=True) as w:
     ...     warnings.simplefilter("always")

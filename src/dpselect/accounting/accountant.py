@@ -74,7 +74,25 @@ _SLACK = 1e-12   # relative: ε/k split in float may sum to one ulp above ε; fa
 
 
 class ChargeRecord(NamedTuple):
-    """One accepted charge: the guarantee, the caller's label and the wall-clock time (``time.time()``)."""
+    """One accepted charge: the guarantee, the caller's label and the wall-clock time (``time.time()``).
+
+    Returned by :meth:`Accountant.charge`; :attr:`Accountant.history` lists them.
+
+    Attributes
+    ----------
+    guarantee : Guarantee
+        What was charged.
+    label : str or None
+        The caller's label.
+    time : float
+        When it was accepted (seconds since the epoch).
+
+    Examples
+    --------
+    >>> rec = Accountant(epsilon=1.0).charge(PureDP(0.5), label="q1")
+    >>> rec.guarantee, rec.label, rec.time > 0
+    (PureDP(epsilon=0.5), 'q1', True)
+    """
 
     guarantee: Guarantee
     label: str | None
@@ -306,7 +324,28 @@ class Accountant:
 
     # -- public API -----------------------------------------------------------------------------------
     def can_afford(self, guarantee: Guarantee) -> bool:
-        """Whether :meth:`charge` would accept ``guarantee`` now (nothing is recorded)."""
+        """Whether :meth:`charge` would accept ``guarantee`` now (nothing is recorded).
+
+        Parameters
+        ----------
+        guarantee : Guarantee
+            The release to test.
+
+        Returns
+        -------
+        bool
+
+        Raises
+        ------
+        TypeError
+            ``guarantee`` is not a guarantee value.
+
+        Examples
+        --------
+        >>> acc = Accountant(epsilon=1.0)
+        >>> acc.can_afford(PureDP(0.5)), acc.can_afford(PureDP(1.5)), len(acc.history)
+        (True, False, 0)
+        """
         c = self._cost_of(guarantee)
         if c.rho == math.inf and c.eps == math.inf and self._track != "fixed":
             return False
@@ -319,6 +358,18 @@ class Accountant:
         This is the hook the selectors will call (``accountant=``, after the mechanism registry) before
         drawing any randomness. Call it yourself before each release until then.
 
+        Parameters
+        ----------
+        guarantee : Guarantee
+            What the release certifies (e.g. ``BoundedRange(ε)`` for the exponential mechanism).
+        label : str, optional
+            Keyword-only: a label kept in the record (and named in the refusal).
+
+        Returns
+        -------
+        ChargeRecord
+            The accepted charge (also appended to :attr:`history`).
+
         Raises
         ------
         BudgetExceededError
@@ -327,6 +378,18 @@ class Accountant:
             ``guarantee`` is not a guarantee value, or ``label`` is not a string.
         ValueError
             The guarantee cannot be composed in this mode (an RDP curve outside "fixed" / "batch").
+
+        Examples
+        --------
+        >>> from dpselect import BudgetExceededError
+        >>> acc = Accountant(epsilon=1.0)
+        >>> acc.charge(PureDP(0.75), label="first").label
+        'first'
+        >>> try:
+        ...     acc.charge(PureDP(0.5))
+        ... except BudgetExceededError as err:
+        ...     print(err.spent, len(acc.history))
+        PureDP(epsilon=0.75) 1
         """
         if label is not None and not isinstance(label, str):
             raise TypeError(f"label must be a string or None, got {short_repr(label)}")
@@ -363,8 +426,30 @@ class Accountant:
             return tuple(self._history)
 
     def spent(self, delta: float | None = None) -> PureDP | ApproxDP:
-        """What the charges so far compose to, as (ε, δ) at ``delta`` (default: the budget's δ; in pure
-        modes, the basic ε and the summed δ)."""
+        """What the charges so far compose to, as (ε, δ) at ``delta``.
+
+        Parameters
+        ----------
+        delta : float, optional
+            The δ at which to report (default: the budget's δ; in pure modes, the basic ε and the summed δ).
+
+        Returns
+        -------
+        PureDP or ApproxDP
+            ``PureDP(0.0)`` before any charge.
+
+        Raises
+        ------
+        ValueError
+            No finite ε is certified at ``delta`` (below the δ the (ε, δ) charges spent).
+
+        Examples
+        --------
+        >>> acc = Accountant(epsilon=3.0, delta=1e-6)
+        >>> _ = acc.charge(BoundedRange(0.5))
+        >>> round(acc.spent().epsilon_, 4), round(acc.spent(1e-3).epsilon_, 4)
+        (1.1429, 0.688)
+        """
         d = None if delta is None else check_delta(delta)
         with self._lock:
             return self._spent_locked(d)
@@ -412,9 +497,26 @@ class Accountant:
         return kind, e0, self._groups[(kind, e0)]
 
     def remaining(self) -> Guarantee:
-        """What can still be charged: ``PureDP`` / ``ApproxDP`` of ε and δ left (basic composition), or in
-        "adaptive" mode with δ > 0 the ``ZCDP`` ρ left. In "fixed" / "batch" mode: ε left by basic
-        composition on top of what was spent (a safe, not tight, answer)."""
+        """What can still be charged.
+
+        ``PureDP`` / ``ApproxDP`` of ε and δ left (basic composition), or in "adaptive" mode with δ > 0 the
+        ``ZCDP`` ρ left. In "fixed" / "batch" mode: ε left by basic composition on top of what was spent (a
+        safe, not tight, answer).
+
+        Returns
+        -------
+        Guarantee
+            ``PureDP``, ``ApproxDP`` or ``ZCDP`` (rounded down).
+
+        Examples
+        --------
+        >>> acc = Accountant(epsilon=1.0)
+        >>> _ = acc.charge(PureDP(0.5))
+        >>> round(acc.remaining().epsilon_, 6)
+        0.5
+        >>> type(Accountant(epsilon=3.0, delta=1e-6).remaining()).__name__
+        'ZCDP'
+        """
         with self._lock:
             if self._zcdp_track:
                 return ZCDP(max(0.0, down(self._rho_budget - _val(self._r))))
@@ -436,25 +538,59 @@ class Accountant:
         return hist
 
     def spent_zcdp(self) -> ZCDP:
-        """The zCDP ρ of what was spent: the sum of the charges' ρ (ε-DP: ε²/2, ε-BR: ε²/8, a Gaussian
-        Δ²/(2σ²); rounded up). Hand it to OpenDP (a ``zero_concentrated_divergence`` budget) or to
-        dp-accounting (``ZCDpEvent(rho)`` in its ``RdpAccountant``) to keep composing there.
+        """The zCDP ρ of what was spent: the sum of the charges' ρ (ε-DP: ε²/2, ε-BR: ε²/8, a Gaussian Δ²/(2σ²)).
 
-        This is the quantity the ``"adaptive"`` filter with δ > 0 checks; in the other modes it is a valid,
-        not always the tightest, description of the same charges. ``ValueError`` where a charge has a δ of
-        its own or no zCDP bound (an RDP curve)."""
+        Rounded up. Hand it to OpenDP (a ``zero_concentrated_divergence`` budget) or to dp-accounting
+        (``ZCDpEvent(rho)`` in its ``RdpAccountant``) to keep composing there. This is the quantity the
+        ``"adaptive"`` filter with δ > 0 checks; in the other modes it is a valid, not always the tightest,
+        description of the same charges.
+
+        Returns
+        -------
+        ZCDP
+
+        Raises
+        ------
+        ValueError
+            A charge has a δ of its own or no zCDP bound (an RDP curve).
+
+        Examples
+        --------
+        >>> acc = Accountant(epsilon=1.0)
+        >>> _ = acc.charge(BoundedRange(0.5)); _ = acc.charge(PureDP(0.25))
+        >>> acc.spent_zcdp()
+        ZCDP(rho=0.0625)
+        """
         from ._numeric import sum_up
         hist = self._history_without_delta("spent_zcdp()")
         return ZCDP(sum_up([r.guarantee.zcdp() for r in hist]) if hist else 0.0)
 
     def rdp_curve(self) -> RDP:
-        """The Rényi curve of what was spent, on :data:`~dpselect.accounting.DEFAULT_ORDERS`: each
-        charge's curve (a k-fold composition counts k releases), added order by order. Valid for any
+        """The Rényi curve of what was spent, on :data:`~dpselect.accounting.DEFAULT_ORDERS`.
+
+        Each charge's curve (a k-fold composition counts k releases), added order by order. Valid for any
         sequence with the ε's fixed in advance (and, at any one order fixed in advance, as an RDP filter,
         Feldman & Zrnic 2021). Export it as arrays ``(c.orders, c.epsilons)``, e.g. to dp-accounting's
         ``rdp_privacy_accountant.compute_epsilon(orders, rdp, delta)``.
 
-        ``ValueError`` where a charge has a δ of its own."""
+        Returns
+        -------
+        RDP
+            On the 259 default orders.
+
+        Raises
+        ------
+        ValueError
+            A charge has a δ of its own.
+
+        Examples
+        --------
+        >>> acc = Accountant(epsilon=1.0)
+        >>> _ = acc.charge(PureDP(0.5))
+        >>> c = acc.rdp_curve()
+        >>> len(c.orders), round(c.rdp(2.0), 6)
+        (259, 0.227336)
+        """
         hist = self._history_without_delta("rdp_curve()")
         total = np.zeros(len(DEFAULT_ORDERS))
         for r in hist:
@@ -462,12 +598,35 @@ class Accountant:
         return RDP(DEFAULT_ORDERS, np.nextafter(total, np.inf) if hist else total)
 
     def privacy_curve(self, deltas: Sequence[float] | np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """The privacy profile of what was spent as arrays ``(deltas, epsilons)``: at each δ the ε of
-        ``spent(δ)`` (what :meth:`plot` draws; ``nan`` or ``inf`` below the δ the (ε, δ) charges spent, or where
-        no finite ε is certified). Default grid: 45 values of δ from 1e-12 to 1e-1, log-spaced.
+        """The privacy profile of what was spent as arrays ``(deltas, epsilons)``.
 
-        Any δ ↦ ε pair on it is an (ε, δ)-DP guarantee of the whole sequence (under the mode's
-        assumption), e.g. to give OpenDP as ``dp.approximate(dp.max_divergence())`` distances."""
+        At each δ the ε of ``spent(δ)`` (what :meth:`plot` draws; ``nan`` or ``inf`` below the δ the (ε, δ)
+        charges spent, or where no finite ε is certified). Any δ ↦ ε pair on it is an (ε, δ)-DP guarantee of
+        the whole sequence (under the mode's assumption), e.g. to give OpenDP as
+        ``dp.approximate(dp.max_divergence())`` distances.
+
+        Parameters
+        ----------
+        deltas : sequence of float or ndarray, optional
+            The δ grid (default: 45 values from 1e-12 to 1e-1, log-spaced).
+
+        Returns
+        -------
+        deltas : ndarray of shape (m,)
+            The δ grid.
+        epsilons : ndarray of shape (m,)
+            ε at each δ.
+
+        Examples
+        --------
+        >>> acc = Accountant(epsilon=3.0, delta=1e-6)
+        >>> _ = acc.charge(BoundedRange(0.5))
+        >>> ds, eps = acc.privacy_curve([1e-6, 1e-3])
+        >>> eps.shape, eps.round(4).tolist()
+        ((2,), [1.1429, 0.688])
+        >>> acc.privacy_curve()[1].shape
+        (45,)
+        """
         ds = np.logspace(-12, -1, 45) if deltas is None else np.asarray(deltas, dtype=float).ravel()
         eps = np.empty(ds.size)
         for i, d in enumerate(ds):
@@ -480,7 +639,32 @@ class Accountant:
     def plot(self, ax: Any = None, deltas: Sequence[float] | None = None) -> Any:
         """Plot the privacy profile ε(δ) of what was spent (matplotlib, imported on first use).
 
-        Returns the matplotlib Axes. Raises ImportError with an install hint where matplotlib is missing.
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+        deltas : sequence of float, optional
+            The δ grid (as :meth:`privacy_curve`).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+
+        Raises
+        ------
+        ImportError
+            matplotlib is missing (with an install hint).
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> acc = Accountant(epsilon=3.0, delta=1e-6)
+        >>> _ = acc.charge(BoundedRange(0.5))
+        >>> ax = acc.plot()
+        >>> type(ax).__name__, len(ax.lines)
+        ('Axes', 3)
         """
         try:
             import matplotlib.pyplot as plt

@@ -53,8 +53,24 @@ def _as_list(guarantees: Iterable[Guarantee]) -> list[Guarantee]:
 
 
 def pure_epsilon(g: Guarantee) -> tuple[float, float]:
-    """(ε, δ) of the guarantee read as approximate DP with its own δ (basic composition's input);
-    ``(inf, 0)`` for guarantees with no such pair (zCDP, Gaussian, RDP)."""
+    """(ε, δ) of the guarantee read as approximate DP with its own δ (basic composition's input).
+
+    Parameters
+    ----------
+    g : Guarantee
+        A guarantee value.
+
+    Returns
+    -------
+    epsilon, delta : float
+        ``(ε, 0)`` for ε-DP and ε-BR (and k-fold compositions of them: ``(k ε0, 0)``), ``(ε, δ)`` for
+        (ε, δ)-DP; ``(inf, 0)`` for guarantees with no such pair (zCDP, Gaussian, RDP).
+
+    Examples
+    --------
+    >>> pure_epsilon(BoundedRange(0.5)), pure_epsilon(ApproxDP(1.0, 1e-6)), pure_epsilon(ZCDP(0.5))
+    ((0.5, 0.0), (1.0, 1e-06), (inf, 0.0))
+    """
     if isinstance(g, (PureDP, BoundedRange)):
         return g.epsilon_, 0.0
     if isinstance(g, ApproxDP):
@@ -67,8 +83,30 @@ def pure_epsilon(g: Guarantee) -> tuple[float, float]:
 def compose_basic(guarantees: Iterable[Guarantee]) -> PureDP | ApproxDP:
     """Basic composition: ε's add and δ's add (valid for fully adaptive sequences, as a filter).
 
+    Parameters
+    ----------
+    guarantees : iterable of Guarantee
+        The releases' guarantees (a single guarantee is accepted too); each needs an (ε, δ) pair
+        (:func:`pure_epsilon`).
+
+    Returns
+    -------
+    PureDP or ApproxDP
+        ``PureDP(Σ ε)`` when every δ is 0, else ``ApproxDP(Σ ε, min(1, Σ δ))`` (sums rounded up).
+
+    Raises
+    ------
+    TypeError
+        An element is not a guarantee value.
+    ValueError
+        A guarantee without an (ε, δ) pair (zCDP, Gaussian, RDP): convert it first.
+
+    Examples
+    --------
     >>> compose_basic([PureDP(0.5), ApproxDP(0.25, 1e-6)])
     ApproxDP(epsilon=0.75, delta=1e-06)
+    >>> compose_basic([BoundedRange(0.5), PureDP(0.25)])
+    PureDP(epsilon=0.75)
     """
     gs = _as_list(guarantees)
     eps = [pure_epsilon(g) for g in gs]
@@ -84,6 +122,27 @@ def compose_basic(guarantees: Iterable[Guarantee]) -> PureDP | ApproxDP:
 def compose_zcdp(guarantees: Iterable[Guarantee]) -> ZCDP:
     """zCDP composition: ρ's add. ε-DP counts ε²/2, ε-BR counts ε²/8, the Gaussian Δ²/(2σ²).
 
+    Valid for fully adaptive sequences (as a filter).
+
+    Parameters
+    ----------
+    guarantees : iterable of Guarantee
+        The releases' guarantees; each must have a :meth:`~dpselect.accounting.Guarantee.zcdp`.
+
+    Returns
+    -------
+    ZCDP
+        ρ = Σ ρ_i, rounded up.
+
+    Raises
+    ------
+    TypeError
+        An element is not a guarantee value.
+    ValueError
+        A guarantee with no zCDP bound (one with δ > 0).
+
+    Examples
+    --------
     >>> compose_zcdp([BoundedRange(1.0), PureDP(1.0)])
     ZCDP(rho=0.625)
     """
@@ -92,7 +151,35 @@ def compose_zcdp(guarantees: Iterable[Guarantee]) -> ZCDP:
 
 
 def compose_rdp(guarantees: Iterable[Guarantee], orders: Sequence[float] = DEFAULT_ORDERS) -> RDP:
-    """RDP composition: ε(α) add order by order (each guarantee's own tight Rényi curve)."""
+    """RDP composition: ε(α) add order by order (each guarantee's own tight Rényi curve).
+
+    Valid for fully adaptive sequences (as a filter).
+
+    Parameters
+    ----------
+    guarantees : iterable of Guarantee
+        The releases' guarantees.
+    orders : sequence of float, default DEFAULT_ORDERS
+        The Rényi orders (> 1) at which the curves are added.
+
+    Returns
+    -------
+    RDP
+        The summed curve (rounded up by a relative 1e-15).
+
+    Raises
+    ------
+    TypeError
+        An element is not a guarantee value.
+
+    Examples
+    --------
+    >>> c = compose_rdp([ZCDP(0.125)] * 8, orders=[2.0, 4.0])
+    >>> c.orders, [round(e, 9) for e in c.epsilons]
+    ((2.0, 4.0), [2.0, 4.0])
+    >>> round(compose_rdp([BoundedRange(0.1)] * 100).epsilon(1e-6), 3)
+    2.401
+    """
     gs = _as_list(guarantees)
     o = np.asarray(orders, dtype=float)
     total = np.zeros(o.size)
@@ -140,11 +227,36 @@ class _KFold(Guarantee):
 
 @dataclass(frozen=True, init=False)
 class PureDPComposition(_KFold):
-    """The optimal composition of ``k`` ε0-DP releases (Kairouz, Oh & Viswanath 2015): exact δ(ε) of k-fold
-    randomized response. Valid for adaptively chosen mechanisms whose ε0 is fixed in advance.
+    """The optimal composition of ``k`` ε0-DP releases (Kairouz, Oh & Viswanath 2015).
 
+    The exact δ(ε) of k-fold randomized response. Valid for adaptively chosen mechanisms whose ε0 is fixed
+    in advance.
+
+    Parameters
+    ----------
+    epsilon0 : float
+        The ε of each release, >= 0.
+    k : int
+        The number of releases, >= 1.
+
+    Attributes
+    ----------
+    epsilon0 : float
+        ε0.
+    k : int
+        k.
+
+    Raises
+    ------
+    ValueError
+        ``epsilon0`` or ``k`` out of range.
+
+    Examples
+    --------
     >>> round(PureDPComposition(0.1, 100).epsilon(1e-6), 3)
     4.775
+    >>> round(PureDPComposition(0.1, 100).delta(3.0), 8)
+    0.0013614
     """
 
     def delta(self, epsilon: float) -> float:
@@ -220,12 +332,33 @@ def _br_delta(eps: float, k: int, eg: float, rtol: float = 1e-5) -> float:
 
 @dataclass(frozen=True, init=False)
 class BoundedRangeComposition(_KFold):
-    """The optimal *non-adaptive* composition of ``k`` ε0-bounded-range releases (Dong, Durfee & Rogers
-    2020): the exact δ(ε) of the worst batch of k exponential mechanisms, certified from above.
+    """The optimal *non-adaptive* composition of ``k`` ε0-bounded-range releases (Dong, Durfee & Rogers 2020).
 
-    Valid only when the k mechanisms are fixed before any output is seen (a batch); for mechanisms chosen
-    from earlier outputs use :func:`compose_zcdp` or :class:`PureDPComposition`.
+    The exact δ(ε) of the worst batch of k exponential mechanisms, certified from above. Valid only when the
+    k mechanisms are fixed before any output is seen (a batch); for mechanisms chosen from earlier outputs
+    use :func:`compose_zcdp`, :class:`AdaptiveBoundedRangeComposition` or :class:`PureDPComposition`.
 
+    Parameters
+    ----------
+    epsilon0 : float
+        The ε of each ε-BR release, >= 0.
+    k : int
+        The number of releases, >= 1.
+
+    Attributes
+    ----------
+    epsilon0 : float
+        ε0.
+    k : int
+        k.
+
+    Raises
+    ------
+    ValueError
+        ``epsilon0`` or ``k`` out of range.
+
+    Examples
+    --------
     >>> round(BoundedRangeComposition(0.1, 100).epsilon(1e-6), 3)
     2.246
     """
@@ -250,9 +383,9 @@ def _adaptive_curve(eps: float, k: int, m: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class AdaptiveBoundedRangeComposition(Guarantee):
-    """The optimal composition of ``k`` ε0-bounded-range releases chosen *adaptively* (each mechanism may
-    depend on earlier outputs, e.g. top-k peeling with the exponential mechanism), certified from above.
+    """The optimal composition of ``k`` ε0-bounded-range releases chosen *adaptively*, certified from above.
 
+    Each mechanism may depend on earlier outputs (e.g. top-k peeling with the exponential mechanism).
     The adversary's best response is a dynamic programme over the privacy loss accumulated so far; it is
     computed on a grid of step ε0/``resolution`` with every step's pair replaced by a grid-aligned one
     that dominates it (``dpselect.accounting._adaptive_br``), so the answer is an upper bound within
@@ -264,8 +397,36 @@ class AdaptiveBoundedRangeComposition(Guarantee):
     for k = 1000 (within 1.5% of the batch optimum there; several seconds, once per (ε0, k)); beyond
     k = 5000 the default skips the recursion.
 
+    Parameters
+    ----------
+    epsilon0 : float
+        The ε of each ε-BR release, >= 0.
+    k : int
+        The number of releases, >= 1.
+    resolution : int, optional
+        Grid steps per ε0, >= 1 (default: chosen from ``k`` as above; 0, i.e. no recursion, beyond
+        k = 5000).
+
+    Attributes
+    ----------
+    epsilon0 : float
+        ε0.
+    k : int
+        k.
+    resolution : int
+        The grid resolution used.
+
+    Raises
+    ------
+    ValueError
+        ``epsilon0``, ``k`` or ``resolution`` out of range.
+
+    Examples
+    --------
     >>> round(AdaptiveBoundedRangeComposition(0.1, 100).epsilon(1e-6), 2)     # batch optimum: 2.246
     2.27
+    >>> AdaptiveBoundedRangeComposition(0.1, 10)
+    AdaptiveBoundedRangeComposition(epsilon0=0.1, k=10, resolution=400)
     """
 
     epsilon0: float
@@ -380,12 +541,48 @@ def _composed_epsilon(g: _KFold, delta: float) -> float:
 
 
 def optimal_pure(epsilon: float, k: int) -> PureDPComposition:
-    """The optimal composition of ``k`` ε-DP releases (see :class:`PureDPComposition`)."""
+    """The optimal composition of ``k`` ε-DP releases (see :class:`PureDPComposition`).
+
+    Parameters
+    ----------
+    epsilon : float
+        The ε of each release, >= 0.
+    k : int
+        The number of releases, >= 1.
+
+    Returns
+    -------
+    PureDPComposition
+
+    Examples
+    --------
+    >>> g = optimal_pure(0.1, 100)
+    >>> g, round(g.epsilon(1e-6), 3)
+    (PureDPComposition(epsilon0=0.1, k=100), 4.775)
+    """
     return PureDPComposition(epsilon, k)
 
 
 def optimal_bounded_range(epsilon: float, k: int) -> BoundedRangeComposition:
-    """The optimal non-adaptive composition of ``k`` ε-BR releases (see :class:`BoundedRangeComposition`)."""
+    """The optimal non-adaptive composition of ``k`` ε-BR releases (see :class:`BoundedRangeComposition`).
+
+    Parameters
+    ----------
+    epsilon : float
+        The ε of each release, >= 0.
+    k : int
+        The number of releases, >= 1 (a batch fixed before any output is seen).
+
+    Returns
+    -------
+    BoundedRangeComposition
+
+    Examples
+    --------
+    >>> g = optimal_bounded_range(0.1, 100)
+    >>> g, round(g.epsilon(1e-6), 2)
+    (BoundedRangeComposition(epsilon0=0.1, k=100), 2.25)
+    """
     return BoundedRangeComposition(epsilon, k)
 
 
@@ -420,14 +617,29 @@ def per_pick_epsilon(kind: str, *, k: int, epsilon: float, delta: float = 0.0, a
     k : int
         Number of releases (e.g. picks of a top-k), fixed in advance.
     epsilon, delta : float
-        The target guarantee of the k releases together. With ``delta = 0`` the answer is ε/k.
-    adaptive : bool
+        The target guarantee of the k releases together (ε > 0, δ in [0, 1), default 0). With
+        ``delta = 0`` the answer is ε/k.
+    adaptive : bool, default True
         True (default): each mechanism may depend on earlier outputs (top-k peeling): pure releases use the
         optimal composition of Kairouz et al., bounded-range ones the best of that, the zCDP route
         (k ε0²/8, CKS conversion) and, for k ≤ 400, the certified adaptive optimum
         (:class:`AdaptiveBoundedRangeComposition`, searched to 1e-4 relative). False: a batch fixed in
         advance; bounded-range releases then use the non-adaptive optimum of Dong, Durfee & Rogers.
 
+    Returns
+    -------
+    float
+        ε0 > 0, rounded down (``k`` releases of ε0 never overspend).
+
+    Raises
+    ------
+    ValueError
+        An unknown ``kind``, ``k`` < 1, ``epsilon`` not > 0 or ``delta`` outside [0, 1).
+    TypeError
+        ``adaptive`` is not a bool.
+
+    Examples
+    --------
     >>> per_pick_epsilon("pure", k=10, epsilon=1.0)
     0.1
     >>> round(per_pick_epsilon("bounded_range", k=100, epsilon=2.25, delta=1e-6, adaptive=False), 4)

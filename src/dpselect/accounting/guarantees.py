@@ -94,26 +94,124 @@ def _br_rdp_exact(eps: float, alpha: float) -> float:
 
 
 class Guarantee(abc.ABC):
-    """Base of the guarantee values (``PureDP``, ``BoundedRange``, ``ApproxDP``, ``ZCDP``, ...)."""
+    """Base of the guarantee values (``PureDP``, ``BoundedRange``, ``ApproxDP``, ``ZCDP``, ...).
+
+    A guarantee value states what a release (or a composition of releases) certifies, for the neighbour
+    model of the mechanism that gives it. Subclasses implement :meth:`epsilon` and :meth:`delta` (the tight
+    (ε, δ) conversions, rounded toward more privacy loss) and, where it exists, :meth:`zcdp` / :meth:`rdp`.
+
+    Examples
+    --------
+    >>> g = BoundedRange(1.0)
+    >>> isinstance(g, Guarantee), g.epsilon(), g.zcdp()
+    (True, 1.0, 0.125)
+    """
 
     @abc.abstractmethod
     def epsilon(self, delta: float = 0.0) -> float:
-        """The smallest ε (rounded up) such that the guarantee implies (ε, δ)-DP."""
+        """The smallest ε (rounded up) such that the guarantee implies (ε, δ)-DP.
+
+        Parameters
+        ----------
+        delta : float, default 0.0
+            δ in [0, 1).
+
+        Returns
+        -------
+        float
+            ε >= 0 (``inf`` where no ε exists at that δ).
+
+        Examples
+        --------
+        >>> PureDP(1.0).epsilon(), round(PureDP(1.0).epsilon(0.1), 6), round(ZCDP(0.5).epsilon(1e-5), 4)
+        (1.0, 0.852905, 4.7284)
+        """
 
     @abc.abstractmethod
     def delta(self, epsilon: float) -> float:
-        """The smallest δ (rounded up) such that the guarantee implies (ε, δ)-DP."""
+        """The smallest δ (rounded up) such that the guarantee implies (ε, δ)-DP.
+
+        Parameters
+        ----------
+        epsilon : float
+            ε >= 0.
+
+        Returns
+        -------
+        float
+            δ in [0, 1].
+
+        Examples
+        --------
+        >>> round(PureDP(1.0).delta(0.5), 6), round(BoundedRange(1.0).delta(0.5), 6)
+        (0.287649, 0.077405)
+        """
 
     def zcdp(self) -> float:
-        """ρ such that the guarantee implies ρ-zCDP; ``ValueError`` where none exists."""
+        """ρ such that the guarantee implies ρ-zCDP; ``ValueError`` where none exists.
+
+        Returns
+        -------
+        float
+            ρ >= 0.
+
+        Raises
+        ------
+        ValueError
+            The guarantee implies no zCDP bound (a δ > 0 part, or no Rényi bound).
+
+        Examples
+        --------
+        >>> PureDP(1.0).zcdp(), BoundedRange(1.0).zcdp(), ZCDP(0.3).zcdp()
+        (0.5, 0.125, 0.3)
+        """
         raise ValueError(f"{self!r} implies no zCDP guarantee (it has a δ > 0 part or no Rényi bound)")
 
     def rdp(self, alpha: float) -> float:
-        """ε(α) such that the guarantee implies (α, ε(α))-RDP (``inf`` where none is known)."""
+        """ε(α) such that the guarantee implies (α, ε(α))-RDP (``inf`` where none is known).
+
+        The base implementation is αρ from :meth:`zcdp`.
+
+        Parameters
+        ----------
+        alpha : float
+            The Rényi order, > 1.
+
+        Returns
+        -------
+        float
+            ε(α) >= 0 (or ``inf``).
+
+        Raises
+        ------
+        ValueError
+            ``alpha`` is not a finite number > 1.
+
+        Examples
+        --------
+        >>> ZCDP(0.5).rdp(3.0), ApproxDP(1.0, 1e-6).rdp(2.0)
+        (1.5, inf)
+        """
         return _check_alpha(alpha) * self.zcdp()
 
     def profile(self, deltas: Sequence[float] | np.ndarray) -> np.ndarray:
-        """The privacy profile ε(δ) on a grid of δ (each value rounded up)."""
+        """The privacy profile ε(δ) on a grid of δ (each value rounded up).
+
+        Parameters
+        ----------
+        deltas : sequence of float or ndarray
+            The δ values, each in [0, 1) (flattened).
+
+        Returns
+        -------
+        ndarray of shape (len(deltas),)
+            ε(δ) for each δ.
+
+        Examples
+        --------
+        >>> PureDP(1.0).profile([0.0, 0.1, 0.5]).round(6).tolist()
+        [1.0, 0.852905, 0.0]
+        """
         return np.array([self.epsilon(float(d)) for d in np.asarray(deltas, dtype=float).ravel()])
 
 
@@ -123,6 +221,23 @@ class PureDP(Guarantee):
 
     Tight profile (randomized response is the worst ε-DP pair): δ(ε') = (e^ε − e^ε')₊ / (1 + e^ε).
 
+    Parameters
+    ----------
+    epsilon : float
+        ε >= 0.
+
+    Attributes
+    ----------
+    epsilon_ : float
+        ε (the methods :meth:`epsilon` / :meth:`delta` convert).
+
+    Raises
+    ------
+    ValueError
+        ``epsilon`` is not a finite number >= 0.
+
+    Examples
+    --------
     >>> PureDP(1.0).epsilon(0.0), round(PureDP(1.0).delta(0.5), 6)
     (1.0, 0.287649)
     """
@@ -150,20 +265,49 @@ class PureDP(Guarantee):
         return min(1.0, up(-math.expm1(ep - self.epsilon_) / (1.0 + math.exp(-self.epsilon_))))
 
     def zcdp(self) -> float:
-        """ε²/2 (Bun & Steinke 2016, Prop. 1.4)."""
+        """ε²/2 (Bun & Steinke 2016, Prop. 1.4).
+
+        Returns
+        -------
+        float
+            ρ = ε²/2, rounded up.
+
+        Examples
+        --------
+        >>> PureDP(1.0).zcdp()
+        0.5
+        """
         return square_over(self.epsilon_, 2)
 
     def rdp(self, alpha: float) -> float:
-        """The Rényi divergence of randomized response (the worst ε-DP pair), ≤ min(ε, αε²/2)."""
+        """The Rényi divergence of randomized response (the worst ε-DP pair), ≤ min(ε, αε²/2).
+
+        Parameters
+        ----------
+        alpha : float
+            The Rényi order, > 1.
+
+        Returns
+        -------
+        float
+            ε(α), rounded up.
+
+        Examples
+        --------
+        >>> round(PureDP(1.0).rdp(2.0), 6)
+        0.735326
+        """
         a = _check_alpha(alpha)
         return up(min(self.epsilon_, a * self.epsilon_ ** 2 / 2.0, _rr_rdp(self.epsilon_, a)))
 
 
 @dataclass(frozen=True)
 class BoundedRange(Guarantee):
-    """ε-bounded range (ε-BR): for neighbours x, y the log-ratio log(p_x(o)/p_y(o)) spans an interval of
-    width at most ε over the outputs o. The exponential mechanism with parameter ε is ε-BR (so is Gumbel
-    report-noisy-max); permute-and-flip and Laplace noisy max are ε-DP but *not* ε-BR.
+    """ε-bounded range (ε-BR): the log-ratio of neighbours spans an interval of width at most ε over the outputs.
+
+    For neighbours x, y the log-ratio log(p_x(o)/p_y(o)) spans an interval of width at most ε over the
+    outputs o. The exponential mechanism with parameter ε is ε-BR (so is Gumbel report-noisy-max);
+    permute-and-flip and Laplace noisy max are ε-DP but *not* ε-BR.
 
     Implies ε-DP and ε²/8-zCDP (Cesar & Rogers 2021). Exact profile of one ε-BR release: the worst pair
     is a two-output generalised randomized response with log-ratios {tε − ε, tε}; maximising its
@@ -173,6 +317,23 @@ class BoundedRange(Guarantee):
 
     so ε(δ) = 2 log(e^{ε/2} − √(δ(e^ε − 1))) (0 once δ ≥ tanh(ε/4)).
 
+    Parameters
+    ----------
+    epsilon : float
+        ε >= 0.
+
+    Attributes
+    ----------
+    epsilon_ : float
+        ε.
+
+    Raises
+    ------
+    ValueError
+        ``epsilon`` is not a finite number >= 0.
+
+    Examples
+    --------
     >>> round(BoundedRange(1.0).epsilon(0.01), 6)
     0.83431
     """
@@ -202,12 +363,40 @@ class BoundedRange(Guarantee):
         return min(1.0, up(math.exp(ep) * math.expm1((e - ep) / 2.0) ** 2 / math.expm1(e)))
 
     def zcdp(self) -> float:
-        """ε²/8 (Cesar & Rogers 2021, "Bounding, Concentrating, and Truncating", ALT)."""
+        """ε²/8 (Cesar & Rogers 2021, "Bounding, Concentrating, and Truncating", ALT).
+
+        Returns
+        -------
+        float
+            ρ = ε²/8, rounded up.
+
+        Examples
+        --------
+        >>> BoundedRange(1.0).zcdp()
+        0.125
+        """
         return square_over(self.epsilon_, 8)
 
     def rdp(self, alpha: float) -> float:
-        """The worst ε-BR pair's Rényi divergence (a certified supremum over the two-output pairs, see
-        ``_br_rdp_exact``), never above the zCDP bound αε²/8, ε, or randomized response's."""
+        """The worst ε-BR pair's Rényi divergence, never above the zCDP bound αε²/8, ε, or randomized response's.
+
+        A certified supremum over the two-output pairs (see ``_br_rdp_exact``).
+
+        Parameters
+        ----------
+        alpha : float
+            The Rényi order, > 1.
+
+        Returns
+        -------
+        float
+            ε(α), rounded up.
+
+        Examples
+        --------
+        >>> round(BoundedRange(1.0).rdp(2.0), 6)
+        0.240455
+        """
         a = _check_alpha(alpha)
         return up(min(a * self.epsilon_ ** 2 / 8.0, self.epsilon_, _rr_rdp(self.epsilon_, a),
                       _br_rdp_exact(self.epsilon_, a) * (1.0 + 1e-12)))
@@ -215,9 +404,30 @@ class BoundedRange(Guarantee):
 
 @dataclass(frozen=True)
 class ApproxDP(Guarantee):
-    """(ε, δ)-DP. Tight profile (the worst (ε, δ) pair of Kairouz, Oh & Viswanath 2015):
+    """(ε, δ)-DP.
+
+    Tight profile (the worst (ε, δ) pair of Kairouz, Oh & Viswanath 2015):
     δ(ε') = δ + (1 − δ)(e^ε − e^ε')₊/(1 + e^ε) for ε' ≥ 0, and no ε at any δ' < δ.
 
+    Parameters
+    ----------
+    epsilon : float
+        ε >= 0.
+    delta : float, default 0.0
+        δ in [0, 1].
+
+    Attributes
+    ----------
+    epsilon_, delta_ : float
+        ε and δ.
+
+    Raises
+    ------
+    ValueError
+        ``epsilon`` or ``delta`` out of range.
+
+    Examples
+    --------
     >>> ApproxDP(1.0, 1e-6)
     ApproxDP(epsilon=1.0, delta=1e-06)
     >>> ApproxDP(1.0, 1e-6).epsilon(1e-7)
@@ -235,6 +445,24 @@ class ApproxDP(Guarantee):
         return f"ApproxDP(epsilon={self.epsilon_!r}, delta={self.delta_!r})"
 
     def epsilon(self, delta: float | None = None) -> float:
+        """The smallest ε (rounded up) such that the guarantee implies (ε, δ')-DP at ``delta`` = δ'.
+
+        Parameters
+        ----------
+        delta : float, optional
+            δ' in [0, 1]; default: the guarantee's own δ (which gives its own ε).
+
+        Returns
+        -------
+        float
+            ε' (``inf`` for δ' below the guarantee's δ).
+
+        Examples
+        --------
+        >>> g = ApproxDP(1.0, 1e-6)
+        >>> g.epsilon(), g.epsilon(1e-7), g.epsilon(1.0)
+        (1.0, inf, 0.0)
+        """
         d = self.delta_ if delta is None else check_delta(delta, allow_one=True)
         if d < self.delta_:
             return math.inf
@@ -243,6 +471,24 @@ class ApproxDP(Guarantee):
         return PureDP(self.epsilon_).epsilon(min((d - self.delta_) / (1.0 - self.delta_), math.nextafter(1.0, 0)))
 
     def delta(self, epsilon: float | None = None) -> float:
+        """The smallest δ' (rounded up) such that the guarantee implies (ε', δ')-DP at ``epsilon`` = ε'.
+
+        Parameters
+        ----------
+        epsilon : float, optional
+            ε' >= 0; default: the guarantee's own ε (which gives its own δ, rounded up).
+
+        Returns
+        -------
+        float
+            δ' in [δ, 1].
+
+        Examples
+        --------
+        >>> g = ApproxDP(1.0, 1e-6)
+        >>> g.delta() >= 1e-6, round(g.delta(0.5), 6)
+        (True, 0.28765)
+        """
         ep = self.epsilon_ if epsilon is None else _check_epsilon_arg(epsilon)
         return min(1.0, up(self.delta_ + (1.0 - self.delta_) * PureDP(self.epsilon_).delta(ep)))
 
@@ -260,9 +506,28 @@ class ApproxDP(Guarantee):
 
 @dataclass(frozen=True)
 class ZCDP(Guarantee):
-    """ρ-zCDP: D_α(M(x) ‖ M(y)) ≤ ρα for every α > 1. Converted with the tight bound of Canonne, Kamath &
-    Steinke (2020): δ = inf_{α>1} exp((α−1)(αρ − ε))/(α − 1) · (1 − 1/α)^α.
+    """ρ-zCDP: D_α(M(x) ‖ M(y)) ≤ ρα for every α > 1.
 
+    Converted with the tight bound of Canonne, Kamath & Steinke (2020):
+    δ = inf_{α>1} exp((α−1)(αρ − ε))/(α − 1) · (1 − 1/α)^α.
+
+    Parameters
+    ----------
+    rho : float
+        ρ >= 0.
+
+    Attributes
+    ----------
+    rho : float
+        ρ.
+
+    Raises
+    ------
+    ValueError
+        ``rho`` is not a finite number >= 0.
+
+    Examples
+    --------
     >>> round(ZCDP(0.5).epsilon(1e-5), 4), round(ZCDP(0.5).delta(3.0), 8)
     (4.7284, 0.00514318)
     """
@@ -287,9 +552,29 @@ class ZCDP(Guarantee):
 
 @dataclass(frozen=True)
 class GaussianMechanism(Guarantee):
-    """The Gaussian mechanism with noise σ on a query of ℓ2-sensitivity Δ, by its exact privacy profile
-    (Balle & Wang 2018, Thm 8): δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ).
+    """The Gaussian mechanism with noise σ on a query of ℓ2-sensitivity Δ, by its exact privacy profile.
 
+    Balle & Wang 2018, Thm 8: δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ); ρ-zCDP with ρ = Δ²/(2σ²).
+
+    Parameters
+    ----------
+    sigma : float
+        The noise standard deviation σ > 0.
+    sensitivity : float, default 1.0
+        The ℓ2-sensitivity Δ > 0 of the query.
+
+    Attributes
+    ----------
+    sigma, sensitivity : float
+        σ and Δ.
+
+    Raises
+    ------
+    ValueError
+        ``sigma`` or ``sensitivity`` not a finite number > 0.
+
+    Examples
+    --------
     >>> g = GaussianMechanism(sigma=3.7)
     >>> round(g.delta(1.0), 9), round(g.epsilon(1e-5), 6), round(g.zcdp(), 6)
     (1.1456e-05, 1.009096, 0.036523)
@@ -332,15 +617,38 @@ class GaussianMechanism(Guarantee):
 
 @dataclass(frozen=True)
 class RDP(Guarantee):
-    """A Rényi-DP curve: (α, ε(α))-RDP at each of the given orders α > 1 (Mironov 2017). Converted with the
-    improved bound ε = ε_α + log((α−1)/α) − (log δ + log α)/(α − 1) (Balle et al. 2020), minimised over
-    the orders. Curves compose by adding ε(α) order by order (:func:`~dpselect.accounting.compose_rdp`).
+    """A Rényi-DP curve: (α, ε(α))-RDP at each of the given orders α > 1 (Mironov 2017).
 
+    Converted with the improved bound ε = ε_α + log((α−1)/α) − (log δ + log α)/(α − 1) (Balle et al. 2020),
+    minimised over the orders. Curves compose by adding ε(α) order by order
+    (:func:`~dpselect.accounting.compose_rdp`).
+
+    Parameters
+    ----------
+    orders : sequence of float or ndarray
+        The Rényi orders α, finite, > 1 and distinct (sorted on construction).
+    epsilons : sequence of float or ndarray
+        ε(α) at each order, >= 0 (``inf`` allowed).
+
+    Attributes
+    ----------
+    orders, epsilons : tuple of float
+        The curve, sorted by order.
+
+    Raises
+    ------
+    ValueError
+        Empty or mismatched inputs, an order <= 1 or repeated, or a negative or NaN ε.
+
+    Examples
+    --------
     >>> c = RDP.from_function(lambda a: a * 0.125)        # the curve of ρ = 0.125 zCDP
     >>> c
     RDP(<259 orders in [1.01, 1024]>)
     >>> round(c.epsilon(1e-6), 3)
     2.419
+    >>> RDP([2.0, 4.0], [0.25, 0.5])
+    RDP(orders=[2.0, 4.0], epsilons=[0.25, 0.5])
     """
 
     orders: tuple[float, ...]
@@ -365,14 +673,53 @@ class RDP(Guarantee):
 
     @classmethod
     def from_function(cls, fn: Callable[[float], float], orders: Sequence[float] = DEFAULT_ORDERS) -> "RDP":
-        """Tabulate a curve α ↦ ε(α) on ``orders``."""
+        """Tabulate a curve α ↦ ε(α) on ``orders``.
+
+        Parameters
+        ----------
+        fn : callable
+            ``fn(alpha) -> epsilon``.
+        orders : sequence of float, default DEFAULT_ORDERS
+            The orders to tabulate at (259 orders from 1.01 to 1024 by default).
+
+        Returns
+        -------
+        RDP
+
+        Raises
+        ------
+        TypeError
+            ``fn`` is not callable.
+
+        Examples
+        --------
+        >>> RDP.from_function(lambda a: 0.5 * a, orders=[2.0, 3.0])
+        RDP(orders=[2.0, 3.0], epsilons=[1.0, 1.5])
+        """
         if not callable(fn):
             raise TypeError(f"fn must be callable (alpha -> epsilon), got {type(fn).__name__}")
         return cls(orders, [float(fn(float(a))) for a in orders])
 
     @classmethod
     def of(cls, guarantee: Guarantee, orders: Sequence[float] = DEFAULT_ORDERS) -> "RDP":
-        """The RDP curve of another guarantee value (``inf`` where it has none)."""
+        """The RDP curve of another guarantee value (``inf`` where it has none).
+
+        Parameters
+        ----------
+        guarantee : Guarantee
+            Any guarantee value (its :meth:`~Guarantee.rdp` is tabulated).
+        orders : sequence of float, default DEFAULT_ORDERS
+            The orders to tabulate at.
+
+        Returns
+        -------
+        RDP
+
+        Examples
+        --------
+        >>> RDP.of(ZCDP(0.125), orders=[2.0, 4.0])
+        RDP(orders=[2.0, 4.0], epsilons=[0.25, 0.5])
+        """
         return cls.from_function(guarantee.rdp, orders)
 
     def __repr__(self) -> str:
@@ -387,8 +734,25 @@ class RDP(Guarantee):
         return rdp_delta(np.array(self.orders), np.array(self.epsilons), _check_epsilon_arg(epsilon))
 
     def rdp(self, alpha: float) -> float:
-        """ε at ``alpha``: the tabulated value at the next order ≥ alpha (Rényi divergences increase with
-        the order, so this is an upper bound), ``inf`` beyond the last order."""
+        """ε at ``alpha``: the tabulated value at the next order ≥ alpha, ``inf`` beyond the last order.
+
+        Rényi divergences increase with the order, so this is an upper bound.
+
+        Parameters
+        ----------
+        alpha : float
+            The Rényi order, > 1.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> c = RDP([2.0, 4.0], [0.25, 0.5])
+        >>> c.rdp(3.0), c.rdp(5.0)
+        (0.5, inf)
+        """
         a = _check_alpha(alpha)
         i = int(np.searchsorted(np.array(self.orders), a, side="left"))
         return self.epsilons[i] if i < len(self.orders) else math.inf

@@ -54,6 +54,9 @@ def bernoulli_log(log_p: ArrayLike, rng: RngLike = None, *,
                   bits: Callable[[int], np.ndarray] | None = None) -> np.ndarray:
     """Independent exact ``Bernoulli(exp(log_p))`` draws (int8 array of the shape of ``log_p``).
 
+    ``X = 1`` iff ``U < p`` for a uniform ``U`` whose bits are drawn lazily (module docstring): every
+    ``p`` is kept exactly, however small, which a float comparison ``rng.random() < p`` would round to 0.
+
     Parameters
     ----------
     log_p : float or array of floats <= 0
@@ -61,12 +64,29 @@ def bernoulli_log(log_p: ArrayLike, rng: RngLike = None, *,
     rng : numpy.random.Generator, int seed or None
         Source of random bits.
     bits : callable, optional
-        ``bits(size) -> uint64 array`` replacing the generator (tests script the uniform's words with it).
+        Keyword-only: ``bits(size) -> uint64 array`` replacing the generator (tests script the uniform's
+        words with it).
 
+    Returns
+    -------
+    ndarray of int8, of the shape of ``log_p``
+        The draws, 0 or 1.
+
+    Raises
+    ------
+    TypeError
+        ``log_p`` is not a float or an array of floats.
+    ValueError
+        A ``log_p`` above 0 or NaN, or ``bits`` returning the wrong number of words.
+
+    Examples
+    --------
     >>> import math
     >>> x = bernoulli_log([math.log(0.5)] * 10000 + [-800.0], rng=1)   # p = e^-800 < 1e-347 stays possible
     >>> abs(int(x[:-1].sum()) - 5000) < 200, int(x[-1])
     (True, 0)
+    >>> x.shape, x.dtype.name
+    ((10001,), 'int8')
     """
     try:
         raw = np.asarray(log_p)

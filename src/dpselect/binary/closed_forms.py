@@ -61,6 +61,26 @@ def dp_upper(alpha: ArrayLike, *, epsilon: ArrayLike, delta: ArrayLike = 0.0) ->
     ``U_DP(a) = min(e^eps a + delta, (e^eps + delta - 1 + a) / e^eps, 1)``: the largest ``Pr[M(u) = j]`` allowed
     on a neighbour ``u`` of a dataset ``v`` with ``Pr[M(v) = j] = a``. ``epsilon``/``delta`` may be arrays
     (one value per edge).
+
+    Parameters
+    ----------
+    alpha : array_like
+        ``Pr[M(v) = j]``, in [0, 1].
+    epsilon : array_like
+        ε > 0 (per edge when an array).
+    delta : array_like, default 0.0
+        δ in [0, 1) (per edge when an array).
+
+    Returns
+    -------
+    ndarray
+        float64, of the broadcast shape of the inputs (0-d for scalars).
+
+    Examples
+    --------
+    >>> import math
+    >>> float(dp_upper(0.3, epsilon=math.log(2))), dp_upper([0.1, 0.6], epsilon=math.log(2), delta=0.05).tolist()
+    (0.6, [0.25, 0.825])
     """
     e, a, dl = np.exp(epsilon), np.asarray(alpha), np.asarray(delta)
     return np.minimum(np.minimum(e * a + dl, (e + dl - 1.0 + a) / e), 1.0)
@@ -68,7 +88,29 @@ def dp_upper(alpha: ArrayLike, *, epsilon: ArrayLike, delta: ArrayLike = 0.0) ->
 
 @keyword_only("epsilon", "delta")
 def dp_lower(alpha: ArrayLike, *, epsilon: ArrayLike, delta: ArrayLike = 0.0) -> np.ndarray:
-    """The (epsilon, delta)-DP lower bound ``L_DP`` of paper 002, Eq. 9: ``1 - U_DP(1 - a)``."""
+    """The (epsilon, delta)-DP lower bound ``L_DP`` of paper 002, Eq. 9: ``1 - U_DP(1 - a)``.
+
+    Parameters
+    ----------
+    alpha : array_like
+        ``Pr[M(v) = j]``, in [0, 1].
+    epsilon : array_like
+        ε > 0 (per edge when an array).
+    delta : array_like, default 0.0
+        δ in [0, 1) (per edge when an array).
+
+    Returns
+    -------
+    ndarray
+        The smallest ``Pr[M(u) = j]`` allowed on a neighbour, float64 of the broadcast shape (no
+        validation).
+
+    Examples
+    --------
+    >>> import math
+    >>> float(dp_lower(0.3, epsilon=math.log(2)))
+    0.15
+    """
     e, a, dl = np.exp(epsilon), np.asarray(alpha), np.asarray(delta)
     return np.maximum(np.maximum(e * a - dl - e + 1.0, (a - dl) / e), 0.0)
 
@@ -78,7 +120,32 @@ def tau(alpha: ArrayLike, *, epsilon: float, delta: float = 0.0) -> np.ndarray:
     """Number of steps in the first (multiplicative) regime of ``U_DP`` (paper 002, Eq. 6, clamped at 0).
 
     ``tau = max(0, ceil(log((e^eps + 2 delta - 1) / ((e^eps + 1)((e^eps - 1) alpha + delta))) / eps))``;
-    ``+inf`` when ``alpha = delta = 0``. Returned as float array (to hold ``inf``).
+    ``+inf`` when ``alpha = delta = 0``.
+
+    Parameters
+    ----------
+    alpha : array_like
+        ``Pr[M(v) = j]``, in [0, 1].
+    epsilon : float
+        ε > 0.
+    delta : float, default 0.0
+        δ in [0, 1).
+
+    Returns
+    -------
+    ndarray
+        Of the shape of ``alpha``; float (to hold ``inf``).
+
+    Raises
+    ------
+    ValueError
+        ``epsilon``, ``delta`` or ``alpha`` out of range.
+
+    Examples
+    --------
+    >>> import math
+    >>> tau([0.1, 0.3, 0.0], epsilon=math.log(2)).tolist()
+    [2.0, 1.0, inf]
     """
     eps, dl = _check_eps_delta(epsilon, delta)
     a = _check_prob_array(alpha)
@@ -109,7 +176,9 @@ def p(d: ArrayLike, alpha: ArrayLike, *, epsilon: float, delta: float = 0.0) -> 
     alpha : float or array in [0, 1]
         ``Pr[M(v) = j]`` at the inducing vertex. ``d`` and ``alpha`` broadcast.
     epsilon : float > 0
-    delta : float in [0, 1)
+        The ε of the homogeneous (ε, δ)-DP guarantee.
+    delta : float in [0, 1), default 0.0
+        The δ of the guarantee.
 
     Returns
     -------
@@ -157,12 +226,30 @@ def path_extension(alpha: float, *, epsilons: ArrayLike) -> np.ndarray:
     """Optimal heterogeneous-DP mechanism on a path (paper 001, Thm 2-3), in closed form.
 
     The path is ``v_0, ..., v_n`` with ``epsilons[i] = eps(v_i, v_{i+1})`` (pure DP, delta = 0),
-    ``Pr[M(v_0) = 1] = alpha`` fixed and true value 1 at ``v_1 .. v_n``. Returns ``p*(v_i) = Pr[M(v_i) = 1]``
-    for ``i = 0..n``, the unique optimal epsilon(.)-DP extension. With ``S_i = eps_0 + ... + eps_{i-1}`` and
-    ``tau`` the smallest ``i >= 0`` with ``e^{S_i} alpha >= 1 / (e^{eps_i} + 1)`` (``tau = n`` if none)::
+    ``Pr[M(v_0) = 1] = alpha`` fixed and true value 1 at ``v_1 .. v_n``. The result is the unique optimal
+    epsilon(.)-DP extension: heterogeneous DP with ``eps(v_i, v_{i+1})`` between consecutive datasets.
+    With ``S_i = eps_0 + ... + eps_{i-1}`` and ``tau`` the smallest ``i >= 0`` with
+    ``e^{S_i} alpha >= 1 / (e^{eps_i} + 1)`` (``tau = n`` if none)::
 
         p*(v_i) = e^{S_i} alpha                                       for i <= tau
         p*(v_i) = e^{2 S_tau - S_i} alpha + 1 - e^{-(S_i - S_tau)}    for i > tau
+
+    Parameters
+    ----------
+    alpha : float
+        ``Pr[M(v_0) = 1]``, in [0, 1].
+    epsilons : array_like of shape (n,)
+        The ε of each path edge, finite and > 0.
+
+    Returns
+    -------
+    ndarray of shape (n + 1,)
+        ``p*(v_i) = Pr[M(v_i) = 1]`` for ``i = 0..n``.
+
+    Raises
+    ------
+    ValueError
+        ``alpha`` outside [0, 1], or ``epsilons`` not 1-D or not finite and > 0.
 
     Examples
     --------
@@ -195,6 +282,20 @@ def balanced_boundary_value(*, epsilon: float, delta: float = 0.0) -> float:
     (epsilon, delta)-DP on a boundary edge iff ``alpha <= e^eps (1 - alpha) + delta``; ``alpha*`` is the equality.
     It is also the accuracy of randomized response when delta = 0.
 
+    Parameters
+    ----------
+    epsilon : float
+        ε > 0.
+    delta : float, default 0.0
+        δ in [0, 1).
+
+    Returns
+    -------
+    float
+        ``alpha*``.
+
+    Examples
+    --------
     >>> round(balanced_boundary_value(epsilon=1.0986122886681098), 12)   # e^eps = 3
     0.75
     """
@@ -209,10 +310,33 @@ def balanced_probability(d: ArrayLike, *, epsilon: float, delta: float = 0.0) ->
 
     ``1 - (e^eps - 1 - delta (e^{(d+1) eps} + e^{d eps} - 2)) / (e^{d eps} (e^eps + 1)(e^eps - 1))``, clamped at 1
     (the paper omits the clamp, needed when delta > 0). ``d = 0`` are the boundary vertices themselves
-    (value :func:`balanced_boundary_value`). Equals ``p(d, alpha*)``.
+    (value :func:`balanced_boundary_value`). Equals ``p(d, alpha*)``. The mechanism is (epsilon, delta)-DP.
 
+    Parameters
+    ----------
+    d : int or array_like of int
+        Distance(s) to the boundary, >= 0.
+    epsilon : float
+        ε > 0.
+    delta : float, default 0.0
+        δ in [0, 1).
+
+    Returns
+    -------
+    float or ndarray
+        A Python float for a scalar ``d``, else an array of the shape of ``d``.
+
+    Raises
+    ------
+    ValueError
+        ``d`` not a non-negative integer, or ``epsilon``/``delta`` out of range.
+
+    Examples
+    --------
     >>> round(float(balanced_probability(1, epsilon=1.0986122886681098)), 12)   # e^eps = 3: 1 - 2/(3*4*2)
     0.916666666667
+    >>> balanced_probability([0, 1, 2], epsilon=1.0986122886681098).round(4).tolist()
+    [0.75, 0.9167, 0.9722]
     """
     eps, dl = _check_eps_delta(epsilon, delta)
     dd = np.asarray(d, dtype=np.float64)

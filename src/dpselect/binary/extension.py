@@ -71,8 +71,36 @@ __all__ = ["NotExtendableError", "NoUniqueOptimumError", "optimal_extension", "o
 class NotExtendableError(ValueError):
     """The partial mechanism has no private extension; ``pair = (u, v)`` is an offending pair.
 
-    Attributes: ``pair`` (vertex ids ``(u, v)``), ``colour`` (``j``), ``value_u``/``value_v``
-    (``Pr[M(.) = j]``), ``bound`` (the strongest bound ``u`` induces on ``v``, ``< value_v``), ``path``.
+    Raised by :func:`optimal_extension`, :func:`optimal_mechanism` and :func:`optimal_probability`. A
+    ``ValueError``: the given partial mechanism is itself the bad input.
+
+    Parameters
+    ----------
+    message : str
+        The error message.
+    pair : tuple
+        Keyword-only (as are the rest): the offending fixed vertices ``(u, v)``.
+    colour : int
+        The answer ``j`` whose probabilities conflict.
+    value_u, value_v : float
+        ``Pr[M(u) = j]`` and ``Pr[M(v) = j]``.
+    bound : float
+        The strongest bound ``u`` induces on ``v`` (``< value_v``).
+    path : list
+        The vertices of a path from ``u`` to ``v`` along which the bound is induced.
+
+    Attributes
+    ----------
+    pair, colour, value_u, value_v, bound, path
+        As given.
+
+    Examples
+    --------
+    >>> try:
+    ...     optimal_extension([(0, 1)], {0: 0, 1: 1}, {0: 0.1, 1: 0.9}, epsilon=1.0)
+    ... except NotExtendableError as err:
+    ...     print(err.pair, err.colour, round(err.bound, 6), err.path)
+    (0, 1) 1 0.271828 [0, 1]
     """
 
     def __init__(self, message: str, *, pair: tuple, colour: int, value_u: float, value_v: float,
@@ -85,8 +113,27 @@ class NotExtendableError(ValueError):
 class NoUniqueOptimumError(ValueError):
     """No extension dominates all others (the set of fixed vertices is not boundary-hitting).
 
-    Attributes: ``edge`` (a neighbouring pair where the vertex-wise optima violate privacy),
-    ``uncovered`` (boundary edges with no endpoint in the partial mechanism's domain, at most 10).
+    Parameters
+    ----------
+    message : str
+        The error message.
+    edge : tuple
+        Keyword-only: a neighbouring pair where the vertex-wise optima violate privacy.
+    uncovered : list
+        Keyword-only: boundary edges with no endpoint in the partial mechanism's domain (at most 10).
+
+    Attributes
+    ----------
+    edge, uncovered
+        As given.
+
+    Examples
+    --------
+    >>> try:
+    ...     optimal_extension([(0, 1), (1, 2)], {0: 0, 1: 1, 2: 1}, {2: 0.9}, epsilon=1.0)
+    ... except NoUniqueOptimumError as err:
+    ...     print(err.edge, err.uncovered)
+    (0, 1) [(0, 1)]
     """
 
     def __init__(self, message: str, *, edge: tuple, uncovered: list) -> None:
@@ -97,9 +144,43 @@ class NoUniqueOptimumError(ValueError):
 # ===================================================================== privacy resolution
 def resolve_privacy(g: DatasetGraph, epsilon: Any, delta: Any = 0.0, pair: SuitablePair | None = None
                     ) -> SuitablePair:
-    """The suitable pair(s) on ``g``: a number gives :class:`DPPair`; a mapping ``{(u, v): eps}`` (either
+    """The suitable pair(s) on ``g`` for a privacy specification.
+
+    A number gives :class:`~dpselect.binary.suitable.DPPair`; a mapping ``{(u, v): eps}`` (either
     orientation), an array with one value per edge of ``g`` or an edge attribute read into ``g`` give
-    :class:`EdgeDPPairs`; ``pair`` passes a custom homogeneous :class:`SuitablePair`."""
+    :class:`~dpselect.binary.suitable.EdgeDPPairs`; ``pair`` passes a custom homogeneous
+    :class:`~dpselect.binary.suitable.SuitablePair`.
+
+    Parameters
+    ----------
+    g : DatasetGraph
+        The dataset graph.
+    epsilon : float, mapping, array_like, str or None
+        Homogeneous ε > 0, or ε per edge (>= 0, finite); a str names the edge attribute already read into
+        ``g.edge_epsilon``. None only together with ``pair``.
+    delta : float, default 0.0
+        δ in [0, 1).
+    pair : SuitablePair, optional
+        A custom homogeneous pair, instead of ``epsilon``/``delta``.
+
+    Returns
+    -------
+    SuitablePair
+
+    Raises
+    ------
+    TypeError
+        Both or neither of ``epsilon`` and ``pair``, a heterogeneous ``pair``, or an ``epsilon`` of another type.
+    ValueError
+        ``delta`` outside [0, 1), an ε out of range, a key that is not an edge, an edge without a value or
+        with two values.
+
+    Examples
+    --------
+    >>> g = DatasetGraph.from_edges([(0, 1), (1, 2)])
+    >>> resolve_privacy(g, 1.0), resolve_privacy(g, {(0, 1): 1.0, (2, 1): 0.5})
+    (DPPair(epsilon=1.0, delta=0.0), EdgeDPPairs(n_arcs=4, delta=0.0))
+    """
     if pair is not None:
         if epsilon is not None:
             raise TypeError("give either epsilon (and delta) or pair, not both")
@@ -542,12 +623,50 @@ def optimal_mechanism(graph: Any, true_values: Any, partial: Mapping, *, epsilon
                       method: str = "batch") -> BinaryMechanism:
     """The unique optimal private extension of a partial binary mechanism, as a :class:`BinaryMechanism`.
 
-    See :func:`optimal_extension` for the parameters; additionally ``pair`` (a custom homogeneous
-    :class:`~dpselect.binary.suitable.SuitablePair`, instead of ``epsilon``/``delta``), ``tol`` (slack
-    allowed in the privacy inequalities, default 1e-9: on log-probabilities, i.e. relative, for the DP
-    pairs; on probabilities for a custom pair) and ``method`` (``"batch"``: vectorised label setting,
-    default; ``"heap"``: the one-vertex-at-a-time reference). The mechanism keeps both log-probabilities
-    of every vertex (``.log_prob``) to full relative precision, and samples from them exactly.
+    The mechanism is (epsilon, delta)-DP (or eps(.)-DP, or private for ``pair``) for the neighbour relation
+    given by the edges, verified on every edge before returning (see :func:`optimal_extension`). It keeps
+    both log-probabilities of every vertex (``.log_prob``) to full relative precision, and samples from them
+    exactly.
+
+    Parameters
+    ----------
+    graph : graph-like
+        As in :func:`optimal_extension`.
+    true_values : mapping vertex -> 0 or 1
+        The true binary answer ``T(v)`` at every vertex.
+    partial : mapping vertex -> float in [0, 1]
+        ``Pr[M(v) = 1]`` on the fixed set ``S`` (boundary-hitting for a unique optimum).
+    epsilon : float, mapping or str, optional
+        Keyword-only (as are the rest): as in :func:`optimal_extension`; required unless ``pair`` is given.
+    delta : float, default 0.0
+        Homogeneous δ in [0, 1).
+    pair : SuitablePair, optional
+        A custom homogeneous :class:`~dpselect.binary.suitable.SuitablePair`, instead of ``epsilon``/``delta``.
+    tol : float, default 1e-9
+        Slack allowed in the privacy inequalities: on log-probabilities, i.e. relative, for the DP pairs; on
+        probabilities for a custom pair.
+    method : {"batch", "heap"}, default "batch"
+        ``"batch"``: vectorised label setting; ``"heap"``: the one-vertex-at-a-time reference.
+
+    Returns
+    -------
+    BinaryMechanism
+        The optimal mechanism, with ``pair`` attached (so :meth:`BinaryMechanism.violations` can re-check it).
+
+    Raises
+    ------
+    NotExtendableError
+        No private extension exists.
+    NoUniqueOptimumError
+        ``S`` is not boundary-hitting and the vertex-wise optima are not jointly private.
+
+    Examples
+    --------
+    >>> import math
+    >>> m = optimal_mechanism([(0, 1), (1, 2), (2, 3)], {0: 0, 1: 1, 2: 1, 3: 0}, {0: 0.3, 3: 0.1},
+    ...                       epsilon=math.log(2))
+    >>> m.prob_one.round(12).tolist(), m.log_prob.shape, m.violations()
+    ([0.3, 0.4, 0.2, 0.1], (4, 2), [])
     """
     check_choice(method, "method", tuple(_ENGINES))
     tol = check_nonnegative(tol, "tol")
@@ -640,14 +759,47 @@ def optimal_probability(graph: Any, true_values: Any, partial: Mapping, vertex: 
     With ``check=False`` only one colour's label setting runs, and it stops as soon as ``vertex`` is settled
     (Dijkstra's early exit: the cost is that of the ball of vertices with smaller labels); the partial
     mechanism is then *assumed* compatible and ``S`` boundary-hitting. ``check=True`` (default) verifies both
-    first, which needs the full passes. ``output="log"`` returns ``(log Pr[M = 0], log Pr[M = 1])``.
-    Parameters and errors as :func:`optimal_extension`.
+    first, which needs the full passes.
 
+    Parameters
+    ----------
+    graph : graph-like
+        As in :func:`optimal_extension`.
+    true_values : mapping vertex -> 0 or 1
+        The true binary answer ``T(v)`` at every vertex.
+    partial : mapping vertex -> float in [0, 1]
+        ``Pr[M(v) = 1]`` on the fixed set ``S``.
+    vertex : hashable
+        The dataset whose probability is wanted.
+    epsilon : float, mapping or str
+        Keyword-only (as are the rest): as in :func:`optimal_extension`.
+    delta : float, default 0.0
+        Homogeneous δ in [0, 1).
+    check : bool, default True
+        Verify compatibility and uniqueness first.
+    output : {"float", "log"}, default "float"
+        ``"log"`` returns ``(log Pr[M = 0], log Pr[M = 1])``.
+
+    Returns
+    -------
+    float or (float, float)
+        ``Pr[M(vertex) = 1]``, or both log-probabilities.
+
+    Raises
+    ------
+    NotExtendableError, NoUniqueOptimumError
+        As :func:`optimal_extension` (only with ``check=True``).
+
+    Examples
+    --------
     >>> import math
     >>> T = {"v1": 0, "v2": 1, "v3": 1, "v4": 0}
     >>> E = [("v1", "v2"), ("v2", "v3"), ("v3", "v4")]
     >>> round(optimal_probability(E, T, {"v1": 0.3, "v4": 0.1}, "v2", epsilon=math.log(2), check=False), 12)
     0.4
+    >>> lp0, lp1 = optimal_probability(E, T, {"v1": 0.3, "v4": 0.1}, "v2", epsilon=math.log(2), output="log")
+    >>> round(math.exp(lp0), 12), round(math.exp(lp1), 12)
+    (0.6, 0.4)
     """
     check_choice(output, "output", _OUTPUTS)
     g, T, src, val, pr = _prepare(graph, true_values, partial, epsilon, delta, None)
@@ -673,16 +825,47 @@ def induced_bounds(graph: Any, partial: Mapping, *, epsilon: Any, delta: float =
                    method: str = "batch", output: str = "float") -> dict:
     """The strongest induced condition (paper 001, Sec. IV-B) on every vertex, for answer ``colour``.
 
-    Returns ``vertex -> min over s in S and (s, v)-paths rho of U_rho(Pr[M(s) = colour])``: every private
-    mechanism agreeing with ``partial`` has ``Pr[M(v) = colour]`` at most this (1 where nothing is implied;
-    the partial values themselves on ``S``). One label-setting pass (see the module docstring).
-    ``output="log"`` gives the logarithm of the bound (to full relative precision also where the bound is
-    within 1e-16 of 1 or below the float range).
+    Every private mechanism agreeing with ``partial`` has ``Pr[M(v) = colour]`` at most the bound (1 where
+    nothing is implied; the partial values themselves on ``S``). One label-setting pass (see the module
+    docstring).
 
+    Parameters
+    ----------
+    graph : graph-like
+        As in :func:`optimal_extension`.
+    partial : mapping vertex -> float in [0, 1]
+        ``Pr[M(v) = 1]`` on the fixed set ``S``.
+    epsilon : float, mapping or str
+        Keyword-only (as are the rest): as in :func:`optimal_extension`.
+    delta : float, default 0.0
+        Homogeneous δ in [0, 1).
+    colour : {0, 1}, default 1
+        The answer ``j`` bounded.
+    method : {"batch", "heap"}, default "batch"
+        The label-setting engine.
+    output : {"float", "log"}, default "float"
+        ``"log"`` gives the logarithm of the bound (to full relative precision also where the bound is
+        within 1e-16 of 1 or below the float range).
+
+    Returns
+    -------
+    dict
+        ``vertex -> min over s in S and (s, v)-paths rho of U_rho(Pr[M(s) = colour])``, one entry per vertex.
+
+    Raises
+    ------
+    ValueError
+        ``colour`` not 0 or 1, an unknown ``method`` or ``output``, or a bad ``epsilon``/``delta``.
+
+    Examples
+    --------
     >>> import math
     >>> b = induced_bounds([(0, 1), (1, 2), (2, 3)], {0: 0.3, 3: 0.1}, epsilon=math.log(2))
     >>> [round(b[v], 12) for v in range(4)]
     [0.3, 0.4, 0.2, 0.1]
+    >>> b0 = induced_bounds([(0, 1), (1, 2), (2, 3)], {0: 0.3, 3: 0.1}, epsilon=math.log(2), colour=0)
+    >>> [round(b0[v], 12) for v in range(4)]
+    [0.7, 0.85, 0.925, 0.9]
     """
     if colour not in (0, 1) or isinstance(colour, bool):
         raise ValueError(f"colour must be 0 or 1, got {short_repr(colour)}")

@@ -38,6 +38,21 @@ def _is_networkx(graph: Any) -> bool:
 class DatasetGraph:
     """An undirected simple graph of datasets with numpy storage.
 
+    Vertices are datasets and edges neighbouring pairs: the neighbour model of the binary mechanisms. Build
+    one with :meth:`from_edges`, :meth:`from_arrays`, :meth:`from_networkx` or :func:`as_dataset_graph`
+    rather than with the constructor.
+
+    Parameters
+    ----------
+    n : int
+        Number of vertices (internally ``0 .. n-1``).
+    u, v : int arrays of shape (E,)
+        Edge endpoints (internal indices); self-loops are rejected, duplicate edges merged.
+    labels : list, optional
+        Keyword-only: the user's vertex ids, one per vertex, distinct (default: ``0 .. n-1``).
+    edge_epsilon : float array of shape (E,), optional
+        Keyword-only: one epsilon per given edge; duplicates of an edge must agree.
+
     Attributes
     ----------
     n : int
@@ -49,6 +64,12 @@ class DatasetGraph:
         edge ``arc_edge[k]``.
     edge_epsilon : float64 array or None
         Per-edge epsilon read from an edge attribute at construction (see :func:`as_dataset_graph`).
+
+    Raises
+    ------
+    ValueError
+        A self-loop, an endpoint outside ``0 .. n-1``, repeated labels, or conflicting epsilons on a
+        duplicate edge.
 
     Examples
     --------
@@ -110,7 +131,32 @@ class DatasetGraph:
     # ----------------------------------------------------------------- constructors
     @classmethod
     def from_arrays(cls, n: int, u: Any, v: Any, *, epsilon: Any = None) -> "DatasetGraph":
-        """Graph on vertices ``0 .. n-1`` with edges ``(u[k], v[k])`` (fast path, no Python loops)."""
+        """Graph on vertices ``0 .. n-1`` with edges ``(u[k], v[k])`` (fast path, no Python loops).
+
+        Parameters
+        ----------
+        n : int
+            Number of vertices, >= 1.
+        u, v : array_like of int, shape (E,)
+            The edge endpoints.
+        epsilon : array_like of float, shape (E,), optional
+            Keyword-only: one epsilon per edge (heterogeneous DP).
+
+        Returns
+        -------
+        DatasetGraph
+
+        Raises
+        ------
+        ValueError
+            ``n`` is not an int >= 1, or an edge is invalid (see :class:`DatasetGraph`).
+
+        Examples
+        --------
+        >>> g = DatasetGraph.from_arrays(4, [0, 1, 2], [1, 2, 3])
+        >>> g.n, g.n_edges, g.distance(0, 3)
+        (4, 3, 3)
+        """
         if isinstance(n, bool) or not isinstance(n, (numbers.Integral, np.integer)) or int(n) < 1:
             raise ValueError(f"n must be an int >= 1, got {short_repr(n)}")
         return cls(int(n), np.asarray(u), np.asarray(v), edge_epsilon=epsilon)
@@ -125,9 +171,34 @@ class DatasetGraph:
         ids are looked up in it. Both, and a plain list of ``(int, int)`` tuples, take a vectorised path
         (no Python loop over the edges) and give the graph the loop would build.
 
+        Parameters
+        ----------
+        edges : iterable of tuples or ndarray of shape (E, 2)
+            The neighbouring pairs, with any hashable vertex ids.
+        vertices : iterable, optional
+            All vertex ids, distinct, in the order the graph keeps (adds isolated vertices); an edge with a
+            vertex outside it is a ``ValueError``. Default: the vertices in order of first appearance.
+        epsilon_attr : str, optional
+            Keyword-only: read each edge's epsilon from this key of its data dict.
+
+        Returns
+        -------
+        DatasetGraph
+
+        Raises
+        ------
+        TypeError
+            An edge that is not a 2- or 3-tuple, or ``epsilon_attr`` with an edge array.
+        ValueError
+            No vertex, repeated ``vertices``, an unknown vertex, a self-loop, or an edge without ``epsilon_attr``.
+
+        Examples
+        --------
         >>> import numpy as np
         >>> DatasetGraph.from_edges(np.array([[0, 1], [1, 2]])).distance(0, 2)
         2
+        >>> DatasetGraph.from_edges([("x", "y")], vertices=["x", "y", "z"]).vertices
+        ['x', 'y', 'z']
         """
         if isinstance(edges, np.ndarray):
             if epsilon_attr is not None:
@@ -207,7 +278,31 @@ class DatasetGraph:
 
     @classmethod
     def from_networkx(cls, graph: Any, *, epsilon_attr: str | None = None) -> "DatasetGraph":
-        """Graph from a networkx ``Graph`` (directed graphs and multigraphs are rejected)."""
+        """Graph from a networkx ``Graph`` (directed graphs and multigraphs are rejected).
+
+        Parameters
+        ----------
+        graph : networkx.Graph
+            An undirected simple graph; its node order is kept.
+        epsilon_attr : str, optional
+            Keyword-only: the edge attribute holding each edge's epsilon.
+
+        Returns
+        -------
+        DatasetGraph
+
+        Raises
+        ------
+        ValueError
+            A directed graph or a multigraph, a self-loop, or an edge without ``epsilon_attr``.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> g = DatasetGraph.from_networkx(nx.path_graph(3))
+        >>> g.n, g.n_edges
+        (3, 2)
+        """
         if graph.is_directed():
             raise ValueError("graph must be undirected (the neighbour relation is symmetric)")
         if getattr(graph, "is_multigraph", lambda: False)():
@@ -217,7 +312,18 @@ class DatasetGraph:
 
     # ----------------------------------------------------------------- vertex ids
     def edge_keys(self) -> np.ndarray:
-        """``edge_u * n + edge_v`` for every edge: sorted and unique (lookup of an edge by searchsorted)."""
+        """``edge_u * n + edge_v`` for every edge: sorted and unique (lookup of an edge by searchsorted).
+
+        Returns
+        -------
+        ndarray of shape (n_edges,)
+            int64 keys, computed once.
+
+        Examples
+        --------
+        >>> DatasetGraph.from_arrays(3, [0, 1], [1, 2]).edge_keys().tolist()
+        [1, 5]
+        """
         keys = self._edge_keys
         if keys is None:
             keys = self._edge_keys = self.edge_u * self.n + self.edge_v
@@ -233,9 +339,48 @@ class DatasetGraph:
         return list(range(self.n)) if self._labels is None else list(self._labels)
 
     def label(self, i: int) -> Hashable:
+        """The user's id of internal vertex ``i``.
+
+        Parameters
+        ----------
+        i : int
+            An internal index, ``0 .. n-1``.
+
+        Returns
+        -------
+        hashable
+
+        Examples
+        --------
+        >>> DatasetGraph.from_edges([("a", "b")]).label(1)
+        'b'
+        """
         return i if self._labels is None else self._labels[i]
 
     def index_of(self, vertex: Hashable, name: str = "vertex") -> int:
+        """The internal index of the user's vertex id ``vertex``.
+
+        Parameters
+        ----------
+        vertex : hashable
+            A vertex id of the graph.
+        name : str, default "vertex"
+            The name used in the error message.
+
+        Returns
+        -------
+        int
+
+        Raises
+        ------
+        ValueError
+            ``vertex`` is not a vertex of the graph.
+
+        Examples
+        --------
+        >>> DatasetGraph.from_edges([("a", "b")]).index_of("b")
+        1
+        """
         if self._index is None:
             if isinstance(vertex, (numbers.Integral, np.integer)) and not isinstance(vertex, bool) \
                     and 0 <= int(vertex) < self.n:
@@ -248,7 +393,30 @@ class DatasetGraph:
         raise ValueError(f"{name} {short_repr(vertex)} is not a vertex of the graph")
 
     def indices_of(self, vertices: Iterable[Hashable], name: str = "vertex") -> np.ndarray:
-        """Internal indices of ``vertices`` (vectorised when the vertices are ``0 .. n-1``)."""
+        """Internal indices of ``vertices`` (vectorised when the vertices are ``0 .. n-1``).
+
+        Parameters
+        ----------
+        vertices : iterable of hashable
+            Vertex ids of the graph.
+        name : str, default "vertex"
+            The name used in the error message.
+
+        Returns
+        -------
+        ndarray of shape (len(vertices),)
+            int64 indices.
+
+        Raises
+        ------
+        ValueError
+            An id is not a vertex of the graph.
+
+        Examples
+        --------
+        >>> DatasetGraph.from_edges([("a", "b"), ("b", "c")]).indices_of(["c", "a"]).tolist()
+        [2, 0]
+        """
         if self._index is None:
             arr = vertices if isinstance(vertices, np.ndarray) else np.asarray(list(vertices))
             if arr.ndim == 1 and arr.dtype.kind in "iu" and (arr.size == 0 or (arr.min() >= 0 and arr.max() < self.n)):
@@ -257,7 +425,37 @@ class DatasetGraph:
         return np.asarray([self.index_of(v, name) for v in vertices], dtype=np.int64)
 
     def vertex_array(self, mapping: Any, name: str, *, dtype: Any = np.float64) -> tuple[np.ndarray, np.ndarray]:
-        """``(indices, values)`` of a ``{vertex: value}`` mapping (vertices checked)."""
+        """``(indices, values)`` of a ``{vertex: value}`` mapping (vertices checked).
+
+        Parameters
+        ----------
+        mapping : mapping
+            ``vertex -> value``.
+        name : str
+            The parameter name used in error messages.
+        dtype : numpy dtype, default float64
+            Keyword-only: the dtype of ``values``.
+
+        Returns
+        -------
+        indices : ndarray of shape (len(mapping),)
+            int64 internal indices of the keys.
+        values : ndarray of shape (len(mapping),)
+            The values, of ``dtype``.
+
+        Raises
+        ------
+        TypeError
+            ``mapping`` is not a mapping, or a value is not a real number.
+        ValueError
+            A key is not a vertex.
+
+        Examples
+        --------
+        >>> idx, vals = DatasetGraph.from_edges([("a", "b")]).vertex_array({"b": 0.5}, "alpha")
+        >>> idx.tolist(), vals.tolist()
+        ([1], [0.5])
+        """
         if not isinstance(mapping, Mapping):
             raise TypeError(f"{name} must be a mapping vertex -> value, got {type(mapping).__name__}")
         idx = None
@@ -276,13 +474,40 @@ class DatasetGraph:
 
     # ----------------------------------------------------------------- distances
     def csr(self) -> sp.csr_matrix:
+        """The adjacency as a scipy CSR matrix (ones; computed once).
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n, n)
+
+        Examples
+        --------
+        >>> DatasetGraph.from_arrays(3, [0, 1], [1, 2]).csr().toarray().tolist()
+        [[0.0, 1.0, 0.0], [1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]
+        """
         if self._csr is None:
             data = np.ones(self.indices.size, dtype=np.float64)
             self._csr = sp.csr_matrix((data, self.indices, self.indptr), shape=(self.n, self.n))
         return self._csr
 
     def distances(self, sources: Iterable[Hashable]) -> np.ndarray:
-        """Hop distance from the nearest of ``sources`` to every vertex (``inf`` if unreachable)."""
+        """Hop distance from the nearest of ``sources`` to every vertex (``inf`` if unreachable).
+
+        Parameters
+        ----------
+        sources : iterable of hashable
+            Vertex ids (an empty set gives ``inf`` everywhere).
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            float64 distances, in internal vertex order.
+
+        Examples
+        --------
+        >>> DatasetGraph.from_arrays(4, [0, 1], [1, 2]).distances([0]).tolist()
+        [0.0, 1.0, 2.0, inf]
+        """
         idx = np.asarray([self.index_of(s, "source") for s in sources], dtype=np.int64)
         return self._distances_idx(idx)
 
@@ -292,7 +517,24 @@ class DatasetGraph:
         return dijkstra(self.csr(), directed=True, indices=idx, unweighted=True, min_only=True)
 
     def distance(self, u: Hashable, v: Hashable) -> float:
-        """Length of a shortest ``(u, v)``-path (``inf`` when disconnected); an int when finite."""
+        """Length of a shortest ``(u, v)``-path (``inf`` when disconnected); an int when finite.
+
+        Parameters
+        ----------
+        u, v : hashable
+            Vertex ids.
+
+        Returns
+        -------
+        int or float
+            The distance, or ``float("inf")``.
+
+        Examples
+        --------
+        >>> g = DatasetGraph.from_arrays(4, [0, 1], [1, 2])
+        >>> g.distance(0, 2), g.distance(0, 3)
+        (2, inf)
+        """
         d = self._distances_idx(np.asarray([self.index_of(u, "u")]))[self.index_of(v, "v")]
         return int(d) if np.isfinite(d) else float("inf")
 
@@ -339,8 +581,34 @@ def _int_pairs(edges: list | tuple) -> np.ndarray | None:
 
 
 def as_dataset_graph(graph: Any, *, epsilon_attr: str | None = None) -> DatasetGraph:
-    """Coerce a networkx graph, an edge list, an ``(E, 2)`` integer array (vertices ``0 .. max``) or a
-    :class:`DatasetGraph` into a :class:`DatasetGraph`."""
+    """Coerce a networkx graph, an edge list, an ``(E, 2)`` integer array or a DatasetGraph into a DatasetGraph.
+
+    An integer array has vertices ``0 .. max``; a :class:`DatasetGraph` is returned as it is.
+
+    Parameters
+    ----------
+    graph : networkx.Graph, iterable of tuples, ndarray of shape (E, 2) or DatasetGraph
+        The dataset graph.
+    epsilon_attr : str, optional
+        Keyword-only: the edge attribute (networkx, or the data dicts of an edge list) holding each
+        edge's epsilon.
+
+    Returns
+    -------
+    DatasetGraph
+
+    Raises
+    ------
+    TypeError
+        ``graph`` is none of these, or ``epsilon_attr`` is given for an input without edge attributes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g = as_dataset_graph(np.array([[0, 1], [1, 2]]))
+    >>> g, as_dataset_graph(g) is g
+    (DatasetGraph(n=3, n_edges=2), True)
+    """
     if isinstance(graph, DatasetGraph):
         if epsilon_attr is not None:
             raise TypeError("a DatasetGraph carries no edge attributes: pass epsilon as a number, a mapping or "
@@ -402,7 +670,30 @@ def _boundary_edge_ids(graph: DatasetGraph, T: np.ndarray) -> np.ndarray:
 
 
 def boundary_edges(graph: Any, true_values: Any) -> list[tuple]:
-    """Edges whose endpoints have different true values (paper 002, Def. 5), as vertex-id pairs."""
+    """Edges whose endpoints have different true values (paper 002, Def. 5), as vertex-id pairs.
+
+    Parameters
+    ----------
+    graph : graph-like
+        Anything :func:`as_dataset_graph` accepts.
+    true_values : mapping or array_like
+        ``T(v)`` in {0, 1} for every vertex (a mapping vertex -> value, or an array in vertex order).
+
+    Returns
+    -------
+    list of tuple
+        ``(u, v)`` pairs of vertex ids, ``u`` before ``v`` in the graph's order.
+
+    Raises
+    ------
+    ValueError
+        A vertex without a true value, or a value other than 0 or 1.
+
+    Examples
+    --------
+    >>> boundary_edges([(1, 2), (2, 3), (3, 4)], {1: 0, 2: 1, 3: 1, 4: 0})
+    [(1, 2), (3, 4)]
+    """
     g = as_dataset_graph(graph)
     T = _true_value_array(g, true_values)
     ids = _boundary_edge_ids(g, T)
@@ -410,7 +701,28 @@ def boundary_edges(graph: Any, true_values: Any) -> list[tuple]:
 
 
 def boundary_vertices(graph: Any, true_values: Any, colour: int | None = None) -> list:
-    """Endpoints of boundary edges (Def. 6); with ``colour``, only those of that true value (Def. 8)."""
+    """Endpoints of boundary edges (Def. 6); with ``colour``, only those of that true value (Def. 8).
+
+    Parameters
+    ----------
+    graph : graph-like
+        Anything :func:`as_dataset_graph` accepts.
+    true_values : mapping or array_like
+        ``T(v)`` in {0, 1} for every vertex.
+    colour : {0, 1}, optional
+        Keep only the boundary vertices with this true value.
+
+    Returns
+    -------
+    list
+        Vertex ids in the graph's order.
+
+    Examples
+    --------
+    >>> T = {1: 0, 2: 1, 3: 1, 4: 0}
+    >>> boundary_vertices([(1, 2), (2, 3), (3, 4)], T), boundary_vertices([(1, 2), (2, 3), (3, 4)], T, colour=1)
+    ([1, 2, 3, 4], [2, 3])
+    """
     g = as_dataset_graph(graph)
     T = _true_value_array(g, true_values)
     ids = _boundary_edge_ids(g, T)
@@ -431,7 +743,27 @@ def _uncovered_ids(g: DatasetGraph, T: np.ndarray, in_set: np.ndarray) -> np.nda
 
 
 def uncovered_boundary_edges(graph: Any, true_values: Any, vertex_set: Iterable) -> list[tuple]:
-    """Boundary edges with no endpoint in ``vertex_set`` (empty iff the set is boundary-hitting)."""
+    """Boundary edges with no endpoint in ``vertex_set`` (empty iff the set is boundary-hitting).
+
+    Parameters
+    ----------
+    graph : graph-like
+        Anything :func:`as_dataset_graph` accepts.
+    true_values : mapping or array_like
+        ``T(v)`` in {0, 1} for every vertex.
+    vertex_set : iterable
+        Vertex ids.
+
+    Returns
+    -------
+    list of tuple
+        The uncovered boundary edges as vertex-id pairs.
+
+    Examples
+    --------
+    >>> uncovered_boundary_edges([(1, 2), (2, 3), (3, 4)], {1: 0, 2: 1, 3: 1, 4: 0}, [2])
+    [(3, 4)]
+    """
     g = as_dataset_graph(graph)
     T = _true_value_array(g, true_values)
     in_set = np.zeros(g.n, dtype=bool)
@@ -441,7 +773,27 @@ def uncovered_boundary_edges(graph: Any, true_values: Any, vertex_set: Iterable)
 
 
 def is_boundary_hitting(graph: Any, true_values: Any, vertex_set: Iterable) -> bool:
-    """Whether ``vertex_set`` contains an endpoint of every boundary edge (paper 002, Def. 7)."""
+    """Whether ``vertex_set`` contains an endpoint of every boundary edge (paper 002, Def. 7).
+
+    Parameters
+    ----------
+    graph : graph-like
+        Anything :func:`as_dataset_graph` accepts.
+    true_values : mapping or array_like
+        ``T(v)`` in {0, 1} for every vertex.
+    vertex_set : iterable
+        Vertex ids.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> T = {1: 0, 2: 1, 3: 1, 4: 0}
+    >>> is_boundary_hitting([(1, 2), (2, 3), (3, 4)], T, [2]), is_boundary_hitting([(1, 2), (2, 3), (3, 4)], T, [2, 4])
+    (False, True)
+    """
     return not uncovered_boundary_edges(graph, true_values, vertex_set)
 
 
@@ -451,6 +803,20 @@ def greedy_boundary_hitting_set(graph: Any, true_values: Any) -> list:
     The classic greedy vertex cover on the boundary edges (within a factor ``H(max degree)`` of the minimum);
     :func:`minimum_boundary_hitting_set` gives the exact minimum. Ties go to the lower internal index.
 
+    Parameters
+    ----------
+    graph : graph-like
+        Anything :func:`as_dataset_graph` accepts.
+    true_values : mapping or array_like
+        ``T(v)`` in {0, 1} for every vertex.
+
+    Returns
+    -------
+    list
+        Vertex ids in the graph's order.
+
+    Examples
+    --------
     >>> greedy_boundary_hitting_set([(1, 2), (2, 3), (3, 4)], {1: 0, 2: 1, 3: 1, 4: 0})
     [1, 3]
     """
@@ -491,6 +857,20 @@ def minimum_boundary_hitting_set(graph: Any, true_values: Any) -> list:
     hitting set is a minimum vertex cover = a maximum matching (scipy) turned into a cover by the alternating
     search from unmatched colour-0 vertices: cover = (colour-0 vertices not reached) + (colour-1 reached).
 
+    Parameters
+    ----------
+    graph : graph-like
+        Anything :func:`as_dataset_graph` accepts.
+    true_values : mapping or array_like
+        ``T(v)`` in {0, 1} for every vertex.
+
+    Returns
+    -------
+    list
+        Vertex ids in the graph's order (empty when there is no boundary edge).
+
+    Examples
+    --------
     >>> minimum_boundary_hitting_set([(1, 2), (2, 3), (3, 4)], {1: 0, 2: 1, 3: 1, 4: 0})
     [1, 4]
     """

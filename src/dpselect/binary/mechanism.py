@@ -24,12 +24,47 @@ class BinaryMechanism:
     (``Pr[M(v_i) = 1]`` in the graph's vertex order) or ``log_prob`` (an ``(n, 2)`` array of
     ``(log Pr[M = 0], log Pr[M = 1])`` per vertex; it takes precedence). The log form is the mechanism:
     probabilities, sampling and the privacy check all read it, so tails far below ``2^-53`` (and
-    ``Pr[M = 0]`` within ``2^-53`` of 0 where ``Pr[M = 1]`` rounds to 1.0) are kept exactly.
+    ``Pr[M = 0]`` within ``2^-53`` of 0 where ``Pr[M = 1]`` rounds to 1.0) are kept exactly. The privacy
+    guarantee is the one of ``pair`` (ε-DP, (ε, δ)-DP or heterogeneous ε(u, v)-DP with the graph's edges as
+    the neighbour relation), checked by :meth:`violations`.
 
     Sampling draws the *less likely* answer ``m`` of a vertex with probability exactly ``exp(log_prob[v, m])``
     (:func:`~dpselect.binary.bernoulli.bernoulli_log`: only random bits, no float uniform), so the sampled
     law is the one :meth:`violations` audits (the other answer has ``1 - exp(log_prob[v, m])``, which agrees
     with the stored ``log_prob[v, 1 - m]`` to a few ulps).
+
+    Parameters
+    ----------
+    graph : DatasetGraph
+        The datasets and their neighbour relation.
+    true_values : array_like of shape (n,)
+        ``T(v)`` in {0, 1}, in the graph's vertex order.
+    prob_one : array_like of shape (n,), optional
+        ``Pr[M(v) = 1]`` in the graph's vertex order (ignored when ``log_prob`` is given).
+    pair : SuitablePair, optional
+        The privacy notion the mechanism claims (None: :meth:`violations` cannot check anything).
+    log_prob : array_like of shape (n, 2), optional
+        Keyword-only: ``(log Pr[M = 0], log Pr[M = 1])`` per vertex.
+    fixed : (indices, values), optional
+        Keyword-only: vertices whose ``Pr[M = 1]`` was given as a float and is reported unchanged.
+    info : dict, optional
+        Keyword-only: free-form information about the construction (kept as ``self.info``).
+
+    Attributes
+    ----------
+    graph, true_values, pair, info
+        As given.
+    log_prob : ndarray of shape (n, 2)
+        The mechanism.
+    prob_one : ndarray of shape (n,)
+        ``Pr[M(v) = 1]`` per vertex.
+
+    Raises
+    ------
+    TypeError
+        Neither ``prob_one`` nor ``log_prob`` given.
+    ValueError
+        ``prob_one`` or ``log_prob`` of the wrong shape or not probabilities.
 
     Examples
     --------
@@ -39,6 +74,8 @@ class BinaryMechanism:
     ...                       epsilon=math.log(2))
     >>> round(m.probability(1), 12), round(m.correct_probability(2), 12), m.sample(1, rng=0) in (0, 1)
     (0.4, 0.2, True)
+    >>> BinaryMechanism(DatasetGraph.from_arrays(2, [0], [1]), [0, 1], prob_one=[0.5, 0.5]).prob_one.tolist()
+    [0.5, 0.5]
     """
 
     def __init__(self, graph: DatasetGraph, true_values: ArrayLike, prob_one: ArrayLike | None = None,
@@ -82,15 +119,87 @@ class BinaryMechanism:
         return dict(zip(self.graph.vertices, map(tuple, self.log_prob.tolist())))
 
     def log_probability(self, vertex: Hashable, answer: int = 1) -> float:
-        """``log Pr[M(vertex) = answer]``."""
+        """``log Pr[M(vertex) = answer]``.
+
+        Parameters
+        ----------
+        vertex : hashable
+            A vertex id of the graph.
+        answer : {0, 1}, default 1
+            The answer.
+
+        Returns
+        -------
+        float
+            To full relative precision (``-inf`` for an impossible answer).
+
+        Raises
+        ------
+        ValueError
+            ``vertex`` is not a vertex, or ``answer`` is not 0 or 1.
+
+        Examples
+        --------
+        >>> import math
+        >>> from dpselect.binary import optimal_mechanism
+        >>> m = optimal_mechanism([(0, 1), (1, 2), (2, 3)], {0: 0, 1: 1, 2: 1, 3: 0}, {0: 0.3, 3: 0.1},
+        ...                       epsilon=math.log(2))
+        >>> round(math.exp(m.log_probability(1)), 12), round(math.exp(m.log_probability(1, 0)), 12)
+        (0.4, 0.6)
+        """
         return float(self.log_prob[self.graph.index_of(vertex), _answer(answer)])
 
     def probability(self, vertex: Hashable, answer: int = 1) -> float:
-        """``Pr[M(vertex) = answer]`` (exact to a few ulps relative on either side; given values unchanged)."""
+        """``Pr[M(vertex) = answer]`` (exact to a few ulps relative on either side; given values unchanged).
+
+        Parameters
+        ----------
+        vertex : hashable
+            A vertex id of the graph.
+        answer : {0, 1}, default 1
+            The answer.
+
+        Returns
+        -------
+        float
+
+        Raises
+        ------
+        ValueError
+            ``vertex`` is not a vertex, or ``answer`` is not 0 or 1.
+
+        Examples
+        --------
+        >>> import math
+        >>> from dpselect.binary import optimal_mechanism
+        >>> m = optimal_mechanism([(0, 1), (1, 2), (2, 3)], {0: 0, 1: 1, 2: 1, 3: 0}, {0: 0.3, 3: 0.1},
+        ...                       epsilon=math.log(2))
+        >>> m.probability(0), round(m.probability(1, answer=0), 12)
+        (0.3, 0.6)
+        """
         return float(self._prob[self.graph.index_of(vertex), _answer(answer)])
 
     def correct_probability(self, vertex: Hashable) -> float:
-        """``Pr[M(vertex) = T(vertex)]``."""
+        """``Pr[M(vertex) = T(vertex)]``.
+
+        Parameters
+        ----------
+        vertex : hashable
+            A vertex id of the graph.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> import math
+        >>> from dpselect.binary import optimal_mechanism
+        >>> m = optimal_mechanism([(0, 1), (1, 2), (2, 3)], {0: 0, 1: 1, 2: 1, 3: 0}, {0: 0.3, 3: 0.1},
+        ...                       epsilon=math.log(2))
+        >>> m.correct_probability(0), round(m.correct_probability(1), 12)     # T(0) = 0, T(1) = 1
+        (0.7, 0.4)
+        """
         i = self.graph.index_of(vertex)
         return float(self._prob[i, int(self.true_values[i])])
 
@@ -107,12 +216,59 @@ class BinaryMechanism:
         return np.where(hit == 1, minority, 1 - minority).astype(np.int8)
 
     def sample(self, vertex: Hashable, rng: RngLike = None) -> int:
-        """Draw the private binary answer for dataset ``vertex`` (one exact Bernoulli draw)."""
+        """Draw the private binary answer for dataset ``vertex`` (one exact Bernoulli draw).
+
+        The release is private in the sense of the mechanism's ``pair`` (see :meth:`violations`).
+
+        Parameters
+        ----------
+        vertex : hashable
+            A vertex id of the graph (the private dataset).
+        rng : RngLike, optional
+            A ``numpy.random.Generator``, a seed or None.
+
+        Returns
+        -------
+        int
+            0 or 1.
+
+        Examples
+        --------
+        >>> import math
+        >>> from dpselect.binary import optimal_mechanism
+        >>> m = optimal_mechanism([(0, 1), (1, 2), (2, 3)], {0: 0, 1: 1, 2: 1, 3: 0}, {0: 0.3, 3: 0.1},
+        ...                       epsilon=math.log(2))
+        >>> m.sample(1, rng=0) in (0, 1)
+        True
+        """
         gen = check_rng(rng)
         return int(self._sample_idx(np.asarray([self.graph.index_of(vertex)]), gen)[0])
 
     def sample_many(self, vertices: Iterable[Hashable], rng: RngLike = None) -> np.ndarray:
-        """Independent private answers for each dataset in ``vertices`` (int8 array)."""
+        """Independent private answers for each dataset in ``vertices`` (int8 array).
+
+        Parameters
+        ----------
+        vertices : iterable of hashable
+            Vertex ids of the graph (repeats allowed: independent draws).
+        rng : RngLike, optional
+            A ``numpy.random.Generator``, a seed or None.
+
+        Returns
+        -------
+        ndarray of shape (len(vertices),)
+            int8 answers in {0, 1}.
+
+        Examples
+        --------
+        >>> import math
+        >>> from dpselect.binary import optimal_mechanism
+        >>> m = optimal_mechanism([(0, 1), (1, 2), (2, 3)], {0: 0, 1: 1, 2: 1, 3: 0}, {0: 0.3, 3: 0.1},
+        ...                       epsilon=math.log(2))
+        >>> x = m.sample_many([0, 1, 2, 3], rng=0)
+        >>> x.shape, x.dtype.name
+        ((4,), 'int8')
+        """
         gen = check_rng(rng)
         return self._sample_idx(self.graph.indices_of(vertices), gen)
 
@@ -123,6 +279,30 @@ class BinaryMechanism:
         For DP pairs, on the log-probabilities: ``log Pr[M(y) = j] > log Pr[M(x) = j] + eps(x, y) + tol``
         (``logaddexp(log Pr[M(x) = j] + eps, log delta)`` with delta), for ``j = 0, 1``, both orientations of
         every edge; for a custom pair ``Pr[M(y) = j] > U(Pr[M(x) = j]) + tol``.
+
+        Parameters
+        ----------
+        tol : float, default 1e-9
+            Slack, >= 0 (relative, in log space, for DP pairs).
+
+        Returns
+        -------
+        list of (hashable, hashable)
+            The violating pairs as vertex ids, one entry per violated orientation.
+
+        Raises
+        ------
+        ValueError
+            ``tol`` is negative, or the mechanism has no ``pair``.
+
+        Examples
+        --------
+        >>> import math
+        >>> from dpselect.binary import optimal_mechanism
+        >>> m = optimal_mechanism([(0, 1), (1, 2), (2, 3)], {0: 0, 1: 1, 2: 1, 3: 0}, {0: 0.3, 3: 0.1},
+        ...                       epsilon=math.log(2))
+        >>> m.violations()
+        []
         """
         tol = check_nonnegative(tol, "tol")
         if self.pair is None:
@@ -134,7 +314,30 @@ class BinaryMechanism:
     def dominates(self, other: BinaryMechanism | Mapping[Hashable, float], tol: float = 1e-12) -> bool:
         """Whether ``Pr[M(v) = T(v)] >= Pr[M'(v) = T(v)] - tol`` at every ``v`` (paper 002, Def. 2).
 
-        ``other`` is a :class:`BinaryMechanism` on the same graph or a mapping ``vertex -> Pr[M'(v) = 1]``.
+        Parameters
+        ----------
+        other : BinaryMechanism or mapping
+            A :class:`BinaryMechanism` on the same graph or a mapping ``vertex -> Pr[M'(v) = 1]`` (every vertex).
+        tol : float, default 1e-12
+            Slack.
+
+        Returns
+        -------
+        bool
+
+        Raises
+        ------
+        ValueError
+            A mapping that misses a vertex.
+
+        Examples
+        --------
+        >>> import math
+        >>> from dpselect.binary import optimal_mechanism
+        >>> m = optimal_mechanism([(0, 1), (1, 2), (2, 3)], {0: 0, 1: 1, 2: 1, 3: 0}, {0: 0.3, 3: 0.1},
+        ...                       epsilon=math.log(2))
+        >>> m.dominates({0: 0.3, 1: 0.3, 2: 0.15, 3: 0.1}), m.dominates({0: 0.3, 1: 0.5, 2: 0.2, 3: 0.1})
+        (True, False)
         """
         if isinstance(other, BinaryMechanism):
             p1 = other.prob_one

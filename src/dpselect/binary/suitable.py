@@ -47,78 +47,384 @@ class SuitablePair(ABC):
 
     Subclasses implement :meth:`upper` and :meth:`lower` (vectorised). The graph algorithms call
     :meth:`arc_upper` (the bound across specific arcs; the same ``U`` on every arc for a homogeneous pair) and
-    :meth:`vertex_min_upper` (a lower bound on ``U`` over the arcs leaving a vertex).
+    :meth:`vertex_min_upper` (a lower bound on ``U`` over the arcs leaving a vertex), and the label-space
+    hooks (:meth:`source_keys`, :meth:`arc_key_upper`, :meth:`key_logs`, ...): probability labels here,
+    log-odds labels in the DP pairs. ``homogeneous`` and ``log_space`` are class attributes saying which.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> class Doubling(SuitablePair):        # ε-DP with e^ε = 2, written by hand
+    ...     def upper(self, alpha):
+    ...         a = np.asarray(alpha, dtype=float)
+    ...         return np.minimum(2 * a, (1 + a) / 2)
+    ...     def lower(self, alpha):
+    ...         a = np.asarray(alpha, dtype=float)
+    ...         return np.maximum(a / 2, 2 * a - 1)
+    >>> pair = Doubling()
+    >>> pair.check()                         # the three properties of Def. 12 hold
+    >>> float(pair.upper(0.3)), float(pair.upper_power(0.1, 2))
+    (0.6, 0.4)
     """
 
     homogeneous = True
 
     @abstractmethod
     def upper(self, alpha: np.ndarray) -> np.ndarray:
-        """U(α): the largest Pr[M(y) = 1] a neighbour y may have when Pr[M(x) = 1] = α (vectorised)."""
+        """U(α): the largest Pr[M(y) = 1] a neighbour y may have when Pr[M(x) = 1] = α (vectorised).
+
+        Parameters
+        ----------
+        alpha : array_like
+            Probabilities in [0, 1].
+
+        Returns
+        -------
+        ndarray
+            ``U(alpha)``, float64 of the shape of ``alpha``.
+
+        Examples
+        --------
+        >>> import math
+        >>> float(DPPair(epsilon=math.log(2)).upper(0.3))
+        0.6
+        """
 
     @abstractmethod
     def lower(self, alpha: np.ndarray) -> np.ndarray:
-        """L(α): the smallest Pr[M(y) = 1] a neighbour y may have when Pr[M(x) = 1] = α (vectorised)."""
+        """L(α): the smallest Pr[M(y) = 1] a neighbour y may have when Pr[M(x) = 1] = α (vectorised).
+
+        Parameters
+        ----------
+        alpha : array_like
+            Probabilities in [0, 1].
+
+        Returns
+        -------
+        ndarray
+            ``L(alpha)``, float64 of the shape of ``alpha``.
+
+        Examples
+        --------
+        >>> import math
+        >>> float(DPPair(epsilon=math.log(2)).lower(0.3))
+        0.15
+        """
 
     # hooks used by the graph code (per-arc / per-vertex variants for heterogeneous pairs)
     def arc_upper(self, alpha: np.ndarray, arcs: np.ndarray) -> np.ndarray:
+        """``U_e(alpha)`` across the arcs ``arcs`` (one value per arc); a homogeneous pair ignores ``arcs``.
+
+        Parameters
+        ----------
+        alpha : ndarray
+            Probabilities in [0, 1], one per arc.
+        arcs : ndarray of int
+            Arc indices of the :class:`~dpselect.binary.graph.DatasetGraph` (CSR order).
+
+        Returns
+        -------
+        ndarray
+            The bounds, of the shape of ``alpha``.
+
+        Examples
+        --------
+        >>> import math, numpy as np
+        >>> DPPair(epsilon=math.log(2)).arc_upper(np.array([0.3]), np.array([0])).tolist()
+        [0.6]
+        """
         return self.upper(alpha)
 
     def vertex_min_upper(self, alpha: np.ndarray, vertices: np.ndarray) -> np.ndarray:
+        """A lower bound on ``U_e(alpha)`` over the arcs ``e`` leaving each vertex of ``vertices``.
+
+        Used for the label-setting batch threshold; a homogeneous pair returns ``U(alpha)``.
+
+        Parameters
+        ----------
+        alpha : ndarray
+            Probabilities in [0, 1], one per vertex.
+        vertices : ndarray of int
+            Internal vertex indices.
+
+        Returns
+        -------
+        ndarray
+            The bounds, of the shape of ``alpha``.
+
+        Examples
+        --------
+        >>> import math, numpy as np
+        >>> DPPair(epsilon=math.log(2)).vertex_min_upper(np.array([0.3]), np.array([0])).tolist()
+        [0.6]
+        """
         return self.upper(alpha)
 
     # label-space hooks (probability labels here; log-odds labels in the DP pairs)
     log_space = False
 
     def arc_eps(self, arcs: np.ndarray | None) -> float | np.ndarray:
-        """The ε of a log-space (pure-DP) pair across ``arcs``; other pairs have none."""
+        """The ε of a log-space (pure-DP) pair across ``arcs``; other pairs have none.
+
+        Parameters
+        ----------
+        arcs : ndarray of int or None
+            Arc indices (None: every arc, for a homogeneous pair).
+
+        Returns
+        -------
+        float or ndarray
+            ε (one value, or one per arc for a heterogeneous pair).
+
+        Raises
+        ------
+        TypeError
+            The pair is not a log-space (ε-DP) pair.
+
+        Examples
+        --------
+        >>> import math, numpy as np
+        >>> round(DPPair(epsilon=math.log(2)).arc_eps(None), 6)
+        0.693147
+        >>> pairs = EdgeDPPairs(np.log([2.0, 2.0, 3.0, 3.0]), np.log([2.0, 2.0, 3.0]))
+        >>> pairs.arc_eps(np.array([0, 2])).round(4).tolist()
+        [0.6931, 1.0986]
+        """
         raise TypeError(f"{type(self).__name__} is not a log-space (ε-DP) pair: it has no per-arc ε")
 
     def source_keys(self, prob_one: np.ndarray, colour: int) -> np.ndarray:
-        """Labels of the fixed vertices for answer ``colour`` from their ``Pr[M = 1]``."""
+        """Labels of the fixed vertices for answer ``colour`` from their ``Pr[M = 1]``.
+
+        The probability of answer ``colour`` for a probability-label pair, its log-odds for a DP pair.
+
+        Parameters
+        ----------
+        prob_one : ndarray
+            ``Pr[M(v) = 1]`` of the fixed vertices.
+        colour : {0, 1}
+            The answer whose labels are wanted.
+
+        Returns
+        -------
+        ndarray
+            The labels, of the shape of ``prob_one``.
+
+        Examples
+        --------
+        >>> import math, numpy as np
+        >>> DPPair(epsilon=math.log(2)).source_keys(np.array([0.5, 0.75]), 1).round(4).tolist()     # log-odds
+        [0.0, 1.0986]
+        """
         v = np.asarray(prob_one, dtype=np.float64)
         return v if colour == 1 else 1.0 - v
 
     def arc_key_upper(self, hi: np.ndarray, lo: np.ndarray, arcs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``U_e`` on labels ``hi + lo`` across ``arcs``; returns ``(hi', lo')``."""
+        """``U_e`` on labels ``hi + lo`` across ``arcs``; returns ``(hi', lo')``.
+
+        A label is held as an unevaluated sum ``hi + lo`` (``lo`` a compensation term, 0 for probability
+        labels) so that iterated bounds keep full precision.
+
+        Parameters
+        ----------
+        hi, lo : ndarray
+            The labels' leading and compensation parts.
+        arcs : ndarray of int
+            Arc indices (ignored by a homogeneous pair).
+
+        Returns
+        -------
+        hi, lo : ndarray
+            The bounded labels, in the same two parts.
+
+        Examples
+        --------
+        >>> import math, numpy as np
+        >>> hi, lo = DPPair(epsilon=math.log(2)).arc_key_upper(np.array([0.0]), np.array([0.0]), np.array([0]))
+        >>> round(float(hi[0]), 6)                   # U(1/2) = 3/4: log-odds log 3
+        1.098612
+        """
         return self.arc_upper(hi, arcs), np.zeros_like(np.asarray(hi, dtype=np.float64))
 
     def arc_key_upper_hi(self, hi: np.ndarray, arcs: np.ndarray) -> np.ndarray:
-        """Like :meth:`arc_key_upper` without the compensation term (cheaper; for comparisons only)."""
+        """Like :meth:`arc_key_upper` without the compensation term (cheaper; for comparisons only).
+
+        Parameters
+        ----------
+        hi : ndarray
+            The labels' leading parts.
+        arcs : ndarray of int
+            Arc indices.
+
+        Returns
+        -------
+        ndarray
+            The leading parts of the bounded labels.
+
+        Examples
+        --------
+        >>> import math, numpy as np
+        >>> DPPair(epsilon=math.log(2)).arc_key_upper_hi(np.array([0.0]), np.array([0])).round(6).tolist()
+        [1.098612]
+        """
         return self.arc_upper(hi, arcs)
 
     def vertex_min_key_upper(self, hi: np.ndarray, vertices: np.ndarray) -> np.ndarray:
+        """:meth:`vertex_min_upper` on labels (leading parts only).
+
+        Parameters
+        ----------
+        hi : ndarray
+            The labels' leading parts, one per vertex.
+        vertices : ndarray of int
+            Internal vertex indices.
+
+        Returns
+        -------
+        ndarray
+            A lower bound on the bounded labels over the arcs leaving each vertex.
+
+        Examples
+        --------
+        >>> import math, numpy as np
+        >>> DPPair(epsilon=math.log(2)).vertex_min_key_upper(np.array([0.0]), np.array([0])).round(6).tolist()
+        [1.098612]
+        """
         return self.vertex_min_upper(hi, vertices)
 
     def scalar_key_upper(self) -> ScalarKeyUpper:
-        """A fast scalar ``(hi, lo, arc) -> (hi', lo')`` for the heap reference engine."""
+        """A fast scalar ``(hi, lo, arc) -> (hi', lo')`` for the heap reference engine.
+
+        Returns
+        -------
+        callable
+            ``f(hi, lo, arc) -> (hi', lo')`` on Python floats (:data:`ScalarKeyUpper`).
+
+        Examples
+        --------
+        >>> import math
+        >>> f = DPPair(epsilon=math.log(2)).scalar_key_upper()
+        >>> round(f(0.0, 0.0, 0)[0], 6)
+        1.098612
+        """
         return lambda x, lo, arc: (float(self.arc_upper(np.asarray([x]), np.asarray([arc]))[0]), 0.0)
 
     def shift_weights(self) -> ShiftWeights:
-        """``None``, or how ``U`` acts on labels above :data:`~dpselect.binary._logspace.SHIFT_FROM`: as
-        ``l + eps_e`` (pure DP in log-odds), given as ``("hops", eps, None)`` or
-        ``("weights", arc_eps, edge_eps)``."""
+        """``None``, or how ``U`` acts on labels above :data:`~dpselect.binary._logspace.SHIFT_FROM` as ``l + eps_e``.
+
+        Pure DP in log-odds shifts a label by the arc's ε there, which lets the extension use a shortest-path
+        engine; given as ``("hops", eps, None)`` (one ε on every arc) or ``("weights", arc_eps, edge_eps)``.
+
+        Returns
+        -------
+        ShiftWeights
+            None for a pair without this form (probability labels, or δ > 0).
+
+        Examples
+        --------
+        >>> import math
+        >>> kind, eps, _ = DPPair(epsilon=math.log(2)).shift_weights()
+        >>> kind, round(eps, 6), DPPair(epsilon=1.0, delta=0.1).shift_weights()
+        ('hops', 0.693147, None)
+        """
         return None
 
     def key_logs(self, hi: np.ndarray, lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(log a, log(1 - a))`` of labels (``+inf`` = unconstrained = probability 1)."""
+        """``(log a, log(1 - a))`` of labels (``+inf`` = unconstrained = probability 1).
+
+        Parameters
+        ----------
+        hi, lo : ndarray
+            The labels' leading and compensation parts.
+
+        Returns
+        -------
+        log_a, log_1ma : ndarray
+            ``log a`` and ``log(1 - a)``, to full relative precision for the DP pairs.
+
+        Examples
+        --------
+        >>> import math, numpy as np
+        >>> la, lb = DPPair(epsilon=math.log(2)).key_logs(np.array([0.0]), np.array([0.0]))    # log-odds 0: a = 1/2
+        >>> la.round(6).tolist(), lb.round(6).tolist()
+        ([-0.693147], [-0.693147])
+        """
         a = np.minimum(np.asarray(hi, dtype=np.float64), 1.0)
         with np.errstate(divide="ignore"):
             return np.log(a), np.log1p(-a)
 
     def key_probability(self, hi: ArrayLike, lo: ArrayLike = 0.0) -> np.ndarray:
-        """The probability ``a`` a label stands for."""
+        """The probability ``a`` a label stands for.
+
+        Parameters
+        ----------
+        hi : array_like
+            The label's leading part.
+        lo : array_like, default 0.0
+            Its compensation part.
+
+        Returns
+        -------
+        ndarray
+            ``a``, of the shape of ``hi``.
+
+        Examples
+        --------
+        >>> import math
+        >>> float(DPPair(epsilon=math.log(2)).key_probability(math.log(3)))     # log-odds log 3
+        0.75
+        """
         return np.exp(self.key_logs(np.asarray(hi, dtype=np.float64), np.asarray(lo, dtype=np.float64))[0])
 
     def upper_power(self, alpha: ArrayLike, d: int) -> np.ndarray:
-        """``U^d(alpha)``: the bound induced at distance ``d`` along any path (iterated ``U``)."""
+        """``U^d(alpha)``: the bound induced at distance ``d`` along any path (iterated ``U``).
+
+        Parameters
+        ----------
+        alpha : array_like
+            Probabilities in [0, 1].
+        d : int
+            The distance, >= 0.
+
+        Returns
+        -------
+        ndarray
+            ``U^d(alpha)``, of the shape of ``alpha``.
+
+        Examples
+        --------
+        >>> import math
+        >>> round(float(DPPair(epsilon=math.log(2)).upper_power(0.1, 3)), 12)    # = p(3, 0.1, log 2)
+        0.7
+        """
         a = np.asarray(alpha, dtype=np.float64)
         for _ in range(int(d)):
             a = self.upper(a)
         return a
 
     def check(self, grid: int = 2001, tol: float = 1e-12) -> None:
-        """Verify monotonicity and the three properties of Def. 12 on a grid; raise ``ValueError`` if not."""
+        """Verify monotonicity and the three properties of Def. 12 on a grid; raise ``ValueError`` if not.
+
+        Parameters
+        ----------
+        grid : int, default 2001
+            Number of equally spaced points of [0, 1] checked.
+        tol : float, default 1e-12
+            Slack of every comparison.
+
+        Raises
+        ------
+        ValueError
+            ``U`` or ``L`` not increasing, not into [0, 1], or a property fails (the message names it and ``a``).
+
+        Examples
+        --------
+        >>> import math
+        >>> DPPair(epsilon=math.log(2)).check()
+        >>> FunctionPair(lambda a: a, lambda a: a / 2)
+        Traceback (most recent call last):
+        ...
+        ValueError: not a suitable pair: property a <= U(L(a)) fails at a = ...
+        """
         a = np.linspace(0.0, 1.0, grid)
         U, L = self.upper(a), self.lower(a)
         if np.any(np.diff(U) < -tol) or np.any(np.diff(L) < -tol):
@@ -140,8 +446,23 @@ class DPPair(SuitablePair):
     """The (epsilon, delta)-DP suitable pair ``(L_DP, U_DP)`` of paper 002, Eq. 8-9.
 
     ``U_DP(a) = min(e^eps a + delta, (e^eps + delta - 1 + a)/e^eps, 1)`` and ``L_DP(a) = 1 - U_DP(1 - a)``.
-    ``U_DP^d(a)`` equals the closed form :func:`dpselect.binary.p` ``(d, a, epsilon, delta)``.
+    ``U_DP^d(a)`` equals the closed form :func:`dpselect.binary.p` ``(d, a, epsilon, delta)``. Labels are
+    log-odds (module docstring).
 
+    Parameters
+    ----------
+    epsilon : float
+        ε > 0.
+    delta : float, default 0.0
+        δ in [0, 1).
+
+    Raises
+    ------
+    ValueError
+        ``epsilon`` not > 0, or ``delta`` outside [0, 1).
+
+    Examples
+    --------
     >>> import math
     >>> pair = DPPair(epsilon=math.log(2))
     >>> float(pair.upper(0.3)), float(pair.lower(0.3))
@@ -187,7 +508,23 @@ class DPPair(SuitablePair):
         return ("hops", self.epsilon, None) if self.delta == 0 else None
 
     def arc_eps(self, arcs: np.ndarray | None) -> float:
-        """epsilon across ``arcs`` (the same everywhere)."""
+        """epsilon across ``arcs`` (the same everywhere).
+
+        Parameters
+        ----------
+        arcs : ndarray of int or None
+            Ignored.
+
+        Returns
+        -------
+        float
+            ε.
+
+        Examples
+        --------
+        >>> DPPair(epsilon=0.5).arc_eps(None)
+        0.5
+        """
         return self.epsilon
 
     def __repr__(self) -> str:
@@ -199,6 +536,27 @@ class FunctionPair(SuitablePair):
 
     Any privacy notion expressible as "a neighbour of a dataset with value ``a`` must lie in
     ``[lower(a), upper(a)]``" with the three properties of Def. 12 works with the optimal extension.
+
+    Parameters
+    ----------
+    upper, lower : callable
+        ``U`` and ``L``: float array -> float array, increasing.
+    check : bool, default True
+        Keyword-only: run :meth:`check` at construction.
+
+    Raises
+    ------
+    TypeError
+        ``upper`` or ``lower`` not callable.
+    ValueError
+        The check fails.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pair = FunctionPair(lambda a: np.minimum(2 * a, (1 + a) / 2), lambda a: np.maximum(a / 2, 2 * a - 1))
+    >>> float(pair.upper(0.3)), float(pair.lower(0.3))
+    (0.6, 0.15)
     """
 
     def __init__(self, upper: Callable[[np.ndarray], np.ndarray], lower: Callable[[np.ndarray], np.ndarray],
@@ -219,9 +577,32 @@ class FunctionPair(SuitablePair):
 class EdgeDPPairs(SuitablePair):
     """Heterogeneous privacy: one DP pair per edge, ``eps(u, v)`` (paper 001, Def. 7) and a common delta.
 
-    ``arc_epsilon[k]`` is the epsilon of directed arc ``k`` of a :class:`~dpselect.binary.graph.DatasetGraph`
-    (both orientations of an edge carry the same value); ``vertex_min_epsilon[v]`` the smallest epsilon on an
-    edge at ``v`` (used for the label-setting batch threshold, since ``U_DP`` increases with epsilon).
+    Usually built by :func:`~dpselect.binary.extension.resolve_privacy` from a per-edge epsilon.
+
+    Parameters
+    ----------
+    arc_epsilon : ndarray of shape (n_arcs,)
+        ``arc_epsilon[k]`` is the epsilon of directed arc ``k`` of a
+        :class:`~dpselect.binary.graph.DatasetGraph` (both orientations of an edge carry the same value).
+    vertex_min_epsilon : ndarray of shape (n,)
+        The smallest epsilon on an edge at each vertex (used for the label-setting batch threshold, since
+        ``U_DP`` increases with epsilon).
+    delta : float, default 0.0
+        The common δ, in [0, 1).
+    edge_epsilon : ndarray of shape (n_edges,), optional
+        Keyword-only: the epsilon per edge, when known.
+
+    Raises
+    ------
+    ValueError
+        ``delta`` outside [0, 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pairs = EdgeDPPairs(np.log([2.0, 2.0, 3.0, 3.0]), np.log([2.0, 2.0, 3.0]))
+    >>> pairs.arc_upper(np.array([0.3, 0.3]), np.array([0, 2])).round(4).tolist()
+    [0.6, 0.7667]
     """
 
     homogeneous = False
@@ -244,6 +625,27 @@ class EdgeDPPairs(SuitablePair):
         return dp_upper(alpha, epsilon=self.arc_epsilon[arcs], delta=self.delta)
 
     def arc_lower(self, alpha: np.ndarray, arcs: np.ndarray) -> np.ndarray:
+        """``L_e(alpha)`` across the arcs ``arcs`` (the DP lower bound with each arc's epsilon).
+
+        Parameters
+        ----------
+        alpha : ndarray
+            Probabilities in [0, 1], one per arc.
+        arcs : ndarray of int
+            Arc indices.
+
+        Returns
+        -------
+        ndarray
+            The bounds, of the shape of ``alpha``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> pairs = EdgeDPPairs(np.log([2.0, 2.0, 3.0, 3.0]), np.log([2.0, 2.0, 3.0]))
+        >>> pairs.arc_lower(np.array([0.3, 0.3]), np.array([0, 2])).round(4).tolist()
+        [0.15, 0.1]
+        """
         return dp_lower(alpha, epsilon=self.arc_epsilon[arcs], delta=self.delta)
 
     def vertex_min_upper(self, alpha: np.ndarray, vertices: np.ndarray) -> np.ndarray:

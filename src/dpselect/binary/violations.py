@@ -25,7 +25,35 @@ def privacy_violations(g: DatasetGraph, pair: SuitablePair, log_prob: ArrayLike,
     both orientations, both answers: ``|log P_x(j) - log P_y(j)| <= eps_e + tol`` for pure DP (``-inf`` only
     next to ``-inf``), ``log P_y(j) <= logaddexp(log P_x(j) + eps_e, log delta) + tol`` with delta; so
     ``tol`` is a relative slack. A generic pair is checked on the probabilities:
-    ``P_y(j) <= U_e(P_x(j)) + tol``. Returns two arrays ``(x, y)``, one entry per violated orientation.
+    ``P_y(j) <= U_e(P_x(j)) + tol``.
+
+    Parameters
+    ----------
+    g : DatasetGraph
+        The datasets and their neighbour relation.
+    pair : SuitablePair
+        The privacy notion checked.
+    log_prob : array_like of shape (n, 2)
+        The mechanism's log-probabilities per vertex (internal order).
+    tol : float, default 1e-9
+        Slack (relative for the DP pairs).
+    chunk : int, default 2**21
+        Edges checked per vectorised pass (bounds the memory).
+
+    Returns
+    -------
+    x, y : ndarray of int64
+        Internal vertex indices, one entry per violated orientation (empty when private).
+
+    Examples
+    --------
+    >>> import math, numpy as np
+    >>> from dpselect.binary import DatasetGraph, DPPair
+    >>> g = DatasetGraph.from_arrays(2, [0], [1])
+    >>> lp = np.log([[0.5, 0.5], [0.9, 0.1]])   # Pr[M(0) = 1] = 0.5 > e^1 · Pr[M(1) = 1]
+    >>> x, y = privacy_violations(g, DPPair(epsilon=1.0), lp)
+    >>> x.tolist(), y.tolist()
+    ([1], [0])
     """
     xs, ys = [], []
     m = g.n_edges

@@ -57,8 +57,28 @@ def _check_labels(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
 def confusion_counts(y_true: ArrayLike, y_pred: ArrayLike) -> dict[str, np.ndarray]:
     """TP, FN, TN, FP of every classifier (rows of ``y_pred``) as int64 arrays.
 
-    >>> confusion_counts([1, 1, 0], [[1, 0, 0], [1, 1, 1]])["TP"].tolist()
-    [1, 2]
+    Parameters
+    ----------
+    y_true : array_like of shape (n_records,)
+        The true binary labels (0/1 or booleans).
+    y_pred : array_like of shape (n_classifiers, n_records) or (n_records,)
+        The predicted binary labels, one row per classifier (a 1-D array is one classifier).
+
+    Returns
+    -------
+    dict of str to ndarray of shape (n_classifiers,)
+        ``{"TP": ..., "FN": ..., "TN": ..., "FP": ...}``, int64 counts per classifier.
+
+    Raises
+    ------
+    ValueError
+        ``y_true`` is not 1-D, ``y_pred`` has the wrong shape, or a label is not binary.
+
+    Examples
+    --------
+    >>> c = confusion_counts([1, 1, 0], [[1, 0, 0], [1, 1, 1]])
+    >>> c["TP"].tolist(), c["FN"].tolist(), c["TN"].tolist(), c["FP"].tolist()
+    ([1, 2], [1, 0], [1, 0], [0, 1])
     """
     yt, yp = _check_labels(y_true, y_pred)
     pos = int(yt.sum())
@@ -74,13 +94,55 @@ def _rate(hit: np.ndarray, miss: np.ndarray) -> np.ndarray:
 
 
 def tpr(y_true: ArrayLike, y_pred: ArrayLike) -> np.ndarray:
-    """TP / P for every classifier (0 when there is no positive record). Global sensitivity 1."""
+    """TP / P for every classifier (0 when there is no positive record). Global sensitivity 1.
+
+    The true positive rate, a utility of the classifiers under add/remove one record; its exact element
+    local sensitivity is :func:`tpr_sensitivity`.
+
+    Parameters
+    ----------
+    y_true : array_like of shape (n_records,)
+        The true binary labels.
+    y_pred : array_like of shape (n_classifiers, n_records) or (n_records,)
+        The predicted binary labels, one row per classifier.
+
+    Returns
+    -------
+    ndarray of shape (n_classifiers,)
+        The rates, float64 in [0, 1].
+
+    Examples
+    --------
+    >>> tpr([1, 1, 0, 0], [[1, 0, 0, 1], [1, 1, 1, 1]]).tolist()
+    [0.5, 1.0]
+    """
     c = confusion_counts(y_true, y_pred)
     return _rate(c["TP"], c["FN"])
 
 
 def tnr(y_true: ArrayLike, y_pred: ArrayLike) -> np.ndarray:
-    """TN / N for every classifier (0 when there is no negative record). Global sensitivity 1."""
+    """TN / N for every classifier (0 when there is no negative record). Global sensitivity 1.
+
+    The true negative rate, a utility of the classifiers under add/remove one record; its exact element
+    local sensitivity is :func:`tnr_sensitivity`.
+
+    Parameters
+    ----------
+    y_true : array_like of shape (n_records,)
+        The true binary labels.
+    y_pred : array_like of shape (n_classifiers, n_records) or (n_records,)
+        The predicted binary labels, one row per classifier.
+
+    Returns
+    -------
+    ndarray of shape (n_classifiers,)
+        The rates, float64 in [0, 1].
+
+    Examples
+    --------
+    >>> tnr([1, 1, 0, 0], [[1, 0, 0, 1], [1, 1, 1, 1]]).tolist()
+    [0.5, 0.0]
+    """
     c = confusion_counts(y_true, y_pred)
     return _rate(c["TN"], c["FP"])
 
@@ -90,6 +152,25 @@ def rate_values(hit: ArrayLike, miss: ArrayLike, t: ArrayLike) -> np.ndarray:
 
     ``hit``, ``miss`` and ``t`` broadcast against each other (a column of counts against a row of
     distances gives a table); every entry is the same float expression whatever the shapes.
+
+    Parameters
+    ----------
+    hit : array_like
+        The counts in the numerator (TP for the TPR, TN for the TNR), >= 0.
+    miss : array_like
+        The other counts of the denominator (FN, resp. FP), >= 0.
+    t : array_like
+        The distances, >= 0.
+
+    Returns
+    -------
+    ndarray
+        float64, of the broadcast shape of ``hit``, ``miss`` and ``t``; no validation is done.
+
+    Examples
+    --------
+    >>> rate_values([[4], [1]], [[1], [1]], [0, 1, 2, 3]).tolist()    # two classifiers, t = 0..3
+    [[0.2, 0.3333333333333333, 0.5, 1.0], [1.0, 1.0, 1.0, 1.0]]
     """
     hit = np.asarray(hit, dtype=np.float64)
     miss = np.asarray(miss, dtype=np.float64)
@@ -125,8 +206,32 @@ def rate_sensitivity(hit: ArrayLike, miss: ArrayLike, *, name: str = "rate") -> 
 
     Admissible under add/remove one record (checked exhaustively in the tests).
 
+    Parameters
+    ----------
+    hit : array_like of int, shape (n_candidates,)
+        The counts in the numerator of each candidate's rate, >= 0.
+    miss : array_like of int, shape (n_candidates,)
+        The other counts of each denominator, >= 0.
+    name : str, default "rate"
+        The name of the sensitivity function (keyword-only).
+
+    Returns
+    -------
+    SensitivityFunction
+        ``δ(t)`` of shape (n_candidates,) given by :func:`rate_values`, global sensitivity 1, saturating at
+        distance max(hit + miss).
+
+    Raises
+    ------
+    ValueError
+        ``hit`` and ``miss`` are not 1-D of equal shape, or hold a negative count.
+
+    Examples
+    --------
     >>> rate_sensitivity([4], [1])(0).tolist()     # TP = 4, FN = 1: removing the FN moves TPR by 0.2
     [0.2]
+    >>> rate_sensitivity([4, 2], [1, 2])(1).shape
+    (2,)
     """
     hit = np.asarray(hit, dtype=np.int64)
     miss = np.asarray(miss, dtype=np.int64)
@@ -151,6 +256,21 @@ def rate_sensitivity(hit: ArrayLike, miss: ArrayLike, *, name: str = "rate") -> 
 def tpr_sensitivity(y_true: ArrayLike, y_pred: ArrayLike) -> SensitivityFunction:
     """Admissible sensitivity function of :func:`tpr` (add/remove one record, Δ = 1).
 
+    Parameters
+    ----------
+    y_true : array_like of shape (n_records,)
+        The true binary labels.
+    y_pred : array_like of shape (n_classifiers, n_records) or (n_records,)
+        The predicted binary labels, one row per classifier.
+
+    Returns
+    -------
+    SensitivityFunction
+        The exact element local sensitivity (:func:`rate_sensitivity` of TP, FN), values of shape
+        (n_classifiers,).
+
+    Examples
+    --------
     >>> tpr_sensitivity([1, 1, 1, 1, 1, 0], [[1, 1, 1, 1, 0, 0]])(0).tolist()
     [0.2]
     """
@@ -159,6 +279,25 @@ def tpr_sensitivity(y_true: ArrayLike, y_pred: ArrayLike) -> SensitivityFunction
 
 
 def tnr_sensitivity(y_true: ArrayLike, y_pred: ArrayLike) -> SensitivityFunction:
-    """Admissible sensitivity function of :func:`tnr` (add/remove one record, Δ = 1)."""
+    """Admissible sensitivity function of :func:`tnr` (add/remove one record, Δ = 1).
+
+    Parameters
+    ----------
+    y_true : array_like of shape (n_records,)
+        The true binary labels.
+    y_pred : array_like of shape (n_classifiers, n_records) or (n_records,)
+        The predicted binary labels, one row per classifier.
+
+    Returns
+    -------
+    SensitivityFunction
+        The exact element local sensitivity (:func:`rate_sensitivity` of TN, FP), values of shape
+        (n_classifiers,).
+
+    Examples
+    --------
+    >>> tnr_sensitivity([0, 0, 0, 0, 0, 1], [[0, 0, 0, 0, 1, 1]])(0).tolist()
+    [0.2]
+    """
     c = confusion_counts(y_true, y_pred)
     return rate_sensitivity(c["TN"], c["FP"], name="tnr")

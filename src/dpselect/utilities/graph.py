@@ -79,6 +79,19 @@ def _triangles_per_node(g: Graph) -> np.ndarray:
 def degree(graph: Graph) -> np.ndarray:
     """Degree centrality of every node (float64), global sensitivity 1 under edge-DP.
 
+    Parameters
+    ----------
+    graph : Graph
+        The private graph (:class:`dpselect.graphs.Graph` or anything :func:`dpselect.graphs.as_graph`
+        accepts).
+
+    Returns
+    -------
+    ndarray of shape (n_nodes,)
+        The degrees, float64.
+
+    Examples
+    --------
     >>> from dpselect.graphs import from_edges
     >>> degree(from_edges([0, 0], [1, 2])).tolist()
     [2.0, 1.0, 1.0]
@@ -89,8 +102,19 @@ def degree(graph: Graph) -> np.ndarray:
 def degree_sensitivity(graph: Graph | np.ndarray) -> SensitivityFunction:
     """δ(G, t, v) = 1 for degree (adding/removing one edge moves a degree by at most 1).
 
-    ``graph`` may also be the degree array itself.
+    Parameters
+    ----------
+    graph : Graph or 1-D int array of degrees
+        The private graph, or its degree array itself (only its length is used).
 
+    Returns
+    -------
+    SensitivityFunction
+        Constant 1 for every node and distance (global sensitivity 1, saturation distance 0); values of
+        shape (n_nodes,).
+
+    Examples
+    --------
     >>> degree_sensitivity(np.array([2, 1, 1]))(3).tolist()
     [1.0, 1.0, 1.0]
     """
@@ -107,15 +131,33 @@ def degree_sensitivity(graph: Graph | np.ndarray) -> SensitivityFunction:
 def egocentric_density(graph: Graph, *, variant: str = "paper") -> np.ndarray:
     """Egocentric density of every node (float64 in [0, 1]).
 
-    ``variant="paper"`` (default): ed(v) = 2·e(v) / (d(d−1)) with e(v) the number of edges among the
-    d neighbours of v, and 0 when d < 2 (paper Eq. 2).
+    Global sensitivity 1 under edge-DP; its admissible sensitivity function is
+    :func:`egocentric_density_sensitivity`.
 
-    ``variant="code"``: what the paper's published code computes, e(v) / (d(d−1)) -- each edge among
-    the neighbours counted once over the *ordered* pair count, i.e. half the formula -- with
-    degree-1 nodes given density 1 (isolated nodes 0). Offered only to reproduce the paper's
-    Table 2; both variants have global sensitivity 1 and the same admissible δ
-    (:func:`egocentric_density_sensitivity`).
+    Parameters
+    ----------
+    graph : Graph
+        The private graph.
+    variant : {"paper", "code"}, default "paper"
+        Keyword-only. ``"paper"``: ed(v) = 2·e(v) / (d(d−1)) with e(v) the number of edges among the
+        d neighbours of v, and 0 when d < 2 (paper Eq. 2). ``"code"``: what the paper's published code
+        computes, e(v) / (d(d−1)) -- each edge among the neighbours counted once over the *ordered* pair
+        count, i.e. half the formula -- with degree-1 nodes given density 1 (isolated nodes 0). Offered only
+        to reproduce the paper's Table 2; both variants have global sensitivity 1 and the same admissible δ
+        (:func:`egocentric_density_sensitivity`).
 
+    Returns
+    -------
+    ndarray of shape (n_nodes,)
+        The densities, float64 in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        ``variant`` is not ``"paper"`` or ``"code"``.
+
+    Examples
+    --------
     >>> from dpselect.graphs import from_edges
     >>> g = from_edges([0, 0, 0, 1], [1, 2, 3, 2])   # star at 0 plus edge 1-2
     >>> egocentric_density(g).round(4).tolist()
@@ -143,12 +185,23 @@ def egocentric_density_sensitivity(graph: Graph | np.ndarray) -> SensitivityFunc
     """Admissible δ for egocentric density under edge-DP (paper Sec. 7.3, Lemma 7.2).
 
     δ(G, t, v) = min(1, 2 / (d − t − 2)) if d − t − 2 > 0, else 1, with d the degree of v;
-    global sensitivity 1. It depends on the degrees only, so ``graph`` may also be the degree
-    array. Admissible for both variants of :func:`egocentric_density` (the code variant equals
-    half the paper's formula wherever d >= 2 on both sides of an edge change, and δ = 1 wherever
+    global sensitivity 1. Admissible for both variants of :func:`egocentric_density` (the code variant
+    equals half the paper's formula wherever d >= 2 on both sides of an edge change, and δ = 1 wherever
     a degree of 1 or less is reachable); the test-suite checks both conditions on every graph up to
     6 nodes.
 
+    Parameters
+    ----------
+    graph : Graph or 1-D int array of degrees
+        The private graph; δ depends on the degrees only, so the degree array may be given instead.
+
+    Returns
+    -------
+    SensitivityFunction
+        Values of shape (n_nodes,), global sensitivity 1, saturating at distance max(0, max degree − 4).
+
+    Examples
+    --------
     >>> egocentric_density_sensitivity(np.array([1, 4, 10]))(0).tolist()
     [1.0, 1.0, 0.25]
     """
@@ -172,6 +225,28 @@ def egocentric_density_sensitivity(graph: Graph | np.ndarray) -> SensitivityFunc
 def ebc(graph: Graph, *, max_block_entries: int = 1_000_000, n_threads: int | None = None) -> np.ndarray:
     """Egocentric betweenness centrality (thesis Def. 6.1.1) of every node, float64.
 
+    Not private by itself: EBC is the utility PrivTopk selects with; its sensitivities are
+    :func:`ebc_global_sensitivity` and :func:`ebc_sensitivity` (edge-DP).
+
+    Parameters
+    ----------
+    graph : Graph
+        The private graph.
+    max_block_entries : int, default 1_000_000
+        Keyword-only. The sparse product is done in blocks of whole ego networks of at most about this
+        many output entries (more only for a single ego network that large); bounds the memory. The result
+        does not depend on it.
+    n_threads : int or None, default None
+        Keyword-only. Blocks processed at once (None: the machine's cores, at most 4); the result does not
+        depend on it.
+
+    Returns
+    -------
+    ndarray of shape (n_nodes,)
+        EBC of every node, float64.
+
+    Notes
+    -----
     EBC(v) = Σ over unordered pairs {u, w} of neighbours of v of p_uw(v) / q_uw(v), geodesics taken in
     the ego network G[N(v) ∪ {v}]. Adjacent pairs contribute 0; a non-adjacent pair is at distance
     2 with 1 + m geodesics, one through v, where m = |N(u) ∩ N(w) ∩ N(v)|. Hence
@@ -182,22 +257,22 @@ def ebc(graph: Graph, *, max_block_entries: int = 1_000_000, n_threads: int | No
     block-diagonal adjacency of all ego networks (ego node (v, u) is the CSR slot of edge v→u; a
     triangle {a, b, c} gives the ego edges b–c in ego(a), a–c in ego(b), a–b in ego(c)). The
     product is done in blocks of whole ego networks of at most about ``max_block_entries`` output
-    entries (more only for a single ego network that large), which bounds memory and keeps each
-    block's accumulators in cache.
+    entries, which bounds memory and keeps each block's accumulators in cache.
 
     The sum of the terms m / (1 + m) of a node is computed exactly and rounded once (for up to 2^26
     terms per node), so the result does not depend on ``max_block_entries``, on ``n_threads`` or on the
-    order in which the product lists its entries.
+    order in which the product lists its entries. scipy's sparse product and numpy release the GIL, so
+    threads scale (Email-Enron: 1.9x on 2 cores).
 
-    ``n_threads`` blocks are processed at once (default: the machine's cores, at most 4); scipy's
-    sparse product and numpy release the GIL, so threads scale (Email-Enron: 1.9x on 2 cores).
-    Not private by itself: EBC is the utility PrivTopk selects with.
-
+    Examples
+    --------
     >>> from dpselect.graphs import from_edges
     >>> # thesis Fig. 2: a and b joined, both joined to v0..v5 -> EBC(a) = EBC(b) = 7.5
     >>> g = from_edges([0] + [0] * 6 + [1] * 6, [1] + list(range(2, 8)) * 2)
     >>> ebc(g)[:3].tolist()
     [7.5, 7.5, 0.0]
+    >>> ebc(g).shape
+    (8,)
     """
     g = _check_graph(graph)
     n = g.n_nodes
@@ -283,8 +358,18 @@ def ebc(graph: Graph, *, max_block_entries: int = 1_000_000, n_threads: int | No
 def ebc_global_sensitivity(max_degree: int) -> float:
     """ΔEBC = max(D(D−1)/4, D) for graphs of maximum degree at most D (thesis Lemma 6.3.2).
 
-    D must be a *public* bound on the maximum degree (not the private graph's own maximum).
+    Parameters
+    ----------
+    max_degree : int
+        D >= 1, a *public* bound on the maximum degree (not the private graph's own maximum).
 
+    Returns
+    -------
+    float
+        The global sensitivity of :func:`ebc` under edge-DP.
+
+    Examples
+    --------
     >>> ebc_global_sensitivity(1383), ebc_global_sensitivity(9458), ebc_global_sensitivity(343)
     (477826.5, 22361076.5, 29326.5)
     """
@@ -295,10 +380,40 @@ def ebc_global_sensitivity(max_degree: int) -> float:
 def public_max_degree(degrees: np.ndarray, max_degree: int | None, where: str, *, stacklevel: int = 4) -> int:
     """The public bound D on the maximum degree: ``max_degree`` checked against the graph, or a fallback.
 
-    Given: an int >= 1 that bounds every degree (``ValueError`` naming ``max_degree`` otherwise: a
-    bound the data exceed would give a sensitivity that is too small). Omitted: the graph's own
-    maximum degree (at least 1), with a :class:`~dpselect.PrivacyLeakWarning` -- the maximum degree of
-    the private graph is itself private.
+    Parameters
+    ----------
+    degrees : ndarray of int
+        The degrees of the private graph.
+    max_degree : int or None
+        Given: an int >= 1 that bounds every degree (``ValueError`` naming ``max_degree`` otherwise: a
+        bound the data exceed would give a sensitivity that is too small). None: the graph's own maximum
+        degree (at least 1) is used, with a :class:`~dpselect.PrivacyLeakWarning` -- the maximum degree of
+        the private graph is itself private.
+    where : str
+        The public function asking (named in the warning).
+    stacklevel : int, default 4
+        Keyword-only; passed to :func:`~dpselect.exceptions.warn_public_from_data`.
+
+    Returns
+    -------
+    int
+        D >= 1.
+
+    Raises
+    ------
+    ValueError
+        ``max_degree`` is not an int >= 1, or a degree exceeds it.
+
+    Examples
+    --------
+    >>> public_max_degree(np.array([1, 3, 2]), 10, "example")
+    10
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     D = public_max_degree(np.array([1, 3, 2]), None, "example")
+    >>> D, w[0].category.__name__
+    (3, 'PrivacyLeakWarning')
     """
     dmax = int(degrees.max()) if degrees.size else 0
     if max_degree is None:
@@ -323,7 +438,8 @@ def ebc_sensitivity(graph: Graph | np.ndarray, max_degree: int | None = None) ->
     Parameters
     ----------
     graph : Graph or 1-D int array of degrees
-    max_degree : int
+        The private graph, or its degree array.
+    max_degree : int, optional
         Public upper bound D >= 1 on the maximum degree of every graph considered (the universe of
         neighbouring graphs), chosen without looking at the graph (the thesis uses the published
         maximum degree of each SNAP graph: Enron 1,383, DBLP 343, GitHub 9,458; see
@@ -331,8 +447,23 @@ def ebc_sensitivity(graph: Graph | np.ndarray, max_degree: int | None = None) ->
         ``ValueError``. Omitted: the graph's own maximum degree, with a
         :class:`~dpselect.PrivacyLeakWarning` (the result is then not ε-edge-DP as stated).
 
+    Returns
+    -------
+    SensitivityFunction
+        Values of shape (n_nodes,), global sensitivity Δ, saturating at D − min degree, with the exact
+        closed-form shift for shifted local dampening (D up to 10^6).
+
+    Raises
+    ------
+    ValueError
+        ``max_degree`` is not an int >= 1 or a degree exceeds it.
+
+    Examples
+    --------
     >>> ebc_sensitivity(np.array([1, 3, 10]), max_degree=10)(0).tolist()
     [1.0, 3.0, 22.5]
+    >>> ebc_sensitivity(np.array([1, 3, 10]), max_degree=10).global_sensitivity
+    22.5
     """
     d = _degrees_of(graph).astype(np.float64)
     D = public_max_degree(d, max_degree, "ebc_sensitivity")

@@ -93,6 +93,20 @@ def _h(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def ig_global_sensitivity(n_max: int) -> float:
     """ΔIG = log2(N + 1) + 1/ln 2 for tables of at most ``n_max`` = N records (add/remove one record).
 
+    The global sensitivity of :func:`information_gain` (Friedman and Schuster 2010).
+
+    Parameters
+    ----------
+    n_max : int
+        N >= 1, a *public* bound on the number of records.
+
+    Returns
+    -------
+    float
+        ΔIG.
+
+    Examples
+    --------
     >>> round(ig_global_sensitivity(1000), 4)
     11.4099
     """
@@ -119,7 +133,35 @@ def _cell_sensitivity(ai: np.ndarray, bi: np.ndarray, tt: np.ndarray) -> np.ndar
 class IGTables:
     """Count tables τ_jc of several attributes, flattened for vectorised evaluation.
 
-    ``tables[i]`` is an int array of shape (n_values_i, n_classes). Attributes are the candidates.
+    Attributes are the candidates. Used by :func:`information_gain`, :func:`ig_element_local_sensitivity`,
+    :func:`ig_sensitivity` and :func:`ig_shift_with_error`; build it once to evaluate several
+    distances without re-flattening.
+
+    Parameters
+    ----------
+    tables : sequence of int arrays of shape (n_values_i, n_classes_i)
+        ``tables[i][j, c]`` = number of records with attribute i = j and class c (n_values_i >= 1,
+        n_classes_i >= 2, counts >= 0).
+
+    Attributes
+    ----------
+    tables : list of ndarray
+        The tables, int64.
+    n_attributes : int
+        The number of attributes (candidates).
+    n_records : int
+        The largest table total (the number of records).
+
+    Raises
+    ------
+    ValueError
+        ``tables`` is empty, or a table has the wrong shape or a non-integer or negative count.
+
+    Examples
+    --------
+    >>> it = IGTables([np.array([[3, 0], [0, 3]]), np.array([[2, 1], [1, 2]])])
+    >>> it.n_attributes, it.n_records, it.utilities().round(4).tolist()
+    (2, 6, [0.0, -5.5098])
     """
 
     def __init__(self, tables: Sequence[np.ndarray]) -> None:
@@ -144,7 +186,18 @@ class IGTables:
         self._cell_cache: dict = {}
 
     def utilities(self) -> np.ndarray:
-        """IG(T, A) = −Σ_jc τ_jc log2(τ_jc/τ_j) for every attribute."""
+        """IG(T, A) = −Σ_jc τ_jc log2(τ_jc/τ_j) for every attribute.
+
+        Returns
+        -------
+        ndarray of shape (n_attributes,)
+            The information gains (<= 0), float64.
+
+        Examples
+        --------
+        >>> IGTables([np.array([[2, 1], [1, 2]])]).utilities().round(4).tolist()
+        [-5.5098]
+        """
         a, b = self.a, self.b
         with np.errstate(divide="ignore", invalid="ignore"):
             terms = np.where(b > 0, b * np.log2(np.where(b > 0, b, 1.0) / np.where(a > 0, a, 1.0)), 0.0)
@@ -190,7 +243,25 @@ class IGTables:
     def local_sensitivity(self, t: int | np.ndarray, attributes: np.ndarray | None = None) -> np.ndarray:
         """δ(T, t, A) (module docstring) for every attribute (or the index array ``attributes``).
 
-        ``t`` may be an array of distances of shape (m,): the result then has shape (m, n_attributes).
+        Parameters
+        ----------
+        t : int or ndarray of int of shape (m,)
+            The distance(s), >= 0 (not validated).
+        attributes : ndarray of int, optional
+            The attribute indices to evaluate (default: all).
+
+        Returns
+        -------
+        ndarray
+            Shape (n_selected,) for a scalar ``t``; shape (m, n_selected) for an array of m distances.
+
+        Examples
+        --------
+        >>> it = IGTables([np.array([[3, 0], [0, 3]]), np.array([[2, 1], [1, 2]])])
+        >>> it.local_sensitivity(0).round(4).tolist()
+        [3.2451, 2.7549]
+        >>> it.local_sensitivity(np.array([0, 1, 2]), np.array([1])).shape
+        (3, 1)
         """
         att = np.arange(self.n_attributes) if attributes is None else np.asarray(attributes, dtype=np.intp)
         tt = np.asarray(t, dtype=np.int64)
@@ -207,6 +278,24 @@ class IGTables:
         many attributes in one call). Their layout (runs of equal length L, one attribute each) is
         evaluated as one (cells, L) block; any other layout expands every pair to its attribute's cells.
         Either way one vectorised pass and a segmented maximum.
+
+        Parameters
+        ----------
+        ts : ndarray of int
+            The distances, >= 0 (not validated).
+        attributes : ndarray of int
+            The attribute index of each distance (same shape as ``ts``).
+
+        Returns
+        -------
+        ndarray of shape (ts.size,)
+            The values δ(T, ts[i], attributes[i]), float64 (flattened).
+
+        Examples
+        --------
+        >>> it = IGTables([np.array([[3, 0], [0, 3]]), np.array([[2, 1], [1, 2]])])
+        >>> it.local_sensitivity_at(np.array([0, 0, 1]), np.array([0, 1, 1])).round(4).tolist()
+        [3.2451, 2.7549, 3.2451]
         """
         ts = np.asarray(ts, dtype=np.int64).ravel()
         att = np.asarray(attributes, dtype=np.intp).ravel()
@@ -230,11 +319,22 @@ class IGTables:
 def information_gain(tables: Sequence[np.ndarray]) -> np.ndarray:
     """IG(T, A) = −Σ_j Σ_c τ_jc·log2(τ_jc/τ_j) (thesis Eq. 7.2) of every attribute's count table.
 
+    The utility DiffPID3 selects split attributes with (candidates = attributes); global sensitivity
+    :func:`ig_global_sensitivity`, admissible sensitivity function :func:`ig_sensitivity`
+    (add/remove one record).
+
     Parameters
     ----------
     tables : list of int arrays of shape (n_values, n_classes)
         ``tables[i][j, c]`` = number of records with attribute i = j and class c.
 
+    Returns
+    -------
+    ndarray of shape (n_attributes,)
+        The information gains (<= 0; 0 for an attribute that determines the class), float64.
+
+    Examples
+    --------
     >>> information_gain([np.array([[3, 0], [0, 3]]), np.array([[2, 1], [1, 2]])]).round(4).tolist()
     [0.0, -5.5098]
     """
@@ -244,6 +344,20 @@ def information_gain(tables: Sequence[np.ndarray]) -> np.ndarray:
 def ig_element_local_sensitivity(tables: Sequence[np.ndarray], t: int) -> np.ndarray:
     """δ(T, t, A) = max over tables within distance t of LS(T', 0, A), for every attribute (add/remove one record).
 
+    Parameters
+    ----------
+    tables : list of int arrays of shape (n_values, n_classes)
+        One count table per attribute (see :func:`information_gain`).
+    t : int
+        The distance, >= 0.
+
+    Returns
+    -------
+    ndarray of shape (n_attributes,)
+        The element local sensitivities at distance ``t``, float64.
+
+    Examples
+    --------
     >>> ig_element_local_sensitivity([np.array([[3, 0], [0, 3]])], 0).round(4).tolist()
     [3.2451]
     """
@@ -253,10 +367,40 @@ def ig_element_local_sensitivity(tables: Sequence[np.ndarray], t: int) -> np.nda
 def public_n_max(n_records: int, n_max: int | None, where: str, *, stacklevel: int = 4) -> int:
     """The public bound N on table sizes: ``n_max`` checked against the table, or a fallback.
 
-    Given: an int >= 1 at least the number of records (``ValueError`` naming ``n_max`` otherwise:
-    a bound the table exceeds would give a ΔIG, and a saturation distance, that are too small).
-    Omitted: the table's own size, with a :class:`~dpselect.PrivacyLeakWarning` (the size of the
-    private table is itself private).
+    Parameters
+    ----------
+    n_records : int
+        The number of records of the private table.
+    n_max : int or None
+        Given: an int >= 1 at least the number of records (``ValueError`` naming ``n_max`` otherwise:
+        a bound the table exceeds would give a ΔIG, and a saturation distance, that are too small).
+        None: the table's own size, with a :class:`~dpselect.PrivacyLeakWarning` (the size of the
+        private table is itself private).
+    where : str
+        The public function asking (named in the warning).
+    stacklevel : int, default 4
+        Keyword-only; passed to :func:`~dpselect.exceptions.warn_public_from_data`.
+
+    Returns
+    -------
+    int
+        N >= 1.
+
+    Raises
+    ------
+    ValueError
+        ``n_max`` is not an int >= 1, or is smaller than ``n_records``.
+
+    Examples
+    --------
+    >>> public_n_max(120, 1000, "example")
+    1000
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     n = public_n_max(120, None, "example")
+    >>> n, w[0].category.__name__
+    (120, 'PrivacyLeakWarning')
     """
     if n_max is None:
         n = max(int(n_records), 1)
@@ -274,9 +418,10 @@ def ig_sensitivity(tables: "Sequence[np.ndarray] | IGTables", n_max: int | None 
 
     Parameters
     ----------
-    tables : count tables, one per candidate attribute (see :func:`information_gain`), or an
+    tables : sequence of int arrays or IGTables
+        Count tables, one per candidate attribute (see :func:`information_gain`), or an
         :class:`IGTables` of them.
-    n_max : int
+    n_max : int, optional
         Public bound N on the table size, chosen without looking at the table (the thesis uses the
         published size of each dataset, :data:`dpselect.datasets.PUBLIC_TABLE_SIZE`); global
         sensitivity ΔIG = log2(N + 1) + 1/ln 2 and δ = ΔIG from distance N on (bounded, so shifted
@@ -286,12 +431,19 @@ def ig_sensitivity(tables: "Sequence[np.ndarray] | IGTables", n_max: int | None 
     Returns
     -------
     SensitivityFunction
-        Admissible for add/remove-one-record neighbours (verified exhaustively on tiny tables).
-        Vectorised over the attributes and ``elementwise`` (many distances of many attributes per call,
-        :meth:`IGTables.local_sensitivity_at`), so the dampening engine's block walkers
+        Admissible for add/remove-one-record neighbours (verified exhaustively on tiny tables); values of
+        shape (n_attributes,). Vectorised over the attributes and ``elementwise`` (many distances of many
+        attributes per call, :meth:`IGTables.local_sensitivity_at`), so the dampening engine's block walkers
         (:func:`dpselect.dampening.dampen_with_error`, :func:`~dpselect.dampening.shift_totals_with_error`)
         evaluate it in a few calls; saturation distance N.
 
+    Raises
+    ------
+    ValueError
+        ``n_max`` is not an int >= 1 or is below the number of records; a table is malformed.
+
+    Examples
+    --------
     >>> sf = ig_sensitivity([np.array([[30, 10], [5, 55]])], n_max=1000)
     >>> sf(0).round(4).tolist(), round(sf.global_sensitivity, 4)
     ([3.7279], 11.4099)
@@ -329,8 +481,29 @@ def ig_shift_with_error(tables: IGTables, n_max: int) -> tuple[np.ndarray, np.nd
     """``(G, err)``: the shift G_A = Σ_t (ΔIG − δ(T, t, A)) of every attribute, and a rigorous bound
     err >= |G − G_exact| with G_exact the value :func:`dpselect.dampening.shift_total_exact` gives for
     :func:`ig_sensitivity` (the sum in exact rational arithmetic of the float δ values, sticky
-    saturation at ΔIG). ``tables`` is an :class:`IGTables`, ``n_max`` the public bound N (required).
+    saturation at ΔIG).
 
+    Parameters
+    ----------
+    tables : IGTables
+        The count tables of the candidate attributes.
+    n_max : int
+        The public bound N on the number of records (required, no fallback).
+
+    Returns
+    -------
+    G : ndarray of shape (n_attributes,)
+        The shifts, float64.
+    err : ndarray of shape (n_attributes,)
+        Rigorous bounds on |G − G_exact|.
+
+    Raises
+    ------
+    TypeError
+        ``tables`` is not an :class:`IGTables`, or ``n_max`` is None.
+
+    Notes
+    -----
     For shifted local dampening on IG: :func:`dpselect.mechanisms.shifted_select` samples exactly from
     ``(G, err)`` and asks the core for G_exact only at near-ties. The same numbers as the core engine's
     :func:`dpselect.dampening.shift_totals_with_error` (tests: within the two bounds) in time that grows
@@ -356,6 +529,8 @@ def ig_shift_with_error(tables: IGTables, n_max: int) -> tuple[np.ndarray, np.nd
     sums P[i] (a sequential cumsum of i nonnegative terms) are within 2u·i·P[i]; each segment's
     remaining three operations and the accumulation add 2u of their magnitudes.
 
+    Examples
+    --------
     >>> G, err = ig_shift_with_error(IGTables([np.array([[30, 10], [5, 55]])]), 1000)
     >>> G.round(4).tolist(), bool(0 < err[0] < 1e-8)
     ([1162.6146], True)
@@ -465,6 +640,24 @@ def _envelope_tail(curves, t_lo: int, t_hi: int, delta_max: float, F: np.ndarray
 def ig_count_tables(codes: np.ndarray, y: np.ndarray, n_values: Sequence[int], n_classes: int = 2) -> list[np.ndarray]:
     """Count tables τ_jc of every column of the integer matrix ``codes`` (n, p) against labels ``y``.
 
+    Parameters
+    ----------
+    codes : ndarray of int, shape (n_records, n_attributes)
+        The attribute values, coded 0 .. n_values[i] − 1 in column i.
+    y : ndarray of int, shape (n_records,)
+        The class labels, coded 0 .. n_classes − 1.
+    n_values : sequence of int
+        The number of values of each attribute (the rows of its table).
+    n_classes : int, default 2
+        The number of classes (the columns of every table).
+
+    Returns
+    -------
+    list of ndarray of shape (n_values[i], n_classes)
+        One int64 count table per attribute, as :func:`information_gain` takes them.
+
+    Examples
+    --------
     >>> ig_count_tables(np.array([[0], [1], [1]]), np.array([0, 1, 0]), [2])[0].tolist()
     [[1, 0], [1, 1]]
     """
@@ -480,7 +673,29 @@ def ig_count_tables(codes: np.ndarray, y: np.ndarray, n_values: Sequence[int], n
 def candidates_reference(a: int, b: int, t: int, n_total: int | None = None) -> set[tuple[int, int]]:
     """The thesis' Candidates algorithm (Alg. 5) for one cell, literally (a reference for tests).
 
-    ``n_total`` = τ reproduces the thesis' bound ``a < τ`` on additions; ``None`` drops it (our model).
+    Parameters
+    ----------
+    a : int
+        τ_j, the records with the cell's attribute value.
+    b : int
+        τ_jc, the records of the cell.
+    t : int
+        The number of steps (the distance).
+    n_total : int, optional
+        τ reproduces the thesis' bound ``a < τ`` on additions; None (default) drops it (our model:
+        add/remove neighbours, where a table can grow).
+
+    Returns
+    -------
+    set of (int, int)
+        The pairs (a', b') reachable in exactly ``t`` moves (a−1, b−1) or (a+1, b).
+
+    Examples
+    --------
+    >>> sorted(candidates_reference(2, 1, 1))
+    [(1, 0), (3, 1)]
+    >>> sorted(candidates_reference(2, 1, 1, n_total=2))
+    [(1, 0)]
     """
     cur = {(int(a), int(b))}
     for _ in range(t):

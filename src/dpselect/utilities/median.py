@@ -144,7 +144,39 @@ __all__ = [
 # ---------------------------------------------------------------------------------------------
 def check_median_values(values: ArrayLike, bound: float | None = None, *, name: str = "values",
                         require_sorted: bool = False) -> np.ndarray:
-    """A non-empty 1-D float64 array of finite values in [0, bound] (sorted when required)."""
+    """A non-empty 1-D float64 array of finite values in [0, bound] (sorted when required).
+
+    Parameters
+    ----------
+    values : array_like
+        The values to check.
+    bound : float, optional
+        Λ: values must lie in [0, bound] (not checked when None; never clipped).
+    name : str, default "values"
+        Keyword-only: the parameter name used in error messages.
+    require_sorted : bool, default False
+        Keyword-only: require ascending order.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The values as float64.
+
+    Raises
+    ------
+    ValueError
+        Empty, not 1-D, not finite, outside [0, bound], or unsorted when required; the message names the
+        offending index and value.
+
+    Examples
+    --------
+    >>> check_median_values([0.5, 2.0], bound=4.0)
+    array([0.5, 2. ])
+    >>> check_median_values([5.0], bound=4.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: values must lie in [0, bound] = [0, 4.0]: values[0] = 5.0
+    """
     arr = check_utilities(values, name)  # 1-D, non-empty, finite float64
     if bound is not None:
         out = (arr < 0) | (arr > bound)
@@ -202,6 +234,25 @@ def _check_counts(counts, size: int) -> np.ndarray:
 def group_values(sorted_values: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Distinct values of a sorted array and their counts (the grouped form of a database).
 
+    Parameters
+    ----------
+    sorted_values : array_like of shape (n,)
+        Finite values, sorted ascending.
+
+    Returns
+    -------
+    values : ndarray of shape (G,)
+        The G distinct values, float64.
+    counts : ndarray of shape (G,)
+        How many records hold each, int64.
+
+    Raises
+    ------
+    ValueError
+        ``sorted_values`` is empty, not finite or not sorted.
+
+    Examples
+    --------
     >>> group_values([0.0, 1.0, 1.0, 3.0])
     (array([0., 1., 3.]), array([1, 2, 1]))
     """
@@ -215,8 +266,43 @@ def group_values(sorted_values: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
 # the grouped database and its element local sensitivity
 # ---------------------------------------------------------------------------------------------
 class GroupedDatabase:
-    """A sorted database stored as distinct values and counts, with δ(x, t, ·) per distinct value
-    (what :func:`grouped_database` returns)."""
+    """A sorted database stored as distinct values and counts, with δ(x, t, ·) per distinct value.
+
+    What :func:`grouped_database` returns: the form every median utility here is computed on (memory
+    O(#distinct values), never expanded to one entry per record). Its sensitivities are for
+    replace-one-record neighbours with values in [0, ``bound``].
+
+    Parameters
+    ----------
+    values : ndarray of shape (G,)
+        The distinct values, sorted ascending, in [0, bound] (not validated here: use
+        :func:`grouped_database`).
+    counts : ndarray of int64, shape (G,)
+        The number of records of each value, > 0.
+    bound : float
+        Λ, the public upper end of the value domain.
+
+    Attributes
+    ----------
+    values, counts : ndarray
+        As given.
+    cum : ndarray of shape (G,)
+        The last (1-based) rank of each group.
+    n : int
+        The number of records.
+    m : int
+        ⌈n/2⌉, the (1-based) rank of the median.
+    bound : float
+        Λ.
+    median : float
+        The median x_(m).
+
+    Examples
+    --------
+    >>> g = grouped_database([0.0, 2.0, 2.0, 5.0], 10.0)
+    >>> g.values.tolist(), g.counts.tolist(), g.n, g.m, g.median
+    ([0.0, 2.0, 5.0], [1, 2, 1], 4, 2, 2.0)
+    """
 
     def __init__(self, values: np.ndarray, counts: np.ndarray, bound: float) -> None:
         self.values = values
@@ -229,14 +315,54 @@ class GroupedDatabase:
         self._cache: dict[int, np.ndarray] = {}
 
     def x(self, k: int) -> float:
-        """Order statistic x_(k), 1 <= k <= n."""
+        """Order statistic x_(k), 1 <= k <= n.
+
+        Parameters
+        ----------
+        k : int
+            The (1-based) rank.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> g = grouped_database([0.0, 2.0, 2.0, 5.0], 10.0)
+        >>> g.x(1), g.x(3), g.x(4)
+        (0.0, 2.0, 5.0)
+        """
         return float(self.values[int(np.searchsorted(self.cum, k, side="left"))])
 
     def utilities(self) -> np.ndarray:
+        """The record utility u_med = −|x_m − value| of every distinct value (thesis Def. 5.1.1).
+
+        Returns
+        -------
+        ndarray of shape (G,)
+            float64, <= 0.
+
+        Examples
+        --------
+        >>> grouped_database([0.0, 2.0, 2.0, 5.0], 10.0).utilities().tolist()
+        [-2.0, -0.0, -3.0]
+        """
         return -np.abs(self.values - self.median)
 
     def sensitivity_function(self) -> SensitivityFunction:
-        """δ(x, t, ·) over the groups as a :class:`SensitivityFunction` sharing this database's cache."""
+        """δ(x, t, ·) over the groups as a :class:`SensitivityFunction` sharing this database's cache.
+
+        Returns
+        -------
+        SensitivityFunction
+            Values of shape (G,), global sensitivity ``bound``; admissible under replace-one-record neighbours.
+
+        Examples
+        --------
+        >>> sf = grouped_database([0.0, 2.0, 2.0, 5.0], 10.0).sensitivity_function()
+        >>> sf(0).tolist(), sf.global_sensitivity
+        ([6.0, 8.0, 5.0], 10.0)
+        """
         def delta(t, candidates=None):
             return self.delta(t, candidates)
 
@@ -245,7 +371,19 @@ class GroupedDatabase:
         return sf
 
     def intervals(self) -> "MedianIntervals":
-        """The intervals of positive length between consecutive order statistics, with their utilities."""
+        """The intervals of positive length between consecutive order statistics, with their utilities.
+
+        Returns
+        -------
+        MedianIntervals
+            The candidates of the value-releasing median (see :func:`median_intervals`).
+
+        Examples
+        --------
+        >>> iv = grouped_database([0.0, 2.0, 2.0, 5.0], 10.0).intervals()
+        >>> iv.lo.tolist(), iv.hi.tolist(), iv.rank.tolist()
+        ([0.0, 2.0, 5.0], [2.0, 5.0, 10.0], [1, 3, 4])
+        """
         lo = np.concatenate(([0.0], self.values))
         hi = np.concatenate((self.values, [self.bound]))
         rank = np.concatenate(([0], self.cum)).astype(np.int64)  # records <= lo (the interval's c)
@@ -271,6 +409,24 @@ class GroupedDatabase:
 
         Full arrays are cached per t and returned **read-only** (a caller writing to one would change
         later results); a ``groups`` subset is a fresh copy.
+
+        Parameters
+        ----------
+        t : int
+            The distance, >= 0.
+        groups : ndarray of int, optional
+            Group indices (default: all groups).
+
+        Returns
+        -------
+        ndarray
+            float64, one value per selected group.
+
+        Examples
+        --------
+        >>> g = grouped_database([0.0, 2.0, 2.0, 5.0], 10.0)
+        >>> g.delta(0).tolist(), g.delta(1, [0, 2]).tolist()
+        ([6.0, 8.0, 5.0], [8.0, 8.0])
         """
         if t in self._cache:
             full = self._cache[t]
@@ -335,8 +491,24 @@ def _grouped(values, counts, bound) -> GroupedDatabase:
 def grouped_median_utility(values: ArrayLike, counts: ArrayLike) -> np.ndarray:
     """u_med for a database given as distinct sorted ``values`` with multiplicities ``counts``.
 
-    One entry per distinct value (every record with that value has this utility). Example: the
-    database (0, 2, 2, 5) has median 2.
+    One entry per distinct value (every record with that value has this utility); the record utility
+    of thesis Ch. 5, global sensitivity Λ under replace-one-record neighbours.
+
+    Parameters
+    ----------
+    values : array_like of shape (G,)
+        The distinct values, sorted ascending.
+    counts : array_like of int, shape (G,)
+        The number of records of each value, > 0.
+
+    Returns
+    -------
+    ndarray of shape (G,)
+        −|x_m − value| per distinct value, float64.
+
+    Examples
+    --------
+    The database (0, 2, 2, 5) has median 2:
 
     >>> grouped_median_utility([0.0, 2.0, 5.0], [1, 2, 1]).tolist()
     [-2.0, -0.0, -3.0]
@@ -356,6 +528,27 @@ def grouped_median_sensitivity(values: ArrayLike, counts: ArrayLike, bound: floa
     values in [0, ``bound``]; global sensitivity ``bound`` (thesis Lemma 5.2.1). Never expands the
     database: memory O(#groups).
 
+    Parameters
+    ----------
+    values : array_like of shape (G,)
+        The distinct values, sorted ascending, in [0, bound].
+    counts : array_like of int, shape (G,)
+        The number of records of each value, > 0 (at most 2^53 in all).
+    bound : float
+        Λ > 0, the public upper end of the value domain.
+
+    Returns
+    -------
+    SensitivityFunction
+        The exact δ(x, t, g), values of shape (G,), global sensitivity ``bound``.
+
+    Raises
+    ------
+    ValueError
+        A value outside [0, bound], unsorted or repeated values, or a count that is not > 0.
+
+    Examples
+    --------
     >>> sf = grouped_median_sensitivity([0.0, 2.0, 5.0], [1, 2, 1], bound=10.0)
     >>> sf(0).tolist(), sf(1).tolist()
     ([6.0, 8.0, 5.0], [8.0, 8.0, 8.0])
@@ -369,9 +562,29 @@ def grouped_median_sensitivity(values: ArrayLike, counts: ArrayLike, bound: floa
 class MedianIntervals(NamedTuple):
     """The candidates of the value-releasing median: intervals [lo_j, hi_j) of positive length.
 
-    ``rank[j]`` is the number of records <= ``lo[j]`` (c_x(v) for every v in the interval) and
-    ``utility[j]`` = −|rank[j] − n/2|. The intervals are sorted and tile [0, bound]: lo[0] = 0,
+    Built by :func:`median_intervals`. The intervals are sorted and tile [0, bound]: lo[0] = 0,
     hi[-1] = bound, hi[j] = lo[j + 1]. Arrays are read-only.
+
+    Attributes
+    ----------
+    lo : ndarray of shape (k,)
+        The lower ends, float64.
+    hi : ndarray of shape (k,)
+        The upper ends, float64.
+    rank : ndarray of shape (k,)
+        ``rank[j]`` is the number of records <= ``lo[j]`` (c_x(v) for every v in the interval), int64.
+    utility : ndarray of shape (k,)
+        ``utility[j]`` = −|rank[j] − n/2|, float64.
+    n : int
+        The number of records.
+    bound : float
+        Λ, the upper end of the domain.
+
+    Examples
+    --------
+    >>> iv = median_intervals([3.0, 1.0, 1.0], 4.0)
+    >>> iv.n, iv.bound, iv.lo.shape
+    (3, 4.0, (3,))
     """
 
     lo: np.ndarray
@@ -385,9 +598,32 @@ class MedianIntervals(NamedTuple):
 def grouped_database(values: ArrayLike, bound: float, counts: ArrayLike | None = None) -> GroupedDatabase:
     """The database as distinct sorted values with counts (checks ``values`` in [0, bound], ``counts`` > 0).
 
-    ``values`` in any order; with ``counts``, ``values[g]`` is held by ``counts[g]`` records (repeated
-    values are merged). A value outside [0, bound] is a ``ValueError`` naming ``bound``: it is never
-    clipped.
+    Parameters
+    ----------
+    values : array_like of shape (n,)
+        The records' values, in any order, in [0, bound]. A value outside is a ``ValueError`` naming
+        ``bound``: it is never clipped.
+    bound : float
+        Λ > 0, the public upper end of the value domain.
+    counts : array_like of int, optional
+        With it, ``values[g]`` is held by ``counts[g]`` records (repeated values are merged).
+
+    Returns
+    -------
+    grouped database
+        The distinct sorted ``values``, their ``counts``, ``n`` and ``median``, with ``intervals()`` (the
+        :class:`MedianIntervals`), ``utilities()``, ``delta(t)`` and ``sensitivity_function()``.
+
+    Raises
+    ------
+    ValueError
+        ``bound`` not > 0, a value outside [0, bound], or a count that is not > 0.
+
+    Examples
+    --------
+    >>> g = grouped_database([3.0, 1.0, 1.0], 4.0)
+    >>> g.values.tolist(), g.counts.tolist(), g.n, g.median
+    ([1.0, 3.0], [2, 1], 3, 1.0)
     """
     bound = check_positive(bound, "bound")
     x = check_median_values(values, bound, name="values")
@@ -411,8 +647,31 @@ def median_intervals(values: ArrayLike, bound: float, *, counts: ArrayLike | Non
 
     Zero-length intervals (ties, a record at 0 or at ``bound``) are dropped. Utility −|j − n/2| with j
     the number of records at or below the interval (module docstring); global sensitivity 1 under
-    replace-one-record neighbours on [0, bound]. Example: x = (1, 1, 3), Λ = 4 has intervals [0, 1),
-    [1, 3), [3, 4] with 0, 2 and 3 records at or below them.
+    replace-one-record neighbours on [0, bound]. These are the candidates :func:`dpselect.median`
+    selects from (weighted by their lengths).
+
+    Parameters
+    ----------
+    values : array_like of shape (n,)
+        The records' values, in any order, in [0, bound].
+    bound : float
+        Λ > 0, the public upper end of the value domain.
+    counts : array_like of int, optional
+        Keyword-only: ``values[g]`` is held by ``counts[g]`` records.
+
+    Returns
+    -------
+    MedianIntervals
+        k <= n + 1 intervals, arrays of shape (k,).
+
+    Raises
+    ------
+    ValueError
+        ``bound`` not > 0, a value outside [0, bound], or a count that is not > 0.
+
+    Examples
+    --------
+    x = (1, 1, 3), Λ = 4 has intervals [0, 1), [1, 3), [3, 4] with 0, 2 and 3 records at or below them:
 
     >>> iv = median_intervals([3.0, 1.0, 1.0], 4.0)
     >>> iv.lo.tolist(), iv.hi.tolist(), iv.rank.tolist(), iv.utility.tolist()
@@ -429,6 +688,23 @@ def interval_median_sensitivity(intervals: MedianIntervals) -> SensitivityFuncti
     it is an upper bound of the exact 0. Admissible under replace-one-record neighbours on
     [0, bound]; global sensitivity 1. Local dampening with it equals the exponential mechanism.
 
+    Parameters
+    ----------
+    intervals : MedianIntervals
+        The candidates, from :func:`median_intervals`.
+
+    Returns
+    -------
+    SensitivityFunction
+        Constant 1, values of shape (k,) for k intervals; saturation distance 0.
+
+    Raises
+    ------
+    TypeError
+        ``intervals`` is not a :class:`MedianIntervals`.
+
+    Examples
+    --------
     >>> sf = interval_median_sensitivity(median_intervals([3.0, 1.0, 1.0], 4.0))
     >>> sf(0).tolist(), sf(5).tolist(), sf.global_sensitivity
     ([1.0, 1.0, 1.0], [1.0, 1.0, 1.0], 1.0)
@@ -449,8 +725,22 @@ def interval_median_sensitivity(intervals: MedianIntervals) -> SensitivityFuncti
 def median_utility(sorted_values: Sequence[float] | np.ndarray) -> np.ndarray:
     """u_med(x, i) = −|x_m − x_i| for every position i of a sorted database (thesis Def. 5.1.1).
 
-    m = ⌈n/2⌉ (the lower median for even n). Candidates are the records, in sorted order.
+    m = ⌈n/2⌉ (the lower median for even n). Candidates are the records, in sorted order; global
+    sensitivity Λ under replace-one-record neighbours (thesis Lemma 5.2.1), exact element local
+    sensitivity :func:`median_sensitivity`.
 
+    Parameters
+    ----------
+    sorted_values : array_like of shape (n,)
+        The database, sorted ascending.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The utilities (<= 0), float64.
+
+    Examples
+    --------
     >>> median_utility([1.0, 2.0, 4.0, 7.0]).tolist()
     [-1.0, -0.0, -2.0, -5.0]
     """
@@ -475,6 +765,18 @@ def median_sensitivity(sorted_values: Sequence[float] | np.ndarray, bound: float
     bound : float
         Λ, the upper end of the value domain.
 
+    Returns
+    -------
+    SensitivityFunction
+        Values of shape (n,), global sensitivity ``bound``.
+
+    Raises
+    ------
+    ValueError
+        ``bound`` not > 0, or values outside [0, bound] or unsorted.
+
+    Examples
+    --------
     >>> sf = median_sensitivity([0.0, 2.0, 2.0, 5.0], bound=10.0)
     >>> sf(0).tolist()
     [6.0, 8.0, 8.0, 5.0]
