@@ -38,6 +38,25 @@ DESCRIPTION = ("optimal binary DP mechanism for a threshold query over all n-rec
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the flags of ``dpselect binary-demo`` to ``parser`` (``add_arguments`` of this module).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The parser to extend, in place (``dpselect binary-demo --help`` lists the flags).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_arguments(parser)
+    >>> parser.parse_args([]).n
+    20
+    """
     parser.add_argument("--n", type=int, default=20, help="records per dataset (default 20; 1..30)")
     parser.add_argument("--theta", type=int, default=None, help="threshold, 1..n (default n // 2)")
     parser.add_argument("--epsilons", type=parse_float_list, default=[0.5, 1.0, 2.0],

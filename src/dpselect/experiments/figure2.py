@@ -111,6 +111,25 @@ def _task(job):
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the flags of ``dpselect reproduce figure2`` to ``parser`` (``add_arguments`` of this module).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The parser to extend, in place (``dpselect reproduce figure2 --help`` lists the flags).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_arguments(parser)
+    >>> parser.parse_args([]).runs
+    50
+    """
     add_common_arguments(parser, runs=50, epsilons=EPSILONS, datasets=DATASETS, jobs=2)
     parser.add_argument("--test-fraction", type=float, default=0.3, help="held-out share (default 0.3)")
     parser.add_argument("--diffpid3-depth", type=int, default=5, help="LocalDiffPID3 depth (default 5)")

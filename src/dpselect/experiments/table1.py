@@ -21,7 +21,7 @@ from typing import Any, Sequence, cast
 import numpy as np
 
 from ..apps.dpmoet import CompressedTable, dp_moet, metric_c, nodp_moet
-from ..vocabulary import Mechanism
+from ..vocabulary import MechanismName
 from . import paper_code as pc
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table
 from ._data import load_tabular
@@ -36,7 +36,7 @@ EPSILONS = (0.01, 0.05, 0.1, 0.5, 1.0, 2.0, 5.0)
 DATASETS = ("nltcs", "adult", "acs")
 METHODS = ("pareto-global", "pareto-local")
 #: the mechanism of each method (global sensitivity: exponential mechanism; local: local dampening)
-MECHANISM: dict[str, Mechanism] = {"global": "exponential", "local": "local_dampening"}
+MECHANISM: dict[str, MechanismName] = {"global": "exponential", "local": "local_dampening"}
 # paper Table 1: (MO_g, MO_l) per dataset and ε
 PAPER = {
     "nltcs": {0.01: (0.48, 0.45), 0.05: (0.48, 0.35), 0.1: (0.48, 0.25), 0.5: (0.48, 0.13), 1.0: (0.48, 0.12),
@@ -133,6 +133,25 @@ def _task_quirks(di, name, run_, seed, epsilons, settings, quirks):
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the flags of ``dpselect reproduce table1`` to ``parser`` (``add_arguments`` of this module).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The parser to extend, in place (``dpselect reproduce table1 --help`` lists the flags).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_arguments(parser)
+    >>> parser.parse_args([]).runs
+    500
+    """
     add_common_arguments(parser, runs=500, epsilons=EPSILONS, datasets=DATASETS, jobs=2)
     add_moet_arguments(parser, (30, 3, 3, 4, 10, 3), "privacy budget split (default even; see dpselect.apps.dpmoet)")
     pc.add_protocol_arguments(parser, pc.TABLE1_QUIRKS)

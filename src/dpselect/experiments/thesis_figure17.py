@@ -52,6 +52,25 @@ THESIS = {
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the flags of ``dpselect reproduce thesis-figure17`` to ``parser`` (``add_arguments`` of this module).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The parser to extend, in place (``dpselect reproduce thesis-figure17 --help`` lists the flags).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_arguments(parser)
+    >>> parser.parse_args([]).runs
+    10000
+    """
     add_common_arguments(parser, runs=10_000, epsilons=EPSILONS, datasets=DEFAULT_DATASETS, jobs=1)
     parser.add_argument("--bound", type=float, default=None,
                         help="Λ; bin i has value i·Λ/(bins−1) (default: Λ = bins − 1, values = bin indices)")

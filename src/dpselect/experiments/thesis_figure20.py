@@ -95,6 +95,25 @@ def _task(job):
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the flags of ``dpselect reproduce thesis-figure20`` to ``parser`` (``add_arguments`` of this module).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The parser to extend, in place (``dpselect reproduce thesis-figure20 --help`` lists the flags).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_arguments(parser)
+    >>> parser.parse_args([]).runs
+    100
+    """
     add_common_arguments(parser, runs=100, epsilons=EPSILONS, datasets=tuple(GRAPH_DATASETS), jobs=1)
     add_graph_argument(parser)
     parser.add_argument("--ks", type=parse_int_list, default=[5, 10, 20], help="comma-separated k values (default 5,10,20)")
