@@ -29,11 +29,7 @@ PUBLIC_TABLE_SIZE: dict[str, int] = {"nltcs": 21574, "acs": 47461, "adult": 4522
 def dataset_root() -> Path:
     """The data root of the project's copy; deprecated: use :func:`dpselect.experiments.data_root`.
 
-    Removed in dpselect 0.2.0; warns with a ``DeprecationWarning``.
-
-    Parameters
-    ----------
-    None
+    Removed in dpselect 0.2.0; warns with a ``DeprecationWarning``. Takes no parameters.
 
     Returns
     -------

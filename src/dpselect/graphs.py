@@ -73,12 +73,8 @@ class GraphNormalisationWarning(UserWarning):
 
     A :class:`UserWarning`, emitted by :func:`from_edges`, :func:`load_edge_list` and
     :func:`from_networkx` (``warn=False`` silences it); the counts stay on the graph
-    (``self_loops_removed``, ``duplicate_edges_removed``).
-
-    Parameters
-    ----------
-    message : str
-        What was dropped, and from which graph.
+    (``self_loops_removed``, ``duplicate_edges_removed``). Its one argument, the message, says what was
+    dropped and from which graph.
 
     Examples
     --------

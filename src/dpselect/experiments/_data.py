@@ -30,10 +30,7 @@ def data_root() -> Path:
 
     Looked up in this order: ``$DPSELECT_DATA``; ``shared/datasets`` in the current directory or any
     parent; ``shared/datasets`` in a parent of the installed package (an editable install in a checkout).
-
-    Parameters
-    ----------
-    None
+    Takes no parameters.
 
     Returns
     -------
