@@ -55,23 +55,99 @@ _DATA: dict = {}
 
 
 def add_moet_arguments(parser: argparse.ArgumentParser, defaults: tuple[int, ...], budget_help: str) -> None:
-    """--budget and the DP-MOET sizes p, s, k, d, d_max, o with the paper's ``defaults``."""
+    """--budget and the DP-MOET sizes p, s, k, d, d_max, o with the paper's ``defaults``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        Extended in place.
+    defaults : tuple of 6 int
+        The defaults of ``--population --selection --generations --depth --max-depth --output``.
+    budget_help : str
+        The help text of ``--budget``.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_moet_arguments(parser, (30, 3, 3, 4, 10, 3), "privacy budget split")
+    >>> args = parser.parse_args(["--generations", "5"])
+    >>> args.population, args.generations, args.budget
+    (30, 5, 'even')
+    """
     parser.add_argument("--budget", choices=("even", "paper-code"), default="even", help=budget_help)
     for (flag, what, _), default in zip(MOET_FLAGS, defaults):
         parser.add_argument(flag, type=int, default=default, help=f"{what} (default {default})")
 
 
 def moet_settings(args: argparse.Namespace) -> dict:
-    """The keyword arguments of dp_moet / nodp_moet given by the flags."""
+    """The keyword arguments of dp_moet / nodp_moet given by the flags.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed flags of :func:`add_moet_arguments`.
+
+    Returns
+    -------
+    dict
+        ``population, selection, generations, depth, max_depth, output, budget``.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_moet_arguments(parser, (30, 3, 3, 4, 10, 3), "privacy budget split")
+    >>> moet_settings(parser.parse_args([]))
+    {'population': 30, 'selection': 3, 'generations': 3, 'depth': 4, 'max_depth': 10, 'output': 3, 'budget': 'even'}
+    """
     return {attr: getattr(args, attr) for _, _, attr in MOET_FLAGS} | {"budget": args.budget}
 
 
 def moet_settings_text(s: dict) -> str:
+    """The DP-MOET sizes as the markdown's settings sentence states them.
+
+    Parameters
+    ----------
+    s : dict
+        :func:`moet_settings` of the flags.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> moet_settings_text({"population": 30, "selection": 3, "generations": 3, "depth": 4, "max_depth": 10,
+    ...                     "output": 3})
+    'p = 30, s = 3, k = 3, d = 4, d_max = 10, o = 3'
+    """
     return ", ".join(f"{what} = {s[attr]}" for _, what, attr in MOET_FLAGS)
 
 
 def load_table(name: str) -> tuple[Any, CompressedTable]:
-    """(data, its CompressedTable), cached per worker process."""
+    """(data, its CompressedTable), cached per worker process.
+
+    Parameters
+    ----------
+    name : {"nltcs", "adult", "acs"}
+        Loaded with :func:`dpselect.experiments._data.load_tabular` (the project's copy).
+
+    Returns
+    -------
+    (TabularData, CompressedTable)
+        The same objects on every call in a process.
+
+    Examples
+    --------
+    >>> data, compressed = load_table("nltcs")
+    >>> data.n_records, load_table("nltcs")[0] is data
+    (21574, True)
+    """
     if name not in _DATA:
         data = load_tabular(name)
         _DATA[name] = (data, CompressedTable.from_data(data))
@@ -173,7 +249,30 @@ def _settings(res: Result) -> str:
 
 
 def protocol_report(res: Result, applicable: Sequence[str]) -> list[str]:
-    """The protocol paragraph and, with quirks, the failed runs and the dampening-cache counts (notes)."""
+    """The protocol paragraph and, with quirks, the failed runs and the dampening-cache counts (notes).
+
+    Parameters
+    ----------
+    res : Result
+        The collected runs (their notes carry the failed runs and the cache counts).
+    applicable : sequence of str
+        The quirks that apply to this reproduction (e.g. :data:`~dpselect.experiments.paper_code.TABLE1_QUIRKS`).
+
+    Returns
+    -------
+    list of str
+        Markdown lines; without quirks, the protocol paragraph and a blank line.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from dpselect.experiments import paper_code as pc
+    >>> from dpselect.experiments._common import Result
+    >>> args = argparse.Namespace(protocol="ours", quirks=None, without=None)
+    >>> lines = protocol_report(Result(args, ["nltcs"], [], [], 0.0), pc.TABLE1_QUIRKS)
+    >>> len(lines), lines[-1]
+    (2, '')
+    """
     quirks = pc.resolve_quirks(res.args, applicable)
     lines = [pc.protocol_text(quirks, applicable), ""]
     if not quirks:

@@ -54,7 +54,22 @@ def _data(name):
 
 
 def published_table_size(name: str) -> int:
-    """The public bound N on table sizes for dataset ``name``: its published size (thesis Sec. 7.4)."""
+    """The public bound N on table sizes for dataset ``name``: its published size (thesis Sec. 7.4).
+
+    Parameters
+    ----------
+    name : {"nltcs", "acs", "adult"}
+        A key of :data:`dpselect.datasets.PUBLIC_TABLE_SIZE`.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> published_table_size("adult")
+    45222
+    """
 
     return PUBLIC_TABLE_SIZE[name]
 
