@@ -64,7 +64,7 @@ def main() -> None:
         t_tri = best_of(tri, repeat=2)
         t_ebc = best_of(lambda: ebc(g), repeat=2)
         U, sfs = motkin_objectives(g)
-        t_sel = best_of(lambda: mo.priv_pareto(U, 1.0, sfs, k=3, rng=0), repeat=2)
+        t_sel = best_of(lambda: mo.priv_pareto(U, epsilon=1.0, sensitivities=sfs, k=3, rng=0), repeat=2)
 
         def with_statistics():
             g._triangles = None  # recompute triangles, degrees' objectives and δ's

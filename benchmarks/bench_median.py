@@ -65,19 +65,19 @@ def main() -> None:
     eps = 1.0
     rows = []
 
-    g_time = best_of(lambda: median_rank(vals, eps, bound=lam, counts=counts, rng=0))
-    g_mem = peak_mb(lambda: median_rank(vals, eps, bound=lam, counts=counts, rng=0))
+    g_time = best_of(lambda: median_rank(vals, epsilon=eps, bound=lam, counts=counts, rng=0))
+    g_mem = peak_mb(lambda: median_rank(vals, epsilon=eps, bound=lam, counts=counts, rng=0))
     rows.append(("grouped `median_rank(..., counts=)` (LD, one draw)", vals.size, g_time, g_mem))
 
     def rank_error():
-        v, p = median_probabilities(vals, eps, bound=lam, counts=counts)
+        v, p = median_probabilities(vals, epsilon=eps, bound=lam, counts=counts)
         return p @ np.abs(v - v[np.searchsorted(np.cumsum(counts), (n + 1) // 2)])
 
     e_time = best_of(rank_error)
     rows.append(("grouped exact LD error (closed-form probabilities)", vals.size, e_time, peak_mb(rank_error)))
-    i_time = best_of(lambda: median(vals, eps, bound=lam, counts=counts, rng=0))
+    i_time = best_of(lambda: median(vals, epsilon=eps, bound=lam, counts=counts, rng=0))
     rows.append(("grouped `median(..., counts=)` (interval, ε-DP value, one draw)", vals.size + 1, i_time,
-                 peak_mb(lambda: median(vals, eps, bound=lam, counts=counts, rng=0))))
+                 peak_mb(lambda: median(vals, epsilon=eps, bound=lam, counts=counts, rng=0))))
 
     x = np.repeat(vals, counts)  # the expanded sorted database, 27.9M float64
     expand_time = best_of(lambda: np.repeat(vals, counts), repeat=1)
@@ -92,7 +92,7 @@ def main() -> None:
     def per_record_ld():
         u = median_utility(x)
         sf = median_sensitivity(x, lam)
-        return dpselect.local_dampening(u, eps, sf, rng=0)
+        return dpselect.local_dampening(u, epsilon=eps, sensitivity_function=sf, rng=0)
 
     l_time = best_of(per_record_ld, repeat=1)
     l_mem = peak_mb(per_record_ld)

@@ -57,10 +57,10 @@ def model_selection_rows() -> tuple[list[str], dict]:
     rows = []
     times = {}
     for label, kw in cases:
-        select_model(None, None, y, predictions=P, epsilon=1.0, rng=0, **kw)   # warm-up
-        t = best_of(lambda kw=kw: select_model(None, None, y, predictions=P, epsilon=1.0, rng=0, **kw), 5)
+        select_model(y=y, predictions=P, epsilon=1.0, rng=0, **kw)   # warm-up
+        t = best_of(lambda kw=kw: select_model(y=y, predictions=P, epsilon=1.0, rng=0, **kw), 5)
         times[label] = t
-        pick = select_model(None, None, y, predictions=P, epsilon=1.0, rng=0, **kw)
+        pick = select_model(y=y, predictions=P, epsilon=1.0, rng=0, **kw)
         rows.append(f"| {label} | {t * 1e3:.1f} | {np.atleast_1d(pick).tolist()} |")
         print(rows[-1])
     t_models = best_of(lambda: select_model(models, X, y, epsilon=1.0, rng=0), 1)

@@ -24,7 +24,7 @@ from dpselect.datasets import PUBLIC_TABLE_SIZE  # noqa: E402
 from dpselect.apps.dpmoet import CompressedTable, dp_moet  # noqa: E402
 from dpselect.experiments._data import load_tabular  # noqa: E402
 from dpselect.trees import TreeSpace, crossover, mutate, predict_many, prune, random_population  # noqa: E402
-from dpselect.utilities.information_gain import (IGTables, ig_count_tables, ig_sensitivity_function,  # noqa: E402
+from dpselect.utilities.information_gain import (IGTables, ig_count_tables, ig_sensitivity,  # noqa: E402
                                                  ig_shift_with_error)
 import prior_diffpid3  # noqa: E402
 
@@ -90,7 +90,7 @@ def diffpid3_lines(data) -> list[str]:
     rows = []
     for label, tabs in (("root (47,461 records)", it), (f"child node ({sub.n_records:,} records)", it_small)):
         te = best_of(lambda: ig_shift_with_error(tabs, acs.n_records))
-        sf = ig_sensitivity_function(tabs, acs.n_records)
+        sf = ig_sensitivity(tabs, acs.n_records)
         td = best_of(lambda: shift_totals_with_error(sf, tabs.n_attributes), repeat=1)
         rows.append(f"| ACS {label} | {te * 1e3:.1f} | {td * 1e3:.1f} | {td / te:.1f}x |")
     lines = ["### ShiftedLocalDiffPID3: shift G of one split with its error bound (22 attributes, N = 47,461)", "",
@@ -178,7 +178,7 @@ def main() -> None:
     lines += ["### One DP-MOET-Pareto-local run (p = 30, s = 3, k = 3, d = 4, d_max = 10, o = 3, ε = 1)", "",
               "| dataset | wall time (s) | target |", "|---|---|---|"]
     for n, d in data.items():
-        t = best_of(lambda: dp_moet(d, 1.0, approach="pareto", sensitivity="local", rng=5))
+        t = best_of(lambda: dp_moet(d, epsilon=1.0, approach="pareto", mechanism="local_dampening", rng=5))
         lines.append(f"| {n} | {t:.2f} | < 5 s |")
     lines.append("")
     lines += diffpid3_lines(data)

@@ -31,7 +31,7 @@ Speed: local dampening needs D(x, A) at distances up to |IG| / δ (thousands on 
 shifted version sums Δ − δ over all distances below N. Both are evaluated here with the distance as a
 numpy axis in chunks (:func:`dampen_ig`, :func:`ig_shift`), then sampled by the core's exponential
 mechanism: identical to :func:`dpselect.local_dampening` / :func:`dpselect.shifted_local_dampening`
-with :func:`~dpselect.utilities.information_gain.ig_sensitivity_function` (tests check equality), but
+with :func:`~dpselect.utilities.information_gain.ig_sensitivity` (tests check equality), but
 about 100x faster than walking t one Python step at a time.
 """
 from __future__ import annotations
@@ -97,7 +97,7 @@ def discretise(data, bins: int = 10) -> tuple[np.ndarray, np.ndarray]:
     Returns ``(codes, n_values)``; bin k of a numeric column holds values in [k/b, (k+1)/b) (1 in the last).
 
     >>> from dpselect.tabular import load_table
-    >>> codes, nv = discretise(load_table({"x": [0.0, 0.5, 1.0], "y": [0, 1, 1]}, "y", numeric_bounds={"x": (0, 1)}),
+    >>> codes, nv = discretise(load_table({"x": [0.0, 0.5, 1.0], "y": [0, 1, 1]}, "y", feature_bounds={"x": (0, 1)}),
     ...                        bins=2)
     >>> codes.ravel().tolist(), nv.tolist()
     ([0, 1, 1], [2])
@@ -131,7 +131,7 @@ def _check_n_max(tables: IGTables, n_max) -> int:
 def dampen_ig(tables: IGTables, n_max: int, utilities: np.ndarray | None = None) -> np.ndarray:
     """The dampening function D(T, A) of IG for every attribute, with δ = the IG sensitivity function.
 
-    Equal to ``dpselect.dampen(u, ig_sensitivity_function(tables, n_max))``, computed with the distance t
+    Equal to ``dpselect.dampen(u, ig_sensitivity(tables, n_max))``, computed with the distance t
     as an array axis (chunks of up to 4,096 distances) instead of one Python step per distance.
     """
     u = tables.utilities() if utilities is None else np.asarray(utilities, dtype=np.float64)
@@ -175,7 +175,7 @@ def _ig_shift_direct(tables: IGTables, n_max: int, t_start: int = 0) -> np.ndarr
 def ig_shift(tables: IGTables, n_max: int) -> np.ndarray:
     """G_A = Σ_{t < N} (ΔIG − δ(T, t, A)) for every attribute: the shift of shifted local dampening.
 
-    Equal to ``dpselect.dampening.shift_totals(ig_sensitivity_function(tables, n_max), n)`` (tests), in
+    Equal to ``dpselect.dampening.shift_totals(ig_sensitivity(tables, n_max), n)`` (tests), in
     time that grows with the node's size rather than with N:
 
     * distances t < T0 = max_cells(τ_jc) − 1 are evaluated directly;
@@ -335,8 +335,9 @@ def diffpid3(data, epsilon: float, depth: int, *, mechanism: str = "local", bins
 
     Examples
     --------
+    >>> from dpselect.experiments import data_path
     >>> from dpselect.tabular import load_nltcs
-    >>> d = load_nltcs()
+    >>> d = load_nltcs(data_path("tabular", "nltcs.dat"))
     >>> tree = diffpid3(d, 1.0, 2, mechanism="local", n_max=21574, rng=0)
     >>> round(tree.accuracy(d), 2) > 0.5
     True

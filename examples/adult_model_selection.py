@@ -19,11 +19,12 @@ from sklearn.tree import DecisionTreeClassifier
 
 import dpselect
 from dpselect.datasets import PUBLIC_TABLE_SIZE
+from dpselect.experiments import data_path  # the project's copy of the data (DPSELECT_DATA)
 from dpselect.sklearn import DiffPID3Classifier, select_model
 
 
 def main() -> None:
-    data = dpselect.load_adult()              # 45,222 records: numeric columns scaled, categorical as codes
+    data = dpselect.load_adult(data_path("tabular"))  # 45,222 records: numeric columns scaled, categorical as codes
     train, val = data.train_test_split(0.5, rng=0)
     categorical = np.flatnonzero(data.categorical)
     models = {
@@ -52,10 +53,10 @@ def main() -> None:
 
     # ε-DP choices, each spending its own ε on the validation set
     for eps in (0.01, 0.1, 1.0):
-        pareto = select_model(models, None, val.y, predictions=preds, epsilon=eps, rng=1)
-        agg = select_model(models, None, val.y, predictions=preds, epsilon=eps, approach="aggregate",
+        pareto = select_model(models, y=val.y, predictions=preds, epsilon=eps, rng=1)
+        agg = select_model(models, y=val.y, predictions=preds, epsilon=eps, approach="aggregate",
                            objective_weights={"tpr": 0.5, "tnr": 0.5}, rng=1)
-        acc = select_model(models, None, val.y, predictions=preds, epsilon=eps, objectives=("accuracy",), rng=1)
+        acc = select_model(models, y=val.y, predictions=preds, epsilon=eps, objectives=("accuracy",), rng=1)
         print(f"ε = {eps:<5}: Pareto (TPR, TNR) -> {pareto}; balanced accuracy -> {agg}; accuracy -> {acc}")
 
 

@@ -13,19 +13,19 @@ LOG2 = math.log(2)
 def iterate_upper(alpha, d, eps, delta):
     a = np.asarray(alpha, dtype=float)
     for _ in range(d):
-        a = dp_upper(a, eps, delta)
+        a = dp_upper(a, epsilon=eps, delta=delta)
     return a
 
 
 def test_example3_values():
     # paper 002, Example 3 and its footnote (tau = 2 for 0.1, tau = 1 for 0.3)
-    assert p(3, 0.1, LOG2) == pytest.approx(0.7, abs=1e-12)
-    assert p(3, 0.3, LOG2) == pytest.approx(0.9, abs=1e-12)
-    assert p(1, 0.3, LOG2) == pytest.approx(0.6, abs=1e-12)
-    assert p(2, 0.1, LOG2) == pytest.approx(0.4, abs=1e-12)
-    assert p(2, 0.3, LOG2) == pytest.approx(0.8, abs=1e-12)
-    assert p(1, 0.1, LOG2) == pytest.approx(0.2, abs=1e-12)
-    assert tau(0.1, LOG2).tolist() == 2.0 and tau(0.3, LOG2).tolist() == 1.0
+    assert p(3, 0.1, epsilon=LOG2) == pytest.approx(0.7, abs=1e-12)
+    assert p(3, 0.3, epsilon=LOG2) == pytest.approx(0.9, abs=1e-12)
+    assert p(1, 0.3, epsilon=LOG2) == pytest.approx(0.6, abs=1e-12)
+    assert p(2, 0.1, epsilon=LOG2) == pytest.approx(0.4, abs=1e-12)
+    assert p(2, 0.3, epsilon=LOG2) == pytest.approx(0.8, abs=1e-12)
+    assert p(1, 0.1, epsilon=LOG2) == pytest.approx(0.2, abs=1e-12)
+    assert tau(0.1, epsilon=LOG2).tolist() == 2.0 and tau(0.3, epsilon=LOG2).tolist() == 1.0
 
 
 @pytest.mark.parametrize("eps", [0.05, 0.5, LOG2, 2.0])
@@ -33,21 +33,21 @@ def test_example3_values():
 def test_p_equals_iterated_upper(eps, delta):
     alpha = np.concatenate([[0.0, 1.0, 1e-9], np.linspace(0, 1, 101)])
     for d in range(0, 40):
-        np.testing.assert_allclose(p(d, alpha, eps, delta), iterate_upper(alpha, d, eps, delta),
+        np.testing.assert_allclose(p(d, alpha, epsilon=eps, delta=delta), iterate_upper(alpha, d, eps, delta),
                                    rtol=0, atol=1e-9, err_msg=f"d={d}")
 
 
 def test_p_broadcasts_and_scalar_type():
-    assert isinstance(p(2, 0.2, 1.0), float)
-    out = p(np.arange(4)[:, None], np.array([0.1, 0.5]), 1.0)
+    assert isinstance(p(2, 0.2, epsilon=1.0), float)
+    out = p(np.arange(4)[:, None], np.array([0.1, 0.5]), epsilon=1.0)
     assert out.shape == (4, 2)
     assert out[0].tolist() == [0.1, 0.5]
 
 
 def test_p_zero_alpha_pure_dp_stays_zero_and_clamped_at_one():
-    assert p(50, 0.0, 1.0) == 0.0
-    assert p(50, 0.5, 1.0, 0.3) == 1.0        # delta > 0 reaches 1 in finitely many steps
-    assert p(3, 1.0, 1.0) == 1.0
+    assert p(50, 0.0, epsilon=1.0) == 0.0
+    assert p(50, 0.5, epsilon=1.0, delta=0.3) == 1.0        # delta > 0 reaches 1 in finitely many steps
+    assert p(3, 1.0, epsilon=1.0) == 1.0
 
 
 @pytest.mark.parametrize("bad,exc", [
@@ -63,9 +63,9 @@ def test_p_rejects_bad_input(bad, exc):
 
 @pytest.mark.parametrize("eps,delta", [(0.3, 0.0), (1.0, 0.0), (1.0, 0.05), (2.5, 0.2)])
 def test_balanced_corollary2_equals_p_and_general_algorithm(eps, delta):
-    a_star = balanced_boundary_value(eps, delta)
+    a_star = balanced_boundary_value(epsilon=eps, delta=delta)
     d = np.arange(0, 30)
-    np.testing.assert_allclose(balanced_probability(d, eps, delta), p(d, a_star, eps, delta), atol=1e-12)
+    np.testing.assert_allclose(balanced_probability(d, epsilon=eps, delta=delta), p(d, a_star, epsilon=eps, delta=delta), atol=1e-12)
     # general algorithm on a 2-D grid coloured by a threshold on x + y, boundary fixed at the balanced value
     W = 12
     idx = lambda x, y: x * W + y  # noqa: E731
@@ -80,7 +80,7 @@ def test_balanced_corollary2_equals_p_and_general_algorithm(eps, delta):
             s = x + y
             dist = s - 9 if s >= 9 else 8 - s
             assert mech.correct_probability(idx(x, y)) == pytest.approx(
-                float(balanced_probability(dist, eps, delta)), abs=1e-12)
+                float(balanced_probability(dist, epsilon=eps, delta=delta)), abs=1e-12)
 
 
 def test_balanced_probability_needs_clamp_with_delta():
@@ -90,7 +90,7 @@ def test_balanced_probability_needs_clamp_with_delta():
     printed = 1 - (e - 1 - delta * (math.exp(eps * (d + 1)) + math.exp(eps * d) - 2)) / (
         math.exp(d * eps) * (e + 1) * (e - 1))
     assert printed > 1
-    assert balanced_probability(d, eps, delta) == 1.0
+    assert balanced_probability(d, epsilon=eps, delta=delta) == 1.0
 
 
 def iterate_path(alpha, eps):
@@ -107,7 +107,7 @@ def test_path_closed_form_heterogeneous_matches_recursion_and_algorithm(seed):
     n = int(rng.integers(1, 25))
     eps = rng.uniform(0.05, 2.0, n)
     alpha = float(rng.choice([rng.uniform(0, 1), rng.uniform(0, 0.01), 0.0, 1.0]))
-    closed = path_extension(alpha, eps)
+    closed = path_extension(alpha, epsilons=eps)
     np.testing.assert_allclose(closed, iterate_path(alpha, eps), atol=1e-12)
     head_colour = int(rng.integers(0, 2))  # either colour at the head: {v0} is boundary-hitting
     T = {0: head_colour, **{i: 1 for i in range(1, n + 1)}}
@@ -119,9 +119,9 @@ def test_path_closed_form_heterogeneous_matches_recursion_and_algorithm(seed):
 
 def test_path_homogeneous_is_p_and_corrected_corollary1():
     eps, alpha, n = 0.7, 0.05, 20
-    closed = path_extension(alpha, [eps] * n)
+    closed = path_extension(alpha, epsilons=[eps] * n)
     i = np.arange(n + 1)
-    np.testing.assert_allclose(closed, p(i, alpha, eps), atol=1e-12)
+    np.testing.assert_allclose(closed, p(i, alpha, epsilon=eps), atol=1e-12)
     t = int(math.ceil(math.log(1 / (alpha * (1 + math.exp(eps)))) / eps))  # paper 001 Eq. (35)
     corrected = np.where(i <= t, np.exp(i * eps) * alpha,
                          1 - np.exp(-(i - t) * eps) + np.exp((2 * t - i) * eps) * alpha)
@@ -132,15 +132,15 @@ def test_path_homogeneous_is_p_and_corrected_corollary1():
 
 def test_dp_pair_is_suitable_and_broken_pair_is_not():
     for eps, delta in [(0.1, 0.0), (1.0, 0.0), (1.0, 0.3), (3.0, 0.01)]:
-        DPPair(eps, delta).check()
-    pair = DPPair(LOG2)
+        DPPair(epsilon=eps, delta=delta).check()
+    pair = DPPair(epsilon=LOG2)
     assert float(pair.upper(0.3)) == pytest.approx(0.6) and float(pair.lower(0.3)) == pytest.approx(0.15)
     np.testing.assert_allclose(pair.upper_power(0.1, 3), 0.7)
     with pytest.raises(ValueError, match="suitable pair"):
         # property 2 fails: L(U(a)) = a + 0.1 > a
         FunctionPair(lambda a: np.minimum(a + 0.2, 1), lambda a: np.clip(a + 0.1, 0, 1))
     with pytest.raises(ValueError, match="delta"):
-        DPPair(1.0, 1.5)
+        DPPair(epsilon=1.0, delta=1.5)
 
 
 def test_docstring_examples_of_the_binary_package_run():

@@ -24,7 +24,7 @@ def test_full_hypercube_equals_count_quotient(n, theta, eps, delta):
     assert full.violations() == [] and full.info["boundary_hitting"]
     c = np.arange(n + 1)
     dist = np.where(c >= theta, c - theta, theta - 1 - c)
-    np.testing.assert_allclose(quot.correct_probabilities, balanced_probability(dist, eps, delta), atol=1e-12)
+    np.testing.assert_allclose(quot.correct_probabilities, balanced_probability(dist, epsilon=eps, delta=delta), atol=1e-12)
 
 
 @pytest.mark.parametrize("eps", [0.2, 1.0, 3.0])
@@ -38,7 +38,7 @@ def test_baselines_exact_private_and_dominated(eps):
     np.testing.assert_allclose(lap, np.where(c >= theta, p1, 1 - p1), atol=1e-12)
     g = DatasetGraph.from_arrays(n + 1, c[:-1], c[1:])
     T = (c >= theta).astype(np.int8)
-    lap_mech = BinaryMechanism(g, T, p1, DPPair(eps))
+    lap_mech = BinaryMechanism(g, T, p1, DPPair(epsilon=eps))
     assert lap_mech.violations() == []                      # Laplace-then-threshold is eps-DP on the counts
     opt = count_path_mechanism(n, theta, eps)
     assert opt.dominates(lap_mech)                          # and the optimum dominates it
@@ -61,7 +61,7 @@ def test_cli_binary_demo_writes_table_and_plot(tmp_path, capsys):
     opt = {(r["epsilon"], r["distance"]): float(r["value"]) for r in rows
            if r["method"] == "optimal" and r["metric"] == "pr_correct"}
     assert opt[("1.0", "0")] == pytest.approx(math.e / (1 + math.e))
-    assert opt[("0.5", "2")] == pytest.approx(float(balanced_probability(2, 0.5)))
+    assert opt[("0.5", "2")] == pytest.approx(float(balanced_probability(2, epsilon=0.5)))
     capsys.readouterr()
     rc = main(["binary-demo", "--n", "8", "--theta", "9", "--out", str(out), "--quiet"])
     assert rc == 2 and "--theta must be in 1..n" in capsys.readouterr().err   # one-line error (issue 11)

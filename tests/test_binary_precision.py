@@ -208,7 +208,7 @@ def test_verifier_flags_the_float_extension_and_other_mutations():
     # (1) what the float extension returned: 1 - (1 - tiny) = 0 beyond ~2^-53 -> infinite privacy loss
     p1_float = 1.0 - np.exp(lp[:, 0])                          # "1 - Pr[M = T]" on the 0 side
     p1_float[:h] = mech.prob_one[:h]
-    broken = BinaryMechanism(g, mech.true_values, p1_float, DPPair(eps))
+    broken = BinaryMechanism(g, mech.true_values, p1_float, DPPair(epsilon=eps))
     assert broken.prob_one.min() == 0.0
     first_zero = int(np.flatnonzero(p1_float == 0.0)[0])
     # Pr[M(fz - 1) = 1] > 0 = Pr[M(fz) = 1]: reported as (fz, fz - 1), fz - 1 too likely given fz
@@ -218,22 +218,22 @@ def test_verifier_flags_the_float_extension_and_other_mutations():
     px, py = p1_float[:-1], p1_float[1:]
     assert np.all(py <= np.minimum(np.exp(eps) * px, 1 - (1 - px) / np.exp(eps)) + 1e-9)
     # (2) the right mechanism at a smaller budget
-    assert BinaryMechanism(g, mech.true_values, pair=DPPair(eps / 2), log_prob=lp).violations()
+    assert BinaryMechanism(g, mech.true_values, pair=DPPair(epsilon=eps / 2), log_prob=lp).violations()
     # (3) one vertex's small side pushed up by e^{3 eps}: exactly its two edges, in the right direction
     bad = lp.copy()
     v = 350
     bad[v, 1] += 3 * eps
     bad[v, 0] = math.log1p(-math.exp(bad[v, 1]))
-    assert sorted(BinaryMechanism(g, mech.true_values, pair=DPPair(eps), log_prob=bad).violations()) == \
+    assert sorted(BinaryMechanism(g, mech.true_values, pair=DPPair(epsilon=eps), log_prob=bad).violations()) == \
         [(v - 1, v), (v + 1, v)]
     # (4) a tiny relative change below tol passes, one above it fails
     ok = lp.copy()
     ok[h + 1, 1] -= 1e-12
-    assert BinaryMechanism(g, mech.true_values, pair=DPPair(eps), log_prob=ok).violations() == []
+    assert BinaryMechanism(g, mech.true_values, pair=DPPair(epsilon=eps), log_prob=ok).violations() == []
     # (5) delta: an (eps, delta) mechanism is not pure-DP, and its check uses delta
     md = optimal_mechanism(E, T, partial, epsilon=eps, delta=1e-6)
     assert md.violations() == []
-    assert BinaryMechanism(g, md.true_values, pair=DPPair(eps), log_prob=md.log_prob).violations()
+    assert BinaryMechanism(g, md.true_values, pair=DPPair(epsilon=eps), log_prob=md.log_prob).violations()
     # (6) heterogeneous: per-edge epsilons are read per edge
     eps_e = {e: (0.5 if i % 2 else 0.7) for i, e in enumerate(E)}
     mh = optimal_mechanism(E, T, partial, epsilon=eps_e)
@@ -383,7 +383,7 @@ def test_outputs_probability_bounds_and_input_rules():
     # a mechanism from floats still works (prob_one), and from logs with checks
     g = DatasetGraph.from_arrays(3, [0, 1], [1, 2])
     with pytest.raises(ValueError, match="log_prob"):
-        BinaryMechanism(g, [0, 0, 1], pair=DPPair(1.0), log_prob=np.zeros((3, 3)))
+        BinaryMechanism(g, [0, 0, 1], pair=DPPair(epsilon=1.0), log_prob=np.zeros((3, 3)))
     with pytest.raises(TypeError, match="prob_one"):
         BinaryMechanism(g, [0, 0, 1])
 
@@ -403,7 +403,7 @@ def test_shift_regime_finish_matches_step_by_step_label_setting(hetero):
         eps[rng.random(g.n_edges) < 0.02] = 0.0                 # some pairs must be answered alike
         pair = resolve_privacy(g, eps)
     else:
-        pair = DPPair(0.7)
+        pair = DPPair(epsilon=0.7)
     src = np.array([0, 1500, 2200])
     keys = pair.source_keys(np.array([0.3, 0.05, 0.6]), 0)      # answer 0: labels grow towards 1
     lb, lob, ob, pb, rounds = _label_setting_batch(g, pair, src, keys)

@@ -236,7 +236,9 @@ def test_approach_aggregate_everywhere_agg_an_alias():
     with pytest.raises(ValueError, match="approach must be one of 'pareto', 'aggregate'.*got 'sum'"):
         check_approach("sum")
     small = dict(epsilon=1.0, population=6, selection=2, generations=1, depth=2, max_depth=3, output=2, rng=3)
-    data = load_nltcs()
+    from dpselect.experiments import data_path
+
+    data = load_nltcs(data_path("tabular", "nltcs.dat"))
     a, b = dp_moet(data, approach="aggregate", **small), dp_moet(data, approach="agg", **small)  # both accepted
     assert a.variant == b.variant == "DP-MOET-Agg-local" and all(x == y for x, y in zip(a.trees, b.trees))
     g = _graph()

@@ -410,7 +410,7 @@ def test_networkx_graph_accepted_wherever_a_graph_is():
     assert ebc_sensitivity(G, max_degree=20)(1).tolist() == ebc_sensitivity(g, max_degree=20)(1).tolist()
     assert triangle_list(G).tolist() == triangle_list(g).tolist()
     for fn in (top_k_pareto, top_k_aggregate, top_k_ebc):
-        assert fn(G, 3).tolist() == fn(g, 3).tolist()
+        assert fn(G, k=3).tolist() == fn(g, k=3).tolist()
     assert dpselect.priv_topk(G, k=2, epsilon=1.0, max_degree=20, rng=0).tolist() == \
         dpselect.priv_topk(g, k=2, epsilon=1.0, max_degree=20, rng=0).tolist()
     assert dpselect.dp_motkin_agg(G, k=2, epsilon=1.0, rng=0).tolist() == dpselect.dp_motkin_agg(g, k=2, epsilon=1.0, rng=0).tolist()

@@ -70,14 +70,14 @@ def test_metric_c_and_recall():
 def test_non_private_baselines():
     U = np.array([[1, 1.0], [3, 0.3], [2, 0.5], [1, 0.0], [0, 0.2], [2, 0.5]])
     # front {0, 1, 2, 5}; node 1 dominates 3 and 4 (2 nodes), 2 and 5 dominate 3 and 4 too, 0 dominates 4
-    assert top_k_pareto(U, 3).tolist() == [1, 2, 5]
-    assert top_k_pareto(U, 3, tie_break="index").tolist() == [0, 1, 2]
-    assert top_k_aggregate(U, 2, objective_weights=(1, 100)).tolist() == [0, 2]
-    assert top_k_ebc(np.array([1.0, 5.0, 5.0, 2.0]), 2).tolist() == [1, 2]
+    assert top_k_pareto(U, k=3).tolist() == [1, 2, 5]
+    assert top_k_pareto(U, k=3, tie_break="index").tolist() == [0, 1, 2]
+    assert top_k_aggregate(U, k=2, objective_weights=(1, 100)).tolist() == [0, 2]
+    assert top_k_ebc(np.array([1.0, 5.0, 5.0, 2.0]), k=2).tolist() == [1, 2]
     with pytest.raises(ValueError, match="tie_break"):
-        top_k_pareto(U, 1, tie_break="random")
+        top_k_pareto(U, k=1, tie_break="random")
     g = _karate()
-    np.testing.assert_array_equal(top_k_aggregate(g, 5), top_k_aggregate(motkin_objectives(g)[0], 5))
+    np.testing.assert_array_equal(top_k_aggregate(g, k=5), top_k_aggregate(motkin_objectives(g)[0], k=5))
 
 
 @pytest.mark.parametrize("variant", ["paper", "code"])
@@ -89,9 +89,9 @@ def test_sampler_matches_priv_pareto_and_priv_agg(variant):
     for mech in ("exponential", "local_dampening"):
         sens = sfs if mech == "local_dampening" else [1.0, 1.0]
         s = MotkinSampler(g, "pareto", mechanism=mech, variant=variant)
-        np.testing.assert_allclose(s.probabilities(0.7), mo.priv_pareto_probabilities(U, epsilon=0.7, sensitivities=sens), atol=1e-12)
+        np.testing.assert_allclose(s.probabilities(epsilon=0.7), mo.priv_pareto_probabilities(U, epsilon=0.7, sensitivities=sens), atol=1e-12)
         a = MotkinSampler(g, "agg", mechanism=mech, variant=variant)
-        np.testing.assert_allclose(a.probabilities(0.7), mo.priv_agg_probabilities(U, [1.0, 100.0], epsilon=0.7, sensitivities=sens),
+        np.testing.assert_allclose(a.probabilities(epsilon=0.7), mo.priv_agg_probabilities(U, [1.0, 100.0], epsilon=0.7, sensitivities=sens),
                                    atol=1e-12)
 
 
@@ -135,7 +135,7 @@ def test_dp_motkin_public_functions():
     # δ^agg = 101, the hubs far less)
     agg = motkin_objectives(g)[0] @ [1.0, 100.0]  # ties among the top: compare values
     sel = dp_motkin_agg(g, k=3, epsilon=1e7, mechanism="exponential", rng=0)
-    np.testing.assert_allclose(np.sort(agg[sel]), np.sort(agg[top_k_aggregate(g, 3)]))
+    np.testing.assert_allclose(np.sort(agg[sel]), np.sort(agg[top_k_aggregate(g, k=3)]))
     D = MotkinSampler(g, "agg", mechanism="local_dampening").scores(())[1]
     sel = dp_motkin_agg(g, k=3, epsilon=1e7, mechanism="local_dampening", rng=0)
     np.testing.assert_allclose(np.sort(D[sel]), np.sort(D)[-3:])
@@ -198,8 +198,8 @@ def test_exact_edge_dp_audit_priv_topk_all_5_node_graphs():
 def test_priv_topk():
     g = _karate()
     s = prepare_priv_topk(g, max_degree=33)  # public bound D = n - 1
-    top = top_k_ebc(s, 3)
-    assert top.tolist() == top_k_ebc(g, 3).tolist()
+    top = top_k_ebc(s, k=3)
+    assert top.tolist() == top_k_ebc(g, k=3).tolist()
     assert int(np.argmax(s.utilities)) == int(top[0])
     for mech, canonical in (("EM", "exponential"), ("PF", "permute_and_flip"), ("LD", "local_dampening"),
                             ("SLD", "shifted_local_dampening"), ("sld", "shifted_local_dampening")):
@@ -329,8 +329,8 @@ def test_deprecated_spellings_warn_and_match_new_ones():
         a = MotkinSampler(g, "agg", mechanism="EM", weights=(2.0, 50.0))
     np.testing.assert_array_equal(a.weights, [2.0, 50.0])
     with pytest.warns(DeprecationWarning, match="objective_weights"):
-        old = top_k_aggregate(g, 3, weights=(2.0, 50.0))
-    assert old.tolist() == top_k_aggregate(g, 3, objective_weights=(2.0, 50.0)).tolist()
+        old = top_k_aggregate(g, k=3, weights=(2.0, 50.0))
+    assert old.tolist() == top_k_aggregate(g, k=3, objective_weights=(2.0, 50.0)).tolist()
     # a contradiction between the old and the new spelling is an error, not a silent choice
     with pytest.raises(ValueError, match="contradicts"):  # refused before any warning
         dp_motkin_pareto(g, k=3, epsilon=1.0, local=False, mechanism="local_dampening")
@@ -413,7 +413,7 @@ def test_public_node_set_keeps_every_selector_dp_on_the_issue_pair():
                                                                                 sensitivities=[1.0, 1.0]))
         law.setdefault("agg-local", []).append(mo.priv_agg_probabilities(U, [1.0, 100.0], epsilon=eps,
                                                                          sensitivities=sfs))
-        law.setdefault("sampler", []).append(MotkinSampler(g, "pareto").probabilities(eps))
+        law.setdefault("sampler", []).append(MotkinSampler(g, "pareto").probabilities(epsilon=eps))
         s = prepare_priv_topk(g, max_degree=2)
         law.setdefault("topk-EM", []).append(exponential_probabilities(s.utilities, epsilon=eps,
                                                                         sensitivity=s.global_sensitivity))
@@ -430,7 +430,7 @@ def test_public_node_set_keeps_every_selector_dp_on_the_issue_pair():
     # read from the edges, the same pair is an infinite loss: node 2 has positive probability on x only
     xr, yr = _p2_pair()
     with pytest.warns(Warning):
-        p_x = MotkinSampler(xr, "pareto").probabilities(eps)
+        p_x = MotkinSampler(xr, "pareto").probabilities(epsilon=eps)
     with pytest.warns(Warning):
-        p_y = MotkinSampler(yr, "pareto").probabilities(eps)
+        p_y = MotkinSampler(yr, "pareto").probabilities(epsilon=eps)
     assert p_x.shape == (3,) and p_y.shape == (2,) and p_x[2] > 0.1

@@ -122,12 +122,12 @@ def _tiny_table():
 def test_diffpid3_n_max(fn):
     with NO_LEAK:
         t = _tiny_table()
-        tree = fn(t, 1e6, 1, bins=2, n_max=40, rng=0)
+        tree = fn(t, epsilon=1e6, depth=1, bins=2, n_max=40, rng=0)
     assert tree.feature[0] == 0 and tree.accuracy(t) == 1.0
     with pytest.warns(PrivacyLeakWarning, match=r"diffpid3: n_max .*\(n_max = 40\)"):
-        fn(t, 1e6, 1, bins=2, rng=0)
+        fn(t, epsilon=1e6, depth=1, bins=2, rng=0)
     with pytest.raises(ValueError, match=r"n_max=39 for a table of 40 records"):
-        fn(t, 1e6, 1, bins=2, n_max=39, rng=0)
+        fn(t, epsilon=1e6, depth=1, bins=2, n_max=39, rng=0)
 
 
 def test_diffpid3_data_must_be_a_table():

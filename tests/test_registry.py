@@ -220,7 +220,7 @@ def test_a_registered_mechanism_works_everywhere(toy, freq):
           for _ in range(600)], [1 / 3] * 3)
     assert dpselect.priv_pareto(U, epsilon=1.0, sensitivities=[1.0, 1.0], mechanism=toy, k=3, rng=0).shape == (3,)
     y = np.array([0, 1, 1, 0, 1, 0])
-    picked = dpselect.select_model(None, None, y, predictions=np.vstack([y, 1 - y]), epsilon=1.0,
+    picked = dpselect.select_model(y=y, predictions=np.vstack([y, 1 - y]), epsilon=1.0,
                                    mechanism="uniform", rng=0)
     assert picked in (0, 1)
     d = dpselect.median_distribution([1.0, 2.0, 8.0], epsilon=1.0, bound=10.0, mechanism="uniform")

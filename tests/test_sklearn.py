@@ -95,7 +95,7 @@ def test_exact_dp_audit_of_select_model(approach, mechanism):
     # select_model draws from exactly these laws
     y, P = to_arrays((3, 1, 0, 2, 1, 0, 2, 3))
     U, sens = model_objectives(y, P, ("tpr", "accuracy"))
-    draws = select_model(None, None, y, predictions=P, epsilon=eps, objectives=("tpr", "accuracy"),
+    draws = select_model(y=y, predictions=P, epsilon=eps, objectives=("tpr", "accuracy"),
                          approach=approach, mechanism=mechanism, rng=1)
     assert draws in (0, 1)
 
@@ -111,8 +111,8 @@ SKEWED = np.ones_like(GOOD)
 
 def test_select_model_predictions_and_estimators_agree():
     preds = np.stack([BAD, GOOD, SKEWED])
-    assert select_model(None, None, Y, predictions=preds, epsilon=5.0, rng=0) == 1
-    out = select_model(None, None, Y, predictions=preds, epsilon=5.0, k=2, rng=0)
+    assert select_model(y=Y, predictions=preds, epsilon=5.0, rng=0) == 1
+    out = select_model(y=Y, predictions=preds, epsilon=5.0, k=2, rng=0)
     assert out.dtype == np.int64 and out.shape == (2,) and out[0] == 1
     X = np.arange(Y.size)[:, None]
     models = [DummyClassifier(strategy="constant", constant=c).fit(X, Y) for c in (0, 1)]
@@ -138,34 +138,34 @@ def test_select_model_mapping_returns_names_and_every_mechanism_runs():
 def test_select_model_objective_weights_and_labels():
     preds = np.stack([BAD, GOOD, SKEWED])
     # all weight on TPR: the always-positive model ties the good one on TPR; zero weight on TNR
-    out = select_model(None, None, Y, predictions=preds, epsilon=50.0, approach="aggregate",
+    out = select_model(y=Y, predictions=preds, epsilon=50.0, approach="aggregate",
                        objective_weights={"tpr": 1.0}, rng=0, k=2)
     assert set(out.tolist()) == {1, 2}
     ylab = np.where(Y == 1, ">50K", "<=50K")
     plab = np.where(preds == 1, ">50K", "<=50K")
-    assert select_model(None, None, ylab, predictions=plab, epsilon=5.0, pos_label=">50K", rng=0) == 1
-    assert select_model(None, None, pd.Series(ylab), predictions=pd.DataFrame(plab), epsilon=5.0,
+    assert select_model(y=ylab, predictions=plab, epsilon=5.0, pos_label=">50K", rng=0) == 1
+    assert select_model(y=pd.Series(ylab), predictions=pd.DataFrame(plab), epsilon=5.0,
                         pos_label=">50K", rng=0) == 1
 
 
 def test_select_model_errors():
     preds = np.stack([BAD, GOOD])
     with pytest.raises(ValueError, match="unknown objective"):
-        select_model(None, None, Y, predictions=preds, epsilon=1.0, objectives=("f1",))
+        select_model(y=Y, predictions=preds, epsilon=1.0, objectives=("f1",))
     with pytest.raises(ValueError, match="approach"):
-        select_model(None, None, Y, predictions=preds, epsilon=1.0, approach="lexicographic")
+        select_model(y=Y, predictions=preds, epsilon=1.0, approach="lexicographic")
     with pytest.raises(ValueError, match="aggregate"):
-        select_model(None, None, Y, predictions=preds, epsilon=1.0, objective_weights=[1, 1])
+        select_model(y=Y, predictions=preds, epsilon=1.0, objective_weights=[1, 1])
     with pytest.raises(ValueError, match="n_records"):
-        select_model(None, None, Y[:10], predictions=preds, epsilon=1.0)
+        select_model(y=Y[:10], predictions=preds, epsilon=1.0)
     with pytest.raises(ValueError, match="at least 2 models"):
-        select_model(None, None, Y, predictions=preds[:1], epsilon=1.0)
+        select_model(y=Y, predictions=preds[:1], epsilon=1.0)
     with pytest.raises(TypeError, match="predict"):
         select_model([object(), object()], np.zeros((Y.size, 1)), Y, epsilon=1.0)
     with pytest.raises(TypeError, match="needs X"):
         select_model([DummyClassifier()], None, Y, epsilon=1.0)
     with pytest.raises(ValueError, match="mechanism"):
-        select_model(None, None, Y, predictions=preds, epsilon=1.0, mechanism="laplace")
+        select_model(y=Y, predictions=preds, epsilon=1.0, mechanism="laplace")
 
 
 def test_select_model_fast_on_adult_scale():
@@ -174,9 +174,9 @@ def test_select_model_fast_on_adult_scale():
     n = 45222
     y = (rng.random(n) < 0.25).astype(np.int8)
     P = (rng.random((100, n)) < rng.uniform(0.1, 0.9, (100, 1))).astype(np.int8)
-    select_model(None, None, y, predictions=P, epsilon=1.0, rng=0)
+    select_model(y=y, predictions=P, epsilon=1.0, rng=0)
     t0 = time.perf_counter()
-    select_model(None, None, y, predictions=P, epsilon=1.0, rng=0)
+    select_model(y=y, predictions=P, epsilon=1.0, rng=0)
     assert time.perf_counter() - t0 < 3.0  # 1 s target on an idle machine (benchmarks/bench_sklearn.py)
 
 
@@ -432,10 +432,10 @@ def test_select_model_labels_need_pos_label():
     right = y.copy()
     wrong = np.where(y == "yes", "no", "yes")
     with pytest.raises(ValueError, match="pos_label"):
-        select_model(None, None, y, predictions=[wrong, right], epsilon=1.0, rng=0)
+        select_model(y=y, predictions=[wrong, right], epsilon=1.0, rng=0)
     with pytest.raises(ValueError, match="pos_label=1 cannot equal a label of y"):
-        select_model(None, None, y, predictions=[wrong, right], epsilon=1.0, pos_label=1, rng=0)
-    picks = [select_model(None, None, y, predictions=[wrong, right], epsilon=1.0, pos_label="yes", rng=s)
+        select_model(y=y, predictions=[wrong, right], epsilon=1.0, pos_label=1, rng=0)
+    picks = [select_model(y=y, predictions=[wrong, right], epsilon=1.0, pos_label="yes", rng=s)
              for s in range(10)]
     assert picks == [1] * 10
     U, _ = model_objectives(y, [wrong, right], pos_label="yes")
@@ -462,7 +462,7 @@ def test_select_model_labels_need_pos_label():
 ])
 def test_select_model_bad_inputs_name_the_parameter(y, preds, kw, exc, match):
     with pytest.raises(exc, match=match):
-        select_model(None, None, y, predictions=preds, epsilon=1.0, rng=0, **kw)
+        select_model(y=y, predictions=preds, epsilon=1.0, rng=0, **kw)
 
 
 def test_dpmoet_classifier_default_beats_the_constant_predictor_on_adult():

@@ -119,6 +119,32 @@ def count_with_orders(P: np.ndarray, Q: np.ndarray, strict: bool, method: str = 
     ``orders`` (from an earlier call on nearly the same points, e.g. δ^PS at the previous distance)
     seeds the per-column sorts: a stable sort of nearly sorted data is close to linear. Returns the
     counts and the points' per-column orders for the next call (None where none were computed).
+
+    Parameters
+    ----------
+    P : numpy.ndarray of float64, shape (n, m)
+        The points, already validated (no checks here).
+    Q : numpy.ndarray of float64, shape (q, m)
+        The queries; pass ``P`` itself for self-queries (enables the O(n log n) path for m = 2).
+    strict : bool
+        Strict (``>``) or non-strict (``>=``) comparison, in every coordinate.
+    method : {"auto", "fast", "blocked"}, default "auto"
+        As in :func:`count_dominating`.
+    orders : list of numpy.ndarray, optional
+        Per-column orders of nearly the same points, from an earlier call.
+
+    Returns
+    -------
+    (numpy.ndarray of int64, shape (q,), list or None)
+        The counts, and the per-column orders of ``P`` (None when none were computed).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P = np.array([[3.0, 5.0], [5.0, 3.0], [4.0, 2.0], [2.0, 4.0], [1.0, 1.0]])
+    >>> counts, orders = count_with_orders(P, P, True, "fast")
+    >>> counts.tolist(), count_with_orders(P, P, True, "fast", orders)[0].tolist()
+    ([0, 0, 1, 1, 4], [0, 0, 1, 1, 4])
     """
     n, m = P.shape
     nq = Q.shape[0]
@@ -144,7 +170,26 @@ def count_with_orders(P: np.ndarray, Q: np.ndarray, strict: bool, method: str = 
 
 
 def count_dominating_blocked(points: ArrayLike, queries: ArrayLike, *, strict: bool = True) -> np.ndarray:
-    """The same counts by chunked broadcasting: O(n q m) work, O(chunk) memory."""
+    """The same counts as :func:`count_dominating` by chunked broadcasting: O(n q m) work, O(chunk) memory.
+
+    Parameters
+    ----------
+    points : array-like, shape (n, m)
+    queries : array-like, shape (q, m)
+    strict : bool, default True
+        Strict (``>``) or non-strict (``>=``) comparison, in every coordinate.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (q,)
+
+    Examples
+    --------
+    >>> count_dominating_blocked([[3, 5], [5, 3], [4, 2]], [[4, 2], [0, 0]]).tolist()
+    [1, 3]
+    >>> count_dominating_blocked([[3, 5], [5, 3], [4, 2]], [[4, 2]], strict=False).tolist()
+    [2]
+    """
     P = _as_2d(points, "points")
     Q = _as_2d(queries, "queries")
     n, m = P.shape

@@ -27,12 +27,23 @@ PUBLIC_TABLE_SIZE: dict[str, int] = {"nltcs": 21574, "acs": 47461, "adult": 4522
 
 
 def dataset_root() -> Path:
-    """Deprecated: use :func:`dpselect.experiments.data_root` (removed in dpselect 0.2.0).
+    """The data root of the project's copy; deprecated: use :func:`dpselect.experiments.data_root`.
+
+    Removed in dpselect 0.2.0; warns with a ``DeprecationWarning``. Takes no parameters.
 
     Returns
     -------
     pathlib.Path
         The directory holding ``tabular/``, ``graphs/`` and ``dpbench1d/``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from dpselect.experiments import data_root
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", DeprecationWarning)
+    ...     dataset_root() == data_root()
+    True
     """
     warnings.warn("dpselect.datasets.dataset_root() is deprecated and will be removed in dpselect 0.2.0; use "
                   "dpselect.experiments.data_root()", DeprecationWarning, stacklevel=2)
@@ -42,12 +53,27 @@ def dataset_root() -> Path:
 
 
 def dataset_path(*parts: str) -> Path:
-    """Deprecated: use :func:`dpselect.experiments.data_path` (removed in dpselect 0.2.0).
+    """A file of the project's copy of the data; deprecated: use :func:`dpselect.experiments.data_path`.
+
+    Removed in dpselect 0.2.0; warns with a ``DeprecationWarning``.
+
+    Parameters
+    ----------
+    *parts : str
+        Path components under the data root, e.g. ``"tabular", "nltcs.dat"``.
 
     Returns
     -------
     pathlib.Path
         The path of a file under the data root; ``FileNotFoundError`` naming it when absent.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", DeprecationWarning)
+    ...     dataset_path("tabular", "nltcs.dat").name
+    'nltcs.dat'
     """
     warnings.warn("dpselect.datasets.dataset_path() is deprecated and will be removed in dpselect 0.2.0; use "
                   "dpselect.experiments.data_path()", DeprecationWarning, stacklevel=2)

@@ -69,7 +69,22 @@ PUBLIC_GRAPH_NODES: dict[str, int] = {"enron": 36692, "github": 37700}
 
 
 class GraphNormalisationWarning(UserWarning):
-    """A loader dropped self-loops or repeated edges while building a simple graph."""
+    """A loader dropped self-loops or repeated edges while building a simple graph.
+
+    A :class:`UserWarning`, emitted by :func:`from_edges`, :func:`load_edge_list` and
+    :func:`from_networkx` (``warn=False`` silences it); the counts stay on the graph
+    (``self_loops_removed``, ``duplicate_edges_removed``). Its one argument, the message, says what was
+    dropped and from which graph.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     g = from_edges([0, 1], [1, 1])          # a self-loop (1, 1)
+    >>> [x.category.__name__ for x in w], g.self_loops_removed
+    (['GraphNormalisationWarning'], 1)
+    """
 
 
 def _check_simple_adjacency(a: sp.csr_array) -> None:
@@ -112,6 +127,19 @@ class Graph:
     (e.g. weight 2), no nodes at all, or ``node_ids`` that are repeated or not sorted increasingly.
     Explicitly stored zeros are not edges and are dropped. The adjacency is copied, so later changes
     to the caller's array do not reach the graph.
+
+    Parameters
+    ----------
+    adjacency : scipy sparse array, shape (n, n)
+        Symmetric 0/1 adjacency with a zero diagonal (copied).
+    node_ids : array-like of int, shape (n,)
+        Original id of every node index, distinct and sorted increasingly.
+    self_loops_removed, duplicate_edges_removed : int, default 0
+        What a loader's normalisation dropped (recorded only).
+    name : str, default "graph"
+        Label for messages and tables.
+    public_nodes : bool, default True
+        Whether the node set is public (given by the caller) rather than read from the edges.
 
     Attributes
     ----------
@@ -180,14 +208,29 @@ class Graph:
     # -- basic statistics -----------------------------------------------------------------------
     @property
     def n_nodes(self) -> int:
+        """Number of nodes (``int``).
+
+        >>> from_edges([0], [1], n_nodes=3).n_nodes
+        3
+        """
         return int(self.adjacency.shape[0])
 
     @property
     def n_edges(self) -> int:
+        """Number of undirected edges (``int``).
+
+        >>> from_edges([0, 1], [1, 2]).n_edges
+        2
+        """
         return int(self.adjacency.nnz // 2)
 
     @property
     def max_degree(self) -> int:
+        """The largest degree (``int``; 0 without edges). Read from the data: a private statistic.
+
+        >>> from_edges([0, 0], [1, 2]).max_degree
+        2
+        """
         return int(self.degrees.max()) if self.degrees.size else 0
 
     def __repr__(self) -> str:
@@ -195,7 +238,23 @@ class Graph:
                 f"max_degree={self.max_degree})")
 
     def index_of(self, ids: ArrayLike) -> np.ndarray:
-        """Node indices of original ids (``KeyError`` naming the first unknown id)."""
+        """Node indices of original ids (``KeyError`` naming the first unknown id).
+
+        Parameters
+        ----------
+        ids : int or array-like of int
+            Original node ids.
+
+        Returns
+        -------
+        numpy.ndarray of intp, shape (len(ids),)
+            The node index of every id (a scalar id gives shape (1,)).
+
+        Examples
+        --------
+        >>> from_edges([10, 20], [20, 30]).index_of([30, 10]).tolist()
+        [2, 0]
+        """
         arr = _check_ids(np.atleast_1d(ids) if not isinstance(ids, (str, bytes)) else ids, "ids")
         pos = np.searchsorted(self.node_ids, arr)
         pos_c = np.minimum(pos, max(self.n_nodes - 1, 0))
@@ -205,13 +264,39 @@ class Graph:
         return pos_c.astype(np.intp)
 
     def edges(self) -> np.ndarray:
-        """(n_edges, 2) int64 array of node *indices* (u < v), sorted lexicographically."""
+        """Every undirected edge once, as node *indices* (u < v), sorted lexicographically.
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (n_edges, 2)
+
+        Examples
+        --------
+        >>> from_edges([2, 0], [1, 1]).edges().tolist()
+        [[0, 1], [1, 2]]
+        """
         coo = sp.triu(self.adjacency, k=1, format="coo")
         order = np.lexsort((coo.col, coo.row))
         return np.column_stack([coo.row[order], coo.col[order]]).astype(np.int64)
 
     def neighbours(self, i: int) -> np.ndarray:
-        """Sorted neighbour indices of node index ``i``."""
+        """Sorted neighbour indices of node index ``i``.
+
+        Parameters
+        ----------
+        i : int
+            A node index (not an original id: see :meth:`index_of`).
+
+        Returns
+        -------
+        numpy.ndarray of int, shape (degree of i,)
+            A view into the adjacency's column indices.
+
+        Examples
+        --------
+        >>> from_edges([0, 0], [1, 2]).neighbours(0).tolist()
+        [1, 2]
+        """
         a = self.adjacency
         return a.indices[a.indptr[i]:a.indptr[i + 1]]
 
@@ -221,6 +306,16 @@ class Graph:
         Equal to the row sums of ``(A @ A) ∘ A`` divided by 2, but counted from the vectorised
         oriented listing :func:`triangle_list` (forming ``A @ A`` costs Σ d² entries: 9.5 s on
         GitHub, whose hub has 9,458 neighbours, against 0.2 s for the listing).
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (n_nodes,)
+            The number of triangles through every node index.
+
+        Examples
+        --------
+        >>> from_edges([0, 0, 1, 2], [1, 2, 2, 3]).triangles().tolist()
+        [1, 1, 1, 0]
         """
         if self._triangles is None:
             tri, _ = _triangles_unsorted(self)   # counting needs no order
@@ -235,6 +330,18 @@ def triangle_list(graph: Graph) -> np.ndarray:
     wedge u→v→w of the oriented graph is generated with numpy index arithmetic and kept when u→w is
     an edge (a sorted-key lookup). The number of wedges is at most O(m·sqrt(m)).
 
+    Parameters
+    ----------
+    graph : Graph or networkx graph
+        The graph (a networkx graph is converted with :func:`as_graph`).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n_triangles, 3)
+        Each row sorted increasingly, rows in lexicographic order.
+
+    Examples
+    --------
     >>> triangle_list(from_edges([0, 0, 1, 2], [1, 2, 2, 3])).tolist()
     [[0, 1, 2]]
     """
@@ -471,6 +578,22 @@ def check_public_nodes(graph: Graph, where: str, *, stacklevel: int = 3) -> None
 
     Called by the private applications on a graph (``where`` names the caller in the message).
 
+    Parameters
+    ----------
+    graph : Graph
+        The graph a private selection runs on.
+    where : str
+        The caller, named in the warning.
+    stacklevel : int, default 3
+        Passed to :func:`warnings.warn` (3: the caller of the function that calls this one).
+
+    Returns
+    -------
+    None
+        Warns and returns; nothing is released.
+
+    Examples
+    --------
     >>> import warnings
     >>> with warnings.catch_warnings(record=True) as w:
     ...     warnings.simplefilter("always")
@@ -539,6 +662,11 @@ def load_edge_list(path: str | os.PathLike, *, delimiter: str | None = "auto", h
     ValueError
         A line does not hold exactly two fields, or an id is not an integer (message gives
         ``path:line``).
+
+    Returns
+    -------
+    Graph
+        Normalised as in :func:`from_edges`; ``public_nodes`` is true when ``nodes`` or ``n_nodes`` was given.
 
     Examples
     --------
@@ -708,6 +836,26 @@ def from_networkx(graph: Any, *, name: str | None = None, warn: bool = True, nod
     which networkx usually fills from the edges, so the result's ``public_nodes`` is false and the
     private applications warn.
 
+    Parameters
+    ----------
+    graph : networkx.Graph (or DiGraph, MultiGraph)
+        The graph to convert.
+    name : str, optional
+        Label of the result (default: ``graph.name`` or "networkx graph").
+    warn : bool, default True
+        Warn about normalisation (dropped self-loops, a directed graph read as undirected).
+    nodes : iterable of node labels, optional
+        The public node set (every node of ``graph`` included).
+    n_nodes : int, optional
+        The public node set as integer labels 0..n_nodes-1.
+
+    Returns
+    -------
+    Graph
+        ``public_nodes`` true exactly when ``nodes`` or ``n_nodes`` was given.
+
+    Examples
+    --------
     >>> import networkx as nx
     >>> g = from_networkx(nx.path_graph(4))
     >>> g.degrees.tolist(), g.public_nodes, from_networkx(nx.path_graph(4), n_nodes=5).degrees.tolist()
@@ -762,6 +910,22 @@ def as_graph(graph: Any, *, name: str = "graph", min_nodes: int = 1) -> Graph:
     Raises ``TypeError`` for anything else (saying what is accepted) and ``ValueError`` when the
     graph has fewer than ``min_nodes`` nodes.
 
+    Parameters
+    ----------
+    graph : Graph or networkx graph
+        The graph.
+    name : str, default "graph"
+        The parameter's name in error messages.
+    min_nodes : int, default 1
+        The fewest nodes accepted.
+
+    Returns
+    -------
+    Graph
+        ``graph`` itself when it is a :class:`Graph`.
+
+    Examples
+    --------
     >>> import networkx as nx
     >>> as_graph(nx.star_graph(3)).degrees.tolist()
     [3, 1, 1, 1]
@@ -780,7 +944,24 @@ def as_graph(graph: Any, *, name: str = "graph", min_nodes: int = 1) -> Graph:
 
 
 def is_graph_like(x: Any) -> bool:
-    """Whether :func:`as_graph` accepts ``x``: a :class:`Graph` or a networkx graph."""
+    """Whether :func:`as_graph` accepts ``x``: a :class:`Graph` or a networkx graph.
+
+    networkx is recognised by duck typing and never imported.
+
+    Parameters
+    ----------
+    x : object
+        Anything.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_graph_like(from_edges([0], [1])), is_graph_like([(0, 1)])
+    (True, False)
+    """
     return isinstance(x, Graph) or _is_networkx(x)
 
 
@@ -798,6 +979,19 @@ def load_dataset_graph(name_or_path: str | os.PathLike, **kwargs: Any) -> Graph:
     count (ids 0..n-1): deprecated, removed in dpselect 0.2.0; finding the data belongs to the
     reproductions, pass the path (``dpselect.experiments.data_path("graphs", GRAPH_DATASETS[name])``).
 
+    Parameters
+    ----------
+    name_or_path : str or path-like
+        The edge-list file (a dataset name is deprecated).
+    **kwargs
+        Passed to :func:`load_edge_list` (``nodes=``, ``n_nodes=``, ``name=``, ...).
+
+    Returns
+    -------
+    Graph
+
+    Examples
+    --------
     >>> from dpselect.experiments import data_path
     >>> g = load_dataset_graph(data_path("graphs", GRAPH_DATASETS["enron"]), n_nodes=PUBLIC_GRAPH_NODES["enron"])
     >>> g.n_nodes, g.n_edges, g.max_degree, g.public_nodes

@@ -58,6 +58,25 @@ TABULAR_DATASETS = ("nltcs", "adult", "acs")
 class TabularData:
     """A table of predictors and a binary class label.
 
+    The loaders (:func:`load_table`, :func:`load_nltcs`, :func:`load_acs`, :func:`load_adult`,
+    :func:`load_dat`) build it with a public encoding; the constructor checks the encoding (``ValueError``
+    naming the column) and does not scale or code anything itself.
+
+    Parameters
+    ----------
+    X : array-like, shape (n, p)
+        Numeric columns already scaled to [0, 1], categorical columns as integer codes.
+    y : array-like of 0/1, shape (n,)
+        The class label.
+    feature_names : list of str, length p
+    categorical : array-like of bool, shape (p,)
+    n_values : array-like of int, shape (p,)
+        Number of categories of a categorical column (>= 1), 0 for a numeric column.
+    categories : list, optional
+        Original values of every categorical column (default: the codes 0 .. n_values[i]-1).
+    name : str, default "table"
+    label_name : str, default "label"
+
     Attributes
     ----------
     X : ndarray, shape (n, p), float64
@@ -74,6 +93,13 @@ class TabularData:
         ``categories[i][k]``), ``None`` for a numeric column.
     name : str
     label_name : str
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = TabularData(np.array([[0.0, 1], [0.5, 0], [1.0, 1]]), [1, 0, 1], ["x", "c"], [False, True], [0, 2])
+    >>> t.n_records, t.n_features, t.categories
+    (3, 2, [None, [0, 1]])
     """
 
     X: np.ndarray
@@ -135,20 +161,68 @@ class TabularData:
 
     @property
     def n_records(self) -> int:
+        """Number of records n (``int``).
+
+        >>> TabularData([[0.0], [1.0]], [0, 1], ["x"], [False], [0]).n_records
+        2
+        """
         return int(self.X.shape[0])
 
     @property
     def n_features(self) -> int:
+        """Number of predictor columns p (``int``).
+
+        >>> TabularData([[0.0], [1.0]], [0, 1], ["x"], [False], [0]).n_features
+        1
+        """
         return int(self.X.shape[1])
 
     def subset(self, rows: np.ndarray) -> "TabularData":
-        """The records ``rows`` (an index or boolean array), same columns and encodings."""
+        """The records ``rows`` (an index or boolean array), same columns and encodings.
+
+        Parameters
+        ----------
+        rows : array-like of int or bool
+            Record indices, or a mask of length n.
+
+        Returns
+        -------
+        TabularData
+            A new table of ``len(rows)`` (or ``rows.sum()``) records.
+
+        Examples
+        --------
+    >>> import numpy as np
+    >>> t = TabularData(np.array([[0.0, 1], [0.5, 0], [1.0, 1]]), [1, 0, 1], ["x", "c"], [False, True], [0, 2])
+        >>> t.subset([0, 2]).y.tolist()
+        [1, 1]
+        """
         rows = np.asarray(rows)
         return TabularData(self.X[rows], self.y[rows], list(self.feature_names), self.categorical.copy(),
                            self.n_values.copy(), list(self.categories), self.name, self.label_name)
 
     def train_test_split(self, test_fraction: float = 0.3, *, rng: RngLike = None) -> tuple["TabularData", "TabularData"]:
-        """A random split into a training and a held-out table (``rng`` as everywhere)."""
+        """A random split into a training and a held-out table (``rng`` as everywhere).
+
+        Parameters
+        ----------
+        test_fraction : float in (0, 1), default 0.3
+            Share of the records in the held-out table (rounded; neither part may be empty).
+        rng : RngLike, optional
+            Seed or generator (numpy SPEC 7).
+
+        Returns
+        -------
+        (TabularData, TabularData)
+            ``(train, test)``, each in the original record order.
+
+        Examples
+        --------
+        >>> t = TabularData([[0.0], [0.2], [0.4], [0.6], [0.8], [1.0]], [0, 1] * 3, ["x"], [False], [0])
+        >>> train, test = t.train_test_split(0.5, rng=0)
+        >>> train.n_records, test.n_records
+        (3, 3)
+        """
         if not 0 < test_fraction < 1:
             raise ValueError(f"test_fraction must be in (0, 1), got {test_fraction!r}")
         gen = check_rng(rng)
@@ -159,7 +233,26 @@ class TabularData:
         return self.subset(np.sort(perm[n_test:])), self.subset(np.sort(perm[:n_test]))
 
     def folds(self, n_folds: int = 10, *, rng: RngLike = None) -> list[tuple[np.ndarray, np.ndarray]]:
-        """``n_folds`` (train_index, test_index) pairs of a shuffled k-fold cross-validation."""
+        """``n_folds`` (train_index, test_index) pairs of a shuffled k-fold cross-validation.
+
+        Parameters
+        ----------
+        n_folds : int, default 10
+            Number of folds, 2 .. n_records.
+        rng : RngLike, optional
+            Seed or generator (numpy SPEC 7).
+
+        Returns
+        -------
+        list of (numpy.ndarray, numpy.ndarray)
+            ``n_folds`` pairs of sorted record indices; the test parts partition the records.
+
+        Examples
+        --------
+        >>> t = TabularData([[0.0], [0.2], [0.4], [0.6]], [0, 1, 0, 1], ["x"], [False], [0])
+        >>> [(len(tr), len(te)) for tr, te in t.folds(2, rng=0)]
+        [(2, 2), (2, 2)]
+        """
         k = check_int(n_folds, "n_folds", minimum=2, maximum=self.n_records)
         perm = check_rng(rng).permutation(self.n_records)
         parts = np.array_split(perm, k)
@@ -264,6 +357,20 @@ def load_nltcs(path: str | Path | None = None, *, label_column: int = 13) -> Tab
     ``path`` is the ``.dat`` file (its ``.domain`` must sit beside it). Omitting it (the project's copy)
     is deprecated and will be removed in dpselect 0.2.0: pass the path.
 
+    Parameters
+    ----------
+    path : str or path-like
+        The ``nltcs.dat`` file (omitting it is deprecated).
+    label_column : int, default 13
+        0-based (or negative) index of the class column.
+
+    Returns
+    -------
+    TabularData
+        21,574 records, 15 categorical predictors (2 values each), public encoding from the ``.domain`` file.
+
+    Examples
+    --------
     >>> from dpselect.experiments import data_path
     >>> d = load_nltcs(data_path("tabular", "nltcs.dat"))
     >>> d.n_records, d.n_features, int(d.y.sum())
@@ -283,6 +390,20 @@ def load_acs(path: str | Path | None = None, *, label_column: int = -13) -> Tabu
     ``path`` is the ``.dat`` file (its ``.domain`` must sit beside it). Omitting it (the project's copy)
     is deprecated and will be removed in dpselect 0.2.0: pass the path.
 
+    Parameters
+    ----------
+    path : str or path-like
+        The ``acs.dat`` file (omitting it is deprecated).
+    label_column : int, default -13
+        0-based or negative index of the class column.
+
+    Returns
+    -------
+    TabularData
+        47,461 records, 22 categorical predictors, public encoding from the ``.domain`` file.
+
+    Examples
+    --------
     >>> from dpselect.experiments import data_path
     >>> d = load_acs(data_path("tabular", "acs.dat"))
     >>> d.n_records, d.n_features
@@ -659,6 +780,18 @@ def load_adult(directory: str | Path | None = None) -> TabularData:
     ``directory`` holds both files. Omitting it (the project's copy) is deprecated and will be removed
     in dpselect 0.2.0: pass the directory.
 
+    Parameters
+    ----------
+    directory : str or path-like
+        The directory holding ``adult.data`` and ``adult.test`` (omitting it is deprecated).
+
+    Returns
+    -------
+    TabularData
+        45,222 records, 4 numeric and 8 categorical predictors, label ``>50K``.
+
+    Examples
+    --------
     >>> from dpselect.experiments import data_path
     >>> d = load_adult(data_path("tabular"))
     >>> d.n_records, d.n_features, int(d.y.sum())
@@ -681,9 +814,30 @@ def load_adult(directory: str | Path | None = None) -> TabularData:
 
 
 def load_tabular(name: str) -> TabularData:
-    """Deprecated (removed in dpselect 0.2.0): one of the papers' datasets by lower-case name, ``nltcs``,
-    ``adult`` or ``acs``, from the project's copy. Pass a path to :func:`load_nltcs`, :func:`load_acs` or
-    :func:`load_adult` instead (the reproductions use ``dpselect.experiments._data.load_tabular``)."""
+    """One of the papers' datasets by name, from the project's copy (deprecated, removed in dpselect 0.2.0).
+
+    ``name`` is ``nltcs``, ``adult`` or ``acs`` (:data:`TABULAR_DATASETS`). Pass a path to
+    :func:`load_nltcs`, :func:`load_acs` or :func:`load_adult` instead (the reproductions use
+    ``dpselect.experiments._data.load_tabular``).
+
+    Parameters
+    ----------
+    name : {"nltcs", "adult", "acs"}
+        The dataset (``ValueError`` otherwise).
+
+    Returns
+    -------
+    TabularData
+        The same table as the loader given the project's copy.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", DeprecationWarning)
+    ...     load_tabular("nltcs").n_records
+    21574
+    """
     if name not in TABULAR_DATASETS:
         raise ValueError(f"unknown tabular dataset {name!r}; choose from {', '.join(TABULAR_DATASETS)}")
     warnings.warn(f"load_tabular({name!r}) is deprecated and will be removed in dpselect 0.2.0; pass the path "

@@ -64,7 +64,12 @@ class TreeSpace:
     n_values : sequence of int
         Number of categories of each categorical feature (ignored for numeric ones).
     n_classes : int, default 2
+        Number of classes a leaf draws from.
 
+    Examples
+    --------
+    >>> TreeSpace((False, True), (0, 3)).n_features
+    2
     >>> TreeSpace.from_data(type("T", (), {"categorical": [False, True], "n_values": [0, 3]})()).n_features
     2
     """
@@ -89,11 +94,36 @@ class TreeSpace:
 
     @property
     def n_features(self) -> int:
+        """Number of features (``int``).
+
+        >>> TreeSpace((False, True, True), (0, 2, 5)).n_features
+        3
+        """
         return len(self.categorical)
 
     @classmethod
     def from_data(cls, data: _ColumnKinds, n_classes: int = 2) -> "TreeSpace":
-        """The schema of a :class:`dpselect.tabular.TabularData` (only its column kinds)."""
+        """The schema of a :class:`dpselect.tabular.TabularData` (only its column kinds).
+
+        Reads ``data.categorical`` and ``data.n_values``, the public encoding; never the records.
+
+        Parameters
+        ----------
+        data : TabularData or any object with ``categorical`` and ``n_values``
+            The table whose schema to take.
+        n_classes : int, default 2
+
+        Returns
+        -------
+        TreeSpace
+
+        Examples
+        --------
+        >>> from dpselect.tabular import TabularData
+        >>> t = TabularData([[0.0, 1], [1.0, 0]], [0, 1], ["x", "c"], [False, True], [0, 2])
+        >>> TreeSpace.from_data(t)
+        TreeSpace(categorical=(False, True), n_values=(0, 2), n_classes=2)
+        """
         return cls(tuple(np.asarray(data.categorical, bool)), tuple(np.asarray(data.n_values, int)), n_classes)
 
 
@@ -102,6 +132,22 @@ class Tree:
 
     Build trees with :func:`random_tree` or from explicit arrays; ``Tree.leaf(c)`` is a single leaf.
 
+    Parameters
+    ----------
+    feature : array-like of int, shape (n_nodes,)
+        Split feature of every node, -1 at a leaf.
+    value : array-like of float, shape (n_nodes,)
+        Threshold (numeric split: right when x >= value) or category code (categorical split: right when
+        x == value); 0 at a leaf.
+    left, right : array-like of int, shape (n_nodes,)
+        Pre-order children of an inner node (after it), -1 at a leaf (``ValueError`` otherwise).
+    label : array-like of int, shape (n_nodes,)
+        Class of a leaf, -1 at an inner node.
+    categorical : array-like of bool, shape (n_nodes,)
+        Whether a node's split is categorical.
+
+    Examples
+    --------
     >>> t = Tree(feature=[0, -1, -1], value=[0.5, 0, 0], left=[1, -1, -1], right=[2, -1, -1],
     ...          label=[-1, 0, 1], categorical=[False, False, False])
     >>> t.predict(np.array([[0.7], [0.3]])).tolist()
@@ -133,18 +179,63 @@ class Tree:
 
     @classmethod
     def leaf(cls, label: int) -> "Tree":
+        """A tree of one leaf predicting ``label``.
+
+        Parameters
+        ----------
+        label : int
+            The class.
+
+        Returns
+        -------
+        Tree
+            One node.
+
+        Examples
+        --------
+        >>> Tree.leaf(1).predict(np.zeros((2, 3))).tolist()
+        [1, 1]
+        """
         return cls([-1], [0.0], [-1], [-1], [label], [False])
 
     @property
     def n_nodes(self) -> int:
+        """Number of nodes (``int``).
+
+        >>> Tree.leaf(0).n_nodes
+        1
+        """
         return int(self.feature.shape[0])
 
     def copy(self) -> "Tree":
+        """An independent copy (arrays copied).
+
+        Returns
+        -------
+        Tree
+
+        Examples
+        --------
+        >>> t = Tree.leaf(0)
+        >>> t.copy() == t, t.copy() is t
+        (True, False)
+        """
         return Tree(self.feature.copy(), self.value.copy(), self.left.copy(), self.right.copy(),
                     self.label.copy(), self.categorical.copy())
 
     def sizes(self) -> np.ndarray:
-        """Number of nodes of each node's subtree."""
+        """Number of nodes of each node's subtree.
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (n_nodes,)
+
+        Examples
+        --------
+        >>> Tree(feature=[0, -1, -1], value=[0.5, 0, 0], left=[1, -1, -1], right=[2, -1, -1],
+        ...          label=[-1, 0, 1], categorical=[False, False, False]).sizes().tolist()
+        [3, 1, 1]
+        """
         size = np.ones(self.n_nodes, dtype=np.int64)
         for i in range(self.n_nodes - 1, -1, -1):
             if self.feature[i] >= 0:
@@ -152,7 +243,18 @@ class Tree:
         return size
 
     def node_depths(self) -> np.ndarray:
-        """Edge depth of each node (root 0)."""
+        """Edge depth of each node (root 0).
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (n_nodes,)
+
+        Examples
+        --------
+        >>> Tree(feature=[0, -1, -1], value=[0.5, 0, 0], left=[1, -1, -1], right=[2, -1, -1],
+        ...          label=[-1, 0, 1], categorical=[False, False, False]).node_depths().tolist()
+        [0, 1, 1]
+        """
         depth = np.zeros(self.n_nodes, dtype=np.int64)
         for i in range(self.n_nodes):
             if self.feature[i] >= 0:
@@ -161,11 +263,32 @@ class Tree:
 
     @property
     def depth(self) -> int:
-        """Longest root-to-leaf path in edges."""
+        """Longest root-to-leaf path in edges (``int``; a single leaf has depth 0).
+
+        >>> Tree.leaf(0).depth
+        0
+        """
         return int(self.node_depths().max())
 
     def subtree(self, i: int) -> "Tree":
-        """The subtree rooted at node ``i`` as a tree of its own."""
+        """The subtree rooted at node ``i`` as a tree of its own.
+
+        Parameters
+        ----------
+        i : int
+            A node position (pre-order).
+
+        Returns
+        -------
+        Tree
+            ``sizes()[i]`` nodes, re-indexed from 0.
+
+        Examples
+        --------
+        >>> Tree(feature=[0, -1, -1], value=[0.5, 0, 0], left=[1, -1, -1], right=[2, -1, -1],
+        ...          label=[-1, 0, 1], categorical=[False, False, False]).subtree(2) == Tree.leaf(1)
+        True
+        """
         size = int(self.sizes()[i])
         sl = slice(i, i + size)
         left = self.left[sl].copy()
@@ -177,7 +300,26 @@ class Tree:
                     self.categorical[sl].copy())
 
     def replace(self, i: int, sub: "Tree") -> "Tree":
-        """A new tree with the subtree at node ``i`` replaced by ``sub``."""
+        """A new tree with the subtree at node ``i`` replaced by ``sub``.
+
+        Parameters
+        ----------
+        i : int
+            A node position (pre-order).
+        sub : Tree
+            The replacement.
+
+        Returns
+        -------
+        Tree
+            A new tree (``self`` is unchanged) of ``n_nodes - sizes()[i] + sub.n_nodes`` nodes.
+
+        Examples
+        --------
+        >>> Tree(feature=[0, -1, -1], value=[0.5, 0, 0], left=[1, -1, -1], right=[2, -1, -1],
+        ...          label=[-1, 0, 1], categorical=[False, False, False]).replace(0, Tree.leaf(0)) == Tree.leaf(0)
+        True
+        """
         size = int(self.sizes()[i])
         shift = sub.n_nodes - size
         end = i + size
@@ -202,7 +344,23 @@ class Tree:
                     cat(self.categorical[:i], sub.categorical, self.categorical[end:]))
 
     def predict(self, X: ArrayLike) -> np.ndarray:
-        """Class of every record (int8 array of shape (n,))."""
+        """Class of every record.
+
+        Parameters
+        ----------
+        X : array-like, shape (n, n_features)
+            Records encoded like :class:`dpselect.tabular.TabularData` ``X``.
+
+        Returns
+        -------
+        numpy.ndarray of int8, shape (n,)
+
+        Examples
+        --------
+        >>> Tree(feature=[0, -1, -1], value=[0.5, 0, 0], left=[1, -1, -1], right=[2, -1, -1],
+        ...          label=[-1, 0, 1], categorical=[False, False, False]).predict([[0.7], [0.3]]).tolist()
+        [1, 0]
+        """
         return predict_many([self], X)[0]
 
     def __repr__(self) -> str:
@@ -221,6 +379,22 @@ def random_tree(space: TreeSpace, depth: int, *, rng: RngLike = None) -> Tree:
     category uniform among its values (categorical feature); each leaf draws its class uniformly. The data
     are never looked at: no privacy cost.
 
+    Parameters
+    ----------
+    space : TreeSpace
+        The public schema.
+    depth : int
+        Edge depth of every leaf, 0 .. 24.
+    rng : RngLike, optional
+        Seed or generator (numpy SPEC 7).
+
+    Returns
+    -------
+    Tree
+        ``2 ** (depth + 1) - 1`` nodes.
+
+    Examples
+    --------
     >>> t = random_tree(TreeSpace((False, True), (0, 3)), 2, rng=0)
     >>> t.n_nodes, t.depth
     (7, 2)
@@ -261,7 +435,32 @@ def random_tree(space: TreeSpace, depth: int, *, rng: RngLike = None) -> Tree:
 
 
 def random_population(space: TreeSpace, size: int, depth: int, *, rng: RngLike = None) -> list[Tree]:
-    """``size`` independent random full trees of depth ``depth`` (Alg. 1 line 2)."""
+    """``size`` independent random full trees of depth ``depth`` (Alg. 1 line 2).
+
+    Drawn from the public schema only: no privacy cost.
+
+    Parameters
+    ----------
+    space : TreeSpace
+        The public schema.
+    size : int
+        Number of trees (>= 1).
+    depth : int
+        Edge depth of every leaf.
+    rng : RngLike, optional
+        Seed or generator (numpy SPEC 7).
+
+    Returns
+    -------
+    list of Tree
+        ``size`` trees of ``2 ** (depth + 1) - 1`` nodes each.
+
+    Examples
+    --------
+    >>> ts = random_population(TreeSpace((False, True), (0, 3)), 4, 2, rng=0)
+    >>> len(ts), [t.n_nodes for t in ts]
+    (4, [7, 7, 7, 7])
+    """
     gen = check_rng(rng)
     return [random_tree(space, depth, rng=gen) for _ in range(check_int(size, "size", minimum=1))]
 
@@ -269,6 +468,20 @@ def random_population(space: TreeSpace, size: int, depth: int, *, rng: RngLike =
 def crossover(t1: Tree, t2: Tree, *, rng: RngLike = None) -> tuple[Tree, Tree]:
     """Swap a uniformly chosen subtree of ``t1`` with a uniformly chosen subtree of ``t2``.
 
+    Parameters
+    ----------
+    t1, t2 : Tree
+        The parents (unchanged).
+    rng : RngLike, optional
+        Seed or generator (numpy SPEC 7).
+
+    Returns
+    -------
+    (Tree, Tree)
+        The two offspring; their node counts add up to the parents'.
+
+    Examples
+    --------
     >>> sp = TreeSpace((False,), (0,))
     >>> a, b = crossover(random_tree(sp, 1, rng=1), Tree.leaf(1), rng=0)
     >>> a.n_nodes + b.n_nodes
@@ -287,6 +500,28 @@ def mutate(tree: Tree, space: TreeSpace, max_depth: int, *, rng: RngLike = None)
     d' is the 1-based depth of the chosen node (root d' = 1), so the new leaves sit at edge depth
     (d' − 1) + (d_max − d' + 1) = d_max: a mutated tree never grows beyond ``max_depth`` through the
     mutation itself. A node already deeper than ``max_depth`` gets a single random leaf.
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree to mutate (unchanged).
+    space : TreeSpace
+        The public schema the new subtree is drawn from.
+    max_depth : int
+        d_max (>= 0).
+    rng : RngLike, optional
+        Seed or generator (numpy SPEC 7).
+
+    Returns
+    -------
+    Tree
+        A new tree.
+
+    Examples
+    --------
+    >>> sp = TreeSpace((False,), (0,))
+    >>> mutate(Tree.leaf(0), sp, 2, rng=0).depth       # the root (d' = 1) becomes a full tree of depth 2
+    2
     """
     dmax = check_int(max_depth, "max_depth", minimum=0)
     gen = check_rng(rng)
@@ -299,7 +534,28 @@ def mutate(tree: Tree, space: TreeSpace, max_depth: int, *, rng: RngLike = None)
 def prune(tree: Tree, max_depth: int, *, n_classes: int = 2, rng: RngLike = None) -> Tree:
     """Cut every decision node at edge depth ``max_depth`` into a leaf with a random class (Sec. 6.2.2).
 
-    Returns the tree itself (not a copy) when it is already shallow enough.
+    Parameters
+    ----------
+    tree : Tree
+        The tree (unchanged).
+    max_depth : int
+        d_max (>= 0): the deepest edge depth kept.
+    n_classes : int, default 2
+        Classes the new leaves draw from.
+    rng : RngLike, optional
+        Seed or generator (numpy SPEC 7).
+
+    Returns
+    -------
+    Tree
+        A tree of depth at most ``max_depth``; ``tree`` itself (not a copy) when it is already
+        shallow enough.
+
+    Examples
+    --------
+    >>> t = random_tree(TreeSpace((False,), (0,)), 3, rng=0)
+    >>> prune(t, 1, rng=0).depth, prune(t, 5) is t
+    (1, True)
     """
     dmax = check_int(max_depth, "max_depth", minimum=0)
     gen = check_rng(rng)
@@ -337,6 +593,19 @@ def predict_many(trees: Sequence[Tree], X: ArrayLike) -> np.ndarray:
     one (n_trees, n_records) routing was measured 2-3x slower: its index arrays fall out of cache;
     benchmarks/bench_trees.py.)
 
+    Parameters
+    ----------
+    trees : sequence of Tree
+        At least one tree.
+    X : array-like, shape (n_records, n_features)
+        Records encoded like :class:`dpselect.tabular.TabularData` ``X``.
+
+    Returns
+    -------
+    numpy.ndarray of int8, shape (n_trees, n_records)
+
+    Examples
+    --------
     >>> sp = TreeSpace((False, False), (0, 0))
     >>> ts = random_population(sp, 3, 2, rng=0)
     >>> predict_many(ts, np.random.default_rng(0).random((5, 2))).shape

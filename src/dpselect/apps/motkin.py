@@ -131,13 +131,11 @@ def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mech
     mechanism : str, default "local_dampening"
         Any name or alias of :data:`dpselect.vocabulary.MECHANISMS`. Local mechanisms use δ^PS from
         δ^degree = 1 and δ^egodensity ("local_dampening": DP-MOTkIN-Pareto_local); global ones
-        Δ^PS = |R| − 1 ("exponential": DP-MOTkIN-Pareto_global).
+        Δ^PS = |R| − 1 ("exponential": DP-MOTkIN-Pareto_global). Deprecated spelling: ``local=True`` is
+        ``mechanism="local_dampening"``, ``local=False`` ``mechanism="exponential"`` (``DeprecationWarning``).
     variant : {"paper", "code"}
         Egocentric density formula (see :func:`motkin_objectives`).
     rng : Generator, int or None
-    local : bool
-        Deprecated: ``local=True`` is ``mechanism="local_dampening"``, ``local=False``
-        ``mechanism="exponential"`` (``DeprecationWarning``).
 
     Returns
     -------

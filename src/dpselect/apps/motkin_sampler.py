@@ -57,12 +57,11 @@ class MotkinSampler:
         Built with its public node set (``nodes=`` / ``n_nodes=``); else ``PrivacyLeakWarning``.
     approach : {"pareto", "aggregate"} ("agg" is an alias)
     mechanism : {"local_dampening", "exponential"} or an alias (LD, EM), default "local_dampening"
-        DP-MOTkIN's local or global version.
+        DP-MOTkIN's local or global version. ``local=`` is its deprecated spelling (True:
+        "local_dampening", False: "exponential"; ``DeprecationWarning``).
     variant : {"paper", "code"}
     objective_weights : pair of float (``"aggregate"`` only)
-    local, weights
-        Deprecated spellings of ``mechanism`` (True: "local_dampening", False: "exponential") and of
-        ``objective_weights`` (``DeprecationWarning``).
+        ``weights=`` is its deprecated spelling (``DeprecationWarning``).
     """
 
     @local_spelling

@@ -351,7 +351,35 @@ class Reproduction:
 
     # -- the driver
     def run(self, args: argparse.Namespace) -> int:
-        """Check, guard the output, run the jobs, write ``OUT/NAME.csv``, ``.md`` and the PNGs."""
+        """Check, guard the output, run the jobs, write ``OUT/NAME.csv``, ``.md`` and the PNGs.
+
+        This is ``run(args)`` of every reproduction module (``dpselect reproduce NAME`` calls it). The
+        flags are checked and the output directory guarded (a smaller or equal run never overwrites a
+        larger one without ``--force``) before any work; each run draws from its own seed, so the numbers
+        do not depend on ``--jobs``.
+
+        Parameters
+        ----------
+        args : argparse.Namespace
+            The parsed flags (``reproduction.parser().parse_args(...)``).
+
+        Returns
+        -------
+        int
+            The exit status, 0; bad flags or a guarded output raise ``SystemExit`` with the reason.
+
+        Examples
+        --------
+        >>> import contextlib, io, os, tempfile
+        >>> from dpselect.experiments import thesis_figure17 as fig
+        >>> out = tempfile.mkdtemp()
+        >>> args = fig.REPRODUCTION.parser().parse_args(
+        ...     ["--runs", "2", "--epsilons", "1", "--datasets", "hepth", "--out", out, "--quiet"])
+        >>> with contextlib.redirect_stdout(io.StringIO()):
+        ...     status = fig.run(args)
+        >>> status, sorted(f for f in os.listdir(out) if not f.endswith(".png"))
+        (0, ['thesis-figure17.csv', 'thesis-figure17.md'])
+        """
         if getattr(args, "runs", 1) < 1:
             raise SystemExit(f"error: --runs must be >= 1, got {args.runs}")
         datasets = self.datasets(args) if self.datasets is not None else check_datasets(args.datasets, self.allowed)

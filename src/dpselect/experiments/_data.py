@@ -30,11 +30,17 @@ def data_root() -> Path:
 
     Looked up in this order: ``$DPSELECT_DATA``; ``shared/datasets`` in the current directory or any
     parent; ``shared/datasets`` in a parent of the installed package (an editable install in a checkout).
+    Takes no parameters.
 
     Returns
     -------
     pathlib.Path
         The data root; ``FileNotFoundError`` saying how to set ``DPSELECT_DATA`` when none is found.
+
+    Examples
+    --------
+    >>> sorted(p.name for p in data_root().iterdir() if p.name in ("tabular", "graphs"))
+    ['graphs', 'tabular']
     """
     env = os.environ.get("DPSELECT_DATA")
     if env:
@@ -54,6 +60,18 @@ def data_root() -> Path:
 def data_path(*parts: str) -> Path:
     """Path of a file under :func:`data_root`; ``FileNotFoundError`` naming it when absent.
 
+    Parameters
+    ----------
+    *parts : str
+        Path components under the data root, e.g. ``"tabular", "nltcs.dat"``.
+
+    Returns
+    -------
+    pathlib.Path
+        ``data_root().joinpath(*parts)``, which exists.
+
+    Examples
+    --------
     >>> data_path("tabular", "nltcs.dat").name
     'nltcs.dat'
     """
@@ -66,6 +84,20 @@ def data_path(*parts: str) -> Path:
 def load_tabular(name: str) -> TabularData:
     """One of the papers' tables by lower-case name (``nltcs``, ``adult`` or ``acs``), from :func:`data_root`.
 
+    The reproductions' loader: :func:`dpselect.load_nltcs`, :func:`dpselect.load_acs` or
+    :func:`dpselect.load_adult` on the project's copy.
+
+    Parameters
+    ----------
+    name : {"nltcs", "adult", "acs"}
+        The dataset (``ValueError`` otherwise).
+
+    Returns
+    -------
+    TabularData
+
+    Examples
+    --------
     >>> load_tabular("nltcs").n_records
     21574
     """
@@ -85,6 +117,24 @@ def load_graph(name: str, **kwargs: Any) -> Graph:
 
     Its public node set is the published node count (:data:`dpselect.graphs.PUBLIC_GRAPH_NODES`, ids
     0..n-1); keywords go to :func:`dpselect.load_edge_list`.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`dpselect.graphs.GRAPH_DATASETS` (any case; ``ValueError`` otherwise).
+    **kwargs
+        Passed to :func:`dpselect.load_edge_list` (``nodes=`` / ``n_nodes=`` replace the published count).
+
+    Returns
+    -------
+    Graph
+        ``public_nodes`` true.
+
+    Examples
+    --------
+    >>> g = load_graph("enron")
+    >>> g.n_nodes, g.n_edges, g.public_nodes
+    (36692, 183831, True)
     """
     from ..graphs import GRAPH_DATASETS, PUBLIC_GRAPH_NODES, load_edge_list
 

@@ -38,6 +38,25 @@ DESCRIPTION = ("optimal binary DP mechanism for a threshold query over all n-rec
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the flags of ``dpselect binary-demo`` to ``parser`` (``add_arguments`` of this module).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The parser to extend, in place (``dpselect binary-demo --help`` lists the flags).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_arguments(parser)
+    >>> parser.parse_args([]).n
+    20
+    """
     parser.add_argument("--n", type=int, default=20, help="records per dataset (default 20; 1..30)")
     parser.add_argument("--theta", type=int, default=None, help="threshold, 1..n (default n // 2)")
     parser.add_argument("--epsilons", type=parse_float_list, default=[0.5, 1.0, 2.0],
@@ -52,7 +71,32 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 # ------------------------------------------------------------------ mechanisms
 def count_path_mechanism(n: int, theta: int, epsilon: float, delta: float = 0.0) -> BinaryMechanism:
-    """The optimal balanced mechanism on the count quotient: vertex ``c`` = all datasets with ``c`` ones."""
+    """The optimal balanced mechanism on the count quotient: vertex ``c`` = all datasets with ``c`` ones.
+
+    The path 0 − 1 − … − n of counts, with the balanced boundary value fixed on the counts θ − 1 and θ
+    (:func:`dpselect.binary.balanced_boundary_value`); the threshold query is "count ≥ θ". The extension
+    is (ε, δ)-DP for neighbours differing in one record (paper 002).
+
+    Parameters
+    ----------
+    n : int
+        Records per dataset.
+    theta : int
+        Threshold, 1 .. n.
+    epsilon : float
+    delta : float, default 0.0
+
+    Returns
+    -------
+    BinaryMechanism
+        On n + 1 vertices (``log_prob`` of shape (n + 1, 2)).
+
+    Examples
+    --------
+    >>> m = count_path_mechanism(4, 2, 1.0)
+    >>> m.log_prob.shape, [round(float(p), 4) for p in m.correct_probabilities]
+    ((5, 2), [0.9011, 0.7311, 0.7311, 0.9011, 0.9636])
+    """
 
     a = balanced_boundary_value(epsilon=epsilon, delta=delta)
     g = DatasetGraph.from_arrays(n + 1, np.arange(n), np.arange(1, n + 1))
@@ -61,7 +105,24 @@ def count_path_mechanism(n: int, theta: int, epsilon: float, delta: float = 0.0)
 
 
 def hypercube_graph(n: int) -> tuple[DatasetGraph, np.ndarray]:
-    """``{0,1}^n`` as a :class:`~dpselect.binary.DatasetGraph` (vertex = bit mask) and the counts."""
+    """``{0,1}^n`` as a :class:`~dpselect.binary.DatasetGraph` (vertex = bit mask) and the counts.
+
+    Parameters
+    ----------
+    n : int
+        Records per dataset (2^n vertices, n·2^(n−1) edges).
+
+    Returns
+    -------
+    (DatasetGraph, numpy.ndarray of int64, shape (2 ** n,))
+        The graph and the number of ones of every vertex.
+
+    Examples
+    --------
+    >>> g, counts = hypercube_graph(3)
+    >>> g, counts.tolist()
+    (DatasetGraph(n=8, n_edges=12), [0, 1, 1, 2, 1, 2, 2, 3])
+    """
 
     x = np.arange(1 << n, dtype=np.int64)
     us, vs = [], []
@@ -80,6 +141,28 @@ def hypercube_mechanism(n: int, theta: int, epsilon: float, delta: float = 0.0, 
     """The optimal balanced mechanism on the full hypercube; returns ``(mechanism, counts)``.
 
     ``graph`` may pass a prebuilt ``hypercube_graph(n)`` (to reuse it across epsilons).
+
+    Parameters
+    ----------
+    n : int
+        Records per dataset.
+    theta : int
+        Threshold, 1 .. n.
+    epsilon : float
+    delta : float, default 0.0
+    graph : (DatasetGraph, numpy.ndarray), optional
+        ``hypercube_graph(n)``, built when omitted.
+
+    Returns
+    -------
+    (BinaryMechanism, numpy.ndarray of int64, shape (2 ** n,))
+        The mechanism (``log_prob`` of shape (2 ** n, 2)) and the counts.
+
+    Examples
+    --------
+    >>> mech, counts = hypercube_mechanism(3, 2, 1.0)
+    >>> mech.log_prob.shape, counts.shape
+    ((8, 2), (8,))
     """
 
     g, counts = hypercube_graph(n) if graph is None else graph
@@ -91,7 +174,22 @@ def hypercube_mechanism(n: int, theta: int, epsilon: float, delta: float = 0.0, 
 
 
 def randomized_response_correct(epsilon: float) -> float:
-    """Randomized response on the true answer: ``Pr[correct] = e^eps / (1 + e^eps)`` (pure epsilon-DP)."""
+    """Randomized response on the true answer: ``Pr[correct] = e^eps / (1 + e^eps)`` (pure epsilon-DP).
+
+    Parameters
+    ----------
+    epsilon : float
+
+    Returns
+    -------
+    float
+        The probability of the correct answer, the same at every dataset.
+
+    Examples
+    --------
+    >>> round(randomized_response_correct(1.0), 4)
+    0.7311
+    """
     return math.exp(epsilon) / (1.0 + math.exp(epsilon))
 
 
@@ -100,6 +198,22 @@ def laplace_threshold_correct(distance: ArrayLike, epsilon: float) -> np.ndarray
 
     A dataset at distance ``d`` from the boundary has its count ``d + 1/2`` away from the cut, so
     ``Pr[correct] = 1 - exp(-eps (d + 1/2)) / 2``.
+
+    Parameters
+    ----------
+    distance : array-like of int
+        Distance d of each dataset from the boundary (0 on the counts θ − 1 and θ).
+    epsilon : float
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape of ``distance``
+        The probability of the correct answer.
+
+    Examples
+    --------
+    >>> laplace_threshold_correct([0, 1], 1.0).round(4).tolist()
+    [0.6967, 0.8884]
     """
     d = np.asarray(distance, dtype=np.float64)
     return 1.0 - 0.5 * np.exp(-epsilon * (d + 0.5))

@@ -53,12 +53,55 @@ def _uagg_of(pred, test) -> float:
 
 
 def uagg(tree: Any, test: Any) -> float:
-    """Held-out u_agg of a DP-MOET tree."""
+    """Held-out u_agg of a DP-MOET tree: w_TPR·TPR + w_TNR·TNR on ``test`` with :data:`WEIGHTS` (3, 2).
+
+    An evaluation on held-out data (not released by the reproduction's private runs).
+
+    Parameters
+    ----------
+    tree : dpselect.trees.Tree
+    test : TabularData
+        The held-out table (both classes present).
+
+    Returns
+    -------
+    float
+        In [0, 5].
+
+    Examples
+    --------
+    >>> from dpselect.tabular import TabularData
+    >>> from dpselect.trees import Tree
+    >>> test = TabularData([[0.0], [0.2], [0.7], [0.9]], [0, 0, 1, 1], ["x"], [False], [0])
+    >>> uagg(Tree.leaf(1), test)      # TPR 1, TNR 0
+    3.0
+    """
     return _uagg_of(predict_many([tree], test.X)[0], test)
 
 
 def uagg_diffpid3(tree: Any, test: Any) -> float:
-    """Held-out u_agg of a DiffPID3 tree."""
+    """Held-out u_agg of a DiffPID3 tree: w_TPR·TPR + w_TNR·TNR on ``test`` with :data:`WEIGHTS` (3, 2).
+
+    Parameters
+    ----------
+    tree : DiffPID3Tree
+        Anything with ``predict(table)``.
+    test : TabularData
+        The held-out table (both classes present).
+
+    Returns
+    -------
+    float
+        In [0, 5].
+
+    Examples
+    --------
+    >>> from dpselect.tabular import TabularData
+    >>> from dpselect.apps.diffpid3 import diffpid3
+    >>> test = TabularData([[0.0], [0.2], [0.7], [0.9]], [0, 0, 1, 1], ["x"], [False], [0])
+    >>> uagg_diffpid3(diffpid3(test, epsilon=1.0, depth=1, n_max=4, rng=0), test)
+    2.0
+    """
     return _uagg_of(tree.predict(test), test)
 
 
@@ -111,6 +154,25 @@ def _task(job):
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the flags of ``dpselect reproduce figure2`` to ``parser`` (``add_arguments`` of this module).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The parser to extend, in place (``dpselect reproduce figure2 --help`` lists the flags).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_arguments(parser)
+    >>> parser.parse_args([]).runs
+    50
+    """
     add_common_arguments(parser, runs=50, epsilons=EPSILONS, datasets=DATASETS, jobs=2)
     parser.add_argument("--test-fraction", type=float, default=0.3, help="held-out share (default 0.3)")
     parser.add_argument("--diffpid3-depth", type=int, default=5, help="LocalDiffPID3 depth (default 5)")

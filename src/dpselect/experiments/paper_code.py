@@ -173,7 +173,27 @@ def _quirk_list(text: str) -> list[str]:
 
 
 def add_protocol_arguments(parser: argparse.ArgumentParser, applicable: Sequence[str]) -> None:
-    """--protocol, --quirks, --without (the quirks that apply: ``applicable``)."""
+    """--protocol, --quirks, --without (the quirks that apply: ``applicable``).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        Extended in place.
+    applicable : sequence of str
+        The quirks of :data:`QUIRKS` that apply to the reproduction (e.g. :data:`TABLE1_QUIRKS`).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_protocol_arguments(parser, TABLE1_QUIRKS)
+    >>> parser.parse_args([]).protocol, parser.parse_args(["--protocol", "paper-code"]).protocol
+    ('ours', 'paper-code')
+    """
     names = ", ".join(applicable)
     parser.add_argument("--protocol", choices=PROTOCOLS, default="ours",
                         help="ours (default: the paper's text) or paper-code: the published code's protocol "
@@ -188,7 +208,30 @@ def add_protocol_arguments(parser: argparse.ArgumentParser, applicable: Sequence
 
 
 def resolve_quirks(args: argparse.Namespace, applicable: Sequence[str]) -> tuple[str, ...]:
-    """The quirks a run uses, in the order of ``applicable``; SystemExit for one that does not apply."""
+    """The quirks a run uses, in the order of ``applicable``; SystemExit for one that does not apply.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed flags of :func:`add_protocol_arguments` (``protocol``, ``quirks``, ``without``).
+    applicable : sequence of str
+        The quirks that apply to the reproduction.
+
+    Returns
+    -------
+    tuple of str
+        Empty for ``--protocol ours`` without ``--quirks``; all of ``applicable`` for ``paper-code``.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_protocol_arguments(parser, TABLE2_QUIRKS)
+    >>> resolve_quirks(parser.parse_args([]), TABLE2_QUIRKS)
+    ()
+    >>> resolve_quirks(parser.parse_args(["--protocol", "paper-code"]), TABLE2_QUIRKS) == TABLE2_QUIRKS
+    True
+    """
     chosen = getattr(args, "quirks", None)
     if chosen is None:
         on = set(applicable) if getattr(args, "protocol", "ours") == "paper-code" else set()
@@ -204,7 +247,26 @@ def resolve_quirks(args: argparse.Namespace, applicable: Sequence[str]) -> tuple
 
 
 def protocol_label(quirks: Sequence[str], applicable: Sequence[str]) -> str:
-    """"ours", "paper-code", or the quirk list (for the CSV and the markdown)."""
+    """"ours", "paper-code", or the quirk list (for the CSV and the markdown).
+
+    Parameters
+    ----------
+    quirks : sequence of str
+        The quirks a run uses (:func:`resolve_quirks`).
+    applicable : sequence of str
+        The quirks that apply to the reproduction.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> protocol_label((), TABLE2_QUIRKS), protocol_label(TABLE2_QUIRKS, TABLE2_QUIRKS)
+    ('ours', 'paper-code')
+    >>> protocol_label(("fixed-scores",), TABLE2_QUIRKS)
+    'fixed-scores'
+    """
     if not quirks:
         return "ours"
     if set(quirks) == set(applicable):
@@ -213,7 +275,25 @@ def protocol_label(quirks: Sequence[str], applicable: Sequence[str]) -> str:
 
 
 def protocol_text(quirks: Sequence[str], applicable: Sequence[str]) -> str:
-    """Markdown lines describing the protocol of a run."""
+    """Markdown lines describing the protocol of a run.
+
+    Parameters
+    ----------
+    quirks : sequence of str
+        The quirks a run uses (:func:`resolve_quirks`).
+    applicable : sequence of str
+        The quirks that apply to the reproduction.
+
+    Returns
+    -------
+    str
+        One paragraph without quirks; with quirks, one line per quirk and the privacy note.
+
+    Examples
+    --------
+    >>> protocol_text((), TABLE1_QUIRKS)
+    "Protocol: ours (the paper's text)."
+    """
     if not quirks:
         return "Protocol: ours (the paper's text)."
     lines = [f"Protocol: **{protocol_label(quirks, applicable)}** (the published code's quirks, "
@@ -232,6 +312,20 @@ def metric_c_weak(reference: ArrayLike, candidates: ArrayLike) -> float:
     (``pareto/pareto_metrics.py``: ``(x' < x) & (y' < y)``) uses it; :func:`dpselect.metric_c` (strict
     in every objective) is the metric of both. For comparison only.
 
+    Parameters
+    ----------
+    reference : array-like, shape (r, m)
+        The reference set's objective values (maximised).
+    candidates : array-like, shape (c, m)
+        The evaluated set's objective values.
+
+    Returns
+    -------
+    float
+        The share of ``candidates`` weakly dominated by some reference row, in [0, 1].
+
+    Examples
+    --------
     >>> metric_c_weak([[0.9, 0.5]], [[0.5, 0.5], [0.95, 0.1]])
     0.5
     """
@@ -246,6 +340,18 @@ def metric_c_weak(reference: ArrayLike, candidates: ArrayLike) -> float:
 def pareto_score_weak(U: ArrayLike) -> np.ndarray:
     """The code's tree Pareto score: −#{r' ≠ r : u_i(r') >= u_i(r) for every i} (equal rows count).
 
+    Parameters
+    ----------
+    U : array-like, shape (n, m)
+        Objective values (maximised), one row per candidate.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n,)
+        At most 0.
+
+    Examples
+    --------
     >>> pareto_score_weak([[1, 1], [1, 1], [2, 0]]).tolist()
     [-1.0, -1.0, 0.0]
     """
@@ -260,6 +366,22 @@ def code_rate_delta(hit: ArrayLike, total: ArrayLike, t: ArrayLike) -> np.ndarra
     tp' = max(tp − max(t − (p − tp), 0), 1) and p' = max(p − t, 1), the largest change of tp'/p' by one
     of six one-record moves, computed in float32 as the Cython code does.
 
+    Parameters
+    ----------
+    hit : array-like of int
+        TP (or TN) per candidate.
+    total : array-like of int
+        P (or N), the positives (or negatives), per candidate.
+    t : array-like of int
+        Distances, broadcast against ``hit``.
+
+    Returns
+    -------
+    numpy.ndarray of float32
+        δ at every (candidate, t).
+
+    Examples
+    --------
     >>> round(float(code_rate_delta([4], [5], 0)[0]), 6)
     0.2
     """
@@ -283,7 +405,25 @@ def code_rate_delta(hit: ArrayLike, total: ArrayLike, t: ArrayLike) -> np.ndarra
 
 
 def code_rate_sensitivity(hit: ArrayLike, total: ArrayLike, *, name: str = "rate-code") -> SensitivityFunction:
-    """:func:`code_rate_delta` as a SensitivityFunction (Δ = 1), elementwise in t."""
+    """:func:`code_rate_delta` as a SensitivityFunction (Δ = 1), elementwise in t.
+
+    Parameters
+    ----------
+    hit, total : array-like of int, shape (n,)
+        As in :func:`code_rate_delta`.
+    name : str, default "rate-code"
+
+    Returns
+    -------
+    SensitivityFunction
+        Over n candidates.
+
+    Examples
+    --------
+    >>> sf = code_rate_sensitivity([4, 1], [5, 5])       # TP (or TN) and P (or N) of two trees
+    >>> sf, sf(0).round(6).tolist()
+    (SensitivityFunction(rate-code, global_sensitivity=1, n_candidates=2), [0.2, 0.2])
+    """
     h = np.asarray(hit, dtype=np.float64)
     n = np.asarray(total, dtype=np.float64)
 
@@ -298,6 +438,23 @@ def tpr_twice_sensitivity(weights: ArrayLike, sf_tpr: SensitivityFunction) -> Se
     """The code's δ^agg (``dp_mechanisms/delta_weighted.pyx``): w1·δ^TPR(2t) + w2·δ^TPR(2t + 1), δ^TNR unused.
 
     Not admissible for w1·TPR + w2·TNR (the TNR term's sensitivity is ignored): reproduction only.
+
+    Parameters
+    ----------
+    weights : array-like, (w1, w2)
+    sf_tpr : SensitivityFunction
+        δ^TPR.
+
+    Returns
+    -------
+    SensitivityFunction
+        Named "agg-tpr-twice", Δ = |w1| + |w2|.
+
+    Examples
+    --------
+    >>> sf = code_rate_sensitivity([4, 1], [5, 5])       # TP (or TN) and P (or N) of two trees
+    >>> tpr_twice_sensitivity([3.0, 2.0], sf)(0).round(6).tolist()      # 3·δ(0) + 2·δ(1)
+    [1.1, 1.1]
     """
     return first_twice_sensitivity(weights, sf_tpr, name="agg-tpr-twice")
 
@@ -306,7 +463,26 @@ def first_twice_sensitivity(weights: ArrayLike, sf_first: SensitivityFunction, *
                             name: str = "agg-first-twice") -> SensitivityFunction:
     """``DeltaWeighted.compute_next`` of the code: w1·δ1(2t) + w2·δ1(2t + 1) -- the first objective's δ
     advanced twice per step, the second objective's never used (``agg-delta-tpr``, ``agg-delta-ed``).
-    ``weights`` = (w1, w2) in the code's order (the first objective's weight first)."""
+    ``weights`` = (w1, w2) in the code's order (the first objective's weight first).
+
+    Parameters
+    ----------
+    weights : array-like, (w1, w2)
+    sf_first : SensitivityFunction
+        δ1, the first objective's sensitivity function.
+    name : str, default "agg-first-twice"
+
+    Returns
+    -------
+    SensitivityFunction
+        Elementwise, Δ = |w1| + |w2|. Not admissible: reproduction only.
+
+    Examples
+    --------
+    >>> sf = code_rate_sensitivity([4, 1], [5, 5])       # TP (or TN) and P (or N) of two trees
+    >>> first_twice_sensitivity([3.0, 2.0], sf)
+    SensitivityFunction(agg-first-twice, global_sensitivity=5, n_candidates=2)
+    """
     w1, w2 = (abs(float(w)) for w in np.asarray(weights, dtype=np.float64).ravel())
     sf_tpr = sf_first
     n = sf_tpr.n_candidates
@@ -323,7 +499,24 @@ def first_twice_sensitivity(weights: ArrayLike, sf_first: SensitivityFunction, *
 
 def code_egodensity_sensitivity(degrees: ArrayLike) -> SensitivityFunction:
     """The code's δ^egodensity (``local_sensitivity/egocentric_density.pyx``): 2/(d − t − 1) while
-    d − t > 2, else 1 (the paper's admissible one is min(1, 2/(d − t − 2)))."""
+    d − t > 2, else 1 (the paper's admissible one is min(1, 2/(d − t − 2))).
+
+    Parameters
+    ----------
+    degrees : array-like, shape (n,)
+        The nodes' degrees.
+
+    Returns
+    -------
+    SensitivityFunction
+        Named "egodensity-code", Δ = 1. Not admissible: reproduction only.
+
+    Examples
+    --------
+    >>> sf = code_egodensity_sensitivity([5, 2])
+    >>> sf(0).tolist(), sf(2).tolist()
+    ([0.5, 1.0], [1.0, 1.0])
+    """
     d = np.asarray(degrees, dtype=np.float64)
 
     def fn(t, candidates=None):
@@ -394,7 +587,23 @@ class _CodeParetoDelta:
 
 class CodeParetoSensitivity(SensitivityFunction):
     """The code's δ^PS as a SensitivityFunction, keeping its state for the block walk of
-    :func:`dampen_code_pareto`."""
+    :func:`dampen_code_pareto`.
+
+    Parameters
+    ----------
+    U : array-like, shape (n, m)
+        Objective values (maximised) of the candidates.
+    sfs : list of m SensitivityFunction
+        Per-objective sensitivity functions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpselect.sensitivity import constant
+    >>> sf = CodeParetoSensitivity(np.array([[1.0, 2.0], [2.0, 1.0], [0.5, 0.5]]), [constant(3, 1.0)] * 2)
+    >>> sf, sf(0).tolist()
+    (SensitivityFunction(pareto-code, global_sensitivity=2, n_candidates=3), [2.0, 2.0, 2.0])
+    """
 
     def __init__(self, U: ArrayLike, sfs: list[SensitivityFunction]) -> None:
         M = np.asarray(U, dtype=np.float64)
@@ -408,14 +617,55 @@ class CodeParetoSensitivity(SensitivityFunction):
 
 
 def code_pareto_sensitivity(U: ArrayLike, sfs: list[SensitivityFunction]) -> SensitivityFunction:
-    """The code's δ^PS of the candidates ``U`` (rows) from per-objective sensitivity functions."""
+    """The code's δ^PS of the candidates ``U`` (rows) from per-objective sensitivity functions.
+
+    Parameters
+    ----------
+    U : array-like, shape (n, m)
+    sfs : list of m SensitivityFunction
+
+    Returns
+    -------
+    CodeParetoSensitivity
+        Δ = max(n − 1, 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpselect.sensitivity import constant
+    >>> code_pareto_sensitivity(np.array([[1.0, 2.0], [2.0, 1.0], [0.5, 0.5]]), [constant(3, 1.0)] * 2)
+    SensitivityFunction(pareto-code, global_sensitivity=2, n_candidates=3)
+    """
     return CodeParetoSensitivity(U, sfs)
 
 
 def dampen_blocks(u: ArrayLike, block: Callable[[int, int], np.ndarray], *, zero: bool, max_steps: int = 1_000_000) -> np.ndarray:
     """D(x, r) from δ given in blocks (``block(t0, B)`` -> δ at t0 .. t0 + B − 1, shape (B, n)), as the
     code's ``D_`` walks it: D = i + (|u| − b(i))/δ(i) at the i with b(i) <= |u| < b(i + 1), sign of u;
-    u = 0 gives the first t with δ > 0 when ``zero`` (the code), else 0 (ours)."""
+    u = 0 gives the first t with δ > 0 when ``zero`` (the code), else 0 (ours).
+
+    Parameters
+    ----------
+    u : array-like, shape (n,)
+        Utilities.
+    block : callable
+        ``block(t0, B)`` -> δ at distances t0 .. t0 + B − 1, shape (B, n).
+    zero : bool
+        The code's D(0) (True) or ours (False).
+    max_steps : int, default 1_000_000
+        The most distances walked.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n,)
+        The dampened utilities D(x, r).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> dampen_blocks(np.array([0.0, 1.5]), lambda t0, B: np.ones((B, 2)), zero=False).tolist()
+    [0.0, 1.5]
+    """
     u = np.asarray(u, dtype=np.float64)
     a = np.abs(u)
     n = a.size
@@ -443,7 +693,30 @@ def dampen_blocks(u: ArrayLike, block: Callable[[int, int], np.ndarray], *, zero
 
 
 def dampen_code_pareto(u: ArrayLike, sf: CodeParetoSensitivity, *, zero: bool) -> np.ndarray:
-    """D of the Pareto score with the code's δ^PS (small n), walked in blocks of t."""
+    """D of the Pareto score with the code's δ^PS (small n), walked in blocks of t.
+
+    Parameters
+    ----------
+    u : array-like, shape (n,)
+        Pareto scores.
+    sf : CodeParetoSensitivity
+        From :func:`code_pareto_sensitivity` on the same candidates.
+    zero : bool
+        The code's D(0) (True) or ours (False).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpselect import pareto_score
+    >>> from dpselect.sensitivity import constant
+    >>> U = np.array([[1.0, 2.0], [2.0, 1.0], [0.5, 0.5]])
+    >>> dampen_code_pareto(pareto_score(U), code_pareto_sensitivity(U, [constant(3, 1.0)] * 2), zero=True).tolist()
+    [0.0, 0.0, -1.0]
+    """
     state = sf.code_state
     prefix = [np.zeros_like(state.U)]
 
@@ -455,7 +728,27 @@ def dampen_code_pareto(u: ArrayLike, sf: CodeParetoSensitivity, *, zero: bool) -
 
 
 def first_positive_step(sf: SensitivityFunction, candidates: np.ndarray, max_steps: int = 1_000_000) -> np.ndarray:
-    """For each candidate, the first t with δ(x, t, r) > 0 (the code's D(0))."""
+    """For each candidate, the first t with δ(x, t, r) > 0 (the code's D(0)).
+
+    Parameters
+    ----------
+    sf : SensitivityFunction
+    candidates : numpy.ndarray of int
+        Candidate indices.
+    max_steps : int, default 1_000_000
+        The most distances walked.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (len(candidates),)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> sf = code_rate_sensitivity([4, 1], [5, 5])       # TP (or TN) and P (or N) of two trees
+    >>> first_positive_step(sf, np.arange(2)).tolist()
+    [0.0, 0.0]
+    """
     out = np.zeros(candidates.size)
     active = np.arange(candidates.size)
     t = 0
@@ -471,7 +764,27 @@ def first_positive_step(sf: SensitivityFunction, candidates: np.ndarray, max_ste
 
 
 def dampen_quirk(u: ArrayLike, sf: SensitivityFunction, *, zero: bool) -> np.ndarray:
-    """D(x, r) by :func:`dpselect.dampen`; with ``zero`` the code's D(0) = first t with δ > 0."""
+    """D(x, r) by :func:`dpselect.dampen`; with ``zero`` the code's D(0) = first t with δ > 0.
+
+    Parameters
+    ----------
+    u : array-like, shape (n,)
+        Utilities.
+    sf : SensitivityFunction
+    zero : bool
+        The code's D(0) (True) or ours (False).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> sf = code_rate_sensitivity([4, 1], [5, 5])       # TP (or TN) and P (or N) of two trees
+    >>> dampen_quirk(np.array([0.0, 1.0]), sf, zero=True).round(4).tolist()
+    [0.0, 3.4333]
+    """
     u = np.asarray(u, dtype=np.float64)
     if isinstance(sf, CodeParetoSensitivity) and sf.n_candidates is not None and sf.n_candidates <= 400:
         return dampen_code_pareto(u, sf, zero=zero)
@@ -488,6 +801,22 @@ class DampenCache:
 
     ``get(u, key_data, compute)`` returns the cached scores when u's bytes were seen (counting a *stale*
     hit when ``key_data`` -- what δ depends on -- differs), else computes and stores them.
+
+    Parameters
+    ----------
+    size : int, default 50
+        Entries kept (least recently used first out).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cache = DampenCache()
+    >>> cache.get(np.array([1.0, 2.0]), b"delta-a", lambda: np.array([10.0, 20.0])).tolist()
+    [10.0, 20.0]
+    >>> cache.get(np.array([1.0, 2.0]), b"delta-b", lambda: np.array([0.0, 0.0])).tolist()   # stale hit
+    [10.0, 20.0]
+    >>> cache.counts()
+    {'calls': 2, 'hits': 1, 'stale': 1}
     """
 
     def __init__(self, size: int = 50) -> None:
@@ -498,6 +827,27 @@ class DampenCache:
         self.calls = 0
 
     def get(self, u: np.ndarray, key_data: bytes, compute: Callable[[], np.ndarray]) -> np.ndarray:
+        """The cached scores of ``u`` (a copy), or ``compute()`` stored under u's bytes.
+
+        Parameters
+        ----------
+        u : numpy.ndarray
+            The utilities (the key: their float64 bytes).
+        key_data : bytes
+            What δ depends on; a hit with other ``key_data`` counts as stale (and is still returned).
+        compute : callable
+            Computes the scores on a miss.
+
+        Returns
+        -------
+        numpy.ndarray
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> DampenCache().get(np.zeros(2), b"", lambda: np.ones(2)).tolist()
+        [1.0, 1.0]
+        """
         self.calls += 1
         key = np.ascontiguousarray(u, dtype=np.float64).tobytes()
         if key in self.store:
@@ -514,6 +864,18 @@ class DampenCache:
         return D
 
     def counts(self) -> dict:
+        """Calls, hits and stale hits so far.
+
+        Returns
+        -------
+        dict
+            ``{"calls": int, "hits": int, "stale": int}``.
+
+        Examples
+        --------
+        >>> DampenCache().counts()
+        {'calls': 0, 'hits': 0, 'stale': 0}
+        """
         return {"calls": self.calls, "hits": self.hits, "stale": self.stale}
 
 
@@ -523,7 +885,20 @@ PROCESS_CACHE = DampenCache()
 
 # -- the code's float sampling path -----------------------------------------------------------------
 class FloatingPointFailure(RuntimeError):
-    """A selection failed the way the published code fails (np.seterr(all='raise'))."""
+    """A selection failed the way the published code fails (np.seterr(all='raise')).
+
+    A :class:`RuntimeError` raised by :func:`code_exponential` and the ``fp-raise`` quirk.
+
+    Parameters
+    ----------
+    *args
+        The message, as for any exception.
+
+    Examples
+    --------
+    >>> isinstance(FloatingPointFailure("underflow in exp"), RuntimeError)
+    True
+    """
 
 
 def code_exponential(u: ArrayLike, epsilon: float, sensitivity: float, k: int, gen: np.random.Generator) -> np.ndarray:
@@ -532,6 +907,29 @@ def code_exponential(u: ArrayLike, epsilon: float, sensitivity: float, k: int, g
     under/overflows: the code's mpmath fallback), then ``choice(n, p, replace=False, size=k)`` -- all
     under ``np.errstate(all='raise')``. Fewer than k non-zero probabilities: the k largest scores.
     Raises :class:`FloatingPointFailure` where the code raises.
+
+    Parameters
+    ----------
+    u : array-like, shape (n,)
+        Scores.
+    epsilon : float
+        The budget of the k picks together.
+    sensitivity : float
+        Δ.
+    k : int
+        Picks, without replacement.
+    gen : numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (k,)
+        The picked indices.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> code_exponential(np.array([0.0, 5.0, 10.0]), 100.0, 1.0, 2, np.random.default_rng(0)).tolist()
+    [2, 1]
     """
     e = epsilon / k
     s = (np.asarray(u, dtype=np.float64) * e) / (2.0 * sensitivity)
@@ -556,14 +954,44 @@ def code_exponential(u: ArrayLike, epsilon: float, sensitivity: float, k: int, g
 
 # -- selections with quirks (DP-MOET) ---------------------------------------------------------------
 def rates(tp: ArrayLike, tn: ArrayLike, n_pos: int, n_neg: int) -> np.ndarray:
-    """(TPR, TNR) rows of trees with ``tp`` true positives and ``tn`` true negatives (as DP-MOET computes them)."""
+    """(TPR, TNR) rows of trees with ``tp`` true positives and ``tn`` true negatives (as DP-MOET computes them).
+
+    Parameters
+    ----------
+    tp, tn : array-like of int, shape (n,)
+    n_pos, n_neg : int
+        Positives and negatives of the table.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n, 2)
+
+    Examples
+    --------
+    >>> rates([3, 1], [2, 4], 4, 5).tolist()
+    [[0.75, 0.4], [0.25, 0.8]]
+    """
     tpr = np.asarray(tp, dtype=np.float64) / n_pos
     tnr = np.asarray(tn, dtype=np.float64) / n_neg
     return np.column_stack([tpr, tnr])
 
 
 def selection_quirks(quirks: Sequence[str]) -> bool:
-    """Whether any quirk takes the DP-MOET selection off dpselect's own (exact) path."""
+    """Whether any quirk takes the DP-MOET selection off dpselect's own (exact) path.
+
+    Parameters
+    ----------
+    quirks : sequence of str
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> selection_quirks(("budget",)), selection_quirks(("ps-weak",))
+    (False, True)
+    """
     return bool(_SELECTION_QUIRKS & set(quirks))
 
 
@@ -583,7 +1011,33 @@ def _rate_sfs(tp, tn, n_pos: int, n_neg: int, code: bool) -> list[SensitivityFun
 def nodp_select_quirks(U: np.ndarray, approach: str, weights: Sequence[float], n_pick: int, gen: Any,
                        quirks: Sequence[str]) -> np.ndarray:
     """The non-private selection: with ``nodp-argsort`` the code's ``argsort(score)[-m:]`` on fixed scores,
-    else the best (recomputed) score repeatedly with random ties; ``ps-weak`` picks the score."""
+    else the best (recomputed) score repeatedly with random ties; ``ps-weak`` picks the score.
+
+    Parameters
+    ----------
+    U : numpy.ndarray, shape (n, 2)
+        (TPR, TNR) of the trees.
+    approach : {"pareto", "agg"}
+        The Pareto score or the weighted sum (only the spelling "agg" selects the sum here).
+    weights : sequence of float
+        (w_TPR, w_TNR) of "agg".
+    n_pick : int
+        Trees to pick.
+    gen : numpy.random.Generator
+        Breaks ties.
+    quirks : sequence of str
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n_pick,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> U = np.array([[0.75, 0.4], [0.25, 0.8], [0.5, 0.5]])
+    >>> nodp_select_quirks(U, "agg", (3, 2), 2, np.random.default_rng(0), ("nodp-argsort",)).tolist()
+    [2, 0]
+    """
     weak = "ps-weak" in quirks
     agg = U @ np.asarray(weights, float) if approach == "agg" else None
     if "nodp-argsort" in quirks:
@@ -606,6 +1060,38 @@ def private_select_quirks(tp: ArrayLike, tn: ArrayLike, n_pos: int, n_neg: int, 
     """One private DP-MOET selection of ``n_pick`` trees with the given quirks (ε = the round's budget).
 
     Raises :class:`FloatingPointFailure` (``fp-raise``) where the code's float path raises.
+
+    Parameters
+    ----------
+    tp, tn : array-like of int, shape (n,)
+        True positives and negatives of the trees.
+    n_pos, n_neg : int
+        Positives and negatives of the table.
+    approach : {"pareto", "agg"}
+    local : bool
+        Local dampening (True) or the exponential mechanism (False).
+    weights : sequence of float
+        (w_TPR, w_TNR) of "agg".
+    eps : float
+        The round's budget.
+    n_pick : int
+    gen : numpy.random.Generator
+    quirks : sequence of str
+    n_records : int
+        Records of the table (the ``global-sens`` quirk's sensitivity).
+    cache : DampenCache, optional
+        The ``lru-cache`` quirk's cache (default: this process's).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n_pick,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> private_select_quirks([3, 1, 2], [2, 4, 3], 4, 5, approach="pareto", local=False, weights=(3, 2), eps=1.0,
+    ...                       n_pick=2, gen=np.random.default_rng(0), quirks=(), n_records=9).shape
+    (2,)
     """
     q = set(quirks)
     tp = np.asarray(tp, dtype=np.int64)
@@ -669,6 +1155,45 @@ def moet_run(data: Any, table: Any, *, epsilon: float | None, approach: str, mec
     Same random-number use as :func:`dpselect.apps.dpmoet.dp_moet` (trees, genetic operators); with no
     selection quirk it *is* ``dp_moet`` / ``nodp_moet`` (bit for bit). ``budget`` is "paper-code" when
     the ``budget`` quirk is on. Returns a :class:`dpselect.apps.dpmoet.MOETResult`.
+
+    Parameters
+    ----------
+    data : TabularData
+        The private training table.
+    table : CompressedTable
+        ``CompressedTable.from_data(data)``.
+    epsilon : float or None
+        Total budget (None with ``mechanism=None``).
+    approach : {"pareto", "agg"}
+    mechanism : str or None
+        The private selection's mechanism; None: NODP-MOET.
+    weights : sequence of float
+        (w_TPR, w_TNR).
+    population, selection, generations, depth, max_depth, output : int
+        Alg. 1's p, s, k, d, d_max, o.
+    budget : {"even", "paper-code"}
+    rng : RngLike
+    quirks : sequence of str
+    cache : DampenCache, optional
+
+    Returns
+    -------
+    MOETResult
+        ``output`` trees.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpselect.apps.dpmoet import CompressedTable, dp_moet
+    >>> from dpselect.tabular import TabularData
+    >>> X = np.random.default_rng(0).random((60, 2))
+    >>> d = TabularData(X, (X[:, 0] > 0.5).astype(int), ["a", "b"], [False, False], [0, 0])
+    >>> sizes = dict(population=6, selection=2, generations=1, depth=2, max_depth=3, output=2)
+    >>> res = moet_run(d, CompressedTable.from_data(d), epsilon=1.0, approach="pareto", mechanism="local_dampening",
+    ...                weights=(3, 2), budget="even", rng=0, quirks=(), **sizes)
+    >>> ref = dp_moet(d, epsilon=1.0, approach="pareto", mechanism="local_dampening", rng=0, **sizes)
+    >>> len(res.trees), all(a == b for a, b in zip(res.trees, ref.trees))    # no quirk: dp_moet itself
+    (2, True)
     """
     gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     code_trees = "tree-depths" in quirks
@@ -734,12 +1259,51 @@ def moet_run(data: Any, table: Any, *, epsilon: float | None, approach: str, mec
 
 
 def fork(gen: np.random.Generator) -> np.random.Generator:
-    """A copy of ``gen`` in its current state (``one-stream``: every private run continues from it)."""
+    """A copy of ``gen`` in its current state (``one-stream``: every private run continues from it).
+
+    Parameters
+    ----------
+    gen : numpy.random.Generator
+
+    Returns
+    -------
+    numpy.random.Generator
+        An independent generator that draws what ``gen`` would draw next.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g = np.random.default_rng(0)
+    >>> h = fork(g)
+    >>> g.random() == h.random(), h is g
+    (True, False)
+    """
     return copy.deepcopy(gen)
 
 
 def cache_note(cache: DampenCache, before: dict) -> dict[str, Any]:
-    """The cache counts since ``before`` (a :meth:`DampenCache.counts`)."""
+    """The cache counts since ``before`` (a :meth:`DampenCache.counts`).
+
+    Parameters
+    ----------
+    cache : DampenCache
+    before : dict
+        ``cache.counts()`` taken earlier.
+
+    Returns
+    -------
+    dict
+        ``{"calls", "hits", "stale"}`` differences.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cache = DampenCache()
+    >>> before = cache.counts()
+    >>> _ = cache.get(np.zeros(2), b"", lambda: np.ones(2))
+    >>> cache_note(cache, before)
+    {'calls': 1, 'hits': 0, 'stale': 0}
+    """
     now = cache.counts()
     return {k: now[k] - before[k] for k in now}
 
@@ -752,6 +1316,25 @@ class TopkParetoQuirks:
     ``U`` = (degree, egocentric density) per node (the density formula is the caller's: ``ed-formula``).
     With ``fixed-scores`` (the code) the k picks come from the scores of all nodes, computed once; without
     it, scores and δ^PS are recomputed on the remaining nodes after each pick (cached per picked prefix).
+
+    Parameters
+    ----------
+    U : numpy.ndarray, shape (n, 2)
+        (degree, egocentric density) of the nodes.
+    degrees : numpy.ndarray, shape (n,)
+    local : bool
+        Local dampening on δ^PS (True) or the exponential mechanism with Δ = n − 1 (False).
+    quirks : sequence of str
+
+    Examples
+    --------
+    >>> from dpselect.apps.influential import motkin_objectives
+    >>> from dpselect.graphs import from_edges
+    >>> g = from_edges([0, 0, 0, 1, 3], [1, 2, 3, 2, 4], n_nodes=5)
+    >>> U = motkin_objectives(g)[0]                          # (degree, egocentric density) per node
+    >>> sampler = TopkParetoQuirks(U, g.degrees, local=False, quirks=("fixed-scores",))
+    >>> sampler.sample(k=2, epsilon=1.0, rng=np.random.default_rng(0)).shape
+    (2,)
     """
 
     def __init__(self, U: np.ndarray, degrees: np.ndarray, *, local: bool, quirks: Sequence[str]) -> None:
@@ -774,7 +1357,28 @@ class TopkParetoQuirks:
         return SensitivityFunction(fn, sf.global_sensitivity, n_candidates=rows.size, name=sf.name)
 
     def scores(self, rows: np.ndarray) -> tuple[np.ndarray, float]:
-        """(scores, sensitivity) of the nodes ``rows``: Pareto scores (global) or their dampened values."""
+        """(scores, sensitivity) of the nodes ``rows``: Pareto scores (global) or their dampened values.
+
+        Parameters
+        ----------
+        rows : numpy.ndarray of int
+            The remaining nodes.
+
+        Returns
+        -------
+        (numpy.ndarray of float64, shape (len(rows),), float)
+            The scores and the sensitivity the exponential mechanism uses with them.
+
+        Examples
+        --------
+        >>> from dpselect.apps.influential import motkin_objectives
+        >>> from dpselect.graphs import from_edges
+        >>> g = from_edges([0, 0, 0, 1, 3], [1, 2, 3, 2, 4], n_nodes=5)
+        >>> U = motkin_objectives(g)[0]                          # (degree, egocentric density) per node
+        >>> s, sens = TopkParetoQuirks(U, g.degrees, local=False, quirks=()).scores(np.arange(5))
+        >>> s.tolist(), sens
+        ([0.0, 0.0, 0.0, -1.0, -3.0], 4.0)
+        """
         key = tuple(rows.tolist()) if rows.size < self.n else ()
         if key in self._cache:
             return self._cache[key]
@@ -795,7 +1399,31 @@ class TopkParetoQuirks:
         return out
 
     def sample(self, *, k: int, epsilon: float, rng: np.random.Generator) -> np.ndarray:
-        """k node indices; :class:`FloatingPointFailure` where the code's float path (``fp-raise``) raises."""
+        """k node indices; :class:`FloatingPointFailure` where the code's float path (``fp-raise``) raises.
+
+        Parameters
+        ----------
+        k : int
+            Nodes to pick.
+        epsilon : float
+            The budget of the k picks together (ε/k per pick when the scores are recomputed).
+        rng : numpy.random.Generator
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (k,)
+            In the order picked.
+
+        Examples
+        --------
+        >>> from dpselect.apps.influential import motkin_objectives
+        >>> from dpselect.graphs import from_edges
+        >>> g = from_edges([0, 0, 0, 1, 3], [1, 2, 3, 2, 4], n_nodes=5)
+        >>> U = motkin_objectives(g)[0]                          # (degree, egocentric density) per node
+        >>> TopkParetoQuirks(U, g.degrees, local=True, quirks=()).sample(k=2, epsilon=1.0,
+        ...                                                               rng=np.random.default_rng(0)).shape
+        (2,)
+        """
         def draw(s, sens, e, kk):
             if "fp-raise" in self.q:
                 return code_exponential(s, e, sens, kk, rng)
@@ -820,7 +1448,23 @@ class TopkParetoQuirks:
 def topk_reference_argsort(U: np.ndarray, k: int) -> np.ndarray:
     """The code's non-private reference (``topk/topk_pareto.py`` ``TopkPareto``):
     ``np.argsort(score)[::-1][:k]`` on the strict Pareto scores of all nodes (numpy's default sort; ties in
-    *our* node order, which need not be graph-tool's vertex order of the authors' graphml files)."""
+    *our* node order, which need not be graph-tool's vertex order of the authors' graphml files).
+
+    Parameters
+    ----------
+    U : numpy.ndarray, shape (n, m)
+        Objective values of the nodes.
+    k : int
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (k,)
+
+    Examples
+    --------
+    >>> topk_reference_argsort(np.array([[1.0, 2.0], [2.0, 1.0], [0.5, 0.5]]), 2).tolist()
+    [1, 0]
+    """
     ps = pareto_score(np.asarray(U, dtype=np.float64)).astype(np.float64)
     return np.argsort(ps)[::-1][:k].astype(np.int64)
 
@@ -833,6 +1477,26 @@ class TopkAggQuirks:
 
     ``agg-delta-ed``: δ^agg(t) = w_ed·δ^ED(2t) + w_deg·δ^ED(2t + 1) (the code's ``DeltaWeighted`` with
     ``Delta1`` = δ^ED); ``delta-code``: the code's δ^ED (2/(d − t − 1) while d − t > 2, else 1).
+
+    Parameters
+    ----------
+    U : numpy.ndarray, shape (n, 2)
+        (degree, egocentric density) of the nodes.
+    degrees : numpy.ndarray, shape (n,)
+    weights : (w_deg, w_ed)
+    quirks : sequence of str
+
+    Examples
+    --------
+    >>> from dpselect.apps.influential import motkin_objectives
+    >>> from dpselect.graphs import from_edges
+    >>> g = from_edges([0, 0, 0, 1, 3], [1, 2, 3, 2, 4], n_nodes=5)
+    >>> U = motkin_objectives(g)[0]                          # (degree, egocentric density) per node
+    >>> from dpselect.apps.motkin_sampler import MotkinSampler
+    >>> ours = MotkinSampler(g, "aggregate", objective_weights=(1.0, 100.0))
+    >>> a = TopkAggQuirks(U, g.degrees, (1.0, 100.0), quirks=()).sample(k=2, epsilon=1.0, rng=np.random.default_rng(0))
+    >>> a.tolist() == ours.sample(k=2, epsilon=1.0, rng=np.random.default_rng(0)).tolist()
+    True
     """
 
     def __init__(self, U: np.ndarray, degrees: np.ndarray, weights: Sequence[float], *, quirks: Sequence[str]) -> None:
@@ -852,7 +1516,29 @@ class TopkAggQuirks:
         self.D, self.err = dampen_with_error(self.u, self.sf)
 
     def sample(self, *, k: int, epsilon: float, rng: np.random.Generator) -> np.ndarray:
-        """k node indices in the order picked (ε/k per pick)."""
+        """k node indices in the order picked (ε/k per pick).
+
+        Parameters
+        ----------
+        k : int
+        epsilon : float
+            The budget of the k picks together.
+        rng : numpy.random.Generator
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (k,)
+
+        Examples
+        --------
+        >>> from dpselect.apps.influential import motkin_objectives
+        >>> from dpselect.graphs import from_edges
+        >>> g = from_edges([0, 0, 0, 1, 3], [1, 2, 3, 2, 4], n_nodes=5)
+        >>> U = motkin_objectives(g)[0]                          # (degree, egocentric density) per node
+        >>> TopkAggQuirks(U, g.degrees, (1.0, 100.0), quirks=("delta-code",)).sample(
+        ...     k=3, epsilon=1.0, rng=np.random.default_rng(0)).shape
+        (3,)
+        """
         from ..mechanisms import dampened_select
 
         sel = dampened_select(self.u, self.sf, self.D, self.err, float(epsilon), k, rng)

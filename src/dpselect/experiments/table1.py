@@ -21,7 +21,7 @@ from typing import Any, Sequence, cast
 import numpy as np
 
 from ..apps.dpmoet import CompressedTable, dp_moet, metric_c, nodp_moet
-from ..vocabulary import Mechanism
+from ..vocabulary import MechanismName
 from . import paper_code as pc
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table
 from ._data import load_tabular
@@ -36,7 +36,7 @@ EPSILONS = (0.01, 0.05, 0.1, 0.5, 1.0, 2.0, 5.0)
 DATASETS = ("nltcs", "adult", "acs")
 METHODS = ("pareto-global", "pareto-local")
 #: the mechanism of each method (global sensitivity: exponential mechanism; local: local dampening)
-MECHANISM: dict[str, Mechanism] = {"global": "exponential", "local": "local_dampening"}
+MECHANISM: dict[str, MechanismName] = {"global": "exponential", "local": "local_dampening"}
 # paper Table 1: (MO_g, MO_l) per dataset and ε
 PAPER = {
     "nltcs": {0.01: (0.48, 0.45), 0.05: (0.48, 0.35), 0.1: (0.48, 0.25), 0.5: (0.48, 0.13), 1.0: (0.48, 0.12),
@@ -55,23 +55,99 @@ _DATA: dict = {}
 
 
 def add_moet_arguments(parser: argparse.ArgumentParser, defaults: tuple[int, ...], budget_help: str) -> None:
-    """--budget and the DP-MOET sizes p, s, k, d, d_max, o with the paper's ``defaults``."""
+    """--budget and the DP-MOET sizes p, s, k, d, d_max, o with the paper's ``defaults``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        Extended in place.
+    defaults : tuple of 6 int
+        The defaults of ``--population --selection --generations --depth --max-depth --output``.
+    budget_help : str
+        The help text of ``--budget``.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_moet_arguments(parser, (30, 3, 3, 4, 10, 3), "privacy budget split")
+    >>> args = parser.parse_args(["--generations", "5"])
+    >>> args.population, args.generations, args.budget
+    (30, 5, 'even')
+    """
     parser.add_argument("--budget", choices=("even", "paper-code"), default="even", help=budget_help)
     for (flag, what, _), default in zip(MOET_FLAGS, defaults):
         parser.add_argument(flag, type=int, default=default, help=f"{what} (default {default})")
 
 
 def moet_settings(args: argparse.Namespace) -> dict:
-    """The keyword arguments of dp_moet / nodp_moet given by the flags."""
+    """The keyword arguments of dp_moet / nodp_moet given by the flags.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed flags of :func:`add_moet_arguments`.
+
+    Returns
+    -------
+    dict
+        ``population, selection, generations, depth, max_depth, output, budget``.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_moet_arguments(parser, (30, 3, 3, 4, 10, 3), "privacy budget split")
+    >>> moet_settings(parser.parse_args([]))
+    {'population': 30, 'selection': 3, 'generations': 3, 'depth': 4, 'max_depth': 10, 'output': 3, 'budget': 'even'}
+    """
     return {attr: getattr(args, attr) for _, _, attr in MOET_FLAGS} | {"budget": args.budget}
 
 
 def moet_settings_text(s: dict) -> str:
+    """The DP-MOET sizes as the markdown's settings sentence states them.
+
+    Parameters
+    ----------
+    s : dict
+        :func:`moet_settings` of the flags.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> moet_settings_text({"population": 30, "selection": 3, "generations": 3, "depth": 4, "max_depth": 10,
+    ...                     "output": 3})
+    'p = 30, s = 3, k = 3, d = 4, d_max = 10, o = 3'
+    """
     return ", ".join(f"{what} = {s[attr]}" for _, what, attr in MOET_FLAGS)
 
 
 def load_table(name: str) -> tuple[Any, CompressedTable]:
-    """(data, its CompressedTable), cached per worker process."""
+    """(data, its CompressedTable), cached per worker process.
+
+    Parameters
+    ----------
+    name : {"nltcs", "adult", "acs"}
+        Loaded with :func:`dpselect.experiments._data.load_tabular` (the project's copy).
+
+    Returns
+    -------
+    (TabularData, CompressedTable)
+        The same objects on every call in a process.
+
+    Examples
+    --------
+    >>> data, compressed = load_table("nltcs")
+    >>> data.n_records, load_table("nltcs")[0] is data
+    (21574, True)
+    """
     if name not in _DATA:
         data = load_tabular(name)
         _DATA[name] = (data, CompressedTable.from_data(data))
@@ -133,6 +209,25 @@ def _task_quirks(di, name, run_, seed, epsilons, settings, quirks):
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the flags of ``dpselect reproduce table1`` to ``parser`` (``add_arguments`` of this module).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The parser to extend, in place (``dpselect reproduce table1 --help`` lists the flags).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_arguments(parser)
+    >>> parser.parse_args([]).runs
+    500
+    """
     add_common_arguments(parser, runs=500, epsilons=EPSILONS, datasets=DATASETS, jobs=2)
     add_moet_arguments(parser, (30, 3, 3, 4, 10, 3), "privacy budget split (default even; see dpselect.apps.dpmoet)")
     pc.add_protocol_arguments(parser, pc.TABLE1_QUIRKS)
@@ -154,7 +249,30 @@ def _settings(res: Result) -> str:
 
 
 def protocol_report(res: Result, applicable: Sequence[str]) -> list[str]:
-    """The protocol paragraph and, with quirks, the failed runs and the dampening-cache counts (notes)."""
+    """The protocol paragraph and, with quirks, the failed runs and the dampening-cache counts (notes).
+
+    Parameters
+    ----------
+    res : Result
+        The collected runs (their notes carry the failed runs and the cache counts).
+    applicable : sequence of str
+        The quirks that apply to this reproduction (e.g. :data:`~dpselect.experiments.paper_code.TABLE1_QUIRKS`).
+
+    Returns
+    -------
+    list of str
+        Markdown lines; without quirks, the protocol paragraph and a blank line.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from dpselect.experiments import paper_code as pc
+    >>> from dpselect.experiments._common import Result
+    >>> args = argparse.Namespace(protocol="ours", quirks=None, without=None)
+    >>> lines = protocol_report(Result(args, ["nltcs"], [], [], 0.0), pc.TABLE1_QUIRKS)
+    >>> len(lines), lines[-1]
+    (2, '')
+    """
     quirks = pc.resolve_quirks(res.args, applicable)
     lines = [pc.protocol_text(quirks, applicable), ""]
     if not quirks:

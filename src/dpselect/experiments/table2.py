@@ -66,7 +66,27 @@ _CACHE: dict = {}  # per worker process: graphs, samplers, reference sets
 
 # -- graph datasets (shared with figure3 and thesis-figure20) ----------------------------------------
 def graph_source(name: str) -> tuple[str, str]:
-    """(label, source) for ``enron``/``github`` or an edge-list path (label = lower-case file stem)."""
+    """(label, source) for ``enron``/``github`` or an edge-list path (label = lower-case file stem).
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`dpselect.graphs.GRAPH_DATASETS` or an existing edge-list path (``SystemExit``
+        otherwise).
+
+    Returns
+    -------
+    (str, str)
+        The label of the rows and the source to load.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "Toy.txt"
+    >>> _ = path.write_text("0 1\\n1 2\\n")
+    >>> graph_source("enron"), graph_source(str(path))[0]
+    (('enron', 'enron'), 'toy')
+    """
     if name in GRAPH_DATASETS:
         return name, name
     p = Path(name)
@@ -77,13 +97,53 @@ def graph_source(name: str) -> tuple[str, str]:
 
 
 def load_graph_dataset(name: str) -> tuple[str, Graph]:
-    """(label, graph) for ``enron``/``github`` or an edge-list path (label = lower-case file stem)."""
+    """(label, graph) for ``enron``/``github`` or an edge-list path (label = lower-case file stem).
+
+    A shipped graph has its published node set (:func:`dpselect.experiments._data.load_graph`); an
+    edge-list path is read with :func:`dpselect.graphs.load_dataset_graph` (node set from the edges).
+
+    Parameters
+    ----------
+    name : str
+        As in :func:`graph_source`.
+
+    Returns
+    -------
+    (str, Graph)
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "Toy.txt"
+    >>> _ = path.write_text("0 1\\n1 2\\n")
+    >>> load_graph_dataset(str(path))
+    ('toy', Graph('Toy.txt', n_nodes=3, n_edges=2, max_degree=2))
+    """
     label, source = graph_source(name)
     return label, load_graph(source) if source in GRAPH_DATASETS else load_dataset_graph(Path(source))
 
 
 def cached_graph(source: str) -> Graph:
-    """The graph of a source from :func:`graph_sources`, loaded once per process."""
+    """The graph of a source from :func:`graph_sources`, loaded once per process.
+
+    Parameters
+    ----------
+    source : str
+        A source of :func:`graph_source`.
+
+    Returns
+    -------
+    Graph
+        The same object on every call in a process.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "Toy.txt"
+    >>> _ = path.write_text("0 1\\n1 2\\n")
+    >>> cached_graph(str(path)) is cached_graph(str(path))
+    True
+    """
     key = ("graph", source)
     if key not in _CACHE:
         _CACHE[key] = load_graph_dataset(source)[1]
@@ -91,13 +151,50 @@ def cached_graph(source: str) -> Graph:
 
 
 def cached(key: tuple, make: Callable[[], Any]) -> Any:
-    """``make()`` once per process and ``key``."""
+    """``make()`` once per process and ``key``.
+
+    Parameters
+    ----------
+    key : tuple
+        The cache key (shared by every caller in the process).
+    make : callable
+        Builds the value, called only on the first request of ``key``.
+
+    Returns
+    -------
+    object
+        The cached value.
+
+    Examples
+    --------
+    >>> cached(("doc-example",), lambda: [1, 2]) is cached(("doc-example",), lambda: [3])
+    True
+    """
     if key not in _CACHE:
         _CACHE[key] = make()
     return _CACHE[key]
 
 
 def add_graph_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--graph PATH`` (repeatable): edge-list files to run on besides (or instead of) --datasets.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        Extended in place.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_graph_argument(parser)
+    >>> [str(p) for p in parser.parse_args(["--graph", "a.txt", "--graph", "b.csv"]).graph]
+    ['a.txt', 'b.csv']
+    """
     parser.add_argument("--graph", action="append", type=Path, default=[], metavar="PATH",
                         help="an edge-list file to run on (repeatable; case-preserving, unlike --datasets; "
                              "replaces the default datasets unless --datasets is given)")
@@ -108,6 +205,25 @@ def graph_sources(args: argparse.Namespace) -> list[tuple[str, str]]:
 
     When --graph is given and --datasets is left at its default (all shipped graphs), only the
     --graph files run.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        With ``datasets`` and, optionally, ``graph`` (a missing file is a ``SystemExit``).
+
+    Returns
+    -------
+    list of (str, str)
+        (label, source) pairs, as :func:`graph_source` gives them.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "Toy.txt"
+    >>> _ = path.write_text("0 1\\n1 2\\n")
+    >>> graph_sources(argparse.Namespace(datasets=list(GRAPH_DATASETS), graph=[path]))[0][0]
+    'toy'
     """
     names = list(args.datasets)
     if getattr(args, "graph", None) and names == list(GRAPH_DATASETS):
@@ -121,7 +237,27 @@ def graph_sources(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 
 def graph_datasets(args: argparse.Namespace) -> list[tuple[str, Graph]]:
-    """The graphs named by --datasets plus those given with --graph, loaded: [(label, graph)]."""
+    """The graphs named by --datasets plus those given with --graph, loaded: [(label, graph)].
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        As in :func:`graph_sources`.
+
+    Returns
+    -------
+    list of (str, Graph)
+        Loaded once per process (:func:`cached_graph`).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "Toy.txt"
+    >>> _ = path.write_text("0 1\\n1 2\\n")
+    >>> graph_datasets(argparse.Namespace(datasets=[], graph=[path]))
+    [('toy', Graph('Toy.txt', n_nodes=3, n_edges=2, max_degree=2))]
+    """
     return [(label, cached_graph(source)) for label, source in graph_sources(args)]
 
 
@@ -219,7 +355,23 @@ def _task_quirks(job, quirks):
 
 
 def pareto_front_mask(U: np.ndarray) -> np.ndarray:
-    """Nodes of Pareto score 0."""
+    """Nodes of Pareto score 0: those no other node strictly dominates (evaluation only, not private).
+
+    Parameters
+    ----------
+    U : numpy.ndarray, shape (n, m)
+        Objective values of the nodes (rows), all maximised.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (n,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pareto_front_mask(np.array([[1.0, 2.0], [2.0, 1.0], [0.5, 0.5]])).tolist()
+    [True, True, False]
+    """
     return pareto_score(U) == 0
 
 
@@ -231,6 +383,25 @@ def _variants(args) -> tuple[str, ...]:
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the flags of ``dpselect reproduce table2`` to ``parser`` (``add_arguments`` of this module).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The parser to extend, in place (``dpselect reproduce table2 --help`` lists the flags).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_arguments(parser)
+    >>> parser.parse_args([]).runs
+    500
+    """
     add_common_arguments(parser, runs=500, epsilons=EPSILONS, datasets=tuple(GRAPH_DATASETS), jobs=1)
     add_graph_argument(parser)
     parser.add_argument("--k", type=int, default=3, help="nodes per selection (default 3)")

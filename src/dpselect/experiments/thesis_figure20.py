@@ -41,7 +41,29 @@ THESIS_TEXT = ("EM and PF have low accuracy for low B (ΔEBC = 22,361,076.5 for 
 
 
 def published_max_degree(label: str, args: argparse.Namespace | None = None) -> tuple[int, str]:
-    """(D, where it comes from) for the graph ``label``: ``--max-degree`` if given, else the thesis' value."""
+    """(D, where it comes from) for the graph ``label``: ``--max-degree`` if given, else the thesis' value.
+
+    D is a public bound on the maximum degree, never read from the graph (``SystemExit`` for a graph
+    without a published value and no ``--max-degree``).
+
+    Parameters
+    ----------
+    label : str
+        The graph's label (``enron``, ``dblp``, ``github`` have published values).
+    args : argparse.Namespace, optional
+        Parsed flags; its ``max_degree`` (``--max-degree``) wins when given.
+
+    Returns
+    -------
+    (int, str)
+        D and its source.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> published_max_degree("enron"), published_max_degree("toy", argparse.Namespace(max_degree=5))
+    ((1383, 'thesis Sec. 6.5'), (5, '--max-degree'))
+    """
 
     given = getattr(args, "max_degree", None) if args is not None else None
     if given is not None:
@@ -60,7 +82,29 @@ public_max_degree = renamed_function(published_max_degree, "public_max_degree")
 
 
 def setup(label: str, graph: Graph, args: argparse.Namespace | None = None) -> PrivTopkScores:
-    """EBC scores of ``graph`` with the public maximum-degree bound (no PrivacyLeakWarning)."""
+    """EBC scores of ``graph`` with the public maximum-degree bound (no PrivacyLeakWarning).
+
+    Parameters
+    ----------
+    label : str
+        The graph's label, for :func:`published_max_degree`.
+    graph : Graph
+    args : argparse.Namespace, optional
+        Parsed flags (``--max-degree``).
+
+    Returns
+    -------
+    PrivTopkScores
+        :func:`dpselect.prepare_priv_topk` of ``graph`` with ``max_degree=D``.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from dpselect.graphs import from_edges
+    >>> scores = setup("toy", from_edges([0, 1], [1, 2], n_nodes=3), argparse.Namespace(max_degree=2))
+    >>> scores.utilities.tolist(), scores.max_degree
+    ([0.0, 1.0, 0.0], 2)
+    """
     D, _ = published_max_degree(label, args)
     return prepare_priv_topk(graph, max_degree=D)
 
@@ -95,6 +139,25 @@ def _task(job):
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the flags of ``dpselect reproduce thesis-figure20`` to ``parser`` (``add_arguments`` of this module).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The parser to extend, in place (``dpselect reproduce thesis-figure20 --help`` lists the flags).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_arguments(parser)
+    >>> parser.parse_args([]).runs
+    100
+    """
     add_common_arguments(parser, runs=100, epsilons=EPSILONS, datasets=tuple(GRAPH_DATASETS), jobs=1)
     add_graph_argument(parser)
     parser.add_argument("--ks", type=parse_int_list, default=[5, 10, 20], help="comma-separated k values (default 5,10,20)")
