@@ -821,7 +821,7 @@ def test_peeled_fallback_by_lowered_levels_is_the_peeling_law(monkeypatch, freq,
     a = np.concatenate(([3.0, 2.6, 2.2, 2.0], g.normal(size=96) * 0.5))
     ex = lambda r: Fraction(float(a[r]))  # noqa: E731
     rng = np.random.default_rng(int(shift) + mark_min)
-    draws = np.array([sampling.noisy_top_k_peeled(a, None, 2, rng, noise=noise, exact_score=ex, _level_shift=shift)
+    draws = np.array([sampling._noisy_top_k_peeled(a, None, 2, rng, noise=noise, exact_score=ex, level_shift=shift)
                       for _ in range(1500)])
     assert (draws[:, 0] != draws[:, 1]).all()
     exact, firsts = _pair_law(a, noise)
@@ -847,8 +847,8 @@ def test_peeled_fallback_examines_a_few_candidates_not_n(monkeypatch, noise):
     a = np.random.default_rng(5).normal(size=n)
     ex = lambda r: Fraction(float(a[r]))  # noqa: E731
     for s in range(4):
-        out = sampling.noisy_top_k_peeled(a, None, 10, np.random.default_rng(s), noise=noise, exact_score=ex,
-                                          _level_shift=4.0)
+        out = sampling._noisy_top_k_peeled(a, None, 10, np.random.default_rng(s), noise=noise, exact_score=ex,
+                                          level_shift=4.0)
         assert len(set(out.tolist())) == 10
     assert calls == [] and stats["full"] == 0
     assert stats["refined"] >= 20
@@ -866,11 +866,11 @@ def test_peeled_picks_without_fallback_are_unchanged(monkeypatch):
     for noise in ("exponential", "laplace"):
         for s in range(30):
             before = stats["refined"]
-            new = sampling.noisy_top_k_peeled(a, None, 10, np.random.default_rng(s), noise=noise, exact_score=ex,
-                                              _level_shift=1.0)
+            new = sampling._noisy_top_k_peeled(a, None, 10, np.random.default_rng(s), noise=noise, exact_score=ex,
+                                              level_shift=1.0)
             monkeypatch.setattr(sampling, "_PEEL_FULL_FALLBACK", True)
-            old = sampling.noisy_top_k_peeled(a, None, 10, np.random.default_rng(s), noise=noise, exact_score=ex,
-                                              _level_shift=1.0)
+            old = sampling._noisy_top_k_peeled(a, None, 10, np.random.default_rng(s), noise=noise, exact_score=ex,
+                                              level_shift=1.0)
             monkeypatch.setattr(sampling, "_PEEL_FULL_FALLBACK", False)
             if stats["refined"] == before:
                 assert new.tolist() == old.tolist()

@@ -31,7 +31,8 @@ from __future__ import annotations
 import decimal
 import math
 from fractions import Fraction
-from typing import Callable
+from decimal import Decimal
+from typing import Callable, Tuple
 
 import numpy as np
 
@@ -46,7 +47,7 @@ INV64 = 2.0 ** -64
 # ---------------------------------------------------------------------------------------------
 # 64-bit words: the two conventions
 # ---------------------------------------------------------------------------------------------
-def words(rng, size: int) -> np.ndarray:
+def words(rng: np.random.Generator, size: int) -> np.ndarray:
     """``size`` independent uniform 64-bit words (*words* convention: one raw output of the bit generator each).
 
     ``rng``: a numpy Generator, or anything with its ``integers`` method (dpselect.dask replays words with it).
@@ -54,14 +55,14 @@ def words(rng, size: int) -> np.ndarray:
     return np.asarray(rng.integers(0, U64_MAX, size=size, dtype=np.uint64, endpoint=True), dtype=np.uint64)
 
 
-def words_drawer(rng) -> Callable[[int], np.ndarray]:
+def words_drawer(rng: np.random.Generator) -> Callable[[int], np.ndarray]:
     """``draw(size)``: :func:`words` from ``rng`` (the word source taken by :func:`less_than_exp`)."""
     def draw(size: int) -> np.ndarray:
         return words(rng, size)
     return draw
 
 
-def next_word(rng) -> int:
+def next_word(rng: np.random.Generator) -> int:
     """One uniform 64-bit word as an int (*words* convention)."""
     return int(words(rng, 1)[0])
 
@@ -189,6 +190,9 @@ def less_than_exp(log_p: float, first_word: int, draw: Callable[[int], np.ndarra
 # ---------------------------------------------------------------------------------------------
 # decimal interval arithmetic (the exact refinement of the samplers, and laplace_below)
 # ---------------------------------------------------------------------------------------------
+Interval = Tuple[Decimal, Decimal]
+
+
 class Dec:
     """Interval arithmetic on decimal.Decimal: round to nearest, then widen by one ulp."""
 
@@ -197,17 +201,17 @@ class Dec:
                                    rounding=decimal.ROUND_HALF_EVEN, traps=[])
         self.inf = decimal.Decimal("Infinity")
 
-    def down(self, x):
+    def down(self, x: Decimal) -> Decimal:
         return x if x.is_infinite() or x.is_zero() else self.ctx.next_minus(x)
 
-    def up(self, x):
+    def up(self, x: Decimal) -> Decimal:
         return x if x.is_infinite() or x.is_zero() else self.ctx.next_plus(x)
 
-    def frac(self, f: Fraction):
+    def frac(self, f: Fraction) -> Interval:
         q = self.ctx.divide(decimal.Decimal(f.numerator), decimal.Decimal(f.denominator))
         return self.down(q), self.up(q)
 
-    def ln(self, lo, hi):
+    def ln(self, lo: Decimal, hi: Decimal) -> Interval:
         """ln over [lo, hi] (0 <= lo <= hi)."""
         c = self.ctx
         a = -self.inf if lo.is_zero() else self.down(c.ln(lo))
@@ -218,7 +222,7 @@ class Dec:
             a = decimal.Decimal(0)
         return a, b
 
-    def exp(self, lo, hi):
+    def exp(self, lo: Decimal, hi: Decimal) -> Interval:
         c = self.ctx
         a = decimal.Decimal(0) if lo == -self.inf else self.down(c.exp(lo))
         b = decimal.Decimal(0) if hi == -self.inf else self.up(c.exp(hi))
@@ -228,7 +232,7 @@ class Dec:
             b = decimal.Decimal(1)
         return max(a, decimal.Decimal(0)), b
 
-    def one_minus_exp(self, z):
+    def one_minus_exp(self, z: Decimal) -> Interval:
         """Enclosure of 1 − e^{−z} for a point z >= 0, without cancellation for small z."""
         c = self.ctx
         if z.is_zero():
@@ -252,19 +256,19 @@ class Dec:
         slack = w.add(term, w.multiply(w.multiply(z, decimal.Decimal(n)), decimal.Decimal(10) ** (-(c.prec + 8))))
         return self.down(c.subtract(total, slack)), self.up(c.add(total, slack))
 
-    def add(self, x, y):
+    def add(self, x: Interval, y: Interval) -> Interval:
         c = self.ctx
         return self.down(c.add(x[0], y[0])), self.up(c.add(x[1], y[1]))
 
-    def neg(self, x):
+    def neg(self, x: Interval) -> Interval:
         # copy_negate is exact; unary minus would round to the *thread's* context precision
         return x[1].copy_negate(), x[0].copy_negate()
 
-    def scale(self, x, s):  # s > 0 (decimal)
+    def scale(self, x: Interval, s: Decimal) -> Interval:  # s > 0
         c = self.ctx
         return self.down(c.multiply(x[0], s)), self.up(c.multiply(x[1], s))
 
-    def div(self, x, s):  # s > 0
+    def div(self, x: Interval, s: Decimal) -> Interval:  # s > 0
         c = self.ctx
         return self.down(c.divide(x[0], s)), self.up(c.divide(x[1], s))
 
