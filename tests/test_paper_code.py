@@ -242,3 +242,13 @@ def test_figure3_quirk_sampler_is_ours_without_quirks_and_runs_with_them(tmp_pat
     # the global method does not change; with the same seeds the local one may
     assert [r for r in out["none"] if r["method"] == "agg-global"] == \
         [r for r in out["agg-delta-ed"] if r["method"] == "agg-global"]
+
+
+def test_quirk_selectors_read_aggregate_like_agg():
+    """approach="aggregate" (the library's name) selects the weighted sum, not silently the Pareto score."""
+    from dpselect.experiments.paper_code import nodp_select_quirks
+    U = np.array([[0.9, 0.1], [0.5, 0.5], [0.1, 0.95], [0.6, 0.6]])
+    for quirks in ((), ("nodp-argsort",)):
+        a = nodp_select_quirks(U, "agg", (3, 2), 2, np.random.default_rng(0), quirks).tolist()
+        b = nodp_select_quirks(U, "aggregate", (3, 2), 2, np.random.default_rng(0), quirks).tolist()
+        assert a == b

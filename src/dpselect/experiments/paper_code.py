@@ -112,6 +112,7 @@ from ..sensitivity import SensitivityFunction, constant, weighted_sum
 from ..trees import TreeSpace, crossover, mutate, prune, random_population
 from ..utilities.classification import rate_sensitivity
 from ..utilities.graph import egocentric_density_sensitivity
+from ..vocabulary import check_approach
 
 __all__ = ["PROTOCOLS", "QUIRKS", "TABLE1_QUIRKS", "FIGURE2_QUIRKS", "TABLE2_QUIRKS", "FIGURE3_QUIRKS",
     "PRIVACY_NOTE", "add_protocol_arguments", "resolve_quirks", "protocol_label", "protocol_text",
@@ -1017,8 +1018,8 @@ def nodp_select_quirks(U: np.ndarray, approach: str, weights: Sequence[float], n
     ----------
     U : numpy.ndarray, shape (n, 2)
         (TPR, TNR) of the trees.
-    approach : {"pareto", "agg"}
-        The Pareto score or the weighted sum (only the spelling "agg" selects the sum here).
+    approach : {"pareto", "aggregate"} (alias "agg")
+        The Pareto score or the weighted sum.
     weights : sequence of float
         (w_TPR, w_TNR) of "agg".
     n_pick : int
@@ -1038,6 +1039,7 @@ def nodp_select_quirks(U: np.ndarray, approach: str, weights: Sequence[float], n
     >>> nodp_select_quirks(U, "agg", (3, 2), 2, np.random.default_rng(0), ("nodp-argsort",)).tolist()
     [2, 0]
     """
+    approach = "agg" if check_approach(approach) == "aggregate" else "pareto"  # "aggregate" too
     weak = "ps-weak" in quirks
     agg = U @ np.asarray(weights, float) if approach == "agg" else None
     if "nodp-argsort" in quirks:
@@ -1093,6 +1095,7 @@ def private_select_quirks(tp: ArrayLike, tn: ArrayLike, n_pos: int, n_neg: int, 
     ...                       n_pick=2, gen=np.random.default_rng(0), quirks=(), n_records=9).shape
     (2,)
     """
+    approach = "agg" if check_approach(approach) == "aggregate" else "pareto"  # "aggregate" too
     q = set(quirks)
     tp = np.asarray(tp, dtype=np.int64)
     tn = np.asarray(tn, dtype=np.int64)
