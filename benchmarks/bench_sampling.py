@@ -94,13 +94,13 @@ def fallback_cost(u: np.ndarray, k: int, seeds: int) -> None:
 
     def run(shift: float, full: bool, s: int) -> tuple[float, int]:
         mechanisms.noisy_top_k_peeled = lambda *a, **kw: orig(*a, _level_shift=shift, **kw)
-        sampling._PEEL_FULL_FALLBACK = full
+        sampling._peel._PEEL_FULL_FALLBACK = full
         before = dict(sampling._PEEL_STATS)
         try:
             t = timed(lambda: dpselect.report_noisy_max(u, epsilon=1.0, sensitivity=1.0, k=k, rng=s))
         finally:
             mechanisms.noisy_top_k_peeled = orig
-            sampling._PEEL_FULL_FALLBACK = False
+            sampling._peel._PEEL_FULL_FALLBACK = False
         return t, sampling._PEEL_STATS["refined"] + sampling._PEEL_STATS["full"] - before["refined"] - before["full"]
 
     t: dict[str, list[float]] = {"numpy": [], "normal": [], "forced": [], "forced, old scan": []}
