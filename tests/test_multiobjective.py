@@ -421,7 +421,7 @@ def test_bad_input():
         priv_pareto(EX44, epsilon=1.0, sensitivities=["1", 1.0])
     with pytest.raises(TypeError, match="one entry per objective"):
         priv_pareto(EX44, epsilon=1.0, sensitivities=1.0)
-    with pytest.raises(ValueError, match="is for 3 candidates but U has 5 rows"):
+    with pytest.raises(ValueError, match="is for 3 candidates but objectives has 5 rows"):
         priv_pareto(EX44, epsilon=1.0, sensitivities=[constant(3, 1.0), 1.0])
     with pytest.raises(ValueError, match="mechanism must be one of"):
         priv_pareto(EX44, epsilon=1.0, sensitivities=[1.0, 1.0], mechanism="laplace")
@@ -924,3 +924,37 @@ def test_select_model_same_picks_as_before_issue_22():
     got = {m: [int(select_model(None, None, y, predictions=P, epsilon=1.0, rng=s, mechanism=m)) for s in range(8)]
            for m in ("LD", "SLD")}
     assert got == {"LD": [26, 29, 55, 21, 0, 9, 4, 16], "SLD": [26, 23, 31, 15, 2, 9, 36, 19]}
+
+
+# -- issue 23 item 3: the multi-objective matrix is called ``objectives`` everywhere ----------------------------
+def test_U_keyword_is_the_deprecated_spelling_of_objectives():
+    from dpselect._compat import DpselectDeprecationWarning
+    U = np.array([[3, 5], [5, 3], [4, 2], [2, 4], [1, 1], [2, 2]], dtype=float)
+    sfs = [constant(6, 1.0), constant(6, 1.0)]
+    calls = [
+        (priv_pareto, dict(epsilon=1.0, sensitivities=[1.0, 1.0], k=3, rng=5)),
+        (priv_pareto, dict(epsilon=1.0, sensitivities=sfs, mechanism="SLD", rng=6)),
+        (priv_agg, dict(objective_weights=[0.5, 0.5], epsilon=1.0, sensitivities=[1.0, 1.0], k=2, rng=7)),
+    ]
+    for fn, kw in calls:
+        for seed in range(5):
+            new = fn(objectives=U, **{**kw, "rng": kw["rng"] + 10 * seed})
+            with pytest.warns(DpselectDeprecationWarning, match=r"U=\.\.\.") as rec:
+                old = fn(U=U, **{**kw, "rng": kw["rng"] + 10 * seed})
+            assert len(rec) == 1
+            assert np.array_equal(new, old) and np.array_equal(new, fn(U, **{**kw, "rng": kw["rng"] + 10 * seed}))
+    with pytest.warns(DpselectDeprecationWarning):
+        p_old = priv_pareto_probabilities(U=U, epsilon=4.0, sensitivities=[1.0, 1.0])
+    assert np.array_equal(p_old, priv_pareto_probabilities(objectives=U, epsilon=4.0, sensitivities=[1.0, 1.0]))
+    with pytest.warns(DpselectDeprecationWarning):
+        p_old = priv_agg_probabilities(U=U, objective_weights=[1.0, 2.0], epsilon=1.0, sensitivities=[1.0, 1.0])
+    assert np.array_equal(p_old, priv_agg_probabilities(U, [1.0, 2.0], epsilon=1.0, sensitivities=[1.0, 1.0]))
+    with pytest.warns(DpselectDeprecationWarning):
+        assert pareto_score(U=U).tolist() == pareto_score(objectives=U).tolist() == [0, 0, -1, -1, -5, -2]
+    with pytest.warns(DpselectDeprecationWarning):
+        d_old = pareto_sensitivity(U=U, sensitivity_functions=sfs)(1)
+    assert np.array_equal(d_old, pareto_sensitivity(U, sfs)(1))
+    with pytest.raises(TypeError, match="objectives"):   # both spellings at once
+        priv_pareto(U, U=U, epsilon=1.0, sensitivities=[1.0, 1.0])
+    with pytest.raises(ValueError, match="objectives must be 2-D"):   # the message names the new parameter
+        priv_pareto(np.zeros((2, 2, 2)), epsilon=1.0, sensitivities=[1.0, 1.0])

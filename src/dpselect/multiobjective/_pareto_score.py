@@ -13,6 +13,7 @@ from numpy.typing import ArrayLike
 from .._dominance import count_dominating, count_with_orders
 from .._validation import check_matrix, check_positive
 from ..dampening import DEFAULT_MAX_STEPS
+from .._compat import renamed_parameter
 from ..sensitivity import SensitivityFunction, constant
 
 
@@ -22,7 +23,8 @@ Sensitivities = Sequence["float | SensitivityFunction"]
 # ---------------------------------------------------------------------------------------------
 # Pareto score and its sensitivity function
 # ---------------------------------------------------------------------------------------------
-def pareto_score(U: ArrayLike) -> np.ndarray:
+@renamed_parameter(old="U", new="objectives")
+def pareto_score(objectives: ArrayLike) -> np.ndarray:
     """Pareto score PS(r) = −|{r' ≠ r : r' dominates r}| of every candidate (paper Def. 4.3).
 
     r' dominates r iff it is strictly better in **every** objective; ties in any objective prevent
@@ -30,8 +32,8 @@ def pareto_score(U: ArrayLike) -> np.ndarray:
 
     Parameters
     ----------
-    U : array of shape (n, m)
-        ``U[r, i]`` = u_i(x, r), finite; all objectives are maximised. A 1-D array is one objective.
+    objectives : array of shape (n, m)
+        ``objectives[r, i]`` = u_i(x, r), finite; all objectives are maximised. A 1-D array is one objective.
 
     Returns
     -------
@@ -49,7 +51,7 @@ def pareto_score(U: ArrayLike) -> np.ndarray:
     >>> pareto_score([[3, 5], [5, 3], [4, 2], [2, 4], [1, 1]]).tolist()
     [0, 0, -1, -1, -4]
     """
-    M = _matrix(U, min_rows=1)
+    M = _matrix(objectives, min_rows=1)
     return -count_dominating(M, strict=True)
 
 
@@ -57,7 +59,7 @@ def _matrix(U, *, min_rows: int) -> np.ndarray:
     arr = np.asarray(U) if not isinstance(U, np.ndarray) else U
     if getattr(arr, "ndim", None) == 1:
         arr = arr[:, None]
-    M = check_matrix(arr, "U", min_rows=min_rows)
+    M = check_matrix(arr, "objectives", min_rows=min_rows)
     return M
 
 
@@ -76,12 +78,12 @@ def _check_sensitivities(sensitivities, m: int, n: int,
         raise TypeError(f"{name} must be a list with one entry per objective ({m}), "
                         f"got {type(sensitivities).__name__}") from None
     if len(sens) != m:
-        raise ValueError(f"{name} must have one entry per objective (U has {m} columns), got {len(sens)}")
+        raise ValueError(f"{name} must have one entry per objective (objectives has {m} columns), got {len(sens)}")
     out: list[float | SensitivityFunction] = []
     for i, s in enumerate(sens):
         if isinstance(s, SensitivityFunction):
             if s.n_candidates is not None and s.n_candidates != n:
-                raise ValueError(f"{name}[{i}] is for {s.n_candidates} candidates but U has {n} rows")
+                raise ValueError(f"{name}[{i}] is for {s.n_candidates} candidates but objectives has {n} rows")
             out.append(s)
         elif _is_number(s):
             out.append(check_positive(s, f"{name}[{i}]"))
@@ -861,7 +863,8 @@ def _pareto_shift(U: np.ndarray, sfs: list[SensitivityFunction], base_idx: np.nd
     return G.astype(np.float64)
 
 
-def pareto_sensitivity(U: ArrayLike, sensitivity_functions: Sensitivities) -> SensitivityFunction:
+@renamed_parameter(old="U", new="objectives")
+def pareto_sensitivity(objectives: ArrayLike, sensitivity_functions: Sensitivities) -> SensitivityFunction:
     """The admissible sensitivity function δ^PS of the Pareto score (paper Def. 4.5, Thm 4.7).
 
     Built from one admissible sensitivity function per objective; its global sensitivity is n − 1.
@@ -873,8 +876,8 @@ def pareto_sensitivity(U: ArrayLike, sensitivity_functions: Sensitivities) -> Se
 
     Parameters
     ----------
-    U : array of shape (n, m)
-        Objective values, one row per candidate (n >= 2).
+    objectives : array of shape (n, m)
+        Objective values, one row per candidate (n >= 2). ``U=`` is its deprecated spelling.
     sensitivity_functions : list of SensitivityFunction or numbers
         δ_i for each objective (admissible under the data's neighbour model). A number is a global
         sensitivity Δu_i, used as the constant function δ_i = Δu_i.
@@ -902,7 +905,7 @@ def pareto_sensitivity(U: ArrayLike, sensitivity_functions: Sensitivities) -> Se
     >>> pareto_sensitivity(U, d)(0).tolist()      # b: c may stop dominating it; c: b may come to dominate it
     [0.0, 1.0, 1.0]
     """
-    M = _matrix(U, min_rows=2)
+    M = _matrix(objectives, min_rows=2)
     n, m = M.shape
     sens = _check_sensitivities(sensitivity_functions, m, n, "sensitivity_functions")
     return _pareto_sf(M, _as_functions(sens, n), None)

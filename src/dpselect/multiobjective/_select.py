@@ -54,8 +54,8 @@ def _probabilities(mechanism: str, u: np.ndarray, eps: float, sensitivity, optio
     return get_mechanism(mechanism).probabilities(u, epsilon=eps, sensitivity=sensitivity, **options)
 
 
-def _prepare(U, epsilon, sensitivities, mechanism, options):
-    M = _matrix(U, min_rows=2)
+def _prepare(objectives, epsilon, sensitivities, mechanism, options):
+    M = _matrix(objectives, min_rows=2)
     n, m = M.shape
     eps = check_positive(epsilon, "epsilon")
     sens = _check_sensitivities(sensitivities, m, n)
@@ -70,9 +70,10 @@ def _prepare(U, epsilon, sensitivities, mechanism, options):
     return M, n, m, eps, sens, mechanism
 
 
+@renamed_parameter(old="U", new="objectives")
 @keyword_only("epsilon", "sensitivities")
 @selection_result
-def priv_pareto(U: ArrayLike, *, epsilon: float, sensitivities: Sensitivities, mechanism: str | None = None,
+def priv_pareto(objectives: ArrayLike, *, epsilon: float, sensitivities: Sensitivities, mechanism: str | None = None,
                 k: int | None = None,
                 rng: RngLike = None, **options) -> int | np.ndarray:
     """PrivPareto (paper Def. 4.1 / 4.2): privately select candidate(s) close to the Pareto front.
@@ -88,11 +89,12 @@ def priv_pareto(U: ArrayLike, *, epsilon: float, sensitivities: Sensitivities, m
 
     Parameters
     ----------
-    U : array of shape (n, m)
-        Objective values u_i(x, r), one row per candidate (n >= 2), all maximised.
+    objectives : array of shape (n, m)
+        Objective values u_i(x, r), one row per candidate (n >= 2), all maximised. ``U=`` is its
+        deprecated spelling (``DeprecationWarning``).
     epsilon : float
         Privacy budget, > 0 (split evenly over the k picks). Keyword-only, like every argument after
-        ``U``; ``epsilon`` and ``sensitivities`` given positionally still work for one release, with a
+        ``objectives``; ``epsilon`` and ``sensitivities`` given positionally still work for one release, with a
         ``DeprecationWarning``.
     sensitivities : list, one entry per objective
         Global sensitivities Δu_i (numbers) or admissible SensitivityFunctions δ_i.
@@ -123,7 +125,7 @@ def priv_pareto(U: ArrayLike, *, epsilon: float, sensitivities: Sensitivities, m
     >>> int(priv_pareto(U, epsilon=100.0, sensitivities=[1.0, 1.0], rng=0)) in (0, 1)   # the front is {a, b}
     True
     """
-    M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
+    M, n, m, eps, sens, mechanism = _prepare(objectives, epsilon, sensitivities, mechanism, options)
     k = check_k(1 if k is None else k, n)
     gen = check_rng(rng)
     spec = get_mechanism(mechanism)
@@ -151,9 +153,10 @@ def priv_pareto(U: ArrayLike, *, epsilon: float, sensitivities: Sensitivities, m
     return picks[0] if k == 1 else np.asarray(picks, dtype=np.int64)
 
 
+@renamed_parameter(old="U", new="objectives")
 @keyword_only("epsilon", "sensitivities")
 @probabilities_result
-def priv_pareto_probabilities(U: ArrayLike, *, epsilon: float, sensitivities: Sensitivities,
+def priv_pareto_probabilities(objectives: ArrayLike, *, epsilon: float, sensitivities: Sensitivities,
                               mechanism: str | None = None,
                               **options) -> np.ndarray:
     """Exact output distribution of :func:`priv_pareto` with k = 1.
@@ -166,7 +169,7 @@ def priv_pareto_probabilities(U: ArrayLike, *, epsilon: float, sensitivities: Se
     >>> p.round(3).tolist()         # exponential mechanism: ∝ exp(ε·PS/(2·4)), PS = 0, 0, -1, -1, -4
     [0.299, 0.299, 0.181, 0.181, 0.04]
     """
-    M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
+    M, n, m, eps, sens, mechanism = _prepare(objectives, epsilon, sensitivities, mechanism, options)
     ps = -count_dominating(M, strict=True)
     spec = get_mechanism(mechanism)
     if spec.kind == "local":
@@ -181,15 +184,16 @@ def priv_pareto_probabilities(U: ArrayLike, *, epsilon: float, sensitivities: Se
     return _probabilities(mechanism, ps.astype(np.float64), eps, sens_k, options)
 
 
+@renamed_parameter(old="U", new="objectives")
 @renamed_parameter(old="weights", new="objective_weights")
 @keyword_only("epsilon", "sensitivities")
 @selection_result
-def priv_agg(U: ArrayLike, objective_weights: ArrayLike | None = None, *, epsilon: float, sensitivities: Sensitivities,
+def priv_agg(objectives: ArrayLike, objective_weights: ArrayLike | None = None, *, epsilon: float, sensitivities: Sensitivities,
              mechanism: str | None = None, k: int | None = None, rng: RngLike = None,
              base_measure: ArrayLike | None = None, **options) -> int | np.ndarray:
     """PrivAgg (paper Def. 5.1 / 5.2): privately select candidate(s) maximising Σ_i w_i u_i.
 
-    The aggregate utility u_agg = U @ objective_weights goes to a single-objective mechanism with global
+    The aggregate utility u_agg = objectives @ objective_weights goes to a single-objective mechanism with global
     sensitivity Σ_i |w_i| Δu_i (Thm 5.3; "exponential" [default when ``sensitivities`` are all numbers],
     "permute_and_flip", "report_noisy_max") or with the sensitivity function
     δ^agg = Σ_i |w_i| δ_i (Thm 5.4; "local_dampening" [default when any entry is a SensitivityFunction]
@@ -197,8 +201,8 @@ def priv_agg(U: ArrayLike, objective_weights: ArrayLike | None = None, *, epsilo
 
     Parameters
     ----------
-    U : array of shape (n, m)
-        Objective values, one row per candidate (n >= 2).
+    objectives : array of shape (n, m)
+        Objective values, one row per candidate (n >= 2). ``U=`` is its deprecated spelling.
     objective_weights : array of shape (m,)
         The w_i: finite, not all zero (negative weights are allowed). Required; ``weights=`` is its
         deprecated spelling (``DeprecationWarning``).
@@ -224,17 +228,18 @@ def priv_agg(U: ArrayLike, objective_weights: ArrayLike | None = None, *, epsilo
     1
     """
     objective_weights = _agg_arguments("priv_agg", objective_weights)
-    M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
+    M, n, m, eps, sens, mechanism = _prepare(objectives, epsilon, sensitivities, mechanism, options)
     k = check_k(1 if k is None else k, n)
     u, sensitivity = _aggregate(M, objective_weights, sens, mechanism, n, m)
     out = _select(mechanism, u, eps, sensitivity, k, check_rng(rng), options, base_measure)
     return int(out) if k == 1 else np.asarray(out, dtype=np.int64)
 
 
+@renamed_parameter(old="U", new="objectives")
 @renamed_parameter(old="weights", new="objective_weights")
 @keyword_only("epsilon", "sensitivities")
 @probabilities_result
-def priv_agg_probabilities(U: ArrayLike, objective_weights: ArrayLike | None = None, *, epsilon: float,
+def priv_agg_probabilities(objectives: ArrayLike, objective_weights: ArrayLike | None = None, *, epsilon: float,
                            sensitivities: Sensitivities,
                            mechanism: str | None = None,
                            base_measure: ArrayLike | None = None, **options) -> np.ndarray:
@@ -244,6 +249,6 @@ def priv_agg_probabilities(U: ArrayLike, objective_weights: ArrayLike | None = N
     [0.5, 0.5]
     """
     objective_weights = _agg_arguments("priv_agg_probabilities", objective_weights)
-    M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
+    M, n, m, eps, sens, mechanism = _prepare(objectives, epsilon, sensitivities, mechanism, options)
     u, sensitivity = _aggregate(M, objective_weights, sens, mechanism, n, m)
     return _probabilities(mechanism, u, eps, sensitivity, options, base_measure)
