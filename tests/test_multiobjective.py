@@ -958,3 +958,57 @@ def test_U_keyword_is_the_deprecated_spelling_of_objectives():
         priv_pareto(U, U=U, epsilon=1.0, sensitivities=[1.0, 1.0])
     with pytest.raises(ValueError, match="objectives must be 2-D"):   # the message names the new parameter
         priv_pareto(np.zeros((2, 2, 2)), epsilon=1.0, sensitivities=[1.0, 1.0])
+
+
+# -- issue 24 item 1: accountant= on PrivPareto and PrivAgg --------------------------------------------------
+def _acc_calls():
+    U = np.array([[3, 5], [5, 3], [4, 2], [2, 4], [1, 1], [2, 2]], dtype=float)
+    sfs = [constant(6, 1.0), constant(6, 1.0)]
+    return [
+        ("priv_pareto", lambda **kw: priv_pareto(U, epsilon=0.6, sensitivities=[1.0, 1.0], k=3, **kw),
+         "priv_pareto(mechanism='exponential', k=3)"),
+        ("priv_pareto", lambda **kw: priv_pareto(U, epsilon=0.6, sensitivities=sfs, mechanism="LD", **kw),
+         "priv_pareto(mechanism='local_dampening', k=1)"),
+        ("priv_agg", lambda **kw: priv_agg(U, [0.5, 0.5], epsilon=0.6, sensitivities=[1.0, 1.0], mechanism="PF", k=2,
+                                           **kw),
+         "priv_agg(mechanism='permute_and_flip', k=2)"),
+        ("priv_agg", lambda **kw: priv_agg(U, [1.0, -1.0], epsilon=0.6, sensitivities=sfs, mechanism="SLD", **kw),
+         "priv_agg(mechanism='shifted_local_dampening', k=1)"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(4))
+def test_multiobjective_accountant_charges_before_drawing(case):
+    from dpselect import Accountant, BudgetExceededError, get_mechanism
+    _, call, label = _acc_calls()[case]
+    mech = {"exponential": "EM", "local_dampening": "LD", "permute_and_flip": "PF",
+            "shifted_local_dampening": "SLD"}[label.split("'")[1]]
+    k = int(label.rsplit("k=", 1)[1][:-1])
+    # a valid release: charged once with the mechanism's guarantee of k picks, and the same picks as without
+    acc = Accountant(epsilon=1.0)
+    got = call(rng=np.random.default_rng(3), accountant=acc)
+    assert np.array_equal(got, call(rng=np.random.default_rng(3)))
+    assert len(acc.history) == 1
+    assert acc.history[0].label == label
+    assert repr(acc.history[0].guarantee) == repr(get_mechanism(mech).privacy(0.6, k=k))
+    assert acc.spent().epsilon_ == pytest.approx(0.6)
+    # the second one would exceed the budget: refused, nothing recorded, the generator untouched
+    gen = np.random.default_rng(4)
+    state = gen.bit_generator.state
+    with pytest.raises(BudgetExceededError):
+        call(rng=gen, accountant=acc)
+    assert gen.bit_generator.state == state
+    assert len(acc.history) == 1 and acc.spent().epsilon_ == pytest.approx(0.6)
+
+
+def test_multiobjective_accountant_refuses_bad_arguments_before_charging():
+    from dpselect import Accountant
+    U = np.array([[3, 5], [5, 3], [4, 2]], dtype=float)
+    acc = Accountant(epsilon=1.0)
+    with pytest.raises(TypeError, match="accountant"):
+        priv_pareto(U, epsilon=0.5, sensitivities=[1.0, 1.0], accountant=1.0)
+    with pytest.raises(ValueError, match="objective_weights"):
+        priv_agg(U, [0.0, 0.0], epsilon=0.5, sensitivities=[1.0, 1.0], accountant=acc)
+    with pytest.raises(ValueError, match="k"):
+        priv_pareto(U, epsilon=0.5, sensitivities=[1.0, 1.0], k=4, accountant=acc)
+    assert acc.history == ()

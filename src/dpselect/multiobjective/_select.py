@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._boundary import charge, check_accountant
 from .._compat import keyword_only, renamed_parameter
+from ..accounting.accountant import Accountant
 from .._dominance import count_dominating
 from .._rng import check_rng
 from .._validation import check_k, check_positive
@@ -75,7 +77,7 @@ def _prepare(objectives, epsilon, sensitivities, mechanism, options):
 @selection_result
 def priv_pareto(objectives: ArrayLike, *, epsilon: float, sensitivities: Sensitivities, mechanism: str | None = None,
                 k: int | None = None,
-                rng: RngLike = None, **options) -> int | np.ndarray:
+                rng: RngLike = None, accountant: Accountant | None = None, **options) -> int | np.ndarray:
     """PrivPareto (paper Def. 4.1 / 4.2): privately select candidate(s) close to the Pareto front.
 
     Runs a single-objective mechanism on the Pareto score PS with
@@ -105,6 +107,11 @@ def priv_pareto(objectives: ArrayLike, *, epsilon: float, sensitivities: Sensiti
         Pareto scores and δ^PS (and the global sensitivity n' − 1) are **recomputed on the remaining
         candidates**, so domination by already selected candidates no longer counts.
     rng : Generator, int or None
+    accountant : dpselect.Accountant, optional
+        Charged the guarantee of the whole call (``get_mechanism(mechanism).privacy(epsilon, k=k)``: k adaptive
+        picks of ε/k) after the arguments are checked and before any random bit is drawn; a call it cannot
+        pay for raises :class:`~dpselect.BudgetExceededError`, releases nothing, records nothing and leaves
+        ``rng`` untouched.
     **options
         Passed to the mechanism: ``monotonic`` (exponential, permute_and_flip, report_noisy_max),
         ``noise`` (report_noisy_max), ``direction`` (shifted_local_dampening), ``max_steps`` (local ones).
@@ -128,9 +135,16 @@ def priv_pareto(objectives: ArrayLike, *, epsilon: float, sensitivities: Sensiti
     M, n, m, eps, sens, mechanism = _prepare(objectives, epsilon, sensitivities, mechanism, options)
     k = check_k(1 if k is None else k, n)
     gen = check_rng(rng)
+    acc = check_accountant(accountant)
     spec = get_mechanism(mechanism)
     local = spec.kind == "local"
     sfs = _as_functions(sens, n) if local else []
+    check_walk = _check_shifted_walk if spec.score == "shifted" else _check_dampening_walk
+    if local:   # the first pick's refusal comes before the charge (a refused call costs nothing)
+        check_walk(M, sfs, options)
+    # the k picks are k adaptive releases of ε/k (a last pick fixed by the earlier ones costs nothing: charging
+    # it too is conservative)
+    charge(acc, spec.privacy(eps, k=k, **options), label=f"priv_pareto(mechanism={spec.name!r}, k={k})")
     remaining = np.arange(n)
     picks: list[int] = []
     for _ in range(k):
@@ -140,10 +154,8 @@ def priv_pareto(objectives: ArrayLike, *, epsilon: float, sensitivities: Sensiti
         sub = M[remaining]
         ps = -count_dominating(sub, strict=True)
         if local:
-            if spec.score == "shifted":
-                _check_shifted_walk(sub, sfs, options)
-            else:
-                _check_dampening_walk(sub, sfs, options)
+            if remaining.size < n:   # the whole set was checked above
+                check_walk(sub, sfs, options)
             sens_k: float | SensitivityFunction = _pareto_sf(sub, sfs, None if remaining.size == n else remaining)
         else:
             sens_k = float(remaining.size - 1)
@@ -190,7 +202,8 @@ def priv_pareto_probabilities(objectives: ArrayLike, *, epsilon: float, sensitiv
 @selection_result
 def priv_agg(objectives: ArrayLike, objective_weights: ArrayLike | None = None, *, epsilon: float, sensitivities: Sensitivities,
              mechanism: str | None = None, k: int | None = None, rng: RngLike = None,
-             base_measure: ArrayLike | None = None, **options) -> int | np.ndarray:
+             base_measure: ArrayLike | None = None, accountant: Accountant | None = None,
+             **options) -> int | np.ndarray:
     """PrivAgg (paper Def. 5.1 / 5.2): privately select candidate(s) maximising Σ_i w_i u_i.
 
     The aggregate utility u_agg = objectives @ objective_weights goes to a single-objective mechanism with global
@@ -206,7 +219,7 @@ def priv_agg(objectives: ArrayLike, objective_weights: ArrayLike | None = None, 
     objective_weights : array of shape (m,)
         The w_i: finite, not all zero (negative weights are allowed). Required; ``weights=`` is its
         deprecated spelling (``DeprecationWarning``).
-    epsilon, sensitivities, mechanism, rng, **options
+    epsilon, sensitivities, mechanism, rng, accountant, **options
         As in :func:`priv_pareto` (keywords; ``epsilon`` and ``sensitivities`` are required).
     k : int, optional
         Omitted: one candidate. ``k > 1``: k distinct candidates, ε/k each (the aggregate does not depend on the remaining set).
@@ -231,7 +244,11 @@ def priv_agg(objectives: ArrayLike, objective_weights: ArrayLike | None = None, 
     M, n, m, eps, sens, mechanism = _prepare(objectives, epsilon, sensitivities, mechanism, options)
     k = check_k(1 if k is None else k, n)
     u, sensitivity = _aggregate(M, objective_weights, sens, mechanism, n, m)
-    out = _select(mechanism, u, eps, sensitivity, k, check_rng(rng), options, base_measure)
+    gen = check_rng(rng)
+    acc = check_accountant(accountant)
+    spec = get_mechanism(mechanism)
+    charge(acc, spec.privacy(eps, k=k, **options), label=f"priv_agg(mechanism={spec.name!r}, k={k})")
+    out = _select(mechanism, u, eps, sensitivity, k, gen, options, base_measure)
     return int(out) if k == 1 else np.asarray(out, dtype=np.int64)
 
 
