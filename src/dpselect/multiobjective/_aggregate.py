@@ -16,8 +16,24 @@ def aggregate_sensitivity(objective_weights: ArrayLike | None = None,
     """δ^agg(x, t, r) = Σ_i |w_i| δ_i(x, t, r), admissible for u_agg = Σ_i w_i u_i (paper Thm 5.4).
 
     Its global sensitivity is Σ_i |w_i| Δu_i (paper Thm 5.3). Same neighbour model as the δ_i.
-    ``objective_weights`` are the w_i (``weights=`` is its deprecated spelling, ``DeprecationWarning``).
 
+    Parameters
+    ----------
+    objective_weights : array of shape (m,)
+        The w_i: finite, not all zero (negative weights allowed). ``weights=`` is its deprecated spelling
+        (``DeprecationWarning``).
+    sensitivity_functions : list of m SensitivityFunction
+        One admissible δ_i per objective, all for the same n candidates (a global sensitivity Δu_i as
+        ``dpselect.constant(n, Δu_i)``).
+
+    Returns
+    -------
+    SensitivityFunction
+        δ^agg for the same n candidates: ``f(t)`` is a float64 array of shape (n,);
+        ``global_sensitivity`` = Σ_i |w_i| Δu_i.
+
+    Examples
+    --------
     >>> import dpselect
     >>> f = aggregate_sensitivity([0.5, -2.0], [dpselect.constant(3, 1.0), dpselect.constant(3, 0.25)])
     >>> f.global_sensitivity, f(0).tolist()

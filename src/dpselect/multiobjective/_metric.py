@@ -44,6 +44,23 @@ def metric_c(reference: ArrayLike, candidates: ArrayLike, *, objectives: ArrayLi
     The older ``metric_c(objectives, reference, selected)`` of :mod:`dpselect.apps.influential` (three
     positional arguments) still works for one release with a ``DeprecationWarning``.
 
+    Parameters
+    ----------
+    reference : array of shape (n', m), or 1-D int array with ``objectives``
+        X': the set whose members may dominate.
+    candidates : array of shape (n'', m), or 1-D int array with ``objectives``
+        X'': the set measured (non-empty).
+    objectives : array of shape (n, m), optional
+        The objective values of all candidates; ``reference`` and ``candidates`` are then row indices.
+
+    Returns
+    -------
+    float
+        In [0, 1]: the fraction of X'' dominated by some member of X'. Not private (post-processing of
+        released selections and of the data: an evaluation measure).
+
+    Examples
+    --------
     >>> metric_c(np.array([[0.9, 0.9]]), np.array([[0.5, 0.5], [0.95, 0.1]]))
     0.5
     >>> metric_c([0], [1, 2], objectives=np.array([[3, 3], [1, 1], [2, 4]]))

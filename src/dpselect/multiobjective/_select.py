@@ -118,7 +118,10 @@ def priv_pareto(objectives: ArrayLike, *, epsilon: float, sensitivities: Sensiti
 
     Returns
     -------
-    int when ``k`` is omitted or 1, else an int64 array of the k indices in the order picked.
+    int or numpy.ndarray of int64
+        ``k`` omitted: one candidate index (an ``int``). Any int ``k`` (1 included): an array of shape
+        (k,), the indices in the order picked. With a pandas DataFrame as ``objectives``: its index
+        labels instead of positions.
 
     Privacy
     -------
@@ -129,8 +132,13 @@ def priv_pareto(objectives: ArrayLike, *, epsilon: float, sensitivities: Sensiti
     Examples
     --------
     >>> U = [[3, 5], [5, 3], [4, 2], [2, 4], [1, 1]]
-    >>> int(priv_pareto(U, epsilon=100.0, sensitivities=[1.0, 1.0], rng=0)) in (0, 1)   # the front is {a, b}
+    >>> priv_pareto(U, epsilon=100.0, sensitivities=[1.0, 1.0], rng=0) in (0, 1)   # the front is {a, b}
     True
+    >>> out = priv_pareto(U, epsilon=100.0, sensitivities=[1.0, 1.0], k=2, rng=0)
+    >>> out.shape, out.dtype, sorted(out.tolist())
+    ((2,), dtype('int64'), [0, 1])
+    >>> priv_pareto(U, epsilon=100.0, sensitivities=[1.0, 1.0], k=1, rng=0).shape
+    (1,)
     """
     M, n, m, eps, sens, mechanism = _prepare(objectives, epsilon, sensitivities, mechanism, options)
     k = check_k(1 if k is None else k, n)
@@ -171,12 +179,26 @@ def priv_pareto(objectives: ArrayLike, *, epsilon: float, sensitivities: Sensiti
 def priv_pareto_probabilities(objectives: ArrayLike, *, epsilon: float, sensitivities: Sensitivities,
                               mechanism: str | None = None,
                               **options) -> np.ndarray:
-    """Exact output distribution of :func:`priv_pareto` with k = 1.
+    """Exact output distribution of :func:`priv_pareto` with ``k`` omitted (one pick).
 
-    Same arguments as :func:`priv_pareto`. Closed forms for "exponential", "permute_and_flip" (small n),
-    "local_dampening" and "shifted_local_dampening"; "report_noisy_max" with Gumbel or exponential noise
-    reduces to the first two, Laplace noise is integrated numerically (small n).
+    Closed forms for "exponential", "permute_and_flip" (small n), "local_dampening" and
+    "shifted_local_dampening"; "report_noisy_max" with Gumbel or exponential noise reduces to the first
+    two, Laplace noise is integrated numerically (small n).
 
+    Parameters
+    ----------
+    objectives, epsilon, sensitivities, mechanism, **options
+        As in :func:`priv_pareto` (``exact`` is accepted and ignored: the probabilities are exact either
+        way). ``U=`` is the deprecated spelling of ``objectives``.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n,)
+        P[priv_pareto(...) = r] for every candidate r (sums to 1). With a pandas DataFrame as ``objectives``:
+        a Series indexed like it, named "probability".
+
+    Examples
+    --------
     >>> p = priv_pareto_probabilities([[3, 5], [5, 3], [4, 2], [2, 4], [1, 1]], epsilon=4.0, sensitivities=[1.0, 1.0])
     >>> p.round(3).tolist()         # exponential mechanism: ∝ exp(ε·PS/(2·4)), PS = 0, 0, -1, -1, -4
     [0.299, 0.299, 0.181, 0.181, 0.04]
@@ -228,7 +250,10 @@ def priv_agg(objectives: ArrayLike, objective_weights: ArrayLike | None = None, 
 
     Returns
     -------
-    int when ``k`` is omitted or 1, else an int64 array of the k indices in the order picked.
+    int or numpy.ndarray of int64
+        ``k`` omitted: one candidate index (an ``int``). Any int ``k`` (1 included): an array of shape
+        (k,), the indices in the order picked. With a pandas DataFrame as ``objectives``: its index
+        labels instead of positions.
 
     Privacy
     -------
@@ -236,9 +261,11 @@ def priv_agg(objectives: ArrayLike, objective_weights: ArrayLike | None = None, 
 
     Examples
     --------
-    >>> int(priv_agg([[0.9, 0.1], [0.6, 0.7], [0.2, 0.3]], [0.5, 0.5], epsilon=1000.0, sensitivities=[1.0, 1.0],
-    ...              rng=0))
+    >>> priv_agg([[0.9, 0.1], [0.6, 0.7], [0.2, 0.3]], [0.5, 0.5], epsilon=1000.0, sensitivities=[1.0, 1.0], rng=0)
     1
+    >>> priv_agg([[0.9, 0.1], [0.6, 0.7], [0.2, 0.3]], [0.5, 0.5], epsilon=1000.0, sensitivities=[1.0, 1.0], k=2,
+    ...          rng=0).tolist()
+    [1, 0]
     """
     objective_weights = _agg_arguments("priv_agg", objective_weights)
     M, n, m, eps, sens, mechanism = _prepare(objectives, epsilon, sensitivities, mechanism, options)
@@ -260,8 +287,21 @@ def priv_agg_probabilities(objectives: ArrayLike, objective_weights: ArrayLike |
                            sensitivities: Sensitivities,
                            mechanism: str | None = None,
                            base_measure: ArrayLike | None = None, **options) -> np.ndarray:
-    """Exact output distribution of :func:`priv_agg` with k = 1 (same arguments).
+    """Exact output distribution of :func:`priv_agg` with ``k`` omitted (one pick).
 
+    Parameters
+    ----------
+    objectives, objective_weights, epsilon, sensitivities, mechanism, base_measure, **options
+        As in :func:`priv_agg` (``exact`` is accepted and ignored). ``U=`` and ``weights=`` are the
+        deprecated spellings of ``objectives`` and ``objective_weights``.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n,)
+        P[priv_agg(...) = r] for every candidate r (a pandas Series for a DataFrame input).
+
+    Examples
+    --------
     >>> priv_agg_probabilities([[1.0, 0.0], [0.0, 1.0]], [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0]).tolist()
     [0.5, 0.5]
     """

@@ -27,6 +27,36 @@ def noisy_top_k_batch(
     ``peel=True``: k rounds with fresh noise on the remaining candidates (report-noisy-max top-k with
     exponential or Laplace noise) instead of the k largest of one draw. Draws that float enclosures
     cannot certify are finished one by one with the exact refinement.
+
+    Parameters
+    ----------
+    a, a_err, noise, exact_score
+        As in :func:`noisy_top_k`.
+    k : int
+        Indices per draw (1 <= k <= len(a)).
+    size : int
+        Number of independent draws (>= 1).
+    rng : numpy.random.Generator
+        The only source of randomness.
+    weights : float64 array, optional
+        A base measure, as ``base_measure`` of :func:`noisy_top_k`.
+    peel : bool
+        Fresh noise per pick (see above) instead of one noise draw per candidate.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (size, k)
+        Row i is the i-th draw, largest first; every row has the law of one :func:`noisy_top_k` call
+        (or of k peeled picks).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fractions import Fraction
+    >>> a = np.array([0.0, 50.0, 1.0, 40.0])
+    >>> out = noisy_top_k_batch(a, None, 2, 5, np.random.default_rng(0), exact_score=lambda r: Fraction(a[r]))
+    >>> out.shape, out.dtype, {tuple(sorted(row)) for row in out.tolist()}
+    ((5, 2), dtype('int64'), {(1, 3)})
     """
     n = a.shape[0]
     kk = min(k, n)

@@ -118,6 +118,32 @@ def noisy_top_k_peeled(a: np.ndarray, a_err: np.ndarray | float | None, k: int, 
     The decisions use only the first 64 bits of each uniform, so every later step sees the exact
     conditional law: the output is exactly the law of k peeled exact picks. Candidates whose score is
     unknown (err inf) are in the head.
+
+    Parameters
+    ----------
+    a, a_err, exact_score
+        As in :func:`noisy_top_k`.
+    k : int
+        Number of picks (1 <= k <= len(a)).
+    rng : numpy.random.Generator
+        The only source of randomness.
+    noise : "exponential" or "laplace"
+        The noise family (Gumbel noise needs no peeling: :func:`noisy_top_k` gives the same law).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (k,)
+        The picks, in the order picked (distinct).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fractions import Fraction
+    >>> a = np.array([0.0, 50.0, 1.0, 40.0, 2.0])
+    >>> out = noisy_top_k_peeled(a, None, 2, np.random.default_rng(0), noise="exponential",
+    ...                          exact_score=lambda r: Fraction(a[r]))
+    >>> out.shape, out.dtype, out.tolist()
+    ((2,), dtype('int64'), [1, 3])
     """
     return _noisy_top_k_peeled(a, a_err, k, rng, noise=noise, exact_score=exact_score)
 

@@ -159,6 +159,26 @@ def noisy_top_k(
         The first 64 bits of every U_r, already drawn (the rest is drawn from ``rng`` as needed); by
         default all are drawn here (from a numpy Generator block by block, the same words as one draw
         of n; from anything else in one call of n words).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (k,)
+        The indices of the k largest noisy values, largest first: exactly the law of the ideal
+        mechanism on the exact scores (the argmax, for k = 1, is ``out[0]``).
+
+    Privacy
+    -------
+    None by itself: this is the sampler. With ``a = ε·u/(2Δu)`` and Gumbel noise it is the exponential
+    mechanism (:mod:`dpselect.mechanisms` forms the scores); the guarantee is the selector's.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fractions import Fraction
+    >>> a = np.array([0.0, 50.0, 1.0, 40.0])
+    >>> out = noisy_top_k(a, None, k=2, rng=np.random.default_rng(0), exact_score=lambda r: Fraction(a[r]))
+    >>> out.shape, out.dtype, sorted(out.tolist())
+    ((2,), dtype('int64'), [1, 3])
     """
     weights = base_measure
     n = a.shape[0]
@@ -508,6 +528,31 @@ def shortlist_top_k(a: np.ndarray, err: np.ndarray | None, first_words: np.ndarr
     both ends of each 64-bit cell on the survivors) without any refinement: a rigorous superset of the top
     k, usually exactly k candidates. A distributed selector runs it per partition and hands the union of the
     shortlists, with their first words, to :func:`noisy_top_k`, which finishes exactly.
+
+    Parameters
+    ----------
+    a : float64 array of shape (n,)
+        Scores (as for :func:`noisy_top_k`).
+    err : float64 array of shape (n,) or None
+        Their error bounds; ``None``: the relative model of exact inputs.
+    first_words : uint64 array of shape (n,)
+        The first 64-bit word of each candidate's uniform.
+    k : int
+        How many candidates the final selection takes.
+    noise : "gumbel", "exponential" or "laplace"
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (s,) with k <= s <= n
+        Indices (increasing) of the candidates that can still be among the k largest.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.array([0.0, 50.0, 1.0, 40.0])
+    >>> words = np.random.default_rng(0).integers(0, 2**64, size=4, dtype=np.uint64)
+    >>> shortlist_top_k(a, None, words, 2, "gumbel").tolist()
+    [1, 3]
     """
     n = a.shape[0]
     if n <= k:
