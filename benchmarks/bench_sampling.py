@@ -162,14 +162,14 @@ def main() -> None:
         return
 
     full = []   # stage 1 keeping every candidate would show up as a shortlist of n: count such draws
-    orig = sampling._finish_sub
+    orig = sampling._topk._finish_sub   # read there (and by the peeling through _topk)
 
     def spy(a, a_err, short, *rest):
         if short.size == a.shape[0] > 1000:
             full.append(a.shape[0])
         return orig(a, a_err, short, *rest)
 
-    sampling._finish_sub = spy
+    sampling._topk._finish_sub = spy
     rows = []
     for n in args.sizes:
         for kind in args.utilities:
@@ -193,7 +193,7 @@ def main() -> None:
                     fallback_cost(u, k, args.seeds)
             del u
             gc.collect()
-    sampling._finish_sub = orig
+    sampling._topk._finish_sub = orig
     if subset:
         return
     calls = len(rows) * args.seeds * len(SAMPLERS)
