@@ -94,13 +94,13 @@ def fallback_cost(u: np.ndarray, k: int, seeds: int) -> None:
 
     def run(shift: float, full: bool, s: int) -> tuple[float, int]:
         mechanisms.noisy_top_k_peeled = lambda *a, **kw: orig(*a, _level_shift=shift, **kw)
-        sampling._PEEL_FULL_FALLBACK = full
+        sampling._peel._PEEL_FULL_FALLBACK = full
         before = dict(sampling._PEEL_STATS)
         try:
             t = timed(lambda: dpselect.report_noisy_max(u, epsilon=1.0, sensitivity=1.0, k=k, rng=s))
         finally:
             mechanisms.noisy_top_k_peeled = orig
-            sampling._PEEL_FULL_FALLBACK = False
+            sampling._peel._PEEL_FULL_FALLBACK = False
         return t, sampling._PEEL_STATS["refined"] + sampling._PEEL_STATS["full"] - before["refined"] - before["full"]
 
     t: dict[str, list[float]] = {"numpy": [], "normal": [], "forced": [], "forced, old scan": []}
@@ -162,14 +162,14 @@ def main() -> None:
         return
 
     full = []   # stage 1 keeping every candidate would show up as a shortlist of n: count such draws
-    orig = sampling._finish_sub
+    orig = sampling._topk._finish_sub   # read there (and by the peeling through _topk)
 
     def spy(a, a_err, short, *rest):
         if short.size == a.shape[0] > 1000:
             full.append(a.shape[0])
         return orig(a, a_err, short, *rest)
 
-    sampling._finish_sub = spy
+    sampling._topk._finish_sub = spy
     rows = []
     for n in args.sizes:
         for kind in args.utilities:
@@ -193,7 +193,7 @@ def main() -> None:
                     fallback_cost(u, k, args.seeds)
             del u
             gc.collect()
-    sampling._finish_sub = orig
+    sampling._topk._finish_sub = orig
     if subset:
         return
     calls = len(rows) * args.seeds * len(SAMPLERS)

@@ -30,7 +30,7 @@ from _common import best_of, machine, record  # noqa: E402
 
 import dpselect  # noqa: E402
 from dpselect._threads import resolve_threads  # noqa: E402
-from dpselect import multiobjective as mo  # noqa: E402
+from dpselect.multiobjective import _pareto_score as mo  # noqa: E402  (the δ^PS engine and its limits)
 from dpselect.apps.dpmoet import dp_moet  # noqa: E402
 from dpselect.apps.influential import motkin_objectives, prepare_priv_topk  # noqa: E402
 from dpselect.dampening import shift_totals_with_error  # noqa: E402

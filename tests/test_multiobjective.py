@@ -213,7 +213,7 @@ def test_delta_ps_thresholds_equal_the_broadcast_and_the_walk(seed):
 def test_priv_pareto_block_path_same_picks_above_64_candidates():
     # the block path now runs up to 256 candidates (walk) / 1,024 (shift): same picks for the same seeds as one
     # distance per call (the law is unchanged), at 100 candidates
-    import dpselect.multiobjective as mo
+    import dpselect.multiobjective._pareto_score as mo   # the engine reads its limits there
     rng = np.random.default_rng(7)
     U = np.round(rng.random((100, 2)) * 50)
     hit = rng.integers(0, 40, (2, 100))
@@ -421,7 +421,7 @@ def test_bad_input():
         priv_pareto(EX44, epsilon=1.0, sensitivities=["1", 1.0])
     with pytest.raises(TypeError, match="one entry per objective"):
         priv_pareto(EX44, epsilon=1.0, sensitivities=1.0)
-    with pytest.raises(ValueError, match="is for 3 candidates but U has 5 rows"):
+    with pytest.raises(ValueError, match="is for 3 candidates but objectives has 5 rows"):
         priv_pareto(EX44, epsilon=1.0, sensitivities=[constant(3, 1.0), 1.0])
     with pytest.raises(ValueError, match="mechanism must be one of"):
         priv_pareto(EX44, epsilon=1.0, sensitivities=[1.0, 1.0], mechanism="laplace")
@@ -924,3 +924,91 @@ def test_select_model_same_picks_as_before_issue_22():
     got = {m: [int(select_model(y=y, predictions=P, epsilon=1.0, rng=s, mechanism=m)) for s in range(8)]
            for m in ("LD", "SLD")}
     assert got == {"LD": [26, 29, 55, 21, 0, 9, 4, 16], "SLD": [26, 23, 31, 15, 2, 9, 36, 19]}
+
+
+# -- issue 23 item 3: the multi-objective matrix is called ``objectives`` everywhere ----------------------------
+def test_U_keyword_is_the_deprecated_spelling_of_objectives():
+    from dpselect._compat import DpselectDeprecationWarning
+    U = np.array([[3, 5], [5, 3], [4, 2], [2, 4], [1, 1], [2, 2]], dtype=float)
+    sfs = [constant(6, 1.0), constant(6, 1.0)]
+    calls = [
+        (priv_pareto, dict(epsilon=1.0, sensitivities=[1.0, 1.0], k=3, rng=5)),
+        (priv_pareto, dict(epsilon=1.0, sensitivities=sfs, mechanism="SLD", rng=6)),
+        (priv_agg, dict(objective_weights=[0.5, 0.5], epsilon=1.0, sensitivities=[1.0, 1.0], k=2, rng=7)),
+    ]
+    for fn, kw in calls:
+        for seed in range(5):
+            new = fn(objectives=U, **{**kw, "rng": kw["rng"] + 10 * seed})
+            with pytest.warns(DpselectDeprecationWarning, match=r"U=\.\.\.") as rec:
+                old = fn(U=U, **{**kw, "rng": kw["rng"] + 10 * seed})
+            assert len(rec) == 1
+            assert np.array_equal(new, old) and np.array_equal(new, fn(U, **{**kw, "rng": kw["rng"] + 10 * seed}))
+    with pytest.warns(DpselectDeprecationWarning):
+        p_old = priv_pareto_probabilities(U=U, epsilon=4.0, sensitivities=[1.0, 1.0])
+    assert np.array_equal(p_old, priv_pareto_probabilities(objectives=U, epsilon=4.0, sensitivities=[1.0, 1.0]))
+    with pytest.warns(DpselectDeprecationWarning):
+        p_old = priv_agg_probabilities(U=U, objective_weights=[1.0, 2.0], epsilon=1.0, sensitivities=[1.0, 1.0])
+    assert np.array_equal(p_old, priv_agg_probabilities(U, [1.0, 2.0], epsilon=1.0, sensitivities=[1.0, 1.0]))
+    with pytest.warns(DpselectDeprecationWarning):
+        assert pareto_score(U=U).tolist() == pareto_score(objectives=U).tolist() == [0, 0, -1, -1, -5, -2]
+    with pytest.warns(DpselectDeprecationWarning):
+        d_old = pareto_sensitivity(U=U, sensitivity_functions=sfs)(1)
+    assert np.array_equal(d_old, pareto_sensitivity(U, sfs)(1))
+    with pytest.raises(TypeError, match="objectives"):   # both spellings at once
+        priv_pareto(U, U=U, epsilon=1.0, sensitivities=[1.0, 1.0])
+    with pytest.raises(ValueError, match="objectives must be 2-D"):   # the message names the new parameter
+        priv_pareto(np.zeros((2, 2, 2)), epsilon=1.0, sensitivities=[1.0, 1.0])
+
+
+# -- issue 24 item 1: accountant= on PrivPareto and PrivAgg --------------------------------------------------
+def _acc_calls():
+    U = np.array([[3, 5], [5, 3], [4, 2], [2, 4], [1, 1], [2, 2]], dtype=float)
+    sfs = [constant(6, 1.0), constant(6, 1.0)]
+    return [
+        ("priv_pareto", lambda **kw: priv_pareto(U, epsilon=0.6, sensitivities=[1.0, 1.0], k=3, **kw),
+         "priv_pareto(mechanism='exponential', k=3)"),
+        ("priv_pareto", lambda **kw: priv_pareto(U, epsilon=0.6, sensitivities=sfs, mechanism="LD", **kw),
+         "priv_pareto(mechanism='local_dampening', k=1)"),
+        ("priv_agg", lambda **kw: priv_agg(U, [0.5, 0.5], epsilon=0.6, sensitivities=[1.0, 1.0], mechanism="PF", k=2,
+                                           **kw),
+         "priv_agg(mechanism='permute_and_flip', k=2)"),
+        ("priv_agg", lambda **kw: priv_agg(U, [1.0, -1.0], epsilon=0.6, sensitivities=sfs, mechanism="SLD", **kw),
+         "priv_agg(mechanism='shifted_local_dampening', k=1)"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(4))
+def test_multiobjective_accountant_charges_before_drawing(case):
+    from dpselect import Accountant, BudgetExceededError, get_mechanism
+    _, call, label = _acc_calls()[case]
+    mech = {"exponential": "EM", "local_dampening": "LD", "permute_and_flip": "PF",
+            "shifted_local_dampening": "SLD"}[label.split("'")[1]]
+    k = int(label.rsplit("k=", 1)[1][:-1])
+    # a valid release: charged once with the mechanism's guarantee of k picks, and the same picks as without
+    acc = Accountant(epsilon=1.0)
+    got = call(rng=np.random.default_rng(3), accountant=acc)
+    assert np.array_equal(got, call(rng=np.random.default_rng(3)))
+    assert len(acc.history) == 1
+    assert acc.history[0].label == label
+    assert repr(acc.history[0].guarantee) == repr(get_mechanism(mech).privacy(0.6, k=k))
+    assert acc.spent().epsilon_ == pytest.approx(0.6)
+    # the second one would exceed the budget: refused, nothing recorded, the generator untouched
+    gen = np.random.default_rng(4)
+    state = gen.bit_generator.state
+    with pytest.raises(BudgetExceededError):
+        call(rng=gen, accountant=acc)
+    assert gen.bit_generator.state == state
+    assert len(acc.history) == 1 and acc.spent().epsilon_ == pytest.approx(0.6)
+
+
+def test_multiobjective_accountant_refuses_bad_arguments_before_charging():
+    from dpselect import Accountant
+    U = np.array([[3, 5], [5, 3], [4, 2]], dtype=float)
+    acc = Accountant(epsilon=1.0)
+    with pytest.raises(TypeError, match="accountant"):
+        priv_pareto(U, epsilon=0.5, sensitivities=[1.0, 1.0], accountant=1.0)
+    with pytest.raises(ValueError, match="objective_weights"):
+        priv_agg(U, [0.0, 0.0], epsilon=0.5, sensitivities=[1.0, 1.0], accountant=acc)
+    with pytest.raises(ValueError, match="k"):
+        priv_pareto(U, epsilon=0.5, sensitivities=[1.0, 1.0], k=4, accountant=acc)
+    assert acc.history == ()

@@ -369,13 +369,13 @@ def test_exact_and_float_paths_agree_in_law_and_exact_false_still_works():
 
 def test_huge_candidate_sets_are_certified_without_refinement(monkeypatch):
     calls = []
-    orig = sampling._refine
+    orig = sampling._topk._refine
 
     def spy(*a, **k):
         calls.append(1)
         return orig(*a, **k)
 
-    monkeypatch.setattr(sampling, "_refine", spy)
+    monkeypatch.setattr(sampling._topk, "_refine", spy)
     u = np.random.default_rng(0).normal(size=200_000) * 30
     for k in (1, 10):
         dpselect.exponential(u, epsilon=1.0, sensitivity=1.0, k=k, rng=1)
@@ -520,22 +520,22 @@ def _tail_words(seed, n):
 
 def _shortlist_sizes(monkeypatch):
     sizes = []
-    orig = sampling._finish_sub
+    orig = sampling._topk._finish_sub
 
     def spy(a, a_err, short, *rest):
         sizes.append((short.size, a.shape[0]))
         return orig(a, a_err, short, *rest)
 
-    monkeypatch.setattr(sampling, "_finish_sub", spy)
+    monkeypatch.setattr(sampling._topk, "_finish_sub", spy)
     return sizes
 
 
 @pytest.mark.parametrize("chunk", [None, 64])
 def test_stage_one_keeps_the_previous_picks_where_it_used_to_give_up(monkeypatch, chunk):
-    monkeypatch.setattr(sampling, "_BULK_LO", np.uint64(1 << 59))
-    monkeypatch.setattr(sampling, "_BULK_HI", np.uint64(U64 - (1 << 59)))
+    monkeypatch.setattr(sampling._topk, "_BULK_LO", np.uint64(1 << 59))
+    monkeypatch.setattr(sampling._topk, "_BULK_HI", np.uint64(U64 - (1 << 59)))
     if chunk is not None:   # blocks much smaller than n: the running threshold and its compaction
-        monkeypatch.setattr(sampling, "_CHUNK", chunk)
+        monkeypatch.setattr(sampling._topk, "_CHUNK", chunk)
     sizes = _shortlist_sizes(monkeypatch)
     for uname, a in _narrow_inputs().items():
         for noise in ("gumbel", "exponential", "laplace"):
@@ -565,12 +565,12 @@ def test_stage_one_keeps_the_previous_picks_on_many_above_bulk_cells(monkeypatch
 
 def test_blocked_peeling_keeps_the_previous_picks(monkeypatch):
     # the fallback as it was (a scan of every candidate); the refined one is compared with it below
-    monkeypatch.setattr(sampling, "_PEEL_FULL_FALLBACK", True)
-    monkeypatch.setattr(sampling, "_CHUNK", 512)
-    monkeypatch.setattr(sampling, "_PEEL_BLOCK", 64)
+    monkeypatch.setattr(sampling._peel, "_PEEL_FULL_FALLBACK", True)
+    monkeypatch.setattr(sampling._topk, "_CHUNK", 512)
+    monkeypatch.setattr(sampling._peel, "_PEEL_BLOCK", 64)
     fallbacks = []
-    orig = sampling._fallback_bits
-    monkeypatch.setattr(sampling, "_fallback_bits", lambda *a: fallbacks.append(1) or orig(*a))
+    orig = sampling._peel._fallback_bits
+    monkeypatch.setattr(sampling._peel, "_fallback_bits", lambda *a: fallbacks.append(1) or orig(*a))
     g = np.random.default_rng(11)
     n = 5000
     us = {"near": 5.0 + g.random(n) * 1e-9, "steps": np.round(g.normal(size=n) * 3)}
@@ -591,7 +591,7 @@ def test_blocked_peeling_keeps_the_previous_picks(monkeypatch):
 def test_first_words_drawn_in_blocks_are_one_draw_of_n(monkeypatch, noise):
     # A Generator's words are drawn block by block inside stage 1; given the same words at once (the
     # path dpselect.dask replays), the picks and the generator's state afterwards are the same.
-    monkeypatch.setattr(sampling, "_CHUNK", 100)
+    monkeypatch.setattr(sampling._topk, "_CHUNK", 100)
     a = -np.round(np.random.default_rng(4).exponential(2.0, size=1000), 1)
     ex = lambda r: Fraction(float(a[r]))  # noqa: E731
     for seed in range(5):
@@ -787,7 +787,7 @@ def test_score_bounds_enclose_on_random_extreme_inputs():
 # ---------------------------------------------------------------------------------------------
 def _peel_stats(monkeypatch):
     stats = {"refined": 0, "full": 0, "examined": 0}
-    monkeypatch.setattr(sampling, "_PEEL_STATS", stats)
+    monkeypatch.setattr(sampling._peel, "_PEEL_STATS", stats)
     return stats
 
 
@@ -816,7 +816,7 @@ def test_peeled_fallback_by_lowered_levels_is_the_peeling_law(monkeypatch, freq,
     mark_min = 2: the lowering gives up part-way (cap n/16 = 6 marks) and the scan of all candidates
     finishes with the words drawn so far, at the lowered levels: the same law."""
     stats = _peel_stats(monkeypatch)
-    monkeypatch.setattr(sampling, "_PEEL_MARK_MIN", mark_min)
+    monkeypatch.setattr(sampling._peel, "_PEEL_MARK_MIN", mark_min)
     g = np.random.default_rng(2)
     a = np.concatenate(([3.0, 2.6, 2.2, 2.0], g.normal(size=96) * 0.5))
     ex = lambda r: Fraction(float(a[r]))  # noqa: E731
@@ -842,13 +842,13 @@ def test_peeled_fallback_examines_a_few_candidates_not_n(monkeypatch, noise):
     fallback pick are a few dozen (the old fallback examined n)."""
     stats = _peel_stats(monkeypatch)
     calls = []
-    monkeypatch.setattr(sampling, "_fallback_bits", lambda *args: calls.append(1))
+    monkeypatch.setattr(sampling._peel, "_fallback_bits", lambda *args: calls.append(1))
     n = 400_000
     a = np.random.default_rng(5).normal(size=n)
     ex = lambda r: Fraction(float(a[r]))  # noqa: E731
     for s in range(4):
         out = sampling._noisy_top_k_peeled(a, None, 10, np.random.default_rng(s), noise=noise, exact_score=ex,
-                                          level_shift=4.0)
+                                           level_shift=4.0)
         assert len(set(out.tolist())) == 10
     assert calls == [] and stats["full"] == 0
     assert stats["refined"] >= 20
@@ -867,11 +867,11 @@ def test_peeled_picks_without_fallback_are_unchanged(monkeypatch):
         for s in range(30):
             before = stats["refined"]
             new = sampling._noisy_top_k_peeled(a, None, 10, np.random.default_rng(s), noise=noise, exact_score=ex,
-                                              level_shift=1.0)
-            monkeypatch.setattr(sampling, "_PEEL_FULL_FALLBACK", True)
+                                               level_shift=1.0)
+            monkeypatch.setattr(sampling._peel, "_PEEL_FULL_FALLBACK", True)
             old = sampling._noisy_top_k_peeled(a, None, 10, np.random.default_rng(s), noise=noise, exact_score=ex,
-                                              level_shift=1.0)
-            monkeypatch.setattr(sampling, "_PEEL_FULL_FALLBACK", False)
+                                               level_shift=1.0)
+            monkeypatch.setattr(sampling._peel, "_PEEL_FULL_FALLBACK", False)
             if stats["refined"] == before:
                 assert new.tolist() == old.tolist()
                 same += 1

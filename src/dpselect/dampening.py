@@ -162,6 +162,11 @@ def dampen(utilities: ArrayLike, sensitivity_function: SensitivityFunction, *,
         Distances walked at most when the function has no saturation distance (see
         DEFAULT_MAX_STEPS); a candidate still unresolved then raises ``ValueError``.
 
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n,)
+        D(x, r) for every candidate (same sign as u(x, r)).
+
     See also :func:`dampen_with_error` (the same values with a rigorous error bound) and
     :func:`dampen_exact` (one candidate in exact rational arithmetic).
 
@@ -169,8 +174,9 @@ def dampen(utilities: ArrayLike, sensitivity_function: SensitivityFunction, *,
     --------
     >>> import dpselect
     >>> sf = dpselect.SensitivityFunction(lambda t: np.full(3, [3.0, 5.0][min(t, 1)]), 5.0)
-    >>> dampen([6.5, 6.5, 0.0], sf).round(2).tolist()   # thesis Example 3.4.1: 1 + 3.5/5
-    [1.7, 1.7, 0.0]
+    >>> D = dampen([6.5, 6.5, 0.0], sf)
+    >>> D.shape, D.round(2).tolist()   # thesis Example 3.4.1: 1 + 3.5/5
+    ((3,), [1.7, 1.7, 0.0])
     """
     return _dampen(utilities, sensitivity_function, max_steps, track=False)[0]
 
@@ -187,6 +193,20 @@ def dampen_with_error(utilities: ArrayLike, sensitivity_function: SensitivityFun
     overflow): :func:`dampen_exact` gives its exact value. Same walk as :func:`dampen`, at a small
     constant factor of its cost.
 
+    Parameters
+    ----------
+    utilities, sensitivity_function, max_steps
+        As in :func:`dampen`.
+
+    Returns
+    -------
+    D : numpy.ndarray of float64, shape (n,)
+        The values of :func:`dampen`.
+    err : numpy.ndarray of float64, shape (n,)
+        Rigorous bounds on |D − D_exact| (``inf`` where the float walk cannot be certified).
+
+    Examples
+    --------
     >>> import dpselect
     >>> sf = dpselect.SensitivityFunction(lambda t: np.full(2, [3.0, 5.0][min(t, 1)]), 5.0)
     >>> D, err = dampen_with_error([6.5, -2.0], sf)
@@ -452,10 +472,27 @@ def shift_totals(sensitivity_function: SensitivityFunction, n: int, *,
     one that has not reached Δ within ``max_steps`` raises ``ValueError``. See also
     :func:`shift_totals_with_error` and :func:`shift_total_exact`.
 
+    Parameters
+    ----------
+    sensitivity_function : SensitivityFunction
+        An admissible, bounded δ (global sensitivity Δ = ``sensitivity_function.global_sensitivity``).
+    n : int
+        The number of candidates.
+    max_steps : int
+        Distances walked at most when the function has no ``saturation_distance``.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n,)
+        G_r >= 0 for every candidate.
+
+    Examples
+    --------
     >>> import dpselect
     >>> sf = dpselect.SensitivityFunction(lambda t: np.full(2, [3.0, 5.0][min(t, 1)]), 5.0)
-    >>> shift_totals(sf, 2).tolist()
-    [2.0, 2.0]
+    >>> G = shift_totals(sf, 2)
+    >>> G.shape, G.tolist()
+    ((2,), [2.0, 2.0])
     """
     return _shift(sensitivity_function, n, max_steps, track=False)[0]
 
@@ -467,6 +504,20 @@ def shift_totals_with_error(sensitivity_function: SensitivityFunction, n: int, *
     subtraction and addition has its rounding error computed exactly with TwoSum; err bounds their
     sum). err = 0 when no operation rounds (e.g. integer δ and Δ).
 
+    Parameters
+    ----------
+    sensitivity_function, n, max_steps
+        As in :func:`shift_totals`.
+
+    Returns
+    -------
+    G : numpy.ndarray of float64, shape (n,)
+        The values of :func:`shift_totals`.
+    err : numpy.ndarray of float64, shape (n,)
+        Rigorous bounds on |G − G_exact|.
+
+    Examples
+    --------
     >>> import dpselect
     >>> sf = dpselect.SensitivityFunction(lambda t: np.full(2, [0.1, 1.0][min(t, 1)]), 1.0)
     >>> G, err = shift_totals_with_error(sf, 2)
@@ -611,6 +662,24 @@ def dampen_exact(u_r: float, sensitivity_function: SensitivityFunction, r: int, 
     convention, D(−u) = −D(u) and D(0) = 0 as in :func:`dampen`. The walk costs one δ evaluation per
     distance up to the resolving one (blocks for elementwise functions).
 
+    Parameters
+    ----------
+    u_r : float
+        The utility u(x, r) of the candidate.
+    sensitivity_function : SensitivityFunction
+        An admissible δ for u, over all candidates.
+    r : int
+        The candidate's index in ``sensitivity_function``.
+    max_steps : int
+        As in :func:`dampen`.
+
+    Returns
+    -------
+    fractions.Fraction
+        D(x, r) exactly.
+
+    Examples
+    --------
     >>> import dpselect
     >>> sf = dpselect.SensitivityFunction(lambda t: np.full(3, [3.0, 5.0][min(t, 1)]), 5.0)
     >>> dampen_exact(6.5, sf, 0)        # thesis Example 3.4.1: 1 + 3.5/5
@@ -650,6 +719,22 @@ def shift_total_exact(sensitivity_function: SensitivityFunction, r: int, *,
     """G_r = Σ_t (Δ − δ(x, t, r)) for one candidate in exact rational arithmetic (the float δ and Δ read
     as the rationals they denote; saturation convention and limits as in :func:`shift_totals`).
 
+    Parameters
+    ----------
+    sensitivity_function : SensitivityFunction
+        An admissible, bounded δ.
+    r : int
+        The candidate's index.
+    max_steps : int
+        As in :func:`shift_totals`.
+
+    Returns
+    -------
+    fractions.Fraction
+        G_r exactly.
+
+    Examples
+    --------
     >>> import dpselect
     >>> sf = dpselect.SensitivityFunction(lambda t: np.full(2, [0.1, 1.0][min(t, 1)]), 1.0)
     >>> shift_total_exact(sf, 1) == 1 - Fraction(0.1)

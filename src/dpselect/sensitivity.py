@@ -142,6 +142,22 @@ class SensitivityFunction:
         ``candidates`` must be a 1-D array of int indices in ``[0, n_candidates)`` (no negative
         wrap-around). The result is always a fresh array the caller may modify: it never aliases a
         cache of the wrapped function.
+
+        Parameters
+        ----------
+        t : int
+            The distance, >= 0.
+        candidates : 1-D int array, optional
+            Indices of the candidates asked for (default: all).
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (n,) or (len(candidates),)
+
+        Examples
+        --------
+        >>> SensitivityFunction(lambda t: np.array([1.0, 2.0, 9.0]), 4.0)(0, candidates=[2, 0])
+        array([4., 1.])
         """
         t = check_int(t, "t", minimum=0)
         delta = self.global_sensitivity
@@ -177,7 +193,25 @@ class SensitivityFunction:
 
     def at(self, ts: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         """δ(x, ts[i], candidates[i]) elementwise (validated, clipped); needs ``elementwise=True``
-        for speed, and falls back to one call per distinct t otherwise."""
+        for speed, and falls back to one call per distinct t otherwise.
+
+        Parameters
+        ----------
+        ts : int array
+            Distances (>= 0).
+        candidates : int array of the same shape
+            Candidate indices.
+
+        Returns
+        -------
+        numpy.ndarray of float64, the shape of ``ts``
+
+        Examples
+        --------
+        >>> sf = SensitivityFunction(lambda t: np.array([1.0, 2.0]) * (t + 1), 10.0)
+        >>> sf.at(np.array([0, 3]), np.array([1, 0])).tolist()
+        [2.0, 4.0]
+        """
         ts_arr = np.asarray(ts)
         if ts_arr.size and not np.issubdtype(ts_arr.dtype, np.integer):
             raise TypeError(f"ts must be an array of int distances, got dtype {ts_arr.dtype}")
@@ -202,7 +236,28 @@ class SensitivityFunction:
         """δ(x, t0 + j, candidates[i]) at entry (i, j) for t0 <= t0 + j < t1, validated and clipped: the
         values of :meth:`at` on that grid (from the ``block`` hook when there is one, by broadcasting).
         ``by_distance=True`` gives the transpose, entry (j, i), as a C-contiguous array (running sums over t
-        then run along axis 0, a row of candidates at a time)."""
+        then run along axis 0, a row of candidates at a time).
+
+        Parameters
+        ----------
+        t0, t1 : int
+            The distances t0 <= t < t1.
+        candidates : 1-D int array
+            Candidate indices.
+        by_distance : bool
+            Return the transpose (distances along axis 0).
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (len(candidates), t1 - t0), or (t1 - t0, len(candidates))
+        with ``by_distance=True``
+
+        Examples
+        --------
+        >>> sf = SensitivityFunction(lambda t: np.array([1.0, 2.0]) * (t + 1), 10.0)
+        >>> sf.table(0, 3, np.array([1])).tolist()
+        [[2.0, 4.0, 6.0]]
+        """
         t0 = check_int(t0, "t0", minimum=0)
         t1 = check_int(t1, "t1", minimum=t0)
         idx = self._check_candidates(candidates, t0)
@@ -289,6 +344,23 @@ class SensitivityFunction:
         Forcing δ = Δu from distance n on is admissible: condition 1 is untouched (n >= 1) and
         condition 2 only ever compares δ(x, t+1) = Δu with something <= Δu. Shifted local dampening
         needs this boundedness so its closed form is finite.
+
+        Parameters
+        ----------
+        database_size : int, optional
+            A public bound on the size of the database (>= 1); None keeps the function's own
+            ``saturation_distance``.
+
+        Returns
+        -------
+        SensitivityFunction
+            The bounded function (``saturation_distance`` = the smaller of the two), same shape of values.
+
+        Examples
+        --------
+        >>> sf = SensitivityFunction(lambda t: np.array([0.5, 1.0]), 2.0).bounded(3)
+        >>> sf.saturation_distance, sf(2).tolist(), sf(3).tolist()
+        (3, [0.5, 1.0], [2.0, 2.0])
         """
         size = None if database_size is None else check_int(database_size, "database_size", minimum=1)
         inner = self
@@ -317,7 +389,18 @@ class SensitivityFunction:
         return out
 
     def flat(self) -> "SensitivityFunction":
-        """δ̂(x, t) = max_r δ(x, t, r), the same for all candidates (thesis Sec. 3.2, Lemma 3.2.3)."""
+        """δ̂(x, t) = max_r δ(x, t, r), the same for all candidates (thesis Sec. 3.2, Lemma 3.2.3).
+
+        Returns
+        -------
+        SensitivityFunction
+            Admissible whenever this one is; ``f(t)`` has shape (n,), every entry the maximum.
+
+        Examples
+        --------
+        >>> SensitivityFunction(lambda t: np.array([0.5, 1.0, 0.25]), 2.0).flat()(0).tolist()
+        [1.0, 1.0, 1.0]
+        """
         inner = self
 
         def fn(t, candidates=None):
@@ -338,6 +421,20 @@ def constant(n_candidates: int, global_sensitivity: float) -> SensitivityFunctio
 
     Local dampening with it is exactly the exponential mechanism.
 
+    Parameters
+    ----------
+    n_candidates : int
+        The number of candidates n (>= 1).
+    global_sensitivity : float
+        Δu > 0.
+
+    Returns
+    -------
+    SensitivityFunction
+        ``f(t)`` is a float64 array of shape (n,) filled with Δu; saturated from distance 0.
+
+    Examples
+    --------
     >>> constant(3, 2.0)(5)
     array([2., 2., 2.])
     """
@@ -369,7 +466,24 @@ def _common_saturation(sfs) -> int | None:
 
 
 def maximum(*sensitivity_functions: SensitivityFunction) -> SensitivityFunction:
-    """Pointwise max of admissible functions of the same utility (thesis Lemma 3.2.3); Δ = max Δ_i."""
+    """Pointwise max of admissible functions of the same utility (thesis Lemma 3.2.3); Δ = max Δ_i.
+
+    Parameters
+    ----------
+    *sensitivity_functions : SensitivityFunction
+        At least one, each admissible for the same utility u, over the same n candidates.
+
+    Returns
+    -------
+    SensitivityFunction
+        max_i δ_i(x, t, r), admissible for u; ``f(t)`` has shape (n,).
+
+    Examples
+    --------
+    >>> f = maximum(constant(2, 1.0), SensitivityFunction(lambda t: np.array([0.5, 3.0]), 3.0))
+    >>> f.global_sensitivity, f(0).tolist()
+    (3.0, [1.0, 3.0])
+    """
     sfs = _check_sfs(sensitivity_functions, "sensitivity_functions")
     n = next((sf.n_candidates for sf in sfs if sf.n_candidates is not None), None)
 
@@ -407,8 +521,22 @@ def weighted_sum(objective_weights: "Sequence[float] | np.ndarray",
     """δ^agg(x, t, r) = Σ_i |w_i| δ_i(x, t, r) with Δ = Σ_i |w_i| Δ_i (paper Thm 5.3 and 5.4).
 
     Admissible for u_agg = Σ_i w_i u_i when every δ_i is admissible for u_i under the same neighbour
-    model. ``objective_weights`` are the w_i (``weights=`` is its deprecated spelling).
+    model.
 
+    Parameters
+    ----------
+    objective_weights : sequence of m floats
+        The w_i (finite, not all zero; negative allowed). ``weights=`` is its deprecated spelling.
+    sensitivity_functions : sequence of m SensitivityFunction
+        δ_i for each objective, over the same n candidates.
+
+    Returns
+    -------
+    SensitivityFunction
+        δ^agg; ``f(t)`` has shape (n,).
+
+    Examples
+    --------
     >>> f = weighted_sum([3, -2], [constant(2, 1.0), constant(2, 0.5)])
     >>> f.global_sensitivity, f(0).tolist()
     (4.0, [4.0, 4.0])

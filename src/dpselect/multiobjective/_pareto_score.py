@@ -1,31 +1,5 @@
-"""Multi-objective private selection: the Pareto score, its sensitivity function δ^PS, PrivPareto and
-PrivAgg, in their global- and local-sensitivity versions (paper Sections 4 and 5).
-
-Candidates are the rows of an (n, m) matrix ``U`` (``U[r, i] = u_i(x, r)``); every objective is
-maximised. Privacy is ε-DP under the neighbour model for which the per-objective sensitivities were
-derived (add/remove one record for TPR/TNR, add/remove one edge for the graph utilities, ...).
-
-Definitions (paper Def. 4.3 and 4.5)
-------------------------------------
-* r' *dominates* r iff u_i(r') > u_i(r) for **every** objective i (strict).
-* Pareto score PS(r) = −|{r' ≠ r : r' dominates r}|, in [−(n − 1), 0]; global sensitivity n − 1.
-* With U_i^{±t}(r) = u_i(r) ± Σ_{j=0}^{t} δ_i(x, j, r) (note the cumulative sum over j):
-  δ^PS(x, t, r) = |{r' ≠ r dominating r : ∃i U_i^{−t}(r') <= U_i^{+t}(r)}|
-                + |{r' ≠ r not dominating r : ∀i U_i^{+t}(r') >= U_i^{−t}(r)}|.
-
-Fast evaluation of δ^PS
------------------------
-Write H = U^{+t}, L = U^{−t}. If L(r') > H(r) in every coordinate then u(r') >= L(r') > H(r) >= u(r),
-so r' dominates r; and if r' dominates r then H(r') >= u(r') > u(r) >= L(r). Hence the first set is
-dom(r) minus {r' : L(r') > H(r) in every i}, the second is {r' ≠ r : H(r') >= L(r) in every i} minus
-dom(r), and the dominance sets cancel:
-
-    δ^PS(x, t, r) = #{r' : H(r') >= L(r) in every i} − 1 − #{r' : L(r') > H(r) in every i}
-
-(the −1 removes r itself, which always satisfies H(r) >= L(r)). Both terms are dominance counts of
-the shifted points, computed for all candidates at once in O(n log n) for m = 2
-(:mod:`dpselect._dominance`); the tests compare this with a literal implementation of Def. 4.5.
-"""
+"""The Pareto score PS and its admissible sensitivity function δ^PS (paper Def. 4.3, 4.5; Thm 4.7): the
+engine of PrivPareto. How δ^PS is evaluated fast: :mod:`dpselect.multiobjective`'s docstring."""
 from __future__ import annotations
 
 import math
@@ -36,39 +10,12 @@ from typing import Any, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._dominance import count_dominating, count_with_orders
-from ._rng import check_rng
-from .typing import RngLike
-from ._validation import check_k, check_matrix, check_positive
-from .dampening import DEFAULT_MAX_STEPS
-from .sensitivity import SensitivityFunction, check_weight_values, constant, weighted_sum
-from .vocabulary import (  # noqa: F401 (the mechanism names are re-exported)
-    GLOBAL_MECHANISMS,
-    LOCAL_MECHANISMS,
-    MECHANISMS,
-    check_mechanism,
-    selection_result,
-)
-from ._compat import keyword_only, old_call_form, renamed_parameter
-from .vocabulary import probabilities_result
-from .registry import get_mechanism
+from .._dominance import count_dominating, count_with_orders
+from .._validation import check_matrix, check_positive
+from ..dampening import DEFAULT_MAX_STEPS
+from .._compat import renamed_parameter
+from ..sensitivity import SensitivityFunction, constant
 
-__all__ = [
-    "metric_c",
-    "pareto_score",
-    "pareto_sensitivity",
-    "aggregate_sensitivity",
-    "priv_pareto",
-    "priv_agg",
-    "priv_pareto_probabilities",
-    "priv_agg_probabilities",
-    "MECHANISMS",
-]
-
-# Single-objective mechanisms PrivPareto and PrivAgg can use: every registered one (dpselect.MECHANISMS; short
-# aliases EM, PF, RNM, LD, SLD accepted case-insensitively), with the keyword options of its spec
-# (``Mechanism.options``) plus ``exact`` (default True: floating-point-safe sampling, see dpselect.sampling),
-# which the *_probabilities functions ignore (exact closed forms either way).
 
 Sensitivities = Sequence["float | SensitivityFunction"]
 
@@ -76,7 +23,8 @@ Sensitivities = Sequence["float | SensitivityFunction"]
 # ---------------------------------------------------------------------------------------------
 # Pareto score and its sensitivity function
 # ---------------------------------------------------------------------------------------------
-def pareto_score(U: ArrayLike) -> np.ndarray:
+@renamed_parameter(old="U", new="objectives")
+def pareto_score(objectives: ArrayLike) -> np.ndarray:
     """Pareto score PS(r) = −|{r' ≠ r : r' dominates r}| of every candidate (paper Def. 4.3).
 
     r' dominates r iff it is strictly better in **every** objective; ties in any objective prevent
@@ -84,8 +32,8 @@ def pareto_score(U: ArrayLike) -> np.ndarray:
 
     Parameters
     ----------
-    U : array of shape (n, m)
-        ``U[r, i]`` = u_i(x, r), finite; all objectives are maximised. A 1-D array is one objective.
+    objectives : array of shape (n, m)
+        ``objectives[r, i]`` = u_i(x, r), finite; all objectives are maximised. A 1-D array is one objective.
 
     Returns
     -------
@@ -103,7 +51,7 @@ def pareto_score(U: ArrayLike) -> np.ndarray:
     >>> pareto_score([[3, 5], [5, 3], [4, 2], [2, 4], [1, 1]]).tolist()
     [0, 0, -1, -1, -4]
     """
-    M = _matrix(U, min_rows=1)
+    M = _matrix(objectives, min_rows=1)
     return -count_dominating(M, strict=True)
 
 
@@ -111,7 +59,7 @@ def _matrix(U, *, min_rows: int) -> np.ndarray:
     arr = np.asarray(U) if not isinstance(U, np.ndarray) else U
     if getattr(arr, "ndim", None) == 1:
         arr = arr[:, None]
-    M = check_matrix(arr, "U", min_rows=min_rows)
+    M = check_matrix(arr, "objectives", min_rows=min_rows)
     return M
 
 
@@ -130,12 +78,12 @@ def _check_sensitivities(sensitivities, m: int, n: int,
         raise TypeError(f"{name} must be a list with one entry per objective ({m}), "
                         f"got {type(sensitivities).__name__}") from None
     if len(sens) != m:
-        raise ValueError(f"{name} must have one entry per objective (U has {m} columns), got {len(sens)}")
+        raise ValueError(f"{name} must have one entry per objective (objectives has {m} columns), got {len(sens)}")
     out: list[float | SensitivityFunction] = []
     for i, s in enumerate(sens):
         if isinstance(s, SensitivityFunction):
             if s.n_candidates is not None and s.n_candidates != n:
-                raise ValueError(f"{name}[{i}] is for {s.n_candidates} candidates but U has {n} rows")
+                raise ValueError(f"{name}[{i}] is for {s.n_candidates} candidates but objectives has {n} rows")
             out.append(s)
         elif _is_number(s):
             out.append(check_positive(s, f"{name}[{i}]"))
@@ -915,7 +863,8 @@ def _pareto_shift(U: np.ndarray, sfs: list[SensitivityFunction], base_idx: np.nd
     return G.astype(np.float64)
 
 
-def pareto_sensitivity(U: ArrayLike, sensitivity_functions: Sensitivities) -> SensitivityFunction:
+@renamed_parameter(old="U", new="objectives")
+def pareto_sensitivity(objectives: ArrayLike, sensitivity_functions: Sensitivities) -> SensitivityFunction:
     """The admissible sensitivity function δ^PS of the Pareto score (paper Def. 4.5, Thm 4.7).
 
     Built from one admissible sensitivity function per objective; its global sensitivity is n − 1.
@@ -927,8 +876,8 @@ def pareto_sensitivity(U: ArrayLike, sensitivity_functions: Sensitivities) -> Se
 
     Parameters
     ----------
-    U : array of shape (n, m)
-        Objective values, one row per candidate (n >= 2).
+    objectives : array of shape (n, m)
+        Objective values, one row per candidate (n >= 2). ``U=`` is its deprecated spelling.
     sensitivity_functions : list of SensitivityFunction or numbers
         δ_i for each objective (admissible under the data's neighbour model). A number is a global
         sensitivity Δu_i, used as the constant function δ_i = Δu_i.
@@ -956,357 +905,7 @@ def pareto_sensitivity(U: ArrayLike, sensitivity_functions: Sensitivities) -> Se
     >>> pareto_sensitivity(U, d)(0).tolist()      # b: c may stop dominating it; c: b may come to dominate it
     [0.0, 1.0, 1.0]
     """
-    M = _matrix(U, min_rows=2)
+    M = _matrix(objectives, min_rows=2)
     n, m = M.shape
     sens = _check_sensitivities(sensitivity_functions, m, n, "sensitivity_functions")
     return _pareto_sf(M, _as_functions(sens, n), None)
-
-
-@renamed_parameter(old="weights", new="objective_weights")
-def aggregate_sensitivity(objective_weights: ArrayLike | None = None,
-                          sensitivity_functions: Sensitivities | None = None) -> SensitivityFunction:
-    """δ^agg(x, t, r) = Σ_i |w_i| δ_i(x, t, r), admissible for u_agg = Σ_i w_i u_i (paper Thm 5.4).
-
-    Its global sensitivity is Σ_i |w_i| Δu_i (paper Thm 5.3). Same neighbour model as the δ_i.
-    ``objective_weights`` are the w_i (``weights=`` is its deprecated spelling, ``DeprecationWarning``).
-
-    >>> import dpselect
-    >>> f = aggregate_sensitivity([0.5, -2.0], [dpselect.constant(3, 1.0), dpselect.constant(3, 0.25)])
-    >>> f.global_sensitivity, f(0).tolist()
-    (1.0, [1.0, 1.0, 1.0])
-    """
-    if objective_weights is None:
-        raise TypeError("aggregate_sensitivity() missing required argument: 'objective_weights'")
-    if sensitivity_functions is None:
-        raise TypeError("aggregate_sensitivity() missing required argument: 'sensitivity_functions'")
-    if isinstance(sensitivity_functions, SensitivityFunction):
-        raise TypeError("sensitivity_functions must be a list of SensitivityFunction, one per objective")
-    sfs: list[SensitivityFunction] = []
-    for i, s in enumerate(sensitivity_functions):
-        if not isinstance(s, SensitivityFunction):
-            raise TypeError(f"sensitivity_functions[{i}] must be a SensitivityFunction, got {type(s).__name__} "
-                            "(use dpselect.constant(n, Δ) for a global sensitivity)")
-        sfs.append(s)
-    return weighted_sum(_check_weights(objective_weights, len(sfs)), sfs)
-
-
-def _check_weights(weights, m: int, name: str = "objective_weights") -> np.ndarray:
-    try:
-        w = check_weight_values(weights, m)
-    except TypeError as exc:
-        raise TypeError(str(exc).replace("weights", name, 1)) from None
-    if w.ndim != 1 or w.shape[0] != m:
-        raise ValueError(f"{name} must have one entry per objective ({m}), got shape {w.shape}")
-    if not np.all(np.isfinite(w)):
-        raise ValueError(f"{name} must be finite, got {w.tolist()}")
-    if not np.any(w != 0):
-        raise ValueError(f"{name} must not all be zero, got {w.tolist()}")
-    return w
-
-
-# ---------------------------------------------------------------------------------------------
-# PrivPareto and PrivAgg
-# ---------------------------------------------------------------------------------------------
-def _resolve_mechanism(mechanism, sens: list, options: dict) -> str:
-    if mechanism is None:
-        mechanism = "exponential" if all(not isinstance(s, SensitivityFunction) for s in sens) else "local_dampening"
-    mechanism = check_mechanism(mechanism)
-    allowed = get_mechanism(mechanism).options + ("exact",)
-    for key in options:
-        if key in ("k", "rng", "weights", "base_measure", "epsilon", "sensitivity", "sensitivity_function",
-                   "utilities"):
-            raise TypeError(f"{key!r} cannot be passed as a mechanism option here")
-        if key not in allowed:
-            raise TypeError(f"mechanism {mechanism!r} takes the options {', '.join(allowed) or 'none'}, "
-                            f"got unexpected option {key!r}")
-    return mechanism
-
-
-def _select(mechanism: str, u: np.ndarray, eps: float, sensitivity, k: int, rng, options: dict, base_measure=None):
-    if base_measure is not None:
-        options = {**options, "base_measure": base_measure}
-    # k = 1 asked as k=None: one int index back (an int k returns an array)
-    return get_mechanism(mechanism).select(u, epsilon=eps, sensitivity=sensitivity, k=None if k == 1 else k, rng=rng,
-                                           **options)
-
-
-def _probabilities(mechanism: str, u: np.ndarray, eps: float, sensitivity, options: dict,
-                   base_measure=None) -> np.ndarray:
-    if base_measure is not None:
-        # every *_probabilities takes the base measure as its sampler reads it (and refuses it likewise)
-        options = {**options, "base_measure": base_measure}
-    return get_mechanism(mechanism).probabilities(u, epsilon=eps, sensitivity=sensitivity, **options)
-
-
-def _prepare(U, epsilon, sensitivities, mechanism, options):
-    M = _matrix(U, min_rows=2)
-    n, m = M.shape
-    eps = check_positive(epsilon, "epsilon")
-    sens = _check_sensitivities(sensitivities, m, n)
-    mechanism = _resolve_mechanism(mechanism, sens, options)
-    if get_mechanism(mechanism).score == "shifted":
-        for i, sf in enumerate(sens):
-            if isinstance(sf, SensitivityFunction) and sf.saturation_distance is None:
-                raise ValueError(
-                    f"shifted_local_dampening needs bounded sensitivity functions, but sensitivities[{i}] "
-                    f"({sf.name!r}) has no saturation_distance: use sensitivities[{i}].bounded(database_size)"
-                )
-    return M, n, m, eps, sens, mechanism
-
-
-@keyword_only("epsilon", "sensitivities")
-@selection_result
-def priv_pareto(U: ArrayLike, *, epsilon: float, sensitivities: Sensitivities, mechanism: str | None = None,
-                k: int | None = None,
-                rng: RngLike = None, **options) -> int | np.ndarray:
-    """PrivPareto (paper Def. 4.1 / 4.2): privately select candidate(s) close to the Pareto front.
-
-    Runs a single-objective mechanism on the Pareto score PS with
-
-    * the global sensitivity n − 1 (``mechanism`` "exponential" [default when ``sensitivities`` are all
-      numbers], "permute_and_flip", "report_noisy_max"), or
-    * the sensitivity function δ^PS built from the per-objective sensitivity functions
-      (``mechanism`` "local_dampening" [default when any entry is a SensitivityFunction] or
-      "shifted_local_dampening"; global sensitivities given as numbers are then used as constant
-      functions).
-
-    Parameters
-    ----------
-    U : array of shape (n, m)
-        Objective values u_i(x, r), one row per candidate (n >= 2), all maximised.
-    epsilon : float
-        Privacy budget, > 0 (split evenly over the k picks). Keyword-only, like every argument after
-        ``U``; ``epsilon`` and ``sensitivities`` given positionally still work for one release, with a
-        ``DeprecationWarning``.
-    sensitivities : list, one entry per objective
-        Global sensitivities Δu_i (numbers) or admissible SensitivityFunctions δ_i.
-    mechanism : str, optional
-        One of :data:`MECHANISMS` or a short alias (EM, PF, RNM, LD, SLD; any case).
-    k : int, optional
-        Number of distinct candidates (omitted: one). ``k > 1``: k sequential picks with ε/k each; after each pick the
-        Pareto scores and δ^PS (and the global sensitivity n' − 1) are **recomputed on the remaining
-        candidates**, so domination by already selected candidates no longer counts.
-    rng : Generator, int or None
-    **options
-        Passed to the mechanism: ``monotonic`` (exponential, permute_and_flip, report_noisy_max),
-        ``noise`` (report_noisy_max), ``direction`` (shifted_local_dampening), ``max_steps`` (local ones).
-
-    Returns
-    -------
-    int when ``k`` is omitted or 1, else an int64 array of the k indices in the order picked.
-
-    Privacy
-    -------
-    ε-DP under the neighbour model of the sensitivities: each pick is the chosen mechanism on PS with
-    a valid (global or admissible local) sensitivity over a candidate set fixed by earlier outputs
-    (sequential composition over the k picks).
-
-    Examples
-    --------
-    >>> U = [[3, 5], [5, 3], [4, 2], [2, 4], [1, 1]]
-    >>> int(priv_pareto(U, epsilon=100.0, sensitivities=[1.0, 1.0], rng=0)) in (0, 1)   # the front is {a, b}
-    True
-    """
-    M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
-    k = check_k(1 if k is None else k, n)
-    gen = check_rng(rng)
-    spec = get_mechanism(mechanism)
-    local = spec.kind == "local"
-    sfs = _as_functions(sens, n) if local else []
-    remaining = np.arange(n)
-    picks: list[int] = []
-    for _ in range(k):
-        if remaining.size == 1:  # fixed by the earlier (public) picks: no budget needed
-            picks.append(int(remaining[0]))
-            break
-        sub = M[remaining]
-        ps = -count_dominating(sub, strict=True)
-        if local:
-            if spec.score == "shifted":
-                _check_shifted_walk(sub, sfs, options)
-            else:
-                _check_dampening_walk(sub, sfs, options)
-            sens_k: float | SensitivityFunction = _pareto_sf(sub, sfs, None if remaining.size == n else remaining)
-        else:
-            sens_k = float(remaining.size - 1)
-        j = int(_select(mechanism, ps.astype(np.float64), eps / k, sens_k, 1, gen, options))
-        picks.append(int(remaining[j]))
-        remaining = np.delete(remaining, j)
-    return picks[0] if k == 1 else np.asarray(picks, dtype=np.int64)
-
-
-@keyword_only("epsilon", "sensitivities")
-@probabilities_result
-def priv_pareto_probabilities(U: ArrayLike, *, epsilon: float, sensitivities: Sensitivities,
-                              mechanism: str | None = None,
-                              **options) -> np.ndarray:
-    """Exact output distribution of :func:`priv_pareto` with k = 1.
-
-    Same arguments as :func:`priv_pareto`. Closed forms for "exponential", "permute_and_flip" (small n),
-    "local_dampening" and "shifted_local_dampening"; "report_noisy_max" with Gumbel or exponential noise
-    reduces to the first two, Laplace noise is integrated numerically (small n).
-
-    >>> p = priv_pareto_probabilities([[3, 5], [5, 3], [4, 2], [2, 4], [1, 1]], epsilon=4.0, sensitivities=[1.0, 1.0])
-    >>> p.round(3).tolist()         # exponential mechanism: ∝ exp(ε·PS/(2·4)), PS = 0, 0, -1, -1, -4
-    [0.299, 0.299, 0.181, 0.181, 0.04]
-    """
-    M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
-    ps = -count_dominating(M, strict=True)
-    spec = get_mechanism(mechanism)
-    if spec.kind == "local":
-        sfs = _as_functions(sens, n)
-        if spec.score == "shifted":
-            _check_shifted_walk(M, sfs, options)
-        else:
-            _check_dampening_walk(M, sfs, options)
-        sens_k: float | SensitivityFunction = _pareto_sf(M, sfs, None)
-    else:
-        sens_k = float(n - 1)
-    return _probabilities(mechanism, ps.astype(np.float64), eps, sens_k, options)
-
-
-def _agg_arguments(where: str, objective_weights):
-    """objective_weights, required (its None default only lets the old keyword spelling ``weights=`` keep
-    working)."""
-    if objective_weights is None:
-        raise TypeError(f"{where}() missing required argument: 'objective_weights'")
-    return objective_weights
-
-
-def _aggregate(M, weights, sens, mechanism, n, m):
-    w = _check_weights(weights, m)
-    u = M @ w
-    sensitivity: SensitivityFunction | float
-    if get_mechanism(mechanism).kind == "local":
-        sensitivity = weighted_sum(w, _as_functions(sens, n))
-    else:
-        sensitivity = float(sum(abs(wi) * (s.global_sensitivity if isinstance(s, SensitivityFunction) else s)
-                                for wi, s in zip(w, sens)))
-    return u, sensitivity
-
-
-@renamed_parameter(old="weights", new="objective_weights")
-@keyword_only("epsilon", "sensitivities")
-@selection_result
-def priv_agg(U: ArrayLike, objective_weights: ArrayLike | None = None, *, epsilon: float, sensitivities: Sensitivities,
-             mechanism: str | None = None, k: int | None = None, rng: RngLike = None,
-             base_measure: ArrayLike | None = None, **options) -> int | np.ndarray:
-    """PrivAgg (paper Def. 5.1 / 5.2): privately select candidate(s) maximising Σ_i w_i u_i.
-
-    The aggregate utility u_agg = U @ objective_weights goes to a single-objective mechanism with global
-    sensitivity Σ_i |w_i| Δu_i (Thm 5.3; "exponential" [default when ``sensitivities`` are all numbers],
-    "permute_and_flip", "report_noisy_max") or with the sensitivity function
-    δ^agg = Σ_i |w_i| δ_i (Thm 5.4; "local_dampening" [default when any entry is a SensitivityFunction]
-    or "shifted_local_dampening"; numbers are then used as constant functions).
-
-    Parameters
-    ----------
-    U : array of shape (n, m)
-        Objective values, one row per candidate (n >= 2).
-    objective_weights : array of shape (m,)
-        The w_i: finite, not all zero (negative weights are allowed). Required; ``weights=`` is its
-        deprecated spelling (``DeprecationWarning``).
-    epsilon, sensitivities, mechanism, rng, **options
-        As in :func:`priv_pareto` (keywords; ``epsilon`` and ``sensitivities`` are required).
-    k : int, optional
-        Omitted: one candidate. ``k > 1``: k distinct candidates, ε/k each (the aggregate does not depend on the remaining set).
-    base_measure : array of shape (n,), optional
-        A base measure on the candidates, passed to the mechanism (see :mod:`dpselect.mechanisms`).
-
-    Returns
-    -------
-    int when ``k`` is omitted or 1, else an int64 array of the k indices in the order picked.
-
-    Privacy
-    -------
-    ε-DP under the neighbour model of the sensitivities.
-
-    Examples
-    --------
-    >>> int(priv_agg([[0.9, 0.1], [0.6, 0.7], [0.2, 0.3]], [0.5, 0.5], epsilon=1000.0, sensitivities=[1.0, 1.0],
-    ...              rng=0))
-    1
-    """
-    objective_weights = _agg_arguments("priv_agg", objective_weights)
-    M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
-    k = check_k(1 if k is None else k, n)
-    u, sensitivity = _aggregate(M, objective_weights, sens, mechanism, n, m)
-    out = _select(mechanism, u, eps, sensitivity, k, check_rng(rng), options, base_measure)
-    return int(out) if k == 1 else np.asarray(out, dtype=np.int64)
-
-
-@renamed_parameter(old="weights", new="objective_weights")
-@keyword_only("epsilon", "sensitivities")
-@probabilities_result
-def priv_agg_probabilities(U: ArrayLike, objective_weights: ArrayLike | None = None, *, epsilon: float,
-                           sensitivities: Sensitivities,
-                           mechanism: str | None = None,
-                           base_measure: ArrayLike | None = None, **options) -> np.ndarray:
-    """Exact output distribution of :func:`priv_agg` with k = 1 (same arguments).
-
-    >>> priv_agg_probabilities([[1.0, 0.0], [0.0, 1.0]], [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0]).tolist()
-    [0.5, 0.5]
-    """
-    objective_weights = _agg_arguments("priv_agg_probabilities", objective_weights)
-    M, n, m, eps, sens, mechanism = _prepare(U, epsilon, sensitivities, mechanism, options)
-    u, sensitivity = _aggregate(M, objective_weights, sens, mechanism, n, m)
-    return _probabilities(mechanism, u, eps, sensitivity, options, base_measure)
-
-
-def _indices(idx, name: str, n: int) -> np.ndarray:
-    arr = np.asarray(idx)
-    if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
-        raise TypeError(f"{name} must be a 1-D array of candidate indices (ints), got {_short_repr(idx)}")
-    if arr.size and (arr.min() < 0 or arr.max() >= n):
-        raise ValueError(f"{name} must be indices in [0, {n}), got {arr.tolist()[:10]}")
-    return arr.astype(np.intp)
-
-
-def _short_repr(x) -> str:
-    r = repr(x)
-    return r if len(r) <= 60 else r[:57] + "..."
-
-
-def _metric_c_old_form(objectives, reference, selected, /, **kwargs):
-    """The arguments of the deprecated ``metric_c(objectives, reference, selected)`` in the new form."""
-    if "objectives" in kwargs:
-        raise TypeError("metric_c got objectives twice (positionally in the deprecated form and as a keyword)")
-    return (reference, selected), {**kwargs, "objectives": objectives}
-
-
-@old_call_form(lambda *args, **kwargs: len(args) == 3, _metric_c_old_form,
-               old="metric_c(objectives, reference, selected)", new="metric_c(reference, selected, objectives=objectives)")
-def metric_c(reference: ArrayLike, candidates: ArrayLike, *, objectives: ArrayLike | None = None) -> float:
-    """Metric C(X', X'') of paper Def. 6.3: fraction of X'' dominated by at least one member of X'.
-
-    Domination is strict in every objective (the module's definition), all objectives maximised;
-    0 = no member of X'' is dominated by a member of X' (best for X''). Two forms:
-
-    * ``metric_c(reference, candidates)``: X' and X'' as (n', m) and (n'', m) arrays of objective values;
-    * ``metric_c(reference, candidates, objectives=U)``: X' and X'' as index arrays into the rows of
-      ``U`` (e.g. a non-private top-k and a private selection of nodes).
-
-    The older ``metric_c(objectives, reference, selected)`` of :mod:`dpselect.apps.influential` (three
-    positional arguments) still works for one release with a ``DeprecationWarning``.
-
-    >>> metric_c(np.array([[0.9, 0.9]]), np.array([[0.5, 0.5], [0.95, 0.1]]))
-    0.5
-    >>> metric_c([0], [1, 2], objectives=np.array([[3, 3], [1, 1], [2, 4]]))
-    0.5
-    """
-    if objectives is not None:
-        U = check_matrix(objectives, "objectives")
-        ref = _indices(reference, "reference", U.shape[0])
-        sel = _indices(candidates, "candidates", U.shape[0])
-        for name, arr in (("reference", ref), ("candidates", sel)):
-            if arr.size == 0:
-                raise ValueError(f"{name} must not be empty")
-        A, B = U[ref], U[sel]
-    else:
-        A = check_matrix(reference, "reference")
-        B = check_matrix(candidates, "candidates")
-        if A.shape[1] != B.shape[1]:
-            raise ValueError(f"reference and candidates must be non-empty (n, m) arrays with equal m, got {A.shape}, "
-                             f"{B.shape}")
-    dominated = (A[:, None, :] > B[None, :, :]).all(axis=2).any(axis=0)
-    return float(dominated.mean())

@@ -1,0 +1,88 @@
+"""The aggregate utility Σ_i w_i u_i and its sensitivity δ^agg = Σ_i |w_i| δ_i (paper Thm 5.3, 5.4)."""
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._compat import renamed_parameter
+from ..registry import get_mechanism
+from ..sensitivity import SensitivityFunction, check_weight_values, weighted_sum
+from ._pareto_score import Sensitivities, _as_functions
+
+
+@renamed_parameter(old="weights", new="objective_weights")
+def aggregate_sensitivity(objective_weights: ArrayLike | None = None,
+                          sensitivity_functions: Sensitivities | None = None) -> SensitivityFunction:
+    """δ^agg(x, t, r) = Σ_i |w_i| δ_i(x, t, r), admissible for u_agg = Σ_i w_i u_i (paper Thm 5.4).
+
+    Its global sensitivity is Σ_i |w_i| Δu_i (paper Thm 5.3). Same neighbour model as the δ_i.
+
+    Parameters
+    ----------
+    objective_weights : array of shape (m,)
+        The w_i: finite, not all zero (negative weights allowed). ``weights=`` is its deprecated spelling
+        (``DeprecationWarning``).
+    sensitivity_functions : list of m SensitivityFunction
+        One admissible δ_i per objective, all for the same n candidates (a global sensitivity Δu_i as
+        ``dpselect.constant(n, Δu_i)``).
+
+    Returns
+    -------
+    SensitivityFunction
+        δ^agg for the same n candidates: ``f(t)`` is a float64 array of shape (n,);
+        ``global_sensitivity`` = Σ_i |w_i| Δu_i.
+
+    Examples
+    --------
+    >>> import dpselect
+    >>> f = aggregate_sensitivity([0.5, -2.0], [dpselect.constant(3, 1.0), dpselect.constant(3, 0.25)])
+    >>> f.global_sensitivity, f(0).tolist()
+    (1.0, [1.0, 1.0, 1.0])
+    """
+    if objective_weights is None:
+        raise TypeError("aggregate_sensitivity() missing required argument: 'objective_weights'")
+    if sensitivity_functions is None:
+        raise TypeError("aggregate_sensitivity() missing required argument: 'sensitivity_functions'")
+    if isinstance(sensitivity_functions, SensitivityFunction):
+        raise TypeError("sensitivity_functions must be a list of SensitivityFunction, one per objective")
+    sfs: list[SensitivityFunction] = []
+    for i, s in enumerate(sensitivity_functions):
+        if not isinstance(s, SensitivityFunction):
+            raise TypeError(f"sensitivity_functions[{i}] must be a SensitivityFunction, got {type(s).__name__} "
+                            "(use dpselect.constant(n, Δ) for a global sensitivity)")
+        sfs.append(s)
+    return weighted_sum(_check_weights(objective_weights, len(sfs)), sfs)
+
+
+def _check_weights(weights, m: int, name: str = "objective_weights") -> np.ndarray:
+    try:
+        w = check_weight_values(weights, m)
+    except TypeError as exc:
+        raise TypeError(str(exc).replace("weights", name, 1)) from None
+    if w.ndim != 1 or w.shape[0] != m:
+        raise ValueError(f"{name} must have one entry per objective ({m}), got shape {w.shape}")
+    if not np.all(np.isfinite(w)):
+        raise ValueError(f"{name} must be finite, got {w.tolist()}")
+    if not np.any(w != 0):
+        raise ValueError(f"{name} must not all be zero, got {w.tolist()}")
+    return w
+
+
+def _agg_arguments(where: str, objective_weights):
+    """objective_weights, required (its None default only lets the old keyword spelling ``weights=`` keep
+    working)."""
+    if objective_weights is None:
+        raise TypeError(f"{where}() missing required argument: 'objective_weights'")
+    return objective_weights
+
+
+def _aggregate(M, weights, sens, mechanism, n, m):
+    w = _check_weights(weights, m)
+    u = M @ w
+    sensitivity: SensitivityFunction | float
+    if get_mechanism(mechanism).kind == "local":
+        sensitivity = weighted_sum(w, _as_functions(sens, n))
+    else:
+        sensitivity = float(sum(abs(wi) * (s.global_sensitivity if isinstance(s, SensitivityFunction) else s)
+                                for wi, s in zip(w, sens)))
+    return u, sensitivity
