@@ -284,9 +284,30 @@ def laplace_below(x: float | Fraction, scale: float, rng: np.random.Generator) -
     sampled as U < F(x) with U's bits drawn lazily: float enclosures of F(x) decide almost always, a
     decimal enclosure (correctly rounded exp, widened by an ulp) the rest.
 
+    Privacy: none by itself; it is the exact sampler of the bit a Laplace-noise threshold releases, so the
+    guarantee is the calling algorithm's (ε = Δ/scale for a test on a statistic of sensitivity Δ).
+
+    Parameters
+    ----------
+    x : float or fractions.Fraction
+        The threshold minus the value (any finite float, read as an exact rational, or a Fraction).
+    scale : float
+        The Laplace scale b > 0.
+    rng : numpy.random.Generator
+        The source of random 64-bit words (the bits of U).
+
+    Returns
+    -------
+    bool
+        True with probability exactly F(x) = P[Laplace(0, b) < x].
+
+    Examples
+    --------
     >>> import numpy as np
     >>> sum(laplace_below(0.0, 1.0, np.random.default_rng(s)) for s in range(1000)) in range(440, 561)
     True
+    >>> laplace_below(-1e300, 1.0, np.random.default_rng(0))   # F underflows to 0 in floats, exactly > 0 here
+    False
     """
     fx = Fraction(x) / Fraction(float(scale))  # x: a float or a Fraction
     z = float(fx)  # only for the float stage; the decimal stage uses fx

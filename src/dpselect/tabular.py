@@ -192,8 +192,8 @@ class TabularData:
 
         Examples
         --------
-    >>> import numpy as np
-    >>> t = TabularData(np.array([[0.0, 1], [0.5, 0], [1.0, 1]]), [1, 0, 1], ["x", "c"], [False, True], [0, 2])
+        >>> import numpy as np
+        >>> t = TabularData(np.array([[0.0, 1], [0.5, 0], [1.0, 1]]), [1, 0, 1], ["x", "c"], [False, True], [0, 2])
         >>> t.subset([0, 2]).y.tolist()
         [1, 1]
         """
