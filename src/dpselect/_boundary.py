@@ -134,6 +134,18 @@ def charge(accountant: Accountant | None, guarantee: Guarantee, *, label: str, t
 def check_topk_delta(delta: Any, k: int | None) -> float:
     """``delta`` of a top-k as a float in [0, 1); δ > 0 with one pick (``k`` omitted or 1) is a ValueError.
 
+    Parameters
+    ----------
+    delta : float
+        What the caller passed as ``delta=``.
+    k : int or None
+        The checked number of picks (None: ``k`` omitted).
+
+    Returns
+    -------
+    float
+        δ.
+
     Examples
     --------
     >>> check_topk_delta(0, None), check_topk_delta(1e-6, 10)
@@ -188,6 +200,19 @@ def topk_budget(epsilon: float, k: int, delta: float, *, bounded_range: bool) ->
 def selection_label(name: str, k: int | None, size: int | None, delta: float = 0.0) -> str:
     """The ``accountant.history`` label of a selector call: ``name`` and the arguments that shape it.
 
+    Parameters
+    ----------
+    name : str
+        The mechanism's canonical name.
+    k, size : int or None
+        As passed (None: omitted).
+    delta : float
+        The top-k δ (shown when > 0).
+
+    Returns
+    -------
+    str
+
     Examples
     --------
     >>> selection_label("exponential", None, None), selection_label("exponential", 3, 10, 1e-6)
@@ -209,7 +234,29 @@ def charge_selection(accountant: Accountant | None, mechanism: Any, epsilon: flo
     ``.privacy(epsilon, k=, delta=, **options)``,
     ``size`` times (``size=None``: once), labelled by :func:`selection_label`. No-op without an accountant.
 
-    ``options`` are the guarantee-relevant options of the call (``noise=`` for report-noisy-max).
+    Parameters
+    ----------
+    accountant : Accountant or None
+        The budget (None: nothing to do, nothing computed).
+    mechanism : str or Mechanism
+        Whose ``.privacy`` is charged.
+    epsilon : float
+        The checked ε of the call.
+    k, size : int or None
+        The checked ``k`` and ``size`` as passed (None: omitted).
+    delta : float
+        The checked top-k δ.
+    **options
+        The guarantee-relevant options of the call (``noise=`` for report-noisy-max).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    BudgetExceededError
+        Refused; nothing recorded.
 
     Examples
     --------

@@ -582,7 +582,9 @@ def exponential(
         Top-k under (ε, δ) (``k > 1`` only; δ > 0 with one pick is a ValueError: it buys nothing). 0 (the
         default): ε/k per pick (basic composition, ε-DP). δ > 0: each pick runs with the largest ε0 for which
         the k adaptive picks are together (ε, δ)-DP (:func:`dpselect.accounting.per_pick_epsilon`), a larger
-        ε0 than ε/k, hence a more accurate top-k; the law is the same peeling with ε0 per pick.
+        ε0 than ε/k, hence a more accurate top-k; the law is the same peeling with ε0 per pick. The charge
+        is that k-fold composition at ε0: an ``Accountant(mode="fixed")`` (or ``"batch"``) takes it; the
+        default ``"adaptive"`` filter counts it as k·ε0²/8 zCDP and can refuse it.
     monotonic : bool, optional
         True declares that all utilities move in the same direction between neighbours: ε·u/Δu instead of
         ε·u/(2Δu).
@@ -846,7 +848,9 @@ def report_noisy_max(
         Top-k under (ε, δ) (``k > 1`` only; δ > 0 with one pick is a ValueError: it buys nothing). 0 (the
         default): ε/k per pick (basic composition, ε-DP). δ > 0: each pick runs with the largest ε0 for which
         the k adaptive picks are together (ε, δ)-DP (:func:`dpselect.accounting.per_pick_epsilon`), a larger
-        ε0 than ε/k, hence a more accurate top-k; the law is the same peeling with ε0 per pick.
+        ε0 than ε/k, hence a more accurate top-k; the law is the same peeling with ε0 per pick. The charge
+        is that k-fold composition at ε0: an ``Accountant(mode="fixed")`` (or ``"batch"``) takes it; the
+        default ``"adaptive"`` filter counts it as k·ε0²/8 zCDP and can refuse it.
     monotonic : bool, optional
         True declares that all utilities move in the same direction between neighbours: ε·u/Δu instead of
         ε·u/(2Δu).
@@ -949,7 +953,9 @@ def permute_and_flip(
         Top-k under (ε, δ) (``k > 1`` only; δ > 0 with one pick is a ValueError: it buys nothing). 0 (the
         default): ε/k per pick (basic composition, ε-DP). δ > 0: each pick runs with the largest ε0 for which
         the k adaptive picks are together (ε, δ)-DP (:func:`dpselect.accounting.per_pick_epsilon`), a larger
-        ε0 than ε/k, hence a more accurate top-k; the law is the same peeling with ε0 per pick.
+        ε0 than ε/k, hence a more accurate top-k; the law is the same peeling with ε0 per pick. The charge
+        is that k-fold composition at ε0: an ``Accountant(mode="fixed")`` (or ``"batch"``) takes it; the
+        default ``"adaptive"`` filter counts it as k·ε0²/8 zCDP and can refuse it.
     monotonic : bool, optional
         True declares that all utilities move in the same direction between neighbours: ε·u/Δu instead of
         ε·u/(2Δu).
@@ -1209,7 +1215,9 @@ def local_dampening(
         Top-k under (ε, δ) (``k > 1`` only; δ > 0 with one pick is a ValueError: it buys nothing). 0 (the
         default): ε/k per pick (basic composition, ε-DP). δ > 0: each pick runs with the largest ε0 for which
         the k adaptive picks are together (ε, δ)-DP (:func:`dpselect.accounting.per_pick_epsilon`), a larger
-        ε0 than ε/k, hence a more accurate top-k; the law is the same peeling with ε0 per pick.
+        ε0 than ε/k, hence a more accurate top-k; the law is the same peeling with ε0 per pick. The charge
+        is that k-fold composition at ε0: an ``Accountant(mode="fixed")`` (or ``"batch"``) takes it; the
+        default ``"adaptive"`` filter counts it as k·ε0²/8 zCDP and can refuse it.
     base_measure : array_like, optional
         One w_r per candidate (see the module docstring for how each noise reads it).
     rng : RngLike, optional
@@ -1351,7 +1359,9 @@ def shifted_local_dampening(
         Top-k under (ε, δ) (``k > 1`` only; δ > 0 with one pick is a ValueError: it buys nothing). 0 (the
         default): ε/k per pick (basic composition, ε-DP). δ > 0: each pick runs with the largest ε0 for which
         the k adaptive picks are together (ε, δ)-DP (:func:`dpselect.accounting.per_pick_epsilon`), a larger
-        ε0 than ε/k, hence a more accurate top-k; the law is the same peeling with ε0 per pick.
+        ε0 than ε/k, hence a more accurate top-k; the law is the same peeling with ε0 per pick. The charge
+        is that k-fold composition at ε0: an ``Accountant(mode="fixed")`` (or ``"batch"``) takes it; the
+        default ``"adaptive"`` filter counts it as k·ε0²/8 zCDP and can refuse it.
     base_measure : array_like, optional
         One w_r per candidate (see the module docstring for how each noise reads it).
     rng : RngLike, optional

@@ -155,6 +155,12 @@ class Mechanism:
         Local mechanisms whose scores can be cached: ``prepare_fn(utilities, sensitivity_function,
         max_steps=...) -> cache`` and ``select_prepared_fn(utilities, sensitivity_function, cache, epsilon, k,
         rng, **options)`` (the same law as :meth:`select`, with the same random bits).
+
+    Examples
+    --------
+    >>> em = get_mechanism("exponential")
+    >>> em.kind, em.aliases, em.noises, em.accepts("monotonic"), em.accepts("accountant")
+    ('global', ('em',), ('gumbel',), True, True)
     """
 
     name: str
@@ -264,9 +270,27 @@ class Mechanism:
         return self.selector(utilities, epsilon=epsilon, **{self.sensitivity_keyword: sensitivity}, **options)
 
     def probabilities(self, utilities: Any, *, epsilon: float, sensitivity: Any, **options: Any) -> np.ndarray:
-        """The exact law of one pick (k = 1) as a float64 array (``base_measure`` and :attr:`options` apply;
-        ``exact`` is accepted and ignored: the law is the same).
+        """The exact law of one pick (k = 1).
 
+        Parameters
+        ----------
+        utilities : array_like
+            One finite utility per candidate.
+        epsilon : float
+            The budget of the pick (> 0).
+        sensitivity : float or SensitivityFunction
+            As for :meth:`select`.
+        **options
+            ``base_measure`` and :attr:`options` apply; ``exact`` is accepted and ignored (the law is the
+            same); ``k``, ``rng``, ``size`` are a ``TypeError``.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 probabilities of shape (n,), summing to 1 (a pandas Series for a Series input).
+
+        Examples
+        --------
         >>> get_mechanism("EM").probabilities([0.0, 2 * np.log(3.0)], epsilon=1.0, sensitivity=1.0).tolist()
         [0.25, 0.75]
         """
@@ -284,7 +308,24 @@ class Mechanism:
     def select_prepared(self, utilities: np.ndarray, sensitivity_function: Any, cache: Any, *, epsilon: float,
                         k: int = 1, rng: Any = None, **options: Any) -> Any:
         """:meth:`select` on scores from :meth:`prepare` (or the same pair computed another way): the same law
-        and random bits, without recomputing them. Returns an ``int`` for k = 1, else an int64 array."""
+        and random bits, without recomputing them.
+
+        Internal-grade entry for applications that cache the scores (``utilities`` a checked float64 array,
+        ``sensitivity_function`` checked); it charges no accountant (the application charges its release).
+
+        Returns
+        -------
+        int or numpy.ndarray
+            An ``int`` for k = 1, else an int64 array of shape (k,) (``size=N``: (N,) or (N, k)).
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> ld, u = get_mechanism("LD"), np.array([1.0, 9.0, 2.0])
+        >>> sf = dpselect.constant(3, 1.0)
+        >>> ld.select_prepared(u, sf, ld.prepare(u, sf), epsilon=50.0, k=2, rng=0).shape
+        (2,)
+        """
         if self.select_prepared_fn is None:
             raise TypeError(f"mechanism {self.name!r} has no cacheable scores (cacheable is False)")
         self._check_options(options, probabilities=False)
@@ -376,11 +417,31 @@ MECHANISMS: Mapping[str, Mechanism] = _voc.MECHANISMS
 
 
 def register(spec: Mechanism, *, replace: bool = False) -> Mechanism:
-    """Add ``spec`` to the registry (``dpselect.MECHANISMS``); returns it.
+    """Add ``spec`` to the registry (``dpselect.MECHANISMS``).
 
-    Its name and aliases must be new (``ValueError`` otherwise) unless ``replace=True`` replaces a spec of the
-    same name. From then on :func:`get_mechanism`, :func:`names` and every function taking ``mechanism=``
-    (through :func:`dpselect.vocabulary.check_mechanism`) know it.
+    From then on :func:`get_mechanism`, :func:`names` and every function taking ``mechanism=`` (through
+    :func:`dpselect.vocabulary.check_mechanism`) know it. A selector without ``accountant=`` in its signature
+    is charged by :meth:`Mechanism.select` before it runs.
+
+    Parameters
+    ----------
+    spec : Mechanism
+        The mechanism. Its name and aliases must be new (``ValueError`` otherwise) ...
+    replace : bool
+        ... unless ``replace=True``, which replaces a spec of the same name.
+
+    Returns
+    -------
+    Mechanism
+        ``spec``.
+
+    Examples
+    --------
+    >>> toy = Mechanism("first_candidate", "global", lambda u, **kw: 0, lambda u, **kw: np.eye(len(u))[0])
+    >>> register(toy) is toy, get_mechanism("first_candidate") is toy
+    (True, True)
+    >>> unregister("first_candidate") is toy, "first_candidate" in MECHANISMS
+    (True, False)
     """
     if not isinstance(spec, Mechanism):
         raise TypeError(f"spec must be a dpselect.registry.Mechanism, got {short_repr(spec)}")
@@ -399,7 +460,18 @@ def register(spec: Mechanism, *, replace: bool = False) -> Mechanism:
 
 
 def unregister(name: str) -> Mechanism:
-    """Remove the mechanism ``name`` (canonical or alias) and its aliases; returns its spec."""
+    """Remove the mechanism ``name`` (canonical or alias) and its aliases (see :func:`register`).
+
+    Parameters
+    ----------
+    name : str
+        Canonical name or alias.
+
+    Returns
+    -------
+    Mechanism
+        The removed spec.
+    """
     spec = get_mechanism(name)
     del _REGISTRY[spec.name]
     for a in spec.aliases:
@@ -410,9 +482,23 @@ def unregister(name: str) -> Mechanism:
 def get_mechanism(name_or_alias: "str | Mechanism", *, allowed: Any = None, name: str = "mechanism") -> Mechanism:
     """The registered :class:`Mechanism` of a canonical name or an alias (any case); a spec is returned as is.
 
-    ``allowed`` (optional): the canonical names accepted here (an application's subset); anything else is a
-    ``ValueError`` naming ``name``, the value and the accepted names.
+    Parameters
+    ----------
+    name_or_alias : str or Mechanism
+        ``"exponential"``, ``"EM"``, ... or a spec.
+    allowed : iterable of str, optional
+        The canonical names accepted here (an application's subset); anything else is a ``ValueError``
+        naming ``name``, the value and the accepted names.
+    name : str
+        The caller's parameter name, for messages.
 
+    Returns
+    -------
+    Mechanism
+        The spec.
+
+    Examples
+    --------
     >>> get_mechanism("sld").name
     'shifted_local_dampening'
     """
@@ -428,9 +514,23 @@ def names(kind: str | None = None, *, where: Callable[[Mechanism], bool] | None 
           ) -> tuple[str, ...]:
     """Canonical names of the registered mechanisms with these capabilities, in registration order.
 
-    ``kind`` and ``capabilities`` compare a field or property for equality (``noise="gumbel"``,
-    ``score="dampened"``, ``cacheable=True``); ``where`` is any predicate on the spec.
+    Parameters
+    ----------
+    kind : {"global", "local"}, optional
+        Only mechanisms of this kind.
+    where : callable, optional
+        Any predicate on the spec.
+    **capabilities
+        Fields or properties compared for equality (``noise="gumbel"``, ``score="dampened"``,
+        ``cacheable=True``).
 
+    Returns
+    -------
+    tuple of str
+        The matching canonical names.
+
+    Examples
+    --------
     >>> names(noise="gumbel")
     ('exponential', 'local_dampening', 'shifted_local_dampening')
     """
