@@ -66,6 +66,8 @@ from .dampening import (
 )
 from .sampling import NOISES, noisy_top_k, noisy_top_k_batch, noisy_top_k_peeled
 from .sensitivity import SensitivityFunction
+from ._boundary import charge_selection, check_accountant, check_topk_delta, topk_budget
+from .accounting.accountant import Accountant
 from ._compat import keyword_only, renamed_parameter
 from .vocabulary import selection_result
 from .vocabulary import probabilities_result
@@ -420,28 +422,32 @@ def _exact_select(s, s_err, exact_s, eps: float, delta: float, mult: int, k: int
     return np.asarray(picks, dtype=np.int64)
 
 
-def _em_exact(u, eps, delta, k, monotonic, w, rng, noise="gumbel", size=None):
-    return _exact_select(u, 0.0, lambda r: Fraction(float(u[r])), eps, delta, (1 if monotonic else 2) * k, k, rng,
-                         noise=noise, weights=w, size=size)
+def _em_exact(u, eps, delta, mult, k, w, rng, noise="gumbel", size=None):
+    return _exact_select(u, 0.0, lambda r: Fraction(float(u[r])), eps, delta, mult, k, rng, noise=noise, weights=w,
+                         size=size)
 
 
 def dampened_select(utilities: np.ndarray, sf: SensitivityFunction, D: np.ndarray, D_err, epsilon: float, k: int,
-                    rng, *, max_steps: int = DEFAULT_MAX_STEPS, weights=None, size: int | None = None):
+                    rng, *, max_steps: int = DEFAULT_MAX_STEPS, weights=None, size: int | None = None,
+                    split: int | None = None):
     """Local dampening (ε/k per pick) on precomputed ``(D, D_err) = dampen_with_error(u, sf)``, exactly.
 
-    For callers that cache the dampened scores across many draws (PrivTopk, DP-MOTkIN): the same law as
-    :func:`local_dampening` with the same random bits, without recomputing D.
+    Internal (plain, checked values): for callers that cache the dampened scores across many draws
+    (PrivTopk, DP-MOTkIN, DiffPID3, ``Mechanism.select_prepared``): the same law as :func:`local_dampening`
+    with the same random bits, without recomputing D. ``split``: each pick runs with ``epsilon / split``
+    (default ``k``: ε/k; 1 for a top-k under (ε, δ), whose ``epsilon`` is then the per-pick ε0).
     """
     k = int(k)
     return _exact_select(D, D_err, lambda r: dampen_exact(float(utilities[r]), sf, r, max_steps=max_steps),
-                         float(epsilon), 1.0, 2 * k, k, check_rng(rng), weights=weights, size=size)
+                         float(epsilon), 1.0, 2 * (k if split is None else split), k, check_rng(rng), weights=weights,
+                         size=size)
 
 
 def shifted_select(utilities: np.ndarray, sf: SensitivityFunction, G: np.ndarray, G_err, epsilon: float, k: int,
                    rng, *, direction: str = "increasing", max_steps: int = DEFAULT_MAX_STEPS, weights=None,
-                   size: int | None = None):
-    """Shifted local dampening (ε/k per pick) on precomputed ``(G, G_err) = shift_totals_with_error(sf, n)``,
-    exactly (the law of :func:`shifted_local_dampening`)."""
+                   size: int | None = None, split: int | None = None):
+    """Shifted local dampening (ε/k per pick; ``split`` as in :func:`dampened_select`) on precomputed
+    ``(G, G_err) = shift_totals_with_error(sf, n)``, exactly (the law of :func:`shifted_local_dampening`)."""
     k = int(k)
     sign = -1 if direction == "increasing" else 1
     with np.errstate(over="ignore"):
@@ -451,8 +457,8 @@ def shifted_select(utilities: np.ndarray, sf: SensitivityFunction, G: np.ndarray
     def exact_s(r):
         return Fraction(float(utilities[r])) + sign * shift_total_exact(sf, r, max_steps=max_steps)
 
-    return _exact_select(scores, err, exact_s, float(epsilon), sf.global_sensitivity, 2 * k, k, check_rng(rng),
-                         weights=weights, size=size)
+    return _exact_select(scores, err, exact_s, float(epsilon), sf.global_sensitivity, 2 * (k if split is None else split),
+                         k, check_rng(rng), weights=weights, size=size)
 
 
 #: size × k above this is refused up front (it would exhaust memory: 2^28 int64 picks are 2 GiB).
@@ -488,50 +494,139 @@ def _prepare(utilities, epsilon, sensitivity, k, monotonic, weights):
     return u, eps, delta, k, monotonic, w
 
 
+def _check_call(k_given, k: int, delta, exact, size, rng, accountant) -> tuple[float, bool, int | None, np.random.Generator]:
+    """The rest of a selector's arguments, after the data, ε, the sensitivity and ``k``: ``(δ, exact, size,
+    Generator)``. Nothing here draws from the generator (a Generator is used as is)."""
+    d = check_topk_delta(delta, None if k_given is None else k)
+    exact, size = check_bool(exact, "exact"), _check_size(size, k)
+    gen = check_rng(rng)
+    check_accountant(accountant)
+    return d, exact, size, gen
+
+
+def _one_candidate(size: int | None) -> "int | np.ndarray":
+    """One candidate: the output is 0 whatever the mechanism (no scores needed)."""
+    return 0 if size is None else np.zeros(size, dtype=np.int64)
+
+
 # ---------------------------------------------------------------------------------------------
 # exponential mechanism
 # ---------------------------------------------------------------------------------------------
+def _exponential(u: np.ndarray, eps: float, split: int, sens: float, k: int, monotonic: bool, w: np.ndarray | None,
+                 gen: np.random.Generator, exact: bool, size: int | None) -> "int | np.ndarray":
+    """The exponential mechanism on checked values: k picks with ε-budget ``eps / split`` each."""
+    if u.shape[0] == 1:
+        return _one_candidate(size)
+    mult = (1 if monotonic else 2) * split
+    if exact:
+        return _em_exact(u, eps, sens, mult, k, w, gen, size=size)
+    factor = (eps, sens, mult)
+    if size is not None:
+        return _sample_size(u, factor, w, k, size, gen)
+    return _sample(u, factor, w, k, gen)
+
+
+@selection_result
+def _exponential_entry(utilities: ArrayLike, *, epsilon: float, sensitivity: float, k: int | None = None,
+                       delta: float = 0.0, monotonic: bool = False, base_measure: ArrayLike | None = None,
+                       rng: RngLike = None, exact: bool = True, size: int | None = None,
+                       accountant: Accountant | None = None) -> int | np.ndarray:
+    # the boundary: every argument checked once, the budget charged, then the implementation draws
+    u, eps, sens, kk, monotonic, w = _prepare(utilities, epsilon, sensitivity, k, monotonic, base_measure)
+    d, exact, size, gen = _check_call(k, kk, delta, exact, size, rng, accountant)
+    eps_pick, split = topk_budget(eps, kk, d, bounded_range=True)
+    charge_selection(accountant, "exponential", eps, k=None if k is None else kk, size=size, delta=d)
+    return _exponential(u, eps_pick, split, sens, kk, monotonic, w, gen, exact, size)
+
+
 @renamed_parameter(old="weights", new="base_measure")
 @keyword_only("epsilon", "sensitivity")
-@selection_result
 def exponential(
     utilities: ArrayLike,
     *,
     epsilon: float,
     sensitivity: float,
     k: int | None = None,
+    delta: float = 0.0,
     monotonic: bool = False,
     base_measure: ArrayLike | None = None,
     rng: RngLike = None,
     exact: bool = True,
     size: int | None = None,
+    accountant: Accountant | None = None,
 ) -> int | np.ndarray:
     """Select candidate r with probability ∝ exp(ε·u(r) / (2Δu)) (McSherry-Talwar exponential mechanism).
 
-    Privacy: ε-DP for any neighbour model under which ``sensitivity`` bounds the change of every
-    utility (global sensitivity Δu); with ``monotonic=True`` the exponent is ε·u/Δu.
-    ``k > 1`` draws k distinct candidates, ε/k each (sequential composition, ε in total).
+    Privacy: ε-DP, indeed ε-bounded-range, for any neighbour model under which ``sensitivity`` bounds the
+    change of every utility (global sensitivity Δu); with ``monotonic=True`` the exponent is ε·u/Δu.
+    ``k > 1`` draws k distinct candidates, ε/k each (sequential composition, ε in total), or with
+    ``delta > 0`` the larger per-pick ε0 of an (ε, δ) budget.
 
     Sampling is exact by default (``exact=True``): the output law is exactly the mechanism's for the
     inputs as given (floats read as exact rationals), drawn from the generator's random bits only
     (:mod:`dpselect.sampling`). ``exact=False`` uses the float64 inverse CDF: faster for tiny inputs,
     but outputs of probability below ~2^-53 can become impossible, which breaks ε-DP.
 
-    Returns an ``int`` index when ``k`` is omitted, else an int64 array of k indices (k = 1 included) in the order picked.
+    Parameters
+    ----------
+    utilities : array_like
+        One finite utility per candidate (1-D); larger is better. A pandas Series selects its labels.
+    epsilon : float
+        The privacy budget of the call (> 0): ε-DP in total for ``delta=0``, (ε, δ)-DP for ``delta > 0``.
+    sensitivity : float
+        Δu (> 0): the most any utility changes between neighbouring datasets.
+    k : int, optional
+        Omitted: one pick, returned as an ``int``. Any int (1 included): k distinct candidates, picked one
+        after another on the remaining candidates, returned as an int64 array in the order picked.
+    delta : float, optional
+        Top-k under (ε, δ) (``k > 1`` only; δ > 0 with one pick is a ValueError: it buys nothing). 0 (the
+        default): ε/k per pick (basic composition, ε-DP). δ > 0: each pick runs with the largest ε0 for which
+        the k adaptive picks are together (ε, δ)-DP (:func:`dpselect.accounting.per_pick_epsilon`), a larger
+        ε0 than ε/k, hence a more accurate top-k; the law is the same peeling with ε0 per pick. The charge
+        is that k-fold composition at ε0: an ``Accountant(mode="fixed")`` (or ``"batch"``) takes it; the
+        default ``"adaptive"`` filter counts it as k·ε0²/8 zCDP and can refuse it.
+    monotonic : bool, optional
+        True declares that all utilities move in the same direction between neighbours: ε·u/Δu instead of
+        ε·u/(2Δu).
+    base_measure : array_like, optional
+        One w_r per candidate (see the module docstring for how each noise reads it).
+    rng : RngLike, optional
+        A ``numpy.random.Generator`` (used as is), a seed, a ``SeedSequence`` or ``BitGenerator``; None draws
+        OS entropy.
+    exact : bool, optional
+        True (default): the exact law, from the generator's random bits only. False: float64 sampling.
+    size : int, optional
+        N independent draws in one call (shape (N,), or (N, k) with ``k``).
+    accountant : Accountant, optional
+        Charged the call's guarantee, ``get_mechanism(...).privacy(epsilon, k=k, delta=delta)`` (``size``
+        times for ``size=N``), after the arguments are checked and before any random bit is drawn; a refused
+        charge raises :class:`dpselect.BudgetExceededError`, records nothing and leaves the generator
+        untouched. The history label names the call (``"{name}(k=3)"``).
 
+    Returns
+    -------
+    int or numpy.ndarray
+        ``k`` omitted: an ``int`` index (``size=N``: shape (N,)). Any int ``k``: int64 indices of shape (k,)
+        (``size=N``: (N, k)). Labels instead of positions for a pandas Series.
+
+    Examples
+    --------
     >>> exponential([1.0, 5.0, 2.0], epsilon=1e6, sensitivity=1.0, rng=0)
     1
+    >>> exponential([1.0, 5.0, 2.0], epsilon=1e6, sensitivity=1.0, k=2, rng=0).tolist()
+    [1, 2]
+    >>> exponential([1.0, 5.0, 2.0], epsilon=1.0, sensitivity=1.0, k=2, size=4, rng=0).shape
+    (4, 2)
+    >>> import dpselect
+    >>> acc = dpselect.Accountant(epsilon=1.0, delta=1e-6, mode="fixed")
+    >>> exponential(list(range(50)), epsilon=1.0, sensitivity=1.0, k=10, delta=1e-6, rng=0, accountant=acc).shape
+    (10,)
+    >>> acc.history[0].label, round(acc.history[0].guarantee.epsilon0, 4)     # ε0 > ε/k = 0.1
+    ('exponential(k=10, delta=1e-06)', 0.1525)
     """
-    u, eps, delta, k, monotonic, w = _prepare(utilities, epsilon, sensitivity, k, monotonic, base_measure)
-    exact, size = check_bool(exact, "exact"), _check_size(size, k)
-    if u.shape[0] == 1:  # one candidate: the output is 0 whatever the mechanism (no scores needed)
-        return 0 if size is None else np.zeros(size, dtype=np.int64)
-    if exact:
-        return _em_exact(u, eps, delta, k, monotonic, w, check_rng(rng), size=size)
-    factor = (eps, delta, (1 if monotonic else 2) * k)
-    if size is not None:
-        return _sample_size(u, factor, w, k, size, rng)
-    return _sample(u, factor, w, k, check_rng(rng))
+    return _exponential_entry(utilities, epsilon=epsilon, sensitivity=sensitivity, k=k, delta=delta,
+                              monotonic=monotonic, base_measure=base_measure, rng=rng, exact=exact, size=size,
+                              accountant=accountant)
 
 
 @renamed_parameter(old="weights", new="base_measure")
@@ -663,9 +758,53 @@ def _rnm_peel_full(s, noise, k, rng, weights):
     return np.asarray(picks, dtype=np.int64)
 
 
+def _report_noisy_max(u: np.ndarray, eps: float, split: int, sens: float, k: int, monotonic: bool,
+                      w: np.ndarray | None, gen: np.random.Generator, exact: bool, size: int | None,
+                      noise: str) -> "int | np.ndarray":
+    """Report-noisy-max on checked values (``w`` already checked against ``noise``): k picks with ε-budget
+    ``eps / split`` each."""
+    if u.shape[0] == 1:
+        return _one_candidate(size)
+    mult = (1 if monotonic else 2) * split
+    if exact:
+        return _em_exact(u, eps, sens, mult, k, w, gen, noise=noise, size=size)
+    factor = (eps, sens, mult)
+    if size is not None:
+        if noise == "gumbel":
+            return _sample_size(u, factor, w, k, size, gen)
+        return _rnm_size(u, factor, noise, k, size, gen, w)
+    if noise == "gumbel":
+        # argmax of u + Gumbel(scale) has exactly the exponential mechanism's distribution (Gumbel-max
+        # trick), and k picks with ε/k each are successive sampling without replacement: the inverse-CDF
+        # sampler gives the same distribution in fewer passes over the candidates.
+        return _sample(u, factor, w, k, gen)
+    return _rnm_any(u, factor, noise, k, gen, w)
+
+
+def _rnm_boundary(name: str, utilities, epsilon, sensitivity, noise, k, delta, monotonic, base_measure, rng, exact,
+                  size, accountant) -> "int | np.ndarray":
+    u, eps, sens, kk, monotonic, w = _prepare(utilities, epsilon, sensitivity, k, monotonic, base_measure)
+    w = _check_copies(w, noise)
+    d, exact, size, gen = _check_call(k, kk, delta, exact, size, rng, accountant)
+    eps_pick, split = topk_budget(eps, kk, d, bounded_range=noise == "gumbel")
+    charge_selection(accountant, name, eps, k=None if k is None else kk, size=size, delta=d,
+                     **({"noise": noise} if name == "report_noisy_max" else {}))
+    return _report_noisy_max(u, eps_pick, split, sens, kk, monotonic, w, gen, exact, size, noise)
+
+
+@selection_result
+def _report_noisy_max_entry(utilities: ArrayLike, *, epsilon: float, sensitivity: float,
+                            noise: Literal["laplace", "gumbel", "exponential"] = "laplace", k: int | None = None,
+                            delta: float = 0.0, monotonic: bool = False, base_measure: ArrayLike | None = None,
+                            rng: RngLike = None, exact: bool = True, size: int | None = None,
+                            accountant: Accountant | None = None) -> int | np.ndarray:
+    noise = check_choice(noise, "noise", NOISES)  # type: ignore[assignment]  # a checked NOISES member
+    return _rnm_boundary("report_noisy_max", utilities, epsilon, sensitivity, noise, k, delta, monotonic,
+                         base_measure, rng, exact, size, accountant)
+
+
 @renamed_parameter(old="weights", new="base_measure")
 @keyword_only("epsilon", "sensitivity")
-@selection_result
 def report_noisy_max(
     utilities: ArrayLike,
     *,
@@ -673,44 +812,79 @@ def report_noisy_max(
     sensitivity: float,
     noise: Literal["laplace", "gumbel", "exponential"] = "laplace",
     k: int | None = None,
+    delta: float = 0.0,
     monotonic: bool = False,
     base_measure: ArrayLike | None = None,
     rng: RngLike = None,
     exact: bool = True,
     size: int | None = None,
+    accountant: Accountant | None = None,
 ) -> int | np.ndarray:
     """Select argmax_r (u(r) + noise_r) with i.i.d. noise of scale 2Δu/ε (Δu/ε if ``monotonic``).
 
-    ``noise="gumbel"`` is exactly the exponential mechanism, ``noise="exponential"`` exactly
-    permute-and-flip, ``noise="laplace"`` the classic report-noisy-max. Privacy: ε-DP under the
-    utility's neighbour model (Δu its global sensitivity). ``k > 1``: k picks on the remaining
-    candidates with ε/k each (fresh noise per pick; ε in total).
+    ``noise="gumbel"`` is exactly the exponential mechanism (ε-bounded-range), ``noise="exponential"``
+    exactly permute-and-flip, ``noise="laplace"`` the classic report-noisy-max (both pure ε-DP, not
+    bounded-range). Privacy: ε-DP under the utility's neighbour model (Δu its global sensitivity).
+    ``k > 1``: k picks on the remaining candidates with ε/k each (fresh noise per pick; ε in total), or
+    with ``delta > 0`` the larger per-pick ε0 of an (ε, δ) budget.
 
     ``exact=True`` (default) samples every noise exactly with partially sampled random numbers
     (:mod:`dpselect.sampling`); ``exact=False`` uses float64 noise (Mironov 2012's attack applies).
 
+    Parameters
+    ----------
+    utilities : array_like
+        One finite utility per candidate (1-D); larger is better. A pandas Series selects its labels.
+    epsilon : float
+        The privacy budget of the call (> 0): ε-DP in total for ``delta=0``, (ε, δ)-DP for ``delta > 0``.
+    sensitivity : float
+        Δu (> 0): the most any utility changes between neighbouring datasets.
+    noise : {"laplace", "gumbel", "exponential"}, optional
+        The noise family (default Laplace); it decides the guarantee charged (Gumbel: bounded range).
+    k : int, optional
+        Omitted: one pick, returned as an ``int``. Any int (1 included): k distinct candidates, picked one
+        after another on the remaining candidates, returned as an int64 array in the order picked.
+    delta : float, optional
+        Top-k under (ε, δ) (``k > 1`` only; δ > 0 with one pick is a ValueError: it buys nothing). 0 (the
+        default): ε/k per pick (basic composition, ε-DP). δ > 0: each pick runs with the largest ε0 for which
+        the k adaptive picks are together (ε, δ)-DP (:func:`dpselect.accounting.per_pick_epsilon`), a larger
+        ε0 than ε/k, hence a more accurate top-k; the law is the same peeling with ε0 per pick. The charge
+        is that k-fold composition at ε0: an ``Accountant(mode="fixed")`` (or ``"batch"``) takes it; the
+        default ``"adaptive"`` filter counts it as k·ε0²/8 zCDP and can refuse it.
+    monotonic : bool, optional
+        True declares that all utilities move in the same direction between neighbours: ε·u/Δu instead of
+        ε·u/(2Δu).
+    base_measure : array_like, optional
+        One w_r per candidate (see the module docstring for how each noise reads it).
+    rng : RngLike, optional
+        A ``numpy.random.Generator`` (used as is), a seed, a ``SeedSequence`` or ``BitGenerator``; None draws
+        OS entropy.
+    exact : bool, optional
+        True (default): the exact law, from the generator's random bits only. False: float64 sampling.
+    size : int, optional
+        N independent draws in one call (shape (N,), or (N, k) with ``k``).
+    accountant : Accountant, optional
+        Charged the call's guarantee, ``get_mechanism(...).privacy(epsilon, k=k, delta=delta)`` (``size``
+        times for ``size=N``), after the arguments are checked and before any random bit is drawn; a refused
+        charge raises :class:`dpselect.BudgetExceededError`, records nothing and leaves the generator
+        untouched. The history label names the call (``"{name}(k=3)"``).
+
+    Returns
+    -------
+    int or numpy.ndarray
+        ``k`` omitted: an ``int`` index (``size=N``: shape (N,)). Any int ``k``: int64 indices of shape (k,)
+        (``size=N``: (N, k)). Labels instead of positions for a pandas Series.
+
+    Examples
+    --------
     >>> report_noisy_max([1.0, 5.0, 2.0], epsilon=1e6, sensitivity=1.0, noise="laplace", rng=0)
     1
+    >>> report_noisy_max([1.0, 5.0, 2.0], epsilon=1.0, sensitivity=1.0, k=1, size=3, rng=0).shape
+    (3, 1)
     """
-    noise = check_choice(noise, "noise", NOISES)  # type: ignore[assignment]  # a checked NOISES member
-    u, eps, delta, k, monotonic, w = _prepare(utilities, epsilon, sensitivity, k, monotonic, base_measure)
-    w = _check_copies(w, noise)
-    exact, size = check_bool(exact, "exact"), _check_size(size, k)
-    if u.shape[0] == 1:  # one candidate: the output is 0 whatever the mechanism (no scores needed)
-        return 0 if size is None else np.zeros(size, dtype=np.int64)
-    if exact:
-        return _em_exact(u, eps, delta, k, monotonic, w, check_rng(rng), noise=noise, size=size)
-    factor = (eps, delta, (1 if monotonic else 2) * k)
-    if size is not None:
-        if noise == "gumbel":
-            return _sample_size(u, factor, w, k, size, rng)
-        return _rnm_size(u, factor, noise, k, size, rng, w)
-    if noise == "gumbel":
-        # argmax of u + Gumbel(scale) has exactly the exponential mechanism's distribution (Gumbel-max
-        # trick), and k picks with ε/k each are successive sampling without replacement: the inverse-CDF
-        # sampler gives the same distribution in fewer passes over the candidates.
-        return _sample(u, (eps, delta, (1 if monotonic else 2) * k), w, k, check_rng(rng))
-    return _rnm_any(u, (eps, delta, (1 if monotonic else 2) * k), noise, k, check_rng(rng), w)
+    return _report_noisy_max_entry(utilities, epsilon=epsilon, sensitivity=sensitivity, noise=noise, k=k,
+                                   delta=delta, monotonic=monotonic, base_measure=base_measure, rng=rng, exact=exact,
+                                   size=size, accountant=accountant)
 
 
 def _rnm_any(u, factor, noise, k, rng, w):
@@ -730,34 +904,92 @@ def _rnm_any(u, factor, noise, k, rng, w):
     return np.concatenate([first, second]).astype(np.int64)
 
 
+@selection_result
+def _permute_and_flip_entry(utilities: ArrayLike, *, epsilon: float, sensitivity: float, k: int | None = None,
+                            delta: float = 0.0, monotonic: bool = False, base_measure: ArrayLike | None = None,
+                            rng: RngLike = None, exact: bool = True, size: int | None = None,
+                            accountant: Accountant | None = None) -> int | np.ndarray:
+    return _rnm_boundary("permute_and_flip", utilities, epsilon, sensitivity, "exponential", k, delta, monotonic,
+                         base_measure, rng, exact, size, accountant)
+
+
 @renamed_parameter(old="weights", new="base_measure")
 @keyword_only("epsilon", "sensitivity")
-@selection_result
 def permute_and_flip(
     utilities: ArrayLike,
     *,
     epsilon: float,
     sensitivity: float,
     k: int | None = None,
+    delta: float = 0.0,
     monotonic: bool = False,
     base_measure: ArrayLike | None = None,
     rng: RngLike = None,
     exact: bool = True,
     size: int | None = None,
+    accountant: Accountant | None = None,
 ) -> int | np.ndarray:
     """Permute-and-flip (McKenna & Sheldon 2020): ε-DP selection never worse than the exponential mechanism.
 
     The original algorithm visits candidates in random order and stops at r with probability
     exp(ε(u(r) − u*)/(2Δu)); its output has exactly the distribution of report-noisy-max with
     exponential noise of scale 2Δu/ε (Ding et al. 2021), which is how it is sampled here (one vectorised
-    pass). Privacy: ε-DP under the utility's neighbour model; ``monotonic=True`` uses ε/Δu.
-    ``k > 1``: k picks on the remaining candidates, ε/k each.
+    pass). Privacy: pure ε-DP (not bounded-range) under the utility's neighbour model; ``monotonic=True``
+    uses ε/Δu. ``k > 1``: k picks on the remaining candidates, ε/k each, or with ``delta > 0`` the larger
+    per-pick ε0 of an (ε, δ) budget (optimal composition of pure ε0-DP picks).
 
+    Parameters
+    ----------
+    utilities : array_like
+        One finite utility per candidate (1-D); larger is better. A pandas Series selects its labels.
+    epsilon : float
+        The privacy budget of the call (> 0): ε-DP in total for ``delta=0``, (ε, δ)-DP for ``delta > 0``.
+    sensitivity : float
+        Δu (> 0): the most any utility changes between neighbouring datasets.
+    k : int, optional
+        Omitted: one pick, returned as an ``int``. Any int (1 included): k distinct candidates, picked one
+        after another on the remaining candidates, returned as an int64 array in the order picked.
+    delta : float, optional
+        Top-k under (ε, δ) (``k > 1`` only; δ > 0 with one pick is a ValueError: it buys nothing). 0 (the
+        default): ε/k per pick (basic composition, ε-DP). δ > 0: each pick runs with the largest ε0 for which
+        the k adaptive picks are together (ε, δ)-DP (:func:`dpselect.accounting.per_pick_epsilon`), a larger
+        ε0 than ε/k, hence a more accurate top-k; the law is the same peeling with ε0 per pick. The charge
+        is that k-fold composition at ε0: an ``Accountant(mode="fixed")`` (or ``"batch"``) takes it; the
+        default ``"adaptive"`` filter counts it as k·ε0²/8 zCDP and can refuse it.
+    monotonic : bool, optional
+        True declares that all utilities move in the same direction between neighbours: ε·u/Δu instead of
+        ε·u/(2Δu).
+    base_measure : array_like, optional
+        One w_r per candidate (see the module docstring for how each noise reads it).
+    rng : RngLike, optional
+        A ``numpy.random.Generator`` (used as is), a seed, a ``SeedSequence`` or ``BitGenerator``; None draws
+        OS entropy.
+    exact : bool, optional
+        True (default): the exact law, from the generator's random bits only. False: float64 sampling.
+    size : int, optional
+        N independent draws in one call (shape (N,), or (N, k) with ``k``).
+    accountant : Accountant, optional
+        Charged the call's guarantee, ``get_mechanism(...).privacy(epsilon, k=k, delta=delta)`` (``size``
+        times for ``size=N``), after the arguments are checked and before any random bit is drawn; a refused
+        charge raises :class:`dpselect.BudgetExceededError`, records nothing and leaves the generator
+        untouched. The history label names the call (``"{name}(k=3)"``).
+
+    Returns
+    -------
+    int or numpy.ndarray
+        ``k`` omitted: an ``int`` index (``size=N``: shape (N,)). Any int ``k``: int64 indices of shape (k,)
+        (``size=N``: (N, k)). Labels instead of positions for a pandas Series.
+
+    Examples
+    --------
     >>> permute_and_flip([1.0, 5.0, 2.0], epsilon=1e6, sensitivity=1.0, rng=0)
     1
+    >>> permute_and_flip([1.0, 5.0, 2.0], epsilon=1e6, sensitivity=1.0, k=2, rng=0).tolist()
+    [1, 2]
     """
-    return report_noisy_max(utilities, epsilon=epsilon, sensitivity=sensitivity, noise="exponential", k=k,
-                            monotonic=monotonic, base_measure=base_measure, rng=rng, exact=exact, size=size)
+    return _permute_and_flip_entry(utilities, epsilon=epsilon, sensitivity=sensitivity, k=k, delta=delta,
+                                   monotonic=monotonic, base_measure=base_measure, rng=rng, exact=exact, size=size,
+                                   accountant=accountant)
 
 
 @renamed_parameter(old="weights", new="base_measure")
@@ -912,48 +1144,115 @@ def _prepare_local(utilities, epsilon, sensitivity_function, k, weights):
     return u, eps, sf, k, w
 
 
+def _local_dampening(u: np.ndarray, eps: float, split: int, sf: SensitivityFunction, k: int, w: np.ndarray | None,
+                     gen: np.random.Generator, exact: bool, size: int | None, max_steps: int) -> "int | np.ndarray":
+    """Local dampening on checked values: k picks with ε-budget ``eps / split`` each."""
+    if u.shape[0] == 1:
+        return _one_candidate(size)
+    if exact:
+        D, err = dampen_with_error(u, sf, max_steps=max_steps)
+        return dampened_select(u, sf, D, err, eps, k, gen, max_steps=max_steps, weights=w, size=size, split=split)
+    D = dampen(u, sf, max_steps=max_steps)
+    factor = (eps, 1.0, 2 * split)
+    if size is not None:
+        return _sample_size(D, factor, w, k, size, gen)
+    return _sample(D, factor, w, k, gen)
+
+
+@selection_result
+def _local_dampening_entry(utilities: ArrayLike, *, epsilon: float, sensitivity_function: SensitivityFunction,
+                           k: int | None = None, delta: float = 0.0, base_measure: ArrayLike | None = None,
+                           rng: RngLike = None, max_steps: int = DEFAULT_MAX_STEPS, exact: bool = True,
+                           size: int | None = None, accountant: Accountant | None = None) -> int | np.ndarray:
+    u, eps, sf, kk, w = _prepare_local(utilities, epsilon, sensitivity_function, k, base_measure)
+    d, exact, size, gen = _check_call(k, kk, delta, exact, size, rng, accountant)
+    eps_pick, split = topk_budget(eps, kk, d, bounded_range=True)
+    charge_selection(accountant, "local_dampening", eps, k=None if k is None else kk, size=size, delta=d)
+    return _local_dampening(u, eps_pick, split, sf, kk, w, gen, exact, size, max_steps)
+
+
 @renamed_parameter(old="weights", new="base_measure")
 @keyword_only("epsilon", "sensitivity_function")
-@selection_result
 def local_dampening(
     utilities: ArrayLike,
     *,
     epsilon: float,
     sensitivity_function: SensitivityFunction,
     k: int | None = None,
+    delta: float = 0.0,
     base_measure: ArrayLike | None = None,
     rng: RngLike = None,
     max_steps: int = DEFAULT_MAX_STEPS,
     exact: bool = True,
     size: int | None = None,
+    accountant: Accountant | None = None,
 ) -> int | np.ndarray:
     """Local dampening (thesis Def. 3.4.1): select r with probability ∝ exp(ε·D(x, r)/2).
 
     D is the dampening function (:func:`dpselect.dampen`), which rescales u by the data-dependent
-    sensitivity δ so that it has sensitivity 1. Privacy: ε-DP (thesis Thm 3.5.1) when the sensitivity
-    function is admissible for u under the neighbour model of the data. ``k > 1``: k distinct picks,
-    ε/k each (D does not depend on the remaining set, so this is successive sampling).
+    sensitivity δ so that it has sensitivity 1. Privacy: ε-DP, indeed ε-bounded-range (thesis Thm 3.5.1),
+    when the sensitivity function is admissible for u under the neighbour model of the data. ``k > 1``:
+    k distinct picks, ε/k each (D does not depend on the remaining set, so this is successive sampling),
+    or with ``delta > 0`` the larger per-pick ε0 of an (ε, δ) budget.
 
     ``exact=True`` (default): the law is exactly ∝ exp(ε·D/2) with D the exact dampening function of
     the utilities and δ values as given (rigorous float error bounds on D, exact rational D for
     near-ties; :mod:`dpselect.sampling`). ``exact=False``: float D and float sampling.
 
+    Parameters
+    ----------
+    utilities : array_like
+        One finite utility per candidate (1-D); larger is better. A pandas Series selects its labels.
+    epsilon : float
+        The privacy budget of the call (> 0): ε-DP in total for ``delta=0``, (ε, δ)-DP for ``delta > 0``.
+    sensitivity_function : SensitivityFunction
+        The local sensitivity δ(x, t, r), admissible for u under the data's neighbour model
+        (:mod:`dpselect.sensitivity`).
+    k : int, optional
+        Omitted: one pick, returned as an ``int``. Any int (1 included): k distinct candidates, picked one
+        after another on the remaining candidates, returned as an int64 array in the order picked.
+    delta : float, optional
+        Top-k under (ε, δ) (``k > 1`` only; δ > 0 with one pick is a ValueError: it buys nothing). 0 (the
+        default): ε/k per pick (basic composition, ε-DP). δ > 0: each pick runs with the largest ε0 for which
+        the k adaptive picks are together (ε, δ)-DP (:func:`dpselect.accounting.per_pick_epsilon`), a larger
+        ε0 than ε/k, hence a more accurate top-k; the law is the same peeling with ε0 per pick. The charge
+        is that k-fold composition at ε0: an ``Accountant(mode="fixed")`` (or ``"batch"``) takes it; the
+        default ``"adaptive"`` filter counts it as k·ε0²/8 zCDP and can refuse it.
+    base_measure : array_like, optional
+        One w_r per candidate (see the module docstring for how each noise reads it).
+    rng : RngLike, optional
+        A ``numpy.random.Generator`` (used as is), a seed, a ``SeedSequence`` or ``BitGenerator``; None draws
+        OS entropy.
+    max_steps : int, optional
+        The most steps t of the sensitivity function walked to compute the scores.
+    exact : bool, optional
+        True (default): the exact law, from the generator's random bits only. False: float64 sampling.
+    size : int, optional
+        N independent draws in one call (shape (N,), or (N, k) with ``k``).
+    accountant : Accountant, optional
+        Charged the call's guarantee, ``get_mechanism(...).privacy(epsilon, k=k, delta=delta)`` (``size``
+        times for ``size=N``), after the arguments are checked and before any random bit is drawn; a refused
+        charge raises :class:`dpselect.BudgetExceededError`, records nothing and leaves the generator
+        untouched. The history label names the call (``"{name}(k=3)"``).
+
+    Returns
+    -------
+    int or numpy.ndarray
+        ``k`` omitted: an ``int`` index (``size=N``: shape (N,)). Any int ``k``: int64 indices of shape (k,)
+        (``size=N``: (N, k)). Labels instead of positions for a pandas Series.
+
+    Examples
+    --------
     >>> import dpselect
     >>> sf = dpselect.constant(3, 1.0)          # global sensitivity: local dampening = exponential mechanism
     >>> local_dampening([1.0, 9.0, 2.0], epsilon=50.0, sensitivity_function=sf, rng=0)
     1
+    >>> local_dampening([1.0, 9.0, 2.0], epsilon=50.0, sensitivity_function=sf, k=2, size=5, rng=0).shape
+    (5, 2)
     """
-    u, eps, sf, k, w = _prepare_local(utilities, epsilon, sensitivity_function, k, base_measure)
-    exact, size = check_bool(exact, "exact"), _check_size(size, k)
-    if u.shape[0] == 1:  # one candidate: the output is 0 whatever the mechanism (no scores needed)
-        return 0 if size is None else np.zeros(size, dtype=np.int64)
-    if exact:
-        D, err = dampen_with_error(u, sf, max_steps=max_steps)
-        return dampened_select(u, sf, D, err, eps, k, rng, max_steps=max_steps, weights=w, size=size)
-    D = dampen(u, sf, max_steps=max_steps)
-    if size is not None:
-        return _sample_size(D, (eps, 1.0, 2 * k), w, k, size, rng)
-    return _sample(D, (eps, 1.0, 2 * k), w, k, check_rng(rng))
+    return _local_dampening_entry(utilities, epsilon=epsilon, sensitivity_function=sensitivity_function, k=k,
+                                  delta=delta, base_measure=base_measure, rng=rng, max_steps=max_steps, exact=exact,
+                                  size=size, accountant=accountant)
 
 
 @renamed_parameter(old="weights", new="base_measure")
@@ -981,9 +1280,39 @@ def _shifted_scores(u, sf, direction, max_steps):
         return u - g if direction == "increasing" else u + g
 
 
+def _shifted_local_dampening(u: np.ndarray, eps: float, split: int, sf: SensitivityFunction, k: int,
+                             w: np.ndarray | None, gen: np.random.Generator, exact: bool, size: int | None,
+                             max_steps: int, direction: str) -> "int | np.ndarray":
+    """Shifted local dampening on checked values: k picks with ε-budget ``eps / split`` each."""
+    if u.shape[0] == 1:
+        return _one_candidate(size)
+    if exact:
+        g, g_err = shift_totals_with_error(sf, u.shape[0], max_steps=max_steps)
+        return shifted_select(u, sf, g, g_err, eps, k, gen, direction=direction, max_steps=max_steps, weights=w,
+                              size=size, split=split)
+    scores = _shifted_scores(u, sf, direction, max_steps)
+    factor = (eps, sf.global_sensitivity, 2 * split)
+    if size is not None:
+        return _sample_size(scores, factor, w, k, size, gen)
+    return _sample(scores, factor, w, k, gen)
+
+
+@selection_result
+def _shifted_local_dampening_entry(utilities: ArrayLike, *, epsilon: float, sensitivity_function: SensitivityFunction,
+                                   direction: Literal["increasing", "decreasing"] = "increasing",
+                                   k: int | None = None, delta: float = 0.0, base_measure: ArrayLike | None = None,
+                                   rng: RngLike = None, max_steps: int = DEFAULT_MAX_STEPS, exact: bool = True,
+                                   size: int | None = None, accountant: Accountant | None = None) -> int | np.ndarray:
+    direction = check_choice(direction, "direction", DIRECTIONS)  # type: ignore[assignment]
+    u, eps, sf, kk, w = _prepare_local(utilities, epsilon, sensitivity_function, k, base_measure)
+    d, exact, size, gen = _check_call(k, kk, delta, exact, size, rng, accountant)
+    eps_pick, split = topk_budget(eps, kk, d, bounded_range=True)
+    charge_selection(accountant, "shifted_local_dampening", eps, k=None if k is None else kk, size=size, delta=d)
+    return _shifted_local_dampening(u, eps_pick, split, sf, kk, w, gen, exact, size, max_steps, direction)
+
+
 @renamed_parameter(old="weights", new="base_measure")
 @keyword_only("epsilon", "sensitivity_function")
-@selection_result
 def shifted_local_dampening(
     utilities: ArrayLike,
     *,
@@ -991,11 +1320,13 @@ def shifted_local_dampening(
     sensitivity_function: SensitivityFunction,
     direction: Literal["increasing", "decreasing"] = "increasing",
     k: int | None = None,
+    delta: float = 0.0,
     base_measure: ArrayLike | None = None,
     rng: RngLike = None,
     max_steps: int = DEFAULT_MAX_STEPS,
     exact: bool = True,
     size: int | None = None,
+    accountant: Accountant | None = None,
 ) -> int | np.ndarray:
     """Shifted local dampening (thesis Defs. 4.2.1/4.2.2) in closed form.
 
@@ -1004,30 +1335,69 @@ def shifted_local_dampening(
     (``direction="increasing"``, for δ that grows with u) selects r with probability
     ∝ exp(ε·(u(r) − G_r)/(2Δ)); s → −∞ (``"decreasing"``) gives ∝ exp(ε·(u(r) + G_r)/(2Δ)). Derivation:
     far from 0 the dampening function is D(v) = (v + G)/Δ for v > 0 (and −(|v| + G)/Δ below), and the
-    constant s/Δ cancels in the normalisation (thesis Lemma 4.3.1). Privacy: ε-DP when δ is admissible
-    and bounded (thesis Thm 4.3.1), under the utility's neighbour model. ``k > 1``: ε/k per pick.
+    constant s/Δ cancels in the normalisation (thesis Lemma 4.3.1). Privacy: ε-DP, indeed
+    ε-bounded-range, when δ is admissible and bounded (thesis Thm 4.3.1), under the utility's neighbour
+    model. ``k > 1``: ε/k per pick, or with ``delta > 0`` the larger per-pick ε0 of an (ε, δ) budget.
     ``exact=True`` (default) samples that law exactly (G with rigorous error bounds, exact rational G
     for near-ties); ``exact=False`` uses float sampling.
 
+    Parameters
+    ----------
+    utilities : array_like
+        One finite utility per candidate (1-D); larger is better. A pandas Series selects its labels.
+    epsilon : float
+        The privacy budget of the call (> 0): ε-DP in total for ``delta=0``, (ε, δ)-DP for ``delta > 0``.
+    sensitivity_function : SensitivityFunction
+        The local sensitivity δ(x, t, r), admissible for u under the data's neighbour model
+        (:mod:`dpselect.sensitivity`).
+    direction : {"increasing", "decreasing"}, optional
+        The limit s → +∞ (for δ that grows with u, the default) or s → −∞.
+    k : int, optional
+        Omitted: one pick, returned as an ``int``. Any int (1 included): k distinct candidates, picked one
+        after another on the remaining candidates, returned as an int64 array in the order picked.
+    delta : float, optional
+        Top-k under (ε, δ) (``k > 1`` only; δ > 0 with one pick is a ValueError: it buys nothing). 0 (the
+        default): ε/k per pick (basic composition, ε-DP). δ > 0: each pick runs with the largest ε0 for which
+        the k adaptive picks are together (ε, δ)-DP (:func:`dpselect.accounting.per_pick_epsilon`), a larger
+        ε0 than ε/k, hence a more accurate top-k; the law is the same peeling with ε0 per pick. The charge
+        is that k-fold composition at ε0: an ``Accountant(mode="fixed")`` (or ``"batch"``) takes it; the
+        default ``"adaptive"`` filter counts it as k·ε0²/8 zCDP and can refuse it.
+    base_measure : array_like, optional
+        One w_r per candidate (see the module docstring for how each noise reads it).
+    rng : RngLike, optional
+        A ``numpy.random.Generator`` (used as is), a seed, a ``SeedSequence`` or ``BitGenerator``; None draws
+        OS entropy.
+    max_steps : int, optional
+        The most steps t of the sensitivity function walked to compute the scores.
+    exact : bool, optional
+        True (default): the exact law, from the generator's random bits only. False: float64 sampling.
+    size : int, optional
+        N independent draws in one call (shape (N,), or (N, k) with ``k``).
+    accountant : Accountant, optional
+        Charged the call's guarantee, ``get_mechanism(...).privacy(epsilon, k=k, delta=delta)`` (``size``
+        times for ``size=N``), after the arguments are checked and before any random bit is drawn; a refused
+        charge raises :class:`dpselect.BudgetExceededError`, records nothing and leaves the generator
+        untouched. The history label names the call (``"{name}(k=3)"``).
+
+    Returns
+    -------
+    int or numpy.ndarray
+        ``k`` omitted: an ``int`` index (``size=N``: shape (N,)). Any int ``k``: int64 indices of shape (k,)
+        (``size=N``: (N, k)). Labels instead of positions for a pandas Series.
+
+    Examples
+    --------
     >>> import dpselect
     >>> shifted_local_dampening([1.0, 9.0, 2.0], epsilon=50.0, sensitivity_function=dpselect.constant(3, 1.0),
     ...                         rng=0)
     1
+    >>> shifted_local_dampening([1.0, 9.0, 2.0], epsilon=50.0, sensitivity_function=dpselect.constant(3, 1.0),
+    ...                         k=3, rng=0).shape
+    (3,)
     """
-    direction = check_choice(direction, "direction", DIRECTIONS)  # type: ignore[assignment]
-    u, eps, sf, k, w = _prepare_local(utilities, epsilon, sensitivity_function, k, base_measure)
-    exact, size = check_bool(exact, "exact"), _check_size(size, k)
-    if u.shape[0] == 1:  # one candidate: the output is 0 whatever the mechanism (no scores needed)
-        return 0 if size is None else np.zeros(size, dtype=np.int64)
-    if exact:
-        g, g_err = shift_totals_with_error(sf, u.shape[0], max_steps=max_steps)
-        return shifted_select(u, sf, g, g_err, eps, k, rng, direction=direction, max_steps=max_steps, weights=w,
-                              size=size)
-    scores = _shifted_scores(u, sf, direction, max_steps)
-    factor = (eps, sf.global_sensitivity, 2 * k)
-    if size is not None:
-        return _sample_size(scores, factor, w, k, size, rng)
-    return _sample(scores, factor, w, k, check_rng(rng))
+    return _shifted_local_dampening_entry(utilities, epsilon=epsilon, sensitivity_function=sensitivity_function,
+                                          direction=direction, k=k, delta=delta, base_measure=base_measure, rng=rng,
+                                          max_steps=max_steps, exact=exact, size=size, accountant=accountant)
 
 
 @renamed_parameter(old="weights", new="base_measure")

@@ -32,12 +32,19 @@ sign). Local mechanisms: the sensitivity function is admissible for u under that
 add/remove one record for the tabular utilities, one edge for the graph ones; see each utility's docs).
 Each spec says so in its ``neighbour_model`` field.
 
-k > 1 (k picks on the remaining candidates, ε/k each): :meth:`Mechanism.privacy` with ``k=`` returns the
+k > 1 (k picks on the remaining candidates, ε0 each): :meth:`Mechanism.privacy` with ``k=`` returns the
 composition value valid for this *adaptive* sequence (the candidate set of each pick depends on earlier
-picks; the per-pick ε0 = ε/k is fixed in advance): ``PureDPComposition(ε0, k)`` (the optimal composition of
+picks; the per-pick ε0 is fixed in advance): ``PureDPComposition(ε0, k)`` (the optimal composition of
 Kairouz et al., valid for adaptively chosen ε0-DP mechanisms) for pure-DP mechanisms and
-``AdaptiveBoundedRangeComposition(ε0, k)`` for bounded-range ones. Both certify ε at δ = 0 (basic
-composition) and less at δ > 0. ε0 is ε/k rounded up (the samplers use the exact rational ε/k).
+``AdaptiveBoundedRangeComposition(ε0, k)`` for bounded-range ones. With ``delta=0`` (the default) ε0 is
+ε/k rounded up (the samplers use the exact rational ε/k) and the value certifies ε at δ = 0 (basic
+composition) and less at δ > 0. With ``delta > 0`` (issue 24, top-k under (ε, δ)) ε0 is
+:func:`dpselect.accounting.per_pick_epsilon` of the guarantee's kind: the largest ε0 whose k-fold adaptive
+composition is (ε, δ)-DP; the selectors then run each pick with exactly that ε0.
+
+Every selector and :meth:`Mechanism.select` take ``accountant=``: the call's ``.privacy(...)`` (``size``
+times for ``size=`` batches) is charged after the arguments are checked and before any random bit is drawn
+(:mod:`dpselect._boundary`).
 
 Adding a mechanism is one :func:`register` call with its spec (see ``docs/architecture.md``, "Where new
 things go"). :func:`unregister` removes one (for tests).
@@ -50,6 +57,9 @@ things go"). :func:`unregister` removes one (for tests).
 BoundedRange(epsilon=1.0)
 >>> dpselect.get_mechanism("pf").privacy(1.0)
 PureDP(epsilon=1.0)
+>>> g = em.privacy(1.0, k=10, delta=1e-6)          # top-k under (ε, δ): a larger ε0 per pick
+>>> g.k, round(g.epsilon0, 4), g.epsilon(1e-6) <= 1.0
+(10, 0.1525, True)
 >>> names(kind="local")
 ('local_dampening', 'shifted_local_dampening')
 """
@@ -66,6 +76,7 @@ import numpy as np
 from . import mechanisms as _m
 from . import vocabulary as _voc
 from ._validation import check_choice, check_int, check_positive, short_repr
+from ._boundary import charge_selection, check_accountant, check_topk_delta, topk_budget
 from .accounting.composition import AdaptiveBoundedRangeComposition, PureDPComposition
 from .accounting.guarantees import BoundedRange, Guarantee, PureDP
 from .dampening import DEFAULT_MAX_STEPS, dampen_with_error, shift_totals_with_error
@@ -83,6 +94,9 @@ SCORES = ("utility", "dampened", "shifted")
 #: Options every selector takes (besides utilities, epsilon and the sensitivity).
 COMMON_OPTIONS = ("k", "rng", "size", "base_measure", "exact")
 _NOT_OPTIONS = ("utilities", "epsilon", "sensitivity", "sensitivity_function", "weights")
+#: Options a selector may take beyond :data:`COMMON_OPTIONS` (accepted where its signature has them):
+#: ``delta`` (top-k under (ε, δ)) and ``accountant`` (charged by :meth:`Mechanism.select` itself otherwise).
+BOUNDARY_OPTIONS = ("delta", "accountant")
 
 #: The per-pick guarantee of a noisy max, by noise family: Gumbel noise (the exponential mechanism on its
 #: score) is ε-bounded-range; exponential noise (permute-and-flip) and Laplace noise are pure ε-DP only.
@@ -141,6 +155,12 @@ class Mechanism:
         Local mechanisms whose scores can be cached: ``prepare_fn(utilities, sensitivity_function,
         max_steps=...) -> cache`` and ``select_prepared_fn(utilities, sensitivity_function, cache, epsilon, k,
         rng, **options)`` (the same law as :meth:`select`, with the same random bits).
+
+    Examples
+    --------
+    >>> em = get_mechanism("exponential")
+    >>> em.kind, em.aliases, em.noises, em.accepts("monotonic"), em.accepts("accountant")
+    ('global', ('em',), ('gumbel',), True, True)
     """
 
     name: str
@@ -156,6 +176,7 @@ class Mechanism:
     guarantee: "type[PureDP] | type[BoundedRange] | None" = field(default=None, repr=False)
     prepare_fn: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
     select_prepared_fn: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
+    _takes: tuple[str, ...] = field(default=(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name or self.name != self.name.strip().lower():
@@ -173,6 +194,11 @@ class Mechanism:
         if (self.prepare_fn is None) != (self.select_prepared_fn is None):
             raise ValueError("prepare_fn and select_prepared_fn go together (both or neither)")
         object.__setattr__(self, "options", tuple(self.options))
+        try:
+            params = inspect.signature(self.selector).parameters
+        except (TypeError, ValueError):   # a builtin or the like without a signature: none of them
+            params = {}  # type: ignore[assignment]
+        object.__setattr__(self, "_takes", tuple(o for o in BOUNDARY_OPTIONS if o in params))
 
     # -- capabilities --------------------------------------------------------------------------------
     @property
@@ -192,25 +218,79 @@ class Mechanism:
 
     def accepts(self, option: str) -> bool:
         """Whether ``option`` is one of the selector's keyword options."""
-        return option in COMMON_OPTIONS or option in self.options
+        return option in COMMON_OPTIONS or option in self.options or option == "accountant" or option in self._takes
 
     # -- selection -----------------------------------------------------------------------------------
-    def select(self, utilities: Any, *, epsilon: float, sensitivity: Any, **options: Any) -> Any:
+    def select(self, utilities: Any, *, epsilon: float, sensitivity: Any, accountant: Any = None,
+               **options: Any) -> Any:
         """Select with this mechanism: ``sensitivity`` is Δu (global) or a SensitivityFunction (local).
 
-        ``options``: :data:`COMMON_OPTIONS` and :attr:`options` (others are a ``TypeError`` naming them).
-        Returns as every selector: an ``int`` with ``k`` omitted, an int64 array for any int ``k``.
+        The arguments are checked once, by the mechanism's own entry point (for the built-ins the function of
+        :mod:`dpselect.mechanisms` without its deprecation layer), then ``accountant`` is charged
+        :meth:`privacy` of the call, then the mechanism draws.
 
+        Parameters
+        ----------
+        utilities : array_like
+            One utility per candidate (1-D, finite).
+        epsilon : float
+            The privacy budget of the call (> 0).
+        sensitivity : float or SensitivityFunction
+            Δu (``kind == "global"``) or the sensitivity function (``kind == "local"``).
+        accountant : Accountant, optional
+            Charged ``self.privacy(epsilon, k=, delta=, **options)`` (``size`` times for ``size=N``) before
+            any random bit is drawn; a refused charge raises :class:`~dpselect.BudgetExceededError` and
+            leaves the generator untouched. A selector without ``accountant=`` in its signature (a mechanism
+            registered by a user) is charged here, after the registry's checks of ε, ``k`` and the options.
+        **options
+            :data:`COMMON_OPTIONS`, :attr:`options` and, where the selector takes it, ``delta=`` (top-k under
+            (ε, δ)); others are a ``TypeError`` naming them.
+
+        Returns
+        -------
+        int or numpy.ndarray
+            An ``int`` with ``k`` omitted, an int64 array of shape (k,) for any int ``k``; with ``size=N``
+            shapes (N,) and (N, k).
+
+        Examples
+        --------
         >>> get_mechanism("EM").select([1.0, 9.0, 2.0], epsilon=50.0, sensitivity=1.0, rng=0)
         1
+        >>> get_mechanism("PF").select([1.0, 9.0, 2.0], epsilon=50.0, sensitivity=1.0, k=2, size=4, rng=0).shape
+        (4, 2)
         """
         self._check_options(options, probabilities=False)
+        if accountant is not None and "accountant" not in self._takes:
+            size = options.get("size")
+            charge_selection(check_accountant(accountant), self, epsilon, k=options.get("k"),
+                             size=None if size is None else check_int(size, "size", minimum=1),
+                             **({"noise": options["noise"]} if "noise" in options else {}))
+        elif accountant is not None:
+            options["accountant"] = accountant
         return self.selector(utilities, epsilon=epsilon, **{self.sensitivity_keyword: sensitivity}, **options)
 
     def probabilities(self, utilities: Any, *, epsilon: float, sensitivity: Any, **options: Any) -> np.ndarray:
-        """The exact law of one pick (k = 1) as a float64 array (``base_measure`` and :attr:`options` apply;
-        ``exact`` is accepted and ignored: the law is the same).
+        """The exact law of one pick (k = 1).
 
+        Parameters
+        ----------
+        utilities : array_like
+            One finite utility per candidate.
+        epsilon : float
+            The budget of the pick (> 0).
+        sensitivity : float or SensitivityFunction
+            As for :meth:`select`.
+        **options
+            ``base_measure`` and :attr:`options` apply; ``exact`` is accepted and ignored (the law is the
+            same); ``k``, ``rng``, ``size`` are a ``TypeError``.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 probabilities of shape (n,), summing to 1 (a pandas Series for a Series input).
+
+        Examples
+        --------
         >>> get_mechanism("EM").probabilities([0.0, 2 * np.log(3.0)], epsilon=1.0, sensitivity=1.0).tolist()
         [0.25, 0.75]
         """
@@ -228,7 +308,24 @@ class Mechanism:
     def select_prepared(self, utilities: np.ndarray, sensitivity_function: Any, cache: Any, *, epsilon: float,
                         k: int = 1, rng: Any = None, **options: Any) -> Any:
         """:meth:`select` on scores from :meth:`prepare` (or the same pair computed another way): the same law
-        and random bits, without recomputing them. Returns an ``int`` for k = 1, else an int64 array."""
+        and random bits, without recomputing them.
+
+        Internal-grade entry for applications that cache the scores (``utilities`` a checked float64 array,
+        ``sensitivity_function`` checked); it charges no accountant (the application charges its release).
+
+        Returns
+        -------
+        int or numpy.ndarray
+            An ``int`` for k = 1, else an int64 array of shape (k,) (``size=N``: (N,) or (N, k)).
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> ld, u = get_mechanism("LD"), np.array([1.0, 9.0, 2.0])
+        >>> sf = dpselect.constant(3, 1.0)
+        >>> ld.select_prepared(u, sf, ld.prepare(u, sf), epsilon=50.0, k=2, rng=0).shape
+        (2,)
+        """
         if self.select_prepared_fn is None:
             raise TypeError(f"mechanism {self.name!r} has no cacheable scores (cacheable is False)")
         self._check_options(options, probabilities=False)
@@ -238,26 +335,51 @@ class Mechanism:
         return self.select_prepared_fn(utilities, sensitivity_function, cache[0], cache[1], epsilon, k, rng, **extra)
 
     # -- privacy -------------------------------------------------------------------------------------
-    def privacy(self, epsilon: float, *, k: int | None = None, **options: Any) -> Guarantee:
+    def privacy(self, epsilon: float, *, k: int | None = None, delta: float = 0.0, **options: Any) -> Guarantee:
         """The guarantee of one call with budget ``epsilon`` (and these options), as a value.
 
-        One pick: ``PureDP(ε)`` or ``BoundedRange(ε)`` (see the module docstring; ``noise=`` decides it for
-        report-noisy-max). ``k`` picks (ε/k each, on the remaining candidates): the adaptive composition
-        value of the k picks, ``PureDPComposition(ε/k, k)`` or ``AdaptiveBoundedRangeComposition(ε/k, k)``
-        (ε at δ = 0, less at δ > 0). Options that do not change the guarantee (``rng``, ``base_measure``,
-        ``monotonic``, ...) are accepted and ignored; unknown ones are a ``TypeError``. Valid under
-        :attr:`neighbour_model`.
+        Valid under :attr:`neighbour_model`.
 
+        Parameters
+        ----------
+        epsilon : float
+            The budget of the call (> 0).
+        k : int, optional
+            Number of picks. Omitted or 1: one pick. ``k > 1``: k picks on the remaining candidates, ε0 each.
+        delta : float, optional
+            Top-k under (ε, δ) (``k > 1`` only; ValueError for one pick): 0 (default) gives ε0 = ε/k; δ > 0
+            gives ε0 = :func:`~dpselect.accounting.per_pick_epsilon` (the largest ε0 whose k-fold adaptive
+            composition is (ε, δ)-DP), the ε0 the selectors then use.
+        **options
+            The selector's options. Those that decide the guarantee (``noise=`` of report-noisy-max) are
+            read; the others (``rng``, ``base_measure``, ``monotonic``, ``accountant``, ...) are accepted and
+            ignored; unknown ones are a ``TypeError``.
+
+        Returns
+        -------
+        Guarantee
+            One pick: ``PureDP(ε)`` or ``BoundedRange(ε)`` (see the module docstring). ``k`` picks: the
+            adaptive composition value of the k picks, ``PureDPComposition(ε0, k)`` or
+            ``AdaptiveBoundedRangeComposition(ε0, k)`` (ε at δ = 0 when ``delta=0``; ``.epsilon(delta) <= ε``
+            otherwise).
+
+        Examples
+        --------
         >>> get_mechanism("EM").privacy(1.0, k=2)
         AdaptiveBoundedRangeComposition(epsilon0=0.5, k=2, resolution=...)
+        >>> g = get_mechanism("PF").privacy(1.0, k=10, delta=1e-6)
+        >>> type(g).__name__, g.epsilon0 > 0.1
+        ('PureDPComposition', True)
         """
         eps = check_positive(epsilon, "epsilon")
         self._check_options(options, probabilities=False)
         cls = self._guarantee_class(options.get("noise"))
-        if k is None or check_int(k, "k", minimum=1) == 1:
+        kk = None if k is None else check_int(k, "k", minimum=1)
+        d = check_topk_delta(delta, kk)
+        if kk is None or kk == 1:
             return cls(eps)
-        e0 = _per_pick(eps, k)
-        return AdaptiveBoundedRangeComposition(e0, k) if cls is BoundedRange else PureDPComposition(e0, k)
+        e0 = _per_pick(eps, kk) if d == 0.0 else topk_budget(eps, kk, d, bounded_range=cls is BoundedRange)[0]
+        return AdaptiveBoundedRangeComposition(e0, kk) if cls is BoundedRange else PureDPComposition(e0, kk)
 
     def bounded_range(self, **options: Any) -> bool:
         """Whether one pick is ε-bounded-range (else pure ε-DP only) with these options."""
@@ -295,11 +417,31 @@ MECHANISMS: Mapping[str, Mechanism] = _voc.MECHANISMS
 
 
 def register(spec: Mechanism, *, replace: bool = False) -> Mechanism:
-    """Add ``spec`` to the registry (``dpselect.MECHANISMS``); returns it.
+    """Add ``spec`` to the registry (``dpselect.MECHANISMS``).
 
-    Its name and aliases must be new (``ValueError`` otherwise) unless ``replace=True`` replaces a spec of the
-    same name. From then on :func:`get_mechanism`, :func:`names` and every function taking ``mechanism=``
-    (through :func:`dpselect.vocabulary.check_mechanism`) know it.
+    From then on :func:`get_mechanism`, :func:`names` and every function taking ``mechanism=`` (through
+    :func:`dpselect.vocabulary.check_mechanism`) know it. A selector without ``accountant=`` in its signature
+    is charged by :meth:`Mechanism.select` before it runs.
+
+    Parameters
+    ----------
+    spec : Mechanism
+        The mechanism. Its name and aliases must be new (``ValueError`` otherwise) ...
+    replace : bool
+        ... unless ``replace=True``, which replaces a spec of the same name.
+
+    Returns
+    -------
+    Mechanism
+        ``spec``.
+
+    Examples
+    --------
+    >>> toy = Mechanism("first_candidate", "global", lambda u, **kw: 0, lambda u, **kw: np.eye(len(u))[0])
+    >>> register(toy) is toy, get_mechanism("first_candidate") is toy
+    (True, True)
+    >>> unregister("first_candidate") is toy, "first_candidate" in MECHANISMS
+    (True, False)
     """
     if not isinstance(spec, Mechanism):
         raise TypeError(f"spec must be a dpselect.registry.Mechanism, got {short_repr(spec)}")
@@ -318,7 +460,18 @@ def register(spec: Mechanism, *, replace: bool = False) -> Mechanism:
 
 
 def unregister(name: str) -> Mechanism:
-    """Remove the mechanism ``name`` (canonical or alias) and its aliases; returns its spec."""
+    """Remove the mechanism ``name`` (canonical or alias) and its aliases (see :func:`register`).
+
+    Parameters
+    ----------
+    name : str
+        Canonical name or alias.
+
+    Returns
+    -------
+    Mechanism
+        The removed spec.
+    """
     spec = get_mechanism(name)
     del _REGISTRY[spec.name]
     for a in spec.aliases:
@@ -329,9 +482,23 @@ def unregister(name: str) -> Mechanism:
 def get_mechanism(name_or_alias: "str | Mechanism", *, allowed: Any = None, name: str = "mechanism") -> Mechanism:
     """The registered :class:`Mechanism` of a canonical name or an alias (any case); a spec is returned as is.
 
-    ``allowed`` (optional): the canonical names accepted here (an application's subset); anything else is a
-    ``ValueError`` naming ``name``, the value and the accepted names.
+    Parameters
+    ----------
+    name_or_alias : str or Mechanism
+        ``"exponential"``, ``"EM"``, ... or a spec.
+    allowed : iterable of str, optional
+        The canonical names accepted here (an application's subset); anything else is a ``ValueError``
+        naming ``name``, the value and the accepted names.
+    name : str
+        The caller's parameter name, for messages.
 
+    Returns
+    -------
+    Mechanism
+        The spec.
+
+    Examples
+    --------
     >>> get_mechanism("sld").name
     'shifted_local_dampening'
     """
@@ -347,9 +514,23 @@ def names(kind: str | None = None, *, where: Callable[[Mechanism], bool] | None 
           ) -> tuple[str, ...]:
     """Canonical names of the registered mechanisms with these capabilities, in registration order.
 
-    ``kind`` and ``capabilities`` compare a field or property for equality (``noise="gumbel"``,
-    ``score="dampened"``, ``cacheable=True``); ``where`` is any predicate on the spec.
+    Parameters
+    ----------
+    kind : {"global", "local"}, optional
+        Only mechanisms of this kind.
+    where : callable, optional
+        Any predicate on the spec.
+    **capabilities
+        Fields or properties compared for equality (``noise="gumbel"``, ``score="dampened"``,
+        ``cacheable=True``).
 
+    Returns
+    -------
+    tuple of str
+        The matching canonical names.
+
+    Examples
+    --------
     >>> names(noise="gumbel")
     ('exponential', 'local_dampening', 'shifted_local_dampening')
     """
@@ -371,7 +552,11 @@ def names(kind: str | None = None, *, where: Callable[[Mechanism], bool] | None 
 # ---------------------------------------------------------------------------------------------
 def _late(attr: str) -> Callable[..., Any]:
     """``dpselect.mechanisms.<attr>``, looked up at each call (so that a patched module attribute, e.g. a test's
-    spy, is what the registry calls); ``inspect.signature`` sees the function's own signature."""
+    spy, is what the registry calls); ``inspect.signature`` sees the function's own signature.
+
+    The built-in selectors are the mechanisms' checked entry points (``_<name>_entry``: the public function
+    without its deprecation layer; it checks every argument once, charges ``accountant=`` and calls the
+    implementation on plain values), so :meth:`Mechanism.select` validates once, as the public function does."""
     target = getattr(_m, attr)
 
     def call(*args: Any, **kwargs: Any) -> Any:
@@ -392,24 +577,24 @@ def _prepare_shifted(u: np.ndarray, sf: Any, *, max_steps: int = DEFAULT_MAX_STE
 
 
 register(Mechanism(
-    "exponential", "global", _late("exponential"), _late("exponential_probabilities"), aliases=("em",), noises=("gumbel",),
+    "exponential", "global", _late("_exponential_entry"), _late("exponential_probabilities"), aliases=("em",), noises=("gumbel",),
     options=("monotonic",), neighbour_model=_GLOBAL_MODEL,
     description="exponential mechanism (McSherry & Talwar): P(r) ∝ exp(ε·u(r)/(2Δu))"))
 register(Mechanism(
-    "permute_and_flip", "global", _late("permute_and_flip"), _late("permute_and_flip_probabilities"), aliases=("pf",),
+    "permute_and_flip", "global", _late("_permute_and_flip_entry"), _late("permute_and_flip_probabilities"), aliases=("pf",),
     noises=("exponential",), options=("monotonic",), neighbour_model=_GLOBAL_MODEL,
     description="permute-and-flip (McKenna & Sheldon) = report-noisy-max with exponential noise"))
 register(Mechanism(
-    "report_noisy_max", "global", _late("report_noisy_max"), _late("report_noisy_max_probabilities"), aliases=("rnm",),
+    "report_noisy_max", "global", _late("_report_noisy_max_entry"), _late("report_noisy_max_probabilities"), aliases=("rnm",),
     noises=("laplace", "gumbel", "exponential"), options=("noise", "monotonic"), neighbour_model=_GLOBAL_MODEL,
     description="report-noisy-max with Laplace (default), Gumbel or exponential noise of scale 2Δu/ε"))
 register(Mechanism(
-    "local_dampening", "local", _late("local_dampening"), _late("local_dampening_probabilities"), aliases=("ld",),
+    "local_dampening", "local", _late("_local_dampening_entry"), _late("local_dampening_probabilities"), aliases=("ld",),
     noises=("gumbel",), score="dampened", options=("max_steps",), neighbour_model=_LOCAL_MODEL,
     description="local dampening (thesis Def. 3.4.1): P(r) ∝ exp(ε·D(x, r)/2)",
     prepare_fn=_prepare_dampened, select_prepared_fn=_late("dampened_select")))
 register(Mechanism(
-    "shifted_local_dampening", "local", _late("shifted_local_dampening"), _late("shifted_local_dampening_probabilities"),
+    "shifted_local_dampening", "local", _late("_shifted_local_dampening_entry"), _late("shifted_local_dampening_probabilities"),
     aliases=("sld",), noises=("gumbel",), score="shifted", options=("direction", "max_steps"),
     neighbour_model=_LOCAL_MODEL + "; δ must also be bounded (saturation_distance)",
     description="shifted local dampening (thesis Ch. 4), closed form: P(r) ∝ exp(ε·(u(r) ∓ G_r)/(2Δ))",
