@@ -47,8 +47,6 @@ PENDING_MODULES = {
     "dpselect.cli",
     "dpselect.dask",
     "dpselect.demo",
-    "dpselect.mechanisms",
-    "dpselect.registry",
     "dpselect.sklearn",
     "dpselect.vocabulary",
 }
