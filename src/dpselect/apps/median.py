@@ -40,7 +40,9 @@ from ..utilities.median import (
     interval_median_sensitivity,
 )
 from ..sensitivity import SensitivityFunction
+from .._boundary import charge, check_accountant
 from .._compat import keyword_only
+from ..accounting.accountant import Accountant
 from ..registry import Mechanism as MechanismSpec, get_mechanism, names
 
 __all__ = ["median", "median_distribution", "MedianDistribution", "median_error", "median_rank",
@@ -192,6 +194,7 @@ def median(
     mechanism: Mechanism = "local_dampening",
     counts: ArrayLike | None = None,
     rng: RngLike = None,
+    accountant: Accountant | None = None,
 ) -> float:
     """Release a value close to the median under ε-differential privacy.
 
@@ -228,6 +231,11 @@ def median(
     counts : array of shape (len(values),), optional
         Multiplicities of ``values``.
     rng : numpy.random.Generator or int, optional
+    accountant : dpselect.Accountant, optional
+        Charged ``mechanism.privacy(epsilon)`` (``BoundedRange(ε)``: the released value's density is an
+        exponential mechanism's, ε-bounded-range under replace-one neighbours) under the label
+        ``"median"``, after the arguments are checked and before any random bit is drawn; a release
+        that would exceed its budget raises :class:`~dpselect.BudgetExceededError` and draws nothing.
 
     Returns
     -------
@@ -240,13 +248,20 @@ def median(
     Examples
     --------
     >>> v = median([5.0, 1.0, 9.0, 4.0, 7.0], epsilon=100.0, bound=10.0, rng=0)  # [4, 7) has the two best intervals
-    >>> 4.0 <= v < 7.0
-    True
+    >>> type(v).__name__, 4.0 <= v < 7.0
+    ('float', True)
+    >>> import dpselect
+    >>> acc = dpselect.Accountant(epsilon=1.0)
+    >>> _ = median([5.0, 1.0, 9.0], epsilon=0.5, bound=10.0, rng=0, accountant=acc)
+    >>> acc.history[-1].label, acc.history[-1].guarantee
+    ('median', BoundedRange(epsilon=0.5))
     """
     eps = check_positive(epsilon, "epsilon")
     mech = _check_value_mechanism(mechanism)
+    acc = check_accountant(accountant)
     g = _prepare(values, bound, counts)
     gen = check_rng(rng)
+    charge(acc, get_mechanism(mech).privacy(eps), label="median")
     iv = g.intervals()
     weights = _upper_lengths(iv.lo, iv.hi)
     while True:  # accepts with probability >= 1 − 2^-52: one round in practice
@@ -435,6 +450,7 @@ def median_rank(
     counts: ArrayLike | None = None,
     rng: RngLike = None,
     sld_distance: int | None = None,
+    accountant: Accountant | None = None,
 ) -> int:
     """The thesis' private median selection (Ch. 5); releases only the **rank** of the selected record.
 
@@ -460,6 +476,10 @@ def median_rank(
         Shifted local dampening only (a ``ValueError`` with any other mechanism): the public distance
         T from which δ = Λ (default ``DEFAULT_SLD_DISTANCE`` = 256). Its shift costs O(T²) per
         distinct value.
+    accountant : dpselect.Accountant, optional
+        Charged ``mechanism.privacy(epsilon)`` (``BoundedRange(ε)``; ``PureDP(ε)`` for permute-and-flip)
+        under the label ``"median_rank"``, after the arguments are checked and before any random bit is
+        drawn (a refused release raises :class:`~dpselect.BudgetExceededError` and draws nothing).
 
     Returns
     -------
@@ -467,16 +487,19 @@ def median_rank(
         The position of the selected record in the sorted database; among records with equal values
         it is uniform.
 
+    Examples
+    --------
     >>> median_rank([5.0, 1.0, 9.0, 4.0, 7.0], epsilon=100.0, bound=10.0, rng=0)
     2
     """
     eps = check_positive(epsilon, "epsilon")
     spec = get_mechanism(mechanism, allowed=_rank_mechanisms())
     _check_sld_distance(sld_distance, spec.name)
+    acc = check_accountant(accountant)
     g = _prepare(values, bound, counts)
     gen = check_rng(rng)
-
     sens, opts = _rank_sensitivity(spec, g, sld_distance)
+    charge(acc, spec.privacy(eps), label="median_rank")
     pick = spec.select(g.utilities(), epsilon=eps, sensitivity=sens, base_measure=g.counts.astype(np.float64),
                        rng=gen, **opts)
     i = int(pick)

@@ -25,11 +25,14 @@ from ..utilities.graph import (
     degree_sensitivity,
     egocentric_density_sensitivity,
 )
+from .._boundary import charge, check_accountant
 from .._compat import keyword_only, renamed_parameter
+from ..accounting.accountant import Accountant
 from ..registry import get_mechanism
-from ..vocabulary import MechanismName, check_approach
+from ..vocabulary import MechanismName, check_approach, selection_result
 from .motkin import (
     DEFAULT_AGG_WEIGHTS,
+    _agg_weights,
     _sampler_mechanisms,
     check_graph,
     local_spelling,
@@ -77,7 +80,7 @@ class MotkinSampler:
         self.local = self._spec.kind == "local"   # local dampening: dampened scores D, cached per prefix
         self.U, _ = motkin_objectives(g, variant=variant)
         self.degrees = g.degrees
-        self.weights = np.asarray(objective_weights, dtype=np.float64)
+        self.weights = np.asarray(_agg_weights(objective_weights), dtype=np.float64)
         self._cache: dict[tuple, tuple[np.ndarray, np.ndarray, float]] = {}
         self._ps_full: np.ndarray | None = None
         self._full_sf: SensitivityFunction | None = None
@@ -182,14 +185,44 @@ class MotkinSampler:
                                    name="pareto_score_remaining")
 
     @keyword_only("k", "epsilon", "rng")
-    def sample(self, *, k: int | None = None, epsilon: float,
-               rng: RngLike = None) -> np.ndarray | int:
-        """One ε-edge-DP selection of k node indices (ε/k per pick), in the order picked: an int64 array for
-        any int ``k``, one ``int`` when ``k`` is omitted."""
-        single = k is None
-        k = check_k(1 if single else k, self.U.shape[0])
+    @selection_result
+    def sample(self, *, k: int | None = None, epsilon: float, rng: RngLike = None,
+               accountant: Accountant | None = None) -> np.ndarray | int:
+        """One ε-edge-DP selection of k node indices (ε/k per pick), in the order picked.
+
+        Parameters
+        ----------
+        k : int, optional
+            Number of nodes, 1 <= k <= n. Omitted: one node, as an ``int``.
+        epsilon : float
+            Total budget of this selection.
+        rng : Generator, int or None
+        accountant : dpselect.Accountant, optional
+            Charged ``mechanism.privacy(epsilon, k=k)`` (as :func:`~dpselect.apps.motkin.dp_motkin_pareto`)
+            under the label ``"MotkinSampler.sample"``, after the arguments are checked and before any
+            random bit is drawn; a refused release raises :class:`~dpselect.BudgetExceededError`.
+
+        Returns
+        -------
+        int or numpy.ndarray of int64
+            One node index (``k`` omitted) or k of them, shape (k,) (also for k = 1).
+
+        Examples
+        --------
+        >>> from dpselect.graphs import from_edges
+        >>> s = MotkinSampler(from_edges([0, 0, 0, 1, 4], [1, 2, 3, 2, 5], n_nodes=6), "pareto")
+        >>> s.sample(k=2, epsilon=1e4, rng=0).shape, type(s.sample(epsilon=1e4, rng=0)).__name__
+        ((2,), 'int')
+        """
+        kk = None if k is None else check_k(k, self.U.shape[0])
         eps = check_positive(epsilon, "epsilon")
+        acc = check_accountant(accountant)
         gen = check_rng(rng)
+        charge(acc, self._spec.privacy(eps, k=kk), label="MotkinSampler.sample")
+        return self._sample(1 if kk is None else kk, eps, gen, single=kk is None)
+
+    def _sample(self, k: int, eps: float, gen: np.random.Generator, *, single: bool) -> np.ndarray | int:
+        """The draws on checked values: k picks of ε/k (one ``int`` when ``single``)."""
 
         def draw(removed, e, kk):
             with self._lock:  # scores and the exact sampler's inputs of one cache entry, together
@@ -203,12 +236,13 @@ class MotkinSampler:
         if self.approach == "aggregate":
             rem, sel = draw((), eps, k)
             out = rem[np.atleast_1d(sel)].astype(np.int64)
-            return int(out[0]) if single else out
-        picks: list[int] = []
-        for _ in range(k):
-            rem, sel = draw(tuple(picks), eps / k, 1)
-            picks.append(int(rem[sel]))
-        return picks[0] if single else np.asarray(picks, dtype=np.int64)
+        else:
+            picks: list[int] = []
+            for _ in range(k):
+                rem, sel = draw(tuple(picks), eps / k, 1)
+                picks.append(int(rem[sel]))
+            out = np.asarray(picks, dtype=np.int64)
+        return int(out[0]) if single else out
 
     @keyword_only("epsilon")
     def probabilities(self, *, epsilon: float) -> np.ndarray:
