@@ -93,8 +93,19 @@ _OLD_NAMES = {"global": "exponential", "local": "local_dampening", "shifted": "s
 def discretise(data: TabularData, bins: int = 10) -> tuple[np.ndarray, np.ndarray]:
     """Integer codes of every column: categorical codes as they are, numeric [0, 1] values in ``bins`` bins.
 
-    Returns ``(codes, n_values)``; bin k of a numeric column holds values in [k/b, (k+1)/b) (1 in the last).
+    Parameters
+    ----------
+    data : TabularData
+        Numeric columns scaled to [0, 1].
+    bins : int, default 10
 
+    Returns
+    -------
+    (codes, n_values) : (numpy.ndarray of shape (n, p), numpy.ndarray of shape (p,))
+        int64 codes; bin k of a numeric column holds values in [k/b, (k+1)/b) (1 in the last).
+
+    Examples
+    --------
     >>> from dpselect.tabular import load_table
     >>> codes, nv = discretise(load_table({"x": [0.0, 0.5, 1.0], "y": [0, 1, 1]}, "y", feature_bounds={"x": (0, 1)}),
     ...                        bins=2)
@@ -123,6 +134,26 @@ def dampen_ig(tables: IGTables, n_max: int, utilities: np.ndarray | None = None)
     A thin wrapper: ``dpselect.dampening.dampen(u, ig_sensitivity(tables, n_max))`` (the core
     engine's block walker; :func:`dpselect.dampening.dampen_with_error` gives D with its rigorous error
     bound, which :func:`diffpid3` samples with). ``n_max`` is required here (no fallback).
+
+    Parameters
+    ----------
+    tables : IGTables
+        The node's count tables.
+    n_max : int
+        Public bound N >= the number of records.
+    utilities : numpy.ndarray, optional
+        IG of every attribute (default: computed from ``tables``).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n_attributes,)
+
+    Examples
+    --------
+    >>> from dpselect.utilities.information_gain import IGTables, ig_count_tables
+    >>> tabs = IGTables(ig_count_tables(np.array([[0, 1], [1, 1], [1, 0], [0, 0]]), np.array([0, 1, 1, 0]), [2, 2], 2))
+    >>> dampen_ig(tabs, n_max=10).shape
+    (2,)
     """
     n_max = _check_n_max(tables, n_max)
     u = tables.utilities() if utilities is None else np.asarray(utilities, dtype=np.float64)
@@ -134,6 +165,23 @@ def ig_shift(tables: IGTables, n_max: int) -> np.ndarray:
 
     The float values of :func:`~dpselect.utilities.information_gain.ig_shift_with_error` (equal to
     ``dpselect.dampening.shift_totals(ig_sensitivity(tables, n_max), n)`` within its bound).
+
+    Parameters
+    ----------
+    tables : IGTables
+    n_max : int
+        Public bound N >= the number of records.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n_attributes,)
+
+    Examples
+    --------
+    >>> from dpselect.utilities.information_gain import IGTables, ig_count_tables
+    >>> tabs = IGTables(ig_count_tables(np.array([[0, 1], [1, 1], [1, 0], [0, 0]]), np.array([0, 1, 1, 0]), [2, 2], 2))
+    >>> ig_shift(tabs, n_max=10).shape
+    (2,)
     """
     return ig_shift_with_error(tables, _check_n_max(tables, n_max))[0]
 
@@ -145,6 +193,24 @@ class DiffPID3Tree:
     ``feature[i]`` is the attribute split on (-1 at a leaf), the child for value v is
     ``first_child[i] + v``, ``label[i]`` the class of a leaf. ``bins`` and the column kinds say how
     numeric columns are discretised at prediction time.
+
+    Parameters
+    ----------
+    feature, first_child, label : numpy.ndarray
+        One entry per node (see above).
+    depth, bins : int
+    epsilon : float
+        The total budget it was grown with.
+    mechanism : str
+        The split selection's canonical name.
+
+    Examples
+    --------
+    >>> from dpselect.tabular import load_table
+    >>> t = load_table({"x": [0, 1] * 50, "y": [0, 1] * 50}, "y", categories={"x": [0, 1]})
+    >>> tree = diffpid3(t, epsilon=50.0, depth=1, n_max=100, rng=0)
+    >>> tree.n_nodes, tree.feature.tolist(), tree.label.tolist()
+    (3, [0, -1, -1], [0, 0, 1])
     """
 
     feature: np.ndarray
@@ -160,7 +226,24 @@ class DiffPID3Tree:
         return int(self.feature.shape[0])
 
     def predict_codes(self, codes: np.ndarray) -> np.ndarray:
-        """Classes of records given as discretised codes (n, p), routed level by level."""
+        """Classes of records given as discretised codes (n, p), routed level by level.
+
+        Parameters
+        ----------
+        codes : array of int, shape (n, p)
+            As :func:`discretise` gives them.
+
+        Returns
+        -------
+        numpy.ndarray of int8, shape (n,)
+
+        Examples
+        --------
+        >>> from dpselect.tabular import load_table
+        >>> t = load_table({"x": [0, 1] * 50, "y": [0, 1] * 50}, "y", categories={"x": [0, 1]})
+        >>> diffpid3(t, epsilon=50.0, depth=1, n_max=100, rng=0).predict_codes([[0], [1]]).tolist()
+        [0, 1]
+        """
         codes = np.asarray(codes, dtype=np.int64)
         n = codes.shape[0]
         node = np.zeros(n, dtype=np.int64)
@@ -173,11 +256,44 @@ class DiffPID3Tree:
         return self.label[node].astype(np.int8)
 
     def predict(self, data: TabularData) -> np.ndarray:
-        """Classes of the records of a :class:`~dpselect.tabular.TabularData`."""
+        """Classes of the records of a :class:`~dpselect.tabular.TabularData`.
+
+        Parameters
+        ----------
+        data : TabularData
+
+        Returns
+        -------
+        numpy.ndarray of int8, shape (data.n_records,)
+
+        Examples
+        --------
+        >>> from dpselect.tabular import load_table
+        >>> t = load_table({"x": [0, 1] * 50, "y": [0, 1] * 50}, "y", categories={"x": [0, 1]})
+        >>> diffpid3(t, epsilon=50.0, depth=1, n_max=100, rng=0).predict(t)[:4].tolist()
+        [0, 1, 0, 1]
+        """
         codes, _ = discretise(data, self.bins)
         return self.predict_codes(codes)
 
     def accuracy(self, data: TabularData) -> float:
+        """The fraction of the records of ``data`` whose class the tree predicts.
+
+        Parameters
+        ----------
+        data : TabularData
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> from dpselect.tabular import load_table
+        >>> t = load_table({"x": [0, 1] * 50, "y": [0, 1] * 50}, "y", categories={"x": [0, 1]})
+        >>> diffpid3(t, epsilon=50.0, depth=1, n_max=100, rng=0).accuracy(t)
+        1.0
+        """
         return float(np.mean(self.predict(data) == data.y))
 
 
@@ -452,4 +568,5 @@ def shifted_local_diffpid3(data: TabularData, *, epsilon: float, depth: int, bin
     >>> shifted_local_diffpid3(t, epsilon=50.0, depth=1, n_max=100, rng=0).mechanism
     'shifted_local_dampening'
     """
-    return _diffpid3(data, epsilon, depth, "shifted_local_dampening", bins, n_max, rng, accountant, "shifted_local_diffpid3")
+    return _diffpid3(data, epsilon, depth, "shifted_local_dampening", bins, n_max, rng, accountant,
+                     "shifted_local_diffpid3")

@@ -74,6 +74,15 @@ DEFAULT_WEIGHTS = (3.0, 2.0)  # (w_TPR, w_TNR) of the paper's DP-MOET-Agg
 class CompressedTable:
     """Distinct rows of a table with their counts of positive and negative records.
 
+    Parameters
+    ----------
+    X : numpy.ndarray of shape (n_distinct, n_features)
+        The distinct rows.
+    w_pos, w_neg : numpy.ndarray of int
+        The number of positive and negative records of each row.
+
+    Examples
+    --------
     >>> from dpselect.experiments import data_path
     >>> from dpselect.tabular import load_nltcs
     >>> c = CompressedTable.from_data(load_nltcs(data_path("tabular", "nltcs.dat")))
@@ -99,7 +108,26 @@ class CompressedTable:
         return cls(uniq, w_pos, w_neg)
 
     def counts(self, trees: Sequence[Tree]) -> tuple[np.ndarray, np.ndarray]:
-        """(TP, TN) of every tree, int64 arrays."""
+        """(TP, TN) of every tree.
+
+        Parameters
+        ----------
+        trees : sequence of dpselect.trees.Tree
+
+        Returns
+        -------
+        (TP, TN) : (numpy.ndarray, numpy.ndarray)
+            int64 arrays of shape (len(trees),).
+
+        Examples
+        --------
+    >>> from dpselect.tabular import load_table
+    >>> t = load_table({"a": [0, 1, 2] * 20, "y": [0, 1, 1] * 20}, "y", categories={"a": [0, 1, 2]})
+        >>> from dpselect.trees import TreeSpace, random_population
+        >>> tp, tn = CompressedTable.from_data(t).counts(random_population(TreeSpace.from_data(t), 4, 1, rng=0))
+        >>> tp.shape, tn.dtype
+        ((4,), dtype('int64'))
+        """
         pred = predict_many(trees, self.X).astype(np.int64)
         tp = pred @ self.w_pos
         tn = self.n_neg - pred @ self.w_neg
@@ -117,6 +145,29 @@ class MOETResult:
     ``exact_statistics=True`` (for experiments that measure the selection, e.g. metric C), and then the
     result **must not be released**; otherwise ``objectives`` is ``None`` and ``history`` empty.
     :func:`nodp_moet` (not private at all) always records them.
+
+    Parameters
+    ----------
+    trees : list of dpselect.trees.Tree
+        The o selected trees, in the order picked (the ε-DP release).
+    objectives : numpy.ndarray of shape (o, 2) or None
+        Exact training (TPR, TNR) of the selected trees (NOT private), or None.
+    variant : str
+        E.g. "DP-MOET-Pareto-local".
+    epsilon : float or None
+    budget : str
+    generations : int
+    history : list of numpy.ndarray
+        Exact (TPR, TNR) of every generation (NOT private); empty unless recorded.
+
+    Examples
+    --------
+    >>> from dpselect.tabular import load_table
+    >>> t = load_table({"a": [0, 1, 2] * 20, "y": [0, 1, 1] * 20}, "y", categories={"a": [0, 1, 2]})
+    >>> res = dp_moet(t, epsilon=1.0, population=6, selection=2, generations=1, depth=1, max_depth=2, output=2,
+    ...               rng=0)
+    >>> len(res.trees), res.generations, res.objectives, res.history
+    (2, 1, None, [])
     """
 
     trees: list
@@ -426,6 +477,26 @@ def nodp_moet(data: Any, *, approach: str = "pareto", objective_weights: Sequenc
     (scores recomputed after each pick, as PrivPareto does) or the highest aggregate; ties broken at
     random. ``budget`` only sets the number of generations (k, or k − 1 for "paper-code").
     ``objective_weights`` as in :func:`dp_moet` (``weights=`` deprecated).
+
+    Parameters
+    ----------
+    data, approach, objective_weights, rng, compressed
+        As in :func:`dp_moet` (no ``epsilon``, no ``accountant``: nothing private is released).
+    population, selection, generations, depth, max_depth, output, budget
+        As in :func:`dp_moet`.
+
+    Returns
+    -------
+    MOETResult
+        With the exact ``objectives`` and ``history`` (``epsilon`` is None).
+
+    Examples
+    --------
+    >>> from dpselect.tabular import load_table
+    >>> t = load_table({"a": [0, 1, 2] * 20, "y": [0, 1, 1] * 20}, "y", categories={"a": [0, 1, 2]})
+    >>> res = nodp_moet(t, population=6, selection=2, generations=1, depth=1, max_depth=2, output=2, rng=0)
+    >>> res.variant, res.objectives.shape, res.epsilon
+    ('NODP-MOET-Pareto', (2, 2), None)
     """
     return _run(data, None, approach, "nodp", weights=objective_weights, population=population, selection=selection,
                 generations=generations, depth=depth, max_depth=max_depth, output=output, budget=budget, rng=rng,

@@ -116,6 +116,20 @@ def histogram_groups(hist: ArrayLike, *, bound: float | None = None) -> tuple[np
     Bin i holds ``hist[i]`` records of value i·bound/(B − 1) (B bins); without ``bound`` the values are
     the bin indices and bound = B − 1. Empty bins are dropped.
 
+    Parameters
+    ----------
+    hist : array of shape (B,)
+        Non-negative integer bin counts, at least one record.
+    bound : float, optional
+        The value of the last bin (Λ); default B − 1.
+
+    Returns
+    -------
+    (values, counts, bound) : (float64 array, int64 array, float)
+        The non-empty bins' values and counts, and the bound.
+
+    Examples
+    --------
     >>> histogram_groups([2, 0, 1])
     (array([0., 2.]), array([2, 1]), 2.0)
     """
@@ -131,6 +145,17 @@ def histogram_to_database(hist: ArrayLike, *, bound: float | None = None) -> np.
     Materialises one float64 per record (PATENT: 27.9 million, 224 MB); :func:`median` and
     :func:`median_probabilities` take ``counts=`` instead to avoid that.
 
+    Parameters
+    ----------
+    hist, bound
+        As in :func:`histogram_groups`.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (hist.sum(),)
+
+    Examples
+    --------
     >>> histogram_to_database([2, 0, 1], bound=1.0).tolist()
     [0.0, 0.0, 1.0]
     """
@@ -281,6 +306,26 @@ class MedianDistribution:
     construction (every interval has positive length and the intervals tile [0, bound]), and is part
     of the interface so that audits treat point masses and densities alike. The probabilities come
     from the selectors' ``*_probabilities`` functions (float64; far tails can underflow to 0).
+
+    Parameters
+    ----------
+    lo, hi : numpy.ndarray
+        The intervals' ends (they tile [0, bound]).
+    probabilities : numpy.ndarray
+        Pr[value in interval j].
+    epsilon, bound : float
+    mechanism : str
+        The canonical mechanism name.
+    atoms : dict
+        Point masses (always empty here).
+    density : numpy.ndarray, optional
+        The density on each interval.
+
+    Examples
+    --------
+    >>> d = median_distribution([1.0, 2.0], epsilon=1.0, bound=3.0)
+    >>> d.probabilities.shape, d.atoms, round(float(d.cdf(3.0)), 6)
+    ((3,), {}, 1.0)
     """
 
     lo: np.ndarray
@@ -304,6 +349,21 @@ class MedianDistribution:
         Right-continuous at the interval ends (the density at v = bound is the last interval's). Where
         p_j underflows but the density does not (a tiny interval beside a huge one) the density is still
         returned (e.g. 6e-301 on [0, 1e-300) for values [1e-300, 1e300], bound 1e300).
+
+        Parameters
+        ----------
+        v : float or array-like
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float for a scalar ``v``, else an array of ``v``'s shape.
+
+        Examples
+        --------
+        >>> d = median_distribution([0.0, 0.0, 0.0], epsilon=1.0, bound=3.0)
+        >>> round(d.pdf(1.0), 6), d.pdf([-1.0, 4.0]).tolist()
+        (0.333333, [0.0, 0.0])
         """
         arr = np.asarray(v, dtype=np.float64)
         j = self._index(arr)
@@ -313,7 +373,23 @@ class MedianDistribution:
         return float(out) if out.ndim == 0 else out
 
     def cdf(self, v: ArrayLike) -> float | np.ndarray:
-        """P(released value <= v), vectorised; NaN at ``v = nan``."""
+        """P(released value <= v), vectorised; NaN at ``v = nan``.
+
+        Parameters
+        ----------
+        v : float or array-like
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float for a scalar ``v``, else an array of ``v``'s shape.
+
+        Examples
+        --------
+        >>> d = median_distribution([0.0, 0.0, 0.0], epsilon=1.0, bound=3.0)
+        >>> d.cdf(1.5), d.cdf([0.0, 3.0]).tolist()
+        (0.5, [0.0, 1.0])
+        """
         arr = np.asarray(v, dtype=np.float64)
         j = self._index(arr)
         before = np.concatenate(([0.0], np.cumsum(self.probabilities)))[j]
@@ -323,7 +399,21 @@ class MedianDistribution:
         return float(out) if out.ndim == 0 else out
 
     def expected_abs_error(self, center: float) -> float:
-        """E|V − center| in closed form (uniform on each interval)."""
+        """E|V − center| in closed form (uniform on each interval).
+
+        Parameters
+        ----------
+        center : float
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> median_distribution([0.0, 0.0, 0.0], epsilon=1.0, bound=3.0).expected_abs_error(0.0)
+        1.5
+        """
         c = float(center)
         a, b = self.lo, self.hi
         mid = (a + b) / 2.0
@@ -352,6 +442,18 @@ def median_distribution(values: ArrayLike, *, epsilon: float, bound: float,
     most e^ε at every point (an exact audit over every database of up to 4 values on {0..3}, on a grid of
     points, confirms it).
 
+    Parameters
+    ----------
+    values, epsilon, bound, mechanism, counts
+        As in :func:`median`.
+
+    Returns
+    -------
+    MedianDistribution
+        Read-only arrays ``lo``, ``hi``, ``probabilities`` (one entry per interval of positive length).
+
+    Examples
+    --------
     >>> d = median_distribution([0.0, 0.0, 0.0], epsilon=1.0, bound=3.0)
     >>> d.atoms, d.lo.tolist(), d.hi.tolist(), round(float(d.pdf(1.5)), 6)
     ({}, [0.0], [3.0], 0.333333)
@@ -396,6 +498,17 @@ def median_error(values: ArrayLike, *, epsilon: float, bound: float, mechanism: 
 
     The true median is x_m with m = ⌈n/2⌉ (the thesis' convention, also used for Figure 17).
 
+    Parameters
+    ----------
+    values, epsilon, bound, mechanism, counts
+        As in :func:`median`.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
     >>> round(median_error([0.0, 5.0, 10.0], epsilon=1.0, bound=10.0), 3)  # uniform on [0, 10]: both intervals tie
     2.5
     """
@@ -525,6 +638,18 @@ def median_probabilities(
     exponential mechanism, local dampening and shifted local dampening; ``"permute_and_flip"``
     expands the records (small databases only).
 
+    Parameters
+    ----------
+    values, epsilon, bound, mechanism, counts, sld_distance
+        As in :func:`median_rank`.
+
+    Returns
+    -------
+    (distinct_values, probabilities) : (numpy.ndarray, numpy.ndarray)
+        Both of shape (number of distinct values,).
+
+    Examples
+    --------
     >>> v, p = median_probabilities([0.0, 5.0, 10.0], epsilon=1.0, bound=10.0, mechanism="exponential")
     >>> p.round(3).tolist()
     [0.305, 0.391, 0.305]

@@ -105,8 +105,18 @@ def motkin_objectives(graph: Graph, *, variant: str = "paper") -> tuple[np.ndarr
     ``variant`` selects the egocentric density formula (``"paper"``, or ``"code"`` for the paper's
     published code, see :func:`dpselect.utilities.graph.egocentric_density`).
 
-    Returns ``(U, [δ^degree, δ^egodensity])``; global sensitivities are 1 and 1 (edge-DP).
+    Parameters
+    ----------
+    graph : Graph
+    variant : {"paper", "code"}
 
+    Returns
+    -------
+    (U, [δ^degree, δ^egodensity]) : (numpy.ndarray of shape (n, 2), list of SensitivityFunction)
+        Global sensitivities 1 and 1 (edge-DP).
+
+    Examples
+    --------
     >>> from dpselect.graphs import from_edges
     >>> U, sfs = motkin_objectives(from_edges([0, 0, 0, 1], [1, 2, 3, 2]))
     >>> U.round(3).tolist(), [sf.global_sensitivity for sf in sfs]

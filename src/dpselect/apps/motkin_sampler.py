@@ -66,6 +66,22 @@ class MotkinSampler:
     local, weights
         Deprecated spellings of ``mechanism`` (True: "local_dampening", False: "exponential") and of
         ``objective_weights`` (``DeprecationWarning``).
+    max_cache : int, default 64
+        Cached prefixes (of picked nodes) kept.
+
+    Examples
+    --------
+    >>> import dpselect
+    >>> from dpselect.graphs import from_edges
+    >>> s = MotkinSampler(from_edges([0, 0, 0, 1, 4], [1, 2, 3, 2, 5], n_nodes=6), "agg")
+    >>> acc = dpselect.Accountant(epsilon=1.0)
+    >>> draws = [s.sample(epsilon=0.25, rng=seed, accountant=acc) for seed in range(4)]
+    >>> type(draws[0]).__name__, s.sample(k=2, epsilon=0.25, rng=0).shape, acc.spent()
+    ('int', (2,), PureDP(epsilon=1.0))
+    >>> s.sample(epsilon=0.25, rng=4, accountant=acc)   # a fifth selection: the budget refuses it
+    Traceback (most recent call last):
+    ...
+    dpselect.exceptions.BudgetExceededError: charging BoundedRange(epsilon=0.25) (label 'MotkinSampler.sample') ...
     """
 
     @local_spelling
@@ -93,7 +109,26 @@ class MotkinSampler:
         self.cache_misses = 0
 
     def scores(self, removed: tuple[int, ...] = ()) -> tuple[np.ndarray, np.ndarray, float]:
-        """(remaining node indices, scores, sensitivity) for the exponential-mechanism draw."""
+        """(remaining node indices, scores, sensitivity) for the exponential-mechanism draw.
+
+        Parameters
+        ----------
+        removed : tuple of int
+            Nodes already picked.
+
+        Returns
+        -------
+        (numpy.ndarray, numpy.ndarray, float)
+            The remaining nodes, their scores (dampened D for local dampening: sensitivity 1) and Δ.
+
+        Examples
+        --------
+        >>> from dpselect.graphs import from_edges
+        >>> rem, s, sens = MotkinSampler(from_edges([0, 0, 1], [1, 2, 2], n_nodes=4), "pareto",
+        ...                              mechanism="EM").scores((0,))
+        >>> rem.tolist(), s.tolist(), sens
+        ([1, 2, 3], [0.0, 0.0, -2.0], 2.0)
+        """
         key = tuple(sorted(removed)) if self.approach == "pareto" else ()
         with self._lock:
             return self._scores_locked(key)
@@ -246,7 +281,23 @@ class MotkinSampler:
 
     @keyword_only("epsilon")
     def probabilities(self, *, epsilon: float) -> np.ndarray:
-        """Exact distribution of the first pick (k = 1) over all nodes."""
+        """Exact distribution of the first pick (k = 1) over all nodes.
+
+        Parameters
+        ----------
+        epsilon : float
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (n,)
+
+        Examples
+        --------
+        >>> from dpselect.graphs import from_edges
+        >>> p = MotkinSampler(from_edges([0, 0, 1], [1, 2, 2], n_nodes=4), "pareto").probabilities(epsilon=1.0)
+        >>> p.shape, round(float(p.sum()), 12)
+        ((4,), 1.0)
+        """
         rem, s, sens = self.scores(())
         out = np.zeros(self.U.shape[0])
         eps = check_positive(epsilon, "epsilon")

@@ -54,6 +54,26 @@ class PrivTopkScores:
     Build with :func:`prepare_priv_topk`; pass to :func:`priv_topk` instead of the graph to draw
     many selections from one graph without recomputing EBC, the dampened scores D(x, r) (LD) or the
     shifts G_r (SLD).
+
+    Parameters
+    ----------
+    utilities : numpy.ndarray of float64, shape (n,)
+        EBC of every node.
+    sensitivity_function : SensitivityFunction
+        δ^EBC, bounded at ΔEBC.
+    global_sensitivity : float
+        ΔEBC = max(D(D−1)/4, D).
+    max_degree : int
+        The public bound D.
+
+    Examples
+    --------
+    >>> from dpselect.graphs import from_edges
+    >>> s = prepare_priv_topk(from_edges([0, 0, 0, 1], [1, 2, 3, 2], n_nodes=5), max_degree=4)
+    >>> s.utilities[:4].tolist(), s.global_sensitivity, s.max_degree
+    ([2.0, 0.0, 0.0, 0.0], 4.0, 4)
+    >>> priv_topk(s, k=2, epsilon=1.0, rng=0).shape   # many draws from one graph, EBC computed once
+    (2,)
     """
 
     utilities: np.ndarray
@@ -64,7 +84,19 @@ class PrivTopkScores:
     _shifts: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     def dampened(self) -> np.ndarray:
-        """D(x, r) of thesis Def. 3.3.1 for all nodes (local dampening scores, sensitivity 1)."""
+        """D(x, r) of thesis Def. 3.3.1 for all nodes (local dampening scores, sensitivity 1).
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (n,)
+
+        Examples
+        --------
+        >>> from dpselect.graphs import from_edges
+        >>> s = prepare_priv_topk(from_edges([0, 0, 0, 1], [1, 2, 3, 2], n_nodes=5), max_degree=4)
+        >>> s.dampened().shape
+        (5,)
+        """
         return self._dampened_with_error()[0]
 
     def _dampened_with_error(self) -> tuple:
@@ -78,12 +110,41 @@ class PrivTopkScores:
         return self._shifts
 
     def shifted(self) -> np.ndarray:
-        """u(r) − G_r: shifted local dampening scores (sensitivity Δ), thesis Ch. 4 closed form."""
+        """u(r) − G_r: shifted local dampening scores (sensitivity Δ), thesis Ch. 4 closed form.
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (n,)
+
+        Examples
+        --------
+        >>> from dpselect.graphs import from_edges
+        >>> s = prepare_priv_topk(from_edges([0, 0, 0, 1], [1, 2, 3, 2], n_nodes=5), max_degree=4)
+        >>> s.shifted().shape
+        (5,)
+        """
         return self.utilities - self._shift_totals()[0]
 
     def scores(self, mechanism: MechanismName) -> tuple[np.ndarray, float]:
         """(scores, sensitivity) on which the exponential mechanism (permute-and-flip for
-        "permute_and_flip") is the named PrivTopk mechanism (a name or an alias: EM, PF, LD, SLD)."""
+        "permute_and_flip") is the named PrivTopk mechanism (a name or an alias: EM, PF, LD, SLD).
+
+        Parameters
+        ----------
+        mechanism : str
+
+        Returns
+        -------
+        (numpy.ndarray, float)
+            EBC, D or u − G, with its sensitivity (ΔEBC, 1 or ΔEBC).
+
+        Examples
+        --------
+        >>> from dpselect.graphs import from_edges
+        >>> s = prepare_priv_topk(from_edges([0, 0, 0, 1], [1, 2, 3, 2], n_nodes=5), max_degree=4)
+        >>> s.scores("EM")[1], s.scores("LD")[1]
+        (4.0, 1.0)
+        """
         spec = get_mechanism(mechanism, allowed=_topk_mechanisms())
         if spec.score == "dampened":
             return self.dampened(), 1.0
@@ -112,6 +173,19 @@ def prepare_priv_topk(graph: Graph, *, max_degree: int | None = None) -> PrivTop
     :class:`~dpselect.PrivacyLeakWarning` (as in the thesis' experiments, where it is the published
     maximum degree of each SNAP graph, :data:`dpselect.datasets.PUBLIC_GRAPH_MAX_DEGREE`).
 
+    Parameters
+    ----------
+    graph : Graph
+        Built with its public node set (else ``PrivacyLeakWarning``).
+    max_degree : int, optional
+        The public bound D >= 1.
+
+    Returns
+    -------
+    PrivTopkScores
+
+    Examples
+    --------
     >>> from dpselect.graphs import from_edges
     >>> s = prepare_priv_topk(from_edges([0, 0, 0], [1, 2, 3], n_nodes=4), max_degree=3)
     >>> s.utilities.tolist(), s.global_sensitivity
