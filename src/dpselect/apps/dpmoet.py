@@ -99,6 +99,24 @@ class CompressedTable:
 
     @classmethod
     def from_data(cls, data) -> "CompressedTable":
+        """The distinct rows of ``data`` with their numbers of positive and negative records.
+
+        Parameters
+        ----------
+        data : TabularData
+
+        Returns
+        -------
+        CompressedTable
+
+        Examples
+        --------
+        >>> from dpselect.tabular import load_table
+        >>> c = CompressedTable.from_data(load_table({"a": [0, 1, 1, 1], "y": [0, 1, 1, 0]}, "y",
+        ...                                          categories={"a": [0, 1]}))
+        >>> c.X.tolist(), c.w_pos.tolist(), c.w_neg.tolist()
+        ([[0.0], [1.0]], [0, 2], [1, 1])
+        """
         X = np.asarray(data.X, dtype=np.float64)
         y = np.asarray(data.y, dtype=np.int64)
         uniq, inv = np.unique(X, axis=0, return_inverse=True)

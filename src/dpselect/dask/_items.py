@@ -138,6 +138,27 @@ def bounded_item_counts(rows: Any, *, contributions: int, user: str = "user", it
     ``contributions`` of their (distinct) rows in the order of a hash of (user, item) keyed by a secret
     salt drawn from ``rng``: an independent pseudo-random choice per user, that reads that user's rows only.
 
+    Parameters
+    ----------
+    rows : dask.dataframe.DataFrame
+        (user, item) rows.
+    contributions : int
+        c >= 1.
+    user, item : str
+        The column names.
+    distinct : bool, default True
+    items : list-like, optional
+        The public candidate domain.
+    rng : seed, Generator or None
+        Draws the secret salt.
+
+    Returns
+    -------
+    dask.dataframe.Series
+        Lazy, item -> bounded count.
+
+    Examples
+    --------
     >>> import dask.dataframe as dd, pandas as pd
     >>> rows = dd.from_pandas(pd.DataFrame({"user": [1, 1, 1, 2], "item": ["a", "b", "a", "a"]}), npartitions=2)
     >>> bounded_item_counts(rows, contributions=5, rng=0).compute().sort_index().to_dict()

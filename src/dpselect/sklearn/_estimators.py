@@ -290,12 +290,46 @@ class _PublicSchemaClassifier(ClassifierMixin, BaseEstimator):
         raise NotImplementedError(f"{type(self).__name__} must define _positive_fraction (the base class has no model)")
 
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
-        """Class probabilities, columns in the order of ``classes_`` (see the class docstring)."""
+        """Class probabilities, columns in the order of ``classes_`` (see the class docstring).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame, shape (n_records, n_features)
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (n_records, 2)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.random.default_rng(0).uniform(0, 10, (300, 2)); y = (X[:, 0] > 5).astype(int)
+        >>> DiffPID3Classifier(epsilon=5.0, depth=1, n_max=300, feature_bounds=(0, 10),
+        ...                    random_state=0).fit(X, y).predict_proba(X[:3]).shape
+        (3, 2)
+        """
         p1 = self._positive_fraction(self._validate_predict(X))
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X: ArrayLike) -> np.ndarray:
-        """The predicted class of every record (a label of ``classes_``)."""
+        """The predicted class of every record (a label of ``classes_``).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame, shape (n_records, n_features)
+
+        Returns
+        -------
+        numpy.ndarray, shape (n_records,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.random.default_rng(0).uniform(0, 10, (300, 2)); y = (X[:, 0] > 5).astype(int)
+        >>> DiffPID3Classifier(epsilon=5.0, depth=1, n_max=300, feature_bounds=(0, 10),
+        ...                    random_state=0).fit(X, y).predict(X[:3]).shape
+        (3,)
+        """
         p1 = self._positive_fraction(self._validate_predict(X))
         return self.classes_[(p1 > 0.5).astype(np.intp)]
 
@@ -430,6 +464,17 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
         -------
         DiffPID3Classifier
             ``self``, fitted (``tree_``); ``accountant`` (if any) charged once.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> import numpy as np
+        >>> X = np.random.default_rng(0).uniform(0, 10, (300, 2)); y = (X[:, 0] > 5).astype(int)
+        >>> acc = dpselect.Accountant(epsilon=1.0)
+        >>> clf = DiffPID3Classifier(epsilon=0.5, depth=1, n_max=300, feature_bounds=(0, 10), random_state=0,
+        ...                          accountant=acc).fit(X, y)
+        >>> clf.tree_.n_nodes > 0, [r.label for r in acc.history]
+        (True, ['DiffPID3Classifier.fit'])
         """
         data, source = self._validate_fit(X, y)
         mechanism = self.mechanism
@@ -570,6 +615,15 @@ class DPMOETClassifier(_PublicSchemaClassifier):
         -------
         DPMOETClassifier
             ``self``, fitted (``trees_``, ``result_``); ``accountant`` (if any) charged once.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.random.default_rng(0).uniform(0, 10, (300, 2)); y = (X[:, 0] > 5).astype(int)
+        >>> clf = DPMOETClassifier(epsilon=1.0, population=6, generations=1, depth=1, max_depth=2, output=1,
+        ...                        feature_bounds=(0, 10), random_state=0).fit(X, y)
+        >>> len(clf.trees_), clf.result_.objectives
+        (1, None)
         """
         data, source = self._validate_fit(X, y)
         how = "local_dampening" if self.mechanism is None else check_mechanism(self.mechanism)

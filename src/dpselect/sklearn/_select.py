@@ -128,6 +128,24 @@ def model_objectives(y: ArrayLike, predictions: ArrayLike, objectives: Sequence[
     empty set of records to one record). The test suite checks the accuracy case by brute force with
     :func:`dpselect.audit.check_admissibility`.
 
+    Not private by itself (exact rates of the records): :func:`select_model` feeds it to a selection.
+
+    Parameters
+    ----------
+    y : array-like, shape (n_records,)
+        The true labels.
+    predictions : array-like, shape (n_models, n_records) or (n_records,)
+        One row of predicted labels per model.
+    objectives : sequence of {"tpr", "tnr", "accuracy"}
+    pos_label : label, optional
+        The public positive class (see above).
+
+    Returns
+    -------
+    (U, sensitivities) : (numpy.ndarray of shape (n_models, len(objectives)), list of SensitivityFunction)
+
+    Examples
+    --------
     >>> U, sens = model_objectives([1, 1, 0, 0], [[1, 1, 0, 1], [1, 0, 0, 0]], ("tpr", "accuracy"))
     >>> U.tolist(), [s(0).tolist() for s in sens]
     ([[1.0, 0.75], [0.5, 0.75]], [[1.0, 1.0], [0.25, 0.25]])
