@@ -282,7 +282,7 @@ class _Plan:
     @property
     def guarantee(self) -> Guarantee | None:
         """What the run is charged (None when not private); see :func:`_moet_guarantee`."""
-        return None if self.eps is None else _moet_guarantee(self.how, self.eps_round, self.picks)
+        return None if self.eps is None else _moet_guarantee(self.how, self.eps / self.rounds, self.picks)
 
 
 def _moet_guarantee(how: str, eps_round: float, picks: list[int]) -> Guarantee:

@@ -96,7 +96,8 @@ class MotkinSampler:
         self.local = self._spec.kind == "local"   # local dampening: dampened scores D, cached per prefix
         self.U, _ = motkin_objectives(g, variant=variant)
         self.degrees = g.degrees
-        self.weights = np.asarray(_agg_weights(objective_weights), dtype=np.float64)
+        self.weights = np.asarray(_agg_weights(objective_weights) if approach == "aggregate" else objective_weights,
+                                  dtype=np.float64)
         self._cache: dict[tuple, tuple[np.ndarray, np.ndarray, float]] = {}
         self._ps_full: np.ndarray | None = None
         self._full_sf: SensitivityFunction | None = None

@@ -477,7 +477,7 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
         (True, ['DiffPID3Classifier.fit'])
         """
         data, source = self._validate_fit(X, y)
-        mechanism = self.mechanism
+        mechanism: Any = self.mechanism
         old = mechanism.strip().lower() if isinstance(mechanism, str) else None
         if old in _diffpid3._OLD_NAMES:   # the spellings diffpid3(mechanism=...) still takes, with a warning
             mechanism = _diffpid3._OLD_NAMES[old]
