@@ -418,7 +418,6 @@ def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: M
         One of :data:`dpselect.vocabulary.MECHANISMS` (or an alias: EM, PF, RNM, LD, SLD). Local
         mechanisms use the TPR/TNR sensitivity functions (DP-MOET-…-local with "local_dampening"),
         global ones the global sensitivities 1 and 1 (DP-MOET-…-global with "exponential").
-    sensitivity : {"local", "global"}
         Deprecated spelling: ``sensitivity="local"`` is ``mechanism="local_dampening"``,
         ``sensitivity="global"`` is ``mechanism="exponential"`` (``DeprecationWarning``).
     objective_weights : (w_TPR, w_TNR)

@@ -165,15 +165,17 @@ def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mech
         for pure-DP mechanisms; one ``BoundedRange(ε)`` / ``PureDP(ε)`` with ``k`` omitted), after the
         arguments are checked and before any random bit is drawn. A release that would exceed the
         budget raises :class:`~dpselect.BudgetExceededError`, records nothing and draws nothing.
-    local : bool
-        Deprecated: ``local=True`` is ``mechanism="local_dampening"``, ``local=False``
-        ``mechanism="exponential"`` (``DeprecationWarning``).
 
     Returns
     -------
     int or numpy.ndarray of int64
         One node index (``k`` omitted), or the k node indices in the order picked (shape (k,), also
         for k = 1).
+
+    Notes
+    -----
+    Deprecated spelling: ``local=True`` is ``mechanism="local_dampening"``, ``local=False``
+    ``mechanism="exponential"`` (``DeprecationWarning``; also in :func:`dp_motkin_agg`).
 
     Examples
     --------

@@ -63,11 +63,13 @@ class MotkinSampler:
         DP-MOTkIN's local or global version.
     variant : {"paper", "code"}
     objective_weights : pair of float (``"aggregate"`` only)
-    local, weights
-        Deprecated spellings of ``mechanism`` (True: "local_dampening", False: "exponential") and of
-        ``objective_weights`` (``DeprecationWarning``).
     max_cache : int, default 64
         Cached prefixes (of picked nodes) kept.
+
+    Notes
+    -----
+    Deprecated spellings (``DeprecationWarning``): ``local=`` for ``mechanism`` (True:
+    "local_dampening", False: "exponential") and ``weights=`` for ``objective_weights``.
 
     Examples
     --------
