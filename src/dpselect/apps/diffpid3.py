@@ -505,7 +505,7 @@ def global_diffpid3(data: TabularData, *, epsilon: float, depth: int, bins: int 
     Returns
     -------
     DiffPID3Tree
-        ``mechanism == "exponential"``.
+        Its ``mechanism`` is "exponential".
 
     Examples
     --------
@@ -532,7 +532,7 @@ def local_diffpid3(data: TabularData, *, epsilon: float, depth: int, bins: int =
     Returns
     -------
     DiffPID3Tree
-        ``mechanism == "local_dampening"``.
+        Its ``mechanism`` is "local_dampening".
 
     Examples
     --------
@@ -559,7 +559,7 @@ def shifted_local_diffpid3(data: TabularData, *, epsilon: float, depth: int, bin
     Returns
     -------
     DiffPID3Tree
-        ``mechanism == "shifted_local_dampening"``.
+        Its ``mechanism`` is "shifted_local_dampening".
 
     Examples
     --------
