@@ -55,7 +55,10 @@ from ..sampling import laplace_below
 from ..tabular import TabularData
 from ..utilities.information_gain import (IGTables, ig_count_tables, ig_global_sensitivity, ig_sensitivity,
                                           ig_shift_with_error, public_n_max)
+from .._boundary import charge, check_accountant
 from .._compat import keyword_only, renamed_values
+from ..accounting.accountant import Accountant
+from ..accounting.composition import PureDPComposition
 from ..registry import get_mechanism, names
 from ..vocabulary import MechanismName
 
@@ -90,8 +93,19 @@ _OLD_NAMES = {"global": "exponential", "local": "local_dampening", "shifted": "s
 def discretise(data: TabularData, bins: int = 10) -> tuple[np.ndarray, np.ndarray]:
     """Integer codes of every column: categorical codes as they are, numeric [0, 1] values in ``bins`` bins.
 
-    Returns ``(codes, n_values)``; bin k of a numeric column holds values in [k/b, (k+1)/b) (1 in the last).
+    Parameters
+    ----------
+    data : TabularData
+        Numeric columns scaled to [0, 1].
+    bins : int, default 10
 
+    Returns
+    -------
+    (codes, n_values) : (numpy.ndarray of shape (n, p), numpy.ndarray of shape (p,))
+        int64 codes; bin k of a numeric column holds values in [k/b, (k+1)/b) (1 in the last).
+
+    Examples
+    --------
     >>> from dpselect.tabular import load_table
     >>> codes, nv = discretise(load_table({"x": [0.0, 0.5, 1.0], "y": [0, 1, 1]}, "y", feature_bounds={"x": (0, 1)}),
     ...                        bins=2)
@@ -120,6 +134,26 @@ def dampen_ig(tables: IGTables, n_max: int, utilities: np.ndarray | None = None)
     A thin wrapper: ``dpselect.dampening.dampen(u, ig_sensitivity(tables, n_max))`` (the core
     engine's block walker; :func:`dpselect.dampening.dampen_with_error` gives D with its rigorous error
     bound, which :func:`diffpid3` samples with). ``n_max`` is required here (no fallback).
+
+    Parameters
+    ----------
+    tables : IGTables
+        The node's count tables.
+    n_max : int
+        Public bound N >= the number of records.
+    utilities : numpy.ndarray, optional
+        IG of every attribute (default: computed from ``tables``).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n_attributes,)
+
+    Examples
+    --------
+    >>> from dpselect.utilities.information_gain import IGTables, ig_count_tables
+    >>> tabs = IGTables(ig_count_tables(np.array([[0, 1], [1, 1], [1, 0], [0, 0]]), np.array([0, 1, 1, 0]), [2, 2], 2))
+    >>> dampen_ig(tabs, n_max=10).shape
+    (2,)
     """
     n_max = _check_n_max(tables, n_max)
     u = tables.utilities() if utilities is None else np.asarray(utilities, dtype=np.float64)
@@ -131,6 +165,23 @@ def ig_shift(tables: IGTables, n_max: int) -> np.ndarray:
 
     The float values of :func:`~dpselect.utilities.information_gain.ig_shift_with_error` (equal to
     ``dpselect.dampening.shift_totals(ig_sensitivity(tables, n_max), n)`` within its bound).
+
+    Parameters
+    ----------
+    tables : IGTables
+    n_max : int
+        Public bound N >= the number of records.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n_attributes,)
+
+    Examples
+    --------
+    >>> from dpselect.utilities.information_gain import IGTables, ig_count_tables
+    >>> tabs = IGTables(ig_count_tables(np.array([[0, 1], [1, 1], [1, 0], [0, 0]]), np.array([0, 1, 1, 0]), [2, 2], 2))
+    >>> ig_shift(tabs, n_max=10).shape
+    (2,)
     """
     return ig_shift_with_error(tables, _check_n_max(tables, n_max))[0]
 
@@ -142,6 +193,24 @@ class DiffPID3Tree:
     ``feature[i]`` is the attribute split on (-1 at a leaf), the child for value v is
     ``first_child[i] + v``, ``label[i]`` the class of a leaf. ``bins`` and the column kinds say how
     numeric columns are discretised at prediction time.
+
+    Parameters
+    ----------
+    feature, first_child, label : numpy.ndarray
+        One entry per node (see above).
+    depth, bins : int
+    epsilon : float
+        The total budget it was grown with.
+    mechanism : str
+        The split selection's canonical name.
+
+    Examples
+    --------
+    >>> from dpselect.tabular import load_table
+    >>> t = load_table({"x": [0, 1] * 50, "y": [0, 1] * 50}, "y", categories={"x": [0, 1]})
+    >>> tree = diffpid3(t, epsilon=50.0, depth=1, n_max=100, rng=0)
+    >>> tree.n_nodes, tree.feature.tolist(), tree.label.tolist()
+    (3, [0, -1, -1], [0, 0, 1])
     """
 
     feature: np.ndarray
@@ -157,7 +226,24 @@ class DiffPID3Tree:
         return int(self.feature.shape[0])
 
     def predict_codes(self, codes: np.ndarray) -> np.ndarray:
-        """Classes of records given as discretised codes (n, p), routed level by level."""
+        """Classes of records given as discretised codes (n, p), routed level by level.
+
+        Parameters
+        ----------
+        codes : array of int, shape (n, p)
+            As :func:`discretise` gives them.
+
+        Returns
+        -------
+        numpy.ndarray of int8, shape (n,)
+
+        Examples
+        --------
+        >>> from dpselect.tabular import load_table
+        >>> t = load_table({"x": [0, 1] * 50, "y": [0, 1] * 50}, "y", categories={"x": [0, 1]})
+        >>> diffpid3(t, epsilon=50.0, depth=1, n_max=100, rng=0).predict_codes([[0], [1]]).tolist()
+        [0, 1]
+        """
         codes = np.asarray(codes, dtype=np.int64)
         n = codes.shape[0]
         node = np.zeros(n, dtype=np.int64)
@@ -170,18 +256,122 @@ class DiffPID3Tree:
         return self.label[node].astype(np.int8)
 
     def predict(self, data: TabularData) -> np.ndarray:
-        """Classes of the records of a :class:`~dpselect.tabular.TabularData`."""
+        """Classes of the records of a :class:`~dpselect.tabular.TabularData`.
+
+        Parameters
+        ----------
+        data : TabularData
+
+        Returns
+        -------
+        numpy.ndarray of int8, shape (data.n_records,)
+
+        Examples
+        --------
+        >>> from dpselect.tabular import load_table
+        >>> t = load_table({"x": [0, 1] * 50, "y": [0, 1] * 50}, "y", categories={"x": [0, 1]})
+        >>> diffpid3(t, epsilon=50.0, depth=1, n_max=100, rng=0).predict(t)[:4].tolist()
+        [0, 1, 0, 1]
+        """
         codes, _ = discretise(data, self.bins)
         return self.predict_codes(codes)
 
     def accuracy(self, data: TabularData) -> float:
+        """The fraction of the records of ``data`` whose class the tree predicts.
+
+        Parameters
+        ----------
+        data : TabularData
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> from dpselect.tabular import load_table
+        >>> t = load_table({"x": [0, 1] * 50, "y": [0, 1] * 50}, "y", categories={"x": [0, 1]})
+        >>> diffpid3(t, epsilon=50.0, depth=1, n_max=100, rng=0).accuracy(t)
+        1.0
+        """
         return float(np.mean(self.predict(data) == data.y))
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """A DiffPID3 run on checked values: what the tree is grown from, and the guarantee it is charged."""
+
+    codes: np.ndarray
+    n_values: np.ndarray
+    y: np.ndarray
+    mechanism: str
+    epsilon: float       # the total budget B
+    eps_level: float     # B / (2(d + 1)): one noisy count or one selection at each node of a level
+    depth: int
+    bins: int
+    n_max: int
+
+    @property
+    def guarantee(self) -> PureDPComposition:
+        """What the proof of Alg. 4 certifies: 2(d + 1) adaptive ε_level-DP steps (parallel composition
+        makes each level's noisy counts one ε_level-DP step and its selections another)."""
+        return _diffpid3_guarantee(self.eps_level, self.depth)
+
+
+def _diffpid3_guarantee(eps_level: float, depth: int) -> PureDPComposition:
+    """``PureDPComposition(ε_level, 2(d + 1))``: the guarantee of a DiffPID3 tree (thesis Alg. 4).
+
+    The records of the nodes of one level are disjoint, so by parallel composition all the noisy counts
+    of a level are one ε_level-DP release and all its selections (split attributes, or the leaves'
+    noisy class counts) another: a leaf's report-noisy-max with Laplace noise is pure ε_level-DP only,
+    so the step is charged as pure DP even where the splits are bounded range. The d + 1 levels make
+    2(d + 1) steps, each chosen after the earlier outputs (adaptive composition); at δ = 0 they add up to
+    B. (The last level spends only its selection step; the charge is the proof's, which reserves both.)
+    """
+    return PureDPComposition(eps_level, 2 * (depth + 1))
+
+
+def _plan(data: TabularData, epsilon: float, depth: int, mechanism: Any, bins: int, n_max: int | None,
+          where: str, stacklevel: int) -> _Plan:
+    """Check every argument of a DiffPID3 run (no random bit is drawn)."""
+    if not isinstance(data, TabularData):
+        raise TypeError(f"data must be a dpselect.tabular.TabularData (load_table, load_nltcs, ...), "
+                        f"got {type(data).__name__}")
+    eps_total = check_positive(epsilon, "epsilon")
+    d = check_int(depth, "depth", minimum=0)
+    mech = get_mechanism(mechanism, allowed=_split_mechanisms()).name
+    N = public_n_max(data.n_records, n_max, where, stacklevel=stacklevel)
+    codes, n_values = discretise(data, bins)
+    return _Plan(codes, n_values, np.asarray(data.y, dtype=np.int64), mech, eps_total, eps_total / (2 * (d + 1)), d,
+                 int(bins), N)
+
+
+def _grow(plan: _Plan, gen: np.random.Generator) -> DiffPID3Tree:
+    """Grow the tree of a checked plan (all the randomness of a run)."""
+    builder = _TreeBuilder(plan.codes, plan.n_values, plan.y, plan.mechanism, plan.eps_level, plan.n_max, gen)
+    # breadth first over (node id, record indices, remaining attributes, remaining depth)
+    queue = [(0, np.arange(plan.y.shape[0]), list(range(plan.codes.shape[1])), plan.depth)]
+    while queue:
+        queue = [child for node in queue for child in builder.grow(*node)]
+    return DiffPID3Tree(np.array(builder.feature, np.int64), np.array(builder.first_child, np.int64),
+                        np.array(builder.label, np.int8), plan.depth, plan.bins, plan.epsilon, plan.mechanism)
+
+
+def _diffpid3(data: TabularData, epsilon: float, depth: int, mechanism: Any, bins: int, n_max: int | None,
+              rng: RngLike, accountant: Any, label: str) -> DiffPID3Tree:
+    # the warning's frames: warn, public_n_max, _plan, _diffpid3, the public function, its compat wrapper, user
+    plan = _plan(data, epsilon, depth, mechanism, bins, n_max, label, stacklevel=7)
+    acc = check_accountant(accountant)
+    gen = check_rng(rng)
+    charge(acc, plan.guarantee, label=label)
+    return _grow(plan, gen)
 
 
 @renamed_values("mechanism", _OLD_NAMES)
 @keyword_only("epsilon", "depth")
 def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: MechanismName = "local_dampening",
-             bins: int = 10, n_max: int | None = None, rng: RngLike = None) -> DiffPID3Tree:
+             bins: int = 10, n_max: int | None = None, rng: RngLike = None,
+             accountant: Accountant | None = None) -> DiffPID3Tree:
     """Build a DiffPID3 tree (thesis Alg. 4) with total budget ``epsilon`` (B-DP, add/remove one record).
 
     Parameters
@@ -208,6 +398,15 @@ def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: Mechan
         :data:`dpselect.datasets.PUBLIC_TABLE_SIZE`). A larger table is a ``ValueError``. Omitted: the
         training table's size, with a :class:`~dpselect.PrivacyLeakWarning`.
     rng : Generator, int or None
+    accountant : dpselect.Accountant, optional
+        Charged what the proof of Alg. 4 certifies, under the label ``"diffpid3"`` (or the variant's
+        name): ``PureDPComposition(B / (2(d + 1)), 2(d + 1))``. By parallel composition over the
+        disjoint nodes of a level, a level's noisy counts are one B/(2(d + 1))-DP step and its
+        selections another (pure DP: a leaf's noisy class counts are report-noisy-max with Laplace
+        noise), so the tree is an adaptive composition of 2(d + 1) such steps: B at δ = 0, less at
+        δ > 0 in the accountant's ``"adaptive"``/``"fixed"`` modes. The charge comes after the
+        arguments are checked and before any random bit is drawn: a refused release raises
+        :class:`~dpselect.BudgetExceededError`, records nothing and leaves ``rng`` untouched.
 
     Returns
     -------
@@ -219,25 +418,15 @@ def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: Mechan
     >>> from dpselect.tabular import load_nltcs
     >>> d = load_nltcs(data_path("tabular", "nltcs.dat"))
     >>> tree = diffpid3(d, epsilon=1.0, depth=2, mechanism="local_dampening", n_max=21574, rng=0)
-    >>> round(tree.accuracy(d), 2) > 0.5
-    True
+    >>> round(tree.accuracy(d), 2) > 0.5, tree.predict(d).shape == (d.n_records,)
+    (True, True)
+    >>> import dpselect
+    >>> acc = dpselect.Accountant(epsilon=1.0)
+    >>> _ = diffpid3(d, epsilon=0.6, depth=2, n_max=21574, rng=0, accountant=acc)
+    >>> acc.history[-1].label, acc.history[-1].guarantee   # 3 levels: 2 steps of 0.6 / 6 each
+    ('diffpid3', PureDPComposition(epsilon0=0.09999999999999999, k=6))
     """
-    if not isinstance(data, TabularData):
-        raise TypeError(f"data must be a dpselect.tabular.TabularData (load_table, load_nltcs, ...), "
-                        f"got {type(data).__name__}")
-    eps_total = check_positive(epsilon, "epsilon")
-    d = check_int(depth, "depth", minimum=0)
-    mech = get_mechanism(mechanism, allowed=_split_mechanisms()).name
-    N = public_n_max(data.n_records, n_max, "diffpid3")
-    codes, n_values = discretise(data, bins)
-    builder = _TreeBuilder(codes, n_values, np.asarray(data.y, dtype=np.int64), mech,
-                           eps_total / (2 * (d + 1)), N, check_rng(rng))
-    # breadth first over (node id, record indices, remaining attributes, remaining depth)
-    queue = [(0, np.arange(data.n_records), list(range(codes.shape[1])), d)]
-    while queue:
-        queue = [child for node in queue for child in builder.grow(*node)]
-    return DiffPID3Tree(np.array(builder.feature, np.int64), np.array(builder.first_child, np.int64),
-                        np.array(builder.label, np.int8), d, int(bins), eps_total, mech)
+    return _diffpid3(data, epsilon, depth, mechanism, bins, n_max, rng, accountant, "diffpid3")
 
 
 class _TreeBuilder:
@@ -302,18 +491,82 @@ def _select_split(tabs: IGTables, mech: str, eps: float, n_max: int, gen: np.ran
 
 
 @keyword_only("epsilon", "depth")
-def global_diffpid3(data: TabularData, *, epsilon: float, depth: int, **kw: Any) -> DiffPID3Tree:
-    """GlobalDiffPID3: :func:`diffpid3` with the exponential mechanism and ΔIG."""
-    return diffpid3(data, epsilon=epsilon, depth=depth, mechanism="exponential", **kw)
+def global_diffpid3(data: TabularData, *, epsilon: float, depth: int, bins: int = 10, n_max: int | None = None,
+                    rng: RngLike = None, accountant: Accountant | None = None) -> DiffPID3Tree:
+    """GlobalDiffPID3: :func:`diffpid3` with the exponential mechanism and ΔIG.
+
+    Parameters
+    ----------
+    data, epsilon, depth, bins, n_max, rng
+        As in :func:`diffpid3`.
+    accountant : dpselect.Accountant, optional
+        Charged as in :func:`diffpid3`, under the label ``"global_diffpid3"``.
+
+    Returns
+    -------
+    DiffPID3Tree
+        Its ``mechanism`` is "exponential".
+
+    Examples
+    --------
+    >>> from dpselect.tabular import load_table
+    >>> t = load_table({"x": [0, 1] * 50, "y": [0, 1] * 50}, "y", categories={"x": [0, 1]})
+    >>> global_diffpid3(t, epsilon=50.0, depth=1, n_max=100, rng=0).mechanism
+    'exponential'
+    """
+    return _diffpid3(data, epsilon, depth, "exponential", bins, n_max, rng, accountant, "global_diffpid3")
 
 
 @keyword_only("epsilon", "depth")
-def local_diffpid3(data: TabularData, *, epsilon: float, depth: int, **kw: Any) -> DiffPID3Tree:
-    """LocalDiffPID3: :func:`diffpid3` with local dampening and the element local sensitivity of IG."""
-    return diffpid3(data, epsilon=epsilon, depth=depth, mechanism="local_dampening", **kw)
+def local_diffpid3(data: TabularData, *, epsilon: float, depth: int, bins: int = 10, n_max: int | None = None,
+                   rng: RngLike = None, accountant: Accountant | None = None) -> DiffPID3Tree:
+    """LocalDiffPID3: :func:`diffpid3` with local dampening and the element local sensitivity of IG.
+
+    Parameters
+    ----------
+    data, epsilon, depth, bins, n_max, rng
+        As in :func:`diffpid3`.
+    accountant : dpselect.Accountant, optional
+        Charged as in :func:`diffpid3`, under the label ``"local_diffpid3"``.
+
+    Returns
+    -------
+    DiffPID3Tree
+        Its ``mechanism`` is "local_dampening".
+
+    Examples
+    --------
+    >>> from dpselect.tabular import load_table
+    >>> t = load_table({"x": [0, 1] * 50, "y": [0, 1] * 50}, "y", categories={"x": [0, 1]})
+    >>> local_diffpid3(t, epsilon=50.0, depth=1, n_max=100, rng=0).mechanism
+    'local_dampening'
+    """
+    return _diffpid3(data, epsilon, depth, "local_dampening", bins, n_max, rng, accountant, "local_diffpid3")
 
 
 @keyword_only("epsilon", "depth")
-def shifted_local_diffpid3(data: TabularData, *, epsilon: float, depth: int, **kw: Any) -> DiffPID3Tree:
-    """ShiftedLocalDiffPID3: :func:`diffpid3` with shifted local dampening (direction "increasing")."""
-    return diffpid3(data, epsilon=epsilon, depth=depth, mechanism="shifted_local_dampening", **kw)
+def shifted_local_diffpid3(data: TabularData, *, epsilon: float, depth: int, bins: int = 10, n_max: int | None = None,
+                           rng: RngLike = None, accountant: Accountant | None = None) -> DiffPID3Tree:
+    """ShiftedLocalDiffPID3: :func:`diffpid3` with shifted local dampening (direction "increasing").
+
+    Parameters
+    ----------
+    data, epsilon, depth, bins, n_max, rng
+        As in :func:`diffpid3`.
+    accountant : dpselect.Accountant, optional
+        Charged as in :func:`diffpid3`, under the label ``"shifted_local_diffpid3"``.
+
+    Returns
+    -------
+    DiffPID3Tree
+        Its ``mechanism`` is "shifted_local_dampening".
+
+    Examples
+    --------
+    >>> from dpselect.tabular import load_table
+    >>> t = load_table({"x": [0, 1] * 50, "y": [0, 1] * 50}, "y", categories={"x": [0, 1]})
+    >>> shifted_local_diffpid3(t, epsilon=50.0, depth=1, n_max=100, rng=0).mechanism
+    'shifted_local_dampening'
+    """
+    return _diffpid3(data, epsilon, depth, "shifted_local_dampening", bins, n_max, rng, accountant,
+                     "shifted_local_diffpid3")

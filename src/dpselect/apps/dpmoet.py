@@ -54,7 +54,12 @@ from ..multiobjective import pareto_score, priv_agg, priv_pareto
 from ..sensitivity import constant
 from ..utilities.classification import rate_sensitivity
 from ..trees import Tree, TreeSpace, crossover, mutate, predict_many, prune, random_population
+from .._boundary import charge, check_accountant
 from .._compat import keyword_only, renamed_parameter, replaced_parameter
+from ..accounting.accountant import Accountant
+from ..accounting.composition import AdaptiveBoundedRangeComposition, PureDPComposition, compose_basic
+from ..accounting.guarantees import Guarantee
+from ..registry import get_mechanism
 from ..vocabulary import LOCAL_MECHANISMS, MechanismName, check_approach, check_mechanism
 
 __all__ = ["MOETResult", "dp_moet", "nodp_moet", "metric_c", "CompressedTable", "APPROACHES", "BUDGETS"]
@@ -69,6 +74,15 @@ DEFAULT_WEIGHTS = (3.0, 2.0)  # (w_TPR, w_TNR) of the paper's DP-MOET-Agg
 class CompressedTable:
     """Distinct rows of a table with their counts of positive and negative records.
 
+    Parameters
+    ----------
+    X : numpy.ndarray of shape (n_distinct, n_features)
+        The distinct rows.
+    w_pos, w_neg : numpy.ndarray of int
+        The number of positive and negative records of each row.
+
+    Examples
+    --------
     >>> from dpselect.experiments import data_path
     >>> from dpselect.tabular import load_nltcs
     >>> c = CompressedTable.from_data(load_nltcs(data_path("tabular", "nltcs.dat")))
@@ -85,6 +99,24 @@ class CompressedTable:
 
     @classmethod
     def from_data(cls, data) -> "CompressedTable":
+        """The distinct rows of ``data`` with their numbers of positive and negative records.
+
+        Parameters
+        ----------
+        data : TabularData
+
+        Returns
+        -------
+        CompressedTable
+
+        Examples
+        --------
+        >>> from dpselect.tabular import load_table
+        >>> c = CompressedTable.from_data(load_table({"a": [0, 1, 1, 1], "y": [0, 1, 1, 0]}, "y",
+        ...                                          categories={"a": [0, 1]}))
+        >>> c.X.tolist(), c.w_pos.tolist(), c.w_neg.tolist()
+        ([[0.0], [1.0]], [0, 2], [1, 1])
+        """
         X = np.asarray(data.X, dtype=np.float64)
         y = np.asarray(data.y, dtype=np.int64)
         uniq, inv = np.unique(X, axis=0, return_inverse=True)
@@ -94,7 +126,26 @@ class CompressedTable:
         return cls(uniq, w_pos, w_neg)
 
     def counts(self, trees: Sequence[Tree]) -> tuple[np.ndarray, np.ndarray]:
-        """(TP, TN) of every tree, int64 arrays."""
+        """(TP, TN) of every tree.
+
+        Parameters
+        ----------
+        trees : sequence of dpselect.trees.Tree
+
+        Returns
+        -------
+        (TP, TN) : (numpy.ndarray, numpy.ndarray)
+            int64 arrays of shape (len(trees),).
+
+        Examples
+        --------
+    >>> from dpselect.tabular import load_table
+    >>> t = load_table({"a": [0, 1, 2] * 20, "y": [0, 1, 1] * 20}, "y", categories={"a": [0, 1, 2]})
+        >>> from dpselect.trees import TreeSpace, random_population
+        >>> tp, tn = CompressedTable.from_data(t).counts(random_population(TreeSpace.from_data(t), 4, 1, rng=0))
+        >>> tp.shape, tn.dtype
+        ((4,), dtype('int64'))
+        """
         pred = predict_many(trees, self.X).astype(np.int64)
         tp = pred @ self.w_pos
         tn = self.n_neg - pred @ self.w_neg
@@ -112,6 +163,29 @@ class MOETResult:
     ``exact_statistics=True`` (for experiments that measure the selection, e.g. metric C), and then the
     result **must not be released**; otherwise ``objectives`` is ``None`` and ``history`` empty.
     :func:`nodp_moet` (not private at all) always records them.
+
+    Parameters
+    ----------
+    trees : list of dpselect.trees.Tree
+        The o selected trees, in the order picked (the ε-DP release).
+    objectives : numpy.ndarray of shape (o, 2) or None
+        Exact training (TPR, TNR) of the selected trees (NOT private), or None.
+    variant : str
+        E.g. "DP-MOET-Pareto-local".
+    epsilon : float or None
+    budget : str
+    generations : int
+    history : list of numpy.ndarray
+        Exact (TPR, TNR) of every generation (NOT private); empty unless recorded.
+
+    Examples
+    --------
+    >>> from dpselect.tabular import load_table
+    >>> t = load_table({"a": [0, 1, 2] * 20, "y": [0, 1, 1] * 20}, "y", categories={"a": [0, 1, 2]})
+    >>> res = dp_moet(t, epsilon=1.0, population=6, selection=2, generations=1, depth=1, max_depth=2, output=2,
+    ...               rng=0)
+    >>> len(res.trees), res.generations, res.objectives, res.history
+    (2, 1, None, [])
     """
 
     trees: list
@@ -177,8 +251,65 @@ def _variant_suffix(how: str) -> str:
     return {"nodp": "", "local_dampening": "-local", "exponential": "-global"}.get(how, f"-{how}")
 
 
-def _run(data, epsilon, approach, how, *, weights, population, selection, generations, depth, max_depth,
-         output, budget, rng, compressed=None, exact_statistics=True) -> MOETResult:
+@dataclass(frozen=True)
+class _Plan:
+    """A DP-MOET run on checked values (built without drawing a random bit)."""
+
+    approach: str
+    how: str                 # "nodp" or a canonical mechanism name
+    weights: np.ndarray
+    population: int
+    selection: int
+    output: int
+    depth: int
+    max_depth: int
+    budget: str
+    eps: float | None        # total ε (None: not private)
+    n_gen: int               # generations run
+    rounds: int              # selection rounds the budget is split over
+    table: CompressedTable
+    space: TreeSpace
+
+    @property
+    def eps_round(self) -> float | None:
+        return None if self.eps is None else self.eps / self.rounds
+
+    @property
+    def picks(self) -> list[int]:
+        """The number of trees picked in each selection round, in order (n_gen rounds of s, then o)."""
+        return [self.selection] * self.n_gen + [self.output]
+
+    @property
+    def guarantee(self) -> Guarantee | None:
+        """What the run is charged (None when not private); see :func:`_moet_guarantee`."""
+        return None if self.eps is None else _moet_guarantee(self.how, self.eps / self.rounds, self.picks)
+
+
+def _moet_guarantee(how: str, eps_round: float, picks: list[int]) -> Guarantee:
+    """The guarantee of a DP-MOET run: a sequential composition of its selection rounds (paper Alg. 1).
+
+    Round j is PrivPareto / PrivAgg picking ``picks[j]`` trees with ``eps_round`` (ε_round/picks[j] per
+    pick, on the remaining trees), so the run is an adaptive sequence of single picks; the genetic
+    operators never look at the data. When every pick has the same ε0 (s = o, the paper's setting) the
+    charge is that adaptive composition of all the picks as the mechanism's registry spec states it
+    (``AdaptiveBoundedRangeComposition(ε0, N)`` for the bounded-range mechanisms, exponential and local
+    dampening; ``PureDPComposition(ε0, N)`` for permute-and-flip and Laplace report-noisy-max): ε at δ = 0,
+    less at δ > 0. Otherwise (s ≠ o: two per-pick ε0's) basic composition of the rounds, ``PureDP(ε)``.
+    """
+    spec = get_mechanism(how)
+    per_round = [spec.privacy(eps_round, k=n) for n in picks]
+    if len(set(picks)) == 1 and picks[0] > 1:
+        g = per_round[0]
+        total = picks[0] * len(picks)
+        if isinstance(g, AdaptiveBoundedRangeComposition):
+            return AdaptiveBoundedRangeComposition(g.epsilon0, total)
+        if isinstance(g, PureDPComposition):
+            return PureDPComposition(g.epsilon0, total)
+    return compose_basic(per_round)
+
+
+def _moet_plan(data, epsilon, approach, how, *, weights, population, selection, generations, depth, max_depth,
+               output, budget, compressed=None) -> _Plan:
     approach = check_approach(approach, allowed=APPROACHES)
     budget = check_choice(budget, "budget", BUDGETS)
     p = check_int(population, "population", minimum=2)
@@ -195,7 +326,6 @@ def _run(data, epsilon, approach, how, *, weights, population, selection, genera
     if w.shape != (2,) or not np.all(np.isfinite(w)) or not np.any(w != 0):
         raise ValueError(f"objective_weights must be two finite numbers (w_TPR, w_TNR), not both 0, got {weights!r}")
     eps = None if how == "nodp" else check_positive(epsilon, "epsilon")
-    gen = check_rng(rng)
     if not hasattr(data, "categorical") or not hasattr(data, "X"):
         raise TypeError(f"data must be a TabularData (its schema defines the trees), got {type(data).__name__}")
     if compressed is None:
@@ -210,16 +340,18 @@ def _run(data, epsilon, approach, how, *, weights, population, selection, genera
     # (TNR) is then 0 for every tree (module convention of dpselect.utilities.classification, δ = 1), and
     # the run completes; refusing it would be an error that depends on the data (a release).
     space = TreeSpace.from_data(data)
-    if budget == "even":
-        n_gen, rounds = k, k + 1
-    else:
-        n_gen, rounds = k - 1, k
-    eps_round = None if eps is None else eps / rounds
+    n_gen, rounds = (k, k + 1) if budget == "even" else (k - 1, k)
+    return _Plan(approach, how, w, p, s, o, d, dmax, budget, eps, n_gen, rounds, table, space)
 
-    pop = random_population(space, p, d, rng=gen)
+
+def _evolve(plan: _Plan, gen: np.random.Generator, exact_statistics: bool = True) -> MOETResult:
+    """Alg. 1 on a checked plan: all the randomness of a run."""
+    table, space, approach, how, w = plan.table, plan.space, plan.approach, plan.how, plan.weights
+    p, s, o, dmax, eps_round = plan.population, plan.selection, plan.output, plan.max_depth, plan.eps_round
+    pop = random_population(space, p, plan.depth, rng=gen)
     tp, tn = table.counts(pop)
     history = []
-    for _ in range(n_gen):
+    for _ in range(plan.n_gen):
         idx = _select(tp, tn, table, how, approach, w, eps_round, s, gen)
         pop = [pop[i] for i in idx]
         tp, tn = tp[idx], tn[idx]
@@ -240,7 +372,20 @@ def _run(data, epsilon, approach, how, *, weights, population, selection, genera
     trees = [pop[i] for i in idx]
     variant = f"{'NODP' if how == 'nodp' else 'DP'}-MOET-{_VARIANT_NAMES[approach]}" + _variant_suffix(how)
     objectives = _rates(tp[idx], tn[idx], table.n_pos, table.n_neg) if exact_statistics else None
-    return MOETResult(trees, objectives, variant, eps, budget, n_gen, history)
+    return MOETResult(trees, objectives, variant, plan.eps, plan.budget, plan.n_gen, history)
+
+
+def _run(data, epsilon, approach, how, *, weights, population, selection, generations, depth, max_depth,
+         output, budget, rng, compressed=None, exact_statistics=True, accountant=None,
+         label: str = "dp_moet") -> MOETResult:
+    acc = check_accountant(accountant)
+    gen = check_rng(rng)
+    plan = _moet_plan(data, epsilon, approach, how, weights=weights, population=population, selection=selection,
+                      generations=generations, depth=depth, max_depth=max_depth, output=output, budget=budget,
+                      compressed=compressed)
+    if plan.guarantee is not None:
+        charge(acc, plan.guarantee, label=label)
+    return _evolve(plan, gen, exact_statistics)
 
 
 def _implied_mechanism(sensitivity: Any) -> str:
@@ -255,7 +400,8 @@ def _implied_mechanism(sensitivity: Any) -> str:
 def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: MechanismName | None = None,
             objective_weights: Sequence[float] = DEFAULT_WEIGHTS, population: int = 30, selection: int = 3,
             generations: int = 3, depth: int = 4, max_depth: int = 10, output: int = 3, budget: str = "even",
-            rng: RngLike = None, compressed: CompressedTable | None = None, exact_statistics: bool = False) -> MOETResult:
+            rng: RngLike = None, compressed: CompressedTable | None = None, exact_statistics: bool = False,
+            accountant: Accountant | None = None) -> MOETResult:
     """DP-MOET (paper Alg. 1): evolve decision trees and privately select ``output`` of them by (TPR, TNR).
 
     Parameters
@@ -288,6 +434,15 @@ def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: M
         (``objectives``) and of every generation (``history``), for experiments that measure the
         selection (metric C). A result holding them must not be released. Off: ``objectives`` is
         ``None`` and ``history`` empty, and the result holds only the ε-DP trees and public settings.
+    accountant : dpselect.Accountant, optional
+        Charged the whole run under the label ``"dp_moet"``, after the arguments are checked and before
+        any random bit is drawn (a refused run raises :class:`~dpselect.BudgetExceededError`, records
+        nothing and leaves ``rng`` untouched). The run is a sequence of single picks (the rounds of
+        PrivPareto / PrivAgg, each on trees that depend on earlier picks): when every pick gets the same
+        ε0 (``selection == output``, the paper's setting) the charge is their adaptive composition as the
+        mechanism states it, ``AdaptiveBoundedRangeComposition(ε0, N)`` for the bounded-range
+        exponential mechanism and local dampening and ``PureDPComposition(ε0, N)`` for the pure-DP ones
+        (ε at δ = 0, less at δ > 0); otherwise ``PureDP(ε)`` (basic composition of the rounds).
 
     Returns
     -------
@@ -312,6 +467,12 @@ def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: M
     ...               output=2, rng=0)
     >>> len(res.trees), res.variant, res.objectives
     (2, 'DP-MOET-Pareto-local', None)
+    >>> import dpselect
+    >>> acc = dpselect.Accountant(epsilon=2.0)
+    >>> res = dp_moet(data, epsilon=1.0, population=10, selection=2, generations=1, depth=2, max_depth=3,
+    ...               output=2, rng=0, accountant=acc)
+    >>> acc.history[-1].label, acc.history[-1].guarantee   # 2 rounds of 2 picks of ε/4 each
+    ('dp_moet', AdaptiveBoundedRangeComposition(epsilon0=0.25, k=4, resolution=...))
     """
     how = "local_dampening" if mechanism is None else check_mechanism(mechanism)
     if not isinstance(exact_statistics, (bool, np.bool_)):
@@ -319,7 +480,7 @@ def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: M
                         f"got {exact_statistics!r}")
     return _run(data, epsilon, approach, how, weights=objective_weights, population=population, selection=selection,
                 generations=generations, depth=depth, max_depth=max_depth, output=output, budget=budget, rng=rng,
-                compressed=compressed, exact_statistics=bool(exact_statistics))
+                compressed=compressed, exact_statistics=bool(exact_statistics), accountant=accountant)
 
 
 @renamed_parameter(old="weights", new="objective_weights")
@@ -333,6 +494,26 @@ def nodp_moet(data: Any, *, approach: str = "pareto", objective_weights: Sequenc
     (scores recomputed after each pick, as PrivPareto does) or the highest aggregate; ties broken at
     random. ``budget`` only sets the number of generations (k, or k − 1 for "paper-code").
     ``objective_weights`` as in :func:`dp_moet` (``weights=`` deprecated).
+
+    Parameters
+    ----------
+    data, approach, objective_weights, rng, compressed
+        As in :func:`dp_moet` (no ``epsilon``, no ``accountant``: nothing private is released).
+    population, selection, generations, depth, max_depth, output, budget
+        As in :func:`dp_moet`.
+
+    Returns
+    -------
+    MOETResult
+        With the exact ``objectives`` and ``history`` (``epsilon`` is None).
+
+    Examples
+    --------
+    >>> from dpselect.tabular import load_table
+    >>> t = load_table({"a": [0, 1, 2] * 20, "y": [0, 1, 1] * 20}, "y", categories={"a": [0, 1, 2]})
+    >>> res = nodp_moet(t, population=6, selection=2, generations=1, depth=1, max_depth=2, output=2, rng=0)
+    >>> res.variant, res.objectives.shape, res.epsilon
+    ('NODP-MOET-Pareto', (2, 2), None)
     """
     return _run(data, None, approach, "nodp", weights=objective_weights, population=population, selection=selection,
                 generations=generations, depth=depth, max_depth=max_depth, output=output, budget=budget, rng=rng,

@@ -44,6 +44,22 @@ def top_k_pareto(graph_or_objectives: Graph | ArrayLike, *, k: int, variant: str
     that dominates the most remaining nodes, then the smallest index; ``"index"`` takes the
     smallest index.
 
+    Parameters
+    ----------
+    graph_or_objectives : Graph or array of shape (n, m)
+        A graph (its DP-MOTkIN objectives) or the objectives themselves.
+    k : int
+    variant : {"paper", "code"}
+        Egocentric density formula (graphs only).
+    tie_break : {"dominance", "index"}
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (k,)
+        Node indices in the order picked (not private).
+
+    Examples
+    --------
     >>> U = np.array([[1, 1.0], [3, 0.3], [2, 0.5], [1, 0.0], [0, 0.2]])
     >>> top_k_pareto(U, k=2).tolist(), top_k_pareto(U, k=2, tie_break="index").tolist()
     ([1, 2], [0, 1])
@@ -80,8 +96,21 @@ def top_k_aggregate(graph_or_objectives: Graph | ArrayLike, *, k: int,
                     objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS, variant: str = "paper") -> np.ndarray:
     """Non-private baseline: the k nodes of largest Σ w_i u_i (ties to the smaller index).
 
-    ``objective_weights`` are the w_i (``weights=`` is the deprecated spelling).
+    Parameters
+    ----------
+    graph_or_objectives : Graph or array of shape (n, m)
+    k : int
+    objective_weights : sequence of float, default (1, 100)
+        The w_i (``weights=`` is the deprecated spelling).
+    variant : {"paper", "code"}
 
+    Returns
+    -------
+    numpy.ndarray of int64, shape (k,)
+        In decreasing order of the aggregate (not private).
+
+    Examples
+    --------
     >>> top_k_aggregate(np.array([[3, 0.3], [2, 1.0], [2, 1.0], [1, 0.0]]), k=2).tolist()
     [1, 2]
     """
@@ -95,6 +124,17 @@ def top_k_aggregate(graph_or_objectives: Graph | ArrayLike, *, k: int,
 def recall(reference: ArrayLike, selected: ArrayLike) -> float:
     """|reference ∩ selected| / |reference| (the paper's recall and the thesis' accuracy).
 
+    Parameters
+    ----------
+    reference, selected : array-like
+        Node indices (duplicates count once).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
     >>> recall([1, 2, 3], [3, 4, 1])
     0.6666666666666666
     """
@@ -106,7 +146,24 @@ def recall(reference: ArrayLike, selected: ArrayLike) -> float:
 
 @keyword_only("k")
 def top_k_ebc(graph_or_scores: Graph | PrivTopkScores | ArrayLike, *, k: int) -> np.ndarray:
-    """Non-private baseline: the k nodes of largest EBC (ties to the smaller index)."""
+    """Non-private baseline: the k nodes of largest EBC (ties to the smaller index).
+
+    Parameters
+    ----------
+    graph_or_scores : Graph, PrivTopkScores or array of shape (n,)
+        A graph, its prepared scores, or EBC values.
+    k : int
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (k,)
+        In decreasing order of EBC (not private).
+
+    Examples
+    --------
+    >>> top_k_ebc(np.array([0.5, 3.0, 3.0, 1.0]), k=2).tolist()
+    [1, 2]
+    """
     if isinstance(graph_or_scores, PrivTopkScores):
         u = graph_or_scores.utilities
     elif is_graph_like(graph_or_scores):

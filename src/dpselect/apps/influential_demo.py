@@ -28,6 +28,28 @@ def influential_demo_table(graph: Graph, *, k: int = 3, epsilon: float = 1.0,
     matching non-private top-k. For the ``dpselect demo`` command. ``max_degree`` is PrivTopk's public
     bound on the maximum degree (see :func:`priv_topk`; omitted: the graph's own, with a
     :class:`~dpselect.PrivacyLeakWarning`).
+
+    Parameters
+    ----------
+    graph : Graph
+    k : int, default 3
+    epsilon : float, default 1.0
+        The total ε of **each** private row (the table makes one release per private row).
+    rng : seed, Generator or None
+    max_degree : int, optional
+
+    Returns
+    -------
+    str
+        The table, one line per row.
+
+    Examples
+    --------
+    >>> from dpselect.graphs import from_edges
+    >>> table = influential_demo_table(from_edges([0, 0, 0, 1, 4], [1, 2, 3, 2, 5], n_nodes=6), k=2,
+    ...                                max_degree=5, rng=0)
+    >>> "DP-MOTkIN-Agg" in table and "PrivTopk" in table
+    True
     """
     g = check_graph(graph, "influential_demo_table", stacklevel=5)
     if not g.public_nodes:  # warned once above; the draws below run on the same node set and need not repeat it

@@ -40,7 +40,9 @@ from ..utilities.median import (
     interval_median_sensitivity,
 )
 from ..sensitivity import SensitivityFunction
+from .._boundary import charge, check_accountant
 from .._compat import keyword_only
+from ..accounting.accountant import Accountant
 from ..registry import Mechanism as MechanismSpec, get_mechanism, names
 
 __all__ = ["median", "median_distribution", "MedianDistribution", "median_error", "median_rank",
@@ -114,6 +116,20 @@ def histogram_groups(hist: ArrayLike, *, bound: float | None = None) -> tuple[np
     Bin i holds ``hist[i]`` records of value i·bound/(B − 1) (B bins); without ``bound`` the values are
     the bin indices and bound = B − 1. Empty bins are dropped.
 
+    Parameters
+    ----------
+    hist : array of shape (B,)
+        Non-negative integer bin counts, at least one record.
+    bound : float, optional
+        The value of the last bin (Λ); default B − 1.
+
+    Returns
+    -------
+    (values, counts, bound) : (float64 array, int64 array, float)
+        The non-empty bins' values and counts, and the bound.
+
+    Examples
+    --------
     >>> histogram_groups([2, 0, 1])
     (array([0., 2.]), array([2, 1]), 2.0)
     """
@@ -129,6 +145,17 @@ def histogram_to_database(hist: ArrayLike, *, bound: float | None = None) -> np.
     Materialises one float64 per record (PATENT: 27.9 million, 224 MB); :func:`median` and
     :func:`median_probabilities` take ``counts=`` instead to avoid that.
 
+    Parameters
+    ----------
+    hist, bound
+        As in :func:`histogram_groups`.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (hist.sum(),)
+
+    Examples
+    --------
     >>> histogram_to_database([2, 0, 1], bound=1.0).tolist()
     [0.0, 0.0, 1.0]
     """
@@ -192,6 +219,7 @@ def median(
     mechanism: Mechanism = "local_dampening",
     counts: ArrayLike | None = None,
     rng: RngLike = None,
+    accountant: Accountant | None = None,
 ) -> float:
     """Release a value close to the median under ε-differential privacy.
 
@@ -228,6 +256,11 @@ def median(
     counts : array of shape (len(values),), optional
         Multiplicities of ``values``.
     rng : numpy.random.Generator or int, optional
+    accountant : dpselect.Accountant, optional
+        Charged ``mechanism.privacy(epsilon)`` (``BoundedRange(ε)``: the released value's density is an
+        exponential mechanism's, ε-bounded-range under replace-one neighbours) under the label
+        ``"median"``, after the arguments are checked and before any random bit is drawn; a release
+        that would exceed its budget raises :class:`~dpselect.BudgetExceededError` and draws nothing.
 
     Returns
     -------
@@ -240,13 +273,20 @@ def median(
     Examples
     --------
     >>> v = median([5.0, 1.0, 9.0, 4.0, 7.0], epsilon=100.0, bound=10.0, rng=0)  # [4, 7) has the two best intervals
-    >>> 4.0 <= v < 7.0
-    True
+    >>> type(v).__name__, 4.0 <= v < 7.0
+    ('float', True)
+    >>> import dpselect
+    >>> acc = dpselect.Accountant(epsilon=1.0)
+    >>> _ = median([5.0, 1.0, 9.0], epsilon=0.5, bound=10.0, rng=0, accountant=acc)
+    >>> acc.history[-1].label, acc.history[-1].guarantee
+    ('median', BoundedRange(epsilon=0.5))
     """
     eps = check_positive(epsilon, "epsilon")
     mech = _check_value_mechanism(mechanism)
+    acc = check_accountant(accountant)
     g = _prepare(values, bound, counts)
     gen = check_rng(rng)
+    charge(acc, get_mechanism(mech).privacy(eps), label="median")
     iv = g.intervals()
     weights = _upper_lengths(iv.lo, iv.hi)
     while True:  # accepts with probability >= 1 − 2^-52: one round in practice
@@ -266,6 +306,26 @@ class MedianDistribution:
     construction (every interval has positive length and the intervals tile [0, bound]), and is part
     of the interface so that audits treat point masses and densities alike. The probabilities come
     from the selectors' ``*_probabilities`` functions (float64; far tails can underflow to 0).
+
+    Parameters
+    ----------
+    lo, hi : numpy.ndarray
+        The intervals' ends (they tile [0, bound]).
+    probabilities : numpy.ndarray
+        Pr[value in interval j].
+    epsilon, bound : float
+    mechanism : str
+        The canonical mechanism name.
+    atoms : dict
+        Point masses (always empty here).
+    density : numpy.ndarray, optional
+        The density on each interval.
+
+    Examples
+    --------
+    >>> d = median_distribution([1.0, 2.0], epsilon=1.0, bound=3.0)
+    >>> d.probabilities.shape, d.atoms, round(float(d.cdf(3.0)), 6)
+    ((3,), {}, 1.0)
     """
 
     lo: np.ndarray
@@ -289,6 +349,21 @@ class MedianDistribution:
         Right-continuous at the interval ends (the density at v = bound is the last interval's). Where
         p_j underflows but the density does not (a tiny interval beside a huge one) the density is still
         returned (e.g. 6e-301 on [0, 1e-300) for values [1e-300, 1e300], bound 1e300).
+
+        Parameters
+        ----------
+        v : float or array-like
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float for a scalar ``v``, else an array of ``v``'s shape.
+
+        Examples
+        --------
+        >>> d = median_distribution([0.0, 0.0, 0.0], epsilon=1.0, bound=3.0)
+        >>> round(d.pdf(1.0), 6), d.pdf([-1.0, 4.0]).tolist()
+        (0.333333, [0.0, 0.0])
         """
         arr = np.asarray(v, dtype=np.float64)
         j = self._index(arr)
@@ -298,7 +373,23 @@ class MedianDistribution:
         return float(out) if out.ndim == 0 else out
 
     def cdf(self, v: ArrayLike) -> float | np.ndarray:
-        """P(released value <= v), vectorised; NaN at ``v = nan``."""
+        """P(released value <= v), vectorised; NaN at ``v = nan``.
+
+        Parameters
+        ----------
+        v : float or array-like
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float for a scalar ``v``, else an array of ``v``'s shape.
+
+        Examples
+        --------
+        >>> d = median_distribution([0.0, 0.0, 0.0], epsilon=1.0, bound=3.0)
+        >>> d.cdf(1.5), d.cdf([0.0, 3.0]).tolist()
+        (0.5, [0.0, 1.0])
+        """
         arr = np.asarray(v, dtype=np.float64)
         j = self._index(arr)
         before = np.concatenate(([0.0], np.cumsum(self.probabilities)))[j]
@@ -308,7 +399,21 @@ class MedianDistribution:
         return float(out) if out.ndim == 0 else out
 
     def expected_abs_error(self, center: float) -> float:
-        """E|V − center| in closed form (uniform on each interval)."""
+        """E|V − center| in closed form (uniform on each interval).
+
+        Parameters
+        ----------
+        center : float
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> median_distribution([0.0, 0.0, 0.0], epsilon=1.0, bound=3.0).expected_abs_error(0.0)
+        1.5
+        """
         c = float(center)
         a, b = self.lo, self.hi
         mid = (a + b) / 2.0
@@ -337,6 +442,18 @@ def median_distribution(values: ArrayLike, *, epsilon: float, bound: float,
     most e^ε at every point (an exact audit over every database of up to 4 values on {0..3}, on a grid of
     points, confirms it).
 
+    Parameters
+    ----------
+    values, epsilon, bound, mechanism, counts
+        As in :func:`median`.
+
+    Returns
+    -------
+    MedianDistribution
+        Read-only arrays ``lo``, ``hi``, ``probabilities`` (one entry per interval of positive length).
+
+    Examples
+    --------
     >>> d = median_distribution([0.0, 0.0, 0.0], epsilon=1.0, bound=3.0)
     >>> d.atoms, d.lo.tolist(), d.hi.tolist(), round(float(d.pdf(1.5)), 6)
     ({}, [0.0], [3.0], 0.333333)
@@ -381,6 +498,17 @@ def median_error(values: ArrayLike, *, epsilon: float, bound: float, mechanism: 
 
     The true median is x_m with m = ⌈n/2⌉ (the thesis' convention, also used for Figure 17).
 
+    Parameters
+    ----------
+    values, epsilon, bound, mechanism, counts
+        As in :func:`median`.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
     >>> round(median_error([0.0, 5.0, 10.0], epsilon=1.0, bound=10.0), 3)  # uniform on [0, 10]: both intervals tie
     2.5
     """
@@ -435,6 +563,7 @@ def median_rank(
     counts: ArrayLike | None = None,
     rng: RngLike = None,
     sld_distance: int | None = None,
+    accountant: Accountant | None = None,
 ) -> int:
     """The thesis' private median selection (Ch. 5); releases only the **rank** of the selected record.
 
@@ -460,6 +589,10 @@ def median_rank(
         Shifted local dampening only (a ``ValueError`` with any other mechanism): the public distance
         T from which δ = Λ (default ``DEFAULT_SLD_DISTANCE`` = 256). Its shift costs O(T²) per
         distinct value.
+    accountant : dpselect.Accountant, optional
+        Charged ``mechanism.privacy(epsilon)`` (``BoundedRange(ε)``; ``PureDP(ε)`` for permute-and-flip)
+        under the label ``"median_rank"``, after the arguments are checked and before any random bit is
+        drawn (a refused release raises :class:`~dpselect.BudgetExceededError` and draws nothing).
 
     Returns
     -------
@@ -467,16 +600,19 @@ def median_rank(
         The position of the selected record in the sorted database; among records with equal values
         it is uniform.
 
+    Examples
+    --------
     >>> median_rank([5.0, 1.0, 9.0, 4.0, 7.0], epsilon=100.0, bound=10.0, rng=0)
     2
     """
     eps = check_positive(epsilon, "epsilon")
     spec = get_mechanism(mechanism, allowed=_rank_mechanisms())
     _check_sld_distance(sld_distance, spec.name)
+    acc = check_accountant(accountant)
     g = _prepare(values, bound, counts)
     gen = check_rng(rng)
-
     sens, opts = _rank_sensitivity(spec, g, sld_distance)
+    charge(acc, spec.privacy(eps), label="median_rank")
     pick = spec.select(g.utilities(), epsilon=eps, sensitivity=sens, base_measure=g.counts.astype(np.float64),
                        rng=gen, **opts)
     i = int(pick)
@@ -502,6 +638,18 @@ def median_probabilities(
     exponential mechanism, local dampening and shifted local dampening; ``"permute_and_flip"``
     expands the records (small databases only).
 
+    Parameters
+    ----------
+    values, epsilon, bound, mechanism, counts, sld_distance
+        As in :func:`median_rank`.
+
+    Returns
+    -------
+    (distinct_values, probabilities) : (numpy.ndarray, numpy.ndarray)
+        Both of shape (number of distinct values,).
+
+    Examples
+    --------
     >>> v, p = median_probabilities([0.0, 5.0, 10.0], epsilon=1.0, bound=10.0, mechanism="exponential")
     >>> p.round(3).tolist()
     [0.305, 0.391, 0.305]

@@ -27,7 +27,7 @@ from ..typing import RngLike
 from .._validation import check_bool, check_k, check_positive
 from ..graphs import Graph, as_graph, check_public_nodes
 from ..multiobjective import priv_agg, priv_pareto
-from ..sensitivity import SensitivityFunction
+from ..sensitivity import SensitivityFunction, check_weight_values
 from ..utilities.graph import (
     DEGREE_GLOBAL_SENSITIVITY,
     EGODENSITY_GLOBAL_SENSITIVITY,
@@ -35,9 +35,11 @@ from ..utilities.graph import (
     egocentric_density,
     egocentric_density_sensitivity,
 )
+from .._boundary import charge, check_accountant
 from .._compat import keyword_only, renamed_parameter, replaced_parameter
+from ..accounting.accountant import Accountant
 from ..registry import get_mechanism, names
-from ..vocabulary import MechanismName
+from ..vocabulary import MechanismName, selection_result
 
 __all__ = ["motkin_objectives", "dp_motkin_pareto", "dp_motkin_agg", "DEFAULT_AGG_WEIGHTS", "MOTKIN_MECHANISMS"]
 
@@ -88,14 +90,33 @@ def motkin_mechanism(mechanism: str | None, where: str, allowed: Sequence[str] |
     return get_mechanism(mechanism, allowed=allowed).name
 
 
+def _agg_weights(objective_weights: Any) -> list[float]:
+    """(w_degree, w_egodensity) as two floats, checked at the boundary (finite, not both 0)."""
+    w = check_weight_values(objective_weights, 2)
+    if w.shape != (2,) or not np.all(np.isfinite(w)) or not np.any(w != 0):
+        raise ValueError(f"objective_weights must be two finite numbers (w_degree, w_egodensity), not both 0, "
+                         f"got {w.tolist()}")
+    return [float(x) for x in w]
+
+
 def motkin_objectives(graph: Graph, *, variant: str = "paper") -> tuple[np.ndarray, list[SensitivityFunction]]:
     """The DP-MOTkIN objectives: U[:, 0] = degree, U[:, 1] = egocentric density, with their δ's.
 
     ``variant`` selects the egocentric density formula (``"paper"``, or ``"code"`` for the paper's
     published code, see :func:`dpselect.utilities.graph.egocentric_density`).
 
-    Returns ``(U, [δ^degree, δ^egodensity])``; global sensitivities are 1 and 1 (edge-DP).
+    Parameters
+    ----------
+    graph : Graph
+    variant : {"paper", "code"}
 
+    Returns
+    -------
+    (U, [δ^degree, δ^egodensity]) : (numpy.ndarray of shape (n, 2), list of SensitivityFunction)
+        Global sensitivities 1 and 1 (edge-DP).
+
+    Examples
+    --------
     >>> from dpselect.graphs import from_edges
     >>> U, sfs = motkin_objectives(from_edges([0, 0, 0, 1], [1, 2, 3, 2]))
     >>> U.round(3).tolist(), [sf.global_sensitivity for sf in sfs]
@@ -108,8 +129,10 @@ def motkin_objectives(graph: Graph, *, variant: str = "paper") -> tuple[np.ndarr
 
 @local_spelling
 @keyword_only("k", "epsilon")
+@selection_result
 def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mechanism: MechanismName | None = None,
-                     variant: str = "paper", rng: RngLike = None) -> np.ndarray | int:
+                     variant: str = "paper", rng: RngLike = None,
+                     accountant: Accountant | None = None) -> np.ndarray | int:
     """DP-MOTkIN-Pareto: k nodes near the Pareto front of (degree, egocentric density), ε-edge-DP.
 
     Runs PrivPareto (:func:`dpselect.priv_pareto`) k times with ε/k each on the nodes not yet picked;
@@ -136,37 +159,54 @@ def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mech
     variant : {"paper", "code"}
         Egocentric density formula (see :func:`motkin_objectives`).
     rng : Generator, int or None
+    accountant : dpselect.Accountant, optional
+        Charged, under the label ``"dp_motkin_pareto"``, the guarantee of the k picks as the mechanism's
+        registry spec states it (``mechanism.privacy(epsilon, k=k)``: the adaptive composition of k
+        ε/k-bounded-range picks for the exponential mechanism and local dampening, of k ε/k-DP picks
+        for pure-DP mechanisms; one ``BoundedRange(ε)`` / ``PureDP(ε)`` with ``k`` omitted), after the
+        arguments are checked and before any random bit is drawn. A release that would exceed the
+        budget raises :class:`~dpselect.BudgetExceededError`, records nothing and draws nothing.
 
     Returns
     -------
-    numpy.ndarray of k int node indices, in the order picked (an ``int`` when ``k`` is omitted).
+    int or numpy.ndarray of int64
+        One node index (``k`` omitted), or the k node indices in the order picked (shape (k,), also
+        for k = 1).
+
+    Notes
+    -----
+    Deprecated spelling: ``local=True`` is ``mechanism="local_dampening"``, ``local=False``
+    ``mechanism="exponential"`` (``DeprecationWarning``; also in :func:`dp_motkin_agg`).
 
     Examples
     --------
     >>> from dpselect.graphs import from_edges
     >>> g = from_edges([0, 0, 0, 1, 4], [1, 2, 3, 2, 5], n_nodes=6)   # the public node set: ids 0..5
     >>> picks = dp_motkin_pareto(g, k=2, epsilon=1e4, rng=0)   # nodes 0, 1, 2 form the Pareto front
-    >>> picks.dtype, set(picks.tolist()) <= {0, 1, 2}
-    (dtype('int64'), True)
+    >>> picks.dtype, picks.shape, set(picks.tolist()) <= {0, 1, 2}
+    (dtype('int64'), (2,), True)
+    >>> type(dp_motkin_pareto(g, epsilon=1e4, rng=0)).__name__
+    'int'
     """
-    g = check_graph(graph, "dp_motkin_pareto", stacklevel=5)   # +1: keyword_only
-    single = k is None
-    k = check_k(1 if single else k, g.n_nodes)
+    g = check_graph(graph, "dp_motkin_pareto", stacklevel=6)   # +2: keyword_only, selection_result
+    kk = None if k is None else check_k(k, g.n_nodes)
     eps = check_positive(epsilon, "epsilon")
-    mech = motkin_mechanism(mechanism, "dp_motkin_pareto")
+    spec = get_mechanism(motkin_mechanism(mechanism, "dp_motkin_pareto"))
+    acc = check_accountant(accountant)
     U, sfs = motkin_objectives(g, variant=variant)
-    sens = sfs if get_mechanism(mech).kind == "local" else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
-    out = priv_pareto(U, epsilon=eps, sensitivities=sens, k=None if single else k, rng=check_rng(rng),
-                      mechanism=mech)
-    return int(out) if single else np.atleast_1d(np.asarray(out, dtype=np.int64))
+    sens = sfs if spec.kind == "local" else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
+    gen = check_rng(rng)
+    charge(acc, spec.privacy(eps, k=kk), label="dp_motkin_pareto")
+    return priv_pareto(U, epsilon=eps, sensitivities=sens, k=kk, rng=gen, mechanism=spec.name)
 
 
 @local_spelling
 @renamed_parameter(old="weights", new="objective_weights")
 @keyword_only("k", "epsilon")
+@selection_result
 def dp_motkin_agg(graph: Graph, *, k: int | None = None, epsilon: float, objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS,
                   mechanism: MechanismName | None = None, variant: str = "paper",
-                  rng: RngLike = None) -> np.ndarray | int:
+                  rng: RngLike = None, accountant: Accountant | None = None) -> np.ndarray | int:
     """DP-MOTkIN-Agg: k nodes maximising w_degree·degree + w_egodensity·egodensity, ε-edge-DP.
 
     Runs PrivAgg (:func:`dpselect.priv_agg`) with k picks of ε/k each. ``mechanism="exponential"``
@@ -176,21 +216,39 @@ def dp_motkin_agg(graph: Graph, *, k: int | None = None, epsilon: float, objecti
     ``local=False`` for ``mechanism="local_dampening"`` / ``"exponential"``, ``weights=`` for
     ``objective_weights=``.
 
-    Returns k int node indices in the order picked (an int64 array for any int ``k``, one ``int`` when
-    ``k`` is omitted).
+    Parameters
+    ----------
+    graph, k, epsilon, mechanism, variant, rng
+        As in :func:`dp_motkin_pareto`.
+    objective_weights : pair of float, default (1, 100)
+        (w_degree, w_egodensity).
+    accountant : dpselect.Accountant, optional
+        Charged ``mechanism.privacy(epsilon, k=k)`` under the label ``"dp_motkin_agg"``, as in
+        :func:`dp_motkin_pareto`.
 
+    Returns
+    -------
+    int or numpy.ndarray of int64
+        One node index (``k`` omitted), or k node indices in the order picked (shape (k,), also for
+        k = 1).
+
+    Examples
+    --------
     >>> from dpselect.graphs import from_edges
     >>> g = from_edges([0, 0, 0, 1, 4], [1, 2, 3, 2, 5], n_nodes=6)
     >>> dp_motkin_agg(g, k=1, epsilon=1e5, rng=0).tolist() in ([1], [2])   # 2 + 100·1 beats 3 + 100/3
     True
+    >>> dp_motkin_agg(g, epsilon=1e5, rng=0) in (1, 2)
+    True
     """
-    g = check_graph(graph, "dp_motkin_agg", stacklevel=5)   # +1: keyword_only
-    single = k is None
-    k = check_k(1 if single else k, g.n_nodes)
+    g = check_graph(graph, "dp_motkin_agg", stacklevel=6)   # +2: keyword_only, selection_result
+    kk = None if k is None else check_k(k, g.n_nodes)
     eps = check_positive(epsilon, "epsilon")
-    mech = motkin_mechanism(mechanism, "dp_motkin_agg")
+    spec = get_mechanism(motkin_mechanism(mechanism, "dp_motkin_agg"))
+    acc = check_accountant(accountant)
     U, sfs = motkin_objectives(g, variant=variant)
-    sens = sfs if get_mechanism(mech).kind == "local" else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
-    out = priv_agg(U, list(objective_weights), epsilon=eps, sensitivities=sens, k=None if single else k,
-                   rng=check_rng(rng), mechanism=mech)
-    return int(out) if single else np.atleast_1d(np.asarray(out, dtype=np.int64))
+    sens = sfs if spec.kind == "local" else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
+    w = _agg_weights(objective_weights)
+    gen = check_rng(rng)
+    charge(acc, spec.privacy(eps, k=kk), label="dp_motkin_agg")
+    return priv_agg(U, w, epsilon=eps, sensitivities=sens, k=kk, rng=gen, mechanism=spec.name)

@@ -25,11 +25,14 @@ from ..utilities.graph import (
     degree_sensitivity,
     egocentric_density_sensitivity,
 )
+from .._boundary import charge, check_accountant
 from .._compat import keyword_only, renamed_parameter
+from ..accounting.accountant import Accountant
 from ..registry import get_mechanism
-from ..vocabulary import MechanismName, check_approach
+from ..vocabulary import MechanismName, check_approach, selection_result
 from .motkin import (
     DEFAULT_AGG_WEIGHTS,
+    _agg_weights,
     _sampler_mechanisms,
     check_graph,
     local_spelling,
@@ -61,7 +64,27 @@ class MotkinSampler:
         "local_dampening", False: "exponential"; ``DeprecationWarning``).
     variant : {"paper", "code"}
     objective_weights : pair of float (``"aggregate"`` only)
-        ``weights=`` is its deprecated spelling (``DeprecationWarning``).
+    max_cache : int, default 64
+        Cached prefixes (of picked nodes) kept.
+
+    Notes
+    -----
+    Deprecated spellings (``DeprecationWarning``): ``local=`` for ``mechanism`` (True:
+    "local_dampening", False: "exponential") and ``weights=`` for ``objective_weights``.
+
+    Examples
+    --------
+    >>> import dpselect
+    >>> from dpselect.graphs import from_edges
+    >>> s = MotkinSampler(from_edges([0, 0, 0, 1, 4], [1, 2, 3, 2, 5], n_nodes=6), "agg")
+    >>> acc = dpselect.Accountant(epsilon=1.0)
+    >>> draws = [s.sample(epsilon=0.25, rng=seed, accountant=acc) for seed in range(4)]
+    >>> type(draws[0]).__name__, s.sample(k=2, epsilon=0.25, rng=0).shape, acc.spent()
+    ('int', (2,), PureDP(epsilon=1.0))
+    >>> s.sample(epsilon=0.25, rng=4, accountant=acc)   # a fifth selection: the budget refuses it
+    Traceback (most recent call last):
+    ...
+    dpselect.exceptions.BudgetExceededError: charging BoundedRange(epsilon=0.25) (label 'MotkinSampler.sample') ...
     """
 
     @local_spelling
@@ -76,7 +99,8 @@ class MotkinSampler:
         self.local = self._spec.kind == "local"   # local dampening: dampened scores D, cached per prefix
         self.U, _ = motkin_objectives(g, variant=variant)
         self.degrees = g.degrees
-        self.weights = np.asarray(objective_weights, dtype=np.float64)
+        self.weights = np.asarray(_agg_weights(objective_weights) if approach == "aggregate" else objective_weights,
+                                  dtype=np.float64)
         self._cache: dict[tuple, tuple[np.ndarray, np.ndarray, float]] = {}
         self._ps_full: np.ndarray | None = None
         self._full_sf: SensitivityFunction | None = None
@@ -89,7 +113,26 @@ class MotkinSampler:
         self.cache_misses = 0
 
     def scores(self, removed: tuple[int, ...] = ()) -> tuple[np.ndarray, np.ndarray, float]:
-        """(remaining node indices, scores, sensitivity) for the exponential-mechanism draw."""
+        """(remaining node indices, scores, sensitivity) for the exponential-mechanism draw.
+
+        Parameters
+        ----------
+        removed : tuple of int
+            Nodes already picked.
+
+        Returns
+        -------
+        (numpy.ndarray, numpy.ndarray, float)
+            The remaining nodes, their scores (dampened D for local dampening: sensitivity 1) and Δ.
+
+        Examples
+        --------
+        >>> from dpselect.graphs import from_edges
+        >>> rem, s, sens = MotkinSampler(from_edges([0, 0, 1], [1, 2, 2], n_nodes=4), "pareto",
+        ...                              mechanism="EM").scores((0,))
+        >>> rem.tolist(), s.tolist(), sens
+        ([1, 2, 3], [0.0, 0.0, -2.0], 2.0)
+        """
         key = tuple(sorted(removed)) if self.approach == "pareto" else ()
         with self._lock:
             return self._scores_locked(key)
@@ -181,14 +224,44 @@ class MotkinSampler:
                                    name="pareto_score_remaining")
 
     @keyword_only("k", "epsilon", "rng")
-    def sample(self, *, k: int | None = None, epsilon: float,
-               rng: RngLike = None) -> np.ndarray | int:
-        """One ε-edge-DP selection of k node indices (ε/k per pick), in the order picked: an int64 array for
-        any int ``k``, one ``int`` when ``k`` is omitted."""
-        single = k is None
-        k = check_k(1 if single else k, self.U.shape[0])
+    @selection_result
+    def sample(self, *, k: int | None = None, epsilon: float, rng: RngLike = None,
+               accountant: Accountant | None = None) -> np.ndarray | int:
+        """One ε-edge-DP selection of k node indices (ε/k per pick), in the order picked.
+
+        Parameters
+        ----------
+        k : int, optional
+            Number of nodes, 1 <= k <= n. Omitted: one node, as an ``int``.
+        epsilon : float
+            Total budget of this selection.
+        rng : Generator, int or None
+        accountant : dpselect.Accountant, optional
+            Charged ``mechanism.privacy(epsilon, k=k)`` (as :func:`~dpselect.apps.motkin.dp_motkin_pareto`)
+            under the label ``"MotkinSampler.sample"``, after the arguments are checked and before any
+            random bit is drawn; a refused release raises :class:`~dpselect.BudgetExceededError`.
+
+        Returns
+        -------
+        int or numpy.ndarray of int64
+            One node index (``k`` omitted) or k of them, shape (k,) (also for k = 1).
+
+        Examples
+        --------
+        >>> from dpselect.graphs import from_edges
+        >>> s = MotkinSampler(from_edges([0, 0, 0, 1, 4], [1, 2, 3, 2, 5], n_nodes=6), "pareto")
+        >>> s.sample(k=2, epsilon=1e4, rng=0).shape, type(s.sample(epsilon=1e4, rng=0)).__name__
+        ((2,), 'int')
+        """
+        kk = None if k is None else check_k(k, self.U.shape[0])
         eps = check_positive(epsilon, "epsilon")
+        acc = check_accountant(accountant)
         gen = check_rng(rng)
+        charge(acc, self._spec.privacy(eps, k=kk), label="MotkinSampler.sample")
+        return self._sample(1 if kk is None else kk, eps, gen, single=kk is None)
+
+    def _sample(self, k: int, eps: float, gen: np.random.Generator, *, single: bool) -> np.ndarray | int:
+        """The draws on checked values: k picks of ε/k (one ``int`` when ``single``)."""
 
         def draw(removed, e, kk):
             with self._lock:  # scores and the exact sampler's inputs of one cache entry, together
@@ -202,16 +275,33 @@ class MotkinSampler:
         if self.approach == "aggregate":
             rem, sel = draw((), eps, k)
             out = rem[np.atleast_1d(sel)].astype(np.int64)
-            return int(out[0]) if single else out
-        picks: list[int] = []
-        for _ in range(k):
-            rem, sel = draw(tuple(picks), eps / k, 1)
-            picks.append(int(rem[sel]))
-        return picks[0] if single else np.asarray(picks, dtype=np.int64)
+        else:
+            picks: list[int] = []
+            for _ in range(k):
+                rem, sel = draw(tuple(picks), eps / k, 1)
+                picks.append(int(rem[sel]))
+            out = np.asarray(picks, dtype=np.int64)
+        return int(out[0]) if single else out
 
     @keyword_only("epsilon")
     def probabilities(self, *, epsilon: float) -> np.ndarray:
-        """Exact distribution of the first pick (k = 1) over all nodes."""
+        """Exact distribution of the first pick (k = 1) over all nodes.
+
+        Parameters
+        ----------
+        epsilon : float
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (n,)
+
+        Examples
+        --------
+        >>> from dpselect.graphs import from_edges
+        >>> p = MotkinSampler(from_edges([0, 0, 1], [1, 2, 2], n_nodes=4), "pareto").probabilities(epsilon=1.0)
+        >>> p.shape, round(float(p.sum()), 12)
+        ((4,), 1.0)
+        """
         rem, s, sens = self.scores(())
         out = np.zeros(self.U.shape[0])
         eps = check_positive(epsilon, "epsilon")

@@ -19,9 +19,11 @@ from ..dampening import dampen_with_error, shift_totals_with_error
 from ..graphs import Graph
 from ..sensitivity import SensitivityFunction
 from ..utilities.graph import ebc, ebc_global_sensitivity, ebc_sensitivity, public_max_degree
+from .._boundary import charge, check_accountant
 from .._compat import keyword_only
+from ..accounting.accountant import Accountant
 from ..registry import Mechanism as MechanismSpec, get_mechanism, names
-from ..vocabulary import MechanismName
+from ..vocabulary import MechanismName, selection_result
 from .motkin import check_graph
 
 __all__ = ["PrivTopkScores", "prepare_priv_topk", "priv_topk", "PRIV_TOPK_MECHANISMS"]
@@ -52,6 +54,26 @@ class PrivTopkScores:
     Build with :func:`prepare_priv_topk`; pass to :func:`priv_topk` instead of the graph to draw
     many selections from one graph without recomputing EBC, the dampened scores D(x, r) (LD) or the
     shifts G_r (SLD).
+
+    Parameters
+    ----------
+    utilities : numpy.ndarray of float64, shape (n,)
+        EBC of every node.
+    sensitivity_function : SensitivityFunction
+        δ^EBC, bounded at ΔEBC.
+    global_sensitivity : float
+        ΔEBC = max(D(D−1)/4, D).
+    max_degree : int
+        The public bound D.
+
+    Examples
+    --------
+    >>> from dpselect.graphs import from_edges
+    >>> s = prepare_priv_topk(from_edges([0, 0, 0, 1], [1, 2, 3, 2], n_nodes=5), max_degree=4)
+    >>> s.utilities[:4].tolist(), s.global_sensitivity, s.max_degree
+    ([2.0, 0.0, 0.0, 0.0], 4.0, 4)
+    >>> priv_topk(s, k=2, epsilon=1.0, rng=0).shape   # many draws from one graph, EBC computed once
+    (2,)
     """
 
     utilities: np.ndarray
@@ -62,7 +84,19 @@ class PrivTopkScores:
     _shifts: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     def dampened(self) -> np.ndarray:
-        """D(x, r) of thesis Def. 3.3.1 for all nodes (local dampening scores, sensitivity 1)."""
+        """D(x, r) of thesis Def. 3.3.1 for all nodes (local dampening scores, sensitivity 1).
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (n,)
+
+        Examples
+        --------
+        >>> from dpselect.graphs import from_edges
+        >>> s = prepare_priv_topk(from_edges([0, 0, 0, 1], [1, 2, 3, 2], n_nodes=5), max_degree=4)
+        >>> s.dampened().shape
+        (5,)
+        """
         return self._dampened_with_error()[0]
 
     def _dampened_with_error(self) -> tuple:
@@ -76,12 +110,41 @@ class PrivTopkScores:
         return self._shifts
 
     def shifted(self) -> np.ndarray:
-        """u(r) − G_r: shifted local dampening scores (sensitivity Δ), thesis Ch. 4 closed form."""
+        """u(r) − G_r: shifted local dampening scores (sensitivity Δ), thesis Ch. 4 closed form.
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (n,)
+
+        Examples
+        --------
+        >>> from dpselect.graphs import from_edges
+        >>> s = prepare_priv_topk(from_edges([0, 0, 0, 1], [1, 2, 3, 2], n_nodes=5), max_degree=4)
+        >>> s.shifted().shape
+        (5,)
+        """
         return self.utilities - self._shift_totals()[0]
 
     def scores(self, mechanism: MechanismName) -> tuple[np.ndarray, float]:
         """(scores, sensitivity) on which the exponential mechanism (permute-and-flip for
-        "permute_and_flip") is the named PrivTopk mechanism (a name or an alias: EM, PF, LD, SLD)."""
+        "permute_and_flip") is the named PrivTopk mechanism (a name or an alias: EM, PF, LD, SLD).
+
+        Parameters
+        ----------
+        mechanism : str
+
+        Returns
+        -------
+        (numpy.ndarray, float)
+            EBC, D or u − G, with its sensitivity (ΔEBC, 1 or ΔEBC).
+
+        Examples
+        --------
+        >>> from dpselect.graphs import from_edges
+        >>> s = prepare_priv_topk(from_edges([0, 0, 0, 1], [1, 2, 3, 2], n_nodes=5), max_degree=4)
+        >>> s.scores("EM")[1], s.scores("LD")[1]
+        (4.0, 1.0)
+        """
         spec = get_mechanism(mechanism, allowed=_topk_mechanisms())
         if spec.score == "dampened":
             return self.dampened(), 1.0
@@ -110,6 +173,19 @@ def prepare_priv_topk(graph: Graph, *, max_degree: int | None = None) -> PrivTop
     :class:`~dpselect.PrivacyLeakWarning` (as in the thesis' experiments, where it is the published
     maximum degree of each SNAP graph, :data:`dpselect.datasets.PUBLIC_GRAPH_MAX_DEGREE`).
 
+    Parameters
+    ----------
+    graph : Graph
+        Built with its public node set (else ``PrivacyLeakWarning``).
+    max_degree : int, optional
+        The public bound D >= 1.
+
+    Returns
+    -------
+    PrivTopkScores
+
+    Examples
+    --------
     >>> from dpselect.graphs import from_edges
     >>> s = prepare_priv_topk(from_edges([0, 0, 0], [1, 2, 3], n_nodes=4), max_degree=3)
     >>> s.utilities.tolist(), s.global_sensitivity
@@ -119,9 +195,11 @@ def prepare_priv_topk(graph: Graph, *, max_degree: int | None = None) -> PrivTop
 
 
 @keyword_only("k", "epsilon")
-def priv_topk(graph: Graph | PrivTopkScores, *, k: int, epsilon: float,
+@selection_result
+def priv_topk(graph: Graph | PrivTopkScores, *, k: int | None = None, epsilon: float,
               mechanism: MechanismName = "shifted_local_dampening",
-              max_degree: int | None = None, rng: RngLike = None) -> np.ndarray:
+              max_degree: int | None = None, rng: RngLike = None,
+              accountant: Accountant | None = None) -> np.ndarray | int:
     """PrivTopk (thesis Alg. 3): k nodes of large egocentric betweenness centrality, ε-edge-DP.
 
     k successive picks on the nodes not yet chosen, ε/k each (sequential composition: ε in total).
@@ -133,7 +211,8 @@ def priv_topk(graph: Graph | PrivTopkScores, *, k: int, epsilon: float,
         candidate set, public under edge-DP: build it with ``nodes=`` / ``n_nodes=``
         (:func:`dpselect.graphs.from_edges`); a node set read from the edges warns
         (:class:`dpselect.PrivacyLeakWarning`), here and in :func:`prepare_priv_topk`.
-    k : int
+    k : int, optional
+        Number of nodes, 1 <= k <= n. Omitted: one node, returned as an ``int`` (as every selector).
     epsilon : float
         Total privacy budget.
     mechanism : {"exponential", "permute_and_flip", "local_dampening", "shifted_local_dampening"}
@@ -146,10 +225,18 @@ def priv_topk(graph: Graph | PrivTopkScores, *, k: int, epsilon: float,
         :class:`~dpselect.PrivacyLeakWarning`. With precomputed scores D was fixed by
         :func:`prepare_priv_topk`: passing a different value is a ``ValueError``.
     rng : Generator, int or None
+    accountant : dpselect.Accountant, optional
+        Charged ``mechanism.privacy(epsilon, k=k)`` under the label ``"priv_topk"``: the adaptive
+        composition of k ε/k-bounded-range picks (EM, LD, SLD) or of k ε/k-DP picks (PF); one
+        ``BoundedRange(ε)`` / ``PureDP(ε)`` with ``k`` omitted. The charge comes after the arguments
+        are checked and before any random bit is drawn: a refused release raises
+        :class:`~dpselect.BudgetExceededError`, records nothing and leaves ``rng`` untouched.
 
     Returns
     -------
-    numpy.ndarray of k int node indices in the order picked.
+    int or numpy.ndarray of int64
+        One node index (``k`` omitted), or k node indices in the order picked (shape (k,), also for
+        k = 1).
 
     Examples
     --------
@@ -157,6 +244,8 @@ def priv_topk(graph: Graph | PrivTopkScores, *, k: int, epsilon: float,
     >>> g = from_edges([0, 0, 0, 1, 4, 4], [1, 2, 3, 2, 5, 6], n_nodes=7)
     >>> priv_topk(g, k=1, epsilon=1e6, mechanism="shifted_local_dampening", max_degree=6, rng=0).tolist()
     [0]
+    >>> priv_topk(g, epsilon=1e6, max_degree=6, rng=0)
+    0
     """
     if isinstance(graph, PrivTopkScores):
         scores = graph
@@ -164,19 +253,21 @@ def priv_topk(graph: Graph | PrivTopkScores, *, k: int, epsilon: float,
             raise ValueError(f"max_degree={max_degree!r} cannot be applied to precomputed PrivTopkScores (prepared "
                              f"with max_degree={scores.max_degree}); pass max_degree to prepare_priv_topk instead")
     else:
-        scores = prepare_scores(check_graph(graph, "priv_topk", stacklevel=5), max_degree, "priv_topk",
-                                stacklevel=6)  # +1: keyword_only
+        scores = prepare_scores(check_graph(graph, "priv_topk", stacklevel=6), max_degree, "priv_topk",
+                                stacklevel=7)  # +2: keyword_only, selection_result
     n = scores.utilities.size
-    k = check_k(k, n)
+    kk = None if k is None else check_k(k, n)
     eps = check_positive(epsilon, "epsilon")
     spec = get_mechanism(mechanism, allowed=_topk_mechanisms())
+    acc = check_accountant(accountant)
     gen = check_rng(rng)
+    if spec.kind == "local":
+        cache = scores._prepared(spec)   # deterministic: D or G with their error bounds
+    charge(acc, spec.privacy(eps, k=kk), label="priv_topk")
     if spec.kind == "local":
         # LD and SLD: the cached D / G with their rigorous error bounds, sampled exactly (dpselect.sampling);
         # δ^EBC grows with EBC (direction "increasing" where the mechanism takes one)
         opts = {"direction": "increasing"} if spec.accepts("direction") else {}
-        out = spec.select_prepared(scores.utilities, scores.sensitivity_function, scores._prepared(spec), epsilon=eps,
-                                   k=k, rng=gen, **opts)
-        return np.atleast_1d(np.asarray(out, dtype=np.int64))
-    out = spec.select(scores.utilities, epsilon=eps, sensitivity=scores.global_sensitivity, k=k, rng=gen)
-    return np.atleast_1d(np.asarray(out, dtype=np.int64))
+        return spec.select_prepared(scores.utilities, scores.sensitivity_function, cache, epsilon=eps,
+                                    k=1 if kk is None else kk, rng=gen, **opts)
+    return spec.select(scores.utilities, epsilon=eps, sensitivity=scores.global_sensitivity, k=kk, rng=gen)

@@ -9,6 +9,9 @@ DataFrames (a noisy top-k per partition, then an exact reduce of about k candida
 * :func:`degree`, :func:`degree_sensitivity`, :func:`egocentric_density_sensitivity` (graph statistics
   from a dask edge list, for DP-MOTkIN) and :func:`pareto_score` (m = 2, out of core).
 
+Every selector and :func:`frequent_items` takes ``accountant=`` (a :class:`dpselect.Accountant`), charged the
+mechanism's guarantee before any random bit is drawn, as in memory.
+
 The code runs on whatever dask scheduler is active: the local default, a ``distributed.LocalCluster``
 or a real cluster (``distributed.Client("tcp://scheduler:8786")``); see docs/scale.md. The workers
 see the raw data; only the value these functions return is differentially private.

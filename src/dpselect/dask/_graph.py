@@ -98,6 +98,26 @@ def degree(edges: Any, *, source: str = "source", target: str = "target",
     Omitted: the nodes that appear in the edge list, with :class:`dpselect.PrivacyLeakWarning` (a node
     seen only in one edge is a candidate only when that edge is present).
 
+    Not private by itself (exact degrees): feed it to a selector.
+
+    Parameters
+    ----------
+    edges : dask.dataframe.DataFrame
+        One row per edge.
+    source, target : str
+        The endpoint columns.
+    nodes : sequence of int, optional
+        The public node ids.
+    n_nodes : int, optional
+        The public node set 0..n_nodes − 1.
+
+    Returns
+    -------
+    dask.dataframe.Series
+        Lazy, node -> degree (int64), named "degree".
+
+    Examples
+    --------
     >>> import dask.dataframe as dd, pandas as pd
     >>> e = dd.from_pandas(pd.DataFrame({"source": [0, 0, 1, 2], "target": [1, 2, 0, 2]}), npartitions=2)
     >>> degree(e, nodes=[0, 1, 2, 3]).compute().sort_index().tolist()
@@ -138,6 +158,20 @@ def max_degree(degrees: Any, max_degree: int | None = None) -> int:
     the graph's own maximum degree with :class:`dpselect.PrivacyLeakWarning`, as in memory
     (:func:`dpselect.utilities.graph.public_max_degree`).
 
+    Parameters
+    ----------
+    degrees : dask Series or array-like
+        The degrees (e.g. :func:`degree`).
+    max_degree : int, optional
+        The public bound D.
+
+    Returns
+    -------
+    int
+        D.
+
+    Examples
+    --------
     >>> import dask.dataframe as dd, pandas as pd
     >>> max_degree(dd.from_pandas(pd.Series([2, 1, 1]), npartitions=2), max_degree=10)
     10
@@ -156,6 +190,20 @@ def degree_sensitivity(partition: Any, column: str = "degree") -> SensitivityFun
     """δ(G, t, v) = 1 for the nodes of one partition (a DataFrame with a degree column, or a Series of
     degrees): pass as ``sensitivity_function=`` to :func:`dpselect.dask.local_dampening` (edge-DP).
 
+    Parameters
+    ----------
+    partition : pandas.DataFrame, pandas.Series or numpy.ndarray
+        One partition's rows.
+    column : str, default "degree"
+        The degree column of a DataFrame.
+
+    Returns
+    -------
+    SensitivityFunction
+        For the partition's rows.
+
+    Examples
+    --------
     >>> import pandas as pd
     >>> degree_sensitivity(pd.DataFrame({"degree": [3, 1]}))(0).tolist()
     [1.0, 1.0]
@@ -168,6 +216,19 @@ def egocentric_density_sensitivity(partition: Any, column: str = "degree") -> Se
     min(1, 2/(d − t − 2)) if d − t − 2 > 0, else 1 (edge-DP; :func:`dpselect.utilities.graph.
     egocentric_density_sensitivity` on the partition's degree column).
 
+    Parameters
+    ----------
+    partition : pandas.DataFrame, pandas.Series or numpy.ndarray
+        One partition's rows.
+    column : str, default "degree"
+
+    Returns
+    -------
+    SensitivityFunction
+        For the partition's rows.
+
+    Examples
+    --------
     >>> import pandas as pd
     >>> egocentric_density_sensitivity(pd.DataFrame({"degree": [1, 4, 10]}))(0).tolist()
     [1.0, 1.0, 0.25]
@@ -213,6 +274,20 @@ def pareto_score(objectives: Any, columns: Sequence[str] | None = None) -> Any:
     ``objectives`` (in sorted order; ``.compute().sort_index()`` restores it). Not private by itself:
     its global sensitivity is n − 1 (PrivPareto's utility).
 
+    Parameters
+    ----------
+    objectives : dask.dataframe.DataFrame
+        One row per candidate.
+    columns : pair of str, optional
+        The two objective columns (default: the DataFrame's two columns).
+
+    Returns
+    -------
+    dask.dataframe.Series
+        Lazy int64 scores named "pareto_score".
+
+    Examples
+    --------
     >>> import dask.dataframe as dd, pandas as pd
     >>> U = pd.DataFrame({"a": [3, 5, 4, 2, 1], "b": [5, 3, 2, 4, 1]})
     >>> pareto_score(dd.from_pandas(U, npartitions=2)).compute().sort_index().tolist()

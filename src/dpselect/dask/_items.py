@@ -5,9 +5,11 @@ from typing import Any, Hashable, Sequence
 
 import numpy as np
 
+from .._boundary import charge, check_accountant
 from .._rng import check_rng
+from ..accounting.accountant import Accountant
 from ..typing import RngLike
-from .._validation import check_bool, check_choice, check_int, check_positive
+from .._validation import check_bool, check_choice, check_int, check_k, check_positive
 from ..exceptions import warn_public_from_data
 from ..registry import get_mechanism, names
 from ..sampling import NOISES
@@ -136,21 +138,33 @@ def bounded_item_counts(rows: Any, *, contributions: int, user: str = "user", it
     ``contributions`` of their (distinct) rows in the order of a hash of (user, item) keyed by a secret
     salt drawn from ``rng``: an independent pseudo-random choice per user, that reads that user's rows only.
 
+    Parameters
+    ----------
+    rows : dask.dataframe.DataFrame
+        (user, item) rows.
+    contributions : int
+        c >= 1.
+    user, item : str
+        The column names.
+    distinct : bool, default True
+    items : list-like, optional
+        The public candidate domain.
+    rng : seed, Generator or None
+        Draws the secret salt.
+
+    Returns
+    -------
+    dask.dataframe.Series
+        Lazy, item -> bounded count.
+
+    Examples
+    --------
     >>> import dask.dataframe as dd, pandas as pd
     >>> rows = dd.from_pandas(pd.DataFrame({"user": [1, 1, 1, 2], "item": ["a", "b", "a", "a"]}), npartitions=2)
     >>> bounded_item_counts(rows, contributions=5, rng=0).compute().sort_index().to_dict()
     {'a': 2, 'b': 1}
     """
-    import dask.dataframe as dd
-    import pandas as pd
-
-    if not isinstance(rows, dd.DataFrame):
-        raise TypeError(f"rows must be a dask DataFrame of (user, item) rows, got {type(rows).__name__}")
-    for name, col in (("user", user), ("item", item)):
-        if col not in rows.columns:
-            raise ValueError(f"{name}={col!r} is not a column of rows (columns: {list(rows.columns)})")
-    if user == item:
-        raise ValueError(f"user and item must be two different columns, got {user!r} for both")
+    _check_rows(rows, user, item)
     c = check_int(contributions, "contributions", minimum=1)
     distinct = check_bool(distinct, "distinct")
     gen = check_rng(rng)
@@ -162,6 +176,19 @@ def bounded_item_counts(rows: Any, *, contributions: int, user: str = "user", it
     frame = _shuffle_by_user(frame)  # every user's rows in one partition
     kept = frame.map_partitions(_bound_partition, item, c, distinct, salt, meta=frame._meta[[item]])
     return kept[item].value_counts()
+
+
+def _check_rows(rows: Any, user: str, item: str) -> None:
+    """``rows`` a dask DataFrame holding the two distinct columns ``user`` and ``item``."""
+    import dask.dataframe as dd
+
+    if not isinstance(rows, dd.DataFrame):
+        raise TypeError(f"rows must be a dask DataFrame of (user, item) rows, got {type(rows).__name__}")
+    for name, col in (("user", user), ("item", item)):
+        if col not in rows.columns:
+            raise ValueError(f"{name}={col!r} is not a column of rows (columns: {list(rows.columns)})")
+    if user == item:
+        raise ValueError(f"user and item must be two different columns, got {user!r} for both")
 
 
 def _shuffle_by_user(frame: Any) -> Any:
@@ -200,6 +227,7 @@ def frequent_items(
     mechanism: str = "exponential",
     noise: str | None = None,
     rng: RngLike = None,
+    accountant: Accountant | None = None,
 ) -> Any:
     """Private top-k most frequent items of a dask DataFrame of (user, item) rows (ε-DP, user level).
 
@@ -228,11 +256,48 @@ def frequent_items(
     The counts (one number per item of the domain) are gathered on the client and selected there by the
     in-memory selector (the same law as :mod:`dpselect.dask`'s selectors).
 
+    Parameters
+    ----------
+    rows : dask.dataframe.DataFrame
+        The private (user, item) rows.
+    epsilon : float
+        Privacy budget, > 0 (ε/k per pick with an int ``k``).
+    contributions : int
+        c >= 1, the most rows (distinct (user, item) pairs with ``distinct=True``) a user contributes.
+    k : int, optional
+        Number of items. Omitted: one item (its label); any int ``k`` (1 included): an array of k items in
+        the order picked.
+    items : list-like, optional
+        The public candidate domain (see above); omitted: the items seen, with a ``PrivacyLeakWarning``.
+    user, item : str
+        The column names.
+    distinct : bool, default True
+        Count users per item (Δu = 1) or rows (Δu = c).
+    mechanism : {"exponential", "permute_and_flip", "report_noisy_max"} or an alias
+    noise : {"laplace", "gumbel", "exponential"}, optional
+        report-noisy-max's noise only.
+    rng : seed, Generator or None
+        Draws the secret salt of the contribution bound, then the selection.
+    accountant : dpselect.Accountant, optional
+        Charged ``mechanism.privacy(epsilon, k=k)`` (with ``noise=`` for report-noisy-max) under the label
+        ``"dask.frequent_items"``, after the arguments are checked and before any random bit is drawn
+        (the salt included): a refused release raises :class:`~dpselect.BudgetExceededError`, records
+        nothing, computes nothing and leaves ``rng`` untouched. The guarantee is for add/remove one user.
+
+    Returns
+    -------
+    label or numpy.ndarray
+        ``k`` omitted: one item. Any int ``k``: an array of shape (k,) of items in the order picked.
+
+    Examples
+    --------
     >>> import dask.dataframe as dd, pandas as pd
     >>> df = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3, 4], "item": ["a", "b", "a", "c", "a", "b", "c"]})
     >>> rows = dd.from_pandas(df, npartitions=2)
     >>> frequent_items(rows, epsilon=1e6, contributions=2, items=["a", "b", "c", "d"], rng=0)
     'a'
+    >>> frequent_items(rows, epsilon=1e6, contributions=2, items=["a", "b", "c", "d"], k=2, rng=0).tolist()
+    ['a', 'b']
     """
     eps = check_positive(epsilon, "epsilon")
     spec = get_mechanism(mechanism, allowed=names(kind="global"))
@@ -242,11 +307,18 @@ def frequent_items(
     c = check_int(contributions, "contributions", minimum=1)
     if items is not None:
         domain = _domain(items)
+        if k is not None:
+            check_k(k, len(domain))
     if spec.accepts("noise"):
         noise = spec.noise if noise is None else check_choice(noise, "noise", NOISES)
     elif noise is not None:
         raise ValueError(f"noise={noise!r} applies only to mechanism='report_noisy_max' (the noise of {spec.name!r} "
                          "is fixed by its definition); leave noise out or pass mechanism='report_noisy_max'")
+    acc = check_accountant(accountant)
+    _check_rows(rows, user, item)
+    distinct = check_bool(distinct, "distinct")
+    charge(acc, spec.privacy(eps, k=k, **({"noise": noise} if spec.accepts("noise") else {})),
+           label="dask.frequent_items")
     counts = bounded_item_counts(rows, contributions=c, user=user, item=item, distinct=distinct, items=items,
                                  rng=gen).compute()
     if items is None:

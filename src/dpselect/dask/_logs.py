@@ -26,6 +26,17 @@ def quiet_routine_shuffle_logs(enable: bool = True) -> None:
     """Silence (``enable=True``, done when :mod:`dpselect.dask` is imported) or restore the two routine
     WARNING lines distributed's P2P shuffle logs for every shuffle; its other warnings always show.
 
+    Parameters
+    ----------
+    enable : bool, default True
+        Add the filter (True) or remove it (False).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
     >>> import logging
     >>> quiet_routine_shuffle_logs()
     >>> log = logging.getLogger(SHUFFLE_LOGGER)

@@ -47,9 +47,14 @@ from typing import Any, Callable, Hashable, Sequence, cast
 
 import numpy as np
 
+from .._boundary import charge, check_accountant
 from .._exact_random import words
 from .._rng import check_rng
+from ..accounting.accountant import Accountant
+from ..accounting.guarantees import Guarantee
+from ..registry import get_mechanism
 from ..typing import RngLike
+from ..vocabulary import selection_result
 from .._validation import check_bool, check_choice, check_int, check_k, check_positive
 from ..dampening import DEFAULT_MAX_STEPS, check_sensitivity_function, dampen_exact, dampen_with_error
 from ..mechanisms import scaled_scores
@@ -372,25 +377,59 @@ def _exact_scores(live: list[dict[str, Any]], s: np.ndarray, spec: _Spec) -> Cal
 # ---------------------------------------------------------------------------------------------
 def _run(utilities: Any, *, utility: str | None, eps: float, delta: float, mult_per_pick: int, k: int | None,
          noise: str, rng: Any, sf_factory: Callable[[Any], SensitivityFunction] | None = None,
-         max_steps: int = DEFAULT_MAX_STEPS) -> Any:
+         max_steps: int = DEFAULT_MAX_STEPS, mechanism: str | None = None, accountant: Any = None,
+         label: str = "") -> Any:
+    """A public selector's checks, its charge (``mechanism``'s guarantee for ε and k) and the selection."""
     if k is not None:
         check_int(k, "k", minimum=1)
+    acc = check_accountant(accountant)
+    guarantee = None
+    if mechanism is not None:
+        spec = get_mechanism(mechanism)
+        guarantee = spec.privacy(eps, k=k, **({"noise": noise} if spec.accepts("noise") else {}))
     blocks = _blocks(utilities, utility)
     return _execute(blocks, eps=eps, delta=delta, mult_per_pick=mult_per_pick, k=k, noise=noise, rng=rng,
-                    sf_factory=sf_factory, max_steps=max_steps)
+                    sf_factory=sf_factory, max_steps=max_steps, accountant=acc, guarantee=guarantee, label=label)
 
 
 def _execute(blocks: _Blocks, *, eps: float, delta: float, mult_per_pick: int, k: int | None, noise: str,
              rng: Any, sf_factory: Callable[[Any], SensitivityFunction] | None = None,
-             max_steps: int = DEFAULT_MAX_STEPS, eager: bool = False) -> Any:
-    """Plan the random streams, run the partition step on every block (dask tasks, or directly on
-    in-memory blocks with ``eager``: the tests' fast path through the same code) and reduce."""
+             max_steps: int = DEFAULT_MAX_STEPS, eager: bool = False, accountant: Accountant | None = None,
+             guarantee: Guarantee | None = None, label: str = "") -> Any:
+    """Check what can be checked before the pass, charge ``guarantee`` to ``accountant``, then select
+    (:func:`_positions`); labelled inputs give the labels at the selected positions.
+
+    With a DataFrame / Series the number of candidates is known only after the partition step, so ``k``
+    larger than it, or a non-finite utility, is refused after the charge (the budget is then spent and
+    nothing released: conservative)."""
     kk = 1 if k is None else int(k)
     if blocks.n is not None:
         if blocks.n == 0:
             raise ValueError("utilities must not be empty (no candidate to select)")
         check_k(kk, blocks.n)
     gen = check_rng(rng)
+    if guarantee is not None:
+        charge(accountant, guarantee, label=label)
+    found: dict[str, Any] = {}
+    out = _positions(blocks, eps=eps, delta=delta, mult_per_pick=mult_per_pick, k=k, noise=noise, gen=gen,
+                     sf_factory=sf_factory, max_steps=max_steps, eager=eager, found=found)
+    if not blocks.labelled:
+        return out
+    labels = found["labels"]
+    if isinstance(out, np.ndarray):
+        return np.asarray([labels[int(i)] for i in out])
+    return _scalar(labels[out])
+
+
+@selection_result
+def _positions(blocks: _Blocks, *, eps: float, delta: float, mult_per_pick: int, k: int | None, noise: str,
+               gen: np.random.Generator, sf_factory: Callable[[Any], SensitivityFunction] | None,
+               max_steps: int, eager: bool, found: dict[str, Any]) -> Any:
+    """Plan the random streams, run the partition step on every block (dask tasks, or directly on
+    in-memory blocks with ``eager``: the tests' fast path through the same code) and reduce. Returns the
+    global positions (arrays) or the positions into ``found["labels"]`` (Series / DataFrames), in the one
+    return convention (:func:`dpselect.vocabulary.selection_result`)."""
+    kk = 1 if k is None else int(k)
     peel = noise != "gumbel" and kk > 1
     rounds = kk if peel else 1
     streams = _plan_streams(gen, blocks.n if blocks.offsets is not None else None, rounds)
@@ -405,13 +444,11 @@ def _execute(blocks: _Blocks, *, eps: float, delta: float, mult_per_pick: int, k
         results = list(dask.compute(*[task(b, p, offsets[p], spec) for p, b in enumerate(blocks.parts)]))
     picks, glob, labels = _reduce(results, spec, k, gen, blocks.offsets)
     if blocks.labelled:
-        out_labels = [labels[i] for i in picks]
-        if k is None:  # the library's one convention: k omitted -> one label/index, any int k -> an array
-            return _scalar(out_labels[0])
-        return np.asarray(out_labels)
-    if k is None:
-        return int(glob[0])
-    return np.asarray(glob, dtype=np.int64)
+        found["labels"] = labels
+        idx = picks
+    else:
+        idx = glob
+    return int(idx[0]) if k is None else idx
 
 
 def _scalar(x: Any) -> Hashable:
@@ -430,26 +467,59 @@ def exponential(
     monotonic: bool = False,
     utility: str | None = None,
     rng: RngLike = None,
+    accountant: Accountant | None = None,
 ) -> Any:
-    """The exponential mechanism over a dask array, Series or DataFrame column: candidate r with probability
-    ∝ exp(ε·u(r)/(2Δu)) (ε·u/Δu with ``monotonic=True``).
+    """The exponential mechanism over a dask array, Series or DataFrame column: candidate r with
+    probability ∝ exp(ε·u(r)/(2Δu)) (ε·u/Δu with ``monotonic=True``).
 
-    What it selects: a dask **array** of utilities gives the global position (``int``) of the selected
-    candidate; a dask **Series** (or a DataFrame with ``utility=`` naming the column) gives its index
-    label. With an int ``k`` (1 included): k distinct candidates, ε/k each (ε in total), as an array in
-    the order picked.
-
-    Privacy: ε-DP under any neighbour model for which ``sensitivity`` bounds the change of every utility
-    (the same guarantee, law and keywords as :func:`dpselect.exponential`). The output law is exactly
-    the in-memory one (a Gumbel top-k per partition, then an exact reduce: see
+    Privacy: ε-DP (ε-bounded range) under any neighbour model for which ``sensitivity`` bounds the change
+    of every utility (the same guarantee, law and keywords as :func:`dpselect.exponential`). The output law
+    is exactly the in-memory one (a Gumbel top-k per partition, then an exact reduce: see
     :mod:`dpselect.dask._select`); with a dask array and an int seed the very same candidates as
     ``dpselect.exponential`` on the computed array. The dask workers see the raw utilities: only the
     returned value is private.
 
+    Parameters
+    ----------
+    utilities : dask.array.Array, dask.dataframe.Series or dask.dataframe.DataFrame
+        The candidates' utilities: a 1-D dask array (the result is global positions), a Series (the result
+        is index labels) or a DataFrame with ``utility=`` naming the column (index labels).
+    epsilon : float
+        Privacy budget, > 0 (ε/k per pick with an int ``k``).
+    sensitivity : float
+        Δu, the global sensitivity of the utilities.
+    k : int, optional
+        Number of distinct candidates. Omitted: one, returned as an ``int`` position or one label; any
+        int ``k`` (1 included) returns an array of shape (k,) in the order picked.
+    utility : str, optional
+        With a DataFrame: the name of the utility column.
+    rng : seed, Generator or None
+        As everywhere in dpselect (numpy SPEC 7). A PCG64 generator on a dask array of known chunks gives
+        the in-memory selector's bits (module docstring).
+    monotonic : bool, default False
+        All utilities move in the same direction between neighbours: ε·u/Δu instead of ε·u/(2Δu).
+    accountant : dpselect.Accountant, optional
+        Charged ``get_mechanism('exponential').privacy(epsilon, k=k)`` (``BoundedRange(ε)``; with an int ``k``
+        the adaptive composition of k ε/k picks) under the label ``"dask.exponential"``, after the arguments
+        are checked and before any random bit is drawn (a refused release raises
+        :class:`~dpselect.BudgetExceededError`, records nothing and leaves ``rng`` untouched). With a Series
+        or DataFrame the number of candidates is known only after the partition pass: ``k`` above it (or a
+        non-finite utility) is then refused after the charge.
+
+    Returns
+    -------
+    int, label or numpy.ndarray
+        ``k`` omitted: the selected candidate's global position (a dask array) or index label (Series,
+        DataFrame). Any int ``k``: an array of shape (k,) of them (int64 positions, or labels).
+
+    Examples
+    --------
     >>> import dask.array as da, numpy as np, dpselect
     >>> u = da.from_array(np.array([1.0, 5.0, 2.0, 4.0]), chunks=2)
     >>> exponential(u, epsilon=1e6, sensitivity=1.0, rng=0)
     1
+    >>> exponential(u, epsilon=1e6, sensitivity=1.0, k=1, rng=0)
+    array([1])
     >>> exponential(u, epsilon=1.0, sensitivity=1.0, k=2, rng=7).tolist() == dpselect.exponential(
     ...     u.compute(), epsilon=1.0, sensitivity=1.0, k=2, rng=7).tolist()
     True
@@ -458,7 +528,7 @@ def exponential(
     delta = check_positive(sensitivity, "sensitivity")
     mono = check_bool(monotonic, "monotonic")
     return _run(utilities, utility=utility, eps=eps, delta=delta, mult_per_pick=1 if mono else 2, k=k,
-                noise="gumbel", rng=rng)
+                noise="gumbel", rng=rng, mechanism="exponential", accountant=accountant, label="dask.exponential")
 
 
 def report_noisy_max(
@@ -471,27 +541,65 @@ def report_noisy_max(
     monotonic: bool = False,
     utility: str | None = None,
     rng: RngLike = None,
+    accountant: Accountant | None = None,
 ) -> Any:
-    """Report-noisy-max over a dask array, Series or DataFrame column: argmax_r u(r) + noise of scale
-    2Δu/ε (Δu/ε with ``monotonic=True``).
+    """Report-noisy-max over a dask array, Series or DataFrame column: argmax_r u(r) + noise of
+    scale 2Δu/ε (Δu/ε with ``monotonic=True``).
 
     ``noise="gumbel"`` is the exponential mechanism, ``"exponential"`` permute-and-flip, ``"laplace"`` the
     classic report-noisy-max. An int ``k``: k rounds of fresh noise on the remaining candidates, ε/k each.
     Privacy: ε-DP under the utility's neighbour model (Δu its global sensitivity), exactly the law of
-    :func:`dpselect.report_noisy_max`; returns positions (arrays) or index labels (Series) as
-    :func:`exponential` does.
+    :func:`dpselect.report_noisy_max`.
 
+    Parameters
+    ----------
+    utilities : dask.array.Array, dask.dataframe.Series or dask.dataframe.DataFrame
+        The candidates' utilities: a 1-D dask array (the result is global positions), a Series (the result
+        is index labels) or a DataFrame with ``utility=`` naming the column (index labels).
+    epsilon : float
+        Privacy budget, > 0 (ε/k per pick with an int ``k``).
+    sensitivity : float
+        Δu, the global sensitivity of the utilities.
+    noise : {"laplace", "gumbel", "exponential"}, default "laplace"
+    k : int, optional
+        Number of distinct candidates. Omitted: one, returned as an ``int`` position or one label; any
+        int ``k`` (1 included) returns an array of shape (k,) in the order picked.
+    utility : str, optional
+        With a DataFrame: the name of the utility column.
+    rng : seed, Generator or None
+        As everywhere in dpselect (numpy SPEC 7). A PCG64 generator on a dask array of known chunks gives
+        the in-memory selector's bits (module docstring).
+    monotonic : bool, default False
+    accountant : dpselect.Accountant, optional
+        Charged ``get_mechanism('report_noisy_max').privacy(epsilon, k=k, noise=noise)`` (``PureDP(ε)`` for
+        Laplace and exponential noise, ``BoundedRange(ε)`` for Gumbel noise) under the label
+        ``"dask.report_noisy_max"``, after the arguments are checked and before any random bit is drawn (a
+        refused release raises :class:`~dpselect.BudgetExceededError`, records nothing and leaves ``rng``
+        untouched). With a Series or DataFrame the number of candidates is known only after the partition
+        pass: ``k`` above it (or a non-finite utility) is then refused after the charge.
+
+    Returns
+    -------
+    int, label or numpy.ndarray
+        ``k`` omitted: the selected candidate's global position (a dask array) or index label (Series,
+        DataFrame). Any int ``k``: an array of shape (k,) of them (int64 positions, or labels).
+
+    Examples
+    --------
     >>> import dask.array as da, numpy as np
     >>> u = da.from_array(np.array([1.0, 5.0, 2.0]), chunks=1)
     >>> report_noisy_max(u, epsilon=1e6, sensitivity=1.0, rng=0)
     1
+    >>> report_noisy_max(u, epsilon=1e6, sensitivity=1.0, k=2, rng=0).shape
+    (2,)
     """
     noise = check_choice(noise, "noise", NOISES)
     eps = check_positive(epsilon, "epsilon")
     delta = check_positive(sensitivity, "sensitivity")
     mono = check_bool(monotonic, "monotonic")
     return _run(utilities, utility=utility, eps=eps, delta=delta, mult_per_pick=1 if mono else 2, k=k,
-                noise=noise, rng=rng)
+                noise=noise, rng=rng, mechanism="report_noisy_max", accountant=accountant,
+                label="dask.report_noisy_max")
 
 
 def permute_and_flip(
@@ -503,21 +611,60 @@ def permute_and_flip(
     monotonic: bool = False,
     utility: str | None = None,
     rng: RngLike = None,
+    accountant: Accountant | None = None,
 ) -> Any:
     """Permute-and-flip (McKenna & Sheldon 2020) over a dask array, Series or DataFrame column.
 
     Its output law is that of report-noisy-max with exponential noise of scale 2Δu/ε (Ding et al. 2021),
     which is how it is sampled, as in memory (:func:`dpselect.permute_and_flip`): per-partition
-    exponential-noise top-k, then the exact reduce. Privacy: ε-DP under the utility's neighbour model;
+    exponential-noise top-k, then the exact reduce. Privacy: ε-DP under the utility's neighbour model.
     An int ``k``: k picks on the remaining candidates, ε/k each.
 
+    Parameters
+    ----------
+    utilities : dask.array.Array, dask.dataframe.Series or dask.dataframe.DataFrame
+        The candidates' utilities: a 1-D dask array (the result is global positions), a Series (the result
+        is index labels) or a DataFrame with ``utility=`` naming the column (index labels).
+    epsilon : float
+        Privacy budget, > 0 (ε/k per pick with an int ``k``).
+    sensitivity : float
+        Δu, the global sensitivity of the utilities.
+    k : int, optional
+        Number of distinct candidates. Omitted: one, returned as an ``int`` position or one label; any
+        int ``k`` (1 included) returns an array of shape (k,) in the order picked.
+    utility : str, optional
+        With a DataFrame: the name of the utility column.
+    rng : seed, Generator or None
+        As everywhere in dpselect (numpy SPEC 7). A PCG64 generator on a dask array of known chunks gives
+        the in-memory selector's bits (module docstring).
+    monotonic : bool, default False
+    accountant : dpselect.Accountant, optional
+        Charged ``get_mechanism('permute_and_flip').privacy(epsilon, k=k)`` (``PureDP(ε)``: permute-and-flip
+        is not bounded range) under the label ``"dask.permute_and_flip"``, after the arguments are checked and
+        before any random bit is drawn (a refused release raises :class:`~dpselect.BudgetExceededError`,
+        records nothing and leaves ``rng`` untouched). With a Series or DataFrame the number of candidates is
+        known only after the partition pass: ``k`` above it (or a non-finite utility) is then refused after
+        the charge.
+
+    Returns
+    -------
+    int, label or numpy.ndarray
+        ``k`` omitted: the selected candidate's global position (a dask array) or index label (Series,
+        DataFrame). Any int ``k``: an array of shape (k,) of them (int64 positions, or labels).
+
+    Examples
+    --------
     >>> import dask.array as da, numpy as np
     >>> permute_and_flip(da.from_array(np.array([1.0, 5.0, 2.0]), chunks=2), epsilon=1e6, sensitivity=1.0,
     ...                  rng=0)
     1
     """
-    return report_noisy_max(utilities, epsilon=epsilon, sensitivity=sensitivity, noise="exponential", k=k,
-                            monotonic=monotonic, utility=utility, rng=rng)
+    eps = check_positive(epsilon, "epsilon")
+    delta = check_positive(sensitivity, "sensitivity")
+    mono = check_bool(monotonic, "monotonic")
+    return _run(utilities, utility=utility, eps=eps, delta=delta, mult_per_pick=1 if mono else 2, k=k,
+                noise="exponential", rng=rng, mechanism="permute_and_flip", accountant=accountant,
+                label="dask.permute_and_flip")
 
 
 def local_dampening(
@@ -529,24 +676,62 @@ def local_dampening(
     utility: str | None = None,
     rng: RngLike = None,
     max_steps: int = DEFAULT_MAX_STEPS,
+    accountant: Accountant | None = None,
 ) -> Any:
-    """Local dampening (thesis Def. 3.4.1) over a dask DataFrame, Series or array: candidate r with
-    probability ∝ exp(ε·D(x, r)/2), D the dampening function of u under the sensitivity δ.
+    """Local dampening (thesis Def. 3.4.1) over a dask DataFrame, Series or array: candidate r
+    with probability ∝ exp(ε·D(x, r)/2), D the dampening function of u under the sensitivity δ.
 
-    ``sensitivity_function`` is a **callable** ``partition -> SensitivityFunction``: it receives one
-    partition (a pandas DataFrame with every per-candidate column, a pandas Series, or a numpy block)
-    and returns δ(x, t, r) for that partition's rows. δ for a candidate must depend on that candidate's
-    row only (e.g. δ from its degree column), and every partition must give the same global sensitivity;
-    the reduce calls it again on the few rows it carries to get exact D values for near-ties.
+    Privacy: ε-DP (ε-bounded range, thesis Thm 3.5.1) when δ is admissible for u under the data's
+    neighbour model, with exactly the law of :func:`dpselect.local_dampening`. An int ``k``: k distinct
+    picks, ε/k each.
 
-    Privacy: ε-DP (thesis Thm 3.5.1) when δ is admissible for u under the data's neighbour model, with
-    exactly the law of :func:`dpselect.local_dampening`. An int ``k``: k distinct picks, ε/k each.
+    Parameters
+    ----------
+    utilities : dask.array.Array, dask.dataframe.Series or dask.dataframe.DataFrame
+        The candidates' utilities: a 1-D dask array (the result is global positions), a Series (the result
+        is index labels) or a DataFrame with ``utility=`` naming the column (index labels).
+    epsilon : float
+        Privacy budget, > 0 (ε/k per pick with an int ``k``).
+    sensitivity_function : callable
+        ``partition -> SensitivityFunction``: it receives one partition (a pandas DataFrame with every
+        per-candidate column, a pandas Series, or a numpy block) and returns δ(x, t, r) for that
+        partition's rows. δ for a candidate must depend on that candidate's row only (e.g. δ from its
+        degree column), and every partition must give the same global sensitivity; the reduce calls it
+        again on the few rows it carries to get exact D values for near-ties.
+    k : int, optional
+        Number of distinct candidates. Omitted: one, returned as an ``int`` position or one label; any
+        int ``k`` (1 included) returns an array of shape (k,) in the order picked.
+    utility : str, optional
+        With a DataFrame: the name of the utility column.
+    rng : seed, Generator or None
+        As everywhere in dpselect (numpy SPEC 7). A PCG64 generator on a dask array of known chunks gives
+        the in-memory selector's bits (module docstring).
+    max_steps : int
+        Bound on the dampening walk (as :func:`dpselect.local_dampening`).
+    accountant : dpselect.Accountant, optional
+        Charged ``get_mechanism('local_dampening').privacy(epsilon, k=k)`` (``BoundedRange(ε)``; an int ``k``:
+        the adaptive composition of k ε/k picks) under the label ``"dask.local_dampening"``, after the
+        arguments are checked and before any random bit is drawn (a refused release raises
+        :class:`~dpselect.BudgetExceededError`, records nothing and leaves ``rng`` untouched). With a Series
+        or DataFrame the number of candidates is known only after the partition pass: ``k`` above it (or a
+        non-finite utility) is then refused after the charge.
 
+    Returns
+    -------
+    int, label or numpy.ndarray
+        ``k`` omitted: the selected candidate's global position (a dask array) or index label (Series,
+        DataFrame). Any int ``k``: an array of shape (k,) of them (int64 positions, or labels).
+
+    Examples
+    --------
     >>> import dask.dataframe as dd, pandas as pd, dpselect
     >>> df = dd.from_pandas(pd.DataFrame({"u": [1.0, 9.0, 2.0]}, index=["a", "b", "c"]), npartitions=2)
     >>> local_dampening(df, utility="u", epsilon=50.0, rng=0,
     ...                 sensitivity_function=lambda part: dpselect.constant(len(part), 1.0))
     'b'
+    >>> local_dampening(df, utility="u", epsilon=50.0, k=1, rng=0,
+    ...                 sensitivity_function=lambda part: dpselect.constant(len(part), 1.0)).tolist()
+    ['b']
     """
     eps = check_positive(epsilon, "epsilon")
     if isinstance(sensitivity_function, SensitivityFunction) or not callable(sensitivity_function):
@@ -556,4 +741,6 @@ def local_dampening(
         )
     steps = check_int(max_steps, "max_steps", minimum=1)
     return _run(utilities, utility=utility, eps=eps, delta=1.0, mult_per_pick=2, k=k, noise="gumbel", rng=rng,
-                sf_factory=sensitivity_function, max_steps=steps)
+                sf_factory=sensitivity_function, max_steps=steps, mechanism="local_dampening", accountant=accountant,
+                label="dask.local_dampening")
+

@@ -9,6 +9,12 @@
   (``fit/predict/predict_proba/score``, ``get_params/set_params``, usable in a ``Pipeline``), with the
   public bounds of their privacy proofs as constructor parameters. They need scikit-learn (>= 1.6).
 
+Budgets: ``select_model(..., accountant=acc)`` and the estimators' ``accountant=`` constructor parameter
+charge a :class:`dpselect.Accountant` once per selection / per ``fit``, before any random bit is drawn
+(a release the budget cannot pay raises :class:`dpselect.BudgetExceededError`). ``sklearn.base.clone``
+gives every clone the same accountant object, so the fits of a ``cross_val_score`` or a grid search are
+all charged to one budget.
+
 Not private around them: cross-validated selection (``GridSearchCV``, ``cross_val_score``) on the
 private records and preprocessing *fitted* on them (a scaler, an encoder learning categories) release
 statistics of those records outside the ε of ``fit``; see the estimators' docstrings.

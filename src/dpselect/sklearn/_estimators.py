@@ -1,7 +1,9 @@
 """scikit-learn estimators around DiffPID3 and DP-MOET, with their public bounds as parameters."""
 from __future__ import annotations
 
+import copy
 import numbers
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -11,14 +13,17 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..apps.diffpid3 import diffpid3
-from ..apps.dpmoet import DEFAULT_WEIGHTS, dp_moet
-from .._compat import deprecated_values, keyword_only
+from ..apps import diffpid3 as _diffpid3
+from ..apps import dpmoet as _dpmoet
+from ..apps.dpmoet import DEFAULT_WEIGHTS
+from .._boundary import charge, check_accountant
+from .._compat import deprecated_values, deprecation, keyword_only
 from .._rng import check_rng
+from ..accounting.accountant import Accountant
 from ..exceptions import warn_public_from_data
 from ..tabular import TabularData
 from ..trees import predict_many
-from ..vocabulary import MechanismName
+from ..vocabulary import MechanismName, check_mechanism
 
 __all__ = ["DiffPID3Classifier", "DPMOETClassifier", "EXPECTED_FAILED_CHECKS"]
 
@@ -31,14 +36,22 @@ EXPECTED_FAILED_CHECKS = {
 
 def _generator(random_state: Any) -> Any:
     """``random_state`` as a Generator (numpy SPEC 7); a legacy RandomState gives a seed drawn from it."""
+    return _generator_source(random_state)()
+
+
+def _generator_source(random_state: Any) -> Any:
+    """A zero-argument function giving ``random_state`` as a Generator, checked now without drawing from it
+    (a legacy RandomState gives a seed drawn from it when the function is called): ``fit`` checks
+    ``random_state`` before charging the accountant and draws only after the charge."""
     if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(int(random_state.randint(np.iinfo(np.int32).max)))
+        return lambda: np.random.default_rng(int(random_state.randint(np.iinfo(np.int32).max)))
     try:
-        return check_rng(random_state)
+        gen = check_rng(random_state)
     except (TypeError, ValueError):
         raise TypeError("random_state must be None, an int seed >= 0 (or a sequence of them), a numpy "
                         "SeedSequence, BitGenerator, Generator or RandomState, got "
                         f"{random_state!r}") from None
+    return lambda: gen
 
 
 def _public_classes(classes: Any) -> np.ndarray:
@@ -66,7 +79,23 @@ class _PublicSchemaClassifier(ClassifierMixin, BaseEstimator):
     classes: Any
     random_state: Any
 
+    accountant: Any
+
     # -- scikit-learn protocol ------------------------------------------------------------------------
+    def __sklearn_clone__(self) -> Any:
+        # clone() deep-copies every parameter; a privacy budget must be shared, never copied (a copy would
+        # hand the same privacy loss a second budget, and the accountant's lock cannot be copied anyway):
+        # the clone is made with accountant=None and then given the same accountant object.
+        shallow = copy.copy(self)
+        shallow.accountant = None
+        new = super(_PublicSchemaClassifier, shallow).__sklearn_clone__()
+        new.accountant = self.accountant
+        return new
+
+    def _charge(self, guarantee: Any) -> None:
+        """Charge one ``fit`` to the shared accountant (label ``"<class name>.fit"``), before any random bit."""
+        charge(check_accountant(self.accountant), guarantee, label=f"{type(self).__name__}.fit")
+
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False   # binary trees (TPR/TNR, two-class leaves)
@@ -195,6 +224,8 @@ class _PublicSchemaClassifier(ClassifierMixin, BaseEstimator):
         return out
 
     def _validate_fit(self, X: ArrayLike, y: ArrayLike) -> tuple[TabularData, Any]:
+        """The training table on the public encoding, and a function giving the Generator (see
+        :func:`_generator_source`: nothing is drawn before the accountant is charged)."""
         if self.categories is None:
             try:
                 Xv, yv = validate_data(self, X, y)
@@ -238,7 +269,7 @@ class _PublicSchemaClassifier(ClassifierMixin, BaseEstimator):
         n_values = np.array([0 if c is None else len(c) for c in self.categories_], dtype=np.int64)
         data = TabularData(Xs, y01, feature_names, self.categorical_, n_values,
                            [None if c is None else list(c) for c in self.categories_], "sklearn", "y")
-        return data, _generator(self.random_state)
+        return data, _generator_source(self.random_state)
 
     def _validate_predict(self, X: ArrayLike) -> np.ndarray:
         check_is_fitted(self)
@@ -259,12 +290,46 @@ class _PublicSchemaClassifier(ClassifierMixin, BaseEstimator):
         raise NotImplementedError(f"{type(self).__name__} must define _positive_fraction (the base class has no model)")
 
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
-        """Class probabilities, columns in the order of ``classes_`` (see the class docstring)."""
+        """Class probabilities, columns in the order of ``classes_`` (see the class docstring).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame, shape (n_records, n_features)
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (n_records, 2)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.random.default_rng(0).uniform(0, 10, (300, 2)); y = (X[:, 0] > 5).astype(int)
+        >>> DiffPID3Classifier(epsilon=5.0, depth=1, n_max=300, feature_bounds=(0, 10),
+        ...                    random_state=0).fit(X, y).predict_proba(X[:3]).shape
+        (3, 2)
+        """
         p1 = self._positive_fraction(self._validate_predict(X))
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X: ArrayLike) -> np.ndarray:
-        """The predicted class of every record (a label of ``classes_``)."""
+        """The predicted class of every record (a label of ``classes_``).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame, shape (n_records, n_features)
+
+        Returns
+        -------
+        numpy.ndarray, shape (n_records,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.random.default_rng(0).uniform(0, 10, (300, 2)); y = (X[:, 0] > 5).astype(int)
+        >>> DiffPID3Classifier(epsilon=5.0, depth=1, n_max=300, feature_bounds=(0, 10),
+        ...                    random_state=0).fit(X, y).predict(X[:3]).shape
+        (3,)
+        """
         p1 = self._positive_fraction(self._validate_predict(X))
         return self.classes_[(p1 > 0.5).astype(np.intp)]
 
@@ -309,6 +374,14 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
 
         ``X`` may be an array or a DataFrame; string columns must be declared in ``categories`` (a
         ``ValueError`` naming ``categories`` otherwise).
+    accountant : dpselect.Accountant, optional
+        Every ``fit`` is charged to it, under the label ``"DiffPID3Classifier.fit"``, what the DiffPID3
+        proof certifies (:func:`dpselect.apps.diffpid3.diffpid3`: ``PureDPComposition(ε/(2(d + 1)),
+        2(d + 1))``), after ``X``, ``y`` and the parameters are checked and before any random bit is
+        drawn: a fit the budget cannot pay raises :class:`~dpselect.BudgetExceededError` and leaves the
+        estimator unfitted (and ``random_state`` untouched). ``sklearn.base.clone`` (and so
+        ``GridSearchCV``, ``cross_val_score``) gives every clone **the same accountant object**, never a
+        copy: all their fits are charged to one budget.
 
     Attributes
     ----------
@@ -365,7 +438,8 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
                   "random_state")
     def __init__(self, *, epsilon: float = 1.0, depth: int = 5, mechanism: MechanismName = "local_dampening", bins: int = 10,
                  n_max: int | None = None, feature_bounds: Any = None, categories: Mapping | None = None,
-                 classes: Sequence | None = None, random_state: Any = None) -> None:
+                 classes: Sequence | None = None, random_state: Any = None,
+                 accountant: Accountant | None = None) -> None:
         self.epsilon = epsilon
         self.depth = depth
         self.mechanism = mechanism
@@ -375,12 +449,45 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
         self.categories = categories
         self.classes = classes
         self.random_state = random_state
+        self.accountant = accountant
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "DiffPID3Classifier":
-        """Train the tree on the private records ``(X, y)`` (ε-DP, add/remove one record)."""
-        data, gen = self._validate_fit(X, y)
-        self.tree_ = diffpid3(data, epsilon=self.epsilon, depth=self.depth, mechanism=self.mechanism,
-                              bins=self.bins, n_max=self.n_max, rng=gen)
+        """Train the tree on the private records ``(X, y)`` (ε-DP, add/remove one record).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame, shape (n_records, n_features)
+        y : array-like, shape (n_records,)
+            Two classes (see ``classes``).
+
+        Returns
+        -------
+        DiffPID3Classifier
+            ``self``, fitted (``tree_``); ``accountant`` (if any) charged once.
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> import numpy as np
+        >>> X = np.random.default_rng(0).uniform(0, 10, (300, 2)); y = (X[:, 0] > 5).astype(int)
+        >>> acc = dpselect.Accountant(epsilon=1.0)
+        >>> clf = DiffPID3Classifier(epsilon=0.5, depth=1, n_max=300, feature_bounds=(0, 10), random_state=0,
+        ...                          accountant=acc).fit(X, y)
+        >>> clf.tree_.n_nodes > 0, [r.label for r in acc.history]
+        (True, ['DiffPID3Classifier.fit'])
+        """
+        data, source = self._validate_fit(X, y)
+        mechanism: Any = self.mechanism
+        old = mechanism.strip().lower() if isinstance(mechanism, str) else None
+        if old in _diffpid3._OLD_NAMES:   # the spellings diffpid3(mechanism=...) still takes, with a warning
+            mechanism = _diffpid3._OLD_NAMES[old]
+            warnings.warn(deprecation(f"DiffPID3Classifier(mechanism={self.mechanism!r})", f"mechanism={mechanism!r}"),
+                          stacklevel=2)
+        # stacklevel 5: warn, public_n_max, _plan, fit, the user's call
+        plan = _diffpid3._plan(data, self.epsilon, self.depth, mechanism, self.bins, self.n_max,
+                               "DiffPID3Classifier.fit", stacklevel=5)
+        self._charge(plan.guarantee)
+        self.tree_ = _diffpid3._grow(plan, source())
         return self
 
     def _positive_fraction(self, Xs: np.ndarray) -> np.ndarray:
@@ -426,6 +533,10 @@ class DPMOETClassifier(_PublicSchemaClassifier):
     feature_bounds, categories, classes, random_state
         As in :class:`DiffPID3Classifier` (the public encoding; no size bound is needed: TPR and TNR
         have global sensitivity 1).
+    accountant : dpselect.Accountant, optional
+        Every ``fit`` is charged the whole run (:func:`dpselect.apps.dpmoet.dp_moet`'s guarantee) under the
+        label ``"DPMOETClassifier.fit"``, after the arguments are checked and before any random bit is
+        drawn. Clones share the same accountant object, as in :class:`DiffPID3Classifier`.
 
     Attributes
     ----------
@@ -474,7 +585,7 @@ class DPMOETClassifier(_PublicSchemaClassifier):
                  objective_weights: Sequence[float] = DEFAULT_WEIGHTS, population: int = 30, selection: int = 3,
                  generations: int = 3, depth: int = 4, max_depth: int = 10, output: int = 3, budget: str = "even",
                  feature_bounds: Any = None, categories: Mapping | None = None, classes: Sequence | None = None,
-                 random_state: Any = None) -> None:
+                 random_state: Any = None, accountant: Accountant | None = None) -> None:
         self.epsilon = epsilon
         self.approach = approach
         self.mechanism = mechanism
@@ -490,14 +601,38 @@ class DPMOETClassifier(_PublicSchemaClassifier):
         self.categories = categories
         self.classes = classes
         self.random_state = random_state
+        self.accountant = accountant
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "DPMOETClassifier":
-        """Evolve and privately select trees on the private records ``(X, y)`` (ε-DP, add/remove one record)."""
-        data, gen = self._validate_fit(X, y)
-        self.result_ = dp_moet(data, epsilon=self.epsilon, approach=self.approach, mechanism=self.mechanism,
-                               objective_weights=self.objective_weights, population=self.population,
-                               selection=self.selection, generations=self.generations, depth=self.depth,
-                               max_depth=self.max_depth, output=self.output, budget=self.budget, rng=gen)
+        """Evolve and privately select trees on the private records ``(X, y)`` (ε-DP, add/remove one record).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame, shape (n_records, n_features)
+        y : array-like, shape (n_records,)
+
+        Returns
+        -------
+        DPMOETClassifier
+            ``self``, fitted (``trees_``, ``result_``); ``accountant`` (if any) charged once.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.random.default_rng(0).uniform(0, 10, (300, 2)); y = (X[:, 0] > 5).astype(int)
+        >>> clf = DPMOETClassifier(epsilon=1.0, population=6, generations=1, depth=1, max_depth=2, output=1,
+        ...                        feature_bounds=(0, 10), random_state=0).fit(X, y)
+        >>> len(clf.trees_), clf.result_.objectives
+        (1, None)
+        """
+        data, source = self._validate_fit(X, y)
+        how = "local_dampening" if self.mechanism is None else check_mechanism(self.mechanism)
+        plan = _dpmoet._moet_plan(data, self.epsilon, self.approach, how, weights=self.objective_weights,
+                                  population=self.population, selection=self.selection,
+                                  generations=self.generations, depth=self.depth, max_depth=self.max_depth,
+                                  output=self.output, budget=self.budget)
+        self._charge(plan.guarantee)
+        self.result_ = _dpmoet._evolve(plan, source(), exact_statistics=False)
         self.trees_ = list(self.result_.trees)
         return self
 

@@ -7,13 +7,17 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._boundary import charge, check_accountant
+from .._rng import check_rng
+from .._validation import check_k, check_positive
+from ..accounting.accountant import Accountant
 from ..multiobjective import priv_agg, priv_pareto
+from ..registry import Mechanism, get_mechanism
 from ..sensitivity import SensitivityFunction
 from ..utilities.classification import rate_sensitivity
 from .._compat import old_call_form
-from ..registry import get_mechanism
 from ..typing import RngLike
-from ..vocabulary import APPROACHES, MechanismName, check_approach
+from ..vocabulary import APPROACHES, MechanismName, check_approach, selection_result
 
 __all__ = ["select_model", "model_objectives", "OBJECTIVES", "APPROACHES"]
 
@@ -124,6 +128,24 @@ def model_objectives(y: ArrayLike, predictions: ArrayLike, objectives: Sequence[
     empty set of records to one record). The test suite checks the accuracy case by brute force with
     :func:`dpselect.audit.check_admissibility`.
 
+    Not private by itself (exact rates of the records): :func:`select_model` feeds it to a selection.
+
+    Parameters
+    ----------
+    y : array-like, shape (n_records,)
+        The true labels.
+    predictions : array-like, shape (n_models, n_records) or (n_records,)
+        One row of predicted labels per model.
+    objectives : sequence of {"tpr", "tnr", "accuracy"}
+    pos_label : label, optional
+        The public positive class (see above).
+
+    Returns
+    -------
+    (U, sensitivities) : (numpy.ndarray of shape (n_models, len(objectives)), list of SensitivityFunction)
+
+    Examples
+    --------
     >>> U, sens = model_objectives([1, 1, 0, 0], [[1, 1, 0, 1], [1, 0, 0, 0]], ("tpr", "accuracy"))
     >>> U.tolist(), [s(0).tolist() for s in sens]
     ([[1.0, 0.75], [0.5, 0.75]], [[1.0, 1.0], [0.25, 0.25]])
@@ -210,6 +232,56 @@ def _predictions(estimators: Any, X: Any, predictions: Any) -> tuple[np.ndarray 
     return preds, labels
 
 
+def _aggregate_weights(objective_weights: Any, names: list[str]) -> np.ndarray:
+    """The w_i of PrivAgg, one per objective (default 1/m), checked: finite, not all 0, finite Σ|w_i|."""
+    if objective_weights is None:
+        w = np.full(len(names), 1.0 / len(names))
+    elif isinstance(objective_weights, Mapping):
+        unknown = [o for o in objective_weights if str(o).lower() not in names]
+        if unknown:
+            raise ValueError(f"objective_weights names {unknown[0]!r}, which is not one of the objectives {names}")
+        try:
+            lower = {str(o).lower(): float(v) for o, v in objective_weights.items()}
+        except (TypeError, ValueError):
+            raise TypeError(f"objective_weights must map objectives to numbers, got "
+                            f"{dict(objective_weights)!r}") from None
+        w = np.array([lower.get(o, 0.0) for o in names])
+    else:
+        if isinstance(objective_weights, (str, bytes)):
+            raise TypeError(f"objective_weights must be numbers, one per objective, got {objective_weights!r}")
+        try:
+            w = np.asarray(objective_weights, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"objective_weights must be numbers, one per objective, got "
+                            f"{objective_weights!r}") from None
+        if w.shape != (len(names),):
+            raise ValueError(f"objective_weights must give one weight per objective ({len(names)}), "
+                             f"got {list(np.ravel(w))}")
+    if not np.all(np.isfinite(w)) or not np.any(w != 0):
+        raise ValueError(f"objective_weights must be finite and not all zero, got {w.tolist()}")
+    with np.errstate(over="ignore"):
+        total = float(np.sum(np.abs(w)))
+    if not np.isfinite(total):
+        # the aggregate's sensitivity Σ|w_i|·1 (and the aggregate itself) must be a finite float
+        raise ValueError(f"objective_weights must have a finite sum of absolute values (the aggregate's "
+                         f"sensitivity Σ|w_i|), got {w.tolist()}; scale them down (only their ratios matter)")
+    return w
+
+
+@selection_result
+def _select_positions(U: np.ndarray, sfs: list[SensitivityFunction], *, spec: Mechanism, pareto: bool,
+                      w: np.ndarray | None, epsilon: float, k: int | None, rng: np.random.Generator) -> Any:
+    """The selected models' positions, on checked values (the one return convention applied here)."""
+    sens: list[Any] = list(sfs) if spec.kind == "local" else [1.0] * U.shape[1]
+    if pareto:
+        return priv_pareto(U, epsilon=epsilon, sensitivities=sens, mechanism=spec.name, k=k, rng=rng)
+    assert w is not None
+    if spec.kind == "local":
+        # PrivAgg (paper Def. 5.2): the local mechanism on U @ w with δ^agg (here elementwise, for speed)
+        return spec.select(U @ w, epsilon=epsilon, sensitivity=_weighted_rates(w, sfs), k=k, rng=rng)
+    return priv_agg(U, w, epsilon=epsilon, sensitivities=sens, mechanism=spec.name, k=k, rng=rng)
+
+
 def _placeholders(*args: Any, **kwargs: Any) -> bool:
     """The deprecated ``select_model(None, None, y, predictions=...)``: placeholders for estimators and X."""
     return len(args) == 3 and args[0] is None and args[1] is None and kwargs.get("predictions") is not None
@@ -222,7 +294,8 @@ def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None = None, X:
                  epsilon: float, objectives: Sequence[str] = ("tpr", "tnr"),
                  approach: Literal["pareto", "aggregate"] = "pareto", mechanism: MechanismName | None = None,
                  objective_weights: Sequence[float] | Mapping[str, float] | None = None, k: int | None = None,
-                 rng: RngLike = None, predictions: ArrayLike | None = None, pos_label: Any = None) -> Any:
+                 rng: RngLike = None, predictions: ArrayLike | None = None, pos_label: Any = None,
+                 accountant: Accountant | None = None) -> Any:
     """Privately select the best of several already-fitted classifiers on a private validation set.
 
     Every model predicts the private records ``(X, y)``; its objectives (TPR, TNR, accuracy: rates of
@@ -266,11 +339,20 @@ def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None = None, X:
         The public positive class; every other label is negative (a multi-class ``y`` is scored
         one-vs-rest). Omitted: the labels must be 0/1 or False/True, 1/True positive; other labels
         (strings, 2, ...) are a ``ValueError`` asking for ``pos_label``. NaN/None labels are refused.
+    accountant : dpselect.Accountant, optional
+        Charged ``mechanism.privacy(epsilon, k=k)`` under the label ``"select_model"`` (one
+        ``BoundedRange(ε)`` for the exponential mechanism, local dampening and shifted local dampening,
+        ``PureDP(ε)`` for permute-and-flip and Laplace report-noisy-max; with an int ``k`` the adaptive
+        composition of k picks of ε/k), after every argument is checked and the models' objectives are
+        computed, and before any random bit is drawn. A release that would exceed the budget raises
+        :class:`~dpselect.BudgetExceededError`, records nothing and leaves ``rng`` untouched.
 
     Returns
     -------
-    The position of the selected model in ``estimators`` (``int``; with a mapping, its key), or with an
-    int ``k`` an array of k of them, in the order picked.
+    int, label or numpy.ndarray
+        ``k`` omitted: the position of the selected model in ``estimators`` (an ``int``; with a mapping,
+        its key). An int ``k`` (1 included): an array of k of them in the order picked (int64 positions,
+        or an object array of keys).
 
     Privacy
     -------
@@ -295,65 +377,33 @@ def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None = None, X:
     ...           "zeros": DummyClassifier(strategy="constant", constant=0).fit(X, y)}
     >>> select_model(models, X, y, epsilon=1.0, objectives=["tnr"], rng=0)
     'zeros'
+    >>> select_model(y=y, predictions=preds, epsilon=1.0, k=2, rng=0).tolist()   # any int k: an array
+    [0, 1]
     """
     names = _objective_names(objectives)
     if y is None:
         raise TypeError("select_model() missing required argument: 'y' (the private validation labels)")
     approach_key = check_approach(approach)
     spec = get_mechanism("local_dampening" if mechanism is None else mechanism)
-    mech = spec.name
+    eps = check_positive(epsilon, "epsilon")
+    acc = check_accountant(accountant)
     P, labels = _predictions(estimators, X, predictions)
     U, sfs = model_objectives(y, P, names, pos_label=pos_label)
     n_models = U.shape[0]
     if n_models < 2:
         raise ValueError(f"select_model needs at least 2 models to choose from, got {n_models}")
-    sens: list[Any] = list(sfs) if spec.kind == "local" else [1.0] * len(names)
-    if approach_key == "pareto" and len(names) > 1:
-        if objective_weights is not None:
-            raise ValueError("objective_weights apply to approach='aggregate' only")
-        out = priv_pareto(U, epsilon=epsilon, sensitivities=sens, mechanism=mech, k=k, rng=rng)
-    else:
-        if objective_weights is None:
-            w = np.full(len(names), 1.0 / len(names))
-        elif isinstance(objective_weights, Mapping):
-            unknown = [o for o in objective_weights if str(o).lower() not in names]
-            if unknown:
-                raise ValueError(f"objective_weights names {unknown[0]!r}, which is not one of the objectives {names}")
-            try:
-                lower = {str(o).lower(): float(v) for o, v in objective_weights.items()}
-            except (TypeError, ValueError):
-                raise TypeError(f"objective_weights must map objectives to numbers, got "
-                                f"{dict(objective_weights)!r}") from None
-            w = np.array([lower.get(o, 0.0) for o in names])
-        else:
-            if isinstance(objective_weights, (str, bytes)):
-                raise TypeError(f"objective_weights must be numbers, one per objective, got {objective_weights!r}")
-            try:
-                w = np.asarray(objective_weights, dtype=np.float64)
-            except (TypeError, ValueError):
-                raise TypeError(f"objective_weights must be numbers, one per objective, got "
-                                f"{objective_weights!r}") from None
-            if w.shape != (len(names),):
-                raise ValueError(f"objective_weights must give one weight per objective ({len(names)}), "
-                                 f"got {list(np.ravel(w))}")
-        if not np.all(np.isfinite(w)) or not np.any(w != 0):
-            raise ValueError(f"objective_weights must be finite and not all zero, got {w.tolist()}")
-        with np.errstate(over="ignore"):
-            total = float(np.sum(np.abs(w)))
-        if not np.isfinite(total):
-            # the aggregate's sensitivity Σ|w_i|·1 (and the aggregate itself) must be a finite float
-            raise ValueError(f"objective_weights must have a finite sum of absolute values (the aggregate's "
-                             f"sensitivity Σ|w_i|), got {w.tolist()}; scale them down (only their ratios matter)")
-        if spec.kind == "local":
-            # PrivAgg (paper Def. 5.2): the local mechanism on U @ w with δ^agg (here elementwise, for speed)
-            out = spec.select(U @ w, epsilon=epsilon, sensitivity=_weighted_rates(w, sfs), k=k, rng=rng)
-        else:
-            out = priv_agg(U, w, epsilon=epsilon, sensitivities=sens, mechanism=mech, k=k, rng=rng)
+    kk = None if k is None else check_k(k, n_models)
+    pareto = approach_key == "pareto" and len(names) > 1
+    if pareto and objective_weights is not None:
+        raise ValueError("objective_weights apply to approach='aggregate' only")
+    w = None if pareto else _aggregate_weights(objective_weights, names)
+    gen = check_rng(rng)
+    charge(acc, spec.privacy(eps, k=kk), label="select_model")
+    out = _select_positions(U, sfs, spec=spec, pareto=pareto, w=w, epsilon=eps, k=kk, rng=gen)
     if labels is None:
         return out
-    if k is None:
-        return labels[int(out)]
-    picks = np.atleast_1d(np.asarray(out))
-    arr = np.empty(picks.shape[0], dtype=object)
-    arr[:] = [labels[int(i)] for i in picks]
+    if kk is None:
+        return labels[out]
+    arr = np.empty(out.shape[0], dtype=object)
+    arr[:] = [labels[int(i)] for i in out]
     return arr
