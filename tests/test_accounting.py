@@ -457,3 +457,19 @@ def test_plot_draws_the_spent_profile():
     ax = acc.plot(deltas=[1e-9, 1e-6, 1e-3])
     y = ax.get_lines()[0].get_ydata()
     assert np.allclose(y, [ZCDP(50 * 0.01 / 8).epsilon(d) for d in (1e-9, 1e-6, 1e-3)], rtol=1e-9)
+
+
+def test_a_top_k_of_epsilon_over_k_fits_a_budget_of_exactly_epsilon():
+    """k picks of ε/k (ε0 rounded up by the registry) on Accountant(ε): k·ε0 is rounded up by one ulp at most,
+    within the budget's slack, so the release is accepted (a relative 1e-10 margin refused it)."""
+    from dpselect.accounting import Accountant
+    from dpselect.accounting.composition import AdaptiveBoundedRangeComposition, PureDPComposition
+    from dpselect.registry import get_mechanism
+    for k in (2, 3, 4, 7, 10, 100):
+        for cls in (PureDPComposition, AdaptiveBoundedRangeComposition):
+            assert Accountant(epsilon=1.0).can_afford(cls(1.0 / k, k)), (cls, k)
+        for mech in ("EM", "PF", "LD"):
+            acc = Accountant(epsilon=1.0)
+            acc.charge(get_mechanism(mech).privacy(1.0, k=k))
+            assert acc.spent().epsilon(0.0) <= 1.0 + 1e-12
+            assert not acc.can_afford(get_mechanism(mech).privacy(1e-9))

@@ -29,6 +29,7 @@ the largest affordable count is computed once per (kind, ε0) and cached.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 import threading
 import time
 from collections import Counter
@@ -39,7 +40,7 @@ import numpy as np
 
 from .._validation import check_choice, check_nonnegative, check_positive, short_repr
 from ..exceptions import BudgetExceededError
-from ._numeric import check_delta, down, rdp_delta, up, zcdp_delta, zcdp_epsilon
+from ._numeric import check_delta, down, exact_up, rdp_delta, up, zcdp_delta, zcdp_epsilon
 from .composition import (AdaptiveBoundedRangeComposition, BoundedRangeComposition, PureDPComposition, _kairouz_delta, _composed_epsilon_cached)
 from .guarantees import (DEFAULT_ORDERS, RDP, ZCDP, ApproxDP, BoundedRange, GaussianMechanism, Guarantee, PureDP)
 
@@ -106,6 +107,12 @@ class _Cost(NamedTuple):
     group: tuple | None  # ("pure" | "bounded_range", ε0, count) for the homogeneous optimal compositions
 
 
+def _k_times(k: int, eps0: float) -> float:
+    """k·ε0 rounded up from the exact product (one ulp at most): a relative margin here would refuse a
+    top-k of ε/k per pick on a budget of exactly ε."""
+    return exact_up(k * eps0, Fraction(k) * Fraction(eps0))
+
+
 def _cost(g: Guarantee) -> _Cost:
     if isinstance(g, BoundedRange):
         return _Cost(g.epsilon_, 0.0, g.zcdp(), ("bounded_range", g.epsilon_, 1))
@@ -116,9 +123,9 @@ def _cost(g: Guarantee) -> _Cost:
             return _Cost(g.epsilon_, 0.0, PureDP(g.epsilon_).zcdp(), ("pure", g.epsilon_, 1))
         return _Cost(g.epsilon_, g.delta_, PureDP(g.epsilon_).zcdp(), None)
     if isinstance(g, (BoundedRangeComposition, AdaptiveBoundedRangeComposition)):
-        return _Cost(up(g.k * g.epsilon0), 0.0, g.zcdp(), ("bounded_range", g.epsilon0, g.k))
+        return _Cost(_k_times(g.k, g.epsilon0), 0.0, g.zcdp(), ("bounded_range", g.epsilon0, g.k))
     if isinstance(g, PureDPComposition):
-        return _Cost(up(g.k * g.epsilon0), 0.0, g.zcdp(), ("pure", g.epsilon0, g.k))
+        return _Cost(_k_times(g.k, g.epsilon0), 0.0, g.zcdp(), ("pure", g.epsilon0, g.k))
     if isinstance(g, (ZCDP, GaussianMechanism)):
         return _Cost(math.inf, 0.0, g.zcdp(), None)
     if isinstance(g, RDP):
