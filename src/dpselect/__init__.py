@@ -67,7 +67,7 @@ from .sklearn import select_model  # noqa: E402
 
 __all__ += ["select_model"]
 
-# Privacy accounting (issue 24): a budget that refuses; the selectors will take accountant= later.
+# Privacy accounting: a budget that refuses; every selector takes accountant=.
 from .accounting import Accountant  # noqa: E402
 from .exceptions import BudgetExceededError  # noqa: E402
 

@@ -6,7 +6,7 @@
   of k ε-bounded-range releases, and :func:`per_pick_epsilon`;
 * ``accountant``: :class:`Accountant`, a privacy filter with an odometer.
 
-See ``docs/accounting.md``. The selectors will take ``accountant=`` once the mechanism registry lands.
+See ``docs/accounting.md``. Every selector and application takes ``accountant=``.
 """
 from __future__ import annotations
 

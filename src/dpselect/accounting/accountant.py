@@ -1,9 +1,10 @@
 """``Accountant``: a privacy filter with an odometer.
 
 A release is *charged* before it runs: :meth:`Accountant.charge` either records it or raises
-:class:`~dpselect.BudgetExceededError` and records nothing. The selectors will take ``accountant=`` once the
-mechanism registry lands (each mechanism's ``.privacy(epsilon)`` is what they will charge, before any
-randomness is drawn); until then call ``charge`` yourself, before each release.
+:class:`~dpselect.BudgetExceededError` and records nothing. Every selector and application takes
+``accountant=`` and charges it (each mechanism's ``.privacy(epsilon, k=...)``, or the application's own
+proof) after checking its arguments and before any randomness is drawn; call ``charge`` yourself for
+releases made outside dpselect.
 
 Modes (what the budget certifies):
 
@@ -362,8 +363,8 @@ class Accountant:
     def charge(self, guarantee: Guarantee, *, label: str | None = None) -> ChargeRecord:
         """Record a release of ``guarantee``, or refuse it.
 
-        This is the hook the selectors will call (``accountant=``, after the mechanism registry) before
-        drawing any randomness. Call it yourself before each release until then.
+        This is what the selectors' ``accountant=`` calls before drawing any randomness; call it yourself
+        before a release made outside dpselect.
 
         Parameters
         ----------
