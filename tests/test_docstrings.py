@@ -44,11 +44,8 @@ PENDING_MODULES = {
     "dpselect.apps.motkin",
     "dpselect.apps.motkin_sampler",
     "dpselect.apps.priv_topk",
-    "dpselect.cli",
     "dpselect.dask",
-    "dpselect.demo",
     "dpselect.sklearn",
-    "dpselect.vocabulary",
 }
 
 #: A deprecated alias (``dpselect._compat.renamed_function``, the path-less loaders) says so first and names

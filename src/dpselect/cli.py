@@ -32,7 +32,20 @@ USAGE_ERROR = 2
 
 
 class UsageError(Exception):
-    """A user error found by the command line itself (reported as one ``error:`` line, exit 2)."""
+    """A user error found by the command line itself (reported as one ``error:`` line, exit 2).
+
+    Parameters
+    ----------
+    *args
+        The message, as for :class:`Exception`: what is wrong, naming the option and the value.
+
+    Examples
+    --------
+    >>> raise UsageError("--k must be an int >= 1, got 0")
+    Traceback (most recent call last):
+    ...
+    dpselect.cli.UsageError: --k must be an int >= 1, got 0
+    """
 
 
 class _Parser(argparse.ArgumentParser):
@@ -166,7 +179,28 @@ def _describe(exc: BaseException) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status (0 success, 2 user error, 130 interrupted)."""
+    """Run the command line; returns the exit status (0 success, 2 user error, 130 interrupted).
+
+    A user error is printed as one line on stderr, ``dpselect <command>: error: ...``; set
+    ``DPSELECT_TRACEBACK=1`` for the traceback instead.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments after the program name; None reads ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success, :data:`USAGE_ERROR` (2) for a user error, 130 when interrupted.
+
+    Examples
+    --------
+    >>> main([])                      # no command: one error line on stderr
+    2
+    >>> main(["demo", "--k", "0"])    # refused before any work starts
+    2
+    """
     parser = _build_parser()
     args = parser.parse_args(argv)
     if not hasattr(args, "_run"):

@@ -636,6 +636,34 @@ def exponential_probabilities(utilities: ArrayLike, *, epsilon: float, sensitivi
                               base_measure: ArrayLike | None = None) -> np.ndarray:
     """Exact output distribution of :func:`exponential` (k = 1): ∝ w_r·exp(ε·u(r)/(2Δu)).
 
+    This is the exact law of one pick of :func:`exponential` with the same arguments; the selector's
+    guarantee is a property of this law: ε-DP, indeed ε-bounded-range, when ``sensitivity`` bounds the
+    change of every utility (ε·u/Δu with ``monotonic=True``).
+    The probabilities are computed from the data and are not themselves private: they are for audits and
+    tests. Release the selector's pick (sampling these floats yourself is not exact, see its ``exact``).
+
+    Parameters
+    ----------
+    utilities : array_like
+        One finite utility per candidate (1-D); larger is better. A pandas Series gives a Series back.
+    epsilon : float
+        The privacy budget of the one pick (> 0).
+    sensitivity : float
+        Δu (> 0): the most any utility changes between neighbouring datasets.
+    monotonic : bool, optional
+        True declares that all utilities move in the same direction between neighbours: ε·u/Δu instead of
+        ε·u/(2Δu).
+    base_measure : array_like, optional
+        One w_r per candidate, read as :func:`exponential` reads it.
+
+    Returns
+    -------
+    numpy.ndarray or pandas.Series
+        float64 probabilities of shape (n,), one per candidate, summing to 1; a pandas Series indexed like
+        the input (name ``"probability"``) for Series input.
+
+    Examples
+    --------
     >>> exponential_probabilities([0.0, np.log(3.0) * 2], epsilon=1.0, sensitivity=1.0).tolist()
     [0.25, 0.75]
     """
@@ -1006,6 +1034,34 @@ def permute_and_flip_probabilities(utilities: ArrayLike, *, epsilon: float, sens
     copies of each candidate (as :func:`permute_and_flip` reads it), expanded into copies up to 2000 in
     all, beyond that integrated numerically like :func:`report_noisy_max_probabilities`.
 
+    This is the law of one pick of :func:`permute_and_flip` with the same arguments; the selector's
+    guarantee is a property of this law: pure ε-DP (not bounded-range) under the utility's neighbour
+    model (ε/Δu with ``monotonic=True``).
+    The probabilities are computed from the data and are not themselves private: they are for audits and
+    tests. Release the selector's pick (sampling these floats yourself is not exact, see its ``exact``).
+
+    Parameters
+    ----------
+    utilities : array_like
+        One finite utility per candidate (1-D); larger is better. A pandas Series gives a Series back.
+    epsilon : float
+        The privacy budget of the one pick (> 0).
+    sensitivity : float
+        Δu (> 0): the most any utility changes between neighbouring datasets.
+    monotonic : bool, optional
+        True declares that all utilities move in the same direction between neighbours: ε·u/Δu instead of
+        ε·u/(2Δu).
+    base_measure : array_like, optional
+        Whole numbers of copies of each candidate, read as :func:`permute_and_flip` reads it.
+
+    Returns
+    -------
+    numpy.ndarray or pandas.Series
+        float64 probabilities of shape (n,), one per candidate, summing to 1; a pandas Series indexed like
+        the input (name ``"probability"``) for Series input.
+
+    Examples
+    --------
     >>> permute_and_flip_probabilities([0.0, 0.0], epsilon=1.0, sensitivity=1.0).tolist()
     [0.5, 0.5]
     """
@@ -1053,6 +1109,36 @@ def report_noisy_max_probabilities(utilities: ArrayLike, *, epsilon: float, sens
     noise, whole numbers of copies for exponential and Laplace noise (the group of w_r copies wins with
     density d/dz F(z − s_r)^{w_r}).
 
+    This is the law of one pick of :func:`report_noisy_max` with the same arguments; the selector's
+    guarantee is a property of this law: ε-DP under the utility's neighbour model (ε-bounded-range for
+    Gumbel noise).
+    The probabilities are computed from the data and are not themselves private: they are for audits and
+    tests. Release the selector's pick (sampling these floats yourself is not exact, see its ``exact``).
+
+    Parameters
+    ----------
+    utilities : array_like
+        One finite utility per candidate (1-D); larger is better. A pandas Series gives a Series back.
+    epsilon : float
+        The privacy budget of the one pick (> 0).
+    sensitivity : float
+        Δu (> 0): the most any utility changes between neighbouring datasets.
+    noise : {"laplace", "gumbel", "exponential"}, optional
+        The noise family of :func:`report_noisy_max` (default Laplace).
+    monotonic : bool, optional
+        True declares that all utilities move in the same direction between neighbours: ε·u/Δu instead of
+        ε·u/(2Δu).
+    base_measure : array_like, optional
+        One w_r per candidate, read as :func:`report_noisy_max` reads it.
+
+    Returns
+    -------
+    numpy.ndarray or pandas.Series
+        float64 probabilities of shape (n,), one per candidate, summing to 1; a pandas Series indexed like
+        the input (name ``"probability"``) for Series input.
+
+    Examples
+    --------
     >>> p = report_noisy_max_probabilities([0.0, 0.0], epsilon=1.0, sensitivity=1.0, base_measure=[1, 3])
     >>> p.round(6).tolist()
     [0.25, 0.75]
@@ -1262,6 +1348,34 @@ def local_dampening_probabilities(utilities: ArrayLike, *, epsilon: float, sensi
                                   base_measure: ArrayLike | None = None, max_steps: int = DEFAULT_MAX_STEPS) -> np.ndarray:
     """Exact output distribution of :func:`local_dampening` (k = 1): ∝ w_r·exp(ε·D(x, r)/2).
 
+    This is the exact law of one pick of :func:`local_dampening` with the same arguments; the selector's
+    guarantee is a property of this law: ε-DP, indeed ε-bounded-range, when the sensitivity function is
+    admissible for u under the neighbour model of the data.
+    The probabilities are computed from the data and are not themselves private: they are for audits and
+    tests. Release the selector's pick (sampling these floats yourself is not exact, see its ``exact``).
+
+    Parameters
+    ----------
+    utilities : array_like
+        One finite utility per candidate (1-D); larger is better. A pandas Series gives a Series back.
+    epsilon : float
+        The privacy budget of the one pick (> 0).
+    sensitivity_function : SensitivityFunction
+        The local sensitivity δ(x, t, r), admissible for u under the data's neighbour model
+        (:mod:`dpselect.sensitivity`).
+    base_measure : array_like, optional
+        One w_r per candidate, read as :func:`local_dampening` reads it.
+    max_steps : int, optional
+        The most steps t of the sensitivity function walked to compute the scores.
+
+    Returns
+    -------
+    numpy.ndarray or pandas.Series
+        float64 probabilities of shape (n,), one per candidate, summing to 1; a pandas Series indexed like
+        the input (name ``"probability"``) for Series input.
+
+    Examples
+    --------
     >>> import dpselect
     >>> sf = dpselect.SensitivityFunction(lambda t: np.full(8, [3.0, 5.0][min(t, 1)]), 5.0)
     >>> p = local_dampening_probabilities([6.5, 6.5] + [0.0] * 6, epsilon=2.0, sensitivity_function=sf)
@@ -1409,6 +1523,36 @@ def shifted_local_dampening_probabilities(utilities: ArrayLike, *, epsilon: floa
                                           base_measure: ArrayLike | None = None, max_steps: int = DEFAULT_MAX_STEPS) -> np.ndarray:
     """Exact output distribution of :func:`shifted_local_dampening` (k = 1).
 
+    This is the exact law of one pick of :func:`shifted_local_dampening` with the same arguments,
+    ∝ w_r·exp(ε·(u(r) ∓ G_r)/(2Δ)); the selector's guarantee is a property of this law: ε-DP, indeed
+    ε-bounded-range, when the sensitivity function is admissible and bounded.
+    The probabilities are computed from the data and are not themselves private: they are for audits and
+    tests. Release the selector's pick (sampling these floats yourself is not exact, see its ``exact``).
+
+    Parameters
+    ----------
+    utilities : array_like
+        One finite utility per candidate (1-D); larger is better. A pandas Series gives a Series back.
+    epsilon : float
+        The privacy budget of the one pick (> 0).
+    sensitivity_function : SensitivityFunction
+        The local sensitivity δ(x, t, r), admissible for u under the data's neighbour model
+        (:mod:`dpselect.sensitivity`).
+    direction : {"increasing", "decreasing"}, optional
+        The limit s → +∞ (u − G, for δ that grows with u, the default) or s → −∞ (u + G).
+    base_measure : array_like, optional
+        One w_r per candidate, read as :func:`shifted_local_dampening` reads it.
+    max_steps : int, optional
+        The most steps t of the sensitivity function walked to compute the scores.
+
+    Returns
+    -------
+    numpy.ndarray or pandas.Series
+        float64 probabilities of shape (n,), one per candidate, summing to 1; a pandas Series indexed like
+        the input (name ``"probability"``) for Series input.
+
+    Examples
+    --------
     >>> import dpselect
     >>> shifted_local_dampening_probabilities([0.0, 0.0], epsilon=1.0,
     ...                                       sensitivity_function=dpselect.constant(2, 1.0)).tolist()

@@ -217,7 +217,26 @@ class Mechanism:
         return "sensitivity" if self.kind == "global" else "sensitivity_function"
 
     def accepts(self, option: str) -> bool:
-        """Whether ``option`` is one of the selector's keyword options."""
+        """Whether ``option`` is one of the selector's keyword options.
+
+        Parameters
+        ----------
+        option : str
+            A keyword name: one of :data:`COMMON_OPTIONS`, :attr:`options`, ``accountant``, or ``delta`` where
+            the selector takes it.
+
+        Returns
+        -------
+        bool
+            True when :meth:`select` accepts ``option=``.
+
+        Examples
+        --------
+        >>> get_mechanism("EM").accepts("monotonic"), get_mechanism("EM").accepts("noise")
+        (True, False)
+        >>> get_mechanism("RNM").accepts("noise")
+        True
+        """
         return option in COMMON_OPTIONS or option in self.options or option == "accountant" or option in self._takes
 
     # -- selection -----------------------------------------------------------------------------------
@@ -300,7 +319,33 @@ class Mechanism:
 
     def prepare(self, utilities: np.ndarray, sensitivity_function: Any, *, max_steps: int = DEFAULT_MAX_STEPS) -> Any:
         """The cacheable scores of a local mechanism (``(D, D_err)`` or ``(G, G_err)``), for
-        :meth:`select_prepared`; ``TypeError`` for a mechanism without them (:attr:`cacheable`)."""
+        :meth:`select_prepared`; ``TypeError`` for a mechanism without them (:attr:`cacheable`).
+
+        The scores are computed from the data and are not private: they only feed :meth:`select_prepared`,
+        whose pick carries the mechanism's guarantee.
+
+        Parameters
+        ----------
+        utilities : array_like
+            One finite utility per candidate (1-D), read as float64.
+        sensitivity_function : SensitivityFunction
+            The local sensitivity δ(x, t, r), admissible for u under the data's neighbour model.
+        max_steps : int, optional
+            The most steps t of the sensitivity function walked to compute the scores.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(D, D_err)``: the dampened utilities and a bound on their float error (local dampening), or
+            ``(G, G_err)``: the shift totals and their error bound (shifted local dampening).
+
+        Examples
+        --------
+        >>> import dpselect
+        >>> D, D_err = get_mechanism("LD").prepare(np.array([1.0, 9.0, 2.0]), dpselect.constant(3, 1.0))
+        >>> D.tolist()                     # global sensitivity 1: D is u itself
+        [1.0, 9.0, 2.0]
+        """
         if self.prepare_fn is None:
             raise TypeError(f"mechanism {self.name!r} has no cacheable scores (cacheable is False)")
         return self.prepare_fn(np.asarray(utilities, dtype=np.float64), sensitivity_function, max_steps=max_steps)
@@ -312,6 +357,26 @@ class Mechanism:
 
         Internal-grade entry for applications that cache the scores (``utilities`` a checked float64 array,
         ``sensitivity_function`` checked); it charges no accountant (the application charges its release).
+        Privacy: that of :meth:`select` with the same ``epsilon`` and ``k`` (ε/k per pick), valid when
+        ``cache`` is :meth:`prepare` of these ``utilities`` and ``sensitivity_function``.
+
+        Parameters
+        ----------
+        utilities : numpy.ndarray
+            The checked float64 utilities, one per candidate.
+        sensitivity_function : SensitivityFunction
+            The checked sensitivity function the cache was computed with.
+        cache : tuple
+            :meth:`prepare` of ``utilities`` and ``sensitivity_function``.
+        epsilon : float
+            The privacy budget of the call (> 0), ε/k per pick.
+        k : int, optional
+            Number of distinct picks (default 1).
+        rng : RngLike, optional
+            A ``numpy.random.Generator``, a seed, a ``SeedSequence`` or ``BitGenerator``; None draws OS entropy.
+        **options
+            Checked as for :meth:`select`; ``direction``, ``max_steps``, ``size`` and ``base_measure`` are
+            passed on to the sampler.
 
         Returns
         -------
@@ -382,7 +447,28 @@ class Mechanism:
         return AdaptiveBoundedRangeComposition(e0, kk) if cls is BoundedRange else PureDPComposition(e0, kk)
 
     def bounded_range(self, **options: Any) -> bool:
-        """Whether one pick is ε-bounded-range (else pure ε-DP only) with these options."""
+        """Whether one pick is ε-bounded-range (else pure ε-DP only) with these options.
+
+        Parameters
+        ----------
+        **options
+            The selector's options, checked as for :meth:`privacy`; ``noise=`` (report-noisy-max) decides
+            the answer, the others are accepted and ignored.
+
+        Returns
+        -------
+        bool
+            True for ε-bounded-range (exponential mechanism, Gumbel report-noisy-max, local dampening,
+            shifted local dampening), False for pure ε-DP only (permute-and-flip, Laplace and exponential
+            report-noisy-max).
+
+        Examples
+        --------
+        >>> get_mechanism("EM").bounded_range(), get_mechanism("PF").bounded_range()
+        (True, False)
+        >>> get_mechanism("RNM").bounded_range(), get_mechanism("RNM").bounded_range(noise="gumbel")
+        (False, True)
+        """
         self._check_options(options, probabilities=False)
         return self._guarantee_class(options.get("noise")) is BoundedRange
 
@@ -471,6 +557,13 @@ def unregister(name: str) -> Mechanism:
     -------
     Mechanism
         The removed spec.
+
+    Examples
+    --------
+    >>> toy = register(Mechanism("toy_first", "global", lambda u, **kw: 0, lambda u, **kw: np.eye(len(u))[0],
+    ...                          aliases=("tf",)))
+    >>> unregister("TF") is toy, "toy_first" in MECHANISMS
+    (True, False)
     """
     spec = get_mechanism(name)
     del _REGISTRY[spec.name]

@@ -58,6 +58,24 @@ def check_mechanism(value: Any, name: str = "mechanism", allowed: Iterable[str] 
     """The canonical name of ``value`` (a name or an alias, any case), which must be in ``allowed``
     (default: every registered mechanism, :data:`MECHANISMS`).
 
+    Parameters
+    ----------
+    value : str or Mechanism
+        A canonical name or an alias (any case, surrounding spaces ignored), or a registered
+        :class:`~dpselect.registry.Mechanism` spec. Anything else is a ``TypeError``.
+    name : str, optional
+        The caller's parameter name, for messages.
+    allowed : iterable of str, optional
+        The canonical names accepted (an application's subset); another mechanism is a ``ValueError``
+        naming ``name``, the value and the accepted names and aliases.
+
+    Returns
+    -------
+    str
+        The canonical name.
+
+    Examples
+    --------
     >>> check_mechanism("SLD")
     'shifted_local_dampening'
     >>> check_mechanism("Exponential", allowed=GLOBAL_MECHANISMS)
@@ -87,6 +105,23 @@ APPROACH_ALIASES = {"agg": "aggregate"}
 def check_approach(value: Any, name: str = "approach", allowed: Iterable[str] = APPROACHES) -> str:
     """The canonical name of the multi-objective approach ``value`` ("agg" is an alias of "aggregate").
 
+    Parameters
+    ----------
+    value : str
+        ``"pareto"``, ``"aggregate"`` or ``"agg"`` (any case, surrounding spaces ignored).
+    name : str, optional
+        The caller's parameter name, for messages.
+    allowed : iterable of str, optional
+        The canonical approaches accepted (default :data:`APPROACHES`); another value is a ``ValueError``
+        naming ``name``, the value and the accepted approaches.
+
+    Returns
+    -------
+    str
+        The canonical name of the approach.
+
+    Examples
+    --------
     >>> check_approach("agg"), check_approach("Pareto")
     ('aggregate', 'pareto')
     """
