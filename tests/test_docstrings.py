@@ -35,18 +35,7 @@ import dpselect
 
 #: Public modules whose docstrings other engineers are still converting (issue 23 item 6). The set may
 #: only shrink: remove a module when its names pass, never add one.
-PENDING_MODULES = {
-    "dpselect.apps.diffpid3",
-    "dpselect.apps.dpmoet",
-    "dpselect.apps.influence_baselines",
-    "dpselect.apps.influential_demo",
-    "dpselect.apps.median",
-    "dpselect.apps.motkin",
-    "dpselect.apps.motkin_sampler",
-    "dpselect.apps.priv_topk",
-    "dpselect.dask",
-    "dpselect.sklearn",
-}
+PENDING_MODULES: set[str] = set()
 
 #: A deprecated alias (``dpselect._compat.renamed_function``, the path-less loaders) says so first and names
 #: its replacement; it is exempt from the sections.

@@ -139,8 +139,8 @@ class CompressedTable:
 
         Examples
         --------
-    >>> from dpselect.tabular import load_table
-    >>> t = load_table({"a": [0, 1, 2] * 20, "y": [0, 1, 1] * 20}, "y", categories={"a": [0, 1, 2]})
+        >>> from dpselect.tabular import load_table
+        >>> t = load_table({"a": [0, 1, 2] * 20, "y": [0, 1, 1] * 20}, "y", categories={"a": [0, 1, 2]})
         >>> from dpselect.trees import TreeSpace, random_population
         >>> tp, tn = CompressedTable.from_data(t).counts(random_population(TreeSpace.from_data(t), 4, 1, rng=0))
         >>> tp.shape, tn.dtype
