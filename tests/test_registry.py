@@ -247,3 +247,20 @@ def test_register_refuses_clashes_and_unregister_removes():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert tuple(dpselect.MECHANISMS) == BUILTIN
+
+
+def test_select_prepared_refuses_the_options_it_would_drop():
+    """accountant=, delta= and exact= are select's options; the cached path refuses them rather than ignore them."""
+    import numpy as np
+    import pytest
+    from dpselect import Accountant
+    from dpselect.registry import get_mechanism
+    from dpselect.sensitivity import constant
+    spec = get_mechanism("LD")
+    u = np.array([1.0, 2.0, 3.0])
+    sf = constant(3, 1.0)
+    cache = spec.prepare(u, sf)
+    assert np.asarray(spec.select_prepared(u, sf, cache, epsilon=1.0, k=2, rng=0)).shape == (2,)
+    for bad in ({"accountant": Accountant(epsilon=1.0)}, {"delta": 1e-6}, {"exact": False}):
+        with pytest.raises(TypeError, match="select_prepared does not take"):
+            spec.select_prepared(u, sf, cache, epsilon=1.0, k=2, rng=0, **bad)

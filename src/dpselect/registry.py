@@ -394,6 +394,11 @@ class Mechanism:
         if self.select_prepared_fn is None:
             raise TypeError(f"mechanism {self.name!r} has no cacheable scores (cacheable is False)")
         self._check_options(options, probabilities=False)
+        ignored = sorted(key for key in options if key in ("accountant", "delta", "exact"))
+        if ignored:   # accepted by select, but this cached path would silently drop them
+            raise TypeError(f"select_prepared does not take {', '.join(ignored)}: it charges no accountant (the "
+                            f"application charges its whole release), spends epsilon/k per pick and samples "
+                            f"exactly; use select for those options")
         extra = {key: v for key, v in options.items() if key in ("direction", "max_steps", "size")}
         if "base_measure" in options:
             extra["weights"] = options["base_measure"]
