@@ -317,8 +317,8 @@ def frequent_items(
     acc = check_accountant(accountant)
     _check_rows(rows, user, item)
     distinct = check_bool(distinct, "distinct")
-    charge(acc, spec.privacy(eps, k=k, **({"noise": noise} if spec.accepts("noise") else {})),
-           label="dask.frequent_items")
+    opts: dict[str, Any] = {"noise": noise} if spec.accepts("noise") else {}
+    charge(acc, spec.privacy(eps, k=k, **opts), label="dask.frequent_items")
     counts = bounded_item_counts(rows, contributions=c, user=user, item=item, distinct=distinct, items=items,
                                  rng=gen).compute()
     if items is None:

@@ -386,7 +386,8 @@ def _run(utilities: Any, *, utility: str | None, eps: float, delta: float, mult_
     guarantee = None
     if mechanism is not None:
         spec = get_mechanism(mechanism)
-        guarantee = spec.privacy(eps, k=k, **({"noise": noise} if spec.accepts("noise") else {}))
+        opts: dict[str, Any] = {"noise": noise} if spec.accepts("noise") else {}
+        guarantee = spec.privacy(eps, k=k, **opts)
     blocks = _blocks(utilities, utility)
     return _execute(blocks, eps=eps, delta=delta, mult_per_pick=mult_per_pick, k=k, noise=noise, rng=rng,
                     sf_factory=sf_factory, max_steps=max_steps, accountant=acc, guarantee=guarantee, label=label)
