@@ -1012,3 +1012,29 @@ def test_multiobjective_accountant_refuses_bad_arguments_before_charging():
     with pytest.raises(ValueError, match="k"):
         priv_pareto(U, epsilon=0.5, sensitivities=[1.0, 1.0], k=4, accountant=acc)
     assert acc.history == ()
+
+
+def test_bad_option_values_are_refused_before_the_charge():
+    """A bad mechanism option (base measure, monotonic, direction, max_steps, noise) is refused before the
+    accountant is charged: a refused call costs no budget."""
+    import dpselect
+    U = np.array([[0.9, 0.1], [0.6, 0.7], [0.2, 0.3]])
+    cases = [
+        (dpselect.priv_agg, dict(objective_weights=[0.5, 0.5], mechanism="PF", base_measure=[1.0, 0.5, 2.0]), ValueError),
+        (dpselect.priv_agg, dict(objective_weights=[0.5, 0.5], base_measure=[1.0, -1.0, 2.0]), ValueError),
+        (dpselect.priv_agg, dict(objective_weights=[0.5, 0.5], monotonic="yes"), TypeError),
+        (dpselect.priv_pareto, dict(monotonic="yes"), TypeError),
+        (dpselect.priv_pareto, dict(mechanism="RNM", noise="cauchy"), ValueError),
+    ]
+    for fn, kw, err in cases:
+        acc = dpselect.Accountant(epsilon=10.0)
+        rng = np.random.default_rng(3)
+        state = rng.bit_generator.state
+        with pytest.raises(err):
+            fn(U, epsilon=1.0, sensitivities=[1.0, 1.0], rng=rng, accountant=acc, **kw)
+        assert acc.history == () and rng.bit_generator.state == state, (fn.__name__, kw)
+    # the same calls with good values are charged once and release a pick
+    acc = dpselect.Accountant(epsilon=10.0)
+    dpselect.priv_agg(U, [0.5, 0.5], epsilon=1.0, sensitivities=[1.0, 1.0], mechanism="PF", base_measure=[1, 3, 2],
+                      monotonic=False, rng=0, accountant=acc)
+    assert len(acc.history) == 1

@@ -10,7 +10,7 @@ from .._compat import keyword_only, renamed_parameter
 from ..accounting.accountant import Accountant
 from .._dominance import count_dominating
 from .._rng import check_rng
-from .._validation import check_k, check_positive
+from .._validation import check_bool, check_choice, check_int, check_k, check_positive
 from ..registry import get_mechanism
 from ..sensitivity import SensitivityFunction
 from ..typing import RngLike
@@ -38,6 +38,23 @@ def _resolve_mechanism(mechanism, sens: list, options: dict) -> str:
             raise TypeError(f"mechanism {mechanism!r} takes the options {', '.join(allowed) or 'none'}, "
                             f"got unexpected option {key!r}")
     return mechanism
+
+
+def _check_option_values(spec, n: int, options: dict, base_measure) -> None:
+    """Refuse bad option values before the budget is charged (the mechanism checks them again when it runs:
+    a refusal there would come after the charge, spending budget on a release that never happens)."""
+    from ..mechanisms import DIRECTIONS, _check_copies, _check_weights
+    noise = check_choice(options["noise"], "noise", spec.noises) if "noise" in options else (
+        spec.noises[0] if spec.noises else "gumbel")
+    for key in ("monotonic", "exact"):
+        if key in options:
+            check_bool(options[key], key)
+    if "direction" in options:
+        check_choice(options["direction"], "direction", DIRECTIONS)
+    if "max_steps" in options:
+        check_int(options["max_steps"], "max_steps", minimum=1)
+    if base_measure is not None:
+        _check_copies(_check_weights(base_measure, n), noise)
 
 
 def _select(mechanism: str, u: np.ndarray, eps: float, sensitivity, k: int, rng, options: dict, base_measure=None):
@@ -148,6 +165,7 @@ def priv_pareto(objectives: ArrayLike, *, epsilon: float, sensitivities: Sensiti
     local = spec.kind == "local"
     sfs = _as_functions(sens, n) if local else []
     check_walk = _check_shifted_walk if spec.score == "shifted" else _check_dampening_walk
+    _check_option_values(spec, n, options, None)
     if local:   # the first pick's refusal comes before the charge (a refused call costs nothing)
         check_walk(M, sfs, options)
     # the k picks are k adaptive releases of ε/k (a last pick fixed by the earlier ones costs nothing: charging
@@ -274,6 +292,7 @@ def priv_agg(objectives: ArrayLike, objective_weights: ArrayLike | None = None, 
     gen = check_rng(rng)
     acc = check_accountant(accountant)
     spec = get_mechanism(mechanism)
+    _check_option_values(spec, n, options, base_measure)
     charge(acc, spec.privacy(eps, k=k, **options), label=f"priv_agg(mechanism={spec.name!r}, k={k})")
     out = _select(mechanism, u, eps, sensitivity, k, gen, options, base_measure)
     return int(out) if k == 1 else np.asarray(out, dtype=np.int64)
