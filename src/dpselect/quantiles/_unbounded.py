@@ -63,6 +63,7 @@ _LOG_BETA = math.log1p(2.0 ** -10)
 #: Number of grid points: g_{K−1} = β^{K−1} − 1 is the last one below the largest float.
 GRID_SIZE = int(math.log(np.finfo(np.float64).max) / _LOG_BETA) - 1
 _MAX_BLOCK = 1 << 15
+_SPLIT = 0.5
 
 # the budget split of unbounded_quantiles (fractions of ε; dyadic, so ε·fraction is exact)
 _BASE_SHARE = 2.0 ** -5
@@ -194,7 +195,7 @@ def above_threshold(counts_at: Callable[[np.ndarray], np.ndarray], threshold: Fr
     ``counts_at(indices) -> int64 counts f_i``; ρ ~ DLap(ε/2), ν_i ~ DLap(ε/2) i.i.d. The law is
     :func:`above_threshold_law`.
     """
-    e1 = e2 = epsilon * 0.5
+    e1, e2 = epsilon * _SPLIT, epsilon * (1.0 - _SPLIT)
     rho = discrete_laplace(e1, rng)
     C = math.ceil(threshold) + rho
     if abs(C) >= 1 << 62:  # pragma: no cover - only for epsilon below about 1e-17
@@ -225,7 +226,7 @@ def above_threshold_law(f: np.ndarray, threshold: Fraction, epsilon: float, *, r
     Returns P(k) for k = 0..K (K: no stop). Sums ρ over |ρ| <= ``rho_range`` (default: where the
     discrete-Laplace tail is below 1e-17 of the total).
     """
-    e1 = e2 = epsilon * 0.5
+    e1, e2 = epsilon * _SPLIT, epsilon * (1.0 - _SPLIT)
     f = np.asarray(f, dtype=np.int64)
     K = f.size
     R = int(math.ceil(40.0 / e1)) if rho_range is None else rho_range
@@ -291,7 +292,7 @@ def private_base(values: np.ndarray, cum: np.ndarray, level: Fraction, epsilon: 
     """A point L <= 0 with (noisily) at least ``level``·n records at or above it: −g_k of a downward search."""
     n = int(cum[-1])
     k = search_down(values, cum, 0.0, level * n, epsilon, rng)
-    return -_grid_value(k)
+    return 0.0 - _grid_value(k)   # 0.0, not -0.0, at k = 0
 
 
 def private_bounds(values: np.ndarray, cum: np.ndarray, base: float, lo_rank: Fraction, hi_rank: Fraction,
