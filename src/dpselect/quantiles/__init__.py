@@ -1,5 +1,14 @@
-"""Private quantiles (issue 26). Placeholder of branch q-unbounded until q-core's package lands (q-core owns
-this file; the line below is q-unbounded's one re-export)."""
+"""Private quantiles: many at once (issue 26).
+
+:func:`quantiles` releases one value per requested quantile, :func:`quantile` one; ε-DP under
+replace-one-record neighbours. Methods with public bounds: the median's interval mechanism per quantile
+(``"independent"``), the recursive approximate quantiles of Kaplan, Schnapp & Stemmer (``"recursive"``) and
+JointExp of Gillenwater, Joseph & Kulesza (``"joint"``); ``bounds=None`` runs the unbounded method.
+See docs/quantiles.md.
+"""
+from __future__ import annotations
+
+from ._api import METHODS, quantile, quantiles, quantiles_privacy
 from ._clipping import clipping_bounds
 
-__all__ = ["clipping_bounds"]
+__all__ = ["quantiles", "quantile", "quantiles_privacy", "METHODS", "clipping_bounds"]
