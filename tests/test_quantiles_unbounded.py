@@ -131,3 +131,119 @@ def test_grid():
     g = U.grid(np.array([0, 1, U.GRID_SIZE - 1]))
     assert g[0] == 0.0 and g[1] == U.BETA - 1.0 and np.isfinite(g[2]) and g[2] > 1e307
     assert U.BETA == 1.0009765625
+
+
+# ---------------------------------------------------------------------------------------------
+# the several-quantile method (private bounds, then q-core's bounded method) and the public entry
+# ---------------------------------------------------------------------------------------------
+import dpselect  # noqa: E402
+from dpselect.exceptions import PrivacyLeakWarning  # noqa: E402
+
+DPBENCH = "dpbench1d"
+
+
+def _hepth():
+    from dpselect.experiments import data_path
+    try:
+        h = np.load(data_path(DPBENCH, "HEPTH.n4096.npy"))
+    except FileNotFoundError:  # pragma: no cover
+        pytest.skip("DPBench data not available")
+    keep = h > 0
+    return np.arange(4096.0)[keep], h[keep], np.cumsum(h[keep]), np.arange(4096.0)
+
+
+def _excess(out, vals, cum, qs):
+    """mean |#{x <= v} − q·n| / n minus the best a value can reach (ties make some ranks unreachable)."""
+    n = cum[-1]
+    ranks = np.concatenate(([0], cum))
+    best = np.array([np.min(np.abs(ranks - q * n)) for q in qs])
+    r = ranks[np.searchsorted(vals, out, side="right")]
+    return float(np.mean(np.abs(r - qs * n) - best) / n)
+
+
+@pytest.mark.parametrize("eps, measured_unbounded, measured_bounded",
+                         [(0.1, 4.0683e-4, 3.7655e-4), (1.0, 6.0101e-6, 7.7346e-6)])
+def test_dpbench_hepth_deciles(eps, measured_unbounded, measured_bounded):
+    # HEPTH (347,414 records, 4,096 bins), m = 9 deciles, 25 runs each from seed 0: the unbounded method with no
+    # bounds against the bounded independent method with the public bounds (0, 4095). Over 100 runs:
+    # ratios 0.97 (ε = 0.1) and 1.22 (ε = 1).
+    vals, counts, cum, _ = _hepth()
+    qs = np.linspace(0.1, 0.9, 9)
+    rng = np.random.default_rng(0)
+    unb = np.mean([_excess(dpselect.quantiles(vals, qs, epsilon=eps, counts=counts, rng=rng), vals, cum, qs)
+                   for _ in range(25)])
+    bnd = np.mean([_excess(dpselect.quantiles(vals, qs, epsilon=eps, bounds=(0.0, 4095.0), method="independent",
+                                              counts=counts, rng=rng), vals, cum, qs) for _ in range(25)])
+    assert unb == pytest.approx(measured_unbounded, rel=1e-3)
+    assert bnd == pytest.approx(measured_bounded, rel=1e-3)
+
+
+def test_unbounded_no_warning_and_accountant():
+    x = np.random.default_rng(1).normal(-5e3, 300.0, size=2000)
+    acc = dpselect.Accountant(epsilon=1.0)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        out = dpselect.quantiles(x, [0.9, 0.1, 0.5], epsilon=0.6, rng=0, accountant=acc)
+    true = np.quantile(x, [0.9, 0.1, 0.5])
+    assert np.all(np.abs(out - true) < 60.0), (out, true)     # negative data, far from 0, no bounds given
+    assert acc.history[-1].label == "quantiles" and acc.history[-1].guarantee == dpselect.accounting.PureDP(0.6)
+    # a refused release draws nothing
+    gen = np.random.default_rng(5)
+    state = gen.bit_generator.state
+    with pytest.raises(dpselect.BudgetExceededError):
+        dpselect.quantiles(x, [0.5], epsilon=0.5, rng=gen, accountant=acc)
+    assert gen.bit_generator.state == state
+
+
+def test_unbounded_seeded_values():
+    x = np.arange(1, 1001, dtype=float)
+    out = dpselect.quantiles(x, [0.25, 0.75], epsilon=1.0, rng=42)
+    assert out.tolist() == pytest.approx(dpselect.quantiles(x, [0.25, 0.75], epsilon=1.0, rng=42).tolist())
+    assert 200 < out[0] < 300 and 700 < out[1] < 800
+    single = dpselect.quantile(x, 0.5, epsilon=1.0, rng=3)
+    assert 450 < single < 550
+
+
+def test_grouped_is_fast():
+    import time
+    rng = np.random.default_rng(2)
+    vals = np.arange(4096.0)
+    counts = rng.integers(0, 5000, size=4096)   # ~10^7 records as a histogram
+    t = time.perf_counter()
+    dpselect.quantiles(vals, np.linspace(0.01, 0.99, 99), epsilon=1.0, counts=counts, rng=0)
+    assert time.perf_counter() - t < 2.0    # typically ~0.1 s (no timing claim in tests; a gross regression only)
+
+
+def test_search_epsilon_is_public():
+    cfg = U.CONFIG
+    assert U.search_epsilon(1.0, Fraction(17_000), cfg) == pytest.approx(20 / 17_000)
+    assert U.search_epsilon(0.1, Fraction(470), cfg) == 0.1 / 8
+    assert U.search_epsilon(1.0, Fraction(0), cfg) == 1 / 8
+
+
+def test_clipping_bounds():
+    x = np.random.default_rng(0).exponential(100.0, size=10_000)
+    lo, hi = dpselect.clipping_bounds(x, epsilon=1.0, rng=0)
+    assert lo == 0.0 and 600 < hi < 700          # x.max() = 872: the noise clips the top few records
+    lo2, hi2 = dpselect.clipping_bounds(x, epsilon=1.0, q=(0.1, 0.9), rng=0)
+    assert abs(lo2 - np.quantile(x, 0.1)) < 2.0 and abs(hi2 - np.quantile(x, 0.9)) < 5.0
+    # grouped input gives the same law: same seed, same bounds
+    v, c = np.unique(np.round(x), return_counts=True)
+    assert dpselect.clipping_bounds(v, epsilon=1.0, counts=c, rng=4) == \
+        dpselect.clipping_bounds(np.repeat(v, c), epsilon=1.0, rng=4)
+
+
+def test_clipping_bounds_validation_before_charge():
+    acc = dpselect.Accountant(epsilon=1.0)
+    for kwargs, exc in [(dict(epsilon=0.0), ValueError), (dict(epsilon=1.0, q=(0.9, 0.1)), ValueError),
+                        (dict(epsilon=1.0, q=0.5), TypeError), (dict(epsilon=1.0, counts=[1, -1]), ValueError),
+                        (dict(epsilon=1.0, accountant="x"), TypeError)]:
+        with pytest.raises(exc):
+            dpselect.clipping_bounds([1.0, 2.0], **{"accountant": acc, **kwargs})
+    with pytest.raises(ValueError):
+        dpselect.clipping_bounds([1.0, np.nan], epsilon=1.0, accountant=acc)
+    assert acc.history == [] or len(acc.history) == 0
+    dpselect.clipping_bounds([1.0, 2.0], epsilon=0.25, rng=0, accountant=acc)
+    assert acc.history[-1].label == "clipping_bounds"
+    assert acc.history[-1].guarantee == dpselect.accounting.PureDP(0.25)
