@@ -73,7 +73,8 @@ def test_grouped_equals_expanded_and_order_of_qs(method):
     (dict(bounds=3.0), TypeError, "pair"),
     (dict(bounds=(0.0, 5.0)), ValueError, "bounds"),          # a value (9) outside: never clipped
     (dict(method="jointexp"), ValueError, "method"),
-    (dict(counts=[1, 0, 1]), ValueError, "counts"),
+    (dict(counts=[1, -1, 1]), ValueError, "counts"),
+    (dict(counts=[0, 0, 0]), ValueError, "at least one record"),
     (dict(counts=[1, 2]), ValueError, "counts"),
     (dict(values=[1.0, float("nan"), 2.0]), ValueError, "values"),
     (dict(accountant="budget"), TypeError, "accountant"),
@@ -125,11 +126,20 @@ def test_privacy_values():
         _api.quantiles_privacy(3, epsilon=1.0, method="auto")
 
 
-def test_auto_rule_reads_only_m_and_n():
+def test_auto_rule_reads_only_m_and_len_values():
     assert _api._resolve("auto", 1, 10 ** 9) == "independent"
     assert _api._resolve("auto", 9, 4096) == "joint"
     assert _api._resolve("auto", 10, 100) == "recursive"
-    assert _api._resolve("auto", 3, 4097) == "recursive"
+    assert _api._resolve("auto", 3, 32769) == "recursive"
+
+
+def test_empty_bins_are_allowed_and_change_nothing_but_the_auto_rule():
+    vals = np.arange(6, dtype=float)
+    cnt = np.array([0, 3, 0, 2, 5, 0])
+    a = dpselect.quantiles(vals, [0.3, 0.7], counts=cnt, epsilon=1.0, bounds=(0.0, 6.0), method="joint", rng=4)
+    b = dpselect.quantiles(vals[cnt > 0], [0.3, 0.7], counts=cnt[cnt > 0], epsilon=1.0, bounds=(0.0, 6.0),
+                           method="joint", rng=4)
+    np.testing.assert_array_equal(a, b)
 
 
 def test_unbounded_dispatch():
