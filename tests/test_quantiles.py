@@ -390,3 +390,18 @@ def test_joint_sampler_chi_square_and_the_order_statistic_volume():
     assert _joint_chi2(x, qs, 0.8, 1500) > 1e-3
     assert _joint_chi2(x, qs, 0.8, 200, force_exact=True, seed=1) > 1e-3     # the decimal acceptance path
     assert _joint_chi2(x, qs, 0.8, 1500, factorial=False) < 1e-6            # without 1/c! the law is wrong
+
+
+def test_joint_with_one_quantile_is_the_interval_mechanism():
+    # m = 1: u = −2|R − τ|, so exp(ε·u/4) = exp(−ε|R − τ|/2): the median's law
+    x = [1.0, 2.0, 2.0, 7.0, 9.0]
+    for q in (0.5, 0.2):
+        paths, p, iv, _ = _joint_brute_law(x, [q], 1.1, 0.0, 10.0)
+        vals, cnt = _api._group(np.asarray(x), None)
+        _, _, p1 = single_probabilities(vals, cnt, 0.0, 10.0, q, 1.1)
+        np.testing.assert_allclose(p, p1, rtol=1e-12)
+
+
+def test_positional_epsilon_is_refused():
+    with pytest.raises(TypeError):
+        dpselect.quantiles([1.0, 2.0], [0.5], 1.0)

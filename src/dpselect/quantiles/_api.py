@@ -9,7 +9,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._boundary import charge, check_accountant
-from .._compat import keyword_only
 from .._rng import check_rng
 from .._validation import check_positive, check_utilities
 from ..accounting.accountant import Accountant
@@ -205,7 +204,6 @@ def bounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, lo:
 # ---------------------------------------------------------------------------------------------
 # public
 # ---------------------------------------------------------------------------------------------
-@keyword_only("epsilon")
 def quantiles(
     values: ArrayLike,
     qs: ArrayLike,
@@ -311,7 +309,6 @@ def quantiles(
                              rng=gen)[inverse.reshape(-1)]
 
 
-@keyword_only("epsilon")
 def quantile(
     values: ArrayLike,
     q: float,
