@@ -73,7 +73,8 @@ def test_grouped_equals_expanded_and_order_of_qs(method):
     (dict(bounds=3.0), TypeError, "pair"),
     (dict(bounds=(0.0, 5.0)), ValueError, "bounds"),          # a value (9) outside: never clipped
     (dict(method="jointexp"), ValueError, "method"),
-    (dict(counts=[1, 0, 1]), ValueError, "counts"),
+    (dict(counts=[1, -1, 1]), ValueError, "counts"),
+    (dict(counts=[0, 0, 0]), ValueError, "at least one record"),
     (dict(counts=[1, 2]), ValueError, "counts"),
     (dict(values=[1.0, float("nan"), 2.0]), ValueError, "values"),
     (dict(accountant="budget"), TypeError, "accountant"),
@@ -125,11 +126,20 @@ def test_privacy_values():
         _api.quantiles_privacy(3, epsilon=1.0, method="auto")
 
 
-def test_auto_rule_reads_only_m_and_n():
+def test_auto_rule_reads_only_m_and_len_values():
     assert _api._resolve("auto", 1, 10 ** 9) == "independent"
     assert _api._resolve("auto", 9, 4096) == "joint"
     assert _api._resolve("auto", 10, 100) == "recursive"
-    assert _api._resolve("auto", 3, 4097) == "recursive"
+    assert _api._resolve("auto", 3, 32769) == "recursive"
+
+
+def test_empty_bins_are_allowed_and_change_nothing_but_the_auto_rule():
+    vals = np.arange(6, dtype=float)
+    cnt = np.array([0, 3, 0, 2, 5, 0])
+    a = dpselect.quantiles(vals, [0.3, 0.7], counts=cnt, epsilon=1.0, bounds=(0.0, 6.0), method="joint", rng=4)
+    b = dpselect.quantiles(vals[cnt > 0], [0.3, 0.7], counts=cnt[cnt > 0], epsilon=1.0, bounds=(0.0, 6.0),
+                           method="joint", rng=4)
+    np.testing.assert_array_equal(a, b)
 
 
 def test_unbounded_dispatch():
@@ -167,8 +177,231 @@ def test_independent_sampler_chi_square():
     lo, hi, p = single_probabilities(vals, cnt, 0.0, 8.0, 0.25, eps / 2)   # two qs: ε/2 each
     rng = np.random.default_rng(2024)
     draws = np.array([dpselect.quantiles(x, [0.25, 0.75], epsilon=eps, bounds=(0.0, 8.0), method="independent",
-                                         rng=rng)[0] for _ in range(3000)])
+                                         rng=rng)[0] for _ in range(1500)])
     counts = np.array([((draws >= a) & (draws < b)).sum() for a, b in zip(lo, hi)])
     counts[-1] += int((draws == 8.0).sum())
     assert counts.sum() == draws.size
     assert chisquare(counts, p * draws.size).pvalue > 1e-3
+
+
+# ---------------------------------------------------------------------------------------------
+# recursive: exact audit of the output density on a tiny universe
+# ---------------------------------------------------------------------------------------------
+def _log_density(vals, cnt, a, b, q, eps0, points):
+    """log of the single-quantile release's density at ``points`` (inside [a, b]), from its exact law."""
+    lo, hi, p = single_probabilities(vals, cnt, a, b, q, eps0)
+    j = np.clip(np.searchsorted(lo, points, side="right") - 1, 0, lo.size - 1)
+    return np.log(p[j]) - np.log(hi[j] - lo[j])
+
+
+def _recursive_log_densities(x, eps0, grid, bounds=(0.0, 4.0), qs=(0.25, 0.5, 0.75)):
+    """For m = 3: log f(v_mid) and, per v_mid in the grid, the best/worst joint log-densities are built
+    from f_mid(v) + f_left(w | v) + f_right(z | v) on the grid (w < v < z)."""
+    vals, cnt = _api._group(np.asarray(x, dtype=float), None)
+    a, b = bounds
+    qs = [Fraction(q) for q in qs]
+    p = qs[1]
+    mid = _log_density(vals, cnt, a, b, p, eps0, grid)
+    out = []
+    for i, v in enumerate(grid):
+        cut = int(np.searchsorted(vals, v, side="right"))
+        left_pts, right_pts = grid[grid < v], grid[grid > v]
+        fl = _log_density(vals[:cut], cnt[:cut], a, v, qs[0] / p, eps0, left_pts)
+        fr = _log_density(vals[cut:], cnt[cut:], v, b, (qs[2] - p) / (1 - p), eps0, right_pts)
+        out.append((mid[i], fl, fr))
+    return out
+
+
+def _recursive_audit(eps0, n=3, universe=(0.0, 1.0, 2.0, 3.0), qs=(0.25, 0.5, 0.75)):
+    grid = np.array([k + f for k in range(4) for f in (0.1, 0.5, 0.9)])
+    datasets = list(itertools.product(universe, repeat=n))
+    dens = {d: _recursive_log_densities(d, eps0, grid, qs=qs) for d in datasets}
+    worst = 0.0
+    for x in datasets:
+        for k in range(n):
+            for v in universe:
+                if v == x[k]:
+                    continue
+                y = x[:k] + (v,) + x[k + 1:]
+                for (mx, lx, rx), (my, ly, ry) in zip(dens[x], dens[y]):
+                    dl, dr = lx - ly, rx - ry
+                    hi = (mx - my) + (dl.max() if dl.size else 0.0) + (dr.max() if dr.size else 0.0)
+                    lo = (mx - my) + (dl.min() if dl.size else 0.0) + (dr.min() if dr.size else 0.0)
+                    worst = max(worst, abs(hi), abs(lo))
+    return worst
+
+
+@pytest.mark.parametrize("qs", [(0.25, 0.5, 0.75), (0.2, 0.3, 0.9)])
+def test_recursive_exact_audit_replace_one(qs):
+    eps = 1.0
+    # the claimed budget: ε/(2L − 1) per release, L = 2 levels for m = 3 (every replace-one pair of
+    # 3 records on {0, 1, 2, 3}, bounds (0, 4), the joint density of the 3 releases on a grid)
+    worst = _recursive_audit(eps / recursive_slots(3), qs=qs)
+    assert worst <= eps + 1e-9
+    assert worst > 0.3 * eps
+    # the audit is not vacuous: without the split of ε it fails
+    assert _recursive_audit(eps, qs=qs) > eps + 0.04
+
+
+def test_recursive_sampler_chi_square():
+    # m = 3: the middle release's law, and the left release's law given the middle's interval
+    x = np.array([1.0, 1.0, 2.0, 3.0, 5.0, 6.0, 6.0, 7.0])
+    vals, cnt = _api._group(x, None)
+    eps = 3.0
+    e0 = eps / 3
+    lo, hi, p = single_probabilities(vals, cnt, 0.0, 8.0, 0.5, e0)
+    rng = np.random.default_rng(99)
+    draws = np.array([recursive_quantiles(vals, cnt, np.array([0.25, 0.5, 0.75]), epsilon=eps, lo=0.0, hi=8.0,
+                                          gen=rng) for _ in range(1500)])
+    assert np.all(np.diff(draws, axis=1) >= 0)
+    mid = draws[:, 1]
+    counts = np.array([((mid >= a) & (mid < b)).sum() for a, b in zip(lo, hi)])
+    counts[-1] += int((mid == 8.0).sum())
+    assert chisquare(counts, p * mid.size).pvalue > 1e-3
+    # given the middle value in [3, 5): the left subproblem is (1, 1, 2, 3) on [0, v] for q = 1/2
+    sel = (mid >= 3.0) & (mid < 5.0)
+    left = draws[sel, 0]
+    # its law up to 3 does not depend on v: intervals [0,1), [1,2), [2,3) and [3, v) (length varies)
+    w = np.array([math.exp(-e0 * abs(r - 2) / 2) for r in (0, 2, 3)])      # ranks 0, 2, 3; lengths 1
+    got = np.array([((left >= a) & (left < a + 1)).sum() for a in (0.0, 1.0, 2.0)])
+    # conditional on landing below 3 the three unit intervals have probabilities ∝ w
+    assert chisquare(got, w / w.sum() * got.sum()).pvalue > 1e-3
+
+
+# ---------------------------------------------------------------------------------------------
+# joint: the utility, its sensitivity, the exact law, audits and the sampler
+# ---------------------------------------------------------------------------------------------
+def _joint_utility2(x, o, qs, lo, hi):
+    """2·u(o) straight from the definition: −Σ |#{x in [o_(i−1), o_i)} − g_i| (last gap closed at hi)."""
+    x = np.asarray(x, dtype=float)
+    n = x.size
+    T = [0] + [target_twice(q, n) for q in qs] + [2 * n]
+    ends = [lo] + list(o) + [hi]
+    total = 0
+    for i in range(len(ends) - 1):
+        a, b = ends[i], ends[i + 1]
+        c = int(((x >= a) & (x <= b)).sum()) if i == len(ends) - 2 else int(((x >= a) & (x < b)).sum())
+        total += abs(2 * c - (T[i + 1] - T[i]))
+    return -total
+
+
+def _joint_brute_law(x, qs, eps, lo, hi, delta_u=2.0, factorial=True):
+    """Every path of intervals with its exact probability ∝ exp(ε·u/(2Δu))·∏ len^c / c!, by enumeration."""
+    vals, cnt = _api._group(np.asarray(x, dtype=float), None)
+    from dpselect.quantiles._single import intervals
+    iv = intervals(vals, cnt, lo, hi, 0)
+    paths, logw = [], []
+    for path in itertools.combinations_with_replacement(range(iv.lo.size), len(qs)):
+        mids = [(iv.lo[a] + iv.hi[a]) / 2 for a in path]      # u is constant on the path's cells
+        lw = eps / (2 * delta_u) * _joint_utility2(x, mids, qs, lo, hi) / 2
+        for j in set(path):
+            c = path.count(j)
+            lw += c * math.log(iv.hi[j] - iv.lo[j]) - (math.lgamma(c + 1) if factorial else 0.0)
+        paths.append(path)
+        logw.append(lw)
+    logw = np.array(logw)
+    top = logw.max()
+    log_z = top + math.log(np.exp(logw - top).sum())
+    return paths, np.exp(logw - log_z), iv, log_z
+
+
+_UNIVERSE = (0.0, 1.0, 2.0, 3.0)
+_GRID = np.array([0.5, 1.5, 2.5, 3.5])      # u is constant on each cell between the integers: complete
+
+
+def _neighbours(n):
+    for x in itertools.product(_UNIVERSE, repeat=n):
+        for k in range(n):
+            for v in _UNIVERSE:
+                if v != x[k]:
+                    yield x, x[:k] + (v,) + x[k + 1:]
+
+
+def test_joint_utility_sensitivity_is_two_by_brute_force():
+    qs = (0.3, 0.6)
+    outs = [o for o in itertools.combinations_with_replacement(_GRID, 2)]
+    worst = 0
+    for x, y in _neighbours(3):
+        for o in outs:
+            worst = max(worst, abs(_joint_utility2(x, o, qs, 0.0, 4.0) - _joint_utility2(y, o, qs, 0.0, 4.0)))
+    assert worst == 4          # 2·Δu: Δu = 2, attained
+
+
+def _joint_audit(eps, delta_u, qs=(0.3, 0.6), n=3):
+    outs = list(itertools.combinations_with_replacement(_GRID, len(qs)))
+    cache = {}
+
+    def logf(x):
+        if x not in cache:
+            _, _, _, log_z = _joint_brute_law(x, qs, eps, 0.0, 4.0, delta_u=delta_u)
+            cache[x] = np.array([eps / (2 * delta_u) * _joint_utility2(x, o, qs, 0.0, 4.0) / 2 - log_z for o in outs])
+        return cache[x]
+
+    worst = 0.0
+    for x, y in _neighbours(n):
+        worst = max(worst, float(np.max(np.abs(logf(x) - logf(y)))))
+    return worst
+
+
+def test_joint_exact_audit_density_against_epsilon():
+    eps = 1.0
+    worst = _joint_audit(eps, 2.0)
+    assert worst <= eps + 1e-9 and worst > 0.5 * eps
+    assert _joint_audit(eps, 1.0) > eps + 0.05          # halving Δu breaks the guarantee
+
+
+def test_joint_dp_normaliser_matches_enumeration():
+    from dpselect.quantiles._joint import _Problem
+    x = np.array([1.0, 1.0, 2.0, 5.0, 5.0, 5.0, 6.0])
+    for qs in ([0.2, 0.5, 0.8], [0.0, 0.5, 1.0], [0.1, 0.15]):
+        _, _, _, log_z = _joint_brute_law(x, qs, 1.5, 0.0, 10.0)
+        vals, cnt = _api._group(x, None)
+        P = _Problem(vals, cnt, np.array(qs), 1.5, 0.0, 10.0)
+        assert P.L_hat == pytest.approx(log_z, rel=1e-12, abs=1e-12)
+        assert 0 < P.Delta < 1e-6
+
+
+def _joint_chi2(x, qs, eps, draws, factorial=True, force_exact=False, seed=0):
+    from dpselect.quantiles import _joint
+    paths, p, iv, _ = _joint_brute_law(x, qs, eps, 0.0, 10.0)
+    vals, cnt = _api._group(np.asarray(x), None)
+    P = _joint._Problem(vals, cnt, np.array(qs), eps, 0.0, 10.0, factorial=factorial)
+    index = {path: i for i, path in enumerate(paths)}
+    counts = np.zeros(len(paths))
+    rng = np.random.default_rng(seed)
+    old = _joint._FORCE_EXACT
+    _joint._FORCE_EXACT = force_exact
+    try:
+        for _ in range(draws):
+            o = P.sample(rng)
+            assert np.all(np.diff(o) >= 0)
+            counts[index[tuple(int(np.searchsorted(iv.lo, v, side="right") - 1) for v in o)]] += 1
+    finally:
+        _joint._FORCE_EXACT = old
+    big = p * draws >= 5
+    exp_ = np.append(p[big] * draws, p[~big].sum() * draws)
+    obs = np.append(counts[big], counts[~big].sum())
+    return chisquare(obs, exp_).pvalue
+
+
+def test_joint_sampler_chi_square_and_the_order_statistic_volume():
+    x = [4.0, 5.0, 5.0]                      # intervals [0, 4), [4, 5), [5, 10]: several outputs per interval
+    qs = [0.1, 0.5, 0.9]
+    assert _joint_chi2(x, qs, 0.8, 1500) > 1e-3
+    assert _joint_chi2(x, qs, 0.8, 200, force_exact=True, seed=1) > 1e-3     # the decimal acceptance path
+    assert _joint_chi2(x, qs, 0.8, 1500, factorial=False) < 1e-6            # without 1/c! the law is wrong
+
+
+def test_joint_with_one_quantile_is_the_interval_mechanism():
+    # m = 1: u = −2|R − τ|, so exp(ε·u/4) = exp(−ε|R − τ|/2): the median's law
+    x = [1.0, 2.0, 2.0, 7.0, 9.0]
+    for q in (0.5, 0.2):
+        paths, p, iv, _ = _joint_brute_law(x, [q], 1.1, 0.0, 10.0)
+        vals, cnt = _api._group(np.asarray(x), None)
+        _, _, p1 = single_probabilities(vals, cnt, 0.0, 10.0, q, 1.1)
+        np.testing.assert_allclose(p, p1, rtol=1e-12)
+
+
+def test_positional_epsilon_is_refused():
+    with pytest.raises(TypeError):
+        dpselect.quantiles([1.0, 2.0], [0.5], 1.0)
