@@ -18,8 +18,8 @@ lie in at most two subproblems (x removed from one, y added to another), so that
 ε0-BR releases on the pair. The whole is an adaptive composition of 2L − 1 ε0-bounded-range mechanisms:
 with ε0 = ε/(2L − 1) it is ε-DP, and ``AdaptiveBoundedRangeComposition(ε0, 2L − 1)`` under (ε, δ).
 (Kaplan et al. spend ε/(L) per level, which is the add/remove-one budget: one subproblem per level; under
-replace-one this proof only gives (2L − 1)·ε/L for it. A random search over pairs of up to 7 records on
-{0..5}, m = 3, found losses up to 1.97·ε0 at ε0 = 60 but never above L·ε0, so their budget may hold here
+replace-one this proof only gives (2L − 1)·ε/L for it. A random search over pairs of up to 14 records on
+{0..9}, m = 3, ε0 up to 60, found losses up to L·ε0 = 2·ε0 but never above, so their budget may hold here
 too; it is not claimed without a proof.) Cost: O(m) interval draws on subproblems whose sizes sum to <= k + m per level.
 """
 from __future__ import annotations
