@@ -5,8 +5,9 @@ No public bound on the data is needed, so nothing is read from the data as publi
 
 **The grid.** ``g_i = β^i − 1`` for i = 0, 1, ..., K − 1 with ``β = 1 + 2^-10`` (:data:`BETA`): relative
 resolution about 0.1% away from 0 (Durfee uses β = 1.001; 1 + 2^-10 ≈ 1.000977 is the nearest float of that
-form, and keeps 1 − β exact) and absolute resolution β − 1 ≈ 0.001 near 0, so data whose useful detail is far
-below 0.001 should be rescaled. K = :data:`GRID_SIZE` stops the grid below the largest float (g_{K−1} ≈ 1.7e308).
+form, and keeps β − 1 exact) and absolute resolution β − 1 ≈ 0.001 near 0, so data whose useful detail is far
+below 0.001 should be rescaled (clipping_bounds uses this grid; the several-quantile method a coarser one, see
+below). K = :data:`GRID_SIZE` stops the grid below the largest float (g_{K−1} ≈ 1.7e308).
 The grid values are computed in float64 from the index alone: data-independent numbers.
 
 **One search (AboveThreshold).** With counts f_i(x) of the records on the searched side of a grid point
