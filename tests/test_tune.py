@@ -176,7 +176,7 @@ def test_charge_and_refusal_leave_rng_untouched():
 
 
 def test_validation_before_randomness():
-    bad = [dict(method="nope"), dict(mean_runs=1.0), dict(mean_runs=float("nan")), dict(mean_runs=2e4), dict(method="poisson", mean_runs=0),
+    bad = [dict(method="nope"), dict(mean_runs=1.0), dict(mean_runs=float("nan")), dict(mean_runs=2e4), dict(method="poisson", mean_runs=0), dict(method="poisson", mean_runs=501.0),
            dict(eta=0.0), dict(eta=-1.0), dict(threshold=1.0), dict(method="liu_talwar_threshold"),
            dict(n_jobs=0)]
     for kw in bad:

@@ -58,9 +58,10 @@ def _check_mean(mean_runs: Any, method: str) -> float:
         raise TypeError(f"mean_runs must be a number, got {short_repr(mean_runs)}")
     m = float(mean_runs)
     lo_ok = m > 0.0 if method == "poisson" else m > 1.0
-    if not (math.isfinite(m) and lo_ok and m <= 1e4):
+    top = 500.0 if method == "poisson" else 1e4         # Poisson: e^-μ stays a normal float in the sampler
+    if not (math.isfinite(m) and lo_ok and m <= top):
         need = "> 0" if method == "poisson" else "> 1"
-        raise ValueError(f"mean_runs (the expected number of runs) must be a finite number {need} and <= 1e4 "
+        raise ValueError(f"mean_runs (the expected number of runs) must be a finite number {need} and <= {top:g} "
                          f"for method={method!r}, got {short_repr(mean_runs)}")
     return m
 
@@ -109,7 +110,7 @@ def tuning_privacy(run_privacy: Any, *, method: str, mean_runs: float, eta: floa
 "poisson"}
         The law of the number of runs and its analysis (see ``docs/tuning.md``).
     mean_runs : float
-        The expected number of runs E[K] (> 1; > 0 for ``"poisson"``).
+        The expected number of runs E[K] (> 1, at most 10^4; for ``"poisson"`` > 0, at most 500).
     eta : float, default 0.5
         The shape η of ``"truncated_negative_binomial"``, in (−1, ∞) \\ {0}; ignored by the other methods.
 
@@ -218,7 +219,7 @@ def select_private_candidate(run: Callable[[np.random.Generator], Any], *, run_p
 "liu_talwar_threshold"}
         The law of K and its analysis. Default ``"truncated_negative_binomial"``.
     mean_runs : float, default 10.0
-        E[K] (> 1, or > 0 for ``"poisson"``; at most 10^4). The law's parameter is solved from it in
+        E[K] (> 1, at most 10^4; for ``"poisson"`` > 0, at most 500). The law's parameter is solved from it in
         float and the guarantee is computed for that float, read as an exact rational.
     eta : float, default 0.5
         The shape η of ``"truncated_negative_binomial"`` in (−1, ∞) \\ {0}.
