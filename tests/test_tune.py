@@ -316,3 +316,55 @@ def test_ties_go_to_the_earliest_run():
 
     res = select_private_candidate(run, run_privacy=1.0, method="geometric", mean_runs=50.0, rng=3)
     assert res.candidate == 0
+
+
+def _best_of_tnb(p: list[Fraction], gamma: Fraction, eta: float) -> list[float]:
+    """The law of the best of K ~ TNB(η, γ) runs (logarithmic for η = 0) at 80 decimal digits:
+    φ(z) = ((1 − (1 − γ)z)^(−η) − 1)/(γ^(−η) − 1), or log(1 − (1 − γ)z)/log γ."""
+    from decimal import Decimal, localcontext
+    with localcontext() as ctx:
+        ctx.prec = 80
+        g = Decimal(gamma.numerator) / Decimal(gamma.denominator)
+
+        def phi(z):
+            base = 1 - (1 - g) * z
+            if eta == 0:
+                return base.ln() / g.ln()
+            e = Decimal(eta)
+            return ((base.ln() * -e).exp() - 1) / ((g.ln() * -e).exp() - 1)
+
+        out, prev, cum = [], Decimal(0), Decimal(0)
+        for pj in p:
+            cum += Decimal(pj.numerator) / Decimal(pj.denominator)
+            v = phi(cum)
+            out.append(float(v - prev))
+            prev = v
+        return out
+
+
+@pytest.mark.parametrize("method,eta", [("truncated_negative_binomial", -0.5), ("logarithmic", 0.0),
+                                        ("truncated_negative_binomial", 0.5), ("truncated_negative_binomial", 2.0)])
+def test_exact_audit_papernot_steinke_pure_bound_is_tight(method, eta):
+    """(2 + η)ε holds on the two-candidate example for every γ and is approached as γ → 0 (η < 0 included)."""
+    from dpselect.audit import exact_dp_audit
+    claim = tuning_privacy(PureDP(LN2), method=method, mean_runs=10.0, eta=eta).epsilon(0.0)
+    assert claim == pytest.approx((2 + eta) * LN2, rel=1e-15)
+    worst = 0.0
+    for gamma in (Fraction(1, 2), Fraction(1, 100), Fraction(1, 10 ** 4)):
+        probs = {d: np.array(_best_of_tnb(p, gamma, eta)) for d, p in _RUN.items()}
+        res = exact_dp_audit(lambda d: probs[d], [("x", "x'")], claim=PureDP(claim))
+        assert res.passed
+        worst = max(worst, res.worst_log_ratio)
+    assert worst > (2 + eta - 0.01) * LN2            # nearly tight: a smaller claim would be refuted
+
+
+def test_threshold_variant_same_result_with_workers():
+    pytest.importorskip("joblib")
+
+    def run(g):
+        s = float(g.normal())
+        return s, round(s, 6)
+
+    kw = dict(run_privacy=1.0, method="liu_talwar_threshold", threshold=1.0, mean_runs=20.0)
+    for seed in range(3):
+        assert select_private_candidate(run, rng=seed, **kw) == select_private_candidate(run, rng=seed, n_jobs=2, **kw)
