@@ -3,8 +3,9 @@
 Analyses (each applies to the best of K runs, the pair (score, candidate) of the best run released):
 
 * Liu & Talwar (STOC 2019), random stopping (K geometric with parameter γ) on an ε-DP run: 3ε-DP
-  (their Thm 3.4); the known-threshold variant (release the first run whose score reaches the threshold,
-  nothing if K runs pass without one; K geometric): 2ε-DP (their Thm 3.1, the bound OpenDP's
+  (their random-stopping theorem, the η = 1 case of Papernot & Steinke's (2 + η)ε); the known-threshold
+  variant (release the first run whose score reaches the threshold, nothing if K runs pass without one; K
+  geometric): 2ε-DP (their Algorithm 1, the bound OpenDP's
   ``make_select_private_candidate`` states).
 * Papernot & Steinke (ICLR 2022), Thm 2, K ~ TNB(η, γ) (logarithmic η = 0, geometric η = 1), from the
   run's RDP curve ε(λ): for every λ > 1 and λ̂ > 1,
