@@ -72,3 +72,8 @@ from .accounting import Accountant  # noqa: E402
 from .exceptions import BudgetExceededError  # noqa: E402
 
 __all__ += ["Accountant", "BudgetExceededError"]
+
+# Private selection from private candidates (issue 25): dpselect.tune.select_private_candidate.
+from . import tune  # noqa: E402
+
+__all__ += ["tune"]
