@@ -38,6 +38,7 @@ from .._exact_random import less_than_exp, next_word, words_drawer
 from .._rng import check_rng
 from ..accounting._numeric import check_delta
 from ..accounting.guarantees import RDP, ApproxDP, Guarantee, PureDP
+from .. import tune as _tune
 
 __all__ = ["PrivateSearchCV"]
 
@@ -279,10 +280,14 @@ class PrivateSearchCV(BaseEstimator):
     epsilon : float
         The total ε of the search (> 0).
     delta : float, default 0.0
-        The total δ. ``0`` needs a pure-DP method (Liu–Talwar); the Papernot–Steinke methods need δ > 0.
-    method : str, optional
-        The stopping law of :func:`dpselect.tune.select_private_candidate`; default
-        ``"truncated_negative_binomial"`` when ``delta > 0``, else ``"liu_talwar"`` (geometric stopping, pure DP).
+        The total δ (``privacy_.epsilon(delta) <= epsilon``). With pure-DP runs δ = 0 is possible for every
+        method with a pure bound (all but ``"poisson"``).
+    method : str, default "truncated_negative_binomial"
+        The law of the number of runs and its analysis (``dpselect.tune.METHODS``): Papernot–Steinke
+        ``"truncated_negative_binomial"`` (η), ``"logarithmic"``, ``"geometric"``, ``"poisson"``, or
+        Liu–Talwar ``"liu_talwar"`` / ``"liu_talwar_threshold"`` (with ``threshold``). With the pure-DP runs
+        of DiffPID3 / DP-MOET the pure bounds apply: 3ε_run (Liu–Talwar), (2 + η)ε_run (truncated negative
+        binomial), 2ε_run (logarithmic), 2ε_run (known threshold).
     mean_runs : float, default 10.0
         The mean number of runs (public).
     eta : float, default 0.5
@@ -300,7 +305,7 @@ class PrivateSearchCV(BaseEstimator):
         The source of every random bit (split, number of runs, parameters, fits, noise); the same int gives
         the same search, whatever ``n_jobs``.
     accountant : dpselect.Accountant, optional
-        Charged ``privacy_`` once per ``fit`` (label ``"PrivateSearchCV.fit"``), after the arguments are
+        Charged ``privacy_.composable()`` (what ``select_private_candidate`` would charge) once per ``fit`` (label ``"PrivateSearchCV.fit"``), after the arguments are
         checked and before any random bit is drawn: a refused charge leaves the search unfitted and ``rng``
         untouched.
     n_jobs : int, optional
@@ -368,7 +373,7 @@ class PrivateSearchCV(BaseEstimator):
     """
 
     def __init__(self, estimator: Any, param_distributions: Any, *, epsilon: float, delta: float = 0.0,
-                 method: str | None = None, mean_runs: float = 10.0, eta: float = 0.5, threshold: float | None = None,
+                 method: str = "truncated_negative_binomial", mean_runs: float = 10.0, eta: float = 0.5, threshold: float | None = None,
                  scoring: str = "accuracy", validation_fraction: float = 0.2, rng: Any = None,
                  accountant: Any = None, n_jobs: int | None = None) -> None:
         self.estimator = estimator
@@ -412,14 +417,12 @@ class PrivateSearchCV(BaseEstimator):
         return getattr(self.estimator, "_estimator_type", None)
 
     # -- the budget ------------------------------------------------------------------------------------
-    def _method(self, delta: float) -> str:
-        if self.method is None:
-            return "truncated_negative_binomial" if delta > 0 else "liu_talwar"
-        if not isinstance(self.method, str):
-            raise TypeError(f"method must be a str, got {self.method!r}")
-        return self.method
+    def _method(self) -> str:
+        if self.method not in _tune.METHODS:
+            raise ValueError(f"method must be one of {', '.join(_tune.METHODS)}, got {self.method!r}")
+        return str(self.method)
 
-    def _budget(self, tune: Any, method: str, delta: float, epsilon: float
+    def _budget(self, method: str, delta: float, epsilon: float
                 ) -> tuple[float, Guarantee, Guarantee, Guarantee]:
         """``(run_epsilon, declared run guarantee, declared fit guarantee, whole-procedure guarantee)``."""
         def at(e: float) -> tuple[Guarantee, Guarantee, Guarantee]:
@@ -428,7 +431,7 @@ class PrivateSearchCV(BaseEstimator):
                 raise TypeError(f"{type(self.estimator).__name__}.privacy_guarantee() must return a "
                                 f"dpselect.accounting.Guarantee, got {type(fit).__name__}")
             run = _run_guarantee(fit, e)
-            whole = tune.tuning_privacy(run, method=method, mean_runs=self.mean_runs, eta=self.eta)
+            whole = _tune.tuning_privacy(run, method=method, mean_runs=self.mean_runs, eta=self.eta)
             return fit, run, whole
 
         def fits(e: float) -> bool:
@@ -451,7 +454,7 @@ class PrivateSearchCV(BaseEstimator):
         if lo <= 0.0 or not fits(lo):
             raise ValueError(f"no per-run budget fits (epsilon={epsilon}, delta={delta}) with method={method!r} and "
                              f"mean_runs={self.mean_runs}: "
-                             + ("the Papernot-Steinke methods need delta > 0" if delta == 0 else
+                             + ("this method has no pure bound: give delta > 0" if delta == 0 else
                                 "raise epsilon or delta, or lower mean_runs"))
         fit, run, whole = at(lo)
         return lo, run, fit, whole
@@ -469,8 +472,8 @@ class PrivateSearchCV(BaseEstimator):
             raise ValueError(f"scoring must be one of {SCORINGS} (a DP score is a mechanism; a callable or another "
                              f"metric is refused), got {self.scoring!r}")
         m = self.mean_runs
-        if isinstance(m, bool) or not isinstance(m, numbers.Real) or not math.isfinite(m) or m < 1:
-            raise ValueError(f"mean_runs must be a finite number >= 1, got {m!r}")
+        if isinstance(m, bool) or not isinstance(m, numbers.Real) or not math.isfinite(m) or m <= 0:
+            raise ValueError(f"mean_runs must be a finite number > 0 (> 1 but for 'poisson'), got {m!r}")
         if self.n_jobs is not None and (isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, numbers.Integral)
                                         or self.n_jobs == 0):
             raise ValueError(f"n_jobs must be None or a non-zero int, got {self.n_jobs!r}")
@@ -504,7 +507,7 @@ class PrivateSearchCV(BaseEstimator):
         ['PrivateSearchCV.fit']
         """
         epsilon, delta, fraction, grids = self._check_params()
-        method = self._method(delta)
+        method = self._method()
         X, y = indexable(X, y)
         n = len(y)        # type: ignore[arg-type]
         if n < 2:
@@ -518,8 +521,7 @@ class PrivateSearchCV(BaseEstimator):
             combos = _CHECK_ALL_UP_TO + 1
         acc = check_accountant(self.accountant)
         gen = check_rng(self.rng) if not isinstance(self.rng, np.random.Generator) else self.rng
-        from .. import tune as _tune
-        run_eps, declared, fit_declared, whole = self._budget(_tune, method, delta, epsilon)
+        run_eps, declared, fit_declared, whole = self._budget(method, delta, epsilon)
         if combos <= _CHECK_ALL_UP_TO:     # check every configuration before anything is charged
             names = sorted(grids[0])
             for values in itertools.product(*(grids[0][k] for k in names)):
@@ -528,7 +530,7 @@ class PrivateSearchCV(BaseEstimator):
                 if not _covered(g, declared, fit_declared):
                     raise ValueError(f"the parameters {params} give the estimator the guarantee {g!r}, more than "
                                      f"{fit_declared!r}: the budget must not depend on the searched parameters")
-        charge(acc, whole, label="PrivateSearchCV.fit")
+        charge(acc, whole.composable(), label="PrivateSearchCV.fit")
         # ---- random bits from here on ----
         valid = gen.random(n) < fraction
         tr, va = np.flatnonzero(~valid), np.flatnonzero(valid)
