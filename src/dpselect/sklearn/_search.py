@@ -220,6 +220,17 @@ def _covered(g: Guarantee, declared: Guarantee, fit_declared: Guarantee) -> bool
     return repr(g) == repr(fit_declared)
 
 
+def _charged(whole: Guarantee, delta: float) -> Guarantee:
+    """What the accountant is charged: the certified (ε, δ) at the user's δ.
+
+    (``TuningGuarantee.composable()`` is the pure bound where one exists, which exceeds ε(δ) when δ > 0:
+    a search tuned to (ε, δ) would not fit an accountant of budget (ε, δ).)
+    """
+    if delta == 0.0:
+        return PureDP(whole.epsilon(0.0))
+    return ApproxDP(whole.epsilon(delta), delta)
+
+
 # ---------------------------------------------------------------------------------------------------
 # one run
 # ---------------------------------------------------------------------------------------------------
@@ -305,7 +316,9 @@ class PrivateSearchCV(BaseEstimator):
         The source of every random bit (split, number of runs, parameters, fits, noise); the same int gives
         the same search, whatever ``n_jobs``.
     accountant : dpselect.Accountant, optional
-        Charged ``privacy_.composable()`` (what ``select_private_candidate`` would charge) once per ``fit`` (label ``"PrivateSearchCV.fit"``), after the arguments are
+        Charged once per ``fit``, the search's (ε, δ) as certified: ``ApproxDP(privacy_.epsilon(delta), delta)``
+        (``PureDP(privacy_.epsilon(0))`` when ``delta = 0``), accepted in the accountant's ``"basic"`` and
+        ``"fixed"`` modes and in ``"adaptive"`` mode with ``approx_delta >= delta`` (label ``"PrivateSearchCV.fit"``), after the arguments are
         checked and before any random bit is drawn: a refused charge leaves the search unfitted and ``rng``
         untouched.
     n_jobs : int, optional
@@ -365,7 +378,7 @@ class PrivateSearchCV(BaseEstimator):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(0, 10, (3000, 3)); y = (X[:, 0] > 5).astype(int)
     >>> search = PrivateSearchCV(DiffPID3Classifier(n_max=3000, feature_bounds=(0, 10)),
-    ...                          {"depth": [1, 2, 3]}, epsilon=1.0, delta=1e-5, mean_runs=3, rng=0).fit(X, y)
+    ...                          {"depth": [1, 2, 3]}, epsilon=1.0, delta=1e-5, mean_runs=3, rng=1).fit(X, y)
     >>> search.privacy_.epsilon(1e-5) <= 1.0, sorted(search.best_params_), list(search.cv_results_["rank_test_score"])
     (True, ['depth'], [1])
     >>> search.score(X, y) > 0.9
@@ -423,9 +436,9 @@ class PrivateSearchCV(BaseEstimator):
         return str(self.method)
 
     def _budget(self, method: str, delta: float, epsilon: float
-                ) -> tuple[float, Guarantee, Guarantee, Guarantee]:
+                ) -> tuple[float, Guarantee, Guarantee, _tune.TuningGuarantee]:
         """``(run_epsilon, declared run guarantee, declared fit guarantee, whole-procedure guarantee)``."""
-        def at(e: float) -> tuple[Guarantee, Guarantee, Guarantee]:
+        def at(e: float) -> tuple[Guarantee, Guarantee, _tune.TuningGuarantee]:
             fit = clone(self.estimator).set_params(epsilon=e).privacy_guarantee()
             if not isinstance(fit, Guarantee):
                 raise TypeError(f"{type(self.estimator).__name__}.privacy_guarantee() must return a "
@@ -500,7 +513,7 @@ class PrivateSearchCV(BaseEstimator):
         >>> import dpselect, numpy as np
         >>> from dpselect.sklearn import DiffPID3Classifier, PrivateSearchCV
         >>> X = np.random.default_rng(1).uniform(0, 1, (500, 2)); y = (X[:, 1] > 0.5).astype(int)
-        >>> acc = dpselect.Accountant(epsilon=2.0, delta=1e-5)
+        >>> acc = dpselect.Accountant(epsilon=2.0, delta=1e-5, mode="basic")
         >>> s = PrivateSearchCV(DiffPID3Classifier(n_max=500, feature_bounds=(0, 1)), {"depth": [1, 2]},
         ...                     epsilon=1.0, delta=1e-6, mean_runs=2, rng=0, accountant=acc).fit(X, y)
         >>> [r.label for r in acc.history]
@@ -530,7 +543,7 @@ class PrivateSearchCV(BaseEstimator):
                 if not _covered(g, declared, fit_declared):
                     raise ValueError(f"the parameters {params} give the estimator the guarantee {g!r}, more than "
                                      f"{fit_declared!r}: the budget must not depend on the searched parameters")
-        charge(acc, whole.composable(), label="PrivateSearchCV.fit")
+        charge(acc, _charged(whole, delta), label="PrivateSearchCV.fit")
         # ---- random bits from here on ----
         valid = gen.random(n) < fraction
         tr, va = np.flatnonzero(~valid), np.flatnonzero(valid)
