@@ -283,3 +283,15 @@ def test_budget_that_depends_on_a_searched_parameter_is_refused_before_the_charg
     with pytest.raises(ValueError, match="must not depend on the searched parameters"):
         PrivateSearchCV(Leaky(split=0.3), {"split": [0.3, 0.7]}, epsilon=1.0, delta=1e-5, accountant=acc).fit(X, y)
     assert len(acc.history) == 0
+
+
+def test_input_validation_messages():
+    X, y = blobs(100)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        tree_search().fit(X, y[:-1])
+    with pytest.raises(ValueError, match="at least 2 records"):
+        tree_search().fit(X[:1], y[:1])
+    with pytest.raises(ValueError, match="method must be one of"):
+        tree_search(method="grid").fit(X, y)
+    with pytest.raises(TypeError, match="rng must be"):
+        tree_search(rng="seed").fit(X, y)
