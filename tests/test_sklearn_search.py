@@ -295,3 +295,18 @@ def test_input_validation_messages():
         tree_search(method="grid").fit(X, y)
     with pytest.raises(TypeError, match="rng must be"):
         tree_search(rng="seed").fit(X, y)
+    acc = dpselect.Accountant(epsilon=5.0, delta=1e-5, mode="basic")
+    for kw in ({"method": "liu_talwar_threshold"}, {"threshold": 10.0}):
+        with pytest.raises(ValueError, match="threshold"):
+            tree_search(accountant=acc, **kw).fit(X, y)
+    assert len(acc.history) == 0
+
+
+@needs_tune
+def test_known_threshold_may_release_nothing():
+    X, y = blobs(300)
+    s = tree_search(method="liu_talwar_threshold", threshold=10**6, delta=0.0).fit(X, y)   # unreachable
+    assert s.best_estimator_ is None and s.best_params_ is None and s.cv_results_["params"] == []
+    assert s.privacy_.epsilon(0.0) <= 1.0
+    with pytest.raises(RuntimeError, match="released no candidate"):
+        s.predict(X)

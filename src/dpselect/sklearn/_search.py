@@ -433,6 +433,13 @@ class PrivateSearchCV(BaseEstimator):
     def _method(self) -> str:
         if self.method not in _tune.METHODS:
             raise ValueError(f"method must be one of {', '.join(_tune.METHODS)}, got {self.method!r}")
+        t = self.threshold
+        if self.method == "liu_talwar_threshold":
+            if isinstance(t, bool) or not isinstance(t, numbers.Real) or math.isnan(float(t)):
+                raise ValueError("method='liu_talwar_threshold' needs threshold= (a number of correct validation "
+                                 f"predictions fixed before seeing the data), got {t!r}")
+        elif t is not None:
+            raise ValueError(f"threshold= is used by method='liu_talwar_threshold' only, got method={self.method!r}")
         return str(self.method)
 
     def _budget(self, method: str, delta: float, epsilon: float
