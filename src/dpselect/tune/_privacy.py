@@ -39,6 +39,12 @@ from ._stopping import _Law
 
 __all__ = ["TuningGuarantee"]
 
+#: The orders of the procedure's RDP curve: dpselect's DEFAULT_ORDERS (so an Accountant reads the curve at its
+#: own orders exactly) plus 1500 orders α = 1 + 10^t, t evenly spaced in [-2, 3.01]: the minimum over λ̂ of
+#: Thm 2 and the conversion to (ε, δ) are both minima over the grid, so a finer grid only lowers ε.
+_ORDERS = np.unique(np.concatenate([np.asarray(DEFAULT_ORDERS, dtype=float),
+                                    1.0 + 10.0 ** np.linspace(-2.0, 3.01, 1500)]))
+
 METHODS = ("liu_talwar", "liu_talwar_threshold", "geometric", "logarithmic", "truncated_negative_binomial",
            "poisson")
 
@@ -212,7 +218,7 @@ def procedure_guarantee(run_privacy: Any, method: str, law: _Law) -> TuningGuara
         raise ValueError(f"method={method!r} is analysed for a pure ε-DP (or (ε, δ)-DP) run only, got "
                          f"run_privacy={run_privacy!r}: use method='geometric' (the same procedure, Rényi-DP "
                          "accounting of Papernot & Steinke) or another Papernot–Steinke law")
-    orders = np.asarray(DEFAULT_ORDERS, dtype=float)
+    orders = _ORDERS
     base_curve = np.array([base.rdp(float(a)) for a in orders], dtype=float)
     mean = law.mean()
     if method == "liu_talwar_threshold":

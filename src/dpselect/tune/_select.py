@@ -11,6 +11,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from .._boundary import check_accountant
+from .._exact_random import next_word
 from .._rng import RngLike, check_rng
 from .._validation import check_choice, short_repr
 from ._privacy import METHODS, TuningGuarantee, procedure_guarantee
@@ -57,9 +58,9 @@ def _check_mean(mean_runs: Any, method: str) -> float:
         raise TypeError(f"mean_runs must be a number, got {short_repr(mean_runs)}")
     m = float(mean_runs)
     lo_ok = m > 0.0 if method == "poisson" else m > 1.0
-    if not (math.isfinite(m) and lo_ok and m <= 1e6):
+    if not (math.isfinite(m) and lo_ok and m <= 1e4):
         need = "> 0" if method == "poisson" else "> 1"
-        raise ValueError(f"mean_runs (the expected number of runs) must be a finite number {need} and <= 1e6 "
+        raise ValueError(f"mean_runs (the expected number of runs) must be a finite number {need} and <= 1e4 "
                          f"for method={method!r}, got {short_repr(mean_runs)}")
     return m
 
@@ -151,12 +152,18 @@ def _check_run_output(out: Any, index: int) -> tuple[float, Any]:
     return s, cand
 
 
-def _run_all(run: Callable[[np.random.Generator], Any], gens: list, n_jobs: Any,
+def _child(root: int, index: int) -> np.random.Generator:
+    """The generator of run ``index``: a function of the root entropy and the index only (so of neither the
+    worker count nor the order in which runs finish)."""
+    return np.random.default_rng(np.random.SeedSequence(entropy=root, spawn_key=(index,)))
+
+
+def _run_all(run: Callable[[np.random.Generator], Any], k: int, root: int, n_jobs: Any,
              threshold: float | None) -> list[tuple[float, Any]]:
-    """The runs in index order (all of them; with a threshold, up to the first that reaches it)."""
+    """The runs in index order (all K of them; with a threshold, up to the first that reaches it)."""
     workers = 1
     parallel = None
-    if n_jobs is not None and n_jobs != 1 and len(gens) > 1:
+    if n_jobs is not None and n_jobs != 1 and k > 1:
         try:
             import joblib
         except ImportError:                              # optional: the sklearn extra brings it
@@ -166,16 +173,16 @@ def _run_all(run: Callable[[np.random.Generator], Any], gens: list, n_jobs: Any,
             parallel = joblib.Parallel(n_jobs=n_jobs)
             workers = max(1, int(joblib.effective_n_jobs(n_jobs)))
     results: list[tuple[float, Any]] = []
-    step = max(1, len(gens)) if threshold is None else workers
-    for start in range(0, len(gens), step):
-        chunk = gens[start:start + step]
-        if parallel is not None and len(chunk) > 1:
+    step = max(1, k) if threshold is None else workers
+    for start in range(0, k, step):
+        idx = range(start, min(k, start + step))
+        if parallel is not None and len(idx) > 1:
             import joblib
-            outs = parallel(joblib.delayed(run)(g) for g in chunk)
+            outs = parallel(joblib.delayed(run)(_child(root, i)) for i in idx)
         else:
-            outs = [run(g) for g in chunk]
-        for i, o in enumerate(outs):
-            s, c = _check_run_output(o, start + i)
+            outs = [run(_child(root, i)) for i in idx]
+        for i, o in zip(idx, outs):
+            s, c = _check_run_output(o, i)
             results.append((s, c))
             if threshold is not None and s >= threshold:
                 return results
@@ -211,15 +218,15 @@ def select_private_candidate(run: Callable[[np.random.Generator], Any], *, run_p
 "liu_talwar_threshold"}
         The law of K and its analysis. Default ``"truncated_negative_binomial"``.
     mean_runs : float, default 10.0
-        E[K] (> 1; > 0 for ``"poisson"``). The law's parameter is solved from it in float and the guarantee
-        is computed for that float, read as an exact rational.
+        E[K] (> 1, or > 0 for ``"poisson"``; at most 10^4). The law's parameter is solved from it in
+        float and the guarantee is computed for that float, read as an exact rational.
     eta : float, default 0.5
         The shape η of ``"truncated_negative_binomial"`` in (−1, ∞) \\ {0}.
     threshold : float, optional
         The known threshold of ``"liu_talwar_threshold"`` (required there, refused elsewhere).
     rng : None, int, SeedSequence, BitGenerator or Generator
-        The randomness: K is drawn from it, then each run gets a child generator
-        (``Generator.spawn``), so results do not depend on ``n_jobs``.
+        The randomness: K is drawn from it (exactly), then 128 bits of root entropy; run i gets the
+        generator of ``SeedSequence(root, spawn_key=(i,))``, so results do not depend on ``n_jobs``.
     accountant : Accountant, optional
         Charged ``privacy.composable()`` after validation and before any random bit; a refused charge
         releases nothing and leaves ``rng`` untouched.
@@ -274,8 +281,8 @@ def select_private_candidate(run: Callable[[np.random.Generator], Any], *, run_p
     if acc is not None:
         acc.charge(guarantee.composable(), label=f"select_private_candidate({m}, mean_runs={float(mean_runs)!r})")
     k = law.sample(gen)
-    gens = list(gen.spawn(k)) if k else []
-    results = _run_all(run, gens, n_jobs, thr)
+    root = next_word(gen) << 64 | next_word(gen)      # the runs' seeds: drawn after K, from the same rng
+    results = _run_all(run, k, root, n_jobs, thr)
     if thr is not None:
         if results and results[-1][0] >= thr:
             return TuneResult(results[-1][1], results[-1][0], guarantee, m)

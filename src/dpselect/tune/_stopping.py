@@ -161,7 +161,7 @@ class _Law:
             a, b = self._float_ratio_terms()
             u_lo = num * 2.0 ** -64 * (1.0 - 2.0 ** -50)
             u_hi = (num + 1) * 2.0 ** -64 * (1.0 + 2.0 ** -50)
-            while k < 100_000:
+            while k < 10_000_000:
                 f = c * cum
                 rel = 1e-12 + 1e-14 * (k + 1)
                 if f > 0.0 and u_hi < f * (1.0 - rel):
