@@ -378,7 +378,7 @@ class PrivateSearchCV(BaseEstimator):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(0, 10, (3000, 3)); y = (X[:, 0] > 5).astype(int)
     >>> search = PrivateSearchCV(DiffPID3Classifier(n_max=3000, feature_bounds=(0, 10)),
-    ...                          {"depth": [1, 2, 3]}, epsilon=1.0, delta=1e-5, mean_runs=3, rng=1).fit(X, y)
+    ...                          {"depth": [1, 2, 3]}, epsilon=1.0, delta=1e-5, mean_runs=3, rng=2).fit(X, y)
     >>> search.privacy_.epsilon(1e-5) <= 1.0, sorted(search.best_params_), list(search.cv_results_["rank_test_score"])
     (True, ['depth'], [1])
     >>> search.score(X, y) > 0.9
