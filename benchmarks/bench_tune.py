@@ -123,7 +123,7 @@ def main() -> None:
                             cwd=Path(__file__).resolve().parent).stdout.strip()
     md = f"""## Private selection from private candidates: certified ε (issue 25, benchmarks/bench_tune.py)
 
-Machine: {machine()}; commit {commit} (+ this script); dp-accounting {version('dp-accounting')}, opendp \
+Machine: {machine()}; commit {commit}; dp-accounting {version('dp-accounting')}, opendp \
 {version('opendp')} (benchmarks/requirements-tune.txt, separate venv). Command:
 `PYTHONPATH=$PWD/src .venv-t/bin/python benchmarks/bench_tune.py --reference`. All columns computed in the same run.
 

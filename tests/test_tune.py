@@ -94,12 +94,23 @@ def _sigma_1e5() -> float:
 
 
 def test_pure_bounds():
-    assert tuning_privacy(1.0, method="liu_talwar", mean_runs=10.0).epsilon(0.0) == 3.0
-    assert tuning_privacy(1.0, method="geometric", mean_runs=10.0).epsilon(0.0) == 3.0
+    # Papernot-Steinke's / Liu-Talwar's pure bounds (2 + η)ε are the pure part; the privacy-profile bound
+    # c + ε (c < (1 + η)ε for γ > 0, -> (1 + η)ε as γ -> 0) can be below them at δ = 0
+    for method, eta, pure in (("liu_talwar", 1.0, 3.0), ("geometric", 1.0, 3.0), ("logarithmic", 0.0, 2.0),
+                              ("truncated_negative_binomial", -0.5, 1.5)):
+        g = tuning_privacy(1.0, method=method, mean_runs=10.0, eta=eta)
+        assert g.pure_epsilon == pure
+        assert g.epsilon(0.0) == min(pure, g._epsilon_profile(0.0)) <= pure
+        assert g.epsilon(0.0) >= 1.0 + (1.0 + eta) * 0.5            # sanity: not absurdly low
+        big = tuning_privacy(1.0, method=method, mean_runs=1e4, eta=eta)
+        assert big.epsilon(0.0) == pytest.approx(pure, abs=5e-3)     # γ -> 0: (2 + η)ε again
+    assert tuning_privacy(1.0, method="liu_talwar", mean_runs=10.0).epsilon(0.0) == pytest.approx(2.5932, abs=1e-4)
     assert tuning_privacy(0.5, method="liu_talwar_threshold", mean_runs=10.0).epsilon(0.0) == 1.0
-    assert tuning_privacy(1.0, method="logarithmic", mean_runs=10.0).epsilon(0.0) == 2.0
-    assert tuning_privacy(1.0, method="truncated_negative_binomial", mean_runs=10.0, eta=-0.5).epsilon(0.0) == 1.5
-    assert tuning_privacy(1.0, method="poisson", mean_runs=10.0).epsilon(0.0) == math.inf
+    # Poisson: no pure bound by Rényi DP; the profile bound gives ε + μ TV (TV of ε-DP: tanh(ε/2))
+    gp = tuning_privacy(1.0, method="poisson", mean_runs=10.0)
+    assert gp.pure_epsilon == math.inf and gp._epsilon_rdp(0.0) == math.inf
+    assert gp.epsilon(0.0) == pytest.approx(1.0 + 10.0 * math.tanh(0.5), rel=1e-9)
+    assert gp.epsilon(0.0) >= 1.0 + 10.0 * math.tanh(0.5)
     g = tuning_privacy(PureDP(1.0), method="truncated_negative_binomial", mean_runs=10.0, eta=0.5)
     assert g.composable() == PureDP(2.5)
     # the RDP curve beats the pure bound at δ > 0 where it can
@@ -110,7 +121,8 @@ def test_approx_dp_run_adds_delta_times_mean():
     g = tuning_privacy(ApproxDP(1.0, 1e-7), method="liu_talwar", mean_runs=10.0)
     assert g.epsilon(1e-7) == math.inf
     assert g.extra_delta == pytest.approx(1e-6, rel=1e-9) and g.extra_delta >= 1e-6
-    assert g.epsilon(g.extra_delta) == 3.0
+    assert g._epsilon_rdp(g.extra_delta) == 3.0 and g.epsilon(g.extra_delta) <= 3.0
+    assert g.epsilon(2e-6) == g._epsilon_profile(2e-6) < 3.0     # c + ε_Q(δ / E[K]) from the run's profile
     assert isinstance(g.composable(), ApproxDP) and g.composable().epsilon_ == 3.0
     assert all(e == math.inf for e in g.epsilons)             # not RDP: the δ part
     with pytest.raises(ValueError, match="pure"):
@@ -138,8 +150,11 @@ def test_never_above_dp_accounting(key):
     g = tuning_privacy(GaussianMechanism(REFERENCE["sigma"]), method=method, mean_runs=float(mean), eta=0.5)
     ours, ref = g.epsilon(1e-5), REFERENCE["epsilon"][key]
     assert ours <= ref
+    rdp_only = g._epsilon_rdp(1e-5)
+    assert ours == min(rdp_only, g._epsilon_profile(1e-5))
     if method != "poisson":                # same theorem and conversion, a finer grid of orders
-        assert ours == pytest.approx(ref, rel=1e-3)
+        assert rdp_only == pytest.approx(ref, rel=1e-3)
+        assert ours <= 0.83 * ref          # the privacy-profile bound: 0.72-0.82 of dp-accounting here
 
 
 def test_dp_accounting_reference_recomputed():
@@ -176,7 +191,7 @@ def test_charge_and_refusal_leave_rng_untouched():
 
 
 def test_validation_before_randomness():
-    bad = [dict(method="nope"), dict(mean_runs=1.0), dict(mean_runs=float("nan")), dict(mean_runs=2e4), dict(method="poisson", mean_runs=0),
+    bad = [dict(method="nope"), dict(mean_runs=1.0), dict(mean_runs=float("nan")), dict(mean_runs=2e4), dict(method="poisson", mean_runs=0), dict(method="poisson", mean_runs=501.0),
            dict(eta=0.0), dict(eta=-1.0), dict(threshold=1.0), dict(method="liu_talwar_threshold"),
            dict(n_jobs=0)]
     for kw in bad:
@@ -316,3 +331,175 @@ def test_ties_go_to_the_earliest_run():
 
     res = select_private_candidate(run, run_privacy=1.0, method="geometric", mean_runs=50.0, rng=3)
     assert res.candidate == 0
+
+
+def _best_of_tnb(p: list[Fraction], gamma: Fraction, eta: float) -> list[float]:
+    """The law of the best of K ~ TNB(η, γ) runs (logarithmic for η = 0) at 80 decimal digits:
+    φ(z) = ((1 − (1 − γ)z)^(−η) − 1)/(γ^(−η) − 1), or log(1 − (1 − γ)z)/log γ."""
+    from decimal import Decimal, localcontext
+    with localcontext() as ctx:
+        ctx.prec = 80
+        g = Decimal(gamma.numerator) / Decimal(gamma.denominator)
+
+        def phi(z):
+            base = 1 - (1 - g) * z
+            if eta == 0:
+                return base.ln() / g.ln()
+            e = Decimal(eta)
+            return ((base.ln() * -e).exp() - 1) / ((g.ln() * -e).exp() - 1)
+
+        out, prev, cum = [], Decimal(0), Decimal(0)
+        for pj in p:
+            cum += Decimal(pj.numerator) / Decimal(pj.denominator)
+            v = phi(cum)
+            out.append(float(v - prev))
+            prev = v
+        return out
+
+
+@pytest.mark.parametrize("method,eta", [("truncated_negative_binomial", -0.5), ("logarithmic", 0.0),
+                                        ("truncated_negative_binomial", 0.5), ("truncated_negative_binomial", 2.0)])
+def test_exact_audit_papernot_steinke_pure_bound_is_tight(method, eta):
+    """The certified pure ε (min of (2 + η)ε and the profile bound c + ε) holds on the two-candidate example
+    at every mean, and is approached as γ → 0 (η < 0 included), where both are (2 + η)ε."""
+    from dpselect.audit import exact_dp_audit
+    for mean in (2.0, 100.0, 1e4):
+        g = tuning_privacy(PureDP(LN2), method=method, mean_runs=mean, eta=eta)
+        claim = g.epsilon(0.0)
+        assert g.pure_epsilon == pytest.approx((2 + eta) * LN2, rel=1e-15) and claim <= g.pure_epsilon
+        gamma = make_law(method, mean, eta).gamma
+        probs = {d: np.array(_best_of_tnb(p, gamma, eta)) for d, p in _RUN.items()}
+        res = exact_dp_audit(lambda d: probs[d], [("x", "x'")], claim=PureDP(claim))
+        assert res.passed
+    assert claim > (2 + eta - 0.01) * LN2
+    assert res.worst_log_ratio > (2 + eta - 0.01) * LN2    # nearly tight: a smaller claim would be refuted
+
+
+def test_threshold_variant_same_result_with_workers():
+    pytest.importorskip("joblib")
+
+    def run(g):
+        s = float(g.normal())
+        return s, round(s, 6)
+
+    kw = dict(run_privacy=1.0, method="liu_talwar_threshold", threshold=1.0, mean_runs=20.0)
+    for seed in range(3):
+        assert select_private_candidate(run, rng=seed, **kw) == select_private_candidate(run, rng=seed, n_jobs=2, **kw)
+
+
+# ----------------------------------------------------------------------------------------------------
+# the privacy-profile bound (after Koskela, Redberg & Wang 2024) against the exact profile of the whole
+# procedure on small discrete runs that are not pure DP (an output impossible on one side)
+# ----------------------------------------------------------------------------------------------------
+_PAIRS = {
+    # (P, R): run laws on ordered outputs (lowest score first)
+    "delta-output": ([0.5, 0.3, 0.2, 0.0], [0.45, 0.3, 0.15, 0.1]),
+    "best-differs": ([0.6, 0.25, 0.15], [0.7, 0.2, 0.1]),
+    "rr-like": ([0.1, 0.2, 0.3, 0.4], [0.25, 0.3, 0.25, 0.2]),
+    "rare-top": ([0.9, 0.0999, 0.0001], [0.95, 0.04999, 0.00001]),
+    "two-candidates-ln2": ([0.799999, 0.000001, 0.2], [0.5999995, 0.0000005, 0.4]),   # _RUN in floats
+}
+_PS_LAWS = [("geometric", 1.0, 5.0), ("logarithmic", 0.0, 5.0), ("truncated_negative_binomial", 0.5, 5.0),
+            ("truncated_negative_binomial", -0.5, 20.0), ("poisson", 0.0, 3.0)]
+
+
+def _pair_profile(P, R):
+    """The exact profile of a discrete pair, both directions (rounded up by 1e-15), and its kinks."""
+    P, R = np.array(P), np.array(R)
+
+    def delta(e):
+        ee = math.exp(e)
+        return float(max(np.sum(np.maximum(P - ee * R, 0.0)), np.sum(np.maximum(R - ee * P, 0.0)))) + 1e-15
+    with np.errstate(divide="ignore"):
+        kinks = [abs(float(x)) for x in np.log(P / R) if np.isfinite(x)]
+    return delta, kinks
+
+
+def _exact_procedure_profile(P, R, method, eta, mean):
+    """δ_A(ε) of the best of K runs, both directions, with φ at 50 digits: A(y) = φ(F(y)) − φ(F(y⁻))."""
+    import mpmath
+    law = make_law(method, mean, eta)
+    with mpmath.workdps(50):
+        if law.kind == "poisson":
+            mu = mpmath.mpf(law.mu.numerator) / law.mu.denominator
+            phi = lambda z: mpmath.exp(mu * (z - 1))                          # noqa: E731
+        else:
+            gam = mpmath.mpf(law.gamma.numerator) / law.gamma.denominator
+            if law.kind == "logarithmic":
+                phi = lambda z: mpmath.log(1 - (1 - gam) * z) / mpmath.log(gam)  # noqa: E731
+            else:
+                et = mpmath.mpf(float(law.eta))
+                phi = lambda z: ((1 - (1 - gam) * z) ** (-et) - 1) / (gam ** (-et) - 1)  # noqa: E731
+
+        def out(p):
+            cum, prev, res = mpmath.mpf(0), phi(mpmath.mpf(0)), []
+            for pj in p:
+                cum += mpmath.mpf(pj)
+                v = phi(cum)
+                res.append(v - prev)
+                prev = v
+            return res                          # (Poisson's atom on "nothing" is the same on both sides)
+        a, b = out(P), out(R)
+
+        def delta(e):
+            ee = mpmath.exp(e)
+            f = sum(max(x - ee * y, 0) for x, y in zip(a, b))
+            r = sum(max(y - ee * x, 0) for x, y in zip(a, b))
+            return float(max(f, r))
+        return delta, law
+
+
+def _profile_bound(P, R, method, eta, mean, drop=None):
+    from dpselect.tune._profile import profile_delta, ratio_exponent
+    dq, kinks = _pair_profile(P, R)
+    law = make_law(method, mean, eta)
+    if law.kind == "poisson":
+        c = ratio_exponent(dq, "poisson", None, 0.0, float(law.mu))
+    else:
+        e = 0.0 if law.kind == "logarithmic" else float(law.eta)
+        c = ratio_exponent(dq, law.kind, float(law.gamma), e, None, kinks)
+    m = law.mean()
+    if drop == "c":
+        c = 0.0
+    if drop == "mean":
+        m = 1.0
+    return lambda eps: profile_delta(dq, c, m, eps)
+
+
+_EPS = [0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0]
+
+
+@pytest.mark.parametrize("method,eta,mean", _PS_LAWS)
+def test_profile_bound_holds_against_exact_procedure_profile(method, eta, mean):
+    pytest.importorskip("mpmath")
+    for name, (P, R) in _PAIRS.items():
+        exact, _ = _exact_procedure_profile(P, R, method, eta, mean)
+        bound = _profile_bound(P, R, method, eta, mean)
+        for e in _EPS:
+            assert bound(e) >= exact(e), (name, e, bound(e), exact(e))
+
+
+@pytest.mark.parametrize("method,eta,mean", _PS_LAWS)
+def test_profile_bound_without_its_terms_is_refuted(method, eta, mean):
+    """Dropping c (the ratio of generating-function derivatives) or the factor E[K] gives a 'bound' the
+    exact profile exceeds: the check above has the power to catch either omission."""
+    pytest.importorskip("mpmath")
+    for drop in ("c", "mean"):
+        refuted = []
+        for name, (P, R) in _PAIRS.items():
+            exact, _ = _exact_procedure_profile(P, R, method, eta, mean)
+            wrong = _profile_bound(P, R, method, eta, mean, drop=drop)
+            refuted += [(name, e) for e in _EPS if wrong(e) < exact(e)]
+        assert refuted, drop
+
+
+def test_tuning_guarantee_uses_the_profile_of_the_run():
+    """End to end: the certified δ(ε) of the procedure on an exact discrete run's profile, here a pure
+    ln2 run, is above the exact δ of the two-candidate example at every ε, and equals the minimum."""
+    pytest.importorskip("mpmath")
+    P, R = [float(v) for v in _RUN["x"]], [float(v) for v in _RUN["x'"]]
+    for method, eta, mean in _PS_LAWS:
+        g = tuning_privacy(PureDP(LN2), method=method, mean_runs=mean, eta=eta)
+        exact, _ = _exact_procedure_profile(P, R, method, eta, mean)
+        for e in _EPS:
+            assert g.delta(e) >= exact(e)

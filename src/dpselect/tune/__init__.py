@@ -5,13 +5,14 @@ exactly from a law fixed by its mean) and releases the best run's (score, candid
 runs are not released. :func:`tuning_privacy` gives the certified guarantee without running, to choose a
 per-run budget. Methods: Liu & Talwar (2019) random stopping and its known-threshold variant (pure DP);
 Papernot & Steinke (2022) with a truncated negative binomial, logarithmic, geometric or Poisson number of
-runs (Rényi DP from the run's curve). See ``docs/tuning.md``.
+runs (Rényi DP from the run's curve, and privacy profiles after Koskela, Redberg & Wang 2024). See ``docs/tuning.md``.
 
 Examples
 --------
 >>> from dpselect.tune import tuning_privacy
->>> tuning_privacy(0.5, method="liu_talwar", mean_runs=20.0).epsilon(0.0)
-1.5
+>>> g = tuning_privacy(0.5, method="liu_talwar", mean_runs=20.0)
+>>> g.pure_epsilon, round(g.epsilon(0.0), 3)          # Liu & Talwar's 3ε; the privacy-profile bound
+(1.5, 1.404)
 """
 from __future__ import annotations
 

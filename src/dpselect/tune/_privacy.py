@@ -3,8 +3,9 @@
 Analyses (each applies to the best of K runs, the pair (score, candidate) of the best run released):
 
 * Liu & Talwar (STOC 2019), random stopping (K geometric with parameter γ) on an ε-DP run: 3ε-DP
-  (their Thm 3.4); the known-threshold variant (release the first run whose score reaches the threshold,
-  nothing if K runs pass without one; K geometric): 2ε-DP (their Thm 3.1, the bound OpenDP's
+  (their random-stopping theorem, the η = 1 case of Papernot & Steinke's (2 + η)ε); the known-threshold
+  variant (release the first run whose score reaches the threshold, nothing if K runs pass without one; K
+  geometric): 2ε-DP (their Algorithm 1, the bound OpenDP's
   ``make_select_private_candidate`` states).
 * Papernot & Steinke (ICLR 2022), Thm 2, K ~ TNB(η, γ) (logarithmic η = 0, geometric η = 1), from the
   run's RDP curve ε(λ): for every λ > 1 and λ̂ > 1,
@@ -17,9 +18,14 @@ Analyses (each applies to the best of K runs, the pair (score, candidate) of the
   reweighted by (1 − δ)^K (a law of the same family with a smaller mean, whose bounds are smaller), except
   on an event of probability 1 − E[(1 − δ)^K] ≤ δ E[K]: it costs the ε-DP analysis plus δ E[K].
 
-The RDP curves are converted to (ε, δ) by the curve (Balle et al. 2020); the procedure's ε(δ) is the
-minimum of the valid analyses. Not implemented: the privacy-profile analysis of Koskela, Redberg & Wang
-(ICML 2024).
+* Privacy profiles (after Koskela, Redberg & Wang, ICML 2024; derivation and numerics in ``_profile.py``),
+  every Papernot–Steinke law and ``liu_talwar`` (geometric), from the run's own profile δ_Q (its
+  ``delta``; exact for ``GaussianMechanism``, ``PureDP``, ``ApproxDP``): δ(ε) ≤ E[K] δ_Q(ε − c), with c
+  bounding log φ'(F_P)/φ'(F_R) (φ the generating function of K) through δ_Q. Not RDP: it enters
+  ``epsilon`` / ``delta`` only (never the curve charged to an accountant in RDP form).
+
+The RDP curves are converted to (ε, δ) by the curve (Balle et al. 2020); the procedure's ε(δ) and δ(ε)
+are the minimum of the valid analyses (RDP, pure, privacy profile).
 """
 from __future__ import annotations
 
@@ -35,6 +41,7 @@ from fractions import Fraction
 from .._validation import short_repr
 from ..accounting._numeric import check_delta, exact_up, rdp_delta, rdp_epsilon, up, up_eps
 from ..accounting.guarantees import DEFAULT_ORDERS, RDP, ApproxDP, Guarantee, PureDP
+from ._profile import profile_delta, profile_epsilon, ratio_exponent
 from ._stopping import _Law
 
 __all__ = ["TuningGuarantee"]
@@ -68,6 +75,13 @@ class TuningGuarantee(RDP):
         A pure-DP bound of that procedure (``inf`` where none).
     extra_delta : float, default 0.0
         The δ added by an (ε, δ)-DP base run (δ E[K]); 0 for an RDP or pure base.
+    profile_base : Guarantee, optional
+        The run's guarantee, read by its privacy profile (``delta`` / ``epsilon``) for the privacy-profile
+        bound; None: no such bound.
+    profile_c : float, default inf
+        The constant c of the privacy-profile bound δ(ε) ≤ E[K] δ_Q(ε − c).
+    profile_mean : float, default inf
+        E[K] (rounded up).
 
     Attributes
     ----------
@@ -79,23 +93,32 @@ class TuningGuarantee(RDP):
         The pure bound.
     extra_delta : float
         The additive δ.
+    profile_c, profile_mean : float
+        The privacy-profile bound's c and E[K] (``inf`` where that bound is not available).
 
     Examples
     --------
     >>> from dpselect.tune import tuning_privacy
     >>> g = tuning_privacy(1.0, method="liu_talwar", mean_runs=10.0)
-    >>> g.pure_epsilon, g.epsilon(0.0), g.composable()
-    (3.0, 3.0, PureDP(epsilon=3.0))
+    >>> g.pure_epsilon, round(g.epsilon(0.0), 3), g.composable()
+    (3.0, 2.593, PureDP(epsilon=3.0))
     """
 
     method: str
     pure_epsilon: float
     extra_delta: float
     curve_epsilons: tuple
+    profile_c: float
+    profile_mean: float
 
     def __init__(self, orders: Any, epsilons: Any, method: str, pure_epsilon: float = math.inf,
-                 extra_delta: float = 0.0) -> None:
+                 extra_delta: float = 0.0, profile_base: Guarantee | None = None, profile_c: float = math.inf,
+                 profile_mean: float = math.inf) -> None:
         super().__init__(orders, epsilons)
+        ok = profile_base is not None and math.isfinite(profile_c) and math.isfinite(profile_mean)
+        object.__setattr__(self, "_profile_base", profile_base if ok else None)
+        object.__setattr__(self, "profile_c", float(profile_c) if ok else math.inf)
+        object.__setattr__(self, "profile_mean", float(profile_mean) if ok else math.inf)
         object.__setattr__(self, "method", str(method))
         object.__setattr__(self, "pure_epsilon", float(pure_epsilon))
         object.__setattr__(self, "extra_delta", float(extra_delta))
@@ -110,10 +133,21 @@ class TuningGuarantee(RDP):
             parts.append(f"pure_epsilon={self.pure_epsilon!r}")
         if self.extra_delta:
             parts.append(f"extra_delta={self.extra_delta!r}")
+        if math.isfinite(self.profile_c):
+            parts.append(f"profile_c={self.profile_c!r}")
         return f"TuningGuarantee({', '.join(parts)}, <RDP curve on {len(self.orders)} orders>)"
 
     def epsilon(self, delta: float = 0.0) -> float:
         d = check_delta(delta)
+        return min(self._epsilon_rdp(d), self._epsilon_profile(d))
+
+    def _epsilon_profile(self, d: float) -> float:
+        base = self._profile_base         # type: ignore[attr-defined]
+        if base is None:
+            return math.inf
+        return profile_epsilon(base.epsilon, self.profile_c, self.profile_mean, d)
+
+    def _epsilon_rdp(self, d: float) -> float:
         if d < self.extra_delta:
             return math.inf
         rest = max(0.0, math.nextafter(d - self.extra_delta, 0.0)) if self.extra_delta else d
@@ -131,7 +165,11 @@ class TuningGuarantee(RDP):
         d = rdp_delta(np.array(self.orders), np.array(self.curve_epsilons), e)
         if math.isfinite(self.pure_epsilon):
             d = min(d, PureDP(self.pure_epsilon).delta(e))
-        return min(1.0, up(d + self.extra_delta) if self.extra_delta else d)
+        d = min(1.0, up(d + self.extra_delta) if self.extra_delta else d)
+        base = self._profile_base         # type: ignore[attr-defined]
+        if base is not None:
+            d = min(d, profile_delta(base.delta, self.profile_c, self.profile_mean, e))
+        return d
 
     def rdp(self, alpha: float) -> float:
         return super().rdp(alpha)
@@ -237,4 +275,13 @@ def procedure_guarantee(run_privacy: Any, method: str, law: _Law) -> TuningGuara
             curve = np.minimum(curve, [PureDP(p).rdp(float(a)) for a in orders])
     curve = np.array([max(0.0, up_eps(float(x))) for x in curve])   # a divergence is >= 0
     extra = up(delta * mean) if delta > 0.0 else 0.0
-    return TuningGuarantee(orders, curve, method, p, min(1.0, extra))
+    prof_base, c = None, math.inf
+    if method != "liu_talwar_threshold":
+        prof_base = PureDP(float(run_privacy)) if isinstance(run_privacy, numbers.Real) else run_privacy
+        kinks = [x for x in (pure, getattr(prof_base, "epsilon_", math.inf)) if math.isfinite(x)]
+        if law.kind == "poisson":
+            c = ratio_exponent(prof_base.delta, "poisson", None, 0.0, float(law.mu), kinks)  # type: ignore[arg-type]
+        else:
+            eta = 0.0 if law.kind == "logarithmic" else float(law.eta)  # type: ignore[arg-type]
+            c = ratio_exponent(prof_base.delta, law.kind, float(law.gamma), eta, None, kinks)  # type: ignore[arg-type]
+    return TuningGuarantee(orders, curve, method, p, min(1.0, extra), prof_base, c, mean)
