@@ -29,6 +29,7 @@ are the minimum of the valid analyses (RDP, pure, privacy profile).
 """
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from dataclasses import dataclass
@@ -249,6 +250,24 @@ def _times(a: Fraction, b: float) -> float:
     return exact_up(float(exact), exact)
 
 
+def _profile_c_uncached(base: Guarantee, law: _Law, kinks: tuple) -> float:
+    if law.kind == "poisson":
+        return ratio_exponent(base.delta, "poisson", None, 0.0, float(law.mu), kinks)  # type: ignore[arg-type]
+    eta = 0.0 if law.kind == "logarithmic" else float(law.eta)  # type: ignore[arg-type]
+    return ratio_exponent(base.delta, law.kind, float(law.gamma), eta, None, kinks)  # type: ignore[arg-type]
+
+
+_profile_c_cached = functools.lru_cache(maxsize=256)(_profile_c_uncached)
+
+
+def _profile_c(base: Guarantee, law: _Law, kinks: tuple) -> float:
+    """The profile bound's c (cached per run guarantee and law: both are immutable values)."""
+    try:
+        return _profile_c_cached(base, law, kinks)
+    except TypeError:                   # an unhashable guarantee
+        return _profile_c_uncached(base, law, kinks)
+
+
 def procedure_guarantee(run_privacy: Any, method: str, law: _Law) -> TuningGuarantee:
     """The certified guarantee of ``method`` with the law ``law`` of K on a run of guarantee ``run_privacy``."""
     base, pure, delta = base_parts(run_privacy)
@@ -279,9 +298,5 @@ def procedure_guarantee(run_privacy: Any, method: str, law: _Law) -> TuningGuara
     if method != "liu_talwar_threshold":
         prof_base = PureDP(float(run_privacy)) if isinstance(run_privacy, numbers.Real) else run_privacy
         kinks = [x for x in (pure, getattr(prof_base, "epsilon_", math.inf)) if math.isfinite(x)]
-        if law.kind == "poisson":
-            c = ratio_exponent(prof_base.delta, "poisson", None, 0.0, float(law.mu), kinks)  # type: ignore[arg-type]
-        else:
-            eta = 0.0 if law.kind == "logarithmic" else float(law.eta)  # type: ignore[arg-type]
-            c = ratio_exponent(prof_base.delta, law.kind, float(law.gamma), eta, None, kinks)  # type: ignore[arg-type]
+        c = _profile_c(prof_base, law, tuple(kinks))
     return TuningGuarantee(orders, curve, method, p, min(1.0, extra), prof_base, c, mean)

@@ -102,6 +102,9 @@ def profile_epsilon(base_epsilon: Callable[[float], float], c: float, mean: floa
 
 def profile_delta(base_delta: Callable[[float], float], c: float, mean: float, epsilon: float) -> float:
     """E[K] δ_Q(ε − c) (1 where ε < c)."""
-    if epsilon < c:
+    if not epsilon >= c:
         return 1.0
-    return min(1.0, up(mean * base_delta(epsilon - c)))
+    arg = epsilon - c
+    if arg > 0.0:
+        arg = math.nextafter(arg, 0.0)     # ε − c rounded down: δ_Q is non-increasing
+    return min(1.0, up(mean * base_delta(arg)))
