@@ -8,6 +8,9 @@
   :mod:`dpselect.apps.diffpid3` and :mod:`dpselect.apps.dpmoet` as scikit-learn estimators
   (``fit/predict/predict_proba/score``, ``get_params/set_params``, usable in a ``Pipeline``), with the
   public bounds of their privacy proofs as constructor parameters. They need scikit-learn (>= 1.6).
+* :class:`PrivateSearchCV`: a private ``RandomizedSearchCV``; every run fits a DP estimator that declares
+  its guarantee (``privacy_guarantee()``) and scores it privately, :func:`dpselect.tune.select_private_candidate`
+  keeps the best run; the whole search is (ε, δ)-DP (``privacy_``).
 
 Budgets: ``select_model(..., accountant=acc)`` and the estimators' ``accountant=`` constructor parameter
 charge a :class:`dpselect.Accountant` once per selection / per ``fit``, before any random bit is drawn
@@ -26,7 +29,7 @@ from typing import Any
 from ._select import APPROACHES, OBJECTIVES, model_objectives, select_model
 
 __all__ = ["select_model", "model_objectives", "OBJECTIVES", "APPROACHES", "DiffPID3Classifier",
-           "DPMOETClassifier", "EXPECTED_FAILED_CHECKS"]
+           "DPMOETClassifier", "EXPECTED_FAILED_CHECKS", "PrivateSearchCV"]
 
 _ESTIMATORS = ("DiffPID3Classifier", "DPMOETClassifier", "EXPECTED_FAILED_CHECKS")
 
@@ -40,4 +43,11 @@ def __getattr__(name: str) -> Any:
             raise ImportError(f"dpselect.sklearn.{name} needs scikit-learn >= 1.6: pip install 'dpselect[sklearn]' "
                               f"({exc})") from exc
         return getattr(_estimators, name)
+    if name == "PrivateSearchCV":
+        try:
+            from . import _search
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ImportError(f"dpselect.sklearn.{name} needs scikit-learn >= 1.6: pip install 'dpselect[sklearn]' "
+                              f"({exc})") from exc
+        return _search.PrivateSearchCV
     raise AttributeError(f"module 'dpselect.sklearn' has no attribute {name!r}")

@@ -20,6 +20,8 @@ from .._boundary import charge, check_accountant
 from .._compat import deprecated_values, deprecation, keyword_only
 from .._rng import check_rng
 from ..accounting.accountant import Accountant
+from ..accounting.guarantees import Guarantee
+from .._validation import check_int, check_positive
 from ..exceptions import warn_public_from_data
 from ..tabular import TabularData
 from ..trees import predict_many
@@ -490,6 +492,25 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
         self.tree_ = _diffpid3._grow(plan, source())
         return self
 
+    def privacy_guarantee(self) -> Guarantee:
+        """The guarantee of one ``fit`` at the current parameters (the protocol of
+        :class:`~dpselect.sklearn.PrivateSearchCV`), from the parameters alone.
+
+        Returns
+        -------
+        dpselect.accounting.Guarantee
+            ``PureDPComposition(epsilon / (2(depth + 1)), 2(depth + 1))`` (ε at δ = 0), with respect to
+            adding or removing one record of ``(X, y)``; what ``fit`` charges.
+
+        Examples
+        --------
+        >>> DiffPID3Classifier(epsilon=1.2, depth=2).privacy_guarantee()
+        PureDPComposition(epsilon0=0.19999999999999998, k=6)
+        """
+        eps = check_positive(self.epsilon, "epsilon")
+        d = check_int(self.depth, "depth", minimum=0)
+        return _diffpid3._diffpid3_guarantee(eps / (2 * (d + 1)), d)
+
     def _positive_fraction(self, Xs: np.ndarray) -> np.ndarray:
         codes = np.empty(Xs.shape, dtype=np.int64)
         cat = self.categorical_
@@ -635,6 +656,30 @@ class DPMOETClassifier(_PublicSchemaClassifier):
         self.result_ = _dpmoet._evolve(plan, source(), exact_statistics=False)
         self.trees_ = list(self.result_.trees)
         return self
+
+    def privacy_guarantee(self) -> Guarantee:
+        """The guarantee of one ``fit`` at the current parameters (the protocol of
+        :class:`~dpselect.sklearn.PrivateSearchCV`), from the parameters alone.
+
+        Returns
+        -------
+        dpselect.accounting.Guarantee
+            The sequential composition of the selection rounds that ``fit`` charges (ε at δ = 0, less at
+            δ > 0), with respect to adding or removing one record of ``(X, y)``.
+
+        Examples
+        --------
+        >>> DPMOETClassifier(epsilon=1.0, generations=3).privacy_guarantee().epsilon(0.0)
+        1.0
+        """
+        how = "local_dampening" if self.mechanism is None else check_mechanism(self.mechanism)
+        eps = check_positive(self.epsilon, "epsilon")
+        p = check_int(self.population, "population", minimum=2)
+        s = check_int(self.selection, "selection", minimum=2, maximum=p)
+        k = check_int(self.generations, "generations", minimum=1)
+        o = check_int(self.output, "output", minimum=1, maximum=p + s)
+        n_gen, rounds = (k, k + 1) if self.budget == "even" else (k - 1, k)
+        return _dpmoet._moet_guarantee(how, eps / rounds, [s] * n_gen + [o])
 
     def _positive_fraction(self, Xs: np.ndarray) -> np.ndarray:
         votes = predict_many(self.trees_, Xs)
