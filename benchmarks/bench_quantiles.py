@@ -133,6 +133,7 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=Path("dpselect-results/quantiles"), help="where the run writes")
     p.add_argument("--runs", type=int, default=20)
     p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--diffprivlib-runs", type=int, default=None, help="diffprivlib in the first runs only")
     p.add_argument("--timing-seeds", type=int, default=10)
     p.add_argument("--check-large", action="store_true", help="also check OpenDP's scores on INCOME and PATENT")
     a = p.parse_args()
@@ -144,6 +145,8 @@ def main() -> None:
 
         argv = ["reproduce", "quantiles", "--runs", str(a.runs), "--jobs", str(a.jobs), "--baselines",
                 "opendp,diffprivlib", "--out", str(a.out), "--force"]
+        if a.diffprivlib_runs is not None:
+            argv[-3:-3] = ["--diffprivlib-runs", str(a.diffprivlib_runs)]
         t0 = time.perf_counter()
         assert cli(argv) == 0
         command = f"python -m dpselect {' '.join(argv)} ({time.perf_counter() - t0:.0f} s)"
