@@ -287,7 +287,15 @@ def median(
     g = _prepare(values, bound, counts)
     gen = check_rng(rng)
     charge(acc, get_mechanism(mech).privacy(eps), label="median")
-    iv = g.intervals()
+    return _release_value(g.intervals(), eps, mech, gen)
+
+
+def _release_value(iv: MedianIntervals, eps: float, mech: str, gen: np.random.Generator) -> float:
+    """The interval mechanism's draw: interval j with probability ∝ |I_j|·exp(ε·u_j/2), then a uniform in it.
+
+    Shared with :mod:`dpselect.quantiles` (``iv.utility`` may target any rank there). The lengths enter the
+    selection as float upper bounds, corrected exactly by a Bernoulli rejection; the uniform is exact.
+    """
     weights = _upper_lengths(iv.lo, iv.hi)
     while True:  # accepts with probability >= 1 − 2^-52: one round in practice
         j = _select_interval(iv, eps, mech, weights, gen)

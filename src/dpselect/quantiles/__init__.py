@@ -1,0 +1,13 @@
+"""Private quantiles: many at once (issue 26).
+
+:func:`quantiles` releases one value per requested quantile, :func:`quantile` one; ε-DP under
+replace-one-record neighbours. Methods with public bounds: the median's interval mechanism per quantile
+(``"independent"``), the recursive approximate quantiles of Kaplan, Schnapp & Stemmer (``"recursive"``) and
+JointExp of Gillenwater, Joseph & Kulesza (``"joint"``); ``bounds=None`` runs the unbounded method.
+See docs/quantiles.md.
+"""
+from __future__ import annotations
+
+from ._api import METHODS, quantile, quantiles, quantiles_privacy
+
+__all__ = ["quantiles", "quantile", "quantiles_privacy", "METHODS"]

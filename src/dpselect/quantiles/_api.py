@@ -1,0 +1,343 @@
+"""The public quantile functions: checks, the method rule, the charge, then the draw."""
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._boundary import charge, check_accountant
+from .._compat import keyword_only
+from .._rng import check_rng
+from .._validation import check_positive, check_utilities
+from ..accounting.accountant import Accountant
+from ..accounting.guarantees import BoundedRange, Guarantee
+from ..typing import RngLike
+from ..utilities.median import _check_counts
+from ._independent import independent_privacy, independent_quantiles
+from ._recursive import recursive_privacy, recursive_quantiles
+
+__all__ = ["quantiles", "quantile", "quantiles_privacy", "METHODS", "AUTO_JOINT_MAX_M", "AUTO_JOINT_MAX_N"]
+
+Method = Literal["auto", "joint", "recursive", "independent"]
+#: The accepted values of ``method=``.
+METHODS = ("auto", "joint", "recursive", "independent")
+#: ``method="auto"`` picks the joint mechanism for at most this many distinct quantiles (and n below the next).
+AUTO_JOINT_MAX_M = 9
+#: ``method="auto"`` picks the joint mechanism only for n <= this many records (its cost is O(m·k²) for k
+#: distinct values, k <= n + 1; the rule reads only the public n and m, never the data).
+AUTO_JOINT_MAX_N = 4096
+
+
+# ---------------------------------------------------------------------------------------------
+# checks
+# ---------------------------------------------------------------------------------------------
+def _check_qs(qs: ArrayLike, name: str = "qs") -> np.ndarray:
+    try:
+        arr = np.asarray(qs, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a 1-D array of floats in [0, 1]: {exc}") from None
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array of quantiles in [0, 1], got shape {arr.shape}")
+    bad = ~((arr >= 0.0) & (arr <= 1.0))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name} must lie in [0, 1]: {name}[{i}] = {float(arr[i])!r}")
+    return arr
+
+
+def _check_method(method: object) -> str:
+    if not isinstance(method, str) or method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
+    return method
+
+
+def _check_bounds(bounds: Any) -> tuple[float, float] | None:
+    if bounds is None:
+        return None
+    try:
+        pair: tuple[Any, ...] = tuple(bounds)
+    except TypeError:
+        raise TypeError(f"bounds must be a pair (lo, hi) of finite floats or None, got {bounds!r}") from None
+    if len(pair) != 2:
+        raise TypeError(f"bounds must be a pair (lo, hi) of finite floats or None, got {bounds!r}")
+    for v, nm in zip(pair, ("lo", "hi")):
+        if isinstance(v, bool) or not isinstance(v, (numbers.Real, np.floating, np.integer)) or not math.isfinite(float(v)):
+            raise ValueError(f"bounds must be finite numbers: {nm} = {v!r}")
+    lo, hi = float(pair[0]), float(pair[1])
+    if not lo < hi:
+        raise ValueError(f"bounds must satisfy lo < hi, got bounds = ({lo!r}, {hi!r})")
+    return lo, hi
+
+
+def _group(values: ArrayLike, counts: ArrayLike | None) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct sorted values with their int64 counts (checked: finite, 1-D, counts > 0, n <= 2^53)."""
+    x = check_utilities(values, "values")
+    if counts is None:
+        x = np.sort(x, kind="stable")
+        starts = np.concatenate(([0], np.flatnonzero(x[1:] != x[:-1]) + 1))
+        c = np.diff(np.concatenate((starts, [x.size]))).astype(np.int64)
+        return x[starts], c
+    c = _check_counts(counts, x.shape[0])
+    order = np.argsort(x, kind="stable")
+    x, c = x[order], c[order]
+    if x.size > 1 and np.any(x[1:] == x[:-1]):
+        starts = np.concatenate(([0], np.flatnonzero(x[1:] != x[:-1]) + 1))
+        c = np.add.reduceat(c, starts)
+        x = x[starts]
+    return x, c
+
+
+def _resolve(method: str, m: int, n: int) -> str:
+    """The method ``"auto"`` stands for: the median's law for m = 1; the joint mechanism for m <= 9 and
+    n <= 4096; else the recursive one. Reads only m and n (public)."""
+    if method != "auto":
+        return method
+    if m == 1:
+        return "independent"
+    if m <= AUTO_JOINT_MAX_M and n <= AUTO_JOINT_MAX_N:
+        return "joint"
+    return "recursive"
+
+
+def _unbounded() -> Any:
+    try:
+        import importlib
+        mod = importlib.import_module("dpselect.quantiles._unbounded")
+    except ImportError as exc:  # the unbounded method lives in its own module (issue 26, helper q-unbounded)
+        raise ImportError(
+            "bounds=None needs the unbounded method (dpselect.quantiles._unbounded), which is not part of this "
+            f"installation ({exc}); pass bounds=(lo, hi)"
+        ) from None
+    return mod
+
+
+def _joint() -> Any:
+    import importlib
+    return importlib.import_module("dpselect.quantiles._joint")
+
+
+# ---------------------------------------------------------------------------------------------
+# the guarantee
+# ---------------------------------------------------------------------------------------------
+def quantiles_privacy(m: int, *, epsilon: float, method: str) -> Guarantee:
+    """The guarantee :func:`quantiles` charges for m distinct quantiles at total ``epsilon``.
+
+    Parameters
+    ----------
+    m : int
+        The number of distinct quantiles (>= 1).
+    epsilon : float
+        The total budget, > 0.
+    method : {"joint", "recursive", "independent", "unbounded"}
+        The method actually run (``"auto"`` is resolved by :func:`quantiles` from m and n first).
+
+    Returns
+    -------
+    Guarantee
+        ``BoundedRange(ε)`` (joint: one exponential mechanism), ``BoundedRangeComposition(ε/m, m)``
+        (independent) or ``AdaptiveBoundedRangeComposition(ε/(2L − 1), 2L − 1)`` with
+        L = ⌈log2(m + 1)⌉ (recursive). All are ε-DP under replace-one-record neighbours (n public).
+
+    Examples
+    --------
+    >>> quantiles_privacy(3, epsilon=1.0, method="recursive").epsilon(0.0)
+    1.0
+    >>> quantiles_privacy(4, epsilon=1.0, method="independent")
+    BoundedRangeComposition(epsilon0=0.25, k=4)
+    """
+    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
+        raise ValueError(f"m must be an int >= 1, got {m!r}")
+    eps = check_positive(epsilon, "epsilon")
+    m = int(m)
+    if method == "joint":
+        return BoundedRange(eps)
+    if method == "independent":
+        return independent_privacy(eps, m)
+    if method == "recursive":
+        return recursive_privacy(eps, m)
+    if method == "unbounded":
+        return _unbounded().unbounded_privacy(eps, m)
+    raise ValueError(f"method must be 'joint', 'recursive', 'independent' or 'unbounded', got {method!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# the bounded machinery (also for the unbounded method, inside its private bounds)
+# ---------------------------------------------------------------------------------------------
+def bounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, lo: float, hi: float,
+                      method: str, counts: np.ndarray | None, rng: np.random.Generator) -> np.ndarray:
+    """The bounded release, without checks or charge: one float per entry of ``qs``, in its order.
+
+    For :mod:`dpselect.quantiles._unbounded` (Q_API.md): ``values`` inside [lo, hi] (distinct and sorted when
+    ``counts`` is given, any order otherwise), ``qs`` in [0, 1], ``method`` one of :data:`METHODS` (auto is
+    resolved from m and n). Repeated qs share one release. The guarantee is :func:`quantiles_privacy` of the
+    resolved method and the number of distinct qs.
+    """
+    vals = np.asarray(values, dtype=np.float64)
+    if counts is None:
+        vals, cnt = _group(vals, None)
+    else:
+        cnt = np.asarray(counts, dtype=np.int64)
+    q = np.asarray(qs, dtype=np.float64)
+    uq, inverse = np.unique(q, return_inverse=True)
+    meth = _resolve(method, int(uq.size), int(cnt.sum()))
+    if meth == "independent":
+        out = independent_quantiles(vals, cnt, uq, epsilon=epsilon, lo=lo, hi=hi, gen=rng)
+    elif meth == "recursive":
+        out = recursive_quantiles(vals, cnt, uq, epsilon=epsilon, lo=lo, hi=hi, gen=rng)
+    else:
+        out = _joint().joint_quantiles(vals, cnt, uq, epsilon=epsilon, lo=lo, hi=hi, gen=rng)
+    return out[inverse.reshape(-1)]
+
+
+# ---------------------------------------------------------------------------------------------
+# public
+# ---------------------------------------------------------------------------------------------
+@keyword_only("epsilon")
+def quantiles(
+    values: ArrayLike,
+    qs: ArrayLike,
+    *,
+    epsilon: float,
+    bounds: tuple[float, float] | None = None,
+    method: Method = "auto",
+    counts: ArrayLike | None = None,
+    rng: RngLike = None,
+    accountant: Accountant | None = None,
+) -> np.ndarray:
+    """Release values close to the quantiles ``qs`` of ``values`` under ε-differential privacy.
+
+    What it releases: one float per entry of ``qs``, in the order of ``qs`` (a repeated q gets the same
+    value: the distinct qs are released once). No record's value is ever read off: every output is drawn
+    uniformly inside an interval between consecutive order statistics (the bounds as outer ends), chosen by
+    an exponential mechanism on rank distances. The target rank of q is q·n rounded to the nearest
+    half-integer. ``qs`` may be anywhere in the closed [0, 1]. With ``bounds`` the methods are:
+
+    * ``"independent"``: each distinct q by the median's interval mechanism at ε/m (m distinct qs):
+      a value v with density ∝ exp(−(ε/m)·|#{x <= v} − q·n|/2) on [lo, hi]. For q = 0.5 and
+      ``bounds=(0, L)`` this is exactly :func:`dpselect.median`'s law (and the same value for the same seed).
+    * ``"recursive"``: Kaplan, Schnapp & Stemmer (ICML 2022): the middle quantile first, then each half of
+      the data for the quantiles on its side, ε/(2L − 1) per release with L = ⌈log2(m + 1)⌉ levels (the
+      replace-one budget: a replaced record can move between two subproblems of a level). Releases are
+      sorted by construction.
+    * ``"joint"``: JointExp (Gillenwater, Joseph & Kulesza, ICML 2021): one exponential mechanism over
+      sorted vectors o_1 <= ... <= o_m with utility −Σ_i |#{x in [o_(i−1), o_i)} − (q_i − q_(i−1))·n|
+      (sensitivity 2), density ∝ exp(ε·u/4), sampled exactly (see :mod:`dpselect.quantiles._joint`).
+      Cost O(m·k²) for k distinct values.
+    * ``"auto"``: ``"independent"`` for one distinct q (the median's law), ``"joint"`` for m <= 9 and
+      n <= 4096, else ``"recursive"``; the rule reads only m and n.
+
+    ``bounds=None`` runs the unbounded method (Durfee, NeurIPS 2023), which needs no public bound.
+
+    Privacy: ε-differentially private under **replace-one-record** neighbours (n and the bounds public).
+    The joint method is ε-bounded-range; the others are compositions of bounded-range releases (see
+    :func:`quantiles_privacy`). With bounds, a value outside them is a ``ValueError`` (never clipped).
+
+    Parameters
+    ----------
+    values : array of shape (n,)
+        The records' values (finite). With ``counts``: distinct values, ``values[g]`` held by
+        ``counts[g]`` records (a histogram; never expanded: 10^9 records cost what their distinct values cost).
+    qs : array of shape (m,)
+        Quantiles in [0, 1], any order, repeats allowed.
+    epsilon : float
+        The total privacy budget of the whole release, > 0.
+    bounds : (float, float) or None
+        (lo, hi), lo < hi: the public domain. None: the unbounded method.
+    method : {"auto", "joint", "recursive", "independent"}
+        See above (ignored when ``bounds`` is None).
+    counts : array of int, optional
+        Multiplicities of ``values`` (> 0, at most 2^53 in all).
+    rng : numpy.random.Generator or int, optional
+    accountant : dpselect.Accountant, optional
+        Charged once, the guarantee of the whole release (:func:`quantiles_privacy`), label
+        ``"quantiles"``, after every argument is checked and before any random bit is drawn; a refused
+        charge raises :class:`~dpselect.BudgetExceededError` and leaves the generator untouched.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (m,)
+        The released values, in the order of ``qs``, inside the bounds.
+
+    Examples
+    --------
+    >>> x = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]
+    >>> v = quantiles(x, [0.25, 0.5, 0.75], epsilon=50.0, bounds=(0.0, 10.0), method="recursive", rng=0)
+    >>> v.shape, bool(np.all(np.diff(v) >= 0)), bool(2.0 <= v[0] < 4.0 and 4.0 <= v[1] < 6.0)
+    ((3,), True, True)
+    >>> import dpselect
+    >>> acc = dpselect.Accountant(epsilon=1.0)
+    >>> _ = quantiles(x, [0.1, 0.9], epsilon=0.5, bounds=(0.0, 10.0), method="independent", rng=0, accountant=acc)
+    >>> acc.history[-1].label, acc.history[-1].guarantee
+    ('quantiles', BoundedRangeComposition(epsilon0=0.25, k=2))
+    """
+    eps = check_positive(epsilon, "epsilon")
+    q = _check_qs(qs)
+    b = _check_bounds(bounds)
+    meth = _check_method(method)
+    acc = check_accountant(accountant)
+    vals, cnt = _group(values, counts)
+    if b is not None:
+        out_of = (vals < b[0]) | (vals > b[1])
+        if out_of.any():
+            i = int(np.flatnonzero(out_of)[0])
+            raise ValueError(f"values must lie in bounds = [{b[0]!r}, {b[1]!r}] (never clipped): a value is "
+                             f"{float(vals[i])!r}")
+    gen = check_rng(rng)
+    uq, inverse = np.unique(q, return_inverse=True)
+    m, n = int(uq.size), int(cnt.sum())
+    if b is None:
+        mod = _unbounded()
+        charge(acc, mod.unbounded_privacy(eps, m), label="quantiles")
+        return np.asarray(mod.unbounded_quantiles(vals, q, epsilon=eps, counts=cnt, rng=gen), dtype=np.float64)
+    resolved = _resolve(meth, m, n)
+    if resolved == "joint":
+        _joint()  # imported before the charge
+    charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved), label="quantiles")
+    return bounded_quantiles(vals, uq, epsilon=eps, lo=b[0], hi=b[1], method=resolved, counts=cnt,
+                             rng=gen)[inverse.reshape(-1)]
+
+
+@keyword_only("epsilon")
+def quantile(
+    values: ArrayLike,
+    q: float,
+    *,
+    epsilon: float,
+    bounds: tuple[float, float] | None = None,
+    method: Method = "auto",
+    counts: ArrayLike | None = None,
+    rng: RngLike = None,
+    accountant: Accountant | None = None,
+) -> float:
+    """Release one value close to the q-quantile of ``values`` under ε-DP: ``quantiles(values, [q], ...)[0]``.
+
+    With ``bounds=(0, L)`` and q = 0.5 the law is :func:`dpselect.median`'s (interval mechanism: a value
+    v with density ∝ exp(−ε·|#{x <= v} − n/2|/2) on [0, L]), and the same seed gives the same value.
+    ε-DP (ε-bounded-range) under replace-one-record neighbours, n and the bounds public.
+
+    Parameters
+    ----------
+    values, epsilon, bounds, method, counts, rng, accountant
+        As in :func:`quantiles`.
+    q : float
+        The quantile, in [0, 1].
+
+    Returns
+    -------
+    float
+        The released value.
+
+    Examples
+    --------
+    >>> import dpselect
+    >>> x = [5.0, 1.0, 9.0, 4.0, 7.0]
+    >>> quantile(x, 0.5, epsilon=1.0, bounds=(0.0, 10.0), rng=3) == dpselect.median(x, epsilon=1.0, bound=10.0, rng=3)
+    True
+    """
+    if isinstance(q, (str, bytes)) or np.ndim(q) != 0:
+        raise TypeError(f"q must be one number in [0, 1], got {q!r} (use quantiles for several)")
+    return float(quantiles(values, [q], epsilon=epsilon, bounds=bounds, method=method, counts=counts, rng=rng,
+                           accountant=accountant)[0])
