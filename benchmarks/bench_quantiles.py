@@ -183,7 +183,7 @@ def main() -> None:
                                                   f"{1e3 * v.mean():.3g} ± {1e3 * ci(v):.2g}"))
             o, b = best(c, d, 9, e, OURS), best(c, d, 9, e, BASE)
             if o and b:
-                r = b[1] / o[1] if o[1] > 0 else math.inf
+                r = b[1] / o[1] if o[1] > 0 else math.inf if b[1] > 0 else math.nan   # 0 / 0: a tie, not a win
                 wins[e] += r >= 1.5
                 row.append(f"**{r:.2f}x** ({o[0]} vs {b[0]})")
             else:
@@ -199,7 +199,7 @@ def main() -> None:
                 u = c.get((d, m, e, "unbounded"))
                 b = best(c, d, m, e, BOUNDED)
                 if u is not None and b:
-                    ratios.append((u.mean() / b[1] if b[1] > 0 else math.inf, d, m, e, b[0]))
+                    ratios.append((u.mean() / b[1] if b[1] > 0 else math.inf if u.mean() > 0 else 1.0, d, m, e, b[0]))
     ok = sum(r[0] <= 1.5 for r in ratios)
     lines += ["### Target 2: unbounded (no bounds given) within 1.5x of the best bounded method", "",
               f"{ok} of {len(ratios)} cells (data set × m × ε) within 1.5x. Worst cells: "

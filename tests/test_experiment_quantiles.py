@@ -27,11 +27,11 @@ def test_rank_errors_and_floor_against_brute_force():
     vs = gen.uniform(-2, 14, size=qs.size)
     np.testing.assert_allclose(Q.rank_errors(hist, qs, vs), [_brute(hist, q, v) for q, v in zip(qs, vs)],
                                rtol=0, atol=1e-15)
-    grid = np.concatenate(([-1.0], np.arange(12) + 0.5))     # one value per reachable rank
+    grid = np.arange(12) + 0.5                                # one value per bin (the candidates)
     floor = [min(_brute(hist, q, v) for v in grid) for q in qs]
     np.testing.assert_allclose(Q.rank_floor(hist, qs), floor, rtol=0, atol=1e-15)
-    # no released value beats the floor (v anywhere on the line, the bounds' ends included)
-    many = np.linspace(-3, 15, 721)
+    # no value inside the bounds (0, 12) beats the floor, their ends included
+    many = np.linspace(0, 12, 721)
     for q, f in zip(qs, Q.rank_floor(hist, qs)):
         assert min(Q.rank_errors(hist, np.full(many.size, q), many)) >= f - 1e-15
     assert np.isnan(Q.rank_errors(hist, qs[:2], np.array([np.nan, 1.0]))[0])
@@ -41,7 +41,9 @@ def test_floor_is_zero_where_a_rank_hits_q_n_and_levels_are_even():
     assert Q.quantile_levels(9).tolist() == [i / 10 for i in range(1, 10)]
     hist = np.array([1, 1, 1, 1])
     assert Q.rank_floor(hist, np.array([0.25, 0.5, 1.0])).tolist() == [0.0, 0.0, 0.0]
-    assert Q.rank_floor(np.array([10]), np.array([0.4]))[0] == pytest.approx(0.4)   # rank 0 (v < 0) is best
+    # rank 0 (a value below every record) is not a candidate: the bins' best is rank 10
+    assert Q.rank_floor(np.array([10]), np.array([0.4]))[0] == pytest.approx(0.6)
+    assert Q.rank_errors(np.array([10]), np.array([0.4]), np.array([-1.0]))[0] == pytest.approx(0.4)
 
 
 def test_opendp_scores_follow_the_formula():
@@ -97,10 +99,14 @@ def test_smoke_run_writes_the_contract_and_is_reproducible(tmp_path, monkeypatch
     with (tmp_path / "a" / "quantiles.csv").open() as fh:
         rows = list(csv.DictReader(fh))
     assert list(rows[0]) == ["dataset", "method", "epsilon", "run", "metric", "value", "m", "status"]
-    assert len(rows) == 2 * 2 * len(Q.METHODS) * 2          # ε x runs x methods x (excess, error)
-    assert {r["method"] for r in rows} == set(Q.METHODS)
+    methods = Q._methods_available(Q.METHODS)              # (every method once q-core and q-unbounded merged)
+    assert {"recursive", "auto", "independent"} <= set(methods)
+    assert len(rows) == 2 * 2 * len(methods) * 2            # ε x runs x methods x (excess, error)
+    assert {r["method"] for r in rows} == set(methods)
     for r in rows:
         assert r["status"] == "ok"
-        assert float(r["value"]) >= -1e-15 if r["metric"] == "excess" else 0 <= float(r["value"]) <= 1
+        if r["metric"] == "error" or r["method"] != "unbounded":   # only unbounded can go below the bins
+            assert float(r["value"]) >= -1e-15
+        assert float(r["value"]) <= 1
     md = (tmp_path / "a" / "quantiles.md").read_text()
     assert "## m = 3" in md and "best dpselect / best baseline" in md and "commit" in md

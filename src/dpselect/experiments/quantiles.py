@@ -9,9 +9,10 @@ bound at all. Everything runs on the grouped data (the distinct values with ``co
 Metric (issue 26): for m evenly spaced quantiles ``q_i = i / (m + 1)``, i = 1..m, and released values
 ``v_i``, ``rank(v) = #{records <= v}`` and the error of one run is the mean over i of
 ``|rank(v_i) - q_i n| / n``. The CSV holds it (metric ``error``) and its **excess** over the best value
-the bins allow (metric ``excess``): the minimum of ``|rank(v) - q_i n| / n`` over every real ``v``
-(ranks 0 and the cumulative counts), averaged over i (:func:`rank_floor`). No output can have negative
-excess.
+the bins allow (metric ``excess``): the minimum of ``|rank(v) - q_i n| / n`` over the candidate values, the
+4,096 bins (a value in bin k has rank ``hist[0] + ... + hist[k]``), averaged over i (:func:`rank_floor`).
+A bounded method's output lies in a bin, so its excess is >= 0; only an unbounded output below every
+record (rank 0) could beat the floor (negative excess).
 
 Methods: dpselect's ``joint``, ``recursive``, ``auto``, ``independent`` (interval exponential mechanism at
 ε/m per quantile, the classic baseline, dpselect's own) and ``unbounded`` (``bounds=None``), all from
@@ -149,9 +150,10 @@ def rank_errors(hist: np.ndarray, qs: np.ndarray, values: np.ndarray) -> np.ndar
 
 
 def rank_floor(hist: np.ndarray, qs: np.ndarray) -> np.ndarray:
-    """The best error the bins allow per level: ``min over real v of |rank(v) - q n| / n``.
+    """The best error the bins allow per level: ``min over the bins k of |rank(k) - q n| / n``.
 
-    The reachable ranks are 0 (v below every record) and the cumulative counts (v in bin k).
+    The candidate values are the bins (the bin indices 0..len(hist)-1, or any value inside one); the value
+    ``k`` has ``rank(k) = hist[0] + ... + hist[k]``. (Rank 0, below every record, is not a candidate.)
 
     Parameters
     ----------
@@ -167,12 +169,12 @@ def rank_floor(hist: np.ndarray, qs: np.ndarray) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> rank_floor(np.array([1, 1, 2]), np.array([0.5, 0.75])).tolist()
-    [0.0, 0.25]
+    >>> rank_floor(np.array([1, 1, 2]), np.array([0.5, 0.75, 0.125])).tolist()
+    [0.0, 0.25, 0.125]
     """
     hist = np.asarray(hist, dtype=np.int64)
     n = int(hist.sum())
-    ranks = np.unique(np.concatenate(([0], np.cumsum(hist))))
+    ranks = np.unique(np.cumsum(hist))
     target = np.asarray(qs, dtype=np.float64) * n
     pos = np.clip(np.searchsorted(ranks, target), 1, ranks.size - 1)
     best = np.minimum(np.abs(ranks[pos] - target), np.abs(ranks[pos - 1] - target))
@@ -396,13 +398,26 @@ def _check(args) -> None:
         raise SystemExit(f"error: --ms must be integers >= 1, got {args.ms}")
 
 
+def _methods_available(methods) -> list[str]:
+    """The dpselect methods this tree has (a method whose module is missing raises ImportError)."""
+    ok = []
+    for m in methods:
+        try:
+            _dpselect_quantiles(np.array([1, 1, 1]), np.array([0.5]), 1.0, m, np.random.default_rng(0))
+        except (ImportError, NotImplementedError):
+            continue
+        ok.append(m)
+    return ok
+
+
 def _jobs(args, names) -> list:
     _check(args)
     baselines = _baselines_available(args.baselines)
-    missing = sorted(set(args.baselines) - set(baselines))
-    if missing:
-        print(f"baselines not importable, skipped: {', '.join(missing)}")
-    return [(n, r, args.seed, list(args.ms), list(args.epsilons), list(args.methods), baselines,
+    methods = _methods_available(args.methods)
+    args.unavailable = sorted(set(args.baselines) - set(baselines)) + [m for m in args.methods if m not in methods]
+    if args.unavailable:
+        print(f"not available in this environment, skipped: {', '.join(args.unavailable)}")
+    return [(n, r, args.seed, list(args.ms), list(args.epsilons), methods, baselines,
              args.diffprivlib_budget, args.runs if args.diffprivlib_runs is None else args.diffprivlib_runs)
             for n in names for r in range(args.runs)]
 
@@ -461,10 +476,13 @@ def _report(res: Result) -> list[str]:
                 ours = [cells[(d, m, e, k)].mean() for k in ("joint", "recursive", "auto") if (d, m, e, k) in cells]
                 base = [cells[(d, m, e, k)].mean() for k in ("independent", *BASELINES) if (d, m, e, k) in cells
                         and np.isfinite(cells[(d, m, e, k)]).all()]
-                row.append(f"{min(ours) / min(base):.3g}" if ours and base and min(base) > 0 else "–")
+                row.append("–" if not (ours and base) else f"{min(ours) / min(base):.3g}" if min(base) > 0
+                           else "0 / 0" if min(ours) == 0 else "∞")
                 table.append(row)
         lines += [f"## m = {m}", "", markdown_table(("dataset", "ε", *methods, "best dpselect / best baseline"),
                                                      table), ""]
+    if getattr(res.args, "unavailable", None):
+        lines += [f"Not available in the environment of this run (no rows): {', '.join(res.args.unavailable)}.", ""]
     if statuses:
         lines += ["Runs that did not return m finite values (recorded, excluded from nothing: their rows carry NaN):",
                   ""] + [f"* {d} {meth} m = {m} ε = {e}: {s}" for d, meth, m, e, s in statuses] + [""]
