@@ -103,7 +103,7 @@ def timing(seeds: int) -> list[tuple[str, float, float, float]]:
     v, c = Q.grouped(h)
     qs = Q.quantile_levels(99)
     out = []
-    for method in ("joint", "recursive", "auto", "independent", "unbounded"):
+    for method in Q._methods_available(Q.METHODS):
         for eps in (0.01, 1.0):
             ts = []
             for s in range(seeds):
@@ -151,6 +151,13 @@ def main() -> None:
         assert cli(argv) == 0
         command = f"python -m dpselect {' '.join(argv)} ({time.perf_counter() - t0:.0f} s)"
         a.csv = a.out / "quantiles.csv"
+    else:
+        md = a.csv.with_suffix(".md")
+        text = md.read_text() if md.exists() else ""
+        cmd = [ln for ln in text.splitlines() if ln.startswith("Command:")]
+        wall = [ln.split("Wall time")[1].strip(" .") for ln in text.splitlines() if "Wall time" in ln]
+        if cmd:
+            command = f"{cmd[0][len('Command: '):]} (wall time {wall[0] if wall else '?'})"
     c = cells(a.csv)
     load1 = load()
     times = timing(a.timing_seeds)
@@ -172,7 +179,8 @@ def main() -> None:
               "baseline (independent interval EM, OpenDP, diffprivlib) on ≥ 5 of 7 data sets", "",
               "| dataset | ε | joint | recursive | auto | independent | OpenDP | diffprivlib | unbounded | best baseline / best dpselect |",
               "|---|---|---|---|---|---|---|---|---|---|"]
-    wins = {}
+    wins: dict = {}
+    ties: list = []
     for e in (0.01, 0.1):
         wins[e] = 0
         for d in datasets:
@@ -182,15 +190,21 @@ def main() -> None:
                 row.append("–" if v is None else ("NaN" if not np.isfinite(v).all() else
                                                   f"{1e3 * v.mean():.3g} ± {1e3 * ci(v):.2g}"))
             o, b = best(c, d, 9, e, OURS), best(c, d, 9, e, BASE)
-            if o and b:
-                r = b[1] / o[1] if o[1] > 0 else math.inf if b[1] > 0 else math.nan   # 0 / 0: a tie, not a win
+            n = int(Q._hist(d).sum())
+            if o and b and max(o[1], b[1]) * n < 10:
+                ties.append(f"{d} ε = {e:g}")
+                row.append(f"tie: both within 10 records of the bins' best ({o[0]} {o[1] * n:.1f}, {b[0]} "
+                           f"{b[1] * n:.1f} records)")
+            elif o and b:
+                r = b[1] / o[1] if o[1] > 0 else math.inf
                 wins[e] += r >= 1.5
                 row.append(f"**{r:.2f}x** ({o[0]} vs {b[0]})")
             else:
                 row.append("–")
             lines.append("| " + " | ".join(row) + " |")
-    lines += ["", "Met at ε = 0.01 on " + f"{wins[0.01]} of {len(datasets)}, at ε = 0.1 on {wins[0.1]} of "
-              f"{len(datasets)} data sets: **target {'met' if min(wins.values()) >= 5 else 'missed'}**.", ""]
+    lines += ["", "At least 1.5x lower at ε = 0.01 on " + f"{wins[0.01]} of {len(datasets)}, at ε = 0.1 on "
+              f"{wins[0.1]} of {len(datasets)} data sets: **target {'met' if min(wins.values()) >= 5 else 'missed'}**"
+              + (f" (ties at the floor, counted as not met: {', '.join(ties)})" if ties else "") + ".", ""]
     # target 2
     ratios = []
     for d in datasets:
