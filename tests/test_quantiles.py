@@ -167,7 +167,7 @@ def test_independent_sampler_chi_square():
     lo, hi, p = single_probabilities(vals, cnt, 0.0, 8.0, 0.25, eps / 2)   # two qs: ε/2 each
     rng = np.random.default_rng(2024)
     draws = np.array([dpselect.quantiles(x, [0.25, 0.75], epsilon=eps, bounds=(0.0, 8.0), method="independent",
-                                         rng=rng)[0] for _ in range(3000)])
+                                         rng=rng)[0] for _ in range(1500)])
     counts = np.array([((draws >= a) & (draws < b)).sum() for a, b in zip(lo, hi)])
     counts[-1] += int((draws == 8.0).sum())
     assert counts.sum() == draws.size
@@ -242,7 +242,7 @@ def test_recursive_sampler_chi_square():
     lo, hi, p = single_probabilities(vals, cnt, 0.0, 8.0, 0.5, e0)
     rng = np.random.default_rng(99)
     draws = np.array([recursive_quantiles(vals, cnt, np.array([0.25, 0.5, 0.75]), epsilon=eps, lo=0.0, hi=8.0,
-                                          gen=rng) for _ in range(2500)])
+                                          gen=rng) for _ in range(1500)])
     assert np.all(np.diff(draws, axis=1) >= 0)
     mid = draws[:, 1]
     counts = np.array([((mid >= a) & (mid < b)).sum() for a, b in zip(lo, hi)])
@@ -256,3 +256,127 @@ def test_recursive_sampler_chi_square():
     got = np.array([((left >= a) & (left < a + 1)).sum() for a in (0.0, 1.0, 2.0)])
     # conditional on landing below 3 the three unit intervals have probabilities ∝ w
     assert chisquare(got, w / w.sum() * got.sum()).pvalue > 1e-3
+
+
+# ---------------------------------------------------------------------------------------------
+# joint: the utility, its sensitivity, the exact law, audits and the sampler
+# ---------------------------------------------------------------------------------------------
+def _joint_utility2(x, o, qs, lo, hi):
+    """2·u(o) straight from the definition: −Σ |#{x in [o_(i−1), o_i)} − g_i| (last gap closed at hi)."""
+    x = np.asarray(x, dtype=float)
+    n = x.size
+    T = [0] + [target_twice(q, n) for q in qs] + [2 * n]
+    ends = [lo] + list(o) + [hi]
+    total = 0
+    for i in range(len(ends) - 1):
+        a, b = ends[i], ends[i + 1]
+        c = int(((x >= a) & (x <= b)).sum()) if i == len(ends) - 2 else int(((x >= a) & (x < b)).sum())
+        total += abs(2 * c - (T[i + 1] - T[i]))
+    return -total
+
+
+def _joint_brute_law(x, qs, eps, lo, hi, delta_u=2.0, factorial=True):
+    """Every path of intervals with its exact probability ∝ exp(ε·u/(2Δu))·∏ len^c / c!, by enumeration."""
+    vals, cnt = _api._group(np.asarray(x, dtype=float), None)
+    from dpselect.quantiles._single import intervals
+    iv = intervals(vals, cnt, lo, hi, 0)
+    paths, logw = [], []
+    for path in itertools.combinations_with_replacement(range(iv.lo.size), len(qs)):
+        mids = [(iv.lo[a] + iv.hi[a]) / 2 for a in path]      # u is constant on the path's cells
+        lw = eps / (2 * delta_u) * _joint_utility2(x, mids, qs, lo, hi) / 2
+        for j in set(path):
+            c = path.count(j)
+            lw += c * math.log(iv.hi[j] - iv.lo[j]) - (math.lgamma(c + 1) if factorial else 0.0)
+        paths.append(path)
+        logw.append(lw)
+    logw = np.array(logw)
+    top = logw.max()
+    log_z = top + math.log(np.exp(logw - top).sum())
+    return paths, np.exp(logw - log_z), iv, log_z
+
+
+_UNIVERSE = (0.0, 1.0, 2.0, 3.0)
+_GRID = np.array([0.5, 1.5, 2.5, 3.5])      # u is constant on each cell between the integers: complete
+
+
+def _neighbours(n):
+    for x in itertools.product(_UNIVERSE, repeat=n):
+        for k in range(n):
+            for v in _UNIVERSE:
+                if v != x[k]:
+                    yield x, x[:k] + (v,) + x[k + 1:]
+
+
+def test_joint_utility_sensitivity_is_two_by_brute_force():
+    qs = (0.3, 0.6)
+    outs = [o for o in itertools.combinations_with_replacement(_GRID, 2)]
+    worst = 0
+    for x, y in _neighbours(3):
+        for o in outs:
+            worst = max(worst, abs(_joint_utility2(x, o, qs, 0.0, 4.0) - _joint_utility2(y, o, qs, 0.0, 4.0)))
+    assert worst == 4          # 2·Δu: Δu = 2, attained
+
+
+def _joint_audit(eps, delta_u, qs=(0.3, 0.6), n=3):
+    outs = list(itertools.combinations_with_replacement(_GRID, len(qs)))
+    cache = {}
+
+    def logf(x):
+        if x not in cache:
+            _, _, _, log_z = _joint_brute_law(x, qs, eps, 0.0, 4.0, delta_u=delta_u)
+            cache[x] = np.array([eps / (2 * delta_u) * _joint_utility2(x, o, qs, 0.0, 4.0) / 2 - log_z for o in outs])
+        return cache[x]
+
+    worst = 0.0
+    for x, y in _neighbours(n):
+        worst = max(worst, float(np.max(np.abs(logf(x) - logf(y)))))
+    return worst
+
+
+def test_joint_exact_audit_density_against_epsilon():
+    eps = 1.0
+    worst = _joint_audit(eps, 2.0)
+    assert worst <= eps + 1e-9 and worst > 0.5 * eps
+    assert _joint_audit(eps, 1.0) > eps + 0.05          # halving Δu breaks the guarantee
+
+
+def test_joint_dp_normaliser_matches_enumeration():
+    from dpselect.quantiles._joint import _Problem
+    x = np.array([1.0, 1.0, 2.0, 5.0, 5.0, 5.0, 6.0])
+    for qs in ([0.2, 0.5, 0.8], [0.0, 0.5, 1.0], [0.1, 0.15]):
+        _, _, _, log_z = _joint_brute_law(x, qs, 1.5, 0.0, 10.0)
+        vals, cnt = _api._group(x, None)
+        P = _Problem(vals, cnt, np.array(qs), 1.5, 0.0, 10.0)
+        assert P.L_hat == pytest.approx(log_z, rel=1e-12, abs=1e-12)
+        assert 0 < P.Delta < 1e-6
+
+
+def _joint_chi2(x, qs, eps, draws, factorial=True, force_exact=False, seed=0):
+    from dpselect.quantiles import _joint
+    paths, p, iv, _ = _joint_brute_law(x, qs, eps, 0.0, 10.0)
+    vals, cnt = _api._group(np.asarray(x), None)
+    P = _joint._Problem(vals, cnt, np.array(qs), eps, 0.0, 10.0, factorial=factorial)
+    index = {path: i for i, path in enumerate(paths)}
+    counts = np.zeros(len(paths))
+    rng = np.random.default_rng(seed)
+    old = _joint._FORCE_EXACT
+    _joint._FORCE_EXACT = force_exact
+    try:
+        for _ in range(draws):
+            o = P.sample(rng)
+            assert np.all(np.diff(o) >= 0)
+            counts[index[tuple(int(np.searchsorted(iv.lo, v, side="right") - 1) for v in o)]] += 1
+    finally:
+        _joint._FORCE_EXACT = old
+    big = p * draws >= 5
+    exp_ = np.append(p[big] * draws, p[~big].sum() * draws)
+    obs = np.append(counts[big], counts[~big].sum())
+    return chisquare(obs, exp_).pvalue
+
+
+def test_joint_sampler_chi_square_and_the_order_statistic_volume():
+    x = [4.0, 5.0, 5.0]                      # intervals [0, 4), [4, 5), [5, 10]: several outputs per interval
+    qs = [0.1, 0.5, 0.9]
+    assert _joint_chi2(x, qs, 0.8, 1500) > 1e-3
+    assert _joint_chi2(x, qs, 0.8, 200, force_exact=True, seed=1) > 1e-3     # the decimal acceptance path
+    assert _joint_chi2(x, qs, 0.8, 1500, factorial=False) < 1e-6            # without 1/c! the law is wrong
