@@ -36,9 +36,9 @@ from .utilities.median import median_sensitivity, median_utility  # noqa: E402
 
 __all__ += ["median", "median_distribution", "median_rank", "median_utility", "median_sensitivity"]
 
-from .quantiles import quantile, quantiles  # noqa: E402
+from .quantiles import clipping_bounds, quantile, quantiles  # noqa: E402
 
-__all__ += ["quantiles", "quantile"]
+__all__ += ["quantiles", "quantile", "clipping_bounds"]
 
 from .multiobjective import (  # noqa: E402
     aggregate_sensitivity, pareto_score, pareto_sensitivity, priv_agg, priv_agg_probabilities, priv_pareto,

@@ -6,6 +6,8 @@ DataFrames (a noisy top-k per partition, then an exact reduce of about k candida
 * :func:`exponential`, :func:`permute_and_flip`, :func:`report_noisy_max`, :func:`local_dampening`;
 * :func:`frequent_items`: private top-k most frequent items from (user, item) rows, each user's
   contribution bounded;
+* :func:`quantiles`: private quantiles of a dask Series (exact distinct values or public bins, then
+  the law of :func:`dpselect.quantiles`, bounded or unbounded);
 * :func:`degree`, :func:`degree_sensitivity`, :func:`egocentric_density_sensitivity` (graph statistics
   from a dask edge list, for DP-MOTkIN) and :func:`pareto_score` (m = 2, out of core).
 
@@ -36,6 +38,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 from ._logs import quiet_routine_shuffle_logs
 from ._graph import degree, degree_sensitivity, egocentric_density_sensitivity, max_degree, pareto_score
 from ._items import bounded_item_counts, frequent_items
+from ._quantiles import quantiles
 from ._select import NOISES, exponential, local_dampening, permute_and_flip, report_noisy_max
 
 quiet_routine_shuffle_logs()
@@ -54,4 +57,5 @@ __all__ = [
     "max_degree",
     "pareto_score",
     "quiet_routine_shuffle_logs",
+    "quantiles",
 ]

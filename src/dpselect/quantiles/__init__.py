@@ -9,5 +9,6 @@ See docs/quantiles.md.
 from __future__ import annotations
 
 from ._api import METHODS, quantile, quantiles, quantiles_privacy
+from ._clipping import clipping_bounds
 
-__all__ = ["quantiles", "quantile", "quantiles_privacy", "METHODS"]
+__all__ = ["quantiles", "quantile", "quantiles_privacy", "METHODS", "clipping_bounds"]

@@ -1,0 +1,449 @@
+"""Quantiles without bounds: AboveThreshold on a geometric grid (Durfee, NeurIPS 2023), sampled exactly.
+
+No public bound on the data is needed, so nothing is read from the data as public and no
+:class:`~dpselect.exceptions.PrivacyLeakWarning` is due.
+
+**The grid.** ``g_i = β^i − 1`` for i = 0, 1, ..., K − 1 with ``β = 1 + 2^-10`` (:data:`BETA`): relative
+resolution about 0.1% away from 0 (Durfee uses β = 1.001; 1 + 2^-10 ≈ 1.000977 is the nearest float of that
+form, and keeps 1 − β exact) and absolute resolution β − 1 ≈ 0.001 near 0, so data whose useful detail is far
+below 0.001 should be rescaled. K = :data:`GRID_SIZE` stops the grid below the largest float (g_{K−1} ≈ 1.7e308).
+The grid values are computed in float64 from the index alone: data-independent numbers.
+
+**One search (AboveThreshold).** With counts f_i(x) of the records on the searched side of a grid point
+(``#{x <= base + g_i}`` upward, ``#{x >= base − g_i}`` downward), a public threshold T (a rational, q·n with n
+public), threshold noise ρ and fresh query noise ν_i, it releases the first index k with
+f_k + ν_k >= T + ρ (K when there is none). ρ and ν_i are **discrete Laplace** (P(z) ∝ e^{−ε'|z|}, two-sided
+geometric) with ε1 = ε2 = ε/2; as the counts and noises are integers the test is the integer comparison
+ν_k >= ⌈T⌉ + ρ − f_k, and since ν_k enters only through that bit, the bit is drawn directly: a uniform
+U = 0.w1 w2 ... (64-bit words) against the exact tail P(ν >= c) = p^c / (1 + p) (c >= 1, p = e^{−ε2}) or
+1 − p^{1−c} / (1 + p) (c <= 0): a float enclosure decides at once except in about 1 case in 10^12, where a
+decimal interval enclosure (correctly rounded exp, widened) is refined together with further words of U.
+ρ is drawn exactly by :func:`discrete_laplace` (Bernoulli(e^{−ε·2^j}) trials by
+:func:`dpselect._exact_random.less_than_exp`: ε·2^j is an exact float). No float rounding touches the law.
+
+**Privacy of one search (replace-one neighbours, n public).** Replacing one record x_j by x_j' changes every
+count f_i by at most 1, and all in the same direction: for an upward search, by +1 exactly for the grid points
+in [x_j', x_j) when x_j' < x_j, and by −1 for those in [x_j, x_j') otherwise (downward: symmetric). These are
+the *monotone* queries of Lyu, Su & Li (2017, Thm. 4): fix the noises ν_i of the indices i < k. If
+f(x') <= f(x) coordinatewise, the map ν_k ↦ ν_k + 1 (density ratio e^{ε2}) sends the event "stop at k on x"
+into "stop at k on x'" (earlier tests only get harder on x'); if f(x') >= f(x), the map (ρ, ν_k) ↦ (ρ + 1,
+ν_k + 1) (ratio e^{ε1 + ε2}) does (earlier tests: f_i(x') + ν_i <= f_i(x) + 1 + ν_i < T + ρ + 1). The event
+"no stop" is covered by ρ ↦ ρ + 1 alone. So every outcome's probability moves by at most e^{ε1+ε2} = e^ε:
+ε-DP, and the maps are bijections of the integers, so the argument holds verbatim for discrete noise.
+``tests/test_quantiles_unbounded.py`` checks it by an exact audit on a small universe (every neighbour pair,
+the exact law of the stopping index, :func:`above_threshold_law`).
+
+**Several quantiles** (:func:`unbounded_quantiles`): private bounds by three searches on a coarse grid
+(β = 1 + 2^-3, :data:`CONFIG`), then q-core's bounded method inside them (Q_API.md). With r_lo = min(qs)·n/2
+and r_hi = (1 + max(qs))·n/2 (half-way between the extreme requested ranks and the ends, so that clipping stays
+away from every requested rank): a base L = −g_k of a downward search from 0 for n − r_lo records at or above
+(non-negative data: L = 0 at once), lo = the grid point before the stop of an upward search from L at r_lo,
+hi = the stop of an upward search from lo at r_hi. Each search gets ε_s = min(20 / margin, ε/8), margin the
+number of records between its target rank and the nearest end (:func:`search_epsilon`: large n needs
+almost nothing, so nearly all of ε goes to the bounded part). The rest of ε (rounded down) goes to
+:func:`dpselect.quantiles._api.bounded_quantiles` (method ``"independent"``, the best of q-core's bounded
+methods on DPBench when this was measured) on the data clipped to [lo, hi]. Clipping to bounds that are
+themselves released values is a fixed 1-Lipschitz map of each record given those values, so replace-one
+neighbours stay replace-one neighbours (or become equal) and the bounded method keeps its guarantee; by
+adaptive sequential composition the whole release is ε-DP. Measured (mean excess rank error / n over 100
+runs, m = 9 deciles, ε = 0.1 and 1, against the bounded independent method with the public bounds
+(0, 4095)): HEPTH 0.97x / 1.22x, MEDCOST 1.45x / 1.01x, NETTRACE 1.16x / 1.00x, PATENT 0.55x / 0.62x,
+SEARCHLOGS 1.08x / 0.80x, INCOME 0 / 0 (both exact).
+"""
+from __future__ import annotations
+
+import decimal
+import math
+from fractions import Fraction
+from typing import Callable
+
+import numpy as np
+
+from .._exact_random import Dec, less_than_exp, words, words_drawer
+from ..accounting.guarantees import Guarantee, PureDP
+
+__all__: list[str] = []
+
+#: The grid ratio β (grid values β^i − 1): 1 + 2^-10 ≈ 1.000977.
+BETA = 1.0 + 2.0 ** -10
+_LOG_BETA = math.log1p(2.0 ** -10)
+#: Number of grid points: g_{K−1} = β^{K−1} − 1 is the last one below the largest float.
+GRID_SIZE = int(math.log(np.finfo(np.float64).max) / _LOG_BETA) - 1
+_MAX_BLOCK = 1 << 15
+_SPLIT = 0.5
+
+
+
+def grid(indices: np.ndarray, log_beta: float = _LOG_BETA) -> np.ndarray:
+    """The grid values g_i = β^i − 1 (float64, data-independent) for an int array of indices in [0, K)."""
+    return np.expm1(np.asarray(indices, dtype=np.float64) * log_beta)
+
+
+def grid_size(log_beta: float = _LOG_BETA) -> int:
+    """K: the number of grid points β^i − 1 below the largest float."""
+    return int(math.log(np.finfo(np.float64).max) / log_beta) - 1
+
+
+# ---------------------------------------------------------------------------------------------
+# exact discrete noise
+# ---------------------------------------------------------------------------------------------
+def _bern_exp(x: float, rng: np.random.Generator) -> bool:
+    """Bernoulli(e^{−x}) exactly, x >= 0 a float (read as an exact rational)."""
+    if x == 0.0:
+        return True
+    if math.isinf(x):
+        return False
+    return bool(less_than_exp(-x, int(words(rng, 1)[0]), words_drawer(rng))[0])
+
+
+def _bern_logistic(x: float, rng: np.random.Generator) -> bool:
+    """Bernoulli(a / (1 + a)) with a = e^{−x}: fair coin 0 -> False; else Bernoulli(a) True, or retry."""
+    while True:
+        if int(words(rng, 1)[0]) >> 63 == 0:
+            return False
+        if _bern_exp(x, rng):
+            return True
+
+
+def geometric(eps: float, rng: np.random.Generator) -> int:
+    """G >= 0 with P(G >= g) = e^{−eps·g} exactly (eps > 0 a float).
+
+    Galloping: G >= 2^{j+1} − 1 given G >= 2^j − 1 with probability e^{−eps·2^j}; after the first failure
+    G − (2^j − 1) is geometric truncated to [0, 2^j), whose binary digits are independent with
+    P(digit i = 1) = a_i / (1 + a_i), a_i = e^{−eps·2^i}. Every exponent eps·2^i is an exact float.
+    """
+    j, g = 0, 0
+    while _bern_exp(math.ldexp(eps, j), rng):
+        g += 1 << j
+        j += 1
+    for i in range(j):
+        if _bern_logistic(math.ldexp(eps, i), rng):
+            g += 1 << i
+    return g
+
+
+def discrete_laplace(eps: float, rng: np.random.Generator) -> int:
+    """Z with P(Z = z) = (1 − p)/(1 + p) · p^|z|, p = e^{−eps}, exactly (sign and magnitude, −0 rejected)."""
+    while True:
+        negative = int(words(rng, 1)[0]) >> 63 == 1
+        g = geometric(eps, rng)
+        if negative and g == 0:
+            continue
+        return -g if negative else g
+
+
+def tail_probability(c: int, eps: float) -> float:
+    """P(ν >= c) for ν discrete Laplace(eps), in float64 (for laws and audits, not for sampling)."""
+    log_norm = math.log1p(math.exp(-eps))
+    if c >= 1:
+        return math.exp(-eps * c - log_norm)
+    return 1.0 - math.exp(-eps * (1 - c) - log_norm)    # >= 1/2: no cancellation to fear
+
+
+# ---------------------------------------------------------------------------------------------
+# the test bit nu >= c, drawn exactly
+# ---------------------------------------------------------------------------------------------
+def _fast_decide(c: np.ndarray, w: np.ndarray, eps: float) -> np.ndarray:
+    """1 (U < P(ν >= c) for sure), 0 (U >= it for sure) or −1 (undecided), U's first word ``w``."""
+    log_norm = math.log1p(math.exp(-eps))
+    cf = c.astype(np.float64)
+    with np.errstate(over="ignore", under="ignore"):
+        pos = np.exp(-eps * cf - log_norm)                       # c >= 1: p^c / (1 + p)
+        neg_tail = np.exp(-eps * (1.0 - cf) - log_norm)          # c <= 0: 1 − p^{1−c}/(1 + p)
+    s = np.where(c >= 1, pos, 1.0 - neg_tail)
+    # |error| of s: relative ~1e-15·(1 + eps·|c|) for the exp, plus 2^-53 absolute for 1 − t
+    slack = 1e-13 * s * (1.0 + eps * np.abs(cf)) + np.where(c >= 1, 1e-300, 1e-15)
+    u_lo = w.astype(np.float64) * 2.0 ** -64      # float of m / 2^64 rounds: widen by the slack below
+    u_hi = u_lo + 2.0 ** -64
+    u_slack = u_lo * 2.0 ** -52
+    out = np.full(c.shape, -1, dtype=np.int8)
+    out[u_hi + u_slack <= s - slack] = 1
+    out[u_lo - u_slack >= s + slack] = 0
+    return out
+
+
+def _tail_enclosure(c: int, eps: float, prec: int) -> tuple[Fraction, Fraction]:
+    """Rational bounds on P(ν >= c) from decimal interval arithmetic at ``prec`` digits."""
+    D = Dec(prec)
+    e = Fraction(eps)
+    p_lo, p_hi = D.exp(*D.neg(D.frac(e)))                          # p = e^{−ε}
+    den_lo, den_hi = D.down(D.ctx.add(1, p_lo)), D.up(D.ctx.add(1, p_hi))
+    z = e * c if c >= 1 else e * (1 - c)
+    t_lo, t_hi = D.exp(*D.neg(D.frac(z)))
+    q_lo = D.down(D.ctx.divide(t_lo, den_hi))
+    q_hi = D.up(D.ctx.divide(t_hi, den_lo))
+    if c >= 1:
+        return Fraction(q_lo), Fraction(q_hi)
+    return 1 - Fraction(q_hi), 1 - Fraction(q_lo)
+
+
+def _exact_decide(c: int, first_word: int, eps: float, rng: np.random.Generator) -> bool:
+    """U < P(ν >= c) exactly, U = 0.w1 w2 ... with w1 = ``first_word``, further words from ``rng``."""
+    m, nb, prec = int(first_word), 64, 60
+    while True:
+        s_lo, s_hi = _tail_enclosure(c, eps, prec)
+        u_lo, u_hi = Fraction(m, 1 << nb), Fraction(m + 1, 1 << nb)
+        if u_hi <= s_lo:
+            return True
+        if u_lo >= s_hi:
+            return False
+        if s_hi - s_lo > u_hi - u_lo:
+            prec *= 2
+        else:
+            m = (m << 64) | int(words(rng, 1)[0])
+            nb += 64
+
+
+# ---------------------------------------------------------------------------------------------
+# AboveThreshold
+# ---------------------------------------------------------------------------------------------
+def above_threshold(counts_at: Callable[[np.ndarray], np.ndarray], threshold: Fraction, n_steps: int,
+                    epsilon: float, rng: np.random.Generator) -> int:
+    """The first index k < ``n_steps`` with f_k + ν_k >= T + ρ, else ``n_steps`` (exact; ε-DP, see module).
+
+    ``counts_at(indices) -> int64 counts f_i``; ρ ~ DLap(ε/2), ν_i ~ DLap(ε/2) i.i.d. The law is
+    :func:`above_threshold_law`.
+    """
+    e1, e2 = epsilon * _SPLIT, epsilon * (1.0 - _SPLIT)
+    rho = discrete_laplace(e1, rng)
+    C = math.ceil(threshold) + rho
+    if abs(C) >= 1 << 62:  # pragma: no cover - only for epsilon below about 1e-17
+        raise OverflowError(f"the noisy threshold {C} does not fit in 64 bits (epsilon={epsilon!r} too small)")
+    start, block = 0, 64
+    while start < n_steps:
+        idx = np.arange(start, min(start + block, n_steps), dtype=np.int64)
+        f = np.asarray(counts_at(idx), dtype=np.int64)
+        c = np.int64(C) - f
+        w = words(rng, idx.size)
+        dec = _fast_decide(c, w, e2)
+        # walk the steps in order: the first success, resolving undecided ones exactly on the way
+        cand = np.flatnonzero(dec != 0)
+        for pos in cand:
+            if dec[pos] == 1:
+                return int(start + pos)
+            if _exact_decide(int(c[pos]), int(w[pos]), e2, rng):
+                return int(start + pos)
+        start += idx.size
+        block = min(block * 2, _MAX_BLOCK)
+    return n_steps
+
+
+def above_threshold_law(f: np.ndarray, threshold: Fraction, epsilon: float, *, rho_range: int | None = None
+                        ) -> np.ndarray:
+    """Exact law (float64) of :func:`above_threshold`'s output for the counts ``f`` (length K).
+
+    Returns P(k) for k = 0..K (K: no stop). Sums ρ over |ρ| <= ``rho_range`` (default: where the
+    discrete-Laplace tail is below 1e-17 of the total).
+    """
+    e1, e2 = epsilon * _SPLIT, epsilon * (1.0 - _SPLIT)
+    f = np.asarray(f, dtype=np.int64)
+    K = f.size
+    R = int(math.ceil(40.0 / e1)) if rho_range is None else rho_range
+    out = np.zeros(K + 1)
+    norm = (-math.expm1(-e1)) / (1.0 + math.exp(-e1))
+    for rho in range(-R, R + 1):
+        w = norm * math.exp(-e1 * abs(rho))
+        C = math.ceil(threshold) + rho
+        s = np.array([tail_probability(int(C - fi), e2) for fi in f])
+        surv = np.concatenate(([1.0], np.cumprod(1.0 - s)))
+        out[:K] += w * surv[:K] * s
+        out[K] += w * surv[K]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# searches on sorted grouped data
+# ---------------------------------------------------------------------------------------------
+def _cum(counts: np.ndarray) -> np.ndarray:
+    return np.concatenate(([0], np.cumsum(counts, dtype=np.int64)))
+
+
+def search_up(values: np.ndarray, cum: np.ndarray, base: float, threshold: Fraction, epsilon: float,
+              rng: np.random.Generator, log_beta: float = _LOG_BETA) -> int:
+    """AboveThreshold on f_i = #{x <= base + g_i} (values sorted distinct, cum = [0, cumsum(counts)])."""
+    def counts_at(idx: np.ndarray) -> np.ndarray:
+        return cum[np.searchsorted(values, base + grid(idx, log_beta), side="right")]
+    return above_threshold(counts_at, threshold, grid_size(log_beta), epsilon, rng)
+
+
+def search_down(values: np.ndarray, cum: np.ndarray, base: float, threshold: Fraction, epsilon: float,
+                rng: np.random.Generator, log_beta: float = _LOG_BETA) -> int:
+    """AboveThreshold on f_i = #{x >= base − g_i}."""
+    n = cum[-1]
+
+    def counts_at(idx: np.ndarray) -> np.ndarray:
+        return n - cum[np.searchsorted(values, base - grid(idx, log_beta), side="left")]
+    return above_threshold(counts_at, threshold, grid_size(log_beta), epsilon, rng)
+
+
+def _grid_value(k: int, log_beta: float = _LOG_BETA) -> float:
+    return float(grid(np.array([min(k, grid_size(log_beta) - 1)]), log_beta)[0])
+
+
+def _group(values: np.ndarray, counts: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    if counts is None:
+        v, c = np.unique(np.asarray(values, dtype=np.float64), return_counts=True)
+        return v, c.astype(np.int64)
+    v = np.asarray(values, dtype=np.float64)
+    c = np.asarray(counts, dtype=np.int64)
+    keep = c > 0
+    return v[keep], c[keep]
+
+
+def _down(x: Fraction) -> float:
+    """The largest float <= x."""
+    f = float(x)
+    return f if Fraction(f) <= x else math.nextafter(f, -math.inf)
+
+
+def private_base(values: np.ndarray, cum: np.ndarray, level: Fraction, epsilon: float,
+                 rng: np.random.Generator) -> float:
+    """A point L <= 0 with (noisily) at least ``level``·n records at or above it: −g_k of a downward search."""
+    n = int(cum[-1])
+    k = search_down(values, cum, 0.0, level * n, epsilon, rng)
+    return 0.0 - _grid_value(k)   # 0.0, not -0.0, at k = 0
+
+
+def private_bounds(values: np.ndarray, cum: np.ndarray, base: float, lo_rank: Fraction, hi_rank: Fraction,
+                   epsilon: float, rng: np.random.Generator) -> tuple[float, float]:
+    """(lo, hi): lo = the grid point before the upward search's stop at rank ``lo_rank`` (base if k = 0),
+    hi = the stop of the search at ``hi_rank``, each search ε-DP with ``epsilon``; hi > lo always."""
+    k_lo = search_up(values, cum, base, lo_rank, epsilon, rng)
+    k_hi = search_up(values, cum, base, hi_rank, epsilon, rng)
+    lo = base if k_lo == 0 else base + _grid_value(k_lo - 1)
+    hi = base + _grid_value(max(k_hi, k_lo, 1))
+    if not hi > lo:  # float rounding of base + g far from 0; move hi up the grid (data-independent)
+        j = max(k_hi, k_lo, 1)
+        while not hi > lo and j < GRID_SIZE - 1:
+            j += 1
+            hi = base + _grid_value(j)
+    return lo, hi
+
+
+def unbounded_privacy(epsilon: float, m: int) -> Guarantee:
+    """The guarantee of :func:`unbounded_quantiles` for ``m`` quantiles: ``PureDP(epsilon)``.
+
+    ε-DP under **replace-one-record** neighbours with n public (the library's model for the median),
+    whatever ``m``: the searches and the bounded method share ε by sequential composition (see the module).
+
+    Parameters
+    ----------
+    epsilon : float
+        The total ε (> 0, checked by the caller).
+    m : int
+        The number of quantiles (the guarantee does not depend on it).
+
+    Returns
+    -------
+    Guarantee
+        ``PureDP(epsilon)``.
+
+    Examples
+    --------
+    >>> unbounded_privacy(1.0, 9)
+    PureDP(epsilon=1.0)
+    """
+    return PureDP(epsilon)
+
+
+def _bounded() -> Callable[..., np.ndarray] | None:
+    try:
+        from ._api import bounded_quantiles  # q-core's bounded machinery
+    except ImportError:  # pragma: no cover - before q-core's merge
+        return None
+    return bounded_quantiles
+
+
+#: The bounded method run inside the private bounds (q-core's names; "auto" resolves from the public m, n).
+INNER_METHOD = "independent"  # measured best of q-core's bounded methods on DPBench (m = 9)
+
+
+
+def unbounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, counts: np.ndarray | None,
+                        rng: np.random.Generator) -> np.ndarray:
+    """Quantiles without bounds (validated inputs; the caller charges ``unbounded_privacy``).
+
+    What it releases: one value per q, in the order of ``qs``: q-core's bounded independent method run inside
+    private bounds [lo, hi] found by three AboveThreshold searches (see the module; at most 3ε/8 for them,
+    usually far less), on the data clipped to those bounds. Privacy: ε-DP under replace-one-record neighbours
+    with n public (:func:`unbounded_privacy`); nothing public is read from the data.
+
+    Parameters
+    ----------
+    values : numpy.ndarray of float64
+        Finite values (distinct and sorted when ``counts`` is given).
+    qs : numpy.ndarray of float64
+        Quantile levels in [0, 1], any order.
+    epsilon : float
+        Total ε > 0.
+    counts : numpy.ndarray of int64 or None
+        Multiplicities of ``values``.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        One value per entry of ``qs``, in its order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> v = np.arange(1000.0)
+    >>> out = unbounded_quantiles(v, np.array([0.5]), epsilon=1.0, counts=None, rng=np.random.default_rng(0))
+    >>> bool(400 < out[0] < 600)
+    True
+    """
+    vals, cnts = _group(values, counts)
+    return _hybrid(vals, cnts, np.asarray(qs, dtype=np.float64), epsilon, rng, CONFIG)
+
+
+#: The design of unbounded_quantiles: the grid of the three bound searches (β = 1 + 2^-3), the record
+#: count C of :func:`search_epsilon` and the cap on each search's share of ε.
+CONFIG: dict = dict(log_beta=math.log1p(2.0 ** -3), records=20.0, cap=2.0 ** -3)
+
+
+def search_epsilon(epsilon: float, margin: Fraction, cfg: dict) -> float:
+    """ε of one bound search: C / margin records (C = 20: a search with ε_s stops about 15/ε_s records early on
+    the coarse grid, so the stop stays inside the margin), at most ``cap``·ε (ε/8); a function of the public
+    n, qs and ε only. C = 20 and 40 were measured (DPBench, m = 9): 20 was as good or better."""
+    cap = epsilon * cfg["cap"]
+    if margin <= 0:
+        return cap
+    return min(cap, _down(Fraction(cfg["records"]) / margin))
+
+
+def _hybrid(vals: np.ndarray, cnts: np.ndarray, qs: np.ndarray, epsilon: float, rng: np.random.Generator,
+            cfg: dict) -> np.ndarray:
+    cum = _cum(cnts)
+    n = int(cum[-1])
+    qmin, qmax = Fraction(float(qs.min())), Fraction(float(qs.max()))
+    lo_rank = qmin / 2 * n            # half-way between the smallest requested rank and 0
+    hi_rank = (1 + qmax) / 2 * n      # half-way between the largest requested rank and n
+    e_lo = search_epsilon(epsilon, lo_rank, cfg)
+    e_hi = search_epsilon(epsilon, n - hi_rank, cfg)
+    rest = _down(Fraction(epsilon) - 2 * Fraction(e_lo) - Fraction(e_hi))
+    lb = cfg["log_beta"]
+    k_base = search_down(vals, cum, 0.0, n - lo_rank, e_lo, rng, lb)
+    base = 0.0 - _grid_value(k_base, lb)
+    bounded = _bounded()
+    if bounded is None:  # pragma: no cover - before q-core's merge: one search per quantile
+        share = _down(Fraction(rest) / qs.size)
+        out = np.empty(qs.size)
+        for i, q in enumerate(qs):
+            k = search_up(vals, cum, base, Fraction(float(q)) * n, share, rng)
+            out[i] = base + _grid_value(k)
+        return out
+    k_lo = search_up(vals, cum, base, lo_rank, e_lo, rng, lb)
+    lo = base if k_lo == 0 else base + _grid_value(k_lo - 1, lb)
+    k_hi = search_up(vals, cum, lo, hi_rank, e_hi, rng, lb)
+    j = max(k_hi, 1)
+    hi = lo + _grid_value(j, lb)
+    while not hi > lo:  # float rounding of lo + g far from 0: move up the grid (data-independent)
+        j += 1
+        hi = lo + _grid_value(j, lb)
+    clipped = np.clip(vals, lo, hi)
+    cv, inv = np.unique(clipped, return_inverse=True)
+    cc = np.zeros(cv.size, dtype=np.int64)
+    np.add.at(cc, inv.ravel(), cnts)
+    return np.asarray(bounded(cv, qs, epsilon=rest, lo=lo, hi=hi, method=INNER_METHOD, counts=cc, rng=rng),
+                      dtype=np.float64)

@@ -1,0 +1,249 @@
+"""Unbounded quantiles (issue 26): AboveThreshold on a geometric grid with exact discrete-Laplace noise.
+
+Exact audit of the search's guarantee on a small universe, χ² of the samplers against their exact laws,
+the exact bit decider against its float fast path, and accuracy on a DPBench histogram.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from dpselect.quantiles import _unbounded as U
+
+
+# ---------------------------------------------------------------------------------------------
+# exact audit of one search on a tiny universe
+# ---------------------------------------------------------------------------------------------
+UNIVERSE = (0.0, 1.0, 2.0, 3.0)
+THRESHOLDS = np.array([0.0, 1.0, 2.0, 3.0])  # a truncated, data-independent grid (K = 4)
+
+
+def _counts(db, direction):
+    x = np.asarray(db)
+    if direction == "up":
+        return np.array([(x <= t).sum() for t in THRESHOLDS])
+    return np.array([(x >= 3.0 - t).sum() for t in THRESHOLDS])
+
+
+def _max_log_ratio(eps_noise, threshold, direction, n=3):
+    """max over replace-one neighbour pairs and outputs k = 0..K of |log P_x(k) − log P_y(k)|."""
+    laws = {db: U.above_threshold_law(_counts(db, direction), threshold, eps_noise)
+            for db in itertools.combinations_with_replacement(UNIVERSE, n)}
+    worst = 0.0
+    for db in laws:
+        for j in range(n):
+            for v in UNIVERSE:
+                nb = tuple(sorted(db[:j] + (v,) + db[j + 1:]))
+                a, b = laws[db], laws[nb]
+                assert (a > 0).all() and (b > 0).all()
+                worst = max(worst, float(np.max(np.abs(np.log(a) - np.log(b)))))
+    return worst
+
+
+@pytest.mark.parametrize("eps", [1.0, 0.3])
+@pytest.mark.parametrize("threshold", [Fraction(3, 2), Fraction(1), Fraction(3)])
+@pytest.mark.parametrize("direction", ["up", "down"])
+def test_audit_above_threshold(eps, threshold, direction):
+    worst = _max_log_ratio(eps, threshold, direction)
+    assert worst <= eps + 1e-9
+    assert worst > 0.5 * eps  # and not vacuous: the bound is nearly reached
+
+
+def test_audit_values():
+    # measured: the monotone analysis (ε1 + ε2 = ε) is nearly tight on this universe
+    assert round(_max_log_ratio(1.0, Fraction(3, 2), "up"), 4) == 0.8704
+    assert round(_max_log_ratio(1.0, Fraction(1), "up"), 4) == 0.8921
+
+
+def test_audit_mutation_fails():
+    # the noise of a 2ε search (half the scale) is not ε-DP: the audit must see it
+    assert round(_max_log_ratio(2.0, Fraction(3, 2), "up"), 4) == 1.8372
+
+
+def test_law_sums_to_one():
+    law = U.above_threshold_law(np.array([0, 1, 1, 3]), Fraction(3, 2), 1.0)
+    assert abs(law.sum() - 1.0) < 1e-12
+
+
+# ---------------------------------------------------------------------------------------------
+# samplers against their exact laws
+# ---------------------------------------------------------------------------------------------
+def test_discrete_laplace_chi2(freq):
+    rng = np.random.default_rng(7)
+    eps = 0.7
+    z = np.array([U.discrete_laplace(eps, rng) for _ in range(4000)])
+    p = math.exp(-eps)
+    ks = np.arange(-12, 13)
+    probs = (1 - p) / (1 + p) * p ** np.abs(ks)
+    inside = (z >= -12) & (z <= 12)
+    samples = np.where(inside, z + 12, 25)
+    freq(samples, np.append(probs, 1 - probs.sum()))
+
+
+def test_geometric_chi2(freq):
+    rng = np.random.default_rng(8)
+    eps = 0.3
+    g = np.array([U.geometric(eps, rng) for _ in range(3000)])
+    ks = np.arange(30)
+    probs = np.exp(-eps * ks) * (1 - math.exp(-eps))
+    freq(np.minimum(g, 30), np.append(probs, 1 - probs.sum()))
+
+
+def test_stopping_index_chi2(freq):
+    rng = np.random.default_rng(11)
+    f = np.array([0, 2, 3, 5, 6, 9, 10, 10])
+    T, eps = Fraction(11, 2), 1.0
+    law = U.above_threshold_law(f, T, eps)
+    ks = [U.above_threshold(lambda idx: f[idx], T, f.size, eps, rng) for _ in range(3000)]
+    freq(ks, law)
+
+
+def test_exact_decider_agrees_with_fast_path():
+    rng = np.random.default_rng(3)
+    eps = 0.37
+    c = rng.integers(-20, 40, size=5000)
+    w = U.words(rng, c.size)
+    fast = U._fast_decide(c, w, eps)
+    assert (fast != -1).all()
+    for ci, wi, fi in zip(c[:300], w[:300], fast[:300]):
+        assert U._exact_decide(int(ci), int(wi), eps, rng) == bool(fi)
+
+
+def test_exact_decider_at_the_boundary():
+    # a first word at the float value of P(ν >= c): the fast path cannot decide, the exact path reads more words
+    eps = 0.5
+    for c in (3, -2):
+        lo, hi = U._tail_enclosure(c, eps, 80)
+        assert hi - lo < Fraction(1, 10 ** 70) and abs(float(lo) - U.tail_probability(c, eps)) < 1e-15
+        w = np.array([math.floor(lo * 2 ** 64)], dtype=np.uint64)
+        assert U._fast_decide(np.array([c]), w, eps)[0] == -1
+        hits = sum(U._exact_decide(c, int(w[0]), eps, np.random.default_rng(s0)) for s0 in range(200))
+        # given the first word, U < s has conditional probability (s − w/2^64)·2^64 in (0, 1)
+        p = float((Fraction(lo) - Fraction(int(w[0]), 2 ** 64)) * 2 ** 64)
+        assert abs(hits / 200 - p) < 0.15
+
+
+def test_grid():
+    g = U.grid(np.array([0, 1, U.GRID_SIZE - 1]))
+    assert g[0] == 0.0 and g[1] == U.BETA - 1.0 and np.isfinite(g[2]) and g[2] > 1e307
+    assert U.BETA == 1.0009765625
+
+
+# ---------------------------------------------------------------------------------------------
+# the several-quantile method (private bounds, then q-core's bounded method) and the public entry
+# ---------------------------------------------------------------------------------------------
+import dpselect  # noqa: E402
+from dpselect.exceptions import PrivacyLeakWarning  # noqa: E402
+
+DPBENCH = "dpbench1d"
+
+
+def _hepth():
+    from dpselect.experiments import data_path
+    try:
+        h = np.load(data_path(DPBENCH, "HEPTH.n4096.npy"))
+    except FileNotFoundError:  # pragma: no cover
+        pytest.skip("DPBench data not available")
+    keep = h > 0
+    return np.arange(4096.0)[keep], h[keep], np.cumsum(h[keep]), np.arange(4096.0)
+
+
+def _excess(out, vals, cum, qs):
+    """mean |#{x <= v} − q·n| / n minus the best a value can reach (ties make some ranks unreachable)."""
+    n = cum[-1]
+    ranks = np.concatenate(([0], cum))
+    best = np.array([np.min(np.abs(ranks - q * n)) for q in qs])
+    r = ranks[np.searchsorted(vals, out, side="right")]
+    return float(np.mean(np.abs(r - qs * n) - best) / n)
+
+
+@pytest.mark.parametrize("eps, measured_unbounded, measured_bounded",
+                         [(0.1, 4.0683e-4, 3.7655e-4), (1.0, 6.0101e-6, 7.7346e-6)])
+def test_dpbench_hepth_deciles(eps, measured_unbounded, measured_bounded):
+    # HEPTH (347,414 records, 4,096 bins), m = 9 deciles, 25 runs each from seed 0: the unbounded method with no
+    # bounds against the bounded independent method with the public bounds (0, 4095). Over 100 runs:
+    # ratios 0.97 (ε = 0.1) and 1.22 (ε = 1).
+    vals, counts, cum, _ = _hepth()
+    qs = np.linspace(0.1, 0.9, 9)
+    rng = np.random.default_rng(0)
+    unb = np.mean([_excess(dpselect.quantiles(vals, qs, epsilon=eps, counts=counts, rng=rng), vals, cum, qs)
+                   for _ in range(25)])
+    bnd = np.mean([_excess(dpselect.quantiles(vals, qs, epsilon=eps, bounds=(0.0, 4095.0), method="independent",
+                                              counts=counts, rng=rng), vals, cum, qs) for _ in range(25)])
+    assert unb == pytest.approx(measured_unbounded, rel=1e-3)
+    assert bnd == pytest.approx(measured_bounded, rel=1e-3)
+
+
+def test_unbounded_no_warning_and_accountant():
+    x = np.random.default_rng(1).normal(-5e3, 300.0, size=2000)
+    acc = dpselect.Accountant(epsilon=1.0)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        out = dpselect.quantiles(x, [0.9, 0.1, 0.5], epsilon=0.6, rng=0, accountant=acc)
+    true = np.quantile(x, [0.9, 0.1, 0.5])
+    assert np.all(np.abs(out - true) < 60.0), (out, true)     # negative data, far from 0, no bounds given
+    assert acc.history[-1].label == "quantiles" and acc.history[-1].guarantee == dpselect.accounting.PureDP(0.6)
+    # a refused release draws nothing
+    gen = np.random.default_rng(5)
+    state = gen.bit_generator.state
+    with pytest.raises(dpselect.BudgetExceededError):
+        dpselect.quantiles(x, [0.5], epsilon=0.5, rng=gen, accountant=acc)
+    assert gen.bit_generator.state == state
+
+
+def test_unbounded_seeded_values():
+    x = np.arange(1, 1001, dtype=float)
+    out = dpselect.quantiles(x, [0.25, 0.75], epsilon=1.0, rng=42)
+    assert out.tolist() == pytest.approx(dpselect.quantiles(x, [0.25, 0.75], epsilon=1.0, rng=42).tolist())
+    assert 200 < out[0] < 300 and 700 < out[1] < 800
+    single = dpselect.quantile(x, 0.5, epsilon=1.0, rng=3)
+    assert 450 < single < 550
+
+
+def test_grouped_is_fast():
+    import time
+    rng = np.random.default_rng(2)
+    vals = np.arange(4096.0)
+    counts = rng.integers(0, 5000, size=4096)   # ~10^7 records as a histogram
+    t = time.perf_counter()
+    dpselect.quantiles(vals, np.linspace(0.01, 0.99, 99), epsilon=1.0, counts=counts, rng=0)
+    assert time.perf_counter() - t < 2.0    # typically ~0.1 s (no timing claim in tests; a gross regression only)
+
+
+def test_search_epsilon_is_public():
+    cfg = U.CONFIG
+    assert U.search_epsilon(1.0, Fraction(17_000), cfg) == pytest.approx(20 / 17_000)
+    assert U.search_epsilon(0.1, Fraction(470), cfg) == 0.1 / 8
+    assert U.search_epsilon(1.0, Fraction(0), cfg) == 1 / 8
+
+
+def test_clipping_bounds():
+    x = np.random.default_rng(0).exponential(100.0, size=10_000)
+    lo, hi = dpselect.clipping_bounds(x, epsilon=1.0, rng=0)
+    assert lo == 0.0 and 600 < hi < 700          # x.max() = 872: the noise clips the top few records
+    lo2, hi2 = dpselect.clipping_bounds(x, epsilon=1.0, q=(0.1, 0.9), rng=0)
+    assert abs(lo2 - np.quantile(x, 0.1)) < 2.0 and abs(hi2 - np.quantile(x, 0.9)) < 5.0
+    # grouped input gives the same law: same seed, same bounds
+    v, c = np.unique(np.round(x), return_counts=True)
+    assert dpselect.clipping_bounds(v, epsilon=1.0, counts=c, rng=4) == \
+        dpselect.clipping_bounds(np.repeat(v, c), epsilon=1.0, rng=4)
+
+
+def test_clipping_bounds_validation_before_charge():
+    acc = dpselect.Accountant(epsilon=1.0)
+    for kwargs, exc in [(dict(epsilon=0.0), ValueError), (dict(epsilon=1.0, q=(0.9, 0.1)), ValueError),
+                        (dict(epsilon=1.0, q=0.5), TypeError), (dict(epsilon=1.0, counts=[1, -1]), ValueError),
+                        (dict(epsilon=1.0, accountant="x"), TypeError)]:
+        with pytest.raises(exc):
+            dpselect.clipping_bounds([1.0, 2.0], **{"accountant": acc, **kwargs})
+    with pytest.raises(ValueError):
+        dpselect.clipping_bounds([1.0, np.nan], epsilon=1.0, accountant=acc)
+    assert acc.history == [] or len(acc.history) == 0
+    dpselect.clipping_bounds([1.0, 2.0], epsilon=0.25, rng=0, accountant=acc)
+    assert acc.history[-1].label == "clipping_bounds"
+    assert acc.history[-1].guarantee == dpselect.accounting.PureDP(0.25)
