@@ -320,13 +320,15 @@ def _eps_key(eps: float) -> int:
 def _task(job):
     """One run on one dataset: every m, ε and method. Seeds: (seed, dataset, m, ε, method, run), global
     indices, so a cell's runs do not depend on the other cells of the command."""
-    name, run_, seed, ms, epsilons, methods, baselines, dpl_budget, dpl_runs = job
+    name, run_, seed, ms, epsilons, methods, baselines, dpl_budget, dpl_runs, m_runs = job
     di = DATASETS.index(name)
     hist = _hist(name)
     n = int(hist.sum())
     rows: list[dict] = []
     records = None
     for m in ms:
+        if run_ >= m_runs.get(m, run_ + 1):
+            continue
         qs = quantile_levels(m)
         floor = float(np.mean(rank_floor(hist, qs)))
         for eps in epsilons:
@@ -354,6 +356,17 @@ def _task(job):
                     rows.append({"dataset": name, "method": method, "epsilon": eps, "run": run_, "metric": metric,
                                  "value": value, "m": m, "status": status})
     return rows
+
+
+def _parse_m_runs(text: str) -> dict[int, int]:
+    try:
+        pairs = [x.split("=") for x in text.split(",") if x.strip()]
+        out = {int(a): int(b) for a, b in pairs}
+    except ValueError:
+        raise SystemExit(f"error: --m-runs expects M=RUNS,... e.g. 99=5, got {text!r}") from None
+    if any(r < 1 for r in out.values()):
+        raise SystemExit(f"error: --m-runs needs RUNS >= 1, got {text!r}")
+    return out
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -386,6 +399,8 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="third-party baselines to add when importable: opendp,diffprivlib (default none)")
     parser.add_argument("--diffprivlib-budget", type=float, default=4e6,
                         help="run diffprivlib only where n * m <= this (default 4e6)")
+    parser.add_argument("--m-runs", default="",
+                        help="fewer runs for some m, e.g. 99=5: m = 99 only in runs 0-4 (default: every run)")
     parser.add_argument("--diffprivlib-runs", type=int, default=None,
                         help="run diffprivlib in the first this many runs only (default: every run)")
 
@@ -396,6 +411,7 @@ def _check(args) -> None:
         raise SystemExit(f"error: unknown method(s) {', '.join(bad)}; choose from {', '.join(METHODS + BASELINES)}")
     if not args.ms or any(m < 1 for m in args.ms):
         raise SystemExit(f"error: --ms must be integers >= 1, got {args.ms}")
+    _parse_m_runs(args.m_runs)
 
 
 def _methods_available(methods) -> list[str]:
@@ -418,7 +434,8 @@ def _jobs(args, names) -> list:
     if args.unavailable:
         print(f"not available in this environment, skipped: {', '.join(args.unavailable)}")
     return [(n, r, args.seed, list(args.ms), list(args.epsilons), methods, baselines,
-             args.diffprivlib_budget, args.runs if args.diffprivlib_runs is None else args.diffprivlib_runs)
+             args.diffprivlib_budget, args.runs if args.diffprivlib_runs is None else args.diffprivlib_runs,
+             _parse_m_runs(args.m_runs))
             for n in names for r in range(args.runs)]
 
 
@@ -481,6 +498,10 @@ def _report(res: Result) -> list[str]:
                 table.append(row)
         lines += [f"## m = {m}", "", markdown_table(("dataset", "ε", *methods, "best dpselect / best baseline"),
                                                      table), ""]
+    if res.args.m_runs:
+        lines += ["Fewer runs for: " + ", ".join(f"m = {m}: runs 0-{min(r, res.args.runs) - 1}"
+                                                  for m, r in sorted(_parse_m_runs(res.args.m_runs).items())) + ".",
+                  ""]
     if getattr(res.args, "unavailable", None):
         lines += [f"Not available in the environment of this run (no rows): {', '.join(res.args.unavailable)}.", ""]
     if statuses:
