@@ -73,7 +73,8 @@ def test_grouped_equals_expanded_and_order_of_qs(method):
     (dict(bounds=3.0), TypeError, "pair"),
     (dict(bounds=(0.0, 5.0)), ValueError, "bounds"),          # a value (9) outside: never clipped
     (dict(method="jointexp"), ValueError, "method"),
-    (dict(counts=[1, 0, 1]), ValueError, "counts"),
+    (dict(counts=[1, -1, 1]), ValueError, "counts"),
+    (dict(counts=[0, 0, 0]), ValueError, "at least one record"),
     (dict(counts=[1, 2]), ValueError, "counts"),
     (dict(values=[1.0, float("nan"), 2.0]), ValueError, "values"),
     (dict(accountant="budget"), TypeError, "accountant"),
@@ -125,11 +126,20 @@ def test_privacy_values():
         _api.quantiles_privacy(3, epsilon=1.0, method="auto")
 
 
-def test_auto_rule_reads_only_m_and_n():
+def test_auto_rule_reads_only_m_and_len_values():
     assert _api._resolve("auto", 1, 10 ** 9) == "independent"
     assert _api._resolve("auto", 9, 4096) == "joint"
     assert _api._resolve("auto", 10, 100) == "recursive"
-    assert _api._resolve("auto", 3, 4097) == "recursive"
+    assert _api._resolve("auto", 3, 32769) == "recursive"
+
+
+def test_empty_bins_are_allowed_and_change_nothing_but_the_auto_rule():
+    vals = np.arange(6, dtype=float)
+    cnt = np.array([0, 3, 0, 2, 5, 0])
+    a = dpselect.quantiles(vals, [0.3, 0.7], counts=cnt, epsilon=1.0, bounds=(0.0, 6.0), method="joint", rng=4)
+    b = dpselect.quantiles(vals[cnt > 0], [0.3, 0.7], counts=cnt[cnt > 0], epsilon=1.0, bounds=(0.0, 6.0),
+                           method="joint", rng=4)
+    np.testing.assert_array_equal(a, b)
 
 
 def test_unbounded_dispatch():
@@ -380,3 +390,18 @@ def test_joint_sampler_chi_square_and_the_order_statistic_volume():
     assert _joint_chi2(x, qs, 0.8, 1500) > 1e-3
     assert _joint_chi2(x, qs, 0.8, 200, force_exact=True, seed=1) > 1e-3     # the decimal acceptance path
     assert _joint_chi2(x, qs, 0.8, 1500, factorial=False) < 1e-6            # without 1/c! the law is wrong
+
+
+def test_joint_with_one_quantile_is_the_interval_mechanism():
+    # m = 1: u = −2|R − τ|, so exp(ε·u/4) = exp(−ε|R − τ|/2): the median's law
+    x = [1.0, 2.0, 2.0, 7.0, 9.0]
+    for q in (0.5, 0.2):
+        paths, p, iv, _ = _joint_brute_law(x, [q], 1.1, 0.0, 10.0)
+        vals, cnt = _api._group(np.asarray(x), None)
+        _, _, p1 = single_probabilities(vals, cnt, 0.0, 10.0, q, 1.1)
+        np.testing.assert_allclose(p, p1, rtol=1e-12)
+
+
+def test_positional_epsilon_is_refused():
+    with pytest.raises(TypeError):
+        dpselect.quantiles([1.0, 2.0], [0.5], 1.0)

@@ -9,7 +9,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._boundary import charge, check_accountant
-from .._compat import keyword_only
 from .._rng import check_rng
 from .._validation import check_positive, check_utilities
 from ..accounting.accountant import Accountant
@@ -19,16 +18,18 @@ from ..utilities.median import _check_counts
 from ._independent import independent_privacy, independent_quantiles
 from ._recursive import recursive_privacy, recursive_quantiles
 
-__all__ = ["quantiles", "quantile", "quantiles_privacy", "METHODS", "AUTO_JOINT_MAX_M", "AUTO_JOINT_MAX_N"]
+__all__ = ["quantiles", "quantile", "quantiles_privacy", "METHODS", "AUTO_JOINT_MAX_M", "AUTO_JOINT_MAX_SIZE"]
 
 Method = Literal["auto", "joint", "recursive", "independent"]
 #: The accepted values of ``method=``.
 METHODS = ("auto", "joint", "recursive", "independent")
-#: ``method="auto"`` picks the joint mechanism for at most this many distinct quantiles (and n below the next).
+#: ``method="auto"`` picks the joint mechanism for 2 to this many distinct quantiles (and a small enough input).
 AUTO_JOINT_MAX_M = 9
-#: ``method="auto"`` picks the joint mechanism only for n <= this many records (its cost is O(m·k²) for k
-#: distinct values, k <= n + 1; the rule reads only the public n and m, never the data).
-AUTO_JOINT_MAX_N = 4096
+#: ``method="auto"`` picks the joint mechanism only when ``len(values)`` is at most this (its cost is
+#: O(m·k·log k + m²·k) for k <= len(values) + 1 intervals: ~0.2 s for 4,096 bins and m = 9). ``len(values)``
+#: is public: n for raw records, the number of bins for a histogram passed with all its bins (zero counts
+#: allowed), so the rule never reads the data.
+AUTO_JOINT_MAX_SIZE = 32768
 
 
 # ---------------------------------------------------------------------------------------------
@@ -73,14 +74,22 @@ def _check_bounds(bounds: Any) -> tuple[float, float] | None:
 
 
 def _group(values: ArrayLike, counts: ArrayLike | None) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct sorted values with their int64 counts (checked: finite, 1-D, counts > 0, n <= 2^53)."""
+    """Distinct sorted values with their int64 counts (checked: finite, 1-D, counts >= 0 with at least one
+    record, n <= 2^53); values of count 0 (empty bins) are dropped."""
     x = check_utilities(values, "values")
     if counts is None:
         x = np.sort(x, kind="stable")
         starts = np.concatenate(([0], np.flatnonzero(x[1:] != x[:-1]) + 1))
         c = np.diff(np.concatenate((starts, [x.size]))).astype(np.int64)
         return x[starts], c
-    c = _check_counts(counts, x.shape[0])
+    raw = np.asarray(counts)
+    if raw.ndim == 1 and raw.shape[0] == x.shape[0] and raw.dtype.kind in "iuf":
+        zero = raw == 0
+        if zero.all():
+            raise ValueError("counts must hold at least one record (all counts are 0)")
+        if zero.any():   # empty bins: allowed (a histogram's public grid), dropped here
+            x, raw = x[~zero], raw[~zero]
+    c = _check_counts(raw, x.shape[0])
     order = np.argsort(x, kind="stable")
     x, c = x[order], c[order]
     if x.size > 1 and np.any(x[1:] == x[:-1]):
@@ -90,14 +99,14 @@ def _group(values: ArrayLike, counts: ArrayLike | None) -> tuple[np.ndarray, np.
     return x, c
 
 
-def _resolve(method: str, m: int, n: int) -> str:
-    """The method ``"auto"`` stands for: the median's law for m = 1; the joint mechanism for m <= 9 and
-    n <= 4096; else the recursive one. Reads only m and n (public)."""
+def _resolve(method: str, m: int, size: int) -> str:
+    """The method ``"auto"`` stands for: the median's law for m = 1; the joint mechanism for 2 <= m <= 9 and
+    ``size = len(values)`` <= 32,768; else the recursive one. Reads only m and len(values) (public)."""
     if method != "auto":
         return method
     if m == 1:
         return "independent"
-    if m <= AUTO_JOINT_MAX_M and n <= AUTO_JOINT_MAX_N:
+    if m <= AUTO_JOINT_MAX_M and size <= AUTO_JOINT_MAX_SIZE:
         return "joint"
     return "recursive"
 
@@ -182,7 +191,7 @@ def bounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, lo:
         cnt = np.asarray(counts, dtype=np.int64)
     q = np.asarray(qs, dtype=np.float64)
     uq, inverse = np.unique(q, return_inverse=True)
-    meth = _resolve(method, int(uq.size), int(cnt.sum()))
+    meth = _resolve(method, int(uq.size), int(np.asarray(values).shape[0]))
     if meth == "independent":
         out = independent_quantiles(vals, cnt, uq, epsilon=epsilon, lo=lo, hi=hi, gen=rng)
     elif meth == "recursive":
@@ -195,7 +204,6 @@ def bounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, lo:
 # ---------------------------------------------------------------------------------------------
 # public
 # ---------------------------------------------------------------------------------------------
-@keyword_only("epsilon")
 def quantiles(
     values: ArrayLike,
     qs: ArrayLike,
@@ -226,8 +234,9 @@ def quantiles(
       sorted vectors o_1 <= ... <= o_m with utility −Σ_i |#{x in [o_(i−1), o_i)} − (q_i − q_(i−1))·n|
       (sensitivity 2), density ∝ exp(ε·u/4), sampled exactly (see :mod:`dpselect.quantiles._joint`).
       Cost O(m·k²) for k distinct values.
-    * ``"auto"``: ``"independent"`` for one distinct q (the median's law), ``"joint"`` for m <= 9 and
-      n <= 4096, else ``"recursive"``; the rule reads only m and n.
+    * ``"auto"``: ``"independent"`` for one distinct q (the median's law), ``"joint"`` for 2 <= m <= 9
+      and ``len(values)`` <= 32,768, else ``"recursive"``. The rule reads only m and ``len(values)`` (n for
+      raw records; for a histogram pass every bin, zero counts allowed, so that it is the public grid).
 
     ``bounds=None`` runs the unbounded method (Durfee, NeurIPS 2023), which needs no public bound.
 
@@ -238,8 +247,8 @@ def quantiles(
     Parameters
     ----------
     values : array of shape (n,)
-        The records' values (finite). With ``counts``: distinct values, ``values[g]`` held by
-        ``counts[g]`` records (a histogram; never expanded: 10^9 records cost what their distinct values cost).
+        The records' values (finite). With ``counts``: ``values[g]`` held by ``counts[g]`` records (a
+        histogram; never expanded: 10^9 records cost what their distinct values cost).
     qs : array of shape (m,)
         Quantiles in [0, 1], any order, repeats allowed.
     epsilon : float
@@ -249,7 +258,7 @@ def quantiles(
     method : {"auto", "joint", "recursive", "independent"}
         See above (ignored when ``bounds`` is None).
     counts : array of int, optional
-        Multiplicities of ``values`` (> 0, at most 2^53 in all).
+        Multiplicities of ``values`` (>= 0, at least one record, at most 2^53 in all; empty bins allowed).
     rng : numpy.random.Generator or int, optional
     accountant : dpselect.Accountant, optional
         Charged once, the guarantee of the whole release (:func:`quantiles_privacy`), label
@@ -287,12 +296,12 @@ def quantiles(
                              f"{float(vals[i])!r}")
     gen = check_rng(rng)
     uq, inverse = np.unique(q, return_inverse=True)
-    m, n = int(uq.size), int(cnt.sum())
+    m, size = int(uq.size), int(np.shape(values)[0])
     if b is None:
         mod = _unbounded()
         charge(acc, mod.unbounded_privacy(eps, m), label="quantiles")
         return np.asarray(mod.unbounded_quantiles(vals, q, epsilon=eps, counts=cnt, rng=gen), dtype=np.float64)
-    resolved = _resolve(meth, m, n)
+    resolved = _resolve(meth, m, size)
     if resolved == "joint":
         _joint()  # imported before the charge
     charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved), label="quantiles")
@@ -300,7 +309,6 @@ def quantiles(
                              rng=gen)[inverse.reshape(-1)]
 
 
-@keyword_only("epsilon")
 def quantile(
     values: ArrayLike,
     q: float,
