@@ -4,7 +4,8 @@ Data: each DPBench 1-D histogram (4,096 bins, :func:`~dpselect.experiments.thesi
 is a database whose records are the bin indices 0..4095 (bin ``k`` holds ``hist[k]`` records of value
 ``k``). The bounded methods get the public bounds ``(0, 4096)``: bin ``k`` is the interval ``[k, k + 1)``,
 so a released value ``v`` falls in bin ``floor(v)``; ``bounds=None`` (the unbounded method) is given no
-bound at all. Everything runs on the grouped data (the distinct values with ``counts=``).
+bound at all. Everything runs on the grouped data: the 4,096 bin values with ``counts=`` the histogram
+(empty bins included, so that the public grid, not the data, fixes ``len(values)``).
 
 Metric (issue 26): for m evenly spaced quantiles ``q_i = i / (m + 1)``, i = 1..m, and released values
 ``v_i``, ``rank(v) = #{records <= v}`` and the error of one run is the mean over i of
@@ -66,7 +67,10 @@ _N_BINS = 4096
 
 
 def grouped(hist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct record values (bin indices, as floats) and their counts; empty bins left out.
+    """The record values (the bin indices, as floats) and their counts, **empty bins included**.
+
+    The values are the public grid (every bin), not the bins the data happens to fill: ``method="auto"``
+    reads ``len(values)``, which must not depend on the data.
 
     Parameters
     ----------
@@ -76,18 +80,17 @@ def grouped(hist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Returns
     -------
     (numpy.ndarray, numpy.ndarray)
-        ``values`` (float64, increasing) and ``counts`` (int64, all > 0).
+        ``values`` (float64, 0..len(hist)-1) and ``counts`` (int64, >= 0).
 
     Examples
     --------
     >>> import numpy as np
     >>> v, c = grouped(np.array([2, 0, 3]))
     >>> v.tolist(), c.tolist()
-    ([0.0, 2.0], [2, 3])
+    ([0.0, 1.0, 2.0], [2, 0, 3])
     """
     hist = np.asarray(hist, dtype=np.int64)
-    nz = np.flatnonzero(hist)
-    return nz.astype(np.float64), hist[nz]
+    return np.arange(hist.size, dtype=np.float64), hist
 
 
 def quantile_levels(m: int) -> np.ndarray:
