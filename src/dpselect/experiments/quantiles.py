@@ -43,7 +43,7 @@ import subprocess
 import warnings
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -308,12 +308,12 @@ def _hist(name: str) -> np.ndarray:
 
 
 def _dpselect_quantiles(hist: np.ndarray, qs: np.ndarray, eps: float, method: str, rng) -> np.ndarray:
-    import dpselect
+    from ..quantiles import quantiles
 
     v, c = grouped(hist)
     if method == "unbounded":
-        return np.asarray(dpselect.quantiles(v, qs, epsilon=eps, bounds=None, counts=c, rng=rng))
-    return np.asarray(dpselect.quantiles(v, qs, epsilon=eps, bounds=BOUNDS, method=method, counts=c, rng=rng))
+        return np.asarray(quantiles(v, qs, epsilon=eps, bounds=None, counts=c, rng=rng))
+    return np.asarray(quantiles(v, qs, epsilon=eps, bounds=BOUNDS, method=cast(Any, method), counts=c, rng=rng))
 
 
 def _eps_key(eps: float) -> int:
