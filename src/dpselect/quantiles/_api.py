@@ -30,6 +30,8 @@ AUTO_JOINT_MAX_M = 9
 #: is public: n for raw records, the number of bins for a histogram passed with all its bins (zero counts
 #: allowed), so the rule never reads the data.
 AUTO_JOINT_MAX_SIZE = 32768
+#: Most records a release may hold: |2·rank − round(2·q·n)| <= 2n must be exact in float64.
+_MAX_RECORDS = 2 ** 52
 
 
 # ---------------------------------------------------------------------------------------------
@@ -258,7 +260,7 @@ def quantiles(
     method : {"auto", "joint", "recursive", "independent"}
         See above (ignored when ``bounds`` is None).
     counts : array of int, optional
-        Multiplicities of ``values`` (>= 0, at least one record, at most 2^53 in all; empty bins allowed).
+        Multiplicities of ``values`` (>= 0, at least one record, at most 2^52 in all; empty bins allowed).
     rng : numpy.random.Generator or int, optional
     accountant : dpselect.Accountant, optional
         Charged once, the guarantee of the whole release (:func:`quantiles_privacy`), label
@@ -294,6 +296,9 @@ def quantiles(
             i = int(np.flatnonzero(out_of)[0])
             raise ValueError(f"values must lie in bounds = [{b[0]!r}, {b[1]!r}] (never clipped): a value is "
                              f"{float(vals[i])!r}")
+    if int(cnt.sum()) > _MAX_RECORDS:
+        raise ValueError(f"counts must sum to at most {_MAX_RECORDS} (2**52) records for quantiles (the rank "
+                         f"distances 2·rank − round(2qn) stay exact in float64), got {int(cnt.sum())}")
     gen = check_rng(rng)
     uq, inverse = np.unique(q, return_inverse=True)
     m, size = int(uq.size), int(np.shape(values)[0])
