@@ -12,7 +12,7 @@ from scipy.stats import chisquare
 import dpselect
 from dpselect.quantiles import _api
 from dpselect.quantiles._recursive import depth, recursive_quantiles, recursive_slots
-from dpselect.quantiles._single import single_probabilities, target_twice
+from dpselect.quantiles._single import intervals, rank_probabilities, single_probabilities, target_twice
 
 
 def _need(method):
@@ -188,35 +188,44 @@ def test_independent_sampler_chi_square():
 # ---------------------------------------------------------------------------------------------
 # recursive: exact audit of the output density on a tiny universe
 # ---------------------------------------------------------------------------------------------
-def _log_density(vals, cnt, a, b, q, eps0, points):
-    """log of the single-quantile release's density at ``points`` (inside [a, b]), from its exact law."""
-    lo, hi, p = single_probabilities(vals, cnt, a, b, q, eps0)
+def _log_density(vals, cnt, a, b, T, eps0, points):
+    """log of the single release's density (target rank T/2) at ``points`` (inside [a, b]), from its exact law."""
+    lo, hi, p = rank_probabilities(vals, cnt, a, b, T, eps0)
     j = np.clip(np.searchsorted(lo, points, side="right") - 1, 0, lo.size - 1)
     return np.log(p[j]) - np.log(hi[j] - lo[j])
 
 
-def _recursive_log_densities(x, eps0, grid, bounds=(0.0, 4.0), qs=(0.25, 0.5, 0.75)):
+def _recursive_log_densities(x, eps0, grid, bounds=(0.0, 4.0), qs=(0.25, 0.5, 0.75), anchored=True):
     """For m = 3: log f(v_mid) and, per v_mid in the grid, the best/worst joint log-densities are built
-    from f_mid(v) + f_left(w | v) + f_right(z | v) on the grid (w < v < z)."""
+    from f_mid(v) + f_left(w | v) + f_right(z | v) on the grid (w < v < z). The left subproblem (lower end
+    lo) targets the absolute rank q_0·n, the right one (upper end hi) the rank n_R − (1 − q_2)·n within it
+    (``anchored=False``: the paper's relative targets q_0/p·n_L and (q_2 − p)/(1 − p)·n_R)."""
     vals, cnt = _api._group(np.asarray(x, dtype=float), None)
+    n = int(cnt.sum())
     a, b = bounds
     qs = [Fraction(q) for q in qs]
     p = qs[1]
-    mid = _log_density(vals, cnt, a, b, p, eps0, grid)
+    mid = _log_density(vals, cnt, a, b, target_twice(p, n), eps0, grid)
     out = []
     for i, v in enumerate(grid):
         cut = int(np.searchsorted(vals, v, side="right"))
         left_pts, right_pts = grid[grid < v], grid[grid > v]
-        fl = _log_density(vals[:cut], cnt[:cut], a, v, qs[0] / p, eps0, left_pts)
-        fr = _log_density(vals[cut:], cnt[cut:], v, b, (qs[2] - p) / (1 - p), eps0, right_pts)
+        n_l, n_r = int(cnt[:cut].sum()), int(cnt[cut:].sum())
+        if anchored:
+            t_l = round(2 * qs[0] * n)
+            t_r = 2 * n_r - (2 * n - round(2 * qs[2] * n))
+        else:
+            t_l, t_r = round(2 * qs[0] / p * n_l), round(2 * (qs[2] - p) / (1 - p) * n_r)
+        fl = _log_density(vals[:cut], cnt[:cut], a, v, t_l, eps0, left_pts)
+        fr = _log_density(vals[cut:], cnt[cut:], v, b, t_r, eps0, right_pts)
         out.append((mid[i], fl, fr))
     return out
 
 
-def _recursive_audit(eps0, n=3, universe=(0.0, 1.0, 2.0, 3.0), qs=(0.25, 0.5, 0.75)):
+def _recursive_audit(eps0, n=3, universe=(0.0, 1.0, 2.0, 3.0), qs=(0.25, 0.5, 0.75), anchored=True):
     grid = np.array([k + f for k in range(4) for f in (0.1, 0.5, 0.9)])
     datasets = list(itertools.product(universe, repeat=n))
-    dens = {d: _recursive_log_densities(d, eps0, grid, qs=qs) for d in datasets}
+    dens = {d: _recursive_log_densities(d, eps0, grid, qs=qs, anchored=anchored) for d in datasets}
     worst = 0.0
     for x in datasets:
         for k in range(n):
@@ -259,7 +268,8 @@ def test_recursive_sampler_chi_square():
     counts = np.array([((mid >= a) & (mid < b)).sum() for a, b in zip(lo, hi)])
     counts[-1] += int((mid == 8.0).sum())
     assert chisquare(counts, p * mid.size).pvalue > 1e-3
-    # given the middle value in [3, 5): the left subproblem is (1, 1, 2, 3) on [0, v] for q = 1/2
+    # given the middle value in [3, 5): the left subproblem is (1, 1, 2, 3) on [0, v], target rank
+    # 0.25·8 = 2 (absolute: its lower end is the domain's)
     sel = (mid >= 3.0) & (mid < 5.0)
     left = draws[sel, 0]
     # its law up to 3 does not depend on v: intervals [0,1), [1,2), [2,3) and [3, v) (length varies)
@@ -267,6 +277,88 @@ def test_recursive_sampler_chi_square():
     got = np.array([((left >= a) & (left < a + 1)).sum() for a in (0.0, 1.0, 2.0)])
     # conditional on landing below 3 the three unit intervals have probabilities ∝ w
     assert chisquare(got, w / w.sum() * got.sum()).pvalue > 1e-3
+
+
+def _best_hits(qs, eps0, draws, anchored, seed):
+    vals, cnt = np.array([1.0, 2.0, 3.0]), np.array([5, 1, 1])
+    rng = np.random.default_rng(seed)
+    out = np.array([recursive_quantiles(vals, cnt, np.array(qs), epsilon=1.0, lo=0.0, hi=4.0, gen=rng, eps0=eps0,
+                                        anchored=anchored) for _ in range(draws)])
+    # the per-quantile best intervals on [0, 4]: q = 0.3 (rank 2.1 -> target 2): [0, 1) (rank 0);
+    # q = 0.7 (rank 4.9 -> target 5): [1, 2) (rank 5)
+    return int(np.sum(out[:, 0] < 1.0)), int(np.sum((out[:, 2] >= 1.0) & (out[:, 2] < 2.0)))
+
+
+def _child_best_probability(vals, cnt, lo, hi, qs, eps0, side, anchored=True):
+    """m = 3, exactly: P(the release of qs[0] (side="left") or qs[2] ("right") lies in the interval of
+    [lo, hi] whose rank is closest to q·n), integrating the child's law over the middle release."""
+    n = int(cnt.sum())
+    q0, p, q2 = (Fraction(q) for q in qs)
+    q = q0 if side == "left" else q2
+    full = intervals(vals, cnt, lo, hi, target_twice(q, n))
+    best = int(np.argmax(full.utility))
+    assert np.sum(full.utility == full.utility[best]) == 1, "the best interval must be unique"
+    blo, bhi = full.lo[best], full.hi[best]
+    mlo, mhi, pm = rank_probabilities(vals, cnt, lo, hi, target_twice(p, n), eps0)
+    total = 0.0
+    for c, d, pj in zip(mlo, mhi, pm):
+        cut = int(np.searchsorted(vals, c, side="right"))        # records <= v for every v in [c, d)
+        sv, sc = (vals[:cut], cnt[:cut]) if side == "left" else (vals[cut:], cnt[cut:])
+        n_s = int(sc.sum())
+        if side == "left":
+            T = target_twice(q, n) if anchored else target_twice(q / p, n_s)
+            iv = intervals(sv, sc, lo, d, T)         # the subproblem on [lo, v]: its last interval is [c, v)
+            var = iv.lo == c
+        else:
+            T = 2 * n_s - 2 * n + target_twice(q, n) if anchored else target_twice((q - p) / (1 - p), n_s)
+            iv = intervals(sv, sc, c, hi, T)         # on [v, hi]: its first interval is [v, d)
+            var = iv.hi == d
+        logw = eps0 * iv.utility / 2.0
+        logw -= logw.max()
+        w = np.exp(logw)                              # per unit length
+        fixed = ~var
+        F = float(np.sum(w[fixed] * (iv.hi[fixed] - iv.lo[fixed])))
+        W = float(w[var].sum())
+        D = d - c                                     # the varying interval's length s is uniform on (0, D)
+        inb = fixed & (iv.lo >= blo) & (iv.hi <= bhi)
+        A = float(np.sum(w[inb] * (iv.hi[inb] - iv.lo[inb])))
+        var_in_best = bool(var.any()) and blo <= c and d <= bhi
+        if F == 0.0:
+            pb = 1.0 if var_in_best else 0.0
+        else:
+            ln = math.log1p(W * D / F)
+            pb = (A / (W * D) * ln) if W > 0 else A / F
+            if var_in_best:
+                pb += 1.0 - F / (W * D) * ln
+        total += pj * pb
+    return total
+
+
+def test_recursive_outer_quantiles_are_not_dragged_by_an_atom():
+    """Atoms: the middle release cannot sit at rank n/2 (ranks 0, 5, 6, 7 on 7 records), it sits at rank 5.
+    The paper's relative target for q = 0.3 in the left half (5 records) is 0.3/0.5·5 = 3 (rank 5 is as
+    close as rank 0), so it inherits the middle's error; the absolute target 0.3·7 -> 2 picks [0, 1).
+    As ε grows the outer releases land in the per-quantile best interval with probability -> 1 (exact law,
+    integrated over the middle release), and with the old targets with probability -> 0."""
+    vals, cnt = np.array([1.0, 2.0, 3.0]), np.array([5, 1, 1])
+    qs = (0.3, 0.5, 0.7)
+
+    def prob(eps0, side, anchored=True):
+        return _child_best_probability(vals, cnt, 0.0, 4.0, qs, eps0, side, anchored)
+
+    for side in ("left", "right"):
+        ps = [prob(e, side) for e in (5.0, 10.0, 20.0, 40.0)]
+        assert all(a < b for a, b in zip(ps, ps[1:])) and ps[-1] > 1 - 1e-7
+        assert prob(20.0, side) > 0.999 and prob(20.0, side, anchored=False) < 1e-3
+    # the sampler follows that law (ε0 = 4: both outcomes frequent enough to test)
+    from scipy.stats import binomtest
+    draws = 600
+    for anchored, seed in ((True, 7), (False, 8)):
+        hits = _best_hits(qs, 4.0, draws, anchored, seed)
+        for h, side in zip(hits, ("left", "right")):
+            assert binomtest(h, draws, prob(4.0, side, anchored)).pvalue > 1e-3
+    hits = _best_hits(qs, 20.0, 200, True, 9)
+    assert min(hits) >= 199          # seeded; expected misses 0.005 (left) and 0.1 (right)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,25 +1,50 @@
-"""method="recursive": the approximate quantiles of Kaplan, Schnapp & Stemmer (ICML 2022), replace-one budget.
+"""method="recursive": the approximate quantiles of Kaplan, Schnapp & Stemmer (ICML 2022), replace-one budget,
+with anchored targets on the outer chains.
 
 Algorithm (on the distinct sorted targets q_1 < ... < q_m and a domain [a, b]): take the middle target
-p = q_(⌊m/2⌋+1), release v by the single-quantile interval mechanism (:mod:`._single`) for p on the records
-of the current subproblem at ε0; then recurse on the records <= v (domain [a, v], targets q_i/p for the
-targets below p) and on the records > v (domain [v, b], targets (q_i − p)/(1 − p) above p). Every target
-is a public rational of the qs (exact Fractions). The split uses the *released* float v, so each
-subproblem is a function of released values and its own records only. The recursion tree has
+p = q_(⌊m/2⌋+1), release v by the single-quantile interval mechanism (:mod:`._single`) for a target rank of p
+on the records of the current subproblem at ε0; then recurse on the records <= v (domain [a, v], the targets
+below p) and on the records > v (domain [v, b], the targets above p). The split uses the *released* float v,
+so each subproblem is a function of released values and its own records only. The recursion tree has
 L = ⌈log2(m + 1)⌉ levels.
+
+Targets. A subproblem S lies between two released values (or a bound) whose global quantiles are pa < pb
+(0 for lo, 1 for hi); it holds n_S records, n is public. Its target rank for a global q in (pa, pb), on the
+half-integer grid (T/2 with T an integer computed exactly from Fractions):
+
+* leftmost (its lower end is lo: the left child of the left child ... of the root): S holds exactly the
+  n_S smallest records, so a point's rank inside S is its global rank; the target is the *absolute*
+  T = round(2·q·n), as for a single quantile;
+* rightmost (its upper end is hi): S holds exactly the n_S largest records, a point's global rank is
+  n − n_S + its rank in S; the target is T = 2·n_S − (2n − round(2·q·n));
+* middle: the paper's relative target T = round(2·n_S·(q − pa)/(pb − pa)).
+
+Why: the relative target assumes the ends sit exactly at ranks pa·n and pb·n. On data with atoms (every
+value of a histogram is one) a released value cannot, and the child's target inherits the parent's rank
+error e: a rank error of e at the middle release becomes an error of e·q/p in the left half's target,
+which does not vanish as ε grows (measured in docs/quantiles.md). The anchored targets of the outer chains
+inherit nothing; a middle subproblem's target error is (1 − λ)·e_a + λ·e_b, λ = (q − pa)/(pb − pa), the
+ends' rank errors (no better target is known that is a function of S's records and public values only:
+the global rank of a point of S also counts the records below S, which live in other subproblems).
 
 Privacy (replace-one neighbours, n public; derived here and checked by an exact audit in
 tests/test_quantiles.py). Given the outputs released so far, the subproblems of one level are run on
-disjoint sets of records. A subproblem's release is ε0-bounded-range both when one of its records is
-replaced (n_S fixed: ranks move by <= 1) and when a record is added or removed (ranks move by 0 or 1 and the
-target round(2 q' n_S)/2 by a value in [0, 1] in the same direction; see :mod:`._single`). Replacing
-record x by y: at the root both are in the one subproblem (one ε0-BR release); at every deeper level x and y
-lie in at most two subproblems (x removed from one, y added to another), so that level is at most two
-ε0-BR releases on the pair. The whole is an adaptive composition of 2L − 1 ε0-bounded-range mechanisms:
-with ε0 = ε/(2L − 1) it is ε-DP, and ``AdaptiveBoundedRangeComposition(ε0, 2L − 1)`` under (ε, δ).
-(Kaplan et al. spend ε/(L) per level, which is the add/remove-one budget: one subproblem per level; under
-replace-one that budget gives up to (2L − 1)·ε/L, and the audit of the tests shows the loss exceeding ε
-when it is used.) Cost: O(m) interval draws on subproblems whose sizes sum to <= k + m per level.
+disjoint sets of records. A subproblem's release is ε0-bounded-range (interval mechanism with a rank
+utility of sensitivity 1) both when one of its records is replaced (n_S fixed: ranks move by <= 1, every
+target above is fixed) and when a record is added or removed (n fixed, as it is under replace-one):
+ranks inside S move by 0 or 1 in one direction, and the target moves with them or not at all —
+leftmost: T does not depend on S (|Δu| <= 1); rightmost: T/2 moves by exactly ±1 with n_S, so
+rank_S − T/2 = −#{x in S above the point} + const moves by 0 or 1; middle: T/2 moves by
+round(2λ(n_S ± 1))/2 − round(2λn_S)/2 ∈ [0, 1] in the ranks' direction (λ <= 1). Replacing record x by y:
+at the root both are in the one subproblem (one ε0-BR release); at every deeper level x and y lie in at
+most two subproblems (x removed from one, y added to another), so that level is at most two ε0-BR releases
+on the pair. The whole is an adaptive composition of 2L − 1 ε0-bounded-range mechanisms: with
+ε0 = ε/(2L − 1) it is ε-DP, and ``AdaptiveBoundedRangeComposition(ε0, 2L − 1)`` under (ε, δ).
+(Kaplan et al. spend ε/L per level, which is the add/remove-one budget: one subproblem per level; under
+replace-one this proof only gives (2L − 1)·ε/L for it. A random search over pairs of up to 14 records on
+{0..9}, m = 3, ε0 up to 60, with the relative targets, found losses up to L·ε0 = 2·ε0 but never above, so
+their budget may hold here too; it is not claimed without a proof.) Cost: O(m) interval draws on
+subproblems whose sizes sum to <= k + m per level.
 """
 from __future__ import annotations
 
@@ -30,7 +55,7 @@ import numpy as np
 from ..accounting.composition import AdaptiveBoundedRangeComposition
 from ..accounting.guarantees import Guarantee
 from ._budget import split_epsilon
-from ._single import single_quantile
+from ._single import single_rank, target_twice
 
 __all__: list[str] = []
 
@@ -54,43 +79,51 @@ def recursive_privacy(epsilon: float, m: int) -> Guarantee:
     return AdaptiveBoundedRangeComposition(split_epsilon(epsilon, k), k)
 
 
+def subproblem_target(q: Fraction, pa: Fraction, pb: Fraction, n: int, n_s: int, leftmost: bool,
+                      rightmost: bool) -> int:
+    """2·(the target rank of global quantile q inside a subproblem), an exact integer.
+
+    ``pa < q < pb``: the global quantiles released at the subproblem's ends (0 and 1 for the bounds); ``n``
+    the public number of records, ``n_s`` the subproblem's own. Leftmost (lower end = the domain's): the
+    absolute T = round(2·q·n). Rightmost: 2·n_s − (2n − round(2·q·n)). Middle: round(2·n_s·(q − pa)/(pb − pa)).
+    """
+    if leftmost:
+        return target_twice(q, n)
+    if rightmost:
+        return 2 * n_s - (2 * n - target_twice(q, n))
+    return target_twice((q - pa) / (pb - pa), n_s)
+
+
 def recursive_quantiles(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, *, epsilon: float, lo: float,
-                        hi: float, gen: np.random.Generator, eps0: float | None = None) -> np.ndarray:
-    """One value per entry of ``qs`` (distinct, sorted); ``eps0`` overrides the per-release ε (tests only)."""
+                        hi: float, gen: np.random.Generator, eps0: float | None = None,
+                        anchored: bool = True) -> np.ndarray:
+    """One value per entry of ``qs`` (distinct, sorted); ``eps0`` overrides the per-release ε and
+    ``anchored=False`` gives every subproblem the relative target (the paper's; tests and measurements only)."""
     m = len(qs)
     e0 = split_epsilon(epsilon, recursive_slots(m)) if eps0 is None else float(eps0)
     out = np.empty(m, dtype=np.float64)
+    n = int(cnt.sum())
     targets = [Fraction(float(q)) for q in qs]
-    # explicit stack, pre-order (middle, left subtree, right subtree): the draw order is fixed
-    stack = [(vals, cnt, lo, hi, targets, 0)]
+    zero, one = Fraction(0), Fraction(1)
+    # explicit stack, pre-order (middle, left subtree, right subtree): the draw order is fixed. A subproblem:
+    # its records, its domain [a, b], the global quantiles pa < pb released at its ends, whether its lower
+    # (upper) end is the domain's, its global targets and the index of the first.
+    stack = [(vals, cnt, lo, hi, zero, one, True, True, targets, 0)]
     while stack:
-        v, c, a, b, ts, first = stack.pop()
+        v, c, a, b, pa, pb, left_end, right_end, ts, first = stack.pop()
         if not ts:
             continue
         mid = len(ts) // 2
         p = ts[mid]
-        x = single_quantile(v, c, a, b, p, e0, gen)
+        n_s = int(c.sum()) if c.size else 0
+        if anchored:
+            T = subproblem_target(p, pa, pb, n, n_s, left_end, right_end)
+        else:
+            T = target_twice((p - pa) / (pb - pa), n_s)
+        x = single_rank(v, c, a, b, T, e0, gen)
         out[first + mid] = x
         cut = int(np.searchsorted(v, x, side="right"))       # records <= x go left
-        left = [t / p for t in ts[:mid]] if mid else []
-        right = [(t - p) / (1 - p) for t in ts[mid + 1:]]
         # push right first so that the left subtree is drawn first
-        stack.append((v[cut:], c[cut:], x, b, right, first + mid + 1))
-        stack.append((v[:cut], c[:cut], a, x, left, first))
+        stack.append((v[cut:], c[cut:], x, b, p, pb, False, right_end, ts[mid + 1:], first + mid + 1))
+        stack.append((v[:cut], c[:cut], a, x, pa, p, left_end, False, ts[:mid], first))
     return out
-
-
-def recursive_law_tree(vals: np.ndarray, cnt: np.ndarray, qs: list, a: float, b: float, eps0: float):
-    """The structure the exact audit walks: (p, lo, hi, probs, children(x) -> (left, right) args)."""
-    from ._single import single_probabilities
-    mid = len(qs) // 2
-    p = qs[mid]
-    lo_, hi_, pr = single_probabilities(vals, cnt, a, b, p, eps0)
-
-    def children(x: float):
-        cut = int(np.searchsorted(vals, x, side="right"))
-        left = [t / p for t in qs[:mid]] if mid else []
-        right = [(t - p) / (1 - p) for t in qs[mid + 1:]]
-        return (vals[:cut], cnt[:cut], left, a, x), (vals[cut:], cnt[cut:], right, x, b)
-
-    return lo_, hi_, pr, children

@@ -16,6 +16,7 @@ release is ε-bounded-range under replace-one neighbours (n public).
 
 Adding or removing one record (the subproblems of the recursive method) moves rank_j by 0 or 1 and T/2 by
 round(2q(n+1))/2 − round(2qn)/2 ∈ [0, 1] in the same direction (2q <= 2), so u_j moves by at most 1 there too.
+:func:`single_rank` takes the target T directly (the recursive method's anchored targets, see :mod:`._recursive`).
 """
 from __future__ import annotations
 
@@ -52,10 +53,16 @@ def intervals(vals: np.ndarray, cnt: np.ndarray, a: float, b: float, T: int) -> 
 def single_quantile(vals: np.ndarray, cnt: np.ndarray, a: float, b: float, q: Fraction | float, eps: float,
                     gen: np.random.Generator) -> float:
     """One draw of the interval mechanism for quantile ``q`` on [a, b] (a value in [a, b]); a when a == b."""
+    n = int(cnt.sum()) if cnt.size else 0
+    return single_rank(vals, cnt, a, b, target_twice(q, n), eps, gen)
+
+
+def single_rank(vals: np.ndarray, cnt: np.ndarray, a: float, b: float, T: int, eps: float,
+                gen: np.random.Generator) -> float:
+    """One draw of the interval mechanism for the target rank T/2 (any integer T) on [a, b]; a when a == b."""
     if not b > a:
         return float(a)
-    n = int(cnt.sum()) if cnt.size else 0
-    iv = intervals(vals, cnt, a, b, target_twice(q, n))
+    iv = intervals(vals, cnt, a, b, int(T))
     return _release_value(iv, eps, MECHANISM, gen)
 
 
@@ -63,7 +70,13 @@ def single_probabilities(vals: np.ndarray, cnt: np.ndarray, a: float, b: float, 
                          eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(lo, hi, p): the exact law of :func:`single_quantile` (float64 probabilities, log-space normalised)."""
     n = int(cnt.sum()) if cnt.size else 0
-    iv = intervals(vals, cnt, a, b, target_twice(q, n))
+    return rank_probabilities(vals, cnt, a, b, target_twice(q, n), eps)
+
+
+def rank_probabilities(vals: np.ndarray, cnt: np.ndarray, a: float, b: float, T: int,
+                       eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lo, hi, p): the exact law of :func:`single_rank` for the target rank T/2 (float64 probabilities)."""
+    iv = intervals(vals, cnt, a, b, int(T))
     logw = np.log(iv.hi - iv.lo) + eps * iv.utility / 2.0
     logw -= logw.max()
     p = np.exp(logw)
