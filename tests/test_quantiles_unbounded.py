@@ -217,9 +217,10 @@ def test_grouped_is_fast():
 
 def test_search_epsilon_is_public():
     cfg = U.CONFIG
-    assert U.search_epsilon(1.0, Fraction(17_000), cfg) == pytest.approx(20 / 17_000)
-    assert U.search_epsilon(0.1, Fraction(470), cfg) == 0.1 / 8
-    assert U.search_epsilon(1.0, Fraction(0), cfg) == 1 / 8
+    assert U.search_epsilon(1.0, Fraction(17_000), cfg, 347_414) == pytest.approx(20 / 17_000)
+    assert U.search_epsilon(0.1, Fraction(470), cfg, 9415) == 0.1 / 16
+    assert U.search_epsilon(0.5, Fraction(10), cfg, 200) == 0.5 / 8
+    assert U.search_epsilon(1.0, Fraction(0), cfg, 10_000) == 1 / 16
 
 
 def test_clipping_bounds():
@@ -247,3 +248,18 @@ def test_clipping_bounds_validation_before_charge():
     dpselect.clipping_bounds([1.0, 2.0], epsilon=0.25, rng=0, accountant=acc)
     assert acc.history[-1].label == "clipping_bounds"
     assert acc.history[-1].guarantee == dpselect.accounting.PureDP(0.25)
+
+
+def test_search_up_on_the_grid_chi2(freq):
+    # the wiring of the real searches: counts at base + g_i of the coarse grid, against the exact law
+    lb = U.CONFIG["log_beta"]
+    vals = np.array([0.05, 0.3, 1.0, 2.5, 7.0])
+    counts = np.array([3, 1, 4, 1, 5])
+    cum = U._cum(counts)
+    K = 24                                    # g_23 ≈ 14.1 > 7: every later count is n
+    f = cum[np.searchsorted(vals, U.grid(np.arange(K), lb), side="right")]
+    T, eps = Fraction(7), 0.8
+    law = U.above_threshold_law(f, T, eps)    # the last entry: no stop within K (pooled)
+    rng = np.random.default_rng(21)
+    ks = [min(U.search_up(vals, cum, 0.0, T, eps, rng, lb), K) for _ in range(2500)]
+    freq(ks, law)
