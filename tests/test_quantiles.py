@@ -265,6 +265,29 @@ def test_recursive_exact_audit_replace_one(qs):
     assert _recursive_audit(eps, qs=qs) > eps + 0.04
 
 
+def test_recursive_targets_have_sensitivity_one_under_add_remove():
+    """The privacy argument of the recursive method, per subproblem kind: adding one record to a subproblem
+    (n public and fixed) moves every point's rank r in it by 0 or 1 and n_S by 1; |rank − T/2| moves by
+    at most 1 for the leftmost, rightmost and middle targets. Exhaustive over small cases."""
+    from dpselect.quantiles._recursive import subproblem_target
+    grid = [Fraction(i, 12) for i in range(13)]
+    worst = 0
+    for n in range(1, 9):
+        for pa, q, pb in itertools.combinations(grid, 3):
+            for n_s in range(0, n):
+                for kind in ((True, False), (False, True), (False, False)):
+                    t0 = subproblem_target(q, pa, pb, n, n_s, *kind)
+                    t1 = subproblem_target(q, pa, pb, n, n_s + 1, *kind)
+                    for r in range(n_s + 1):
+                        for r1 in (r, r + 1):
+                            worst = max(worst, abs(abs(2 * r1 - t1) - abs(2 * r - t0)))
+    assert worst == 2            # |Δ(rank − T/2)| <= 1, attained
+    # the three formulas on one case each (q = 1/2, n = 8, n_S = 5, ends at 1/4 and 1)
+    assert subproblem_target(Fraction(1, 2), Fraction(0), Fraction(1), 8, 5, True, False) == 8        # 2qn
+    assert subproblem_target(Fraction(1, 2), Fraction(1, 4), Fraction(1), 8, 5, False, True) == 10 - 16 + 8
+    assert subproblem_target(Fraction(1, 2), Fraction(1, 4), Fraction(3, 4), 8, 5, False, False) == 5  # 2·5/2
+
+
 def test_recursive_sampler_chi_square():
     # m = 3: the middle release's law, and the left release's law given the middle's interval
     x = np.array([1.0, 1.0, 2.0, 3.0, 5.0, 6.0, 6.0, 7.0])
