@@ -206,26 +206,38 @@ def main() -> None:
               f"{wins[0.1]} of {len(datasets)} data sets: **target {'met' if min(wins.values()) >= 5 else 'missed'}**"
               + (f" (ties at the floor, counted as not met: {', '.join(ties)})" if ties else "") + ".", ""]
     # target 2
-    ratios = []
-    for d in datasets:
-        for m in sorted({k[1] for k in c}):
-            for e in sorted({k[2] for k in c}):
-                u = c.get((d, m, e, "unbounded"))
-                b = best(c, d, m, e, BOUNDED)
-                if u is not None and b:
-                    ratios.append((u.mean() / b[1] if b[1] > 0 else math.inf if u.mean() > 0 else 1.0, d, m, e, b[0]))
-    ok = sum(r[0] <= 1.5 for r in ratios)
-    lines += ["### Target 2: unbounded (no bounds given) within 1.5x of the best bounded method", "",
-              f"{ok} of {len(ratios)} cells (data set × m × ε) within 1.5x. Worst cells: "
-              + "; ".join(f"{d} m = {m} ε = {e:g}: {r:.2f}x ({k})" for r, d, m, e, k in sorted(ratios)[::-1][:8])
-              + ".", ""]
+    lines += ["### Target 2: unbounded (no bounds given) within 1.5x of the best bounded method", ""]
+    for against in (BOUNDED, ("auto",)):
+        ratios, ties2 = [], 0
+        for d in datasets:
+            n = int(Q._hist(d).sum())
+            for m in sorted({k[1] for k in c}):
+                for e in sorted({k[2] for k in c}):
+                    u = c.get((d, m, e, "unbounded"))
+                    b = best(c, d, m, e, against)
+                    if u is None or not b:
+                        continue
+                    if max(u.mean(), b[1]) * n < 10:
+                        ties2 += 1
+                        continue
+                    ratios.append((u.mean() / b[1] if b[1] > 0 else math.inf, d, m, e, b[0]))
+        ok = sum(r[0] <= 1.5 for r in ratios) + ties2
+        what = "the best bounded method (joint / recursive / auto / independent, best per cell)" if len(against) > 1 \
+            else "`auto` with the bounds (0, 4096) (the default a user with bounds gets)"
+        lines += [f"Against {what}: **{ok} of {len(ratios) + ties2} cells** (data set × m × ε) within 1.5x "
+                  f"({ties2} of them ties: both within 10 records of the bins' best). Worst cells: "
+                  + "; ".join(f"{d} m = {m} ε = {e:g}: {r:.2f}x ({k})" for r, d, m, e, k in sorted(ratios)[::-1][:6])
+                  + ".", ""]
     # target 3
     lines += ["### Target 3: m = 99 on PATENT (27.9M records) in under 1 s", "",
               f"{a.timing_seeds} seeds each, wall time of one `dpselect.quantiles` call on the grouped data "
               "(the 4,096 bin values with their counts):", "", "| method | ε | median (s) | worst (s) |", "|---|---|---|---|"]
     lines += [f"| {m} | {e:g} | {med:.3f} | {worst:.3f} |" for m, e, med, worst in times]
-    worst = max(t[3] for t in times if not t[0].startswith("OpenDP"))
-    lines += ["", f"Worst dpselect call {worst:.3f} s: **target {'met' if worst < 1 else 'missed'}**.", ""]
+    auto = max(t[3] for t in times if t[0] == "auto")
+    slow = max((t for t in times if not t[0].startswith("OpenDP")), key=lambda t: t[3])
+    lines += ["", f"The default method (`auto`): worst call {auto:.3f} s, **target {'met' if auto < 1 else 'missed'}**; "
+              f"every method: slowest {slow[0]} at {slow[3]:.3f} s (worst), "
+              f"**{'met' if slow[3] < 1 else 'missed'}** for it.", ""]
     record("quantiles", "\n".join(lines))
 
 
