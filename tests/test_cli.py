@@ -52,7 +52,7 @@ def test_bad_epsilon_on_demo_subprocess():
     (["demo", "--seed", "-3"], "dpselect demo: error: --seed must be an int >= 0, got -3"),
     ([], "dpselect: error: a COMMAND is required, one of demo, binary-demo, reproduce (see 'dpselect --help')"),
     (["reproduce"], "dpselect reproduce: error: a NAME is required, one of thesis-figure17, table2, figure3, "
-                    "thesis-figure20, table1, figure2, thesis-figures23-25 (see 'dpselect reproduce --help')"),
+                    "thesis-figure20, table1, figure2, quantiles, thesis-figures23-25 (see 'dpselect reproduce --help')"),
 ])
 def test_user_errors_return_2_with_one_line(capsys, argv, line):
     assert main(argv) == 2

@@ -127,14 +127,26 @@ def test_privacy_values():
         _api.quantiles_privacy(3, epsilon=1.0, method="auto")
 
 
-def test_auto_rule_reads_only_m_and_len_values():
-    assert _api._resolve("auto", 1, 10 ** 9) == "independent"
-    assert _api._resolve("auto", 9, 4096) == "joint"
-    assert _api._resolve("auto", 10, 100) == "recursive"
-    assert _api._resolve("auto", 3, 32769) == "recursive"
+def test_auto_rule_reads_only_m_epsilon_and_n():
+    assert _api._resolve("auto", 1, 10 ** 9, 0.01) == "independent"
+    assert _api._resolve("auto", 9, 347_414, 0.1) == "recursive"          # ε·n/m = 3,860
+    assert _api._resolve("auto", 9, 347_414, 1.0) == "independent"        # 38,602
+    assert _api._resolve("auto", 99, 27_948_226, 0.01) == "recursive"     # 2,823
+    assert _api._resolve("auto", 2, 10_000, 1.0) == "independent"         # 5,000: the threshold
+    assert _api._resolve("joint", 2, 10, 1.0) == "joint"
+    # the same public (m, ε, n) gives the same method whatever the counts, and the charge says which
+    for cnt in ([1000, 0, 9000], [5000, 5000, 0]):
+        acc = dpselect.Accountant(epsilon=10.0)
+        dpselect.quantiles([1.0, 2.0, 3.0], [0.2, 0.8], counts=cnt, epsilon=1.0, bounds=(0.0, 4.0), rng=0,
+                           accountant=acc)
+        assert type(acc.history[-1].guarantee).__name__ == "BoundedRangeComposition"
+        acc = dpselect.Accountant(epsilon=10.0)
+        dpselect.quantiles([1.0, 2.0, 3.0], [0.2, 0.8], counts=cnt, epsilon=0.5, bounds=(0.0, 4.0), rng=0,
+                           accountant=acc)
+        assert type(acc.history[-1].guarantee).__name__ == "AdaptiveBoundedRangeComposition"
 
 
-def test_empty_bins_are_allowed_and_change_nothing_but_the_auto_rule():
+def test_empty_bins_are_allowed_and_change_nothing():
     vals = np.arange(6, dtype=float)
     cnt = np.array([0, 3, 0, 2, 5, 0])
     a = dpselect.quantiles(vals, [0.3, 0.7], counts=cnt, epsilon=1.0, bounds=(0.0, 6.0), method="joint", rng=4)
@@ -251,6 +263,29 @@ def test_recursive_exact_audit_replace_one(qs):
     assert worst > 0.3 * eps
     # the audit is not vacuous: without the split of ε it fails
     assert _recursive_audit(eps, qs=qs) > eps + 0.04
+
+
+def test_recursive_targets_have_sensitivity_one_under_add_remove():
+    """The privacy argument of the recursive method, per subproblem kind: adding one record to a subproblem
+    (n public and fixed) moves every point's rank r in it by 0 or 1 and n_S by 1; |rank − T/2| moves by
+    at most 1 for the leftmost, rightmost and middle targets. Exhaustive over small cases."""
+    from dpselect.quantiles._recursive import subproblem_target
+    grid = [Fraction(i, 12) for i in range(13)]
+    worst = 0
+    for n in range(1, 9):
+        for pa, q, pb in itertools.combinations(grid, 3):
+            for n_s in range(0, n):
+                for kind in ((True, False), (False, True), (False, False)):
+                    t0 = subproblem_target(q, pa, pb, n, n_s, *kind)
+                    t1 = subproblem_target(q, pa, pb, n, n_s + 1, *kind)
+                    for r in range(n_s + 1):
+                        for r1 in (r, r + 1):
+                            worst = max(worst, abs(abs(2 * r1 - t1) - abs(2 * r - t0)))
+    assert worst == 2            # |Δ(rank − T/2)| <= 1, attained
+    # the three formulas on one case each (q = 1/2, n = 8, n_S = 5, ends at 1/4 and 1)
+    assert subproblem_target(Fraction(1, 2), Fraction(0), Fraction(1), 8, 5, True, False) == 8        # 2qn
+    assert subproblem_target(Fraction(1, 2), Fraction(1, 4), Fraction(1), 8, 5, False, True) == 10 - 16 + 8
+    assert subproblem_target(Fraction(1, 2), Fraction(1, 4), Fraction(3, 4), 8, 5, False, False) == 5  # 2·5/2
 
 
 def test_recursive_sampler_chi_square():
@@ -498,3 +533,26 @@ def test_joint_with_one_quantile_is_the_interval_mechanism():
 def test_positional_epsilon_is_refused():
     with pytest.raises(TypeError):
         dpselect.quantiles([1.0, 2.0], [0.5], 1.0)
+
+
+def test_joint_mode_on_atoms_is_not_the_per_quantile_optimum():
+    """docs/quantiles.md's worked example: 20 records, counts (4, 3, 11, 2) on {1, 2, 3, 4}, q = (1/4, 3/4),
+    target ranks 5 and 15. Attainable ranks 0, 4, 7, 18, 20. Per quantile: 4 (error −1) and 18 (+3). JointExp
+    scores a path by its gap errors |e_1| + |e_2 − e_1| + |e_2|: (4, 18) costs 1 + 4 + 3 = 8, (7, 18) costs
+    2 + 1 + 3 = 6, so as ε grows it puts q = 1/4 at rank 7 (error 2), with probability -> 1."""
+    _need("joint")
+    vals, cnt = np.array([1.0, 2.0, 3.0, 4.0]), np.array([4, 3, 11, 2])
+    x = np.repeat(vals, cnt)
+    qs = [0.25, 0.75]
+    assert -_joint_utility2(x, (2.5, 3.5), qs, 0.0, 5.0) == 2 * 6
+    assert -_joint_utility2(x, (1.5, 3.5), qs, 0.0, 5.0) == 2 * 8
+    paths, p, iv, _ = _joint_brute_law(x, qs, 40.0, 0.0, 5.0)
+    # intervals [0,1) [1,2) [2,3) [3,4) [4,5]: the mode is (2, 3); the per-quantile optimum (1, 3) has
+    # relative weight e^(−40·2/4) = e^(−20) (same lengths, one output per interval)
+    pr = dict(zip(paths, p))
+    assert pr[(2, 3)] > 1 - 1e-8
+    assert pr[(1, 3)] / pr[(2, 3)] == pytest.approx(math.exp(-20.0), rel=1e-9)
+    v = dpselect.quantiles(vals, qs, counts=cnt, epsilon=40.0, bounds=(0.0, 5.0), method="joint", rng=1)
+    assert 2.0 <= v[0] < 3.0 and 3.0 <= v[1] < 4.0
+    w = dpselect.quantiles(vals, qs, counts=cnt, epsilon=40.0, bounds=(0.0, 5.0), method="independent", rng=1)
+    assert 1.0 <= w[0] < 2.0 and 3.0 <= w[1] < 4.0

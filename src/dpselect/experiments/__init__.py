@@ -21,5 +21,6 @@ REPRODUCTIONS: dict[str, str] = {
     "thesis-figure20": "dpselect.experiments.thesis_figure20",
     "table1": "dpselect.experiments.table1",
     "figure2": "dpselect.experiments.figure2",
+    "quantiles": "dpselect.experiments.quantiles",
     "thesis-figures23-25": "dpselect.experiments.thesis_figures23_25",
 }

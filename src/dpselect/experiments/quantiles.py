@@ -1,0 +1,558 @@
+"""Issue 26: error of m private quantiles at once on the seven DPBench 1-D histograms.
+
+Data: each DPBench 1-D histogram (4,096 bins, :func:`~dpselect.experiments.thesis_figure17.load_histogram`)
+is a database whose records are the bin indices 0..4095 (bin ``k`` holds ``hist[k]`` records of value
+``k``). The bounded methods get the public bounds ``(0, 4096)``: bin ``k`` is the interval ``[k, k + 1)``,
+so a released value ``v`` falls in bin ``floor(v)``; ``bounds=None`` (the unbounded method) is given no
+bound at all. Everything runs on the grouped data: the 4,096 bin values with ``counts=`` the histogram
+(empty bins included, so that the public grid, not the data, fixes ``len(values)``).
+
+Metric (issue 26): for m evenly spaced quantiles ``q_i = i / (m + 1)``, i = 1..m, and released values
+``v_i``, ``rank(v) = #{records <= v}`` and the error of one run is the mean over i of
+``|rank(v_i) - q_i n| / n``. The CSV holds it (metric ``error``) and its **excess** over the best value
+the bins allow (metric ``excess``): the minimum of ``|rank(v) - q_i n| / n`` over the candidate values, the
+4,096 bins (a value in bin k has rank ``hist[0] + ... + hist[k]``), averaged over i (:func:`rank_floor`).
+A bounded method's output lies in a bin, so its excess is >= 0; only an unbounded output below every
+record (rank 0) could beat the floor (negative excess).
+
+Methods: dpselect's ``joint``, ``recursive``, ``auto``, ``independent`` (interval exponential mechanism at
+ε/m per quantile, the classic baseline, dpselect's own) and ``unbounded`` (``bounds=None``), all from
+:func:`dpselect.quantiles`. ``--baselines opendp,diffprivlib`` adds rows of third-party libraries when they
+import (a benchmark-only environment, ``benchmarks/requirements-quantiles.txt``; never a dpselect
+dependency):
+
+* ``opendp``: OpenDP 0.16 ``make_private_quantile`` called m times at ε/m each, candidates the 4,096 bin
+  values, ``vector_domain(atom_domain(T=int), size=n)`` with ``symmetric_distance`` at ``d_in = 2``: a
+  replaced record is one deletion plus one insertion at known size, i.e. ε-DP for replace-one neighbours as
+  dpselect. The measurement is OpenDP's own composition ``make_quantile_score_candidates >> noisy max``; to
+  keep the cost independent of n (PATENT has 27.9 million records) the scores are computed from the
+  histogram by OpenDP's formula (:func:`opendp_scores`, checked equal to OpenDP's transformation by the
+  benchmark and the tests) and OpenDP's ``make_noisy_max`` measurement, at the scale and with the
+  privacy map of ``make_private_quantile``, selects the candidate. OpenDP draws from its own generator,
+  which cannot be seeded: **its rows are not reproducible** (every other row is, bit for bit).
+* ``diffprivlib``: ``diffprivlib.tools.quantile(records, qs, epsilon=ε, bounds=(0, 4096))`` (ε split
+  evenly, m independent interval exponential mechanisms). It needs the records one by one (a Python list
+  of n utilities per quantile): it is run only where ``n * m <= --diffprivlib-budget``; a call that
+  raises or returns NaN is recorded as such (``status``), not dropped silently.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import subprocess
+import warnings
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+
+from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table, parse_int_list
+from .thesis_figure17 import load_histogram
+
+__all__ = ["NAME", "DESCRIPTION", "DATASETS", "EPSILONS", "MS", "METHODS", "BASELINES", "BOUNDS",
+           "grouped", "quantile_levels", "rank_floor", "rank_errors", "opendp_scores", "REPRODUCTION",
+           "add_arguments", "run"]
+
+NAME = "quantiles"
+DESCRIPTION = "Issue 26: rank error of m private quantiles at once on the DPBench 1-D histograms"
+DATASETS = ("hepth", "adultfrank", "medcost", "nettrace", "searchlogs", "income", "patent")
+EPSILONS = (0.01, 0.1, 1.0)
+MS = (3, 9, 99)
+METHODS = ("joint", "recursive", "auto", "independent", "unbounded")
+BASELINES = ("opendp", "diffprivlib")
+#: public bounds of the bounded methods: bin k is [k, k + 1)
+BOUNDS = (0.0, 4096.0)
+_N_BINS = 4096
+
+
+def grouped(hist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The record values (the bin indices, as floats) and their counts, **empty bins included**.
+
+    The values are the public grid (every bin), not the bins the data happens to fill: ``method="auto"``
+    reads ``len(values)``, which must not depend on the data.
+
+    Parameters
+    ----------
+    hist : numpy.ndarray of int
+        The count of every bin.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        ``values`` (float64, 0..len(hist)-1) and ``counts`` (int64, >= 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> v, c = grouped(np.array([2, 0, 3]))
+    >>> v.tolist(), c.tolist()
+    ([0.0, 1.0, 2.0], [2, 0, 3])
+    """
+    hist = np.asarray(hist, dtype=np.int64)
+    return np.arange(hist.size, dtype=np.float64), hist
+
+
+def quantile_levels(m: int) -> np.ndarray:
+    """The m evenly spaced levels ``i / (m + 1)``, i = 1..m.
+
+    Parameters
+    ----------
+    m : int
+        Number of quantiles (>= 1).
+
+    Returns
+    -------
+    numpy.ndarray, shape (m,)
+
+    Examples
+    --------
+    >>> quantile_levels(3).tolist()
+    [0.25, 0.5, 0.75]
+    """
+    return np.arange(1, m + 1) / (m + 1)
+
+
+def _ranks(hist: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """rank(v) = #{records <= v} for the records 0..len(hist)-1 (any real v)."""
+    cum = np.concatenate(([0], np.cumsum(np.asarray(hist, dtype=np.int64))))
+    k = np.floor(np.asarray(v, dtype=np.float64))
+    idx = np.clip(k, -1, len(hist) - 1).astype(np.int64) + 1
+    return cum[idx]
+
+
+def rank_errors(hist: np.ndarray, qs: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``|rank(v_i) - q_i n| / n`` per quantile, ``rank(v) = #{records <= v}`` (records = bin indices).
+
+    Parameters
+    ----------
+    hist : numpy.ndarray of int
+        The count of every bin (bin k holds records of value k).
+    qs : numpy.ndarray
+        The levels.
+    values : numpy.ndarray
+        The released values, one per level (NaN gives NaN).
+
+    Returns
+    -------
+    numpy.ndarray of float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rank_errors(np.array([1, 1, 2]), np.array([0.5, 0.5]), np.array([1.5, 2.0])).tolist()
+    [0.0, 0.5]
+    """
+    hist = np.asarray(hist, dtype=np.int64)
+    n = int(hist.sum())
+    values = np.asarray(values, dtype=np.float64)
+    ok = np.isfinite(values)
+    out = np.full(values.shape, np.nan)
+    out[ok] = np.abs(_ranks(hist, values[ok]) - np.asarray(qs)[ok] * n) / n
+    return out
+
+
+def rank_floor(hist: np.ndarray, qs: np.ndarray) -> np.ndarray:
+    """The best error the bins allow per level: ``min over the bins k of |rank(k) - q n| / n``.
+
+    The candidate values are the bins (the bin indices 0..len(hist)-1, or any value inside one); the value
+    ``k`` has ``rank(k) = hist[0] + ... + hist[k]``. (Rank 0, below every record, is not a candidate.)
+
+    Parameters
+    ----------
+    hist : numpy.ndarray of int
+        The count of every bin.
+    qs : numpy.ndarray
+        The levels.
+
+    Returns
+    -------
+    numpy.ndarray of float, one per level
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rank_floor(np.array([1, 1, 2]), np.array([0.5, 0.75, 0.125])).tolist()
+    [0.0, 0.25, 0.125]
+    """
+    hist = np.asarray(hist, dtype=np.int64)
+    n = int(hist.sum())
+    ranks = np.unique(np.cumsum(hist))
+    target = np.asarray(qs, dtype=np.float64) * n
+    pos = np.clip(np.searchsorted(ranks, target), 1, ranks.size - 1)
+    best = np.minimum(np.abs(ranks[pos] - target), np.abs(ranks[pos - 1] - target))
+    return best / n
+
+
+# -- OpenDP ----------------------------------------------------------------------------------------
+def _alpha_fraction(alpha: float, n: int) -> tuple[int, int]:
+    """OpenDP 0.16 ``score_candidates_constants`` at known size n: (alpha_num, alpha_den)."""
+    exact = Fraction(alpha)
+    den_approx = (2**64 - 1) // n
+    if exact.denominator < den_approx:
+        return exact.numerator, exact.denominator
+    return int(alpha * float(den_approx)), den_approx   # u64 cast of the float product: truncation
+
+
+def opendp_scores(hist: np.ndarray, alpha: float) -> tuple[list[int], int]:
+    """OpenDP 0.16's quantile scores of the 4,096 candidates 0..4095 (sized input) and their denominator.
+
+    ``score(c) = |(den - num) #{x < c} - num #{x > c}|`` with ``num / den`` OpenDP's integer form of
+    ``alpha`` at known size n (``make_quantile_score_candidates``); ``make_private_quantile`` selects the
+    candidate of the smallest score by noisy max at ``scale * den``. The benchmark checks these against
+    OpenDP's own transformation.
+
+    Parameters
+    ----------
+    hist : numpy.ndarray of int
+        The count of every bin (the records are the bin indices).
+    alpha : float
+        The level.
+
+    Returns
+    -------
+    (list of int, int)
+        The scores (Python ints: they may exceed 2**63) and ``den``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> opendp_scores(np.array([1, 1, 2]), 0.5)
+    ([3, 1, 2], 2)
+    """
+    hist = np.asarray(hist, dtype=np.int64)
+    cum = np.cumsum(hist).tolist()
+    n = cum[-1]
+    num, den = _alpha_fraction(alpha, n)
+    lt = [0] + cum[:-1]
+    return [abs((den - num) * a - num * (n - b)) for a, b in zip(lt, cum)], den
+
+
+_OPENDP: dict[Any, Any] = {}
+
+
+def _opendp_selector(n: int, m: int, eps: float):
+    """OpenDP's noisy-max measurement with the scale of make_private_quantile at ε/m (replace-one: d_in = 2)."""
+    key = (n, m, eps)
+    if key not in _OPENDP:
+        import opendp.prelude as dp
+
+        dp.enable_features("contrib")
+        dom = dp.vector_domain(dp.atom_domain(T=int), size=n)
+        unit = dp.m.make_private_quantile(dom, dp.symmetric_distance(), dp.max_divergence(), list(range(_N_BINS)),
+                                          0.5, 1.0).map(2)
+        scale = unit * m / eps
+        meas = dp.m.make_private_quantile(dom, dp.symmetric_distance(), dp.max_divergence(), list(range(_N_BINS)),
+                                          0.5, scale)
+        while meas.map(2) > eps / m:
+            scale = math.nextafter(scale, math.inf)
+            meas = dp.m.make_private_quantile(dom, dp.symmetric_distance(), dp.max_divergence(),
+                                              list(range(_N_BINS)), 0.5, scale)
+        t = dp.t.make_quantile_score_candidates(dom, dp.symmetric_distance(), list(range(_N_BINS)), 0.5)
+        _OPENDP[key] = (dp, t.output_domain, t.output_metric, scale)
+    return _OPENDP[key]
+
+
+def _opendp_quantiles(hist: np.ndarray, qs: np.ndarray, eps: float) -> np.ndarray:
+    n = int(hist.sum())
+    dp, odom, ometric, scale = _opendp_selector(n, len(qs), eps)
+    out = []
+    for q in qs:
+        scores, den = _score_cache(hist, float(q))
+        key = ("noisy-max", scale * den)
+        if key not in _OPENDP:
+            _OPENDP[key] = dp.m.make_noisy_max(odom, ometric, dp.max_divergence(), scale * den, negate=True)
+        out.append(float(_OPENDP[key](scores)))
+    return np.asarray(out)
+
+
+_SCORES: dict[Any, Any] = {}
+
+
+def _score_cache(hist: np.ndarray, q: float):
+    key = (int(hist.sum()), hist.tobytes().__hash__(), q)
+    if key not in _SCORES:   # as a uint64 array (the scores are < 2**64): OpenDP converts it twice as fast
+        scores, den = opendp_scores(hist, q)
+        _SCORES[key] = (np.array(scores, dtype=np.uint64), den)
+    return _SCORES[key]
+
+
+def _diffprivlib_quantiles(records: np.ndarray, qs: np.ndarray, eps: float, seed: list[int]) -> np.ndarray:
+    from diffprivlib.tools import quantile
+
+    rs = np.random.RandomState(np.random.SeedSequence(seed).generate_state(1)[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return np.asarray(quantile(records, qs, epsilon=eps, bounds=BOUNDS, random_state=rs), dtype=np.float64)
+
+
+def _baselines_available(names) -> list[str]:
+    ok = []
+    for b in names:
+        try:
+            __import__("opendp" if b == "opendp" else "diffprivlib.tools")
+        except Exception:
+            continue
+        ok.append(b)
+    return ok
+
+
+# -- the runs --------------------------------------------------------------------------------------
+_HIST: dict[str, np.ndarray] = {}
+
+
+def _hist(name: str) -> np.ndarray:
+    if name not in _HIST:
+        _HIST[name] = np.asarray(load_histogram(name), dtype=np.int64)
+    return _HIST[name]
+
+
+def _dpselect_quantiles(hist: np.ndarray, qs: np.ndarray, eps: float, method: str, rng) -> np.ndarray:
+    from ..quantiles import quantiles
+
+    v, c = grouped(hist)
+    if method == "unbounded":
+        return np.asarray(quantiles(v, qs, epsilon=eps, bounds=None, counts=c, rng=rng))
+    return np.asarray(quantiles(v, qs, epsilon=eps, bounds=BOUNDS, method=cast(Any, method), counts=c, rng=rng))
+
+
+def _eps_key(eps: float) -> int:
+    return int(round(eps * 10**9))
+
+
+def _task(job):
+    """One run on one dataset: every m, ε and method. Seeds: (seed, dataset, m, ε, method, run), global
+    indices, so a cell's runs do not depend on the other cells of the command."""
+    name, run_, seed, ms, epsilons, methods, baselines, dpl_budget, dpl_runs, m_runs = job
+    di = DATASETS.index(name)
+    hist = _hist(name)
+    n = int(hist.sum())
+    rows: list[dict] = []
+    records = None
+    for m in ms:
+        if run_ >= m_runs.get(m, run_ + 1):
+            continue
+        qs = quantile_levels(m)
+        floor = float(np.mean(rank_floor(hist, qs)))
+        for eps in epsilons:
+            for method in [*methods, *baselines]:
+                s = [seed, di, m, _eps_key(eps), (METHODS + BASELINES).index(method), run_]
+                status = "ok"
+                if method == "opendp":
+                    vals = _opendp_quantiles(hist, qs, eps)
+                elif method == "diffprivlib":
+                    if n * m > dpl_budget or run_ >= dpl_runs:
+                        continue
+                    if records is None:
+                        records = np.repeat(np.arange(_N_BINS), hist)
+                    try:
+                        vals = _diffprivlib_quantiles(records, qs, eps, s)
+                    except Exception as exc:  # recorded as a result (issue 26: it may crash)
+                        vals, status = np.full(m, np.nan), f"raised {type(exc).__name__}"
+                else:
+                    vals = _dpselect_quantiles(hist, qs, eps, method, np.random.default_rng(s))
+                err = rank_errors(hist, qs, vals)
+                if status == "ok" and np.isnan(err).any():
+                    status = f"{int(np.isnan(err).sum())} NaN of {m}"
+                e = float(np.mean(err))
+                for metric, value in (("excess", e - floor), ("error", e)):
+                    rows.append({"dataset": name, "method": method, "epsilon": eps, "run": run_, "metric": metric,
+                                 "value": value, "m": m, "status": status})
+    return rows
+
+
+def _parse_m_runs(text: str) -> dict[int, int]:
+    try:
+        pairs = [x.split("=") for x in text.split(",") if x.strip()]
+        out = {int(a): int(b) for a, b in pairs}
+    except ValueError:
+        raise SystemExit(f"error: --m-runs expects M=RUNS,... e.g. 99=5, got {text!r}") from None
+    if any(r < 1 for r in out.values()):
+        raise SystemExit(f"error: --m-runs needs RUNS >= 1, got {text!r}")
+    return out
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the flags of ``dpselect reproduce quantiles`` to ``parser`` (``add_arguments`` of this module).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The parser to extend, in place.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_arguments(parser)
+    >>> args = parser.parse_args([])
+    >>> args.runs, args.ms, args.baselines
+    (20, [3, 9, 99], [])
+    """
+    add_common_arguments(parser, runs=20, epsilons=EPSILONS, datasets=DATASETS, jobs=1)
+    parser.add_argument("--ms", type=parse_int_list, default=list(MS),
+                        help="comma-separated numbers of quantiles m (default 3,9,99)")
+    parser.add_argument("--methods", type=lambda s: [x.strip() for x in s.split(",") if x.strip()],
+                        default=list(METHODS), help=f"dpselect methods (default {','.join(METHODS)})")
+    parser.add_argument("--baselines", type=lambda s: [x.strip() for x in s.split(",") if x.strip()], default=[],
+                        help="third-party baselines to add when importable: opendp,diffprivlib (default none)")
+    parser.add_argument("--diffprivlib-budget", type=float, default=4e6,
+                        help="run diffprivlib only where n * m <= this (default 4e6)")
+    parser.add_argument("--m-runs", default="",
+                        help="fewer runs for some m, e.g. 99=5: m = 99 only in runs 0-4 (default: every run)")
+    parser.add_argument("--diffprivlib-runs", type=int, default=None,
+                        help="run diffprivlib in the first this many runs only (default: every run)")
+
+
+def _check(args) -> None:
+    bad = [m for m in args.methods if m not in METHODS] + [b for b in args.baselines if b not in BASELINES]
+    if bad:
+        raise SystemExit(f"error: unknown method(s) {', '.join(bad)}; choose from {', '.join(METHODS + BASELINES)}")
+    if not args.ms or any(m < 1 for m in args.ms):
+        raise SystemExit(f"error: --ms must be integers >= 1, got {args.ms}")
+    _parse_m_runs(args.m_runs)
+
+
+def _methods_available(methods) -> list[str]:
+    """The dpselect methods this tree has (a method whose module is missing raises ImportError)."""
+    ok = []
+    for m in methods:
+        try:
+            _dpselect_quantiles(np.array([1, 1, 1]), np.array([0.5]), 1.0, m, np.random.default_rng(0))
+        except (ImportError, NotImplementedError):
+            continue
+        ok.append(m)
+    return ok
+
+
+def _jobs(args, names) -> list:
+    _check(args)
+    baselines = _baselines_available(args.baselines)
+    methods = _methods_available(args.methods)
+    args.unavailable = sorted(set(args.baselines) - set(baselines)) + [m for m in args.methods if m not in methods]
+    if args.unavailable:
+        print(f"not available in this environment, skipped: {', '.join(args.unavailable)}")
+    return [(n, r, args.seed, list(args.ms), list(args.epsilons), methods, baselines,
+             args.diffprivlib_budget, args.runs if args.diffprivlib_runs is None else args.diffprivlib_runs,
+             _parse_m_runs(args.m_runs))
+            for n in names for r in range(args.runs)]
+
+
+def _commit() -> str:
+    try:
+        root = Path(__file__).resolve().parents[3]
+        sha = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True,
+                             text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return (sha or "unknown") + (" (with uncommitted changes)" if dirty else "")
+
+
+def _settings(res: Result) -> str:
+    return (f"m in {{{', '.join(str(m) for m in res.args.ms)}}}, q_i = i/(m+1); records = bin indices, bounds "
+            f"(0, 4096) (bounded methods), none for `unbounded`; methods {', '.join(res.args.methods)}; baselines "
+            f"{', '.join(res.args.baselines) or 'none'}; code at commit {_commit()};")
+
+
+def _ci(vals: np.ndarray) -> float:
+    """Half-width of the 95% interval of the mean (normal approximation)."""
+    return float(1.96 * vals.std(ddof=1) / math.sqrt(vals.size)) if vals.size > 1 else float("nan")
+
+
+def _cells(rows: list[dict], metric: str = "excess") -> dict[tuple, np.ndarray]:
+    cells: dict[tuple, list[float]] = {}
+    for r in rows:
+        if r["metric"] == metric:
+            cells.setdefault((r["dataset"], int(r["m"]), float(r["epsilon"]), r["method"]), []).append(
+                float(r["value"]))
+    return {k: np.asarray(v) for k, v in cells.items()}
+
+
+def _report(res: Result) -> list[str]:
+    cells = _cells(res.rows)
+    statuses = sorted({(r["dataset"], r["method"], r["m"], r["epsilon"], r["status"]) for r in res.rows
+                       if r["status"] != "ok"})
+    methods = [m for m in (*METHODS, *BASELINES) if any(k[3] == m for k in cells)]
+    lines = ["Mean **excess** rank error over the best value the bins allow (|rank(v) − q n| / n averaged over the "
+             "m quantiles, minus its floor), ×10⁻³, ± the half-width of the 95% interval of the mean. "
+             "`best dpselect / best baseline`: the smaller mean of joint / recursive / auto against the smaller mean "
+             "of the baselines measured in this run (independent interval EM, and OpenDP / diffprivlib where run).",
+             ""]
+    for m in res.args.ms:
+        table = []
+        for d in res.datasets:
+            for e in res.args.epsilons:
+                row: list[Any] = [d, e]
+                for meth in methods:
+                    v = cells.get((d, m, e, meth))
+                    row.append("–" if v is None else (f"{1e3 * v.mean():.3g} ± {1e3 * _ci(v):.2g}"
+                                                      if np.isfinite(v).all() else "NaN"))
+                ours = [cells[(d, m, e, k)].mean() for k in ("joint", "recursive", "auto") if (d, m, e, k) in cells]
+                base = [cells[(d, m, e, k)].mean() for k in ("independent", *BASELINES) if (d, m, e, k) in cells
+                        and np.isfinite(cells[(d, m, e, k)]).all()]
+                row.append("–" if not (ours and base) else f"{min(ours) / min(base):.3g}" if min(base) > 0
+                           else "0 / 0" if min(ours) == 0 else "∞")
+                table.append(row)
+        lines += [f"## m = {m}", "", markdown_table(("dataset", "ε", *methods, "best dpselect / best baseline"),
+                                                     table), ""]
+    if res.args.m_runs:
+        lines += ["Fewer runs for: " + ", ".join(f"m = {m}: runs 0-{min(r, res.args.runs) - 1}"
+                                                  for m, r in sorted(_parse_m_runs(res.args.m_runs).items())) + ".",
+                  ""]
+    if getattr(res.args, "unavailable", None):
+        lines += [f"Not available in the environment of this run (no rows): {', '.join(res.args.unavailable)}.", ""]
+    if statuses:
+        lines += ["Runs that did not return m finite values (recorded, excluded from nothing: their rows carry NaN):",
+                  ""] + [f"* {d} {meth} m = {m} ε = {e}: {s}" for d, meth, m, e, s in statuses] + [""]
+    if "diffprivlib" in res.args.baselines:
+        runs = res.args.runs if res.args.diffprivlib_runs is None else min(res.args.runs, res.args.diffprivlib_runs)
+        lines += [f"diffprivlib is run only where n · m <= {res.args.diffprivlib_budget:g} (it takes the records "
+                  f"one by one; other cells show –), in runs 0-{runs - 1} ({runs} runs per cell).", ""]
+    if "opendp" in res.args.baselines:
+        lines += ["OpenDP rows come from OpenDP's own unseedable generator: not reproducible run for run.", ""]
+    return lines
+
+
+def _figures(res: Result, plt) -> dict:
+    cells = _cells(res.rows)
+    eps = res.args.epsilons
+    methods = [m for m in (*METHODS, *BASELINES) if any(k[3] == m for k in cells)]
+    style = {"joint": "o-", "recursive": "s-", "auto": "^-", "independent": "v--", "unbounded": "D-",
+             "opendp": "x:", "diffprivlib": "+:"}
+    panels = []
+    for m in res.args.ms:
+        for d in res.datasets:
+            lines = []
+            for meth in methods:
+                y = [float(cells[(d, m, e, meth)].mean()) if (d, m, e, meth) in cells else float("nan") for e in eps]
+                if not all(math.isnan(v) for v in y):
+                    lines.append((meth, eps, y, {"linestyle": style[meth][1:], "marker": style[meth][0]}))
+            panels.append((f"{d}, m = {m}", lines))
+    fig = line_panels(plt, panels, ncols=len(res.datasets), ylabel="mean excess |rank error| / n",
+                      size=(3.2, 2.8))
+    for ax in fig.axes:
+        ax.set_yscale("symlog", linthresh=1e-5)   # zero (and an unbounded value below the bins) stays visible
+    fig.tight_layout()
+    return {"": fig}
+
+
+def _size(args, names) -> int:
+    return int(args.runs) * len(args.epsilons) * len(args.ms) * max(len(names), 1)
+
+
+REPRODUCTION = Reproduction(
+    name=NAME, description=DESCRIPTION,
+    title="Issue 26: excess rank error of m private quantiles (DPBench 1-D)",
+    add_arguments=_add_arguments, jobs=_jobs, task=_task, report=_report, figures=_figures, settings=_settings,
+    allowed=DATASETS, extra_columns=("m", "status"), size=_size,
+    order=lambda args, names: {"dataset": names, "m": args.ms, "epsilon": args.epsilons,
+                               "method": [*METHODS, *BASELINES]},
+)
+add_arguments = REPRODUCTION.add_arguments
+run = REPRODUCTION.run
