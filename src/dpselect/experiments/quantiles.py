@@ -417,23 +417,11 @@ def _check(args) -> None:
     _parse_m_runs(args.m_runs)
 
 
-def _methods_available(methods) -> list[str]:
-    """The dpselect methods this tree has (a method whose module is missing raises ImportError)."""
-    ok = []
-    for m in methods:
-        try:
-            _dpselect_quantiles(np.array([1, 1, 1]), np.array([0.5]), 1.0, m, np.random.default_rng(0))
-        except (ImportError, NotImplementedError):
-            continue
-        ok.append(m)
-    return ok
-
-
 def _jobs(args, names) -> list:
     _check(args)
     baselines = _baselines_available(args.baselines)
-    methods = _methods_available(args.methods)
-    args.unavailable = sorted(set(args.baselines) - set(baselines)) + [m for m in args.methods if m not in methods]
+    methods = list(args.methods)            # dpselect's own: always present (an error is an error, not a skipped row)
+    args.unavailable = sorted(set(args.baselines) - set(baselines))
     if args.unavailable:
         print(f"not available in this environment, skipped: {', '.join(args.unavailable)}")
     return [(n, r, args.seed, list(args.ms), list(args.epsilons), methods, baselines,
