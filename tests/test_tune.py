@@ -158,7 +158,7 @@ def test_never_above_dp_accounting(key):
 
 
 def test_dp_accounting_reference_recomputed():
-    """Where dp_accounting is importable (the benchmark venv), its values are the committed ones."""
+    """dp-accounting (in the test extra) recomputes the committed reference values (the benchmark reads them)."""
     pytest.importorskip("dp_accounting")
     import importlib.util
     spec = importlib.util.spec_from_file_location(
