@@ -255,9 +255,10 @@ def quantiles(
     """Release values close to the quantiles ``qs`` of ``values`` under ε-differential privacy.
 
     What it releases: one float per entry of ``qs``, in the order of ``qs`` (a repeated q gets the same
-    value: the distinct qs are released once). No record's value is ever read off: every output is drawn
-    uniformly inside an interval between consecutive order statistics (the bounds as outer ends), chosen by
-    an exponential mechanism on rank distances. The target rank of q is q·n rounded to the nearest
+    value: the distinct qs are released once). No record's value is ever read off: with ``bounds`` every
+    output is drawn uniformly inside an interval between consecutive order statistics (the bounds as outer
+    ends), chosen by an exponential mechanism on rank distances; with ``candidates`` it is a value of the
+    public grid. The target rank of q is q·n rounded to the nearest
     half-integer. ``qs`` may be anywhere in the closed [0, 1]. With ``bounds`` the methods are:
 
     * ``"independent"``: each distinct q by the median's interval mechanism at ε/m (m distinct qs):
