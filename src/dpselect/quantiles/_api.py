@@ -15,6 +15,7 @@ from ..accounting.accountant import Accountant
 from ..accounting.guarantees import BoundedRange, Guarantee
 from ..typing import RngLike
 from ..utilities.median import _check_counts
+from ._grid import DEFAULT_UTILITY
 from ._independent import independent_grid_quantiles, independent_privacy, independent_quantiles
 from ._recursive import recursive_grid_quantiles, recursive_privacy, recursive_quantiles
 
@@ -231,9 +232,11 @@ def grid_quantiles(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, *, epsilon
     The guarantee is :func:`quantiles_privacy` of the method and len(qs), as with bounds.
     """
     if method == "independent":
-        return independent_grid_quantiles(vals, cnt, qs, epsilon=epsilon, cands=candidates, gen=rng)
+        return independent_grid_quantiles(vals, cnt, qs, epsilon=epsilon, cands=candidates, gen=rng,
+                                          utility=DEFAULT_UTILITY)
     if method == "recursive":
-        return recursive_grid_quantiles(vals, cnt, qs, epsilon=epsilon, cands=candidates, gen=rng)
+        return recursive_grid_quantiles(vals, cnt, qs, epsilon=epsilon, cands=candidates, gen=rng,
+                                        utility=DEFAULT_UTILITY)
     raise ValueError(f"method must be 'independent' or 'recursive' with candidates, got {method!r}")
 
 

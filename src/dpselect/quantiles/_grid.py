@@ -38,6 +38,22 @@ the atom: a target that falls inside the atom at c_j (T/2 <= 0 in the subproblem
 with the best utility instead of moving to the next candidate. It is a function of T alone, so it moves by
 at most δ <= 1 when a record is added or removed and not at all when one is replaced: sensitivity 1 still.
 The other candidates c > c_j have their exact windows (every record of the subproblem is > c_j).
+
+An alternative utility, internal and not the default (``utility="cell"`` of the functions below; measured in
+docs/quantiles.md): the *cell* of c under the rank metric rank(v) = #{x <= v}, the target ranks for which
+B(c) is the nearest of the candidates' ranks,
+
+    u_cell(c) = −dist(T/2, [(B(c⁻) + B(c))/2, (B(c) + B(c⁺))/2]),
+
+c⁻ and c⁺ the neighbouring candidates, the first candidate's lower end −∞ and the last one's upper end +∞
+(in a recursion subproblem: its own first and last candidates; the open lower end above is then automatic).
+u_cell(c) = 0 exactly when T/2 lies in c's cell; every target lies in one, and then |B(c) − T/2| is the
+smallest over the candidates (of a run of candidates with equal B, e.g. empty bins, the outer ones take the
+targets beyond the run). Each end is a fixed ±∞ or the
+mean of two counts B that move by at most 1 (replace one record) or by 0 or 1 in the target's direction
+(add or remove one, the end moves by 0, 1/2 or 1), so the same argument gives sensitivity 1 (checked
+exhaustively in the tests). It keeps the window's gain where an atom sits at an end of the data and follows
+the metric on interior atoms, where the window calls every candidate of the atom exact.
 """
 from __future__ import annotations
 
@@ -70,26 +86,49 @@ def window_utility(vals: np.ndarray, cnt: np.ndarray, cands: np.ndarray, T: int,
     return -twice.astype(np.float64) / 2.0      # |2·rank − T| <= 2^53 + |T|: exact
 
 
+def cell_utility(vals: np.ndarray, cnt: np.ndarray, cands: np.ndarray, T: int,
+                 open_low: bool = False) -> np.ndarray:
+    """u_cell(c) = −dist(T/2, [(B(c⁻) + B(c))/2, (B(c) + B(c⁺))/2]) (outer ends ±∞; see the module).
+
+    ``open_low`` is accepted for the recursion and changes nothing: the first candidate's lower end is always
+    open."""
+    cum = np.concatenate(([0], np.cumsum(cnt, dtype=np.int64))).astype(np.int64)
+    b = cum[np.searchsorted(vals, cands, side="right")]              # B(c)
+    mids = b[:-1] + b[1:]                                            # 2·(the cells' inner ends)
+    T = int(T)
+    twice = np.zeros(b.size, dtype=np.int64)
+    twice[1:] = np.maximum(twice[1:], mids - T)                      # below the lower end
+    twice[:-1] = np.maximum(twice[:-1], T - mids)                    # above the upper end
+    return -twice.astype(np.float64) / 2.0
+
+
+#: The grid utilities by name: "window" (the default: 0 on the valid quantiles) and "cell" (0 on the candidates
+#: whose rank #{x <= c} is the nearest to the target).
+UTILITIES = {"window": window_utility, "cell": cell_utility}
+#: The utility of ``dpselect.quantiles(..., candidates=...)`` (the public API passes it down).
+DEFAULT_UTILITY = "window"
+
+
 def grid_rank(vals: np.ndarray, cnt: np.ndarray, cands: np.ndarray, T: int, eps: float,
-              gen: np.random.Generator, open_low: bool = False) -> int:
+              gen: np.random.Generator, open_low: bool = False, utility: str = "window") -> int:
     """The index (into ``cands``) of one exact draw ∝ exp(ε·u(c)/2) for the target rank T/2."""
     if cands.size == 1:
         return 0
-    u = window_utility(vals, cnt, cands, T, open_low)
+    u = UTILITIES[utility](vals, cnt, cands, T, open_low)
     return int(get_mechanism(MECHANISM).select(u, epsilon=eps, sensitivity=1.0, rng=gen))
 
 
 def grid_quantile(vals: np.ndarray, cnt: np.ndarray, cands: np.ndarray, q: Fraction | float, eps: float,
-                  gen: np.random.Generator) -> float:
+                  gen: np.random.Generator, utility: str = "window") -> float:
     """One draw of the grid release for quantile ``q``: a value of ``cands``."""
     n = int(cnt.sum()) if cnt.size else 0
-    return float(cands[grid_rank(vals, cnt, cands, target_twice(q, n), eps, gen)])
+    return float(cands[grid_rank(vals, cnt, cands, target_twice(q, n), eps, gen, utility=utility)])
 
 
 def grid_probabilities(vals: np.ndarray, cnt: np.ndarray, cands: np.ndarray, T: int, eps: float,
-                       open_low: bool = False) -> np.ndarray:
+                       open_low: bool = False, utility: str = "window") -> np.ndarray:
     """The exact law of :func:`grid_rank` (float64 probabilities, one per candidate, log-space normalised)."""
-    logw = eps * window_utility(vals, cnt, cands, T, open_low) / 2.0
+    logw = eps * UTILITIES[utility](vals, cnt, cands, T, open_low) / 2.0
     logw -= logw.max()
     p = np.exp(logw)
     return p / p.sum()
@@ -99,9 +138,10 @@ def grid_release(vals: np.ndarray, cnt: np.ndarray, dom: tuple, T: int, eps: flo
                  gen: np.random.Generator) -> tuple[float, tuple, tuple]:
     """The recursion's single release on a grid (see :func:`._recursive.recursive_release`).
 
-    ``dom = (cands, i, k, open_low)``: the subproblem's candidates are ``cands[i..k]`` (inclusive). Returns
-    the released candidate c_j and the children's domains: (cands, i, j, open_low) for the records <= c_j
-    and (cands, j, k, True) for the records > c_j (whose lower end is now a released candidate)."""
-    cands, i, k, open_low = dom
-    j = i + grid_rank(vals, cnt, cands[i:k + 1], T, eps, gen, open_low)
-    return float(cands[j]), (cands, i, j, open_low), (cands, j, k, True)
+    ``dom = (cands, i, k, open_low, utility)``: the subproblem's candidates are ``cands[i..k]`` (inclusive).
+    Returns the released candidate c_j and the children's domains: (cands, i, j, open_low, utility) for the
+    records <= c_j and (cands, j, k, True, utility) for the records > c_j (whose lower end is now a released
+    candidate)."""
+    cands, i, k, open_low, utility = dom
+    j = i + grid_rank(vals, cnt, cands[i:k + 1], T, eps, gen, open_low, utility)
+    return float(cands[j]), (cands, i, j, open_low, utility), (cands, j, k, True, utility)

@@ -33,7 +33,8 @@ def independent_quantiles(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, *, 
 
 
 def independent_grid_quantiles(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, *, epsilon: float,
-                               cands: np.ndarray, gen: np.random.Generator) -> np.ndarray:
-    """One candidate per entry of ``qs`` (distinct, sorted), each by the grid release at ε/len(qs)."""
+                               cands: np.ndarray, gen: np.random.Generator, utility: str = "window") -> np.ndarray:
+    """One candidate per entry of ``qs`` (distinct, sorted), each by the grid release at ε/len(qs)
+    (``utility`` one of :data:`._grid.UTILITIES`)."""
     eps0 = split_epsilon(epsilon, len(qs))
-    return np.array([grid_quantile(vals, cnt, cands, float(q), eps0, gen) for q in qs], dtype=np.float64)
+    return np.array([grid_quantile(vals, cnt, cands, float(q), eps0, gen, utility) for q in qs], dtype=np.float64)

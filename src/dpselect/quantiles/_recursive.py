@@ -169,8 +169,11 @@ def recursive_quantiles(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, *, ep
 
 
 def recursive_grid_quantiles(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, *, epsilon: float,
-                             cands: np.ndarray, gen: np.random.Generator, eps0: float | None = None) -> np.ndarray:
+                             cands: np.ndarray, gen: np.random.Generator, eps0: float | None = None,
+                             utility: str = "window") -> np.ndarray:
     """One candidate per entry of ``qs`` (distinct, sorted): the recursion with the grid release
-    (:func:`._grid.grid_release`); outputs are non-decreasing (consecutive ones may be equal)."""
-    return recursive_release(vals, cnt, qs, epsilon=epsilon, domain=(cands, 0, int(cands.size) - 1, False),
-                             release=grid_release, gen=gen, eps0=eps0)
+    (:func:`._grid.grid_release`, ``utility`` one of :data:`._grid.UTILITIES`); outputs are non-decreasing
+    (consecutive ones may be equal)."""
+    return recursive_release(vals, cnt, qs, epsilon=epsilon,
+                             domain=(cands, 0, int(cands.size) - 1, False, utility), release=grid_release,
+                             gen=gen, eps0=eps0)
