@@ -17,7 +17,11 @@ record (rank 0) could beat the floor (negative excess).
 
 Methods: dpselect's ``joint``, ``recursive``, ``auto``, ``independent`` (interval exponential mechanism at
 ε/m per quantile, the classic baseline, dpselect's own) and ``unbounded`` (``bounds=None``), all from
-:func:`dpselect.quantiles`. ``--baselines opendp,diffprivlib`` adds rows of third-party libraries when they
+:func:`dpselect.quantiles`; and the discrete variants on the public grid of the 4,096 bin values
+(``candidates=np.arange(4096)`` instead of the bounds: every output is a bin value, chosen by the window
+utility that lets a bin holding an atom be optimal for every q inside it): ``recursive-grid``,
+``independent-grid`` and ``auto-grid``. Their seeds take method indices after the baselines', so adding
+them changed no other row. ``--baselines opendp,diffprivlib`` adds rows of third-party libraries when they
 import (a benchmark-only environment, ``benchmarks/requirements-quantiles.txt``; never a dpselect
 dependency):
 
@@ -59,8 +63,14 @@ DESCRIPTION = "Issue 26: rank error of m private quantiles at once on the DPBenc
 DATASETS = ("hepth", "adultfrank", "medcost", "nettrace", "searchlogs", "income", "patent")
 EPSILONS = (0.01, 0.1, 1.0)
 MS = (3, 9, 99)
-METHODS = ("joint", "recursive", "auto", "independent", "unbounded")
+METHODS = ("joint", "recursive", "auto", "independent", "unbounded", "recursive-grid", "independent-grid",
+           "auto-grid")
 BASELINES = ("opendp", "diffprivlib")
+#: the method index in the seeds: the grid methods come after the baselines (the rows of the others unchanged)
+_SEED_ORDER = ("joint", "recursive", "auto", "independent", "unbounded", "opendp", "diffprivlib",
+               "recursive-grid", "independent-grid", "auto-grid")
+#: dpselect's methods on the public grid of bin values: ``candidates=`` instead of ``bounds=``
+GRID_SUFFIX = "-grid"
 #: public bounds of the bounded methods: bin k is [k, k + 1)
 BOUNDS = (0.0, 4096.0)
 _N_BINS = 4096
@@ -311,6 +321,9 @@ def _dpselect_quantiles(hist: np.ndarray, qs: np.ndarray, eps: float, method: st
     from ..quantiles import quantiles
 
     v, c = grouped(hist)
+    if method.endswith(GRID_SUFFIX):     # the public grid: the bin values themselves
+        base = cast(Any, method[:-len(GRID_SUFFIX)])
+        return np.asarray(quantiles(v, qs, epsilon=eps, candidates=v, method=base, counts=c, rng=rng))
     if method == "unbounded":
         return np.asarray(quantiles(v, qs, epsilon=eps, bounds=None, counts=c, rng=rng))
     return np.asarray(quantiles(v, qs, epsilon=eps, bounds=BOUNDS, method=cast(Any, method), counts=c, rng=rng))
@@ -336,7 +349,7 @@ def _task(job):
         floor = float(np.mean(rank_floor(hist, qs)))
         for eps in epsilons:
             for method in [*methods, *baselines]:
-                s = [seed, di, m, _eps_key(eps), (METHODS + BASELINES).index(method), run_]
+                s = [seed, di, m, _eps_key(eps), _SEED_ORDER.index(method), run_]
                 status = "ok"
                 if method == "opendp":
                     vals = _opendp_quantiles(hist, qs, eps)
@@ -444,7 +457,8 @@ def _commit() -> str:
 
 def _settings(res: Result) -> str:
     return (f"m in {{{', '.join(str(m) for m in res.args.ms)}}}, q_i = i/(m+1); records = bin indices, bounds "
-            f"(0, 4096) (bounded methods), none for `unbounded`; methods {', '.join(res.args.methods)}; baselines "
+            f"(0, 4096) (bounded methods), none for `unbounded`, candidates 0..4095 for `*-grid`; methods "
+            f"{', '.join(res.args.methods)}; baselines "
             f"{', '.join(res.args.baselines) or 'none'}; code at commit {_commit()};")
 
 
@@ -462,6 +476,10 @@ def _cells(rows: list[dict], metric: str = "excess") -> dict[tuple, np.ndarray]:
     return {k: np.asarray(v) for k, v in cells.items()}
 
 
+#: dpselect's methods counted as "best dpselect" in the report (independent is the classic baseline)
+_OURS = ("joint", "recursive", "auto", "recursive-grid", "independent-grid", "auto-grid")
+
+
 def _report(res: Result) -> list[str]:
     cells = _cells(res.rows)
     statuses = sorted({(r["dataset"], r["method"], r["m"], r["epsilon"], r["status"]) for r in res.rows
@@ -469,7 +487,8 @@ def _report(res: Result) -> list[str]:
     methods = [m for m in (*METHODS, *BASELINES) if any(k[3] == m for k in cells)]
     lines = ["Mean **excess** rank error over the best value the bins allow (|rank(v) − q n| / n averaged over the "
              "m quantiles, minus its floor), ×10⁻³, ± the half-width of the 95% interval of the mean. "
-             "`best dpselect / best baseline`: the smaller mean of joint / recursive / auto against the smaller mean "
+             "`best dpselect / best baseline`: the smallest mean of joint / recursive / auto and the grid variants "
+             "(`*-grid`: `candidates=` the 4,096 bin values) against the smaller mean "
              "of the baselines measured in this run (independent interval EM, and OpenDP / diffprivlib where run).",
              ""]
     for m in res.args.ms:
@@ -481,7 +500,7 @@ def _report(res: Result) -> list[str]:
                     v = cells.get((d, m, e, meth))
                     row.append("–" if v is None else (f"{1e3 * v.mean():.3g} ± {1e3 * _ci(v):.2g}"
                                                       if np.isfinite(v).all() else "NaN"))
-                ours = [cells[(d, m, e, k)].mean() for k in ("joint", "recursive", "auto") if (d, m, e, k) in cells]
+                ours = [cells[(d, m, e, k)].mean() for k in _OURS if (d, m, e, k) in cells]
                 base = [cells[(d, m, e, k)].mean() for k in ("independent", *BASELINES) if (d, m, e, k) in cells
                         and np.isfinite(cells[(d, m, e, k)]).all()]
                 row.append("–" if not (ours and base) else f"{min(ours) / min(base):.3g}" if min(base) > 0
@@ -512,7 +531,8 @@ def _figures(res: Result, plt) -> dict:
     eps = res.args.epsilons
     methods = [m for m in (*METHODS, *BASELINES) if any(k[3] == m for k in cells)]
     style = {"joint": "o-", "recursive": "s-", "auto": "^-", "independent": "v--", "unbounded": "D-",
-             "opendp": "x:", "diffprivlib": "+:"}
+             "opendp": "x:", "diffprivlib": "+:", "recursive-grid": "s:", "independent-grid": "v:",
+             "auto-grid": "^:"}
     panels = []
     for m in res.args.ms:
         for d in res.datasets:

@@ -15,8 +15,9 @@ from ..accounting.accountant import Accountant
 from ..accounting.guarantees import BoundedRange, Guarantee
 from ..typing import RngLike
 from ..utilities.median import _check_counts
-from ._independent import independent_privacy, independent_quantiles
-from ._recursive import recursive_privacy, recursive_quantiles
+from ._grid import DEFAULT_UTILITY
+from ._independent import independent_grid_quantiles, independent_privacy, independent_quantiles
+from ._recursive import recursive_grid_quantiles, recursive_privacy, recursive_quantiles
 
 __all__ = ["quantiles", "quantile", "quantiles_privacy", "METHODS", "AUTO_INDEPENDENT_FROM"]
 
@@ -70,6 +71,27 @@ def _check_bounds(bounds: Any) -> tuple[float, float] | None:
     if not lo < hi:
         raise ValueError(f"bounds must satisfy lo < hi, got bounds = ({lo!r}, {hi!r})")
     return lo, hi
+
+
+def _check_candidates(candidates: Any) -> np.ndarray | None:
+    """The public grid: a finite, strictly increasing 1-D float64 array with at least one element."""
+    if candidates is None:
+        return None
+    try:
+        arr = np.asarray(candidates, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"candidates must be a 1-D array of finite floats, strictly increasing: {exc}") from None
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"candidates must be a non-empty 1-D array of finite floats, got shape {arr.shape}")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"candidates must be finite: candidates[{i}] = {float(arr[i])!r}")
+    if arr.size > 1 and not np.all(arr[1:] > arr[:-1]):
+        i = int(np.flatnonzero(~(arr[1:] > arr[:-1]))[0])
+        raise ValueError(f"candidates must be strictly increasing: candidates[{i}] = {float(arr[i])!r} >= "
+                         f"candidates[{i + 1}] = {float(arr[i + 1])!r}")
+    return np.ascontiguousarray(arr)
 
 
 def _group(values: ArrayLike, counts: ArrayLike | None) -> tuple[np.ndarray, np.ndarray]:
@@ -201,6 +223,23 @@ def bounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, lo:
     return out[inverse.reshape(-1)]
 
 
+def grid_quantiles(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, *, epsilon: float, candidates: np.ndarray,
+                   method: str, rng: np.random.Generator) -> np.ndarray:
+    """The release on a public grid, without checks or charge: one candidate per entry of ``qs``.
+
+    ``vals``/``cnt`` grouped (distinct sorted values, int64 counts), ``qs`` distinct and sorted, ``candidates``
+    checked (:func:`_check_candidates`), ``method`` "independent" or "recursive" (auto resolved by the caller).
+    The guarantee is :func:`quantiles_privacy` of the method and len(qs), as with bounds.
+    """
+    if method == "independent":
+        return independent_grid_quantiles(vals, cnt, qs, epsilon=epsilon, cands=candidates, gen=rng,
+                                          utility=DEFAULT_UTILITY)
+    if method == "recursive":
+        return recursive_grid_quantiles(vals, cnt, qs, epsilon=epsilon, cands=candidates, gen=rng,
+                                        utility=DEFAULT_UTILITY)
+    raise ValueError(f"method must be 'independent' or 'recursive' with candidates, got {method!r}")
+
+
 # ---------------------------------------------------------------------------------------------
 # public
 # ---------------------------------------------------------------------------------------------
@@ -212,15 +251,17 @@ def quantiles(
     bounds: tuple[float, float] | None = None,
     method: Method = "auto",
     counts: ArrayLike | None = None,
+    candidates: ArrayLike | None = None,
     rng: RngLike = None,
     accountant: Accountant | None = None,
 ) -> np.ndarray:
     """Release values close to the quantiles ``qs`` of ``values`` under ε-differential privacy.
 
     What it releases: one float per entry of ``qs``, in the order of ``qs`` (a repeated q gets the same
-    value: the distinct qs are released once). No record's value is ever read off: every output is drawn
-    uniformly inside an interval between consecutive order statistics (the bounds as outer ends), chosen by
-    an exponential mechanism on rank distances. The target rank of q is q·n rounded to the nearest
+    value: the distinct qs are released once). No record's value is ever read off: with ``bounds`` every
+    output is drawn uniformly inside an interval between consecutive order statistics (the bounds as outer
+    ends), chosen by an exponential mechanism on rank distances; with ``candidates`` it is a value of the
+    public grid. The target rank of q is q·n rounded to the nearest
     half-integer. ``qs`` may be anywhere in the closed [0, 1]. With ``bounds`` the methods are:
 
     * ``"independent"``: each distinct q by the median's interval mechanism at ε/m (m distinct qs):
@@ -246,6 +287,14 @@ def quantiles(
 
     ``bounds=None`` runs the unbounded method (Durfee, NeurIPS 2023), which needs no public bound.
 
+    ``candidates=`` (instead of ``bounds``): a public grid of output values (integer, categorical or binned
+    data; data with atoms). Every released value is one of the candidates, c drawn exactly with probability
+    ∝ exp(ε0·u(c)/2), u(c) = −dist(q·n, [#{x < c}, #{x <= c}]) (0 exactly on the valid q-quantiles, so a
+    candidate on an atom is optimal for every q inside it); methods ``"independent"``, ``"recursive"``
+    (outputs non-decreasing, consecutive ones may be equal) and ``"auto"`` (same rule), with the same
+    guarantees as with bounds. Records may lie anywhere (off the grid too). ``"joint"`` is refused (its gap
+    utility is biased on atoms).
+
     Privacy: ε-differentially private under **replace-one-record** neighbours (n and the bounds public).
     The joint method is ε-bounded-range; the others are compositions of bounded-range releases (see
     :func:`quantiles_privacy`). With bounds, a value outside them is a ``ValueError`` (never clipped).
@@ -260,11 +309,15 @@ def quantiles(
     epsilon : float
         The total privacy budget of the whole release, > 0.
     bounds : (float, float) or None
-        (lo, hi), lo < hi: the public domain. None: the unbounded method.
+        (lo, hi), lo < hi: the public domain. None (and no ``candidates``): the unbounded method.
     method : {"auto", "joint", "recursive", "independent"}
-        See above (ignored when ``bounds`` is None).
+        See above (ignored when ``bounds`` and ``candidates`` are None; not ``"joint"`` with ``candidates``).
     counts : array of int, optional
         Multiplicities of ``values`` (>= 0, at least one record, at most 2^52 in all; empty bins allowed).
+    candidates : array of float, optional
+        A public grid of output values: finite, strictly increasing, 1-D, at least one; mutually exclusive
+        with ``bounds``. Every released value is then a candidate (see above). Public: never derive it from
+        the data.
     rng : numpy.random.Generator or int, optional
     accountant : dpselect.Accountant, optional
         Charged once, the guarantee of the whole release (:func:`quantiles_privacy`), label
@@ -274,7 +327,7 @@ def quantiles(
     Returns
     -------
     numpy.ndarray of float64, shape (m,)
-        The released values, in the order of ``qs``, inside the bounds.
+        The released values, in the order of ``qs``, inside the bounds (candidates with ``candidates``).
 
     Examples
     --------
@@ -287,11 +340,21 @@ def quantiles(
     >>> _ = quantiles(x, [0.1, 0.9], epsilon=0.5, bounds=(0.0, 10.0), method="independent", rng=0, accountant=acc)
     >>> acc.history[-1].label, acc.history[-1].guarantee
     ('quantiles', BoundedRangeComposition(epsilon0=0.25, k=2))
+    >>> quantiles([0, 0, 0, 0, 0, 0, 0, 0, 1, 3], [0.25, 0.5], epsilon=20.0, candidates=[0, 1, 2, 3], rng=0).tolist()
+    [0.0, 0.0]
     """
     eps = check_positive(epsilon, "epsilon")
     q = _check_qs(qs)
     b = _check_bounds(bounds)
     meth = _check_method(method)
+    grid = _check_candidates(candidates)
+    if grid is not None and b is not None:
+        raise ValueError("bounds and candidates are mutually exclusive: candidates (a public grid of output "
+                         "values) replaces the bounds; pass one of them")
+    if grid is not None and meth == "joint":
+        raise ValueError("method='joint' does not take candidates: JointExp's gap utility is biased on atoms "
+                         "(its optimum is not the per-quantile one, see docs/quantiles.md); use method="
+                         "'recursive', 'independent' or 'auto' with candidates")
     acc = check_accountant(accountant)
     vals, cnt = _group(values, counts)
     if b is not None:
@@ -306,6 +369,11 @@ def quantiles(
     gen = check_rng(rng)
     uq, inverse = np.unique(q, return_inverse=True)
     m, n = int(uq.size), int(cnt.sum())
+    if grid is not None:
+        resolved = _resolve(meth, m, n, eps)
+        charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved), label="quantiles")
+        return grid_quantiles(vals, cnt, uq, epsilon=eps, candidates=grid, method=resolved,
+                              rng=gen)[inverse.reshape(-1)]
     if b is None:
         mod = _unbounded()
         charge(acc, mod.unbounded_privacy(eps, m), label="quantiles")
@@ -326,6 +394,7 @@ def quantile(
     bounds: tuple[float, float] | None = None,
     method: Method = "auto",
     counts: ArrayLike | None = None,
+    candidates: ArrayLike | None = None,
     rng: RngLike = None,
     accountant: Accountant | None = None,
 ) -> float:
@@ -337,7 +406,7 @@ def quantile(
 
     Parameters
     ----------
-    values, epsilon, bounds, method, counts, rng, accountant
+    values, epsilon, bounds, method, counts, candidates, rng, accountant
         As in :func:`quantiles`.
     q : float
         The quantile, in [0, 1].
@@ -353,8 +422,10 @@ def quantile(
     >>> x = [5.0, 1.0, 9.0, 4.0, 7.0]
     >>> quantile(x, 0.5, epsilon=1.0, bounds=(0.0, 10.0), rng=3) == dpselect.median(x, epsilon=1.0, bound=10.0, rng=3)
     True
+    >>> quantile([1, 2, 2, 2, 9], 0.5, epsilon=30.0, candidates=[0, 2, 4, 6, 8, 10], rng=0)
+    2.0
     """
     if isinstance(q, (str, bytes)) or np.ndim(q) != 0:
         raise TypeError(f"q must be one number in [0, 1], got {q!r} (use quantiles for several)")
-    return float(quantiles(values, [q], epsilon=epsilon, bounds=bounds, method=method, counts=counts, rng=rng,
-                           accountant=accountant)[0])
+    return float(quantiles(values, [q], epsilon=epsilon, bounds=bounds, method=method, counts=counts,
+                           candidates=candidates, rng=rng, accountant=accountant)[0])

@@ -45,16 +45,32 @@ replace-one this proof only gives (2L − 1)·ε/L for it. A random search over 
 {0..9}, m = 3, ε0 up to 60, with the relative targets, found losses up to L·ε0 = 2·ε0 but never above, so
 their budget may hold here too; it is not claimed without a proof.) Cost: O(m) interval draws on
 subproblems whose sizes sum to <= k + m per level.
+
+On a public grid (``candidates=``, :func:`recursive_grid_quantiles`) the recursion is the same (same anchored
+targets, same ε0 = ε/(2L − 1), same pre-order draw order); only the single release and the domain change. A
+subproblem carries a contiguous range of candidate indices [i, k]; the release is the grid release of
+:mod:`._grid` on those candidates, and after it releases c_j the records <= c_j go left with candidates
+[i, j] and the records > c_j go right with candidates [j, k] (the outputs are non-decreasing in q; consecutive
+ones may be equal, on an atom). A subproblem whose lower end is a released candidate gives that candidate
+the open window (−∞, 0] (:mod:`._grid`: the records equal to it went left). The privacy argument above holds
+word for word: the split is by a released value, so given the releases the subproblems of a level hold
+disjoint records and each is a function of released values and its own records; the grid release has
+sensitivity 1 for a replaced record of S (T fixed) and for an added or removed one with each of the three
+target kinds (T/2 moves by δ ∈ [0, 1] in the ranks' direction; the open window depends on T alone), so it is
+ε0-bounded-range in both cases, and the whole is the same adaptive composition of 2L − 1 ε0-BR releases
+(exact audit in tests/test_quantiles_grid.py).
 """
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any, Callable
 
 import numpy as np
 
 from ..accounting.composition import AdaptiveBoundedRangeComposition
 from ..accounting.guarantees import Guarantee
 from ._budget import split_epsilon
+from ._grid import grid_release
 from ._single import single_rank, target_twice
 
 __all__: list[str] = []
@@ -94,11 +110,25 @@ def subproblem_target(q: Fraction, pa: Fraction, pb: Fraction, n: int, n_s: int,
     return target_twice((q - pa) / (pb - pa), n_s)
 
 
-def recursive_quantiles(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, *, epsilon: float, lo: float,
-                        hi: float, gen: np.random.Generator, eps0: float | None = None,
-                        anchored: bool = True) -> np.ndarray:
-    """One value per entry of ``qs`` (distinct, sorted); ``eps0`` overrides the per-release ε and
-    ``anchored=False`` gives every subproblem the relative target (the paper's; tests and measurements only)."""
+#: The recursion's single release: (records, counts, domain, T, ε0, generator) -> (released value, the domain
+#: of the records <= it, the domain of the records > it). The interval mechanism's domain is (a, b); the grid's
+#: is (candidates, first index, last index, open lower end) (:func:`._grid.grid_release`).
+Release = Callable[[np.ndarray, np.ndarray, Any, int, float, np.random.Generator], "tuple[float, Any, Any]"]
+
+
+def interval_release(vals: np.ndarray, cnt: np.ndarray, dom: tuple[float, float], T: int, eps: float,
+                     gen: np.random.Generator) -> tuple[float, tuple[float, float], tuple[float, float]]:
+    """The interval mechanism on [a, b] = ``dom``; the children get [a, v] and [v, b]."""
+    a, b = dom
+    x = single_rank(vals, cnt, a, b, T, eps, gen)
+    return x, (a, x), (x, b)
+
+
+def recursive_release(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, *, epsilon: float, domain: Any,
+                      release: Release, gen: np.random.Generator, eps0: float | None = None,
+                      anchored: bool = True) -> np.ndarray:
+    """The recursion with a pluggable single release (see the module): one value per entry of ``qs``
+    (distinct, sorted), drawn in pre-order (middle, left subtree, right subtree)."""
     m = len(qs)
     e0 = split_epsilon(epsilon, recursive_slots(m)) if eps0 is None else float(eps0)
     out = np.empty(m, dtype=np.float64)
@@ -106,11 +136,11 @@ def recursive_quantiles(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, *, ep
     targets = [Fraction(float(q)) for q in qs]
     zero, one = Fraction(0), Fraction(1)
     # explicit stack, pre-order (middle, left subtree, right subtree): the draw order is fixed. A subproblem:
-    # its records, its domain [a, b], the global quantiles pa < pb released at its ends, whether its lower
+    # its records, its domain, the global quantiles pa < pb released at its ends, whether its lower
     # (upper) end is the domain's, its global targets and the index of the first.
-    stack = [(vals, cnt, lo, hi, zero, one, True, True, targets, 0)]
+    stack = [(vals, cnt, domain, zero, one, True, True, targets, 0)]
     while stack:
-        v, c, a, b, pa, pb, left_end, right_end, ts, first = stack.pop()
+        v, c, dom, pa, pb, left_end, right_end, ts, first = stack.pop()
         if not ts:
             continue
         mid = len(ts) // 2
@@ -120,10 +150,30 @@ def recursive_quantiles(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, *, ep
             T = subproblem_target(p, pa, pb, n, n_s, left_end, right_end)
         else:
             T = target_twice((p - pa) / (pb - pa), n_s)
-        x = single_rank(v, c, a, b, T, e0, gen)
+        x, dom_left, dom_right = release(v, c, dom, T, e0, gen)
         out[first + mid] = x
         cut = int(np.searchsorted(v, x, side="right"))       # records <= x go left
         # push right first so that the left subtree is drawn first
-        stack.append((v[cut:], c[cut:], x, b, p, pb, False, right_end, ts[mid + 1:], first + mid + 1))
-        stack.append((v[:cut], c[:cut], a, x, pa, p, left_end, False, ts[:mid], first))
+        stack.append((v[cut:], c[cut:], dom_right, p, pb, False, right_end, ts[mid + 1:], first + mid + 1))
+        stack.append((v[:cut], c[:cut], dom_left, pa, p, left_end, False, ts[:mid], first))
     return out
+
+
+def recursive_quantiles(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, *, epsilon: float, lo: float,
+                        hi: float, gen: np.random.Generator, eps0: float | None = None,
+                        anchored: bool = True) -> np.ndarray:
+    """One value per entry of ``qs`` (distinct, sorted); ``eps0`` overrides the per-release ε and
+    ``anchored=False`` gives every subproblem the relative target (the paper's; tests and measurements only)."""
+    return recursive_release(vals, cnt, qs, epsilon=epsilon, domain=(lo, hi), release=interval_release, gen=gen,
+                             eps0=eps0, anchored=anchored)
+
+
+def recursive_grid_quantiles(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, *, epsilon: float,
+                             cands: np.ndarray, gen: np.random.Generator, eps0: float | None = None,
+                             utility: str = "window") -> np.ndarray:
+    """One candidate per entry of ``qs`` (distinct, sorted): the recursion with the grid release
+    (:func:`._grid.grid_release`, ``utility`` one of :data:`._grid.UTILITIES`); outputs are non-decreasing
+    (consecutive ones may be equal)."""
+    return recursive_release(vals, cnt, qs, epsilon=epsilon,
+                             domain=(cands, 0, int(cands.size) - 1, False, utility), release=grid_release,
+                             gen=gen, eps0=eps0)

@@ -351,20 +351,18 @@ def unbounded_privacy(epsilon: float, m: int) -> Guarantee:
     return PureDP(epsilon)
 
 
-def _bounded() -> Callable[..., np.ndarray] | None:
-    try:
-        from ._api import bounded_quantiles  # q-core's bounded machinery
-    except ImportError:  # pragma: no cover - before q-core's merge
-        return None
+def _bounded() -> Callable[..., np.ndarray]:
+    from ._api import bounded_quantiles  # imported late: _api imports this module lazily
     return bounded_quantiles
 
 
 #: The bounded method run inside the private bounds, by the public number m of distinct qs: "independent" for
-#: m <= 9 and "recursive" above. Never q-core's "auto": its rule reads len(values), and the number of distinct
-#: values after clipping to the private bounds depends on the data. Measured on DPBench (docs/clipping.md):
-#: at m = 9 independent was the best inside the bounds on HEPTH, MEDCOST, NETTRACE, SEARCHLOGS at ε = 1 and
-#: close to the best at ε = 0.1 (joint is far worse on spiky histograms); at m = 99 recursive was 5x better
-#: on HEPTH and MEDCOST.
+#: m <= 9 and "recursive" above. (``"auto"``'s current rule, ε·n/m against AUTO_INDEPENDENT_FROM, reads only
+#: m, ε and n, which clipping leaves unchanged, so it would also be admissible here; this m-only rule is the
+#: one measured inside private bounds and is kept.) Measured on DPBench (docs/clipping.md): at m = 9
+#: independent was the best inside the bounds on HEPTH, MEDCOST, NETTRACE, SEARCHLOGS at ε = 1 and close to
+#: the best at ε = 0.1 (joint is far worse on spiky histograms); at m = 99 recursive was 5x better on HEPTH
+#: and MEDCOST.
 INNER_METHOD: str | None = None
 
 
@@ -447,13 +445,6 @@ def _hybrid(vals: np.ndarray, cnts: np.ndarray, qs: np.ndarray, epsilon: float, 
     k_base = search_down(vals, cum, 0.0, n - lo_rank, e_lo, rng, lb)
     base = 0.0 - _grid_value(k_base, lb)
     bounded = _bounded()
-    if bounded is None:  # pragma: no cover - before q-core's merge: one search per quantile
-        share = _down(Fraction(rest) / qs.size)
-        out = np.empty(qs.size)
-        for i, q in enumerate(qs):
-            k = search_up(vals, cum, base, Fraction(float(q)) * n, share, rng)
-            out[i] = base + _grid_value(k)
-        return out
     k_lo = search_up(vals, cum, base, lo_rank, e_lo, rng, lb)
     lo = base if k_lo == 0 else base + _grid_value(k_lo - 1, lb)
     k_hi = search_up(vals, cum, lo, hi_rank, e_hi, rng, lb)
