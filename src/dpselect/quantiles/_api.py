@@ -19,7 +19,7 @@ from ._grid import DEFAULT_UTILITY
 from ._independent import independent_grid_quantiles, independent_privacy, independent_quantiles
 from ._recursive import recursive_grid_quantiles, recursive_privacy, recursive_quantiles
 
-__all__ = ["quantiles", "quantile", "quantiles_privacy", "METHODS", "AUTO_INDEPENDENT_FROM"]
+__all__ = ["quantiles", "quantile", "quantiles_privacy", "METHODS", "NEIGHBOURS", "AUTO_INDEPENDENT_FROM"]
 
 Method = Literal["auto", "joint", "recursive", "independent"]
 #: The accepted values of ``method=``.
@@ -28,6 +28,9 @@ METHODS = ("auto", "joint", "recursive", "independent")
 #: ``"recursive"`` (n = the number of records, public under replace-one; measured on the seven DPBench-1D
 #: histograms, m in {3, 9, 99}, ε in {0.01, 0.1, 1}: see docs/quantiles.md).
 AUTO_INDEPENDENT_FROM = 5000.0
+Neighbours = Literal["replace_one", "add_remove"]
+#: The accepted values of ``neighbours=``: replace one record (n public; the default) or add/remove one (n private).
+NEIGHBOURS = ("replace_one", "add_remove")
 #: Most records a release may hold: |2·rank − round(2·q·n)| <= 2n must be exact in float64.
 _MAX_RECORDS = 2 ** 52
 
@@ -53,6 +56,22 @@ def _check_method(method: object) -> str:
     if not isinstance(method, str) or method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
     return method
+
+
+def _check_neighbours(neighbours: object) -> str:
+    if not isinstance(neighbours, str) or neighbours not in NEIGHBOURS:
+        raise ValueError(f"neighbours must be one of {', '.join(map(repr, NEIGHBOURS))}, got {neighbours!r}")
+    return neighbours
+
+
+_JOINT_ADD_REMOVE = ("method='joint' is not available with neighbours='add_remove': JointExp's utility has "
+                     "sensitivity 3, not 2, when a record is added (the rounded targets round(2·q_i·n)/2 move "
+                     "unevenly, e.g. qs = (0.3, 0.35), n = 4 -> 5; see docs/quantiles.md); use 'recursive' or "
+                     "'independent'")
+_UNBOUNDED_ADD_REMOVE = ("bounds=None (the unbounded method) is not available with neighbours='add_remove': its "
+                         "AboveThreshold argument needs counts #{x <= b} − q·n that move monotonically, which holds "
+                         "when a record is replaced (n public) but not when one is added or removed (n private); "
+                         "pass bounds=(lo, hi) or candidates=")
 
 
 def _check_bounds(bounds: Any) -> tuple[float, float] | None:
@@ -120,14 +139,17 @@ def _group(values: ArrayLike, counts: ArrayLike | None) -> tuple[np.ndarray, np.
     return x, c
 
 
-def _resolve(method: str, m: int, n: int, epsilon: float) -> str:
+def _resolve(method: str, m: int, n: int, epsilon: float, neighbours: str = "replace_one") -> str:
     """The method ``"auto"`` stands for: the median's law for m = 1; for m >= 2 ``"recursive"`` when
     ε·n/m < :data:`AUTO_INDEPENDENT_FROM`, else ``"independent"``. Reads only m, ε and n (public under
-    replace-one), never the counts themselves; ``"joint"`` is never chosen (its optimum is biased on atoms)."""
+    replace-one), never the counts themselves; ``"joint"`` is never chosen (its optimum is biased on atoms).
+    Under add/remove (n private) it reads m only: ``"recursive"`` for m >= 2 (docs/quantiles.md)."""
     if method != "auto":
         return method
     if m == 1:
         return "independent"
+    if neighbours == "add_remove":
+        return "recursive"
     if epsilon * n / m < AUTO_INDEPENDENT_FROM:
         return "recursive"
     return "independent"
@@ -153,7 +175,7 @@ def _joint() -> Any:
 # ---------------------------------------------------------------------------------------------
 # the guarantee
 # ---------------------------------------------------------------------------------------------
-def quantiles_privacy(m: int, *, epsilon: float, method: str) -> Guarantee:
+def quantiles_privacy(m: int, *, epsilon: float, method: str, neighbours: Neighbours = "replace_one") -> Guarantee:
     """The guarantee :func:`quantiles` charges for m distinct quantiles at total ``epsilon``.
 
     Parameters
@@ -164,6 +186,9 @@ def quantiles_privacy(m: int, *, epsilon: float, method: str) -> Guarantee:
         The total budget, > 0.
     method : {"joint", "recursive", "independent", "unbounded"}
         The method actually run (``"auto"`` is resolved by :func:`quantiles` from m, ε and n first).
+    neighbours : {"replace_one", "add_remove"}
+        The neighbour model the guarantee is stated in (see :func:`quantiles`). Under ``"add_remove"`` the
+        recursive method spends ε/L per level and ``"joint"`` and ``"unbounded"`` are refused (ValueError).
 
     Returns
     -------
@@ -171,6 +196,8 @@ def quantiles_privacy(m: int, *, epsilon: float, method: str) -> Guarantee:
         ``BoundedRange(ε)`` (joint: one exponential mechanism), ``BoundedRangeComposition(ε/m, m)``
         (independent) or ``AdaptiveBoundedRangeComposition(ε/(2L − 1), 2L − 1)`` with
         L = ⌈log2(m + 1)⌉ (recursive). All are ε-DP under replace-one-record neighbours (n public).
+        Under ``neighbours="add_remove"``: ``BoundedRangeComposition(ε/m, m)`` (independent) or
+        ``AdaptiveBoundedRangeComposition(ε/L, L)`` (recursive), ε-DP under add/remove-one neighbours.
 
     Examples
     --------
@@ -178,11 +205,21 @@ def quantiles_privacy(m: int, *, epsilon: float, method: str) -> Guarantee:
     1.0
     >>> quantiles_privacy(4, epsilon=1.0, method="independent")
     BoundedRangeComposition(epsilon0=0.25, k=4)
+    >>> quantiles_privacy(9, epsilon=1.0, method="recursive", neighbours="add_remove")
+    AdaptiveBoundedRangeComposition(epsilon0=0.25, k=4, resolution=400)
     """
     if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
         raise ValueError(f"m must be an int >= 1, got {m!r}")
     eps = check_positive(epsilon, "epsilon")
+    nb = _check_neighbours(neighbours)
     m = int(m)
+    if nb == "add_remove":
+        if method == "joint":
+            raise ValueError(_JOINT_ADD_REMOVE)
+        if method == "unbounded":
+            raise ValueError(_UNBOUNDED_ADD_REMOVE)
+        if method == "recursive":
+            return recursive_privacy(eps, m, add_remove=True)
     if method == "joint":
         return BoundedRange(eps)
     if method == "independent":
@@ -198,7 +235,8 @@ def quantiles_privacy(m: int, *, epsilon: float, method: str) -> Guarantee:
 # the bounded machinery (also for the unbounded method, inside its private bounds)
 # ---------------------------------------------------------------------------------------------
 def bounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, lo: float, hi: float,
-                      method: str, counts: np.ndarray | None, rng: np.random.Generator) -> np.ndarray:
+                      method: str, counts: np.ndarray | None, rng: np.random.Generator,
+                      neighbours: str = "replace_one") -> np.ndarray:
     """The bounded release, without checks or charge: one float per entry of ``qs``, in its order.
 
     For :mod:`dpselect.quantiles._unbounded` (Q_API.md): ``values`` inside [lo, hi] (distinct and sorted when
@@ -213,18 +251,21 @@ def bounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, lo:
         cnt = np.asarray(counts, dtype=np.int64)
     q = np.asarray(qs, dtype=np.float64)
     uq, inverse = np.unique(q, return_inverse=True)
-    meth = _resolve(method, int(uq.size), int(cnt.sum()), float(epsilon))
+    add_remove = neighbours == "add_remove"
+    meth = _resolve(method, int(uq.size), int(cnt.sum()), float(epsilon), neighbours)
     if meth == "independent":
         out = independent_quantiles(vals, cnt, uq, epsilon=epsilon, lo=lo, hi=hi, gen=rng)
     elif meth == "recursive":
-        out = recursive_quantiles(vals, cnt, uq, epsilon=epsilon, lo=lo, hi=hi, gen=rng)
+        out = recursive_quantiles(vals, cnt, uq, epsilon=epsilon, lo=lo, hi=hi, gen=rng, add_remove=add_remove)
+    elif add_remove:
+        raise ValueError(_JOINT_ADD_REMOVE)
     else:
         out = _joint().joint_quantiles(vals, cnt, uq, epsilon=epsilon, lo=lo, hi=hi, gen=rng)
     return out[inverse.reshape(-1)]
 
 
 def grid_quantiles(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, *, epsilon: float, candidates: np.ndarray,
-                   method: str, rng: np.random.Generator) -> np.ndarray:
+                   method: str, rng: np.random.Generator, neighbours: str = "replace_one") -> np.ndarray:
     """The release on a public grid, without checks or charge: one candidate per entry of ``qs``.
 
     ``vals``/``cnt`` grouped (distinct sorted values, int64 counts), ``qs`` distinct and sorted, ``candidates``
@@ -236,7 +277,7 @@ def grid_quantiles(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, *, epsilon
                                           utility=DEFAULT_UTILITY)
     if method == "recursive":
         return recursive_grid_quantiles(vals, cnt, qs, epsilon=epsilon, cands=candidates, gen=rng,
-                                        utility=DEFAULT_UTILITY)
+                                        utility=DEFAULT_UTILITY, add_remove=neighbours == "add_remove")
     raise ValueError(f"method must be 'independent' or 'recursive' with candidates, got {method!r}")
 
 
@@ -254,6 +295,7 @@ def quantiles(
     candidates: ArrayLike | None = None,
     rng: RngLike = None,
     accountant: Accountant | None = None,
+    neighbours: Neighbours = "replace_one",
 ) -> np.ndarray:
     """Release values close to the quantiles ``qs`` of ``values`` under ε-differential privacy.
 
@@ -299,6 +341,16 @@ def quantiles(
     The joint method is ε-bounded-range; the others are compositions of bounded-range releases (see
     :func:`quantiles_privacy`). With bounds, a value outside them is a ``ValueError`` (never clipped).
 
+    ``neighbours="add_remove"``: ε-DP under **add/remove-one-record** neighbours instead (n private; the
+    model of Kaplan et al. and of OpenDP's ``symmetric_distance``). ``"independent"`` is unchanged (its
+    target round(2qn)/2 moves with the ranks: sensitivity 1); ``"recursive"`` gives every subproblem the
+    paper's relative target (a function of its own size only) and spends ε/L per release, L levels, as a
+    record sits in exactly one subproblem per level; ``"auto"`` reads m only (``"recursive"`` for m >= 2,
+    the median's law for m = 1); ``"joint"`` and ``bounds=None`` are refused (ValueError: JointExp's
+    utility has sensitivity 3 there, and the unbounded method's counts are not monotone). The two models
+    are not interchangeable: ε-DP under add/remove implies 2ε-DP under replace-one, and the replace-one
+    guarantee says nothing about adding a record.
+
     Parameters
     ----------
     values : array of shape (n,)
@@ -323,6 +375,9 @@ def quantiles(
         Charged once, the guarantee of the whole release (:func:`quantiles_privacy`), label
         ``"quantiles"``, after every argument is checked and before any random bit is drawn; a refused
         charge raises :class:`~dpselect.BudgetExceededError` and leaves the generator untouched.
+    neighbours : {"replace_one", "add_remove"}
+        The neighbour model of the guarantee (default ``"replace_one"``, n public; see above). Checked
+        before any charge or draw.
 
     Returns
     -------
@@ -342,12 +397,21 @@ def quantiles(
     ('quantiles', BoundedRangeComposition(epsilon0=0.25, k=2))
     >>> quantiles([0, 0, 0, 0, 0, 0, 0, 0, 1, 3], [0.25, 0.5], epsilon=20.0, candidates=[0, 1, 2, 3], rng=0).tolist()
     [0.0, 0.0]
+    >>> v = quantiles(x, [0.25, 0.5, 0.75], epsilon=50.0, bounds=(0.0, 10.0), neighbours="add_remove", rng=0)
+    >>> bool(np.all(np.diff(v) >= 0) and 2.0 <= v[0] < 4.0 and 4.0 <= v[1] < 6.0)
+    True
     """
     eps = check_positive(epsilon, "epsilon")
     q = _check_qs(qs)
     b = _check_bounds(bounds)
     meth = _check_method(method)
     grid = _check_candidates(candidates)
+    nb = _check_neighbours(neighbours)
+    if nb == "add_remove":
+        if b is None and grid is None:
+            raise ValueError(_UNBOUNDED_ADD_REMOVE)
+        if meth == "joint" and grid is None:
+            raise ValueError(_JOINT_ADD_REMOVE)
     if grid is not None and b is not None:
         raise ValueError("bounds and candidates are mutually exclusive: candidates (a public grid of output "
                          "values) replaces the bounds; pass one of them")
@@ -370,20 +434,20 @@ def quantiles(
     uq, inverse = np.unique(q, return_inverse=True)
     m, n = int(uq.size), int(cnt.sum())
     if grid is not None:
-        resolved = _resolve(meth, m, n, eps)
-        charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved), label="quantiles")
+        resolved = _resolve(meth, m, n, eps, nb)
+        charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved, neighbours=nb), label="quantiles")
         return grid_quantiles(vals, cnt, uq, epsilon=eps, candidates=grid, method=resolved,
-                              rng=gen)[inverse.reshape(-1)]
+                              rng=gen, neighbours=nb)[inverse.reshape(-1)]
     if b is None:
         mod = _unbounded()
         charge(acc, mod.unbounded_privacy(eps, m), label="quantiles")
         return np.asarray(mod.unbounded_quantiles(vals, q, epsilon=eps, counts=cnt, rng=gen), dtype=np.float64)
-    resolved = _resolve(meth, m, n, eps)
+    resolved = _resolve(meth, m, n, eps, nb)
     if resolved == "joint":
         _joint()  # imported before the charge
-    charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved), label="quantiles")
+    charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved, neighbours=nb), label="quantiles")
     return bounded_quantiles(vals, uq, epsilon=eps, lo=b[0], hi=b[1], method=resolved, counts=cnt,
-                             rng=gen)[inverse.reshape(-1)]
+                             rng=gen, neighbours=nb)[inverse.reshape(-1)]
 
 
 def quantile(
@@ -397,16 +461,18 @@ def quantile(
     candidates: ArrayLike | None = None,
     rng: RngLike = None,
     accountant: Accountant | None = None,
+    neighbours: Neighbours = "replace_one",
 ) -> float:
     """Release one value close to the q-quantile of ``values`` under ε-DP: ``quantiles(values, [q], ...)[0]``.
 
     With ``bounds=(0, L)`` and q = 0.5 the law is :func:`dpselect.median`'s (interval mechanism: a value
     v with density ∝ exp(−ε·|#{x <= v} − n/2|/2) on [0, L]), and the same seed gives the same value.
-    ε-DP (ε-bounded-range) under replace-one-record neighbours, n and the bounds public.
+    ε-DP (ε-bounded-range) under replace-one-record neighbours, n and the bounds public; with
+    ``neighbours="add_remove"`` the same law, ε-DP under add/remove-one neighbours (n private).
 
     Parameters
     ----------
-    values, epsilon, bounds, method, counts, candidates, rng, accountant
+    values, epsilon, bounds, method, counts, candidates, rng, accountant, neighbours
         As in :func:`quantiles`.
     q : float
         The quantile, in [0, 1].
@@ -424,8 +490,10 @@ def quantile(
     True
     >>> quantile([1, 2, 2, 2, 9], 0.5, epsilon=30.0, candidates=[0, 2, 4, 6, 8, 10], rng=0)
     2.0
+    >>> quantile(x, 0.5, epsilon=1.0, bounds=(0.0, 10.0), rng=3, neighbours="add_remove") == dpselect.median(x, epsilon=1.0, bound=10.0, rng=3)
+    True
     """
     if isinstance(q, (str, bytes)) or np.ndim(q) != 0:
         raise TypeError(f"q must be one number in [0, 1], got {q!r} (use quantiles for several)")
     return float(quantiles(values, [q], epsilon=epsilon, bounds=bounds, method=method, counts=counts,
-                           candidates=candidates, rng=rng, accountant=accountant)[0])
+                           candidates=candidates, rng=rng, accountant=accountant, neighbours=neighbours)[0])

@@ -59,6 +59,26 @@ sensitivity 1 for a replaced record of S (T fixed) and for an added or removed o
 target kinds (T/2 moves by δ ∈ [0, 1] in the ranks' direction; the open window depends on T alone), so it is
 ε0-bounded-range in both cases, and the whole is the same adaptive composition of 2L − 1 ε0-BR releases
 (exact audit in tests/test_quantiles_grid.py).
+
+Add/remove-one neighbours (``neighbours="add_remove"`` of :func:`dpselect.quantiles`; n private, the model of
+Kaplan et al. and of OpenDP's ``symmetric_distance`` at d_in = 1). Every subproblem then gets the paper's
+*relative* target T = round(2·n_S·(q − pa)/(pb − pa)) (``anchored=False``; the root's is round(2·q·n)), which
+reads only the subproblem's own size n_S and the public q's, never n; ε0 = ε/L per release, L = depth(m), and
+the guarantee is ``AdaptiveBoundedRangeComposition(ε/L, L)`` (:func:`recursive_privacy`). Proof. Let D' = D
+plus one record x (removing is the same pair read backwards). Fix the releases drawn so far in pre-order. By
+induction on the levels, given the releases above, each level's subproblems are determined by released values
+(the split is by a released value) and hold disjoint records; D and D' give them the same records except the
+one subproblem S whose domain contains x (the split ``x <= v`` sends x to exactly one side of every release),
+where D' has one more record. So at every level exactly one release runs on different inputs, and every
+other release of that level has identical inputs (and an identical target: it depends on its own n_S and the
+public q's only). For S: ranks inside S move by 0 or 1 in one direction, n_S by 1, and the relative target's
+T/2 by round(2λ(n_S + 1))/2 − round(2λn_S)/2 ∈ [0, 1] in the same direction (λ = (q − pa)/(pb − pa) ∈ (0, 1]),
+so |Δu| <= 1 (the middle-target argument above; interval mechanism and grid window, and the grid's open lower
+end depends on T alone): that release is ε0-bounded-range on the pair. Conditioned on the releases above,
+a level is therefore one ε0-BR release on the pair and the others identical; the whole is an adaptive
+composition of L ε0-BR releases, ε-DP at ε0 = ε/L. The anchored targets are not used here: the leftmost one
+reads n, which is private under add/remove. Exact audits (both domains, m = 3 and m = 7) in
+tests/test_quantiles_addrem.py.
 """
 from __future__ import annotations
 
@@ -89,9 +109,16 @@ def recursive_slots(m: int) -> int:
     return 2 * depth(m) - 1
 
 
-def recursive_privacy(epsilon: float, m: int) -> Guarantee:
-    """The guarantee of the recursive release of m quantiles at total ε (adaptive BR composition)."""
-    k = recursive_slots(m)
+def recursive_releases(m: int, add_remove: bool = False) -> int:
+    """The number of ε0-BR releases one neighbouring pair can touch: 2L − 1 under replace-one, L under
+    add/remove (one subproblem per level)."""
+    return depth(m) if add_remove else recursive_slots(m)
+
+
+def recursive_privacy(epsilon: float, m: int, add_remove: bool = False) -> Guarantee:
+    """The guarantee of the recursive release of m quantiles at total ε (adaptive BR composition):
+    ε/(2L − 1) on 2L − 1 releases (replace-one), ε/L on L (``add_remove``, relative targets)."""
+    k = recursive_releases(m, add_remove)
     return AdaptiveBoundedRangeComposition(split_epsilon(epsilon, k), k)
 
 
@@ -159,21 +186,31 @@ def recursive_release(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, *, epsi
     return out
 
 
+def _add_remove_eps0(epsilon: float, m: int, eps0: float | None) -> float:
+    return split_epsilon(epsilon, depth(m)) if eps0 is None else float(eps0)
+
+
 def recursive_quantiles(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, *, epsilon: float, lo: float,
                         hi: float, gen: np.random.Generator, eps0: float | None = None,
-                        anchored: bool = True) -> np.ndarray:
+                        anchored: bool = True, add_remove: bool = False) -> np.ndarray:
     """One value per entry of ``qs`` (distinct, sorted); ``eps0`` overrides the per-release ε and
-    ``anchored=False`` gives every subproblem the relative target (the paper's; tests and measurements only)."""
+    ``anchored=False`` gives every subproblem the relative target (the paper's; tests and measurements only).
+    ``add_remove``: the add/remove-one release (relative targets, ε/L per release; see the module)."""
+    if add_remove:
+        eps0, anchored = _add_remove_eps0(epsilon, len(qs), eps0), False
     return recursive_release(vals, cnt, qs, epsilon=epsilon, domain=(lo, hi), release=interval_release, gen=gen,
                              eps0=eps0, anchored=anchored)
 
 
 def recursive_grid_quantiles(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, *, epsilon: float,
                              cands: np.ndarray, gen: np.random.Generator, eps0: float | None = None,
-                             utility: str = "window") -> np.ndarray:
+                             utility: str = "window", anchored: bool = True,
+                             add_remove: bool = False) -> np.ndarray:
     """One candidate per entry of ``qs`` (distinct, sorted): the recursion with the grid release
     (:func:`._grid.grid_release`, ``utility`` one of :data:`._grid.UTILITIES`); outputs are non-decreasing
-    (consecutive ones may be equal)."""
+    (consecutive ones may be equal). ``anchored`` and ``add_remove`` as in :func:`recursive_quantiles`."""
+    if add_remove:
+        eps0, anchored = _add_remove_eps0(epsilon, len(qs), eps0), False
     return recursive_release(vals, cnt, qs, epsilon=epsilon,
                              domain=(cands, 0, int(cands.size) - 1, False, utility), release=grid_release,
-                             gen=gen, eps0=eps0)
+                             gen=gen, eps0=eps0, anchored=anchored)

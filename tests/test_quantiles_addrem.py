@@ -1,0 +1,286 @@
+"""neighbours="add_remove" for dpselect.quantiles: exact audits on add/remove pairs (D and D plus one record),
+the refusals, the guarantees and the unchanged replace-one default."""
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import dpselect
+from dpselect.accounting.composition import AdaptiveBoundedRangeComposition
+from dpselect.quantiles import _api
+from dpselect.quantiles._grid import grid_probabilities
+from dpselect.quantiles._recursive import depth, recursive_grid_quantiles, recursive_quantiles
+from dpselect.quantiles._single import target_twice
+
+from test_quantiles import _joint_utility2, _log_density, _recursive_log_densities
+
+_UNIVERSE = (0.0, 1.0, 2.0, 3.0)
+_CANDS = np.array([0.0, 1.0, 2.0, 3.0])
+
+
+def _add_remove_pairs(max_n):
+    """(D, D plus one record) for every multiset D of 1..max_n − 1 records on the universe (sorted tuples)."""
+    for n in range(1, max_n):
+        for x in itertools.combinations_with_replacement(_UNIVERSE, n):
+            for v in _UNIVERSE:
+                yield x, tuple(sorted(x + (v,)))
+
+
+def _grouped(x):
+    return _api._group(np.asarray(x, dtype=float), None)
+
+
+# ---------------------------------------------------------------------------------------------
+# exact laws
+# ---------------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=None)
+def _grid_law(v, c, i, k, open_low, T, eps0):
+    return grid_probabilities(np.array(v, dtype=float), np.array(c, dtype=np.int64), _CANDS[i:k + 1], T, eps0,
+                              open_low)
+
+
+def _recursive_grid_log_prob(vals, cnt, qs, eps0, out):
+    """log P(recursive grid release = _CANDS[out]) with the relative targets (add/remove): the product of the
+    single releases' exact probabilities along the tree the outputs determine."""
+    def go(v, c, i, k, open_low, pa, pb, ts, first):
+        if not ts:
+            return 0.0
+        mid = len(ts) // 2
+        p = ts[mid]
+        j = out[first + mid]
+        if not i <= j <= k:
+            return -math.inf
+        T = target_twice((p - pa) / (pb - pa), int(c.sum()))
+        pr = _grid_law(tuple(v), tuple(c), i, k, open_low, T, eps0)[j - i]
+        cut = int(np.searchsorted(v, _CANDS[j], side="right"))
+        return (math.log(pr) + go(v[:cut], c[:cut], i, j, open_low, pa, p, ts[:mid], first)
+                + go(v[cut:], c[cut:], j, k, True, p, pb, ts[mid + 1:], first + mid + 1))
+
+    ts = [Fraction(float(q)) for q in qs]
+    return go(vals, cnt, 0, _CANDS.size - 1, False, Fraction(0), Fraction(1), ts, 0)
+
+
+def _independent_grid_log_prob(vals, cnt, qs, eps0, out):
+    n = int(cnt.sum())
+    return sum(math.log(grid_probabilities(vals, cnt, _CANDS, target_twice(q, n), eps0)[j]) for q, j in zip(qs, out))
+
+
+def _grid_audit(law, eps0, qs, max_n=4):
+    m = len(qs)
+    outs = list(itertools.product(range(_CANDS.size), repeat=m))
+    if law is _recursive_grid_log_prob:
+        outs = [o for o in outs if all(a <= b for a, b in zip(o, o[1:]))]
+    cache = {}
+
+    def logp(d):
+        if d not in cache:
+            vals, cnt = _grouped(d)
+            lp = np.array([law(vals, cnt, qs, eps0, o) for o in outs])
+            assert np.isfinite(lp).all() and abs(np.logaddexp.reduce(lp)) < 1e-12
+            cache[d] = lp
+        return cache[d]
+
+    return max(float(np.max(np.abs(logp(x) - logp(y)))) for x, y in _add_remove_pairs(max_n))
+
+
+_POINTS = np.array([k + f for k in range(4) for f in (0.1, 0.5, 0.9)])
+
+
+def _interval_audit(eps0, qs, max_n=4):
+    """m = 3 on bounds (0, 4): the joint log-density f_mid(v) + f_left(w | v) + f_right(z | v) on a grid of
+    points, relative targets; worst |log ratio| over the add/remove pairs (bounded per v_mid by the extreme
+    differences of the independent children, as in tests/test_quantiles.py)."""
+    cache = {}
+
+    def dens(d):
+        if d not in cache:
+            cache[d] = _recursive_log_densities(d, eps0, _POINTS, qs=qs, anchored=False)
+        return cache[d]
+
+    worst = 0.0
+    for x, y in _add_remove_pairs(max_n):
+        for (mx, lx, rx), (my, ly, ry) in zip(dens(x), dens(y)):
+            dl, dr = lx - ly, rx - ry
+            hi = (mx - my) + (dl.max() if dl.size else 0.0) + (dr.max() if dr.size else 0.0)
+            lo = (mx - my) + (dl.min() if dl.size else 0.0) + (dr.min() if dr.size else 0.0)
+            worst = max(worst, abs(hi), abs(lo))
+    return worst
+
+
+def _independent_interval_audit(eps0, qs, max_n=4):
+    """m independent interval releases: the joint log-density is a sum over the qs, so its worst |log ratio|
+    on the grid of points is max(|Σ max d_i|, |Σ min d_i|)."""
+    def logd(x):
+        vals, cnt = _grouped(x)
+        n = int(cnt.sum())
+        return [_log_density(vals, cnt, 0.0, 4.0, target_twice(q, n), eps0, _POINTS) for q in qs]
+
+    logd = functools.lru_cache(maxsize=None)(logd)
+    worst = 0.0
+    for x, y in _add_remove_pairs(max_n):
+        d = [a - b for a, b in zip(logd(x), logd(y))]
+        worst = max(worst, abs(sum(e.max() for e in d)), abs(sum(e.min() for e in d)))
+    return worst
+
+
+#: qs at which the unsplit release fails the audit on this small universe (at (0.25, 0.5, 0.75) it does not:
+#: 0.89 (interval) and 0.71 (grid) at ε0 = ε)
+_LOOSE_QS = (0.1, 0.4, 0.9)
+
+
+@pytest.mark.parametrize("qs", [(0.25, 0.5, 0.75), (0.2, 0.3, 0.9), _LOOSE_QS])
+def test_recursive_exact_audit_add_remove_interval(qs):
+    eps = 1.0
+    worst = _interval_audit(eps / depth(3), qs)          # ε/L, L = 2
+    assert 0.3 * eps < worst <= eps + 1e-9
+    if qs == _LOOSE_QS:
+        assert _interval_audit(eps, qs) > eps + 0.3       # not vacuous: without the split it fails (1.372)
+
+
+@pytest.mark.parametrize("qs", [(0.25, 0.5, 0.75), (0.2, 0.3, 0.9), _LOOSE_QS])
+def test_recursive_exact_audit_add_remove_grid(qs):
+    eps = 1.0
+    worst = _grid_audit(_recursive_grid_log_prob, eps / depth(3), qs)
+    assert 0.3 * eps < worst <= eps + 1e-9
+    if qs == _LOOSE_QS:
+        assert _grid_audit(_recursive_grid_log_prob, eps, qs) > eps + 0.04     # 1.069
+
+
+@pytest.mark.parametrize("qs", [(0.25, 0.5, 0.75), (0.2, 0.3, 0.9)])
+def test_independent_exact_audit_add_remove(qs):
+    eps = 1.0
+    for audit in (_independent_interval_audit, lambda e, q: _grid_audit(_independent_grid_log_prob, e, q)):
+        worst = audit(eps / 3, qs)
+        assert 0.3 * eps < worst <= eps + 1e-9
+        assert audit(eps, qs) > eps + 0.04
+
+
+def test_recursive_exact_audit_add_remove_grid_three_levels():
+    eps = 1.0
+    qs = (0.1, 0.2, 0.3, 0.5, 0.6, 0.8, 0.9)      # m = 7, L = 3
+    assert depth(7) == 3
+    worst = _grid_audit(_recursive_grid_log_prob, eps / 3, qs)
+    assert 0.3 * eps < worst <= eps + 1e-9                                    # 0.427
+    assert _grid_audit(_recursive_grid_log_prob, eps, qs) > eps + 0.04        # 1.322
+
+
+# ---------------------------------------------------------------------------------------------
+# joint: refused (its utility's sensitivity is 3 under add/remove)
+# ---------------------------------------------------------------------------------------------
+def test_joint_utility_sensitivity_is_three_under_add_remove():
+    outs = list(itertools.combinations_with_replacement(np.array([0.5, 1.5, 2.5, 3.5]), 2))
+
+    def worst(qs):
+        return max(abs(_joint_utility2(x, o, qs, 0.0, 4.0) - _joint_utility2(y, o, qs, 0.0, 4.0))
+                   for x, y in _add_remove_pairs(5) for o in outs)
+
+    assert worst((0.3, 0.6)) == 4           # 2·Δu = 4 here ...
+    assert worst((0.3, 0.35)) == 6          # ... but 2·Δu = 6 here: Δu = 3 > 2
+    # the pair: n = 4 -> 5 records, targets round(2qn) move by 1 and 1 (2.4 -> 3, 2.8 -> 3.5 rounds 3 -> 4)
+    x, y = (0.0, 1.0, 1.0, 1.0), (0.0, 1.0, 1.0, 1.0, 1.0)
+    assert abs(_joint_utility2(x, (0.5, 1.5), (0.3, 0.35), 0.0, 4.0)
+               - _joint_utility2(y, (0.5, 1.5), (0.3, 0.35), 0.0, 4.0)) == 6
+
+
+# ---------------------------------------------------------------------------------------------
+# the API
+# ---------------------------------------------------------------------------------------------
+_X = [0.5, 1.0, 2.0, 3.0, 3.5, 4.0, 6.0, 7.5, 9.0]
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(neighbours="add-remove"), "neighbours must be one of"),
+    (dict(neighbours=None), "neighbours must be one of"),
+    (dict(neighbours="add_remove", method="joint"), "sensitivity 3"),
+    (dict(neighbours="add_remove", bounds=None), "not monotone|monotonically"),
+])
+def test_refusals_before_any_charge_or_draw(kwargs, match):
+    acc = dpselect.Accountant(epsilon=10.0)
+    gen = np.random.default_rng(5)
+    state = gen.bit_generator.state
+    args = dict(epsilon=1.0, bounds=(0.0, 10.0), rng=gen, accountant=acc)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        dpselect.quantiles(_X, [0.25, 0.5, 0.75], **args)
+    assert len(acc.history) == 0 and gen.bit_generator.state == state
+
+
+def test_quantiles_privacy_add_remove():
+    g = _api.quantiles_privacy(9, epsilon=1.0, method="recursive", neighbours="add_remove")
+    assert isinstance(g, AdaptiveBoundedRangeComposition) and g.k == 4 and 4 * g.epsilon0 <= 1.0
+    assert g.epsilon(0.0) == pytest.approx(1.0)
+    assert _api.quantiles_privacy(3, epsilon=0.6, method="independent", neighbours="add_remove") == \
+        _api.quantiles_privacy(3, epsilon=0.6, method="independent")
+    for meth in ("joint", "unbounded"):
+        with pytest.raises(ValueError):
+            _api.quantiles_privacy(3, epsilon=1.0, method=meth, neighbours="add_remove")
+    with pytest.raises(ValueError, match="neighbours"):
+        _api.quantiles_privacy(3, epsilon=1.0, method="recursive", neighbours="replace")
+    assert _api.quantiles_privacy(9, epsilon=1.0, method="recursive").k == 7      # replace-one: 2L − 1
+
+
+@pytest.mark.parametrize("grid", [False, True])
+def test_accountant_charge_and_the_internal_functions(grid):
+    qs = [0.1, 0.5, 0.9, 0.5]
+    kw = dict(candidates=np.arange(11.0)) if grid else dict(bounds=(0.0, 10.0))
+    for method, resolved in (("auto", "recursive"), ("recursive", "recursive"), ("independent", "independent")):
+        acc = dpselect.Accountant(epsilon=10.0)
+        out = dpselect.quantiles(_X, qs, epsilon=2.0, method=method, rng=7, accountant=acc,
+                                 neighbours="add_remove", **kw)
+        assert acc.history[-1].guarantee == _api.quantiles_privacy(3, epsilon=2.0, method=resolved,
+                                                                   neighbours="add_remove")
+        vals, cnt = _grouped(_X)
+        uq = np.array([0.1, 0.5, 0.9])
+        gen = np.random.default_rng(7)
+        if resolved == "recursive" and grid:
+            ref = recursive_grid_quantiles(vals, cnt, uq, epsilon=2.0, cands=np.arange(11.0), gen=gen,
+                                           eps0=1.0, anchored=False)
+        elif resolved == "recursive":
+            ref = recursive_quantiles(vals, cnt, uq, epsilon=2.0, lo=0.0, hi=10.0, gen=gen, eps0=1.0, anchored=False)
+        else:
+            ref = _api.grid_quantiles(vals, cnt, uq, epsilon=2.0, candidates=np.arange(11.0), method="independent",
+                                      rng=gen) if grid else \
+                _api.bounded_quantiles(vals, uq, epsilon=2.0, lo=0.0, hi=10.0, method="independent", counts=cnt,
+                                       rng=gen)
+        assert out.tolist() == ref[[0, 1, 2, 1]].tolist()
+
+
+def test_auto_reads_m_only_and_the_median_is_unchanged():
+    for n_rep in (1, 10 ** 6):
+        for eps in (0.01, 100.0):
+            assert _api._resolve("auto", 5, n_rep, eps, "add_remove") == "recursive"
+            assert _api._resolve("auto", 1, n_rep, eps, "add_remove") == "independent"
+    x = [5.0, 1.0, 9.0, 4.0, 7.0]
+    assert dpselect.quantile(x, 0.5, epsilon=1.0, bounds=(0.0, 10.0), rng=3, neighbours="add_remove") == \
+        dpselect.median(x, epsilon=1.0, bound=10.0, rng=3)
+
+
+def test_replace_one_default_is_unchanged():
+    for kw in (dict(bounds=(0.0, 10.0)), dict(candidates=np.arange(11.0))):
+        a = dpselect.quantiles(_X, [0.1, 0.5, 0.9], epsilon=1.0, method="recursive", rng=3, **kw)
+        b = dpselect.quantiles(_X, [0.1, 0.5, 0.9], epsilon=1.0, method="recursive", rng=3,
+                               neighbours="replace_one", **kw)
+        assert a.tolist() == b.tolist()
+
+
+def test_add_remove_grid_sampler_matches_its_exact_law():
+    from scipy.stats import chisquare
+    qs = (0.25, 0.5, 0.75)
+    vals, cnt = _grouped((0.0, 1.0, 1.0, 3.0, 3.0))
+    outs = [o for o in itertools.product(range(4), repeat=3) if o[0] <= o[1] <= o[2]]
+    p = np.exp([_recursive_grid_log_prob(vals, cnt, qs, 0.75, o) for o in outs])
+    gen = np.random.default_rng(11)
+    draws = 2000
+    idx = {o: i for i, o in enumerate(outs)}
+    obs = np.zeros(len(outs))
+    for _ in range(draws):
+        v = dpselect.quantiles([0.0, 1.0, 1.0, 3.0, 3.0], qs, epsilon=1.5, candidates=_CANDS, method="recursive",
+                               rng=gen, neighbours="add_remove")
+        obs[idx[tuple(int(c) for c in v)]] += 1
+    assert (p * draws >= 5).all()
+    assert chisquare(obs, p * draws).pvalue > 1e-3
