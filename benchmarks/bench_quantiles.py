@@ -16,6 +16,12 @@ The error table is the run of ``dpselect reproduce quantiles --baselines opendp,
 ``results/quantiles``, or ``--csv`` an existing one); this script adds the checks of the OpenDP score path
 against OpenDP's own transformation, the timing of m = 99 on PATENT, and writes its section of
 benchmarks/RESULTS.md with the three targets.
+
+``--neighbours add_remove`` runs the same under add/remove-one neighbours (n private): dpselect's methods with
+``neighbours="add_remove"`` (joint and unbounded refused, so no rows and no target 2), OpenDP on the unsized
+domain with its privacy map at ``d_in = 1`` (its scores checked against OpenDP's unsized transformation),
+diffprivlib unchanged (ε-DP under add/remove as it is); default out ``dpselect-results/quantiles-add-remove``
+and its own RESULTS.md section (``quantiles_add_remove``), beside the replace-one one.
 """
 from __future__ import annotations
 
@@ -28,6 +34,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -74,8 +81,9 @@ def best(c: dict, d: str, m: int, e: float, methods) -> tuple[str, float] | None
     return min(got, key=lambda t: t[1]) if got else None
 
 
-def check_opendp_scores(datasets, large: bool) -> list[str]:
-    """OpenDP's own transformation on the raw records against opendp_scores (the path of the runs)."""
+def check_opendp_scores(datasets, large: bool, sized: bool = True) -> list[str]:
+    """OpenDP's own transformation on the raw records against opendp_scores (the path of the runs); ``sized``
+    False: the unsized domain of the add/remove runs."""
     import opendp.prelude as dp
 
     dp.enable_features("contrib")
@@ -87,16 +95,16 @@ def check_opendp_scores(datasets, large: bool) -> list[str]:
             continue
         alphas = (0.5,) if n > 1_000_000 else (0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99)
         x = np.repeat(np.arange(4096), h).tolist()
-        dom = dp.vector_domain(dp.atom_domain(T=int), size=n)
+        dom = dp.vector_domain(dp.atom_domain(T=int), size=n) if sized else dp.vector_domain(dp.atom_domain(T=int))
         t0 = time.perf_counter()
         for a in alphas:
             t = dp.t.make_quantile_score_candidates(dom, dp.symmetric_distance(), list(range(4096)), a)
-            assert t(x) == Q.opendp_scores(h, a)[0], (d, a)
+            assert t(x) == Q.opendp_scores(h, a, sized=sized)[0], (d, a)
         notes.append(f"{d} ({len(alphas)} levels, {(time.perf_counter() - t0) / len(alphas):.2f} s per OpenDP call)")
     return notes
 
 
-def timing(seeds: int) -> list[tuple[str, float, float, float]]:
+def timing(seeds: int, neighbours: str = "replace_one") -> list[tuple[str, float, float, float]]:
     """m = 99 on PATENT (27.9M records as 3,842 grouped values): median and worst wall time over seeds (the
     grid variants with ``candidates=`` the 4,096 bin values)."""
     import dpselect
@@ -105,7 +113,10 @@ def timing(seeds: int) -> list[tuple[str, float, float, float]]:
     v, c = Q.grouped(h)
     qs = Q.quantile_levels(99)
     out = []
+    nb: Any = neighbours
     for method in Q.METHODS:
+        if neighbours == "add_remove" and method in ("joint", "unbounded"):
+            continue
         for eps in (0.01, 1.0):
             ts = []
             for s in range(seeds):
@@ -114,16 +125,17 @@ def timing(seeds: int) -> list[tuple[str, float, float, float]]:
                     dpselect.quantiles(v, qs, epsilon=eps, bounds=None, counts=c, rng=s)
                 elif method in GRID:
                     dpselect.quantiles(v, qs, epsilon=eps, candidates=v, method=method[:-len("-grid")], counts=c,
-                                       rng=s)
+                                       rng=s, neighbours=nb)
                 else:
-                    dpselect.quantiles(v, qs, epsilon=eps, bounds=Q.BOUNDS, method=method, counts=c, rng=s)
+                    dpselect.quantiles(v, qs, epsilon=eps, bounds=Q.BOUNDS, method=method, counts=c, rng=s,
+                                       neighbours=nb)
                 ts.append(time.perf_counter() - t0)
             out.append((method, eps, statistics.median(ts), max(ts)))
     try:
         ts = []
         for s in range(seeds):
             t0 = time.perf_counter()
-            Q._opendp_quantiles(h, qs, 1.0)
+            Q._opendp_quantiles(h, qs, 1.0, add_remove=neighbours == "add_remove")
             ts.append(time.perf_counter() - t0)
         out.append(("OpenDP (scores from the histogram + noisy max; first call builds 99 score vectors)", 1.0,
                     statistics.median(ts), max(ts)))
@@ -135,15 +147,21 @@ def timing(seeds: int) -> list[tuple[str, float, float, float]]:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--csv", type=Path, default=None, help="summarise this reproduction CSV instead of running one")
-    p.add_argument("--out", type=Path, default=Path("dpselect-results/quantiles"), help="where the run writes")
+    p.add_argument("--out", type=Path, default=None,
+                   help="where the run writes (default dpselect-results/quantiles, or .../quantiles-add-remove)")
+    p.add_argument("--neighbours", choices=Q.NEIGHBOURS, default="replace_one",
+                   help="neighbour model of every method (default replace_one; see the module)")
     p.add_argument("--runs", type=int, default=20)
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--diffprivlib-runs", type=int, default=None, help="diffprivlib in the first runs only")
     p.add_argument("--timing-seeds", type=int, default=10)
     p.add_argument("--check-large", action="store_true", help="also check OpenDP's scores on INCOME and PATENT")
     a = p.parse_args()
+    add_remove = a.neighbours == "add_remove"
+    if a.out is None:
+        a.out = Path("dpselect-results/quantiles-add-remove" if add_remove else "dpselect-results/quantiles")
     load0 = load()
-    notes = check_opendp_scores(Q.DATASETS, a.check_large)
+    notes = check_opendp_scores(Q.DATASETS, a.check_large, sized=not add_remove)
     command = None
     if a.csv is None:
         from dpselect.cli import main as cli
@@ -152,6 +170,8 @@ def main() -> None:
                 "opendp,diffprivlib", "--out", str(a.out), "--force"]
         if a.diffprivlib_runs is not None:
             argv[-3:-3] = ["--diffprivlib-runs", str(a.diffprivlib_runs)]
+        if add_remove:
+            argv[-3:-3] = ["--neighbours", "add_remove"]
         t0 = time.perf_counter()
         assert cli(argv) == 0
         command = f"python -m dpselect {' '.join(argv)} ({time.perf_counter() - t0:.0f} s)"
@@ -165,19 +185,25 @@ def main() -> None:
             command = f"{cmd[0][len('Command: '):]} (wall time {wall[0] if wall else '?'})"
     c = cells(a.csv)
     load1 = load()
-    times = timing(a.timing_seeds)
+    times = timing(a.timing_seeds, a.neighbours)
     load2 = load()
     datasets = [d for d in Q.DATASETS if any(k[0] == d for k in c)]
     runs = max(v.size for v in c.values())
 
-    lines = ["## Quantiles: m at once, against OpenDP and diffprivlib (issue 26, benchmarks/bench_quantiles.py)", "",
+    model = (", add/remove-one neighbours (`--neighbours add_remove`)" if add_remove else "")
+    opendp_text = ("OpenDP: `make_private_quantile` at ε/m, m times, unsized domain and `d_in = 1` (add/remove, ε-DP, "
+                   "as dpselect here; joint and unbounded are refused under add/remove), its scores checked equal to "
+                   "OpenDP's own unsized transformation on " if add_remove else
+                   "OpenDP: `make_private_quantile` at ε/m, m times, sized domain and `d_in = 2` (replace-one, "
+                   "ε-DP, as dpselect), its scores checked equal to OpenDP's own transformation on ")
+    lines = ["## Quantiles: m at once, against OpenDP and diffprivlib (issue 26, benchmarks/bench_quantiles.py)"
+             + model, "",
              f"Commit {commit()}; machine {machine()}, 2 cores shared with other helpers' jobs (load average "
              f"1/5/15 min: {load0} at the start, {load1} after the error run, {load2} after the timing). Errors: "
              f"`{a.csv}` ({command or 'an existing run'}), {runs} seeded runs per cell "
              "(OpenDP's generator cannot be seeded). Excess = mean over the m quantiles of |rank(v) − q n| / n minus "
              "the best value the bins allow, ×10⁻³, mean ± 95% interval. Records = bin indices, bounds (0, 4096); "
-             "OpenDP: `make_private_quantile` at ε/m, m times, sized domain and `d_in = 2` (replace-one, "
-             "ε-DP, as dpselect), its scores checked equal to OpenDP's own transformation on " + "; ".join(notes) + ".",
+             + opendp_text + "; ".join(notes) + ".",
              ""]
     # target 1
     lines += ["### Target 1: m = 9, ε ≤ 0.1, best dpselect (joint / recursive / auto and the grid variants "
@@ -214,7 +240,10 @@ def main() -> None:
               + (f" (ties at the floor, counted as not met: {', '.join(ties)})" if ties else "") + ".", ""]
     # target 2
     lines += ["### Target 2: unbounded (no bounds given) within 1.5x of the best bounded method", ""]
-    for against in (BOUNDED, ("auto",)):
+    if add_remove:
+        lines += ["Not applicable: `bounds=None` is refused under add/remove neighbours (the unbounded method's "
+                  "AboveThreshold argument needs counts that move monotonically, which holds only with n public).", ""]
+    for against in (() if add_remove else (BOUNDED, ("auto",))):
         ratios, ties2 = [], 0
         for d in datasets:
             n = int(Q._hist(d).sum())
@@ -245,7 +274,7 @@ def main() -> None:
     lines += ["", f"The default method (`auto`): worst call {auto:.3f} s, **target {'met' if auto < 1 else 'missed'}**; "
               f"every method: slowest {slow[0]} at {slow[3]:.3f} s (worst), "
               f"**{'met' if slow[3] < 1 else 'missed'}** for it.", ""]
-    record("quantiles", "\n".join(lines))
+    record("quantiles_add_remove" if add_remove else "quantiles", "\n".join(lines))
 
 
 if __name__ == "__main__":

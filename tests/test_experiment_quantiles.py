@@ -109,3 +109,34 @@ def test_smoke_run_writes_the_contract_and_is_reproducible(tmp_path, monkeypatch
         assert float(r["value"]) <= 1
     md = (tmp_path / "a" / "quantiles.md").read_text()
     assert "## m = 3" in md and "best dpselect / best baseline" in md and "commit" in md
+
+
+@pytest.mark.skipif(importlib.util.find_spec("opendp") is None, reason="OpenDP is a benchmark-only baseline")
+def test_unsized_opendp_scores_equal_opendps_own_transformation():
+    import opendp.prelude as dp
+
+    dp.enable_features("contrib")
+    hist = np.zeros(4096, dtype=np.int64)
+    hist[[3, 10, 11, 4000]] = [5, 7, 1, 2]
+    records = np.repeat(np.arange(4096), hist).tolist()
+    dom = dp.vector_domain(dp.atom_domain(T=int))                  # the add/remove runs: n unknown
+    for alpha in (0.01, 0.22, 0.5, 0.99):
+        t = dp.t.make_quantile_score_candidates(dom, dp.symmetric_distance(), list(range(4096)), alpha)
+        assert t(records) == Q.opendp_scores(hist, alpha, sized=False)[0]
+
+
+@needs_quantiles
+def test_add_remove_run_drops_the_refused_methods_and_says_the_model(tmp_path, monkeypatch):
+    from dpselect.experiments import _common
+
+    monkeypatch.setattr(_common, "pyplot", lambda: (_ for _ in ()).throw(ImportError("no figures")))
+    argv = ["reproduce", "quantiles", "--runs", "1", "--datasets", "medcost", "--ms", "3", "--epsilons", "1",
+            "--neighbours", "add_remove", "--quiet", "--out", str(tmp_path)]
+    assert main(argv) == 0
+    with (tmp_path / "quantiles.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert {r["method"] for r in rows} == set(Q.METHODS) - {"joint", "unbounded"}
+    assert all(r["status"] == "ok" and float(r["value"]) >= -1e-15 for r in rows)
+    md = (tmp_path / "quantiles.md").read_text()
+    assert "add/remove-one neighbours" in md.splitlines()[0] and "--neighbours add_remove" in md
+    assert "Refused under add/remove neighbours (no rows): joint, unbounded." in md

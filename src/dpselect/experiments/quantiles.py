@@ -38,6 +38,17 @@ dependency):
   evenly, m independent interval exponential mechanisms). It needs the records one by one (a Python list
   of n utilities per quantile): it is run only where ``n * m <= --diffprivlib-budget``; a call that
   raises or returns NaN is recorded as such (``status``), not dropped silently.
+
+Neighbour model (``--neighbours``, default ``replace_one``). ``--neighbours add_remove`` runs every method
+under add/remove-one neighbours (n private): dpselect's methods with ``neighbours="add_remove"`` (``joint``
+and ``unbounded`` are refused there and dropped from the run, with a line in the report); OpenDP's
+``make_private_quantile`` on the *unsized* domain ``vector_domain(atom_domain(T=int))`` with its privacy map
+at ``d_in = 1`` (one record added or removed), the scale searched per level (its map depends on the level
+there: 2·max(α, 1 − α)/scale), and the scores of that domain (OpenDP's level granularity 1/10,000 when n is
+unknown: :func:`opendp_scores` with ``sized=False``); diffprivlib unchanged (its exponential mechanism on
+the interval utility −|#{x <= v} − q·n| has sensitivity 1 when a record is added or removed, so its
+quantile is ε-DP under add/remove: read from diffprivlib 0.6.6's code, ``Exponential(sensitivity=1,
+utility=-|arange(k + 1) - quant·k|)`` with k = n; it is also ε-DP under replace-one). The title says the model.
 """
 from __future__ import annotations
 
@@ -54,7 +65,7 @@ import numpy as np
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table, parse_int_list
 from .thesis_figure17 import load_histogram
 
-__all__ = ["NAME", "DESCRIPTION", "DATASETS", "EPSILONS", "MS", "METHODS", "BASELINES", "BOUNDS",
+__all__ = ["NAME", "DESCRIPTION", "DATASETS", "EPSILONS", "MS", "METHODS", "BASELINES", "BOUNDS", "NEIGHBOURS",
            "grouped", "quantile_levels", "rank_floor", "rank_errors", "opendp_scores", "REPRODUCTION",
            "add_arguments", "run"]
 
@@ -71,6 +82,10 @@ _SEED_ORDER = ("joint", "recursive", "auto", "independent", "unbounded", "opendp
                "recursive-grid", "independent-grid", "auto-grid")
 #: dpselect's methods on the public grid of bin values: ``candidates=`` instead of ``bounds=``
 GRID_SUFFIX = "-grid"
+#: the neighbour models of ``--neighbours`` (the first is the default)
+NEIGHBOURS = ("replace_one", "add_remove")
+#: dpselect's methods refused under add/remove (dropped from an add_remove run)
+_REFUSED_ADD_REMOVE = ("joint", "unbounded")
 #: public bounds of the bounded methods: bin k is [k, k + 1)
 BOUNDS = (0.0, 4096.0)
 _N_BINS = 4096
@@ -195,16 +210,17 @@ def rank_floor(hist: np.ndarray, qs: np.ndarray) -> np.ndarray:
 
 
 # -- OpenDP ----------------------------------------------------------------------------------------
-def _alpha_fraction(alpha: float, n: int) -> tuple[int, int]:
-    """OpenDP 0.16 ``score_candidates_constants`` at known size n: (alpha_num, alpha_den)."""
+def _alpha_fraction(alpha: float, n: int | None) -> tuple[int, int]:
+    """OpenDP 0.16 ``score_candidates_constants`` at known size n (None: unknown size, granularity 1/10,000):
+    (alpha_num, alpha_den)."""
     exact = Fraction(alpha)
-    den_approx = (2**64 - 1) // n
+    den_approx = (2**64 - 1) // n if n is not None else 10_000
     if exact.denominator < den_approx:
         return exact.numerator, exact.denominator
     return int(alpha * float(den_approx)), den_approx   # u64 cast of the float product: truncation
 
 
-def opendp_scores(hist: np.ndarray, alpha: float) -> tuple[list[int], int]:
+def opendp_scores(hist: np.ndarray, alpha: float, sized: bool = True) -> tuple[list[int], int]:
     """OpenDP 0.16's quantile scores of the 4,096 candidates 0..4095 (sized input) and their denominator.
 
     ``score(c) = |(den - num) #{x < c} - num #{x > c}|`` with ``num / den`` OpenDP's integer form of
@@ -218,6 +234,9 @@ def opendp_scores(hist: np.ndarray, alpha: float) -> tuple[list[int], int]:
         The count of every bin (the records are the bin indices).
     alpha : float
         The level.
+    sized : bool
+        True: the sized domain (n known, replace-one runs); False: the unsized one (add/remove runs), whose
+        level OpenDP takes at granularity 1/10,000.
 
     Returns
     -------
@@ -233,7 +252,7 @@ def opendp_scores(hist: np.ndarray, alpha: float) -> tuple[list[int], int]:
     hist = np.asarray(hist, dtype=np.int64)
     cum = np.cumsum(hist).tolist()
     n = cum[-1]
-    num, den = _alpha_fraction(alpha, n)
+    num, den = _alpha_fraction(alpha, n if sized else None)
     lt = [0] + cum[:-1]
     return [abs((den - num) * a - num * (n - b)) for a, b in zip(lt, cum)], den
 
@@ -263,13 +282,37 @@ def _opendp_selector(n: int, m: int, eps: float):
     return _OPENDP[key]
 
 
-def _opendp_quantiles(hist: np.ndarray, qs: np.ndarray, eps: float) -> np.ndarray:
+def _opendp_selector_add_remove(m: int, eps: float, alpha: float):
+    """The same on the unsized domain, privacy map at d_in = 1 (add/remove one record); the map depends on the
+    level there, so the scale is searched per level."""
+    key = ("add_remove", m, eps, alpha)
+    if key not in _OPENDP:
+        import opendp.prelude as dp
+
+        dp.enable_features("contrib")
+        dom = dp.vector_domain(dp.atom_domain(T=int))
+
+        def make(scale):
+            return dp.m.make_private_quantile(dom, dp.symmetric_distance(), dp.max_divergence(), list(range(_N_BINS)),
+                                              alpha, scale)
+        scale = make(1.0).map(1) * m / eps
+        while make(scale).map(1) > eps / m:
+            scale = math.nextafter(scale, math.inf)
+        t = dp.t.make_quantile_score_candidates(dom, dp.symmetric_distance(), list(range(_N_BINS)), alpha)
+        _OPENDP[key] = (dp, t.output_domain, t.output_metric, scale)
+    return _OPENDP[key]
+
+
+def _opendp_quantiles(hist: np.ndarray, qs: np.ndarray, eps: float, add_remove: bool = False) -> np.ndarray:
     n = int(hist.sum())
-    dp, odom, ometric, scale = _opendp_selector(n, len(qs), eps)
     out = []
     for q in qs:
-        scores, den = _score_cache(hist, float(q))
-        key = ("noisy-max", scale * den)
+        if add_remove:
+            dp, odom, ometric, scale = _opendp_selector_add_remove(len(qs), eps, float(q))
+        else:
+            dp, odom, ometric, scale = _opendp_selector(n, len(qs), eps)
+        scores, den = _score_cache(hist, float(q), sized=not add_remove)
+        key = ("noisy-max", scale * den) if not add_remove else ("noisy-max", "add_remove", scale * den)
         if key not in _OPENDP:
             _OPENDP[key] = dp.m.make_noisy_max(odom, ometric, dp.max_divergence(), scale * den, negate=True)
         out.append(float(_OPENDP[key](scores)))
@@ -279,10 +322,10 @@ def _opendp_quantiles(hist: np.ndarray, qs: np.ndarray, eps: float) -> np.ndarra
 _SCORES: dict[Any, Any] = {}
 
 
-def _score_cache(hist: np.ndarray, q: float):
-    key = (int(hist.sum()), hist.tobytes().__hash__(), q)
+def _score_cache(hist: np.ndarray, q: float, sized: bool = True):
+    key = (int(hist.sum()), hist.tobytes().__hash__(), q) + (() if sized else ("unsized",))
     if key not in _SCORES:   # as a uint64 array (the scores are < 2**64): OpenDP converts it twice as fast
-        scores, den = opendp_scores(hist, q)
+        scores, den = opendp_scores(hist, q, sized=sized)
         _SCORES[key] = (np.array(scores, dtype=np.uint64), den)
     return _SCORES[key]
 
@@ -317,16 +360,19 @@ def _hist(name: str) -> np.ndarray:
     return _HIST[name]
 
 
-def _dpselect_quantiles(hist: np.ndarray, qs: np.ndarray, eps: float, method: str, rng) -> np.ndarray:
+def _dpselect_quantiles(hist: np.ndarray, qs: np.ndarray, eps: float, method: str, rng,
+                        neighbours: str = "replace_one") -> np.ndarray:
     from ..quantiles import quantiles
 
     v, c = grouped(hist)
+    nb = cast(Any, neighbours)
     if method.endswith(GRID_SUFFIX):     # the public grid: the bin values themselves
         base = cast(Any, method[:-len(GRID_SUFFIX)])
-        return np.asarray(quantiles(v, qs, epsilon=eps, candidates=v, method=base, counts=c, rng=rng))
+        return np.asarray(quantiles(v, qs, epsilon=eps, candidates=v, method=base, counts=c, rng=rng, neighbours=nb))
     if method == "unbounded":
-        return np.asarray(quantiles(v, qs, epsilon=eps, bounds=None, counts=c, rng=rng))
-    return np.asarray(quantiles(v, qs, epsilon=eps, bounds=BOUNDS, method=cast(Any, method), counts=c, rng=rng))
+        return np.asarray(quantiles(v, qs, epsilon=eps, bounds=None, counts=c, rng=rng, neighbours=nb))
+    return np.asarray(quantiles(v, qs, epsilon=eps, bounds=BOUNDS, method=cast(Any, method), counts=c, rng=rng,
+                                neighbours=nb))
 
 
 def _eps_key(eps: float) -> int:
@@ -336,7 +382,8 @@ def _eps_key(eps: float) -> int:
 def _task(job):
     """One run on one dataset: every m, ε and method. Seeds: (seed, dataset, m, ε, method, run), global
     indices, so a cell's runs do not depend on the other cells of the command."""
-    name, run_, seed, ms, epsilons, methods, baselines, dpl_budget, dpl_runs, m_runs = job
+    name, run_, seed, ms, epsilons, methods, baselines, dpl_budget, dpl_runs, m_runs = job[:10]
+    neighbours = job[10] if len(job) > 10 else "replace_one"
     di = DATASETS.index(name)
     hist = _hist(name)
     n = int(hist.sum())
@@ -352,7 +399,7 @@ def _task(job):
                 s = [seed, di, m, _eps_key(eps), _SEED_ORDER.index(method), run_]
                 status = "ok"
                 if method == "opendp":
-                    vals = _opendp_quantiles(hist, qs, eps)
+                    vals = _opendp_quantiles(hist, qs, eps, add_remove=neighbours == "add_remove")
                 elif method == "diffprivlib":
                     if n * m > dpl_budget or run_ >= dpl_runs:
                         continue
@@ -363,7 +410,7 @@ def _task(job):
                     except Exception as exc:  # recorded as a result (issue 26: it may crash)
                         vals, status = np.full(m, np.nan), f"raised {type(exc).__name__}"
                 else:
-                    vals = _dpselect_quantiles(hist, qs, eps, method, np.random.default_rng(s))
+                    vals = _dpselect_quantiles(hist, qs, eps, method, np.random.default_rng(s), neighbours)
                 err = rank_errors(hist, qs, vals)
                 if status == "ok" and np.isnan(err).any():
                     status = f"{int(np.isnan(err).sum())} NaN of {m}"
@@ -419,6 +466,9 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="fewer runs for some m, e.g. 99=5: m = 99 only in runs 0-4 (default: every run)")
     parser.add_argument("--diffprivlib-runs", type=int, default=None,
                         help="run diffprivlib in the first this many runs only (default: every run)")
+    parser.add_argument("--neighbours", choices=NEIGHBOURS, default=NEIGHBOURS[0],
+                        help="neighbour model of every method: replace_one (n public, the default) or add_remove "
+                             "(n private; joint and unbounded are refused and dropped; OpenDP unsized at d_in = 1)")
 
 
 def _check(args) -> None:
@@ -437,9 +487,15 @@ def _jobs(args, names) -> list:
     args.unavailable = sorted(set(args.baselines) - set(baselines))
     if args.unavailable:
         print(f"not available in this environment, skipped: {', '.join(args.unavailable)}")
+    add_remove = getattr(args, "neighbours", "replace_one") == "add_remove"
+    args.refused = [m for m in methods if add_remove and m in _REFUSED_ADD_REMOVE]
+    if args.refused:
+        print(f"refused under add/remove neighbours, dropped: {', '.join(args.refused)}")
+        methods = [m for m in methods if m not in args.refused]
+    extra = ("add_remove",) if add_remove else ()
     return [(n, r, args.seed, list(args.ms), list(args.epsilons), methods, baselines,
              args.diffprivlib_budget, args.runs if args.diffprivlib_runs is None else args.diffprivlib_runs,
-             _parse_m_runs(args.m_runs))
+             _parse_m_runs(args.m_runs), *extra)
             for n in names for r in range(args.runs)]
 
 
@@ -456,9 +512,11 @@ def _commit() -> str:
 
 
 def _settings(res: Result) -> str:
-    return (f"m in {{{', '.join(str(m) for m in res.args.ms)}}}, q_i = i/(m+1); records = bin indices, bounds "
+    model = ("add/remove-one neighbours (n private; OpenDP unsized at d_in = 1); "
+             if getattr(res.args, "neighbours", "replace_one") == "add_remove" else "")
+    return model + (f"m in {{{', '.join(str(m) for m in res.args.ms)}}}, q_i = i/(m+1); records = bin indices, bounds "
             f"(0, 4096) (bounded methods), none for `unbounded`, candidates 0..4095 for `*-grid`; methods "
-            f"{', '.join(res.args.methods)}; baselines "
+            f"{', '.join(m for m in res.args.methods if m not in getattr(res.args, 'refused', []))}; baselines "
             f"{', '.join(res.args.baselines) or 'none'}; code at commit {_commit()};")
 
 
@@ -512,6 +570,8 @@ def _report(res: Result) -> list[str]:
         lines += ["Fewer runs for: " + ", ".join(f"m = {m}: runs 0-{min(r, res.args.runs) - 1}"
                                                   for m, r in sorted(_parse_m_runs(res.args.m_runs).items())) + ".",
                   ""]
+    if getattr(res.args, "refused", None):
+        lines += [f"Refused under add/remove neighbours (no rows): {', '.join(res.args.refused)}.", ""]
     if getattr(res.args, "unavailable", None):
         lines += [f"Not available in the environment of this run (no rows): {', '.join(res.args.unavailable)}.", ""]
     if statuses:
@@ -556,7 +616,8 @@ def _size(args, names) -> int:
 
 REPRODUCTION = Reproduction(
     name=NAME, description=DESCRIPTION,
-    title="Issue 26: excess rank error of m private quantiles (DPBench 1-D)",
+    title=lambda args: "Issue 26: excess rank error of m private quantiles (DPBench 1-D)" + (
+        ", add/remove-one neighbours" if getattr(args, "neighbours", "replace_one") == "add_remove" else ""),
     add_arguments=_add_arguments, jobs=_jobs, task=_task, report=_report, figures=_figures, settings=_settings,
     allowed=DATASETS, extra_columns=("m", "status"), size=_size,
     order=lambda args, names: {"dataset": names, "m": args.ms, "epsilon": args.epsilons,
