@@ -284,3 +284,19 @@ def test_add_remove_grid_sampler_matches_its_exact_law():
         obs[idx[tuple(int(c) for c in v)]] += 1
     assert (p * draws >= 5).all()
     assert chisquare(obs, p * draws).pvalue > 1e-3
+
+
+def test_dask_passes_neighbours_through():
+    da = pytest.importorskip("dask.array")
+    from dpselect.dask import quantiles as dq
+    x = np.random.default_rng(0).integers(0, 50, size=600).astype(float)
+    vals, cnt = np.unique(x, return_counts=True)
+    for kw in (dict(bounds=(0.0, 50.0)), dict(bounds=(0.0, 50.0), method="independent")):
+        got = dq(da.from_array(x, chunks=200), [0.1, 0.5, 0.9], epsilon=1.0, rng=4, neighbours="add_remove", **kw)
+        want = dpselect.quantiles(vals, [0.1, 0.5, 0.9], epsilon=1.0, counts=cnt, rng=4, neighbours="add_remove", **kw)
+        assert got.tolist() == want.tolist()
+    for kw, match in ((dict(bounds=None), "monoton"), (dict(bounds=(0.0, 50.0), method="joint"), "sensitivity 3"),
+                      (dict(bounds=(0.0, 50.0)), "neighbours must be")):
+        nb = "add_remove" if "neighbours must" not in match else "both"
+        with pytest.raises(ValueError, match=match):
+            dq(da.from_array(x, chunks=200), [0.5], epsilon=1.0, neighbours=nb, **kw)

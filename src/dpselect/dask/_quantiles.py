@@ -18,7 +18,8 @@ from numpy.typing import ArrayLike
 from .._boundary import check_accountant
 from .._validation import check_positive
 from ..accounting.accountant import Accountant
-from ..quantiles._api import _check_bounds, _check_method, _check_qs, quantiles as _quantiles
+from ..quantiles._api import (_check_bounds, _check_method, _check_neighbours, _check_qs, _refuse_add_remove,
+                              quantiles as _quantiles)
 from ..typing import RngLike
 
 __all__ = ["quantiles"]
@@ -131,7 +132,7 @@ def _summarise(series: Any, bins: ArrayLike | None = None) -> tuple[np.ndarray, 
 
 def quantiles(series: Any, qs: ArrayLike, *, epsilon: float, bounds: tuple[float, float] | None = None,
               method: str = "auto", bins: ArrayLike | None = None, rng: RngLike = None,
-              accountant: Accountant | None = None) -> np.ndarray:
+              accountant: Accountant | None = None, neighbours: str = "replace_one") -> np.ndarray:
     """Private quantiles of a dask Series or 1-D dask array, with the law of :func:`dpselect.quantiles`.
 
     What it releases: exactly what ``dpselect.quantiles(values, qs, counts=counts, epsilon=..., bounds=...,
@@ -143,7 +144,8 @@ def quantiles(series: Any, qs: ArrayLike, *, epsilon: float, bounds: tuple[float
     Privacy: that of :func:`dpselect.quantiles`: ε-DP under replace-one-record neighbours with n public
     (and ``bounds`` public when given; ``bounds=None`` runs the unbounded method, with no public bound and
     no :class:`~dpselect.PrivacyLeakWarning`). Rounding to public bins is a fixed map of each record, so it
-    keeps the guarantee.
+    keeps the guarantee. ``neighbours="add_remove"``: ε-DP under add/remove-one neighbours instead, as in
+    :func:`dpselect.quantiles` (``bounds=None`` and ``method="joint"`` refused before the pass).
 
     Parameters
     ----------
@@ -164,6 +166,8 @@ def quantiles(series: Any, qs: ArrayLike, *, epsilon: float, bounds: tuple[float
     accountant : dpselect.Accountant, optional
         Charged by :func:`dpselect.quantiles` (label ``"quantiles"``) after the data are checked, before
         any random bit; the arguments are checked before the pass over the data.
+    neighbours : {"replace_one", "add_remove"}
+        The neighbour model, as in :func:`dpselect.quantiles`.
 
     Returns
     -------
@@ -182,7 +186,9 @@ def quantiles(series: Any, qs: ArrayLike, *, epsilon: float, bounds: tuple[float
     check_positive(epsilon, "epsilon")
     _check_qs(qs)
     _check_bounds(bounds)
-    _check_method(method)
+    meth = _check_method(method)
+    nb = _check_neighbours(neighbours)
+    _refuse_add_remove(nb, unbounded=bounds is None, method=meth)
     check_accountant(accountant)
     edges = _check_bins(bins)
     _parts(series)                      # the type of series, before the pass
@@ -190,4 +196,4 @@ def quantiles(series: Any, qs: ArrayLike, *, epsilon: float, bounds: tuple[float
     if values.size == 0:
         raise ValueError("series must hold at least one value")
     return _quantiles(values, qs, epsilon=epsilon, bounds=bounds, method=method,  # type: ignore[arg-type]
-                      counts=counts, rng=rng, accountant=accountant)
+                      counts=counts, rng=rng, accountant=accountant, neighbours=nb)

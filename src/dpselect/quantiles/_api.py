@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -58,10 +58,10 @@ def _check_method(method: object) -> str:
     return method
 
 
-def _check_neighbours(neighbours: object) -> str:
+def _check_neighbours(neighbours: object) -> Neighbours:
     if not isinstance(neighbours, str) or neighbours not in NEIGHBOURS:
         raise ValueError(f"neighbours must be one of {', '.join(map(repr, NEIGHBOURS))}, got {neighbours!r}")
-    return neighbours
+    return cast(Neighbours, neighbours)
 
 
 _JOINT_ADD_REMOVE = ("method='joint' is not available with neighbours='add_remove': JointExp's utility has "
@@ -72,6 +72,16 @@ _UNBOUNDED_ADD_REMOVE = ("bounds=None (the unbounded method) is not available wi
                          "AboveThreshold argument needs counts #{x <= b} − q·n that move monotonically, which holds "
                          "when a record is replaced (n public) but not when one is added or removed (n private); "
                          "pass bounds=(lo, hi) or candidates=")
+
+
+def _refuse_add_remove(neighbours: str, *, unbounded: bool, method: str, grid: bool = False) -> None:
+    """Under add/remove: ValueError for the unbounded method and for ``method="joint"`` (with bounds)."""
+    if neighbours != "add_remove":
+        return
+    if unbounded:
+        raise ValueError(_UNBOUNDED_ADD_REMOVE)
+    if method == "joint" and not grid:
+        raise ValueError(_JOINT_ADD_REMOVE)
 
 
 def _check_bounds(bounds: Any) -> tuple[float, float] | None:
@@ -407,11 +417,7 @@ def quantiles(
     meth = _check_method(method)
     grid = _check_candidates(candidates)
     nb = _check_neighbours(neighbours)
-    if nb == "add_remove":
-        if b is None and grid is None:
-            raise ValueError(_UNBOUNDED_ADD_REMOVE)
-        if meth == "joint" and grid is None:
-            raise ValueError(_JOINT_ADD_REMOVE)
+    _refuse_add_remove(nb, unbounded=b is None and grid is None, method=meth, grid=grid is not None)
     if grid is not None and b is not None:
         raise ValueError("bounds and candidates are mutually exclusive: candidates (a public grid of output "
                          "values) replaces the bounds; pass one of them")
