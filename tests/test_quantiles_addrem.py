@@ -228,7 +228,7 @@ def test_quantiles_privacy_add_remove():
 def test_accountant_charge_and_the_internal_functions(grid):
     qs = [0.1, 0.5, 0.9, 0.5]
     kw = dict(candidates=np.arange(11.0)) if grid else dict(bounds=(0.0, 10.0))
-    for method, resolved in (("auto", "recursive"), ("recursive", "recursive"), ("independent", "independent")):
+    for method, resolved in (("auto", "independent"), ("recursive", "recursive"), ("independent", "independent")):
         acc = dpselect.Accountant(epsilon=10.0)
         out = dpselect.quantiles(_X, qs, epsilon=2.0, method=method, rng=7, accountant=acc,
                                  neighbours="add_remove", **kw)
@@ -250,11 +250,19 @@ def test_accountant_charge_and_the_internal_functions(grid):
         assert out.tolist() == ref[[0, 1, 2, 1]].tolist()
 
 
-def test_auto_reads_m_only_and_the_median_is_unchanged():
-    for n_rep in (1, 10 ** 6):
+def test_auto_reads_m_and_epsilon_only_and_the_median_is_unchanged():
+    assert _api.AUTO_ADD_REMOVE_INDEPENDENT_FROM == 0.02
+    for n_rep in (1, 10 ** 6, 2 ** 52):
         for eps in (0.01, 100.0):
-            assert _api._resolve("auto", 5, n_rep, eps, "add_remove") == "recursive"
             assert _api._resolve("auto", 1, n_rep, eps, "add_remove") == "independent"
+        for m, eps, want in ((9, 0.1, "recursive"), (99, 1.0, "recursive"), (3, 0.01, "recursive"),
+                             (3, 0.1, "independent"), (9, 1.0, "independent"), (5, 0.1, "independent")):
+            assert _api._resolve("auto", m, n_rep, eps, "add_remove") == want
+    acc = dpselect.Accountant(epsilon=1.0)
+    dpselect.quantiles(_X, np.arange(1, 10) / 10, epsilon=0.1, bounds=(0.0, 10.0), rng=0, accountant=acc,
+                       neighbours="add_remove")
+    assert acc.history[-1].guarantee == _api.quantiles_privacy(9, epsilon=0.1, method="recursive",
+                                                               neighbours="add_remove")
     x = [5.0, 1.0, 9.0, 4.0, 7.0]
     assert dpselect.quantile(x, 0.5, epsilon=1.0, bounds=(0.0, 10.0), rng=3, neighbours="add_remove") == \
         dpselect.median(x, epsilon=1.0, bound=10.0, rng=3)

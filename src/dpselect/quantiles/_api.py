@@ -19,7 +19,8 @@ from ._grid import DEFAULT_UTILITY
 from ._independent import independent_grid_quantiles, independent_privacy, independent_quantiles
 from ._recursive import recursive_grid_quantiles, recursive_privacy, recursive_quantiles
 
-__all__ = ["quantiles", "quantile", "quantiles_privacy", "METHODS", "NEIGHBOURS", "AUTO_INDEPENDENT_FROM"]
+__all__ = ["quantiles", "quantile", "quantiles_privacy", "METHODS", "NEIGHBOURS", "AUTO_INDEPENDENT_FROM",
+           "AUTO_ADD_REMOVE_INDEPENDENT_FROM"]
 
 Method = Literal["auto", "joint", "recursive", "independent"]
 #: The accepted values of ``method=``.
@@ -28,6 +29,11 @@ METHODS = ("auto", "joint", "recursive", "independent")
 #: ``"recursive"`` (n = the number of records, public under replace-one; measured on the seven DPBench-1D
 #: histograms, m in {3, 9, 99}, ε in {0.01, 0.1, 1}: see docs/quantiles.md).
 AUTO_INDEPENDENT_FROM = 5000.0
+#: Under ``neighbours="add_remove"`` (n private) ``method="auto"`` with m >= 2 picks ``"independent"`` when ε/m is
+#: at least this, else ``"recursive"`` (measured on the seven DPBench-1D histograms, m in {3, 9, 99}, ε in
+#: {0.01, 0.1, 1}, 20 runs (5 for m = 99): it picks the method of the smaller mean excess rank error in all
+#: nine (m, ε) cells; see docs/quantiles.md).
+AUTO_ADD_REMOVE_INDEPENDENT_FROM = 0.02
 Neighbours = Literal["replace_one", "add_remove"]
 #: The accepted values of ``neighbours=``: replace one record (n public; the default) or add/remove one (n private).
 NEIGHBOURS = ("replace_one", "add_remove")
@@ -153,13 +159,14 @@ def _resolve(method: str, m: int, n: int, epsilon: float, neighbours: str = "rep
     """The method ``"auto"`` stands for: the median's law for m = 1; for m >= 2 ``"recursive"`` when
     ε·n/m < :data:`AUTO_INDEPENDENT_FROM`, else ``"independent"``. Reads only m, ε and n (public under
     replace-one), never the counts themselves; ``"joint"`` is never chosen (its optimum is biased on atoms).
-    Under add/remove (n private) it reads m only: ``"recursive"`` for m >= 2 (docs/quantiles.md)."""
+    Under add/remove (n private) it reads m and ε only: ``"recursive"`` for m >= 2 when
+    ε/m < :data:`AUTO_ADD_REMOVE_INDEPENDENT_FROM`, else ``"independent"`` (docs/quantiles.md)."""
     if method != "auto":
         return method
     if m == 1:
         return "independent"
     if neighbours == "add_remove":
-        return "recursive"
+        return "recursive" if epsilon / m < AUTO_ADD_REMOVE_INDEPENDENT_FROM else "independent"
     if epsilon * n / m < AUTO_INDEPENDENT_FROM:
         return "recursive"
     return "independent"
@@ -355,8 +362,9 @@ def quantiles(
     model of Kaplan et al. and of OpenDP's ``symmetric_distance``). ``"independent"`` is unchanged (its
     target round(2qn)/2 moves with the ranks: sensitivity 1); ``"recursive"`` gives every subproblem the
     paper's relative target (a function of its own size only) and spends ε/L per release, L levels, as a
-    record sits in exactly one subproblem per level; ``"auto"`` reads m only (``"recursive"`` for m >= 2,
-    the median's law for m = 1); ``"joint"`` and ``bounds=None`` are refused (ValueError: JointExp's
+    record sits in exactly one subproblem per level; ``"auto"`` reads m and ε only (the median's law for
+    m = 1; for m >= 2 ``"recursive"`` when ε/m < 0.02, :data:`AUTO_ADD_REMOVE_INDEPENDENT_FROM`, else
+    ``"independent"``: measured, docs/quantiles.md); ``"joint"`` and ``bounds=None`` are refused (ValueError: JointExp's
     utility has sensitivity 3 there, and the unbounded method's counts are not monotone). The two models
     are not interchangeable: ε-DP under add/remove implies 2ε-DP under replace-one, and the replace-one
     guarantee says nothing about adding a record.
