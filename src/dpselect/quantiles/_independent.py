@@ -6,6 +6,9 @@ batch fixed in advance, so the whole is ``BoundedRangeComposition(ε0, m)``: ε-
 (ε, δ) (Dong, Durfee & Rogers 2020). For m = 1 and q = 1/2 it is :func:`dpselect.median` (same law, and the
 same value for the same seed). On a public grid (``candidates=``) each release is
 :func:`._grid.grid_quantile` at the same ε0, with the same guarantee (each is ε0-bounded-range, see :mod:`._grid`).
+Under add/remove-one neighbours (``neighbours="add_remove"``, n private) the same releases are ε0-bounded-range
+too (the target round(2qn)/2 moves by a value in [0, 1] in the ranks' direction: :mod:`._single`, :mod:`._grid`),
+so the mechanism and the guarantee are unchanged.
 """
 from __future__ import annotations
 

@@ -77,8 +77,8 @@ so |Δu| <= 1 (the middle-target argument above; interval mechanism and grid win
 end depends on T alone): that release is ε0-bounded-range on the pair. Conditioned on the releases above,
 a level is therefore one ε0-BR release on the pair and the others identical; the whole is an adaptive
 composition of L ε0-BR releases, ε-DP at ε0 = ε/L. The anchored targets are not used here: the leftmost one
-reads n, which is private under add/remove. Exact audits (both domains, m = 3 and m = 7) in
-tests/test_quantiles_addrem.py.
+reads n, which is private under add/remove. Exact audits (interval and grid at m = 3, grid at m = 7,
+L = 3) in tests/test_quantiles_addrem.py.
 """
 from __future__ import annotations
 
