@@ -384,10 +384,11 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
     accountant : dpselect.Accountant, optional
         Every ``fit`` is charged to it, under the label ``"DiffPID3Classifier.fit"``, what the DiffPID3
         proof certifies (:func:`dpselect.apps.diffpid3.diffpid3`: ``PureDPComposition(ε/(2(d + 1)),
-        2(d + 1))`` with ``budget_split = 0.5``, ``PureDP(ε)`` with another split), after ``X``, ``y`` and the parameters are checked and before any random bit is
-        drawn: a fit the budget cannot pay raises :class:`~dpselect.BudgetExceededError` and leaves the
-        estimator unfitted (and ``random_state`` untouched). ``sklearn.base.clone`` (and so
-        ``GridSearchCV``, ``cross_val_score``) gives every clone **the same accountant object**, never a
+        2(d + 1))`` with ``budget_split = 0.5``, ``PureDP(ε)`` with another split), after ``X``, ``y``
+        and the parameters are checked and before any random bit is drawn: a fit the budget cannot pay
+        raises :class:`~dpselect.BudgetExceededError` and leaves the estimator unfitted (and
+        ``random_state`` untouched). ``sklearn.base.clone`` (and so ``GridSearchCV``,
+        ``cross_val_score``) gives every clone **the same accountant object**, never a
         copy: all their fits are charged to one budget.
 
     Attributes
