@@ -1,8 +1,11 @@
 """DiffPID3 family (thesis Ch. 7, Alg. 4)."""
 from __future__ import annotations
 
+import functools
 import itertools
+import math
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -17,12 +20,14 @@ from dpselect.apps.diffpid3 import (
     local_diffpid3,
     shifted_local_diffpid3,
 )
+from dpselect.accounting import PureDP, PureDPComposition
 from dpselect.audit import exact_dp_audit
 from dpselect.dampening import dampen, dampen_exact, dampen_with_error, shift_total_exact, shift_totals_with_error
 from dpselect.datasets import PUBLIC_TABLE_SIZE
 from dpselect.mechanisms import (
     exponential_probabilities,
     local_dampening_probabilities,
+    report_noisy_max_probabilities,
     shifted_local_dampening_probabilities,
 )
 from dpselect.experiments import data_path
@@ -402,3 +407,177 @@ def test_positional_privacy_parameters_are_deprecated():
         old = local_diffpid3(d, 0.5, 2, n_max=21574, rng=5)
     new = local_diffpid3(d, epsilon=0.5, depth=2, n_max=21574, rng=5)
     assert old.feature.tolist() == new.feature.tolist() and old.label.tolist() == new.label.tolist()
+
+
+# -- budget_split: the fraction of each level's budget B/(d + 1) spent on the noisy count --------------
+# Exact law of a whole tree on the tiny universe above (attributes DOMS, records TYPES = (a0, a1, a2, y)):
+# a reference model of _TreeBuilder (stop bit Laplace(1/ε_count) CDF, local dampening with ε_select, leaf
+# report-noisy-max with Laplace noise and ε_select), tied to the code by a χ² test on real trees.
+@functools.lru_cache(maxsize=None)
+def _leaf_law(c0, c1, es):
+    return tuple(report_noisy_max_probabilities(np.array([c0, c1], float), epsilon=es, sensitivity=1.0,
+                                                noise="laplace", monotonic=True).tolist())
+
+
+@functools.lru_cache(maxsize=None)
+def _split_law(rows, attrs, es):
+    arr = np.array(rows, dtype=np.int64).reshape(-1, 4)
+    it = IGTables(ig_count_tables(arr[:, list(attrs)], arr[:, 3], [DOMS[a] for a in attrs], 2))
+    return tuple(local_dampening_probabilities(it.utilities(), epsilon=es,
+                                               sensitivity_function=ig_sensitivity(it, N_MAX)).tolist())
+
+
+@functools.lru_cache(maxsize=None)
+def _node_law(rows, attrs, left, ec, es):
+    """{subtree: probability} of the subtree grown at a node holding ``rows`` (sorted record tuples)."""
+    y = [r[3] for r in rows]
+    lab = _leaf_law(y.count(0), y.count(1), es)
+    if not attrs or left == 0:
+        return {("leaf", c): lab[c] for c in range(2)}
+    x = float(Fraction(math.sqrt(2) / 2 * max(DOMS[a] for a in attrs) * 2) - len(rows))   # threshold − n
+    p_stop = 1 - 0.5 * math.exp(-x * ec) if x >= 0 else 0.5 * math.exp(x * ec)          # Laplace(1/ec) CDF
+    out = {("leaf", c): p_stop * lab[c] for c in range(2)}
+    ps = _split_law(rows, attrs, es)
+    for i, a in enumerate(attrs):
+        rest = tuple(b for b in attrs if b != a)
+        subs = [_node_law(tuple(r for r in rows if r[a] == v), rest, left - 1, ec, es) for v in range(DOMS[a])]
+        for combo in itertools.product(*(s.items() for s in subs)):
+            out[("split", a) + tuple(k for k, _ in combo)] = (1 - p_stop) * ps[i] * math.prod(p for _, p in combo)
+    return out
+
+
+def _tree_law(ds, depth, ec, es):
+    law = _node_law(tuple(sorted(ds)), (0, 1, 2), depth, ec, es)
+    return np.array([law[k] for k in sorted(law, key=repr)])
+
+
+def _tree_key(tree, node=0):
+    f = int(tree.feature[node])
+    if f < 0:
+        return ("leaf", int(tree.label[node]))
+    return ("split", f) + tuple(_tree_key(tree, int(tree.first_child[node]) + v) for v in range(DOMS[f]))
+
+
+def test_budget_split_reference_law_matches_the_code():
+    from collections import Counter
+
+    from scipy.stats import chisquare
+
+    ds = ((0, 1, 2, 1), (1, 0, 0, 0), (1, 1, 1, 1))
+    cols = list(zip(*ds))
+    t = load_table({"a": list(cols[0]), "b": list(cols[1]), "c": list(cols[2]), "y": list(cols[3])}, "y",
+                   categories={"a": [0, 1], "b": [0, 1], "c": [0, 1, 2]})
+    B, f, n = 2.0, 0.2, 2500
+    ec, es = dp._level_budgets(B, 1, f)
+    assert (ec, es) == (pytest.approx(0.2), pytest.approx(0.8))
+    law = _node_law(tuple(sorted(ds)), (0, 1, 2), 1, ec, es)
+    keys = sorted(law, key=repr)
+    gen = np.random.default_rng(1)
+    seen = Counter(_tree_key(diffpid3(t, epsilon=B, depth=1, n_max=N_MAX, budget_split=f, rng=gen)) for _ in range(n))
+    assert set(seen) <= set(keys) and len(keys) == 18
+    p = np.array([law[k] for k in keys])
+    assert chisquare([seen[k] for k in keys], p * n).pvalue > 1e-4
+    # the swapped shares are a different law, which the same test sees
+    swapped = _node_law(tuple(sorted(ds)), (0, 1, 2), 1, es, ec)
+    assert chisquare([seen[k] for k in keys], np.array([swapped[k] for k in keys]) * n).pvalue < 1e-6
+
+
+@pytest.mark.parametrize("f", [0.2, 0.8])
+def test_exact_dp_audit_of_whole_tree_with_budget_split(f):
+    # depth 1, every table of at most 3 records and its add/remove-one-record neighbours
+    B = 2.0
+    claim = dp._diffpid3_guarantee(B, 1, f).epsilon(0)
+    assert B <= claim <= B * (1 + 1e-15)    # the parts' exact sum, rounded up: B, never below
+    ec, es = dp._level_budgets(B, 1, f)
+    res = exact_dp_audit(lambda ds: _tree_law(ds, 1, ec, es), pairs(3), epsilon=B)
+    assert res.passed and 0.3 * B < res.worst_log_ratio <= B, (res.worst_log_ratio, res.pair)
+
+
+def test_exact_audit_catches_a_wrong_budget_split_accounting():
+    # depth 2, tables of at most 2 records: the right shares pass (worst about 0.59·B) ...
+    B, f = 3.0, 0.8
+    ec, es = dp._level_budgets(B, 2, f)
+    ok = exact_dp_audit(lambda ds: _tree_law(ds, 2, ec, es), pairs(2), epsilon=B)
+    assert ok.passed and 0.3 * B < ok.worst_log_ratio <= B, (ok.worst_log_ratio, ok.pair)
+    # ... the split read as a fraction of the whole budget B instead of the level's B/(d + 1) (every level
+    # spends B) is caught: about 1.75·B
+    bad = exact_dp_audit(lambda ds: _tree_law(ds, 2, f * B, (1 - f) * B), pairs(2), epsilon=B)
+    assert not bad.passed and bad.worst_log_ratio > 1.5 * B
+
+
+@pytest.mark.parametrize("f", [0.2, 0.5, 0.8])
+def test_budget_split_shares_reach_the_samplers(monkeypatch, f):
+    """Per step: the stop bit's Laplace scale is 1/ε_count, the split and the leaf get ε_select, and the
+    2(d + 1) parts add up to the charged guarantee (B). Giving the count the full level budget fails here."""
+    import dpselect.mechanisms as mech
+
+    seen = []
+    real_below, real_rnm, real_ld = dp.laplace_below, mech.report_noisy_max, mech.dampened_select
+
+    def below(x, scale, rng):
+        seen.append(("count", 1.0 / scale))
+        return real_below(x, scale, rng)
+
+    def rnm(*args, **kw):
+        seen.append(("leaf", kw["epsilon"]))
+        return real_rnm(*args, **kw)
+
+    def ld(*args, **kw):
+        seen.append(("split", args[4]))
+        return real_ld(*args, **kw)
+
+    monkeypatch.setattr(dp, "laplace_below", below)
+    monkeypatch.setattr(mech, "report_noisy_max", rnm)
+    monkeypatch.setattr(mech, "dampened_select", ld)
+    d = load_nltcs(data_path("tabular", "nltcs.dat"))
+    B, depth = 0.9, 2
+    tree = diffpid3(d, epsilon=B, depth=depth, n_max=21574, rng=0, budget_split=f)
+    kinds = {k for k, _ in seen}
+    assert kinds == {"count", "leaf", "split"} and len(seen) >= tree.n_nodes
+    level = B / (depth + 1)
+    for kind, eps in seen:
+        want = f * level if kind == "count" else (1 - f) * level
+        assert eps == pytest.approx(want, rel=1e-12), (kind, eps, want)
+    ec, es = dp._level_budgets(B, depth, f)
+    g = dp._diffpid3_guarantee(B, depth, f)
+    assert g.epsilon(0) >= math.fsum([ec, es] * (depth + 1)) and g.epsilon(0) == pytest.approx(B, rel=1e-15)
+    if f == 0.5:
+        assert g == PureDPComposition(B / 6, 6)
+    else:
+        assert g == PureDP(g.epsilon(0))
+    # a wrong accounting (the count given the whole level budget) is seen by the same check
+    monkeypatch.setattr(dp, "_level_budgets", lambda e, dd, ff: (e / (dd + 1), (1 - ff) * e / (dd + 1)))
+    seen.clear()
+    diffpid3(d, epsilon=B, depth=depth, n_max=21574, rng=0, budget_split=f)
+    assert any(k == "count" and e != pytest.approx(f * level, rel=1e-12) for k, e in seen)
+
+
+#: local_diffpid3(NLTCS, epsilon=0.5, depth=3, n_max=21574, rng=7) before budget_split existed (commit fcad35a)
+TODAY_TREE = ([13, 14, 6, 11, 4, 1, 12, -1, -1, -1, -1, -1, -1, -1, -1], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1])
+
+
+def test_budget_split_default_is_todays_tree_and_bad_values():
+    d = load_nltcs(data_path("tabular", "nltcs.dat"))
+    for m in ("EM", "LD", "SLD"):
+        a = diffpid3(d, epsilon=0.7, depth=3, mechanism=m, n_max=21574, rng=11)
+        b = diffpid3(d, epsilon=0.7, depth=3, mechanism=m, n_max=21574, rng=11, budget_split=0.5)
+        assert a.feature.tolist() == b.feature.tolist() and a.label.tolist() == b.label.tolist()
+    # today's tree, recorded before the parameter existed (local dampening, seed 7)
+    t = local_diffpid3(d, epsilon=0.5, depth=3, n_max=21574, rng=7, budget_split=0.5)
+    assert (t.feature.tolist(), t.label.tolist()) == TODAY_TREE
+    assert dp._diffpid3_guarantee(0.6, 2) == PureDPComposition(0.09999999999999999, 6)
+    c = diffpid3(d, epsilon=0.7, depth=3, n_max=21574, rng=11, budget_split=0.25)
+    assert c.n_nodes >= 1
+    import dpselect
+
+    acc = dpselect.Accountant(epsilon=1.0)
+    gen = np.random.default_rng(0)
+    state = gen.bit_generator.state
+    for bad, err in ((0.0, ValueError), (1.0, ValueError), (-0.1, ValueError), (float("nan"), ValueError),
+                     (float("inf"), ValueError), (True, TypeError), ("0.3", TypeError)):
+        with pytest.raises(err, match="budget_split"):
+            global_diffpid3(d, epsilon=0.5, depth=2, n_max=21574, rng=gen, accountant=acc, budget_split=bad)
+    assert len(acc.history) == 0 and gen.bit_generator.state == state
+    for fn in (local_diffpid3, shifted_local_diffpid3):
+        with pytest.raises(ValueError, match="budget_split"):
+            fn(d, epsilon=0.5, depth=2, n_max=21574, budget_split=1.5)

@@ -251,6 +251,24 @@ def proba_argmax(clf, X):
     return np.argmax(clf.predict_proba(X), axis=1)
 
 
+def test_diffpid3_classifier_budget_split_stored_checked_in_fit_and_default_unchanged():
+    X, y = blobs(800)
+    bad = DiffPID3Classifier(budget_split=1.5)        # stored as given (sklearn), checked in fit
+    assert bad.budget_split == 1.5 and bad.get_params()["budget_split"] == 1.5
+    acc = dpselect.Accountant(epsilon=5.0)
+    with pytest.raises(ValueError, match="budget_split"):
+        DiffPID3Classifier(n_max=1000, feature_bounds=(0, 10), budget_split=1.5, accountant=acc).fit(X, y)
+    assert len(acc.history) == 0                      # nothing charged
+    base = dict(epsilon=1.0, depth=3, n_max=1000, feature_bounds=(0, 10), random_state=3)
+    a = DiffPID3Classifier(**base).fit(X, y).tree_
+    b = DiffPID3Classifier(**base, budget_split=0.5).fit(X, y).tree_
+    assert a.feature.tolist() == b.feature.tolist() and a.label.tolist() == b.label.tolist()
+    c = DiffPID3Classifier(**base, budget_split=0.8, accountant=acc).fit(X, y)
+    g = acc.history[-1].guarantee
+    assert repr(g) == repr(c.privacy_guarantee()) and g.epsilon(0) == pytest.approx(1.0, rel=1e-15)
+    assert g.epsilon(0) >= 1.0
+
+
 def test_estimators_same_seed_same_model_and_params_round_trip():
     X, y = blobs(800)
     for est in (DiffPID3Classifier(epsilon=1.0, depth=2, n_max=1000, feature_bounds=(0, 10), random_state=7),
@@ -405,6 +423,10 @@ def test_labels_read_from_y_warn_and_one_string_label_asks_for_classes():
     ({"classes": [0, 0]}, ValueError, "classes must be the two public class labels"),
     ({"random_state": "x"}, TypeError, "random_state must be"),
     ({"random_state": -1}, TypeError, "random_state must be"),
+    ({"budget_split": 0.0}, ValueError, r"budget_split must be a number in \(0, 1\)"),
+    ({"budget_split": 1.0}, ValueError, "budget_split"),
+    ({"budget_split": float("nan")}, ValueError, "budget_split"),
+    ({"budget_split": "half"}, TypeError, "budget_split"),
 ])
 def test_estimator_errors_name_their_parameter(params, exc, match):
     X, y = blobs(50)

@@ -89,6 +89,8 @@ def tree_search(**kw):
 @pytest.mark.parametrize("make", [
     lambda acc: DiffPID3Classifier(epsilon=0.9, depth=2, n_max=1500, feature_bounds=(0, 1), random_state=0,
                                    accountant=acc),
+    lambda acc: DiffPID3Classifier(epsilon=0.9, depth=2, n_max=1500, feature_bounds=(0, 1), random_state=0,
+                                   budget_split=0.3, accountant=acc),
     lambda acc: DPMOETClassifier(epsilon=0.9, population=6, generations=1, depth=1, max_depth=2, output=2,
                                  feature_bounds=(0, 1), random_state=0, accountant=acc),
     lambda acc: DPMOETClassifier(epsilon=0.9, population=6, generations=2, depth=1, max_depth=2, output=1,
@@ -104,11 +106,32 @@ def test_declared_guarantee_is_the_charge(make):
     assert declared.epsilon(0.0) == pytest.approx(0.9, rel=1e-12)
 
 
+@needs_tune
+def test_search_over_budget_split_is_not_refused():
+    # budget_split only divides the run's epsilon, which the search fixes: not a budget that depends on a
+    # searched parameter (every configuration's guarantee is ε at δ = 0, up to rounding)
+    X, y = blobs(600)
+    acc = dpselect.Accountant(epsilon=1.5, delta=1e-5, mode="basic")
+    s = PrivateSearchCV(DiffPID3Classifier(n_max=1000, feature_bounds=(0, 1)),
+                        {"budget_split": [0.25, 0.5, 0.75], "depth": [2, 3]}, epsilon=1.0, delta=1e-5, mean_runs=3,
+                        rng=0, accountant=acc).fit(X, y)
+    assert s.best_params_ is None or s.best_params_["budget_split"] in (0.25, 0.5, 0.75)
+    assert s.privacy_.epsilon(1e-5) <= 1.0 and len(acc.history) == 1
+    if s.best_estimator_ is not None:
+        assert s.best_estimator_.budget_split == s.best_params_["budget_split"]
+        assert s.best_estimator_.predict(X).shape == (600,)
+    for f in (0.25, 0.5, 0.75):
+        g = DiffPID3Classifier(epsilon=s.run_epsilon_, depth=3, budget_split=f).privacy_guarantee()
+        assert g.epsilon(0) == pytest.approx(s.run_epsilon_, rel=1e-14)
+
+
 def test_declared_guarantee_checks_its_parameters():
     with pytest.raises(ValueError, match="epsilon"):
         DiffPID3Classifier(epsilon=-1.0).privacy_guarantee()
     with pytest.raises(ValueError, match="depth"):
         DiffPID3Classifier(depth=-1).privacy_guarantee()
+    with pytest.raises(ValueError, match="budget_split"):
+        DiffPID3Classifier(budget_split=1.0).privacy_guarantee()
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -7,12 +7,17 @@
 * :func:`shifted_local_diffpid3` — ShiftedLocalDiffPID3: shifted local dampening (direction
   "increasing": the sensitivity of IG grows with IG) with the same sensitivity function.
 
-Alg. 4: with total budget B and depth d, every level gets ε = B / (2(d + 1)); a node spends ε on a noisy
-count of its records and ε on either the split selection or the noisy class counts of a leaf. Nodes of
-one level hold disjoint records (parallel composition), so the tree is B-DP (add/remove one record).
+Alg. 4: with total budget B and depth d, every level gets B / (d + 1); a node spends the fraction
+f = ``budget_split`` of it, ε_count = f·B/(d + 1), on a noisy count of its records and the rest,
+ε_select = (1 − f)·B/(d + 1), on either the split selection or the noisy class counts of a leaf. The
+thesis splits evenly (f = 1/2, the default: ε = B/(2(d + 1)) each); f is a public parameter of the
+mechanism, fixed before the data are seen (it may be searched by a private search such as
+:class:`~dpselect.sklearn.PrivateSearchCV`, never chosen from the training records). Nodes of one level
+hold disjoint records (parallel composition), so the tree is B-DP (add/remove one record) for every f.
 A node becomes a leaf when no attribute is left, the depth is exhausted, or
-N_T / (t·|C|) < √2/2 with N_T the noisy count and t the largest number of values of a remaining
-attribute; a leaf predicts argmax_c of noisy class counts (NoisyCount: Laplace noise of scale 1/ε).
+N_T / (t·|C|) < √2/2 with N_T the noisy count (Laplace noise of scale 1/ε_count) and t the largest number
+of values of a remaining attribute; a leaf predicts argmax_c of noisy class counts (NoisyCount: Laplace
+noise of scale 1/ε_select).
 Splits are multiway on discrete attributes (one child per value); numeric attributes (scaled to [0, 1])
 are discretised into ``bins`` equal-width bins first. An attribute is used at most once on a path.
 
@@ -40,6 +45,7 @@ sensitivity function.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -49,7 +55,7 @@ import numpy as np
 from .. import mechanisms
 from .._rng import check_rng
 from ..typing import RngLike
-from .._validation import check_int, check_positive
+from .._validation import check_int, check_positive, short_repr
 from ..dampening import dampen
 from ..sampling import laplace_below
 from ..tabular import TabularData
@@ -58,7 +64,9 @@ from ..utilities.information_gain import (IGTables, ig_count_tables, ig_global_s
 from .._boundary import charge, check_accountant
 from .._compat import keyword_only, renamed_values
 from ..accounting.accountant import Accountant
+from ..accounting._numeric import sum_up
 from ..accounting.composition import PureDPComposition
+from ..accounting.guarantees import PureDP
 from ..registry import get_mechanism, names
 from ..vocabulary import MechanismName
 
@@ -306,49 +314,89 @@ class _Plan:
     y: np.ndarray
     mechanism: str
     epsilon: float       # the total budget B
-    eps_level: float     # B / (2(d + 1)): one noisy count or one selection at each node of a level
+    eps_count: float     # f·B/(d + 1): the noisy count at each node of a level
+    eps_select: float    # (1 − f)·B/(d + 1): the split selection or the leaf's noisy class counts
+    budget_split: float  # f
     depth: int
     bins: int
     n_max: int
 
     @property
-    def guarantee(self) -> PureDPComposition:
-        """What the proof of Alg. 4 certifies: 2(d + 1) adaptive ε_level-DP steps (parallel composition
-        makes each level's noisy counts one ε_level-DP step and its selections another)."""
-        return _diffpid3_guarantee(self.eps_level, self.depth)
+    def guarantee(self) -> PureDPComposition | PureDP:
+        """What the proof of Alg. 4 certifies (see :func:`_diffpid3_guarantee`)."""
+        return _diffpid3_guarantee(self.epsilon, self.depth, self.budget_split)
 
 
-def _diffpid3_guarantee(eps_level: float, depth: int) -> PureDPComposition:
-    """``PureDPComposition(ε_level, 2(d + 1))``: the guarantee of a DiffPID3 tree (thesis Alg. 4).
+def _check_budget_split(budget_split: Any) -> float:
+    """A finite real number in the open interval (0, 1)."""
+    if isinstance(budget_split, bool) or not isinstance(budget_split, (numbers.Real, np.floating, np.integer)):
+        raise TypeError(f"budget_split must be a number in (0, 1), got {short_repr(budget_split)} "
+                        f"({type(budget_split).__name__})")
+    f = float(budget_split)
+    if not (0.0 < f < 1.0):     # (NaN fails the comparison)
+        raise ValueError(f"budget_split must be a number in (0, 1) (the fraction of each level's budget spent "
+                         f"on the noisy count), got {short_repr(budget_split)}")
+    return f
+
+
+def _level_budgets(epsilon: float, depth: int, budget_split: float) -> tuple[float, float]:
+    """(ε_count, ε_select) of every node: f·B/(d + 1) and (1 − f)·B/(d + 1).
+
+    ``budget_split = 0.5`` gives B/(2(d + 1)) twice, computed as before the parameter existed (the same
+    floats, so the same draws)."""
+    if budget_split == 0.5:
+        half = epsilon / (2 * (depth + 1))
+        return half, half
+    level = epsilon / (depth + 1)
+    return budget_split * level, (1.0 - budget_split) * level
+
+
+def _diffpid3_guarantee(epsilon: float, depth: int, budget_split: float = 0.5) -> PureDPComposition | PureDP:
+    """The guarantee of a DiffPID3 tree (thesis Alg. 4) of total budget ``epsilon`` = B and depth d.
 
     The records of the nodes of one level are disjoint, so by parallel composition all the noisy counts
-    of a level are one ε_level-DP release and all its selections (split attributes, or the leaves'
-    noisy class counts) another: a leaf's report-noisy-max with Laplace noise is pure ε_level-DP only,
-    so the step is charged as pure DP even where the splits are bounded range. The d + 1 levels make
+    of a level are one ε_count-DP release and all its selections (split attributes, or the leaves'
+    noisy class counts) one ε_select-DP release: a leaf's report-noisy-max with Laplace noise is pure DP
+    only, so the step is charged as pure DP even where the splits are bounded range. The d + 1 levels make
     2(d + 1) steps, each chosen after the earlier outputs (adaptive composition); at δ = 0 they add up to
     B. (The last level spends only its selection step; the charge is the proof's, which reserves both.)
+
+    * ``budget_split = 0.5`` (the thesis): ``PureDPComposition(B/(2(d + 1)), 2(d + 1))``, the optimal
+      composition of 2(d + 1) equal pure-DP steps (less than B at δ > 0);
+    * any other split: the steps are unequal (ε_count ≠ ε_select) and the library has no class for the
+      optimal composition of unequal pure-DP parts, so the guarantee is ``PureDP`` of their sum,
+      Σ_levels (ε_count + ε_select) = B, rounded up (the exact sum of the floats the tree spends, one ulp
+      up where it is not a float: never below what is spent) — basic composition, the same value as
+      :func:`~dpselect.accounting.compose_basic` of the 2(d + 1) parts. At δ = 0 it is the same B; at
+      δ > 0 it does not improve (PureDP's own conversion only).
     """
-    return PureDPComposition(eps_level, 2 * (depth + 1))
+    c, s = _level_budgets(epsilon, depth, budget_split)
+    if budget_split == 0.5:
+        return PureDPComposition(c, 2 * (depth + 1))
+    return PureDP(sum_up([c, s] * (depth + 1)))
 
 
 def _plan(data: TabularData, epsilon: float, depth: int, mechanism: Any, bins: int, n_max: int | None,
-          where: str, stacklevel: int) -> _Plan:
+          where: str, stacklevel: int, budget_split: Any = 0.5) -> _Plan:
     """Check every argument of a DiffPID3 run (no random bit is drawn)."""
     if not isinstance(data, TabularData):
         raise TypeError(f"data must be a dpselect.tabular.TabularData (load_table, load_nltcs, ...), "
                         f"got {type(data).__name__}")
     eps_total = check_positive(epsilon, "epsilon")
     d = check_int(depth, "depth", minimum=0)
+    f = _check_budget_split(budget_split)
     mech = get_mechanism(mechanism, allowed=_split_mechanisms()).name
     N = public_n_max(data.n_records, n_max, where, stacklevel=stacklevel)
     codes, n_values = discretise(data, bins)
-    return _Plan(codes, n_values, np.asarray(data.y, dtype=np.int64), mech, eps_total, eps_total / (2 * (d + 1)), d,
+    eps_count, eps_select = _level_budgets(eps_total, d, f)
+    return _Plan(codes, n_values, np.asarray(data.y, dtype=np.int64), mech, eps_total, eps_count, eps_select, f, d,
                  int(bins), N)
 
 
 def _grow(plan: _Plan, gen: np.random.Generator) -> DiffPID3Tree:
     """Grow the tree of a checked plan (all the randomness of a run)."""
-    builder = _TreeBuilder(plan.codes, plan.n_values, plan.y, plan.mechanism, plan.eps_level, plan.n_max, gen)
+    builder = _TreeBuilder(plan.codes, plan.n_values, plan.y, plan.mechanism, plan.eps_count, plan.eps_select,
+                           plan.n_max, gen)
     # breadth first over (node id, record indices, remaining attributes, remaining depth)
     queue = [(0, np.arange(plan.y.shape[0]), list(range(plan.codes.shape[1])), plan.depth)]
     while queue:
@@ -358,9 +406,9 @@ def _grow(plan: _Plan, gen: np.random.Generator) -> DiffPID3Tree:
 
 
 def _diffpid3(data: TabularData, epsilon: float, depth: int, mechanism: Any, bins: int, n_max: int | None,
-              rng: RngLike, accountant: Any, label: str) -> DiffPID3Tree:
+              rng: RngLike, accountant: Any, label: str, budget_split: Any = 0.5) -> DiffPID3Tree:
     # the warning's frames: warn, public_n_max, _plan, _diffpid3, the public function, its compat wrapper, user
-    plan = _plan(data, epsilon, depth, mechanism, bins, n_max, label, stacklevel=7)
+    plan = _plan(data, epsilon, depth, mechanism, bins, n_max, label, stacklevel=7, budget_split=budget_split)
     acc = check_accountant(accountant)
     gen = check_rng(rng)
     charge(acc, plan.guarantee, label=label)
@@ -371,7 +419,7 @@ def _diffpid3(data: TabularData, epsilon: float, depth: int, mechanism: Any, bin
 @keyword_only("epsilon", "depth")
 def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: MechanismName = "local_dampening",
              bins: int = 10, n_max: int | None = None, rng: RngLike = None,
-             accountant: Accountant | None = None) -> DiffPID3Tree:
+             accountant: Accountant | None = None, budget_split: float = 0.5) -> DiffPID3Tree:
     """Build a DiffPID3 tree (thesis Alg. 4) with total budget ``epsilon`` (B-DP, add/remove one record).
 
     Parameters
@@ -379,8 +427,8 @@ def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: Mechan
     data : TabularData
         Training table (binary class).
     epsilon : float
-        Total privacy budget B; each of the d + 1 levels gets 2·B/(2(d + 1)). ``epsilon`` and ``depth``
-        are keyword-only (given positionally they still work for one release, with a
+        Total privacy budget B; each of the d + 1 levels gets B/(d + 1), split by ``budget_split``.
+        ``epsilon`` and ``depth`` are keyword-only (given positionally they still work for one release, with a
         ``DeprecationWarning``; also in :func:`global_diffpid3`, :func:`local_diffpid3` and
         :func:`shifted_local_diffpid3`).
     depth : int
@@ -400,13 +448,22 @@ def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: Mechan
     rng : Generator, int or None
     accountant : dpselect.Accountant, optional
         Charged what the proof of Alg. 4 certifies, under the label ``"diffpid3"`` (or the variant's
-        name): ``PureDPComposition(B / (2(d + 1)), 2(d + 1))``. By parallel composition over the
-        disjoint nodes of a level, a level's noisy counts are one B/(2(d + 1))-DP step and its
-        selections another (pure DP: a leaf's noisy class counts are report-noisy-max with Laplace
-        noise), so the tree is an adaptive composition of 2(d + 1) such steps: B at δ = 0, less at
-        δ > 0 in the accountant's ``"adaptive"``/``"fixed"`` modes. The charge comes after the
-        arguments are checked and before any random bit is drawn: a refused release raises
-        :class:`~dpselect.BudgetExceededError`, records nothing and leaves ``rng`` untouched.
+        name). By parallel composition over the disjoint nodes of a level, a level's noisy counts are
+        one ε_count-DP step and its selections one ε_select-DP step (pure DP: a leaf's noisy class counts
+        are report-noisy-max with Laplace noise), so the tree is an adaptive composition of 2(d + 1) such
+        steps. With ``budget_split = 0.5``: ``PureDPComposition(B / (2(d + 1)), 2(d + 1))``, B at
+        δ = 0, less at δ > 0 in the accountant's ``"adaptive"``/``"fixed"`` modes. With another split
+        the steps are unequal and the charge is ``PureDP(B)`` (basic composition: the sum of the
+        2(d + 1) parts, rounded up; the library has no optimal composition of unequal pure-DP parts).
+        The charge comes after the arguments are checked and before any random bit is drawn: a refused
+        release raises :class:`~dpselect.BudgetExceededError`, records nothing and leaves ``rng``
+        untouched.
+    budget_split : float, default 0.5
+        The fraction f, 0 < f < 1, of each level's budget B/(d + 1) spent on the nodes' noisy counts
+        (ε_count = f·B/(d + 1), the Laplace scale 1/ε_count of the stopping rule); the rest,
+        ε_select = (1 − f)·B/(d + 1), goes to the split selection or the leaf's noisy class counts.
+        Public (fixed before the data are seen); 0.5 is the thesis's even split. Out of range: a
+        ``ValueError`` before any random bit is drawn or any budget charged.
 
     Returns
     -------
@@ -425,19 +482,24 @@ def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: Mechan
     >>> _ = diffpid3(d, epsilon=0.6, depth=2, n_max=21574, rng=0, accountant=acc)
     >>> acc.history[-1].label, acc.history[-1].guarantee   # 3 levels: 2 steps of 0.6 / 6 each
     ('diffpid3', PureDPComposition(epsilon0=0.09999999999999999, k=6))
+    >>> _ = diffpid3(d, epsilon=0.3, depth=2, n_max=21574, rng=0, budget_split=0.25, accountant=acc)
+    >>> acc.history[-1].guarantee   # 3 levels of 0.1: 0.025 on the counts, 0.075 on the selections
+    PureDP(epsilon=0.3)
     """
-    return _diffpid3(data, epsilon, depth, mechanism, bins, n_max, rng, accountant, "diffpid3")
+    return _diffpid3(data, epsilon, depth, mechanism, bins, n_max, rng, accountant, "diffpid3", budget_split)
 
 
 class _TreeBuilder:
-    """The growing tree as flat arrays; :meth:`grow` turns one node into a leaf or a split (ε per level)."""
+    """The growing tree as flat arrays; :meth:`grow` turns one node into a leaf or a split (ε_count on the
+    noisy count, ε_select on the split or the leaf's class counts)."""
 
     n_classes = 2
 
-    def __init__(self, codes: np.ndarray, n_values: np.ndarray, y: np.ndarray, mech: str, eps: float, n_max: int,
-                 gen: np.random.Generator) -> None:
+    def __init__(self, codes: np.ndarray, n_values: np.ndarray, y: np.ndarray, mech: str, eps_count: float,
+                 eps_select: float, n_max: int, gen: np.random.Generator) -> None:
         self.codes, self.n_values, self.y = codes, n_values, y
-        self.mech, self.eps, self.n_max, self.gen = mech, eps, n_max, gen
+        self.mech, self.n_max, self.gen = mech, n_max, gen
+        self.eps_count, self.eps_select = eps_count, eps_select
         self.feature: list[int] = [-1]
         self.first_child: list[int] = [-1]
         self.label: list[int] = [0]
@@ -449,7 +511,7 @@ class _TreeBuilder:
             return []
         tabs = IGTables(ig_count_tables(self.codes[rows][:, attrs], self.y[rows], self.n_values[attrs].tolist(),
                                         self.n_classes))
-        a = attrs[_select_split(tabs, self.mech, self.eps, self.n_max, self.gen)]
+        a = attrs[_select_split(tabs, self.mech, self.eps_select, self.n_max, self.gen)]
         k = int(self.n_values[a])
         start = len(self.feature)
         self.feature[node], self.first_child[node] = a, start
@@ -463,17 +525,17 @@ class _TreeBuilder:
         return [(start + v, rows[order[cuts[v]:cuts[v + 1]]], rest, left - 1) for v in range(k)]
 
     def _too_small(self, rows: np.ndarray, attrs: list[int]) -> bool:
-        """Stopping rule (n + Laplace(1/ε)) / (t·C) < √2/2, released as one bit and sampled exactly
+        """Stopping rule (n + Laplace(1/ε_count)) / (t·C) < √2/2, released as one bit and sampled exactly
         (threshold − n as an exact rational; no float Laplace variate, see dpselect.sampling)."""
         t = max(int(self.n_values[a]) for a in attrs)
-        return bool(laplace_below(Fraction(math.sqrt(2) / 2 * t * self.n_classes) - rows.size, 1.0 / self.eps,
-                                  self.gen))
+        return bool(laplace_below(Fraction(math.sqrt(2) / 2 * t * self.n_classes) - rows.size,
+                                  1.0 / self.eps_count, self.gen))
 
     def _leaf_label(self, rows: np.ndarray) -> int:
-        """argmax of the class counts + Laplace(1/ε) = report-noisy-max with Laplace noise (counts move
+        """argmax of the class counts + Laplace(1/ε_select) = report-noisy-max with Laplace noise (counts move
         monotonically, Δ = 1), sampled exactly."""
         counts = np.bincount(self.y[rows], minlength=self.n_classes).astype(np.float64)
-        return int(mechanisms.report_noisy_max(counts, epsilon=self.eps, sensitivity=1.0, noise="laplace",
+        return int(mechanisms.report_noisy_max(counts, epsilon=self.eps_select, sensitivity=1.0, noise="laplace",
                                                monotonic=True, rng=self.gen))
 
 
@@ -492,12 +554,13 @@ def _select_split(tabs: IGTables, mech: str, eps: float, n_max: int, gen: np.ran
 
 @keyword_only("epsilon", "depth")
 def global_diffpid3(data: TabularData, *, epsilon: float, depth: int, bins: int = 10, n_max: int | None = None,
-                    rng: RngLike = None, accountant: Accountant | None = None) -> DiffPID3Tree:
+                    rng: RngLike = None, accountant: Accountant | None = None,
+                    budget_split: float = 0.5) -> DiffPID3Tree:
     """GlobalDiffPID3: :func:`diffpid3` with the exponential mechanism and ΔIG.
 
     Parameters
     ----------
-    data, epsilon, depth, bins, n_max, rng
+    data, epsilon, depth, bins, n_max, rng, budget_split
         As in :func:`diffpid3`.
     accountant : dpselect.Accountant, optional
         Charged as in :func:`diffpid3`, under the label ``"global_diffpid3"``.
@@ -514,17 +577,19 @@ def global_diffpid3(data: TabularData, *, epsilon: float, depth: int, bins: int 
     >>> global_diffpid3(t, epsilon=50.0, depth=1, n_max=100, rng=0).mechanism
     'exponential'
     """
-    return _diffpid3(data, epsilon, depth, "exponential", bins, n_max, rng, accountant, "global_diffpid3")
+    return _diffpid3(data, epsilon, depth, "exponential", bins, n_max, rng, accountant, "global_diffpid3",
+                     budget_split)
 
 
 @keyword_only("epsilon", "depth")
 def local_diffpid3(data: TabularData, *, epsilon: float, depth: int, bins: int = 10, n_max: int | None = None,
-                   rng: RngLike = None, accountant: Accountant | None = None) -> DiffPID3Tree:
+                   rng: RngLike = None, accountant: Accountant | None = None,
+                   budget_split: float = 0.5) -> DiffPID3Tree:
     """LocalDiffPID3: :func:`diffpid3` with local dampening and the element local sensitivity of IG.
 
     Parameters
     ----------
-    data, epsilon, depth, bins, n_max, rng
+    data, epsilon, depth, bins, n_max, rng, budget_split
         As in :func:`diffpid3`.
     accountant : dpselect.Accountant, optional
         Charged as in :func:`diffpid3`, under the label ``"local_diffpid3"``.
@@ -541,17 +606,19 @@ def local_diffpid3(data: TabularData, *, epsilon: float, depth: int, bins: int =
     >>> local_diffpid3(t, epsilon=50.0, depth=1, n_max=100, rng=0).mechanism
     'local_dampening'
     """
-    return _diffpid3(data, epsilon, depth, "local_dampening", bins, n_max, rng, accountant, "local_diffpid3")
+    return _diffpid3(data, epsilon, depth, "local_dampening", bins, n_max, rng, accountant, "local_diffpid3",
+                     budget_split)
 
 
 @keyword_only("epsilon", "depth")
 def shifted_local_diffpid3(data: TabularData, *, epsilon: float, depth: int, bins: int = 10, n_max: int | None = None,
-                           rng: RngLike = None, accountant: Accountant | None = None) -> DiffPID3Tree:
+                           rng: RngLike = None, accountant: Accountant | None = None,
+                           budget_split: float = 0.5) -> DiffPID3Tree:
     """ShiftedLocalDiffPID3: :func:`diffpid3` with shifted local dampening (direction "increasing").
 
     Parameters
     ----------
-    data, epsilon, depth, bins, n_max, rng
+    data, epsilon, depth, bins, n_max, rng, budget_split
         As in :func:`diffpid3`.
     accountant : dpselect.Accountant, optional
         Charged as in :func:`diffpid3`, under the label ``"shifted_local_diffpid3"``.
@@ -569,4 +636,4 @@ def shifted_local_diffpid3(data: TabularData, *, epsilon: float, depth: int, bin
     'shifted_local_dampening'
     """
     return _diffpid3(data, epsilon, depth, "shifted_local_dampening", bins, n_max, rng, accountant,
-                     "shifted_local_diffpid3")
+                     "shifted_local_diffpid3", budget_split)

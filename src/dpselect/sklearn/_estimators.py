@@ -353,6 +353,11 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
         Split selection (aliases EM, LD, SLD).
     bins : int, default 10
         Equal-width bins of every numeric feature (after scaling by ``feature_bounds``).
+    budget_split : float, default 0.5
+        The fraction f, 0 < f < 1, of each level's budget ε/(d + 1) spent on the nodes' noisy counts; the
+        rest, (1 − f)·ε/(d + 1), goes to the split selection or the leaf's noisy class counts (0.5: the
+        thesis's even split). Public; checked in ``fit`` (a ``ValueError`` before any budget is charged).
+        It only divides ``epsilon``, so :class:`~dpselect.sklearn.PrivateSearchCV` may search it.
     n_max : int, optional
         **Public** upper bound on the number of training records (e.g.
         :data:`dpselect.datasets.PUBLIC_TABLE_SIZE`), for ΔIG and the saturation of the local sensitivity.
@@ -379,10 +384,11 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
     accountant : dpselect.Accountant, optional
         Every ``fit`` is charged to it, under the label ``"DiffPID3Classifier.fit"``, what the DiffPID3
         proof certifies (:func:`dpselect.apps.diffpid3.diffpid3`: ``PureDPComposition(ε/(2(d + 1)),
-        2(d + 1))``), after ``X``, ``y`` and the parameters are checked and before any random bit is
-        drawn: a fit the budget cannot pay raises :class:`~dpselect.BudgetExceededError` and leaves the
-        estimator unfitted (and ``random_state`` untouched). ``sklearn.base.clone`` (and so
-        ``GridSearchCV``, ``cross_val_score``) gives every clone **the same accountant object**, never a
+        2(d + 1))`` with ``budget_split = 0.5``, ``PureDP(ε)`` with another split), after ``X``, ``y``
+        and the parameters are checked and before any random bit is drawn: a fit the budget cannot pay
+        raises :class:`~dpselect.BudgetExceededError` and leaves the estimator unfitted (and
+        ``random_state`` untouched). ``sklearn.base.clone`` (and so ``GridSearchCV``,
+        ``cross_val_score``) gives every clone **the same accountant object**, never a
         copy: all their fits are charged to one budget.
 
     Attributes
@@ -434,6 +440,9 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
     >>> clf = DiffPID3Classifier(epsilon=2.0, depth=2, n_max=2000, feature_bounds=(0, 10), random_state=0)
     >>> clf.fit(X, y).score(X, y) > 0.9
     True
+    >>> DiffPID3Classifier(epsilon=2.0, depth=2, budget_split=0.3, n_max=2000, feature_bounds=(0, 10),
+    ...                    random_state=0).fit(X, y).score(X, y) > 0.5
+    True
     """
 
     @keyword_only("epsilon", "depth", "mechanism", "bins", "n_max", "feature_bounds", "categories", "classes",
@@ -441,11 +450,12 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
     def __init__(self, *, epsilon: float = 1.0, depth: int = 5, mechanism: MechanismName = "local_dampening", bins: int = 10,
                  n_max: int | None = None, feature_bounds: Any = None, categories: Mapping | None = None,
                  classes: Sequence | None = None, random_state: Any = None,
-                 accountant: Accountant | None = None) -> None:
+                 accountant: Accountant | None = None, budget_split: float = 0.5) -> None:
         self.epsilon = epsilon
         self.depth = depth
         self.mechanism = mechanism
         self.bins = bins
+        self.budget_split = budget_split
         self.n_max = n_max
         self.feature_bounds = feature_bounds
         self.categories = categories
@@ -487,7 +497,7 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
                           stacklevel=2)
         # stacklevel 5: warn, public_n_max, _plan, fit, the user's call
         plan = _diffpid3._plan(data, self.epsilon, self.depth, mechanism, self.bins, self.n_max,
-                               "DiffPID3Classifier.fit", stacklevel=5)
+                               "DiffPID3Classifier.fit", stacklevel=5, budget_split=self.budget_split)
         self._charge(plan.guarantee)
         self.tree_ = _diffpid3._grow(plan, source())
         return self
@@ -499,17 +509,20 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
         Returns
         -------
         dpselect.accounting.Guarantee
-            ``PureDPComposition(epsilon / (2(depth + 1)), 2(depth + 1))`` (ε at δ = 0), with respect to
+            ``PureDPComposition(epsilon / (2(depth + 1)), 2(depth + 1))`` (ε at δ = 0) with
+            ``budget_split = 0.5``, ``PureDP(epsilon)`` (rounded up) with another split, with respect to
             adding or removing one record of ``(X, y)``; what ``fit`` charges.
 
         Examples
         --------
         >>> DiffPID3Classifier(epsilon=1.2, depth=2).privacy_guarantee()
         PureDPComposition(epsilon0=0.19999999999999998, k=6)
+        >>> DiffPID3Classifier(epsilon=1.2, depth=2, budget_split=0.25).privacy_guarantee()
+        PureDP(epsilon=1.2)
         """
         eps = check_positive(self.epsilon, "epsilon")
         d = check_int(self.depth, "depth", minimum=0)
-        return _diffpid3._diffpid3_guarantee(eps / (2 * (d + 1)), d)
+        return _diffpid3._diffpid3_guarantee(eps, d, _diffpid3._check_budget_split(self.budget_split))
 
     def _positive_fraction(self, Xs: np.ndarray) -> np.ndarray:
         codes = np.empty(Xs.shape, dtype=np.int64)
