@@ -473,3 +473,19 @@ def test_a_top_k_of_epsilon_over_k_fits_a_budget_of_exactly_epsilon():
             acc.charge(get_mechanism(mech).privacy(1.0, k=k))
             assert acc.spent().epsilon(0.0) <= 1.0 + 1e-12
             assert not acc.can_afford(get_mechanism(mech).privacy(1e-9))
+
+
+def test_adaptive_refusal_hints_basic_mode_when_it_would_fit():
+    # the zCDP filter of mode="adaptive" (δ > 0) refuses PureDP(1) against (2, 1e-4); adding ε's would fit
+    for g in (PureDP(1.0), ApproxDP(1.0, 1e-5)):
+        acc = Accountant(epsilon=2.0, delta=1e-4)
+        with pytest.raises(BudgetExceededError, match="mode='basic'"):
+            acc.charge(g)
+        assert Accountant(epsilon=2.0, delta=1e-4, mode="basic").charge(g).guarantee == g
+    # no hint where basic composition would not fit either, nor in the other modes
+    with pytest.raises(BudgetExceededError) as info:
+        Accountant(epsilon=2.0, delta=1e-4).charge(PureDP(3.0))
+    assert "mode='basic'" not in str(info.value)
+    with pytest.raises(BudgetExceededError) as info:
+        Accountant(epsilon=2.0, delta=1e-4, mode="basic").charge(PureDP(3.0))
+    assert "Basic composition" not in str(info.value)

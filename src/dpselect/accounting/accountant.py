@@ -360,6 +360,28 @@ class Accountant:
         with self._lock:
             return self._fits(guarantee, c)[0]
 
+    def _basic_hint(self, guarantee: Guarantee) -> str:
+        """A hint for a refusal in "adaptive" mode that basic composition would have accepted.
+
+        The adaptive filter with δ > 0 goes through zCDP, which is worse than adding ε's for a few large
+        pure charges (PureDP(1) alone does not fit (2, 1e-4) there); the user picks the mode in advance."""
+        if self.mode != "adaptive" or self.delta == 0.0:
+            return ""
+        eps = dlt = Fraction(0)
+        for g in [r.guarantee for r in self._history] + [guarantee]:
+            if isinstance(g, ApproxDP):
+                e, d = g.epsilon_, g.delta_
+            else:
+                e, d = g.epsilon(0.0), 0.0
+            if not math.isfinite(e):
+                return ""
+            eps, dlt = eps + Fraction(e), dlt + Fraction(d)
+        if eps <= Fraction(self.epsilon) and dlt <= Fraction(self.delta):
+            return (f" Basic composition would accept it (ε's and δ's add up to {float(eps):.6g}, "
+                    f"{float(dlt):.3g}): for a few large charges create the Accountant with mode='basic' "
+                    "(chosen before any release; docs/accounting.md).")
+        return ""
+
     def charge(self, guarantee: Guarantee, *, label: str | None = None) -> ChargeRecord:
         """Record a release of ``guarantee``, or refuse it.
 
@@ -413,7 +435,7 @@ class Accountant:
                 raise BudgetExceededError(
                     f"charging {guarantee!r}{where} would exceed the budget (epsilon={self.epsilon!r}, "
                     f"delta={self.delta!r}, mode={self.mode!r}); spent so far: {spent!r} over "
-                    f"{len(self._history)} charge(s). Nothing was released or recorded.",
+                    f"{len(self._history)} charge(s). Nothing was released or recorded.{self._basic_hint(guarantee)}",
                     guarantee=guarantee, label=label, spent=spent)
             self._e, self._d, self._r = e, d, r
             if self._track == "fixed":
