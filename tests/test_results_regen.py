@@ -76,6 +76,9 @@ CASES = {
     "quantiles": Case("quantiles/quantiles.csv",
                       ["reproduce", "quantiles", "--runs", "2", "--epsilons", "0.1", "--ms", "9",
                        "--datasets", "hepth"]),
+    "quantiles-add-remove": Case("quantiles-add-remove/quantiles.csv",
+                                 ["reproduce", "quantiles", "--neighbours", "add_remove", "--runs", "2",
+                                  "--epsilons", "0.1", "--ms", "9", "--datasets", "hepth"]),
     # every value except the sampled column is an exact probability and does not depend on --samples or
     # --full-max-n (which only adds the full-hypercube check). Those probabilities come from float exp / log
     # (dpselect.binary) and a BLAS dot product, whose last bit depends on the CPU's SIMD level and the numpy
