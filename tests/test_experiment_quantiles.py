@@ -135,8 +135,10 @@ def test_add_remove_run_drops_the_refused_methods_and_says_the_model(tmp_path, m
     assert main(argv) == 0
     with (tmp_path / "quantiles.csv").open() as fh:
         rows = list(csv.DictReader(fh))
-    assert {r["method"] for r in rows} == set(Q.METHODS) - {"joint", "unbounded"}
+    assert {r["method"] for r in rows} == set(Q.METHODS) - {"joint", "unbounded", "recursive-relative",
+                                                            "recursive-relative-grid"}
     assert all(r["status"] == "ok" and float(r["value"]) >= -1e-15 for r in rows)
     md = (tmp_path / "quantiles.md").read_text()
     assert "add/remove-one neighbours" in md.splitlines()[0] and "--neighbours add_remove" in md
     assert "Refused under add/remove neighbours (no rows): joint, unbounded." in md
+    assert "(no rows): recursive-relative, recursive-relative-grid." in md

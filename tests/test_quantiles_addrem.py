@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -14,10 +13,10 @@ import dpselect
 from dpselect.accounting.composition import AdaptiveBoundedRangeComposition
 from dpselect.quantiles import _api
 from dpselect.quantiles._grid import grid_probabilities
-from dpselect.quantiles._recursive import depth, recursive_grid_quantiles, recursive_quantiles
+from dpselect.quantiles._recursive import recursive_grid_quantiles, recursive_quantiles
 from dpselect.quantiles._single import target_twice
 
-from test_quantiles import _joint_utility2, _log_density, _recursive_log_densities
+from test_quantiles import _joint_utility2, _log_density
 
 _UNIVERSE = (0.0, 1.0, 2.0, 3.0)
 _CANDS = np.array([0.0, 1.0, 2.0, 3.0])
@@ -44,27 +43,6 @@ def _grid_law(v, c, i, k, open_low, T, eps0):
                               open_low)
 
 
-def _recursive_grid_log_prob(vals, cnt, qs, eps0, out):
-    """log P(recursive grid release = _CANDS[out]) with the relative targets (add/remove): the product of the
-    single releases' exact probabilities along the tree the outputs determine."""
-    def go(v, c, i, k, open_low, pa, pb, ts, first):
-        if not ts:
-            return 0.0
-        mid = len(ts) // 2
-        p = ts[mid]
-        j = out[first + mid]
-        if not i <= j <= k:
-            return -math.inf
-        T = target_twice((p - pa) / (pb - pa), int(c.sum()))
-        pr = _grid_law(tuple(v), tuple(c), i, k, open_low, T, eps0)[j - i]
-        cut = int(np.searchsorted(v, _CANDS[j], side="right"))
-        return (math.log(pr) + go(v[:cut], c[:cut], i, j, open_low, pa, p, ts[:mid], first)
-                + go(v[cut:], c[cut:], j, k, True, p, pb, ts[mid + 1:], first + mid + 1))
-
-    ts = [Fraction(float(q)) for q in qs]
-    return go(vals, cnt, 0, _CANDS.size - 1, False, Fraction(0), Fraction(1), ts, 0)
-
-
 def _independent_grid_log_prob(vals, cnt, qs, eps0, out):
     n = int(cnt.sum())
     return sum(math.log(grid_probabilities(vals, cnt, _CANDS, target_twice(q, n), eps0)[j]) for q, j in zip(qs, out))
@@ -73,8 +51,6 @@ def _independent_grid_log_prob(vals, cnt, qs, eps0, out):
 def _grid_audit(law, eps0, qs, max_n=4):
     m = len(qs)
     outs = list(itertools.product(range(_CANDS.size), repeat=m))
-    if law is _recursive_grid_log_prob:
-        outs = [o for o in outs if all(a <= b for a, b in zip(o, o[1:]))]
     cache = {}
 
     def logp(d):
@@ -89,27 +65,6 @@ def _grid_audit(law, eps0, qs, max_n=4):
 
 
 _POINTS = np.array([k + f for k in range(4) for f in (0.1, 0.5, 0.9)])
-
-
-def _interval_audit(eps0, qs, max_n=4):
-    """m = 3 on bounds (0, 4): the joint log-density f_mid(v) + f_left(w | v) + f_right(z | v) on a grid of
-    points, relative targets; worst |log ratio| over the add/remove pairs (bounded per v_mid by the extreme
-    differences of the independent children, as in tests/test_quantiles.py)."""
-    cache = {}
-
-    def dens(d):
-        if d not in cache:
-            cache[d] = _recursive_log_densities(d, eps0, _POINTS, qs=qs, anchored=False)
-        return cache[d]
-
-    worst = 0.0
-    for x, y in _add_remove_pairs(max_n):
-        for (mx, lx, rx), (my, ly, ry) in zip(dens(x), dens(y)):
-            dl, dr = lx - ly, rx - ry
-            hi = (mx - my) + (dl.max() if dl.size else 0.0) + (dr.max() if dr.size else 0.0)
-            lo = (mx - my) + (dl.min() if dl.size else 0.0) + (dr.min() if dr.size else 0.0)
-            worst = max(worst, abs(hi), abs(lo))
-    return worst
 
 
 def _independent_interval_audit(eps0, qs, max_n=4):
@@ -128,27 +83,8 @@ def _independent_interval_audit(eps0, qs, max_n=4):
     return worst
 
 
-#: qs at which the unsplit release fails the audit on this small universe (at (0.25, 0.5, 0.75) it does not:
-#: 0.89 (interval) and 0.71 (grid) at ε0 = ε)
-_LOOSE_QS = (0.1, 0.4, 0.9)
-
-
-@pytest.mark.parametrize("qs", [(0.25, 0.5, 0.75), (0.2, 0.3, 0.9), _LOOSE_QS])
-def test_recursive_exact_audit_add_remove_interval(qs):
-    eps = 1.0
-    worst = _interval_audit(eps / depth(3), qs)          # ε/L, L = 2
-    assert 0.3 * eps < worst <= eps + 1e-9
-    if qs == _LOOSE_QS:
-        assert _interval_audit(eps, qs) > eps + 0.3       # not vacuous: without the split it fails (1.372)
-
-
-@pytest.mark.parametrize("qs", [(0.25, 0.5, 0.75), (0.2, 0.3, 0.9), _LOOSE_QS])
-def test_recursive_exact_audit_add_remove_grid(qs):
-    eps = 1.0
-    worst = _grid_audit(_recursive_grid_log_prob, eps / depth(3), qs)
-    assert 0.3 * eps < worst <= eps + 1e-9
-    if qs == _LOOSE_QS:
-        assert _grid_audit(_recursive_grid_log_prob, eps, qs) > eps + 0.04     # 1.069
+# The recursive method's add/remove audits (the shipped plan: relative targets, ε/(L·μ) per subproblem; interval
+# and grid at m = 3, grid at m = 7) and its sampler's χ² are in tests/test_quantiles_relative.py.
 
 
 @pytest.mark.parametrize("qs", [(0.25, 0.5, 0.75), (0.2, 0.3, 0.9)])
@@ -158,15 +94,6 @@ def test_independent_exact_audit_add_remove(qs):
         worst = audit(eps / 3, qs)
         assert 0.3 * eps < worst <= eps + 1e-9
         assert audit(eps, qs) > eps + 0.04
-
-
-def test_recursive_exact_audit_add_remove_grid_three_levels():
-    eps = 1.0
-    qs = (0.1, 0.2, 0.3, 0.5, 0.6, 0.8, 0.9)      # m = 7, L = 3
-    assert depth(7) == 3
-    worst = _grid_audit(_recursive_grid_log_prob, eps / 3, qs)
-    assert 0.3 * eps < worst <= eps + 1e-9                                    # 0.427
-    assert _grid_audit(_recursive_grid_log_prob, eps, qs) > eps + 0.04        # 1.322
 
 
 # ---------------------------------------------------------------------------------------------
@@ -239,9 +166,9 @@ def test_accountant_charge_and_the_internal_functions(grid):
         gen = np.random.default_rng(7)
         if resolved == "recursive" and grid:
             ref = recursive_grid_quantiles(vals, cnt, uq, epsilon=2.0, cands=np.arange(11.0), gen=gen,
-                                           eps0=1.0, anchored=False)
+                                           add_remove=True)
         elif resolved == "recursive":
-            ref = recursive_quantiles(vals, cnt, uq, epsilon=2.0, lo=0.0, hi=10.0, gen=gen, eps0=1.0, anchored=False)
+            ref = recursive_quantiles(vals, cnt, uq, epsilon=2.0, lo=0.0, hi=10.0, gen=gen, add_remove=True)
         else:
             ref = _api.grid_quantiles(vals, cnt, uq, epsilon=2.0, candidates=np.arange(11.0), method="independent",
                                       rng=gen) if grid else \
@@ -274,24 +201,6 @@ def test_replace_one_default_is_unchanged():
         b = dpselect.quantiles(_X, [0.1, 0.5, 0.9], epsilon=1.0, method="recursive", rng=3,
                                neighbours="replace_one", **kw)
         assert a.tolist() == b.tolist()
-
-
-def test_add_remove_grid_sampler_matches_its_exact_law():
-    from scipy.stats import chisquare
-    qs = (0.25, 0.5, 0.75)
-    vals, cnt = _grouped((0.0, 1.0, 1.0, 3.0, 3.0))
-    outs = [o for o in itertools.product(range(4), repeat=3) if o[0] <= o[1] <= o[2]]
-    p = np.exp([_recursive_grid_log_prob(vals, cnt, qs, 0.75, o) for o in outs])
-    gen = np.random.default_rng(11)
-    draws = 2000
-    idx = {o: i for i, o in enumerate(outs)}
-    obs = np.zeros(len(outs))
-    for _ in range(draws):
-        v = dpselect.quantiles([0.0, 1.0, 1.0, 3.0, 3.0], qs, epsilon=1.5, candidates=_CANDS, method="recursive",
-                               rng=gen, neighbours="add_remove")
-        obs[idx[tuple(int(c) for c in v)]] += 1
-    assert (p * draws >= 5).all()
-    assert chisquare(obs, p * draws).pvalue > 1e-3
 
 
 def test_dask_passes_neighbours_through():

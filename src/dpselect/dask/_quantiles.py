@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike
 from .._boundary import check_accountant
 from .._validation import check_positive
 from ..accounting.accountant import Accountant
+from ..quantiles._recursive import resolve_targets
 from ..quantiles._api import (_check_bounds, _check_method, _check_neighbours, _check_qs, _refuse_add_remove,
                               quantiles as _quantiles)
 from ..typing import RngLike
@@ -132,7 +133,8 @@ def _summarise(series: Any, bins: ArrayLike | None = None) -> tuple[np.ndarray, 
 
 def quantiles(series: Any, qs: ArrayLike, *, epsilon: float, bounds: tuple[float, float] | None = None,
               method: str = "auto", bins: ArrayLike | None = None, rng: RngLike = None,
-              accountant: Accountant | None = None, neighbours: str = "replace_one") -> np.ndarray:
+              accountant: Accountant | None = None, neighbours: str = "replace_one",
+              targets: str | None = None) -> np.ndarray:
     """Private quantiles of a dask Series or 1-D dask array, with the law of :func:`dpselect.quantiles`.
 
     What it releases: exactly what ``dpselect.quantiles(values, qs, counts=counts, epsilon=..., bounds=...,
@@ -168,6 +170,8 @@ def quantiles(series: Any, qs: ArrayLike, *, epsilon: float, bounds: tuple[float
         any random bit; the arguments are checked before the pass over the data.
     neighbours : {"replace_one", "add_remove"}
         The neighbour model, as in :func:`dpselect.quantiles`.
+    targets : {"anchored", "relative"} or None
+        The recursive method's targets, as in :func:`dpselect.quantiles`.
 
     Returns
     -------
@@ -188,6 +192,7 @@ def quantiles(series: Any, qs: ArrayLike, *, epsilon: float, bounds: tuple[float
     _check_bounds(bounds)
     meth = _check_method(method)
     nb = _check_neighbours(neighbours)
+    resolve_targets(targets, nb == "add_remove")
     _refuse_add_remove(nb, unbounded=bounds is None, method=meth)
     check_accountant(accountant)
     edges = _check_bins(bins)
@@ -196,4 +201,5 @@ def quantiles(series: Any, qs: ArrayLike, *, epsilon: float, bounds: tuple[float
     if values.size == 0:
         raise ValueError("series must hold at least one value")
     return _quantiles(values, qs, epsilon=epsilon, bounds=bounds, method=method,  # type: ignore[arg-type]
-                      counts=counts, rng=rng, accountant=accountant, neighbours=nb)
+                      counts=counts, rng=rng, accountant=accountant, neighbours=nb,
+                      targets=targets)  # type: ignore[arg-type]

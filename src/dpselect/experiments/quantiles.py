@@ -21,7 +21,9 @@ Methods: dpselect's ``joint``, ``recursive``, ``auto``, ``independent`` (interva
 (``candidates=np.arange(4096)`` instead of the bounds: every output is a bin value, chosen by the window
 utility that lets a bin holding an atom be optimal for every q inside it): ``recursive-grid``,
 ``independent-grid`` and ``auto-grid``. Their seeds take method indices after the baselines', so adding
-them changed no other row. ``--baselines opendp,diffprivlib`` adds rows of third-party libraries when they
+them changed no other row. ``recursive-relative`` and ``recursive-relative-grid``: the recursive method with
+``targets="relative"`` (each subproblem's own share λ·n_S at ε/(2L·μ), about ε/L per release instead of
+ε/(2L − 1); seeds after the grid methods'); under add/remove they are ``recursive`` itself and are dropped. ``--baselines opendp,diffprivlib`` adds rows of third-party libraries when they
 import (a benchmark-only environment, ``benchmarks/requirements-quantiles.txt``; never a dpselect
 dependency):
 
@@ -75,17 +77,21 @@ DATASETS = ("hepth", "adultfrank", "medcost", "nettrace", "searchlogs", "income"
 EPSILONS = (0.01, 0.1, 1.0)
 MS = (3, 9, 99)
 METHODS = ("joint", "recursive", "auto", "independent", "unbounded", "recursive-grid", "independent-grid",
-           "auto-grid")
+           "auto-grid", "recursive-relative", "recursive-relative-grid")
 BASELINES = ("opendp", "diffprivlib")
 #: the method index in the seeds: the grid methods come after the baselines (the rows of the others unchanged)
 _SEED_ORDER = ("joint", "recursive", "auto", "independent", "unbounded", "opendp", "diffprivlib",
-               "recursive-grid", "independent-grid", "auto-grid")
+               "recursive-grid", "independent-grid", "auto-grid", "recursive-relative", "recursive-relative-grid")
 #: dpselect's methods on the public grid of bin values: ``candidates=`` instead of ``bounds=``
 GRID_SUFFIX = "-grid"
 #: the neighbour models of ``--neighbours`` (the first is the default)
 NEIGHBOURS = ("replace_one", "add_remove")
+#: the recursive method with ``targets="relative"``: ``method="recursive-relative"`` (and ``-grid``)
+RELATIVE_SUFFIX = "-relative"
 #: dpselect's methods refused under add/remove (dropped from an add_remove run)
 _REFUSED_ADD_REMOVE = ("joint", "unbounded")
+#: dpselect's methods that are ``recursive`` itself under add/remove (relative targets are its default there)
+_SAME_ADD_REMOVE = ("recursive-relative", "recursive-relative-grid")
 #: public bounds of the bounded methods: bin k is [k, k + 1)
 BOUNDS = (0.0, 4096.0)
 _N_BINS = 4096
@@ -366,13 +372,18 @@ def _dpselect_quantiles(hist: np.ndarray, qs: np.ndarray, eps: float, method: st
 
     v, c = grouped(hist)
     nb = cast(Any, neighbours)
-    if method.endswith(GRID_SUFFIX):     # the public grid: the bin values themselves
-        base = cast(Any, method[:-len(GRID_SUFFIX)])
-        return np.asarray(quantiles(v, qs, epsilon=eps, candidates=v, method=base, counts=c, rng=rng, neighbours=nb))
+    grid = method.endswith(GRID_SUFFIX)
+    base = method[:-len(GRID_SUFFIX)] if grid else method
+    targets: Any = None
+    if base.endswith(RELATIVE_SUFFIX):
+        base, targets = base[:-len(RELATIVE_SUFFIX)], "relative"
+    if grid:     # the public grid: the bin values themselves
+        return np.asarray(quantiles(v, qs, epsilon=eps, candidates=v, method=cast(Any, base), counts=c, rng=rng,
+                                    neighbours=nb, targets=targets))
     if method == "unbounded":
         return np.asarray(quantiles(v, qs, epsilon=eps, bounds=None, counts=c, rng=rng, neighbours=nb))
-    return np.asarray(quantiles(v, qs, epsilon=eps, bounds=BOUNDS, method=cast(Any, method), counts=c, rng=rng,
-                                neighbours=nb))
+    return np.asarray(quantiles(v, qs, epsilon=eps, bounds=BOUNDS, method=cast(Any, base), counts=c, rng=rng,
+                                neighbours=nb, targets=targets))
 
 
 def _eps_key(eps: float) -> int:
@@ -492,6 +503,10 @@ def _jobs(args, names) -> list:
     if args.refused:
         print(f"refused under add/remove neighbours, dropped: {', '.join(args.refused)}")
         methods = [m for m in methods if m not in args.refused]
+    args.same = [m for m in methods if add_remove and m in _SAME_ADD_REMOVE]
+    if args.same:
+        print(f"the same law as recursive under add/remove neighbours, dropped: {', '.join(args.same)}")
+        methods = [m for m in methods if m not in args.same]
     extra = ("add_remove",) if add_remove else ()
     return [(n, r, args.seed, list(args.ms), list(args.epsilons), methods, baselines,
              args.diffprivlib_budget, args.runs if args.diffprivlib_runs is None else args.diffprivlib_runs,
@@ -535,7 +550,8 @@ def _cells(rows: list[dict], metric: str = "excess") -> dict[tuple, np.ndarray]:
 
 
 #: dpselect's methods counted as "best dpselect" in the report (independent is the classic baseline)
-_OURS = ("joint", "recursive", "auto", "recursive-grid", "independent-grid", "auto-grid")
+_OURS = ("joint", "recursive", "auto", "recursive-grid", "independent-grid", "auto-grid", "recursive-relative",
+         "recursive-relative-grid")
 
 
 def _report(res: Result) -> list[str]:
@@ -572,6 +588,9 @@ def _report(res: Result) -> list[str]:
                   ""]
     if getattr(res.args, "refused", None):
         lines += [f"Refused under add/remove neighbours (no rows): {', '.join(res.args.refused)}.", ""]
+    if getattr(res.args, "same", None):
+        lines += [f"The same law as `recursive` (and `recursive-grid`) under add/remove neighbours, where the relative "
+                  f"targets are the default (no rows): {', '.join(res.args.same)}.", ""]
     if getattr(res.args, "unavailable", None):
         lines += [f"Not available in the environment of this run (no rows): {', '.join(res.args.unavailable)}.", ""]
     if statuses:
@@ -592,7 +611,7 @@ def _figures(res: Result, plt) -> dict:
     methods = [m for m in (*METHODS, *BASELINES) if any(k[3] == m for k in cells)]
     style = {"joint": "o-", "recursive": "s-", "auto": "^-", "independent": "v--", "unbounded": "D-",
              "opendp": "x:", "diffprivlib": "+:", "recursive-grid": "s:", "independent-grid": "v:",
-             "auto-grid": "^:"}
+             "auto-grid": "^:", "recursive-relative": "P-", "recursive-relative-grid": "P:"}
     panels = []
     for m in res.args.ms:
         for d in res.datasets:

@@ -71,35 +71,36 @@ MECHANISM = "exponential"
 
 
 def window_utility(vals: np.ndarray, cnt: np.ndarray, cands: np.ndarray, T: int,
-                   open_low: bool = False) -> np.ndarray:
+                   open_low: bool = False, scale: int = 2) -> np.ndarray:
     """u(c) = −max(0, A(c) − T/2, T/2 − B(c)) for every candidate (float64, exact half-integers).
 
     ``open_low``: the first candidate's window is (−∞, B] (the recursion's subproblems whose lower end is a
-    released candidate, see the module)."""
+    released candidate, see the module). The target is T/scale (``scale`` a power of two, 2 by default: the
+    half-integer grid; the recursion's relative targets use 16)."""
     cum = np.concatenate(([0], np.cumsum(cnt, dtype=np.int64))).astype(np.int64)
-    a = 2 * cum[np.searchsorted(vals, cands, side="left")]           # 2·#{x < c}
-    b = 2 * cum[np.searchsorted(vals, cands, side="right")]          # 2·#{x <= c}
+    a = scale * cum[np.searchsorted(vals, cands, side="left")]       # scale·#{x < c}
+    b = scale * cum[np.searchsorted(vals, cands, side="right")]      # scale·#{x <= c}
     T = int(T)
     twice = np.maximum(np.maximum(a - T, T - b), 0)
     if open_low and twice.size:
         twice[0] = max(0, T - int(b[0]))
-    return -twice.astype(np.float64) / 2.0      # |2·rank − T| <= 2^53 + |T|: exact
+    return -twice.astype(np.float64) / float(scale)      # |scale·rank − T| < 2^53: exact
 
 
 def cell_utility(vals: np.ndarray, cnt: np.ndarray, cands: np.ndarray, T: int,
-                 open_low: bool = False) -> np.ndarray:
+                 open_low: bool = False, scale: int = 2) -> np.ndarray:
     """u_cell(c) = −dist(T/2, [(B(c⁻) + B(c))/2, (B(c) + B(c⁺))/2]) (outer ends ±∞; see the module).
 
     ``open_low`` is accepted for the recursion and changes nothing: the first candidate's lower end is always
     open."""
     cum = np.concatenate(([0], np.cumsum(cnt, dtype=np.int64))).astype(np.int64)
     b = cum[np.searchsorted(vals, cands, side="right")]              # B(c)
-    mids = b[:-1] + b[1:]                                            # 2·(the cells' inner ends)
+    mids = (b[:-1] + b[1:]) * (scale // 2)                           # scale·(the cells' inner ends)
     T = int(T)
     twice = np.zeros(b.size, dtype=np.int64)
     twice[1:] = np.maximum(twice[1:], mids - T)                      # below the lower end
     twice[:-1] = np.maximum(twice[:-1], T - mids)                    # above the upper end
-    return -twice.astype(np.float64) / 2.0
+    return -twice.astype(np.float64) / float(scale)
 
 
 #: The grid utilities by name: "window" (the default: 0 on the valid quantiles) and "cell" (0 on the candidates
@@ -110,11 +111,11 @@ DEFAULT_UTILITY = "window"
 
 
 def grid_rank(vals: np.ndarray, cnt: np.ndarray, cands: np.ndarray, T: int, eps: float,
-              gen: np.random.Generator, open_low: bool = False, utility: str = "window") -> int:
-    """The index (into ``cands``) of one exact draw ∝ exp(ε·u(c)/2) for the target rank T/2."""
+              gen: np.random.Generator, open_low: bool = False, utility: str = "window", scale: int = 2) -> int:
+    """The index (into ``cands``) of one exact draw ∝ exp(ε·u(c)/2) for the target rank T/scale."""
     if cands.size == 1:
         return 0
-    u = UTILITIES[utility](vals, cnt, cands, T, open_low)
+    u = UTILITIES[utility](vals, cnt, cands, T, open_low, scale)
     return int(get_mechanism(MECHANISM).select(u, epsilon=eps, sensitivity=1.0, rng=gen))
 
 
@@ -126,16 +127,16 @@ def grid_quantile(vals: np.ndarray, cnt: np.ndarray, cands: np.ndarray, q: Fract
 
 
 def grid_probabilities(vals: np.ndarray, cnt: np.ndarray, cands: np.ndarray, T: int, eps: float,
-                       open_low: bool = False, utility: str = "window") -> np.ndarray:
+                       open_low: bool = False, utility: str = "window", scale: int = 2) -> np.ndarray:
     """The exact law of :func:`grid_rank` (float64 probabilities, one per candidate, log-space normalised)."""
-    logw = eps * UTILITIES[utility](vals, cnt, cands, T, open_low) / 2.0
+    logw = eps * UTILITIES[utility](vals, cnt, cands, T, open_low, scale) / 2.0
     logw -= logw.max()
     p = np.exp(logw)
     return p / p.sum()
 
 
 def grid_release(vals: np.ndarray, cnt: np.ndarray, dom: tuple, T: int, eps: float,
-                 gen: np.random.Generator) -> tuple[float, tuple, tuple]:
+                 gen: np.random.Generator, scale: int = 2) -> tuple[float, tuple, tuple]:
     """The recursion's single release on a grid (see :func:`._recursive.recursive_release`).
 
     ``dom = (cands, i, k, open_low, utility)``: the subproblem's candidates are ``cands[i..k]`` (inclusive).
@@ -143,5 +144,5 @@ def grid_release(vals: np.ndarray, cnt: np.ndarray, dom: tuple, T: int, eps: flo
     records <= c_j and (cands, j, k, True, utility) for the records > c_j (whose lower end is now a released
     candidate)."""
     cands, i, k, open_low, utility = dom
-    j = i + grid_rank(vals, cnt, cands[i:k + 1], T, eps, gen, open_low, utility)
+    j = i + grid_rank(vals, cnt, cands[i:k + 1], T, eps, gen, open_low, utility, scale)
     return float(cands[j]), (cands, i, j, open_low, utility), (cands, j, k, True, utility)

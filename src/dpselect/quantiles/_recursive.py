@@ -82,6 +82,7 @@ L = 3) in tests/test_quantiles_addrem.py.
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any, Callable
 
@@ -90,10 +91,18 @@ import numpy as np
 from ..accounting.composition import AdaptiveBoundedRangeComposition
 from ..accounting.guarantees import Guarantee
 from ._budget import split_epsilon
-from ._grid import grid_release
-from ._single import single_rank, target_twice
+from ._grid import grid_probabilities, grid_release
+from ._single import rank_probabilities, single_rank, target_twice
 
 __all__: list[str] = []
+
+
+#: The target grid of the relative targets: T/16, so that a subproblem's target moves by nearly λ (not by 0,
+#: 1/2 or 1 as on the half-integer grid) when a record is added or removed, and its sensitivity is nearly
+#: max(λ, 1 − λ) (:func:`node_sensitivity`). A power of two: the utilities stay exact in float64.
+RELATIVE_SCALE = 16
+#: The accepted values of ``targets=`` (see the module).
+TARGETS = ("anchored", "relative")
 
 
 def depth(m: int) -> int:
@@ -105,21 +114,42 @@ def depth(m: int) -> int:
 
 
 def recursive_slots(m: int) -> int:
-    """2L − 1: the number of ε0-BR releases a replaced record can touch."""
+    """2L − 1: the number of ε0-BR releases a replaced record can touch (anchored targets)."""
     return 2 * depth(m) - 1
 
 
 def recursive_releases(m: int, add_remove: bool = False) -> int:
-    """The number of ε0-BR releases one neighbouring pair can touch: 2L − 1 under replace-one, L under
-    add/remove (one subproblem per level)."""
+    """The number of ε0-BR releases one neighbouring pair can touch with anchored targets (2L − 1 under
+    replace-one) and with relative targets under add/remove (L, one subproblem per level)."""
     return depth(m) if add_remove else recursive_slots(m)
 
 
-def recursive_privacy(epsilon: float, m: int, add_remove: bool = False) -> Guarantee:
+def resolve_targets(targets: str | None, add_remove: bool) -> str:
+    """``targets=None``: anchored under replace-one, relative under add/remove (anchored reads n)."""
+    if targets is None:
+        return "relative" if add_remove else "anchored"
+    if targets not in TARGETS:
+        raise ValueError(f"targets must be one of {', '.join(map(repr, TARGETS))} or None, got {targets!r}")
+    if add_remove and targets == "anchored":
+        raise ValueError("targets='anchored' is not available with neighbours='add_remove': the anchored targets "
+                         "read n, which is private there; use targets='relative' (the default under add/remove)")
+    return targets
+
+
+def _level_epsilon(epsilon: float, m: int, add_remove: bool) -> float:
+    """The BR parameter of one level with relative targets: ε/L (rounded down so that L of them fit in ε)."""
+    return split_epsilon(epsilon, depth(m))
+
+
+def recursive_privacy(epsilon: float, m: int, add_remove: bool = False, targets: str | None = None) -> Guarantee:
     """The guarantee of the recursive release of m quantiles at total ε (adaptive BR composition):
-    ε/(2L − 1) on 2L − 1 releases (replace-one), ε/L on L (``add_remove``, relative targets)."""
-    k = recursive_releases(m, add_remove)
-    return AdaptiveBoundedRangeComposition(split_epsilon(epsilon, k), k)
+    anchored targets (replace-one only): ε/(2L − 1) on 2L − 1 releases; relative targets: one ε/L-BR level
+    per level, L of them, under either neighbour model (see the module)."""
+    t = resolve_targets(targets, add_remove)
+    if t == "anchored":
+        k = recursive_slots(m)
+        return AdaptiveBoundedRangeComposition(split_epsilon(epsilon, k), k)
+    return AdaptiveBoundedRangeComposition(_level_epsilon(epsilon, m, add_remove), depth(m))
 
 
 def subproblem_target(q: Fraction, pa: Fraction, pb: Fraction, n: int, n_s: int, leftmost: bool,
@@ -137,34 +167,79 @@ def subproblem_target(q: Fraction, pa: Fraction, pb: Fraction, n: int, n_s: int,
     return target_twice((q - pa) / (pb - pa), n_s)
 
 
-#: The recursion's single release: (records, counts, domain, T, ε0, generator) -> (released value, the domain
-#: of the records <= it, the domain of the records > it). The interval mechanism's domain is (a, b); the grid's
-#: is (candidates, first index, last index, open lower end) (:func:`._grid.grid_release`).
-Release = Callable[[np.ndarray, np.ndarray, Any, int, float, np.random.Generator], "tuple[float, Any, Any]"]
+def node_sensitivity(lam: Fraction, scale: int = RELATIVE_SCALE) -> Fraction:
+    """μ(λ): the sensitivity of a subproblem's rank utility with the relative target round(scale·λ·n_S)/scale
+    when one record is added to or removed from it, an exact rational in [1/2, 1].
+
+    The target moves by δ = d/scale, d ∈ {⌊scale·λ⌋, ⌈scale·λ⌉}, in the ranks' direction; a rank moves by
+    s ∈ {0, 1}; so |Δu| <= |s − δ| <= max(δ, 1 − δ). For λ = 1/2 (a median of its subproblem) μ = 1/2.
+
+    >>> node_sensitivity(Fraction(1, 2)), node_sensitivity(Fraction(3, 5)), node_sensitivity(Fraction(1, 10))
+    (Fraction(1, 2), Fraction(5, 8), Fraction(15, 16))
+    """
+    x = lam * scale
+    d = max(max(k, scale - k) for k in (math.floor(x), math.ceil(x)))
+    return Fraction(d, scale)
+
+
+def scaled_epsilon(c: float, mu: Fraction) -> float:
+    """The largest float e with e·μ <= c exactly (as rationals): a release at ε = e with a utility of
+    sensitivity μ is c-bounded-range."""
+    e = float(Fraction(c) / mu)
+    while Fraction(e) * mu > Fraction(c):
+        e = math.nextafter(e, 0.0)
+    return e
+
+
+def node_plan(p: Fraction, pa: Fraction, pb: Fraction, n: int, n_s: int, leftmost: bool, rightmost: bool, *,
+              epsilon: float, m: int, targets: str, add_remove: bool,
+              eps0: float | None = None) -> tuple[int, int, float]:
+    """(T, scale, ε_j) of one subproblem: its target rank T/scale and the ε of its release (see the module).
+
+    The sampler (:func:`recursive_release`) and the exact laws of the audits read this one function."""
+    if targets == "anchored":
+        e = split_epsilon(epsilon, recursive_slots(m)) if eps0 is None else float(eps0)
+        return subproblem_target(p, pa, pb, n, n_s, leftmost, rightmost), 2, e
+    lam = (p - pa) / (pb - pa)
+    T = int(round(lam * RELATIVE_SCALE * n_s))
+    if eps0 is not None:
+        return T, RELATIVE_SCALE, float(eps0)
+    level = _level_epsilon(epsilon, m, add_remove)
+    if add_remove:            # one subproblem per level sees the change: ε_j·μ_j <= ε/L
+        return T, RELATIVE_SCALE, scaled_epsilon(level, node_sensitivity(lam))
+    if leftmost and rightmost:  # the root under replace-one: T fixed, sensitivity 1
+        return T, RELATIVE_SCALE, level
+    # replace-one below the root: two subproblems per level, each ε_j·μ_j <= ε/(2L)
+    return T, RELATIVE_SCALE, scaled_epsilon(level / 2.0, node_sensitivity(lam))
+
+
+#: The recursion's single release: (records, counts, domain, T, ε0, generator, scale) -> (released value, the
+#: domain of the records <= it, the domain of the records > it); the target rank is T/scale. The interval
+#: mechanism's domain is (a, b); the grid's is (candidates, first index, last index, open lower end, utility)
+#: (:func:`._grid.grid_release`).
+Release = Callable[..., "tuple[float, Any, Any]"]
 
 
 def interval_release(vals: np.ndarray, cnt: np.ndarray, dom: tuple[float, float], T: int, eps: float,
-                     gen: np.random.Generator) -> tuple[float, tuple[float, float], tuple[float, float]]:
+                     gen: np.random.Generator,
+                     scale: int = 2) -> tuple[float, tuple[float, float], tuple[float, float]]:
     """The interval mechanism on [a, b] = ``dom``; the children get [a, v] and [v, b]."""
     a, b = dom
-    x = single_rank(vals, cnt, a, b, T, eps, gen)
+    x = single_rank(vals, cnt, a, b, T, eps, gen, scale)
     return x, (a, x), (x, b)
 
 
-def recursive_release(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, *, epsilon: float, domain: Any,
-                      release: Release, gen: np.random.Generator, eps0: float | None = None,
-                      anchored: bool = True) -> np.ndarray:
-    """The recursion with a pluggable single release (see the module): one value per entry of ``qs``
-    (distinct, sorted), drawn in pre-order (middle, left subtree, right subtree)."""
-    m = len(qs)
-    e0 = split_epsilon(epsilon, recursive_slots(m)) if eps0 is None else float(eps0)
-    out = np.empty(m, dtype=np.float64)
+def walk(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, domain: Any,
+         step: Callable[..., "tuple[float, Any, Any]"], plan: Callable[..., "tuple[int, int, float]"]) -> None:
+    """The recursion's pre-order walk (middle, left subtree, right subtree): for each subproblem,
+    ``step(index, records, counts, domain, T, scale, ε_j)`` returns (its value, the left child's domain, the
+    right child's domain); ``plan(p, pa, pb, n, n_s, leftmost, rightmost)`` gives (T, scale, ε_j)."""
     n = int(cnt.sum())
     targets = [Fraction(float(q)) for q in qs]
     zero, one = Fraction(0), Fraction(1)
-    # explicit stack, pre-order (middle, left subtree, right subtree): the draw order is fixed. A subproblem:
-    # its records, its domain, the global quantiles pa < pb released at its ends, whether its lower
-    # (upper) end is the domain's, its global targets and the index of the first.
+    # explicit stack, pre-order: the draw order is fixed. A subproblem: its records, its domain, the global
+    # quantiles pa < pb released at its ends, whether its lower (upper) end is the domain's, its global
+    # targets and the index of the first.
     stack = [(vals, cnt, domain, zero, one, True, True, targets, 0)]
     while stack:
         v, c, dom, pa, pb, left_end, right_end, ts, first = stack.pop()
@@ -173,44 +248,101 @@ def recursive_release(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, *, epsi
         mid = len(ts) // 2
         p = ts[mid]
         n_s = int(c.sum()) if c.size else 0
-        if anchored:
-            T = subproblem_target(p, pa, pb, n, n_s, left_end, right_end)
-        else:
-            T = target_twice((p - pa) / (pb - pa), n_s)
-        x, dom_left, dom_right = release(v, c, dom, T, e0, gen)
-        out[first + mid] = x
+        T, scale, e = plan(p, pa, pb, n, n_s, left_end, right_end)
+        x, dom_left, dom_right = step(first + mid, v, c, dom, T, scale, e)
         cut = int(np.searchsorted(v, x, side="right"))       # records <= x go left
         # push right first so that the left subtree is drawn first
         stack.append((v[cut:], c[cut:], dom_right, p, pb, False, right_end, ts[mid + 1:], first + mid + 1))
         stack.append((v[:cut], c[:cut], dom_left, pa, p, left_end, False, ts[:mid], first))
+
+
+def recursive_release(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, *, epsilon: float, domain: Any,
+                      release: Release, gen: np.random.Generator, eps0: float | None = None,
+                      targets: str = "anchored", add_remove: bool = False) -> np.ndarray:
+    """The recursion with a pluggable single release (see the module): one value per entry of ``qs``
+    (distinct, sorted), drawn in pre-order (middle, left subtree, right subtree). ``eps0`` overrides every
+    release's ε (tests and measurements only)."""
+    m = len(qs)
+    out = np.empty(m, dtype=np.float64)
+
+    def plan(p, pa, pb, n, n_s, le, re):
+        return node_plan(p, pa, pb, n, n_s, le, re, epsilon=epsilon, m=m, targets=targets,
+                         add_remove=add_remove, eps0=eps0)
+
+    def step(i, v, c, dom, T, scale, e):
+        x, dl, dr = release(v, c, dom, T, e, gen, scale)
+        out[i] = x
+        return x, dl, dr
+
+    walk(vals, cnt, qs, domain, step, plan)
     return out
-
-
-def _add_remove_eps0(epsilon: float, m: int, eps0: float | None) -> float:
-    return split_epsilon(epsilon, depth(m)) if eps0 is None else float(eps0)
 
 
 def recursive_quantiles(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, *, epsilon: float, lo: float,
                         hi: float, gen: np.random.Generator, eps0: float | None = None,
-                        anchored: bool = True, add_remove: bool = False) -> np.ndarray:
-    """One value per entry of ``qs`` (distinct, sorted); ``eps0`` overrides the per-release ε and
-    ``anchored=False`` gives every subproblem the relative target (the paper's; tests and measurements only).
-    ``add_remove``: the add/remove-one release (relative targets, ε/L per release; see the module)."""
-    if add_remove:
-        eps0, anchored = _add_remove_eps0(epsilon, len(qs), eps0), False
+                        anchored: bool = True, add_remove: bool = False,
+                        targets: str | None = None) -> np.ndarray:
+    """One value per entry of ``qs`` (distinct, sorted). ``targets`` "anchored" (replace-one only) or
+    "relative"; None: anchored under replace-one, relative under ``add_remove`` (see the module).
+    ``eps0`` overrides every release's ε and ``anchored=False`` (with ``targets=None``) asks for the relative
+    targets (tests and measurements only)."""
+    t = resolve_targets(targets if targets is not None or anchored else "relative", add_remove)
     return recursive_release(vals, cnt, qs, epsilon=epsilon, domain=(lo, hi), release=interval_release, gen=gen,
-                             eps0=eps0, anchored=anchored)
+                             eps0=eps0, targets=t, add_remove=add_remove)
 
 
 def recursive_grid_quantiles(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, *, epsilon: float,
                              cands: np.ndarray, gen: np.random.Generator, eps0: float | None = None,
                              utility: str = "window", anchored: bool = True,
-                             add_remove: bool = False) -> np.ndarray:
+                             add_remove: bool = False, targets: str | None = None) -> np.ndarray:
     """One candidate per entry of ``qs`` (distinct, sorted): the recursion with the grid release
     (:func:`._grid.grid_release`, ``utility`` one of :data:`._grid.UTILITIES`); outputs are non-decreasing
-    (consecutive ones may be equal). ``anchored`` and ``add_remove`` as in :func:`recursive_quantiles`."""
-    if add_remove:
-        eps0, anchored = _add_remove_eps0(epsilon, len(qs), eps0), False
+    (consecutive ones may be equal). ``targets``, ``anchored`` and ``add_remove`` as in
+    :func:`recursive_quantiles`."""
+    t = resolve_targets(targets if targets is not None or anchored else "relative", add_remove)
     return recursive_release(vals, cnt, qs, epsilon=epsilon,
                              domain=(cands, 0, int(cands.size) - 1, False, utility), release=grid_release,
-                             gen=gen, eps0=eps0, anchored=anchored)
+                             gen=gen, eps0=eps0, targets=t, add_remove=add_remove)
+
+
+def recursive_log_law(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, out: np.ndarray, *, epsilon: float,
+                      domain: Any, grid: bool = False, targets: str = "anchored", add_remove: bool = False,
+                      eps0: float | None = None) -> float:
+    """The exact log-density (interval mechanism, ``domain = (lo, hi)``) or log-probability (``grid``, domain
+    as :func:`recursive_grid_quantiles` builds it) of the recursion releasing ``out`` (one value per entry of
+    ``qs``, distinct and sorted), computed by the same walk and the same :func:`node_plan` as the sampler;
+    −inf where ``out`` is impossible. For the exact audits."""
+    m = len(qs)
+    total = [0.0]
+
+    def plan(p, pa, pb, n, n_s, le, re):
+        return node_plan(p, pa, pb, n, n_s, le, re, epsilon=epsilon, m=m, targets=targets,
+                         add_remove=add_remove, eps0=eps0)
+
+    def step(i, v, c, dom, T, scale, e):
+        x = float(out[i])
+        if grid:
+            cands, lo_i, hi_i, open_low, utility = dom
+            j = int(np.searchsorted(cands, x))
+            if not (lo_i <= j <= hi_i and cands[j] == x):
+                total[0] = -math.inf
+                j = min(max(j, lo_i), hi_i)
+            elif hi_i > lo_i:
+                p = grid_probabilities(v, c, cands[lo_i:hi_i + 1], T, e, open_low, utility, scale)[j - lo_i]
+                total[0] += math.log(p) if p > 0 else -math.inf
+            return float(cands[j]), (cands, lo_i, j, open_low, utility), (cands, j, hi_i, True, utility)
+        a, b = dom
+        if not b > a:
+            if x != a:
+                total[0] = -math.inf
+            return a, (a, a), (a, b)
+        if not a <= x <= b:
+            total[0] = -math.inf
+            x = min(max(x, a), b)
+        lo, hi, p = rank_probabilities(v, c, a, b, T, e, scale)
+        j = min(max(int(np.searchsorted(lo, x, side="right")) - 1, 0), lo.size - 1)
+        total[0] += math.log(p[j]) - math.log(hi[j] - lo[j]) if p[j] > 0 else -math.inf
+        return x, (a, x), (x, b)
+
+    walk(vals, cnt, qs, domain, step, plan)
+    return total[0]

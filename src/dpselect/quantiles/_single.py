@@ -38,14 +38,16 @@ def target_twice(q: Fraction | float, n: int) -> int:
     return int(round(Fraction(q) * 2 * n))
 
 
-def intervals(vals: np.ndarray, cnt: np.ndarray, a: float, b: float, T: int) -> MedianIntervals:
-    """The candidate intervals of [a, b] for the grouped data (vals in [a, b]) and the utility of target T/2."""
+def intervals(vals: np.ndarray, cnt: np.ndarray, a: float, b: float, T: int, scale: int = 2) -> MedianIntervals:
+    """The candidate intervals of [a, b] for the grouped data (vals in [a, b]) and the utility of target
+    T/scale (``scale`` a power of two: 2 for the half-integer grid, 16 for the recursion's relative targets)."""
     lo = np.concatenate(([a], vals)).astype(np.float64)
     hi = np.concatenate((vals, [b])).astype(np.float64)
     rank = np.concatenate(([0], np.cumsum(cnt, dtype=np.int64))).astype(np.int64)
     keep = hi > lo
     lo, hi, rank = lo[keep], hi[keep], rank[keep]
-    utility = -np.abs(2 * rank - T).astype(np.float64) / 2.0   # exact half-integers (n < 2^52)
+    # exact multiples of 1/scale (scale·n < 2^53)
+    utility = -np.abs(scale * rank - T).astype(np.float64) / float(scale)
     n = int(cnt.sum()) if cnt.size else 0
     return MedianIntervals(lo, hi, rank, utility, n, float(b))
 
@@ -58,11 +60,11 @@ def single_quantile(vals: np.ndarray, cnt: np.ndarray, a: float, b: float, q: Fr
 
 
 def single_rank(vals: np.ndarray, cnt: np.ndarray, a: float, b: float, T: int, eps: float,
-                gen: np.random.Generator) -> float:
-    """One draw of the interval mechanism for the target rank T/2 (any integer T) on [a, b]; a when a == b."""
+                gen: np.random.Generator, scale: int = 2) -> float:
+    """One draw of the interval mechanism for the target rank T/scale (any integer T) on [a, b]; a when a == b."""
     if not b > a:
         return float(a)
-    iv = intervals(vals, cnt, a, b, int(T))
+    iv = intervals(vals, cnt, a, b, int(T), scale)
     return _release_value(iv, eps, MECHANISM, gen)
 
 
@@ -74,9 +76,9 @@ def single_probabilities(vals: np.ndarray, cnt: np.ndarray, a: float, b: float, 
 
 
 def rank_probabilities(vals: np.ndarray, cnt: np.ndarray, a: float, b: float, T: int,
-                       eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(lo, hi, p): the exact law of :func:`single_rank` for the target rank T/2 (float64 probabilities)."""
-    iv = intervals(vals, cnt, a, b, int(T))
+                       eps: float, scale: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lo, hi, p): the exact law of :func:`single_rank` for the target rank T/scale (float64 probabilities)."""
+    iv = intervals(vals, cnt, a, b, int(T), scale)
     logw = np.log(iv.hi - iv.lo) + eps * iv.utility / 2.0
     logw -= logw.max()
     p = np.exp(logw)
