@@ -1,13 +1,17 @@
-"""Open question of issue 26 (not a claim): is the recursive quantile release with the paper's ε0 = ε/L per
-level L·ε0-DP under *replace-one* neighbours (anchored targets, as dpselect ships them)? dpselect proves
-(2L − 1)·ε0 there and spends ε/(2L − 1); `quantiles_recursive_budget_whatif.py` shows what ε/L would buy.
+"""Issue 26, a question now settled (negatively): is the recursive quantile release with the paper's ε0 = ε/L
+per level L·ε0-DP under *replace-one* neighbours (anchored targets, as dpselect ships them)? dpselect proves
+(2L − 1)·ε0 there and spends ε/(2L − 1). **No**: tests/test_quantiles_relative.py has a counterexample on
+continuous data (loss ε0 + 2·log((e^ε0 + 1)/2) > 2ε0 at m = 3), and ``quantiles_replace_one_hillclimb.py``
+reaches (2L − 1)·ε0. This small-universe search missed it: the construction needs gaps far narrower than
+the runs next to them, which integer universes of 4-5 values cannot hold. The budget that does reach ε/L per
+level under replace-one is ``targets="relative"`` (per-subproblem ε/(2L·μ), docs/quantiles.md).
 
 This exhaustive search computes the exact output law of the grid variant (`candidates=`, outputs are candidate
 indices, so the law is a finite product of single-release probabilities) on every multiset of n records from a
 K-value universe and every replace-one pair, and prints the worst |log ratio| / (L·ε0); a value above 1 would
 refute the per-level budget. Run: ``python3 benchmarks/quantiles_replace_one_budget_search.py`` (~2 min on one core).
 Found on 2026-11-28: at most 0.853 (m = 3: 3-6 records, K = 4, 5; m = 7: 3-5 records, K = 4; ε0 in {0.5, 3,
-20}); no counterexample, no proof.
+20}); no counterexample here (see above for the one found on continuous data).
 """
 import itertools
 import sys

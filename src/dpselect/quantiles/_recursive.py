@@ -1,5 +1,5 @@
-"""method="recursive": the approximate quantiles of Kaplan, Schnapp & Stemmer (ICML 2022), replace-one budget,
-with anchored targets on the outer chains.
+"""method="recursive": the approximate quantiles of Kaplan, Schnapp & Stemmer (ICML 2022), with anchored
+targets on the outer chains (replace-one, the default) or relative targets at a per-subproblem budget.
 
 Algorithm (on the distinct sorted targets q_1 < ... < q_m and a domain [a, b]): take the middle target
 p = q_(⌊m/2⌋+1), release v by the single-quantile interval mechanism (:mod:`._single`) for a target rank of p
@@ -40,10 +40,13 @@ at the root both are in the one subproblem (one ε0-BR release); at every deeper
 most two subproblems (x removed from one, y added to another), so that level is at most two ε0-BR releases
 on the pair. The whole is an adaptive composition of 2L − 1 ε0-bounded-range mechanisms: with
 ε0 = ε/(2L − 1) it is ε-DP, and ``AdaptiveBoundedRangeComposition(ε0, 2L − 1)`` under (ε, δ).
-(Kaplan et al. spend ε/L per level, which is the add/remove-one budget: one subproblem per level; under
-replace-one this proof only gives (2L − 1)·ε/L for it. A random search over pairs of up to 14 records on
-{0..9}, m = 3, ε0 up to 60, with the relative targets, found losses up to L·ε0 = 2·ε0 but never above, so
-their budget may hold here too; it is not claimed without a proof.) Cost: O(m) interval draws on
+(Kaplan et al. spend ε/L per level, the add/remove-one budget: one subproblem per level. With these
+anchored targets it is *not* replace-one ε-DP: tests/test_quantiles_relative.py has a pair of 8 records,
+m = 3, on which the output density ratio is e^(ε0 + 2·log((e^ε0 + 1)/2)) > e^(2ε0) for every ε0 > 0 (about
+e^(3ε0) for large ε0): three tiny gaps at the target ranks 2, 4, 6 with wide runs just above them, the
+replaced record below the first and its replacement above the last, so that all three releases lose about
+ε0 at once. A hill-climb over such configurations reaches 1.5·L·ε0 = (2L − 1)·ε0: the 2L − 1 above is
+tight for this recursion.) Cost: O(m) interval draws on
 subproblems whose sizes sum to <= k + m per level.
 
 On a public grid (``candidates=``, :func:`recursive_grid_quantiles`) the recursion is the same (same anchored
@@ -60,25 +63,44 @@ target kinds (T/2 moves by δ ∈ [0, 1] in the ranks' direction; the open windo
 ε0-bounded-range in both cases, and the whole is the same adaptive composition of 2L − 1 ε0-BR releases
 (exact audit in tests/test_quantiles_grid.py).
 
-Add/remove-one neighbours (``neighbours="add_remove"`` of :func:`dpselect.quantiles`; n private, the model of
-Kaplan et al. and of OpenDP's ``symmetric_distance`` at d_in = 1). Every subproblem then gets the paper's
-*relative* target T = round(2·n_S·(q − pa)/(pb − pa)) (``anchored=False``; the root's is round(2·q·n)), which
-reads only the subproblem's own size n_S and the public q's, never n; ε0 = ε/L per release, L = depth(m), and
-the guarantee is ``AdaptiveBoundedRangeComposition(ε/L, L)`` (:func:`recursive_privacy`). Proof. Let D' = D
-plus one record x (removing is the same pair read backwards). Fix the releases drawn so far in pre-order. By
-induction on the levels, given the releases above, each level's subproblems are determined by released values
-(the split is by a released value) and hold disjoint records; D and D' give them the same records except the
-one subproblem S whose domain contains x (the split ``x <= v`` sends x to exactly one side of every release),
-where D' has one more record. So at every level exactly one release runs on different inputs, and every
-other release of that level has identical inputs (and an identical target: it depends on its own n_S and the
-public q's only). For S: ranks inside S move by 0 or 1 in one direction, n_S by 1, and the relative target's
-T/2 by round(2λ(n_S + 1))/2 − round(2λn_S)/2 ∈ [0, 1] in the same direction (λ = (q − pa)/(pb − pa) ∈ (0, 1]),
-so |Δu| <= 1 (the middle-target argument above; interval mechanism and grid window, and the grid's open lower
-end depends on T alone): that release is ε0-bounded-range on the pair. Conditioned on the releases above,
-a level is therefore one ε0-BR release on the pair and the others identical; the whole is an adaptive
-composition of L ε0-BR releases, ε-DP at ε0 = ε/L. The anchored targets are not used here: the leftmost one
-reads n, which is private under add/remove. Exact audits (interval and grid at m = 3, grid at m = 7,
-L = 3) in tests/test_quantiles_addrem.py.
+Relative targets (``targets="relative"``; the default and the only choice under ``neighbours="add_remove"``).
+Every subproblem S gets its own share of its records, T/16 = round(16·λ·n_S)/16 with λ = (q − pa)/(pb − pa)
+(the root: λ = q), on a 1/16 grid (:data:`RELATIVE_SCALE`): a function of n_S and the public q's only, never
+of n. Its sensitivity to adding or removing one record of S is
+
+    μ(λ) = max(δ, 1 − δ) over δ ∈ {⌊16λ⌋/16, ⌈16λ⌉/16}        (:func:`node_sensitivity`; 1/2 for λ = 1/2)
+
+because the target moves by δ and a rank by s ∈ {0, 1}, both in the same direction, and |s − δ| <=
+max(δ, 1 − δ) (interval utility, grid window and its open lower end alike). So S's release at ε_j has
+log-ratios in an interval of width ε_j·μ: it is (ε_j·μ)-bounded-range. (On the half-integer grid δ can be 0
+or 1 for λ ≠ 1/2, and then μ = 1: hence the finer grid; 16·n <= 2^53 keeps the utilities exact.) Replacing
+one record inside S (n_S and T fixed) moves its utility by at most 1: ε_j-BR.
+
+* Add/remove (D' = D plus x). Given the releases so far only the one subproblem of each level whose domain
+  holds x differs (below); with ε_j = ε/(L·μ_j) (:func:`scaled_epsilon`: exact rationals, rounded down) it
+  is (ε/L)-BR and the others are identical: an adaptive composition of L (ε/L)-BR levels,
+  ``AdaptiveBoundedRangeComposition(ε/L, L)``.
+* Replace-one (x replaced by y, n public). The root holds both: T fixed, ε_root-BR with ε_root = ε/L. Below
+  it, x leaves one subproblem A and y joins one subproblem B of each level; the subproblems strictly between
+  them keep their records and n_S, hence their targets (the outer chains' anchored targets cannot be used at
+  this budget). With ε_j = ε/(2L·μ_j), A and B are each (ε/(2L))-BR; given the level above they are drawn
+  independently on disjoint records, so the level's log-ratio is a sum of two terms, each in an interval of
+  width ε/(2L): (ε/L)-BR. If A = B the record is replaced inside one subproblem: ε_j-BR, ε_j <= ε/L
+  (μ_j >= 1/2). Every level is one (ε/L)-BR step: ``AdaptiveBoundedRangeComposition(ε/L, L)``, ε-DP. A
+  subproblem's median gets ε/L, the paper's budget, where the anchored targets give every release
+  ε/(2L − 1). The price: the relative targets inherit a release's rank error on atoms (above).
+
+Both are checked by exact audits of the whole output law (interval m = 3, grid m = 3 and m = 7, every
+replace-one and add/remove pair of a tiny universe: tests/test_quantiles_relative.py), which compute the law
+by the same walk and the same :func:`node_plan` as the sampler (:func:`recursive_log_law`).
+
+Add/remove, the subproblems. Let D' = D plus one record x (removing is the same pair read backwards). Fix the
+releases drawn so far in pre-order. By induction on the levels, given the releases above, each level's
+subproblems are determined by released values (the split is by a released value) and hold disjoint records;
+D and D' give them the same records except the one subproblem S whose domain contains x (the split
+``x <= v`` sends x to exactly one side of every release), where D' has one more record; every other release
+of that level has identical inputs and an identical target (its own n_S and the public q's). The anchored
+targets are not used under add/remove: the leftmost one reads n, which is private there.
 """
 from __future__ import annotations
 
