@@ -235,3 +235,18 @@ def test_targets_argument():
         dpselect.quantiles(x, qs, epsilon=1.0, bounds=(0.0, 10.0), targets="absolute")
     assert dpselect.quantile(x, 0.5, epsilon=1.0, bounds=(0.0, 10.0), rng=3, targets="relative") == \
         dpselect.quantiles(x, [0.5], epsilon=1.0, bounds=(0.0, 10.0), rng=3, targets="relative")[0]
+
+
+def test_dask_passes_targets_through():
+    da = pytest.importorskip("dask.array")
+    from dpselect.dask import quantiles as dq
+    x = np.random.default_rng(1).integers(0, 50, size=600).astype(float)
+    vals, cnt = np.unique(x, return_counts=True)
+    got = dq(da.from_array(x, chunks=200), [0.1, 0.5, 0.9], epsilon=0.5, bounds=(0.0, 50.0), method="recursive",
+             rng=4, targets="relative")
+    want = dpselect.quantiles(vals, [0.1, 0.5, 0.9], epsilon=0.5, bounds=(0.0, 50.0), method="recursive",
+                              counts=cnt, rng=4, targets="relative")
+    assert got.tolist() == want.tolist()
+    with pytest.raises(ValueError, match="targets='anchored' is not available"):
+        dq(da.from_array(x, chunks=200), [0.5], epsilon=1.0, bounds=(0.0, 50.0), neighbours="add_remove",
+           targets="anchored")

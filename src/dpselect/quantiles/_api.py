@@ -38,8 +38,9 @@ Targets = Literal["anchored", "relative"]
 Neighbours = Literal["replace_one", "add_remove"]
 #: The accepted values of ``neighbours=``: replace one record (n public; the default) or add/remove one (n private).
 NEIGHBOURS = ("replace_one", "add_remove")
-#: Most records a release may hold: |2·rank − round(2·q·n)| <= 2n must be exact in float64.
-_MAX_RECORDS = 2 ** 52
+#: Most records a release may hold: the rank distances |16·rank − round(16·λ·n_S)| <= 16n of the recursive
+#: method's relative targets (and |2·rank − round(2·q·n)| <= 2n of the others) must be exact in float64.
+_MAX_RECORDS = 2 ** 49
 
 
 # ---------------------------------------------------------------------------------------------
@@ -380,9 +381,10 @@ def quantiles(
 
     ``neighbours="add_remove"``: ε-DP under **add/remove-one-record** neighbours instead (n private; the
     model of Kaplan et al. and of OpenDP's ``symmetric_distance``). ``"independent"`` is unchanged (its
-    target round(2qn)/2 moves with the ranks: sensitivity 1); ``"recursive"`` gives every subproblem the
-    paper's relative target (a function of its own size only) and spends ε/L per release, L levels, as a
-    record sits in exactly one subproblem per level; ``"auto"`` reads m and ε only (the median's law for
+    target round(2qn)/2 moves with the ranks: sensitivity 1); ``"recursive"`` gives every subproblem its
+    relative target (a function of its own size only, ``targets="relative"``; ``"anchored"`` is refused) and
+    spends ε/(L·μ) on it, μ <= 1 its sensitivity (1/2 for a subproblem's median), as a record sits in
+    exactly one subproblem per level; ``"auto"`` reads m and ε only (the median's law for
     m = 1; for m >= 2 ``"recursive"`` when ε/m < 0.02, :data:`AUTO_ADD_REMOVE_INDEPENDENT_FROM`, else
     ``"independent"``: measured, docs/quantiles.md); ``"joint"`` and ``bounds=None`` are refused (ValueError: JointExp's
     utility has sensitivity 3 there, and the unbounded method's counts are not monotone). The two models
@@ -403,7 +405,7 @@ def quantiles(
     method : {"auto", "joint", "recursive", "independent"}
         See above (ignored when ``bounds`` and ``candidates`` are None; not ``"joint"`` with ``candidates``).
     counts : array of int, optional
-        Multiplicities of ``values`` (>= 0, at least one record, at most 2^52 in all; empty bins allowed).
+        Multiplicities of ``values`` (>= 0, at least one record, at most 2^49 in all; empty bins allowed).
     candidates : array of float, optional
         A public grid of output values: finite, strictly increasing, 1-D, at least one; mutually exclusive
         with ``bounds``. Every released value is then a candidate (see above). Public: never derive it from
@@ -467,8 +469,8 @@ def quantiles(
             raise ValueError(f"values must lie in bounds = [{b[0]!r}, {b[1]!r}] (never clipped): a value is "
                              f"{float(vals[i])!r}")
     if int(cnt.sum()) > _MAX_RECORDS:
-        raise ValueError(f"counts must sum to at most {_MAX_RECORDS} (2**52) records for quantiles (the rank "
-                         f"distances 2·rank − round(2qn) stay exact in float64), got {int(cnt.sum())}")
+        raise ValueError(f"counts must sum to at most {_MAX_RECORDS} (2**49) records for quantiles (the rank "
+                         f"distances 16·rank − round(16·λ·n) stay exact in float64), got {int(cnt.sum())}")
     gen = check_rng(rng)
     uq, inverse = np.unique(q, return_inverse=True)
     m, n = int(uq.size), int(cnt.sum())
