@@ -216,9 +216,10 @@ def main() -> None:
               "| best baseline / best dpselect |",
               "|---|---|" + "---|" * len(ours) + "---|---|---|---|---|"]
     wins: dict = {}
+    floor_wins: dict = {}
     ties: list = []
     for e in (0.01, 0.1):
-        wins[e] = 0
+        wins[e], floor_wins[e] = 0, []
         for d in datasets:
             row = [d, f"{e:g}"]
             for k in (*ours, "independent", "opendp", "diffprivlib", "unbounded"):
@@ -227,20 +228,29 @@ def main() -> None:
                                                   f"{1e3 * v.mean():.3g} ± {1e3 * ci(v):.2g}"))
             o, b = best(c, d, 9, e, OURS), best(c, d, 9, e, BASE)
             n = int(Q._hist(d).sum())
-            if o and b and max(o[1], b[1]) * n < 10:
-                ties.append(f"{d} ε = {e:g}")
-                row.append(f"tie: both within 10 records of the bins' best ({o[0]} {o[1] * n:.1f}, {b[0]} "
-                           f"{b[1] * n:.1f} records)")
-            elif o and b:
-                r = b[1] / o[1] if o[1] > 0 else math.inf
-                wins[e] += r >= 1.5
-                row.append(f"**{r:.2f}x** ({o[0]} vs {b[0]})")
+            if o and b:
+                r = b[1] / o[1] if o[1] > 0 else (math.nan if b[1] == 0 else math.inf)
+                win = bool(r >= 1.5)
+                wins[e] += win
+                cell = "0 / 0" if math.isnan(r) else f"**{r:.2f}x**"
+                cell += f" ({o[0]} vs {b[0]})"
+                if max(o[1], b[1]) * n < 10:     # both within 10 records of the bins' best: the ratio is noise
+                    ties.append(f"{d} ε = {e:g}")
+                    if win:
+                        floor_wins[e].append(d)
+                    cell += (f"; at the floor: both within 10 records of the bins' best ({o[1] * n:.1f} and "
+                             f"{b[1] * n:.1f} records)")
+                row.append(cell)
             else:
                 row.append("–")
             lines.append("| " + " | ".join(row) + " |")
-    lines += ["", "At least 1.5x lower at ε = 0.01 on " + f"{wins[0.01]} of {len(datasets)}, at ε = 0.1 on "
-              f"{wins[0.1]} of {len(datasets)} data sets: **target {'met' if min(wins.values()) >= 5 else 'missed'}**"
-              + (f" (ties at the floor, counted as not met: {', '.join(ties)})" if ties else "") + ".", ""]
+    met = min(wins.values()) >= 5
+    lines += ["", "At least 1.5x lower (the issue's count) at ε = 0.01 on " + f"{wins[0.01]} of {len(datasets)}, at "
+              f"ε = 0.1 on {wins[0.1]} of {len(datasets)} data sets: **target {'met' if met else 'missed'}**"
+              + (f". At the floor (both within 10 records of the bins' best, where a ratio is within the noise of "
+                 f"the baselines' means): {', '.join(ties)}" if ties else "")
+              + "".join(f"; of the wins at ε = {e:g}, {len(w)} at the floor ({', '.join(w)}), so {wins[e] - len(w)} of "
+                        f"{len(datasets)} away from it" for e, w in floor_wins.items() if w) + ".", ""]
     # target 2
     lines += ["### Target 2: unbounded (no bounds given) within 1.5x of the best bounded method", ""]
     if add_remove:
