@@ -43,8 +43,8 @@ hi = the stop of an upward search from lo at r_hi. Each search gets ε_s = min(2
 n·ε <= 500), margin the
 number of records between its target rank and the nearest end (:func:`search_epsilon`: large n needs
 almost nothing, so nearly all of ε goes to the bounded part). The rest of ε (rounded down) goes to
-:func:`dpselect.quantiles._api.bounded_quantiles` (method :func:`inner_method`: "independent" for m <= 9,
-"recursive" above, from the public m only) on the data clipped to [lo, hi]. Clipping to bounds that are
+:func:`dpselect.quantiles._api.bounded_quantiles` (method :func:`inner_method`: ``"auto"``, resolved from
+m, that ε and n, all public) on the data clipped to [lo, hi]. Clipping to bounds that are
 themselves released values is a fixed 1-Lipschitz map of each record given those values, so replace-one
 neighbours stay replace-one neighbours (or become equal) and the bounded method keeps its guarantee; by
 adaptive sequential composition the whole release is ε-DP. Measured on DPBench (m = 9 deciles, ε = 0.1 and 1, 50 runs; the
@@ -356,21 +356,23 @@ def _bounded() -> Callable[..., np.ndarray]:
     return bounded_quantiles
 
 
-#: The bounded method run inside the private bounds, by the public number m of distinct qs: "independent" for
-#: m <= 9 and "recursive" above. (``"auto"``'s current rule, ε·n/m against AUTO_INDEPENDENT_FROM, reads only
-#: m, ε and n, which clipping leaves unchanged, so it would also be admissible here; this m-only rule is the
-#: one measured inside private bounds and is kept.) Measured on DPBench (docs/clipping.md): at m = 9
-#: independent was the best inside the bounds on HEPTH, MEDCOST, NETTRACE, SEARCHLOGS at ε = 1 and close to
-#: the best at ε = 0.1 (joint is far worse on spiky histograms); at m = 99 recursive was 5x better on HEPTH
-#: and MEDCOST.
+#: Override of the bounded method run inside the private bounds (tests and measurements); None: ``"auto"``,
+#: resolved by :func:`dpselect.quantiles._api.bounded_quantiles` from m, the inner ε and n exactly as with
+#: public bounds (ε·n/m against AUTO_INDEPENDENT_FROM): clipping to the private bounds leaves n unchanged and
+#: m and ε are public, so the choice reads nothing private. Until 2026-11-28 the rule was m alone
+#: (independent for m <= 9, recursive above), chosen when ``"auto"`` still read the number of distinct
+#: values (which clipping changes); it lost by 10^3-10^4x on INCOME and PATENT at m = 99, ε >= 0.1, where
+#: independent reaches the bins' best and recursive inherits rank error on their atoms (benchmarks/RESULTS.md,
+#: target 2).
 INNER_METHOD: str | None = None
 
 
 def inner_method(m: int) -> str:
-    """The bounded method of :func:`unbounded_quantiles` for ``m`` distinct quantiles (public)."""
+    """The bounded method of :func:`unbounded_quantiles` for ``m`` distinct quantiles: ``"auto"`` (resolved
+    from m, ε and n, all public, by the bounded release), or :data:`INNER_METHOD` when set."""
     if INNER_METHOD is not None:
         return INNER_METHOD
-    return "independent" if m <= 9 else "recursive"
+    return "auto"
 
 
 
@@ -378,7 +380,7 @@ def unbounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, c
                         rng: np.random.Generator) -> np.ndarray:
     """Quantiles without bounds (validated inputs; the caller charges ``unbounded_privacy``).
 
-    What it releases: one value per q, in the order of ``qs``: q-core's bounded independent method run inside
+    What it releases: one value per q, in the order of ``qs``: q-core's bounded method (``"auto"``) run inside
     private bounds [lo, hi] found by three AboveThreshold searches (see the module; at most 3ε/16 for them,
     usually far less), on the data clipped to those bounds. Privacy: ε-DP under replace-one-record neighbours
     with n public (:func:`unbounded_privacy`); nothing public is read from the data.
