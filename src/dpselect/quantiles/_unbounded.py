@@ -48,7 +48,7 @@ m, that ε and n, all public) on the data clipped to [lo, hi]. Clipping to bound
 themselves released values is a fixed 1-Lipschitz map of each record given those values, so replace-one
 neighbours stay replace-one neighbours (or become equal) and the bounded method keeps its guarantee; by
 adaptive sequential composition the whole release is ε-DP. Measured on DPBench (m = 9 deciles, ε = 0.1 and 1, 50 runs; the
-table is in docs/clipping.md): within 0.42x–1.37x of the best bounded method given the public range (0, 4095).
+table is in docs/clipping.md): within 0.75x–1.28x of the best bounded method given the public range (0, 4095).
 """
 from __future__ import annotations
 
