@@ -421,8 +421,9 @@ def quantiles(
         before any charge or draw.
     targets : {"anchored", "relative"} or None
         The recursive method's subproblem targets (used when the release is recursive: ``method=
-        "recursive"``, or ``"auto"`` when it picks it): None is ``"anchored"`` under replace-one and
-        ``"relative"`` under add/remove, where ``"anchored"`` is refused (it reads n). See above.
+        "recursive"``, or ``"auto"`` when it picks it; not by ``bounds=None``, whose inner release keeps
+        the default): None is ``"anchored"`` under replace-one and ``"relative"`` under add/remove, where
+        ``"anchored"`` is refused (it reads n). See above.
 
     Returns
     -------
