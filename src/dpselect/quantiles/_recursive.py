@@ -140,12 +140,6 @@ def recursive_slots(m: int) -> int:
     return 2 * depth(m) - 1
 
 
-def recursive_releases(m: int, add_remove: bool = False) -> int:
-    """The number of ε0-BR releases one neighbouring pair can touch with anchored targets (2L − 1 under
-    replace-one) and with relative targets under add/remove (L, one subproblem per level)."""
-    return depth(m) if add_remove else recursive_slots(m)
-
-
 def resolve_targets(targets: str | None, add_remove: bool) -> str:
     """``targets=None``: anchored under replace-one, relative under add/remove (anchored reads n)."""
     if targets is None:
