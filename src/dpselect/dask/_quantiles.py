@@ -20,7 +20,7 @@ from .._validation import check_positive
 from ..accounting.accountant import Accountant
 from ..quantiles._recursive import resolve_targets
 from ..quantiles._api import (_check_bounds, _check_method, _check_neighbours, _check_qs, _refuse_add_remove,
-                              quantiles as _quantiles)
+                              float_vector, quantiles as _quantiles)
 from ..typing import RngLike
 
 __all__ = ["quantiles"]
@@ -67,12 +67,8 @@ def _binned_chunk(block: Any, edges: np.ndarray) -> tuple[np.ndarray, int]:
 def _check_bins(bins: Any) -> np.ndarray | None:
     if bins is None:
         return None
-    try:
-        e = np.asarray(bins, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"bins must be a 1-D array of public bin edges: {exc}") from None
-    if e.ndim != 1 or e.size < 2:
-        raise ValueError(f"bins must be a 1-D array of at least 2 edges, got shape {e.shape}")
+    e = float_vector(bins, "bins must be a 1-D array of public bin edges",
+                     "bins must be a 1-D array of at least 2 edges", min_size=2)
     if not np.all(np.isfinite(e)) or not np.all(np.diff(e) > 0):
         raise ValueError("bins must be finite and strictly increasing")
     return e

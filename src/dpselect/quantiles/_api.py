@@ -46,13 +46,22 @@ _MAX_RECORDS = 2 ** 49
 # ---------------------------------------------------------------------------------------------
 # checks
 # ---------------------------------------------------------------------------------------------
-def _check_qs(qs: ArrayLike, name: str = "qs") -> np.ndarray:
+def float_vector(x: Any, type_message: str, shape_message: str, min_size: int = 1) -> np.ndarray:
+    """``x`` as a 1-D float64 array of at least ``min_size`` entries: ``TypeError(type_message: why)`` when it
+    does not convert, ``ValueError(shape_message, got shape ...)`` for another shape (the quantile checks and
+    :func:`dpselect.dask.quantiles`' bins share it)."""
     try:
-        arr = np.asarray(qs, dtype=np.float64)
+        arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a 1-D array of floats in [0, 1]: {exc}") from None
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D array of quantiles in [0, 1], got shape {arr.shape}")
+        raise TypeError(f"{type_message}: {exc}") from None
+    if arr.ndim != 1 or arr.size < min_size:
+        raise ValueError(f"{shape_message}, got shape {arr.shape}")
+    return arr
+
+
+def _check_qs(qs: ArrayLike, name: str = "qs") -> np.ndarray:
+    arr = float_vector(qs, f"{name} must be a 1-D array of floats in [0, 1]",
+                       f"{name} must be a non-empty 1-D array of quantiles in [0, 1]")
     bad = ~((arr >= 0.0) & (arr <= 1.0))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -114,12 +123,8 @@ def _check_candidates(candidates: Any) -> np.ndarray | None:
     """The public grid: a finite, strictly increasing 1-D float64 array with at least one element."""
     if candidates is None:
         return None
-    try:
-        arr = np.asarray(candidates, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"candidates must be a 1-D array of finite floats, strictly increasing: {exc}") from None
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"candidates must be a non-empty 1-D array of finite floats, got shape {arr.shape}")
+    arr = float_vector(candidates, "candidates must be a 1-D array of finite floats, strictly increasing",
+                       "candidates must be a non-empty 1-D array of finite floats")
     bad = ~np.isfinite(arr)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
