@@ -42,7 +42,8 @@ import numpy as np
 from .._validation import check_choice, check_nonnegative, check_positive, short_repr
 from ..exceptions import BudgetExceededError
 from ._numeric import check_delta, down, exact_up, rdp_delta, up, zcdp_delta, zcdp_epsilon
-from .composition import (AdaptiveBoundedRangeComposition, BoundedRangeComposition, PureDPComposition, _kairouz_delta, _composed_epsilon_cached)
+from .composition import (AdaptiveBoundedRangeComposition, BoundedRangeComposition, PureDPComposition, _kairouz_delta, _composed_epsilon_cached,
+                          pure_epsilon)
 from .guarantees import (DEFAULT_ORDERS, RDP, ZCDP, ApproxDP, BoundedRange, GaussianMechanism, Guarantee, PureDP)
 
 __all__ = ["Accountant", "ChargeRecord", "MODES"]
@@ -367,15 +368,10 @@ class Accountant:
         pure charges (PureDP(1) alone does not fit (2, 1e-4) there); the user picks the mode in advance."""
         if self.mode != "adaptive" or self.delta == 0.0:
             return ""
-        eps = dlt = Fraction(0)
-        for g in [r.guarantee for r in self._history] + [guarantee]:
-            if isinstance(g, ApproxDP):
-                e, d = g.epsilon_, g.delta_
-            else:
-                e, d = g.epsilon(0.0), 0.0
-            if not math.isfinite(e):
-                return ""
-            eps, dlt = eps + Fraction(e), dlt + Fraction(d)
+        pairs = [pure_epsilon(g) for g in [r.guarantee for r in self._history] + [guarantee]]
+        if not all(math.isfinite(e) for e, _ in pairs):
+            return ""
+        eps, dlt = sum(Fraction(e) for e, _ in pairs), sum(Fraction(d) for _, d in pairs)
         if eps <= Fraction(self.epsilon) and dlt <= Fraction(self.delta):
             return (f" Basic composition would accept it (ε's and δ's add up to {float(eps):.6g}, "
                     f"{float(dlt):.3g}): for a few large charges create the Accountant with mode='basic' "
