@@ -48,7 +48,7 @@ import math
 import numbers
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -64,8 +64,7 @@ from ..utilities.information_gain import (IGTables, ig_count_tables, ig_global_s
 from .._boundary import charge, check_accountant
 from .._compat import keyword_only, renamed_values
 from ..accounting.accountant import Accountant
-from ..accounting._numeric import sum_up
-from ..accounting.composition import PureDPComposition
+from ..accounting.composition import PureDPComposition, compose_basic
 from ..accounting.guarantees import PureDP
 from ..registry import get_mechanism, names
 from ..vocabulary import MechanismName
@@ -373,7 +372,7 @@ def _diffpid3_guarantee(epsilon: float, depth: int, budget_split: float = 0.5) -
     c, s = _level_budgets(epsilon, depth, budget_split)
     if budget_split == 0.5:
         return PureDPComposition(c, 2 * (depth + 1))
-    return PureDP(sum_up([c, s] * (depth + 1)))
+    return cast(PureDP, compose_basic([PureDP(c), PureDP(s)] * (depth + 1)))   # every δ is 0: PureDP
 
 
 def _plan(data: TabularData, epsilon: float, depth: int, mechanism: Any, bins: int, n_max: int | None,
