@@ -145,4 +145,11 @@ def grid_release(vals: np.ndarray, cnt: np.ndarray, dom: tuple, T: int, eps: flo
     candidate)."""
     cands, i, k, open_low, utility = dom
     j = i + grid_rank(vals, cnt, cands[i:k + 1], T, eps, gen, open_low, utility, scale)
-    return float(cands[j]), (cands, i, j, open_low, utility), (cands, j, k, True, utility)
+    return (float(cands[j]), *grid_children(dom, j))
+
+
+def grid_children(dom: tuple, j: int) -> tuple[tuple, tuple]:
+    """The children's domains after candidate ``j`` of ``dom`` is released (the sampler and the exact law of
+    :func:`._recursive.recursive_log_law` share it)."""
+    cands, i, k, open_low, utility = dom
+    return (cands, i, j, open_low, utility), (cands, j, k, True, utility)

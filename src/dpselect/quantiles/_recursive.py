@@ -104,6 +104,7 @@ targets are not used under add/remove: the leftmost one reads n, which is privat
 """
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 from typing import Any, Callable
@@ -113,7 +114,7 @@ import numpy as np
 from ..accounting.composition import AdaptiveBoundedRangeComposition
 from ..accounting.guarantees import Guarantee
 from ._budget import split_epsilon
-from ._grid import grid_probabilities, grid_release
+from ._grid import grid_children, grid_probabilities, grid_release
 from ._single import rank_probabilities, single_rank, target_twice
 
 __all__: list[str] = []
@@ -152,6 +153,7 @@ def resolve_targets(targets: str | None, add_remove: bool) -> str:
     return targets
 
 
+@functools.lru_cache(maxsize=256)
 def _level_epsilon(epsilon: float, m: int, add_remove: bool) -> float:
     """The BR parameter of one level with relative targets: ε/L (rounded down so that L of them fit in ε)."""
     return split_epsilon(epsilon, depth(m))
@@ -198,6 +200,7 @@ def node_sensitivity(lam: Fraction, scale: int = RELATIVE_SCALE) -> Fraction:
     return Fraction(d, scale)
 
 
+@functools.lru_cache(maxsize=1024)
 def scaled_epsilon(c: float, mu: Fraction) -> float:
     """The largest float e with e·μ <= c exactly (as rationals): a release at ε = e with a utility of
     sensitivity μ is c-bounded-range."""
@@ -242,7 +245,13 @@ def interval_release(vals: np.ndarray, cnt: np.ndarray, dom: tuple[float, float]
     """The interval mechanism on [a, b] = ``dom``; the children get [a, v] and [v, b]."""
     a, b = dom
     x = single_rank(vals, cnt, a, b, T, eps, gen, scale)
-    return x, (a, x), (x, b)
+    return (x, *interval_children(dom, x))
+
+
+def interval_children(dom: tuple[float, float], x: float) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The children's domains [a, x] and [x, b] after x is released (shared with :func:`recursive_log_law`)."""
+    a, b = dom
+    return (a, x), (x, b)
 
 
 def walk(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, domain: Any,
@@ -346,19 +355,19 @@ def recursive_log_law(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, out: np
             elif hi_i > lo_i:
                 p = grid_probabilities(v, c, cands[lo_i:hi_i + 1], T, e, open_low, utility, scale)[j - lo_i]
                 total[0] += math.log(p) if p > 0 else -math.inf
-            return float(cands[j]), (cands, lo_i, j, open_low, utility), (cands, j, hi_i, True, utility)
+            return (float(cands[j]), *grid_children(dom, j))
         a, b = dom
         if not b > a:
             if x != a:
                 total[0] = -math.inf
-            return a, (a, a), (a, b)
+            return (a, *interval_children(dom, a))
         if not a <= x <= b:
             total[0] = -math.inf
             x = min(max(x, a), b)
         lo, hi, p = rank_probabilities(v, c, a, b, T, e, scale)
         j = min(max(int(np.searchsorted(lo, x, side="right")) - 1, 0), lo.size - 1)
         total[0] += math.log(p[j]) - math.log(hi[j] - lo[j]) if p[j] > 0 else -math.inf
-        return x, (a, x), (x, b)
+        return (x, *interval_children(dom, x))
 
     walk(vals, cnt, qs, domain, step, plan)
     return total[0]
