@@ -47,15 +47,24 @@ def test_single_release_exact_law_by_hand():
     assert window_utility(vals, cnt, cands[2:], 1, open_low=True).tolist() == [0.0, -3.5, -3.5, -4.5]
 
 
+_SMALL_CANDS = np.array([-1.0, 0.0, 0.5, 1.0, 2.0, 3.0])
+
+
+def _small_datasets(seed, count=60):
+    """(records, grouped values, counts) of ``count`` random data sets of 1-8 records, some off the grid
+    ``_SMALL_CANDS``, some outside it, with ties."""
+    gen = np.random.default_rng(seed)
+    for _ in range(count):
+        x = gen.choice([-2.0, 0.0, 0.5, 0.7, 1.0, 1.0, 2.0, 4.0], size=int(gen.integers(1, 9)))
+        yield (x, *_grouped(x))
+
+
 def test_window_utility_is_zero_exactly_on_valid_quantiles():
     """u(c) = 0 iff #{x < c} <= q·n <= #{x <= c} (the standard definition with ties), and −u is the rank
     distance to that window; records also off the grid and outside it. Levels q = k/(2n): T/2 = q·n exactly."""
-    gen = np.random.default_rng(0)
-    cands = np.array([-1.0, 0.0, 0.5, 1.0, 2.0, 3.0])
-    for _ in range(60):
-        n = int(gen.integers(1, 9))
-        x = gen.choice([-2.0, 0.0, 0.5, 0.7, 1.0, 1.0, 2.0, 4.0], size=n)
-        vals, cnt = _grouped(x)
+    cands = _SMALL_CANDS
+    for x, vals, cnt in _small_datasets(0):
+        n = x.size
         for k in range(2 * n + 1):
             q = Fraction(k, 2 * n)
             u = window_utility(vals, cnt, cands, target_twice(q, n))
@@ -75,12 +84,9 @@ def test_cell_utility_is_zero_only_on_rank_nearest_candidates():
     cands = np.array([0.0, 1.0, 2.0, 3.0, 5.0, 6.0])            # ranks B = 0, 1, 4, 4, 5, 5
     assert cell_utility(vals, cnt, cands, 5).tolist() == [-2.0, 0.0, 0.0, -1.5, -2.0, -2.5]
     assert cell_utility(vals, cnt, cands, 2).tolist() == [-0.5, 0.0, -1.5, -3.0, -3.5, -4.0]
-    gen = np.random.default_rng(1)
-    cands = np.array([-1.0, 0.0, 0.5, 1.0, 2.0, 3.0])
-    for _ in range(60):
-        n = int(gen.integers(1, 9))
-        x = gen.choice([-2.0, 0.0, 0.5, 0.7, 1.0, 1.0, 2.0, 4.0], size=n)
-        vals, cnt = _grouped(x)
+    cands = _SMALL_CANDS
+    for x, vals, cnt in _small_datasets(1):
+        n = x.size
         b = np.array([int(np.sum(x <= c)) for c in cands])
         for T in range(2 * n + 1):
             u = cell_utility(vals, cnt, cands, T)
