@@ -72,3 +72,24 @@ def test_both_steps_run_and_the_first_failure_is_the_status(tmp_path, pip, pytes
     assert [c.split()[1] for c in calls] == want_calls, calls
     assert calls[0] == "-m pip install -e .[test]" and calls[-1] == "-m mypy --config-file pyproject.toml"
     assert done.returncode == want_rc, done.stderr
+
+
+def test_the_readme_outputs_are_ignored_by_git():
+    # what the README's own commands write in the repository root must not show up as untracked files:
+    # each reproduce example's --out, the default output directory, and `mkdocs build`'s site/
+    import shutil
+
+    from dpselect.experiments._common import DEFAULT_OUT
+
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = "\n".join(re.findall(r"```bash\n(.*?)```", text, re.S))
+    outs = re.findall(r"--out (\S+)", blocks)
+    assert outs == ["my-figure17", "my-run"], outs
+    site = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert "site_dir" not in site    # mkdocs' default, site/
+    paths = [f"{p}/results.csv" for p in [*outs, str(DEFAULT_OUT), "site"]]
+    done = subprocess.run(["git", "-C", str(ROOT), "check-ignore", "--no-index", *paths], capture_output=True,
+                          text=True, timeout=30)
+    assert sorted(done.stdout.split()) == sorted(paths), done.stdout + done.stderr
