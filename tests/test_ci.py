@@ -85,7 +85,7 @@ def test_the_readme_outputs_are_ignored_by_git():
         pytest.skip("not a git checkout")
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     blocks = "\n".join(re.findall(r"```bash\n(.*?)```", text, re.S))
-    outs = re.findall(r"--out (\S+)", blocks)
+    outs = sorted(set(re.findall(r"--out (\S+)", blocks)))
     assert outs == ["my-figure17", "my-run"], outs
     site = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     assert "site_dir" not in site    # mkdocs' default, site/
@@ -93,3 +93,24 @@ def test_the_readme_outputs_are_ignored_by_git():
     done = subprocess.run(["git", "-C", str(ROOT), "check-ignore", "--no-index", *paths], capture_output=True,
                           text=True, timeout=30)
     assert sorted(done.stdout.split()) == sorted(paths), done.stdout + done.stderr
+
+
+def test_every_reproduce_example_of_the_readme_states_its_cost():
+    # the first example was a 26-minute run with no word of its cost (issue 33)
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## Reproducing the papers"):]
+    block = re.search(r"```bash\n(.*?)```", section, re.S).group(1)
+    commands = [ln for ln in block.splitlines() if ln.strip()]
+    assert len(commands) >= 4
+    untimed = [ln for ln in commands if not re.search(r"#\s*(\d+|½|\d+½) (s|min)\b", ln)]
+    assert untimed == [], f"README reproduce examples without their cost: {untimed}"
+
+
+def test_the_quick_start_installs_in_a_virtual_environment():
+    # PEP 668 systems refuse `pip install` outside a virtual environment: the quick start says where to install
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    quick = text[text.index("## Getting started (quick start)"):text.index("## Single-objective selection")]
+    assert "in a virtual environment" in " ".join(quick.split())
+    block = re.search(r"```bash\n(.*?)```", quick, re.S).group(1).splitlines()
+    assert block[0] == "python3 -m venv .venv && . .venv/bin/activate"
+    assert block.index('python3 -m pip install -e ".[test]" && python3 -m pytest') > 0   # after the venv line
