@@ -19,7 +19,8 @@ Output contract of every reproduction ``NAME`` run with ``--out DIR``:
 
 The default ``DIR`` is ``dpselect-results`` (never the committed ``results/``), and a run refuses to
 overwrite a run of the same or a larger size in ``DIR`` (the size is recorded in the markdown) unless
-``--force`` is given. An ``--out`` that cannot be written (a file, or a parent that is a file or read-only)
+``--force`` is given (a ``NAME.csv`` without its ``NAME.md``, a run of unknown size, too). An empty ``--out``
+is refused (``--out .`` names the current directory). An ``--out`` that cannot be written (a file, or a parent that is a file or read-only)
 is refused before any work.
 """
 from __future__ import annotations
