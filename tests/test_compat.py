@@ -377,35 +377,10 @@ def test_no_private_names_in_public_signatures():
     assert not bad, bad
 
 
-def test_rng_like_is_one_public_type_mypy_accepts(tmp_path):
-    api = pytest.importorskip("mypy.api")
+def test_rng_like_is_one_public_type():
+    # that mypy accepts it (and refuses a str seed) is checked once by the CI's mypy step on
+    # tests/typecheck/rng_like.py, not inside the unit tests (issue 33)
     import dpselect.typing
     from dpselect import _rng
 
     assert _rng.RngLike is dpselect.typing.RngLike
-    import os
-    from pathlib import Path
-
-    src = str(Path(dpselect.typing.__file__).resolve().parent.parent)  # the dpselect under test
-    head = "import numpy as np\nimport dpselect\nfrom dpselect.typing import RngLike\n"
-    good = (head + "r: RngLike = np.random.SeedSequence(1)\n"
-            "dpselect.exponential([1.0, 2.0], epsilon=1.0, sensitivity=1.0, rng=np.random.SeedSequence(1))\n"
-            "dpselect.priv_agg([[1.0, 2.0]], [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0], "
-            "rng=np.random.PCG64(2))\n")
-    bad = head + "dpselect.exponential([1.0, 2.0], epsilon=1.0, sensitivity=1.0, rng='seed')\n"
-    old_env = os.environ.get("MYPYPATH")
-    os.environ["MYPYPATH"] = src
-    try:
-        results = []
-        for name, text in (("good.py", good), ("bad.py", bad)):
-            (tmp_path / name).write_text(text)
-            results.append(api.run(["--no-incremental", "--cache-dir=/dev/null", "--python-version", "3.11",
-                                    "--follow-imports=silent", str(tmp_path / name)]))
-    finally:
-        if old_env is None:
-            os.environ.pop("MYPYPATH")
-        else:
-            os.environ["MYPYPATH"] = old_env
-    (out, err, status), (bad_out, _, bad_status) = results
-    assert status == 0, out + err
-    assert bad_status == 1 and 'Argument "rng" to "exponential"' in bad_out, bad_out  # dpselect's annotations were checked

@@ -1,10 +1,9 @@
-"""The package is typed: py.typed ships, every public signature has hints, and mypy is clean on src/."""
+"""The package is typed: py.typed ships, every public signature has hints, and mypy is clean on src/ (the CI's mypy
+step in .ci/run checks that, once, outside the unit tests: issue 33; tests/test_ci.py checks the wiring)."""
 import importlib
 import inspect
 import pkgutil
 from pathlib import Path
-
-import pytest
 
 import dpselect
 
@@ -47,9 +46,3 @@ def test_every_public_signature_has_type_hints():
         if bare or no_return:
             missing.append(f"{qual}({', '.join(bare)}){' -> ?' if no_return else ''}")
     assert not missing, f"{len(missing)} public signatures lack type hints:\n" + "\n".join(missing)
-
-
-def test_mypy_is_clean_on_src():
-    api = pytest.importorskip("mypy.api")
-    out, err, status = api.run(["--config-file", str(ROOT / "pyproject.toml"), str(ROOT / "src" / "dpselect")])
-    assert status == 0, out + err
