@@ -231,7 +231,7 @@ def test_shifted_closed_form_equals_limit_definition():
     (lambda: shifted_local_dampening([1.0, 2.0], epsilon=1.0, sensitivity_function=constant(2, 1.0), direction="up"), ValueError,
      "direction must be one of"),
     (lambda: local_dampening([1.0, 2.0], epsilon=1.0, sensitivity_function=1.0), TypeError, "must be a dpselect.SensitivityFunction"),
-    (lambda: local_dampening([1.0, 2.0], epsilon=1.0, sensitivity_function=constant(3, 1.0)), ValueError, "is for 3 candidates"),
+    (lambda: local_dampening([1.0, 2.0], epsilon=1.0, sensitivity_function=constant(3, 1.0)), ValueError, "disagree on the number of candidates"),
     (lambda: local_dampening([1.0, 2.0], epsilon=1.0, sensitivity_function=SensitivityFunction(lambda t: np.array([1.0, -1.0]), 1.0)),
      ValueError, "finite values >= 0"),
     (lambda: exponential([1.0, 2.0], epsilon=1.0, sensitivity=1.0, monotonic=1), TypeError, "monotonic must be a bool"),

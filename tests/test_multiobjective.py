@@ -672,7 +672,7 @@ def test_metric_c_bad_input():
         metric_c([["a", "b"]], [[1.0, 2.0]])
     with pytest.raises(ValueError, match=r"reference must be finite: it holds a NaN or an infinite entry$"):
         metric_c([[np.nan, 1.0]], [[1.0, 2.0]])
-    with pytest.raises(ValueError, match=r"candidates must be 2-D \(candidates x objectives\), got shape \(2,\)"):
+    with pytest.raises(ValueError, match=r"candidates must be 2-D \(candidates x objectives\), got a 1-D array"):
         metric_c([[1.0, 2.0]], [1.0, 2.0])
     with pytest.raises(ValueError, match=r"candidates must have at least 1 rows"):
         metric_c([[1.0, 2.0]], np.empty((0, 2)))
