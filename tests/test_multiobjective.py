@@ -670,9 +670,9 @@ def test_metric_c_bad_input():
     assert metric_c([[0.9, 0.9]], [[0.5, 0.5], [0.95, 0.1]]) == 0.5
     with pytest.raises(TypeError, match="reference must be an \\(n, m\\) array of real numbers, got dtype <U1"):
         metric_c([["a", "b"]], [[1.0, 2.0]])
-    with pytest.raises(ValueError, match=r"reference must be finite: reference\[0, 0\] = "):
+    with pytest.raises(ValueError, match=r"reference must be finite: it holds a NaN or an infinite entry$"):
         metric_c([[np.nan, 1.0]], [[1.0, 2.0]])
-    with pytest.raises(ValueError, match=r"candidates must be 2-D \(candidates x objectives\), got shape \(2,\)"):
+    with pytest.raises(ValueError, match=r"candidates must be 2-D \(candidates x objectives\), got a 1-D array"):
         metric_c([[1.0, 2.0]], [1.0, 2.0])
     with pytest.raises(ValueError, match=r"candidates must have at least 1 rows"):
         metric_c([[1.0, 2.0]], np.empty((0, 2)))
@@ -701,8 +701,9 @@ def test_shifted_local_dampening_on_pareto_fails_fast_when_the_walk_cannot_finis
     t0 = time.perf_counter()
     for call in (lambda: priv_pareto([[0.0], [1.0]], epsilon=1.0, sensitivities=sens, mechanism="shifted_local_dampening", rng=0),
                  lambda: priv_pareto_probabilities([[0.0], [1.0]], epsilon=1.0, sensitivities=sens, mechanism="shifted_local_dampening")):
-        with pytest.raises(ValueError, match=r"would walk at least 5e\+299 distances: objective 0 spans 1 but "
-                                             r"sensitivities\[0\] is at most 1e-300 per step"):
+        with pytest.raises(ValueError, match=r"^shifted_local_dampening on the Pareto score cannot finish within "
+                                             r"max_steps = 1000000 distances: an objective's range is more than 2 Δ × "
+                                             r"max_steps \(sensitivities\[0\] is at most 1e-300 per step\)"):
             call()
     assert time.perf_counter() - t0 < 5.0
     # the saturation distance of δ^PS is not declared when beyond the walk cap (it would disable max_steps)
@@ -721,11 +722,11 @@ def test_local_dampening_on_pareto_fails_fast_when_the_walk_cannot_finish():
     sens = [dpselect.constant(2, 1e-300).bounded(5)]
     for call in (lambda: priv_pareto([[0.0], [1.0]], epsilon=1.0, sensitivities=sens, mechanism="local_dampening", rng=0),
                  lambda: priv_pareto_probabilities([[0.0], [1.0]], epsilon=1.0, sensitivities=sens, mechanism="local_dampening")):
-        with pytest.raises(ValueError, match=r"local_dampening on the Pareto score would walk at least 5e\+299 "
-                                             r"distances: candidate 0 is dominated"):
+        with pytest.raises(ValueError, match=r"^local_dampening on the Pareto score cannot finish within max_steps = "
+                                             r"1000000 distances: for a dominated candidate"):
             call()
     # gap 1, at most 1e-6 per step and per side: δ^PS(x, t, 0) = 0 until t + 1 >= 5e5 > max_steps
-    with pytest.raises(ValueError, match=r"at least 5e\+05 distances.*max_steps = 100000"):
+    with pytest.raises(ValueError, match=r"cannot finish within max_steps = 100000 distances"):
         priv_pareto_probabilities([[0.0], [1.0]], epsilon=1.0, sensitivities=[dpselect.constant(2, 1e-6)], mechanism="local_dampening",
                                   max_steps=100_000)
     assert time.perf_counter() - t0 < 5.0

@@ -382,7 +382,7 @@ def test_pareto_local_dampening_with_tiny_sensitivities_fails_fast():
     from dpselect.multiobjective import priv_pareto
 
     sens = [dpselect.constant(2, 1e-300).bounded(5)]
-    with _time_limit(SHORT_LIMIT_S), pytest.raises(ValueError, match="would walk at least 5e\\+299 distances"):
+    with _time_limit(SHORT_LIMIT_S), pytest.raises(ValueError, match="cannot finish within max_steps"):
         priv_pareto([[0.0], [1.0]], epsilon=1.0, sensitivities=sens, mechanism="local_dampening", rng=0)
 
 

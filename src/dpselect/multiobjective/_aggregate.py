@@ -76,9 +76,27 @@ def _agg_arguments(where: str, objective_weights):
     return objective_weights
 
 
+def _overflow_scale(w: np.ndarray) -> float:
+    """A power of two s >= 2 Σ|w_i| (from the public weights only): |Σ_i (w_i/s) M_ri| <= DBL_MAX / 2 for
+    every finite M, so the aggregate of the weights w/s cannot overflow, on any dataset."""
+    return float(2.0 ** (int(np.ceil(np.log2(np.abs(w).sum()))) + 1))
+
+
 def _aggregate(M, weights, sens, mechanism, n, m):
     w = _check_weights(weights, m)
-    u = M @ w
+    with np.errstate(over="ignore", invalid="ignore"):
+        u = M @ w
+        # the public part: Σ|w_i| Δ_i beyond the float range is scaled on every dataset alike
+        big = not np.isfinite(sum(abs(float(wi)) * (s.global_sensitivity if isinstance(s, SensitivityFunction)
+                                                    else float(s)) for wi, s in zip(w, sens)))
+    if big or not np.isfinite(u).all():
+        # Σ w_i M_ri overflowed (objectives near the float range): refusing would be an error that depends
+        # on the data (a release). Scaling the weights by a public power of two 1/s scales the aggregate
+        # utility and its sensitivity (global or δ^agg) alike, which leaves every mechanism's law unchanged
+        # (they read u/Δ, D = (u − b)/δ, u ∓ G); the scaled products only round differently where they
+        # are subnormal. Datasets without an overflow keep the unscaled computation bit for bit.
+        w = w / _overflow_scale(w)
+        u = M @ w
     sensitivity: SensitivityFunction | float
     if get_mechanism(mechanism).kind == "local":
         sensitivity = weighted_sum(w, _as_functions(sens, n))
