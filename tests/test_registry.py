@@ -423,3 +423,33 @@ def test_aliases_as_one_string_is_one_alias():
     for bad in (3, ("ok", 3), ("",)):
         with pytest.raises(TypeError, match="aliases must be"):
             Mechanism("toy_alias", "global", _uniform, _uniform_probabilities, aliases=bad)
+
+
+def test_user_selector_charges_generator():
+    """Generators for items 6 and 8. (a) Every k in 2..5, δ in {0, 1e-6, 1e-3}, both families, size omitted
+    or 2: the charge is the registry's guarantee of the call, the one the release runs at. (b) Every data set
+    of size 1..3 over {0, 50, 200}: a refusal on the selector's own check (a value above 100) costs nothing
+    and leaves the generator untouched; an accepted call is charged once."""
+    import itertools
+    from dpselect._boundary import repeated
+    for selector, noise in ((_em_with_delta, "gumbel"), (_pf_with_delta, "exponential")):
+        spec = Mechanism("user_topk", "global", selector, dpselect.exponential_probabilities, noises=(noise,))
+        for k, delta, size in itertools.product(range(2, 6), (0.0, 1e-6, 1e-3), (None, 2)):
+            acc = dpselect.Accountant(epsilon=10.0, delta=0.1, mode="fixed")
+            spec.select(np.arange(6.0), epsilon=1.0, sensitivity=1.0, k=k, delta=delta, size=size, rng=k,
+                        accountant=acc)
+            (rec,) = acc.history
+            assert rec.guarantee == repeated(spec.privacy(1.0, k=k, delta=delta), 1 if size is None else size)
+    spec = Mechanism("user_checked", "global", _checked_pick, dpselect.exponential_probabilities)
+    for n in (1, 2, 3):
+        for data in itertools.product([0.0, 50.0, 200.0], repeat=n):
+            acc = dpselect.Accountant(epsilon=1.0)
+            gen = np.random.default_rng(n)
+            state = gen.bit_generator.state
+            refused = max(data) > 100
+            try:
+                spec.select(list(data), epsilon=0.5, sensitivity=1.0, rng=gen, accountant=acc)
+            except ValueError as exc:
+                assert refused and str(exc) == "utilities must be <= 100"
+            assert len(acc.history) == (0 if refused else 1)
+            assert gen.bit_generator.state == state or not refused     # (one candidate: no bit drawn either)

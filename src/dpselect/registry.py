@@ -138,8 +138,8 @@ class Mechanism:
     probability_fn : callable
         ``probability_fn(utilities, *, epsilon, sensitivity | sensitivity_function, base_measure=None,
         **options)``: the exact law of one pick.
-    aliases : tuple of str
-        Short names, lower case (matched case-insensitively).
+    aliases : str or tuple of str
+        Short names, lower case (matched case-insensitively); one string is one alias (``"ty"``, not "t", "y").
     noises : tuple of str
         The noise families of the noisy max the mechanism is (one of :data:`dpselect.sampling.NOISES`); the
         first is the default. More than one: selectable by the option ``noise=`` (report-noisy-max). The
