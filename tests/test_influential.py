@@ -53,9 +53,6 @@ def test_metric_c_and_recall():
 
     assert metric_c is mo.metric_c is dpselect.metric_c
     assert metric_c([0, 2], [1, 3], objectives=U) == metric_c(U[[0, 2]], U[[1, 3]])
-    # the older influential form metric_c(objectives, reference, selected) warns and gives the same value
-    with pytest.warns(DeprecationWarning, match=r"metric_c\(reference, selected, objectives=objectives\)"):
-        assert metric_c(U, [0], [1, 2, 3]) == pytest.approx(1 / 3)
     with pytest.raises(ValueError, match="candidates must not be empty"):
         metric_c([0], [], objectives=U)
     with pytest.raises(ValueError, match=r"indices in \[0, "):

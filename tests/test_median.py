@@ -312,15 +312,14 @@ def test_large_database_never_expanded():
 
 @pytest.mark.parametrize("kwargs, exc, msg", [
     (dict(values=[], epsilon=1.0, bound=1.0), ValueError, "must not be empty"),
-    (dict(values=[0.5, np.nan], epsilon=1.0, bound=1.0), ValueError, "finite"),
-    (dict(values=[0.5, 2.0], epsilon=1.0, bound=1.0), ValueError, r"\[0, bound\]"),
-    (dict(values=[-0.1], epsilon=1.0, bound=1.0), ValueError, r"\[0, bound\]"),
+    (dict(values=[0.5, np.nan], epsilon=1.0, bound=1.0), ValueError, "^values must not hold NaN$"),
     (dict(values=[0.5], epsilon=1.0, bound=0.0), ValueError, "bound must be a finite number > 0"),
     (dict(values=[0.5], epsilon=-1.0, bound=1.0), ValueError, "epsilon must be a finite number > 0"),
     (dict(values=[0.5], epsilon=1.0, bound=1.0, mechanism="laplace"), ValueError, "mechanism must be one of"),
     (dict(values=[[0.5]], epsilon=1.0, bound=1.0), ValueError, "1-D"),
     (dict(values=["a"], epsilon=1.0, bound=1.0), TypeError, "real numbers"),
-    (dict(values=[0.5, 0.7], epsilon=1.0, bound=1.0, counts=[1, 0]), ValueError, "counts must be > 0"),
+    (dict(values=[0.5, 0.7], epsilon=1.0, bound=1.0, counts=[1, -1]), ValueError, "^counts must be >= 0$"),
+    (dict(values=[0.5, 0.7], epsilon=1.0, bound=1.0, counts=[0, 0]), ValueError, "at least one record"),
     (dict(values=[0.5, 0.7], epsilon=1.0, bound=1.0, counts=[1]), ValueError, "one entry per value"),
 ])
 def test_bad_input(kwargs, exc, msg):
@@ -330,8 +329,8 @@ def test_bad_input(kwargs, exc, msg):
 
 
 def test_bad_input_median_specific():
-    with pytest.raises(ValueError, match=r"values must lie in \[0, bound\] = \[0, 3.0\]: values\[1\] = 4.5"):
-        median([1.0, 4.5], epsilon=1.0, bound=3.0)  # never clipped
+    # issue 33: a record outside [0, bound] is clipped into it (refusing it was a data-dependent error)
+    assert median([1.0, 4.5], epsilon=1.0, bound=3.0, rng=5) == median([1.0, 3.0], epsilon=1.0, bound=3.0, rng=5)
     with pytest.raises(ValueError, match="permute_and_flip' is not available for median"):
         median([1.0, 2.0], epsilon=1.0, bound=3.0, mechanism="permute_and_flip")
     with pytest.raises(ValueError, match="permute_and_flip' is not available for median"):
@@ -349,8 +348,7 @@ def test_bad_input_sensitivity():
         median_sensitivity([2.0, 1.0], 3.0)
     with pytest.raises(ValueError, match="distinct"):
         grouped_median_sensitivity([1.0, 1.0], [1, 2], 3.0)
-    with pytest.raises(ValueError, match=r"\[0, bound\]"):
-        median_sensitivity([1.0, 4.0], 3.0)
+    assert median_sensitivity([1.0, 4.0], 3.0)(2).tolist() == median_sensitivity([1.0, 3.0], 3.0)(2).tolist()
     with pytest.raises(ValueError, match="hist counts must be >= 0"):
         histogram_groups([1, -1])
 
@@ -640,8 +638,7 @@ def test_counts_total_checked_exactly(counts, total, call):
     kw = dict(epsilon=1.0, bound=1.0, counts=counts)
     if call in (median, median_rank):
         kw["rng"] = 0
-    with pytest.raises(ValueError, match=rf"counts must sum to at most 9007199254740992 \(2\*\*53\) records, "
-                                         rf"got a total of {total}$"):
+    with pytest.raises(ValueError, match=r"^counts must sum to at most 9007199254740992 \(2\*\*53\) records$"):
         call([0.25, 0.5, 0.75], **kw)
 
 
@@ -650,7 +647,7 @@ def test_counts_at_the_limit_work():
     # n = 2^53: the middle interval [0.25, 0.75) holds the median (utility 0), the outer ones are 2^51 ranks away
     assert d.lo.tolist() == [0.0, 0.25, 0.75] and d.probabilities[1] == 1.0
     assert 0.0 <= median([0.25, 0.75], epsilon=1.0, bound=1.0, counts=[2 ** 52, 2 ** 52], rng=0) <= 1.0
-    with pytest.raises(ValueError, match=r"counts must be > 0: counts\[0\] = -18446744073709551616"):
+    with pytest.raises(ValueError, match=r"^counts must be > 0$"):
         median([0.25, 0.75], epsilon=1.0, bound=1.0, counts=[-2 ** 64, 1], rng=0)
 
 

@@ -97,9 +97,8 @@ def check_sensitivity_function(sensitivity_function: Any, n: int | None,
     if sensitivity_function.n_candidates is None:
         sensitivity_function(0)  # learns the number of candidates from one full evaluation
     if n is not None and sensitivity_function.n_candidates != n:
-        raise ValueError(
-            f"{name} is for {sensitivity_function.n_candidates} candidates but utilities has {n}"
-        )
+        # both sizes can be private (candidates that are records): the message names neither
+        raise ValueError(f"{name} and utilities disagree on the number of candidates")
     return sensitivity_function
 
 
@@ -257,22 +256,33 @@ def _hopeless(sf, active, t: int, limit: int, b=None, a=None) -> np.ndarray | No
     return below & (ub < a[active])
 
 
+#: The messages below name only public quantities (the function's name, max_steps, Δ): never a candidate,
+#: its utility, a sum b(t) or how many candidates are left, which all depend on the data.
 def _hopeless_error(active, mask, a, sf, max_steps):
-    r = int(active[mask][0])
     return ValueError(
-        f"dampening cannot resolve {int(mask.sum())} candidate(s) within max_steps={max_steps} distances "
-        f"(e.g. candidate {r}: |u| = {float(a[r])!r}): δ(x, t, r) at t = {max_steps - 2} and {max_steps - 1} bounds every "
-        f"earlier distance of the same parity (admissibility), and the sum b(max_steps) stays below |u|; the "
-        f"sensitivity function {sf.name!r} grows too slowly: bound it with .bounded(database_size) or raise max_steps"
+        f"dampening cannot resolve every candidate within max_steps={max_steps} distances: δ(x, t, r) at "
+        f"t = {max_steps - 2} and {max_steps - 1} bounds every earlier distance of the same parity "
+        f"(admissibility), and the sum b(max_steps) stays below |u|; the sensitivity function {sf.name!r} "
+        "grows too slowly: bound it with .bounded(database_size) or raise max_steps"
     )
 
 
 def _unresolved(active, a, sf, max_steps, b0=None):
-    extra = "" if b0 is None else f", b(t) = {b0!r}"
+    return _unresolved_message(sf, max_steps)
+
+
+def _unresolved_message(sf, max_steps) -> ValueError:
     return ValueError(
-        f"dampening did not resolve {active.size} candidate(s) within max_steps={max_steps} distances "
-        f"(e.g. candidate {int(active[0])}: |u| = {a[active[0]]!r}{extra}); the sensitivity "
+        f"dampening did not resolve every candidate within max_steps={max_steps} distances; the sensitivity "
         f"function {sf.name!r} grows too slowly: bound it with .bounded(database_size) or raise max_steps"
+    )
+
+
+def _unsaturated(sf, max_steps) -> ValueError:
+    return ValueError(
+        f"sensitivity function {sf.name!r} has not reached its global sensitivity {sf.global_sensitivity!r} "
+        f"for every candidate within max_steps={max_steps} distances; shifted local dampening needs a bounded "
+        "function: use sf.bounded(database_size)"
     )
 
 
@@ -537,7 +547,7 @@ def _shift(sensitivity_function, n, max_steps, track: bool):
         G = np.asarray(G, dtype=np.float64)
         err = np.asarray(err, dtype=np.float64)
         if G.shape != (n,) or err.shape != (n,):
-            raise ValueError(f"shift of {sf.name!r} returned shapes {G.shape}, {err.shape}, expected ({n},)")
+            raise ValueError(f"shift of {sf.name!r} must return two arrays of shape ({n},)")
         return G, (np.where(err >= 0, err, np.inf) if track else None)
     limit = _limit(sf, max_steps)
     # G <= t·Δ: below this bound no sum overflows, and the steps skip the floating-point context
@@ -553,13 +563,9 @@ def _shift(sensitivity_function, n, max_steps, track: bool):
             probed = True
             never = _hopeless(sf, active, t, limit)
             if never is not None and never.any():
-                raise ValueError(
-                    f"sensitivity function {sf.name!r} cannot reach its global sensitivity {delta_max!r} within "
-                    f"max_steps={max_steps} distances for {int(never.sum())} candidate(s) (e.g. candidate "
-                    f"{int(active[never][0])}: δ is below it at t = {limit - 2} and {limit - 1}, which bound every "
-                    "earlier distance of the same parity); shifted local dampening needs a bounded function: "
-                    "use sf.bounded(database_size)"
-                )
+                # δ is below Δ at t = limit − 2 and limit − 1, which bound every earlier distance of the
+                # same parity: the full walk would raise the same error
+                raise _unsaturated(sf, max_steps)
         if sf.elementwise:
             B = min(_block_size(active.size, B), limit - t)
             d = _block_deltas(sf, t, B, active)
@@ -597,11 +603,7 @@ def _shift(sensitivity_function, n, max_steps, track: bool):
         active = ai
         t += 1
     if active.size and (sf.saturation_distance is None or t < sf.saturation_distance):
-        raise ValueError(
-            f"sensitivity function {sf.name!r} has not reached its global sensitivity {delta_max!r} within "
-            f"max_steps={max_steps} distances for {active.size} candidate(s) (e.g. candidate {int(active[0])}); "
-            "shifted local dampening needs a bounded function: use sf.bounded(database_size)"
-        )
+        raise _unsaturated(sf, max_steps)
     if not track:
         return g, None
     with np.errstate(over="ignore", invalid="ignore"):
@@ -646,10 +648,10 @@ def _deltas_of(sf: SensitivityFunction, r: int, limit: int):
 
 def _check_real(x, name: str) -> float:
     if isinstance(x, bool) or not isinstance(x, (numbers.Real, np.floating, np.integer)):
-        raise TypeError(f"{name} must be a finite real number, got {x!r} ({type(x).__name__})")
+        raise TypeError(f"{name} must be a finite real number, got {type(x).__name__}")
     v = float(x)
-    if not np.isfinite(v):
-        raise ValueError(f"{name} must be a finite real number, got {x!r}")
+    if not np.isfinite(v):   # a utility is private: its value is not shown
+        raise ValueError(f"{name} must be a finite real number")
     return v
 
 
@@ -706,11 +708,7 @@ def dampen_exact(u_r: float, sensitivity_function: SensitivityFunction, r: int, 
             break
         b = nb
     else:
-        raise ValueError(
-            f"dampening did not resolve candidate {r} (|u| = {abs(v)!r}) within max_steps={max_steps} distances; "
-            f"the sensitivity function {sf.name!r} grows too slowly: bound it with .bounded(database_size) "
-            "or raise max_steps"
-        )
+        raise _unresolved_message(sf, max_steps)
     return -D if v < 0 else D
 
 
@@ -752,8 +750,4 @@ def shift_total_exact(sensitivity_function: SensitivityFunction, r: int, *,
         g += full - _fixed(d)
     if sf.saturation_distance is not None and limit >= sf.saturation_distance:
         return Fraction(g, 1 << _FIX)   # unreachable: δ = Δ at the saturation distance
-    raise ValueError(
-        f"sensitivity function {sf.name!r} has not reached its global sensitivity {delta_max!r} within "
-        f"max_steps={max_steps} distances for candidate {r}; shifted local dampening needs a bounded "
-        "function: use sf.bounded(database_size)"
-    )
+    raise _unsaturated(sf, max_steps)

@@ -285,7 +285,7 @@ class SensitivityFunction:
         if arr.size:
             lo, hi = arr.min(), arr.max()
             if not (lo >= 0 and hi < np.inf):
-                self._check(arr.ravel(), t, arr.size)   # raises with the message naming the bad value
+                self._check(arr.ravel(), t, arr.size)   # raises (the message names no value)
             if hi > self.global_sensitivity:
                 np.minimum(arr, self.global_sensitivity, out=arr)
         return arr
@@ -302,9 +302,8 @@ class SensitivityFunction:
                 else:
                     kind = "f"
             if kind not in "biuf":
-                raise TypeError(
-                    f"sensitivity function {self.name!r} must return real numbers, got dtype {raw.dtype} "
-                    f"({short_repr(vals)}) at t={t}"
+                raise TypeError(   # the values themselves are private (read from the data): not shown
+                    f"sensitivity function {self.name!r} must return real numbers, got dtype {raw.dtype} at t={t}"
                 )
         arr = raw.astype(np.float64, copy=False)
         if arr is vals or arr.base is not None:
@@ -312,22 +311,24 @@ class SensitivityFunction:
         if arr.ndim == 0 and expected is not None:
             arr = np.full(expected, float(arr))
         if arr.ndim != 1:
-            raise ValueError(f"sensitivity function {self.name!r} must return a 1-D array, got shape {arr.shape} at t={t}")
+            raise ValueError(f"sensitivity function {self.name!r} must return a 1-D array, got a {arr.ndim}-D "
+                             f"array at t={t}")
         if expected is not None and arr.shape[0] != expected:
+            # both sizes can be private (candidates that are records): the message names neither
             raise ValueError(
-                f"sensitivity function {self.name!r} returned {arr.shape[0]} values at t={t}, expected {expected}"
+                f"sensitivity function {self.name!r} returned the wrong number of values at t={t} (one per "
+                "candidate asked for)"
             )
         if expected is None and self.n_candidates is None:
             self.n_candidates = arr.shape[0]
         if arr.size:
             lo, hi = arr.min(), arr.max()
             if not (lo >= 0 and hi < np.inf):  # catches NaN too
-                bad = int(np.flatnonzero(~((arr >= 0) & (arr < np.inf)))[0])
-                hint = (" (inf is not clipped: return the global sensitivity where no smaller bound is known)"
-                        if arr[bad] == np.inf else "")
+                # which value, where, and whether it is NaN, inf or negative are private: not named
                 raise ValueError(
-                    f"sensitivity function {self.name!r} must return finite values >= 0, got {float(arr[bad])!r} "
-                    f"at t={t} (position {bad}){hint}"
+                    f"sensitivity function {self.name!r} must return finite values >= 0 at every distance, and "
+                    f"did not at t={t} (inf is not clipped: return the global sensitivity where no smaller bound "
+                    "is known)"
                 )
             if hi > self.global_sensitivity:
                 np.minimum(arr, self.global_sensitivity, out=arr)  # Lemma 3.2.2: still admissible
@@ -456,7 +457,7 @@ def _check_sfs(sensitivity_functions, name: str) -> list[SensitivityFunction]:
             raise TypeError(f"{name}[{i}] must be a SensitivityFunction, got {type(sf).__name__}")
     ns = {sf.n_candidates for sf in sfs if sf.n_candidates is not None}
     if len(ns) > 1:
-        raise ValueError(f"{name} disagree on the number of candidates: {sorted(ns)}")
+        raise ValueError(f"{name} disagree on the number of candidates")   # the numbers can be private
     return sfs
 
 

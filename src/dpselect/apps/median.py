@@ -239,8 +239,9 @@ def median(
     Parameters
     ----------
     values : array of shape (n,)
-        The database: record values in [0, bound], any order. A value outside [0, bound] is a
-        ``ValueError`` naming ``bound`` (never clipped). With ``counts``: distinct values, value
+        The database: record values, any order. A value outside [0, bound] (±inf included) is clipped
+        into it (a record-wise map, so the guarantee holds for any real data; refusing it would be an
+        error that depends on the data); NaN is a ``ValueError``. With ``counts``: distinct values, value
         ``values[g]`` held by ``counts[g]`` records (a histogram; never expanded).
     epsilon : float
         Privacy budget, > 0. Keyword-only (``median(values, epsilon=..., bound=...)``); positional

@@ -4,15 +4,13 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._compat import renamed_parameter
 from ..registry import get_mechanism
 from ..sensitivity import SensitivityFunction, check_weight_values, weighted_sum
 from ._pareto_score import Sensitivities, _as_functions
 
 
-@renamed_parameter(old="weights", new="objective_weights")
-def aggregate_sensitivity(objective_weights: ArrayLike | None = None,
-                          sensitivity_functions: Sensitivities | None = None) -> SensitivityFunction:
+def aggregate_sensitivity(objective_weights: ArrayLike,
+                          sensitivity_functions: Sensitivities) -> SensitivityFunction:
     """δ^agg(x, t, r) = Σ_i |w_i| δ_i(x, t, r), admissible for u_agg = Σ_i w_i u_i (paper Thm 5.4).
 
     Its global sensitivity is Σ_i |w_i| Δu_i (paper Thm 5.3). Same neighbour model as the δ_i.
@@ -20,8 +18,7 @@ def aggregate_sensitivity(objective_weights: ArrayLike | None = None,
     Parameters
     ----------
     objective_weights : array of shape (m,)
-        The w_i: finite, not all zero (negative weights allowed). ``weights=`` is its deprecated spelling
-        (``DeprecationWarning``).
+        The w_i: finite, not all zero (negative weights allowed).
     sensitivity_functions : list of m SensitivityFunction
         One admissible δ_i per objective, all for the same n candidates (a global sensitivity Δu_i as
         ``dpselect.constant(n, Δu_i)``).
@@ -39,10 +36,6 @@ def aggregate_sensitivity(objective_weights: ArrayLike | None = None,
     >>> f.global_sensitivity, f(0).tolist()
     (1.0, [1.0, 1.0, 1.0])
     """
-    if objective_weights is None:
-        raise TypeError("aggregate_sensitivity() missing required argument: 'objective_weights'")
-    if sensitivity_functions is None:
-        raise TypeError("aggregate_sensitivity() missing required argument: 'sensitivity_functions'")
     if isinstance(sensitivity_functions, SensitivityFunction):
         raise TypeError("sensitivity_functions must be a list of SensitivityFunction, one per objective")
     sfs: list[SensitivityFunction] = []
@@ -68,17 +61,27 @@ def _check_weights(weights, m: int, name: str = "objective_weights") -> np.ndarr
     return w
 
 
-def _agg_arguments(where: str, objective_weights):
-    """objective_weights, required (its None default only lets the old keyword spelling ``weights=`` keep
-    working)."""
-    if objective_weights is None:
-        raise TypeError(f"{where}() missing required argument: 'objective_weights'")
-    return objective_weights
+def _overflow_scale(w: np.ndarray) -> float:
+    """A power of two s >= 2 Σ|w_i| (from the public weights only): |Σ_i (w_i/s) M_ri| <= DBL_MAX / 2 for
+    every finite M, so the aggregate of the weights w/s cannot overflow, on any dataset."""
+    return float(2.0 ** (int(np.ceil(np.log2(np.abs(w).sum()))) + 1))
 
 
 def _aggregate(M, weights, sens, mechanism, n, m):
     w = _check_weights(weights, m)
-    u = M @ w
+    with np.errstate(over="ignore", invalid="ignore"):
+        u = M @ w
+        # the public part: Σ|w_i| Δ_i beyond the float range is scaled on every dataset alike
+        big = not np.isfinite(sum(abs(float(wi)) * (s.global_sensitivity if isinstance(s, SensitivityFunction)
+                                                    else float(s)) for wi, s in zip(w, sens)))
+    if big or not np.isfinite(u).all():
+        # Σ w_i M_ri overflowed (objectives near the float range): refusing would be an error that depends
+        # on the data (a release). Scaling the weights by a public power of two 1/s scales the aggregate
+        # utility and its sensitivity (global or δ^agg) alike, which leaves every mechanism's law unchanged
+        # (they read u/Δ, D = (u − b)/δ, u ∓ G); the scaled products only round differently where they
+        # are subnormal. Datasets without an overflow keep the unscaled computation bit for bit.
+        w = w / _overflow_scale(w)
+        u = M @ w
     sensitivity: SensitivityFunction | float
     if get_mechanism(mechanism).kind == "local":
         sensitivity = weighted_sum(w, _as_functions(sens, n))

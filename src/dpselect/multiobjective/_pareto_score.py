@@ -13,7 +13,6 @@ from numpy.typing import ArrayLike
 from .._dominance import count_dominating, count_with_orders
 from .._validation import check_matrix, check_positive
 from ..dampening import DEFAULT_MAX_STEPS
-from .._compat import renamed_parameter
 from ..sensitivity import SensitivityFunction, constant
 
 
@@ -23,7 +22,6 @@ Sensitivities = Sequence["float | SensitivityFunction"]
 # ---------------------------------------------------------------------------------------------
 # Pareto score and its sensitivity function
 # ---------------------------------------------------------------------------------------------
-@renamed_parameter(old="U", new="objectives")
 def pareto_score(objectives: ArrayLike) -> np.ndarray:
     """Pareto score PS(r) = −|{r' ≠ r : r' dominates r}| of every candidate (paper Def. 4.3).
 
@@ -133,8 +131,8 @@ class _ParetoDelta:
             for i, sf in enumerate(self.sfs):
                 d = sf(j) if self.base_idx is None else sf(j, candidates=self.base_idx)
                 if d.shape != (self.n,):
-                    raise ValueError(f"sensitivity_functions[{i}] returned {d.shape[0]} values at t={j}, "
-                                     f"expected {self.n} (one per row of U)")
+                    raise ValueError(f"sensitivity_functions[{i}] returned the wrong number of values at t={j} "
+                                     "(one per row of U)")
                 steps.append(d)
             # all objectives evaluated before any sum changes: an error above leaves the state consistent
             for i, d in enumerate(steps):
@@ -523,13 +521,12 @@ def _check_shifted_walk(U: np.ndarray, sfs: list[SensitivityFunction], options: 
     for i, sf in enumerate(sfs):
         steps = _coverage_steps(U[:, i], sf.global_sensitivity)
         if steps is not None and steps - 1 > max(int(max_steps), DEFAULT_MAX_STEPS):
-            col = U[:, i]
+            # the objective's range and the walk's length are private: the message names the public rule only
             raise ValueError(
-                f"shifted_local_dampening on the Pareto score would walk at least {steps - 1:.3g} distances: "
-                f"objective {i} spans {float(col.max() - col.min()):.6g} but sensitivities[{i}] is at most "
-                f"{sf.global_sensitivity:.6g} per step (rule: range / (2 Δ) must be <= max_steps = "
-                f"{max(int(max_steps), DEFAULT_MAX_STEPS)}); use a global mechanism or sensitivities on the "
-                "scale of the objectives"
+                f"shifted_local_dampening on the Pareto score cannot finish within max_steps = "
+                f"{max(int(max_steps), DEFAULT_MAX_STEPS)} distances: an objective's range is more than 2 Δ × "
+                f"max_steps (sensitivities[{i}] is at most {sf.global_sensitivity:.6g} per step); use a global "
+                "mechanism or sensitivities on the scale of the objectives"
             )
 
 
@@ -567,13 +564,12 @@ def _check_dampening_walk(U: np.ndarray, sfs: list[SensitivityFunction], options
     first = np.minimum(need_a.min(axis=1), need_b.min(axis=1))  # (t + 1) >= first
     worst = float(first.max())
     if worst > max(int(max_steps), 1) + 1:
-        r = int(dominated[int(np.argmax(first))])
+        # which candidate, its gaps and the walk's length are private: the message names the public rule only
         raise ValueError(
-            f"local_dampening on the Pareto score would walk at least {worst - 1:.3g} distances: candidate {r} "
-            f"is dominated, and δ^PS(x, t, {r}) stays 0 until the objectives' sensitivities (at most "
+            f"local_dampening on the Pareto score cannot finish within max_steps = {int(max_steps)} distances: "
+            "for a dominated candidate δ^PS(x, t, r) stays 0 until the objectives' sensitivities (at most "
             f"{', '.join(f'{sf.global_sensitivity:.3g}' for sf in sfs)} per step) cover its gaps to the other "
-            f"candidates (rule: that must happen within max_steps = {int(max_steps)}); use a global mechanism "
-            "or sensitivities on the scale of the objectives"
+            "candidates; use a global mechanism or sensitivities on the scale of the objectives"
         )
 
 
@@ -863,7 +859,6 @@ def _pareto_shift(U: np.ndarray, sfs: list[SensitivityFunction], base_idx: np.nd
     return G.astype(np.float64)
 
 
-@renamed_parameter(old="U", new="objectives")
 def pareto_sensitivity(objectives: ArrayLike, sensitivity_functions: Sensitivities) -> SensitivityFunction:
     """The admissible sensitivity function δ^PS of the Pareto score (paper Def. 4.5, Thm 4.7).
 
@@ -877,7 +872,7 @@ def pareto_sensitivity(objectives: ArrayLike, sensitivity_functions: Sensitiviti
     Parameters
     ----------
     objectives : array of shape (n, m)
-        Objective values, one row per candidate (n >= 2). ``U=`` is its deprecated spelling.
+        Objective values, one row per candidate (n >= 2).
     sensitivity_functions : list of SensitivityFunction or numbers
         δ_i for each objective (admissible under the data's neighbour model). A number is a global
         sensitivity Δu_i, used as the constant function δ_i = Δu_i.

@@ -41,13 +41,12 @@ def _check_labels(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
     yt = np.asarray(y_true)
     yp = np.asarray(y_pred)
     if yt.ndim != 1:
-        raise ValueError(f"y_true must be 1-D (one label per record), got shape {yt.shape}")
+        raise ValueError(f"y_true must be 1-D (one label per record), got a {yt.ndim}-D array")
     if yp.ndim == 1:
         yp = yp[None, :]
     if yp.ndim != 2 or yp.shape[1] != yt.shape[0]:
-        raise ValueError(
-            f"y_pred must have shape (n_classifiers, n_records={yt.shape[0]}), got {np.asarray(y_pred).shape}"
-        )
+        # the number of records can be private: the message names no size
+        raise ValueError("y_pred must have shape (n_classifiers, n_records), one prediction per record of y_true")
     for name, a in (("y_true", yt), ("y_pred", yp)):
         if a.size and not np.isin(a, (0, 1)).all():
             raise ValueError(f"{name} must contain only binary labels 0/1 (or booleans)")
@@ -236,7 +235,7 @@ def rate_sensitivity(hit: ArrayLike, miss: ArrayLike, *, name: str = "rate") -> 
     hit = np.asarray(hit, dtype=np.int64)
     miss = np.asarray(miss, dtype=np.int64)
     if hit.shape != miss.shape or hit.ndim != 1:
-        raise ValueError(f"hit and miss must be 1-D arrays of equal shape, got {hit.shape} and {miss.shape}")
+        raise ValueError("hit and miss must be 1-D arrays of equal shape")   # counts per candidate: no sizes named
     if (hit < 0).any() or (miss < 0).any():
         raise ValueError("hit and miss counts must be >= 0")
 

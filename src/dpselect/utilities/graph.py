@@ -66,8 +66,8 @@ def _degrees_of(graph_or_degrees: Any, name: str = "graph") -> np.ndarray:
     if arr.ndim != 1 or arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
         raise TypeError(f"{name} must be a Graph or a non-empty 1-D int array of degrees, got "
                         f"{type(graph_or_degrees).__name__} with dtype {getattr(arr, 'dtype', None)}")
-    if arr.min() < 0:
-        raise ValueError(f"{name}: degrees must be >= 0, got {int(arr.min())}")
+    if arr.min() < 0:   # degrees are private: the message names none
+        raise ValueError(f"{name}: degrees must be >= 0")
     return arr.astype(np.int64, copy=False)
 
 
@@ -422,8 +422,10 @@ def public_max_degree(degrees: np.ndarray, max_degree: int | None, where: str, *
         return D
     D = check_int(max_degree, "max_degree", minimum=1)
     if dmax > D:
+        # A graph with a larger degree is outside the public domain the analysis covers (the caller
+        # guarantees the bound); the message names the public bound only, never the observed degree or node.
         raise ValueError(f"max_degree must be a public upper bound on every degree of the graph, got max_degree={D} "
-                         f"but a node has degree {dmax}")
+                         "and a degree above it")
     return D
 
 

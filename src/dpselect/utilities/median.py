@@ -116,7 +116,7 @@ t <= 1 here: δ(x, 0, r) >= |u(x, r)|, so the dampening function is −|u| / δ(
 from __future__ import annotations
 
 import numbers
-from typing import NamedTuple, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -144,18 +144,24 @@ __all__ = [
 # ---------------------------------------------------------------------------------------------
 def check_median_values(values: ArrayLike, bound: float | None = None, *, name: str = "values",
                         require_sorted: bool = False) -> np.ndarray:
-    """A non-empty 1-D float64 array of finite values in [0, bound] (sorted when required).
+    """A non-empty 1-D float64 array of values, clipped into [0, bound] when ``bound`` is given (sorted
+    when required).
+
+    With a ``bound``, every record outside the public domain [0, bound] (±inf included) is clipped into
+    it: a record-wise map, so neighbouring databases stay neighbours and every guarantee stated for
+    [0, bound] holds for any real data; in-bound values are unchanged. (Refusing such a record would be
+    an error that depends on the data, a release.) Without a bound the values must be finite.
 
     Parameters
     ----------
     values : array_like
         The values to check.
     bound : float, optional
-        Λ: values must lie in [0, bound] (not checked when None; never clipped).
+        Λ: values are clipped into [0, bound] (without it they are only checked to be finite).
     name : str, default "values"
         Keyword-only: the parameter name used in error messages.
     require_sorted : bool, default False
-        Keyword-only: require ascending order.
+        Keyword-only: require ascending order (after clipping, which keeps an order).
 
     Returns
     -------
@@ -165,36 +171,29 @@ def check_median_values(values: ArrayLike, bound: float | None = None, *, name: 
     Raises
     ------
     ValueError
-        Empty, not 1-D, not finite, outside [0, bound], or unsorted when required; the message names the
-        offending index and value.
+        Empty, not 1-D, NaN (or, without a bound, ±inf), or unsorted when required. The message names no
+        record's index or value (they are private).
 
     Examples
     --------
     >>> check_median_values([0.5, 2.0], bound=4.0)
     array([0.5, 2. ])
-    >>> check_median_values([5.0], bound=4.0)
-    Traceback (most recent call last):
-    ...
-    ValueError: values must lie in [0, bound] = [0, 4.0]: values[0] = 5.0
+    >>> check_median_values([5.0, -1.0, float("inf")], bound=4.0)
+    array([4., 0., 4.])
     """
-    arr = check_utilities(values, name)  # 1-D, non-empty, finite float64
-    if bound is not None:
-        out = (arr < 0) | (arr > bound)
-        if out.any():
-            i = int(np.flatnonzero(out)[0])
-            raise ValueError(f"{name} must lie in [0, bound] = [0, {bound!r}]: {name}[{i}] = {float(arr[i])!r}")
-    if require_sorted and arr.size > 1:
-        down = np.flatnonzero(arr[1:] < arr[:-1])
-        if down.size:
-            i = int(down[0])
-            raise ValueError(
-                f"{name} must be sorted in ascending order: {name}[{i}] = {arr[i]!r} > {name}[{i + 1}] = {arr[i + 1]!r}"
-            )
+    if bound is None:
+        arr = check_utilities(values, name)  # 1-D, non-empty, finite float64
+    else:
+        arr = np.clip(check_utilities(values, name, finite=False), 0.0, bound)
+    if require_sorted and arr.size > 1 and np.any(arr[1:] < arr[:-1]):
+        raise ValueError(f"{name} must be sorted in ascending order")   # which records are out of order: private
     return arr
 
 
 #: Most records a grouped database may hold: ranks and utilities are exact in float64 up to 2^53.
 _MAX_RECORDS = 2 ** 53
+#: Counts are private (a histogram of the data): the messages of _check_counts name no count, total or position.
+_TOO_MANY = f"counts must sum to at most {_MAX_RECORDS} (2**53) records"
 
 
 def _check_counts(counts, size: int) -> np.ndarray:
@@ -203,31 +202,27 @@ def _check_counts(counts, size: int) -> np.ndarray:
     except Exception as exc:
         raise TypeError(f"counts must be a 1-D array of positive ints: {exc}") from None
     if c.ndim != 1 or c.shape[0] != size:
-        raise ValueError(f"counts must be a 1-D array with one entry per value ({size}), got shape {c.shape}")
+        raise ValueError("counts must be a 1-D array with one entry per value")
     if c.dtype.kind == "O" and c.size and all(isinstance(v, numbers.Integral) and not isinstance(v, bool)
                                               for v in c.ravel().tolist()):
         vals = [int(v) for v in c.ravel().tolist()]     # Python ints beyond int64: checked exactly
         if c.ndim == 1 and min(vals) <= 0:
-            i = next(i for i, v in enumerate(vals) if v <= 0)
-            raise ValueError(f"counts must be > 0: counts[{i}] = {vals[i]}")
+            raise ValueError("counts must be > 0")
         if sum(vals) > _MAX_RECORDS:
-            raise ValueError(f"counts must sum to at most {_MAX_RECORDS} (2**53) records, got a total of {sum(vals)}")
+            raise ValueError(_TOO_MANY)
     if not (np.issubdtype(c.dtype, np.integer) or (np.issubdtype(c.dtype, np.floating) and np.all(c == np.round(c)))):
         raise TypeError(f"counts must be integers, got dtype {c.dtype}")
-    bad = ~(c > 0)   # on the given dtype: a uint64 or float count is not wrapped by a cast first
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"counts must be > 0: counts[{i}] = {c[i].item()!r}")
+    if not (c > 0).all():   # on the given dtype: a uint64 or float count is not wrapped by a cast first
+        raise ValueError("counts must be > 0")
     # ranks and the utility −|2j − n| / 2 are exact in float64 (and the int64 sums cannot wrap) only up to
     # n = 2^53 records; the total is checked exactly (no int64 sum that wraps, as [2**63 − 1, 2**63 − 1, 3] did)
     over = c > _MAX_RECORDS
     if over.any() or float(c.astype(np.float64).sum()) > 2.0 * _MAX_RECORDS:
-        total = sum(int(v) for v in c.tolist())   # exact Python ints; only on this error path
-        raise ValueError(f"counts must sum to at most {_MAX_RECORDS} (2**53) records, got a total of {total}")
+        raise ValueError(_TOO_MANY)
     c = c.astype(np.int64)
     total = int(c.sum())    # exact: each count <= 2^53 and the float sum <= 2^54 (far from wrapping)
     if total > _MAX_RECORDS:
-        raise ValueError(f"counts must sum to at most {_MAX_RECORDS} (2**53) records, got a total of {total}")
+        raise ValueError(_TOO_MANY)
     return c
 
 
@@ -481,11 +476,27 @@ _GroupedMedian = GroupedDatabase  # its former private name (apps.median imports
 def _grouped(values, counts, bound) -> GroupedDatabase:
     bound = check_positive(bound, "bound")
     vals = check_median_values(values, bound, name="values", require_sorted=True)
+    vals, counts = _drop_empty(vals, counts)
     c = _check_counts(counts, vals.shape[0])
-    if vals.size > 1 and np.any(vals[1:] == vals[:-1]):
-        i = int(np.flatnonzero(vals[1:] == vals[:-1])[0])
-        raise ValueError(f"values must be distinct when counts are given: values[{i}] = values[{i + 1}] = {vals[i]!r}")
+    if vals.size > 1 and np.any(vals[1:] == vals[:-1]):   # (after clipping too): which ones is private
+        raise ValueError("values must be distinct when counts are given")
     return GroupedDatabase(vals, c, bound)
+
+
+def _drop_empty(x: np.ndarray, counts: Any) -> tuple[np.ndarray, Any]:
+    """``values`` and ``counts`` without the values of count 0 (an empty bin of a histogram is a dataset
+    like any other: refusing it would depend on the data); a database with no record at all is refused
+    (n >= 1 is public under replace-one neighbours)."""
+    raw = np.asarray(counts)
+    if raw.ndim == 1 and raw.shape[0] == x.shape[0] and raw.dtype.kind in "iuf":
+        if not (raw >= 0).all():   # NaN too
+            raise ValueError("counts must be >= 0")
+        zero = raw == 0
+        if zero.all():
+            raise ValueError("counts must hold at least one record (all counts are 0)")
+        if zero.any():
+            return x[~zero], raw[~zero]
+    return x, counts
 
 
 def grouped_median_utility(values: ArrayLike, counts: ArrayLike) -> np.ndarray:
@@ -531,7 +542,7 @@ def grouped_median_sensitivity(values: ArrayLike, counts: ArrayLike, bound: floa
     Parameters
     ----------
     values : array_like of shape (G,)
-        The distinct values, sorted ascending, in [0, bound].
+        The distinct values, sorted ascending; clipped into [0, bound].
     counts : array_like of int, shape (G,)
         The number of records of each value, > 0 (at most 2^53 in all).
     bound : float
@@ -545,7 +556,8 @@ def grouped_median_sensitivity(values: ArrayLike, counts: ArrayLike, bound: floa
     Raises
     ------
     ValueError
-        A value outside [0, bound], unsorted or repeated values, or a count that is not > 0.
+        NaN, unsorted or repeated values, or a negative count (values outside [0, bound] are clipped into
+        it, and values of count 0 dropped).
 
     Examples
     --------
@@ -596,13 +608,14 @@ class MedianIntervals(NamedTuple):
 
 
 def grouped_database(values: ArrayLike, bound: float, counts: ArrayLike | None = None) -> GroupedDatabase:
-    """The database as distinct sorted values with counts (checks ``values`` in [0, bound], ``counts`` > 0).
+    """The database as distinct sorted values with counts (``values`` clipped into [0, bound], ``counts`` >= 0).
 
     Parameters
     ----------
     values : array_like of shape (n,)
-        The records' values, in any order, in [0, bound]. A value outside is a ``ValueError`` naming
-        ``bound``: it is never clipped.
+        The records' values, in any order. A value outside [0, bound] (±inf included) is clipped into it
+        (a record-wise map: the guarantees for [0, bound] hold for any real data, and an in-bound
+        database is unchanged); NaN is a ``ValueError``.
     bound : float
         Λ > 0, the public upper end of the value domain.
     counts : array_like of int, optional
@@ -617,7 +630,8 @@ def grouped_database(values: ArrayLike, bound: float, counts: ArrayLike | None =
     Raises
     ------
     ValueError
-        ``bound`` not > 0, a value outside [0, bound], or a count that is not > 0.
+        ``bound`` not > 0, a NaN value, or a negative count (values of count 0 are dropped; at least
+        one record). No message names a record's value, a count or a position.
 
     Examples
     --------
@@ -632,6 +646,7 @@ def grouped_database(values: ArrayLike, bound: float, counts: ArrayLike | None =
         starts = np.concatenate(([0], np.flatnonzero(x[1:] != x[:-1]) + 1))
         c = np.diff(np.concatenate((starts, [x.size]))).astype(np.int64)
         return GroupedDatabase(x[starts], c, bound)
+    x, counts = _drop_empty(x, counts)
     c = _check_counts(counts, x.shape[0])
     order = np.argsort(x, kind="stable")
     x, c = x[order], c[order]
@@ -653,7 +668,7 @@ def median_intervals(values: ArrayLike, bound: float, *, counts: ArrayLike | Non
     Parameters
     ----------
     values : array_like of shape (n,)
-        The records' values, in any order, in [0, bound].
+        The records' values, in any order; clipped into [0, bound] (see :func:`grouped_database`).
     bound : float
         Λ > 0, the public upper end of the value domain.
     counts : array_like of int, optional
@@ -667,7 +682,7 @@ def median_intervals(values: ArrayLike, bound: float, *, counts: ArrayLike | Non
     Raises
     ------
     ValueError
-        ``bound`` not > 0, a value outside [0, bound], or a count that is not > 0.
+        ``bound`` not > 0, a NaN value, or a negative count.
 
     Examples
     --------
@@ -761,7 +776,7 @@ def median_sensitivity(sorted_values: Sequence[float] | np.ndarray, bound: float
     Parameters
     ----------
     sorted_values : array of shape (n,)
-        The database, sorted ascending, values in [0, bound].
+        The database, sorted ascending; values clipped into [0, bound].
     bound : float
         Λ, the upper end of the value domain.
 
@@ -773,7 +788,7 @@ def median_sensitivity(sorted_values: Sequence[float] | np.ndarray, bound: float
     Raises
     ------
     ValueError
-        ``bound`` not > 0, or values outside [0, bound] or unsorted.
+        ``bound`` not > 0, or values NaN or unsorted.
 
     Examples
     --------
