@@ -484,15 +484,16 @@ def test_every_methods_list_either_runs_a_method_or_is_refused(capsys):
     assert len(q._REFUSED_ADD_REMOVE + q._SAME_ADD_REMOVE) == 4 and seen == {True: 1 + 2 ** 4, False: 2 * 2 ** n - 1 - 2 ** 4}
 
 
-def test_an_empty_out_is_refused(capsys, tmp_path, monkeypatch):
+@pytest.mark.parametrize("out", ["", " ", "\t"])
+def test_an_empty_out_is_refused(capsys, tmp_path, monkeypatch, out):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit) as exc:
         main(["reproduce", "thesis-figure17", "--runs", "1", "--epsilons", "1", "--datasets", "hepth", "--quiet",
-              "--out", ""])
+              "--out", out])
     assert exc.value.code == 2
     assert _one_error_line(capsys.readouterr().err) == (
-        "dpselect reproduce thesis-figure17: error: argument --out: must name a directory, got '' (use --out . for "
-        "the current directory) (see 'dpselect reproduce thesis-figure17 --help')")
+        f"dpselect reproduce thesis-figure17: error: argument --out: must name a directory, got {out!r} (use --out . "
+        "for the current directory) (see 'dpselect reproduce thesis-figure17 --help')")
     assert list(tmp_path.iterdir()) == []
     assert cli._build_parser().parse_args(["reproduce", "figure3", "--out", "."]).out == Path(".")   # said so: kept
 
