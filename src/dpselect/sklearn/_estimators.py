@@ -337,8 +337,10 @@ class _PublicSchemaClassifier(ClassifierMixin, BaseEstimator):
         kwargs: dict[str, Any] = {} if self.categories is None else {"dtype": None, "ensure_all_finite": False}
         try:
             Xv, yv = validate_data(self, X, y, ensure_min_samples=0, **kwargs)
-            check_classification_targets(yv)
-            y_type = type_of_target(yv, input_name="y")
+            # with public classes, a label outside them is the one refusal (one message, whatever the other
+            # labels: "multiclass" or "continuous" would say more about the records)
+            y_type = "binary" if self.classes is not None else (check_classification_targets(yv) or
+                                                                 type_of_target(yv, input_name="y"))
         except (ValueError, TypeError) as exc:
             raise _public_input_error(exc, self.categories is not None) from None
         if y_type != "binary":
