@@ -323,3 +323,26 @@ def test_fitted_search_with_an_accountant_pickles():
     back = pickle.loads(pickle.dumps(s))
     assert back.accountant.spent().epsilon(1e-5) == pytest.approx(acc.spent().epsilon(1e-5))
     assert (back.predict(X) == s.predict(X)).all()
+
+
+def test_select_model_errors_name_no_record_position_or_size():
+    """select_model (ε-DP in the validation records): a missing or foreign label, or predictions of the wrong
+    shape, give one message per kind whatever the records (it named the position, the label, n_records)."""
+    from dpselect.sklearn import select_model
+    messages: dict[str, set] = {"missing": set(), "foreign": set(), "shape": set(), "ragged": set()}
+    for n in range(1, 4):
+        for y in itertools.product([0, 1], repeat=n):
+            for i in range(n):
+                for kind, bad in (("missing", np.nan), ("foreign", 2)):
+                    yy = np.array(y, dtype=float)
+                    yy[i] = bad
+                    with pytest.raises(ValueError) as exc:
+                        select_model(y=yy, predictions=[list(y), list(y)], epsilon=1.0, rng=0)
+                    messages[kind].add(str(exc.value))
+            with pytest.raises(ValueError) as exc:
+                select_model(y=list(y), predictions=[list(y) + [0], list(y) + [1]], epsilon=1.0, rng=0)
+            messages["shape"].add(str(exc.value))
+            with pytest.raises(ValueError) as exc:
+                select_model(y=list(y), predictions=[list(y), list(y) + [1]], epsilon=1.0, rng=0)
+            messages["ragged"].add(str(exc.value))
+    assert all(len(m) == 1 for m in messages.values()), messages
