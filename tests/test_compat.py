@@ -281,8 +281,8 @@ def test_load_table_feature_bounds():
     from dpselect.tabular import load_table
 
     cols = {"age": [20.0, 40.0, 60.0], "y": [0, 1, 1]}
-    got, exp = _same(lambda: load_table(cols, "y", numeric_bounds={"age": (0, 100)}),
-                     lambda: load_table(cols, "y", feature_bounds={"age": (0, 100)}),
+    got, exp = _same(lambda: load_table(cols, "y", numeric_bounds={"age": (0, 100)}, categories={"y": [0, 1]}),
+                     lambda: load_table(cols, "y", feature_bounds={"age": (0, 100)}, categories={"y": [0, 1]}),
                      "load_table(numeric_bounds=...)", "use feature_bounds=...")
     np.testing.assert_array_equal(got.X, exp.X)
 

@@ -119,8 +119,8 @@ class TabularData:
         if self.X.ndim != 2:
             raise ValueError(f"X must be 2-D (records x features), got shape {self.X.shape}")
         n, p = self.X.shape
-        if n == 0:
-            raise ValueError("the table is empty (0 records)")
+        # 0 records is a table like any other: under add/remove-one it neighbours every one-record table, and
+        # a private fit on it must release (from its law on the empty table), not fail
         if p == 0:
             raise ValueError("the table has no predictor column")
         if self.y.shape != (n,):
@@ -461,11 +461,12 @@ def load_table(data: str | Path | Mapping[str, Sequence] | Any, label: str, *,
         and ``n_values`` is its length (values not occurring in the data still count). A value not in
         the list is a ``ValueError`` naming ``categories[name]``. A categorical column left out gets
         the sorted values occurring in the data, with a :class:`~dpselect.PrivacyLeakWarning`. A
-        label left out whose values are 0/1 (or False/True, in any of the spellings "0", "1", "0.0",
-        "1.0", "True", "true", "False", "false") needs no list: that convention is public, 1/True is
-        positive, and a table holding one class only loads (an error there would depend on the
-        records). Other labels left out are read from the data with a
-        :class:`~dpselect.PrivacyLeakWarning` and must then take exactly two values.
+        label left out is read from the data, with a :class:`~dpselect.PrivacyLeakWarning` on every
+        table (whatever values it holds: a warning on some tables only would depend on the records):
+        values 0/1 (or False/True, in any of the spellings "0", "1", "0.0", "1.0", "True", "true",
+        "False", "false") follow the boolean convention (1/True positive; a table holding one class only
+        loads), other values must then take exactly two values. Give ``categories[label]`` to load
+        without the warning.
     name : str, optional
     delimiter : str
         CSV field separator (fields are stripped of surrounding spaces).
@@ -578,15 +579,19 @@ def _encode_label(lab: np.ndarray, label: str, positive: Any, domain: list[str] 
         if len(domain) != 2:
             raise ValueError(f"categories[{label!r}] must list the label's two values, got {domain}")
         values = list(domain)
-        bad = sorted(set(lab.tolist()) - set(values))
-        if bad:
-            raise ValueError(f"categories[{label!r}] must list every value of the label: {bad[0]!r} is not one of "
+        if set(lab.tolist()) - set(values):
+            # a record's label: not named
+            raise ValueError(f"categories[{label!r}] must list every value of the label: a value is not one of "
                              f"{values}")
     else:
         values = sorted(set(lab.tolist()))
+        # the label's values are part of the public schema; here they are read off the records, on every
+        # table alike (a warning on some neighbours only, e.g. {"1", "2"} but not {"1"}, would itself depend
+        # on the data); the message names no value
+        warn_public_from_data(f"categories[{label!r}]", f"the values of column {label!r}", "load_table",
+                              stacklevel=5)  # +1: the compat wrapper
         if set(values) <= _BOOLEAN_LABELS:
-            # 0/1 or False/True: the public boolean convention names both classes, whether or not both
-            # occur (an error on a table without one class would depend on the data)
+            # 0/1 or False/True: the boolean convention names both classes, whether or not both occur
             truth = {"1": True, "1.0": True, "True": True, "true": True}
             if positive is None:
                 pos_true = True
@@ -598,10 +603,8 @@ def _encode_label(lab: np.ndarray, label: str, positive: Any, domain: list[str] 
                 pos_true = truth.get(pos, False)
             return (np.array([truth.get(v, False) for v in lab.tolist()], dtype=bool) == pos_true).astype(np.int8)
         if len(values) != 2:
-            raise ValueError(f"label column {label!r} must be binary, it takes {len(values)} value(s): {values[:10]}; "
-                             f"give its two public values as categories[{label!r}] (one may be absent)")
-        # the class values are part of the public schema; here they were read off the records
-        warn_public_from_data(f"categories[{label!r}]", values, "load_table", stacklevel=5)  # +1: the compat wrapper
+            raise ValueError(f"label column {label!r} must be binary: give its two public values as "
+                             f"categories[{label!r}] (one may be absent)")
     if positive is None:
         if set(values) <= _BOOLEAN_LABELS:
             pos = [v for v in values if v in ("1", "1.0", "True", "true")][0]
@@ -610,7 +613,8 @@ def _encode_label(lab: np.ndarray, label: str, positive: Any, domain: list[str] 
     else:
         pos = str(positive).strip()
         if pos not in values:
-            raise ValueError(f"positive={positive!r} is not a value of label column {label!r} ({values})")
+            raise ValueError(f"positive={positive!r} is not a value of label column {label!r}"
+                             + (f" ({values})" if domain is not None else ""))   # values read off data: not named
     return (lab == pos).astype(np.int8)
 
 
@@ -624,10 +628,9 @@ def _encode_numeric(col: np.ndarray, c: str, bounds: tuple[float, float] | None)
         raise ValueError(f"numeric column {c!r} holds non-finite values")
     if bounds is not None:
         lo, hi = bounds
-        out = (v < lo) | (v > hi)
-        if out.any():
-            raise ValueError(f"feature_bounds[{c!r}] = {(lo, hi)} must bound the column: it holds "
-                             f"{v[out][0]:g} ({int(out.sum())} value(s) outside)")
+        if ((v < lo) | (v > hi)).any():
+            # a record's value and the number of such records are private: not named
+            raise ValueError(f"feature_bounds[{c!r}] = {(lo, hi)} must bound the column: a value lies outside")
     else:
         lo, hi = float(v.min()), float(v.max())
         warn_public_from_data(f"feature_bounds[{c!r}]", (lo, hi), "load_table", stacklevel=5)  # +1: the compat wrapper
@@ -643,9 +646,9 @@ def _encode_categorical(col: np.ndarray, c: str, values: list[str] | None) -> tu
                               "load_table", stacklevel=5)  # +1: the compat wrapper
         return inv.ravel().astype(np.float64), found
     lookup = {x: k for k, x in enumerate(values)}
-    bad = [u for u in uniq.tolist() if u not in lookup]
-    if bad:
-        raise ValueError(f"categories[{c!r}] must list every value of the column: {bad[0]!r} is not "
+    if any(u not in lookup for u in uniq.tolist()):
+        # a record's value: not named
+        raise ValueError(f"categories[{c!r}] must list every value of the column: a value is not "
                          f"one of {values[:10]}{' ...' if len(values) > 10 else ''}")
     return np.array([lookup[u] for u in uniq.tolist()], dtype=np.float64)[inv.ravel()], list(values)
 

@@ -408,8 +408,9 @@ def public_n_max(n_records: int, n_max: int | None, where: str, *, stacklevel: i
         return n
     n = check_int(n_max, "n_max", minimum=1)
     if n_records > n:
-        raise ValueError(f"n_max must be a public upper bound on the number of records, got n_max={n} "
-                         f"for a table of {int(n_records)} records")
+        # the number of records is private (add/remove-one): the message names the public bound only
+        raise ValueError(f"n_max must be a public upper bound on the number of records, got n_max={n}: the "
+                         "table has more records")
     return n
 
 
