@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from fractions import Fraction
 from typing import Any, Literal, cast
 
 import numpy as np
@@ -14,7 +15,7 @@ from .._validation import check_positive, check_utilities
 from ..accounting.accountant import Accountant
 from ..accounting.guarantees import BoundedRange, Guarantee
 from ..typing import RngLike
-from ..utilities.median import _check_counts
+from ._data import MAX_RECORDS, check_counts, check_share, check_values
 from ._grid import DEFAULT_UTILITY
 from ._independent import independent_grid_quantiles, independent_privacy, independent_quantiles
 from ._recursive import TARGETS, recursive_grid_quantiles, recursive_privacy, recursive_quantiles, resolve_targets
@@ -38,9 +39,11 @@ Targets = Literal["anchored", "relative"]
 Neighbours = Literal["replace_one", "add_remove"]
 #: The accepted values of ``neighbours=``: replace one record (n public; the default) or add/remove one (n private).
 NEIGHBOURS = ("replace_one", "add_remove")
-#: Most records a release may hold: the rank distances |16·rank − round(16·λ·n_S)| <= 16n of the recursive
-#: method's relative targets (and |2·rank − round(2·q·n)| <= 2n of the others) must be exact in float64.
-_MAX_RECORDS = 2 ** 49
+#: Most records a release may hold (:data:`._data.MAX_RECORDS`, 2^49).
+_MAX_RECORDS = MAX_RECORDS
+#: The largest float64: the bounds' width hi − lo (as an exact real) must not exceed it, so that every interval
+#: length of the interval mechanism has a finite float upper bound (issue 33, 2(b)).
+_FLOAT_MAX = float(np.finfo(np.float64).max)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -116,6 +119,11 @@ def _check_bounds(bounds: Any) -> tuple[float, float] | None:
     lo, hi = float(pair[0]), float(pair[1])
     if not lo < hi:
         raise ValueError(f"bounds must satisfy lo < hi, got bounds = ({lo!r}, {hi!r})")
+    # exactly (as rationals): a width above the largest float overflows the interval lengths (an error that
+    # would depend on where the records sit), so it is refused here, before any charge or draw
+    if Fraction(hi) - Fraction(lo) > Fraction(_FLOAT_MAX):
+        raise ValueError(f"bounds must have a width hi − lo of at most the largest float ({_FLOAT_MAX!r}), got "
+                         f"bounds = ({lo!r}, {hi!r}); shift or rescale the data (e.g. divide by 2)")
     return lo, hi
 
 
@@ -136,23 +144,24 @@ def _check_candidates(candidates: Any) -> np.ndarray | None:
     return np.ascontiguousarray(arr)
 
 
-def _group(values: ArrayLike, counts: ArrayLike | None) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct sorted values with their int64 counts (checked: finite, 1-D, counts >= 0 with at least one
-    record, n <= 2^53); values of count 0 (empty bins) are dropped."""
-    x = check_utilities(values, "values")
+def _group(values: ArrayLike, counts: ArrayLike | None,
+           bounds: tuple[float, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct sorted values with their int64 counts (checked by :mod:`._data`: finite, 1-D, counts >= 0, at
+    most 2^49 records; 0 records allowed); values of count 0 (empty bins) are dropped. With ``bounds`` every
+    value is first clipped into [lo, hi] (a fixed map of each record: neighbours stay neighbours)."""
+    x = check_values(values)
+    if bounds is not None:
+        x = np.clip(x, bounds[0], bounds[1])
     if counts is None:
+        if x.size > MAX_RECORDS:       # not reachable in memory today; the rule of the domain all the same
+            raise ValueError(f"values must hold at most 2**49 = {MAX_RECORDS} records")
         x = np.sort(x, kind="stable")
-        starts = np.concatenate(([0], np.flatnonzero(x[1:] != x[:-1]) + 1))
+        starts = np.concatenate(([0], np.flatnonzero(x[1:] != x[:-1]) + 1)) if x.size else np.zeros(0, np.int64)
         c = np.diff(np.concatenate((starts, [x.size]))).astype(np.int64)
         return x[starts], c
-    raw = np.asarray(counts)
-    if raw.ndim == 1 and raw.shape[0] == x.shape[0] and raw.dtype.kind in "iuf":
-        zero = raw == 0
-        if zero.all():
-            raise ValueError("counts must hold at least one record (all counts are 0)")
-        if zero.any():   # empty bins: allowed (a histogram's public grid), dropped here
-            x, raw = x[~zero], raw[~zero]
-    c = _check_counts(raw, x.shape[0])
+    c = check_counts(counts, x.shape[0])
+    keep = c > 0            # empty bins (a histogram's public grid) and the empty dataset: dropped here
+    x, c = x[keep], c[keep]
     order = np.argsort(x, kind="stable")
     x, c = x[order], c[order]
     if x.size > 1 and np.any(x[1:] == x[:-1]):
@@ -468,19 +477,14 @@ def quantiles(
                          "(its optimum is not the per-quantile one, see docs/quantiles.md); use method="
                          "'recursive', 'independent' or 'auto' with candidates")
     acc = check_accountant(accountant)
-    vals, cnt = _group(values, counts)
-    if b is not None:
-        out_of = (vals < b[0]) | (vals > b[1])
-        if out_of.any():
-            i = int(np.flatnonzero(out_of)[0])
-            raise ValueError(f"values must lie in bounds = [{b[0]!r}, {b[1]!r}] (never clipped): a value is "
-                             f"{float(vals[i])!r}")
-    if int(cnt.sum()) > _MAX_RECORDS:
-        raise ValueError(f"counts must sum to at most {_MAX_RECORDS} (2**49) records for quantiles (the rank "
-                         f"distances 16·rank − round(16·λ·n) stay exact in float64), got {int(cnt.sum())}")
-    gen = check_rng(rng)
     uq, inverse = np.unique(q, return_inverse=True)
-    m, n = int(uq.size), int(cnt.sum())
+    m = int(uq.size)
+    check_share(eps, m)
+    # records outside the public bounds are clipped into them (never refused: a refusal would depend on the
+    # data, a release; clipping is a fixed map of each record, so it keeps every guarantee, see the docs)
+    vals, cnt = _group(values, counts, b)
+    n = int(cnt.sum())
+    gen = check_rng(rng)
     if grid is not None:
         resolved = _resolve(meth, m, n, eps, nb)
         charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved, neighbours=nb, targets=tg),
@@ -493,7 +497,7 @@ def quantiles(
         return np.asarray(mod.unbounded_quantiles(vals, q, epsilon=eps, counts=cnt, rng=gen), dtype=np.float64)
     resolved = _resolve(meth, m, n, eps, nb)
     if resolved == "joint":
-        _joint()  # imported before the charge
+        _joint().check_joint_work(eps, n, m)  # imported and its work bounded before the charge
     charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved, neighbours=nb, targets=tg), label="quantiles")
     return bounded_quantiles(vals, uq, epsilon=eps, lo=b[0], hi=b[1], method=resolved, counts=cnt,
                              rng=gen, neighbours=nb, targets=tg)[inverse.reshape(-1)]
