@@ -305,6 +305,21 @@ def test_tail_enclosure_shortcut_is_a_valid_enclosure():
             assert lo <= 1 and hi == 1 and (1 - lo) > 0 and math.log(1 - lo) >= true_log_tail
 
 
+def test_exact_decide_on_a_huge_threshold_gap_needs_no_huge_decimal(monkeypatch):
+    """The decimal path for c = ±2^48 (U just below 1, or just above 0): bounded work, no e^(−2^47) evaluated."""
+    real = _unbounded.Dec
+
+    class Guarded(real):
+        def exp(self, lo, hi):
+            assert abs(lo) < 10 ** 4 and abs(hi) < 10 ** 4, "a decimal exp of a huge argument"
+            return super().exp(lo, hi)
+
+    monkeypatch.setattr(_unbounded, "Dec", Guarded)
+    gen = np.random.default_rng(0)
+    assert _unbounded._exact_decide(-(2 ** 48), 2 ** 64 - 1, 0.5, gen) is True      # P(ν >= c) = 1 − 10^-(10^13)
+    assert _unbounded._exact_decide(2 ** 48, 0, 0.5, gen) is False                  # P(ν >= c) = 10^-(10^13)
+
+
 def test_tiny_epsilon_noise_beyond_int64_is_exact_not_an_error():
     """ε = 1e-290: the noisy threshold of a search does not fit in 64 bits; the search runs on Python ints
     (it raised OverflowError, after the charge)."""
