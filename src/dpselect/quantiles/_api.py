@@ -371,7 +371,9 @@ def quantiles(
     * ``"joint"``: JointExp (Gillenwater, Joseph & Kulesza, ICML 2021): one exponential mechanism over
       sorted vectors o_1 <= ... <= o_m with utility −Σ_i |#{x in [o_(i−1), o_i)} − (q_i − q_(i−1))·n|
       (sensitivity 2), density ∝ exp(ε·u/4), sampled exactly (see :mod:`dpselect.quantiles._joint`).
-      Cost O(m·k²) for k distinct values.
+      Cost O(m·k·log k + m²·k) for k distinct values. Its exact sampler's acceptance rate falls with
+      ε·n·m: a release whose public error bound (ε, n, m) exceeds 1 is refused before the charge
+      (ValueError; roughly ε·n·(m + 1)·(log2 n + 8) > 1.4e14, e.g. ε = 1e300, or n = 2^44 at ε = 1).
     * ``"auto"``: ``"independent"`` for one distinct q (the median's law); for m >= 2 ``"recursive"``
       when ε·n/m < 5,000 (:data:`AUTO_INDEPENDENT_FROM`) and ``"independent"`` above, where its rank
       noise is below the recursive method's inherited error on atoms (docs/quantiles.md has the
@@ -392,7 +394,12 @@ def quantiles(
 
     Privacy: ε-differentially private under **replace-one-record** neighbours (n and the bounds public).
     The joint method is ε-bounded-range; the others are compositions of bounded-range releases (see
-    :func:`quantiles_privacy`). With bounds, a value outside them is a ``ValueError`` (never clipped).
+    :func:`quantiles_privacy`). With bounds, a record outside them is clipped into them (to lo or hi): a
+    refusal would depend on the data, and clipping is a fixed map of each record, so neighbours stay
+    neighbours and every guarantee holds; it changes no law on data inside the bounds. Bounds whose width
+    hi − lo exceeds the largest float are refused (ValueError, before any charge). Errors about the data
+    (NaN, bad counts, more than 2^49 records) name the rule, never a record, a count or n. Zero records
+    (``values=[]``, or all counts 0) is a dataset like any other: it releases from the method's law.
 
     ``neighbours="add_remove"``: ε-DP under **add/remove-one-record** neighbours instead (n private; the
     model of Kaplan et al. and of OpenDP's ``symmetric_distance``). ``"independent"`` is unchanged (its
@@ -420,7 +427,7 @@ def quantiles(
     method : {"auto", "joint", "recursive", "independent"}
         See above (ignored when ``bounds`` and ``candidates`` are None; not ``"joint"`` with ``candidates``).
     counts : array of int, optional
-        Multiplicities of ``values`` (>= 0, at least one record, at most 2^49 in all; empty bins allowed).
+        Multiplicities of ``values`` (integers >= 0, at most 2^49 in all; empty bins and 0 records allowed).
     candidates : array of float, optional
         A public grid of output values: finite, strictly increasing, 1-D, at least one; mutually exclusive
         with ``bounds``. Every released value is then a candidate (see above). Public: never derive it from
