@@ -86,6 +86,10 @@ def clipping_bounds(values: ArrayLike, *, epsilon: float, q: tuple[float, float]
     366 with (0, 0.995) and 459 with (0, 0.99); at ε = 0.5, 28 / 106 / 411 / 459 (docs/clipping.md). For
     data with rare extreme outliers pass an inner level such as ``q=(0.0, 0.999)``.
 
+    Refused before the charge (ValueError/TypeError naming the rule, never a record, a count or n): NaN or
+    infinite values, bad counts, no record, more than 2^49 records, and an ε whose shares would underflow
+    (ε/128 < 2^-1000).
+
     Privacy: ε-differentially private under **replace-one-record** neighbours with n public (the model of
     :func:`dpselect.median`): every count a search reads moves by at most 1, all in the same direction, so
     each search is ε_i-DP (monotone AboveThreshold) and the three compose to ε.
@@ -99,7 +103,8 @@ def clipping_bounds(values: ArrayLike, *, epsilon: float, q: tuple[float, float]
     q : (float, float)
         Quantile levels 0 <= q_lo < q_hi <= 1 the bounds aim at (default ``(0.0, 1.0)``: minimum and maximum).
     counts : array of shape (len(values),), optional
-        Non-negative integer multiplicities of ``values`` (a histogram; never expanded).
+        Non-negative integer multiplicities of ``values`` (a histogram; never expanded), at least one record
+        and at most 2^49 in all (checked exactly before the charge; the messages name no count or total).
     rng : numpy.random.Generator or int, optional
     accountant : dpselect.Accountant, optional
         Charged ``PureDP(epsilon)`` under the label ``"clipping_bounds"`` after the arguments are checked and

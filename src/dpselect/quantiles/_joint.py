@@ -297,8 +297,9 @@ class _Problem:
         while True:
             ylo, yhi = self._y_enclosure(prec, u2, vol, steps, chosen)
             if ylo > 0:
-                raise RuntimeError("joint quantiles: the float error bound of the DP proposal was exceeded "
-                                   f"(log acceptance >= {ylo}); refusing to sample a biased law")
+                # (the log acceptance itself is not printed: it is a function of the records)
+                raise RuntimeError("joint quantiles: the float error bound of the DP proposal was exceeded; "
+                                   "refusing to sample a biased law")
             D = Dec(prec)
             elo, ehi = D.exp(ylo, yhi)
             p_lo, p_hi = Fraction(elo), Fraction(ehi)
