@@ -42,7 +42,7 @@ def check_values(values: Any, name: str = "values") -> np.ndarray:
         arr = np.asarray(values)
     except Exception:   # ragged input: numpy's message would print the shapes (sizes of private data)
         raise TypeError(f"{name} must be a 1-D array of finite real numbers") from None
-    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool) \
             or np.issubdtype(arr.dtype, np.complexfloating):
         # the dtype is not named either: a string dtype such as '<U21' carries a record's length
         raise TypeError(f"{name} must be a 1-D array of real numbers (ints or floats)")
