@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike
 
 from .._boundary import charge, check_accountant
 from .._rng import check_rng
-from .._validation import check_positive, check_utilities
+from .._validation import check_positive
 from ..accounting.accountant import Accountant
 from ..accounting.guarantees import BoundedRange, Guarantee
 from ..typing import RngLike
