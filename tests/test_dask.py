@@ -726,3 +726,70 @@ def test_unknown_chunk_sizes_give_global_positions(client):
     y = x[x > 9]  # unknown chunk sizes: per-partition streams, positions from the sizes seen
     assert np.isnan(y.chunks[0][0])
     assert D.exponential(y, epsilon=1e6, sensitivity=1.0, k=3, rng=0).tolist() == [39, 38, 37]
+
+
+# ------------------------------------------------------------------------------------------------
+# issue 33: one user per numeric value across types; mixed-type items survive the shuffle
+# ------------------------------------------------------------------------------------------------
+def _id_values():
+    from decimal import Decimal
+    from fractions import Fraction
+
+    return [7, 7.0, Decimal(7), complex(7), Fraction(7), np.int8(7), np.float32(7), np.uint64(7), "7", b"7",
+            0.5, Fraction(1, 2), Decimal("0.5"), 0.1, Decimal("0.1"), complex(0.5, 1), complex(0.5, 1.0), -0.0, 0,
+            False, True, 1, float("inf"), Decimal("Infinity"), None, float("nan"), Decimal("NaN"), pd.NA,
+            complex(float("nan"), 0), (1, 2)]
+
+
+def _py_eq(v, w):
+    """Python's ``==`` as a bool, a numpy scalar read as the Python number it holds (numpy's own ``==`` with a
+    Decimal is False at equal values)."""
+    v, w = (x.item() if isinstance(x, np.generic) else x for x in (v, w))
+    try:
+        r = v == w
+    except TypeError:
+        return False
+    return bool(r) if isinstance(r, (bool, np.bool_)) else False
+
+
+def _missing(v):
+    return v is None or v is pd.NA or (not isinstance(v, (str, bytes, tuple)) and v != v)
+
+
+def test_user_ids_one_user_per_value_as_python_eq_exhaustive_pairs(client):
+    """Every pair (v, w) of ids from a domain of mixed types (numbers of every type, equal and unequal values,
+    strings, bytes, missing values, a tuple) as two rows of one item: the item counts the users that Python's
+    ``==`` tells apart (7, Decimal(7), complex(7) were three users; missing ids count none). On the cluster: the
+    ids cross the P2P shuffle."""
+    vals = _id_values()
+    rows, want = [], {}
+    for i, v in enumerate(vals):
+        for j, w in enumerate(vals):
+            item = f"p{i}_{j}"
+            rows += [(v, item), (w, item)]
+            present = [x for x in (v, w) if not _missing(x)]
+            want[item] = len(present) - (len(present) == 2 and _py_eq(*present))
+    df = pd.DataFrame({"user": pd.Series([r[0] for r in rows], dtype=object), "item": [r[1] for r in rows]})
+    want = {k: v for k, v in want.items() if v}
+    with dask.config.set({"dataframe.convert-string": False}):
+        assert _counts(df, 10 ** 4, nparts=7).sort_index().to_dict() == dict(sorted(want.items()))
+
+
+def test_mixed_type_items_survive_the_shuffle_on_a_cluster(client):
+    """An object item column of mixed types (numbers, strings, bytes, a tuple) through the P2P shuffle: counted
+    by value as in memory, labelled by a spelling seen; with a public domain the labels are the domain's."""
+    from decimal import Decimal
+
+    items = [1, "a", 2.5, (1, 2), Decimal(1), b"x", "1", True, 1.0]
+    users = [1, 2, 3, 4, 5, 6, 7, 8, 9]
+    df = pd.DataFrame({"user": users * 2, "item": pd.Series(items + items[::-1], dtype=object)})
+    with dask.config.set({"dataframe.convert-string": False}):
+        rows = dd.from_pandas(df, npartitions=3)
+        got = D.bounded_item_counts(rows, contributions=5, rng=0).compute()
+        # by value: 1, Decimal(1), True, 1.0 one item (users 1, 5, 8, 9, then 9, 5, 2, 1: 5 users), '1' another
+        assert {repr(k): int(v) for k, v in got.items()} == {"1": 5, "'a'": 2, "2.5": 2, "(1, 2)": 2, "b'x'": 2,
+                                                             "'1'": 2}
+        assert got.index[[repr(k) == "1" for k in got.index]][0] in (1, Decimal(1), True, 1.0)
+        domain = [(1, 2), "zz", Decimal(1), "1", b"x"]
+        pick = D.frequent_items(rows, epsilon=1e9, contributions=9, items=domain, k=2, rng=1)
+        assert pick[0] is domain[2] and pick.tolist()[1] in ("1", (1, 2), b"x")
