@@ -501,7 +501,8 @@ def _saturation(U: np.ndarray, sfs: list[SensitivityFunction]) -> int | None:
 
 def _coverage_steps(col: np.ndarray, delta: float) -> int | float | None:
     """ceil(range / (2Δ)) of one objective (None for a constant column; may be a huge float)."""
-    rng_i = float(col.max() - col.min())
+    with np.errstate(over="ignore"):   # a range beyond the float range is inf (no warning: it would depend on the data)
+        rng_i = float(col.max() - col.min())
     if not rng_i > 0:
         return None
     q = rng_i / (2.0 * delta)
@@ -562,13 +563,13 @@ def _far_dominated(U: np.ndarray, sfs: list[SensitivityFunction], limit: int) ->
     rho = (limit + 4) * 2.0 ** -50 + 2.0 ** -40
     with np.errstate(over="ignore", invalid="ignore"):
         a, b = U[None, :, :], U[dominated, None, :]             # u(r'), u(r): shape (dominated, n, m)
-        diff = a - b
-        # a lower bound on the gap the sums must cover (NaN where |u| overflows: never counted as far)
-        gap = np.abs(diff) * (1.0 - rho) - (np.abs(a) + np.abs(b)) * 2.0 ** -50
-        scaled = np.maximum(gap, 0.0) / (2.0 * delta * (1.0 + rho))   # in units of (t + 1)
-        dom = (diff > 0).all(axis=2)
+        # half the gap the sums must cover, from below: the halves cannot overflow (|a/2 − b/2| <= DBL_MAX), and
+        # the margins cover the roundings of the halves, of U ± sums and of the float sums
+        half = np.abs(a * 0.5 - b * 0.5) * (1.0 - rho) - (np.abs(a) * 2.0 ** -51 + np.abs(b) * 2.0 ** -51) - 2.0 ** -1070
+        scaled = np.maximum(half, 0.0) / (delta * (1.0 + rho))   # gap / (2Δ), in units of (t + 1)
+        dom = (a > b).all(axis=2)
         need_a = np.where(dom, scaled.min(axis=2), np.inf)
-        need_b = np.where(dom, np.inf, np.where(diff < 0, scaled, 0.0).max(axis=2))
+        need_b = np.where(dom, np.inf, np.where(a < b, scaled, 0.0).max(axis=2))
         need_b[np.arange(dominated.size), dominated] = np.inf     # r' = r is not counted
         first = np.minimum(need_a.min(axis=1), need_b.min(axis=1))  # δ^PS(t) = 0 while t + 1 < first
         out[dominated[first > limit + 1]] = True
