@@ -705,20 +705,32 @@ def test_shifted_local_dampening_on_pareto_fails_fast_when_the_walk_cannot_finis
     assert p.shape == (2,) and abs(p.sum() - 1) < 1e-12 and p[1] > p[0]
 
 
-def test_local_dampening_on_pareto_fails_fast_when_the_walk_cannot_finish():
+def test_local_dampening_on_pareto_completes_when_the_walk_cannot_finish():
+    # issue 33: this was a ValueError that depended on the objectives' range (a release); the walk is now
+    # clipped at max_steps (D = −max_steps for a dominated candidate whose δ^PS is 0 up to there), at once
     import time
+    from dpselect.dampening import dampen_with_error
 
     t0 = time.perf_counter()
     sens = [dpselect.constant(2, 1e-300).bounded(5)]
-    for call in (lambda: priv_pareto([[0.0], [1.0]], epsilon=1.0, sensitivities=sens, mechanism="local_dampening", rng=0),
-                 lambda: priv_pareto_probabilities([[0.0], [1.0]], epsilon=1.0, sensitivities=sens, mechanism="local_dampening")):
-        with pytest.raises(ValueError, match=r"^local_dampening on the Pareto score cannot finish within max_steps = "
-                                             r"1000000 distances: for a dominated candidate"):
-            call()
-    # gap 1, at most 1e-6 per step and per side: δ^PS(x, t, 0) = 0 until t + 1 >= 5e5 > max_steps
-    with pytest.raises(ValueError, match=r"cannot finish within max_steps = 100000 distances"):
-        priv_pareto_probabilities([[0.0], [1.0]], epsilon=1.0, sensitivities=[dpselect.constant(2, 1e-6)], mechanism="local_dampening",
+    assert priv_pareto([[0.0], [1.0]], epsilon=1.0, sensitivities=sens, mechanism="local_dampening", rng=0) == 1
+    assert priv_pareto_probabilities([[0.0], [1.0]], epsilon=1.0, sensitivities=sens,
+                                     mechanism="local_dampening").tolist() == [0.0, 1.0]
+    # gap 1, δ = 5e-7 < Δ = 1e-6 per step and per side (never saturating): δ^PS(x, t, 0) = 0 until t + 1 >= 5e5 >
+    # max_steps, so D = −1e5 (clipped, exact)
+    slow = [dpselect.SensitivityFunction(lambda t: np.full(2, 5e-7), 1e-6)]
+    sf = pareto_sensitivity([[0.0], [1.0]], slow)
+    D, err = dampen_with_error([-1.0, 0.0], sf, max_steps=100_000)
+    assert D.tolist() == [-100_000.0, 0.0] and err.tolist() == [0.0, 0.0]
+    p = priv_pareto_probabilities([[0.0], [1.0]], epsilon=1e-5, sensitivities=slow, mechanism="local_dampening",
                                   max_steps=100_000)
+    assert p[0] == pytest.approx(np.exp(-0.5) / (1 + np.exp(-0.5)), rel=1e-12)
+    # a bounded function is never clipped: δ^PS saturates at 5e5 + 1, and D = −500001 (was refused as well)
+    sf = pareto_sensitivity([[0.0], [1.0]], [dpselect.constant(2, 1e-6)])
+    assert dampen_with_error([-1.0, 0.0], sf, max_steps=100_000)[0].tolist() == [-500_001.0, 0.0]
+    slow3 = [dpselect.SensitivityFunction(lambda t: np.full(3, 5e-7), 1e-6)] * 2
+    assert priv_pareto([[0.0, 1.0], [1.0, 0.0], [0.5, -1.0]], epsilon=1.0, k=2, rng=1, mechanism="local_dampening",
+                       sensitivities=slow3, max_steps=100_000).shape == (2,)
     assert time.perf_counter() - t0 < 5.0
     # ties: the tied non-dominator counts at t = 0, so nothing is refused however small the sensitivities
     p = priv_pareto_probabilities([[0.0, 1.0], [1.0, 1.0], [1.0, 0.0]], epsilon=1.0, sensitivities=[1e-300, 1e-300],
@@ -727,11 +739,12 @@ def test_local_dampening_on_pareto_fails_fast_when_the_walk_cannot_finish():
 
 
 def test_dampening_walk_bound_never_exceeds_the_true_first_distance():
-    """The bound of _check_dampening_walk against δ^PS itself: t + 1 >= bound at the first t with δ^PS >= 1."""
-    from dpselect.multiobjective import _check_dampening_walk  # noqa: F401  (the code under test)
+    """The bound of _far_dominated against δ^PS itself: t + 1 >= bound at the first t with δ^PS >= 1, and every
+    candidate of its mask for a limit has δ^PS = 0 below it."""
+    from dpselect.multiobjective import _far_dominated  # noqa: F401  (the code under test)
 
     rng = np.random.default_rng(0)
-    checked = 0
+    checked = flagged = 0
     for _ in range(120):
         n, m = int(rng.integers(2, 7)), int(rng.integers(1, 4))
         U = rng.integers(0, 6, size=(n, m)).astype(float) * rng.choice([0.1, 1.0, 3.0])
@@ -758,9 +771,11 @@ def test_dampening_walk_bound_never_exceeds_the_true_first_distance():
         for k, r in enumerate(dom):
             checked += 1
             assert first_t.get(int(r), 10 ** 9) + 1 >= need[k].min() - 1e-9
-        with pytest.raises(ValueError) if need.min(axis=1).max() > 2 else contextlib.nullcontext():
-            _check_dampening_walk(U, sfs, {"max_steps": 1})
-    assert checked > 150
+        for limit in (1, 2, 3, 5):
+            far = np.flatnonzero(_far_dominated(U, sfs, limit))
+            assert all(first_t.get(int(r), 10 ** 9) >= limit for r in far)
+            flagged += far.size
+    assert checked > 150 and flagged > 50
 
 
 # -- the shift of δ^PS in closed form (issue 16) -----------------------------------------------------

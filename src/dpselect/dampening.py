@@ -47,14 +47,27 @@ neighbour of y), condition 2 twice gives δ(x, t + 2, r) >= δ(y, t + 1, r) >= �
 values δ(x, M − 2, r) and δ(x, M − 1, r) (M = ``max_steps``) bound every δ(x, s, r), s < M, of the same
 parity, hence b(M) <= b(t) + ⌈(M − t)/2⌉ δ(M − 1) + ⌊(M − t)/2⌋ δ(M − 2). Once the walk has gone
 :data:`_PROBE_AFTER` distances without resolving a candidate, it asks δ at M − 2 and M − 1 (two calls)
-and raises the ``max_steps`` error at once for a candidate whose |u| lies beyond that bound (both values
-below Δ): the step-by-step walk would raise the same error after all M distances (a δ that stays 0
-errs in milliseconds instead of ~20 s). The values D the walk returns never use the bound. (A δ that
-is not admissible can make this error fire where the full walk would have ended.) Shifted local
-dampening's walk fails the same way when both values are below Δ (δ never reaches Δ before M).
+and gives D = ±M at once (see "The walk limit" below) to a candidate whose |u| lies beyond that bound
+(both values below Δ): the step-by-step walk would reach the same value after all M distances (a δ
+that stays 0 ends in milliseconds instead of ~20 s). The values D below M never use the bound. (A δ
+that is not admissible can get D = ±M where the full walk would have ended below M.) Shifted local
+dampening's walk fails with a ValueError when both values are below Δ (δ never reaches Δ before M;
+the shift needs a bounded function, whose walk never gets there).
 A function whose cost grows with t or that keeps the state of a walk over t (dpselect's median element
 local sensitivity, O(t) per distance; δ^PS, whose running sums restart for a smaller t) sets the attribute
-``far_probe = False`` and is walked without the check.
+``far_probe = False`` and is walked without the check; it may instead set ``zero_below``, a callable
+``limit -> mask`` of the candidates whose δ(x, t, r) is provably 0 at every t < limit (δ^PS does).
+
+The walk limit: D clipped to ±max_steps
+---------------------------------------
+For a function without a saturation distance the walk stops at t = M = ``max_steps``. A candidate not
+resolved there has b(M) <= |u| (and δ below Δ up to M), so D(x, r) >= M: it gets D = ±M. The values are
+thus D_M(x, r) = clip(D(x, r), −M, M), which has sensitivity 1 whenever D has (clipping is 1-Lipschitz):
+local dampening on D_M is private on every dataset, and D_M = D wherever the walk ends within M. (The
+walk used to raise a ValueError there instead: an error that depends on the data is a release.) The
+"Failing fast" bound above gives D_M = ±M at once for the candidates it proves unresolvable, and
+:func:`dampen_exact` returns the same clipped value. Functions made bounded with ``sf.bounded(...)`` are
+never clipped (their walk always ends at the saturation distance).
 """
 from __future__ import annotations
 
@@ -75,8 +88,9 @@ __all__ = [
     "DEFAULT_MAX_STEPS",
 ]
 
-#: Largest distance t the loops walk for a sensitivity function *without* a saturation distance before
-#: giving up with a ValueError (never an endless loop). Functions made bounded with
+#: Largest distance t the loops walk for a sensitivity function *without* a saturation distance: a
+#: candidate still unresolved there gets D = ±max_steps (module docstring, "The walk limit"; never an
+#: endless loop, never an error that depends on the data). Functions made bounded with
 #: ``sf.bounded(database_size)`` are walked at most to their saturation distance instead: finite by
 #: construction, and where every candidate is resolved.
 DEFAULT_MAX_STEPS = 1_000_000
@@ -159,7 +173,8 @@ def dampen(utilities: ArrayLike, sensitivity_function: SensitivityFunction, *,
         (module docstring).
     max_steps : int
         Distances walked at most when the function has no saturation distance (see
-        DEFAULT_MAX_STEPS); a candidate still unresolved then raises ``ValueError``.
+        DEFAULT_MAX_STEPS); a candidate still unresolved then gets D = ±max_steps (D clipped, which keeps
+        sensitivity 1: module docstring, "The walk limit").
 
     Returns
     -------
@@ -224,11 +239,40 @@ def _dampen(utilities, sensitivity_function, max_steps, track: bool):
     out = np.zeros(n)
     err = np.zeros(n) if track else None
     active = np.flatnonzero(a > 0)
+    far = _zero_below(sf, max_steps)
+    if far is not None and active.size:
+        # δ = 0 at every t < max_steps: b(max_steps) = 0 < |u|, so D >= max_steps, clipped to it exactly
+        hit = far[active]
+        out[active[hit]] = max_steps
+        active = active[~hit]
     if sf.elementwise:
         _dampen_blocks(a, active, sf, out, max_steps, err)
     else:
         _dampen_steps(a, active, sf, out, max_steps, err)
     return np.copysign(out, u), err
+
+
+def _zero_below(sf: SensitivityFunction, limit: int) -> np.ndarray | None:
+    """The function's ``zero_below(limit)`` mask (candidates with δ = 0 at every t < limit), for a function
+    without a saturation distance (the only ones the walk clips); None where it has none."""
+    hook = getattr(sf, "zero_below", None)
+    if hook is None or sf.saturation_distance is not None:
+        return None
+    mask = np.asarray(hook(limit), dtype=bool)
+    if mask.shape != (sf.n_candidates,):
+        raise ValueError(f"zero_below of {sf.name!r} must return a boolean mask with one entry per candidate")
+    return mask
+
+
+def _clip_rest(active, a, b, C, E, t, out, err) -> None:
+    """D = max_steps (= t) for the candidates still active at the walk limit: b(t) <= |u| there, so
+    D >= t. err = 0 where the float sum b is certainly <= the exact one's bound of |u| (then the exact
+    b(t) <= |u| too), else inf (dampen_exact then gives the exact clipped value)."""
+    out[active] = t
+    if err is not None:
+        with np.errstate(over="ignore", invalid="ignore"):
+            certain = (a[active] - b) * _SHRINK >= _bound(C, E, t)
+        err[active] = np.where(certain, 0.0, np.inf)
 
 
 #: Distances walked before the walk checks, with two evaluations at the far end, whether a candidate
@@ -256,28 +300,8 @@ def _hopeless(sf, active, t: int, limit: int, b=None, a=None) -> np.ndarray | No
     return below & (ub < a[active])
 
 
-#: The messages below name only public quantities (the function's name, max_steps, Δ): never a candidate,
-#: its utility, a sum b(t) or how many candidates are left, which all depend on the data.
-def _hopeless_error(active, mask, a, sf, max_steps):
-    return ValueError(
-        f"dampening cannot resolve every candidate within max_steps={max_steps} distances: δ(x, t, r) at "
-        f"t = {max_steps - 2} and {max_steps - 1} bounds every earlier distance of the same parity "
-        f"(admissibility), and the sum b(max_steps) stays below |u|; the sensitivity function {sf.name!r} "
-        "grows too slowly: bound it with .bounded(database_size) or raise max_steps"
-    )
-
-
-def _unresolved(active, a, sf, max_steps, b0=None):
-    return _unresolved_message(sf, max_steps)
-
-
-def _unresolved_message(sf, max_steps) -> ValueError:
-    return ValueError(
-        f"dampening did not resolve every candidate within max_steps={max_steps} distances; the sensitivity "
-        f"function {sf.name!r} grows too slowly: bound it with .bounded(database_size) or raise max_steps"
-    )
-
-
+#: The message names only public quantities (the function's name, max_steps, Δ): never a candidate, its
+#: utility, a sum b(t) or how many candidates are left, which all depend on the data.
 def _unsaturated(sf, max_steps) -> ValueError:
     return ValueError(
         f"sensitivity function {sf.name!r} has not reached its global sensitivity {sf.global_sensitivity!r} "
@@ -306,11 +330,21 @@ def _dampen_steps(a, active, sf, out, max_steps, err) -> None:
     t = 0
     while active.size:
         if t >= max_steps:
-            raise _unresolved(active, a, sf, max_steps, b[0])
+            _clip_rest(active, a, b, C if track else None, E if track else None, t, out, err)
+            return
         if t == _PROBE_AFTER:
             doomed = _hopeless(sf, active, t, max_steps, b, a)
             if doomed is not None and doomed.any():
-                raise _hopeless_error(active, doomed, a, sf, max_steps)
+                # b(max_steps) < |u| proven (with a margin for the float sums): D = max_steps exactly
+                out[active[doomed]] = max_steps
+                if track:
+                    err[active[doomed]] = 0.0
+                keep = ~doomed
+                active, b = active[keep], b[keep]
+                if track:
+                    C, E = C[keep], E[keep]
+                if not active.size:
+                    return
         d = sf(t, active)
         if t == 0:
             # Fast path: candidates resolved at t = 0 (|u| < δ(0), or δ(0) = Δ) have D = |u| / δ(0) with one
@@ -401,12 +435,22 @@ def _dampen_blocks(a, active, sf, out, max_steps, err) -> None:
     probed = False
     while active.size:
         if t >= max_steps:
-            raise _unresolved(active, a, sf, max_steps)
+            _clip_rest(active, a, b, C if track else None, E if track else None, t, out, err)
+            return
         if t >= _PROBE_AFTER and not probed:
             probed = True
             doomed = _hopeless(sf, active, t, max_steps, b, a)
             if doomed is not None and doomed.any():
-                raise _hopeless_error(active, doomed, a, sf, max_steps)
+                # b(max_steps) < |u| proven (with a margin for the float sums): D = max_steps exactly
+                out[active[doomed]] = max_steps
+                if track:
+                    err[active[doomed]] = 0.0
+                keep = ~doomed
+                active, b = active[keep], b[keep]
+                if track:
+                    C, E = C[keep], E[keep]
+                if not active.size:
+                    return
         B = min(_block_size(active.size, B), max_steps - t)
         d = sf(t, active)[:, None] if B == 1 else _block_deltas(sf, t, B, active)
         with np.errstate(over="ignore", invalid="ignore"):   # once per block: overflows give inf, handled there (err = inf)
@@ -695,6 +739,9 @@ def dampen_exact(u_r: float, sensitivity_function: SensitivityFunction, r: int, 
     a = _fixed(abs(v))
     if a == 0:
         return Fraction(0)
+    far = _zero_below(sf, max_steps)
+    if far is not None and far[r]:
+        return Fraction(-max_steps if v < 0 else max_steps)   # δ = 0 below max_steps: D clipped (as dampen)
     delta_max = sf.global_sensitivity
     b = 0
     for t, d in _deltas_of(sf, r, max_steps):
@@ -708,7 +755,7 @@ def dampen_exact(u_r: float, sensitivity_function: SensitivityFunction, r: int, 
             break
         b = nb
     else:
-        raise _unresolved_message(sf, max_steps)
+        D = Fraction(max_steps)   # b(max_steps) <= |u| exactly: D >= max_steps, clipped to it (as dampen)
     return -D if v < 0 else D
 
 

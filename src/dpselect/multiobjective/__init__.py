@@ -45,7 +45,7 @@ from ._metric import _indices, metric_c  # noqa: F401
 from ._pareto_score import (  # noqa: F401 (internals re-exported for the tests and benchmarks)
     Sensitivities,
     _as_functions,
-    _check_dampening_walk,
+    _far_dominated,
     _check_sensitivities,
     _check_shifted_walk,
     _matrix,

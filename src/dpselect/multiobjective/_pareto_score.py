@@ -499,7 +499,8 @@ def _saturation(U: np.ndarray, sfs: list[SensitivityFunction]) -> int | None:
 
 def _coverage_steps(col: np.ndarray, delta: float) -> int | float | None:
     """ceil(range / (2Δ)) of one objective (None for a constant column; may be a huge float)."""
-    rng_i = float(col.max() - col.min())
+    with np.errstate(over="ignore"):   # a range beyond the float range is inf (no warning: it would depend on the data)
+        rng_i = float(col.max() - col.min())
     if not rng_i > 0:
         return None
     q = rng_i / (2.0 * delta)
@@ -530,47 +531,47 @@ def _check_shifted_walk(U: np.ndarray, sfs: list[SensitivityFunction], options: 
             )
 
 
-#: Largest n·n·m for which :func:`_check_dampening_walk` computes its bound (O(n² m) time and memory).
+#: Largest n·n·m for which :func:`_far_dominated` computes its bound (O(n² m) time and memory).
 _WALK_CHECK_LIMIT = 4_000_000
 
 
-def _check_dampening_walk(U: np.ndarray, sfs: list[SensitivityFunction], options: dict) -> None:
-    """Fail fast when local dampening on δ^PS provably cannot finish within ``max_steps`` distances.
+def _far_dominated(U: np.ndarray, sfs: list[SensitivityFunction], limit: int) -> np.ndarray:
+    """Mask of the candidates whose δ^PS(x, t, r) is provably 0 at every distance t < ``limit``.
 
     A dominated candidate r (PS(r) <= −1) is resolved only once δ^PS(x, t, r) >= 1, i.e. once some r'
     enters one of the two sets of Def. 4.5: a dominator with L_i(r') <= H_i(r) in some i, which needs
     Σ_{j<=t} δ_i(r') + Σ_{j<=t} δ_i(r) >= u_i(r') − u_i(r), or a non-dominator with H(r') >= L(r) in every
     i, which needs the same sums >= u_i(r) − u_i(r') wherever that is positive. Each sum is at most
-    (t + 1)Δ_i, which gives the first distance T_r at which that is possible; the walk needs
-    max_r T_r + 1 distances. Only computed when n·n·m <= _WALK_CHECK_LIMIT.
+    (t + 1)Δ_i, which gives the first distance at which that is possible. The gaps are shrunk and the
+    sums grown by a relative margin that covers the float walk (sums of at most ``limit`` values, and
+    the roundings of U ± sums), so the mask is a proof for the δ^PS that is computed, not only for the
+    real-valued one. The dampening walk gives these candidates D = −limit without walking
+    (:mod:`dpselect.dampening`, "The walk limit"): local dampening on the Pareto score completes on
+    every dataset, where it used to refuse with an error that depended on the objectives' range.
+    Only computed when n·n·m <= _WALK_CHECK_LIMIT (all False beyond: the walk goes the full way).
     """
     n, m = U.shape
+    out = np.zeros(n, dtype=bool)
     if n * n * m > _WALK_CHECK_LIMIT:
-        return
-    max_steps = options.get("max_steps", DEFAULT_MAX_STEPS)
-    if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)):
-        return  # the mechanism reports a bad max_steps itself
+        return out
     dominated = np.flatnonzero(count_dominating(U, strict=True) > 0)
     if dominated.size == 0:
-        return
-    two_delta = 2.0 * np.array([sf.global_sensitivity for sf in sfs])
+        return out
+    delta = np.array([sf.global_sensitivity for sf in sfs])
+    rho = (limit + 4) * 2.0 ** -50 + 2.0 ** -40
     with np.errstate(over="ignore", invalid="ignore"):
-        diff = U[None, :, :] - U[dominated, None, :]            # u(r') − u(r), shape (dominated, n, m)
-        scaled = diff / two_delta                                # in units of (t + 1)
-        dom = (diff > 0).all(axis=2)
+        a, b = U[None, :, :], U[dominated, None, :]             # u(r'), u(r): shape (dominated, n, m)
+        # half the gap the sums must cover, from below: the halves cannot overflow (|a/2 − b/2| <= DBL_MAX), and
+        # the margins cover the roundings of the halves, of U ± sums and of the float sums
+        half = np.abs(a * 0.5 - b * 0.5) * (1.0 - rho) - (np.abs(a) * 2.0 ** -51 + np.abs(b) * 2.0 ** -51) - 2.0 ** -1070
+        scaled = np.maximum(half, 0.0) / (delta * (1.0 + rho))   # gap / (2Δ), in units of (t + 1)
+        dom = (a > b).all(axis=2)
         need_a = np.where(dom, scaled.min(axis=2), np.inf)
-        need_b = np.where(dom, np.inf, np.maximum(-scaled, 0.0).max(axis=2))
-    need_b[np.arange(dominated.size), dominated] = np.inf     # r' = r is not counted
-    first = np.minimum(need_a.min(axis=1), need_b.min(axis=1))  # (t + 1) >= first
-    worst = float(first.max())
-    if worst > max(int(max_steps), 1) + 1:
-        # which candidate, its gaps and the walk's length are private: the message names the public rule only
-        raise ValueError(
-            f"local_dampening on the Pareto score cannot finish within max_steps = {int(max_steps)} distances: "
-            "for a dominated candidate δ^PS(x, t, r) stays 0 until the objectives' sensitivities (at most "
-            f"{', '.join(f'{sf.global_sensitivity:.3g}' for sf in sfs)} per step) cover its gaps to the other "
-            "candidates; use a global mechanism or sensitivities on the scale of the objectives"
-        )
+        need_b = np.where(dom, np.inf, np.where(a < b, scaled, 0.0).max(axis=2))
+        need_b[np.arange(dominated.size), dominated] = np.inf     # r' = r is not counted
+        first = np.minimum(need_a.min(axis=1), need_b.min(axis=1))  # δ^PS(t) = 0 while t + 1 < first
+        out[dominated[first > limit + 1]] = True
+    return out
 
 
 def _pareto_sf(U: np.ndarray, sfs: list[SensitivityFunction], base_idx: np.ndarray | None) -> SensitivityFunction:
@@ -593,8 +594,17 @@ def _pareto_sf(U: np.ndarray, sfs: list[SensitivityFunction], base_idx: np.ndarr
 
     sf = SensitivityFunction(pareto_delta, float(n - 1), n_candidates=n, saturation_distance=sat,
                              name="pareto_score", shift=shift, elementwise=small)
+    if sat is None:   # the walk is clipped at max_steps: candidates provably zero up to there are not walked
+        far: dict[int, np.ndarray] = {}
+
+        def zero_below(limit: int) -> np.ndarray:
+            if limit not in far:
+                far[limit] = _far_dominated(U, sfs, limit)
+            return far[limit]
+
+        sf.zero_below = zero_below  # type: ignore[attr-defined]
     # no evaluation at max_steps by the dampening walk's fail-fast check: the running sums would walk there
-    # one distance at a time and restart (_check_dampening_walk is this function's fail-fast)
+    # one distance at a time and restart (_far_dominated is this function's shortcut)
     sf.far_probe = False
     return sf
 

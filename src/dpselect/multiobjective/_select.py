@@ -15,7 +15,7 @@ from ..sensitivity import SensitivityFunction
 from ..typing import RngLike
 from ..vocabulary import check_mechanism, probabilities_result, selection_result
 from ._aggregate import _aggregate
-from ._pareto_score import (Sensitivities, _as_functions, _check_dampening_walk, _check_sensitivities,
+from ._pareto_score import (Sensitivities, _as_functions, _check_sensitivities,
                             _check_shifted_walk, _matrix, _pareto_sf)
 
 # Single-objective mechanisms PrivPareto and PrivAgg can use: every registered one (dpselect.MECHANISMS; short
@@ -159,10 +159,12 @@ def priv_pareto(objectives: ArrayLike, *, epsilon: float, sensitivities: Sensiti
     spec = get_mechanism(mechanism)
     local = spec.kind == "local"
     sfs = _as_functions(sens, n) if local else []
-    check_walk = _check_shifted_walk if spec.score == "shifted" else _check_dampening_walk
+    # shifted local dampening: a shift that cannot be summed within max_steps is refused, the first pick's
+    # refusal before the charge; local dampening completes on every dataset (the walk is clipped at max_steps)
+    shifted = local and spec.score == "shifted"
     _check_option_values(spec, n, options, None)
-    if local:   # the first pick's refusal comes before the charge (a refused call costs nothing)
-        check_walk(M, sfs, options)
+    if shifted:
+        _check_shifted_walk(M, sfs, options)
     # the k picks are k adaptive releases of ε/k (a last pick fixed by the earlier ones costs nothing: charging
     # it too is conservative)
     charge(acc, spec.privacy(eps, k=k, **options), label=f"priv_pareto(mechanism={spec.name!r}, k={k})")
@@ -175,8 +177,8 @@ def priv_pareto(objectives: ArrayLike, *, epsilon: float, sensitivities: Sensiti
         sub = M[remaining]
         ps = -count_dominating(sub, strict=True)
         if local:
-            if remaining.size < n:   # the whole set was checked above
-                check_walk(sub, sfs, options)
+            if shifted and remaining.size < n:   # the whole set was checked above
+                _check_shifted_walk(sub, sfs, options)
             sens_k: float | SensitivityFunction = _pareto_sf(sub, sfs, None if remaining.size == n else remaining)
         else:
             sens_k = float(remaining.size - 1)
@@ -221,8 +223,6 @@ def priv_pareto_probabilities(objectives: ArrayLike, *, epsilon: float, sensitiv
         sfs = _as_functions(sens, n)
         if spec.score == "shifted":
             _check_shifted_walk(M, sfs, options)
-        else:
-            _check_dampening_walk(M, sfs, options)
         sens_k: float | SensitivityFunction = _pareto_sf(M, sfs, None)
     else:
         sens_k = float(n - 1)
