@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import copy
 import numbers
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -17,11 +16,10 @@ from ..apps import diffpid3 as _diffpid3
 from ..apps import dpmoet as _dpmoet
 from ..apps.dpmoet import DEFAULT_WEIGHTS
 from .._boundary import charge, check_accountant
-from .._compat import deprecated_values, deprecation, keyword_only
 from .._rng import check_rng
 from ..accounting.accountant import Accountant
 from ..accounting.guarantees import Guarantee
-from .._validation import check_int, check_positive
+from .._validation import check_choice, check_int, check_positive
 from ..exceptions import warn_public_from_data
 from ..tabular import TabularData
 from ..trees import predict_many
@@ -35,6 +33,8 @@ EXPECTED_FAILED_CHECKS = {
     "check_classifiers_one_label": "an ε-DP fit on a y of one class must neither fail (an error that depends on "
                                    "the data is a release) nor can it promise to predict that class",
 }
+#: DPMOETClassifier's budget conventions (dp_moet's "paper-code" belongs to the reproductions).
+_BUDGETS = ("even",)
 
 def _generator(random_state: Any) -> Any:
     """``random_state`` as a Generator (numpy SPEC 7); a legacy RandomState gives a seed drawn from it."""
@@ -445,8 +445,6 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
     True
     """
 
-    @keyword_only("epsilon", "depth", "mechanism", "bins", "n_max", "feature_bounds", "categories", "classes",
-                  "random_state")
     def __init__(self, *, epsilon: float = 1.0, depth: int = 5, mechanism: MechanismName = "local_dampening", bins: int = 10,
                  n_max: int | None = None, feature_bounds: Any = None, categories: Mapping | None = None,
                  classes: Sequence | None = None, random_state: Any = None,
@@ -489,14 +487,8 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
         (True, ['DiffPID3Classifier.fit'])
         """
         data, source = self._validate_fit(X, y)
-        mechanism: Any = self.mechanism
-        old = mechanism.strip().lower() if isinstance(mechanism, str) else None
-        if old in _diffpid3._OLD_NAMES:   # the spellings diffpid3(mechanism=...) still takes, with a warning
-            mechanism = _diffpid3._OLD_NAMES[old]
-            warnings.warn(deprecation(f"DiffPID3Classifier(mechanism={self.mechanism!r})", f"mechanism={mechanism!r}"),
-                          stacklevel=2)
         # stacklevel 5: warn, public_n_max, _plan, fit, the user's call
-        plan = _diffpid3._plan(data, self.epsilon, self.depth, mechanism, self.bins, self.n_max,
+        plan = _diffpid3._plan(data, self.epsilon, self.depth, self.mechanism, self.bins, self.n_max,
                                "DiffPID3Classifier.fit", stacklevel=5, budget_split=self.budget_split)
         self._charge(plan.guarantee)
         self.tree_ = _diffpid3._grow(plan, source())
@@ -563,7 +555,7 @@ class DPMOETClassifier(_PublicSchemaClassifier):
     population, selection, generations, depth, max_depth, output : int
         p, s, k, d, d_max, o of Alg. 1 (defaults: the paper's 30, 3, 3, 4, 10, 3).
     budget : {"even"}
-        "paper-code" (the published code's budget convention, a reproduction setting) is deprecated.
+        The budget convention (the published code's, a reproduction setting, is not offered here).
     feature_bounds, categories, classes, random_state
         As in :class:`DiffPID3Classifier` (the public encoding; no size bound is needed: TPR and TNR
         have global sensitivity 1).
@@ -611,10 +603,6 @@ class DPMOETClassifier(_PublicSchemaClassifier):
     ((2, 2), 1)
     """
 
-    @deprecated_values("budget", {"paper-code": "the default budget='even' (the published code's budget "
-                                                "convention belongs to the reproductions: dp_moet(budget='paper-code'))"})
-    @keyword_only("epsilon", "approach", "mechanism", "objective_weights", "population", "selection", "generations",
-                  "depth", "max_depth", "output", "budget", "feature_bounds", "categories", "classes", "random_state")
     def __init__(self, *, epsilon: float = 1.0, approach: str = "accuracy", mechanism: MechanismName = "local_dampening",
                  objective_weights: Sequence[float] = DEFAULT_WEIGHTS, population: int = 30, selection: int = 3,
                  generations: int = 3, depth: int = 4, max_depth: int = 10, output: int = 3, budget: str = "even",
@@ -661,6 +649,7 @@ class DPMOETClassifier(_PublicSchemaClassifier):
         """
         data, source = self._validate_fit(X, y)
         how = "local_dampening" if self.mechanism is None else check_mechanism(self.mechanism)
+        check_choice(self.budget, "budget", _BUDGETS)
         plan = _dpmoet._moet_plan(data, self.epsilon, self.approach, how, weights=self.objective_weights,
                                   population=self.population, selection=self.selection,
                                   generations=self.generations, depth=self.depth, max_depth=self.max_depth,
@@ -691,7 +680,8 @@ class DPMOETClassifier(_PublicSchemaClassifier):
         s = check_int(self.selection, "selection", minimum=2, maximum=p)
         k = check_int(self.generations, "generations", minimum=1)
         o = check_int(self.output, "output", minimum=1, maximum=p + s)
-        n_gen, rounds = (k, k + 1) if self.budget == "even" else (k - 1, k)
+        check_choice(self.budget, "budget", _BUDGETS)
+        n_gen, rounds = k, k + 1
         return _dpmoet._moet_guarantee(how, eps / rounds, [s] * n_gen + [o])
 
     def _positive_fraction(self, Xs: np.ndarray) -> np.ndarray:
