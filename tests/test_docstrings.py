@@ -27,7 +27,6 @@ import inspect
 import pkgutil
 import re
 import textwrap
-import warnings
 
 import pytest
 
@@ -76,9 +75,7 @@ def _names() -> list[tuple[str, str, object]]:
     """(module, qualified name, object) of every public function, class and public method, once each."""
     seen: dict[int, tuple[str, str, object]] = {}
     for modname in MODULES:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)  # a moved module's old name (binary_demo)
-            module = importlib.import_module(modname)
+        module = importlib.import_module(modname)
         for name in getattr(module, "__all__", ()):
             obj = getattr(module, name)
             if not (inspect.isfunction(obj) or inspect.isclass(obj)) or id(obj) in seen:

@@ -269,12 +269,12 @@ def test_from_edges_empty_and_nodes_errors():
         from_edges([0], [1], nodes="ab")
     with pytest.raises(ValueError, match=r"nodes must be a 1-D array of integer node ids, got shape \(1, 1\)"):
         from_edges([0], [1], nodes=[[1]])
-    # the former meaning of nodes= (extra isolated nodes) still works, deprecated, and is not a public node set
-    with pytest.warns(DeprecationWarning, match=r"2 edge endpoint\(s\) \(e.g. 0\) are not in nodes="):
-        g = from_edges([0], [1], nodes=(i for i in [7]))
-    assert g.node_ids.tolist() == [0, 1, 7] and not g.public_nodes
-    with pytest.warns(DeprecationWarning, match="not in nodes="):
-        assert from_edges([0], [1], nodes={9, 8}).node_ids.tolist() == [0, 1, 8, 9]
+    # nodes= is the public node set: an endpoint outside it is an error (no longer extra nodes added)
+    with pytest.raises(ValueError, match=r"nodes= is the public node set, but edge 0 \(0, 1\) has an endpoint "
+                                         r"outside it"):
+        from_edges([0], [1], nodes=(i for i in [7]))
+    with pytest.raises(ValueError, match=r"but edge 1 \(2, 9\) has an endpoint outside it"):
+        from_edges([0, 2], [1, 9], nodes={0, 1, 2, 8})
 
 
 def test_public_node_set_on_every_loader(tmp_path):

@@ -16,7 +16,7 @@ PKG = SRC / "dpselect"
 # docs/architecture.md: 1. core (numpy + scipy only), 2. applications, 3. reproduction. A top-level module
 # or package not named here is core (a new mechanism, registry or helper module lands there by default).
 APPLICATIONS = {"utilities", "graphs", "tabular", "trees", "apps", "binary", "sklearn", "dask", "datasets", "quantiles"}
-REPRODUCTION = {"experiments", "cli", "demo", "binary_demo", "__main__", "_progress"}
+REPRODUCTION = {"experiments", "cli", "demo", "__main__", "_progress"}
 LAYER_NAMES = ("core", "applications", "reproduction")
 
 # Arrows against the layering that are deprecated spellings, kept for one release: the path-less data

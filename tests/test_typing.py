@@ -14,8 +14,6 @@ OPTIONAL = {"dpselect.dask": "dask", "dpselect.sklearn": "sklearn"}
 
 def _public_functions():
     for info in pkgutil.walk_packages(dpselect.__path__, "dpselect."):
-        if info.name == "dpselect.binary_demo":          # deprecated alias: importing it warns
-            continue
         if any(info.name.startswith(p) and importlib.util.find_spec(dep) is None for p, dep in OPTIONAL.items()):
             continue
         mod = importlib.import_module(info.name)
@@ -53,3 +51,67 @@ def test_mypy_is_clean_on_src():
     api = pytest.importorskip("mypy.api")
     out, err, status = api.run(["--config-file", str(ROOT / "pyproject.toml"), str(ROOT / "src" / "dpselect")])
     assert status == 0, out + err
+
+
+def test_no_private_names_in_public_signatures():
+    import importlib
+    import inspect
+    import pkgutil
+
+    import dpselect
+
+    bad = []
+    for info in pkgutil.walk_packages(dpselect.__path__, "dpselect."):
+        if info.name.startswith(("dpselect.dask", "dpselect.sklearn")):
+            continue
+        mod = importlib.import_module(info.name)
+        for name in getattr(mod, "__all__", []):
+            obj = getattr(mod, name, None)
+            fns = [obj] if inspect.isfunction(obj) else []
+            if inspect.isclass(obj):
+                fns = [v for k, v in vars(obj).items() if inspect.isfunction(v) and (k == "__init__" or k[0] != "_")]
+            for fn in fns:
+                try:
+                    sig = inspect.signature(fn)
+                except (TypeError, ValueError):
+                    continue
+                for p in sig.parameters.values():
+                    if p.name.startswith("_") or "_GroupedMedian" in str(p.annotation):
+                        bad.append(f"{info.name}.{name}: {p.name}")
+                if "_GroupedMedian" in str(sig.return_annotation):
+                    bad.append(f"{info.name}.{name} -> {sig.return_annotation}")
+    assert not bad, bad
+
+
+def test_rng_like_is_one_public_type_mypy_accepts(tmp_path):
+    api = pytest.importorskip("mypy.api")
+    import dpselect.typing
+    from dpselect import _rng
+
+    assert _rng.RngLike is dpselect.typing.RngLike
+    import os
+    from pathlib import Path
+
+    src = str(Path(dpselect.typing.__file__).resolve().parent.parent)  # the dpselect under test
+    head = "import numpy as np\nimport dpselect\nfrom dpselect.typing import RngLike\n"
+    good = (head + "r: RngLike = np.random.SeedSequence(1)\n"
+            "dpselect.exponential([1.0, 2.0], epsilon=1.0, sensitivity=1.0, rng=np.random.SeedSequence(1))\n"
+            "dpselect.priv_agg([[1.0, 2.0]], [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0], "
+            "rng=np.random.PCG64(2))\n")
+    bad = head + "dpselect.exponential([1.0, 2.0], epsilon=1.0, sensitivity=1.0, rng='seed')\n"
+    old_env = os.environ.get("MYPYPATH")
+    os.environ["MYPYPATH"] = src
+    try:
+        results = []
+        for name, text in (("good.py", good), ("bad.py", bad)):
+            (tmp_path / name).write_text(text)
+            results.append(api.run(["--no-incremental", "--cache-dir=/dev/null", "--python-version", "3.11",
+                                    "--follow-imports=silent", str(tmp_path / name)]))
+    finally:
+        if old_env is None:
+            os.environ.pop("MYPYPATH")
+        else:
+            os.environ["MYPYPATH"] = old_env
+    (out, err, status), (bad_out, _, bad_status) = results
+    assert status == 0, out + err
+    assert bad_status == 1 and 'Argument "rng" to "exponential"' in bad_out, bad_out  # dpselect's annotations were checked

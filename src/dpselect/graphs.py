@@ -38,7 +38,6 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
-from ._compat import deprecation
 from ._threads import map_in_threads, resolve_threads
 
 __all__ = [
@@ -472,9 +471,7 @@ def from_edges(u: ArrayLike | Iterable[int], v: ArrayLike | Iterable[int], *, no
     nodes : iterable of int, optional
         The public node set (edge-DP: the candidates of a private selection), isolated nodes included;
         the graph is then marked ``public_nodes``. With empty ``u`` and ``v`` this builds a graph without
-        edges. An endpoint outside ``nodes`` is still added (the former meaning of ``nodes``: extra
-        isolated nodes) with a ``DeprecationWarning``, and the node set then depends on the edges:
-        ``public_nodes`` is false. A graph with no node at all is a ``ValueError``.
+        edges. An endpoint outside ``nodes`` is a ``ValueError``, as is a graph with no node at all.
     n_nodes : int, optional
         The public node set as ids ``0..n_nodes-1`` (``public_nodes``); an endpoint outside it is a
         ``ValueError``. Give ``nodes`` or ``n_nodes``, not both. Neither: the nodes are the endpoints,
@@ -524,13 +521,11 @@ def from_edges(u: ArrayLike | Iterable[int], v: ArrayLike | Iterable[int], *, no
         ends = np.concatenate([a, b])
         pos = np.minimum(np.searchsorted(known, ends), max(known.size - 1, 0))
         outside = (known[pos] != ends) if known.size else np.ones(ends.size, dtype=bool)
+        outside = outside[:a.size] | outside[a.size:]
         if outside.any():
-            public = False
-            warnings.warn(deprecation(  # a data-dependent spelling: checked here, not by a decorator
-                f"{name}: {int(np.unique(ends[outside]).size)} edge endpoint(s) (e.g. {int(ends[outside][0])}) are "
-                "not in nodes=; they are added, as extra nodes were before, but this", "a nodes= that holds every "
-                "endpoint (it is an error then): nodes= is the public node set (the node set now depends on the "
-                "private edges)"), stacklevel=2)
+            i = int(np.flatnonzero(outside)[0])
+            raise ValueError(f"nodes= is the public node set, but edge {i} ({int(a[i])}, {int(b[i])}) has an "
+                             f"endpoint outside it")
     ids, inv = np.unique(np.concatenate([a, b, extra]), return_inverse=True)
     inv = inv.ravel()
     n = ids.size

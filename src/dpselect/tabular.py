@@ -28,7 +28,6 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ._compat import renamed_parameter
 from ._rng import check_rng
 from .typing import RngLike
 from ._validation import check_int
@@ -423,7 +422,6 @@ def _is_number(s: str) -> bool:
     return math.isfinite(v)
 
 
-@renamed_parameter(old="numeric_bounds", new="feature_bounds")
 def load_table(data: str | Path | Mapping[str, Sequence] | Any, label: str, *,
                positive: Any = None, features: Sequence[str] | None = None,
                categorical: Sequence[str] | None = None, numeric: Sequence[str] | None = None,
@@ -451,7 +449,7 @@ def load_table(data: str | Path | Mapping[str, Sequence] | Any, label: str, *,
     missing : values treated as missing; rows holding one in a used column are dropped. ``None``, NaN
         and pandas' ``NA`` / ``NaT`` cells of a DataFrame or mapping are always missing.
     feature_bounds : mapping name -> (lo, hi)
-        (``numeric_bounds=`` is its deprecated spelling.) **Public** range of each numeric column (from its documented schema, not from the data):
+        **Public** range of each numeric column (from its documented schema, not from the data):
         values are scaled to [0, 1] by (v − lo) / (hi − lo). A value outside [lo, hi] is a
         ``ValueError`` naming ``feature_bounds[name]``. A numeric column left out is scaled by its own
         minimum and maximum, with a :class:`~dpselect.PrivacyLeakWarning`.
@@ -601,7 +599,7 @@ def _encode_label(lab: np.ndarray, label: str, positive: Any, domain: list[str] 
             raise ValueError(f"label column {label!r} must be binary, it takes {len(values)} value(s): {values[:10]}; "
                              f"give its two public values as categories[{label!r}] (one may be absent)")
         # the class values are part of the public schema; here they were read off the records
-        warn_public_from_data(f"categories[{label!r}]", values, "load_table", stacklevel=5)  # +1: the compat wrapper
+        warn_public_from_data(f"categories[{label!r}]", values, "load_table", stacklevel=4)
     if positive is None:
         if set(values) <= _BOOLEAN_LABELS:
             pos = [v for v in values if v in ("1", "1.0", "True", "true")][0]
@@ -630,7 +628,7 @@ def _encode_numeric(col: np.ndarray, c: str, bounds: tuple[float, float] | None)
                              f"{v[out][0]:g} ({int(out.sum())} value(s) outside)")
     else:
         lo, hi = float(v.min()), float(v.max())
-        warn_public_from_data(f"feature_bounds[{c!r}]", (lo, hi), "load_table", stacklevel=5)  # +1: the compat wrapper
+        warn_public_from_data(f"feature_bounds[{c!r}]", (lo, hi), "load_table", stacklevel=4)
     return np.zeros_like(v) if hi == lo else (v - lo) / (hi - lo)
 
 
@@ -640,7 +638,7 @@ def _encode_categorical(col: np.ndarray, c: str, values: list[str] | None) -> tu
     if values is None:
         found = uniq.tolist()
         warn_public_from_data(f"categories[{c!r}]", found if len(found) <= 10 else f"{len(found)} values",
-                              "load_table", stacklevel=5)  # +1: the compat wrapper
+                              "load_table", stacklevel=4)
         return inv.ravel().astype(np.float64), found
     lookup = {x: k for k, x in enumerate(values)}
     bad = [u for u in uniq.tolist() if u not in lookup]
