@@ -19,11 +19,6 @@ APPLICATIONS = {"utilities", "graphs", "tabular", "trees", "apps", "binary", "sk
 REPRODUCTION = {"experiments", "cli", "demo", "__main__", "_progress"}
 LAYER_NAMES = ("core", "applications", "reproduction")
 
-# Arrows against the layering that are deprecated spellings, kept for one release: the path-less data
-# loaders and dpselect.datasets.dataset_root/dataset_path still find the project's copy of the data, which
-# is the reproduction layer's business (issue 23 item 5). Remove with those spellings in 0.2.0.
-DEPRECATED_ARROWS = {("dpselect.datasets", "dpselect.experiments._data")}
-
 # Imports of the package root that another change removes (issue 23, the registry): drop at merge.
 ROOT_IMPORT_PENDING = {"dpselect.dask._items"}
 
@@ -185,7 +180,7 @@ def test_layers_of_the_architecture():
             continue
         for line, mod, names, _ in _imports(name):
             for target in _targets(mod, names):
-                if _layer(target) > own and (name, target) not in DEPRECATED_ARROWS:
+                if _layer(target) > own:
                     bad.append(f"{MODULES[name].relative_to(SRC)}:{line} ({LAYER_NAMES[own]}) imports {target} "
                                f"({LAYER_NAMES[_layer(target)]})")
     assert not bad, "imports against the layering of docs/architecture.md:\n" + "\n".join(bad)

@@ -11,8 +11,8 @@ Loaders
   and CSV edge lists (comma separated, optional header);
 * :func:`from_edges` builds a graph from two id arrays;
 * :func:`from_networkx` converts a ``networkx`` graph (integer or arbitrary hashable node labels);
-* :func:`load_dataset_graph` loads an edge-list path (by name, ``"enron"`` / ``"github"``, from the
-  project's copy: deprecated; the reproductions find the data, :func:`dpselect.experiments.data_path`).
+* :func:`load_dataset_graph` loads an edge-list path (the reproductions find the data,
+  :func:`dpselect.experiments.data_path`).
 
 Normalisation (never silent): self-loops are dropped, and an edge listed several times, in either
 direction, is kept once. The counts are stored in :attr:`Graph.self_loops_removed` and
@@ -965,19 +965,18 @@ def _is_networkx(x: Any) -> bool:
     return type(x).__module__.startswith("networkx.") and hasattr(x, "edges") and hasattr(x, "is_directed")
 
 
-def load_dataset_graph(name_or_path: str | os.PathLike, **kwargs: Any) -> Graph:
-    """Load an edge-list file; a name, ``"enron"`` or ``"github"``, is deprecated (see below).
+def load_dataset_graph(path: str | os.PathLike, **kwargs: Any) -> Graph:
+    """Load an edge-list file (finding the papers' data belongs to the reproductions).
 
     Keywords go to :func:`load_edge_list`. An edge-list path needs ``nodes=`` or ``n_nodes=`` for a public
     node set (omitted: the endpoints, read from the data); a graph's published node count is in
-    :data:`PUBLIC_GRAPH_NODES`. A name loads that graph from the project's copy with its published node
-    count (ids 0..n-1): deprecated, removed in dpselect 0.2.0; finding the data belongs to the
-    reproductions, pass the path (``dpselect.experiments.data_path("graphs", GRAPH_DATASETS[name])``).
+    :data:`PUBLIC_GRAPH_NODES` (the file of the project's copy: ``dpselect.experiments.data_path("graphs",
+    GRAPH_DATASETS[name])``).
 
     Parameters
     ----------
-    name_or_path : str or path-like
-        The edge-list file (a dataset name is deprecated).
+    path : str or path-like
+        The edge-list file.
     **kwargs
         Passed to :func:`load_edge_list` (``nodes=``, ``n_nodes=``, ``name=``, ...).
 
@@ -992,22 +991,9 @@ def load_dataset_graph(name_or_path: str | os.PathLike, **kwargs: Any) -> Graph:
     >>> g.n_nodes, g.n_edges, g.max_degree, g.public_nodes
     (36692, 183831, 1383, True)
     """
-    if not isinstance(name_or_path, (str, os.PathLike)):
-        raise TypeError(f"name_or_path must be one of {', '.join(map(repr, GRAPH_DATASETS))} or an edge-list path, "
-                        f"got {type(name_or_path).__name__}")
-    key = str(name_or_path).lower()
-    if key in GRAPH_DATASETS:
-        warnings.warn(f"load_dataset_graph({key!r}) is deprecated and will be removed in dpselect 0.2.0; pass the "
-                      f"edge-list path, e.g. dpselect.experiments.data_path('graphs', {GRAPH_DATASETS[key]!r}), and "
-                      f"n_nodes=PUBLIC_GRAPH_NODES[{key!r}]", DeprecationWarning, stacklevel=2)
-        from .datasets import _shared_copy
-
-        kwargs.setdefault("name", key)
-        if kwargs.get("nodes") is None and kwargs.get("n_nodes") is None:
-            kwargs["n_nodes"] = PUBLIC_GRAPH_NODES[key]
-        return load_edge_list(_shared_copy("graphs", GRAPH_DATASETS[key]), **kwargs)
-    p = Path(name_or_path)
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be an edge-list path (str or path-like), got {type(path).__name__}")
+    p = Path(path)
     if not p.exists():
-        raise FileNotFoundError(
-            f"unknown graph {str(name_or_path)!r}: not one of {', '.join(GRAPH_DATASETS)} and no such file")
+        raise FileNotFoundError(f"no edge-list file {str(path)!r}")
     return load_edge_list(p, **kwargs)
