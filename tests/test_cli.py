@@ -349,15 +349,12 @@ def test_committed_results_have_commands_and_are_not_overwritten_by_defaults(tmp
     assert sorted(p.name for p in tmp_path.iterdir()) == ["binary-demo.md"]
 
 
-def test_binary_demo_old_module_is_a_deprecated_alias():
-    import importlib
+def test_binary_demo_has_one_module():
+    import importlib.util
 
-    sys.modules.pop("dpselect.binary_demo", None)
-    with pytest.warns(DeprecationWarning, match="dpselect.experiments.binary_demo"):
-        old = importlib.import_module("dpselect.binary_demo")
-    from dpselect.experiments import binary_demo
-
-    assert old.count_path_mechanism is binary_demo.count_path_mechanism and old.run == binary_demo.run
+    # dpselect.binary_demo was an alias of the reproduction's module: removed before the first release
+    assert importlib.util.find_spec("dpselect.experiments.binary_demo") is not None
+    assert importlib.util.find_spec("dpselect.binary_demo") is None
 
 
 # -- issue 21: equal-size runs, bad --out before the work, demo --seed ---------------------------------

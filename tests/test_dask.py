@@ -16,6 +16,7 @@ same partition and reduce code in-process (``eager``) or on the synchronous sche
 """
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
@@ -579,6 +580,10 @@ def test_degree_and_sensitivities_match_in_memory(client):
     assert D.max_degree(deg, max_degree=int(d.max())) == int(d.max())
     with pytest.raises(ValueError, match="max_degree"):
         D.max_degree(deg, max_degree=int(d.max()) - 1)
+    with pytest.warns(dpselect.PrivacyLeakWarning, match="max_degree") as rec:   # omitted: read from the data
+        line = sys._getframe().f_lineno + 1
+        assert D.max_degree(deg) == int(d.max())
+    assert (rec[0].filename, rec[0].lineno) == (__file__, line)   # the warning names the user's line
     # local dampening on the degree frame with the degree-based δ (δ = 1: the exponential mechanism)
     dframe = dd.from_pandas(deg.sort_index().to_frame("degree").astype(float), npartitions=3)
     assert D.local_dampening(dframe, utility="degree", epsilon=1e6, sensitivity_function=D.degree_sensitivity,

@@ -17,13 +17,12 @@ PKG = SRC / "dpselect"
 # docs/architecture.md: 1. core (numpy + scipy only), 2. applications, 3. reproduction. A top-level module
 # or package not named here is core (a new mechanism, registry or helper module lands there by default).
 APPLICATIONS = {"utilities", "graphs", "tabular", "trees", "apps", "binary", "sklearn", "dask", "datasets", "quantiles"}
-REPRODUCTION = {"experiments", "cli", "demo", "binary_demo", "__main__", "_progress"}
+REPRODUCTION = {"experiments", "cli", "demo", "__main__", "_progress"}
 LAYER_NAMES = ("core", "applications", "reproduction")
 
-# Arrows against the layering that are deprecated spellings, kept for one release: the path-less data
-# loaders and dpselect.datasets.dataset_root/dataset_path still find the project's copy of the data, which
-# is the reproduction layer's business (issue 23 item 5). Remove with those spellings in 0.2.0.
-DEPRECATED_ARROWS = {("dpselect.datasets", "dpselect.experiments._data")}
+# Arrows against the layering kept while another change removes them. Empty: the last one
+# (dpselect.datasets -> dpselect.experiments._data) went with the deprecated path-less loaders.
+DEPRECATED_ARROWS: set[tuple[str, str]] = set()
 
 # Modules allowed to import the package root while another change removes the import. Empty: the last
 # entry (dpselect.dask._items) went stale and, while listed, would have hidden a new root import there.

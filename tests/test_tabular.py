@@ -17,7 +17,6 @@ from dpselect.tabular import (
     load_dat,
     load_nltcs,
     load_table,
-    load_tabular,
 )
 
 
@@ -75,31 +74,19 @@ def test_load_tabular_names():
         load_by_name("iris")
 
 
-def test_pathless_loaders_are_deprecated_and_unchanged():
-    # issue 23 item 5: the loaders take a path, finding the data is the reproductions' business; the old
-    # path-less calls still read the project's copy for one release, with a warning at the caller's line
-    from dpselect.datasets import dataset_path, dataset_root
-    from dpselect.experiments import data_root
+def test_loaders_take_a_path():
+    # issue 23 item 5 / issue 35: the loaders take a path, finding the data is the reproductions' business; the
+    # path-less calls and the by-name loaders of before 0.1.0 are gone (no arrow from the library to them)
+    import dpselect.datasets
+    import dpselect.tabular
 
-    ref = load_nltcs(data_path("tabular", "nltcs.dat"))
-    with pytest.warns(DeprecationWarning, match=r"load_nltcs\(\) without path .* dpselect 0\.2\.0") as rec:
-        old = load_nltcs()
-    assert rec[0].filename == __file__
-    assert np.array_equal(old.X, ref.X) and np.array_equal(old.y, ref.y) and old.name == ref.name
-    with pytest.warns(DeprecationWarning, match=r"load_acs\(\) without path"):
-        assert load_acs().n_records == 47461
-    with pytest.warns(DeprecationWarning, match=r"load_adult\(\) without directory"):
-        assert load_adult().n_records == 45222
-    with pytest.warns(DeprecationWarning, match=r"load_tabular\('nltcs'\) is deprecated") as rec:
-        assert np.array_equal(load_tabular("nltcs").X, ref.X)
-    assert rec[0].filename == __file__
-    with pytest.raises(ValueError, match="unknown tabular dataset"):
-        load_tabular("iris")
-    with pytest.warns(DeprecationWarning, match=r"dataset_path\(\) is deprecated") as rec:
-        assert dataset_path("tabular", "nltcs.dat") == data_path("tabular", "nltcs.dat")
-    assert rec[0].filename == __file__
-    with pytest.warns(DeprecationWarning, match=r"dataset_root\(\) is deprecated"):
-        assert dataset_root() == data_root()
+    for loader, param in ((load_nltcs, "path"), (load_acs, "path"), (load_adult, "directory")):
+        with pytest.raises(TypeError, match=rf"missing 1 required positional argument: '{param}'"):
+            loader()
+    for module, name in ((dpselect.tabular, "load_tabular"), (dpselect.datasets, "dataset_root"),
+                         (dpselect.datasets, "dataset_path"), (dpselect.datasets, "_shared_copy")):
+        assert not hasattr(module, name) and name not in module.__all__, name
+    assert load_nltcs(data_path("tabular", "nltcs.dat")).n_records == 21574
 
 
 def test_general_table_from_dict_csv_and_dataframe_like(tmp_path):

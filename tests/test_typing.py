@@ -13,8 +13,6 @@ OPTIONAL = {"dpselect.dask": "dask", "dpselect.sklearn": "sklearn"}
 
 def _public_functions():
     for info in pkgutil.walk_packages(dpselect.__path__, "dpselect."):
-        if info.name == "dpselect.binary_demo":          # deprecated alias: importing it warns
-            continue
         if any(info.name.startswith(p) and importlib.util.find_spec(dep) is None for p, dep in OPTIONAL.items()):
             continue
         mod = importlib.import_module(info.name)
@@ -46,3 +44,35 @@ def test_every_public_signature_has_type_hints():
         if bare or no_return:
             missing.append(f"{qual}({', '.join(bare)}){' -> ?' if no_return else ''}")
     assert not missing, f"{len(missing)} public signatures lack type hints:\n" + "\n".join(missing)
+
+
+def test_no_private_names_in_public_signatures():
+    import importlib
+    import inspect
+    import pkgutil
+
+    import dpselect
+
+    bad = []
+    for info in pkgutil.walk_packages(dpselect.__path__, "dpselect."):
+        if info.name.startswith(("dpselect.dask", "dpselect.sklearn")):
+            continue
+        mod = importlib.import_module(info.name)
+        for name in getattr(mod, "__all__", []):
+            obj = getattr(mod, name, None)
+            fns = [obj] if inspect.isfunction(obj) else []
+            if inspect.isclass(obj):
+                fns = [v for k, v in vars(obj).items() if inspect.isfunction(v) and (k == "__init__" or k[0] != "_")]
+            for fn in fns:
+                try:
+                    sig = inspect.signature(fn)
+                except (TypeError, ValueError):
+                    continue
+                for p in sig.parameters.values():
+                    if p.name.startswith("_") or "_GroupedMedian" in str(p.annotation):
+                        bad.append(f"{info.name}.{name}: {p.name}")
+                if "_GroupedMedian" in str(sig.return_annotation):
+                    bad.append(f"{info.name}.{name} -> {sig.return_annotation}")
+    assert not bad, bad
+
+

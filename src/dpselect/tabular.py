@@ -21,18 +21,15 @@ from __future__ import annotations
 
 import csv
 import math
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ._compat import renamed_parameter
 from ._rng import check_rng
 from .typing import RngLike
 from ._validation import check_int
-from .datasets import _shared_copy
 from .exceptions import warn_public_from_data
 
 __all__ = [
@@ -42,7 +39,6 @@ __all__ = [
     "load_adult",
     "load_dat",
     "load_table",
-    "load_tabular",
     "TABULAR_DATASETS",
     "ADULT_NUMERIC_BOUNDS",
     "ADULT_CATEGORIES",
@@ -50,7 +46,7 @@ __all__ = [
     "ADULT_CATEGORICAL",
 ]
 
-#: lower-case names accepted by :func:`load_tabular` (and the reproductions' ``--datasets``)
+#: lower-case names of the papers' tables (the reproductions' ``--datasets``)
 TABULAR_DATASETS = ("nltcs", "adult", "acs")
 
 
@@ -345,7 +341,7 @@ def load_dat(dat: str | Path, domain: str | Path, *, label_column: int, positive
                        name or dat.stem, f"a{lc}")
 
 
-def load_nltcs(path: str | Path | None = None, *, label_column: int = 13) -> TabularData:
+def load_nltcs(path: str | Path, *, label_column: int = 13) -> TabularData:
     """NLTCS (National Long Term Care Survey): 21,574 records, 16 binary attributes.
 
     The class is column ``label_column`` (default 13, **0-based**: the 14th column of ``nltcs.dat``),
@@ -354,13 +350,12 @@ def load_nltcs(path: str | Path | None = None, *, label_column: int = 13) -> Tab
     we read it as a Python (0-based) index, as in the papers' Python code. Pass another index to
     predict another attribute.
 
-    ``path`` is the ``.dat`` file (its ``.domain`` must sit beside it). Omitting it (the project's copy)
-    is deprecated and will be removed in dpselect 0.2.0: pass the path.
+    ``path`` is the ``.dat`` file (its ``.domain`` must sit beside it).
 
     Parameters
     ----------
     path : str or path-like
-        The ``nltcs.dat`` file (omitting it is deprecated).
+        The ``nltcs.dat`` file.
     label_column : int, default 13
         0-based (or negative) index of the class column.
 
@@ -376,24 +371,23 @@ def load_nltcs(path: str | Path | None = None, *, label_column: int = 13) -> Tab
     >>> d.n_records, d.n_features, int(d.y.sum())
     (21574, 15, 8697)
     """
-    dat = Path(path) if path is not None else _default_copy("load_nltcs", "path", "tabular", "nltcs.dat")
+    dat = Path(path)
     return load_dat(dat, dat.with_suffix(".domain"), label_column=label_column, name="nltcs")
 
 
-def load_acs(path: str | Path | None = None, *, label_column: int = -13) -> TabularData:
+def load_acs(path: str | Path, *, label_column: int = -13) -> TabularData:
     """ACS (American Community Survey, IPUMS 2013-2014): 47,461 records, 23 binary attributes.
 
     The class is the 13th column from the end (``label_column=-13``, a Python negative index: column
     10 of 0..22), as in the papers' experiments; the other 22 columns are categorical predictors. Pass
     another (0-based or negative) index to predict another attribute.
 
-    ``path`` is the ``.dat`` file (its ``.domain`` must sit beside it). Omitting it (the project's copy)
-    is deprecated and will be removed in dpselect 0.2.0: pass the path.
+    ``path`` is the ``.dat`` file (its ``.domain`` must sit beside it).
 
     Parameters
     ----------
     path : str or path-like
-        The ``acs.dat`` file (omitting it is deprecated).
+        The ``acs.dat`` file.
     label_column : int, default -13
         0-based or negative index of the class column.
 
@@ -409,7 +403,7 @@ def load_acs(path: str | Path | None = None, *, label_column: int = -13) -> Tabu
     >>> d.n_records, d.n_features
     (47461, 22)
     """
-    dat = Path(path) if path is not None else _default_copy("load_acs", "path", "tabular", "acs.dat")
+    dat = Path(path)
     return load_dat(dat, dat.with_suffix(".domain"), label_column=label_column, name="acs")
 
 
@@ -423,7 +417,6 @@ def _is_number(s: str) -> bool:
     return math.isfinite(v)
 
 
-@renamed_parameter(old="numeric_bounds", new="feature_bounds")
 def load_table(data: str | Path | Mapping[str, Sequence] | Any, label: str, *,
                positive: Any = None, features: Sequence[str] | None = None,
                categorical: Sequence[str] | None = None, numeric: Sequence[str] | None = None,
@@ -451,7 +444,7 @@ def load_table(data: str | Path | Mapping[str, Sequence] | Any, label: str, *,
     missing : values treated as missing; rows holding one in a used column are dropped. ``None``, NaN
         and pandas' ``NA`` / ``NaT`` cells of a DataFrame or mapping are always missing.
     feature_bounds : mapping name -> (lo, hi)
-        (``numeric_bounds=`` is its deprecated spelling.) **Public** range of each numeric column (from its documented schema, not from the data):
+        **Public** range of each numeric column (from its documented schema, not from the data):
         values are scaled to [0, 1] by (v − lo) / (hi − lo). A value outside [lo, hi] is a
         ``ValueError`` naming ``feature_bounds[name]``. A numeric column left out is scaled by its own
         minimum and maximum, with a :class:`~dpselect.PrivacyLeakWarning`.
@@ -589,7 +582,7 @@ def _encode_label(lab: np.ndarray, label: str, positive: Any, domain: list[str] 
         # table alike (a warning on some neighbours only, e.g. {"1", "2"} but not {"1"}, would itself depend
         # on the data); the message names no value
         warn_public_from_data(f"categories[{label!r}]", f"the values of column {label!r}", "load_table",
-                              stacklevel=5)  # +1: the compat wrapper
+                              stacklevel=4)
         if set(values) <= _BOOLEAN_LABELS:
             # 0/1 or False/True: the boolean convention names both classes, whether or not both occur
             truth = {"1": True, "1.0": True, "True": True, "true": True}
@@ -633,7 +626,7 @@ def _encode_numeric(col: np.ndarray, c: str, bounds: tuple[float, float] | None)
             raise ValueError(f"feature_bounds[{c!r}] = {(lo, hi)} must bound the column: a value lies outside")
     else:
         lo, hi = float(v.min()), float(v.max())
-        warn_public_from_data(f"feature_bounds[{c!r}]", (lo, hi), "load_table", stacklevel=5)  # +1: the compat wrapper
+        warn_public_from_data(f"feature_bounds[{c!r}]", (lo, hi), "load_table", stacklevel=4)
     return np.zeros_like(v) if hi == lo else (v - lo) / (hi - lo)
 
 
@@ -643,7 +636,7 @@ def _encode_categorical(col: np.ndarray, c: str, values: list[str] | None) -> tu
     if values is None:
         found = uniq.tolist()
         warn_public_from_data(f"categories[{c!r}]", found if len(found) <= 10 else f"{len(found)} values",
-                              "load_table", stacklevel=5)  # +1: the compat wrapper
+                              "load_table", stacklevel=4)
         return inv.ravel().astype(np.float64), found
     lookup = {x: k for k, x in enumerate(values)}
     if any(u not in lookup for u in uniq.tolist()):
@@ -769,7 +762,7 @@ ADULT_CATEGORIES: dict[str, list[str]] = {c: sorted(v) for c, v in {
 }.items()}
 
 
-def load_adult(directory: str | Path | None = None) -> TabularData:
+def load_adult(directory: str | Path) -> TabularData:
     """UCI Adult: ``adult.data`` + ``adult.test`` merged, rows with ``?`` dropped: 45,222 records.
 
     Label: income ``>50K`` (1) versus ``<=50K`` (0); the trailing dot of the test file's labels is
@@ -780,13 +773,12 @@ def load_adult(directory: str | Path | None = None) -> TabularData:
     recoding of ``education``) are left out. The first line of each file is a header line. Nothing is read
     from the records but the records: no :class:`~dpselect.PrivacyLeakWarning`.
 
-    ``directory`` holds both files. Omitting it (the project's copy) is deprecated and will be removed
-    in dpselect 0.2.0: pass the directory.
+    ``directory`` holds both files.
 
     Parameters
     ----------
     directory : str or path-like
-        The directory holding ``adult.data`` and ``adult.test`` (omitting it is deprecated).
+        The directory holding ``adult.data`` and ``adult.test``.
 
     Returns
     -------
@@ -800,8 +792,7 @@ def load_adult(directory: str | Path | None = None) -> TabularData:
     >>> d.n_records, d.n_features, int(d.y.sum())
     (45222, 12, 11208)
     """
-    base = (Path(directory) if directory is not None
-            else _default_copy("load_adult", "directory", "tabular"))
+    base = Path(directory)
     cols: dict[str, list] = {}
     for fname in ("adult.data", "adult.test"):
         path = base / fname
@@ -814,47 +805,3 @@ def load_adult(directory: str | Path | None = None) -> TabularData:
     cols[label] = [s.strip().rstrip(".") for s in cols[label]]
     return load_table(cols, label, positive=">50K", features=list(ADULT_NUMERIC + ADULT_CATEGORICAL),
                       feature_bounds=ADULT_NUMERIC_BOUNDS, categories=ADULT_CATEGORIES, name="adult")
-
-
-def load_tabular(name: str) -> TabularData:
-    """One of the papers' datasets by name, from the project's copy (deprecated, removed in dpselect 0.2.0).
-
-    ``name`` is ``nltcs``, ``adult`` or ``acs`` (:data:`TABULAR_DATASETS`). Pass a path to
-    :func:`load_nltcs`, :func:`load_acs` or :func:`load_adult` instead (the reproductions use
-    ``dpselect.experiments._data.load_tabular``).
-
-    Parameters
-    ----------
-    name : {"nltcs", "adult", "acs"}
-        The dataset (``ValueError`` otherwise).
-
-    Returns
-    -------
-    TabularData
-        The same table as the loader given the project's copy.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore", DeprecationWarning)
-    ...     load_tabular("nltcs").n_records
-    21574
-    """
-    if name not in TABULAR_DATASETS:
-        raise ValueError(f"unknown tabular dataset {name!r}; choose from {', '.join(TABULAR_DATASETS)}")
-    warnings.warn(f"load_tabular({name!r}) is deprecated and will be removed in dpselect 0.2.0; pass the path "
-                  f"to load_{name}(), e.g. dpselect.experiments.data_path('tabular', ...)",
-                  DeprecationWarning, stacklevel=2)
-    if name == "adult":
-        return load_adult(_shared_copy("tabular", "adult.data").parent)
-    dat = _shared_copy("tabular", f"{name}.dat")
-    return load_nltcs(dat) if name == "nltcs" else load_acs(dat)
-
-
-def _default_copy(fn: str, param: str, *parts: str) -> Path:
-    # the deprecated path-less call of a public loader: warn (at its caller's line) and find the project's copy
-    warnings.warn(f"{fn}() without {param} is deprecated and will be removed in dpselect 0.2.0; pass {param}, "
-                  f"e.g. dpselect.experiments.data_path({', '.join(map(repr, parts))})",
-                  DeprecationWarning, stacklevel=3)
-    return _shared_copy(*parts)

@@ -41,7 +41,6 @@ from ..utilities.median import (
 )
 from ..sensitivity import SensitivityFunction
 from .._boundary import charge, check_accountant
-from .._compat import keyword_only
 from ..accounting.accountant import Accountant
 from ..registry import Mechanism as MechanismSpec, get_mechanism, names
 
@@ -217,7 +216,6 @@ def _select_interval(iv: MedianIntervals, eps: float, mechanism: str, weights: n
     return int(spec.select(iv.utility, epsilon=eps, sensitivity=sens, base_measure=weights, rng=rng, **opts))
 
 
-@keyword_only("epsilon")
 def median(
     values: ArrayLike,
     *,
@@ -251,9 +249,7 @@ def median(
         error that depends on the data); NaN is a ``ValueError``. With ``counts``: distinct values, value
         ``values[g]`` held by ``counts[g]`` records (a histogram; never expanded).
     epsilon : float
-        Privacy budget, > 0. Keyword-only (``median(values, epsilon=..., bound=...)``); positional
-        ``epsilon`` still works for one release, with a ``DeprecationWarning`` (also in
-        :func:`median_rank`, :func:`median_distribution`, :func:`median_error`, :func:`median_probabilities`).
+        Privacy budget, > 0. Keyword-only (``median(values, epsilon=..., bound=...)``).
     bound : float
         Λ > 0, the public upper end of the value domain [0, Λ]. Shift data to start at 0 if needed.
     mechanism : {"local_dampening", "exponential", "shifted_local_dampening"} or an alias (LD, EM, SLD)
@@ -452,7 +448,6 @@ def _interval_probabilities(iv: MedianIntervals, eps: float, mechanism: str, len
     return spec.probabilities(iv.utility, epsilon=eps, sensitivity=sens, base_measure=w, **opts)
 
 
-@keyword_only("epsilon")
 def median_distribution(values: ArrayLike, *, epsilon: float, bound: float,
                         mechanism: Mechanism = "local_dampening",
                         counts: ArrayLike | None = None) -> MedianDistribution:
@@ -512,7 +507,6 @@ def _densities(iv: MedianIntervals, eps: float, mech: str, p: np.ndarray) -> np.
     return dens
 
 
-@keyword_only("epsilon")
 def median_error(values: ArrayLike, *, epsilon: float, bound: float, mechanism: Mechanism = "local_dampening",
                  counts: ArrayLike | None = None) -> float:
     """Expected |released value − true median| of :func:`median` (exact, from :func:`median_distribution`).
@@ -574,7 +568,6 @@ def _group_probabilities(g: _GroupedMedian, epsilon: float, mechanism: str,
                               **opts)
 
 
-@keyword_only("epsilon")
 def median_rank(
     values: ArrayLike,
     *,
@@ -641,7 +634,6 @@ def median_rank(
     return first + int(gen.integers(int(g.counts[i])))
 
 
-@keyword_only("epsilon")
 def median_probabilities(
     values: ArrayLike,
     *,

@@ -5,7 +5,6 @@ from typing import Any, Hashable, Sequence
 
 import numpy as np
 
-from .._compat import renamed_parameter
 from .._dominance import count_dominating
 from .._validation import check_int, check_matrix
 from ..exceptions import warn_public_from_data
@@ -150,11 +149,10 @@ def degree(edges: Any, *, source: str = "source", target: str = "target",
     return out.set_index("node")["degree"]
 
 
-@renamed_parameter(old="bound", new="max_degree")
 def max_degree(degrees: Any, max_degree: int | None = None) -> int:
     """The public bound D on the maximum degree (EBC's sensitivity in DP-MOTkIN needs it).
 
-    ``max_degree`` given (``bound=`` is its deprecated spelling): checked against the (dask) degrees, ``ValueError`` if a degree exceeds it. Omitted:
+    ``max_degree`` given: checked against the (dask) degrees, ``ValueError`` if a degree exceeds it. Omitted:
     the graph's own maximum degree with :class:`dpselect.PrivacyLeakWarning`, as in memory
     (:func:`dpselect.utilities.graph.public_max_degree`).
 
@@ -178,7 +176,7 @@ def max_degree(degrees: Any, max_degree: int | None = None) -> int:
     """
     dmax = int(degrees.max().compute()) if hasattr(degrees, "compute") else int(np.max(degrees))
     return _graph.public_max_degree(np.asarray([dmax]), max_degree, "dpselect.dask.max_degree",
-                                    stacklevel=5)  # +1: the compat wrapper
+                                    stacklevel=4)
 
 
 def _degree_values(partition: Any, column: str) -> np.ndarray:

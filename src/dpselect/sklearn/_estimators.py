@@ -5,7 +5,6 @@ import contextlib
 import copy
 import numbers
 import re
-import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -19,11 +18,10 @@ from ..apps import diffpid3 as _diffpid3
 from ..apps import dpmoet as _dpmoet
 from ..apps.dpmoet import DEFAULT_WEIGHTS
 from .._boundary import charge, check_accountant
-from .._compat import deprecated_values, deprecation, keyword_only
 from .._rng import check_rng
 from ..accounting.accountant import Accountant
 from ..accounting.guarantees import Guarantee
-from .._validation import check_int, check_positive
+from .._validation import check_choice, check_int, check_positive
 from ..exceptions import warn_public_from_data
 from ..tabular import TabularData
 from ..trees import predict_many
@@ -40,6 +38,8 @@ EXPECTED_FAILED_CHECKS = {
                                    "add/remove-one the empty table is a neighbour of every one-record table: an "
                                    "error there would depend on the data)",
 }
+#: DPMOETClassifier's budget conventions (dp_moet's "paper-code" belongs to the reproductions).
+_BUDGETS = ("even",)
 
 #: The smallest budget DiffPID3 gives one node (its noisy count and its split selection): the smallest
 #: normal float, 2**-1022. A smaller ε (a budget_split such as 5e-324, or a tiny epsilon over a deep tree)
@@ -548,8 +548,6 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
     True
     """
 
-    @keyword_only("epsilon", "depth", "mechanism", "bins", "n_max", "feature_bounds", "categories", "classes",
-                  "random_state")
     def __init__(self, *, epsilon: float = 1.0, depth: int = 5, mechanism: MechanismName = "local_dampening", bins: int = 10,
                  n_max: int | None = None, feature_bounds: Any = None, categories: Mapping | None = None,
                  classes: Sequence | None = None, random_state: Any = None,
@@ -599,14 +597,8 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
 
     def _prepare(self, X: ArrayLike, y: ArrayLike) -> tuple[Any, Any]:
         data, source = self._validate_fit(X, y)
-        mechanism: Any = self.mechanism
-        old = mechanism.strip().lower() if isinstance(mechanism, str) else None
-        if old in _diffpid3._OLD_NAMES:   # the spellings diffpid3(mechanism=...) still takes, with a warning
-            mechanism = _diffpid3._OLD_NAMES[old]
-            warnings.warn(deprecation(f"DiffPID3Classifier(mechanism={self.mechanism!r})", f"mechanism={mechanism!r}"),
-                          stacklevel=3)
         # stacklevel 6: warn, public_n_max, _plan, _prepare, fit / check_fit, the user's call
-        plan = _diffpid3._plan(data, self.epsilon, self.depth, mechanism, self.bins, self.n_max,
+        plan = _diffpid3._plan(data, self.epsilon, self.depth, self.mechanism, self.bins, self.n_max,
                                "DiffPID3Classifier.fit", stacklevel=6, budget_split=self.budget_split)
         if min(plan.eps_count, plan.eps_select) < MIN_NODE_EPSILON:
             raise ValueError(f"epsilon={self.epsilon!r}, depth={self.depth!r} and budget_split={self.budget_split!r} "
@@ -679,7 +671,7 @@ class DPMOETClassifier(_PublicSchemaClassifier):
     population, selection, generations, depth, max_depth, output : int
         p, s, k, d, d_max, o of Alg. 1 (defaults: the paper's 30, 3, 3, 4, 10, 3).
     budget : {"even"}
-        "paper-code" (the published code's budget convention, a reproduction setting) is deprecated.
+        The budget convention (the published code's, a reproduction setting, is not offered here).
     feature_bounds, categories, classes, random_state
         As in :class:`DiffPID3Classifier` (the public encoding; no size bound is needed: TPR and TNR
         have global sensitivity 1).
@@ -727,10 +719,6 @@ class DPMOETClassifier(_PublicSchemaClassifier):
     ((2, 2), 1)
     """
 
-    @deprecated_values("budget", {"paper-code": "the default budget='even' (the published code's budget "
-                                                "convention belongs to the reproductions: dp_moet(budget='paper-code'))"})
-    @keyword_only("epsilon", "approach", "mechanism", "objective_weights", "population", "selection", "generations",
-                  "depth", "max_depth", "output", "budget", "feature_bounds", "categories", "classes", "random_state")
     def __init__(self, *, epsilon: float = 1.0, approach: str = "accuracy", mechanism: MechanismName = "local_dampening",
                  objective_weights: Sequence[float] = DEFAULT_WEIGHTS, population: int = 30, selection: int = 3,
                  generations: int = 3, depth: int = 4, max_depth: int = 10, output: int = 3, budget: str = "even",
@@ -784,6 +772,7 @@ class DPMOETClassifier(_PublicSchemaClassifier):
     def _prepare(self, X: ArrayLike, y: ArrayLike) -> tuple[Any, Any]:
         data, source = self._validate_fit(X, y)
         how = "local_dampening" if self.mechanism is None else check_mechanism(self.mechanism)
+        check_choice(self.budget, "budget", _BUDGETS)
         plan = _dpmoet._moet_plan(data, self.epsilon, self.approach, how, weights=self.objective_weights,
                                   population=self.population, selection=self.selection,
                                   generations=self.generations, depth=self.depth, max_depth=self.max_depth,
@@ -815,7 +804,8 @@ class DPMOETClassifier(_PublicSchemaClassifier):
         s = check_int(self.selection, "selection", minimum=2, maximum=p)
         k = check_int(self.generations, "generations", minimum=1)
         o = check_int(self.output, "output", minimum=1, maximum=p + s)
-        n_gen, rounds = (k, k + 1) if self.budget == "even" else (k - 1, k)
+        check_choice(self.budget, "budget", _BUDGETS)
+        n_gen, rounds = k, k + 1
         return _dpmoet._moet_guarantee(how, eps / rounds, [s] * n_gen + [o])
 
     def _positive_fraction(self, Xs: np.ndarray) -> np.ndarray:

@@ -15,7 +15,6 @@ from ..multiobjective import priv_agg, priv_pareto
 from ..registry import Mechanism, get_mechanism
 from ..sensitivity import SensitivityFunction
 from ..utilities.classification import rate_sensitivity
-from .._compat import old_call_form
 from ..typing import RngLike
 from ..vocabulary import APPROACHES, MechanismName, check_approach, selection_result
 
@@ -284,13 +283,6 @@ def _select_positions(U: np.ndarray, sfs: list[SensitivityFunction], *, spec: Me
     return priv_agg(U, w, epsilon=epsilon, sensitivities=sens, mechanism=spec.name, k=k, rng=rng)
 
 
-def _placeholders(*args: Any, **kwargs: Any) -> bool:
-    """The deprecated ``select_model(None, None, y, predictions=...)``: placeholders for estimators and X."""
-    return len(args) == 3 and args[0] is None and args[1] is None and kwargs.get("predictions") is not None
-
-
-@old_call_form(_placeholders, lambda estimators, X, y, /, **kwargs: ((), {**kwargs, "y": y}),
-               old="select_model(None, None, y, predictions=...)", new="select_model(y=y, predictions=...)")
 def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None = None, X: ArrayLike | None = None,
                  y: ArrayLike | None = None, *,
                  epsilon: float, objectives: Sequence[str] = ("tpr", "tnr"),
@@ -313,8 +305,7 @@ def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None = None, X:
     ----------
     estimators : sequence or mapping of fitted classifiers
         Anything with ``predict(X)``. A mapping ``name -> estimator`` makes the selection return names.
-        Omitted when ``predictions`` are given: ``select_model(y=y, predictions=P, epsilon=...)``
-        (the placeholders of ``select_model(None, None, y, predictions=P, ...)`` are deprecated).
+        Omitted when ``predictions`` are given: ``select_model(y=y, predictions=P, epsilon=...)``.
     X : array-like or DataFrame, shape (n_records, n_features)
         The private validation features (omitted when ``predictions`` are given).
     y : array-like, shape (n_records,)
