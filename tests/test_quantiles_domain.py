@@ -40,9 +40,9 @@ def _call(fn, *args, **kwargs):
 # ---------------------------------------------------------------------------------------------
 # the generator: every dataset of a tiny domain, every method, both neighbour models
 # ---------------------------------------------------------------------------------------------
-#: Record values: the extremes ±1e308, values outside the small bounds, and inside; none of their reprs is a
-#: substring of a public argument's repr below.
-_VALUES = (-1e308, -3.75, 0.4375, 1e308)
+#: Record values: the extremes ±1e308 and the largest float, values outside the small bounds, and inside;
+#: none of their reprs is a substring of a public argument's repr below (but 1e308, a bound of one config).
+_VALUES = (-1e308, -3.75, 0.4375, 1e308, _MAX)
 _QS = [0.3, 0.7]
 _CONFIGS = {
     "independent (-2, 2)": dict(bounds=(-2.0, 2.0), method="independent"),
@@ -56,8 +56,9 @@ _CONFIGS = {
     "grid auto": dict(candidates=[-2.0, 0.0, 2.0]),
     "grid recursive": dict(candidates=[-2.0, 0.0, 2.0], method="recursive"),
     "unbounded": dict(),
+    "unbounded, 10^6 copies of each record": dict(weight=10 ** 6),
     "joint huge epsilon": dict(bounds=(-2.0, 2.0), method="joint", epsilon=1e150),
-    "tiny epsilon": dict(bounds=(-2.0, 2.0), epsilon=1e-310),
+    "tiny epsilon": dict(bounds=(-2.0, 2.0), epsilon=5e-324),
 }
 
 
@@ -74,11 +75,13 @@ def _outcomes(neighbours):
     for name, cfg in _CONFIGS.items():
         kw = dict(epsilon=1.0, neighbours=neighbours)
         kw.update(cfg)
+        weight = kw.pop("weight", 1)      # records repeated (as counts): the data, not the noise, decide then
         for x in _datasets():
-            res.setdefault(name, {})[x] = _call(dpselect.quantiles, list(x), _QS, **kw)
             v, c = np.unique(np.array(x, dtype=float), return_counts=True)
-            res[name][("counts",) + x] = _call(dpselect.quantiles, np.append(v, 5.5), _QS,
-                                               counts=np.append(c, 0), **kw)
+            if weight == 1:
+                res.setdefault(name, {})[x] = _call(dpselect.quantiles, list(x), _QS, **kw)
+            res.setdefault(name, {})[("counts",) + x] = _call(dpselect.quantiles, np.append(v, 5.5), _QS,
+                                                              counts=np.append(c * weight, 0), **kw)
     return res
 
 

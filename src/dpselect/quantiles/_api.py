@@ -122,7 +122,7 @@ def _check_bounds(bounds: Any) -> tuple[float, float] | None:
     # exactly (as rationals): a width above the largest float overflows the interval lengths (an error that
     # would depend on where the records sit), so it is refused here, before any charge or draw
     if Fraction(hi) - Fraction(lo) > Fraction(_FLOAT_MAX):
-        raise ValueError(f"bounds must have a width hi − lo of at most the largest float ({_FLOAT_MAX!r}), got "
+        raise ValueError("bounds must have a width hi − lo of at most the largest float (about 1.8e308), got "
                          f"bounds = ({lo!r}, {hi!r}); shift or rescale the data (e.g. divide by 2)")
     return lo, hi
 
