@@ -56,7 +56,8 @@ class TabularData:
 
     The loaders (:func:`load_table`, :func:`load_nltcs`, :func:`load_acs`, :func:`load_adult`,
     :func:`load_dat`) build it with a public encoding; the constructor checks the encoding (``ValueError``
-    naming the column) and does not scale or code anything itself.
+    naming the column) and does not scale or code anything itself. A table of 0 records is valid: under
+    add/remove-one it neighbours every one-record table, and a private fit on it releases like on any other.
 
     Parameters
     ----------

@@ -27,7 +27,7 @@ from ..tabular import TabularData
 from ..trees import predict_many
 from ..vocabulary import MechanismName, check_mechanism
 
-__all__ = ["DiffPID3Classifier", "DPMOETClassifier", "EXPECTED_FAILED_CHECKS", "MIN_NODE_EPSILON"]
+__all__ = ["DiffPID3Classifier", "DPMOETClassifier", "EXPECTED_FAILED_CHECKS"]
 
 #: The ``check_estimator`` checks the estimators fail on purpose, with the reason (pass it as
 #: ``check_estimator(est, expected_failed_checks=EXPECTED_FAILED_CHECKS)``).
@@ -475,10 +475,13 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
         Values not in the list are a ``ValueError``.
     classes : pair of labels, optional
         The two **public** class labels (the larger one, after sorting, is the positive class); ``y``
-        may hold only one of them. Omitted: 0/1 (or False/True) when ``y`` holds only such labels (the
-        public boolean convention: a ``y`` without positives, or without negatives, trains as well);
-        otherwise the labels present in ``y``, with a :class:`~dpselect.PrivacyLeakWarning` (and a
-        ``ValueError`` asking for ``classes`` when ``y`` then holds one label).
+        may hold only one of them. Omitted: a boolean ``y`` gives ``[False, True]`` (its dtype names the
+        classes, nothing is read from its values); any other ``y`` is read, with a
+        :class:`~dpselect.PrivacyLeakWarning` on every table alike: 0/1 when ``y`` holds only such labels
+        (the boolean convention: a ``y`` without positives, or without negatives, trains as well),
+        otherwise the labels present (a ``ValueError`` asking for ``classes`` when ``y`` then holds one
+        label). Until issue 33 0/1 labels did not warn, and {1} silently became [0, 1] while its
+        neighbour {1, 2} warned. With ``classes`` given, a label outside them is the one refusal.
     random_state : int, Generator, RandomState or None
         Seed of the training randomness (numpy SPEC 7; a legacy ``RandomState`` gives a seed).
 
@@ -509,7 +512,10 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
     not class frequencies. The fitted object holds the released tree and the public encoding only
     (no count, rate or score of the training records). ``fit`` completes on every table of the public
     domain (values inside the public bounds and categories, at most ``n_max`` records, labels in
-    ``classes``), one class absent included: no error depends on the records beyond that domain.
+    ``classes``), one class absent and the empty table (0 records) included: no error depends on the
+    records beyond that domain, and no message names a record's value, a label or a number of records.
+    A ``fit`` that does not complete (refused arguments, a refused charge) leaves the estimator as it
+    was; ``check_fit(X, y)`` runs the same checks and changes nothing.
 
     **What is not private around it.** The guarantee covers one ``fit`` on ``(X, y)``, nothing that
     looks at the same records outside it: scikit-learn's ``GridSearchCV`` / ``cross_val_score`` choose
@@ -521,10 +527,12 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
 
     scikit-learn compatibility
     --------------------------
-    Passes every check of ``sklearn.utils.estimator_checks.check_estimator`` but one, with two tags
-    declaring what a randomised ε-DP binary classifier cannot do. The one is
-    ``check_classifiers_one_label`` (listed in :data:`EXPECTED_FAILED_CHECKS`, to pass as
-    ``expected_failed_checks``): it demands an error, or predictions all equal to the one class, after
+    Passes every check of ``sklearn.utils.estimator_checks.check_estimator`` but two, with two tags
+    declaring what a randomised ε-DP binary classifier cannot do. The two are listed in
+    :data:`EXPECTED_FAILED_CHECKS` (to pass as ``expected_failed_checks``):
+    ``check_estimators_empty_data_messages`` demands an error from ``fit`` on 0 records, which under
+    add/remove-one neighbours every one-record table (an error there would depend on the data); and
+    ``check_classifiers_one_label`` demands an error, or predictions all equal to the one class, after
     ``fit`` on a ``y`` of one class; an error would depend on the data (not ε-DP) and an ε-DP model
     cannot promise the predictions. The tags: ``classifier_tags.poor_score = True``, because ``check_classifiers_train`` demands a
     training accuracy of 0.83 (0.83 on ``make_blobs``) and a tree whose every split and leaf is chosen
@@ -697,14 +705,14 @@ class DPMOETClassifier(_PublicSchemaClassifier):
     ``categories`` and ``classes`` are public (given, not read from the data, see
     :class:`DiffPID3Classifier`). Prediction is post-processing. The fitted object holds only the
     released trees and the public encoding. ``fit`` completes on every table of the public domain, one
-    without positive or without negative records included (TPR or TNR is then 0 for every tree). As for
+    without positive or without negative records included (TPR or TNR is then 0 for every tree), the
+    empty one too; as for :class:`DiffPID3Classifier`, a refused ``fit`` leaves the estimator as it was. As for
     :class:`DiffPID3Classifier`, grid search / cross-validation on the private records and
     preprocessing fitted on them are outside the guarantee.
 
     scikit-learn compatibility
     --------------------------
-    As :class:`DiffPID3Classifier`: every check but ``check_classifiers_one_label``
-    (:data:`EXPECTED_FAILED_CHECKS`) passes with the tags ``multi_class=False`` and ``poor_score=True``
+    As :class:`DiffPID3Classifier`: every check but the two of :data:`EXPECTED_FAILED_CHECKS` passes with the tags ``multi_class=False`` and ``poor_score=True``
     (trees drawn at random and selected with ε = 1 on the checks' small data sets fail the accuracy
     threshold of ``check_classifiers_train`` without it).
 

@@ -442,7 +442,9 @@ class PrivateSearchCV(BaseEstimator):
         the other records (the same split for every run), in (0, 1).
     rng : None, int or numpy.random.Generator
         The source of every random bit (split, number of runs, parameters, fits, noise); the same int gives
-        the same search, whatever ``n_jobs``.
+        the same search, whatever ``n_jobs``. The search object keeps it (a parameter): release
+        ``best_estimator_`` / ``best_params_``, never a search fitted with an int ``rng``, which replays
+        every draw.
     accountant : dpselect.Accountant, optional
         Charged once per ``fit``, the search's (ε, δ) as certified: ``ApproxDP(privacy_.epsilon(delta), delta)``
         (``PureDP(privacy_.epsilon(0))`` when ``delta = 0``), accepted in the accountant's ``"basic"`` and
@@ -457,17 +459,20 @@ class PrivateSearchCV(BaseEstimator):
     best_estimator_ : estimator or None
         The winning run's model, **the privately trained one** (there is no refit: refitting on all the data
         would be a new, unaccounted release). None when the procedure released no candidate (the
-        known-threshold variant may stop without one).
+        known-threshold variant may stop without one). Its ``random_state`` is ``None``: the seed of its
+        noise is not released (with it a refit on the training part reproduces the model); a fitted model
+        holding a generator or that seed in any attribute is refused with a ``RuntimeError``.
     best_params_ : dict or None
         The winner's sampled parameters (``epsilon`` is ``run_epsilon_``).
     best_score_ : float or None
         The winner's noisy score (number of correct validation predictions plus noise; the validation size
         is not released, the number of records being private) when the analysis of ``method`` covers it,
-        else None.
+        else None. A **count** (e.g. 768.0), not an accuracy in [0, 1] as in scikit-learn's searches:
+        rescaling would divide by the private validation size.
     cv_results_ : dict
         What may be released, and only that: the winner (``params``, ``param_<name>``,
-        ``mean_test_score`` when covered, ``rank_test_score``), in lists of length 1. Never the losing runs,
-        nor the number of runs.
+        ``mean_test_score`` when covered, on the count scale of ``best_score_``, ``rank_test_score``), in
+        lists of length 1. Never the losing runs, nor the number of runs.
     privacy_ : dpselect.accounting.Guarantee
         The certified guarantee of the whole search (its ``.epsilon(delta) <= epsilon``).
     run_epsilon_ : float
@@ -489,6 +494,10 @@ class PrivateSearchCV(BaseEstimator):
     The search is then a mixture over that part of two pairs each within the guarantee; (ε, δ), privacy
     profiles and Rényi divergence are (quasi-)convex, so the mixture keeps it. The parameters are drawn
     from public distributions with the run's generator, the number of runs independently of the data.
+    ``fit`` completes on every table of the public domain, whatever its number of records (0 included):
+    a part of the split may be empty (an empty validation part scores 0 correct predictions), and every
+    argument (``X``, ``y``, each configuration of a list grid through the estimator's ``check_fit``) is
+    checked before the accountant is charged; no message names a record, a value or a size.
 
     **What is not private** (outside ``privacy_``): preprocessing *fitted* on the records (a scaler, an
     encoder learning its categories, feature bounds read off the data, which the estimators report with a
