@@ -591,7 +591,7 @@ def _edges(u, v, nparts=2):
 
 def test_degree_public_node_set_is_enforced():
     """Issue 21 item 11: nodes [0, 1] with edges (0,1), (1,2) gave {0: 1, 1: 2}; NaN ids were cast to int64."""
-    with pytest.raises(ValueError, match=r"edge \(1, 2\) has an endpoint outside the public node set "
+    with pytest.raises(ValueError, match=r"^an edge has an endpoint outside the public node set "
                                          r"\(nodes=/n_nodes=, 2 nodes\)"):
         D.degree(_edges([0, 1], [1, 2]), nodes=[0, 1]).compute()
     with pytest.raises(ValueError, match="edge .* outside the public node set"):
@@ -599,9 +599,9 @@ def test_degree_public_node_set_is_enforced():
     assert D.degree(_edges([0, 1], [1, 2]), n_nodes=4).compute().sort_index().to_dict() == {0: 1, 1: 2, 2: 1, 3: 0}
     assert D.degree(_edges([0.0, 1.0], [1.0, 2.0]), nodes=[2.0, 1, 0]).compute().sort_index().to_dict() == \
         {0: 1, 1: 2, 2: 1}
-    with pytest.raises(ValueError, match=r"target='target' must hold integer node ids, got nan \(a missing"):
+    with pytest.raises(ValueError, match=r"target='target' must hold integer node ids \(a missing"):
         D.degree(_edges([0.0, 1.0], [1.0, np.nan]), nodes=[0, 1, 2]).compute()
-    with pytest.raises(ValueError, match=r"source='source' must hold integer node ids, got 0.5"):
+    with pytest.raises(ValueError, match=r"source='source' must hold integer node ids \(a missing"):
         D.degree(_edges([0.5, 1.0], [1.0, 2.0]), n_nodes=3).compute()
     with pytest.raises(ValueError, match="not both"):
         D.degree(_edges([0], [1]), nodes=[0, 1], n_nodes=2)
