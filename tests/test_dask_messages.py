@@ -179,3 +179,12 @@ def test_frequent_items_leak_warning_one_message():
             D.frequent_items(dd.from_pandas(frame, npartitions=2), epsilon=1.0, contributions=1, rng=0)
         seen |= {str(x.message) for x in w if issubclass(x.category, dpselect.PrivacyLeakWarning)}
     assert len(seen) == 1, sorted(seen)
+    few = _datasets(["a", "b"], 2, lambda t: True)    # one or two items seen, k = 3: one message
+
+    def call(t):
+        frame = pd.DataFrame({"user": np.arange(len(t)), "item": list(t)})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", dpselect.PrivacyLeakWarning)
+            D.frequent_items(dd.from_pandas(frame, npartitions=2), epsilon=1.0, contributions=1, k=3, rng=0)
+
+    _one_message(call, few, "k=3 is more than the number of items seen")
