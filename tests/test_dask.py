@@ -738,7 +738,7 @@ def _id_values():
     return [7, 7.0, Decimal(7), complex(7), Fraction(7), np.int8(7), np.float32(7), np.uint64(7), "7", b"7",
             0.5, Fraction(1, 2), Decimal("0.5"), 0.1, Decimal("0.1"), complex(0.5, 1), complex(0.5, 1.0), -0.0, 0,
             False, True, 1, float("inf"), Decimal("Infinity"), None, float("nan"), Decimal("NaN"), pd.NA,
-            complex(float("nan"), 0), (1, 2)]
+            complex(float("nan"), 0), (1, 2), (1.0, Decimal(2)), (1, "2")]
 
 
 def _py_eq(v, w):

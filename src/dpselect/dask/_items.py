@@ -73,6 +73,8 @@ def _canonical_id(v: Any) -> str | None:
         return "s:" + v
     if isinstance(v, bytes):
         return "b:" + v.hex()
+    if isinstance(v, tuple):   # element by element, as tuples compare: (1, 2) and (1.0, Decimal(2)) are equal
+        return "t:(" + ",".join(_canonical_id(x) or "m:" for x in v) + ")"
     try:
         if v is None or bool(pd.isna(v)):
             return None
