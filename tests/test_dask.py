@@ -596,7 +596,7 @@ def _edges(u, v, nparts=2):
 
 def test_degree_public_node_set_is_enforced():
     """Issue 21 item 11: nodes [0, 1] with edges (0,1), (1,2) gave {0: 1, 1: 2}; NaN ids were cast to int64."""
-    with pytest.raises(ValueError, match=r"edge \(1, 2\) has an endpoint outside the public node set "
+    with pytest.raises(ValueError, match=r"^an edge has an endpoint outside the public node set "
                                          r"\(nodes=/n_nodes=, 2 nodes\)"):
         D.degree(_edges([0, 1], [1, 2]), nodes=[0, 1]).compute()
     with pytest.raises(ValueError, match="edge .* outside the public node set"):
@@ -604,9 +604,9 @@ def test_degree_public_node_set_is_enforced():
     assert D.degree(_edges([0, 1], [1, 2]), n_nodes=4).compute().sort_index().to_dict() == {0: 1, 1: 2, 2: 1, 3: 0}
     assert D.degree(_edges([0.0, 1.0], [1.0, 2.0]), nodes=[2.0, 1, 0]).compute().sort_index().to_dict() == \
         {0: 1, 1: 2, 2: 1}
-    with pytest.raises(ValueError, match=r"target='target' must hold integer node ids, got nan \(a missing"):
+    with pytest.raises(ValueError, match=r"target='target' must hold integer node ids \(a missing"):
         D.degree(_edges([0.0, 1.0], [1.0, np.nan]), nodes=[0, 1, 2]).compute()
-    with pytest.raises(ValueError, match=r"source='source' must hold integer node ids, got 0.5"):
+    with pytest.raises(ValueError, match=r"source='source' must hold integer node ids \(a missing"):
         D.degree(_edges([0.5, 1.0], [1.0, 2.0]), n_nodes=3).compute()
     with pytest.raises(ValueError, match="not both"):
         D.degree(_edges([0], [1]), nodes=[0, 1], n_nodes=2)
@@ -743,7 +743,7 @@ def _id_values():
     return [7, 7.0, Decimal(7), complex(7), Fraction(7), np.int8(7), np.float32(7), np.uint64(7), "7", b"7",
             0.5, Fraction(1, 2), Decimal("0.5"), 0.1, Decimal("0.1"), complex(0.5, 1), complex(0.5, 1.0), -0.0, 0,
             False, True, 1, float("inf"), Decimal("Infinity"), None, float("nan"), Decimal("NaN"), pd.NA,
-            complex(float("nan"), 0), (1, 2)]
+            complex(float("nan"), 0), (1, 2), (1.0, Decimal(2)), (1, "2")]
 
 
 def _py_eq(v, w):

@@ -73,6 +73,8 @@ def _canonical_id(v: Any) -> str | None:
         return "s:" + v
     if isinstance(v, bytes):
         return "b:" + v.hex()
+    if isinstance(v, tuple):   # element by element, as tuples compare: (1, 2) and (1.0, Decimal(2)) are equal
+        return "t:(" + ",".join(_canonical_id(x) or "m:" for x in v) + ")"
     try:
         if v is None or bool(pd.isna(v)):
             return None
@@ -402,6 +404,9 @@ def frequent_items(
                                      rng=gen).compute()
         if counts.size == 0:
             raise ValueError("rows has no item: no candidate to select")
+        if k is not None and k > counts.size:  # check_k's message would name how many items were seen
+            raise ValueError(f"k={k} is more than the number of items seen in the data; give the public domain "
+                             "items=")
         # the warning names no count of the items seen (a private quantity)
         warn_public_from_data("items (the candidate domain)", "the items seen in the data",
                               "dpselect.dask.frequent_items")
