@@ -603,7 +603,7 @@ def check_public_nodes(graph: Graph, where: str, *, stacklevel: int = 3) -> None
 
     warnings.warn(
         f"{where}: the candidate node set of graph {graph.name!r} was read from its private edge list "
-        f"({graph.n_nodes} nodes, the endpoints of its edges); a node seen in one edge only is a candidate only "
+        "(the endpoints of its edges; their number is private, not shown); a node seen in one edge only is a candidate only "
         "when that edge is present, so the result is not ε-edge-DP as stated. Build the graph with its public "
         "node set: nodes= (ids) or n_nodes= (ids 0..n-1) of from_edges, load_edge_list or from_networkx.",
         PrivacyLeakWarning, stacklevel=stacklevel)
