@@ -125,7 +125,7 @@ def test_same_seed_same_picks_with_and_without_an_accountant():
 
 
 def test_public_functions_and_checked_entries_have_one_signature():
-    """The public function is its checked entry plus the deprecation layer: the same parameters, and the
+    """The public function is its checked entry (with the public docstring): the same parameters, and the
     registry's spec.select calls the entry (validation once, no second pass through the public function)."""
     for name in ("exponential", "permute_and_flip", "report_noisy_max", "local_dampening", "shifted_local_dampening"):
         public, entry = getattr(dpselect, name), getattr(mechanisms, f"_{name}_entry")

@@ -261,7 +261,7 @@ class Mechanism:
         """Select with this mechanism: ``sensitivity`` is Δu (global) or a SensitivityFunction (local).
 
         The arguments are checked once, by the mechanism's own entry point (for the built-ins the function of
-        :mod:`dpselect.mechanisms` without its deprecation layer), then ``accountant`` is charged
+        :mod:`dpselect.mechanisms`, its checked entry), then ``accountant`` is charged
         :meth:`privacy` of the call, then the mechanism draws.
 
         Parameters
@@ -770,7 +770,7 @@ def _late(attr: str) -> Callable[..., Any]:
     spy, is what the registry calls); ``inspect.signature`` sees the function's own signature.
 
     The built-in selectors are the mechanisms' checked entry points (``_<name>_entry``: the public function
-    without its deprecation layer; it checks every argument once, charges ``accountant=`` and calls the
+    calls it; it checks every argument once, charges ``accountant=`` and calls the
     implementation on plain values), so :meth:`Mechanism.select` validates once, as the public function does."""
     target = getattr(_m, attr)
 
