@@ -250,14 +250,14 @@ def _list_configurations(grids: list[dict[str, Any]]) -> list[dict[str, Any]] | 
         return None
     if sum(math.prod(len(v) for v in grid.values()) for grid in grids) > _CHECK_ALL_UP_TO:
         return None
-    out = []
+    out: list[dict[str, Any]] = []
     for grid in grids:
         names = sorted(grid)
         out.extend(dict(zip(names, values)) for values in itertools.product(*(grid[k] for k in names)))
     return out
 
 
-class _warn_once:
+class _WarnOnce:
     """Re-emit the warnings of the configurations' checks once each (one PrivacyLeakWarning per quantity,
     not one per configuration)."""
 
@@ -679,7 +679,7 @@ class PrivateSearchCV(BaseEstimator):
         run_eps, declared, fit_declared, whole = self._budget(method, delta, epsilon)
         # every configuration of a list grid (the base estimator otherwise) checked on (X, y) before anything
         # is charged or drawn: its guarantee, and what its fit would refuse (check_fit, when it has one)
-        with _warn_once():
+        with _WarnOnce():
             for params in (configs if configs is not None else [{}]):
                 est = clone(self.estimator).set_params(**params, epsilon=run_eps)
                 g = est.privacy_guarantee()
