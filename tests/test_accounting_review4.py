@@ -364,3 +364,15 @@ def test_optimal_pure_and_per_pick_epsilon_at_huge_k():
     assert 0.0 < _kairouz_delta(1e-5, 10 ** 12, 10.0) < 1.0
     # the pure-DP optimum at k = 10^6 against the 40-digit tails (the O(k) log-gamma sum was 1.1e-9 below it)
     assert _kairouz_delta(1e-3, 10 ** 6, 5.0) >= 5.793345416262e-07
+
+
+# -- docs: the export block runs alone -----------------------------------------------------------------------
+def test_the_export_block_of_docs_accounting_runs_alone():
+    """It read the previous block's ``rho`` and needed OpenDP, so it was skipped (mutation: the skip marker
+    back, or ``rho`` read from outside): it must run in a fresh namespace, each third-party part only where
+    its package is installed."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "accounting.md").read_text(encoding="utf-8")
+    blocks = [b.split("```", 1)[0] for b in text.split("```python\n")[1:]]
+    (code,) = [b for b in blocks if "ZCDpEvent" in b]
+    assert not code.lstrip().startswith("# docs-test")
+    exec(compile(code, "docs/accounting.md:export", "exec"), {"__name__": "__docs__"})  # noqa: S102
