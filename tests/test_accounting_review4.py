@@ -339,7 +339,7 @@ def _kairouz_exact(eps: float, k: int, eg: float):
 
 
 def test_kairouz_delta_against_a_fifty_digit_sum():
-    # mutation: drop the widening (rel·(a + b)) -> below the exact sum on some cells
+    # mutation: one more outcome in the tails (m = ceil(...) instead of ceil(...) - 1) -> below the exact sum
     for eps, k in ((0.5, 1), (1.0, 7), (0.1, 100), (0.01, 300), (2.0, 50), (5.0, 20)):
         for frac in (0.0, 0.1, 0.3, 0.6, 0.9):
             eg = frac * k * eps
