@@ -32,6 +32,8 @@ Install the pinned third-party accountants in a separate environment (never a dp
     python3 -m venv --system-site-packages .venv-bench
     .venv-bench/bin/pip install -r benchmarks/requirements-accounting.txt
     PYTHONPATH=$PWD/src .venv-bench/bin/python benchmarks/bench_accounting.py [--no-record]
+
+``--issue33`` prints the costs issue 33 found unbounded instead (no third-party accountant needed).
 """
 from __future__ import annotations
 
@@ -152,6 +154,55 @@ def med_worst(xs: list[float]) -> tuple[float, float]:
     return statistics.median(xs), max(xs)
 
 
+def issue33_costs() -> dict[str, float]:
+    """The costs the round-4 review found unbounded (issue 33), in ms; printed, not recorded (no third-party
+    accountant needed): a refusal after 49k adaptive charges (417 ms before: the mode='basic' hint walked the
+    history under the lock), the longest a charge waits while another thread reads a "fixed" accountant's
+    spent() (1–1.5 s before: spent() held the lock), per_pick_epsilon('pure', k=10⁸) and
+    optimal_pure(0.1, 10⁹).epsilon(1e-6) (> 20 s before: an O(k) sum)."""
+    import threading
+    from dpselect.accounting import per_pick_epsilon
+    from dpselect.exceptions import BudgetExceededError
+    out: dict[str, float] = {}
+    acc = Accountant(epsilon=2.0, delta=1e-4)
+    g = BoundedRange(1e-4)
+    for _ in range(49_000):
+        acc.charge(g)
+    times = []
+    for _ in range(20):
+        t = time.perf_counter()
+        try:
+            acc.charge(PureDP(1.0))
+        except BudgetExceededError:
+            pass
+        times.append(time.perf_counter() - t)
+    out["refusal after 49k charges"] = 1e3 * statistics.median(times)
+
+    fixed = Accountant(epsilon=50.0, delta=1e-6, mode="fixed")
+    for _ in range(1000):
+        fixed.charge(BoundedRange(0.01))          # homogeneous: spent() runs the windowed recursion (seconds)
+    reader = threading.Thread(target=fixed.spent)
+    reader.start()
+    waits = []
+    while reader.is_alive():
+        t = time.perf_counter()
+        fixed.charge(PureDP(0.0))
+        waits.append(time.perf_counter() - t)
+        time.sleep(0.01)
+    reader.join()
+    out["longest charge wait during a fixed spent()"] = 1e3 * max(waits, default=0.0)
+
+    t = time.perf_counter()
+    per_pick_epsilon("pure", k=10 ** 8, epsilon=1.0, delta=1e-6)
+    out["per_pick_epsilon('pure', k=1e8, delta=1e-6)"] = 1e3 * (time.perf_counter() - t)
+    t = time.perf_counter()
+    optimal_pure(0.1, 10 ** 9).epsilon(1e-6)
+    out["optimal_pure(0.1, 1e9).epsilon(1e-6)"] = 1e3 * (time.perf_counter() - t)
+    for name, ms in out.items():
+        print(f"{name}: {ms:.1f} ms")
+    return out
+
+
 def main(write: bool = True) -> None:
     check_versions()
     rows, fails = [], []
@@ -237,4 +288,7 @@ def main(write: bool = True) -> None:
 
 
 if __name__ == "__main__":
-    main(write="--no-record" not in sys.argv)
+    if "--issue33" in sys.argv:        # python3 benchmarks/bench_accounting.py --issue33 (prints only)
+        issue33_costs()
+    else:
+        main(write="--no-record" not in sys.argv)

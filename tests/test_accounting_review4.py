@@ -339,7 +339,7 @@ def _kairouz_exact(eps: float, k: int, eg: float):
 
 
 def test_kairouz_delta_against_a_fifty_digit_sum():
-    # mutation: drop the widening (rel·(a + b)) -> below the exact sum on some cells
+    # mutation: one more outcome in the tails (m = ceil(...) instead of ceil(...) - 1) -> below the exact sum
     for eps, k in ((0.5, 1), (1.0, 7), (0.1, 100), (0.01, 300), (2.0, 50), (5.0, 20)):
         for frac in (0.0, 0.1, 0.3, 0.6, 0.9):
             eg = frac * k * eps
@@ -364,3 +364,15 @@ def test_optimal_pure_and_per_pick_epsilon_at_huge_k():
     assert 0.0 < _kairouz_delta(1e-5, 10 ** 12, 10.0) < 1.0
     # the pure-DP optimum at k = 10^6 against the 40-digit tails (the O(k) log-gamma sum was 1.1e-9 below it)
     assert _kairouz_delta(1e-3, 10 ** 6, 5.0) >= 5.793345416262e-07
+
+
+# -- docs: the export block runs alone -----------------------------------------------------------------------
+def test_the_export_block_of_docs_accounting_runs_alone():
+    """It read the previous block's ``rho`` and needed OpenDP, so it was skipped (mutation: the skip marker
+    back, or ``rho`` read from outside): it must run in a fresh namespace, each third-party part only where
+    its package is installed."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "accounting.md").read_text(encoding="utf-8")
+    blocks = [b.split("```", 1)[0] for b in text.split("```python\n")[1:]]
+    (code,) = [b for b in blocks if "ZCDpEvent" in b]
+    assert not code.lstrip().startswith("# docs-test")
+    exec(compile(code, "docs/accounting.md:export", "exec"), {"__name__": "__docs__"})  # noqa: S102

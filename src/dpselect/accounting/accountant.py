@@ -314,7 +314,8 @@ class Accountant:
                 "history": tuple(self._log[:s.n]), "state": s}
 
     def __setstate__(self, state: dict) -> None:
-        self.__init__(state["epsilon"], state["delta"], mode=state["mode"], approx_delta=state["approx_delta"])
+        Accountant.__init__(self, state["epsilon"], state["delta"], mode=state["mode"],
+                            approx_delta=state["approx_delta"])
         s, hist = state["state"], list(state["history"])
         if not isinstance(s, _State) or s.n != len(hist):
             raise ValueError("not a pickled Accountant: its history and its sums disagree")
