@@ -172,7 +172,7 @@ def test_frequent_items_leak_warning_one_message():
     import warnings
 
     seen = set()
-    for t in _datasets(["a", "b", "c"], 3, lambda t: True):
+    for t in _datasets(["a", "b", "c"], 2, lambda t: True):
         frame = pd.DataFrame({"user": np.arange(len(t)), "item": list(t)})
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
