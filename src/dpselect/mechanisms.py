@@ -476,11 +476,10 @@ def _check_size(size, k: int = 1) -> int | None:
 
 
 def _check_finite_scores(s: np.ndarray, what: str) -> None:
-    if not np.all(np.isfinite(s)):
-        i = int(np.flatnonzero(~np.isfinite(s))[0])
+    if not np.all(np.isfinite(s)):   # which candidate and its score are private: not named
         raise ValueError(
-            f"{what} exceed the float64 range (candidate {i}: {s[i]!r}), so exact probabilities cannot be "
-            "given as float64 (the sampler itself handles such scores exactly)"
+            f"{what} exceed the float64 range, so exact probabilities cannot be given as float64 (the sampler "
+            "itself handles such scores exactly)"
         )
 
 
