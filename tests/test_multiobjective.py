@@ -684,7 +684,7 @@ def test_count_dominating_rejects_nan_strings_and_non_bool_strict():
     from dpselect._dominance import count_dominating
 
     assert count_dominating([[1.0, np.inf], [2.0, -np.inf]]).tolist() == [0, 0]   # ±inf order fine
-    with pytest.raises(ValueError, match=r"points must not contain NaN, got points\[1, 0\] = nan"):
+    with pytest.raises(ValueError, match=r"^points must not contain NaN$"):
         count_dominating([[1.0, 2.0], [np.nan, 1.0]])
     with pytest.raises(ValueError, match=r"queries must not contain NaN"):
         count_dominating([[1.0, 2.0]], [[1.0, np.nan]])
