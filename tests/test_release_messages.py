@@ -269,14 +269,16 @@ def _multi(name: str):
         return lambda U, acc, gen: priv_agg(U, [1.0, 1.0], epsilon=1.0, sensitivities=sens(mech), mechanism=mech,
                                             rng=gen, accountant=acc)
     # PrivPareto with sensitivities far below the objectives' gaps: the local dampening walk is clipped
-    tiny = [dpselect.constant(2, 1e-300).bounded(5)] * 2 if mech == "local_dampening" else [1.0, 1.0]
+    # (was refused by the range), shifted local dampening's δ^PS forced to its bound from a public distance on
+    tiny = [dpselect.constant(2, 1e-300).bounded(5)] * 2 if "dampening" in mech else [1.0, 1.0]
     return lambda U, acc, gen: priv_pareto(U, epsilon=1.0, sensitivities=tiny, mechanism=mech, rng=gen,
                                            accountant=acc)
 
 
 MULTI = [f"{kind}:{m}" for kind in ("agg", "agg_probabilities")
          for m in ("exponential", "permute_and_flip", "report_noisy_max", "local_dampening",
-                   "shifted_local_dampening")] + ["pareto:exponential", "pareto:local_dampening"]
+                   "shifted_local_dampening")] + ["pareto:exponential", "pareto:local_dampening",
+                                                  "pareto:shifted_local_dampening"]
 
 
 def _rows(x):
@@ -288,23 +290,12 @@ def test_multiobjective_selectors_complete_on_objectives_of_every_scale(name):
     # neighbours: one objective value of one candidate changed (the aggregate Σ w_i u_i overflowed: a
     # ValueError naming the candidate and its value, after the objectives were read)
     release = _multi(name)
-    out = outcomes_alike(datasets(OBJECTIVES, (4,)), lambda x: replace_one(x, OBJECTIVES),
+    domain = datasets(OBJECTIVES, (4,))
+    if name == "pareto:shifted_local_dampening":   # ~50 ms a call (a shift summed up to 10^6 distances)
+        domain = domain[::3]
+    out = outcomes_alike(domain, lambda x: replace_one(x, OBJECTIVES),
                          Run(lambda x, acc, gen: release(_rows(x), acc, gen)))
     assert set(out.values()) == {None}
-
-
-def test_pareto_shifted_walk_refusal_names_no_range():
-    # shifted local dampening needs the shift summed within max_steps: still refused where an objective's range
-    # is beyond 2 Δ max_steps (a refusal that depends on the data, left: use a global mechanism or sensitivities
-    # on the scale of the objectives), but the message names the public rule only, and nothing is charged
-    from dpselect.multiobjective import priv_pareto
-    sens = [dpselect.constant(2, 1e-300).bounded(5)]
-    outs = [Run(lambda x, acc, gen: priv_pareto([[x[0]], [x[1]]], epsilon=1.0, sensitivities=sens, rng=gen,
-                                                accountant=acc, mechanism="shifted_local_dampening"))(x)
-            for x in datasets((0.0, 1.0, 3.5, -1e300), (2,)) if x[0] != x[1]]
-    kind, msg = one_message(outs)
-    assert kind == "ValueError" and msg.startswith("shifted_local_dampening on the Pareto score cannot finish")
-    assert "3.5" not in msg and "1e+300" not in msg and "candidate 0" not in msg
 
 
 # -- graphs: degrees above the public bound are one public refusal -----------------------------------------
