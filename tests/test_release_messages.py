@@ -182,6 +182,9 @@ def _mechanisms(n: int) -> dict:
             u, epsilon=1.0, sensitivity_function=slow, max_steps=64),
         "shifted_local_dampening": lambda u, acc, gen: dpselect.shifted_local_dampening(
             u, epsilon=1.0, sensitivity_function=sf.bounded(5), rng=gen, accountant=acc),
+        # never reaching Δ: read as saturated at max_steps (was a ValueError)
+        "shifted_local_dampening_slow": lambda u, acc, gen: dpselect.shifted_local_dampening(
+            u, epsilon=1.0, sensitivity_function=slow, max_steps=64, rng=gen, accountant=acc),
         "exponential_probabilities": lambda u, acc, gen: dpselect.exponential_probabilities(u, epsilon=1.0,
                                                                                             sensitivity=1.0),
     }
