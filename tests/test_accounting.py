@@ -438,12 +438,12 @@ def test_ten_thousand_charges_take_constant_work_each():
 
     for delta in (0.0, 1e-6):
         acc = Accountant(epsilon=1e6, delta=delta)
-        acc._history = CountingList()
+        acc._log = CountingList()
         g = BoundedRange(0.01)
         for _ in range(10_000):
             acc.charge(g)
             acc.can_afford(g)
-        assert len(acc._history) == 10_000
+        assert len(acc._log) == 10_000
         assert CountingList.reads == 0
 
 

@@ -169,16 +169,28 @@ def test_same_picks_as_before_the_wiring():
 
 
 def test_leak_warnings_name_the_users_line():
-    """The selection_result frame is counted: PrivacyLeakWarning still points at the caller."""
+    """The selection_result frame is counted: PrivacyLeakWarning points at the caller's line, in every entry point."""
     g = from_edges([0, 0, 1], [1, 2, 2])   # node set read from the edges
+    from dpselect.apps.influential_demo import influential_demo_table
+
+    cols = {"a": [0.5, 2.0, 1.0, 3.0], "c": ["x", "y", "x", "y"], "y": [0, 1, 0, 1]}
     for call in (lambda: dp_motkin_pareto(g, epsilon=1.0, rng=0), lambda: dp_motkin_agg(g, epsilon=1.0, rng=0),
                  lambda: priv_topk(g, epsilon=1.0, rng=0),
-                 lambda: diffpid3(TABLE, epsilon=1.0, depth=1, rng=0)):
+                 lambda: diffpid3(TABLE, epsilon=1.0, depth=1, rng=0),
+                 lambda: global_diffpid3(TABLE, epsilon=1.0, depth=1, rng=0),
+                 lambda: local_diffpid3(TABLE, epsilon=1.0, depth=1, rng=0),
+                 lambda: shifted_local_diffpid3(TABLE, epsilon=1.0, depth=1, rng=0),
+                 lambda: MotkinSampler(g, "agg"),
+                 lambda: influential_demo_table(g, k=2, rng=0),
+                 lambda: load_table(cols, "y")):
         with warnings.catch_warnings(record=True) as rec:
             warnings.simplefilter("always")
             call()
         leaks = [r for r in rec if issubclass(r.category, dpselect.PrivacyLeakWarning)]
-        assert leaks and all(r.filename == __file__ for r in leaks), [(r.filename, str(r.message)[:60]) for r in leaks]
+        # the user's line: the lambda's own line (one frame too many would name this loop's call() line)
+        line = call.__code__.co_firstlineno
+        assert leaks and all(r.filename == __file__ and r.lineno == line for r in leaks), \
+            [(r.filename, r.lineno, str(r.message)[:60]) for r in leaks]
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -125,7 +125,7 @@ def test_same_seed_same_picks_with_and_without_an_accountant():
 
 
 def test_public_functions_and_checked_entries_have_one_signature():
-    """The public function is its checked entry plus the deprecation layer: the same parameters, and the
+    """The public function is its checked entry (with the public docstring): the same parameters, and the
     registry's spec.select calls the entry (validation once, no second pass through the public function)."""
     for name in ("exponential", "permute_and_flip", "report_noisy_max", "local_dampening", "shifted_local_dampening"):
         public, entry = getattr(dpselect, name), getattr(mechanisms, f"_{name}_entry")
@@ -147,28 +147,22 @@ def test_validation_runs_once_per_call(monkeypatch):
             assert calls == [1], name
 
 
-def test_ten_thousand_charges_through_a_selector_stay_fast():
+def test_many_charges_through_a_selector_reuse_one_guarantee():
+    # what keeps a charge O(1): the accountant's cost cache answers with the same guarantee object each time.
+    # The wall-clock cost of 10^4 charges is measured by benchmarks/bench_boundary.py, not asserted here
+    # (a time bound in a unit test failed under load: issue 33).
     u = np.arange(5.0)
     gen = np.random.default_rng(0)
     acc = Accountant(epsilon=100.0)
-
-    def run(a, n=10_000):
-        t = time.perf_counter()
-        for _ in range(n):
-            dpselect.exponential(u, epsilon=0.001, sensitivity=1.0, rng=gen, accountant=a)
-        return time.perf_counter() - t
-
-    run(None, 500)
-    base, charged = run(None), run(acc)
-    assert len(acc.history) == 10_000 and acc.spent().epsilon_ == pytest.approx(10.0, rel=1e-9)
-    # the charge itself: O(1), the same guarantee object each time (the accountant's cost cache answers)
+    for _ in range(2_000):
+        dpselect.exponential(u, epsilon=0.001, sensitivity=1.0, rng=gen, accountant=acc)
+    assert len(acc.history) == 2_000 and acc.spent().epsilon_ == pytest.approx(2.0, rel=1e-9)
     assert acc.history[0].guarantee is acc.history[-1].guarantee
-    assert charged - base < 0.5 + 0.5 * base, (base, charged)
-    t = time.perf_counter()
     acc2 = Accountant(epsilon=100.0)
-    for _ in range(10_000):
+    for _ in range(2_000):
         charge_selection(acc2, "exponential", 0.001, k=None, size=None)
-    assert time.perf_counter() - t < 0.5
+    assert len(acc2.history) == 2_000 and acc2.history[0].guarantee is acc2.history[-1].guarantee
+    assert acc2.history[0].guarantee == BoundedRange(0.001)
 
 
 def test_a_user_registered_selector_without_accountant_is_charged_by_the_registry():

@@ -2,6 +2,7 @@ import math
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -348,15 +349,12 @@ def test_committed_results_have_commands_and_are_not_overwritten_by_defaults(tmp
     assert sorted(p.name for p in tmp_path.iterdir()) == ["binary-demo.md"]
 
 
-def test_binary_demo_old_module_is_a_deprecated_alias():
-    import importlib
+def test_binary_demo_has_one_module():
+    import importlib.util
 
-    sys.modules.pop("dpselect.binary_demo", None)
-    with pytest.warns(DeprecationWarning, match="dpselect.experiments.binary_demo"):
-        old = importlib.import_module("dpselect.binary_demo")
-    from dpselect.experiments import binary_demo
-
-    assert old.count_path_mechanism is binary_demo.count_path_mechanism and old.run == binary_demo.run
+    # dpselect.binary_demo was an alias of the reproduction's module: removed before the first release
+    assert importlib.util.find_spec("dpselect.experiments.binary_demo") is not None
+    assert importlib.util.find_spec("dpselect.binary_demo") is None
 
 
 # -- issue 21: equal-size runs, bad --out before the work, demo --seed ---------------------------------
@@ -426,3 +424,135 @@ def test_demo_seed_reaches_the_median(capsys):
     # seed 0 and seed 1 release different medians (it was always rng=0); the same seed the same value
     assert lines[0] == lines[2] != lines[1]
     assert lines[0].strip() == "one release at ε = 1: 2717.9235 (true median 2717)"
+
+
+# -- issue 33: empty runs, --out '', a CSV without its .md, Ctrl-C with worker processes ------------------
+@pytest.mark.parametrize("argv, line", [
+    (["--methods", ""], "--methods must name at least one method, got none"),
+    (["--methods", " , "], "--methods must name at least one method, got none"),
+    (["--neighbours", "add_remove", "--methods", "joint"],
+     "--methods joint leaves no method under --neighbours add_remove (joint, unbounded are refused there, "
+     "recursive-relative, recursive-relative-grid are recursive itself); choose from recursive, auto, independent, "
+     "recursive-grid, independent-grid, auto-grid"),
+])
+def test_an_empty_run_is_refused_before_the_work(tmp_path, capsys, monkeypatch, argv, line):
+    from dpselect.experiments import _common
+
+    def no_work(*a, **k):
+        raise AssertionError("the computation started")
+
+    monkeypatch.setattr(_common, "run_jobs", no_work)
+    out = tmp_path / "q"
+    assert main(["reproduce", "quantiles", "--runs", "1", "--quiet", "--out", str(out), *argv]) == 2
+    cap = capsys.readouterr()
+    assert _one_error_line(cap.err) == f"dpselect reproduce quantiles: error: {line}" and cap.out == ""
+    assert not out.exists()
+
+
+def test_every_methods_list_either_runs_a_method_or_is_refused(capsys):
+    # exhaustive over every subset of dpselect's methods (and the empty one) and both neighbour models: the
+    # checks refuse exactly the lists that would leave the run with no method of dpselect's
+    from itertools import combinations
+
+    from dpselect.experiments import quantiles as q
+
+    parser = cli._build_parser()
+    seen = {True: 0, False: 0}
+    for size in range(len(q.METHODS) + 1):
+        for subset in combinations(q.METHODS, size):
+            for nb in q.NEIGHBOURS:
+                args = parser.parse_args(["reproduce", "quantiles", "--neighbours", nb, "--methods", ",".join(subset)])
+                try:
+                    cli._check_common_options(args)
+                    q._check(args)
+                except (cli.UsageError, SystemExit):
+                    refused = True
+                else:
+                    refused = False
+                    jobs = q._jobs(args, ["adult"])
+                    assert all(job[5] for job in jobs), (subset, nb)      # job[5]: the methods each job runs
+                    assert len(jobs) == args.runs
+                dropped = set(q._REFUSED_ADD_REMOVE + q._SAME_ADD_REMOVE) if nb == "add_remove" else set()
+                assert refused == (not set(subset) - dropped), (subset, nb)
+                seen[refused] += 1
+    capsys.readouterr()
+    # refused: {} under replace_one, and under add_remove every subset of its 4 dropped methods ({} included)
+    n = len(q.METHODS)
+    assert len(q._REFUSED_ADD_REMOVE + q._SAME_ADD_REMOVE) == 4 and seen == {True: 1 + 2 ** 4, False: 2 * 2 ** n - 1 - 2 ** 4}
+
+
+@pytest.mark.parametrize("out", ["", " ", "\t"])
+def test_an_empty_out_is_refused(capsys, tmp_path, monkeypatch, out):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        main(["reproduce", "thesis-figure17", "--runs", "1", "--epsilons", "1", "--datasets", "hepth", "--quiet",
+              "--out", out])
+    assert exc.value.code == 2
+    assert _one_error_line(capsys.readouterr().err) == (
+        f"dpselect reproduce thesis-figure17: error: argument --out: must name a directory, got {out!r} (use --out . "
+        "for the current directory) (see 'dpselect reproduce thesis-figure17 --help')")
+    assert list(tmp_path.iterdir()) == []
+    assert cli._build_parser().parse_args(["reproduce", "figure3", "--out", "."]).out == Path(".")   # said so: kept
+
+
+def test_a_csv_without_its_md_is_not_overwritten_without_force(tmp_path, capsys):
+    out = tmp_path / "f17"
+    out.mkdir()
+    (out / "thesis-figure17.csv").write_text("someone's results")
+    argv = ["reproduce", "thesis-figure17", "--runs", "1", "--epsilons", "1", "--datasets", "hepth", "--quiet",
+            "--out", str(out)]
+    assert main(argv) == 2
+    assert _one_error_line(capsys.readouterr().err) == (
+        f"dpselect reproduce thesis-figure17: error: {out / 'thesis-figure17.csv'} exists without its "
+        "thesis-figure17.md (a run of unknown size); pass --force to overwrite it or choose another --out")
+    assert sorted(p.name for p in out.iterdir()) == ["thesis-figure17.csv"]
+    assert (out / "thesis-figure17.csv").read_text() == "someone's results"
+    assert main([*argv, "--force"]) == 0
+    assert (out / "thesis-figure17.csv").read_text().startswith("dataset,method,epsilon,run,metric,value")
+
+
+_INTERRUPTED = r'''
+import sys, time
+from dpselect import cli, demo
+from dpselect.experiments._common import run_jobs
+
+def run(args):
+    print("pool", flush=True)
+    run_jobs(time.sleep, [60, 60, 60], "t", processes=2, quiet=True)   # jobs far longer than the test
+    return 0
+
+demo.run = run
+sys.exit(cli.main(["demo"]))
+'''
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="Ctrl-C reaches a POSIX process group")
+@pytest.mark.parametrize("delay", [0.3, 2.5])   # while the workers start up (imports), and while they work
+def test_ctrl_c_with_worker_processes_is_one_line_and_130(delay):
+    import signal
+    import time
+
+    src = str(Path(cli.__file__).resolve().parents[1])     # the dpselect under test, in the workers too
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", _INTERRUPTED], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env, start_new_session=True)
+    try:
+        assert proc.stdout.readline() == "pool\n"
+        time.sleep(delay)
+        os.killpg(proc.pid, signal.SIGINT)      # what Ctrl-C in a terminal does: the whole process group
+        _, err = proc.communicate(timeout=40)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130
+    assert err == "dpselect demo: error: interrupted\n"           # no traceback from any worker
+    assert time.perf_counter() - t0 < 40                            # the jobs in flight were not waited for
+    for _ in range(50):                                             # and no worker outlives the command
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("a worker process outlived the interrupted command")

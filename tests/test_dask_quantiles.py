@@ -56,8 +56,27 @@ def test_public_bins():
     out = D.quantiles(s, [0.5], epsilon=1.0, bins=edges, rng=1)
     assert out.tolist() == dpselect.quantiles(v, [0.5], epsilon=1.0, counts=c, rng=1).tolist()
     assert abs(out[0] - np.median(x)) < 2.0
-    with pytest.raises(ValueError, match="outside the bins"):
-        D.quantiles(s, [0.5], epsilon=1.0, bins=np.linspace(0.0, 10.0, 11), rng=1)
+
+
+def test_records_outside_the_bins_are_clipped_into_them():
+    """Issue 33: a record outside the public bins raised, naming how many there were (a private count). Now it is
+    clipped into the first or last bin, a fixed map of each record as the in-memory quantiles clip into ``bounds``:
+    the release is dpselect.quantiles on the clipped records rounded down to the bin edges, for every seed."""
+    x = _data(3000)                              # lognormal: about a third of the records above 30
+    edges = np.linspace(5.0, 30.0, 26)
+    s = dd.from_pandas(pd.Series(x), npartitions=4)
+    v, c = _summarise(s, edges)
+    clipped = np.clip(x, 5.0, 30.0)
+    idx = np.minimum(np.searchsorted(edges, clipped, side="right") - 1, edges.size - 2)   # last bin closed
+    rounded = edges[idx]
+    want_v, want_c = np.unique(rounded, return_counts=True)
+    assert v.tolist() == want_v.tolist() and c.tolist() == want_c.tolist()
+    assert c[0] == np.count_nonzero(x < 6.0) and c[-1] == np.count_nonzero(x >= 29.0)
+    for seed in range(3):
+        for bounds in (None, (0.0, 40.0)):
+            out = D.quantiles(s, [0.1, 0.5, 0.9], epsilon=1.0, bins=edges, bounds=bounds, rng=seed)
+            assert out.tolist() == dpselect.quantiles(rounded, [0.1, 0.5, 0.9], epsilon=1.0, bounds=bounds,
+                                                      rng=seed).tolist()
 
 
 def test_accountant_and_validation():
@@ -73,7 +92,8 @@ def test_accountant_and_validation():
                       (lambda: D.quantiles(s, [0.5], epsilon=0.1, bins=[1.0], accountant=acc), ValueError),
                       (lambda: D.quantiles(x, [0.5], epsilon=0.1, accountant=acc), TypeError),
                       (lambda: D.quantiles(bad, [0.5], epsilon=0.1, accountant=acc), ValueError),
-                      (lambda: D.quantiles(s, [0.5], epsilon=0.1, bounds=(0.0, 1.0), accountant=acc), ValueError)]:
+                      (lambda: D.quantiles(s, [0.5], epsilon=0.1, bounds=(-1e308, 1e308), accountant=acc),
+                       ValueError)]:   # (values outside the bounds are clipped since issue 33; a too wide domain)
         with pytest.raises(exc):
             call()
     assert len(acc.history) == 1            # nothing refused was charged
@@ -82,3 +102,19 @@ def test_accountant_and_validation():
     with pytest.raises(dpselect.BudgetExceededError):
         D.quantiles(s, [0.5], epsilon=0.7, rng=gen, accountant=acc)
     assert gen.bit_generator.state == state
+
+
+def test_values_outside_bounds_as_in_memory():
+    """Values outside ``bounds`` are treated exactly as dpselect.quantiles treats them (the same values, or the
+    same refusal), since the dask summary goes to it unchanged."""
+    x = _data(400)
+    s = da.from_array(x, chunks=100)
+    for seed in range(2):
+        try:
+            want = dpselect.quantiles(x, [0.2, 0.5], epsilon=1.0, bounds=(0.0, 10.0), rng=seed).tolist()
+        except ValueError as exc:
+            with pytest.raises(ValueError) as got:
+                D.quantiles(s, [0.2, 0.5], epsilon=1.0, bounds=(0.0, 10.0), rng=seed)
+            assert type(got.value) is type(exc)
+        else:
+            assert D.quantiles(s, [0.2, 0.5], epsilon=1.0, bounds=(0.0, 10.0), rng=seed).tolist() == want

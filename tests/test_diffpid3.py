@@ -294,7 +294,7 @@ def test_huge_budget_gives_non_private_id3_on_nltcs():
             assert tree.label[tree.first_child[0] + v] == int(side.mean() > 0.5)
 
 
-def test_mechanism_vocabulary_and_deprecated_names():
+def test_mechanism_vocabulary_and_removed_names():
     d = load_nltcs(data_path("tabular", "nltcs.dat"))
     for new, alias, old in (("exponential", "EM", "global"), ("local_dampening", "ld", "local"),
                             ("shifted_local_dampening", "Sld", "shifted")):
@@ -302,11 +302,11 @@ def test_mechanism_vocabulary_and_deprecated_names():
             warnings.simplefilter("error")   # the package vocabulary warns about nothing
             a = diffpid3(d, epsilon=0.5, depth=2, mechanism=new, n_max=21574, rng=3)
             b = diffpid3(d, epsilon=0.5, depth=2, mechanism=alias, n_max=21574, rng=3)
-        with pytest.warns(DeprecationWarning, match=rf"mechanism='{old}'.* deprecated.*use mechanism='{new}'"):
-            c = diffpid3(d, epsilon=0.5, depth=2, mechanism=old, n_max=21574, rng=3)
-        assert a.mechanism == b.mechanism == c.mechanism == new
-        assert np.array_equal(a.feature, b.feature) and np.array_equal(a.feature, c.feature)
-        assert np.array_equal(a.label, c.label)
+        assert a.mechanism == b.mechanism == new and np.array_equal(a.feature, b.feature)
+        # the spellings of before 0.1.0 are unknown values (no release ever took them)
+        with pytest.raises(ValueError, match=rf"mechanism must be one of exponential, local_dampening, "
+                                             rf"shifted_local_dampening \(or EM, LD, SLD\), got '{old}'"):
+            diffpid3(d, epsilon=0.5, depth=2, mechanism=old, n_max=21574, rng=3)
     with pytest.raises(ValueError, match=r"mechanism must be one of exponential, local_dampening, "
                                          r"shifted_local_dampening \(or EM, LD, SLD\), got 'PF'"):
         diffpid3(d, epsilon=1.0, depth=2, mechanism="PF", n_max=21574)
@@ -401,12 +401,11 @@ def test_every_split_gets_budget_over_2_d_plus_1(monkeypatch):
         assert seen == [(fn, pytest.approx(0.9 / 6))] * len(seen)
 
 
-def test_positional_privacy_parameters_are_deprecated():
+def test_privacy_parameters_are_keyword_only():
     d = load_tabular("nltcs")
-    with pytest.warns(DeprecationWarning, match="epsilon, depth positionally"):
-        old = local_diffpid3(d, 0.5, 2, n_max=21574, rng=5)
-    new = local_diffpid3(d, epsilon=0.5, depth=2, n_max=21574, rng=5)
-    assert old.feature.tolist() == new.feature.tolist() and old.label.tolist() == new.label.tolist()
+    for fn in (diffpid3, global_diffpid3, local_diffpid3, shifted_local_diffpid3):
+        with pytest.raises(TypeError, match=r"takes 1 positional argument but 3 "):
+            fn(d, 0.5, 2, n_max=21574, rng=5)
 
 
 # -- budget_split: the fraction of each level's budget B/(d + 1) spent on the noisy count --------------

@@ -9,9 +9,6 @@ function or class of its ``__all__`` that dpselect defines, the docstring has th
 * "Returns" for a function or method that returns something ("Yields" for a generator); classes are exempt;
 * "Examples" with at least one ``>>>`` line (run by ``--doctest-modules``, so a stale example fails too).
 
-A deprecated alias whose docstring starts with "Deprecated" and links its replacement (a Sphinx role) is
-exempt: the replacement carries the documentation.
-
 A class is checked on its own docstring (its constructor's parameters) and on each public method it defines
 (properties aside); an override without a docstring is checked on the docstring it inherits (as ``help()``
 shows it), so a hook documented once on the base class is not repeated on every subclass. A name
@@ -27,7 +24,6 @@ import inspect
 import pkgutil
 import re
 import textwrap
-import warnings
 
 import pytest
 
@@ -37,9 +33,6 @@ import dpselect
 #: only shrink: remove a module when its names pass, never add one.
 PENDING_MODULES: set[str] = set()
 
-#: A deprecated alias (``dpselect._compat.renamed_function``, the path-less loaders) says so first and names
-#: its replacement; it is exempt from the sections.
-DEPRECATED = re.compile(r"^Deprecated\b.*:(?:func|class|meth):`", re.DOTALL)
 SECTION = re.compile(r"^(?P<name>[A-Z][A-Za-z ]*)\n-{3,}[ \t]*$", re.MULTILINE)
 ITEM = re.compile(r"^(?P<names>\*{0,2}[A-Za-z_]\w*(?:\s*,\s*\*{0,2}[A-Za-z_]\w*)*)\s*(?::.*)?$")
 
@@ -76,9 +69,7 @@ def _names() -> list[tuple[str, str, object]]:
     """(module, qualified name, object) of every public function, class and public method, once each."""
     seen: dict[int, tuple[str, str, object]] = {}
     for modname in MODULES:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)  # a moved module's old name (binary_demo)
-            module = importlib.import_module(modname)
+        module = importlib.import_module(modname)
         for name in getattr(module, "__all__", ()):
             obj = getattr(module, name)
             if not (inspect.isfunction(obj) or inspect.isclass(obj)) or id(obj) in seen:
@@ -178,8 +169,6 @@ def problems(qualname: str, obj: object) -> list[str]:
         doc = inspect.getdoc(obj) or ""
     if not doc.strip():
         return ["no docstring"]
-    if DEPRECATED.match(doc) and not inspect.isclass(obj):
-        return []   # an old spelling kept for one release: its docstring points to the documented new one
     secs = sections(doc)
     out = []
     if inspect.isclass(obj):
@@ -294,9 +283,5 @@ def test_the_checker_catches_what_it_should():
         """Deprecated name of :func:`good` (removed in 0.2.0)."""
         return good(x)
 
-    def vague(x):
-        """Deprecated, do not use."""
-        return x
-
-    assert problems("old_name", old_name) == []
-    assert "no Parameters section (parameters ['x'])" in problems("vague", vague)
+    # no exemption for a deprecated alias: the package keeps none (one spelling per concept)
+    assert "no Parameters section (parameters ['x'])" in problems("old_name", old_name)

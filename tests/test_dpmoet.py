@@ -55,34 +55,6 @@ def test_variants_run_and_report_true_objectives(nltcs, approach, mech, sens):
     assert all(a == b for a, b in zip(res.trees, again.trees))
 
 
-def test_deprecated_sensitivity_spelling(nltcs):
-    """sensitivity="local"/"global" still works for one release, with a DeprecationWarning."""
-    for old, mech in (("local", "local_dampening"), ("global", "EM")):
-        with pytest.warns(DeprecationWarning, match="mechanism="):
-            a = dp_moet(nltcs, epsilon=1.0, sensitivity=old, rng=3, **SMALL)
-        b = dp_moet(nltcs, epsilon=1.0, mechanism=mech, rng=3, **SMALL)
-        assert a.variant == b.variant == f"DP-MOET-Pareto-{old}"
-        assert all(x == y for x, y in zip(a.trees, b.trees))
-    with pytest.raises(ValueError, match="contradicts"):  # refused before any warning
-        dp_moet(nltcs, epsilon=1.0, sensitivity="global", mechanism="local_dampening", rng=0, **SMALL)
-    with pytest.raises(ValueError, match="sensitivity"):
-        dp_moet(nltcs, epsilon=1.0, sensitivity="medium", rng=0, **SMALL)
-
-
-def test_deprecated_weights_spelling(nltcs):
-    """weights= (the objective weights w_TPR, w_TNR) is now objective_weights=; the old spelling warns."""
-    with pytest.warns(DeprecationWarning, match="objective_weights"):
-        a = dp_moet(nltcs, epsilon=1.0, approach="agg", weights=(1.0, 4.0), rng=2, **SMALL)
-    b = dp_moet(nltcs, epsilon=1.0, approach="agg", objective_weights=(1.0, 4.0), rng=2, **SMALL)
-    assert all(x == y for x, y in zip(a.trees, b.trees))
-    with pytest.warns(DeprecationWarning, match="objective_weights"):
-        a = nodp_moet(nltcs, approach="agg", weights=(1.0, 4.0), rng=2, **SMALL)
-    b = nodp_moet(nltcs, approach="agg", objective_weights=(1.0, 4.0), rng=2, **SMALL)
-    assert all(x == y for x, y in zip(a.trees, b.trees))
-    with pytest.raises(TypeError, match="both objective_weights"):  # refused before any warning
-        dp_moet(nltcs, epsilon=1.0, weights=(1.0, 4.0), objective_weights=(2.0, 1.0), rng=0, **SMALL)
-
-
 def test_other_mechanisms_and_aliases(nltcs):
     res = dp_moet(nltcs, epsilon=1.0, approach="agg", mechanism="PF", rng=1, **SMALL)
     assert res.variant == "DP-MOET-Agg-permute_and_flip" and len(res.trees) == 2

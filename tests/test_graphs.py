@@ -120,19 +120,23 @@ def test_load_errors_csv_and_missing(tmp_path):
         load_edge_list(p)
     with pytest.raises(FileNotFoundError, match="nope.txt"):
         load_edge_list(tmp_path / "nope.txt")
-    with pytest.raises(FileNotFoundError, match="unknown graph"):
+    with pytest.raises(FileNotFoundError, match="no edge-list file 'dblp'"):
         load_dataset_graph("dblp")
 
 
-def test_named_dataset_graph_is_deprecated_and_unchanged():
-    # issue 23 item 5: finding the data belongs to the reproductions (experiments._data.load_graph); a name
-    # still loads the project's copy with its published node set for one release, with a warning
+def test_dataset_graph_takes_a_path_not_a_name():
+    # finding the data belongs to the reproductions (experiments._data.load_graph): a dataset name is not a
+    # file (removed before the first release), the path of the project's copy is
+    with pytest.raises(FileNotFoundError, match="no edge-list file 'enron'"):
+        load_dataset_graph("enron")
     if not _has_data("enron"):
         pytest.skip("enron data not available")
+    from dpselect.experiments import data_path
+    from dpselect.graphs import GRAPH_DATASETS, PUBLIC_GRAPH_NODES
+
     ref = load_graph("enron")
-    with pytest.warns(DeprecationWarning, match=r"load_dataset_graph\('enron'\) is deprecated .* 0\.2\.0") as rec:
-        g = load_dataset_graph("enron")
-    assert rec[0].filename == __file__
+    g = load_dataset_graph(data_path("graphs", GRAPH_DATASETS["enron"]), n_nodes=PUBLIC_GRAPH_NODES["enron"],
+                           name="enron")
     assert (g.name, g.n_nodes, g.n_edges, g.public_nodes) == (ref.name, 36692, 183831, True)
     assert (g.adjacency != ref.adjacency).nnz == 0
 
@@ -269,12 +273,12 @@ def test_from_edges_empty_and_nodes_errors():
         from_edges([0], [1], nodes="ab")
     with pytest.raises(ValueError, match=r"nodes must be a 1-D array of integer node ids, got shape \(1, 1\)"):
         from_edges([0], [1], nodes=[[1]])
-    # the former meaning of nodes= (extra isolated nodes) still works, deprecated, and is not a public node set
-    with pytest.warns(DeprecationWarning, match=r"2 edge endpoint\(s\) \(e.g. 0\) are not in nodes="):
-        g = from_edges([0], [1], nodes=(i for i in [7]))
-    assert g.node_ids.tolist() == [0, 1, 7] and not g.public_nodes
-    with pytest.warns(DeprecationWarning, match="not in nodes="):
-        assert from_edges([0], [1], nodes={9, 8}).node_ids.tolist() == [0, 1, 8, 9]
+    # nodes= is the public node set: an endpoint outside it is an error (no longer extra nodes added)
+    with pytest.raises(ValueError, match=r"nodes= is the public node set, but edge 0 \(0, 1\) has an endpoint "
+                                         r"outside it"):
+        from_edges([0], [1], nodes=(i for i in [7]))
+    with pytest.raises(ValueError, match=r"but edge 1 \(2, 9\) has an endpoint outside it"):
+        from_edges([0, 2], [1, 9], nodes={0, 1, 2, 8})
 
 
 def test_public_node_set_on_every_loader(tmp_path):
@@ -357,7 +361,7 @@ def test_from_networkx_empty_graph():
 def test_loader_path_types():
     with pytest.raises(TypeError, match="path must be a str or path-like naming an edge-list file, got NoneType"):
         load_edge_list(None)
-    with pytest.raises(TypeError, match=r"name_or_path must be one of 'enron', 'github' or an edge-list path, got int"):
+    with pytest.raises(TypeError, match=r"path must be an edge-list path \(str or path-like\), got int"):
         load_dataset_graph(123)
 
 

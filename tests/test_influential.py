@@ -53,9 +53,6 @@ def test_metric_c_and_recall():
 
     assert metric_c is mo.metric_c is dpselect.metric_c
     assert metric_c([0, 2], [1, 3], objectives=U) == metric_c(U[[0, 2]], U[[1, 3]])
-    # the older influential form metric_c(objectives, reference, selected) warns and gives the same value
-    with pytest.warns(DeprecationWarning, match=r"metric_c\(reference, selected, objectives=objectives\)"):
-        assert metric_c(U, [0], [1, 2, 3]) == pytest.approx(1 / 3)
     with pytest.raises(ValueError, match="candidates must not be empty"):
         metric_c([0], [], objectives=U)
     with pytest.raises(ValueError, match=r"indices in \[0, "):
@@ -309,35 +306,9 @@ def test_one_dp_motkin_object_shared_by_threads_gives_valid_draws():
     assert [sel.sample(k=3, epsilon=1.0, rng=s).tolist() for s in range(40)] == [o.tolist() for o in outs]
 
 
-def test_deprecated_spellings_warn_and_match_new_ones():
-    """local=True/False and weights= keep working for one release, with a DeprecationWarning."""
-    g = _karate()
-    for local, mech in ((True, "local_dampening"), (False, "exponential")):
-        with pytest.warns(DeprecationWarning, match="local"):
-            old = dp_motkin_pareto(g, k=3, epsilon=1.0, local=local, rng=1)
-        assert old.tolist() == dp_motkin_pareto(g, k=3, epsilon=1.0, mechanism=mech, rng=1).tolist()
-        with pytest.warns(DeprecationWarning, match="local"):
-            old = dp_motkin_agg(g, k=3, epsilon=1.0, local=local, rng=2)
-        assert old.tolist() == dp_motkin_agg(g, k=3, epsilon=1.0, mechanism=mech, rng=2).tolist()
-        with pytest.warns(DeprecationWarning, match="local"):
-            s = MotkinSampler(g, "pareto", local=local)
-        assert s.mechanism == mech and s.local == local
-    with pytest.warns(DeprecationWarning, match="objective_weights"):
-        old = dp_motkin_agg(g, k=3, epsilon=1.0, weights=(2.0, 50.0), rng=2)
-    assert old.tolist() == dp_motkin_agg(g, k=3, epsilon=1.0, objective_weights=(2.0, 50.0), rng=2).tolist()
-    with pytest.warns(DeprecationWarning, match="objective_weights"):
-        a = MotkinSampler(g, "agg", mechanism="EM", weights=(2.0, 50.0))
-    np.testing.assert_array_equal(a.weights, [2.0, 50.0])
-    with pytest.warns(DeprecationWarning, match="objective_weights"):
-        old = top_k_aggregate(g, k=3, weights=(2.0, 50.0))
-    assert old.tolist() == top_k_aggregate(g, k=3, objective_weights=(2.0, 50.0)).tolist()
-    # a contradiction between the old and the new spelling is an error, not a silent choice
-    with pytest.raises(ValueError, match="contradicts"):  # refused before any warning
-        dp_motkin_pareto(g, k=3, epsilon=1.0, local=False, mechanism="local_dampening")
-    with pytest.raises(TypeError, match="objective_weights"):  # refused before any warning
-        dp_motkin_agg(g, k=3, epsilon=1.0, weights=(1.0, 1.0), objective_weights=(2.0, 2.0))
+def test_sampler_mechanisms():
     with pytest.raises(ValueError, match="mechanism"):  # the sampler runs EM or LD only
-        MotkinSampler(g, "pareto", mechanism="shifted_local_dampening")
+        MotkinSampler(_karate(), "pareto", mechanism="shifted_local_dampening")
 
 
 def test_dp_motkin_other_mechanisms_and_aliases():

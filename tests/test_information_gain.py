@@ -245,7 +245,7 @@ def test_shift_with_error_arguments():
     assert G.shape == err.shape == (1,) and 0 < err[0] < 1e-12 * G[0] + 1e-12
     with pytest.raises(TypeError, match="n_max is required"):
         ig_shift_with_error(it, None)
-    with pytest.raises(ValueError, match="n_max=5 for a table of 6 records"):
+    with pytest.raises(ValueError, match="n_max=5: the table has more records"):
         ig_shift_with_error(it, 5)
     with pytest.raises(TypeError, match="IGTables"):
         ig_shift_with_error([np.array([[3, 1]])], 10)

@@ -32,29 +32,6 @@ def test_base_measure_is_copies():
     assert np.allclose(pf, [qf[:3].sum(), qf[3]])
 
 
-def test_deprecated_weights_spelling_of_base_measure():
-    """weights= still works for one release (same law, same draws) with a DeprecationWarning."""
-    u, w = [0.0, 1.0, 0.5], [3.0, 1.0, 2.0]
-    sf = constant(3, 1.0)
-    calls = [
-        (exponential, (u,), dict(epsilon=0.9, sensitivity=1.0, rng=3, k=2)),
-        (permute_and_flip, (u,), dict(epsilon=0.9, sensitivity=1.0, rng=3)),
-        (report_noisy_max, (u,), dict(epsilon=0.9, sensitivity=1.0, rng=3)),
-        (local_dampening, (u,), dict(epsilon=0.9, sensitivity_function=sf, rng=3)),
-        (shifted_local_dampening, (u,), dict(epsilon=0.9, sensitivity_function=sf, rng=3)),
-        (exponential_probabilities, (u,), dict(epsilon=0.9, sensitivity=1.0)),
-        (permute_and_flip_probabilities, (u,), dict(epsilon=0.9, sensitivity=1.0)),
-        (local_dampening_probabilities, (u,), dict(epsilon=0.9, sensitivity_function=sf)),
-        (shifted_local_dampening_probabilities, (u,), dict(epsilon=0.9, sensitivity_function=sf)),
-    ]
-    for fn, args, kw in calls:
-        with pytest.warns(DeprecationWarning, match=rf"{fn.__name__}\(weights=...\) is deprecated.*base_measure="):
-            old = fn(*args, weights=w, **kw)
-        np.testing.assert_array_equal(old, fn(*args, base_measure=w, **kw))
-        with pytest.raises(TypeError, match="both base_measure and"):  # refused before any warning
-            fn(*args, weights=w, base_measure=w, **kw)
-
-
 def test_permute_and_flip_probabilities_match_permutation_enumeration():
     u = np.array([0.0, 1.0, 2.5, 2.5])
     eps = 1.3

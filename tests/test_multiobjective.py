@@ -363,23 +363,13 @@ def test_mechanism_vocabulary_and_aliases():
 
 
 def test_objective_weights_and_base_measure_are_named_apart():
-    """priv_agg's objective weights are objective_weights= (weights= deprecated); base_measure= reaches the mechanism."""
+    """priv_agg's objective weights are objective_weights=; base_measure= reaches the mechanism."""
     sens = [1.0, 1.0]
-    with pytest.warns(DeprecationWarning, match=r"priv_agg\(weights=...\) is deprecated.*objective_weights="):
-        old = priv_agg(EX44, weights=[0.3, 0.7], epsilon=1.0, sensitivities=sens, k=3, rng=2)
-    assert old.tolist() == priv_agg(EX44, objective_weights=[0.3, 0.7], epsilon=1.0, sensitivities=sens, k=3,
-                                    rng=2).tolist() == priv_agg(EX44, [0.3, 0.7], epsilon=1.0, sensitivities=sens, k=3, rng=2).tolist()
-    with pytest.warns(DeprecationWarning, match="objective_weights"):
-        p_old = priv_agg_probabilities(EX44, weights=[0.3, 0.7], epsilon=1.0, sensitivities=sens)
-    np.testing.assert_array_equal(p_old, priv_agg_probabilities(EX44, [0.3, 0.7], epsilon=1.0, sensitivities=sens))
-    with pytest.warns(DeprecationWarning, match="objective_weights"):
-        f_old = aggregate_sensitivity(weights=[2.0, 1.0], sensitivity_functions=[constant(5, 1.0)] * 2)
-    assert f_old.global_sensitivity == aggregate_sensitivity([2.0, 1.0], [constant(5, 1.0)] * 2).global_sensitivity
-    with pytest.raises(TypeError, match="both objective_weights"):  # refused before any warning
-        priv_agg(EX44, [1.0, 1.0], epsilon=1.0, sensitivities=sens, weights=[1.0, 1.0])
+    assert priv_agg(EX44, objective_weights=[0.3, 0.7], epsilon=1.0, sensitivities=sens, k=3,
+                    rng=2).tolist() == priv_agg(EX44, [0.3, 0.7], epsilon=1.0, sensitivities=sens, k=3, rng=2).tolist()
     with pytest.raises(TypeError, match="missing 1 required keyword-only argument: 'epsilon'"):
         priv_agg(EX44, [1.0, 1.0], sensitivities=sens)
-    with pytest.raises(TypeError, match="missing required argument: 'objective_weights'"):
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'objective_weights'"):
         priv_agg_probabilities(EX44, epsilon=1.0, sensitivities=sens)
     # a base measure on the candidates (copies): candidate 4 standing for 3 copies = listing it 3 times
     bm = np.array([1.0, 1.0, 1.0, 1.0, 3.0])
@@ -948,36 +938,8 @@ def test_select_model_same_picks_as_before_issue_22():
 
 
 # -- issue 23 item 3: the multi-objective matrix is called ``objectives`` everywhere ----------------------------
-def test_U_keyword_is_the_deprecated_spelling_of_objectives():
-    from dpselect._compat import DpselectDeprecationWarning
-    U = np.array([[3, 5], [5, 3], [4, 2], [2, 4], [1, 1], [2, 2]], dtype=float)
-    sfs = [constant(6, 1.0), constant(6, 1.0)]
-    calls = [
-        (priv_pareto, dict(epsilon=1.0, sensitivities=[1.0, 1.0], k=3, rng=5)),
-        (priv_pareto, dict(epsilon=1.0, sensitivities=sfs, mechanism="SLD", rng=6)),
-        (priv_agg, dict(objective_weights=[0.5, 0.5], epsilon=1.0, sensitivities=[1.0, 1.0], k=2, rng=7)),
-    ]
-    for fn, kw in calls:
-        for seed in range(5):
-            new = fn(objectives=U, **{**kw, "rng": kw["rng"] + 10 * seed})
-            with pytest.warns(DpselectDeprecationWarning, match=r"U=\.\.\.") as rec:
-                old = fn(U=U, **{**kw, "rng": kw["rng"] + 10 * seed})
-            assert len(rec) == 1
-            assert np.array_equal(new, old) and np.array_equal(new, fn(U, **{**kw, "rng": kw["rng"] + 10 * seed}))
-    with pytest.warns(DpselectDeprecationWarning):
-        p_old = priv_pareto_probabilities(U=U, epsilon=4.0, sensitivities=[1.0, 1.0])
-    assert np.array_equal(p_old, priv_pareto_probabilities(objectives=U, epsilon=4.0, sensitivities=[1.0, 1.0]))
-    with pytest.warns(DpselectDeprecationWarning):
-        p_old = priv_agg_probabilities(U=U, objective_weights=[1.0, 2.0], epsilon=1.0, sensitivities=[1.0, 1.0])
-    assert np.array_equal(p_old, priv_agg_probabilities(U, [1.0, 2.0], epsilon=1.0, sensitivities=[1.0, 1.0]))
-    with pytest.warns(DpselectDeprecationWarning):
-        assert pareto_score(U=U).tolist() == pareto_score(objectives=U).tolist() == [0, 0, -1, -1, -5, -2]
-    with pytest.warns(DpselectDeprecationWarning):
-        d_old = pareto_sensitivity(U=U, sensitivity_functions=sfs)(1)
-    assert np.array_equal(d_old, pareto_sensitivity(U, sfs)(1))
-    with pytest.raises(TypeError, match="objectives"):   # both spellings at once
-        priv_pareto(U, U=U, epsilon=1.0, sensitivities=[1.0, 1.0])
-    with pytest.raises(ValueError, match="objectives must be 2-D"):   # the message names the new parameter
+def test_objectives_errors_name_the_parameter():
+    with pytest.raises(ValueError, match="objectives must be 2-D"):
         priv_pareto(np.zeros((2, 2, 2)), epsilon=1.0, sensitivities=[1.0, 1.0])
 
 

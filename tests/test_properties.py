@@ -2,9 +2,15 @@
 
 For any valid input -- utilities with huge spreads (±1e300, ±1.7e308), ties, a single candidate,
 budgets and sensitivities from 1e-300 to 1e300 -- a selector returns a valid index (or an int64 array
-of k distinct indices), or raises a ``ValueError`` with a message of its own; never an IndexError,
-ZeroDivisionError, NaN or a numpy-internal message. The ``*_probabilities`` functions return finite,
-non-negative arrays of one entry per candidate that sum to 1.
+of k distinct indices); never an IndexError, ZeroDivisionError, NaN or a numpy-internal message. The
+``*_probabilities`` functions return finite, non-negative arrays of one entry per candidate that sum to 1.
+
+A refusal (``ValueError``) passes only where the case is marked invalid by a rule stated here (a
+:class:`Refusal`: fractional base-measure weights under exponential or Laplace noise, an aggregate utility
+or sensitivity past the float range, scores past the float range for the exact probabilities), and its
+message must then match the rule; a refusal of any other case fails the test (issue 33: counting every
+ValueError as success let a selector that refuses everything pass; ``test_refusing_everything_fails``
+keeps that so).
 
 Derandomized (a fixed seed per test) and without an example database, so runs are reproducible; every
 test is capped at a few dozen examples to keep the whole file well under 30 s.
@@ -12,8 +18,10 @@ test is capped at a few dozen examples to keep the whole file well under 30 s.
 from __future__ import annotations
 
 import contextlib
+import re
 import signal
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -81,6 +89,40 @@ def _clear_value_error(exc: ValueError) -> None:
     assert msg and not any(bad in msg.lower() for bad in INTERNAL), f"unclear ValueError: {msg!r}"
 
 
+class Refusal(NamedTuple):
+    """A case marked invalid: a refusal must match ``pattern``; with ``required`` the call must refuse."""
+
+    pattern: str
+    required: bool = True
+
+
+def _check_refusal(exc: ValueError | None, refusal: Refusal | None) -> None:
+    """A ValueError only where the case is marked invalid (and with the rule's message); where the rule is
+    exact (``required``), a refusal there."""
+    if exc is None:
+        assert refusal is None or not refusal.required, f"accepted an input marked invalid ({refusal.pattern})"
+        return
+    _clear_value_error(exc)
+    assert refusal is not None, f"refused an input marked valid: {exc}"
+    assert re.search(refusal.pattern, str(exc)), f"refused with another message than {refusal.pattern!r}: {exc}"
+
+
+#: Exponential and Laplace noise take whole numbers of copies only (dpselect.mechanisms._check_copies).
+NOISE_OF = {"exponential": "gumbel", "rnm_gumbel": "gumbel", "permute_and_flip": "exponential",
+            "rnm_laplace": "laplace", "rnm_exponential": "exponential"}
+COPIES_MAX = 2.0 ** 900
+
+
+def _weights_refusal(name: str, weights) -> Refusal | None:
+    """Fractional (or above 2**900) base-measure weights are refused under exponential or Laplace noise."""
+    if weights is None or NOISE_OF[name] == "gumbel":
+        return None
+    w = np.asarray(weights, dtype=np.float64)
+    if ((w != np.floor(w)) | (w > COPIES_MAX)).any():
+        return Refusal(r"base_measure\[\d+\] = .* is not allowed with noise=")
+    return None
+
+
 #: Wall-clock limit of one call: a selector that hangs fails its test instead of hanging the suite
 #: (generous: typical calls take < 0.3 s, and the machine may be shared). Tests of inputs known to hang
 #: use the shorter SHORT_LIMIT_S so that, while they still hang, they cost little.
@@ -105,26 +147,30 @@ def _time_limit(seconds: float = CALL_LIMIT_S):
         signal.signal(signal.SIGALRM, old)
 
 
-def _select_or_clear_error(call, n, k, size=None, limit=CALL_LIMIT_S):
+def _select_or_refusal(call, n, k, size=None, limit=CALL_LIMIT_S, refusal: Refusal | None = None):
+    """A valid selection, or a refusal where ``refusal`` marks the case invalid."""
     with _time_limit(limit), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)    # the result is what is checked, not float noise
         try:
             out = call()
         except ValueError as exc:
-            _clear_value_error(exc)
+            _check_refusal(exc, refusal)
             return None
+    _check_refusal(None, refusal)
     _valid_selection(out, n, k, size)
     return out
 
 
-def _probabilities_or_clear_error(call, n):
+def _probabilities_or_refusal(call, n, refusal: Refusal | None = None):
+    """A distribution over the n candidates, or a refusal where ``refusal`` marks the case invalid."""
     with _time_limit(), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         try:
             p = call()
         except ValueError as exc:
-            _clear_value_error(exc)
+            _check_refusal(exc, refusal)
             return None
+    _check_refusal(None, refusal)
     p = np.asarray(p)
     assert p.shape == (n,) and p.dtype == np.float64, (p.shape, p.dtype)
     assert np.all(np.isfinite(p)) and np.all(p >= 0), p
@@ -174,8 +220,9 @@ def global_case(draw):
                    weights=[0.25, 3.5, 1.0]))
 def test_global_selectors_return_valid_indices(name, case):
     u, k = case["u"], _k(case)
-    _select_or_clear_error(lambda: GLOBAL[name](u, case["eps"], case["delta"], k=k, monotonic=case["monotonic"],
-                                                base_measure=case["weights"], rng=case["seed"]), len(u), k)
+    _select_or_refusal(lambda: GLOBAL[name](u, case["eps"], case["delta"], k=k, monotonic=case["monotonic"],
+                                            base_measure=case["weights"], rng=case["seed"]), len(u), k,
+                       refusal=_weights_refusal(name, case["weights"]))
 
 
 @pytest.mark.parametrize("name", sorted(GLOBAL))
@@ -187,8 +234,9 @@ def test_global_selectors_return_valid_indices(name, case):
 def test_global_selectors_float_path_return_valid_indices(name, case):
     """``exact=False`` (the float samplers kept for comparison) must not crash either."""
     u, k = case["u"], _k(case)
-    _select_or_clear_error(lambda: GLOBAL[name](u, case["eps"], case["delta"], k=k, monotonic=case["monotonic"],
-                                                base_measure=case["weights"], rng=case["seed"], exact=False), len(u), k)
+    _select_or_refusal(lambda: GLOBAL[name](u, case["eps"], case["delta"], k=k, monotonic=case["monotonic"],
+                                            base_measure=case["weights"], rng=case["seed"], exact=False), len(u), k,
+                       refusal=_weights_refusal(name, case["weights"]))
 
 
 @pytest.mark.parametrize("name", sorted(GLOBAL))
@@ -201,17 +249,19 @@ def test_global_selectors_extreme_weights(name, case, weights):
     u, k = case["u"], _k(case)
     if not isinstance(weights, list):
         weights = weights.draw(st.lists(st.sampled_from(EXTREME_WEIGHTS), min_size=len(u), max_size=len(u)))
-    _select_or_clear_error(lambda: GLOBAL[name](u, case["eps"], case["delta"], k=k, monotonic=case["monotonic"],
-                                                base_measure=weights, rng=case["seed"]), len(u), k)
+    _select_or_refusal(lambda: GLOBAL[name](u, case["eps"], case["delta"], k=k, monotonic=case["monotonic"],
+                                            base_measure=weights, rng=case["seed"]), len(u), k,
+                       refusal=_weights_refusal(name, weights))
 
 
 @pytest.mark.parametrize("name", ["exponential", "permute_and_flip", "rnm_laplace"])
 @settings(max_examples=25, **SETTINGS)
 @given(case=global_case(), size=st.integers(1, 4))
+@example(case=dict(u=[1.0, 2.0, 0.5], eps=1.0, delta=1.0, k=2, monotonic=False, seed=1, weights=None), size=3)
 def test_global_selectors_size_draws(name, case, size):
     u, k = case["u"], _k(case)
-    _select_or_clear_error(lambda: GLOBAL[name](u, case["eps"], case["delta"], k=k, monotonic=case["monotonic"],
-                                                rng=case["seed"], size=size), len(u), k, size)
+    _select_or_refusal(lambda: GLOBAL[name](u, case["eps"], case["delta"], k=k, monotonic=case["monotonic"],
+                                            rng=case["seed"], size=size), len(u), k, size)
 
 
 @pytest.mark.parametrize("name", sorted(GLOBAL_PROBABILITIES))
@@ -224,7 +274,7 @@ def test_global_selectors_size_draws(name, case, size):
 def test_global_probabilities_are_a_distribution(name, case):
     u = case["u"]
     kw = {"monotonic": case["monotonic"]}
-    p = _probabilities_or_clear_error(lambda: GLOBAL_PROBABILITIES[name](u, case["eps"], case["delta"], **kw), len(u))
+    p = _probabilities_or_refusal(lambda: GLOBAL_PROBABILITIES[name](u, case["eps"], case["delta"], **kw), len(u))
     if p is not None:
         # ties get equal probability, and a strictly larger utility never a smaller one
         ua = np.asarray(u)
@@ -245,6 +295,13 @@ def test_probabilities_anchor_values():
 
 
 # -- local-sensitivity selectors --------------------------------------------------------------------
+def _overflow_refusal(scores, what: str) -> Refusal | None:
+    """The exact law in float64 is refused exactly when the scores it is computed from leave the float range."""
+    if np.all(np.isfinite(scores)):
+        return None
+    return Refusal(re.escape(what) + r".* exceed the float64 range")
+
+
 @st.composite
 def local_case(draw, bounded: bool):
     u = draw(utilities_st(max_n=5))
@@ -275,9 +332,14 @@ def local_case(draw, bounded: bool):
 @example(case=dict(u=[1e308, 1.0], eps=1.0, sf=dpselect.constant(2, 0.5), k=1, seed=0, direction="increasing"))
 @example(case=dict(u=[1e300, 0.0], eps=1.0, sf=dpselect.constant(2, 1e-300), k=2, seed=0, direction="increasing"))
 def test_local_dampening_valid(case):
+    """The sampler takes every case (it handles scores past the float range exactly); the exact law in float64
+    is refused exactly when the dampened utilities D overflow."""
+    from dpselect.dampening import dampen
     u, k = case["u"], _k(case)
-    _select_or_clear_error(lambda: M.local_dampening(u, epsilon=case["eps"], sensitivity_function=case["sf"], k=k, rng=case["seed"]), len(u), k)
-    _probabilities_or_clear_error(lambda: M.local_dampening_probabilities(u, epsilon=case["eps"], sensitivity_function=case["sf"]), len(u))
+    _select_or_refusal(lambda: M.local_dampening(u, epsilon=case["eps"], sensitivity_function=case["sf"], k=k, rng=case["seed"]), len(u), k)
+    _probabilities_or_refusal(lambda: M.local_dampening_probabilities(u, epsilon=case["eps"], sensitivity_function=case["sf"]), len(u),
+                              refusal=_overflow_refusal(dampen(np.asarray(u, dtype=np.float64), case["sf"]),
+                                                        "the dampened utilities D"))
 
 
 @settings(max_examples=50, **SETTINGS)
@@ -285,12 +347,14 @@ def test_local_dampening_valid(case):
 @example(case=dict(u=[1.7e308, -1.7e308], eps=1e300, sf=dpselect.constant(2, 1e-300).bounded(3), k=1, seed=0,
                    direction="decreasing"))
 def test_shifted_local_dampening_valid(case):
+    """As for local dampening, with the shifted utilities u ∓ G."""
     u, k = case["u"], _k(case)
     kw = {"direction": case["direction"]}
-    _select_or_clear_error(lambda: M.shifted_local_dampening(u, epsilon=case["eps"], sensitivity_function=case["sf"], k=k, rng=case["seed"], **kw),
-                           len(u), k)
-    _probabilities_or_clear_error(lambda: M.shifted_local_dampening_probabilities(u, epsilon=case["eps"], sensitivity_function=case["sf"], **kw),
-                                  len(u))
+    _select_or_refusal(lambda: M.shifted_local_dampening(u, epsilon=case["eps"], sensitivity_function=case["sf"], k=k, rng=case["seed"], **kw),
+                       len(u), k)
+    scores = M._shifted_scores(np.asarray(u, dtype=np.float64), case["sf"], case["direction"], dpselect.dampening.DEFAULT_MAX_STEPS)
+    _probabilities_or_refusal(lambda: M.shifted_local_dampening_probabilities(u, epsilon=case["eps"], sensitivity_function=case["sf"], **kw),
+                              len(u), refusal=_overflow_refusal(scores, "the shifted utilities u ∓ G"))
 
 
 # a sensitivity function that stays 0 (never reaches Δ) for a non-zero utility: dampening walked 10^6 distances
@@ -360,6 +424,42 @@ def multi_case(draw):
                 weights=weights, seed=draw(st.integers(0, 2 ** 32 - 1)))
 
 
+LOCAL_NAMES = ("local_dampening", "shifted_local_dampening")
+
+
+def _multi_refusal(case) -> Refusal | None:
+    """Cases PrivPareto and PrivAgg may refuse (neither rule is exact, so neither is required):
+
+    * a local mechanism whose sensitivities are tiny next to an objective's span (span / Δ > 1e5): the
+      δ^PS walk would exceed max_steps = 10^6 distances, refused up front ("would walk at least");
+    * ε / k below the smallest positive float (ε = 5e-324, k = 2): refused naming epsilon (the per-pick budget
+      is formed in float there; the single-objective selectors use the exact ε/k)."""
+    k = case["k"]
+    if case["eps"] / k == 0.0:
+        return Refusal(r"epsilon", required=False)
+    if case["mechanism"] in LOCAL_NAMES:
+        U = np.asarray(case["U"], dtype=np.float64)
+        spans = U.max(axis=0) - U.min(axis=0)
+        if any(span / sf.global_sensitivity > 1e5 for span, sf in zip(spans, case["sens"])):
+            return Refusal(r"would walk at least", required=False)
+    return None
+
+
+def _aggregate_refusal(case) -> Refusal | None:
+    """PrivAgg runs its mechanism on U @ w with sensitivity Σ|w_i|·Δ_i: refused when either leaves the float
+    range (the weights and sensitivities are public, the objectives are the caller's utilities); else as
+    :func:`_multi_refusal`."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        u = np.asarray(case["U"], dtype=np.float64) @ np.asarray(case["weights"], dtype=np.float64)
+    if not np.all(np.isfinite(u)):
+        return Refusal(r"utilities must be finite")
+    if case["mechanism"] not in LOCAL_NAMES:
+        total = float(sum(abs(w) * s for w, s in zip(case["weights"], case["sens"])))
+        if not np.isfinite(total):
+            return Refusal(r"sensitivit")
+    return _multi_refusal(case)
+
+
 @settings(max_examples=40, **SETTINGS)
 @given(case=multi_case())
 @example(case=dict(U=[[1.7e308, -1.7e308], [-1.7e308, 1.7e308], [0.0, 0.0]], eps=1e300, sens=[1e-300, 1e-300],
@@ -368,15 +468,16 @@ def test_priv_pareto_and_priv_agg_valid(case):
     from dpselect.multiobjective import priv_agg, priv_agg_probabilities, priv_pareto, priv_pareto_probabilities
 
     U, n, k, mech = case["U"], len(case["U"]), _k(case), case["mechanism"]
-    _select_or_clear_error(lambda: priv_pareto(U, epsilon=case["eps"], sensitivities=case["sens"], mechanism=mech, k=k, rng=case["seed"]),
-                           n, k)
-    _probabilities_or_clear_error(lambda: priv_pareto_probabilities(U, epsilon=case["eps"], sensitivities=case["sens"], mechanism=mech), n)
-    _select_or_clear_error(lambda: priv_agg(U, objective_weights=case["weights"], epsilon=case["eps"], sensitivities=case["sens"],
-                                            mechanism=mech, k=k,
-                                            rng=case["seed"]), n, k)
-    _probabilities_or_clear_error(lambda: priv_agg_probabilities(U, objective_weights=case["weights"], epsilon=case["eps"],
-                                                                 sensitivities=case["sens"],
-                                                                 mechanism=mech), n)
+    pareto = _multi_refusal(case)
+    _select_or_refusal(lambda: priv_pareto(U, epsilon=case["eps"], sensitivities=case["sens"], mechanism=mech, k=k, rng=case["seed"]),
+                       n, k, refusal=pareto)
+    _probabilities_or_refusal(lambda: priv_pareto_probabilities(U, epsilon=case["eps"], sensitivities=case["sens"], mechanism=mech), n,
+                              refusal=pareto)
+    agg = _aggregate_refusal(case)
+    _select_or_refusal(lambda: priv_agg(U, objective_weights=case["weights"], epsilon=case["eps"], sensitivities=case["sens"],
+                                        mechanism=mech, k=k, rng=case["seed"]), n, k, refusal=agg)
+    _probabilities_or_refusal(lambda: priv_agg_probabilities(U, objective_weights=case["weights"], epsilon=case["eps"],
+                                                             sensitivities=case["sens"], mechanism=mech), n, refusal=agg)
 
 
 def test_pareto_local_dampening_with_tiny_sensitivities_ends_fast():
@@ -472,13 +573,64 @@ def test_exponential_probabilities_match_exact_scores(u, eps, delta, monotonic):
        seed=st.integers(0, 2 ** 32 - 1), exact=st.booleans())
 @example(u=[0.0, 5e-324], eps=8.0, delta=5e-324, seed=0, exact=True)
 def test_selectors_on_the_whole_float_range(noise, u, eps, delta, seed, exact):
-    """Every finite utility, ε, Δ (subnormals included): a valid pick or a clear error, without warnings."""
+    """Every finite utility, ε, Δ (subnormals included): a valid pick, without warnings (no refusal)."""
     k = None if seed % 2 else len(u)
     with _time_limit(), warnings.catch_warnings():
         warnings.simplefilter("error")
         try:
             out = M.report_noisy_max(u, epsilon=eps, sensitivity=delta, noise=noise, k=k, rng=seed, exact=exact)
         except ValueError as exc:
-            _clear_value_error(exc)
+            _check_refusal(exc, None)         # every case here is valid: no refusal passes
             return
     _valid_selection(out, len(u), k)
+
+
+# -- the properties above must catch a selector that refuses everything (issue 33) ----------------------------
+def _refuse(*args, **kwargs):
+    raise ValueError("refused: this mutant refuses every input")
+
+
+def _quiet_refusal_mutants():
+    """(name, install, property test, its arguments): each mutant replaces one selector by :func:`_refuse`."""
+    import dpselect.multiobjective as mo
+    return [
+        ("exponential", lambda mp: mp.setitem(GLOBAL, "exponential", _refuse),
+         test_global_selectors_return_valid_indices, {"name": "exponential"}),
+        ("permute_and_flip", lambda mp: mp.setitem(GLOBAL, "permute_and_flip", _refuse),
+         test_global_selectors_extreme_weights, {"name": "permute_and_flip"}),
+        ("rnm_laplace float path", lambda mp: mp.setitem(GLOBAL, "rnm_laplace", _refuse),
+         test_global_selectors_float_path_return_valid_indices, {"name": "rnm_laplace"}),
+        ("size draws", lambda mp: mp.setitem(GLOBAL, "exponential", _refuse),
+         test_global_selectors_size_draws, {"name": "exponential"}),
+        ("probabilities", lambda mp: mp.setitem(GLOBAL_PROBABILITIES, "exponential", _refuse),
+         test_global_probabilities_are_a_distribution, {"name": "exponential"}),
+        ("local_dampening", lambda mp: mp.setattr(M, "local_dampening", _refuse), test_local_dampening_valid, {}),
+        ("shifted_local_dampening", lambda mp: mp.setattr(M, "shifted_local_dampening", _refuse),
+         test_shifted_local_dampening_valid, {}),
+        ("priv_agg", lambda mp: mp.setattr(mo, "priv_agg", _refuse), test_priv_pareto_and_priv_agg_valid, {}),
+        ("report_noisy_max whole range", lambda mp: mp.setattr(M, "report_noisy_max", _refuse),
+         test_selectors_on_the_whole_float_range, {"noise": "gumbel"}),
+    ]
+
+
+@pytest.mark.parametrize("index", range(9))
+def test_refusing_everything_fails(index, monkeypatch):
+    """Mutation test: with one selector replaced by one that refuses every input, its property test fails
+    (it passed before issue 33, when any ValueError counted as success)."""
+    name, install, prop, kwargs = _quiet_refusal_mutants()[index]
+    install(monkeypatch)
+    with pytest.raises(BaseException) as info:    # AssertionError, or hypothesis' group of failing examples
+        prop(**kwargs)
+    messages = _all_messages(info.value)
+    assert "this mutant refuses every input" in messages and "refused" in messages.split("this mutant")[0], name
+
+
+def _all_messages(exc: BaseException) -> str:
+    """The messages of ``exc`` and of the exceptions it groups or chains."""
+    parts, todo = [], [exc]
+    while todo:
+        e = todo.pop()
+        parts.append(str(e))
+        todo.extend(getattr(e, "exceptions", ()))
+        todo.extend(x for x in (e.__cause__, e.__context__) if x is not None)
+    return "\n".join(parts)

@@ -60,9 +60,8 @@ def test_literal_matches_the_registry():
     """vocabulary.MechanismName spells every built-in canonical name and upper-case alias, nothing else."""
     want = {n for n in BUILTIN} | {a.upper() for n in BUILTIN for a in dpselect.MECHANISMS[n].aliases}
     assert set(get_args(MechanismName)) == want and len(get_args(MechanismName)) == len(want)
-    with pytest.warns(DeprecationWarning, match="MechanismName"):
-        old = dpselect.vocabulary.Mechanism
-    assert old is MechanismName
+    with pytest.raises(AttributeError):   # the Literal's old name went before the first release
+        dpselect.vocabulary.Mechanism  # noqa: B018
     with pytest.raises(AttributeError):
         dpselect.vocabulary.no_such_name  # noqa: B018
 
@@ -116,7 +115,7 @@ def test_capability_queries_are_the_application_subsets():
     assert median.RANK_MECHANISMS == ("exponential", "permute_and_flip", "local_dampening", "shifted_local_dampening")
     assert priv_topk.TOPK_CANONICAL == median.RANK_MECHANISMS
     assert motkin.MOTKIN_MECHANISMS == ("exponential", "local_dampening")
-    assert diffpid3.DIFFPID3_MECHANISMS == diffpid3.MECHANISMS == median.MEDIAN_MECHANISMS
+    assert diffpid3.DIFFPID3_MECHANISMS == median.MEDIAN_MECHANISMS
     with pytest.raises(TypeError, match="unknown capability"):
         names(colour="red")
     with pytest.raises(ValueError, match="kind must be one of"):
@@ -264,3 +263,192 @@ def test_select_prepared_refuses_the_options_it_would_drop():
     for bad in ({"accountant": Accountant(epsilon=1.0)}, {"delta": 1e-6}, {"exact": False}):
         with pytest.raises(TypeError, match="select_prepared does not take"):
             spec.select_prepared(u, sf, cache, epsilon=1.0, k=2, rng=0, **bad)
+
+
+# -- issue 33: a user's selector through Mechanism.select ---------------------------------------------------
+def _em_with_delta(utilities, *, epsilon, sensitivity, k=None, rng=None, size=None, base_measure=None, exact=True,
+                   delta=0.0):
+    """A user's selector that takes delta= (top-k under (ε, δ)) but not accountant=: the exponential mechanism."""
+    return dpselect.exponential(utilities, epsilon=epsilon, sensitivity=sensitivity, k=k, rng=rng, size=size,
+                                delta=delta)
+
+
+def _pf_with_delta(utilities, *, epsilon, sensitivity, k=None, rng=None, size=None, base_measure=None, exact=True,
+                   delta=0.0):
+    return dpselect.permute_and_flip(utilities, epsilon=epsilon, sensitivity=sensitivity, k=k, rng=rng, size=size,
+                                     delta=delta)
+
+
+@pytest.mark.parametrize("selector, noise, e0", [(_em_with_delta, "gumbel", 0.24127169180497937),
+                                                 (_pf_with_delta, "exponential", 0.1292569383788891)])
+def test_user_selector_with_delta_is_charged_the_guarantee_it_runs_at(selector, noise, e0):
+    """Item 6: ε = 1, k = 10, δ = 1e-3. The release runs each pick at per_pick_epsilon (0.2413 for the
+    Gumbel family); the accountant was charged ε/k = 0.1 per pick. It is now charged exactly that guarantee."""
+    spec = Mechanism("user_topk", "global", selector, dpselect.exponential_probabilities, noises=(noise,))
+    assert spec.accepts("delta") and "accountant" not in spec._takes
+    acc = dpselect.Accountant(epsilon=2.0, delta=1e-3)
+    u = np.arange(20.0)
+    out = spec.select(u, epsilon=1.0, sensitivity=1.0, k=10, delta=1e-3, rng=0, accountant=acc)
+    assert out.tolist() == selector(u, epsilon=1.0, sensitivity=1.0, k=10, delta=1e-3, rng=0).tolist()
+    (rec,) = acc.history
+    assert rec.guarantee == spec.privacy(1.0, k=10, delta=1e-3)
+    assert rec.guarantee.epsilon0 == e0 and rec.guarantee.k == 10
+    # (the pure family's per_pick_epsilon overshoots by ~1e-10: PureDPComposition(0.12926, 10).epsilon(1e-3) is
+    # 1.0000000001, an accounting matter outside the registry)
+    assert 0.99 < rec.guarantee.epsilon(1e-3) <= 1.0 + 1e-9
+    assert rec.label == "user_topk(k=10, delta=0.001)"
+    spec.select(u, epsilon=0.5, sensitivity=1.0, k=4, size=3, rng=1, accountant=acc)     # size=: 3 top-4's
+    assert acc.history[1].guarantee.k == 12 and acc.history[1].label == "user_topk(k=4, size=3)"
+
+
+def _checked_pick(utilities, *, epsilon, sensitivity, k=None, rng=None, size=None, base_measure=None, exact=True):
+    """A user's selector: its own checks (a utility above 100 is refused), then one draw."""
+    u = np.asarray(utilities, dtype=np.float64)
+    if (u > 100).any():
+        raise ValueError("utilities must be <= 100")
+    gen = check_rng(rng)
+    return int(gen.integers(len(u)))
+
+
+def _draws_then_fails(utilities, *, epsilon, sensitivity, k=None, rng=None, size=None, base_measure=None,
+                      exact=True):
+    gen = check_rng(rng)
+    gen.random()
+    raise RuntimeError("failed after drawing")
+
+
+def test_user_selector_refusing_before_drawing_costs_nothing():
+    """Item 8: the selector refuses on its own checks: nothing charged (it was charged first), rng untouched;
+    a refused budget is refused before the selector runs; a selector that fails after drawing is charged."""
+    spec = Mechanism("user_checked", "global", _checked_pick, dpselect.exponential_probabilities)
+    acc = dpselect.Accountant(epsilon=1.0)
+    gen = np.random.default_rng(4)
+    state = gen.bit_generator.state
+    with pytest.raises(ValueError, match="<= 100"):
+        spec.select([1.0, 200.0], epsilon=0.5, sensitivity=1.0, rng=gen, accountant=acc)
+    assert acc.history == () and gen.bit_generator.state == state
+    with pytest.raises(ValueError, match="<= 100"):                 # rng omitted: the same
+        spec.select([1.0, 200.0], epsilon=0.5, sensitivity=1.0, accountant=acc)
+    assert acc.history == ()
+    assert spec.select([1.0, 2.0], epsilon=0.5, sensitivity=1.0, rng=gen, accountant=acc) in (0, 1)
+    assert [r.guarantee for r in acc.history] == [BoundedRange(0.5)] and gen.bit_generator.state != state
+    # over budget: refused before the selector runs
+    calls = []
+    spy = Mechanism("user_spy", "global", lambda u, **kw: calls.append(1) or 0, dpselect.exponential_probabilities)
+    with pytest.raises(dpselect.BudgetExceededError):
+        spy.select([1.0, 2.0], epsilon=0.75, sensitivity=1.0, rng=0, accountant=acc)
+    assert calls == [] and len(acc.history) == 1
+    # it drew, then failed: a release whose failure depends on the draw, so charged
+    bad = Mechanism("user_fails", "global", _draws_then_fails, dpselect.exponential_probabilities)
+    with pytest.raises(RuntimeError, match="failed after drawing"):
+        bad.select([1.0, 2.0], epsilon=0.25, sensitivity=1.0, rng=0, accountant=acc)
+    assert [r.guarantee for r in acc.history] == [BoundedRange(0.5), BoundedRange(0.25)]
+
+
+#: (what a broken selector returns for k omitted, k = 2, size = 2 with k = 2) -> the exception it must raise
+_BAD_RETURNS = {
+    "nan": (float("nan"), [float("nan"), 1.0], [[0.0, float("nan")], [1.0, 0.0]]),
+    "float": (1.0, np.array([0.0, 1.0]), np.zeros((2, 2))),
+    "bool": (True, np.array([True, False]), np.ones((2, 2), dtype=bool)),
+    "none": (None, None, None),
+    "text": ("1", ["0", "1"], [["0", "1"], ["1", "0"]]),
+    "shape": (np.array([1]), np.array([0, 1, 2]), np.array([0, 1])),
+    "range": (7, np.array([0, 7]), np.array([[0, 1], [1, 7]])),
+    "negative": (-1, np.array([-1, 0]), np.array([[0, 1], [-1, 0]])),
+    "twice": (None, np.array([1, 1]), np.array([[0, 1], [2, 2]])),
+}
+
+
+def test_user_selector_output_is_checked_with_messages_naming_no_value():
+    """Item 8: a NaN, a float, a wrong shape, an index out of range, a candidate twice: TypeError or ValueError.
+    Generator: every bad return kind x the calls k omitted / k = 2 / size = 2, each on all 27 data sets of size 3
+    over {0, 1, 2} (the return varied with the data); the message depends neither on the data nor on what was
+    returned (one message per kind and call), and names no returned value."""
+    import itertools
+    acc = dpselect.Accountant(epsilon=1e6)
+    for kind, returns in _BAD_RETURNS.items():
+        for call, kw in enumerate(({}, {"k": 2}, {"k": 2, "size": 2})):
+            if returns[call] is None and kind == "twice":
+                continue
+            messages = set()
+            for data in itertools.product([0.0, 1.0, 2.0], repeat=3):
+                def sel(u, *, epsilon, sensitivity, k=None, rng=None, size=None, base_measure=None, exact=True,
+                        out=returns[call]):
+                    if kind == "range":                          # the bad index moves with the data
+                        return out + int(u[0] == 2)
+                    return out
+                spec = Mechanism("user_broken", "global", sel, dpselect.exponential_probabilities)
+                n_before = len(acc.history)
+                with pytest.raises((TypeError, ValueError)) as info:
+                    spec.select(list(data), epsilon=0.5, sensitivity=1.0, rng=0, accountant=acc, **kw)
+                assert len(acc.history) == n_before + 1         # it ran: charged before its output is judged
+                messages.add((type(info.value), str(info.value)))
+            assert len(messages) == 1, (kind, call, messages)
+            ((cls, msg),) = messages
+            want = TypeError if kind in ("nan", "float", "bool", "none", "text") or (kind, call) == ("shape", 0) \
+                else ValueError
+            assert cls is want, (kind, call, msg)
+            assert "user_broken" in msg and not re.search(r"\b(7|8|nan|NaN|True|None)\b", msg), msg
+            if kind in ("range", "negative", "twice"):
+                assert "not shown" in msg or "twice" in msg
+
+
+def test_user_selector_good_output_in_the_convention():
+    """What passes the output check is returned in dpselect's convention (an int; int64 arrays)."""
+    def sel(u, *, epsilon, sensitivity, k=None, rng=None, size=None, base_measure=None, exact=True):
+        if k is None and size is None:
+            return np.int32(2)
+        return np.tile(np.arange(k or 1, dtype=np.int32), (size or 1, 1)).reshape((() if size is None else (size,)) + (() if k is None else (k,)))
+    spec = Mechanism("user_ok", "global", sel, dpselect.exponential_probabilities)
+    u = [1.0, 2.0, 3.0]
+    one = spec.select(u, epsilon=1.0, sensitivity=1.0)
+    assert type(one) is int and one == 2
+    top = spec.select(u, epsilon=1.0, sensitivity=1.0, k=3)
+    assert top.dtype == np.int64 and top.tolist() == [0, 1, 2]
+    assert spec.select(u, epsilon=1.0, sensitivity=1.0, k=2, size=2).tolist() == [[0, 1], [0, 1]]
+    assert spec.select(u, epsilon=1.0, sensitivity=1.0, size=2).tolist() == [0, 0]
+
+
+def test_aliases_as_one_string_is_one_alias():
+    """Item 9: Mechanism(aliases='ty') was ('t', 'y')."""
+    spec = Mechanism("toy_alias", "global", _uniform, _uniform_probabilities, aliases="TY")
+    assert spec.aliases == ("ty",)
+    registry.register(spec)
+    try:
+        assert get_mechanism("Ty") is spec and "t" not in ALIASES and "y" not in ALIASES
+    finally:
+        registry.unregister("toy_alias")
+    assert Mechanism("toy_alias", "global", _uniform, _uniform_probabilities, aliases=["a1", "A2"]).aliases == ("a1", "a2")
+    for bad in (3, ("ok", 3), ("",)):
+        with pytest.raises(TypeError, match="aliases must be"):
+            Mechanism("toy_alias", "global", _uniform, _uniform_probabilities, aliases=bad)
+
+
+def test_user_selector_charges_generator():
+    """Generators for items 6 and 8. (a) Every k in 2..5, δ in {0, 1e-6, 1e-3}, both families, size omitted
+    or 2: the charge is the registry's guarantee of the call, the one the release runs at. (b) Every data set
+    of size 1..3 over {0, 50, 200}: a refusal on the selector's own check (a value above 100) costs nothing
+    and leaves the generator untouched; an accepted call is charged once."""
+    import itertools
+    from dpselect._boundary import repeated
+    for selector, noise in ((_em_with_delta, "gumbel"), (_pf_with_delta, "exponential")):
+        spec = Mechanism("user_topk", "global", selector, dpselect.exponential_probabilities, noises=(noise,))
+        for k, delta, size in itertools.product(range(2, 6), (0.0, 1e-6, 1e-3), (None, 2)):
+            acc = dpselect.Accountant(epsilon=10.0, delta=0.1, mode="fixed")
+            spec.select(np.arange(6.0), epsilon=1.0, sensitivity=1.0, k=k, delta=delta, size=size, rng=k,
+                        accountant=acc)
+            (rec,) = acc.history
+            assert rec.guarantee == repeated(spec.privacy(1.0, k=k, delta=delta), 1 if size is None else size)
+    spec = Mechanism("user_checked", "global", _checked_pick, dpselect.exponential_probabilities)
+    for n in (1, 2, 3):
+        for data in itertools.product([0.0, 50.0, 200.0], repeat=n):
+            acc = dpselect.Accountant(epsilon=1.0)
+            gen = np.random.default_rng(n)
+            state = gen.bit_generator.state
+            refused = max(data) > 100
+            try:
+                spec.select(list(data), epsilon=0.5, sensitivity=1.0, rng=gen, accountant=acc)
+            except ValueError as exc:
+                assert refused and str(exc) == "utilities must be <= 100"
+            assert len(acc.history) == (0 if refused else 1)
+            assert gen.bit_generator.state == state or not refused     # (one candidate: no bit drawn either)

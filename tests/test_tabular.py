@@ -17,7 +17,6 @@ from dpselect.tabular import (
     load_dat,
     load_nltcs,
     load_table,
-    load_tabular,
 )
 
 
@@ -75,31 +74,19 @@ def test_load_tabular_names():
         load_by_name("iris")
 
 
-def test_pathless_loaders_are_deprecated_and_unchanged():
-    # issue 23 item 5: the loaders take a path, finding the data is the reproductions' business; the old
-    # path-less calls still read the project's copy for one release, with a warning at the caller's line
-    from dpselect.datasets import dataset_path, dataset_root
-    from dpselect.experiments import data_root
+def test_loaders_take_a_path():
+    # issue 23 item 5 / issue 35: the loaders take a path, finding the data is the reproductions' business; the
+    # path-less calls and the by-name loaders of before 0.1.0 are gone (no arrow from the library to them)
+    import dpselect.datasets
+    import dpselect.tabular
 
-    ref = load_nltcs(data_path("tabular", "nltcs.dat"))
-    with pytest.warns(DeprecationWarning, match=r"load_nltcs\(\) without path .* dpselect 0\.2\.0") as rec:
-        old = load_nltcs()
-    assert rec[0].filename == __file__
-    assert np.array_equal(old.X, ref.X) and np.array_equal(old.y, ref.y) and old.name == ref.name
-    with pytest.warns(DeprecationWarning, match=r"load_acs\(\) without path"):
-        assert load_acs().n_records == 47461
-    with pytest.warns(DeprecationWarning, match=r"load_adult\(\) without directory"):
-        assert load_adult().n_records == 45222
-    with pytest.warns(DeprecationWarning, match=r"load_tabular\('nltcs'\) is deprecated") as rec:
-        assert np.array_equal(load_tabular("nltcs").X, ref.X)
-    assert rec[0].filename == __file__
-    with pytest.raises(ValueError, match="unknown tabular dataset"):
-        load_tabular("iris")
-    with pytest.warns(DeprecationWarning, match=r"dataset_path\(\) is deprecated") as rec:
-        assert dataset_path("tabular", "nltcs.dat") == data_path("tabular", "nltcs.dat")
-    assert rec[0].filename == __file__
-    with pytest.warns(DeprecationWarning, match=r"dataset_root\(\) is deprecated"):
-        assert dataset_root() == data_root()
+    for loader, param in ((load_nltcs, "path"), (load_acs, "path"), (load_adult, "directory")):
+        with pytest.raises(TypeError, match=rf"missing 1 required positional argument: '{param}'"):
+            loader()
+    for module, name in ((dpselect.tabular, "load_tabular"), (dpselect.datasets, "dataset_root"),
+                         (dpselect.datasets, "dataset_path"), (dpselect.datasets, "_shared_copy")):
+        assert not hasattr(module, name) and name not in module.__all__, name
+    assert load_nltcs(data_path("tabular", "nltcs.dat")).n_records == 21574
 
 
 def test_general_table_from_dict_csv_and_dataframe_like(tmp_path):
@@ -141,7 +128,7 @@ def test_clear_errors(tmp_path):
     cols = {"a": [1, 2, 3], "y": [0, 1, 2]}
     with pytest.raises(ValueError, match="label column 'z' not found"):
         load_table(cols, "z")
-    with pytest.raises(ValueError, match="must be binary"):
+    with pytest.warns(PrivacyLeakWarning), pytest.raises(ValueError, match="must be binary"):
         load_table(cols, "y")
     with pytest.raises(ValueError, match="unknown column"):
         load_table({"a": [1, 2], "y": [0, 1]}, "y", features=["b"])
@@ -149,7 +136,7 @@ def test_clear_errors(tmp_path):
         load_table({"a": [], "y": []}, "y")
     with pytest.raises(ValueError, match="no record left"):
         load_table({"a": ["?", "?"], "y": [0, 1]}, "y")
-    with pytest.raises(ValueError, match="not a value"):
+    with pytest.warns(PrivacyLeakWarning), pytest.raises(ValueError, match="not a value"):
         load_table({"a": [1, 2], "y": [0, 1]}, "y", positive=5)
     with pytest.raises(FileNotFoundError):
         load_table(tmp_path / "missing.csv", "y")
@@ -161,8 +148,8 @@ def test_clear_errors(tmp_path):
         load_dat(tmp_path / "x.dat", tmp_path / "x.domain", label_column=1)
     with pytest.raises(ValueError, match="label_column"):
         load_dat(tmp_path / "x.dat", tmp_path / "x.domain", label_column=5)
-    with pytest.raises(ValueError, match="non-empty|empty"):
-        TabularData(np.zeros((0, 2)), np.zeros(0), ["a", "b"], [False, False], [0, 0])
+    # 0 records is a table of the add/remove domain like any other (a private fit on it must release)
+    assert TabularData(np.zeros((0, 2)), np.zeros(0), ["a", "b"], [False, False], [0, 0]).n_records == 0
 
 
 def test_splits_and_folds_partition():
@@ -179,40 +166,41 @@ def test_splits_and_folds_partition():
 def test_label_domain_is_public_schema():
     cols = {"a": ["x", "y", "x"], "y": ["lo", "hi", "lo"]}
     schema = {"a": ["x", "y"]}
-    with pytest.warns(PrivacyLeakWarning, match=r"categories\['y'\] .*\['hi', 'lo'\]"):
+    with pytest.warns(PrivacyLeakWarning, match=r"categories\['y'\] .*the values of column 'y'") as rec:
         t = load_table(cols, "y", categories=schema)
+    assert "hi" not in str(rec[0].message) and "lo'" not in str(rec[0].message)   # no value named
     assert t.y.tolist() == [1, 0, 1]                       # the larger value read: 'lo'
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         t = load_table(cols, "y", categories={**schema, "y": ["lo", "hi"]})   # positive: the second listed
         assert t.y.tolist() == [0, 1, 0]
+    with pytest.warns(PrivacyLeakWarning, match=r"categories\['y'\]"):
         assert load_table({"a": ["x", "y"], "y": [0, 1]}, "y", categories=schema).y.tolist() == [0, 1]
-    with pytest.raises(ValueError, match=r"categories\['y'\] must list every value of the label: 'mid'"):
+    with pytest.raises(ValueError, match=r"categories\['y'\] must list every value of the label: a value") as exc:
         load_table({"a": ["x", "y"], "y": ["lo", "mid"]}, "y", categories={**schema, "y": ["lo", "hi"]})
+    assert "mid" not in str(exc.value)
     with pytest.raises(ValueError, match=r"categories\['y'\] must list the label's two values"):
         load_table(cols, "y", categories={**schema, "y": ["lo"]})
 
 
 @pytest.mark.parametrize("labels", [[0, 1, 1], ["0", "1", "1"], [False, True, True], ["false", "true", "true"]])
 def test_boolean_label_with_one_class_absent_loads_like_its_neighbour(labels):
-    """P6: 0/1 labels are public by convention; the neighbour without its one negative record loads too."""
-    import warnings
-
-    import dpselect
+    """P6: 0/1 labels follow the boolean convention; the neighbour without its one negative record loads too.
+    Read off the records (no categories['y']), they warn on every table alike (issue 33 item 9)."""
     cols = {"a": [0.1, 0.5, 0.9], "y": labels}
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", dpselect.PrivacyLeakWarning)
+    with pytest.warns(PrivacyLeakWarning, match=r"categories\['y'\]") as rec:
         full = load_table(cols, "y", feature_bounds={"a": (0, 1)})
         drop = load_table({"a": cols["a"][1:], "y": labels[1:]}, "y", feature_bounds={"a": (0, 1)})
         neg = load_table({"a": cols["a"][:1], "y": labels[:1]}, "y", feature_bounds={"a": (0, 1)})
         flipped = load_table({"a": cols["a"][1:], "y": labels[1:]}, "y", feature_bounds={"a": (0, 1)}, positive=0)
+    assert len({str(w.message) for w in rec}) == 1 and len(rec) == 4
     assert full.y.tolist() == [0, 1, 1] and drop.y.tolist() == [1, 1] and neg.y.tolist() == [0]
     assert flipped.y.tolist() == [0, 0]
 
 
 def test_labels_read_from_the_data_warn_and_name_categories():
     import dpselect
-    with pytest.raises(ValueError, match=r"categories\['y'\]"):
+    with pytest.warns(PrivacyLeakWarning), pytest.raises(ValueError, match=r"categories\['y'\]"):
         load_table({"a": [0.1, 0.2], "y": ["no", "no"]}, "y", feature_bounds={"a": (0, 1)})
     with pytest.warns(dpselect.PrivacyLeakWarning, match=r"categories\['y'\]"):
         load_table({"a": [0.1, 0.2], "y": ["no", "yes"]}, "y", feature_bounds={"a": (0, 1)})

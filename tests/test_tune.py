@@ -206,8 +206,90 @@ def test_validation_before_randomness():
         select_private_candidate(42, run_privacy=1.0, rng=0)
     with pytest.raises(TypeError, match="tuple"):
         select_private_candidate(lambda g: 1.0, run_privacy=1.0, rng=0)
-    with pytest.raises(ValueError, match="NaN"):
-        select_private_candidate(lambda g: (float("nan"), 0), run_privacy=1.0, rng=0)
+
+
+# ----------------------------------------------------------------------------------------------------
+# issue 33 item 2(a): which run failed (its index) is private. A NaN score is a failed run, never the best;
+# a malformed output raises one fixed message naming neither the run nor its output.
+# ----------------------------------------------------------------------------------------------------
+def _scripted(scores: list[float]):
+    """A run returning ``scores`` in call order (then -1.0), and the list of what it returned."""
+    calls: list[tuple[float, int]] = []
+
+    def run(g):
+        i = len(calls)
+        out = (scores[i] if i < len(scores) else -1.0, i)
+        calls.append(out)
+        return out
+    return run, calls
+
+
+def test_nan_score_is_a_failed_run_never_best_exhaustive():
+    """Every pattern of NaN among the first five runs (and every position of the best): no error, and the
+    release is the best non-NaN run (earliest among ties), or nothing when every run failed."""
+    nan = float("nan")
+    base = [0.5, 2.0, 1.0, 2.0, 0.25]
+    for mask in range(2 ** len(base)):
+        scores = [nan if mask >> j & 1 else v for j, v in enumerate(base)]
+        for method, kw in (("geometric", {}), ("liu_talwar_threshold", {"threshold": 0.75})):
+            run, calls = _scripted(scores + [nan] * 64)        # runs past the fifth fail too
+            res = select_private_candidate(run, run_privacy=1.0, method=method, mean_runs=4.0, rng=mask, **kw)
+            ok = [(s, c) for s, c in calls if s == s]
+            if method == "geometric":
+                want = max(ok, key=lambda sc: (sc[0], -sc[1]), default=(None, None))
+            else:
+                want = next(((s, c) for s, c in ok if s >= 0.75), (None, None))
+            assert (res.score, res.candidate) == want, (mask, method, calls)
+
+
+def test_all_runs_failed_releases_nothing():
+    res = select_private_candidate(lambda g: (float("nan"), "x"), run_privacy=1.0, method="logarithmic", rng=0)
+    assert (res.candidate, res.score) == (None, None)
+    res = select_private_candidate(lambda g: (np.float64("nan"), "x"), run_privacy=1.0, rng=1)
+    assert (res.candidate, res.score) == (None, None)
+
+
+BAD_OUTPUTS = [1.0, (1.0,), (1.0, "a", 2), [1.0, "a"], (True, "a"), (np.bool_(True), "a"), ("1.0", "a"),
+               (None, "a"), (1 + 2j, "a"), (Fraction(10 ** 400), "a"), ("secret-7", 7)]
+
+
+def test_bad_run_output_message_names_no_index_or_value():
+    """Each malformed output, returned by run j (j = 0..5, the rest well-formed): one message for all of them,
+    naming neither j nor the output."""
+    kw = dict(run_privacy=1.0, method="geometric", mean_runs=50.0)
+    seeds = []
+    for seed in range(100):                      # seeds whose K is at least 6 (K counted with a good run)
+        count: list[int] = []
+        select_private_candidate(lambda g: (count.append(1), (0.0, "ok"))[1], rng=seed, **kw)
+        if len(count) >= 6:
+            seeds.append(seed)
+    messages = set()
+    for n_bad, bad in enumerate(BAD_OUTPUTS):
+        for j in range(6):
+            calls: list[int] = []
+
+            def run(g, bad=bad, j=j, calls=calls):
+                calls.append(1)
+                return bad if len(calls) - 1 == j else (0.0, "ok")
+            with pytest.raises(TypeError) as info:
+                select_private_candidate(run, rng=seeds[(n_bad + j) % len(seeds)], **kw)
+            messages.add(str(info.value))
+    assert len(messages) == 1
+    (msg,) = messages
+    assert not any(ch.isdigit() for ch in msg) and "secret" not in msg and "run(rng)" in msg
+
+
+def test_failed_runs_keep_index_order_with_workers():
+    """NaN and tied scores, sequential and with 2 workers: the same release (the runs' order is their index)."""
+    pytest.importorskip("joblib")
+
+    def run(g):
+        s = float(g.normal())
+        return (float("nan") if s < 0 else round(s, 1)), round(s, 6)
+
+    kw = dict(run_privacy=1.0, method="geometric", mean_runs=6.0)
+    for seed in range(4):
+        assert select_private_candidate(run, rng=seed, **kw) == select_private_candidate(run, rng=seed, n_jobs=2, **kw)
 
 
 def test_result_shape_and_root_export():

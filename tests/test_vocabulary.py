@@ -1,4 +1,4 @@
-"""The package's one vocabulary: mechanism names, aliases (dpselect.vocabulary); the deprecation helpers are in test_compat."""
+"""The package's one vocabulary: mechanism names, aliases (dpselect.vocabulary), and one spelling per concept."""
 from __future__ import annotations
 
 import warnings
@@ -104,33 +104,207 @@ def _public_selectors():
     return out
 
 
-@pytest.mark.parametrize("case", _public_selectors(), ids=lambda c: c[0])
-def test_positional_privacy_parameters_are_deprecated(case):
-    """Keyword-only epsilon/k (and the sensitivity after them): positional calls warn and give the same result."""
+def _more_keyword_only_calls():
+    """(name, positional call, keyword call) of the other public functions whose parameters after the data are
+    keyword-only: the binary closed forms, the non-private baselines, the top-k sampler, the estimators."""
+    from fractions import Fraction
+
     import numpy as np
 
+    from dpselect.apps.influence_baselines import top_k_aggregate, top_k_ebc, top_k_pareto
+    from dpselect.apps.influential import MotkinSampler
+    from dpselect.binary import DPPair, balanced_boundary_value, balanced_probability, dp_lower, dp_upper, p, tau
+    from dpselect.binary.closed_forms import path_extension
+    from dpselect.graphs import from_edges
+    from dpselect.sampling import noisy_top_k
+
+    e, dl = float(np.log(2)), 0.01
+    U = np.array([[3, 0.3], [2, 1.0], [2, 1.0], [1, 0.0]])
+    sampler = MotkinSampler(from_edges([0, 0, 1], [1, 2, 2], n_nodes=4), "pareto", mechanism="EM")
+    a = np.array([0.5, 2.0, 1.0])
+    exact = lambda r: Fraction(float(a[r]))  # noqa: E731
+    out = [
+        ("p", lambda: p(3, 0.1, e, dl), lambda: p(3, 0.1, epsilon=e, delta=dl)),
+        ("tau", lambda: tau(0.1, e, dl), lambda: tau(0.1, epsilon=e, delta=dl)),
+        ("dp_upper", lambda: dp_upper(0.3, e, dl), lambda: dp_upper(0.3, epsilon=e, delta=dl)),
+        ("dp_lower", lambda: dp_lower(0.3, e), lambda: dp_lower(0.3, epsilon=e)),
+        ("balanced_boundary_value", lambda: balanced_boundary_value(e, dl),
+         lambda: balanced_boundary_value(epsilon=e, delta=dl)),
+        ("balanced_probability", lambda: balanced_probability(2, e), lambda: balanced_probability(2, epsilon=e)),
+        ("path_extension", lambda: path_extension(0.1, [e] * 3), lambda: path_extension(0.1, epsilons=[e] * 3)),
+        ("DPPair", lambda: DPPair(e, dl).upper(0.3), lambda: DPPair(epsilon=e, delta=dl).upper(0.3)),
+        ("top_k_pareto", lambda: top_k_pareto(U, 2), lambda: top_k_pareto(U, k=2)),
+        ("top_k_aggregate", lambda: top_k_aggregate(U, 2), lambda: top_k_aggregate(U, k=2)),
+        ("top_k_ebc", lambda: top_k_ebc(a, 2), lambda: top_k_ebc(a, k=2)),
+        ("MotkinSampler.probabilities", lambda: sampler.probabilities(0.7), lambda: sampler.probabilities(epsilon=0.7)),
+        ("noisy_top_k", lambda: noisy_top_k(a, None, 2, np.random.default_rng(0), exact_score=exact),
+         lambda: noisy_top_k(a, None, k=2, rng=np.random.default_rng(0), exact_score=exact)),
+    ]
+    try:
+        from dpselect.sklearn import DiffPID3Classifier, DPMOETClassifier
+    except ImportError:
+        return out
+    return out + [
+        ("DiffPID3Classifier", lambda: DiffPID3Classifier(2.0, 3), lambda: DiffPID3Classifier(epsilon=2.0, depth=3)),
+        ("DPMOETClassifier", lambda: DPMOETClassifier(2.0), lambda: DPMOETClassifier(epsilon=2.0)),
+    ]
+
+
+@pytest.mark.parametrize("case", _public_selectors() + _more_keyword_only_calls(), ids=lambda c: c[0])
+def test_privacy_parameters_are_keyword_only(case):
+    """epsilon, k, the sensitivity (and what follows the data) are keywords: a positional call is a TypeError,
+    not a translated call with a warning (no spelling of before 0.1.0 is kept)."""
     name, old, new = case
     with warnings.catch_warnings():
-        warnings.simplefilter("error", DeprecationWarning)  # the new spelling never warns
-        expected = new()
-    with pytest.warns(DeprecationWarning, match=rf"positionally to {name.split('.')[-1]}\(\)|positionally to {name}\(\)"):
-        got = old()
-    if isinstance(expected, str):
-        assert got == expected
-    else:
-        np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
+        warnings.simplefilter("error", DeprecationWarning)  # the one spelling never warns
+        new()
+    with pytest.raises(TypeError, match=r"positional argument"):
+        old()
 
 
-def test_dp_moet_positional_epsilon_is_deprecated():
+def test_dp_moet_epsilon_is_keyword_only():
     from dpselect.apps.dpmoet import dp_moet
     from dpselect.tabular import load_nltcs
 
     small = dict(population=6, selection=2, generations=1, depth=2, max_depth=3, output=2)
     data = load_nltcs(data_path("tabular", "nltcs.dat"))
-    with pytest.warns(DeprecationWarning, match=r"passing epsilon positionally to dp_moet\(\)"):
-        a = dp_moet(data, 1.0, rng=0, **small)
-    b = dp_moet(data, epsilon=1.0, rng=0, **small)
-    assert all(x == y for x, y in zip(a.trees, b.trees))
+    with pytest.raises(TypeError, match=r"dp_moet\(\) takes 1 positional argument but 2 "):
+        dp_moet(data, 1.0, rng=0, **small)
+
+
+def _removed_keywords():
+    """(call with a keyword spelling of before 0.1.0, that keyword): each is an unexpected keyword now."""
+    import numpy as np
+
+    import dpselect as d
+    from dpselect.apps.dpmoet import dp_moet, nodp_moet
+    from dpselect.apps.influence_baselines import top_k_aggregate
+    from dpselect.apps.influential import MotkinSampler
+    from dpselect.graphs import from_edges
+    from dpselect.sampling import noisy_top_k
+    from dpselect.tabular import load_table
+
+    u = np.array([1.0, 3.0, 2.0])
+    sf = d.constant(3, 1.0)
+    U = np.array([[3, 5], [5, 3], [4, 2], [2, 4], [1, 1]], float)
+    g = from_edges([0, 0, 1], [1, 2, 2], n_nodes=4)
+    out = []
+    for fn in (d.exponential, d.permute_and_flip, d.report_noisy_max, d.exponential_probabilities,
+               d.permute_and_flip_probabilities):
+        out.append((lambda fn=fn: fn(u, epsilon=1.0, sensitivity=1.0, weights=[1.0, 1.0, 1.0]), "weights"))
+    for fn in (d.local_dampening, d.shifted_local_dampening, d.local_dampening_probabilities,
+               d.shifted_local_dampening_probabilities):
+        out.append((lambda fn=fn: fn(u, epsilon=1.0, sensitivity_function=sf, weights=[1.0, 1.0, 1.0]), "weights"))
+    out += [
+        (lambda: noisy_top_k(u, None, k=1, rng=np.random.default_rng(0), exact_score=float, weights=[1.0, 1.0, 1.0]),
+         "weights"),
+        (lambda: d.weighted_sum([1.0, 2.0], [sf, sf], weights=[1.0, 2.0]), "weights"),
+        (lambda: d.priv_agg(U, [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0], weights=[1.0, 1.0]), "weights"),
+        (lambda: d.priv_agg_probabilities(U, [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0],
+                                          weights=[1.0, 1.0]), "weights"),
+        (lambda: d.aggregate_sensitivity([1.0, 1.0], [sf, sf], weights=[1.0, 1.0]), "weights"),
+        (lambda: d.priv_pareto(U, epsilon=1.0, sensitivities=[1.0, 1.0], U=U), "U"),
+        (lambda: d.priv_pareto_probabilities(U, epsilon=1.0, sensitivities=[1.0, 1.0], U=U), "U"),
+        (lambda: d.pareto_score(U, U=U), "U"),
+        (lambda: d.pareto_sensitivity(U, [sf, sf], U=U), "U"),
+        (lambda: d.dp_motkin_pareto(g, epsilon=1.0, local=True), "local"),
+        (lambda: d.dp_motkin_agg(g, epsilon=1.0, local=False), "local"),
+        (lambda: d.dp_motkin_agg(g, epsilon=1.0, weights=(1.0, 2.0)), "weights"),
+        (lambda: MotkinSampler(g, "pareto", local=True), "local"),
+        (lambda: MotkinSampler(g, "agg", weights=(1.0, 2.0)), "weights"),
+        (lambda: top_k_aggregate(U, k=2, weights=(1.0, 2.0)), "weights"),
+        (lambda: dp_moet(None, epsilon=1.0, sensitivity="local"), "sensitivity"),
+        (lambda: dp_moet(None, epsilon=1.0, weights=(1.0, 2.0)), "weights"),
+        (lambda: nodp_moet(None, weights=(1.0, 2.0)), "weights"),
+        (lambda: load_table({"a": [1.0, 2.0], "y": [0, 1]}, "y", numeric_bounds={"a": (0, 3)}), "numeric_bounds"),
+    ]
+    try:
+        import dask.dataframe  # noqa: F401
+    except ImportError:
+        return out
+    from dpselect.dask import max_degree
+
+    return out + [(lambda: max_degree(np.array([2, 1, 1]), bound=5), "bound")]
+
+
+def test_keywords_of_before_0_1_0_are_gone():
+    """One spelling per concept: every keyword renamed before the first release is an unexpected keyword
+    (a TypeError raised before anything is read or drawn), not a warning."""
+    cases = _removed_keywords()
+    assert len(cases) >= 25
+    for call, keyword in cases:
+        # a TypeError naming the keyword (**options of priv_pareto / priv_agg: a refused mechanism option)
+        with pytest.raises(TypeError, match=rf"unexpected (keyword argument|option) '{keyword}'|"
+                                            rf"'{keyword}' cannot be passed as a mechanism option"):
+            call()
+
+
+def test_names_of_before_0_1_0_are_gone():
+    """The old names of renamed functions, values and modules: absent or unknown values, no alias."""
+    import importlib.util
+
+    import dpselect
+    import dpselect.vocabulary as voc
+    from dpselect.apps import diffpid3
+    from dpselect.experiments import thesis_figure20, thesis_figures23_25
+    from dpselect.utilities import information_gain
+
+    for module, name in ((dpselect, "ig_sensitivity_function"), (information_gain, "ig_sensitivity_function"),
+                         (thesis_figure20, "public_max_degree"), (thesis_figures23_25, "public_n_max"),
+                         (voc, "Mechanism"), (diffpid3, "MECHANISMS")):
+        assert not hasattr(module, name), (module.__name__, name)
+        assert name not in getattr(module, "__all__", ())
+    assert importlib.util.find_spec("dpselect._compat") is None
+    assert not hasattr(dpselect.exceptions, "DpselectDeprecationWarning")
+    for old in ("global", "local", "shifted"):   # diffpid3's old mechanism names (checked before any data is read)
+        with pytest.raises(ValueError, match=rf"mechanism must be one of .*, got '{old}'"):
+            dpselect.get_mechanism(old, allowed=diffpid3.DIFFPID3_MECHANISMS)
+
+
+def test_dpmoet_classifier_budget_is_even_only():
+    """DPMOETClassifier(budget="paper-code") is an unknown value (the published code's convention belongs to the
+    reproductions), refused by fit before the accountant is charged and by privacy_guarantee."""
+    pytest.importorskip("sklearn")
+    import numpy as np
+
+    import dpselect
+    from dpselect.sklearn import DPMOETClassifier
+
+    X = np.random.default_rng(0).uniform(0, 1, (40, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    acc = dpselect.Accountant(epsilon=10.0)
+    clf = DPMOETClassifier(epsilon=1.0, budget="paper-code", population=4, selection=2, generations=2, depth=1,
+                           max_depth=2, output=1, feature_bounds=(0, 1), classes=[0, 1], random_state=0,
+                           accountant=acc)
+    with pytest.raises(ValueError, match=r"budget must be one of 'even', got 'paper-code'"):
+        clf.fit(X, y)
+    assert len(acc.history) == 0
+    with pytest.raises(ValueError, match=r"budget must be one of 'even', got 'paper-code'"):
+        clf.privacy_guarantee()
+    assert clf.set_params(budget="even").fit(X, y).privacy_guarantee().epsilon(0.0) == pytest.approx(1.0)
+    assert len(acc.history) == 1
+
+
+def test_approach_aggregate_everywhere_agg_an_alias():
+    from dpselect.apps.dpmoet import dp_moet
+    from dpselect.apps.influential import MotkinSampler
+    from dpselect.graphs import from_edges
+    from dpselect.tabular import load_nltcs
+    from dpselect.vocabulary import check_approach
+
+    assert check_approach("agg") == check_approach("AGGREGATE") == "aggregate"
+    with pytest.raises(ValueError, match="approach must be one of 'pareto', 'aggregate'.*got 'sum'"):
+        check_approach("sum")
+    small = dict(epsilon=1.0, population=6, selection=2, generations=1, depth=2, max_depth=3, output=2, rng=3)
+    from dpselect.experiments import data_path
+
+    data = load_nltcs(data_path("tabular", "nltcs.dat"))
+    a, b = dp_moet(data, approach="aggregate", **small), dp_moet(data, approach="agg", **small)  # both accepted
+    assert a.variant == b.variant == "DP-MOET-Agg-local" and all(x == y for x, y in zip(a.trees, b.trees))
+    g = from_edges([0, 0, 0, 1, 4, 4, 2, 5], [1, 2, 3, 2, 5, 6, 5, 6], n_nodes=8)
+    s1, s2 = MotkinSampler(g, "aggregate", mechanism="EM"), MotkinSampler(g, "agg", mechanism="EM")
+    assert s1.approach == s2.approach == "aggregate"
+    assert s1.sample(k=2, epsilon=1.0, rng=4).tolist() == s2.sample(k=2, epsilon=1.0, rng=4).tolist()
 
 
 def test_k_omitted_is_one_index():

@@ -11,8 +11,8 @@ Loaders
   and CSV edge lists (comma separated, optional header);
 * :func:`from_edges` builds a graph from two id arrays;
 * :func:`from_networkx` converts a ``networkx`` graph (integer or arbitrary hashable node labels);
-* :func:`load_dataset_graph` loads an edge-list path (by name, ``"enron"`` / ``"github"``, from the
-  project's copy: deprecated; the reproductions find the data, :func:`dpselect.experiments.data_path`).
+* :func:`load_dataset_graph` loads an edge-list path (the reproductions find the data,
+  :func:`dpselect.experiments.data_path`).
 
 Normalisation (never silent): self-loops are dropped, and an edge listed several times, in either
 direction, is kept once. The counts are stored in :attr:`Graph.self_loops_removed` and
@@ -38,7 +38,6 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
-from ._compat import deprecation
 from ._threads import map_in_threads, resolve_threads
 
 __all__ = [
@@ -472,9 +471,7 @@ def from_edges(u: ArrayLike | Iterable[int], v: ArrayLike | Iterable[int], *, no
     nodes : iterable of int, optional
         The public node set (edge-DP: the candidates of a private selection), isolated nodes included;
         the graph is then marked ``public_nodes``. With empty ``u`` and ``v`` this builds a graph without
-        edges. An endpoint outside ``nodes`` is still added (the former meaning of ``nodes``: extra
-        isolated nodes) with a ``DeprecationWarning``, and the node set then depends on the edges:
-        ``public_nodes`` is false. A graph with no node at all is a ``ValueError``.
+        edges. An endpoint outside ``nodes`` is a ``ValueError``, as is a graph with no node at all.
     n_nodes : int, optional
         The public node set as ids ``0..n_nodes-1`` (``public_nodes``); an endpoint outside it is a
         ``ValueError``. Give ``nodes`` or ``n_nodes``, not both. Neither: the nodes are the endpoints,
@@ -524,13 +521,11 @@ def from_edges(u: ArrayLike | Iterable[int], v: ArrayLike | Iterable[int], *, no
         ends = np.concatenate([a, b])
         pos = np.minimum(np.searchsorted(known, ends), max(known.size - 1, 0))
         outside = (known[pos] != ends) if known.size else np.ones(ends.size, dtype=bool)
+        outside = outside[:a.size] | outside[a.size:]
         if outside.any():
-            public = False
-            warnings.warn(deprecation(  # a data-dependent spelling: checked here, not by a decorator
-                f"{name}: {int(np.unique(ends[outside]).size)} edge endpoint(s) (e.g. {int(ends[outside][0])}) are "
-                "not in nodes=; they are added, as extra nodes were before, but this", "a nodes= that holds every "
-                "endpoint (it is an error then): nodes= is the public node set (the node set now depends on the "
-                "private edges)"), stacklevel=2)
+            i = int(np.flatnonzero(outside)[0])
+            raise ValueError(f"nodes= is the public node set, but edge {i} ({int(a[i])}, {int(b[i])}) has an "
+                             f"endpoint outside it")
     ids, inv = np.unique(np.concatenate([a, b, extra]), return_inverse=True)
     inv = inv.ravel()
     n = ids.size
@@ -970,19 +965,18 @@ def _is_networkx(x: Any) -> bool:
     return type(x).__module__.startswith("networkx.") and hasattr(x, "edges") and hasattr(x, "is_directed")
 
 
-def load_dataset_graph(name_or_path: str | os.PathLike, **kwargs: Any) -> Graph:
-    """Load an edge-list file; a name, ``"enron"`` or ``"github"``, is deprecated (see below).
+def load_dataset_graph(path: str | os.PathLike, **kwargs: Any) -> Graph:
+    """Load an edge-list file (finding the papers' data belongs to the reproductions).
 
     Keywords go to :func:`load_edge_list`. An edge-list path needs ``nodes=`` or ``n_nodes=`` for a public
     node set (omitted: the endpoints, read from the data); a graph's published node count is in
-    :data:`PUBLIC_GRAPH_NODES`. A name loads that graph from the project's copy with its published node
-    count (ids 0..n-1): deprecated, removed in dpselect 0.2.0; finding the data belongs to the
-    reproductions, pass the path (``dpselect.experiments.data_path("graphs", GRAPH_DATASETS[name])``).
+    :data:`PUBLIC_GRAPH_NODES` (the file of the project's copy: ``dpselect.experiments.data_path("graphs",
+    GRAPH_DATASETS[name])``).
 
     Parameters
     ----------
-    name_or_path : str or path-like
-        The edge-list file (a dataset name is deprecated).
+    path : str or path-like
+        The edge-list file.
     **kwargs
         Passed to :func:`load_edge_list` (``nodes=``, ``n_nodes=``, ``name=``, ...).
 
@@ -997,22 +991,9 @@ def load_dataset_graph(name_or_path: str | os.PathLike, **kwargs: Any) -> Graph:
     >>> g.n_nodes, g.n_edges, g.max_degree, g.public_nodes
     (36692, 183831, 1383, True)
     """
-    if not isinstance(name_or_path, (str, os.PathLike)):
-        raise TypeError(f"name_or_path must be one of {', '.join(map(repr, GRAPH_DATASETS))} or an edge-list path, "
-                        f"got {type(name_or_path).__name__}")
-    key = str(name_or_path).lower()
-    if key in GRAPH_DATASETS:
-        warnings.warn(f"load_dataset_graph({key!r}) is deprecated and will be removed in dpselect 0.2.0; pass the "
-                      f"edge-list path, e.g. dpselect.experiments.data_path('graphs', {GRAPH_DATASETS[key]!r}), and "
-                      f"n_nodes=PUBLIC_GRAPH_NODES[{key!r}]", DeprecationWarning, stacklevel=2)
-        from .datasets import _shared_copy
-
-        kwargs.setdefault("name", key)
-        if kwargs.get("nodes") is None and kwargs.get("n_nodes") is None:
-            kwargs["n_nodes"] = PUBLIC_GRAPH_NODES[key]
-        return load_edge_list(_shared_copy("graphs", GRAPH_DATASETS[key]), **kwargs)
-    p = Path(name_or_path)
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be an edge-list path (str or path-like), got {type(path).__name__}")
+    p = Path(path)
     if not p.exists():
-        raise FileNotFoundError(
-            f"unknown graph {str(name_or_path)!r}: not one of {', '.join(GRAPH_DATASETS)} and no such file")
+        raise FileNotFoundError(f"no edge-list file {str(path)!r}")
     return load_edge_list(p, **kwargs)

@@ -19,8 +19,7 @@ Conventions shared by every selector here:
   the mechanism is then exactly report-noisy-max on the expanded list, hence ε-DP. A fractional w is
   refused there (ValueError, before any randomness): the "max of w copies" it would give is not ε-DP
   (two candidates, ε = 1: log-ratio 1.31 at w = 0.5, 4.6 at w = 0.01). Every ``*_probabilities``
-  function reads it the same way. (``weights=`` is its deprecated spelling: it still works for one
-  release, with a ``DeprecationWarning``.)
+  function reads it the same way.
 * ``rng``: a ``numpy.random.Generator`` or an int seed; ``None`` draws OS entropy.
 * ``exact=True`` (the default): the output law is *exactly* the mechanism's for the inputs as given
   (floats read as exact rationals), drawn from the generator's random bits only. Every selector is a
@@ -34,8 +33,7 @@ Conventions shared by every selector here:
   output whose probability is below ~2^-53 of the total can be impossible there on one dataset and
   possible on a neighbour, an unbounded privacy loss.
 * Arguments: the data (``utilities``) positionally, then keywords: ``epsilon=``, ``sensitivity=`` (or
-  ``sensitivity_function=``), ``k=``, ... Passing ``epsilon`` and the sensitivity positionally still
-  works for one release, with a ``DeprecationWarning``.
+  ``sensitivity_function=``), ``k=``, ...
 * ``size=N``: N independent draws in one call (an array of N indices, or N × k), vectorised over
   draws; the same law as N separate calls (with ``exact=False``, the same picks too). N·k is at most
   2**28 (checked first).
@@ -68,7 +66,6 @@ from .sampling import NOISES, noisy_top_k, noisy_top_k_batch, noisy_top_k_peeled
 from .sensitivity import SensitivityFunction
 from ._boundary import charge_selection, check_accountant, check_topk_delta, topk_budget
 from .accounting.accountant import Accountant
-from ._compat import keyword_only, renamed_parameter
 from .vocabulary import selection_result
 from .vocabulary import probabilities_result
 
@@ -538,8 +535,6 @@ def _exponential_entry(utilities: ArrayLike, *, epsilon: float, sensitivity: flo
     return _exponential(u, eps_pick, split, sens, kk, monotonic, w, gen, exact, size)
 
 
-@renamed_parameter(old="weights", new="base_measure")
-@keyword_only("epsilon", "sensitivity")
 def exponential(
     utilities: ArrayLike,
     *,
@@ -628,8 +623,6 @@ def exponential(
                               accountant=accountant)
 
 
-@renamed_parameter(old="weights", new="base_measure")
-@keyword_only("epsilon", "sensitivity")
 @probabilities_result
 def exponential_probabilities(utilities: ArrayLike, *, epsilon: float, sensitivity: float, monotonic: bool = False,
                               base_measure: ArrayLike | None = None) -> np.ndarray:
@@ -830,8 +823,6 @@ def _report_noisy_max_entry(utilities: ArrayLike, *, epsilon: float, sensitivity
                          base_measure, rng, exact, size, accountant)
 
 
-@renamed_parameter(old="weights", new="base_measure")
-@keyword_only("epsilon", "sensitivity")
 def report_noisy_max(
     utilities: ArrayLike,
     *,
@@ -940,8 +931,6 @@ def _permute_and_flip_entry(utilities: ArrayLike, *, epsilon: float, sensitivity
                          base_measure, rng, exact, size, accountant)
 
 
-@renamed_parameter(old="weights", new="base_measure")
-@keyword_only("epsilon", "sensitivity")
 def permute_and_flip(
     utilities: ArrayLike,
     *,
@@ -1019,8 +1008,6 @@ def permute_and_flip(
                                    accountant=accountant)
 
 
-@renamed_parameter(old="weights", new="base_measure")
-@keyword_only("epsilon", "sensitivity")
 @probabilities_result
 def permute_and_flip_probabilities(utilities: ArrayLike, *, epsilon: float, sensitivity: float, monotonic: bool = False,
                                    base_measure: ArrayLike | None = None) -> np.ndarray:
@@ -1094,7 +1081,6 @@ def permute_and_flip_probabilities(utilities: ArrayLike, *, epsilon: float, sens
     return probs
 
 
-@keyword_only("epsilon", "sensitivity")
 @probabilities_result
 def report_noisy_max_probabilities(utilities: ArrayLike, *, epsilon: float, sensitivity: float,
                                    noise: Literal["laplace", "gumbel", "exponential"] = "laplace",
@@ -1256,8 +1242,6 @@ def _local_dampening_entry(utilities: ArrayLike, *, epsilon: float, sensitivity_
     return _local_dampening(u, eps_pick, split, sf, kk, w, gen, exact, size, max_steps)
 
 
-@renamed_parameter(old="weights", new="base_measure")
-@keyword_only("epsilon", "sensitivity_function")
 def local_dampening(
     utilities: ArrayLike,
     *,
@@ -1342,8 +1326,6 @@ def local_dampening(
                                   size=size, accountant=accountant)
 
 
-@renamed_parameter(old="weights", new="base_measure")
-@keyword_only("epsilon", "sensitivity_function")
 @probabilities_result
 def local_dampening_probabilities(utilities: ArrayLike, *, epsilon: float, sensitivity_function: SensitivityFunction,
                                   base_measure: ArrayLike | None = None, max_steps: int = DEFAULT_MAX_STEPS) -> np.ndarray:
@@ -1428,8 +1410,6 @@ def _shifted_local_dampening_entry(utilities: ArrayLike, *, epsilon: float, sens
     return _shifted_local_dampening(u, eps_pick, split, sf, kk, w, gen, exact, size, max_steps, direction)
 
 
-@renamed_parameter(old="weights", new="base_measure")
-@keyword_only("epsilon", "sensitivity_function")
 def shifted_local_dampening(
     utilities: ArrayLike,
     *,
@@ -1519,8 +1499,6 @@ def shifted_local_dampening(
                                           max_steps=max_steps, exact=exact, size=size, accountant=accountant)
 
 
-@renamed_parameter(old="weights", new="base_measure")
-@keyword_only("epsilon", "sensitivity_function")
 @probabilities_result
 def shifted_local_dampening_probabilities(utilities: ArrayLike, *, epsilon: float,
                                           sensitivity_function: SensitivityFunction,

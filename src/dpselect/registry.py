@@ -44,7 +44,10 @@ composition is (ε, δ)-DP; the selectors then run each pick with exactly that �
 
 Every selector and :meth:`Mechanism.select` take ``accountant=``: the call's ``.privacy(...)`` (``size``
 times for ``size=`` batches) is charged after the arguments are checked and before any random bit is drawn
-(:mod:`dpselect._boundary`).
+(:mod:`dpselect._boundary`). A user's selector without ``accountant=`` checks its own arguments, so
+:meth:`Mechanism.select` checks that the budget affords the call, runs it, and charges once it has drawn
+(nothing when it refuses before drawing); its output is checked (type, shape, range, distinct picks) with
+messages that name no value.
 
 Adding a mechanism is one :func:`register` call with its spec (see ``docs/architecture.md``, "Where new
 things go"). :func:`unregister` removes one (for tests).
@@ -67,6 +70,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import numbers
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Literal, Mapping
@@ -76,7 +80,8 @@ import numpy as np
 from . import mechanisms as _m
 from . import vocabulary as _voc
 from ._validation import check_choice, check_int, check_positive, short_repr
-from ._boundary import charge_selection, check_accountant, check_topk_delta, topk_budget
+from ._boundary import check_accountant, check_topk_delta, repeated, selection_label, topk_budget
+from ._rng import check_rng
 from .accounting.composition import AdaptiveBoundedRangeComposition, PureDPComposition
 from .accounting.guarantees import BoundedRange, Guarantee, PureDP
 from .dampening import DEFAULT_MAX_STEPS, dampen_with_error, shift_totals_with_error
@@ -133,8 +138,8 @@ class Mechanism:
     probability_fn : callable
         ``probability_fn(utilities, *, epsilon, sensitivity | sensitivity_function, base_measure=None,
         **options)``: the exact law of one pick.
-    aliases : tuple of str
-        Short names, lower case (matched case-insensitively).
+    aliases : str or tuple of str
+        Short names, lower case (matched case-insensitively); one string is one alias (``"ty"``, not "t", "y").
     noises : tuple of str
         The noise families of the noisy max the mechanism is (one of :data:`dpselect.sampling.NOISES`); the
         first is the default. More than one: selectable by the option ``noise=`` (report-noisy-max). The
@@ -177,6 +182,8 @@ class Mechanism:
     prepare_fn: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
     select_prepared_fn: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
     _takes: tuple[str, ...] = field(default=(), init=False, repr=False, compare=False)
+    #: whether the selector can be handed ``rng=`` (a parameter of that name, or ``**kwargs``)
+    _takes_rng: bool = field(default=False, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name or self.name != self.name.strip().lower():
@@ -186,7 +193,14 @@ class Mechanism:
         for what, fn in (("selector", self.selector), ("probability_fn", self.probability_fn)):
             if not callable(fn):
                 raise TypeError(f"{what} must be callable, got {short_repr(fn)}")
-        object.__setattr__(self, "aliases", tuple(a.strip().lower() for a in self.aliases))
+        aliases = (self.aliases,) if isinstance(self.aliases, str) else self.aliases   # 'ty' is one alias
+        try:
+            aliases = tuple(aliases)
+        except TypeError:
+            raise TypeError(f"aliases must be a string or a tuple of strings, got {short_repr(self.aliases)}") from None
+        if not all(isinstance(a, str) and a.strip() for a in aliases):
+            raise TypeError(f"aliases must be a string or a tuple of non-empty strings, got {short_repr(self.aliases)}")
+        object.__setattr__(self, "aliases", tuple(a.strip().lower() for a in aliases))
         if not self.noises or any(n not in NOISES for n in self.noises):
             raise ValueError(f"noises must be a non-empty tuple of {', '.join(NOISES)}, got {self.noises!r}")
         if self.guarantee not in (None, PureDP, BoundedRange):
@@ -199,6 +213,8 @@ class Mechanism:
         except (TypeError, ValueError):   # a builtin or the like without a signature: none of them
             params = {}  # type: ignore[assignment]
         object.__setattr__(self, "_takes", tuple(o for o in BOUNDARY_OPTIONS if o in params))
+        object.__setattr__(self, "_takes_rng", "rng" in params or any(
+            p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()))
 
     # -- capabilities --------------------------------------------------------------------------------
     @property
@@ -245,7 +261,7 @@ class Mechanism:
         """Select with this mechanism: ``sensitivity`` is Δu (global) or a SensitivityFunction (local).
 
         The arguments are checked once, by the mechanism's own entry point (for the built-ins the function of
-        :mod:`dpselect.mechanisms` without its deprecation layer), then ``accountant`` is charged
+        :mod:`dpselect.mechanisms`, its checked entry), then ``accountant`` is charged
         :meth:`privacy` of the call, then the mechanism draws.
 
         Parameters
@@ -257,10 +273,15 @@ class Mechanism:
         sensitivity : float or SensitivityFunction
             Δu (``kind == "global"``) or the sensitivity function (``kind == "local"``).
         accountant : Accountant, optional
-            Charged ``self.privacy(epsilon, k=, delta=, **options)`` (``size`` times for ``size=N``) before
-            any random bit is drawn; a refused charge raises :class:`~dpselect.BudgetExceededError` and
-            leaves the generator untouched. A selector without ``accountant=`` in its signature (a mechanism
-            registered by a user) is charged here, after the registry's checks of ε, ``k`` and the options.
+            Charged ``self.privacy(epsilon, k=, delta=, **options)`` (``size`` times for ``size=N``; with
+            ``delta=`` the per-pick ε the release runs at); a refused charge raises
+            :class:`~dpselect.BudgetExceededError` and leaves the generator untouched. The built-in selectors
+            charge after their checks and before any random bit. A selector without ``accountant=`` in its
+            signature (a mechanism registered by a user) runs only if the budget affords the call, on a
+            ``Generator`` made from ``rng`` (where it takes ``rng=``), and is charged here once it has drawn:
+            after it returns, or when it raises after drawing (a failure that depends on the draw). One that
+            raises before drawing from ``rng`` (its argument checks) costs nothing; without an ``rng=`` to
+            watch, any failure is charged.
         **options
             :data:`COMMON_OPTIONS`, :attr:`options` and, where the selector takes it, ``delta=`` (top-k under
             (ε, δ)); others are a ``TypeError`` naming them.
@@ -271,6 +292,14 @@ class Mechanism:
             An ``int`` with ``k`` omitted, an int64 array of shape (k,) for any int ``k``; with ``size=N``
             shapes (N,) and (N, k).
 
+        Raises
+        ------
+        TypeError, ValueError
+            A bad argument; or a user's selector returned something outside that convention (not an integer,
+            NaN, another shape, a position outside the candidates, a candidate twice among k picks): the
+            message names the mechanism and what was expected, never the returned value (it depends on the
+            data).
+
         Examples
         --------
         >>> get_mechanism("EM").select([1.0, 9.0, 2.0], epsilon=50.0, sensitivity=1.0, rng=0)
@@ -279,14 +308,102 @@ class Mechanism:
         (4, 2)
         """
         self._check_options(options, probabilities=False)
-        if accountant is not None and "accountant" not in self._takes:
-            size = options.get("size")
-            charge_selection(check_accountant(accountant), self, epsilon, k=options.get("k"),
-                             size=None if size is None else check_int(size, "size", minimum=1),
-                             **({"noise": options["noise"]} if "noise" in options else {}))
-        elif accountant is not None:
+        if getattr(self.selector, "_dpselect_builtin", False):
+            # a built-in entry point: it checks every argument, charges accountant= and draws, in that order
+            if accountant is not None:
+                options["accountant"] = accountant
+            return self.selector(utilities, epsilon=epsilon, **{self.sensitivity_keyword: sensitivity}, **options)
+        return self._select_user(utilities, epsilon, sensitivity, accountant, options)
+
+    def _select_user(self, utilities: Any, epsilon: float, sensitivity: Any, accountant: Any,
+                     options: dict[str, Any]) -> Any:
+        """:meth:`select` with a selector that is not a built-in entry point (a user's).
+
+        Its arguments are checked by the selector itself, so an accountant it does not take is not charged
+        before it runs: the affordability of the call is checked first (a refusal draws nothing), then the
+        selector runs on a ``Generator`` whose state tells whether it drew, and the accountant is charged after
+        it drew (after a return, or after an exception raised once it had drawn: that failure is a function of
+        the draw). A selector that refuses before drawing costs nothing. Its output is then checked with
+        messages that name no value (the output and the data it came from are private)."""
+        k = options.get("k")
+        size = options.get("size")
+        kk = None if k is None else check_int(k, "k", minimum=1)
+        nn = None if size is None else check_int(size, "size", minimum=1)
+        acc: Any = None
+        guarantee: Any = None
+        label = self.name
+        if accountant is not None and "accountant" in self._takes:
             options["accountant"] = accountant
-        return self.selector(utilities, epsilon=epsilon, **{self.sensitivity_keyword: sensitivity}, **options)
+        elif accountant is not None:
+            acc = check_accountant(accountant)
+            delta = check_topk_delta(options.get("delta", 0.0), kk)
+            noise = {"noise": options["noise"]} if "noise" in options else {}
+            # the guarantee the release runs at: per-pick ε from (ε, δ) when the selector takes delta= (item 6)
+            guarantee = repeated(self.privacy(epsilon, k=kk, delta=delta, **noise), 1 if nn is None else nn)
+            label = selection_label(self.name, kk, nn, delta)
+            if not acc.can_afford(guarantee):
+                acc.charge(guarantee, label=label)        # raises BudgetExceededError: nothing drawn or recorded
+        gen = None
+        if acc is not None and ("rng" in options or self._takes_rng):
+            gen = check_rng(options.get("rng"))
+            options["rng"] = gen
+        state = None if gen is None else gen.bit_generator.state
+        try:
+            out = self.selector(utilities, epsilon=epsilon, **{self.sensitivity_keyword: sensitivity}, **options)
+        except BaseException:
+            # charged unless the selector provably drew nothing (it refused on its checks): without a
+            # generator to watch, a failure after drawing cannot be told apart, so it is charged
+            if acc is not None and (gen is None or gen.bit_generator.state != state):
+                acc.charge(guarantee, label=label)
+            raise
+        if acc is not None:
+            acc.charge(guarantee, label=label)            # before the output is checked: it was drawn
+        return self._check_output(out, utilities, kk, nn)
+
+    def _check_output(self, out: Any, utilities: Any, k: int | None, size: int | None) -> Any:
+        """A user selector's output in dpselect's return convention, or a TypeError / ValueError naming no value:
+        ``k`` omitted: one int (``size=N``: an (N,) int array); an int ``k``: an (k,) int64 array of distinct
+        indices ((N, k) with ``size=N``). Positions in [0, n) (labels of the index for a pandas Series)."""
+        who = f"the selector of mechanism {self.name!r}"
+        want = ("one int index" if k is None and size is None else
+                f"an int array of shape ({size},)" if k is None else
+                f"an int array of shape ({k},)" if size is None else f"an int array of shape ({size}, {k})")
+        labels = getattr(utilities, "index", None) if _voc._is_labelled(utilities) else None
+        if labels is not None:
+            arr = np.asarray(out, dtype=object)
+            pos = np.asarray(labels.get_indexer(arr.reshape(-1)), dtype=np.int64).reshape(arr.shape)
+            if (pos < 0).any():
+                raise ValueError(f"{who} returned a label that is not in the utilities' index (the value is not "
+                                 "shown: it depends on the data)")
+        else:
+            if k is None and size is None and (isinstance(out, (bool, np.bool_))
+                                               or not isinstance(out, (numbers.Integral, np.integer))):
+                raise TypeError(f"{who} must return {want}; it returned something else (not shown: it depends "
+                                "on the data)")
+            try:
+                arr = np.asarray(out)
+            except Exception:                             # a ragged or exotic object
+                raise TypeError(f"{who} must return {want}; it returned something else (not shown: it depends "
+                                "on the data)") from None
+            if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
+                raise TypeError(f"{who} must return {want}; it returned a non-integer value (not shown: it "
+                                "depends on the data)")
+            pos = arr
+        shape = (() if size is None else (size,)) + (() if k is None else (k,))
+        if pos.shape != shape:
+            raise ValueError(f"{who} must return {want}; it returned another shape (not shown: it depends on the "
+                             "data)")
+        n = np.shape(utilities)[0] if labels is None and np.ndim(utilities) >= 1 else None
+        if labels is None and ((pos < 0).any() or (n is not None and (pos >= n).any())):
+            raise ValueError(f"{who} returned an index outside the candidates' positions 0 .. n-1 (the index is "
+                             "not shown: it depends on the data)")
+        if k is not None and k > 1:
+            rows = np.sort(pos.reshape(-1, k), axis=1)
+            if (rows[:, 1:] == rows[:, :-1]).any():
+                raise ValueError(f"{who} returned a candidate twice among its k={k} picks (k picks are distinct)")
+        if labels is not None:
+            return arr.item() if arr.ndim == 0 else arr
+        return int(pos) if pos.ndim == 0 else pos.astype(np.int64, copy=False)
 
     def probabilities(self, utilities: Any, *, epsilon: float, sensitivity: Any, **options: Any) -> np.ndarray:
         """The exact law of one pick (k = 1).
@@ -512,7 +629,7 @@ def register(spec: Mechanism, *, replace: bool = False) -> Mechanism:
 
     From then on :func:`get_mechanism`, :func:`names` and every function taking ``mechanism=`` (through
     :func:`dpselect.vocabulary.check_mechanism`) know it. A selector without ``accountant=`` in its signature
-    is charged by :meth:`Mechanism.select` before it runs.
+    is charged by :meth:`Mechanism.select` once it has drawn (after a check that the budget affords it).
 
     Parameters
     ----------
@@ -653,7 +770,7 @@ def _late(attr: str) -> Callable[..., Any]:
     spy, is what the registry calls); ``inspect.signature`` sees the function's own signature.
 
     The built-in selectors are the mechanisms' checked entry points (``_<name>_entry``: the public function
-    without its deprecation layer; it checks every argument once, charges ``accountant=`` and calls the
+    calls it; it checks every argument once, charges ``accountant=`` and calls the
     implementation on plain values), so :meth:`Mechanism.select` validates once, as the public function does."""
     target = getattr(_m, attr)
 
@@ -663,6 +780,7 @@ def _late(attr: str) -> Callable[..., Any]:
     call.__name__ = call.__qualname__ = attr
     call.__doc__ = target.__doc__
     call.__wrapped__ = target  # type: ignore[attr-defined]
+    call._dpselect_builtin = True  # type: ignore[attr-defined]   # a checked entry point: Mechanism.select trusts it
     return call
 
 

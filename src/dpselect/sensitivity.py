@@ -20,7 +20,6 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ._compat import renamed_parameter
 from ._validation import short_repr, check_bool, check_int, check_positive
 
 __all__ = ["SensitivityFunction", "constant", "maximum", "weighted_sum"]
@@ -516,7 +515,6 @@ def check_weight_values(weights: Any, m: int) -> np.ndarray:
     raise TypeError(f"objective_weights must be a 1-D array of {m} finite numbers, got {short_repr(weights)}")
 
 
-@renamed_parameter(old="weights", new="objective_weights")
 def weighted_sum(objective_weights: "Sequence[float] | np.ndarray",
                  sensitivity_functions: Sequence[SensitivityFunction]) -> SensitivityFunction:
     """δ^agg(x, t, r) = Σ_i |w_i| δ_i(x, t, r) with Δ = Σ_i |w_i| Δ_i (paper Thm 5.3 and 5.4).
@@ -527,7 +525,7 @@ def weighted_sum(objective_weights: "Sequence[float] | np.ndarray",
     Parameters
     ----------
     objective_weights : sequence of m floats
-        The w_i (finite, not all zero; negative allowed). ``weights=`` is its deprecated spelling.
+        The w_i (finite, not all zero; negative allowed).
     sensitivity_functions : sequence of m SensitivityFunction
         δ_i for each objective, over the same n candidates.
 

@@ -21,18 +21,15 @@ from __future__ import annotations
 
 import csv
 import math
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ._compat import renamed_parameter
 from ._rng import check_rng
 from .typing import RngLike
 from ._validation import check_int
-from .datasets import _shared_copy
 from .exceptions import warn_public_from_data
 
 __all__ = [
@@ -42,7 +39,6 @@ __all__ = [
     "load_adult",
     "load_dat",
     "load_table",
-    "load_tabular",
     "TABULAR_DATASETS",
     "ADULT_NUMERIC_BOUNDS",
     "ADULT_CATEGORIES",
@@ -50,7 +46,7 @@ __all__ = [
     "ADULT_CATEGORICAL",
 ]
 
-#: lower-case names accepted by :func:`load_tabular` (and the reproductions' ``--datasets``)
+#: lower-case names of the papers' tables (the reproductions' ``--datasets``)
 TABULAR_DATASETS = ("nltcs", "adult", "acs")
 
 
@@ -60,7 +56,8 @@ class TabularData:
 
     The loaders (:func:`load_table`, :func:`load_nltcs`, :func:`load_acs`, :func:`load_adult`,
     :func:`load_dat`) build it with a public encoding; the constructor checks the encoding (``ValueError``
-    naming the column) and does not scale or code anything itself.
+    naming the column) and does not scale or code anything itself. A table of 0 records is valid: under
+    add/remove-one it neighbours every one-record table, and a private fit on it releases like on any other.
 
     Parameters
     ----------
@@ -119,8 +116,8 @@ class TabularData:
         if self.X.ndim != 2:
             raise ValueError(f"X must be 2-D (records x features), got shape {self.X.shape}")
         n, p = self.X.shape
-        if n == 0:
-            raise ValueError("the table is empty (0 records)")
+        # 0 records is a table like any other: under add/remove-one it neighbours every one-record table, and
+        # a private fit on it must release (from its law on the empty table), not fail
         if p == 0:
             raise ValueError("the table has no predictor column")
         if self.y.shape != (n,):
@@ -345,7 +342,7 @@ def load_dat(dat: str | Path, domain: str | Path, *, label_column: int, positive
                        name or dat.stem, f"a{lc}")
 
 
-def load_nltcs(path: str | Path | None = None, *, label_column: int = 13) -> TabularData:
+def load_nltcs(path: str | Path, *, label_column: int = 13) -> TabularData:
     """NLTCS (National Long Term Care Survey): 21,574 records, 16 binary attributes.
 
     The class is column ``label_column`` (default 13, **0-based**: the 14th column of ``nltcs.dat``),
@@ -354,13 +351,12 @@ def load_nltcs(path: str | Path | None = None, *, label_column: int = 13) -> Tab
     we read it as a Python (0-based) index, as in the papers' Python code. Pass another index to
     predict another attribute.
 
-    ``path`` is the ``.dat`` file (its ``.domain`` must sit beside it). Omitting it (the project's copy)
-    is deprecated and will be removed in dpselect 0.2.0: pass the path.
+    ``path`` is the ``.dat`` file (its ``.domain`` must sit beside it).
 
     Parameters
     ----------
     path : str or path-like
-        The ``nltcs.dat`` file (omitting it is deprecated).
+        The ``nltcs.dat`` file.
     label_column : int, default 13
         0-based (or negative) index of the class column.
 
@@ -376,24 +372,23 @@ def load_nltcs(path: str | Path | None = None, *, label_column: int = 13) -> Tab
     >>> d.n_records, d.n_features, int(d.y.sum())
     (21574, 15, 8697)
     """
-    dat = Path(path) if path is not None else _default_copy("load_nltcs", "path", "tabular", "nltcs.dat")
+    dat = Path(path)
     return load_dat(dat, dat.with_suffix(".domain"), label_column=label_column, name="nltcs")
 
 
-def load_acs(path: str | Path | None = None, *, label_column: int = -13) -> TabularData:
+def load_acs(path: str | Path, *, label_column: int = -13) -> TabularData:
     """ACS (American Community Survey, IPUMS 2013-2014): 47,461 records, 23 binary attributes.
 
     The class is the 13th column from the end (``label_column=-13``, a Python negative index: column
     10 of 0..22), as in the papers' experiments; the other 22 columns are categorical predictors. Pass
     another (0-based or negative) index to predict another attribute.
 
-    ``path`` is the ``.dat`` file (its ``.domain`` must sit beside it). Omitting it (the project's copy)
-    is deprecated and will be removed in dpselect 0.2.0: pass the path.
+    ``path`` is the ``.dat`` file (its ``.domain`` must sit beside it).
 
     Parameters
     ----------
     path : str or path-like
-        The ``acs.dat`` file (omitting it is deprecated).
+        The ``acs.dat`` file.
     label_column : int, default -13
         0-based or negative index of the class column.
 
@@ -409,7 +404,7 @@ def load_acs(path: str | Path | None = None, *, label_column: int = -13) -> Tabu
     >>> d.n_records, d.n_features
     (47461, 22)
     """
-    dat = Path(path) if path is not None else _default_copy("load_acs", "path", "tabular", "acs.dat")
+    dat = Path(path)
     return load_dat(dat, dat.with_suffix(".domain"), label_column=label_column, name="acs")
 
 
@@ -423,7 +418,6 @@ def _is_number(s: str) -> bool:
     return math.isfinite(v)
 
 
-@renamed_parameter(old="numeric_bounds", new="feature_bounds")
 def load_table(data: str | Path | Mapping[str, Sequence] | Any, label: str, *,
                positive: Any = None, features: Sequence[str] | None = None,
                categorical: Sequence[str] | None = None, numeric: Sequence[str] | None = None,
@@ -451,7 +445,7 @@ def load_table(data: str | Path | Mapping[str, Sequence] | Any, label: str, *,
     missing : values treated as missing; rows holding one in a used column are dropped. ``None``, NaN
         and pandas' ``NA`` / ``NaT`` cells of a DataFrame or mapping are always missing.
     feature_bounds : mapping name -> (lo, hi)
-        (``numeric_bounds=`` is its deprecated spelling.) **Public** range of each numeric column (from its documented schema, not from the data):
+        **Public** range of each numeric column (from its documented schema, not from the data):
         values are scaled to [0, 1] by (v − lo) / (hi − lo). A value outside [lo, hi] is a
         ``ValueError`` naming ``feature_bounds[name]``. A numeric column left out is scaled by its own
         minimum and maximum, with a :class:`~dpselect.PrivacyLeakWarning`.
@@ -461,11 +455,12 @@ def load_table(data: str | Path | Mapping[str, Sequence] | Any, label: str, *,
         and ``n_values`` is its length (values not occurring in the data still count). A value not in
         the list is a ``ValueError`` naming ``categories[name]``. A categorical column left out gets
         the sorted values occurring in the data, with a :class:`~dpselect.PrivacyLeakWarning`. A
-        label left out whose values are 0/1 (or False/True, in any of the spellings "0", "1", "0.0",
-        "1.0", "True", "true", "False", "false") needs no list: that convention is public, 1/True is
-        positive, and a table holding one class only loads (an error there would depend on the
-        records). Other labels left out are read from the data with a
-        :class:`~dpselect.PrivacyLeakWarning` and must then take exactly two values.
+        label left out is read from the data, with a :class:`~dpselect.PrivacyLeakWarning` on every
+        table (whatever values it holds: a warning on some tables only would depend on the records):
+        values 0/1 (or False/True, in any of the spellings "0", "1", "0.0", "1.0", "True", "true",
+        "False", "false") follow the boolean convention (1/True positive; a table holding one class only
+        loads), other values must then take exactly two values. Give ``categories[label]`` to load
+        without the warning.
     name : str, optional
     delimiter : str
         CSV field separator (fields are stripped of surrounding spaces).
@@ -578,15 +573,19 @@ def _encode_label(lab: np.ndarray, label: str, positive: Any, domain: list[str] 
         if len(domain) != 2:
             raise ValueError(f"categories[{label!r}] must list the label's two values, got {domain}")
         values = list(domain)
-        bad = sorted(set(lab.tolist()) - set(values))
-        if bad:
-            raise ValueError(f"categories[{label!r}] must list every value of the label: {bad[0]!r} is not one of "
+        if set(lab.tolist()) - set(values):
+            # a record's label: not named
+            raise ValueError(f"categories[{label!r}] must list every value of the label: a value is not one of "
                              f"{values}")
     else:
         values = sorted(set(lab.tolist()))
+        # the label's values are part of the public schema; here they are read off the records, on every
+        # table alike (a warning on some neighbours only, e.g. {"1", "2"} but not {"1"}, would itself depend
+        # on the data); the message names no value
+        warn_public_from_data(f"categories[{label!r}]", f"the values of column {label!r}", "load_table",
+                              stacklevel=4)
         if set(values) <= _BOOLEAN_LABELS:
-            # 0/1 or False/True: the public boolean convention names both classes, whether or not both
-            # occur (an error on a table without one class would depend on the data)
+            # 0/1 or False/True: the boolean convention names both classes, whether or not both occur
             truth = {"1": True, "1.0": True, "True": True, "true": True}
             if positive is None:
                 pos_true = True
@@ -598,10 +597,8 @@ def _encode_label(lab: np.ndarray, label: str, positive: Any, domain: list[str] 
                 pos_true = truth.get(pos, False)
             return (np.array([truth.get(v, False) for v in lab.tolist()], dtype=bool) == pos_true).astype(np.int8)
         if len(values) != 2:
-            raise ValueError(f"label column {label!r} must be binary, it takes {len(values)} value(s): {values[:10]}; "
-                             f"give its two public values as categories[{label!r}] (one may be absent)")
-        # the class values are part of the public schema; here they were read off the records
-        warn_public_from_data(f"categories[{label!r}]", values, "load_table", stacklevel=5)  # +1: the compat wrapper
+            raise ValueError(f"label column {label!r} must be binary: give its two public values as "
+                             f"categories[{label!r}] (one may be absent)")
     if positive is None:
         if set(values) <= _BOOLEAN_LABELS:
             pos = [v for v in values if v in ("1", "1.0", "True", "true")][0]
@@ -610,7 +607,8 @@ def _encode_label(lab: np.ndarray, label: str, positive: Any, domain: list[str] 
     else:
         pos = str(positive).strip()
         if pos not in values:
-            raise ValueError(f"positive={positive!r} is not a value of label column {label!r} ({values})")
+            raise ValueError(f"positive={positive!r} is not a value of label column {label!r}"
+                             + (f" ({values})" if domain is not None else ""))   # values read off data: not named
     return (lab == pos).astype(np.int8)
 
 
@@ -624,13 +622,12 @@ def _encode_numeric(col: np.ndarray, c: str, bounds: tuple[float, float] | None)
         raise ValueError(f"numeric column {c!r} holds non-finite values")
     if bounds is not None:
         lo, hi = bounds
-        out = (v < lo) | (v > hi)
-        if out.any():
-            raise ValueError(f"feature_bounds[{c!r}] = {(lo, hi)} must bound the column: it holds "
-                             f"{v[out][0]:g} ({int(out.sum())} value(s) outside)")
+        if ((v < lo) | (v > hi)).any():
+            # a record's value and the number of such records are private: not named
+            raise ValueError(f"feature_bounds[{c!r}] = {(lo, hi)} must bound the column: a value lies outside")
     else:
         lo, hi = float(v.min()), float(v.max())
-        warn_public_from_data(f"feature_bounds[{c!r}]", (lo, hi), "load_table", stacklevel=5)  # +1: the compat wrapper
+        warn_public_from_data(f"feature_bounds[{c!r}]", (lo, hi), "load_table", stacklevel=4)
     return np.zeros_like(v) if hi == lo else (v - lo) / (hi - lo)
 
 
@@ -640,12 +637,12 @@ def _encode_categorical(col: np.ndarray, c: str, values: list[str] | None) -> tu
     if values is None:
         found = uniq.tolist()
         warn_public_from_data(f"categories[{c!r}]", found if len(found) <= 10 else f"{len(found)} values",
-                              "load_table", stacklevel=5)  # +1: the compat wrapper
+                              "load_table", stacklevel=4)
         return inv.ravel().astype(np.float64), found
     lookup = {x: k for k, x in enumerate(values)}
-    bad = [u for u in uniq.tolist() if u not in lookup]
-    if bad:
-        raise ValueError(f"categories[{c!r}] must list every value of the column: {bad[0]!r} is not "
+    if any(u not in lookup for u in uniq.tolist()):
+        # a record's value: not named
+        raise ValueError(f"categories[{c!r}] must list every value of the column: a value is not "
                          f"one of {values[:10]}{' ...' if len(values) > 10 else ''}")
     return np.array([lookup[u] for u in uniq.tolist()], dtype=np.float64)[inv.ravel()], list(values)
 
@@ -766,7 +763,7 @@ ADULT_CATEGORIES: dict[str, list[str]] = {c: sorted(v) for c, v in {
 }.items()}
 
 
-def load_adult(directory: str | Path | None = None) -> TabularData:
+def load_adult(directory: str | Path) -> TabularData:
     """UCI Adult: ``adult.data`` + ``adult.test`` merged, rows with ``?`` dropped: 45,222 records.
 
     Label: income ``>50K`` (1) versus ``<=50K`` (0); the trailing dot of the test file's labels is
@@ -777,13 +774,12 @@ def load_adult(directory: str | Path | None = None) -> TabularData:
     recoding of ``education``) are left out. The first line of each file is a header line. Nothing is read
     from the records but the records: no :class:`~dpselect.PrivacyLeakWarning`.
 
-    ``directory`` holds both files. Omitting it (the project's copy) is deprecated and will be removed
-    in dpselect 0.2.0: pass the directory.
+    ``directory`` holds both files.
 
     Parameters
     ----------
     directory : str or path-like
-        The directory holding ``adult.data`` and ``adult.test`` (omitting it is deprecated).
+        The directory holding ``adult.data`` and ``adult.test``.
 
     Returns
     -------
@@ -797,8 +793,7 @@ def load_adult(directory: str | Path | None = None) -> TabularData:
     >>> d.n_records, d.n_features, int(d.y.sum())
     (45222, 12, 11208)
     """
-    base = (Path(directory) if directory is not None
-            else _default_copy("load_adult", "directory", "tabular"))
+    base = Path(directory)
     cols: dict[str, list] = {}
     for fname in ("adult.data", "adult.test"):
         path = base / fname
@@ -811,47 +806,3 @@ def load_adult(directory: str | Path | None = None) -> TabularData:
     cols[label] = [s.strip().rstrip(".") for s in cols[label]]
     return load_table(cols, label, positive=">50K", features=list(ADULT_NUMERIC + ADULT_CATEGORICAL),
                       feature_bounds=ADULT_NUMERIC_BOUNDS, categories=ADULT_CATEGORIES, name="adult")
-
-
-def load_tabular(name: str) -> TabularData:
-    """One of the papers' datasets by name, from the project's copy (deprecated, removed in dpselect 0.2.0).
-
-    ``name`` is ``nltcs``, ``adult`` or ``acs`` (:data:`TABULAR_DATASETS`). Pass a path to
-    :func:`load_nltcs`, :func:`load_acs` or :func:`load_adult` instead (the reproductions use
-    ``dpselect.experiments._data.load_tabular``).
-
-    Parameters
-    ----------
-    name : {"nltcs", "adult", "acs"}
-        The dataset (``ValueError`` otherwise).
-
-    Returns
-    -------
-    TabularData
-        The same table as the loader given the project's copy.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore", DeprecationWarning)
-    ...     load_tabular("nltcs").n_records
-    21574
-    """
-    if name not in TABULAR_DATASETS:
-        raise ValueError(f"unknown tabular dataset {name!r}; choose from {', '.join(TABULAR_DATASETS)}")
-    warnings.warn(f"load_tabular({name!r}) is deprecated and will be removed in dpselect 0.2.0; pass the path "
-                  f"to load_{name}(), e.g. dpselect.experiments.data_path('tabular', ...)",
-                  DeprecationWarning, stacklevel=2)
-    if name == "adult":
-        return load_adult(_shared_copy("tabular", "adult.data").parent)
-    dat = _shared_copy("tabular", f"{name}.dat")
-    return load_nltcs(dat) if name == "nltcs" else load_acs(dat)
-
-
-def _default_copy(fn: str, param: str, *parts: str) -> Path:
-    # the deprecated path-less call of a public loader: warn (at its caller's line) and find the project's copy
-    warnings.warn(f"{fn}() without {param} is deprecated and will be removed in dpselect 0.2.0; pass {param}, "
-                  f"e.g. dpselect.experiments.data_path({', '.join(map(repr, parts))})",
-                  DeprecationWarning, stacklevel=3)
-    return _shared_copy(*parts)

@@ -2,9 +2,7 @@
 
 Every function that takes a selection mechanism takes ``mechanism=`` with one of :data:`MECHANISMS` (the
 read-only view of :mod:`dpselect.registry`, name -> spec); the short aliases EM, PF, RNM, LD and SLD are
-accepted case-insensitively. Older spellings of some
-functions (``local=True``, ``sensitivity="local"``, ``"global"/"local"/"shifted"``) keep working for one
-release with a ``DeprecationWarning`` (the decorators of :mod:`dpselect._compat`).
+accepted case-insensitively.
 """
 from __future__ import annotations
 
@@ -12,12 +10,10 @@ import functools
 import inspect
 import sys
 import types
-import warnings
 from typing import Any, Callable, Iterable, Literal, Mapping, TypeVar
 
 import numpy as np
 
-from ._compat import deprecation
 
 __all__ = ["MECHANISMS", "GLOBAL_MECHANISMS", "LOCAL_MECHANISMS", "ALIASES", "MechanismName", "check_mechanism",
            "APPROACHES", "APPROACH_ALIASES", "check_approach"]
@@ -43,15 +39,6 @@ ALIASES: Mapping[str, str] = types.MappingProxyType(_ALIAS_TABLE)
 #: registry).
 MechanismName = Literal["exponential", "permute_and_flip", "report_noisy_max", "local_dampening",
                         "shifted_local_dampening", "EM", "PF", "RNM", "LD", "SLD"]
-
-
-def __getattr__(name: str) -> Any:
-    # ``Mechanism`` was the Literal's name until this release; dpselect.Mechanism is now the registry's spec.
-    if name == "Mechanism":
-        warnings.warn(deprecation("dpselect.vocabulary.Mechanism", "dpselect.vocabulary.MechanismName (the Literal "
-                                  "of mechanism names)"), stacklevel=2)
-        return MechanismName
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def check_mechanism(value: Any, name: str = "mechanism", allowed: Iterable[str] | None = None) -> str:

@@ -138,7 +138,7 @@ def zcdp_delta(rho: float, epsilon: float) -> float:
     f = lambda x: float(_rdp_logdelta_at(np.array([math.exp(x)]), np.array([(math.exp(x) + 1.0) * rho]),
                                          epsilon)[0])
     best = min(float(vals[i]), golden_min(f, lo, hi))
-    return min(1.0, up(math.exp(best + 1e-12)))
+    return min(1.0, up(math.exp(min(best + 1e-12, 0.0))))   # δ ≤ 1: no overflow at a huge ρ
 
 
 def rdp_epsilon(orders: np.ndarray, rdp_eps: np.ndarray, delta: float) -> float:

@@ -33,7 +33,6 @@ import math
 from fractions import Fraction
 import threading
 import time
-from collections import Counter
 from functools import lru_cache
 from typing import Any, NamedTuple, Sequence
 
@@ -107,6 +106,41 @@ class _Cost(NamedTuple):
     delta: float        # its δ
     rho: float          # zCDP ρ (inf when none); (ε, δ) charges: ε²/2 with δ approximate
     group: tuple | None  # ("pure" | "bounded_range", ε0, count) for the homogeneous optimal compositions
+
+
+class _State(NamedTuple):
+    """Everything a charge changes, swapped in by one assignment (so an exception anywhere in a charge,
+    a KeyboardInterrupt included, leaves either the old state or the new one, never half of each).
+
+    The running sums are compensated pairs (see ``_add``); ``groups`` is, in "fixed" / "batch" mode, the
+    releases of one ε0 seen so far as ``((kind, ε0, count), ...)`` (at most one entry per kind), ``None``
+    once any other charge breaks homogeneity; ``rdp`` the running RDP curve there (``None`` until first
+    needed); ``n`` the number of records of the log that belong to this state."""
+
+    e: tuple[float, float]      # basic ε of every charge (inf once one has no pure / approximate ε), every mode
+    d: tuple[float, float]      # δ of the (ε, δ) charges
+    r: tuple[float, float]      # zCDP ρ
+    groups: tuple | None
+    rdp: np.ndarray | None
+    n: int
+
+
+_EMPTY = _State((0.0, 0.0), (0.0, 0.0), (0.0, 0.0), (), None, 0)
+
+
+def _grouped(groups: tuple | None, group: tuple | None) -> tuple | None:
+    """``groups`` with one more charge of ``group`` (None: the sequence is no longer homogeneous)."""
+    if groups is None or group is None:
+        return None
+    kind, e0, n = group
+    if any(g[1] != e0 for g in groups):
+        return None
+    out, found = [], False
+    for g in groups:
+        if g[0] == kind:
+            g, found = (kind, e0, g[2] + n), True
+        out.append(g)
+    return tuple(out) if found else (*groups, group)
 
 
 def _k_times(k: int, eps0: float) -> float:
@@ -246,21 +280,45 @@ class Accountant:
                              f"with mode={mode!r}")
         self._zcdp_track = self.mode == "adaptive" and self.delta > 0.0
         self._rho_budget = _rho_budget(self.epsilon, self.delta - self.approx_delta) if self._zcdp_track else 0.0
-        self._lock = threading.Lock()
-        self._history: list[ChargeRecord] = []
-        self._e = self._d = self._r = (0.0, 0.0)
+        self._lock = threading.RLock()     # serialises charges (check and commit); readers use a snapshot
+        self._log: list[ChargeRecord] = []  # the records; only the first self._state.n belong to the budget
+        self._state = _EMPTY
         self._track = ("basic" if self.mode == "basic" or (self.mode == "adaptive" and self.delta == 0.0)
                        else "zcdp" if self.mode == "adaptive" else "fixed")
         self._lim_e = self.epsilon * (1.0 + _SLACK)
         self._lim_d = (self.approx_delta if self._track == "zcdp" else self.delta) * (1.0 + _SLACK)
         self._lim_r = self._rho_budget * (1.0 + _SLACK)
-        self._groups: Counter = Counter()
-        self._rdp: np.ndarray | None = None        # fixed / batch: running RDP curve, built on first use
         self._costs: dict[int, tuple[Guarantee, _Cost]] = {}
 
     def __repr__(self) -> str:
+        s = self._state
         return (f"Accountant(epsilon={self.epsilon!r}, delta={self.delta!r}, mode={self.mode!r}, "
-                f"spent={self.spent()!r}, charges={len(self._history)})")
+                f"spent={self._spent(s, None)!r}, charges={s.n})")
+
+    # -- one budget: copies are the same object, pickling keeps history and sums together --------------
+    def __copy__(self) -> "Accountant":
+        """The accountant itself: a copy with its own sums would spend the same budget twice (issue 33:
+        an original and its ``copy.copy`` together accepted 1.7 on a budget of 1.0)."""
+        return self
+
+    def __deepcopy__(self, memo: dict) -> "Accountant":
+        """The accountant itself (as :meth:`__copy__`): ``copy.deepcopy`` / ``sklearn.clone`` of an object
+        holding one keep charging the one budget."""
+        return self
+
+    def __getstate__(self) -> dict:
+        """Pickle the budget, its history and its sums from one snapshot (the lock and the cost cache,
+        keyed by object ids, are rebuilt on load)."""
+        s = self._state
+        return {"epsilon": self.epsilon, "delta": self.delta, "mode": self.mode, "approx_delta": self.approx_delta,
+                "history": tuple(self._log[:s.n]), "state": s}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["epsilon"], state["delta"], mode=state["mode"], approx_delta=state["approx_delta"])
+        s, hist = state["state"], list(state["history"])
+        if not isinstance(s, _State) or s.n != len(hist):
+            raise ValueError("not a pickled Accountant: its history and its sums disagree")
+        self._log, self._state = hist, s
 
     # -- the check ------------------------------------------------------------------------------------
     def _cost_of(self, g: Guarantee) -> _Cost:
@@ -274,52 +332,63 @@ class Accountant:
             self._costs[id(g)] = (g, c)
         return c
 
-    def _fits(self, g: Guarantee, c: _Cost) -> tuple[bool, tuple, tuple, tuple]:
-        """Whether the charge fits, and the new running sums if it does (nothing is mutated here).
+    def _fits(self, g: Guarantee, c: _Cost, s: _State) -> tuple[bool, _State]:
+        """Whether the charge fits on top of ``s``, and the state after it (nothing is mutated here).
 
         Running sums are compensated (error-free TwoSum), so each is within one ulp of the exact sum of
-        the charges whatever their number; only the sums the mode uses are kept."""
+        the charges whatever their number. The basic ε sum is kept in every mode (it is ``spent(0)``)."""
         track = self._track
-        d = _add(self._d, c.delta) if c.delta else self._d
+        d = _add(s.d, c.delta) if c.delta else s.d
+        e = _add(s.e, c.eps)
         if track == "basic":
-            e = _add(self._e, c.eps)
-            return (e[0] + e[1] <= self._lim_e and d[0] + d[1] <= self._lim_d), e, d, self._r
+            return (e[0] + e[1] <= self._lim_e and d[0] + d[1] <= self._lim_d), _State(e, d, s.r, (), None, s.n + 1)
+        r = _add(s.r, c.rho)
         if track == "zcdp":
-            r = _add(self._r, c.rho)
-            return (r[0] + r[1] <= self._lim_r and d[0] + d[1] <= self._lim_d), self._e, d, r
-        e, r = _add(self._e, c.eps), _add(self._r, c.rho)
+            return (r[0] + r[1] <= self._lim_r and d[0] + d[1] <= self._lim_d), _State(e, d, r, (), None, s.n + 1)
+        groups = _grouped(s.groups, c.group)
         e_v, d_v, r_v = _val(e), _val(d), _val(r)
+
+        def after(rdp: np.ndarray | None) -> _State:
+            return _State(e, d, r, groups, None if rdp is None else rdp + self._curve(g), s.n + 1)
+
         # fixed / batch: any bound valid for a fixed sequence will do; cheapest first
         if e_v <= self._lim_e and d_v <= self.delta:
-            return True, e, d, r
+            return True, after(s.rdp)
         if d_v < self.delta and r_v <= _rho_budget(self.epsilon, self.delta - d_v):
-            return True, e, d, r
-        if c.group is not None and d_v == 0.0 and self._homogeneous_ok(c.group):
-            return True, e, d, r
+            return True, after(s.rdp)
+        if c.group is not None and d_v == 0.0 and self._homogeneous_ok(s, groups):
+            return True, after(s.rdp)
         if d_v < self.delta:
-            curve = self._rdp_after(g)
-            if rdp_delta(np.asarray(DEFAULT_ORDERS), curve, self.epsilon) + d_v <= self.delta:
-                return True, e, d, r
-        return False, e, d, r
+            rdp = self._rdp_of(s)
+            if rdp_delta(np.asarray(DEFAULT_ORDERS), rdp + self._curve(g), self.epsilon) + d_v <= self.delta:
+                return True, after(rdp)
+        return False, s
 
-    def _homogeneous_ok(self, group: tuple) -> bool:
-        """Whether all charges so far and the new one are releases of one ε0 (pure or bounded range) whose
-        total count the optimal homogeneous composition affords."""
-        kind, e0, n = group
-        groups = self._groups
-        if len(groups) > 2 or any(k[0] == "other" or k[1] != e0 for k in groups):
+    def _homogeneous_ok(self, s: _State, groups: tuple | None) -> bool:
+        """Whether all charges so far and the new one (``groups``, the state's groups after it) are
+        releases of one ε0 (pure or bounded range) whose total count the optimal homogeneous composition
+        affords."""
+        if not groups:
             return False
-        kinds = {k[0] for k in groups} | {kind}
-        total = n + sum(groups.values())
-        kind = "bounded_range" if kinds == {"bounded_range"} else "pure"
+        e0, total = groups[0][1], sum(g[2] for g in groups)
+        kind = "bounded_range" if all(g[0] == "bounded_range" for g in groups) else "pure"
         return total <= _homogeneous_kmax(kind, e0, self.epsilon, self.delta, self.mode == "batch")
 
-    def _rdp_after(self, g: Guarantee) -> np.ndarray:
-        if self._rdp is None:
-            self._rdp = np.zeros(len(DEFAULT_ORDERS))
-            for r in self._history:
-                self._rdp += self._curve(r.guarantee)
-        return self._rdp + self._curve(g)
+    def _rdp_of(self, s: _State) -> np.ndarray:
+        """The running RDP curve of state ``s``, built from its records on first use (O(n), once) and kept
+        in the accountant's state if that is still ``s``."""
+        if s.rdp is not None:
+            return s.rdp
+        rdp = np.zeros(len(DEFAULT_ORDERS))
+        for rec in self._log[:s.n]:
+            rdp = rdp + self._curve(rec.guarantee)
+        if self._lock.acquire(blocking=False):      # a reader never waits for a charge: caching is optional
+            try:
+                if self._state is s:
+                    self._state = s._replace(rdp=rdp)
+            finally:
+                self._lock.release()
+        return rdp
 
     @staticmethod
     @lru_cache(maxsize=1024)
@@ -358,23 +427,20 @@ class Accountant:
         c = self._cost_of(guarantee)
         if c.rho == math.inf and c.eps == math.inf and self._track != "fixed":
             return False
-        with self._lock:
-            return self._fits(guarantee, c)[0]
+        return self._fits(guarantee, c, self._state)[0]      # a snapshot: no lock held while it computes
 
-    def _basic_hint(self, guarantee: Guarantee) -> str:
+    def _basic_hint(self, s: _State, c: _Cost) -> str:
         """A hint for a refusal in "adaptive" mode that basic composition would have accepted.
 
         The adaptive filter with δ > 0 goes through zCDP, which is worse than adding ε's for a few large
-        pure charges (PureDP(1) alone does not fit (2, 1e-4) there); the user picks the mode in advance."""
+        pure charges (PureDP(1) alone does not fit (2, 1e-4) there); the user picks the mode in advance.
+        O(1): read from the running basic sums (issue 33: it walked the history, under the lock)."""
         if self.mode != "adaptive" or self.delta == 0.0:
             return ""
-        pairs = [pure_epsilon(g) for g in [r.guarantee for r in self._history] + [guarantee]]
-        if not all(math.isfinite(e) for e, _ in pairs):
-            return ""
-        eps, dlt = sum(Fraction(e) for e, _ in pairs), sum(Fraction(d) for _, d in pairs)
-        if eps <= Fraction(self.epsilon) and dlt <= Fraction(self.delta):
-            return (f" Basic composition would accept it (ε's and δ's add up to {float(eps):.6g}, "
-                    f"{float(dlt):.3g}): for a few large charges create the Accountant with mode='basic' "
+        eps, dlt = _val(_add(s.e, c.eps)), _val(_add(s.d, c.delta))
+        if eps <= self._lim_e and dlt <= self.delta * (1.0 + _SLACK):
+            return (f" Basic composition would accept it (ε's and δ's add up to {eps:.6g}, "
+                    f"{dlt:.3g}): for a few large charges create the Accountant with mode='basic' "
                     "(chosen before any release; docs/accounting.md).")
         return ""
 
@@ -424,32 +490,29 @@ class Accountant:
             raise ValueError(f"an RDP curve can be charged in mode='fixed' or 'batch' only (an RDP filter needs "
                              f"one order fixed in advance), got mode={self.mode!r}")
         with self._lock:
-            ok, e, d, r = self._fits(guarantee, c)
-            if not ok:
-                spent = self._spent_locked(self.delta)
-                where = f" (label {label!r})" if label is not None else ""
-                raise BudgetExceededError(
-                    f"charging {guarantee!r}{where} would exceed the budget (epsilon={self.epsilon!r}, "
-                    f"delta={self.delta!r}, mode={self.mode!r}); spent so far: {spent!r} over "
-                    f"{len(self._history)} charge(s). Nothing was released or recorded.{self._basic_hint(guarantee)}",
-                    guarantee=guarantee, label=label, spent=spent)
-            self._e, self._d, self._r = e, d, r
-            if self._track == "fixed":
-                if c.group is not None:
-                    self._groups[c.group[:2]] += c.group[2]
-                else:
-                    self._groups[("other", id(guarantee))] += 1   # breaks homogeneity for good
-                if self._rdp is not None:
-                    self._rdp = self._rdp + self._curve(guarantee)
-            rec = ChargeRecord(guarantee, label, _now())
-            self._history.append(rec)
-            return rec
+            s = self._state
+            ok, new = self._fits(guarantee, c, s)
+            if ok:
+                rec = ChargeRecord(guarantee, label, _now())
+                del self._log[s.n:]      # a record left by a charge interrupted before its commit
+                self._log.append(rec)
+                self._state = new        # the commit: one assignment (sums, groups, curve and count at once)
+                return rec
+        # the refusal's message is computed from the snapshot, outside the lock (spent() may take seconds
+        # in "fixed" mode); it names public quantities only (the guarantees charged are the caller's)
+        spent = self._spent(s, self.delta)
+        where = f" (label {label!r})" if label is not None else ""
+        raise BudgetExceededError(
+            f"charging {guarantee!r}{where} would exceed the budget (epsilon={self.epsilon!r}, "
+            f"delta={self.delta!r}, mode={self.mode!r}); spent so far: {spent!r} over "
+            f"{s.n} charge(s). Nothing was released or recorded.{self._basic_hint(s, c)}",
+            guarantee=guarantee, label=label, spent=spent)
 
     @property
     def history(self) -> tuple[ChargeRecord, ...]:
         """The accepted charges, oldest first."""
-        with self._lock:
-            return tuple(self._history)
+        s = self._state
+        return tuple(self._log[:s.n])        # records below a committed count never change
 
     def spent(self, delta: float | None = None) -> PureDP | ApproxDP:
         """What the charges so far compose to, as (ε, δ) at ``delta``.
@@ -477,19 +540,21 @@ class Accountant:
         (1.1429, 0.688)
         """
         d = None if delta is None else check_delta(delta)
-        with self._lock:
-            return self._spent_locked(d)
+        return self._spent(self._state, d)       # from a snapshot: no lock held (issue 33: 1–1.5 s in "fixed")
 
-    def _spent_locked(self, delta: float | None) -> PureDP | ApproxDP:
-        eps, dl, rho = _val(self._e), _val(self._d), _val(self._r)
-        if not self._history:
+    def _spent(self, s: _State, delta: float | None) -> PureDP | ApproxDP:
+        eps, dl, rho = _val(s.e), _val(s.d), _val(s.r)
+        if not s.n:
             return PureDP(0.0)
         if self.mode == "basic" or (self.mode == "adaptive" and self.delta == 0.0):
             return PureDP(eps) if dl == 0.0 else ApproxDP(eps, dl)
         target = self.delta if delta is None else delta
-        if target < dl or (target == dl and not math.isfinite(eps)):
+        if target < dl:
             raise ValueError(f"no finite ε is certified at delta={target!r}: the (ε, δ) charges alone spent "
                              f"δ = {dl!r}")
+        if target == dl and not math.isfinite(eps):
+            raise ValueError(f"no finite ε is certified at delta={target!r}: a charge has no pure ε (zCDP, "
+                             f"Gaussian or RDP); read spent(delta) at a delta above {dl!r}")
         if target == dl:
             return ApproxDP(eps, target)
         if self.mode == "adaptive":
@@ -497,30 +562,22 @@ class Accountant:
         best = eps
         if math.isfinite(rho):
             best = min(best, zcdp_epsilon(rho, target - dl))
-        h = self._homogeneous_now()
+        h = self._homogeneous_now(s)
         if h is not None and dl == 0.0:
             kind, e0, n = h
             if kind == "bounded_range" and self.mode == "fixed" and n <= _WINDOW_MAX_K:
                 best = min(best, AdaptiveBoundedRangeComposition(e0, n).epsilon(target))
             kind = kind if self.mode == "batch" else "pure"
             best = min(best, _composed_epsilon_cached(kind, e0, n, target))
-        rdp = self._rdp
-        if rdp is None:
-            rdp = np.zeros(len(DEFAULT_ORDERS))
-            for r in self._history:
-                rdp = rdp + self._curve(r.guarantee)
+        rdp = self._rdp_of(s)
         from ._numeric import rdp_epsilon
         best = min(best, rdp_epsilon(np.asarray(DEFAULT_ORDERS), rdp, target - dl))
         return ApproxDP(best, target)
 
-    def _homogeneous_now(self) -> tuple[str, float, int] | None:
-        keys = set(self._groups)
-        if len(keys) != 1:
-            return None
-        (kind, e0), = keys
-        if kind == "other":
-            return None
-        return kind, e0, self._groups[(kind, e0)]
+    @staticmethod
+    def _homogeneous_now(s: _State) -> tuple[str, float, int] | None:
+        """(kind, ε0, count) when every charge so far is a release of one kind and one ε0."""
+        return s.groups[0] if s.groups is not None and len(s.groups) == 1 else None
 
     def remaining(self) -> Guarantee:
         """What can still be charged.
@@ -543,16 +600,16 @@ class Accountant:
         >>> type(Accountant(epsilon=3.0, delta=1e-6).remaining()).__name__
         'ZCDP'
         """
-        with self._lock:
-            if self._zcdp_track:
-                return ZCDP(max(0.0, down(self._rho_budget - _val(self._r))))
-            if self.mode in ("fixed", "batch"):
-                sp = self._spent_locked(None)
-                left = max(0.0, down(self.epsilon - sp.epsilon(self.delta))) if self._history else self.epsilon
-                return PureDP(left)
-            e = max(0.0, down(self.epsilon - _val(self._e)))
-            d = max(0.0, self.delta - _val(self._d))
-            return PureDP(e) if self.delta == 0.0 else ApproxDP(e, d)
+        s = self._state
+        if self._zcdp_track:
+            return ZCDP(max(0.0, down(self._rho_budget - _val(s.r))))
+        if self.mode in ("fixed", "batch"):
+            sp = self._spent(s, None)
+            left = max(0.0, down(self.epsilon - sp.epsilon(self.delta))) if s.n else self.epsilon
+            return PureDP(left)
+        e = max(0.0, down(self.epsilon - _val(s.e)))
+        d = max(0.0, self.delta - _val(s.d))
+        return PureDP(e) if self.delta == 0.0 else ApproxDP(e, d)
 
     # -- export: hand what was spent to another accountant ---------------------------------------------
     def _history_without_delta(self, what: str) -> tuple[ChargeRecord, ...]:
@@ -700,7 +757,7 @@ class Accountant:
         ds, eps = self.privacy_curve(deltas)
         if ax is None:
             _, ax = plt.subplots()
-        ax.semilogx(ds, eps, label=f"spent ({len(self._history)} charges, mode={self.mode})")
+        ax.semilogx(ds, eps, label=f"spent ({self._state.n} charges, mode={self.mode})")
         ax.axhline(self.epsilon, ls="--", c="gray", label=f"budget ε = {self.epsilon:g}")
         if self.delta > 0:
             ax.axvline(self.delta, ls=":", c="gray", label=f"budget δ = {self.delta:g}")

@@ -25,12 +25,13 @@ PureDP(epsilon=10.000000000000002)
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Sequence
 
 import numpy as np
-from scipy.special import bdtrc, gammaln
+from scipy.special import bdtrc, betainc, betaincc, expit, gammaln
 
 from .._validation import check_choice, check_int, check_nonnegative, check_positive, short_repr
 from ._numeric import bisect_decreasing, check_delta, down, golden_min, square_over, sum_up, up
@@ -199,15 +200,26 @@ def _log_binom(k: int) -> np.ndarray:
 
 
 def _kairouz_delta(eps: float, k: int, eg: float) -> float:
+    """δ(ε_g) of k-fold randomized response in O(1): the sum over the outcomes whose loss exceeds ε_g is a
+    difference of two binomial tails, P[Bin(k, q) ≤ m] − e^{ε_g} P[Bin(k, p) ≤ m] (q = 1/(1 + e^ε),
+    p = 1 − q, m the last i with (k − 2i)ε > ε_g), each a regularised incomplete beta function taken at q
+    itself (no 1 − p cancellation). The tails carry a relative error below 1e-10 up to k = 10⁹ (tests
+    compare them with a 40-digit sum: 1e-15 at k = 100, 1e-12 at 10⁶, 4e-11 at 10⁹), so their difference
+    is widened by 1e-13 + 4e-14·√k of their sum.
+    The explicit sum of k + 1 terms it replaces cost O(k) (k = 10⁹ did not finish) and was off by
+    1e-9 relative at k = 10⁶ (log-gamma cancellation), below the exact value."""
     if eps == 0.0 or eg >= k * eps:
         return 0.0
-    i = np.arange(k + 1, dtype=float)
-    loss = (k - 2.0 * i) * eps
-    m = loss > eg
-    log_norm = k * (eps + math.log1p(math.exp(-eps)))
-    logw = _log_binom(k)[m] + (k - i[m]) * eps - log_norm
-    terms = np.exp(logw) * -np.expm1(eg - loss[m])
-    return min(1.0, up(float(np.sum(terms))))
+    # m = ceil((k − ε_g/ε)/2) − 1, exactly (an outcome on the boundary contributes 0 either way)
+    m = math.ceil((Fraction(k) - Fraction(eg) / Fraction(eps)) / 2) - 1
+    if m < 0:
+        return 0.0
+    q = float(expit(-eps))
+    a = float(betaincc(m + 1, k - m, q))             # P[Bin(k, q) ≤ m]
+    tail_p = float(betainc(k - m, m + 1, q))         # P[Bin(k, p) ≤ m] = P[Bin(k, q) ≥ k − m]
+    b = math.exp(min(eg + math.log(tail_p), 700.0)) if tail_p > 0.0 else 0.0
+    rel = 1e-13 + 4e-14 * math.sqrt(k)
+    return min(1.0, up(max(a - b, 0.0) + rel * (a + b)))
 
 
 @dataclass(frozen=True)
@@ -289,7 +301,9 @@ def _grr_delta(width: np.ndarray, t: np.ndarray, k: int, eg: float) -> np.ndarra
     p1 = np.minimum(1.0, np.exp(tt * w) * q1)
     i0 = np.floor(k * (1.0 - tt) + eg / w) + 1.0
     a = np.where(i0 <= 0, 1.0, bdtrc(i0 - 1.0, k, p1))
-    b = math.exp(eg) * np.where(i0 <= 0, 1.0, bdtrc(i0 - 1.0, k, q1))
+    tail_q = np.where(i0 <= 0, 1.0, bdtrc(i0 - 1.0, k, q1))
+    with np.errstate(divide="ignore"):      # e^{ε_g}·tail in log space: ε_g > 709 would overflow
+        b = np.exp(np.minimum(eg + np.log(tail_q), 700.0))
     out = np.maximum(a - b, 0.0) + 1e-12 * (a + b)
     return np.where(i0 > k, 0.0, out)
 

@@ -52,15 +52,45 @@ def _check_alpha(alpha: object) -> float:
     return a
 
 
+def _log_sinh(x: float) -> float:
+    """log sinh(x) for x > 0, without overflow (large x) or loss of relative accuracy (small x)."""
+    if x > 20.0:
+        return x - _LOG2 + math.log1p(-math.exp(-2.0 * x))
+    return math.log(math.sinh(x))
+
+
+def _log_cosh(x: float) -> float:
+    """log cosh(x) for x >= 0, without overflow."""
+    return x - _LOG2 + math.log1p(math.exp(-2.0 * x))
+
+
+_LOG2 = math.log(2.0)
+
+
 def _rr_rdp(eps: float, alpha: float) -> float:
-    """Rényi divergence of order α of randomized response with parameter ε (the worst ε-DP pair)."""
+    """Rényi divergence of order α of randomized response with parameter ε (the worst ε-DP pair).
+
+    D_α = log(e^{αε} + e^{(1−α)ε})/(α − 1) − log(1 + e^ε)/(α − 1) is a difference of nearly equal terms
+    when αε is small (the value is ≈ αε²/2): written as log1p(2 sinh(αε/2) sinh((α−1)ε/2) / cosh(ε/2))/(α − 1)
+    every factor is positive and computed to a few ulps, so the result is too (issue 33: the old form lost
+    all digits at ε = 1e-7, α = 1.01, and came out 0.56x the exact value)."""
     if eps == 0.0:
         return 0.0
-    # p = e^ε/(1+e^ε), q = 1 − p: D_α = ε + log(p + q e^{−2(α−1)ε})/(α − 1), every term bounded
-    log_p = -math.log1p(math.exp(-eps))
-    log_q = log_p - eps
-    t = np.logaddexp(log_p, log_q - 2.0 * (alpha - 1.0) * eps)
-    return eps + float(t) / (alpha - 1.0)
+    am1, h = alpha - 1.0, eps / 2.0
+    if h > 20.0:    # log sinh(αh) − log cosh(h) with the large terms αh − h cancelled exactly
+        ratio = am1 * h + math.log1p(-math.exp(-alpha * eps)) - math.log1p(math.exp(-eps))
+    else:
+        ratio = _log_sinh(alpha * h) - _log_cosh(h)
+    log_x = _LOG2 + ratio + _log_sinh(am1 * h)
+    # log1p(e^{log_x}) without overflow
+    lp = log_x + math.log1p(math.exp(-log_x)) if log_x > 0.0 else math.log1p(math.exp(log_x))
+    return lp / am1
+
+
+def _not_underflowed(value: float, eps: float) -> float:
+    """``value`` (a Rényi divergence of an ε-DP pair), or ε where it fell into float's subnormal range
+    (ε ≲ 1e-145): there its digits are gone, and D_α ≤ ε is the bound that still holds."""
+    return value if value >= 1e-290 or eps == 0.0 else eps
 
 
 _BR_CELLS = 2048
@@ -298,7 +328,8 @@ class PureDP(Guarantee):
         0.735326
         """
         a = _check_alpha(alpha)
-        return up(min(self.epsilon_, a * self.epsilon_ ** 2 / 2.0, _rr_rdp(self.epsilon_, a)))
+        return _not_underflowed(up(min(self.epsilon_, a * self.epsilon_ ** 2 / 2.0, _rr_rdp(self.epsilon_, a))),
+                                self.epsilon_)
 
 
 @dataclass(frozen=True)
@@ -398,8 +429,8 @@ class BoundedRange(Guarantee):
         0.240455
         """
         a = _check_alpha(alpha)
-        return up(min(a * self.epsilon_ ** 2 / 8.0, self.epsilon_, _rr_rdp(self.epsilon_, a),
-                      _br_rdp_exact(self.epsilon_, a) * (1.0 + 1e-12)))
+        return _not_underflowed(up(min(a * self.epsilon_ ** 2 / 8.0, self.epsilon_, _rr_rdp(self.epsilon_, a),
+                                       _br_rdp_exact(self.epsilon_, a) * (1.0 + 1e-12))), self.epsilon_)
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,6 @@ from ..tabular import TabularData
 from ..utilities.information_gain import (IGTables, ig_count_tables, ig_global_sensitivity, ig_sensitivity,
                                           ig_shift_with_error, public_n_max)
 from .._boundary import charge, check_accountant
-from .._compat import keyword_only, renamed_values
 from ..accounting.accountant import Accountant
 from ..accounting.composition import PureDPComposition, compose_basic
 from ..accounting.guarantees import PureDP
@@ -79,7 +78,6 @@ __all__ = [
     "dampen_ig",
     "ig_shift",
     "DIFFPID3_MECHANISMS",
-    "MECHANISMS",
 ]
 
 
@@ -91,10 +89,6 @@ def _split_mechanisms() -> tuple[str, ...]:
 
 #: The split-selection mechanisms of DiffPID3 (a registry query; aliases EM, LD, SLD).
 DIFFPID3_MECHANISMS = _split_mechanisms()
-#: Earlier name of :data:`DIFFPID3_MECHANISMS` (kept: it is in ``__all__``).
-MECHANISMS = DIFFPID3_MECHANISMS
-#: The spellings of earlier releases (deprecated).
-_OLD_NAMES = {"global": "exponential", "local": "local_dampening", "shifted": "shifted_local_dampening"}
 
 
 def discretise(data: TabularData, bins: int = 10) -> tuple[np.ndarray, np.ndarray]:
@@ -406,16 +400,14 @@ def _grow(plan: _Plan, gen: np.random.Generator) -> DiffPID3Tree:
 
 def _diffpid3(data: TabularData, epsilon: float, depth: int, mechanism: Any, bins: int, n_max: int | None,
               rng: RngLike, accountant: Any, label: str, budget_split: Any = 0.5) -> DiffPID3Tree:
-    # the warning's frames: warn, public_n_max, _plan, _diffpid3, the public function, its compat wrapper, user
-    plan = _plan(data, epsilon, depth, mechanism, bins, n_max, label, stacklevel=7, budget_split=budget_split)
+    # the warning's frames: warn, public_n_max, _plan, _diffpid3, the public function, user
+    plan = _plan(data, epsilon, depth, mechanism, bins, n_max, label, stacklevel=6, budget_split=budget_split)
     acc = check_accountant(accountant)
     gen = check_rng(rng)
     charge(acc, plan.guarantee, label=label)
     return _grow(plan, gen)
 
 
-@renamed_values("mechanism", _OLD_NAMES)
-@keyword_only("epsilon", "depth")
 def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: MechanismName = "local_dampening",
              bins: int = 10, n_max: int | None = None, rng: RngLike = None,
              accountant: Accountant | None = None, budget_split: float = 0.5) -> DiffPID3Tree:
@@ -427,16 +419,13 @@ def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: Mechan
         Training table (binary class).
     epsilon : float
         Total privacy budget B; each of the d + 1 levels gets B/(d + 1), split by ``budget_split``.
-        ``epsilon`` and ``depth`` are keyword-only (given positionally they still work for one release, with a
-        ``DeprecationWarning``; also in :func:`global_diffpid3`, :func:`local_diffpid3` and
-        :func:`shifted_local_diffpid3`).
+        ``epsilon`` and ``depth`` are keyword-only.
     depth : int
         Maximum depth d (number of splits on a path).
     mechanism : {"exponential", "local_dampening", "shifted_local_dampening"}
         Split selection: exponential mechanism with ΔIG, local dampening with the element local
         sensitivity of IG, or shifted local dampening (direction "increasing"). The aliases EM, LD and
-        SLD are accepted (any case); the old "global", "local" and "shifted" still work with a
-        ``DeprecationWarning``.
+        SLD are accepted (any case).
     bins : int
         Equal-width bins for numeric attributes.
     n_max : int
@@ -551,7 +540,6 @@ def _select_split(tabs: IGTables, mech: str, eps: float, n_max: int, gen: np.ran
     return int(spec.select_prepared(u, sf, cache, epsilon=eps, k=1, rng=gen, **opts))
 
 
-@keyword_only("epsilon", "depth")
 def global_diffpid3(data: TabularData, *, epsilon: float, depth: int, bins: int = 10, n_max: int | None = None,
                     rng: RngLike = None, accountant: Accountant | None = None,
                     budget_split: float = 0.5) -> DiffPID3Tree:
@@ -580,7 +568,6 @@ def global_diffpid3(data: TabularData, *, epsilon: float, depth: int, bins: int 
                      budget_split)
 
 
-@keyword_only("epsilon", "depth")
 def local_diffpid3(data: TabularData, *, epsilon: float, depth: int, bins: int = 10, n_max: int | None = None,
                    rng: RngLike = None, accountant: Accountant | None = None,
                    budget_split: float = 0.5) -> DiffPID3Tree:
@@ -609,7 +596,6 @@ def local_diffpid3(data: TabularData, *, epsilon: float, depth: int, bins: int =
                      budget_split)
 
 
-@keyword_only("epsilon", "depth")
 def shifted_local_diffpid3(data: TabularData, *, epsilon: float, depth: int, bins: int = 10, n_max: int | None = None,
                            rng: RngLike = None, accountant: Accountant | None = None,
                            budget_split: float = 0.5) -> DiffPID3Tree:

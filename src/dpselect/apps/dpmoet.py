@@ -55,7 +55,6 @@ from ..sensitivity import constant
 from ..utilities.classification import rate_sensitivity
 from ..trees import Tree, TreeSpace, crossover, mutate, predict_many, prune, random_population
 from .._boundary import charge, check_accountant
-from .._compat import keyword_only, renamed_parameter, replaced_parameter
 from ..accounting.accountant import Accountant
 from ..accounting.composition import AdaptiveBoundedRangeComposition, PureDPComposition, compose_basic
 from ..accounting.guarantees import Guarantee
@@ -66,7 +65,6 @@ __all__ = ["MOETResult", "dp_moet", "nodp_moet", "metric_c", "CompressedTable", 
 
 APPROACHES = ("pareto", "aggregate", "accuracy")  # "agg": alias of "aggregate"
 _VARIANT_NAMES = {"pareto": "Pareto", "aggregate": "Agg", "accuracy": "Accuracy"}  # the paper's names
-SENSITIVITIES = ("global", "local")  # the deprecated ``sensitivity=`` spelling
 BUDGETS = ("even", "paper-code")
 DEFAULT_WEIGHTS = (3.0, 2.0)  # (w_TPR, w_TNR) of the paper's DP-MOET-Agg
 
@@ -388,15 +386,6 @@ def _run(data, epsilon, approach, how, *, weights, population, selection, genera
     return _evolve(plan, gen, exact_statistics)
 
 
-def _implied_mechanism(sensitivity: Any) -> str:
-    """The mechanism of the deprecated ``sensitivity=`` spelling of :func:`dp_moet`."""
-    return "local_dampening" if check_choice(sensitivity, "sensitivity", SENSITIVITIES) == "local" else "exponential"
-
-
-@replaced_parameter("sensitivity", "mechanism", _implied_mechanism,
-                    conflict=lambda old, mech: check_mechanism(mech) != _implied_mechanism(old))
-@renamed_parameter(old="weights", new="objective_weights")
-@keyword_only("epsilon")
 def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: MechanismName | None = None,
             objective_weights: Sequence[float] = DEFAULT_WEIGHTS, population: int = 30, selection: int = 3,
             generations: int = 3, depth: int = 4, max_depth: int = 10, output: int = 3, budget: str = "even",
@@ -409,8 +398,7 @@ def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: M
     data : TabularData
         The private training table (binary label).
     epsilon : float
-        Total privacy budget of the run (see the module docstring for its split). Keyword-only;
-        positional ``epsilon`` still works for one release, with a ``DeprecationWarning``.
+        Total privacy budget of the run (see the module docstring for its split). Keyword-only.
     approach : {"pareto", "aggregate", "accuracy"}
         PrivPareto on (TPR, TNR), PrivAgg on w_TPR·TPR + w_TNR·TNR, or (not in the paper) the number
         of correctly classified records TP + TN with sensitivity 1 (module docstring).
@@ -418,11 +406,8 @@ def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: M
         One of :data:`dpselect.vocabulary.MECHANISMS` (or an alias: EM, PF, RNM, LD, SLD). Local
         mechanisms use the TPR/TNR sensitivity functions (DP-MOET-…-local with "local_dampening"),
         global ones the global sensitivities 1 and 1 (DP-MOET-…-global with "exponential").
-        Deprecated spelling: ``sensitivity="local"`` is ``mechanism="local_dampening"``,
-        ``sensitivity="global"`` is ``mechanism="exponential"`` (``DeprecationWarning``).
     objective_weights : (w_TPR, w_TNR)
-        Only for ``approach="aggregate"`` (alias "agg"; paper: 3, 2). ``weights=`` is its deprecated spelling
-        (``DeprecationWarning``).
+        Only for ``approach="aggregate"`` (alias "agg"; paper: 3, 2).
     population, selection, generations, depth, max_depth, output : int
         p, s, k, d, d_max, o of Alg. 1 (paper Table 1 setting: 30, 3, 3, 4, 10, 3).
     budget : {"even", "paper-code"}
@@ -483,7 +468,6 @@ def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: M
                 compressed=compressed, exact_statistics=bool(exact_statistics), accountant=accountant)
 
 
-@renamed_parameter(old="weights", new="objective_weights")
 def nodp_moet(data: Any, *, approach: str = "pareto", objective_weights: Sequence[float] = DEFAULT_WEIGHTS,
               population: int = 30, selection: int = 3, generations: int = 3, depth: int = 4, max_depth: int = 10,
               output: int = 3, budget: str = "even", rng: RngLike = None,
@@ -493,7 +477,7 @@ def nodp_moet(data: Any, *, approach: str = "pareto", objective_weights: Sequenc
     Selection of s trees: repeatedly the tree with the highest Pareto score among the remaining ones
     (scores recomputed after each pick, as PrivPareto does) or the highest aggregate; ties broken at
     random. ``budget`` only sets the number of generations (k, or k − 1 for "paper-code").
-    ``objective_weights`` as in :func:`dp_moet` (``weights=`` deprecated).
+    ``objective_weights`` as in :func:`dp_moet`.
 
     Parameters
     ----------

@@ -16,7 +16,6 @@ from .._validation import check_k
 from ..graphs import Graph, as_graph, is_graph_like
 from ..multiobjective import metric_c, pareto_score
 from ..utilities.graph import ebc
-from .._compat import keyword_only, renamed_parameter
 from .motkin import DEFAULT_AGG_WEIGHTS, motkin_objectives
 from .priv_topk import PrivTopkScores
 
@@ -32,7 +31,6 @@ def _as_objectives(x: Any, variant: str) -> np.ndarray:
     return U
 
 
-@keyword_only("k")
 def top_k_pareto(graph_or_objectives: Graph | ArrayLike, *, k: int, variant: str = "paper",
                  tie_break: Literal["dominance", "index"] = "dominance") -> np.ndarray:
     """Non-private baseline: k times the node of largest Pareto score among the remaining nodes.
@@ -90,8 +88,6 @@ def _top_k_scores(scores: np.ndarray, k: int) -> np.ndarray:
     return order[:k].astype(np.int64)
 
 
-@renamed_parameter(old="weights", new="objective_weights")
-@keyword_only("k")
 def top_k_aggregate(graph_or_objectives: Graph | ArrayLike, *, k: int,
                     objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS, variant: str = "paper") -> np.ndarray:
     """Non-private baseline: the k nodes of largest Σ w_i u_i (ties to the smaller index).
@@ -101,7 +97,7 @@ def top_k_aggregate(graph_or_objectives: Graph | ArrayLike, *, k: int,
     graph_or_objectives : Graph or array of shape (n, m)
     k : int
     objective_weights : sequence of float, default (1, 100)
-        The w_i (``weights=`` is the deprecated spelling).
+        The w_i.
     variant : {"paper", "code"}
 
     Returns
@@ -144,7 +140,6 @@ def recall(reference: ArrayLike, selected: ArrayLike) -> float:
     return float(np.intersect1d(ref, np.asarray(selected)).size / ref.size)
 
 
-@keyword_only("k")
 def top_k_ebc(graph_or_scores: Graph | PrivTopkScores | ArrayLike, *, k: int) -> np.ndarray:
     """Non-private baseline: the k nodes of largest EBC (ties to the smaller index).
 

@@ -7,7 +7,6 @@ from typing import Any
 from .._rng import check_rng
 from ..typing import RngLike
 from ..graphs import Graph
-from .._compat import keyword_only
 from ..vocabulary import MechanismName
 from .influence_baselines import metric_c, recall, top_k_aggregate, top_k_ebc, top_k_pareto
 from .motkin import check_graph, motkin_objectives
@@ -17,7 +16,6 @@ from .priv_topk import prepare_scores, priv_topk
 __all__ = ["influential_demo_table"]
 
 
-@keyword_only("k", "epsilon", "rng")
 def influential_demo_table(graph: Graph, *, k: int = 3, epsilon: float = 1.0,
                            rng: RngLike = None, max_degree: int | None = None) -> str:
     """A small text table: private top-k influential nodes, local versus global sensitivity.
@@ -51,7 +49,7 @@ def influential_demo_table(graph: Graph, *, k: int = 3, epsilon: float = 1.0,
     >>> "DP-MOTkIN-Agg" in table and "PrivTopk" in table
     True
     """
-    g = check_graph(graph, "influential_demo_table", stacklevel=5)
+    g = check_graph(graph, "influential_demo_table", stacklevel=4)
     if not g.public_nodes:  # warned once above; the draws below run on the same node set and need not repeat it
         g = copy.copy(g)
         g.public_nodes = True
@@ -59,7 +57,7 @@ def influential_demo_table(graph: Graph, *, k: int = 3, epsilon: float = 1.0,
     U, _ = motkin_objectives(g)
     ref_agg = top_k_aggregate(U, k=k)
     ref_par = top_k_pareto(U, k=k)
-    pt = prepare_scores(g, max_degree, "influential_demo_table", stacklevel=6)
+    pt = prepare_scores(g, max_degree, "influential_demo_table", stacklevel=5)
     ref_ebc = top_k_ebc(pt, k=k)
     rows: list[tuple[str, str, Any, float]] = [("top-k aggregate (non-private)", "-", ref_agg, 1.0),
             ("top-k Pareto score (non-private)", "-", ref_par, 1.0),

@@ -41,7 +41,6 @@ from ..utilities.median import (
 )
 from ..sensitivity import SensitivityFunction
 from .._boundary import charge, check_accountant
-from .._compat import keyword_only
 from ..accounting.accountant import Accountant
 from ..registry import Mechanism as MechanismSpec, get_mechanism, names
 
@@ -191,16 +190,23 @@ def _interval_sensitivity(spec: MechanismSpec, iv: MedianIntervals) -> tuple:
 
 
 def _upper_lengths(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """float64 upper bounds W_j >= hi_j − lo_j (exact real difference), at most one ulp above it.
+    """float64 upper bounds W_j >= hi_j − lo_j (exact real difference), at most one ulp above it; +inf exactly
+    where the real difference exceeds the largest float (no finite upper bound exists).
 
     The float difference is correctly rounded; its rounding error comes out exactly of Knuth's TwoSum,
-    and where the float is below the real difference it is moved up one ulp.
+    and where the float is below the real difference it is moved up one ulp. Overflow-safe: a difference that
+    overflows (s = ±inf, e.g. [−1e308, 0.9e308]) would turn TwoSum's terms into inf − inf = NaN; it is +inf
+    without a warning (a warning that depends on where the records sit would itself be a release). Callers
+    refuse domains of such a width before any charge (``dpselect.quantiles``' bounds check); the median's
+    [0, bound] never reaches it.
     """
-    s = hi - lo
-    bv = s - hi
-    av = s - bv
-    err = (hi - av) + (-lo - bv)  # exact: (hi − lo) = s + err
-    return np.where(err > 0, np.nextafter(s, np.inf), s)
+    with np.errstate(over="ignore", invalid="ignore"):
+        s = hi - lo
+        bv = s - hi
+        av = s - bv
+        err = (hi - av) + (-lo - bv)  # exact: (hi − lo) = s + err (when s is finite)
+        up = np.where(err > 0, np.nextafter(s, np.inf), s)
+    return np.where(np.isfinite(s), up, np.inf)
 
 
 def _select_interval(iv: MedianIntervals, eps: float, mechanism: str, weights: np.ndarray,
@@ -210,7 +216,6 @@ def _select_interval(iv: MedianIntervals, eps: float, mechanism: str, weights: n
     return int(spec.select(iv.utility, epsilon=eps, sensitivity=sens, base_measure=weights, rng=rng, **opts))
 
 
-@keyword_only("epsilon")
 def median(
     values: ArrayLike,
     *,
@@ -244,9 +249,7 @@ def median(
         error that depends on the data); NaN is a ``ValueError``. With ``counts``: distinct values, value
         ``values[g]`` held by ``counts[g]`` records (a histogram; never expanded).
     epsilon : float
-        Privacy budget, > 0. Keyword-only (``median(values, epsilon=..., bound=...)``); positional
-        ``epsilon`` still works for one release, with a ``DeprecationWarning`` (also in
-        :func:`median_rank`, :func:`median_distribution`, :func:`median_error`, :func:`median_probabilities`).
+        Privacy budget, > 0. Keyword-only (``median(values, epsilon=..., bound=...)``).
     bound : float
         Λ > 0, the public upper end of the value domain [0, Λ]. Shift data to start at 0 if needed.
     mechanism : {"local_dampening", "exponential", "shifted_local_dampening"} or an alias (LD, EM, SLD)
@@ -298,6 +301,11 @@ def _release_value(iv: MedianIntervals, eps: float, mech: str, gen: np.random.Ge
     selection as float upper bounds, corrected exactly by a Bernoulli rejection; the uniform is exact.
     """
     weights = _upper_lengths(iv.lo, iv.hi)
+    if not np.all(np.isfinite(weights)):
+        # only the domain's width can cause it (every interval lies inside [lo_0, hi_last]); the message names
+        # the domain's public ends, never an interval (whose ends are records)
+        raise OverflowError(f"the domain [{float(iv.lo[0])!r}, {float(iv.hi[-1])!r}] is wider than the largest "
+                            "float; its width must be checked before the release")
     while True:  # accepts with probability >= 1 − 2^-52: one round in practice
         j = _select_interval(iv, eps, mech, weights, gen)
         exact = Fraction(float(iv.hi[j])) - Fraction(float(iv.lo[j]))
@@ -440,7 +448,6 @@ def _interval_probabilities(iv: MedianIntervals, eps: float, mechanism: str, len
     return spec.probabilities(iv.utility, epsilon=eps, sensitivity=sens, base_measure=w, **opts)
 
 
-@keyword_only("epsilon")
 def median_distribution(values: ArrayLike, *, epsilon: float, bound: float,
                         mechanism: Mechanism = "local_dampening",
                         counts: ArrayLike | None = None) -> MedianDistribution:
@@ -500,7 +507,6 @@ def _densities(iv: MedianIntervals, eps: float, mech: str, p: np.ndarray) -> np.
     return dens
 
 
-@keyword_only("epsilon")
 def median_error(values: ArrayLike, *, epsilon: float, bound: float, mechanism: Mechanism = "local_dampening",
                  counts: ArrayLike | None = None) -> float:
     """Expected |released value − true median| of :func:`median` (exact, from :func:`median_distribution`).
@@ -562,7 +568,6 @@ def _group_probabilities(g: _GroupedMedian, epsilon: float, mechanism: str,
                               **opts)
 
 
-@keyword_only("epsilon")
 def median_rank(
     values: ArrayLike,
     *,
@@ -629,7 +634,6 @@ def median_rank(
     return first + int(gen.integers(int(g.counts[i])))
 
 
-@keyword_only("epsilon")
 def median_probabilities(
     values: ArrayLike,
     *,

@@ -24,7 +24,7 @@ import numpy as np
 
 from .._rng import check_rng
 from ..typing import RngLike
-from .._validation import check_bool, check_k, check_positive
+from .._validation import check_k, check_positive
 from ..graphs import Graph, as_graph, check_public_nodes
 from ..multiobjective import priv_agg, priv_pareto
 from ..sensitivity import SensitivityFunction, check_weight_values
@@ -36,7 +36,6 @@ from ..utilities.graph import (
     egocentric_density_sensitivity,
 )
 from .._boundary import charge, check_accountant
-from .._compat import keyword_only, renamed_parameter, replaced_parameter
 from ..accounting.accountant import Accountant
 from ..registry import get_mechanism, names
 from ..vocabulary import MechanismName, selection_result
@@ -67,20 +66,6 @@ def check_graph(graph: Any, where: str | None = None, *, stacklevel: int = 4) ->
     if where is not None:
         check_public_nodes(g, where, stacklevel=stacklevel)
     return g
-
-
-def _local_to_mechanism(local: Any) -> str:
-    """The mechanism of the deprecated ``local=`` spelling: True is local dampening, False exponential."""
-    return "local_dampening" if check_bool(local, "local") else "exponential"
-
-
-def _local_conflicts(local: Any, mechanism: Any) -> bool:
-    """``local=False`` (deprecated) with a local mechanism contradicts it."""
-    return not check_bool(local, "local") and get_mechanism(mechanism).kind == "local"
-
-
-#: The compat decorator of the deprecated ``local=`` spelling of ``mechanism=`` (DP-MOTkIN entry points).
-local_spelling = replaced_parameter("local", "mechanism", _local_to_mechanism, conflict=_local_conflicts)
 
 
 def motkin_mechanism(mechanism: str | None, where: str, allowed: Sequence[str] | None = None) -> str:
@@ -127,8 +112,6 @@ def motkin_objectives(graph: Graph, *, variant: str = "paper") -> tuple[np.ndarr
     return U, [degree_sensitivity(g), egocentric_density_sensitivity(g)]
 
 
-@local_spelling
-@keyword_only("k", "epsilon")
 @selection_result
 def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mechanism: MechanismName | None = None,
                      variant: str = "paper", rng: RngLike = None,
@@ -149,13 +132,11 @@ def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mech
         Number of nodes, 1 <= k <= n. Omitted: one node, returned as an ``int``.
     epsilon : float
         Total privacy budget (ε-edge-DP by sequential composition). ``k`` and ``epsilon`` are
-        keyword-only; given positionally they still work for one release, with a ``DeprecationWarning``
-        (also in :func:`dp_motkin_agg` and :meth:`MotkinSampler.sample`).
+        keyword-only.
     mechanism : str, default "local_dampening"
         Any name or alias of :data:`dpselect.vocabulary.MECHANISMS`. Local mechanisms use δ^PS from
         δ^degree = 1 and δ^egodensity ("local_dampening": DP-MOTkIN-Pareto_local); global ones
-        Δ^PS = |R| − 1 ("exponential": DP-MOTkIN-Pareto_global). Deprecated spelling: ``local=True`` is
-        ``mechanism="local_dampening"``, ``local=False`` ``mechanism="exponential"`` (``DeprecationWarning``).
+        Δ^PS = |R| − 1 ("exponential": DP-MOTkIN-Pareto_global).
     variant : {"paper", "code"}
         Egocentric density formula (see :func:`motkin_objectives`).
     rng : Generator, int or None
@@ -173,11 +154,6 @@ def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mech
         One node index (``k`` omitted), or the k node indices in the order picked (shape (k,), also
         for k = 1).
 
-    Notes
-    -----
-    Deprecated spelling: ``local=True`` is ``mechanism="local_dampening"``, ``local=False``
-    ``mechanism="exponential"`` (``DeprecationWarning``; also in :func:`dp_motkin_agg`).
-
     Examples
     --------
     >>> from dpselect.graphs import from_edges
@@ -188,7 +164,7 @@ def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mech
     >>> type(dp_motkin_pareto(g, epsilon=1e4, rng=0)).__name__
     'int'
     """
-    g = check_graph(graph, "dp_motkin_pareto", stacklevel=6)   # +2: keyword_only, selection_result
+    g = check_graph(graph, "dp_motkin_pareto", stacklevel=5)   # +1: selection_result
     kk = None if k is None else check_k(k, g.n_nodes)
     eps = check_positive(epsilon, "epsilon")
     spec = get_mechanism(motkin_mechanism(mechanism, "dp_motkin_pareto"))
@@ -200,9 +176,6 @@ def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mech
     return priv_pareto(U, epsilon=eps, sensitivities=sens, k=kk, rng=gen, mechanism=spec.name)
 
 
-@local_spelling
-@renamed_parameter(old="weights", new="objective_weights")
-@keyword_only("k", "epsilon")
 @selection_result
 def dp_motkin_agg(graph: Graph, *, k: int | None = None, epsilon: float, objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS,
                   mechanism: MechanismName | None = None, variant: str = "paper",
@@ -212,9 +185,7 @@ def dp_motkin_agg(graph: Graph, *, k: int | None = None, epsilon: float, objecti
     Runs PrivAgg (:func:`dpselect.priv_agg`) with k picks of ε/k each. ``mechanism="exponential"``
     (or another global mechanism): Δ = Σ|w_i|Δ_i (= 101 for the default ``objective_weights`` 1 and 100
     of paper Sec. 7.5); ``mechanism="local_dampening"`` (default, or another local mechanism):
-    δ^agg = Σ|w_i|δ_i (paper Thm 5.4). Deprecated spellings (``DeprecationWarning``): ``local=True`` /
-    ``local=False`` for ``mechanism="local_dampening"`` / ``"exponential"``, ``weights=`` for
-    ``objective_weights=``.
+    δ^agg = Σ|w_i|δ_i (paper Thm 5.4).
 
     Parameters
     ----------
@@ -241,7 +212,7 @@ def dp_motkin_agg(graph: Graph, *, k: int | None = None, epsilon: float, objecti
     >>> dp_motkin_agg(g, epsilon=1e5, rng=0) in (1, 2)
     True
     """
-    g = check_graph(graph, "dp_motkin_agg", stacklevel=6)   # +2: keyword_only, selection_result
+    g = check_graph(graph, "dp_motkin_agg", stacklevel=5)   # +1: selection_result
     kk = None if k is None else check_k(k, g.n_nodes)
     eps = check_positive(epsilon, "epsilon")
     spec = get_mechanism(motkin_mechanism(mechanism, "dp_motkin_agg"))

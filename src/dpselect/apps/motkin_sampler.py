@@ -26,7 +26,6 @@ from ..utilities.graph import (
     egocentric_density_sensitivity,
 )
 from .._boundary import charge, check_accountant
-from .._compat import keyword_only, renamed_parameter
 from ..accounting.accountant import Accountant
 from ..registry import get_mechanism
 from ..vocabulary import MechanismName, check_approach, selection_result
@@ -35,7 +34,6 @@ from .motkin import (
     _agg_weights,
     _sampler_mechanisms,
     check_graph,
-    local_spelling,
     motkin_mechanism,
     motkin_objectives,
 )
@@ -60,17 +58,11 @@ class MotkinSampler:
         Built with its public node set (``nodes=`` / ``n_nodes=``); else ``PrivacyLeakWarning``.
     approach : {"pareto", "aggregate"} ("agg" is an alias)
     mechanism : {"local_dampening", "exponential"} or an alias (LD, EM), default "local_dampening"
-        DP-MOTkIN's local or global version. ``local=`` is its deprecated spelling (True:
-        "local_dampening", False: "exponential"; ``DeprecationWarning``).
+        DP-MOTkIN's local or global version.
     variant : {"paper", "code"}
     objective_weights : pair of float (``"aggregate"`` only)
     max_cache : int, default 64
         Cached prefixes (of picked nodes) kept.
-
-    Notes
-    -----
-    Deprecated spellings (``DeprecationWarning``): ``local=`` for ``mechanism`` (True:
-    "local_dampening", False: "exponential") and ``weights=`` for ``objective_weights``.
 
     Examples
     --------
@@ -87,11 +79,9 @@ class MotkinSampler:
     dpselect.exceptions.BudgetExceededError: charging BoundedRange(epsilon=0.25) (label 'MotkinSampler.sample') ...
     """
 
-    @local_spelling
-    @renamed_parameter(old="weights", new="objective_weights")
     def __init__(self, graph: Graph, approach: str, *, mechanism: MechanismName | None = None, variant: str = "paper",
                  objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS, max_cache: int = 64) -> None:
-        g = check_graph(graph, "MotkinSampler", stacklevel=5)  # +1: the compat wrapper
+        g = check_graph(graph, "MotkinSampler", stacklevel=4)
         approach = check_approach(approach)
         self.mechanism = motkin_mechanism(mechanism, "MotkinSampler", allowed=_sampler_mechanisms())
         self._spec = get_mechanism(self.mechanism)
@@ -223,7 +213,6 @@ class MotkinSampler:
         return SensitivityFunction(delta_removed, float(max(rem.size - 1, 1)), n_candidates=rem.size,
                                    name="pareto_score_remaining")
 
-    @keyword_only("k", "epsilon", "rng")
     @selection_result
     def sample(self, *, k: int | None = None, epsilon: float, rng: RngLike = None,
                accountant: Accountant | None = None) -> np.ndarray | int:
@@ -283,7 +272,6 @@ class MotkinSampler:
             out = np.asarray(picks, dtype=np.int64)
         return int(out[0]) if single else out
 
-    @keyword_only("epsilon")
     def probabilities(self, *, epsilon: float) -> np.ndarray:
         """Exact distribution of the first pick (k = 1) over all nodes.
 

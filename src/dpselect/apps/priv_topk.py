@@ -20,7 +20,6 @@ from ..graphs import Graph
 from ..sensitivity import SensitivityFunction
 from ..utilities.graph import ebc, ebc_global_sensitivity, ebc_sensitivity, public_max_degree
 from .._boundary import charge, check_accountant
-from .._compat import keyword_only
 from ..accounting.accountant import Accountant
 from ..registry import Mechanism as MechanismSpec, get_mechanism, names
 from ..vocabulary import MechanismName, selection_result
@@ -194,7 +193,6 @@ def prepare_priv_topk(graph: Graph, *, max_degree: int | None = None) -> PrivTop
     return prepare_scores(check_graph(graph, "prepare_priv_topk"), max_degree, "prepare_priv_topk")
 
 
-@keyword_only("k", "epsilon")
 @selection_result
 def priv_topk(graph: Graph | PrivTopkScores, *, k: int | None = None, epsilon: float,
               mechanism: MechanismName = "shifted_local_dampening",
@@ -253,8 +251,8 @@ def priv_topk(graph: Graph | PrivTopkScores, *, k: int | None = None, epsilon: f
             raise ValueError(f"max_degree={max_degree!r} cannot be applied to precomputed PrivTopkScores (prepared "
                              f"with max_degree={scores.max_degree}); pass max_degree to prepare_priv_topk instead")
     else:
-        scores = prepare_scores(check_graph(graph, "priv_topk", stacklevel=6), max_degree, "priv_topk",
-                                stacklevel=7)  # +2: keyword_only, selection_result
+        scores = prepare_scores(check_graph(graph, "priv_topk", stacklevel=5), max_degree, "priv_topk",
+                                stacklevel=6)  # +1: selection_result
     n = scores.utilities.size
     kk = None if k is None else check_k(k, n)
     eps = check_positive(epsilon, "epsilon")

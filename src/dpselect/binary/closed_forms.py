@@ -28,7 +28,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._compat import keyword_only
 from .._validation import check_nonnegative, check_positive
 
 __all__ = ["p", "tau", "dp_upper", "dp_lower", "path_extension", "balanced_boundary_value",
@@ -54,7 +53,6 @@ def _check_prob_array(alpha: Any, name: str = "alpha") -> np.ndarray:
     return a
 
 
-@keyword_only("epsilon", "delta")
 def dp_upper(alpha: ArrayLike, *, epsilon: ArrayLike, delta: ArrayLike = 0.0) -> np.ndarray:
     """The (epsilon, delta)-DP upper bound ``U_DP`` of paper 002, Eq. 8 (vectorised, no validation).
 
@@ -86,7 +84,6 @@ def dp_upper(alpha: ArrayLike, *, epsilon: ArrayLike, delta: ArrayLike = 0.0) ->
     return np.minimum(np.minimum(e * a + dl, (e + dl - 1.0 + a) / e), 1.0)
 
 
-@keyword_only("epsilon", "delta")
 def dp_lower(alpha: ArrayLike, *, epsilon: ArrayLike, delta: ArrayLike = 0.0) -> np.ndarray:
     """The (epsilon, delta)-DP lower bound ``L_DP`` of paper 002, Eq. 9: ``1 - U_DP(1 - a)``.
 
@@ -115,7 +112,6 @@ def dp_lower(alpha: ArrayLike, *, epsilon: ArrayLike, delta: ArrayLike = 0.0) ->
     return np.maximum(np.maximum(e * a - dl - e + 1.0, (a - dl) / e), 0.0)
 
 
-@keyword_only("epsilon", "delta")
 def tau(alpha: ArrayLike, *, epsilon: float, delta: float = 0.0) -> np.ndarray:
     """Number of steps in the first (multiplicative) regime of ``U_DP`` (paper 002, Eq. 6, clamped at 0).
 
@@ -157,7 +153,6 @@ def tau(alpha: ArrayLike, *, epsilon: float, delta: float = 0.0) -> np.ndarray:
     return t
 
 
-@keyword_only("epsilon", "delta")
 def p(d: ArrayLike, alpha: ArrayLike, *, epsilon: float, delta: float = 0.0) -> np.ndarray | float:
     """Closed-form ``p(d, alpha)`` of paper 002, Def. 9: the strongest induced bound at distance ``d``.
 
@@ -221,7 +216,6 @@ def p(d: ArrayLike, alpha: ArrayLike, *, epsilon: float, delta: float = 0.0) -> 
     return float(out) if scalar else out
 
 
-@keyword_only("epsilons")
 def path_extension(alpha: float, *, epsilons: ArrayLike) -> np.ndarray:
     """Optimal heterogeneous-DP mechanism on a path (paper 001, Thm 2-3), in closed form.
 
@@ -274,7 +268,6 @@ def path_extension(alpha: float, *, epsilons: ArrayLike) -> np.ndarray:
     return np.minimum(np.where(i <= t, first, second), 1.0)
 
 
-@keyword_only("epsilon", "delta")
 def balanced_boundary_value(*, epsilon: float, delta: float = 0.0) -> float:
     """Largest balanced boundary value ``alpha* = (e^eps + delta) / (e^eps + 1)`` (paper 002, Cor. 2).
 
@@ -304,7 +297,6 @@ def balanced_boundary_value(*, epsilon: float, delta: float = 0.0) -> float:
     return float((e + dl) / (e + 1.0))
 
 
-@keyword_only("epsilon", "delta")
 def balanced_probability(d: ArrayLike, *, epsilon: float, delta: float = 0.0) -> np.ndarray | float:
     """``Pr[M(u) = T(u)]`` of the optimal balanced mechanism at distance ``d`` from the boundary (Cor. 2).
 

@@ -29,7 +29,6 @@ from numpy.typing import ArrayLike
 
 from .._validation import check_nonnegative, check_positive
 from . import _logspace as ls
-from .._compat import keyword_only
 from .closed_forms import dp_lower, dp_upper
 
 __all__ = ["SuitablePair", "DPPair", "FunctionPair", "EdgeDPPairs", "ScalarKeyUpper", "ShiftWeights"]
@@ -469,7 +468,6 @@ class DPPair(SuitablePair):
     (0.6, 0.15)
     """
 
-    @keyword_only("epsilon", "delta")
     def __init__(self, *, epsilon: float, delta: float = 0.0) -> None:
         self.epsilon = check_positive(epsilon, "epsilon")
         self.delta = check_nonnegative(delta, "delta")

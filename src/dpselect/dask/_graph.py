@@ -5,7 +5,6 @@ from typing import Any, Hashable, Sequence
 
 import numpy as np
 
-from .._compat import renamed_parameter
 from .._dominance import count_dominating
 from .._validation import check_int, check_matrix
 from ..exceptions import warn_public_from_data
@@ -21,15 +20,16 @@ __all__ = ["degree", "degree_sensitivity", "egocentric_density_sensitivity", "ma
 def _endpoint_ids(part: Any, column: str, name: str) -> np.ndarray:
     """The int64 node ids of one endpoint column; ``ValueError`` naming it for a missing or non-integer id."""
     col = part[column]
+    # the messages name the column only: an edge's endpoint is private (edge-DP)
     if col.dtype.kind in "iu":
         if col.dtype.kind == "u" and col.size and int(col.max()) > np.iinfo(np.int64).max:
-            raise ValueError(f"{name}={column!r} holds a node id above the int64 range: {int(col.max())}")
+            raise ValueError(f"{name}={column!r} must hold int64 node ids (an id is above the int64 range)")
         return col.to_numpy(dtype=np.int64)
     vals = col.to_numpy(dtype=np.float64, na_value=np.nan)
     bad = ~np.isfinite(vals) | (vals != np.round(vals)) | (np.abs(vals) >= 2.0 ** 63)
     if bad.any():
-        raise ValueError(f"{name}={column!r} must hold integer node ids, got {vals[int(np.flatnonzero(bad)[0])].item()!r} "
-                         "(a missing or non-integer endpoint is not an edge: drop or repair such rows first)")
+        raise ValueError(f"{name}={column!r} must hold integer node ids (a missing or non-integer endpoint is not "
+                         "an edge: drop or repair such rows first)")
     return vals.astype(np.int64)
 
 
@@ -42,11 +42,10 @@ def _canonical(part: Any, source: str, target: str, public: np.ndarray | None) -
         ends = np.concatenate([a, b])
         pos = np.minimum(np.searchsorted(public, ends), public.size - 1)
         outside = public[pos] != ends
-        if outside.any():
-            i = int(np.flatnonzero(outside)[0]) % a.size
-            raise ValueError(f"edge ({int(a[i])}, {int(b[i])}) has an endpoint outside the public node set "
-                             f"(nodes=/n_nodes=, {public.size} nodes): a graph's edges join its nodes; an edge to an "
-                             "unknown node is an error, never counted")
+        if outside.any():  # the edge is private: not named
+            raise ValueError(f"an edge has an endpoint outside the public node set (nodes=/n_nodes=, {public.size} "
+                             "nodes): a graph's edges join its nodes; an edge to an unknown node is an error, never "
+                             "counted")
     keep = a != b  # self-loops dropped
     a, b = a[keep], b[keep]
     return pd.DataFrame({"lo": np.minimum(a, b), "hi": np.maximum(a, b)})
@@ -150,11 +149,10 @@ def degree(edges: Any, *, source: str = "source", target: str = "target",
     return out.set_index("node")["degree"]
 
 
-@renamed_parameter(old="bound", new="max_degree")
 def max_degree(degrees: Any, max_degree: int | None = None) -> int:
     """The public bound D on the maximum degree (EBC's sensitivity in DP-MOTkIN needs it).
 
-    ``max_degree`` given (``bound=`` is its deprecated spelling): checked against the (dask) degrees, ``ValueError`` if a degree exceeds it. Omitted:
+    ``max_degree`` given: checked against the (dask) degrees, ``ValueError`` if a degree exceeds it. Omitted:
     the graph's own maximum degree with :class:`dpselect.PrivacyLeakWarning`, as in memory
     (:func:`dpselect.utilities.graph.public_max_degree`).
 
@@ -177,8 +175,13 @@ def max_degree(degrees: Any, max_degree: int | None = None) -> int:
     10
     """
     dmax = int(degrees.max().compute()) if hasattr(degrees, "compute") else int(np.max(degrees))
+    if max_degree is not None:
+        D = check_int(max_degree, "max_degree", minimum=1)
+        if dmax > D:  # the graph's maximum degree is private: not named
+            raise ValueError(f"max_degree must be a public upper bound on every degree of the graph, got "
+                             f"max_degree={D} but a node has a larger degree")
     return _graph.public_max_degree(np.asarray([dmax]), max_degree, "dpselect.dask.max_degree",
-                                    stacklevel=5)  # +1: the compat wrapper
+                                    stacklevel=4)
 
 
 def _degree_values(partition: Any, column: str) -> np.ndarray:
@@ -240,7 +243,12 @@ def egocentric_density_sensitivity(partition: Any, column: str = "degree") -> Se
 # Pareto score, m = 2
 # ---------------------------------------------------------------------------------------------
 def _block(part: Any) -> np.ndarray:
-    arr = np.asarray(part, dtype=np.float64)
+    try:
+        arr = np.asarray(part, dtype=np.float64)
+    except (TypeError, ValueError):  # numpy's message quotes the offending entry
+        raise TypeError("objectives must hold real numbers") from None
+    if not np.all(np.isfinite(arr)):  # before check_matrix, whose message names the entry and its value
+        raise ValueError("objectives must be finite (a partition holds NaN or inf)")
     return check_matrix(arr if arr.ndim == 2 else arr.reshape(-1, 1), "objectives", min_rows=0)
 
 

@@ -1,6 +1,9 @@
 """Private top-k most frequent items from a dask DataFrame of (user, item) rows."""
 from __future__ import annotations
 
+import math
+import numbers
+from fractions import Fraction
 from typing import Any, Hashable, Sequence
 
 import numpy as np
@@ -17,6 +20,7 @@ from ..sampling import NOISES
 __all__ = ["frequent_items", "bounded_item_counts"]
 
 _USER_KEY = "__dpselect_user__"   # the canonical user id column added for the shuffle and the bound
+_ITEM_KEY = "__dpselect_item__"   # the item key column: the only item data that travels through the shuffle
 
 
 def _splitmix64(x: np.ndarray) -> np.ndarray:
@@ -27,53 +31,83 @@ def _splitmix64(x: np.ndarray) -> np.ndarray:
         return x ^ (x >> np.uint64(31))
 
 
-def _canonical_id(v: Any) -> str:
-    """One string per user id *value*: 2, 2.0, np.int8(2) and True-as-1 agree; 1 and '1' do not."""
-    import numbers
-
-    if isinstance(v, (bool, np.bool_)):
-        v = int(v)
+def _number_key(v: Any) -> str | None:
+    """The key of a number by its exact value (Python's ``==`` across int, float, Fraction, Decimal, complex and
+    numpy scalars); None for a NaN of any type (a missing id)."""
+    if isinstance(v, numbers.Complex) and not isinstance(v, numbers.Real):
+        re, im = _number_key(v.real), _number_key(v.imag)
+        if re is None or im is None:
+            return None
+        return re if im == "i:0" else f"c:{re},{im}"
     if isinstance(v, numbers.Integral):
         return f"i:{int(v)}"
-    if isinstance(v, (float, np.floating)):
-        f = float(v)
-        return f"i:{int(f)}" if f.is_integer() else f"f:{f.hex()}"
-    if isinstance(v, numbers.Rational):   # fractions.Fraction and the like
-        num, den = int(v.numerator), int(v.denominator)
-        return f"i:{num}" if den == 1 else f"q:{num}/{den}"
+    try:
+        if v != v:                          # NaN of any type
+            return None
+        if v in (math.inf, -math.inf):
+            return "inf:+" if v > 0 else "inf:-"
+        q = Fraction(v) if not isinstance(v, numbers.Rational) else Fraction(int(v.numerator), int(v.denominator))
+    except (TypeError, ValueError, OverflowError):   # a Number that is not a real value Fraction reads
+        return f"o:{type(v).__module__}.{type(v).__qualname__}:{v!r}"
+    return f"i:{q.numerator}" if q.denominator == 1 else f"q:{q.numerator}/{q.denominator}"
+
+
+def _canonical_id(v: Any) -> str | None:
+    """One string per id *value* (Python's ``==``), None for a missing one.
+
+    Numbers compare by exact value across types: 7, 7.0, ``np.int8(7)``, ``Fraction(7)``, ``Decimal(7)``,
+    ``complex(7)`` and True-as-1 are one id; 0.5 and ``Fraction(1, 2)`` one; 0.1 and ``Decimal('0.1')`` two (unequal
+    values). A numpy scalar is the Python number it holds (``Decimal(7) == np.int8(7)`` is False in Python, a
+    numpy quirk; here they are one id). A string never equals a number: 7 and ``'7'`` are two ids. Missing:
+    None, NaN (any type), NaT, pd.NA.
+    """
+    import pandas as pd
+
+    if isinstance(v, np.generic):          # a numpy scalar is the Python number it holds (exactly)
+        v = v.item()
+    if isinstance(v, bool):
+        v = int(v)
+    if isinstance(v, numbers.Number):
+        return _number_key(v)
     if isinstance(v, str):
         return "s:" + v
     if isinstance(v, bytes):
         return "b:" + v.hex()
+    if isinstance(v, tuple):   # element by element, as tuples compare: (1, 2) and (1.0, Decimal(2)) are equal
+        return "t:(" + ",".join(_canonical_id(x) or "m:" for x in v) + ")"
+    try:
+        if v is None or bool(pd.isna(v)):
+            return None
+    except (TypeError, ValueError):        # list-likes: not a missing scalar
+        pass
     return f"o:{type(v).__module__}.{type(v).__qualname__}:{v!r}"
 
 
-def _with_user_key(part: Any, user: str, item: str) -> Any:
-    """The partition's items with a canonical user key column; rows without a user id dropped.
+def _keys(col: Any) -> Any:
+    """A column's values as shuffle-safe keys equal exactly for equal values: object columns (mixed types, which
+    neither arrow nor the row hash take) to :func:`_canonical_id` strings, floats with −0.0 as 0.0, bools as
+    ints, anything else as is. Missing values stay missing."""
+    if col.dtype == object:
+        return col.map(_canonical_id).astype(object)
+    if col.dtype.kind == "f":
+        return col + 0.0
+    if col.dtype.kind == "b":
+        return col.astype(np.int64)
+    return col
 
-    Object columns (mixed types) get one string per id value (:func:`_canonical_id`); float columns map
-    -0.0 to 0.0 (equal values must hash alike for the shuffle); other dtypes compare by value already.
-    """
+
+def _with_keys(part: Any, user: str, item: str) -> Any:
+    """The partition as (user key, item key) rows (:func:`_keys`); rows without a user id dropped. The raw
+    columns are left behind: only the keys travel through the shuffle."""
     import pandas as pd
 
-    part = part[[user, item]]
-    part = part[part[user].notna().to_numpy()]
-    col = part[user]
-    if col.dtype == object:
-        key = col.map(_canonical_id).astype(object)
-    elif col.dtype.kind == "f":
-        key = col + 0.0
-    elif col.dtype.kind == "b":
-        key = col.astype(np.int64)
-    else:
-        key = col
-    # the raw ids are left behind: only the key travels (a mixed-type object column cannot cross P2P's arrow shuffle)
-    out = part[[item]].copy()
-    out[_USER_KEY] = key.to_numpy()
-    return out
+    users = _keys(part[user])
+    keep = users.notna().to_numpy()
+    return pd.DataFrame({_USER_KEY: users.to_numpy()[keep], _ITEM_KEY: _keys(part[item]).to_numpy()[keep]},
+                        index=part.index[keep])
 
 
-def _bound_partition(part: Any, item: str, contributions: int, distinct: bool, salt: int) -> Any:
+def _bound_partition(part: Any, contributions: int, distinct: bool, salt: int) -> Any:
     """Keep at most ``contributions`` rows of each user (all of whose rows are in this partition).
 
     Rule: the user's (distinct) rows ordered by a keyed hash of (user, item), ties by the item itself; the
@@ -86,10 +120,10 @@ def _bound_partition(part: Any, item: str, contributions: int, distinct: bool, s
 
     n = part.shape[0]
     if n == 0:
-        return part[[item]]
+        return part[[_ITEM_KEY]]
     users, _ = pd.factorize(part[_USER_KEY])      # by value: equal ids share a code
-    items = part[item].to_numpy()
-    h = pd.util.hash_pandas_object(part[[_USER_KEY, item]], index=False).to_numpy(dtype=np.uint64)
+    items = part[_ITEM_KEY].to_numpy()
+    h = pd.util.hash_pandas_object(part[[_USER_KEY, _ITEM_KEY]], index=False).to_numpy(dtype=np.uint64)
     with np.errstate(over="ignore"):
         key = _splitmix64(h + np.uint64(salt))
     order = np.lexsort((key, users))
@@ -101,9 +135,9 @@ def _bound_partition(part: Any, item: str, contributions: int, distinct: bool, s
     same_key[1:] = same_user[1:] & (k_s[1:] == k_s[:-1])
     i_s = items[order]
     if np.any(same_key[1:] & (i_s[1:] != i_s[:-1])):  # a hash collision between two items: ties by item
-        # ranks of the item values in a fixed order (not the partition's order of appearance, which other users'
-        # rows would change); mixed types are ordered through their canonical strings
-        icode, _ = pd.factorize(part[item].map(_canonical_id).astype(object), sort=True)
+        # ranks of the item keys in a fixed order (not the partition's order of appearance, which other users'
+        # rows would change); the keys of one column have one type
+        icode, _ = pd.factorize(part[_ITEM_KEY], sort=True)
         order = np.lexsort((icode, key, users))
         u_s, k_s, i_s = users[order], key[order], items[order]
         same_user[1:] = u_s[1:] == u_s[:-1]
@@ -116,7 +150,43 @@ def _bound_partition(part: Any, item: str, contributions: int, distinct: bool, s
     starts = np.flatnonzero(~same_user)
     first = np.repeat(csum[starts] - valid[starts], np.diff(np.append(starts, n)))
     keep = valid & (csum - first <= contributions)
-    return part[[item]].iloc[np.sort(order[keep])]
+    return part[[_ITEM_KEY]].iloc[np.sort(order[keep])]
+
+
+def _spellings(part: Any, item: str) -> Any:
+    """The partition's (item key, item) pairs, one per key: the labels of the keys of an object item column."""
+    import pandas as pd
+
+    keys = _keys(part[item])
+    frame = pd.DataFrame({"key": keys.to_numpy(), "label": part[item].to_numpy()})
+    return frame[frame["key"].notna().to_numpy()].drop_duplicates("key")
+
+
+def _relabel(counts: Any, *spellings: Any) -> Any:
+    """Key -> count as item -> count: each key labelled by its first spelling (partition order)."""
+    import pandas as pd
+
+    firsts = pd.concat(list(spellings)).drop_duplicates("key").set_index("key")["label"]
+    out = pd.Series(counts.to_numpy(), index=pd.Index(firsts.reindex(counts.index).to_numpy(), dtype=object),
+                    name="count")
+    out.index.name = counts.index.name
+    return out
+
+
+def _key_counts(rows: Any, c: int, user: str, item: str, distinct: bool, items: Any, gen: np.random.Generator
+                ) -> tuple[Any, bool]:
+    """Lazy item key -> bounded count, and whether the keys are :func:`_canonical_id` strings (an object item
+    column) rather than the item values themselves. Draws the salt from ``gen``."""
+    salt = int(gen.integers(0, 2 ** 63))
+    frame = rows[[user, item]]
+    if items is not None:
+        frame = frame[frame[item].isin(list(_domain(items)))]
+    keyed = frame[item].dtype == object
+    meta = _with_keys(frame._meta, user, item)
+    keys = frame.map_partitions(_with_keys, user, item, meta=meta)
+    keys = _shuffle_by_user(keys)  # every user's rows in one partition
+    kept = keys.map_partitions(_bound_partition, c, distinct, salt, meta=meta[[_ITEM_KEY]])
+    return kept[_ITEM_KEY].value_counts(), keyed
 
 
 def bounded_item_counts(rows: Any, *, contributions: int, user: str = "user", item: str = "item",
@@ -129,12 +199,17 @@ def bounded_item_counts(rows: Any, *, contributions: int, user: str = "user", it
     ``items``: the public candidate domain; rows of other items are dropped *before* the bounding. Not
     private by itself (exact counts): feed it to a selector, as :func:`frequent_items` does.
 
-    Users: ids are compared by value (2, 2.0 and ``np.int8(2)`` are one user; 1 and ``'1'`` two, in an object
-    column: dask converts object columns to text by default, ``dataframe.convert-string``, so give ids one
-    type). A row
-    whose user id is missing (None, NaN, NaT, ``pd.NA``) belongs to no user the bound could count, so it is
-    dropped before the bound: it never reaches a count, and the output does not depend on such rows (an
-    error would: a crash that depends on the data is itself a release). Each user keeps the first
+    Users and items are compared by value, as Python's ``==``: numbers by their exact value across types
+    (7, 7.0, ``np.int8(7)``, ``Fraction(7)``, ``Decimal(7)``, ``complex(7)`` and True are one user; 0.1 and
+    ``Decimal('0.1')`` two), a string never equal to a number (7 and ``'7'`` are two users). An object column
+    of mixed types is shuffled as one canonical key per value (its raw values never cross the shuffle, so
+    mixed types and unhashable-by-arrow values survive it), and the counts are labelled by one spelling of
+    each item seen (the first, in partition order). Dask turns object columns into text when the DataFrame
+    is made (``dataframe.convert-string``, on by default): the ids are then strings before dpselect sees
+    them ('7' and '7.0' two users, 7 and '7' one); give ids one type or turn that option off. A row
+    whose user id is missing (None, NaN of any type, NaT, ``pd.NA``) belongs to no user the bound could count,
+    so it is dropped before the bound: it never reaches a count, and the output does not depend on such rows
+    (an error would: a crash that depends on the data is itself a release). Each user keeps the first
     ``contributions`` of their (distinct) rows in the order of a hash of (user, item) keyed by a secret
     salt drawn from ``rng``: an independent pseudo-random choice per user, that reads that user's rows only.
 
@@ -168,14 +243,17 @@ def bounded_item_counts(rows: Any, *, contributions: int, user: str = "user", it
     c = check_int(contributions, "contributions", minimum=1)
     distinct = check_bool(distinct, "distinct")
     gen = check_rng(rng)
-    salt = int(gen.integers(0, 2 ** 63))
+    counts, keyed = _key_counts(rows, c, user, item, distinct, items, gen)
+    if not keyed:
+        return counts.rename_axis(item).rename("count")
+    import dask
+    import dask.dataframe as dd
+    import pandas as pd
+
     frame = rows[[user, item]]
-    if items is not None:
-        frame = frame[frame[item].isin(list(_domain(items)))]
-    frame = frame.map_partitions(_with_user_key, user, item, meta=_with_user_key(frame._meta, user, item))
-    frame = _shuffle_by_user(frame)  # every user's rows in one partition
-    kept = frame.map_partitions(_bound_partition, item, c, distinct, salt, meta=frame._meta[[item]])
-    return kept[item].value_counts()
+    spellings = [dask.delayed(_spellings)(part, item) for part in frame.to_delayed()]
+    meta = pd.Series(np.zeros(0, dtype=np.int64), index=pd.Index([], dtype=object, name=item), name="count")
+    return dd.from_delayed([dask.delayed(_relabel)(counts, *spellings)], meta=meta, verify_meta=False)
 
 
 def _check_rows(rows: Any, user: str, item: str) -> None:
@@ -319,15 +397,26 @@ def frequent_items(
     distinct = check_bool(distinct, "distinct")
     opts: dict[str, Any] = {"noise": noise} if spec.accepts("noise") else {}
     charge(acc, spec.privacy(eps, k=k, **opts), label="dask.frequent_items")
-    counts = bounded_item_counts(rows, contributions=c, user=user, item=item, distinct=distinct, items=items,
-                                 rng=gen).compute()
+    import pandas as pd
+
     if items is None:
+        counts = bounded_item_counts(rows, contributions=c, user=user, item=item, distinct=distinct,
+                                     rng=gen).compute()
         if counts.size == 0:
             raise ValueError("rows has no item: no candidate to select")
-        warn_public_from_data("items (the candidate domain)", f"{counts.size} items seen in the data",
+        if k is not None and k > counts.size:  # check_k's message would name how many items were seen
+            raise ValueError(f"k={k} is more than the number of items seen in the data; give the public domain "
+                             "items=")
+        # the warning names no count of the items seen (a private quantity)
+        warn_public_from_data("items (the candidate domain)", "the items seen in the data",
                               "dpselect.dask.frequent_items")
         domain = counts.index
-    u = counts.reindex(domain, fill_value=0).to_numpy(dtype=np.float64)
+        keys = domain
+    else:
+        lazy, keyed = _key_counts(rows, c, user, item, distinct, items, gen)
+        counts = lazy.compute()
+        keys = pd.Index([_canonical_id(x) for x in domain], dtype=object) if keyed else domain
+    u = counts.reindex(keys, fill_value=0).to_numpy(dtype=np.float64)
     sens = 1.0 if distinct else float(c)
     kw: dict[str, Any] = {"k": k, "rng": gen}
     if spec.accepts("monotonic"):   # counts move all one way (else the mechanism's general, larger, noise)

@@ -6,7 +6,9 @@ records with equal values is exact for every method of :func:`dpselect.quantiles
 values are interchangeable), so the released values have **the same law as in memory**, and with the same
 ``rng`` the same values as ``dpselect.quantiles(values, qs, counts=counts, ...)`` on the merged summary.
 No random bit is drawn before the summary is complete, so the arguments are checked first, then the data
-(finite values, inside ``bounds``), then the accountant is charged, then the release is drawn.
+(finite values), then the accountant is charged, then the release is drawn. A record outside public ``bins``
+is clipped into the first or last bin, as :func:`dpselect.quantiles` treats ``bounds``: no error or message
+depends on the records beyond their being finite reals.
 """
 from __future__ import annotations
 
@@ -58,10 +60,10 @@ def _distinct_chunk(block: Any) -> tuple[np.ndarray, np.ndarray]:
     return v, c.astype(np.int64)
 
 
-def _binned_chunk(block: Any, edges: np.ndarray) -> tuple[np.ndarray, int]:
-    x = _block_values(block)
-    outside = int(np.count_nonzero((x < edges[0]) | (x > edges[-1])))
-    return np.histogram(x, bins=edges)[0].astype(np.int64), outside
+def _binned_chunk(block: Any, edges: np.ndarray) -> np.ndarray:
+    """The block's counts in the public bins, a record outside [e_0, e_B] clipped into the first or last bin."""
+    x = np.clip(_block_values(block), edges[0], edges[-1])
+    return np.histogram(x, bins=edges)[0].astype(np.int64)
 
 
 def _check_bins(bins: Any) -> np.ndarray | None:
@@ -80,8 +82,10 @@ def _summarise(series: Any, bins: ArrayLike | None = None) -> tuple[np.ndarray, 
     Without ``bins``: the exact distinct values (each partition's ``np.unique``, merged on the client; the
     distinct values must fit in the client's memory). With ``bins`` (public edges e_0 < ... < e_B, the
     last bin closed as in ``numpy.histogram``): every record counts as the left edge of its bin, and the
-    summary is (edges[:-1] of the non-empty bins, their counts); a record outside [e_0, e_B] is a
-    ``ValueError`` (never dropped).
+    summary is (edges[:-1] of the non-empty bins, their counts); a record outside [e_0, e_B] is clipped
+    into it first (below e_0: the first bin; above e_B: the last), as :func:`dpselect.quantiles` clips records
+    into ``bounds``: a fixed map of each record, never an error (an error, or its count, would depend on the
+    data).
 
     Parameters
     ----------
@@ -102,6 +106,8 @@ def _summarise(series: Any, bins: ArrayLike | None = None) -> tuple[np.ndarray, 
     (array([1. , 2.5, 3. ]), array([1, 1, 2]))
     >>> _summarise(x, bins=[0.0, 2.0, 4.0])
     (array([0., 2.]), array([1, 3]))
+    >>> _summarise(x, bins=[2.0, 2.75, 3.0])    # 1.0 clipped into the first bin, 3.0 in the closed last one
+    (array([2.  , 2.75]), array([2, 2]))
     """
     import dask
 
@@ -118,11 +124,7 @@ def _summarise(series: Any, bins: ArrayLike | None = None) -> tuple[np.ndarray, 
         np.add.at(counts, inv.ravel(), allc)
         return u, counts
     hists = dask.compute(*[dask.delayed(_binned_chunk)(p, edges) for p in parts])
-    outside = sum(o for _, o in hists)
-    if outside:
-        raise ValueError(f"{outside} value(s) of series lie outside the bins [{edges[0]!r}, {edges[-1]!r}] "
-                         "(never dropped)")
-    total = np.sum([h for h, _ in hists], axis=0) if hists else np.zeros(edges.size - 1, dtype=np.int64)
+    total = np.sum(hists, axis=0) if hists else np.zeros(edges.size - 1, dtype=np.int64)
     keep = total > 0
     return edges[:-1][keep], np.asarray(total, dtype=np.int64)[keep]
 
@@ -136,7 +138,7 @@ def quantiles(series: Any, qs: ArrayLike, *, epsilon: float, bounds: tuple[float
     What it releases: exactly what ``dpselect.quantiles(values, qs, counts=counts, epsilon=..., bounds=...,
     method=..., rng=rng)`` releases on the summary ``(values, counts) = _summarise(series, bins)``: the exact
     distinct values and counts without ``bins`` (so the same law as on the computed series itself), or the
-    records rounded down to the public bin edges ``bins``. One pass over the data, nothing random on the
+    records clipped into [bins[0], bins[-1]] and rounded down to the public bin edges ``bins``. One pass over the data, nothing random on the
     workers; the same ``rng`` gives the same values as the in-memory call on the summary.
 
     Privacy: that of :func:`dpselect.quantiles`: ε-DP under replace-one-record neighbours with n public
@@ -154,12 +156,13 @@ def quantiles(series: Any, qs: ArrayLike, *, epsilon: float, bounds: tuple[float
     epsilon : float
         Total privacy budget, > 0.
     bounds : (float, float) or None
-        Public bounds (values outside are a ``ValueError``), or None for the unbounded method.
+        Public bounds, or None for the unbounded method; a value outside them is treated as by
+        :func:`dpselect.quantiles`.
     method : {"auto", "joint", "recursive", "independent"}
         As in :func:`dpselect.quantiles`.
     bins : array of float, optional
-        Public bin edges for a histogram reduction (for many distinct values); a value outside them is a
-        ``ValueError``.
+        Public bin edges for a histogram reduction (for many distinct values); a value outside them is
+        clipped into the first or last bin (as :func:`dpselect.quantiles` treats ``bounds``).
     rng : numpy.random.Generator or int, optional
     accountant : dpselect.Accountant, optional
         Charged by :func:`dpselect.quantiles` (label ``"quantiles"``) after the data are checked, before
@@ -194,8 +197,7 @@ def quantiles(series: Any, qs: ArrayLike, *, epsilon: float, bounds: tuple[float
     edges = _check_bins(bins)
     _parts(series)                      # the type of series, before the pass
     values, counts = _summarise(series, edges)
-    if values.size == 0:
-        raise ValueError("series must hold at least one value")
+    # an empty series goes to dpselect.quantiles as it is: it answers as in memory for the neighbour model
     return _quantiles(values, qs, epsilon=epsilon, bounds=bounds, method=method,  # type: ignore[arg-type]
                       counts=counts, rng=rng, accountant=accountant, neighbours=nb,
                       targets=targets)  # type: ignore[arg-type]

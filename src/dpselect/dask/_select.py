@@ -196,13 +196,11 @@ def _values(block: Any, column: str | None) -> np.ndarray:
     if np.issubdtype(arr.dtype, np.complexfloating):
         raise TypeError(f"utilities must be real, got dtype {arr.dtype}")
     if arr.ndim != 1:
-        raise ValueError(f"utilities must be 1-D, got a block of shape {arr.shape}")
+        raise ValueError("utilities must be 1-D (a block is not)")
     arr = arr.astype(np.float64, copy=False)
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        where = repr(raw.index[i]) if hasattr(raw, "index") else f"position {i} of its block"
-        raise ValueError(f"utilities must be finite: the utility of {where} is {arr[i]!r}")
+    if not np.all(np.isfinite(arr)):
+        # which candidate, its value and its block's size are private: the message names none of them
+        raise ValueError("utilities must be finite (a partition holds NaN or inf)")
     return arr
 
 
@@ -262,6 +260,11 @@ def _take(block: Any, rows: np.ndarray) -> Any:
 
 def _sf_of(factory: Callable[[Any], SensitivityFunction], block: Any, n: int) -> SensitivityFunction:
     sf = factory(block)
+    if not isinstance(sf, SensitivityFunction) or sf.n_candidates != n:
+        # the partition's size is not named (check_sensitivity_function's message would)
+        raise TypeError("sensitivity_function(partition) must return a dpselect.SensitivityFunction for exactly "
+                        f"that partition's rows, got {type(sf).__name__}" + (
+                            " for another number of rows" if isinstance(sf, SensitivityFunction) else ""))
     return check_sensitivity_function(sf, n, name="sensitivity_function(partition)")
 
 
@@ -289,9 +292,9 @@ def _reduce(results: list[dict[str, Any]], spec: _Spec, k_arg: int | None, gen: 
     k = check_k(1 if k_arg is None else k_arg, n)
     if spec.sf_factory is not None:
         gss = {r["gs"] for r in results if r["gs"] is not None}
-        if len(gss) > 1:
-            raise ValueError(f"sensitivity_function must give one global sensitivity for every partition, got "
-                             f"{sorted(gss)}")
+        if len(gss) > 1:  # the values come from private partitions: not named
+            raise ValueError("sensitivity_function must give one global sensitivity for every partition (two "
+                             "partitions gave different ones)")
     live = [r for r in results if r["n"] > 0]
     sizes = [r["rows"].shape[0] for r in live]
     starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)

@@ -19,7 +19,8 @@ Output contract of every reproduction ``NAME`` run with ``--out DIR``:
 
 The default ``DIR`` is ``dpselect-results`` (never the committed ``results/``), and a run refuses to
 overwrite a run of the same or a larger size in ``DIR`` (the size is recorded in the markdown) unless
-``--force`` is given. An ``--out`` that cannot be written (a file, or a parent that is a file or read-only)
+``--force`` is given (a ``NAME.csv`` without its ``NAME.md``, a run of unknown size, too). An empty ``--out``
+is refused (``--out .`` names the current directory). An ``--out`` that cannot be written (a file, or a parent that is a file or read-only)
 is refused before any work.
 """
 from __future__ import annotations
@@ -30,6 +31,8 @@ import math
 import multiprocessing as mp
 import os
 import re
+import signal
+import threading
 import time
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -78,9 +81,18 @@ def parse_name_list(text: str) -> list[str]:
     return vals
 
 
+def out_dir(text: str) -> Path:
+    """The ``--out`` type: a directory name; an empty one is refused (``Path("")`` is the current directory,
+    where a run would write unasked: ``--out .`` says so)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"must name a directory, got {text!r} (use --out . for the current "
+                                         "directory)")
+    return Path(text)
+
+
 def add_output_arguments(parser: argparse.ArgumentParser, *, seed: int = 0) -> None:
     """--out --force --seed --quiet: the flags of every reproduction and demo writing results."""
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
+    parser.add_argument("--out", type=out_dir, default=DEFAULT_OUT,
                         help=f"output directory: writes OUT/<name>.csv, .md, .png (default {DEFAULT_OUT}/)")
     parser.add_argument("--force", action="store_true",
                         help="overwrite a run of the same or a larger size already in --out (refused otherwise)")
@@ -218,6 +230,45 @@ def _context():
     return mp.get_context("spawn")
 
 
+_SIGMASK = hasattr(signal, "pthread_sigmask")   # POSIX; elsewhere Ctrl-C is not sent to the workers alike
+
+
+def _ignore_interrupts() -> None:
+    """Worker initializer: Ctrl-C goes to the whole process group, and only the parent answers it (one
+    ``interrupted`` line, exit 130, workers stopped); a worker would print a traceback of its own. The
+    worker was started with SIGINT blocked (see :func:`_submit_all`): ignore it (dropping one pending since
+    start-up), then unblock it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if _SIGMASK:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _submit_all(pool: ProcessPoolExecutor, task: Callable, jobs: list) -> dict:
+    """Submit every job (this is when the workers are spawned) with SIGINT blocked in this thread: a spawned
+    worker inherits the mask, so a Ctrl-C during its start-up (imports, before its initializer runs)
+    stays pending there instead of printing a traceback; in the parent it stays pending too and is raised
+    as KeyboardInterrupt as soon as the mask is restored (never lost)."""
+    block = _SIGMASK and threading.current_thread() is threading.main_thread()
+    if block:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        return {pool.submit(task, job): i for i, job in enumerate(jobs)}
+    finally:
+        if block:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Cancel what has not started and end the workers now: an interrupted or failed run must not wait
+    for the jobs in flight (they can take minutes)."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        proc.join(5)
+
+
 def run_jobs(task: Callable, jobs: list, label: str, *, processes: int = 1,
              quiet: bool = False) -> tuple[list[Any], float]:
     """Run ``task(job)`` over ``jobs`` with a progress bar; return the results **in job order** and the
@@ -226,24 +277,25 @@ def run_jobs(task: Callable, jobs: list, label: str, *, processes: int = 1,
     ``processes > 1`` runs them in a :class:`concurrent.futures.ProcessPoolExecutor` (spawned workers;
     ``task`` and the jobs must be picklable: a module-level function and plain data). Every job carries
     its own seeds, so the results do not depend on ``processes``. ``processes == 1`` runs them in order
-    in this process.
+    in this process. The workers ignore Ctrl-C: the parent gets the KeyboardInterrupt, ends the workers
+    at once and re-raises it (the command line prints one line and exits with 130).
     """
 
     t0 = time.perf_counter()
     results: list[Any] = [None] * len(jobs)
     with Progress(len(jobs), label, enabled=not quiet) as bar:
         if processes > 1 and len(jobs) > 1:
-
-            with ProcessPoolExecutor(max_workers=min(processes, len(jobs)), mp_context=_context()) as pool:
-                futures = {pool.submit(task, job): i for i, job in enumerate(jobs)}
-                try:
-                    for fut in as_completed(futures):
-                        results[futures[fut]] = fut.result()
-                        bar.update()
-                except BaseException:
-                    for fut in futures:
-                        fut.cancel()
-                    raise
+            pool = ProcessPoolExecutor(max_workers=min(processes, len(jobs)), mp_context=_context(),
+                                       initializer=_ignore_interrupts)
+            try:
+                futures = _submit_all(pool, task, jobs)
+                for fut in as_completed(futures):
+                    results[futures[fut]] = fut.result()
+                    bar.update()
+            except BaseException:
+                _stop(pool)
+                raise
+            pool.shutdown()
         else:
             for i, job in enumerate(jobs):
                 results[i] = task(job)
@@ -484,7 +536,13 @@ def _guard(md: Path, size: int, *, force: bool) -> None:
 
     An equal size is refused too: the committed ``results/`` are runs of the command's defaults, and
     re-running that command with ``--out results/NAME`` must not replace them silently (issue 21)."""
-    if force or not md.exists():
+    if force:
+        return
+    if not md.exists():
+        csv_path = md.with_suffix(".csv")
+        if csv_path.exists():   # results of unknown size (the markdown that records it is gone): refuse too
+            raise SystemExit(f"error: {csv_path} exists without its {md.name} (a run of unknown size); pass --force "
+                             "to overwrite it or choose another --out")
         return
     old = recorded_size(md)
     if old is None:

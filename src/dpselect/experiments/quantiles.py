@@ -486,6 +486,15 @@ def _check(args) -> None:
     bad = [m for m in args.methods if m not in METHODS] + [b for b in args.baselines if b not in BASELINES]
     if bad:
         raise SystemExit(f"error: unknown method(s) {', '.join(bad)}; choose from {', '.join(METHODS + BASELINES)}")
+    if not args.methods:
+        raise SystemExit("error: --methods must name at least one method, got none")
+    if getattr(args, "neighbours", NEIGHBOURS[0]) == "add_remove":
+        runs = [m for m in args.methods if m not in _REFUSED_ADD_REMOVE + _SAME_ADD_REMOVE]
+        if not runs:   # every method would be dropped: an empty run, not a result
+            usable = [m for m in METHODS if m not in _REFUSED_ADD_REMOVE + _SAME_ADD_REMOVE]
+            raise SystemExit(f"error: --methods {','.join(args.methods)} leaves no method under --neighbours "
+                             f"add_remove ({', '.join(_REFUSED_ADD_REMOVE)} are refused there, "
+                             f"{', '.join(_SAME_ADD_REMOVE)} are recursive itself); choose from {', '.join(usable)}")
     if not args.ms or any(m < 1 for m in args.ms):
         raise SystemExit(f"error: --ms must be integers >= 1, got {args.ms}")
     _parse_m_runs(args.m_runs)

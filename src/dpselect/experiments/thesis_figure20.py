@@ -18,7 +18,6 @@ import time
 
 import numpy as np
 
-from .._compat import renamed_function
 from ..apps.influence_baselines import recall, top_k_ebc
 from ..apps.priv_topk import PRIV_TOPK_MECHANISMS, PrivTopkScores, prepare_priv_topk, priv_topk
 from ..datasets import PUBLIC_GRAPH_MAX_DEGREE
@@ -26,7 +25,7 @@ from ..graphs import GRAPH_DATASETS, Graph
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table, parse_int_list
 from .table2 import add_graph_argument, cached, cached_graph, graph_sources
 
-__all__ = ["NAME", "DESCRIPTION", "EPSILONS", "METHODS", "THESIS_TEXT", "public_max_degree", "published_max_degree", "setup",
+__all__ = ["NAME", "DESCRIPTION", "EPSILONS", "METHODS", "THESIS_TEXT", "published_max_degree", "setup",
     "REPRODUCTION", "add_arguments", "run"]
 
 NAME = "thesis-figure20"
@@ -75,10 +74,6 @@ def published_max_degree(label: str, args: argparse.Namespace | None = None) -> 
     raise SystemExit(f"error: graph {label!r} needs --max-degree D, a public bound on its maximum degree chosen "
                      f"without looking at the graph (the thesis' values: "
                      f"{', '.join(f'{k} {v}' for k, v in PUBLIC_GRAPH_MAX_DEGREE.items())})")
-
-
-#: Deprecated name (the library's :func:`public_max_degree` is another function).
-public_max_degree = renamed_function(published_max_degree, "public_max_degree")
 
 
 def setup(label: str, graph: Graph, args: argparse.Namespace | None = None) -> PrivTopkScores:

@@ -16,7 +16,6 @@ import argparse
 
 import numpy as np
 
-from .._compat import renamed_function
 from ..apps.diffpid3 import diffpid3
 from ..datasets import PUBLIC_TABLE_SIZE
 from ..vocabulary import MechanismName
@@ -24,7 +23,7 @@ from ._common import Reproduction, Result, add_common_arguments, line_panels, ma
 from ._data import load_tabular
 
 __all__ = ["NAME", "DESCRIPTION", "EPSILONS", "DATASETS", "FIGURE", "METHODS", "MECH", "PAPER_TEXT",
-    "public_n_max", "published_table_size", "REPRODUCTION", "add_arguments", "run"]
+    "published_table_size", "REPRODUCTION", "add_arguments", "run"]
 
 NAME = "thesis-figures23-25"
 DESCRIPTION = "Thesis Figs. 23-25: 10-fold CV accuracy of Global/Local/ShiftedLocal DiffPID3, depth 2 and 5"
@@ -72,10 +71,6 @@ def published_table_size(name: str) -> int:
     """
 
     return PUBLIC_TABLE_SIZE[name]
-
-
-#: Deprecated name (the library's :func:`public_n_max` is another function).
-public_n_max = renamed_function(published_table_size, "public_n_max")
 
 
 def _task(job) -> list[dict]:

@@ -40,8 +40,8 @@ the internals the tests and benchmarks reach for):
 from __future__ import annotations
 
 from ..vocabulary import GLOBAL_MECHANISMS, LOCAL_MECHANISMS, MECHANISMS  # noqa: F401 (re-exported)
-from ._aggregate import _aggregate, _agg_arguments, _check_weights, aggregate_sensitivity  # noqa: F401
-from ._metric import _indices, _metric_c_old_form, metric_c  # noqa: F401
+from ._aggregate import _aggregate, _check_weights, aggregate_sensitivity  # noqa: F401
+from ._metric import _indices, metric_c  # noqa: F401
 from ._pareto_score import (  # noqa: F401 (internals re-exported for the tests and benchmarks)
     Sensitivities,
     _as_functions,

@@ -4,15 +4,13 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._compat import renamed_parameter
 from ..registry import get_mechanism
 from ..sensitivity import SensitivityFunction, check_weight_values, weighted_sum
 from ._pareto_score import Sensitivities, _as_functions
 
 
-@renamed_parameter(old="weights", new="objective_weights")
-def aggregate_sensitivity(objective_weights: ArrayLike | None = None,
-                          sensitivity_functions: Sensitivities | None = None) -> SensitivityFunction:
+def aggregate_sensitivity(objective_weights: ArrayLike,
+                          sensitivity_functions: Sensitivities) -> SensitivityFunction:
     """δ^agg(x, t, r) = Σ_i |w_i| δ_i(x, t, r), admissible for u_agg = Σ_i w_i u_i (paper Thm 5.4).
 
     Its global sensitivity is Σ_i |w_i| Δu_i (paper Thm 5.3). Same neighbour model as the δ_i.
@@ -20,8 +18,7 @@ def aggregate_sensitivity(objective_weights: ArrayLike | None = None,
     Parameters
     ----------
     objective_weights : array of shape (m,)
-        The w_i: finite, not all zero (negative weights allowed). ``weights=`` is its deprecated spelling
-        (``DeprecationWarning``).
+        The w_i: finite, not all zero (negative weights allowed).
     sensitivity_functions : list of m SensitivityFunction
         One admissible δ_i per objective, all for the same n candidates (a global sensitivity Δu_i as
         ``dpselect.constant(n, Δu_i)``).
@@ -39,10 +36,6 @@ def aggregate_sensitivity(objective_weights: ArrayLike | None = None,
     >>> f.global_sensitivity, f(0).tolist()
     (1.0, [1.0, 1.0, 1.0])
     """
-    if objective_weights is None:
-        raise TypeError("aggregate_sensitivity() missing required argument: 'objective_weights'")
-    if sensitivity_functions is None:
-        raise TypeError("aggregate_sensitivity() missing required argument: 'sensitivity_functions'")
     if isinstance(sensitivity_functions, SensitivityFunction):
         raise TypeError("sensitivity_functions must be a list of SensitivityFunction, one per objective")
     sfs: list[SensitivityFunction] = []
@@ -66,14 +59,6 @@ def _check_weights(weights, m: int, name: str = "objective_weights") -> np.ndarr
     if not np.any(w != 0):
         raise ValueError(f"{name} must not all be zero, got {w.tolist()}")
     return w
-
-
-def _agg_arguments(where: str, objective_weights):
-    """objective_weights, required (its None default only lets the old keyword spelling ``weights=`` keep
-    working)."""
-    if objective_weights is None:
-        raise TypeError(f"{where}() missing required argument: 'objective_weights'")
-    return objective_weights
 
 
 def _overflow_scale(w: np.ndarray) -> float:

@@ -4,7 +4,6 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._compat import old_call_form
 from .._validation import check_matrix
 
 
@@ -22,15 +21,6 @@ def _short_repr(x) -> str:
     return r if len(r) <= 60 else r[:57] + "..."
 
 
-def _metric_c_old_form(objectives, reference, selected, /, **kwargs):
-    """The arguments of the deprecated ``metric_c(objectives, reference, selected)`` in the new form."""
-    if "objectives" in kwargs:
-        raise TypeError("metric_c got objectives twice (positionally in the deprecated form and as a keyword)")
-    return (reference, selected), {**kwargs, "objectives": objectives}
-
-
-@old_call_form(lambda *args, **kwargs: len(args) == 3, _metric_c_old_form,
-               old="metric_c(objectives, reference, selected)", new="metric_c(reference, selected, objectives=objectives)")
 def metric_c(reference: ArrayLike, candidates: ArrayLike, *, objectives: ArrayLike | None = None) -> float:
     """Metric C(X', X'') of paper Def. 6.3: fraction of X'' dominated by at least one member of X'.
 
@@ -40,9 +30,6 @@ def metric_c(reference: ArrayLike, candidates: ArrayLike, *, objectives: ArrayLi
     * ``metric_c(reference, candidates)``: X' and X'' as (n', m) and (n'', m) arrays of objective values;
     * ``metric_c(reference, candidates, objectives=U)``: X' and X'' as index arrays into the rows of
       ``U`` (e.g. a non-private top-k and a private selection of nodes).
-
-    The older ``metric_c(objectives, reference, selected)`` of :mod:`dpselect.apps.influential` (three
-    positional arguments) still works for one release with a ``DeprecationWarning``.
 
     Parameters
     ----------

@@ -13,7 +13,6 @@ from numpy.typing import ArrayLike
 from .._dominance import count_dominating, count_with_orders
 from .._validation import check_matrix, check_positive
 from ..dampening import DEFAULT_MAX_STEPS
-from .._compat import renamed_parameter
 from ..sensitivity import SensitivityFunction, constant
 
 
@@ -23,7 +22,6 @@ Sensitivities = Sequence["float | SensitivityFunction"]
 # ---------------------------------------------------------------------------------------------
 # Pareto score and its sensitivity function
 # ---------------------------------------------------------------------------------------------
-@renamed_parameter(old="U", new="objectives")
 def pareto_score(objectives: ArrayLike) -> np.ndarray:
     """Pareto score PS(r) = −|{r' ≠ r : r' dominates r}| of every candidate (paper Def. 4.3).
 
@@ -856,7 +854,6 @@ def _pareto_shift(U: np.ndarray, sfs: list[SensitivityFunction], base_idx: np.nd
     return G.astype(np.float64)
 
 
-@renamed_parameter(old="U", new="objectives")
 def pareto_sensitivity(objectives: ArrayLike, sensitivity_functions: Sensitivities) -> SensitivityFunction:
     """The admissible sensitivity function δ^PS of the Pareto score (paper Def. 4.5, Thm 4.7).
 
@@ -870,7 +867,7 @@ def pareto_sensitivity(objectives: ArrayLike, sensitivity_functions: Sensitiviti
     Parameters
     ----------
     objectives : array of shape (n, m)
-        Objective values, one row per candidate (n >= 2). ``U=`` is its deprecated spelling.
+        Objective values, one row per candidate (n >= 2).
     sensitivity_functions : list of SensitivityFunction or numbers
         δ_i for each objective (admissible under the data's neighbour model). A number is a global
         sensitivity Δu_i, used as the constant function δ_i = Δu_i.

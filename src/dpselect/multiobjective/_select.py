@@ -6,7 +6,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._boundary import charge, check_accountant
-from .._compat import keyword_only, renamed_parameter
 from ..accounting.accountant import Accountant
 from .._dominance import count_dominating
 from .._rng import check_rng
@@ -15,8 +14,8 @@ from ..registry import get_mechanism
 from ..sensitivity import SensitivityFunction
 from ..typing import RngLike
 from ..vocabulary import check_mechanism, probabilities_result, selection_result
-from ._aggregate import _aggregate, _agg_arguments
 from ..dampening import DEFAULT_MAX_STEPS
+from ._aggregate import _aggregate
 from ._pareto_score import Sensitivities, _as_functions, _check_sensitivities, _matrix, _pareto_sf
 
 # Single-objective mechanisms PrivPareto and PrivAgg can use: every registered one (dpselect.MECHANISMS; short
@@ -101,8 +100,6 @@ def _prepare(objectives, epsilon, sensitivities, mechanism, options):
     return M, n, m, eps, sens, mechanism
 
 
-@renamed_parameter(old="U", new="objectives")
-@keyword_only("epsilon", "sensitivities")
 @selection_result
 def priv_pareto(objectives: ArrayLike, *, epsilon: float, sensitivities: Sensitivities, mechanism: str | None = None,
                 k: int | None = None,
@@ -121,12 +118,10 @@ def priv_pareto(objectives: ArrayLike, *, epsilon: float, sensitivities: Sensiti
     Parameters
     ----------
     objectives : array of shape (n, m)
-        Objective values u_i(x, r), one row per candidate (n >= 2), all maximised. ``U=`` is its
-        deprecated spelling (``DeprecationWarning``).
+        Objective values u_i(x, r), one row per candidate (n >= 2), all maximised.
     epsilon : float
         Privacy budget, > 0 (split evenly over the k picks). Keyword-only, like every argument after
-        ``objectives``; ``epsilon`` and ``sensitivities`` given positionally still work for one release, with a
-        ``DeprecationWarning``.
+        ``objectives``.
     sensitivities : list, one entry per objective
         Global sensitivities Δu_i (numbers) or admissible SensitivityFunctions δ_i.
     mechanism : str, optional
@@ -202,8 +197,6 @@ def priv_pareto(objectives: ArrayLike, *, epsilon: float, sensitivities: Sensiti
     return picks[0] if k == 1 else np.asarray(picks, dtype=np.int64)
 
 
-@renamed_parameter(old="U", new="objectives")
-@keyword_only("epsilon", "sensitivities")
 @probabilities_result
 def priv_pareto_probabilities(objectives: ArrayLike, *, epsilon: float, sensitivities: Sensitivities,
                               mechanism: str | None = None,
@@ -218,7 +211,7 @@ def priv_pareto_probabilities(objectives: ArrayLike, *, epsilon: float, sensitiv
     ----------
     objectives, epsilon, sensitivities, mechanism, **options
         As in :func:`priv_pareto` (``exact`` is accepted and ignored: the probabilities are exact either
-        way). ``U=`` is the deprecated spelling of ``objectives``.
+        way).
 
     Returns
     -------
@@ -243,11 +236,8 @@ def priv_pareto_probabilities(objectives: ArrayLike, *, epsilon: float, sensitiv
     return _probabilities(mechanism, ps.astype(np.float64), eps, sens_k, options)
 
 
-@renamed_parameter(old="U", new="objectives")
-@renamed_parameter(old="weights", new="objective_weights")
-@keyword_only("epsilon", "sensitivities")
 @selection_result
-def priv_agg(objectives: ArrayLike, objective_weights: ArrayLike | None = None, *, epsilon: float, sensitivities: Sensitivities,
+def priv_agg(objectives: ArrayLike, objective_weights: ArrayLike, *, epsilon: float, sensitivities: Sensitivities,
              mechanism: str | None = None, k: int | None = None, rng: RngLike = None,
              base_measure: ArrayLike | None = None, accountant: Accountant | None = None,
              **options) -> int | np.ndarray:
@@ -262,10 +252,9 @@ def priv_agg(objectives: ArrayLike, objective_weights: ArrayLike | None = None, 
     Parameters
     ----------
     objectives : array of shape (n, m)
-        Objective values, one row per candidate (n >= 2). ``U=`` is its deprecated spelling.
+        Objective values, one row per candidate (n >= 2).
     objective_weights : array of shape (m,)
-        The w_i: finite, not all zero (negative weights are allowed). Required; ``weights=`` is its
-        deprecated spelling (``DeprecationWarning``).
+        The w_i: finite, not all zero (negative weights are allowed). Required.
     epsilon, sensitivities, mechanism, rng, accountant, **options
         As in :func:`priv_pareto` (keywords; ``epsilon`` and ``sensitivities`` are required).
     k : int, optional
@@ -292,7 +281,6 @@ def priv_agg(objectives: ArrayLike, objective_weights: ArrayLike | None = None, 
     ...          rng=0).tolist()
     [1, 0]
     """
-    objective_weights = _agg_arguments("priv_agg", objective_weights)
     M, n, m, eps, sens, mechanism = _prepare(objectives, epsilon, sensitivities, mechanism, options)
     k = check_k(1 if k is None else k, n)
     u, sensitivity = _aggregate(M, objective_weights, sens, mechanism, n, m)
@@ -305,11 +293,8 @@ def priv_agg(objectives: ArrayLike, objective_weights: ArrayLike | None = None, 
     return int(out) if k == 1 else np.asarray(out, dtype=np.int64)
 
 
-@renamed_parameter(old="U", new="objectives")
-@renamed_parameter(old="weights", new="objective_weights")
-@keyword_only("epsilon", "sensitivities")
 @probabilities_result
-def priv_agg_probabilities(objectives: ArrayLike, objective_weights: ArrayLike | None = None, *, epsilon: float,
+def priv_agg_probabilities(objectives: ArrayLike, objective_weights: ArrayLike, *, epsilon: float,
                            sensitivities: Sensitivities,
                            mechanism: str | None = None,
                            base_measure: ArrayLike | None = None, **options) -> np.ndarray:
@@ -318,8 +303,7 @@ def priv_agg_probabilities(objectives: ArrayLike, objective_weights: ArrayLike |
     Parameters
     ----------
     objectives, objective_weights, epsilon, sensitivities, mechanism, base_measure, **options
-        As in :func:`priv_agg` (``exact`` is accepted and ignored). ``U=`` and ``weights=`` are the
-        deprecated spellings of ``objectives`` and ``objective_weights``.
+        As in :func:`priv_agg` (``exact`` is accepted and ignored).
 
     Returns
     -------
@@ -331,7 +315,6 @@ def priv_agg_probabilities(objectives: ArrayLike, objective_weights: ArrayLike |
     >>> priv_agg_probabilities([[1.0, 0.0], [0.0, 1.0]], [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0]).tolist()
     [0.5, 0.5]
     """
-    objective_weights = _agg_arguments("priv_agg_probabilities", objective_weights)
     M, n, m, eps, sens, mechanism = _prepare(objectives, epsilon, sensitivities, mechanism, options)
     u, sensitivity = _aggregate(M, objective_weights, sens, mechanism, n, m)
     return _probabilities(mechanism, u, eps, sensitivity, options, base_measure)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from fractions import Fraction
 from typing import Any, Literal, cast
 
 import numpy as np
@@ -10,11 +11,11 @@ from numpy.typing import ArrayLike
 
 from .._boundary import charge, check_accountant
 from .._rng import check_rng
-from .._validation import check_positive, check_utilities
+from .._validation import check_positive
 from ..accounting.accountant import Accountant
 from ..accounting.guarantees import BoundedRange, Guarantee
 from ..typing import RngLike
-from ..utilities.median import _check_counts
+from ._data import MAX_RECORDS, check_counts, check_share, check_values
 from ._grid import DEFAULT_UTILITY
 from ._independent import independent_grid_quantiles, independent_privacy, independent_quantiles
 from ._recursive import TARGETS, recursive_grid_quantiles, recursive_privacy, recursive_quantiles, resolve_targets
@@ -38,9 +39,11 @@ Targets = Literal["anchored", "relative"]
 Neighbours = Literal["replace_one", "add_remove"]
 #: The accepted values of ``neighbours=``: replace one record (n public; the default) or add/remove one (n private).
 NEIGHBOURS = ("replace_one", "add_remove")
-#: Most records a release may hold: the rank distances |16·rank − round(16·λ·n_S)| <= 16n of the recursive
-#: method's relative targets (and |2·rank − round(2·q·n)| <= 2n of the others) must be exact in float64.
-_MAX_RECORDS = 2 ** 49
+#: Most records a release may hold (:data:`._data.MAX_RECORDS`, 2^49).
+_MAX_RECORDS = MAX_RECORDS
+#: The largest float64: the bounds' width hi − lo (as an exact real) must not exceed it, so that every interval
+#: length of the interval mechanism has a finite float upper bound (issue 33, 2(b)).
+_FLOAT_MAX = float(np.finfo(np.float64).max)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -116,6 +119,11 @@ def _check_bounds(bounds: Any) -> tuple[float, float] | None:
     lo, hi = float(pair[0]), float(pair[1])
     if not lo < hi:
         raise ValueError(f"bounds must satisfy lo < hi, got bounds = ({lo!r}, {hi!r})")
+    # exactly (as rationals): a width above the largest float overflows the interval lengths (an error that
+    # would depend on where the records sit), so it is refused here, before any charge or draw
+    if Fraction(hi) - Fraction(lo) > Fraction(_FLOAT_MAX):
+        raise ValueError("bounds must have a width hi − lo of at most the largest float (about 1.8e308), got "
+                         f"bounds = ({lo!r}, {hi!r}); shift or rescale the data (e.g. divide by 2)")
     return lo, hi
 
 
@@ -136,23 +144,24 @@ def _check_candidates(candidates: Any) -> np.ndarray | None:
     return np.ascontiguousarray(arr)
 
 
-def _group(values: ArrayLike, counts: ArrayLike | None) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct sorted values with their int64 counts (checked: finite, 1-D, counts >= 0 with at least one
-    record, n <= 2^53); values of count 0 (empty bins) are dropped."""
-    x = check_utilities(values, "values")
+def _group(values: ArrayLike, counts: ArrayLike | None,
+           bounds: tuple[float, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct sorted values with their int64 counts (checked by :mod:`._data`: finite, 1-D, counts >= 0, at
+    most 2^49 records; 0 records allowed); values of count 0 (empty bins) are dropped. With ``bounds`` every
+    value is first clipped into [lo, hi] (a fixed map of each record: neighbours stay neighbours)."""
+    x = check_values(values)
+    if bounds is not None:
+        x = np.clip(x, bounds[0], bounds[1])
     if counts is None:
+        if x.size > MAX_RECORDS:       # not reachable in memory today; the rule of the domain all the same
+            raise ValueError(f"values must hold at most 2**49 = {MAX_RECORDS} records")
         x = np.sort(x, kind="stable")
-        starts = np.concatenate(([0], np.flatnonzero(x[1:] != x[:-1]) + 1))
+        starts = np.concatenate(([0], np.flatnonzero(x[1:] != x[:-1]) + 1)) if x.size else np.zeros(0, np.int64)
         c = np.diff(np.concatenate((starts, [x.size]))).astype(np.int64)
         return x[starts], c
-    raw = np.asarray(counts)
-    if raw.ndim == 1 and raw.shape[0] == x.shape[0] and raw.dtype.kind in "iuf":
-        zero = raw == 0
-        if zero.all():
-            raise ValueError("counts must hold at least one record (all counts are 0)")
-        if zero.any():   # empty bins: allowed (a histogram's public grid), dropped here
-            x, raw = x[~zero], raw[~zero]
-    c = _check_counts(raw, x.shape[0])
+    c = check_counts(counts, x.shape[0])
+    keep = c > 0            # empty bins (a histogram's public grid) and the empty dataset: dropped here
+    x, c = x[keep], c[keep]
     order = np.argsort(x, kind="stable")
     x, c = x[order], c[order]
     if x.size > 1 and np.any(x[1:] == x[:-1]):
@@ -362,7 +371,9 @@ def quantiles(
     * ``"joint"``: JointExp (Gillenwater, Joseph & Kulesza, ICML 2021): one exponential mechanism over
       sorted vectors o_1 <= ... <= o_m with utility −Σ_i |#{x in [o_(i−1), o_i)} − (q_i − q_(i−1))·n|
       (sensitivity 2), density ∝ exp(ε·u/4), sampled exactly (see :mod:`dpselect.quantiles._joint`).
-      Cost O(m·k²) for k distinct values.
+      Cost O(m·k·log k + m²·k) for k distinct values. Its exact sampler's acceptance rate falls with
+      ε·n·m: a release whose public error bound (ε, n, m) exceeds 1 is refused before the charge
+      (ValueError; roughly ε·n·(m + 1)·(log2 n + 8) > 1.4e14, e.g. ε = 1e300, or n = 2^44 at ε = 1).
     * ``"auto"``: ``"independent"`` for one distinct q (the median's law); for m >= 2 ``"recursive"``
       when ε·n/m < 5,000 (:data:`AUTO_INDEPENDENT_FROM`) and ``"independent"`` above, where its rank
       noise is below the recursive method's inherited error on atoms (docs/quantiles.md has the
@@ -383,7 +394,12 @@ def quantiles(
 
     Privacy: ε-differentially private under **replace-one-record** neighbours (n and the bounds public).
     The joint method is ε-bounded-range; the others are compositions of bounded-range releases (see
-    :func:`quantiles_privacy`). With bounds, a value outside them is a ``ValueError`` (never clipped).
+    :func:`quantiles_privacy`). With bounds, a record outside them is clipped into them (to lo or hi): a
+    refusal would depend on the data, and clipping is a fixed map of each record, so neighbours stay
+    neighbours and every guarantee holds; it changes no law on data inside the bounds. Bounds whose width
+    hi − lo exceeds the largest float are refused (ValueError, before any charge). Errors about the data
+    (NaN, bad counts, more than 2^49 records) name the rule, never a record, a count or n. Zero records
+    (``values=[]``, or all counts 0) is a dataset like any other: it releases from the method's law.
 
     ``neighbours="add_remove"``: ε-DP under **add/remove-one-record** neighbours instead (n private; the
     model of Kaplan et al. and of OpenDP's ``symmetric_distance``). ``"independent"`` is unchanged (its
@@ -411,7 +427,7 @@ def quantiles(
     method : {"auto", "joint", "recursive", "independent"}
         See above (ignored when ``bounds`` and ``candidates`` are None; not ``"joint"`` with ``candidates``).
     counts : array of int, optional
-        Multiplicities of ``values`` (>= 0, at least one record, at most 2^49 in all; empty bins allowed).
+        Multiplicities of ``values`` (integers >= 0, at most 2^49 in all; empty bins and 0 records allowed).
     candidates : array of float, optional
         A public grid of output values: finite, strictly increasing, 1-D, at least one; mutually exclusive
         with ``bounds``. Every released value is then a candidate (see above). Public: never derive it from
@@ -468,19 +484,14 @@ def quantiles(
                          "(its optimum is not the per-quantile one, see docs/quantiles.md); use method="
                          "'recursive', 'independent' or 'auto' with candidates")
     acc = check_accountant(accountant)
-    vals, cnt = _group(values, counts)
-    if b is not None:
-        out_of = (vals < b[0]) | (vals > b[1])
-        if out_of.any():
-            i = int(np.flatnonzero(out_of)[0])
-            raise ValueError(f"values must lie in bounds = [{b[0]!r}, {b[1]!r}] (never clipped): a value is "
-                             f"{float(vals[i])!r}")
-    if int(cnt.sum()) > _MAX_RECORDS:
-        raise ValueError(f"counts must sum to at most {_MAX_RECORDS} (2**49) records for quantiles (the rank "
-                         f"distances 16·rank − round(16·λ·n) stay exact in float64), got {int(cnt.sum())}")
-    gen = check_rng(rng)
     uq, inverse = np.unique(q, return_inverse=True)
-    m, n = int(uq.size), int(cnt.sum())
+    m = int(uq.size)
+    check_share(eps, m)
+    # records outside the public bounds are clipped into them (never refused: a refusal would depend on the
+    # data, a release; clipping is a fixed map of each record, so it keeps every guarantee, see the docs)
+    vals, cnt = _group(values, counts, b)
+    n = int(cnt.sum())
+    gen = check_rng(rng)
     if grid is not None:
         resolved = _resolve(meth, m, n, eps, nb)
         charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved, neighbours=nb, targets=tg),
@@ -493,7 +504,7 @@ def quantiles(
         return np.asarray(mod.unbounded_quantiles(vals, q, epsilon=eps, counts=cnt, rng=gen), dtype=np.float64)
     resolved = _resolve(meth, m, n, eps, nb)
     if resolved == "joint":
-        _joint()  # imported before the charge
+        _joint().check_joint_work(eps, n, m)  # imported and its work bounded before the charge
     charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved, neighbours=nb, targets=tg), label="quantiles")
     return bounded_quantiles(vals, uq, epsilon=eps, lo=b[0], hi=b[1], method=resolved, counts=cnt,
                              rng=gen, neighbours=nb, targets=tg)[inverse.reshape(-1)]

@@ -17,11 +17,12 @@ from numpy.typing import ArrayLike
 
 from .._boundary import charge, check_accountant
 from .._rng import check_rng
-from .._validation import check_positive, check_utilities
+from .._validation import check_positive
 from ..accounting.accountant import Accountant
 from ..accounting.guarantees import PureDP
 from ..typing import RngLike
 from . import _unbounded as _u
+from ._data import check_counts, check_share, check_values
 
 __all__ = ["clipping_bounds"]
 
@@ -30,28 +31,18 @@ DEFAULT_CLIPPING_Q = (0.0, 1.0)
 
 
 def _check_grouped(values: Any, counts: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(sorted distinct values, their int64 counts) from ``values`` and optional ``counts``; clear errors."""
-    v = check_utilities(values, "values")
+    """(sorted distinct values, their int64 counts) from ``values`` and optional ``counts``, checked by
+    :mod:`._data` (messages name no record, count or total): finite values, counts >= 0, at least one record
+    (n is public here), at most 2^49 in all (the searches' thresholds q·n and int64 sums stay exact)."""
+    v = check_values(values)
     if counts is None:
+        if v.size == 0:
+            raise ValueError("values must hold at least one record (n is public under replace-one)")
         u, c = np.unique(v, return_counts=True)
         return u, c.astype(np.int64)
-    try:
-        c = np.asarray(counts)
-    except Exception as exc:
-        raise TypeError(f"counts must be a 1-D array of integer counts: {exc}") from None
-    if c.ndim != 1 or c.shape != v.shape:
-        raise ValueError(f"counts must be 1-D of the same length as values ({v.size}), got shape {c.shape}")
-    if not np.issubdtype(c.dtype, np.integer):
-        if np.issubdtype(c.dtype, np.floating) and np.all(np.isfinite(c)) and np.all(c == np.round(c)):
-            c = c.astype(np.int64)
-        else:
-            raise TypeError(f"counts must hold integers, got dtype {c.dtype}")
-    if (c < 0).any():
-        i = int(np.flatnonzero(c < 0)[0])
-        raise ValueError(f"counts must be >= 0: counts[{i}] = {int(c[i])}")
-    c = c.astype(np.int64)
+    c = check_counts(counts, v.shape[0])
     if int(c.sum()) == 0:
-        raise ValueError("counts must hold at least one record (all counts are 0)")
+        raise ValueError("counts must hold at least one record (n is public under replace-one)")
     u, inv = np.unique(v, return_inverse=True)
     merged = np.zeros(u.size, dtype=np.int64)
     np.add.at(merged, inv.ravel(), c)
@@ -95,6 +86,10 @@ def clipping_bounds(values: ArrayLike, *, epsilon: float, q: tuple[float, float]
     366 with (0, 0.995) and 459 with (0, 0.99); at ε = 0.5, 28 / 106 / 411 / 459 (docs/clipping.md). For
     data with rare extreme outliers pass an inner level such as ``q=(0.0, 0.999)``.
 
+    Refused before the charge (ValueError/TypeError naming the rule, never a record, a count or n): NaN or
+    infinite values, bad counts, no record, more than 2^49 records, and an ε whose shares would underflow
+    (ε/128 < 2^-1000).
+
     Privacy: ε-differentially private under **replace-one-record** neighbours with n public (the model of
     :func:`dpselect.median`): every count a search reads moves by at most 1, all in the same direction, so
     each search is ε_i-DP (monotone AboveThreshold) and the three compose to ε.
@@ -108,7 +103,8 @@ def clipping_bounds(values: ArrayLike, *, epsilon: float, q: tuple[float, float]
     q : (float, float)
         Quantile levels 0 <= q_lo < q_hi <= 1 the bounds aim at (default ``(0.0, 1.0)``: minimum and maximum).
     counts : array of shape (len(values),), optional
-        Non-negative integer multiplicities of ``values`` (a histogram; never expanded).
+        Non-negative integer multiplicities of ``values`` (a histogram; never expanded), at least one record
+        and at most 2^49 in all (checked exactly before the charge; the messages name no count or total).
     rng : numpy.random.Generator or int, optional
     accountant : dpselect.Accountant, optional
         Charged ``PureDP(epsilon)`` under the label ``"clipping_bounds"`` after the arguments are checked and
@@ -132,6 +128,7 @@ def clipping_bounds(values: ArrayLike, *, epsilon: float, q: tuple[float, float]
     ('clipping_bounds', PureDP(epsilon=0.5))
     """
     eps = check_positive(epsilon, "epsilon")
+    check_share(eps, 1)     # ε/4 and 3ε/8, halved by each search's noise: none may underflow to 0
     q_lo, q_hi = _check_q(q)
     acc = check_accountant(accountant)
     vals, cnts = _check_grouped(values, counts)

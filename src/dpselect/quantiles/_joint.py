@@ -64,6 +64,34 @@ from ._single import intervals, target_twice
 __all__: list[str] = []
 
 _U = 2.0 ** -53
+#: The largest public bound on the proposal's error Δ (:func:`delta_bound`) a joint release accepts: each
+#: proposal is accepted with probability >= e^(−2Δ) >= e^-2, so the expected number of proposals is <= e^2.
+#: Beyond it the rejection loop would run for ever in practice (ε = 1e300, or n ≈ 2^45 at ε = 1: issue 33).
+MAX_DELTA = 1.0
+
+
+def delta_bound(epsilon: float, n: int, m: int) -> float:
+    """A public upper bound on :class:`_Problem`'s error bound Δ for n records and m quantiles at ε.
+
+    From the quantities Δ reads (see the module): B <= 2E·n + (m + 1)(746 + ln(m + 1) + ln(n + 2)) (E = ε/4;
+    the utility is >= −2n, a log-length lies in [−745, 710], a path's log-volume adds at most m of them and
+    −ln m!, and a DP entry sums at most (n + 1)^m paths), k <= n + 1 intervals and K = k·m. A function of ε, n
+    and m only (n is public under replace-one, the only model of the joint method), monotone in each."""
+    E = epsilon / 4.0
+    k = n + 1
+    B = 2.0 * E * n + (m + 1) * (746.0 + math.log(m + 1) + math.log(n + 2))
+    return 64.0 * (2 * m + 2) * _U * (B * (math.log2(max(k, 2)) + 8) + k * m + 2000)
+
+
+def check_joint_work(epsilon: float, n: int, m: int) -> None:
+    """ValueError (before any charge) when :func:`delta_bound` exceeds :data:`MAX_DELTA`: the exact sampler's
+    rejection loop would not end in practice. The message names ε and m (public), not n."""
+    if not delta_bound(epsilon, n, m) <= MAX_DELTA:
+        raise ValueError(
+            f"method='joint' cannot sample at epsilon={epsilon!r} with m={m} quantile(s) on this many records: "
+            "its exact sampler's float error grows with ε·n·m (roughly, ε·n·(m + 1)·(log2(n) + 8) must stay "
+            "below 1.4e14, see dpselect.quantiles._joint.delta_bound); use method='independent' or "
+            "'recursive', or a smaller epsilon")
 #: Tests only: skip the float enclosure of the acceptance test and decide with the decimal one.
 _FORCE_EXACT = False
 
@@ -155,6 +183,7 @@ class _Problem:
         self.B = B
         K = k * m
         self.Delta = 64.0 * (2 * m + 2) * _U * (B * (math.log2(max(k, 2)) + 8) + K + 2000)
+        # the public bound the caller checked (check_joint_work) is above this one: B, k, K are each below theirs
 
     # -- the proposal ------------------------------------------------------------------------------
     def propose(self, gen: np.random.Generator) -> tuple[np.ndarray, list[np.ndarray], list[int]]:
@@ -268,8 +297,9 @@ class _Problem:
         while True:
             ylo, yhi = self._y_enclosure(prec, u2, vol, steps, chosen)
             if ylo > 0:
-                raise RuntimeError("joint quantiles: the float error bound of the DP proposal was exceeded "
-                                   f"(log acceptance >= {ylo}); refusing to sample a biased law")
+                # (the log acceptance itself is not printed: it is a function of the records)
+                raise RuntimeError("joint quantiles: the float error bound of the DP proposal was exceeded; "
+                                   "refusing to sample a biased law")
             D = Dec(prec)
             elo, ehi = D.exp(ylo, yhi)
             p_lo, p_hi = Fraction(elo), Fraction(ehi)

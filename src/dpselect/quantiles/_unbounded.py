@@ -146,16 +146,35 @@ def tail_probability(c: int, eps: float) -> float:
 # ---------------------------------------------------------------------------------------------
 # the test bit nu >= c, drawn exactly
 # ---------------------------------------------------------------------------------------------
+def _times(eps: float, c: int) -> float:
+    """eps·c correctly rounded for a Python int c of any size (±inf beyond the float range)."""
+    try:
+        return float(Fraction(eps) * c)
+    except OverflowError:
+        return math.copysign(math.inf, c)
+
+
 def _fast_decide(c: np.ndarray, w: np.ndarray, eps: float) -> np.ndarray:
-    """1 (U < P(ν >= c) for sure), 0 (U >= it for sure) or −1 (undecided), U's first word ``w``."""
+    """1 (U < P(ν >= c) for sure), 0 (U >= it for sure) or −1 (undecided), U's first word ``w``.
+
+    ``c`` is int64, or an object array of Python ints when the noisy threshold does not fit in 64 bits."""
     log_norm = math.log1p(math.exp(-eps))
-    cf = c.astype(np.float64)
+    if c.dtype == object:
+        ints = [int(v) for v in c]
+        up = np.array([v >= 1 for v in ints], dtype=bool)
+        x = np.array([_times(eps, v) if v >= 1 else _times(eps, 1 - v) for v in ints], dtype=np.float64)
+    else:
+        up = c >= 1
+        cf = c.astype(np.float64)
+        with np.errstate(over="ignore"):                       # eps·|c| beyond the floats: inf, tail 0
+            x = np.where(up, eps * cf, eps * (1.0 - cf))      # the tail's exponent, >= eps > 0
     with np.errstate(over="ignore", under="ignore"):
-        pos = np.exp(-eps * cf - log_norm)                       # c >= 1: p^c / (1 + p)
-        neg_tail = np.exp(-eps * (1.0 - cf) - log_norm)          # c <= 0: 1 − p^{1−c}/(1 + p)
-    s = np.where(c >= 1, pos, 1.0 - neg_tail)
-    # |error| of s: relative ~1e-15·(1 + eps·|c|) for the exp, plus 2^-53 absolute for 1 − t
-    slack = 1e-13 * s * (1.0 + eps * np.abs(cf)) + np.where(c >= 1, 1e-300, 1e-15)
+        tail = np.exp(-x - log_norm)    # c >= 1: P(ν >= c) = p^c/(1 + p); c <= 0: 1 − P(ν >= c) = p^{1−c}/(1 + p)
+    s = np.where(up, tail, 1.0 - tail)
+    # |error| of s: relative ~1e-15·(1 + x) of the *tail* (the exp of a rounded exponent; x < 746 wherever the
+    # tail is not 0), plus 2^-53 absolute for 1 − tail. Relative to s itself (~1 for c <= 0) the slack grew
+    # with |c| past 1, left every bit undecided and sent each one to the decimal path (a hang at n = 2^48).
+    slack = np.where(tail > 0.0, 1e-13 * tail * (1.0 + x), 0.0) + np.where(up, 1e-300, 1e-15)
     u_lo = w.astype(np.float64) * 2.0 ** -64      # float of m / 2^64 rounds: widen by the slack below
     u_hi = u_lo + 2.0 ** -64
     u_slack = u_lo * 2.0 ** -52
@@ -167,11 +186,16 @@ def _fast_decide(c: np.ndarray, w: np.ndarray, eps: float) -> np.ndarray:
 
 def _tail_enclosure(c: int, eps: float, prec: int) -> tuple[Fraction, Fraction]:
     """Rational bounds on P(ν >= c) from decimal interval arithmetic at ``prec`` digits."""
-    D = Dec(prec)
     e = Fraction(eps)
+    z = e * c if c >= 1 else e * (1 - c)
+    if z > Fraction(7 * prec, 3) + 4:
+        # e^{−z} < 10^−prec (ln 10 < 7/3): the loose enclosure [0, 10^−prec] of the tail, without the decimal
+        # exp's huge exponent (a Fraction of 10^(−10^13) digits was the hang of clipping_bounds at n = 2^48)
+        tiny = Fraction(1, 10 ** prec)
+        return (Fraction(0), tiny) if c >= 1 else (1 - tiny, Fraction(1))
+    D = Dec(prec)
     p_lo, p_hi = D.exp(*D.neg(D.frac(e)))                          # p = e^{−ε}
     den_lo, den_hi = D.down(D.ctx.add(1, p_lo)), D.up(D.ctx.add(1, p_hi))
-    z = e * c if c >= 1 else e * (1 - c)
     t_lo, t_hi = D.exp(*D.neg(D.frac(z)))
     q_lo = D.down(D.ctx.divide(t_lo, den_hi))
     q_hi = D.up(D.ctx.divide(t_hi, den_lo))
@@ -211,13 +235,13 @@ def above_threshold(counts_at: Callable[[np.ndarray], np.ndarray], threshold: Fr
     e1, e2 = epsilon * split, epsilon * (1.0 - split)
     rho = discrete_laplace(e1, rng)
     C = math.ceil(threshold) + rho
-    if abs(C) >= 1 << 62:  # pragma: no cover - only for epsilon below about 1e-17
-        raise OverflowError(f"the noisy threshold {C} does not fit in 64 bits (epsilon={epsilon!r} too small)")
+    # counts f <= 2^49: C − f fits in int64 while |C| < 2^62; beyond (ε below about 1e-17) exact Python ints
+    big = abs(C) >= 1 << 62
     start, block = 0, 64
     while start < n_steps:
         idx = np.arange(start, min(start + block, n_steps), dtype=np.int64)
         f = np.asarray(counts_at(idx), dtype=np.int64)
-        c = np.int64(C) - f
+        c = np.array([C - int(v) for v in f], dtype=object) if big else np.int64(C) - f
         w = words(rng, idx.size)
         dec = _fast_decide(c, w, e2)
         # walk the steps in order: the first success, resolving undecided ones exactly on the way
@@ -266,7 +290,9 @@ def search_up(values: np.ndarray, cum: np.ndarray, base: float, threshold: Fract
               rng: np.random.Generator, log_beta: float = _LOG_BETA, split: float = _SPLIT) -> int:
     """AboveThreshold on f_i = #{x <= base + g_i} (values sorted distinct, cum = [0, cumsum(counts)])."""
     def counts_at(idx: np.ndarray) -> np.ndarray:
-        return cum[np.searchsorted(values, base + grid(idx, log_beta), side="right")]
+        with np.errstate(over="ignore"):     # base + g_i = inf beyond the floats: every record is below it
+            points = base + grid(idx, log_beta)
+        return cum[np.searchsorted(values, points, side="right")]
     return above_threshold(counts_at, threshold, grid_size(log_beta), epsilon, rng, split)
 
 
@@ -276,7 +302,9 @@ def search_down(values: np.ndarray, cum: np.ndarray, base: float, threshold: Fra
     n = cum[-1]
 
     def counts_at(idx: np.ndarray) -> np.ndarray:
-        return n - cum[np.searchsorted(values, base - grid(idx, log_beta), side="left")]
+        with np.errstate(over="ignore"):     # base − g_i = −inf beyond the floats: every record is above it
+            points = base - grid(idx, log_beta)
+        return n - cum[np.searchsorted(values, points, side="left")]
     return above_threshold(counts_at, threshold, grid_size(log_beta), epsilon, rng)
 
 
@@ -433,6 +461,17 @@ def search_epsilon(epsilon: float, margin: Fraction, cfg: dict, n: int = 10 ** 9
     return min(cap, _down(Fraction(cfg["records"]) / margin))
 
 
+_FLOAT_MAX = float(np.finfo(np.float64).max)
+
+
+def _upper_end(lo: float, g: float) -> float:
+    """hi = lo + g, or the largest float where that overflows (a function of the released lo and the grid
+    index only; every record is <= the largest float, so clipping to it changes nothing). With lo >= −g_(K−1)
+    the width hi − lo stays below the largest float, as the bounded release needs (issue 33, 2(b))."""
+    hi = lo + g
+    return hi if math.isfinite(hi) else _FLOAT_MAX
+
+
 def _hybrid(vals: np.ndarray, cnts: np.ndarray, qs: np.ndarray, epsilon: float, rng: np.random.Generator,
             cfg: dict) -> np.ndarray:
     cum = _cum(cnts)
@@ -451,10 +490,10 @@ def _hybrid(vals: np.ndarray, cnts: np.ndarray, qs: np.ndarray, epsilon: float, 
     lo = base if k_lo == 0 else base + _grid_value(k_lo - 1, lb)
     k_hi = search_up(vals, cum, lo, hi_rank, e_hi, rng, lb)
     j = max(k_hi, 1)
-    hi = lo + _grid_value(j, lb)
+    hi = _upper_end(lo, _grid_value(j, lb))
     while not hi > lo:  # float rounding of lo + g far from 0: move up the grid (data-independent)
         j += 1
-        hi = lo + _grid_value(j, lb)
+        hi = _upper_end(lo, _grid_value(j, lb))
     clipped = np.clip(vals, lo, hi)
     cv, inv = np.unique(clipped, return_inverse=True)
     cc = np.zeros(cv.size, dtype=np.int64)

@@ -10,7 +10,6 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .._compat import keyword_only, renamed_parameter
 from .._exact_random import Dec as _Dec, INV64 as _INV64
 from ._noise import (_DBL_MAX, _REL, _SMALL, _TINY, _bits64, _dec_noise_point, _float_enclosure,
                      _py_enclosure)
@@ -120,8 +119,6 @@ def _certify(ids, lo, hi, k: int):
     return None, ambiguous
 
 
-@renamed_parameter(old="weights", new="base_measure")
-@keyword_only("k", "rng")
 def noisy_top_k(
     a: np.ndarray,
     a_err: np.ndarray | float | None,
@@ -153,8 +150,7 @@ def noisy_top_k(
         candidates in a near-tie that float arithmetic cannot settle.
     base_measure : float64 array, optional
         Base measure w_r > 0: each candidate stands for w_r i.i.d. copies, noise F⁻¹(U^{1/w_r})
-        (for Gumbel noise that is Gumbel + ln w_r). ``weights=`` is its deprecated spelling; ``k`` and
-        ``rng`` given positionally still work for one release (``DeprecationWarning``).
+        (for Gumbel noise that is Gumbel + ln w_r).
     bits : uint64 array, optional
         The first 64 bits of every U_r, already drawn (the rest is drawn from ``rng`` as needed); by
         default all are drawn here (from a numpy Generator block by block, the same words as one draw

@@ -1,10 +1,11 @@
 """scikit-learn estimators around DiffPID3 and DP-MOET, with their public bounds as parameters."""
 from __future__ import annotations
 
+import contextlib
 import copy
 import numbers
-import warnings
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -17,11 +18,10 @@ from ..apps import diffpid3 as _diffpid3
 from ..apps import dpmoet as _dpmoet
 from ..apps.dpmoet import DEFAULT_WEIGHTS
 from .._boundary import charge, check_accountant
-from .._compat import deprecated_values, deprecation, keyword_only
 from .._rng import check_rng
 from ..accounting.accountant import Accountant
 from ..accounting.guarantees import Guarantee
-from .._validation import check_int, check_positive
+from .._validation import check_choice, check_int, check_positive
 from ..exceptions import warn_public_from_data
 from ..tabular import TabularData
 from ..trees import predict_many
@@ -29,12 +29,59 @@ from ..vocabulary import MechanismName, check_mechanism
 
 __all__ = ["DiffPID3Classifier", "DPMOETClassifier", "EXPECTED_FAILED_CHECKS"]
 
-#: The one ``check_estimator`` check the estimators fail on purpose, with the reason (pass it as
+#: The ``check_estimator`` checks the estimators fail on purpose, with the reason (pass it as
 #: ``check_estimator(est, expected_failed_checks=EXPECTED_FAILED_CHECKS)``).
 EXPECTED_FAILED_CHECKS = {
     "check_classifiers_one_label": "an ε-DP fit on a y of one class must neither fail (an error that depends on "
                                    "the data is a release) nor can it promise to predict that class",
+    "check_estimators_empty_data_messages": "an ε-DP fit on 0 records must release a model like on any other table (under "
+                                   "add/remove-one the empty table is a neighbour of every one-record table: an "
+                                   "error there would depend on the data)",
 }
+#: DPMOETClassifier's budget conventions (dp_moet's "paper-code" belongs to the reproductions).
+_BUDGETS = ("even",)
+
+#: The smallest budget DiffPID3 gives one node (its noisy count and its split selection): the smallest
+#: normal float, 2**-1022. A smaller ε (a budget_split such as 5e-324, or a tiny epsilon over a deep tree)
+#: would underflow to 0 or to a subnormal in the noise scales; it is refused before anything is charged.
+MIN_NODE_EPSILON = 2.0 ** -1022
+
+# scikit-learn's input-validation messages that name no record, no value and no size (kept as they are)
+_PUBLIC_MESSAGE = re.compile(r"^(Input (X|y) contains (NaN|infinity)[^\n]*|Complex data not supported|"
+                             r"Unknown label type: [a-z-]+\.[^\n]*|Sparse data was passed[^\n]*|"
+                             r"[^\n]*requires y to be passed, but the target y is None[^\n]*|"
+                             r"[^\n]*argument must be a string or a (real )?number, not '[A-Za-z_.]+'|"
+                             r"Expected array-like \(array or non-string sequence\), got None)$")
+
+
+def _public_input_error(exc: Exception, categories_given: bool) -> Exception:
+    """scikit-learn's refusal of ``X``/``y`` re-raised with a message that names no record, value or size.
+
+    Its own messages may quote the records ("Expected 2D array ... array=[1. 2.]", "could not convert
+    string to float: 'Smith'") or the number of records ("inconsistent numbers of samples: [3, 2]"):
+    an error message is a release, so only the type and a public description are kept.
+    """
+    first = str(exc).split("\n", 1)[0].strip()
+    low = str(exc).lower()
+    cls = type(exc) if isinstance(exc, (ValueError, TypeError)) else ValueError
+    if _PUBLIC_MESSAGE.match(first):
+        return cls(first)
+    if "string" in low or "could not convert" in low:
+        if categories_given:
+            return cls("X holds a non-numeric value in a column not listed in categories=; list every string "
+                       "column and its public values in categories={column: [...]}")
+        return cls("X holds non-numeric values; declare every string column with categories={column: [its public "
+                   "values]} (e.g. categories={'workclass': ['Private', 'State-gov', ...]}); the other columns "
+                   "must be numbers")
+    if "inconsistent numbers of samples" in low:
+        return cls("X and y must have one row per record: their numbers of rows differ")
+    if "expected 2d array" in low:
+        return cls("Expected 2D array for X (one row per record, one column per feature), got a 1D or scalar "
+                   "array: reshape it with array.reshape(-1, 1) (one feature) or array.reshape(1, -1) (one record)")
+    if "0 feature(s)" in low:
+        return cls("X has 0 features: at least 1 is required")
+    return cls(f"scikit-learn refused X or y ({type(exc).__name__}); its message is withheld because it may quote "
+               "the records or their number")
 
 def _generator(random_state: Any) -> Any:
     """``random_state`` as a Generator (numpy SPEC 7); a legacy RandomState gives a seed drawn from it."""
@@ -106,6 +153,58 @@ class _PublicSchemaClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.categorical = self.categories is not None
         return tags
 
+    # -- fitting ------------------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _as_before_on_error(self) -> Iterator[None]:
+        """A ``fit`` that does not complete (refused arguments, refused charge, interrupt) leaves the
+        estimator as it was: no new ``classes_`` or ``feature_bounds_`` over an old model."""
+        before = dict(self.__dict__)
+        try:
+            yield
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
+
+    def _prepare(self, X: ArrayLike, y: ArrayLike) -> tuple[Any, Any]:  # pragma: no cover - overridden
+        """Every check of ``fit`` on ``(X, y)``: ``(plan, generator source)``; nothing drawn or charged."""
+        raise NotImplementedError
+
+    def _release(self, plan: Any, gen: np.random.Generator) -> None:  # pragma: no cover - overridden
+        """The randomised part of ``fit`` on a checked plan (sets the fitted model)."""
+        raise NotImplementedError
+
+    def check_fit(self, X: ArrayLike, y: ArrayLike) -> None:
+        """Check ``X``, ``y`` and the parameters as ``fit`` would, and change nothing.
+
+        Raises what ``fit`` would raise before charging its accountant (and warns as it would); charges
+        nothing, draws nothing and leaves the estimator as it was. :class:`~dpselect.sklearn.PrivateSearchCV`
+        calls it for every configuration of a list grid before charging the search.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame, shape (n_records, n_features)
+        y : array-like, shape (n_records,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> clf = DiffPID3Classifier(bins=0, n_max=10, feature_bounds=(0, 1), classes=[0, 1])
+        >>> try:
+        ...     clf.check_fit(np.zeros((3, 2)), [0, 1, 1])
+        ... except ValueError as exc:
+        ...     print(str(exc)[:24])
+        bins must be an int >= 1
+        >>> hasattr(clf, "classes_")
+        False
+        """
+        before = dict(self.__dict__)
+        try:
+            self._prepare(X, y)
+        finally:
+            self.__dict__.clear()
+            self.__dict__.update(before)
+
     # -- encoding -----------------------------------------------------------------------------------------
     def _column_index(self, key: Any, what: str) -> int:
         names = getattr(self, "feature_names_in_", None)
@@ -162,18 +261,20 @@ class _PublicSchemaClassifier(ClassifierMixin, BaseEstimator):
         values = {j: self._numeric_column(X, int(j)) for j in numeric}
         missing = [int(j) for j in numeric if np.isnan(bounds[j]).any()]
         if missing:
-            lo = np.array([values[j].min() for j in missing])
-            hi = np.array([values[j].max() for j in missing])
+            # an empty column has no range: (0, 0) (the fit is not private anyway, the warning says so)
+            lo = np.array([values[j].min() if values[j].size else 0.0 for j in missing])
+            hi = np.array([values[j].max() if values[j].size else 0.0 for j in missing])
             bounds[missing, 0], bounds[missing, 1] = lo, hi
+            # frames: warn_public_from_data, _schema, _validate_fit, _prepare, fit / check_fit, the user's call
             warn_public_from_data("feature_bounds", f"the range of column(s) {missing[:10]}",
-                                  type(self).__name__ + ".fit", stacklevel=4)
+                                  type(self).__name__ + ".fit", stacklevel=6)
         for j in numeric:
             lo, hi = bounds[j]
-            out = (values[j] < lo) | (values[j] > hi)
-            if out.any():
+            if ((values[j] < lo) | (values[j] > hi)).any():
+                # the value and the number of such records are private: the message names the column only
                 raise ValueError(f"feature_bounds of column {int(j)} = ({lo:g}, {hi:g}) must bound the training "
-                                 f"data: it holds {values[j][out][0]:g} (the bounds are public, the data are not "
-                                 "clipped silently)")
+                                 "data: a value lies outside (the bounds are public, the data are not clipped "
+                                 "silently)")
         self.categorical_ = categorical
         self.feature_bounds_ = bounds
         self.categories_ = [cats.get(j) for j in range(p)]
@@ -185,8 +286,8 @@ class _PublicSchemaClassifier(ClassifierMixin, BaseEstimator):
         except (TypeError, ValueError):
             names = getattr(self, "feature_names_in_", None)
             name = repr(str(names[j])) if names is not None else str(j)
-            raise ValueError(f"column {name} of X holds non-numbers (e.g. {X[0, j]!r}); list a categorical "
-                             f"column and its public values in categories={{{name}: [...]}}") from None
+            raise ValueError(f"column {name} of X holds non-numbers; list a categorical column and its public "
+                             f"values in categories={{{name}: [...]}}") from None
 
     @staticmethod
     def _pair(b: Any, key: Any) -> np.ndarray:
@@ -219,7 +320,8 @@ class _PublicSchemaClassifier(ClassifierMixin, BaseEstimator):
                 for i, v in enumerate(col.tolist()):
                     code = lookup.get(v)
                     if code is None:
-                        raise ValueError(f"column {j} holds {v!r}, which is not one of its public categories "
+                        # the value is a record's (or a test row's): not named
+                        raise ValueError(f"column {j} holds a value that is not one of its public categories "
                                          f"{cats[:10]}")
                     codes[i] = code
                 out[:, j] = codes
@@ -227,41 +329,42 @@ class _PublicSchemaClassifier(ClassifierMixin, BaseEstimator):
 
     def _validate_fit(self, X: ArrayLike, y: ArrayLike) -> tuple[TabularData, Any]:
         """The training table on the public encoding, and a function giving the Generator (see
-        :func:`_generator_source`: nothing is drawn before the accountant is charged)."""
-        if self.categories is None:
-            try:
-                Xv, yv = validate_data(self, X, y)
-            except ValueError as exc:
-                if "string" in str(exc).lower():
-                    raise ValueError(f"X holds non-numeric values ({exc}); declare every string column with "
-                                     "categories={column: [its public values]} (e.g. categories={'workclass': "
-                                     "['Private', 'State-gov', ...]}); the other columns must be numbers") from exc
-                raise
-        else:
-            Xv, yv = validate_data(self, X, y, dtype=None, ensure_all_finite=False)
-        check_classification_targets(yv)
-        y_type = type_of_target(yv, input_name="y")
+        :func:`_generator_source`: nothing is drawn before the accountant is charged).
+
+        Sets the fitted encoding (``classes_``, ``n_features_in_``, ...); ``fit`` and ``check_fit`` restore
+        the estimator when they do not complete. 0 records are a table like any other.
+        """
+        kwargs: dict[str, Any] = {} if self.categories is None else {"dtype": None, "ensure_all_finite": False}
+        try:
+            Xv, yv = validate_data(self, X, y, ensure_min_samples=0, **kwargs)
+            # with public classes, a label outside them is the one refusal (one message, whatever the other
+            # labels: "multiclass" or "continuous" would say more about the records)
+            y_type = "binary" if self.classes is not None else (check_classification_targets(yv) or
+                                                                 type_of_target(yv, input_name="y"))
+        except (ValueError, TypeError) as exc:
+            raise _public_input_error(exc, self.categories is not None) from None
         if y_type != "binary":
             raise ValueError(f"Only binary classification is supported. The type of the target is {y_type}.")
         if self.classes is None:
-            present = np.unique(yv)
-            if set(present.tolist()) <= {0, 1}:
-                # 0/1 (or False/True) labels: the public boolean convention gives both classes, whether or
-                # not both occur (an error on a one-class table would depend on the data)
-                classes = np.array([False, True]) if yv.dtype == bool else np.array([0, 1]).astype(yv.dtype)
+            if yv.dtype == bool:
+                # a boolean y: its type, not its values, names the two classes
+                classes = np.array([False, True])
             else:
-                if present.size != 2:
-                    raise ValueError(f"y holds {present.size} class(es) {present.tolist()[:10]}; pass "
-                                     "classes=[negative, positive] (public) to train on a table where one may be "
-                                     "absent")
-                # the class labels are part of the public schema; here they are read off the records
-                warn_public_from_data("classes", present.tolist()[:10], type(self).__name__ + ".fit", stacklevel=4)
-                classes = present
+                present = np.unique(yv)
+                # 0/1 labels (or none): the boolean convention gives both classes, whether or not both occur;
+                # other labels: those present. Either way read off the records, so it warns on every table
+                # (a warning on some neighbours only would itself depend on the data)
+                classes = (np.array([0, 1]).astype(yv.dtype) if set(present.tolist()) <= {0, 1} else present)
+                # frames: warn_public_from_data, _validate_fit, _prepare, fit / check_fit, the user's call
+                warn_public_from_data("classes", "the labels of y", type(self).__name__ + ".fit", stacklevel=5)
+                if classes.size != 2:
+                    raise ValueError("y holds one class only and classes was not given; pass classes=[negative, "
+                                     "positive] (public) to train on a table where one may be absent")
         else:
             classes = _public_classes(self.classes)
-            unknown = ~np.isin(yv, classes)
-            if unknown.any():
-                raise ValueError(f"y holds {yv[unknown][0]!r}, which is not one of classes {classes.tolist()}")
+            if (~np.isin(yv, classes)).any():
+                # the label is a record's: not named
+                raise ValueError(f"y holds a label that is not one of classes {classes.tolist()}")
         self.classes_ = classes
         self._schema(Xv)
         Xs = self._encode(Xv, fitting=True)
@@ -372,10 +475,13 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
         Values not in the list are a ``ValueError``.
     classes : pair of labels, optional
         The two **public** class labels (the larger one, after sorting, is the positive class); ``y``
-        may hold only one of them. Omitted: 0/1 (or False/True) when ``y`` holds only such labels (the
-        public boolean convention: a ``y`` without positives, or without negatives, trains as well);
-        otherwise the labels present in ``y``, with a :class:`~dpselect.PrivacyLeakWarning` (and a
-        ``ValueError`` asking for ``classes`` when ``y`` then holds one label).
+        may hold only one of them. Omitted: a boolean ``y`` gives ``[False, True]`` (its dtype names the
+        classes, nothing is read from its values); any other ``y`` is read, with a
+        :class:`~dpselect.PrivacyLeakWarning` on every table alike: 0/1 when ``y`` holds only such labels
+        (the boolean convention: a ``y`` without positives, or without negatives, trains as well),
+        otherwise the labels present (a ``ValueError`` asking for ``classes`` when ``y`` then holds one
+        label). Until issue 33 0/1 labels did not warn, and {1} silently became [0, 1] while its
+        neighbour {1, 2} warned. With ``classes`` given, a label outside them is the one refusal.
     random_state : int, Generator, RandomState or None
         Seed of the training randomness (numpy SPEC 7; a legacy ``RandomState`` gives a seed).
 
@@ -406,7 +512,10 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
     not class frequencies. The fitted object holds the released tree and the public encoding only
     (no count, rate or score of the training records). ``fit`` completes on every table of the public
     domain (values inside the public bounds and categories, at most ``n_max`` records, labels in
-    ``classes``), one class absent included: no error depends on the records beyond that domain.
+    ``classes``), one class absent and the empty table (0 records) included: no error depends on the
+    records beyond that domain, and no message names a record's value, a label or a number of records.
+    A ``fit`` that does not complete (refused arguments, a refused charge) leaves the estimator as it
+    was; ``check_fit(X, y)`` runs the same checks and changes nothing.
 
     **What is not private around it.** The guarantee covers one ``fit`` on ``(X, y)``, nothing that
     looks at the same records outside it: scikit-learn's ``GridSearchCV`` / ``cross_val_score`` choose
@@ -418,10 +527,12 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
 
     scikit-learn compatibility
     --------------------------
-    Passes every check of ``sklearn.utils.estimator_checks.check_estimator`` but one, with two tags
-    declaring what a randomised ε-DP binary classifier cannot do. The one is
-    ``check_classifiers_one_label`` (listed in :data:`EXPECTED_FAILED_CHECKS`, to pass as
-    ``expected_failed_checks``): it demands an error, or predictions all equal to the one class, after
+    Passes every check of ``sklearn.utils.estimator_checks.check_estimator`` but two, with two tags
+    declaring what a randomised ε-DP binary classifier cannot do. The two are listed in
+    :data:`EXPECTED_FAILED_CHECKS` (to pass as ``expected_failed_checks``):
+    ``check_estimators_empty_data_messages`` demands an error from ``fit`` on 0 records, which under
+    add/remove-one neighbours every one-record table (an error there would depend on the data); and
+    ``check_classifiers_one_label`` demands an error, or predictions all equal to the one class, after
     ``fit`` on a ``y`` of one class; an error would depend on the data (not ε-DP) and an ε-DP model
     cannot promise the predictions. The tags: ``classifier_tags.poor_score = True``, because ``check_classifiers_train`` demands a
     training accuracy of 0.83 (0.83 on ``make_blobs``) and a tree whose every split and leaf is chosen
@@ -445,8 +556,6 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
     True
     """
 
-    @keyword_only("epsilon", "depth", "mechanism", "bins", "n_max", "feature_bounds", "categories", "classes",
-                  "random_state")
     def __init__(self, *, epsilon: float = 1.0, depth: int = 5, mechanism: MechanismName = "local_dampening", bins: int = 10,
                  n_max: int | None = None, feature_bounds: Any = None, categories: Mapping | None = None,
                  classes: Sequence | None = None, random_state: Any = None,
@@ -488,19 +597,26 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
         >>> clf.tree_.n_nodes > 0, [r.label for r in acc.history]
         (True, ['DiffPID3Classifier.fit'])
         """
-        data, source = self._validate_fit(X, y)
-        mechanism: Any = self.mechanism
-        old = mechanism.strip().lower() if isinstance(mechanism, str) else None
-        if old in _diffpid3._OLD_NAMES:   # the spellings diffpid3(mechanism=...) still takes, with a warning
-            mechanism = _diffpid3._OLD_NAMES[old]
-            warnings.warn(deprecation(f"DiffPID3Classifier(mechanism={self.mechanism!r})", f"mechanism={mechanism!r}"),
-                          stacklevel=2)
-        # stacklevel 5: warn, public_n_max, _plan, fit, the user's call
-        plan = _diffpid3._plan(data, self.epsilon, self.depth, mechanism, self.bins, self.n_max,
-                               "DiffPID3Classifier.fit", stacklevel=5, budget_split=self.budget_split)
-        self._charge(plan.guarantee)
-        self.tree_ = _diffpid3._grow(plan, source())
+        with self._as_before_on_error():
+            plan, source = self._prepare(X, y)
+            self._charge(plan.guarantee)
+            self._release(plan, source())
         return self
+
+    def _prepare(self, X: ArrayLike, y: ArrayLike) -> tuple[Any, Any]:
+        data, source = self._validate_fit(X, y)
+        # stacklevel 6: warn, public_n_max, _plan, _prepare, fit / check_fit, the user's call
+        plan = _diffpid3._plan(data, self.epsilon, self.depth, self.mechanism, self.bins, self.n_max,
+                               "DiffPID3Classifier.fit", stacklevel=6, budget_split=self.budget_split)
+        if min(plan.eps_count, plan.eps_select) < MIN_NODE_EPSILON:
+            raise ValueError(f"epsilon={self.epsilon!r}, depth={self.depth!r} and budget_split={self.budget_split!r} "
+                             f"give a node budget of {min(plan.eps_count, plan.eps_select):.3g}, below "
+                             "MIN_NODE_EPSILON = 2**-1022 (its noise scale would overflow): raise epsilon or move "
+                             "budget_split away from 0 and 1")
+        return plan, source
+
+    def _release(self, plan: Any, gen: np.random.Generator) -> None:
+        self.tree_ = _diffpid3._grow(plan, gen)
 
     def privacy_guarantee(self) -> Guarantee:
         """The guarantee of one ``fit`` at the current parameters (the protocol of
@@ -563,7 +679,7 @@ class DPMOETClassifier(_PublicSchemaClassifier):
     population, selection, generations, depth, max_depth, output : int
         p, s, k, d, d_max, o of Alg. 1 (defaults: the paper's 30, 3, 3, 4, 10, 3).
     budget : {"even"}
-        "paper-code" (the published code's budget convention, a reproduction setting) is deprecated.
+        The budget convention (the published code's, a reproduction setting, is not offered here).
     feature_bounds, categories, classes, random_state
         As in :class:`DiffPID3Classifier` (the public encoding; no size bound is needed: TPR and TNR
         have global sensitivity 1).
@@ -589,14 +705,14 @@ class DPMOETClassifier(_PublicSchemaClassifier):
     ``categories`` and ``classes`` are public (given, not read from the data, see
     :class:`DiffPID3Classifier`). Prediction is post-processing. The fitted object holds only the
     released trees and the public encoding. ``fit`` completes on every table of the public domain, one
-    without positive or without negative records included (TPR or TNR is then 0 for every tree). As for
+    without positive or without negative records included (TPR or TNR is then 0 for every tree), the
+    empty one too; as for :class:`DiffPID3Classifier`, a refused ``fit`` leaves the estimator as it was. As for
     :class:`DiffPID3Classifier`, grid search / cross-validation on the private records and
     preprocessing fitted on them are outside the guarantee.
 
     scikit-learn compatibility
     --------------------------
-    As :class:`DiffPID3Classifier`: every check but ``check_classifiers_one_label``
-    (:data:`EXPECTED_FAILED_CHECKS`) passes with the tags ``multi_class=False`` and ``poor_score=True``
+    As :class:`DiffPID3Classifier`: every check but the two of :data:`EXPECTED_FAILED_CHECKS` passes with the tags ``multi_class=False`` and ``poor_score=True``
     (trees drawn at random and selected with ε = 1 on the checks' small data sets fail the accuracy
     threshold of ``check_classifiers_train`` without it).
 
@@ -611,10 +727,6 @@ class DPMOETClassifier(_PublicSchemaClassifier):
     ((2, 2), 1)
     """
 
-    @deprecated_values("budget", {"paper-code": "the default budget='even' (the published code's budget "
-                                                "convention belongs to the reproductions: dp_moet(budget='paper-code'))"})
-    @keyword_only("epsilon", "approach", "mechanism", "objective_weights", "population", "selection", "generations",
-                  "depth", "max_depth", "output", "budget", "feature_bounds", "categories", "classes", "random_state")
     def __init__(self, *, epsilon: float = 1.0, approach: str = "accuracy", mechanism: MechanismName = "local_dampening",
                  objective_weights: Sequence[float] = DEFAULT_WEIGHTS, population: int = 30, selection: int = 3,
                  generations: int = 3, depth: int = 4, max_depth: int = 10, output: int = 3, budget: str = "even",
@@ -659,16 +771,25 @@ class DPMOETClassifier(_PublicSchemaClassifier):
         >>> len(clf.trees_), clf.result_.objectives
         (1, None)
         """
+        with self._as_before_on_error():
+            plan, source = self._prepare(X, y)
+            self._charge(plan.guarantee)
+            self._release(plan, source())
+        return self
+
+    def _prepare(self, X: ArrayLike, y: ArrayLike) -> tuple[Any, Any]:
         data, source = self._validate_fit(X, y)
         how = "local_dampening" if self.mechanism is None else check_mechanism(self.mechanism)
+        check_choice(self.budget, "budget", _BUDGETS)
         plan = _dpmoet._moet_plan(data, self.epsilon, self.approach, how, weights=self.objective_weights,
                                   population=self.population, selection=self.selection,
                                   generations=self.generations, depth=self.depth, max_depth=self.max_depth,
                                   output=self.output, budget=self.budget)
-        self._charge(plan.guarantee)
-        self.result_ = _dpmoet._evolve(plan, source(), exact_statistics=False)
+        return plan, source
+
+    def _release(self, plan: Any, gen: np.random.Generator) -> None:
+        self.result_ = _dpmoet._evolve(plan, gen, exact_statistics=False)
         self.trees_ = list(self.result_.trees)
-        return self
 
     def privacy_guarantee(self) -> Guarantee:
         """The guarantee of one ``fit`` at the current parameters (the protocol of
@@ -691,7 +812,8 @@ class DPMOETClassifier(_PublicSchemaClassifier):
         s = check_int(self.selection, "selection", minimum=2, maximum=p)
         k = check_int(self.generations, "generations", minimum=1)
         o = check_int(self.output, "output", minimum=1, maximum=p + s)
-        n_gen, rounds = (k, k + 1) if self.budget == "even" else (k - 1, k)
+        check_choice(self.budget, "budget", _BUDGETS)
+        n_gen, rounds = k, k + 1
         return _dpmoet._moet_guarantee(how, eps / rounds, [s] * n_gen + [o])
 
     def _positive_fraction(self, Xs: np.ndarray) -> np.ndarray:

@@ -23,7 +23,9 @@ import copy
 import itertools
 import math
 import numbers
-from collections.abc import Mapping, Sequence
+import random
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -39,6 +41,7 @@ from .._rng import check_rng
 from ..accounting._numeric import check_delta
 from ..accounting.guarantees import RDP, ApproxDP, Guarantee, PureDP
 from .. import tune as _tune
+from ..quantiles._unbounded import discrete_laplace as _galloping_discrete_laplace
 
 __all__ = ["PrivateSearchCV"]
 
@@ -60,13 +63,23 @@ def _bernoulli_exp(minus_log_q: float, rng: np.random.Generator) -> bool:
     return bool(less_than_exp(-minus_log_q, next_word(rng), words_drawer(rng))[0])
 
 
+#: Below this ε the score's noise is drawn by galloping (O(log 1/ε) exact Bernoulli trials) instead of
+#: counting one trial per unit of magnitude (about 1/ε trials: PrivateSearchCV(epsilon=1e-12) ran for hours).
+#: Both draw the same exact law; above it the draws are the earlier ones, seed for seed.
+_GALLOP_BELOW = 2.0 ** -6
+
+
 def _discrete_laplace(epsilon: float, rng: np.random.Generator) -> int:
     """An exact draw of the discrete Laplace law ``P(k) ∝ exp(-epsilon·|k|)`` on the integers.
 
     Canonne, Kamath & Steinke (2020): a fair sign and a geometric magnitude G (P(G = g) ∝ q^g, q = e^{-ε},
     counted with exact Bernoulli(q) trials), rejecting "negative zero". Only random bits are used, so
-    the law is exactly the ideal one: ``count + noise`` is ε-DP for a count of sensitivity 1.
+    the law is exactly the ideal one: ``count + noise`` is ε-DP for a count of sensitivity 1. For
+    ε < 2**-6 the magnitude is drawn by galloping over its binary digits
+    (:func:`dpselect.quantiles._unbounded.geometric`, the same exact law), in O(log 1/ε) expected time.
     """
+    if epsilon < _GALLOP_BELOW:
+        return int(_galloping_discrete_laplace(epsilon, rng))
     while True:
         negative = bool(next_word(rng) >> 63)
         g = 0
@@ -147,31 +160,120 @@ def _check_distributions(param_distributions: Any, estimator: Any) -> list[dict[
     return out
 
 
-def _data_dependent(value: Any, n: int, X: Any, y: Any) -> bool:
-    """Whether a parameter value is (or carries) the data or something of one row per record."""
+def _data_dependent(value: Any, X: Any, y: Any) -> bool:
+    """Whether a parameter value is the data itself, or an array sharing its memory (a view of ``X``).
+
+    (No test on sizes: refusing a value "of one entry per record" would make the refusal, a release,
+    depend on the number of records, which is private under add/remove-one.)
+    """
     if value is X or value is y:
         return True
-    if isinstance(value, (str, bytes, numbers.Number)) or value is None:
-        return False
-    shape = getattr(value, "shape", None)
-    if shape is not None and len(shape) > 0 and n in tuple(shape):
-        return True
-    if isinstance(value, (list, tuple)) and len(value) == n and n > 1:
-        return True
+    if isinstance(value, np.ndarray):
+        return any(isinstance(d, np.ndarray) and np.may_share_memory(value, d) for d in (X, y))
+    if isinstance(value, (list, tuple)):
+        return any(_data_dependent(v, X, y) for v in value)
     if isinstance(value, Mapping):
-        return any(_data_dependent(v, n, X, y) for v in value.values())
+        return any(_data_dependent(v, X, y) for v in value.values())
     return False
 
 
-def _check_not_from_data(grids: list[dict[str, Any]], n: int, X: Any, y: Any) -> None:
+def _check_not_from_data(grids: list[dict[str, Any]], X: Any, y: Any) -> None:
     for grid in grids:
         for name, values in grid.items():
             items = ([*values.args, *values.kwds.values()] if _is_distribution(values) else values)
             for v in items:
-                if _data_dependent(v, n, X, y):
-                    raise ValueError(f"param_distributions[{name!r}] holds a value of one entry per record "
-                                     f"(length {n}, the number of rows of X) or the data itself: the parameter "
-                                     "space must be public, fixed before looking at the data")
+                if _data_dependent(v, X, y):
+                    raise ValueError(f"param_distributions[{name!r}] holds the data itself (X, y or a view of "
+                                     "them): the parameter space must be public, fixed before looking at the data")
+
+
+#: What holds or reproduces random bits: a released estimator must hold none of these (issue 33 item 1)
+_RANDOM_TYPES: tuple[type, ...] = (np.random.Generator, np.random.RandomState, np.random.BitGenerator,
+                                   np.random.SeedSequence, random.Random)
+
+
+def _random_state_in(obj: Any, seed: int | None, path: str, seen: set[int], depth: int = 0) -> str | None:
+    """The path of a random state (a generator, or the int ``seed``) reachable from ``obj``, or None.
+
+    Walks attributes, mappings, sequences and integer arrays (to a depth of 8: a fitted estimator's
+    attributes and the objects they hold).
+    """
+    if depth > 8 or obj is None or isinstance(obj, (bool, str, bytes, float, complex, type)):
+        return None
+    if isinstance(obj, _RANDOM_TYPES):
+        return path
+    if isinstance(obj, numbers.Integral):
+        return path if seed is not None and int(obj) == seed else None
+    if isinstance(obj, np.ndarray):
+        if seed is not None and obj.dtype.kind in "iu" and obj.size and bool(np.any(obj == seed)):
+            return path
+        if obj.dtype != object:
+            return None
+        return next((p for i, v in enumerate(obj.ravel().tolist())
+                     if (p := _random_state_in(v, seed, f"{path}[{i}]", seen, depth + 1))), None)
+    if id(obj) in seen or callable(obj) and not hasattr(obj, "__dict__"):
+        return None
+    seen.add(id(obj))
+    if isinstance(obj, Mapping):
+        items: Iterator[tuple[str, Any]] = ((f"{path}[{k!r}]", v) for k, v in obj.items())
+    elif isinstance(obj, (list, tuple, set, frozenset)):
+        items = ((f"{path}[{i}]", v) for i, v in enumerate(obj))
+    elif hasattr(obj, "__dict__") or hasattr(type(obj), "__slots__"):
+        names = list(getattr(obj, "__dict__", {})) + [n for c in type(obj).__mro__
+                                                      for n in getattr(c, "__slots__", ()) if isinstance(n, str)]
+        items = ((f"{path}.{n}", getattr(obj, n, None)) for n in dict.fromkeys(names))
+    else:
+        return None
+    return next((p for sub, v in items if (p := _random_state_in(v, seed, sub, seen, depth + 1))), None)
+
+
+def _check_params_hold_no_random_state(estimator: Any) -> None:
+    """Refuse a parameter that fixes the runs' noise (a nested ``random_state``, a generator): every run
+    would draw the same noise, and the released winner would hold what seeded it."""
+    params = estimator.get_params(deep=True)
+    for name, value in params.items():
+        if name == "random_state":
+            continue          # the search sets it on every run, and resets it on the released winner
+        if name.endswith("__random_state") and value is not None:
+            raise ValueError(f"the estimator's parameter {name}={value!r} fixes the noise of every run (and the "
+                             "released model would hold its seed): set it to None")
+        found = _random_state_in(value, None, name, set())
+        if found is not None:
+            raise ValueError(f"the estimator's parameter {found} is a random generator: every run would draw "
+                             "from a copy of it (the same noise), and the released model would hold it; give "
+                             "the search rng= instead")
+
+
+def _list_configurations(grids: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """Every configuration of grids of lists (at most ``_CHECK_ALL_UP_TO``), or None (distributions, or more)."""
+    if not all(isinstance(v, list) for grid in grids for v in grid.values()):
+        return None
+    if sum(math.prod(len(v) for v in grid.values()) for grid in grids) > _CHECK_ALL_UP_TO:
+        return None
+    out = []
+    for grid in grids:
+        names = sorted(grid)
+        out.extend(dict(zip(names, values)) for values in itertools.product(*(grid[k] for k in names)))
+    return out
+
+
+class _warn_once:
+    """Re-emit the warnings of the configurations' checks once each (one PrivacyLeakWarning per quantity,
+    not one per configuration)."""
+
+    def __enter__(self) -> None:
+        self._catch = warnings.catch_warnings(record=True)
+        self._seen = self._catch.__enter__()
+        warnings.simplefilter("always")
+
+    def __exit__(self, *exc: Any) -> None:
+        self._catch.__exit__(*exc)
+        done = set()
+        for w in self._seen:
+            key = (w.category, str(w.message))
+            if key not in done:
+                done.add(key)
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def _sample(grids: list[dict[str, Any]], rng: np.random.Generator) -> dict[str, Any]:
@@ -247,8 +349,10 @@ class _Run:
         params = _sample(self.grids, rng)
         est = clone(self.base)
         extra: dict[str, Any] = {"epsilon": self.run_epsilon}
+        seed = None
         if "random_state" in est.get_params(deep=False):
-            extra["random_state"] = int(rng.integers(np.iinfo(np.int64).max))
+            seed = int(rng.integers(np.iinfo(np.int64).max))
+            extra["random_state"] = seed
         est.set_params(**params, **extra)
         g = est.privacy_guarantee()
         if not _covered(g, self.declared, self.fit_declared):
@@ -256,9 +360,32 @@ class _Run:
             raise RuntimeError(f"the parameters {params} give the estimator the guarantee {g!r}, more than the "
                                f"{self.fit_declared!r} the search declared for a run: the budget must not depend on "
                                "the searched parameters")
-        est.fit(self.Xt, self.yt)
-        correct = int(np.count_nonzero(np.asarray(est.predict(self.Xv)) == np.asarray(self.yv)))
+        try:
+            est.fit(self.Xt, self.yt)
+            # an empty validation part: 0 correct predictions, exactly (no predict on 0 rows)
+            correct = 0 if _n_rows(self.yv) == 0 else int(np.count_nonzero(
+                np.asarray(est.predict(self.Xv)) == np.asarray(self.yv)))
+        except Exception as exc:
+            # the estimator's own message may quote the training records or their number: an error message
+            # is a release; its type only (a DP estimator's fit completes on every table, the empty one too)
+            raise RuntimeError(f"{type(est).__name__}.fit or .predict raised {type(exc).__name__} on a part of the "
+                               "split (its message is withheld: it may name the records or their number); a "
+                               "searched estimator must fit on every table of the public domain, the empty one "
+                               "included, and predict on every record") from None
+        if seed is not None:
+            # the released winner must hold nothing that seeded its noise (issue 33 item 1): with the seed,
+            # refitting on the training part reproduces the model, and membership can be read off it
+            est.set_params(random_state=None)
+        found = _random_state_in(est, seed, type(est).__name__, set())
+        if found is not None:
+            raise RuntimeError(f"the fitted {type(est).__name__} holds a random state or the seed of its noise at "
+                               f"{found}: a released model must hold nothing that seeded its noise (keep the "
+                               "generator local to fit, store no seed)")
         return float(correct + _discrete_laplace(self.run_epsilon, rng)), (params, est)
+
+
+def _n_rows(v: Any) -> int:
+    return int(getattr(v, "shape", (len(v),))[0])
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -315,7 +442,9 @@ class PrivateSearchCV(BaseEstimator):
         the other records (the same split for every run), in (0, 1).
     rng : None, int or numpy.random.Generator
         The source of every random bit (split, number of runs, parameters, fits, noise); the same int gives
-        the same search, whatever ``n_jobs``.
+        the same search, whatever ``n_jobs``. The search object keeps it (a parameter): release
+        ``best_estimator_`` / ``best_params_``, never a search fitted with an int ``rng``, which replays
+        every draw.
     accountant : dpselect.Accountant, optional
         Charged once per ``fit``, the search's (ε, δ) as certified: ``ApproxDP(privacy_.epsilon(delta), delta)``
         (``PureDP(privacy_.epsilon(0))`` when ``delta = 0``), accepted in the accountant's ``"basic"`` and
@@ -330,17 +459,20 @@ class PrivateSearchCV(BaseEstimator):
     best_estimator_ : estimator or None
         The winning run's model, **the privately trained one** (there is no refit: refitting on all the data
         would be a new, unaccounted release). None when the procedure released no candidate (the
-        known-threshold variant may stop without one).
+        known-threshold variant may stop without one). Its ``random_state`` is ``None``: the seed of its
+        noise is not released (with it a refit on the training part reproduces the model); a fitted model
+        holding a generator or that seed in any attribute is refused with a ``RuntimeError``.
     best_params_ : dict or None
         The winner's sampled parameters (``epsilon`` is ``run_epsilon_``).
     best_score_ : float or None
         The winner's noisy score (number of correct validation predictions plus noise; the validation size
         is not released, the number of records being private) when the analysis of ``method`` covers it,
-        else None.
+        else None. A **count** (e.g. 768.0), not an accuracy in [0, 1] as in scikit-learn's searches:
+        rescaling would divide by the private validation size.
     cv_results_ : dict
         What may be released, and only that: the winner (``params``, ``param_<name>``,
-        ``mean_test_score`` when covered, ``rank_test_score``), in lists of length 1. Never the losing runs,
-        nor the number of runs.
+        ``mean_test_score`` when covered, on the count scale of ``best_score_``, ``rank_test_score``), in
+        lists of length 1. Never the losing runs, nor the number of runs.
     privacy_ : dpselect.accounting.Guarantee
         The certified guarantee of the whole search (its ``.epsilon(delta) <= epsilon``).
     run_epsilon_ : float
@@ -362,6 +494,10 @@ class PrivateSearchCV(BaseEstimator):
     The search is then a mixture over that part of two pairs each within the guarantee; (ε, δ), privacy
     profiles and Rényi divergence are (quasi-)convex, so the mixture keeps it. The parameters are drawn
     from public distributions with the run's generator, the number of runs independently of the data.
+    ``fit`` completes on every table of the public domain, whatever its number of records (0 included):
+    a part of the split may be empty (an empty validation part scores 0 correct predictions), and every
+    argument (``X``, ``y``, each configuration of a list grid through the estimator's ``check_fit``) is
+    checked before the accountant is charged; no message names a record, a value or a size.
 
     **What is not private** (outside ``privacy_``): preprocessing *fitted* on the records (a scaler, an
     encoder learning its categories, feature bounds read off the data, which the estimators report with a
@@ -529,28 +665,29 @@ class PrivateSearchCV(BaseEstimator):
         """
         epsilon, delta, fraction, grids = self._check_params()
         method = self._method()
-        X, y = indexable(X, y)
-        n = len(y)        # type: ignore[arg-type]
-        if n < 2:
-            raise ValueError(f"PrivateSearchCV needs at least 2 records, got {n}")
-        if getattr(X, "shape", (n,))[0] != n:
-            raise ValueError(f"X and y have different numbers of records ({getattr(X, 'shape', None)}, {n})")
-        _check_not_from_data(grids, n, X, y)
-        if len(grids) == 1 and all(isinstance(v, list) for v in grids[0].values()):
-            combos = math.prod(len(v) for v in grids[0].values())
-        else:
-            combos = _CHECK_ALL_UP_TO + 1
+        _check_params_hold_no_random_state(self.estimator)
+        try:
+            X, y = indexable(X, y)
+        except ValueError:
+            # scikit-learn's message names both sizes (private under add/remove-one)
+            raise ValueError("X and y must have one row per record: their numbers of rows differ") from None
+        n = _n_rows(y)
+        _check_not_from_data(grids, X, y)
+        configs = _list_configurations(grids)
         acc = check_accountant(self.accountant)
         gen = check_rng(self.rng) if not isinstance(self.rng, np.random.Generator) else self.rng
         run_eps, declared, fit_declared, whole = self._budget(method, delta, epsilon)
-        if combos <= _CHECK_ALL_UP_TO:     # check every configuration before anything is charged
-            names = sorted(grids[0])
-            for values in itertools.product(*(grids[0][k] for k in names)):
-                params = dict(zip(names, values))
-                g = clone(self.estimator).set_params(**params, epsilon=run_eps).privacy_guarantee()
+        # every configuration of a list grid (the base estimator otherwise) checked on (X, y) before anything
+        # is charged or drawn: its guarantee, and what its fit would refuse (check_fit, when it has one)
+        with _warn_once():
+            for params in (configs if configs is not None else [{}]):
+                est = clone(self.estimator).set_params(**params, epsilon=run_eps)
+                g = est.privacy_guarantee()
                 if not _covered(g, declared, fit_declared):
                     raise ValueError(f"the parameters {params} give the estimator the guarantee {g!r}, more than "
                                      f"{fit_declared!r}: the budget must not depend on the searched parameters")
+                if callable(getattr(est, "check_fit", None)):
+                    est.check_fit(X, y)
         charge(acc, _charged(whole, delta), label="PrivateSearchCV.fit")
         # ---- random bits from here on ----
         valid = gen.random(n) < fraction

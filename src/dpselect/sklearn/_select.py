@@ -15,7 +15,6 @@ from ..multiobjective import priv_agg, priv_pareto
 from ..registry import Mechanism, get_mechanism
 from ..sensitivity import SensitivityFunction
 from ..utilities.classification import rate_sensitivity
-from .._compat import old_call_form
 from ..typing import RngLike
 from ..vocabulary import APPROACHES, MechanismName, check_approach, selection_result
 
@@ -55,9 +54,9 @@ def _labels(values: Any, name: str) -> np.ndarray:
     except ValueError:
         arr = None
     if arr is None or (arr.dtype == object and arr.ndim == 1 and any(np.ndim(r) > 0 for r in arr)):
-        lengths = sorted({len(r) for r in raw}) if hasattr(raw, "__iter__") else []
+        # (the rows' lengths are the number of records, private: not named)
         raise ValueError(f"{name} must be a rectangular array (one row of n_records labels per model), got rows of "
-                         f"lengths {lengths[:5]}")
+                         "different lengths")
     if arr.dtype.kind == "f":
         missing = np.isnan(arr)
     elif arr.dtype.kind == "O":
@@ -65,7 +64,8 @@ def _labels(values: Any, name: str) -> np.ndarray:
     else:
         missing = np.zeros(arr.shape, bool)
     if missing.any():
-        raise ValueError(f"{name} holds a missing label (NaN/None) at position {np.argwhere(missing)[0].tolist()}; "
+        # the position of a private record: not named
+        raise ValueError(f"{name} holds a missing label (NaN/None); "
                          "every record needs a label (drop or impute with a public rule first)")
     if arr.dtype.kind in "cmM":
         raise TypeError(f"{name} must hold class labels (numbers, booleans or strings), got dtype {arr.dtype}")
@@ -99,8 +99,8 @@ def _binary(arr: np.ndarray, pos_label: Any, name: str) -> np.ndarray:
                                          and any(isinstance(v, (str, bytes)) for v in arr.ravel().tolist()))
     if pos_label is None:
         if is_text or not (arr.dtype == bool or np.isin(arr, _BOOLEAN_LABELS).all()):
-            bad = arr.ravel()[~np.isin(arr.ravel(), _BOOLEAN_LABELS)] if not is_text else arr.ravel()
-            raise ValueError(f"{name} holds the label {np.asarray(bad[0]).tolist()!r}, outside 0/1 and False/True: pass pos_label= "
+            # a record's label: not named
+            raise ValueError(f"{name} holds a label outside 0/1 and False/True: pass pos_label= "
                              "(the public positive class; every other label is negative)")
         return np.asarray(arr == 1, dtype=bool)
     if is_text != isinstance(pos_label, str):
@@ -160,8 +160,9 @@ def model_objectives(y: ArrayLike, predictions: ArrayLike, objectives: Sequence[
     if yp.ndim == 1:
         yp = yp[None, :]
     if yp.ndim != 2 or yp.shape[1] != yt.shape[0]:
-        raise ValueError(f"predictions must have shape (n_models, n_records={yt.shape[0]}), got "
-                         f"{np.shape(predictions)}")
+        # n_records is private: the message names no size
+        raise ValueError("predictions must have shape (n_models, n_records), one row per model and one column per "
+                         "record of y")
     n_pos = int(np.count_nonzero(yt))
     n_neg = yt.shape[0] - n_pos
     # TP and TN of every model from two row sums (predicted positives overall and among the positive records)
@@ -228,7 +229,7 @@ def _predictions(estimators: Any, X: Any, predictions: Any) -> tuple[np.ndarray 
                             f"{type(m).__name__}")
     preds = [np.asarray(m.predict(X)) for m in models]
     if len({p.shape for p in preds}) > 1:
-        raise ValueError(f"the estimators' predictions differ in shape: {sorted({p.shape for p in preds})}")
+        raise ValueError("the estimators' predictions differ in shape (each must predict one label per record of X)")
     return preds, labels
 
 
@@ -282,13 +283,6 @@ def _select_positions(U: np.ndarray, sfs: list[SensitivityFunction], *, spec: Me
     return priv_agg(U, w, epsilon=epsilon, sensitivities=sens, mechanism=spec.name, k=k, rng=rng)
 
 
-def _placeholders(*args: Any, **kwargs: Any) -> bool:
-    """The deprecated ``select_model(None, None, y, predictions=...)``: placeholders for estimators and X."""
-    return len(args) == 3 and args[0] is None and args[1] is None and kwargs.get("predictions") is not None
-
-
-@old_call_form(_placeholders, lambda estimators, X, y, /, **kwargs: ((), {**kwargs, "y": y}),
-               old="select_model(None, None, y, predictions=...)", new="select_model(y=y, predictions=...)")
 def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None = None, X: ArrayLike | None = None,
                  y: ArrayLike | None = None, *,
                  epsilon: float, objectives: Sequence[str] = ("tpr", "tnr"),
@@ -311,8 +305,7 @@ def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None = None, X:
     ----------
     estimators : sequence or mapping of fitted classifiers
         Anything with ``predict(X)``. A mapping ``name -> estimator`` makes the selection return names.
-        Omitted when ``predictions`` are given: ``select_model(y=y, predictions=P, epsilon=...)``
-        (the placeholders of ``select_model(None, None, y, predictions=P, ...)`` are deprecated).
+        Omitted when ``predictions`` are given: ``select_model(y=y, predictions=P, epsilon=...)``.
     X : array-like or DataFrame, shape (n_records, n_features)
         The private validation features (omitted when ``predictions`` are given).
     y : array-like, shape (n_records,)

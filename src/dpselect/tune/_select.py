@@ -31,7 +31,7 @@ class TuneResult:
     candidate : object or None
         The candidate of the best run (highest score; the earliest run among equal scores), or of the first
         run whose score reached the threshold (``"liu_talwar_threshold"``); None when nothing is released
-        (``"poisson"`` drew no run, or no run reached the threshold).
+        (``"poisson"`` drew no run, no run reached the threshold, or every run failed with a NaN score).
     score : float or None
         The score of that run (the analyses cover the pair (score, candidate)); None with ``candidate``.
     privacy : TuningGuarantee
@@ -141,15 +141,24 @@ def tuning_privacy(run_privacy: Any, *, method: str, mean_runs: float, eta: floa
     return _prepare(run_privacy, method, mean_runs, eta)[2]
 
 
-def _check_run_output(out: Any, index: int) -> tuple[float, Any]:
+#: The one message of a malformed run output. It names neither the run's index nor what it returned: both
+#: depend on the data (which of the K runs misbehaves, and its output, are outputs of private runs).
+_BAD_RUN_OUTPUT = ("run(rng) must return a (score, candidate) tuple whose score is a real number (int or float, "
+                   "not bool); a run returned something else (which run, and what it returned, are not shown: "
+                   "they depend on the data)")
+
+
+def _check_run_output(out: Any) -> tuple[float, Any]:
+    """``(score, candidate)`` of one run, the score as a float; NaN is kept (a failed run, never the best)."""
     if not isinstance(out, tuple) or len(out) != 2:
-        raise TypeError(f"run(rng) must return a (score, candidate) tuple, run {index} returned {short_repr(out)}")
+        raise TypeError(_BAD_RUN_OUTPUT)
     score, cand = out
-    if isinstance(score, bool) or not isinstance(score, numbers.Real):
-        raise TypeError(f"the score of run {index} must be a real number, got {short_repr(score)}")
-    s = float(score)
-    if math.isnan(s):
-        raise ValueError(f"the score of run {index} is NaN: scores must be ordered")
+    if isinstance(score, (bool, np.bool_)) or not isinstance(score, numbers.Real):
+        raise TypeError(_BAD_RUN_OUTPUT)
+    try:
+        s = float(score)
+    except (TypeError, ValueError, OverflowError):   # a Real whose float() fails (a huge Fraction, ...)
+        raise TypeError(_BAD_RUN_OUTPUT) from None
     return s, cand
 
 
@@ -182,10 +191,10 @@ def _run_all(run: Callable[[np.random.Generator], Any], k: int, root: int, n_job
             outs = parallel(joblib.delayed(run)(_child(root, i)) for i in idx)
         else:
             outs = [run(_child(root, i)) for i in idx]
-        for i, o in zip(idx, outs):
-            s, c = _check_run_output(o, i)
+        for o in outs:
+            s, c = _check_run_output(o)
             results.append((s, c))
-            if threshold is not None and s >= threshold:
+            if threshold is not None and s >= threshold:   # False for NaN: a failed run never reaches it
                 return results
     return results
 
@@ -211,7 +220,9 @@ def select_private_candidate(run: Callable[[np.random.Generator], Any], *, run_p
     ----------
     run : callable
         ``run(rng) -> (score, candidate)``: one private run (it must satisfy ``run_privacy`` on the data and
-        use only ``rng`` for its randomness); the score is a real number (higher is better).
+        use only ``rng`` for its randomness); the score is a real number (higher is better). A NaN score is a
+        failed run: it is never the best and never reaches ``threshold``; when every run fails nothing is
+        released (``candidate`` and ``score`` None), as when no run reaches the threshold.
     run_privacy : float or Guarantee
         The guarantee of one run: a float ε (pure ε-DP), ``PureDP``, ``ApproxDP(ε, δ)``,
         ``GaussianMechanism(σ)``, ``ZCDP`` or an ``RDP`` curve.
@@ -244,9 +255,10 @@ def select_private_candidate(run: Callable[[np.random.Generator], Any], *, run_p
     ------
     TypeError
         ``run`` not callable; a bad ``run_privacy``, ``accountant`` or ``rng``; a run returning something
-        other than (real score, candidate).
+        other than (real score, candidate), with one fixed message (it names neither the run nor its output,
+        which depend on the data).
     ValueError
-        A bad method, mean, η, threshold or ``n_jobs``; a NaN score.
+        A bad method, mean, η, threshold or ``n_jobs``.
     BudgetExceededError
         The accountant refuses the charge.
 
@@ -288,10 +300,21 @@ def select_private_candidate(run: Callable[[np.random.Generator], Any], *, run_p
         if results and results[-1][0] >= thr:
             return TuneResult(results[-1][1], results[-1][0], guarantee, m)
         return TuneResult(None, None, guarantee, m)
-    if not results:
+    best = _best(results)
+    if best is None:
         return TuneResult(None, None, guarantee, m)
-    best = 0
-    for i in range(1, len(results)):
-        if results[i][0] > results[best][0]:
-            best = i
     return TuneResult(results[best][1], results[best][0], guarantee, m)
+
+
+def _best(results: list[tuple[float, Any]]) -> int | None:
+    """The index of the best run: the highest score, the earliest among equal scores; None when no run has a
+    score (no run, or every score NaN).
+
+    A NaN score is a failed run, ordered below every score: it is never the best, so the release is a function
+    of the runs' outputs under one fixed total order (what the analyses assume), and nothing about a failed
+    run (its index, or that it failed) is released beyond that."""
+    best = None
+    for i, (s, _) in enumerate(results):
+        if s == s and (best is None or s > results[best][0]):     # s == s: not NaN
+            best = i
+    return best

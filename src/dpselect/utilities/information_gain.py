@@ -41,7 +41,6 @@ from typing import Sequence
 
 import numpy as np
 
-from .._compat import renamed_function
 from .._validation import check_int
 from ..exceptions import warn_public_from_data
 from ..sensitivity import SensitivityFunction
@@ -51,7 +50,6 @@ __all__ = [
     "ig_global_sensitivity",
     "ig_element_local_sensitivity",
     "ig_sensitivity",
-    "ig_sensitivity_function",
     "ig_count_tables",
     "candidates_reference",
     "IGTables",
@@ -408,8 +406,9 @@ def public_n_max(n_records: int, n_max: int | None, where: str, *, stacklevel: i
         return n
     n = check_int(n_max, "n_max", minimum=1)
     if n_records > n:
-        raise ValueError(f"n_max must be a public upper bound on the number of records, got n_max={n} "
-                         f"for a table of {int(n_records)} records")
+        # the number of records is private (add/remove-one): the message names the public bound only
+        raise ValueError(f"n_max must be a public upper bound on the number of records, got n_max={n}: the "
+                         "table has more records")
     return n
 
 
@@ -459,10 +458,6 @@ def ig_sensitivity(tables: "Sequence[np.ndarray] | IGTables", n_max: int | None 
     # bounded at N (thesis Def. 3.2.2): δ = ΔIG from distance N on, as SensitivityFunction.bounded(N) does
     return SensitivityFunction(delta, ig_global_sensitivity(n), n_candidates=it.n_attributes,
                                saturation_distance=n, name="bounded(ig_local)", elementwise=True)
-
-
-#: Deprecated name of :func:`ig_sensitivity` (named like the other ``<utility>_sensitivity``).
-ig_sensitivity_function = renamed_function(ig_sensitivity, "ig_sensitivity_function")
 
 
 def _chunks(start: int, stop: int, first: int = 1024, most: int = 8192):

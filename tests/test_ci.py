@@ -1,0 +1,116 @@
+"""The CI entry point (.ci/run): the README's test command, then mypy once as its own step (issue 33: mypy ran
+twice inside the unit tests, 20-24 s each). Both steps run; the exit status is the first failure's. Checked
+with a stand-in ``python3`` on PATH that records its arguments, so nothing is installed and mypy never runs.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+RUN = ROOT / ".ci" / "run"
+
+STUB = """#!/usr/bin/env bash
+echo "$*" >> "$CI_LOG"
+case "$*" in
+  "-m pip"*) exit "${PIP_RC:-0}" ;;
+  "-m pytest"*) exit "${PYTEST_RC:-0}" ;;
+  "-m mypy"*) exit "${MYPY_RC:-0}" ;;
+esac
+exit 99
+"""
+
+
+def _readme_test_command() -> str:
+    blocks = re.findall(r"```bash\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S)
+    lines = [ln for b in blocks for ln in b.splitlines() if ln.endswith("python3 -m pytest")]
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+def test_ci_runs_the_readme_test_command_verbatim():
+    assert _readme_test_command() == 'python3 -m pip install -e ".[test]" && python3 -m pytest'
+    assert _readme_test_command() in RUN.read_text(encoding="utf-8")
+
+
+def test_mypy_runs_in_ci_not_in_pytest():
+    cfg = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    mypy = cfg["tool"]["mypy"]
+    assert mypy["files"] == ["src/dpselect", "tests/typecheck"] and mypy["warn_unused_ignores"] is True
+    # the typed-usage file relies on warn_unused_ignores: its str seed must be an error mypy reports
+    assert '# type: ignore[arg-type]' in (ROOT / "tests" / "typecheck" / "rng_like.py").read_text(encoding="utf-8")
+    uses = [p.relative_to(ROOT).as_posix() for p in sorted((ROOT / "tests").glob("test_*.py"))
+            if re.search(r"mypy\.api|\bapi\.run\(", p.read_text(encoding="utf-8"))]
+    assert uses == [], f"mypy runs inside the unit tests: {uses}"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a bash script")
+@pytest.mark.parametrize("pip, pytest_rc, mypy_rc, want_calls, want_rc", [
+    (0, 0, 0, ["pip", "pytest", "mypy"], 0),
+    (0, 1, 0, ["pip", "pytest", "mypy"], 1),      # the tests failed: mypy still runs, the tests' status
+    (0, 0, 2, ["pip", "pytest", "mypy"], 2),      # only mypy failed: its status
+    (0, 5, 2, ["pip", "pytest", "mypy"], 5),      # both failed: the first failure's status
+    (3, 0, 0, ["pip", "mypy"], 3),                # the install failed: no tests, mypy still runs
+])
+def test_both_steps_run_and_the_first_failure_is_the_status(tmp_path, pip, pytest_rc, mypy_rc, want_calls,
+                                                            want_rc):
+    (tmp_path / "bin").mkdir()
+    stub = tmp_path / "bin" / "python3"
+    stub.write_text(STUB)
+    stub.chmod(0o755)
+    log = tmp_path / "log"
+    env = {**os.environ, "PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}", "CI_LOG": str(log),
+           "PIP_RC": str(pip), "PYTEST_RC": str(pytest_rc), "MYPY_RC": str(mypy_rc)}
+    done = subprocess.run(["bash", str(RUN)], env=env, capture_output=True, text=True, timeout=30)
+    calls = log.read_text().splitlines()
+    assert [c.split()[1] for c in calls] == want_calls, calls
+    assert calls[0] == "-m pip install -e .[test]" and calls[-1] == "-m mypy --config-file pyproject.toml"
+    assert done.returncode == want_rc, done.stderr
+
+
+def test_the_readme_outputs_are_ignored_by_git():
+    # what the README's own commands write in the repository root must not show up as untracked files:
+    # each reproduce example's --out, the default output directory, and `mkdocs build`'s site/
+    import shutil
+
+    from dpselect.experiments._common import DEFAULT_OUT
+
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = "\n".join(re.findall(r"```bash\n(.*?)```", text, re.S))
+    outs = sorted(set(re.findall(r"--out (\S+)", blocks)))
+    assert outs == ["my-figure17", "my-run"], outs
+    site = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert "site_dir" not in site    # mkdocs' default, site/
+    paths = [f"{p}/results.csv" for p in [*outs, str(DEFAULT_OUT), "site"]]
+    done = subprocess.run(["git", "-C", str(ROOT), "check-ignore", "--no-index", *paths], capture_output=True,
+                          text=True, timeout=30)
+    assert sorted(done.stdout.split()) == sorted(paths), done.stdout + done.stderr
+
+
+def test_every_reproduce_example_of_the_readme_states_its_cost():
+    # the first example was a 26-minute run with no word of its cost (issue 33)
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## Reproducing the papers"):]
+    block = re.search(r"```bash\n(.*?)```", section, re.S).group(1)
+    commands = [ln for ln in block.splitlines() if ln.strip()]
+    assert len(commands) >= 4
+    untimed = [ln for ln in commands if not re.search(r"#\s*(\d+|½|\d+½) (s|min)\b", ln)]
+    assert untimed == [], f"README reproduce examples without their cost: {untimed}"
+
+
+def test_the_quick_start_installs_in_a_virtual_environment():
+    # PEP 668 systems refuse `pip install` outside a virtual environment: the quick start says where to install
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    quick = text[text.index("## Getting started (quick start)"):text.index("## Single-objective selection")]
+    assert "in a virtual environment" in " ".join(quick.split())
+    block = re.search(r"```bash\n(.*?)```", quick, re.S).group(1).splitlines()
+    assert block[0] == "python3 -m venv .venv && . .venv/bin/activate"
+    assert block.index('python3 -m pip install -e ".[test]" && python3 -m pytest') > 0   # after the venv line
