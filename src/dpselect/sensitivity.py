@@ -185,9 +185,8 @@ class SensitivityFunction:
             n_cand = self.n_candidates
             assert n_cand is not None  # learnt above
             if int(idx.view(np.uintp).max()) >= n_cand:
-                bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
-                raise ValueError(f"candidates must be indices in [0, {self.n_candidates}) (n_candidates of "
-                                 f"{self.name!r}), got {bad}")
+                # the number of candidates can be private (records as candidates): neither it nor the index is named
+                raise ValueError(f"candidates must be indices in [0, n_candidates) of {self.name!r}")
         return idx
 
     def at(self, ts: np.ndarray, candidates: np.ndarray) -> np.ndarray:
