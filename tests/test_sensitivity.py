@@ -138,7 +138,7 @@ def test_candidates_learn_n_when_unknown_and_empty_is_fine():
     sf = SensitivityFunction(lambda t, candidates=None: np.ones(4) if candidates is None else np.ones(len(candidates)),
                              1.0)
     assert sf.n_candidates is None
-    with pytest.raises(ValueError, match=r"indices in \[0, 4\)"):
+    with pytest.raises(ValueError, match=r"indices in \[0, n_candidates\)"):
         sf(0, candidates=[4])
     assert sf(0, candidates=np.array([], dtype=np.int64)).shape == (0,)
     assert sf(0, candidates=[]).shape == (0,)
