@@ -357,3 +357,19 @@ def test_classification_rates_complete_on_every_small_table():
 
     out = outcomes_alike(universe(3), neighbours, Run(release))
     assert set(out.values()) == {None}
+
+
+@pytest.mark.parametrize("mechanism", [None, "exponential", "shifted_local_dampening"])
+def test_motkin_on_every_graph_of_four_nodes(mechanism):
+    # DP-MOTkIN (PrivPareto and PrivAgg on degree and egocentric density) completes on every graph of the public
+    # node set, and its edge neighbours alike
+    def release(mask, acc, gen):
+        g = _graph(mask)
+        dpselect.dp_motkin_pareto(g, k=2, epsilon=1.0, mechanism=mechanism, rng=gen, accountant=acc)
+        dpselect.dp_motkin_agg(g, k=2, epsilon=1.0, mechanism=mechanism, rng=gen, accountant=acc)
+
+    def flip_one(mask):
+        return [mask[:i] + (not mask[i],) + mask[i + 1:] for i in range(len(mask))]
+
+    out = outcomes_alike(list(itertools.product((False, True), repeat=len(EDGES))), flip_one, Run(release))
+    assert set(out.values()) == {None}
