@@ -40,7 +40,7 @@ For integer-valued data (any data whose partial sums are exact floats) C, E and 
 only the final-rounding term. G is summed the same way (also the subtractions Δ − δ have their rounding
 errors computed exactly), so err(G) = β.
 
-Failing fast for functions that grow too slowly
+Ending fast for functions that grow too slowly
 -----------------------------------------------
 An admissible δ is non-decreasing along every other distance: for any neighbour y of x (x is then a
 neighbour of y), condition 2 twice gives δ(x, t + 2, r) >= δ(y, t + 1, r) >= δ(x, t, r). So the two
@@ -65,7 +65,7 @@ resolved there has b(M) <= |u| (and δ below Δ up to M), so D(x, r) >= M: it ge
 thus D_M(x, r) = clip(D(x, r), −M, M), which has sensitivity 1 whenever D has (clipping is 1-Lipschitz):
 local dampening on D_M is private on every dataset, and D_M = D wherever the walk ends within M. (The
 walk used to raise a ValueError there instead: an error that depends on the data is a release.) The
-"Failing fast" bound above gives D_M = ±M at once for the candidates it proves unresolvable, and
+"Ending fast" bound above gives D_M = ±M at once for the candidates it proves unresolvable, and
 :func:`dampen_exact` returns the same clipped value. Functions made bounded with ``sf.bounded(...)`` are
 never clipped (their walk always ends at the saturation distance). The shift G of shifted local
 dampening likewise reads a function without a saturation distance as saturated at M: δ' = δ below M
@@ -280,7 +280,7 @@ def _clip_rest(active, a, b, C, E, t, out, err) -> None:
 
 
 #: Distances walked before the walk checks, with two evaluations at the far end, whether a candidate
-#: can still be resolved within max_steps (module docstring, "Failing fast").
+#: can still be resolved within max_steps (module docstring, "Ending fast").
 _PROBE_AFTER = 1024
 
 

@@ -97,7 +97,7 @@ class SensitivityFunction:
     """
 
     #: False for a function whose cost grows with t or that keeps the state of a walk over t: the dampening
-    #: walk then never asks it for δ at max_steps to fail fast (:mod:`dpselect.dampening`, "Failing fast").
+    #: walk then never asks it for δ at max_steps to end fast (:mod:`dpselect.dampening`, "Ending fast").
     far_probe: bool = True
 
     def __init__(
