@@ -304,8 +304,6 @@ def _hopeless(sf, active, t: int, limit: int, b=None, a=None) -> np.ndarray | No
     return below & (ub < a[active])
 
 
-#: The message names only public quantities (the function's name, max_steps, Δ): never a candidate, its
-#: utility, a sum b(t) or how many candidates are left, which all depend on the data.
 #: Floating-point conditions the walks' arithmetic meets on extreme inputs and handles itself (an overflow
 #: of D, of b or of G gives inf and err = inf; TwoSum of an inf gives NaN, read as err = inf): silenced
 #: there (np.errstate(over="ignore", invalid="ignore")), and only there, so that no RuntimeWarning leaks (the
