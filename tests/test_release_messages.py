@@ -301,6 +301,20 @@ def test_multiobjective_selectors_complete_on_objectives_of_every_scale(name):
     assert set(out.values()) == {None}
 
 
+def test_priv_agg_with_weights_near_the_float_range_completes():
+    # Σ|w_i|Δ_i beyond the float range is public, but the aggregate's own overflow is not: both are scaled by a
+    # public power of two (the same law), so every dataset completes, and exactly like the law of the scaled
+    # weights where nothing overflows
+    from dpselect.multiobjective import priv_agg, priv_agg_probabilities
+    w = [1e308, -1e308]
+    out = outcomes_alike(datasets(OBJECTIVES, (4,)), lambda x: replace_one(x, OBJECTIVES), Run(
+        lambda x, acc, gen: priv_agg(_rows(x), w, epsilon=1.0, sensitivities=[1.0, 1.0], rng=gen, accountant=acc)))
+    assert set(out.values()) == {None}
+    p = priv_agg_probabilities([[1.0, 0.0], [0.0, 1.0]], w, epsilon=1.0, sensitivities=[1.0, 1.0])
+    q = priv_agg_probabilities([[1.0, 0.0], [0.0, 1.0]], [1.0, -1.0], epsilon=1.0, sensitivities=[1.0, 1.0])
+    np.testing.assert_allclose(p, q, rtol=1e-12)
+
+
 # -- graphs: degrees above the public bound are one public refusal -----------------------------------------
 EDGES = list(itertools.combinations(range(4), 2))
 
