@@ -101,6 +101,8 @@ MEDIAN_RELEASES = {
     "median_distribution": lambda x, acc, gen: median_distribution(list(x), epsilon=1.0, bound=BOUND),
     "median_error": lambda x, acc, gen: median_error(list(x), epsilon=1.0, bound=BOUND),
     "median_probabilities": lambda x, acc, gen: median_probabilities(list(x), epsilon=1.0, bound=BOUND),
+    "median_rank_sld": lambda x, acc, gen: median_rank(list(x), epsilon=1.0, bound=BOUND, rng=gen, accountant=acc,
+                                                       mechanism="shifted_local_dampening"),
     "median_sensitivity": lambda x, acc, gen: dpselect.median_sensitivity(sorted(x), BOUND)(1),
 }
 
