@@ -352,7 +352,8 @@ def test_node_set_read_from_edges_warns_in_every_private_selector():
     assert not x.public_nodes and (x.n_nodes, y.n_nodes) == (3, 2)   # node 2 exists only through edge (1, 2)
     for name, select in _p2_selectors():
         with pytest.warns(PrivacyLeakWarning, match=rf"{name}: the candidate node set of graph 'graph' was read "
-                                                    r"from its private edge list \(3 nodes"):
+                                                    r"from its private edge list \(the endpoints of its edges; "
+                                                    r"their number is private, not shown\)"):
             select(x, 0)
     x, y = _p2_pair(n_nodes=3)
     assert x.public_nodes and (x.n_nodes, y.n_nodes) == (3, 3)

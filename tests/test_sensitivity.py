@@ -116,8 +116,8 @@ def test_int_and_object_float_values_accepted():
 
 @pytest.mark.parametrize("with_kw", [False, True])
 @pytest.mark.parametrize("bad, exc, msg", [
-    ([-1], ValueError, r"candidates must be indices in \[0, 3\) \(n_candidates of '(bounded\()?g\)?'\), got -1"),
-    ([0, 7], ValueError, r"candidates must be indices in \[0, 3\) \(n_candidates of '(bounded\()?g\)?'\), got 7"),
+    ([-1], ValueError, r"^candidates must be indices in \[0, n_candidates\) of '(bounded\()?g\)?'$"),
+    ([0, 7], ValueError, r"^candidates must be indices in \[0, n_candidates\) of '(bounded\()?g\)?'$"),
     ([0.5], TypeError, r"candidates must be a 1-D array of int indices, got dtype float64"),
     ([True], TypeError, r"candidates must be a 1-D array of int indices, got dtype bool"),
     ([[0, 1]], TypeError, r"candidates must be a 1-D array of int indices, got dtype int64 shape \(1, 2\)"),
@@ -138,7 +138,7 @@ def test_candidates_learn_n_when_unknown_and_empty_is_fine():
     sf = SensitivityFunction(lambda t, candidates=None: np.ones(4) if candidates is None else np.ones(len(candidates)),
                              1.0)
     assert sf.n_candidates is None
-    with pytest.raises(ValueError, match=r"indices in \[0, 4\)"):
+    with pytest.raises(ValueError, match=r"indices in \[0, n_candidates\)"):
         sf(0, candidates=[4])
     assert sf(0, candidates=np.array([], dtype=np.int64)).shape == (0,)
     assert sf(0, candidates=[]).shape == (0,)
@@ -149,7 +149,7 @@ def test_at_checks_distances_and_candidates():
     assert sf.at(np.array([0, 3]), np.array([1, 0])).tolist() == [0.2, 0.1]
     with pytest.raises(TypeError, match="ts must be an array of int distances, got dtype float64"):
         sf.at(np.array([0.5]), np.array([0]))
-    with pytest.raises(ValueError, match=r"indices in \[0, 2\).*got 2"):
+    with pytest.raises(ValueError, match=r"^candidates must be indices in \[0, n_candidates\) of '<lambda>'$"):
         sf.at(np.array([0]), np.array([2]))
 
 

@@ -40,7 +40,7 @@ For integer-valued data (any data whose partial sums are exact floats) C, E and 
 only the final-rounding term. G is summed the same way (also the subtractions Δ − δ have their rounding
 errors computed exactly), so err(G) = β.
 
-Failing fast for functions that grow too slowly
+Ending fast for functions that grow too slowly
 -----------------------------------------------
 An admissible δ is non-decreasing along every other distance: for any neighbour y of x (x is then a
 neighbour of y), condition 2 twice gives δ(x, t + 2, r) >= δ(y, t + 1, r) >= δ(x, t, r). So the two
@@ -51,8 +51,8 @@ and gives D = ±M at once (see "The walk limit" below) to a candidate whose |u| 
 (both values below Δ): the step-by-step walk would reach the same value after all M distances (a δ
 that stays 0 ends in milliseconds instead of ~20 s). The values D below M never use the bound. (A δ
 that is not admissible can get D = ±M where the full walk would have ended below M.) Shifted local
-dampening's walk fails with a ValueError when both values are below Δ (δ never reaches Δ before M;
-the shift needs a bounded function, whose walk never gets there).
+dampening's shift has no such shortcut: a function without a saturation distance is read as reaching
+Δ at M (see "The walk limit"), and its sum walks all M distances.
 A function whose cost grows with t or that keeps the state of a walk over t (dpselect's median element
 local sensitivity, O(t) per distance; δ^PS, whose running sums restart for a smaller t) sets the attribute
 ``far_probe = False`` and is walked without the check; it may instead set ``zero_below``, a callable
@@ -65,9 +65,13 @@ resolved there has b(M) <= |u| (and δ below Δ up to M), so D(x, r) >= M: it ge
 thus D_M(x, r) = clip(D(x, r), −M, M), which has sensitivity 1 whenever D has (clipping is 1-Lipschitz):
 local dampening on D_M is private on every dataset, and D_M = D wherever the walk ends within M. (The
 walk used to raise a ValueError there instead: an error that depends on the data is a release.) The
-"Failing fast" bound above gives D_M = ±M at once for the candidates it proves unresolvable, and
+"Ending fast" bound above gives D_M = ±M at once for the candidates it proves unresolvable, and
 :func:`dampen_exact` returns the same clipped value. Functions made bounded with ``sf.bounded(...)`` are
-never clipped (their walk always ends at the saturation distance).
+never clipped (their walk always ends at the saturation distance). The shift G of shifted local
+dampening likewise reads a function without a saturation distance as saturated at M: δ' = δ below M
+and Δ from M on is admissible whenever δ is (condition 1: it only grows; condition 2: at t + 1 >= M
+the right side is Δ) and bounded, so G is finite on every dataset and equals the old value wherever δ
+reached Δ within M (it used to be a ValueError otherwise).
 """
 from __future__ import annotations
 
@@ -276,7 +280,7 @@ def _clip_rest(active, a, b, C, E, t, out, err) -> None:
 
 
 #: Distances walked before the walk checks, with two evaluations at the far end, whether a candidate
-#: can still be resolved within max_steps (module docstring, "Failing fast").
+#: can still be resolved within max_steps (module docstring, "Ending fast").
 _PROBE_AFTER = 1024
 
 
@@ -298,16 +302,6 @@ def _hopeless(sf, active, t: int, limit: int, b=None, a=None) -> np.ndarray | No
         # relative (left + t + 16) 2^-52 of it (sums of non-negative terms), so the margin covers them
         ub = (b + ((left + 1) // 2) * d1 + (left // 2) * d2) * (1.0 + (limit + 16) * 2.0 ** -49) + _TINY
     return below & (ub < a[active])
-
-
-#: The message names only public quantities (the function's name, max_steps, Δ): never a candidate, its
-#: utility, a sum b(t) or how many candidates are left, which all depend on the data.
-def _unsaturated(sf, max_steps) -> ValueError:
-    return ValueError(
-        f"sensitivity function {sf.name!r} has not reached its global sensitivity {sf.global_sensitivity!r} "
-        f"for every candidate within max_steps={max_steps} distances; shifted local dampening needs a bounded "
-        "function: use sf.bounded(database_size)"
-    )
 
 
 #: Floating-point conditions the walks' arithmetic meets on extreme inputs and handles itself (an overflow
@@ -523,8 +517,10 @@ def shift_totals(sensitivity_function: SensitivityFunction, n: int, *,
     Finite for bounded sensitivity functions (δ = Δ from some distance on). The walk stops for a
     candidate as soon as its δ reaches Δ (saturation, module docstring), and for all candidates at the
     function's ``saturation_distance`` (set by :meth:`SensitivityFunction.bounded`). A function without
-    one that has not reached Δ within ``max_steps`` raises ``ValueError``. See also
-    :func:`shift_totals_with_error` and :func:`shift_total_exact`.
+    one is read as reaching Δ at ``max_steps`` (δ' = Δ from there on, admissible whenever δ is: module
+    docstring, "The walk limit"), so G is finite on every dataset (it used to be a ``ValueError`` there,
+    an error that depended on the data). See also :func:`shift_totals_with_error` and
+    :func:`shift_total_exact`.
 
     Parameters
     ----------
@@ -601,15 +597,9 @@ def _shift(sensitivity_function, n, max_steps, track: bool):
         C, E = np.zeros(n), np.zeros(n)
     active = np.arange(n)
     t, B = 0, 0
-    probed = False
+    # A function without a saturation distance is read as saturated at max_steps (δ' = Δ from there on:
+    # admissible, module docstring "The walk limit"): G sums t < max_steps, on every dataset.
     while active.size and t < limit:
-        if t >= _PROBE_AFTER and not probed:
-            probed = True
-            never = _hopeless(sf, active, t, limit)
-            if never is not None and never.any():
-                # δ is below Δ at t = limit − 2 and limit − 1, which bound every earlier distance of the
-                # same parity: the full walk would raise the same error
-                raise _unsaturated(sf, max_steps)
         if sf.elementwise:
             B = min(_block_size(active.size, B), limit - t)
             d = _block_deltas(sf, t, B, active)
@@ -646,8 +636,6 @@ def _shift(sensitivity_function, n, max_steps, track: bool):
         g[ai] = gn
         active = ai
         t += 1
-    if active.size and (sf.saturation_distance is None or t < sf.saturation_distance):
-        raise _unsaturated(sf, max_steps)
     if not track:
         return g, None
     with np.errstate(over="ignore", invalid="ignore"):
@@ -795,6 +783,5 @@ def shift_total_exact(sensitivity_function: SensitivityFunction, r: int, *,
         if d >= delta_max:
             return Fraction(g, 1 << _FIX)
         g += full - _fixed(d)
-    if sf.saturation_distance is not None and limit >= sf.saturation_distance:
-        return Fraction(g, 1 << _FIX)   # unreachable: δ = Δ at the saturation distance
-    raise _unsaturated(sf, max_steps)
+    # at the saturation distance δ = Δ; without one, δ is read as Δ from max_steps on (as shift_totals)
+    return Fraction(g, 1 << _FIX)

@@ -473,11 +473,10 @@ def _check_size(size, k: int = 1) -> int | None:
 
 
 def _check_finite_scores(s: np.ndarray, what: str) -> None:
-    if not np.all(np.isfinite(s)):
-        i = int(np.flatnonzero(~np.isfinite(s))[0])
+    if not np.all(np.isfinite(s)):   # which candidate and its score are private: not named
         raise ValueError(
-            f"{what} exceed the float64 range (candidate {i}: {s[i]!r}), so exact probabilities cannot be "
-            "given as float64 (the sampler itself handles such scores exactly)"
+            f"{what} exceed the float64 range, so exact probabilities cannot be given as float64 (the sampler "
+            "itself handles such scores exactly)"
         )
 
 
@@ -1294,7 +1293,9 @@ def local_dampening(
         A ``numpy.random.Generator`` (used as is), a seed, a ``SeedSequence`` or ``BitGenerator``; None draws
         OS entropy.
     max_steps : int, optional
-        The most steps t of the sensitivity function walked to compute the scores.
+        The most steps t of the sensitivity function walked to compute the scores (a function without a
+        saturation distance: a candidate not resolved there gets D = ±max_steps, clipped, which keeps
+        sensitivity 1; see :mod:`dpselect.dampening`).
     exact : bool, optional
         True (default): the exact law, from the generator's random bits only. False: float64 sampling.
     size : int, optional
@@ -1348,7 +1349,9 @@ def local_dampening_probabilities(utilities: ArrayLike, *, epsilon: float, sensi
     base_measure : array_like, optional
         One w_r per candidate, read as :func:`local_dampening` reads it.
     max_steps : int, optional
-        The most steps t of the sensitivity function walked to compute the scores.
+        The most steps t of the sensitivity function walked to compute the scores (a function without a
+        saturation distance: a candidate not resolved there gets D = ±max_steps, clipped, which keeps
+        sensitivity 1; see :mod:`dpselect.dampening`).
 
     Returns
     -------
@@ -1424,8 +1427,8 @@ def shifted_local_dampening(
 ) -> int | np.ndarray:
     """Shifted local dampening (thesis Defs. 4.2.1/4.2.2) in closed form.
 
-    With G_r = Σ_t (Δ − δ(x, t, r)) (finite: δ must be bounded, see
-    :meth:`SensitivityFunction.bounded`), the limit s → +∞ of local dampening on u − s
+    With G_r = Σ_t (Δ − δ(x, t, r)) (finite: δ bounded, see :meth:`SensitivityFunction.bounded`; a
+    function without a saturation distance is read as reaching Δ at ``max_steps``), the limit s → +∞ of local dampening on u − s
     (``direction="increasing"``, for δ that grows with u) selects r with probability
     ∝ exp(ε·(u(r) − G_r)/(2Δ)); s → −∞ (``"decreasing"``) gives ∝ exp(ε·(u(r) + G_r)/(2Δ)). Derivation:
     far from 0 the dampening function is D(v) = (v + G)/Δ for v > 0 (and −(|v| + G)/Δ below), and the
@@ -1462,7 +1465,9 @@ def shifted_local_dampening(
         A ``numpy.random.Generator`` (used as is), a seed, a ``SeedSequence`` or ``BitGenerator``; None draws
         OS entropy.
     max_steps : int, optional
-        The most steps t of the sensitivity function walked to compute the scores.
+        The most steps t of the sensitivity function walked to compute the scores (a function without a
+        saturation distance is read as reaching Δ at max_steps, which is admissible and bounded; see
+        :mod:`dpselect.dampening`).
     exact : bool, optional
         True (default): the exact law, from the generator's random bits only. False: float64 sampling.
     size : int, optional
@@ -1521,7 +1526,9 @@ def shifted_local_dampening_probabilities(utilities: ArrayLike, *, epsilon: floa
     base_measure : array_like, optional
         One w_r per candidate, read as :func:`shifted_local_dampening` reads it.
     max_steps : int, optional
-        The most steps t of the sensitivity function walked to compute the scores.
+        The most steps t of the sensitivity function walked to compute the scores (a function without a
+        saturation distance is read as reaching Δ at max_steps, which is admissible and bounded; see
+        :mod:`dpselect.dampening`).
 
     Returns
     -------

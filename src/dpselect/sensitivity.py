@@ -97,7 +97,7 @@ class SensitivityFunction:
     """
 
     #: False for a function whose cost grows with t or that keeps the state of a walk over t: the dampening
-    #: walk then never asks it for δ at max_steps to fail fast (:mod:`dpselect.dampening`, "Failing fast").
+    #: walk then never asks it for δ at max_steps to end fast (:mod:`dpselect.dampening`, "Ending fast").
     far_probe: bool = True
 
     def __init__(
@@ -185,9 +185,8 @@ class SensitivityFunction:
             n_cand = self.n_candidates
             assert n_cand is not None  # learnt above
             if int(idx.view(np.uintp).max()) >= n_cand:
-                bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
-                raise ValueError(f"candidates must be indices in [0, {self.n_candidates}) (n_candidates of "
-                                 f"{self.name!r}), got {bad}")
+                # the number of candidates can be private (records as candidates): neither it nor the index is named
+                raise ValueError(f"candidates must be indices in [0, n_candidates) of {self.name!r}")
         return idx
 
     def at(self, ts: np.ndarray, candidates: np.ndarray) -> np.ndarray:

@@ -619,7 +619,7 @@ def predict_many(trees: Sequence[Tree], X: ArrayLike) -> np.ndarray:
             raise TypeError(f"trees[{i}] must be a Tree, got {type(t).__name__}")
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
-        raise ValueError(f"X must be 2-D (records x features), got shape {X.shape}")
+        raise ValueError(f"X must be 2-D (records x features), got a {X.ndim}-D array")   # no record count
     n = X.shape[0]
     max_feat = max(int(t.feature.max()) for t in trees)
     if max_feat >= X.shape[1]:

@@ -47,7 +47,6 @@ from ._pareto_score import (  # noqa: F401 (internals re-exported for the tests 
     _as_functions,
     _far_dominated,
     _check_sensitivities,
-    _check_shifted_walk,
     _matrix,
     _pareto_sf,
     _pareto_shift,

@@ -1,6 +1,8 @@
 """The aggregate utility Σ_i w_i u_i and its sensitivity δ^agg = Σ_i |w_i| δ_i (paper Thm 5.3, 5.4)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -61,10 +63,13 @@ def _check_weights(weights, m: int, name: str = "objective_weights") -> np.ndarr
     return w
 
 
-def _overflow_scale(w: np.ndarray) -> float:
-    """A power of two s >= 2 Σ|w_i| (from the public weights only): |Σ_i (w_i/s) M_ri| <= DBL_MAX / 2 for
-    every finite M, so the aggregate of the weights w/s cannot overflow, on any dataset."""
-    return float(2.0 ** (int(np.ceil(np.log2(np.abs(w).sum()))) + 1))
+def _scaled_weights(w: np.ndarray) -> np.ndarray:
+    """w / s for a power of two s >= 2 Σ|w_i| (from the public weights only; s itself is never formed, so
+    weights near the float range do not overflow it): |Σ_i (w_i/s) M_ri| <= DBL_MAX / 2 for every finite M,
+    and Σ_i |w_i/s| Δ_i <= max Δ_i / 2, so neither the aggregate nor its sensitivity can overflow."""
+    e = math.frexp(float(np.abs(w).max()))[1]            # max |w_i| <= 2^e
+    k = max(int(w.shape[0]) - 1, 0).bit_length()          # m <= 2^k
+    return np.ldexp(w, -(e + k + 1))
 
 
 def _aggregate(M, weights, sens, mechanism, n, m):
@@ -80,7 +85,7 @@ def _aggregate(M, weights, sens, mechanism, n, m):
         # utility and its sensitivity (global or δ^agg) alike, which leaves every mechanism's law unchanged
         # (they read u/Δ, D = (u − b)/δ, u ∓ G); the scaled products only round differently where they
         # are subnormal. Datasets without an overflow keep the unscaled computation bit for bit.
-        w = w / _overflow_scale(w)
+        w = _scaled_weights(w)
         u = M @ w
     sensitivity: SensitivityFunction | float
     if get_mechanism(mechanism).kind == "local":

@@ -507,30 +507,6 @@ def _coverage_steps(col: np.ndarray, delta: float) -> int | float | None:
     return math.ceil(q) if q < 2.0 ** 62 else q
 
 
-def _check_shifted_walk(U: np.ndarray, sfs: list[SensitivityFunction], options: dict) -> None:
-    """Fail fast when shifted local dampening on δ^PS cannot finish within ``max_steps``.
-
-    For the candidate r with the largest u_i and r' with the smallest, δ^PS(x, t, r) = n − 1 needs
-    H_i(r') >= L_i(r), i.e. Σ_{j<=t} δ_i(r') + Σ_{j<=t} δ_i(r) >= range_i, and each sum is at most
-    (t + 1)Δ_i: so δ^PS stays below its bound until t + 1 >= range_i / (2Δ_i), and the shift G_r is a sum
-    over at least that many distances. Beyond ``max_steps`` (and the walk cap DEFAULT_MAX_STEPS) that
-    walk cannot finish: a ValueError now instead of an endless walk.
-    """
-    max_steps = options.get("max_steps", DEFAULT_MAX_STEPS)
-    if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)):
-        return  # the mechanism reports a bad max_steps itself
-    for i, sf in enumerate(sfs):
-        steps = _coverage_steps(U[:, i], sf.global_sensitivity)
-        if steps is not None and steps - 1 > max(int(max_steps), DEFAULT_MAX_STEPS):
-            # the objective's range and the walk's length are private: the message names the public rule only
-            raise ValueError(
-                f"shifted_local_dampening on the Pareto score cannot finish within max_steps = "
-                f"{max(int(max_steps), DEFAULT_MAX_STEPS)} distances: an objective's range is more than 2 Δ × "
-                f"max_steps (sensitivities[{i}] is at most {sf.global_sensitivity:.6g} per step); use a global "
-                "mechanism or sensitivities on the scale of the objectives"
-            )
-
-
 #: Largest n·n·m for which :func:`_far_dominated` computes its bound (O(n² m) time and memory).
 _WALK_CHECK_LIMIT = 4_000_000
 
@@ -574,10 +550,19 @@ def _far_dominated(U: np.ndarray, sfs: list[SensitivityFunction], limit: int) ->
     return out
 
 
-def _pareto_sf(U: np.ndarray, sfs: list[SensitivityFunction], base_idx: np.ndarray | None) -> SensitivityFunction:
+def _pareto_sf(U: np.ndarray, sfs: list[SensitivityFunction], base_idx: np.ndarray | None,
+               cap: int | None = None) -> SensitivityFunction:
+    """δ^PS of the rows of U. ``cap`` (shifted local dampening: a public distance, max(max_steps,
+    DEFAULT_MAX_STEPS)): where δ^PS does not saturate by itself within it, it is forced to n − 1 from
+    ``cap`` on. That is admissible for any admissible δ (condition 1: it only grows; condition 2: at
+    t + 1 >= cap the right side is the bound), so the shift is a finite sum on every dataset and the
+    release completes; where δ^PS saturates within ``cap`` (every dataset that did not used to be
+    refused) nothing changes."""
     n, m = U.shape
     delta = _ParetoDelta(U, sfs, base_idx)
     sat = _saturation(U, sfs)
+    if sat is None and cap is not None:
+        sat = int(cap)
     small = n <= _BLOCK_MAX_CANDIDATES
     pairs = n <= _SHIFT_BLOCK_MAX_CANDIDATES
 

@@ -14,9 +14,9 @@ from ..registry import get_mechanism
 from ..sensitivity import SensitivityFunction
 from ..typing import RngLike
 from ..vocabulary import check_mechanism, probabilities_result, selection_result
+from ..dampening import DEFAULT_MAX_STEPS
 from ._aggregate import _aggregate
-from ._pareto_score import (Sensitivities, _as_functions, _check_sensitivities,
-                            _check_shifted_walk, _matrix, _pareto_sf)
+from ._pareto_score import Sensitivities, _as_functions, _check_sensitivities, _matrix, _pareto_sf
 
 # Single-objective mechanisms PrivPareto and PrivAgg can use: every registered one (dpselect.MECHANISMS; short
 # aliases EM, PF, RNM, LD, SLD accepted case-insensitively), with the keyword options of its spec
@@ -70,6 +70,18 @@ def _probabilities(mechanism: str, u: np.ndarray, eps: float, sensitivity, optio
         # every *_probabilities takes the base measure as its sampler reads it (and refuses it likewise)
         options = {**options, "base_measure": base_measure}
     return get_mechanism(mechanism).probabilities(u, epsilon=eps, sensitivity=sensitivity, **options)
+
+
+def _shift_cap(spec, options: dict) -> int | None:
+    """For shifted local dampening: the public distance from which δ^PS is forced to its bound where it
+    does not saturate earlier, max(max_steps, DEFAULT_MAX_STEPS) (its shift was refused there: an error
+    that depended on the objectives' range); None for the other mechanisms."""
+    if spec.score != "shifted":
+        return None
+    max_steps = options.get("max_steps", DEFAULT_MAX_STEPS)
+    if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)):
+        return DEFAULT_MAX_STEPS   # the mechanism option check refuses it before anything runs
+    return max(int(max_steps), DEFAULT_MAX_STEPS)
 
 
 def _prepare(objectives, epsilon, sensitivities, mechanism, options):
@@ -159,12 +171,10 @@ def priv_pareto(objectives: ArrayLike, *, epsilon: float, sensitivities: Sensiti
     spec = get_mechanism(mechanism)
     local = spec.kind == "local"
     sfs = _as_functions(sens, n) if local else []
-    # shifted local dampening: a shift that cannot be summed within max_steps is refused, the first pick's
-    # refusal before the charge; local dampening completes on every dataset (the walk is clipped at max_steps)
-    shifted = local and spec.score == "shifted"
+    # local mechanisms complete on every dataset: local dampening's walk is clipped at max_steps, shifted
+    # local dampening's δ^PS is forced to its bound from a public distance on (_shift_cap)
+    cap = _shift_cap(spec, options)
     _check_option_values(spec, n, options, None)
-    if shifted:
-        _check_shifted_walk(M, sfs, options)
     # the k picks are k adaptive releases of ε/k (a last pick fixed by the earlier ones costs nothing: charging
     # it too is conservative)
     charge(acc, spec.privacy(eps, k=k, **options), label=f"priv_pareto(mechanism={spec.name!r}, k={k})")
@@ -177,9 +187,8 @@ def priv_pareto(objectives: ArrayLike, *, epsilon: float, sensitivities: Sensiti
         sub = M[remaining]
         ps = -count_dominating(sub, strict=True)
         if local:
-            if shifted and remaining.size < n:   # the whole set was checked above
-                _check_shifted_walk(sub, sfs, options)
-            sens_k: float | SensitivityFunction = _pareto_sf(sub, sfs, None if remaining.size == n else remaining)
+            sens_k: float | SensitivityFunction = _pareto_sf(sub, sfs, None if remaining.size == n else remaining,
+                                                             cap)
         else:
             sens_k = float(remaining.size - 1)
         j = int(_select(mechanism, ps.astype(np.float64), eps / k, sens_k, 1, gen, options))
@@ -221,9 +230,7 @@ def priv_pareto_probabilities(objectives: ArrayLike, *, epsilon: float, sensitiv
     spec = get_mechanism(mechanism)
     if spec.kind == "local":
         sfs = _as_functions(sens, n)
-        if spec.score == "shifted":
-            _check_shifted_walk(M, sfs, options)
-        sens_k: float | SensitivityFunction = _pareto_sf(M, sfs, None)
+        sens_k: float | SensitivityFunction = _pareto_sf(M, sfs, None, _shift_cap(spec, options))
     else:
         sens_k = float(n - 1)
     return _probabilities(mechanism, ps.astype(np.float64), eps, sens_k, options)

@@ -386,7 +386,10 @@ def public_max_degree(degrees: np.ndarray, max_degree: int | None, where: str, *
         The degrees of the private graph.
     max_degree : int or None
         Given: an int >= 1 that bounds every degree (``ValueError`` naming ``max_degree`` otherwise: a
-        bound the data exceed would give a sensitivity that is too small). None: the graph's own maximum
+        bound the data exceed would give a sensitivity that is too small). The public domain of the
+        analysis is the graphs of degree <= max_degree: the caller guarantees the bound, and a graph
+        outside it is refused with a message that names the public bound only (never the observed degree
+        or node). None: the graph's own maximum
         degree (at least 1) is used, with a :class:`~dpselect.PrivacyLeakWarning` -- the maximum degree of
         the private graph is itself private.
     where : str

@@ -362,7 +362,7 @@ class GroupedDatabase:
             return self.delta(t, candidates)
 
         sf = SensitivityFunction(delta, self.bound, n_candidates=self.values.shape[0], name="median_elementLS")
-        sf.far_probe = False   # O(t) per distance: no evaluation at max_steps (dpselect.dampening, "Failing fast")
+        sf.far_probe = False   # O(t) per distance: no evaluation at max_steps (dpselect.dampening, "Ending fast")
         return sf
 
     def intervals(self) -> "MedianIntervals":
@@ -812,5 +812,5 @@ def median_sensitivity(sorted_values: Sequence[float] | np.ndarray, bound: float
         return g.delta(t, uniq)[inv]
 
     sf = SensitivityFunction(delta, bound, n_candidates=x.shape[0], name="median_elementLS")
-    sf.far_probe = False   # O(t) per distance: no evaluation at max_steps (dpselect.dampening, "Failing fast")
+    sf.far_probe = False   # O(t) per distance: no evaluation at max_steps (dpselect.dampening, "Ending fast")
     return sf
