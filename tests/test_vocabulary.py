@@ -261,7 +261,7 @@ def test_names_of_before_0_1_0_are_gone():
             dpselect.get_mechanism(old, allowed=diffpid3.DIFFPID3_MECHANISMS)
 
 
-def test_dpmoet_classifier_budget_is_even_only():
+def test_estimators_refuse_the_values_of_before_0_1_0():
     """DPMOETClassifier(budget="paper-code") is an unknown value (the published code's convention belongs to the
     reproductions), refused by fit before the accountant is charged and by privacy_guarantee."""
     pytest.importorskip("sklearn")
@@ -283,6 +283,15 @@ def test_dpmoet_classifier_budget_is_even_only():
         clf.privacy_guarantee()
     assert clf.set_params(budget="even").fit(X, y).privacy_guarantee().epsilon(0.0) == pytest.approx(1.0)
     assert len(acc.history) == 1
+    from dpselect.sklearn import DiffPID3Classifier
+
+    for old in ("global", "local", "shifted"):   # diffpid3's mechanism names of before 0.1.0: unknown values
+        tree = DiffPID3Classifier(epsilon=1.0, depth=1, mechanism=old, n_max=40, feature_bounds=(0, 1),
+                                  classes=[0, 1], random_state=0, accountant=acc)
+        with pytest.raises(ValueError, match=rf"mechanism must be one of exponential, local_dampening, "
+                                             rf"shifted_local_dampening \(or EM, LD, SLD\), got '{old}'"):
+            tree.fit(X, y)
+    assert len(acc.history) == 1   # nothing charged by the refused fits
 
 
 def test_approach_aggregate_everywhere_agg_an_alias():
