@@ -376,3 +376,13 @@ def test_the_export_block_of_docs_accounting_runs_alone():
     (code,) = [b for b in blocks if "ZCDpEvent" in b]
     assert not code.lstrip().startswith("# docs-test")
     exec(compile(code, "docs/accounting.md:export", "exec"), {"__name__": "__docs__"})  # noqa: S102
+
+
+@pytest.mark.parametrize("k, delta", [(10, 1e-3), (100, 1e-6), (3, 1e-5), (1000, 1e-9), (7, 0.2)])
+def test_per_pick_pure_epsilon_fits_the_compositions_own_reading(k, delta):
+    """k picks at per_pick_epsilon('pure', ...) compose to at most ε by PureDPComposition.epsilon(δ), the
+    reading the accountant charges (it was 1.0000000001 at k = 10, δ = 1e-3: refused on a budget of (1, δ))."""
+    from dpselect.accounting.composition import PureDPComposition, per_pick_epsilon
+    e0 = per_pick_epsilon("pure", k=k, epsilon=1.0, delta=delta)
+    assert e0 > 1.0 / k
+    assert PureDPComposition(e0, k).epsilon(delta) <= 1.0

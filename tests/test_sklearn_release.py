@@ -313,15 +313,15 @@ def test_noise_above_the_gallop_threshold_is_unchanged():
 
 
 # ---------------------------------------------------------------------------------------------------
-# item 3 (another engineer's Accountant fix): a fitted search holding an accountant pickles
+# item 3: a fitted search holding an accountant pickles (the accountant keeps one budget and its history)
 # ---------------------------------------------------------------------------------------------------
-@pytest.mark.xfail(strict=False, reason="needs Accountant pickling")
 def test_fitted_search_with_an_accountant_pickles():
     acc = dpselect.Accountant(epsilon=5.0, delta=1e-5, mode="basic")
     X, y = data(40)
     s = PrivateSearchCV(tree(), {"depth": [1]}, epsilon=1.0, delta=1e-6, mean_runs=2, rng=0, accountant=acc).fit(X, y)
     back = pickle.loads(pickle.dumps(s))
     assert back.accountant.spent().epsilon(1e-5) == pytest.approx(acc.spent().epsilon(1e-5))
+    assert len(back.accountant.history) == len(acc.history) == 1
     assert (back.predict(X) == s.predict(X)).all()
 
 

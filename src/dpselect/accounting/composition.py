@@ -717,4 +717,11 @@ def _per_pick(kind: str, k: int, epsilon: float, delta: float, adaptive: bool) -
             lo = mid
         else:
             hi = mid
-    return lo if lo == base else down(lo, 1e-12)
+    if lo == base:
+        return lo
+    e0 = down(lo, 1e-12)
+    # the charge reads PureDPComposition(e0, k).epsilon(δ), a bisection rounded up (~1e-10 relative): the
+    # answer must fit that reading too, or k picks at e0 are refused on a budget of exactly (ε, δ)
+    while e0 > base and PureDPComposition(e0, k).epsilon(delta) > epsilon:
+        e0 = max(base, down(e0, 1e-10))
+    return e0
