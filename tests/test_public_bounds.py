@@ -146,9 +146,11 @@ def test_feature_bounds():
     with NO_LEAK:
         t = load_table(COLS, "y", feature_bounds={"age": (0, 80)}, categories={"job": ["a", "b"], "y": ["no", "yes"]})
     assert t.X[:, 0].tolist() == [0.25, 0.5, 0.75, 0.375]
-    for b in ((25, 80), (0, 59)):  # data outside: an error, never clipping
-        with pytest.raises(ValueError, match=r"feature_bounds\['age'\] = .* must bound the column"):
-            load_table(COLS, "y", feature_bounds={"age": b}, categories={"job": ["a", "b"], "y": ["no", "yes"]})
+    # data outside the public bounds: clipped into them, never refused (a refusal would depend on the data)
+    for b, want in (((25, 80), [0.0, 15 / 55, 35 / 55, 5 / 55]), ((0, 59), [20 / 59, 40 / 59, 1.0, 30 / 59])):
+        with NO_LEAK:
+            t = load_table(COLS, "y", feature_bounds={"age": b}, categories={"job": ["a", "b"], "y": ["no", "yes"]})
+        np.testing.assert_allclose(t.X[:, 0], want, rtol=0, atol=1e-15)
     with pytest.raises(ValueError, match=r"feature_bounds\['age'\] must be finite with lo <= hi"):
         load_table(COLS, "y", feature_bounds={"age": (5, 1)})
     with pytest.raises(ValueError, match="feature_bounds names unknown column 'agee'"):

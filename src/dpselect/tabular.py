@@ -622,9 +622,8 @@ def _encode_numeric(col: np.ndarray, c: str, bounds: tuple[float, float] | None)
         raise ValueError(f"numeric column {c!r} holds non-finite values")
     if bounds is not None:
         lo, hi = bounds
-        if ((v < lo) | (v > hi)).any():
-            # a record's value and the number of such records are private: not named
-            raise ValueError(f"feature_bounds[{c!r}] = {(lo, hi)} must bound the column: a value lies outside")
+        # a record outside the public bounds is clipped into them (a refusal would depend on the data)
+        v = np.clip(v, lo, hi)
     else:
         lo, hi = float(v.min()), float(v.max())
         warn_public_from_data(f"feature_bounds[{c!r}]", (lo, hi), "load_table", stacklevel=4)

@@ -3,7 +3,7 @@
 The records (``values``) and their multiplicities (``counts``) are the private input: an error raised while
 reading them is a release. So these checks say which *rule* is broken and never which record, where it sits,
 its value, a count or the number of records (n is private under add/remove; issue 33, 2(d)). What they
-refuse is outside the public domain of every release (a NaN record, a negative count, more than
+refuse is outside the public domain of every release (a NaN record (±inf is read as ±DBL_MAX), a negative count, more than
 :data:`MAX_RECORDS` records), so a refusal happens only on inputs that are not datasets of the domain.
 """
 from __future__ import annotations
@@ -35,7 +35,8 @@ def check_share(epsilon: float, m: int) -> None:
 
 
 def check_values(values: Any, name: str = "values") -> np.ndarray:
-    """``values`` as a 1-D float64 array of finite numbers, possibly empty (0 records is a dataset).
+    """``values`` as a 1-D float64 array of finite numbers (±inf read as ±DBL_MAX), possibly empty (0 records
+    is a dataset).
 
     TypeError/ValueError with a public message: the rule only (no value, index or size is named)."""
     try:
@@ -49,9 +50,14 @@ def check_values(values: Any, name: str = "values") -> np.ndarray:
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got an array with {arr.ndim} dimensions")
     arr = arr.astype(np.float64, copy=False)
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite: NaN and ±inf records are refused (which one is not said: the "
+    if np.isnan(arr).any():
+        raise ValueError(f"{name} must be real numbers: NaN records are refused (which one is not said: the "
                          "records are private)")
+    if np.isinf(arr).any():
+        # ±inf is an ordered value: mapped to ±DBL_MAX, record by record (a map of each record alone keeps
+        # every guarantee), so it is then clipped into the bounds like any other record outside them, as
+        # dpselect.median does; a refusal here would depend on the data
+        arr = np.clip(arr, -np.finfo(np.float64).max, np.finfo(np.float64).max)
     return arr
 
 
