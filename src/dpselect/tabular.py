@@ -446,8 +446,8 @@ def load_table(data: str | Path | Mapping[str, Sequence] | Any, label: str, *,
         and pandas' ``NA`` / ``NaT`` cells of a DataFrame or mapping are always missing.
     feature_bounds : mapping name -> (lo, hi)
         **Public** range of each numeric column (from its documented schema, not from the data):
-        values are scaled to [0, 1] by (v − lo) / (hi − lo). A value outside [lo, hi] is a
-        ``ValueError`` naming ``feature_bounds[name]``. A numeric column left out is scaled by its own
+        values are scaled to [0, 1] by (v − lo) / (hi − lo). A value outside [lo, hi] is clipped into
+        it (a refusal would depend on the data). A numeric column left out is scaled by its own
         minimum and maximum, with a :class:`~dpselect.PrivacyLeakWarning`.
     categories : mapping name -> list of values
         **Public** list of the values of each categorical column, and of the label's two values

@@ -463,7 +463,7 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
         Omitted: the training set's size, with a :class:`~dpselect.PrivacyLeakWarning`.
     feature_bounds : (lo, hi), array of shape (n_features, 2) or mapping feature -> (lo, hi), optional
         **Public** range of the numeric features, used to scale them to [0, 1] (and to bin them). A
-        training value outside is a ``ValueError``; at predict time values are clipped. Omitted (for
+        value outside (training or predict time) is clipped into it: a refusal would depend on the data. Omitted (for
         some or all features): the training data's own minimum and maximum, with a
         :class:`~dpselect.PrivacyLeakWarning`.
     categories : mapping feature (index or column name) -> list of values, optional
