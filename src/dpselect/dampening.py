@@ -311,6 +311,22 @@ def _hopeless(sf, active, t: int, limit: int, b=None, a=None) -> np.ndarray | No
 _LOUD = contextlib.nullcontext()
 
 
+def _drop_hopeless(sf, active, t, max_steps, b, a, out, err, C, E):
+    """The walks' probe at t: candidates proven unable to resolve within max_steps (b(max_steps) < |u|, with
+    a margin for the float sums) get D = max_steps exactly (err 0) and leave the walk; returns the remaining
+    (active, b, C, E) (C, E: the error sums, None when not tracked)."""
+    doomed = _hopeless(sf, active, t, max_steps, b, a)
+    if doomed is None or not doomed.any():
+        return active, b, C, E
+    out[active[doomed]] = max_steps
+    if err is not None:
+        err[active[doomed]] = 0.0
+    keep = ~doomed
+    if C is not None:
+        C, E = C[keep], E[keep]
+    return active[keep], b[keep], C, E
+
+
 def _dampen_steps(a, active, sf, out, max_steps, err) -> None:
     """dampen() one distance per call; fills err (when not None) with the rigorous bounds."""
     delta_max = sf.global_sensitivity
@@ -327,18 +343,10 @@ def _dampen_steps(a, active, sf, out, max_steps, err) -> None:
             _clip_rest(active, a, b, C if track else None, E if track else None, t, out, err)
             return
         if t == _PROBE_AFTER:
-            doomed = _hopeless(sf, active, t, max_steps, b, a)
-            if doomed is not None and doomed.any():
-                # b(max_steps) < |u| proven (with a margin for the float sums): D = max_steps exactly
-                out[active[doomed]] = max_steps
-                if track:
-                    err[active[doomed]] = 0.0
-                keep = ~doomed
-                active, b = active[keep], b[keep]
-                if track:
-                    C, E = C[keep], E[keep]
-                if not active.size:
-                    return
+            active, b, C, E = _drop_hopeless(sf, active, t, max_steps, b, a, out, err, C if track else None,
+                                             E if track else None)
+            if not active.size:
+                return
         d = sf(t, active)
         if t == 0:
             # Fast path: candidates resolved at t = 0 (|u| < δ(0), or δ(0) = Δ) have D = |u| / δ(0) with one
@@ -433,18 +441,10 @@ def _dampen_blocks(a, active, sf, out, max_steps, err) -> None:
             return
         if t >= _PROBE_AFTER and not probed:
             probed = True
-            doomed = _hopeless(sf, active, t, max_steps, b, a)
-            if doomed is not None and doomed.any():
-                # b(max_steps) < |u| proven (with a margin for the float sums): D = max_steps exactly
-                out[active[doomed]] = max_steps
-                if track:
-                    err[active[doomed]] = 0.0
-                keep = ~doomed
-                active, b = active[keep], b[keep]
-                if track:
-                    C, E = C[keep], E[keep]
-                if not active.size:
-                    return
+            active, b, C, E = _drop_hopeless(sf, active, t, max_steps, b, a, out, err, C if track else None,
+                                             E if track else None)
+            if not active.size:
+                return
         B = min(_block_size(active.size, B), max_steps - t)
         d = sf(t, active)[:, None] if B == 1 else _block_deltas(sf, t, B, active)
         with np.errstate(over="ignore", invalid="ignore"):   # once per block: overflows give inf, handled there (err = inf)
