@@ -4,11 +4,11 @@ Kept only for benchmarks/bench_trees.py (time of the previous implementation in 
 
 DiffPID3: differentially private ID3 decision trees (thesis Ch. 7, Alg. 4) in three flavours.
 
-* :func:`global_diffpid3` — GlobalDiffPID3 (Friedman and Schuster 2010): the split attribute is chosen by
+* ``mechanism="global"`` — GlobalDiffPID3 (Friedman and Schuster 2010): the split attribute is chosen by
   the exponential mechanism on information gain IG with ΔIG = log2(N + 1) + 1/ln 2;
-* :func:`local_diffpid3` — LocalDiffPID3: local dampening with the element local sensitivity of IG
+* ``mechanism="local"`` — LocalDiffPID3: local dampening with the element local sensitivity of IG
   (thesis Lemmas 7.3.1/7.3.2, see :mod:`dpselect.utilities.information_gain`);
-* :func:`shifted_local_diffpid3` — ShiftedLocalDiffPID3: shifted local dampening (direction
+* ``mechanism="shifted"`` — ShiftedLocalDiffPID3: shifted local dampening (direction
   "increasing": the sensitivity of IG grows with IG) with the same sensitivity function.
 
 Alg. 4: with total budget B and depth d, every level gets ε = B / (2(d + 1)); a node spends ε on a noisy
@@ -50,9 +50,6 @@ from dpselect.utilities.information_gain import IGTables, ig_count_tables, ig_gl
 __all__ = [
     "DiffPID3Tree",
     "diffpid3",
-    "global_diffpid3",
-    "local_diffpid3",
-    "shifted_local_diffpid3",
     "discretise",
     "dampen_ig",
     "ig_shift",
@@ -404,17 +401,3 @@ def diffpid3(data, epsilon: float, depth: int, *, mechanism: str = "local", bins
     return DiffPID3Tree(np.array(feature, np.int64), np.array(first_child, np.int64), np.array(label, np.int8),
                         d, int(bins), eps_total, mech)
 
-
-def global_diffpid3(data, epsilon: float, depth: int, **kw) -> DiffPID3Tree:
-    """GlobalDiffPID3: :func:`diffpid3` with the exponential mechanism and ΔIG."""
-    return diffpid3(data, epsilon, depth, mechanism="global", **kw)
-
-
-def local_diffpid3(data, epsilon: float, depth: int, **kw) -> DiffPID3Tree:
-    """LocalDiffPID3: :func:`diffpid3` with local dampening and the element local sensitivity of IG."""
-    return diffpid3(data, epsilon, depth, mechanism="local", **kw)
-
-
-def shifted_local_diffpid3(data, epsilon: float, depth: int, **kw) -> DiffPID3Tree:
-    """ShiftedLocalDiffPID3: :func:`diffpid3` with shifted local dampening (direction "increasing")."""
-    return diffpid3(data, epsilon, depth, mechanism="shifted", **kw)

@@ -16,7 +16,7 @@ import pytest
 import dpselect
 from dpselect import Accountant, BudgetExceededError
 from dpselect.accounting import (AdaptiveBoundedRangeComposition, BoundedRange, PureDP, PureDPComposition)
-from dpselect.apps.diffpid3 import diffpid3, global_diffpid3, local_diffpid3, shifted_local_diffpid3
+from dpselect.apps.diffpid3 import diffpid3
 from dpselect.apps.dpmoet import dp_moet
 from dpselect.apps.median import median, median_rank
 from dpselect.apps.motkin import dp_motkin_agg, dp_motkin_pareto
@@ -71,17 +71,18 @@ ENTRIES = {
     "dp_moet(PF)": (lambda acc, g: repr(dp_moet(TABLE, epsilon=1.0, mechanism="PF", rng=g, accountant=acc,
                                                 **MOET).trees), 1.0, "dp_moet", PureDPComposition(0.25, 4)),
     # d = 2: 3 levels, a noisy-count step and a selection step each (parallel composition over a level's nodes)
+    # the label names the split mechanism (canonical name, also for the default and for an alias)
     "diffpid3": (lambda acc, g: _tree(diffpid3(TABLE, epsilon=0.6, depth=2, n_max=200, rng=g, accountant=acc)), 0.6,
-                 "diffpid3", PureDPComposition(0.1, 6)),
-    "global_diffpid3": (lambda acc, g: _tree(global_diffpid3(TABLE, epsilon=0.4, depth=1, n_max=200, rng=g,
-                                                             accountant=acc)), 0.4, "global_diffpid3",
-                        PureDPComposition(0.1, 4)),
-    "local_diffpid3": (lambda acc, g: _tree(local_diffpid3(TABLE, epsilon=0.4, depth=1, n_max=200, rng=g,
-                                                           accountant=acc)), 0.4, "local_diffpid3",
-                       PureDPComposition(0.1, 4)),
-    "shifted_local_diffpid3": (lambda acc, g: _tree(shifted_local_diffpid3(TABLE, epsilon=0.4, depth=1, n_max=200,
-                                                                           rng=g, accountant=acc)), 0.4,
-                               "shifted_local_diffpid3", PureDPComposition(0.1, 4)),
+                 "diffpid3(mechanism='local_dampening')", PureDPComposition(0.1, 6)),
+    "diffpid3(EM)": (lambda acc, g: _tree(diffpid3(TABLE, epsilon=0.4, depth=1, mechanism="EM", n_max=200, rng=g,
+                                                   accountant=acc)), 0.4, "diffpid3(mechanism='exponential')",
+                     PureDPComposition(0.1, 4)),
+    "diffpid3(LD)": (lambda acc, g: _tree(diffpid3(TABLE, epsilon=0.4, depth=1, mechanism="local_dampening",
+                                                   n_max=200, rng=g, accountant=acc)), 0.4,
+                     "diffpid3(mechanism='local_dampening')", PureDPComposition(0.1, 4)),
+    "diffpid3(SLD)": (lambda acc, g: _tree(diffpid3(TABLE, epsilon=0.4, depth=1, mechanism="shifted_local_dampening",
+                                                    n_max=200, rng=g, accountant=acc)), 0.4,
+                      "diffpid3(mechanism='shifted_local_dampening')", PureDPComposition(0.1, 4)),
     "select_model": (lambda acc, g: select_model(y=Y, predictions=PREDS, epsilon=0.5, mechanism="EM", rng=g,
                                                  accountant=acc), 0.5, "select_model", BoundedRange(0.5)),
     "select_model(k=2)": (lambda acc, g: _plain(select_model(y=Y, predictions=PREDS, epsilon=0.5, k=2, rng=g,
@@ -177,9 +178,8 @@ def test_leak_warnings_name_the_users_line():
     for call in (lambda: dp_motkin_pareto(g, epsilon=1.0, rng=0), lambda: dp_motkin_agg(g, epsilon=1.0, rng=0),
                  lambda: priv_topk(g, epsilon=1.0, rng=0),
                  lambda: diffpid3(TABLE, epsilon=1.0, depth=1, rng=0),
-                 lambda: global_diffpid3(TABLE, epsilon=1.0, depth=1, rng=0),
-                 lambda: local_diffpid3(TABLE, epsilon=1.0, depth=1, rng=0),
-                 lambda: shifted_local_diffpid3(TABLE, epsilon=1.0, depth=1, rng=0),
+                 lambda: diffpid3(TABLE, epsilon=1.0, depth=1, mechanism="exponential", rng=0),
+                 lambda: diffpid3(TABLE, epsilon=1.0, depth=1, mechanism="shifted_local_dampening", rng=0),
                  lambda: MotkinSampler(g, "agg"),
                  lambda: influential_demo_table(g, k=2, rng=0),
                  lambda: load_table(cols, "y")):

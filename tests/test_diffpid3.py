@@ -15,10 +15,7 @@ from dpselect.apps.diffpid3 import (
     dampen_ig,
     diffpid3,
     discretise,
-    global_diffpid3,
     ig_shift,
-    local_diffpid3,
-    shifted_local_diffpid3,
 )
 from dpselect.accounting import PureDP, PureDPComposition
 from dpselect.audit import exact_dp_audit
@@ -320,17 +317,17 @@ def test_discretise_and_predict_tiny_table():
     codes, nv = discretise(t, bins=2)
     assert nv.tolist() == [2, 2]
     assert codes[:4].tolist() == [[0, 0], [0, 1], [1, 0], [1, 1]]
-    tree = global_diffpid3(t, epsilon=1e6, depth=2, bins=2, n_max=200, rng=0)
-    assert tree.feature[0] == 0
+    tree = diffpid3(t, epsilon=1e6, depth=2, mechanism="exponential", bins=2, n_max=200, rng=0)
+    assert tree.feature[0] == 0 and tree.mechanism == "exponential"
     assert tree.accuracy(t) == 1.0
-    assert local_diffpid3(t, epsilon=1e6, depth=2, bins=2, n_max=200, rng=0).accuracy(t) == 1.0
-    assert shifted_local_diffpid3(t, epsilon=1e6, depth=2, bins=2, n_max=200, rng=0).accuracy(t) == 1.0
+    for m in ("local_dampening", "shifted_local_dampening"):
+        assert diffpid3(t, epsilon=1e6, depth=2, mechanism=m, bins=2, n_max=200, rng=0).accuracy(t) == 1.0
 
 
 def test_seeded_reproducible_and_bad_arguments():
     d = load_nltcs(data_path("tabular", "nltcs.dat"))
-    a = local_diffpid3(d, epsilon=0.5, depth=3, n_max=21574, rng=7)
-    b = local_diffpid3(d, epsilon=0.5, depth=3, n_max=21574, rng=7)
+    a = diffpid3(d, epsilon=0.5, depth=3, mechanism="local_dampening", n_max=21574, rng=7)
+    b = diffpid3(d, epsilon=0.5, depth=3, mechanism="local_dampening", n_max=21574, rng=7)
     assert np.array_equal(a.feature, b.feature) and np.array_equal(a.label, b.label)
     with pytest.raises(ValueError, match="mechanism"):
         diffpid3(d, epsilon=1.0, depth=2, mechanism="nope")
@@ -403,9 +400,9 @@ def test_every_split_gets_budget_over_2_d_plus_1(monkeypatch):
 
 def test_privacy_parameters_are_keyword_only():
     d = load_tabular("nltcs")
-    for fn in (diffpid3, global_diffpid3, local_diffpid3, shifted_local_diffpid3):
+    for m in ("exponential", "local_dampening", "shifted_local_dampening"):
         with pytest.raises(TypeError, match=r"takes 1 positional argument but 3 "):
-            fn(d, 0.5, 2, n_max=21574, rng=5)
+            diffpid3(d, 0.5, 2, mechanism=m, n_max=21574, rng=5)
 
 
 # -- budget_split: the fraction of each level's budget B/(d + 1) spent on the noisy count --------------
@@ -551,7 +548,7 @@ def test_budget_split_shares_reach_the_samplers(monkeypatch, f):
     assert any(k == "count" and e != pytest.approx(f * level, rel=1e-12) for k, e in seen)
 
 
-#: local_diffpid3(NLTCS, epsilon=0.5, depth=3, n_max=21574, rng=7) before budget_split existed (commit fcad35a)
+#: diffpid3(NLTCS, epsilon=0.5, mechanism="local_dampening", depth=3, n_max=21574, rng=7) before budget_split existed (commit fcad35a)
 TODAY_TREE = ([13, 14, 6, 11, 4, 1, 12, -1, -1, -1, -1, -1, -1, -1, -1], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1])
 
 
@@ -562,7 +559,7 @@ def test_budget_split_default_is_todays_tree_and_bad_values():
         b = diffpid3(d, epsilon=0.7, depth=3, mechanism=m, n_max=21574, rng=11, budget_split=0.5)
         assert a.feature.tolist() == b.feature.tolist() and a.label.tolist() == b.label.tolist()
     # today's tree, recorded before the parameter existed (local dampening, seed 7)
-    t = local_diffpid3(d, epsilon=0.5, depth=3, n_max=21574, rng=7, budget_split=0.5)
+    t = diffpid3(d, epsilon=0.5, depth=3, mechanism="local_dampening", n_max=21574, rng=7, budget_split=0.5)
     assert (t.feature.tolist(), t.label.tolist()) == TODAY_TREE
     assert dp._diffpid3_guarantee(0.6, 2) == PureDPComposition(0.09999999999999999, 6)
     c = diffpid3(d, epsilon=0.7, depth=3, n_max=21574, rng=11, budget_split=0.25)
@@ -575,8 +572,9 @@ def test_budget_split_default_is_todays_tree_and_bad_values():
     for bad, err in ((0.0, ValueError), (1.0, ValueError), (-0.1, ValueError), (float("nan"), ValueError),
                      (float("inf"), ValueError), (True, TypeError), ("0.3", TypeError)):
         with pytest.raises(err, match="budget_split"):
-            global_diffpid3(d, epsilon=0.5, depth=2, n_max=21574, rng=gen, accountant=acc, budget_split=bad)
+            diffpid3(d, epsilon=0.5, depth=2, mechanism="exponential", n_max=21574, rng=gen, accountant=acc,
+                     budget_split=bad)
     assert len(acc.history) == 0 and gen.bit_generator.state == state
-    for fn in (local_diffpid3, shifted_local_diffpid3):
+    for m in ("local_dampening", "shifted_local_dampening"):
         with pytest.raises(ValueError, match="budget_split"):
-            fn(d, epsilon=0.5, depth=2, n_max=21574, budget_split=1.5)
+            diffpid3(d, epsilon=0.5, depth=2, mechanism=m, n_max=21574, budget_split=1.5)

@@ -8,13 +8,14 @@ reproductions pass the published values and emit no warning at all.
 from __future__ import annotations
 
 import argparse
+import functools
 import warnings
 
 import numpy as np
 import pytest
 
 from dpselect import PrivacyLeakWarning
-from dpselect.apps.diffpid3 import dampen_ig, diffpid3, global_diffpid3, ig_shift, local_diffpid3
+from dpselect.apps.diffpid3 import dampen_ig, diffpid3, ig_shift
 from dpselect.apps.influential import influential_demo_table, prepare_priv_topk, priv_topk
 from dpselect.datasets import PUBLIC_GRAPH_MAX_DEGREE, PUBLIC_TABLE_SIZE
 from dpselect.graphs import from_edges
@@ -118,8 +119,9 @@ def _tiny_table():
                       "y", feature_bounds={"x": (0, 1)}, categories={"c": ["a", "b"], "y": [0, 1]})
 
 
-@pytest.mark.parametrize("fn", [diffpid3, global_diffpid3, local_diffpid3])
-def test_diffpid3_n_max(fn):
+@pytest.mark.parametrize("mechanism", ["local_dampening", "exponential", "shifted_local_dampening"])
+def test_diffpid3_n_max(mechanism):
+    fn = functools.partial(diffpid3, mechanism=mechanism)
     with NO_LEAK:
         t = _tiny_table()
         tree = fn(t, epsilon=1e6, depth=1, bins=2, n_max=40, rng=0)

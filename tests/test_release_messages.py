@@ -402,9 +402,9 @@ def _table(records):
 
 
 TREE_RELEASES = {
-    name: (lambda f: lambda x, acc, gen: f(_table(x), epsilon=1.0, depth=2, n_max=10, rng=gen, accountant=acc))(
-        getattr(dpselect, name))
-    for name in ("diffpid3", "global_diffpid3", "local_diffpid3", "shifted_local_diffpid3")
+    f"diffpid3({m})": (lambda m: lambda x, acc, gen: dpselect.diffpid3(
+        _table(x), epsilon=1.0, depth=2, mechanism=m, n_max=10, rng=gen, accountant=acc))(m)
+    for m in ("exponential", "local_dampening", "shifted_local_dampening")
 }
 TREE_RELEASES["dp_moet"] = lambda x, acc, gen: dpselect.dp_moet(
     _table(x), epsilon=1.0, population=4, selection=2, generations=2, depth=1, max_depth=2, output=1, rng=gen,

@@ -58,12 +58,12 @@ __all__ += ["Graph", "from_edges", "from_networkx", "load_edge_list", "load_data
 from .tabular import TabularData, load_acs, load_adult, load_nltcs, load_table  # noqa: E402
 from .trees import Tree, TreeSpace, predict_many  # noqa: E402
 from .apps.dpmoet import dp_moet, metric_c, nodp_moet  # noqa: E402
-from .apps.diffpid3 import diffpid3, global_diffpid3, local_diffpid3, shifted_local_diffpid3  # noqa: E402
+from .apps.diffpid3 import diffpid3  # noqa: E402
 from .utilities.information_gain import information_gain, ig_sensitivity  # noqa: E402
 
 __all__ += ["TabularData", "load_nltcs", "load_acs", "load_adult", "load_table", "Tree", "TreeSpace",
-            "predict_many", "dp_moet", "nodp_moet", "metric_c", "diffpid3", "global_diffpid3", "local_diffpid3",
-            "shifted_local_diffpid3", "information_gain", "ig_sensitivity"]
+            "predict_many", "dp_moet", "nodp_moet", "metric_c", "diffpid3", "information_gain",
+            "ig_sensitivity"]
 
 # Private model selection needs only the models' predictions (no scikit-learn import); the estimators of
 # dpselect.sklearn import scikit-learn on first use.

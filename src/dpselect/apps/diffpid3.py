@@ -1,10 +1,11 @@
-"""DiffPID3: differentially private ID3 decision trees (thesis Ch. 7, Alg. 4) in three flavours.
+"""DiffPID3: differentially private ID3 decision trees (thesis Ch. 7, Alg. 4) in three flavours, the values of
+``mechanism=`` of :func:`diffpid3`:
 
-* :func:`global_diffpid3` — GlobalDiffPID3 (Friedman and Schuster 2010): the split attribute is chosen by
+* ``"exponential"`` — GlobalDiffPID3 (Friedman and Schuster 2010): the split attribute is chosen by
   the exponential mechanism on information gain IG with ΔIG = log2(N + 1) + 1/ln 2;
-* :func:`local_diffpid3` — LocalDiffPID3: local dampening with the element local sensitivity of IG
-  (thesis Lemmas 7.3.1/7.3.2, see :mod:`dpselect.utilities.information_gain`);
-* :func:`shifted_local_diffpid3` — ShiftedLocalDiffPID3: shifted local dampening (direction
+* ``"local_dampening"`` (the default) — LocalDiffPID3: local dampening with the element local sensitivity
+  of IG (thesis Lemmas 7.3.1/7.3.2, see :mod:`dpselect.utilities.information_gain`);
+* ``"shifted_local_dampening"`` — ShiftedLocalDiffPID3: shifted local dampening (direction
   "increasing": the sensitivity of IG grows with IG) with the same sensitivity function.
 
 Alg. 4: with total budget B and depth d, every level gets B / (d + 1); a node spends the fraction
@@ -71,9 +72,6 @@ from ..vocabulary import MechanismName
 __all__ = [
     "DiffPID3Tree",
     "diffpid3",
-    "global_diffpid3",
-    "local_diffpid3",
-    "shifted_local_diffpid3",
     "discretise",
     "dampen_ig",
     "ig_shift",
@@ -399,12 +397,13 @@ def _grow(plan: _Plan, gen: np.random.Generator) -> DiffPID3Tree:
 
 
 def _diffpid3(data: TabularData, epsilon: float, depth: int, mechanism: Any, bins: int, n_max: int | None,
-              rng: RngLike, accountant: Any, label: str, budget_split: Any = 0.5) -> DiffPID3Tree:
+              rng: RngLike, accountant: Any, budget_split: Any = 0.5) -> DiffPID3Tree:
     # the warning's frames: warn, public_n_max, _plan, _diffpid3, the public function, user
-    plan = _plan(data, epsilon, depth, mechanism, bins, n_max, label, stacklevel=6, budget_split=budget_split)
+    plan = _plan(data, epsilon, depth, mechanism, bins, n_max, "diffpid3", stacklevel=6, budget_split=budget_split)
     acc = check_accountant(accountant)
     gen = check_rng(rng)
-    charge(acc, plan.guarantee, label=label)
+    # the label names the split mechanism (canonical, public) so that a history says which variant ran
+    charge(acc, plan.guarantee, label=f"diffpid3(mechanism={plan.mechanism!r})")
     return _grow(plan, gen)
 
 
@@ -435,8 +434,8 @@ def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: Mechan
         training table's size, with a :class:`~dpselect.PrivacyLeakWarning`.
     rng : Generator, int or None
     accountant : dpselect.Accountant, optional
-        Charged what the proof of Alg. 4 certifies, under the label ``"diffpid3"`` (or the variant's
-        name). By parallel composition over the disjoint nodes of a level, a level's noisy counts are
+        Charged what the proof of Alg. 4 certifies, under the label ``"diffpid3(mechanism='<name>')"``
+        with the canonical name of the split mechanism (``"diffpid3(mechanism='exponential')"``, ...). By parallel composition over the disjoint nodes of a level, a level's noisy counts are
         one ε_count-DP step and its selections one ε_select-DP step (pure DP: a leaf's noisy class counts
         are report-noisy-max with Laplace noise), so the tree is an adaptive composition of 2(d + 1) such
         steps. With ``budget_split = 0.5``: ``PureDPComposition(B / (2(d + 1)), 2(d + 1))``, B at
@@ -469,12 +468,12 @@ def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: Mechan
     >>> acc = dpselect.Accountant(epsilon=1.0)
     >>> _ = diffpid3(d, epsilon=0.6, depth=2, n_max=21574, rng=0, accountant=acc)
     >>> acc.history[-1].label, acc.history[-1].guarantee   # 3 levels: 2 steps of 0.6 / 6 each
-    ('diffpid3', PureDPComposition(epsilon0=0.09999999999999999, k=6))
+    ("diffpid3(mechanism='local_dampening')", PureDPComposition(epsilon0=0.09999999999999999, k=6))
     >>> _ = diffpid3(d, epsilon=0.3, depth=2, n_max=21574, rng=0, budget_split=0.25, accountant=acc)
     >>> acc.history[-1].guarantee   # 3 levels of 0.1: 0.025 on the counts, 0.075 on the selections
     PureDP(epsilon=0.3)
     """
-    return _diffpid3(data, epsilon, depth, mechanism, bins, n_max, rng, accountant, "diffpid3", budget_split)
+    return _diffpid3(data, epsilon, depth, mechanism, bins, n_max, rng, accountant, budget_split)
 
 
 class _TreeBuilder:
@@ -539,86 +538,3 @@ def _select_split(tabs: IGTables, mech: str, eps: float, n_max: int, gen: np.ran
     opts = {"direction": "increasing"} if spec.accepts("direction") else {}
     return int(spec.select_prepared(u, sf, cache, epsilon=eps, k=1, rng=gen, **opts))
 
-
-def global_diffpid3(data: TabularData, *, epsilon: float, depth: int, bins: int = 10, n_max: int | None = None,
-                    rng: RngLike = None, accountant: Accountant | None = None,
-                    budget_split: float = 0.5) -> DiffPID3Tree:
-    """GlobalDiffPID3: :func:`diffpid3` with the exponential mechanism and ΔIG.
-
-    Parameters
-    ----------
-    data, epsilon, depth, bins, n_max, rng, budget_split
-        As in :func:`diffpid3`.
-    accountant : dpselect.Accountant, optional
-        Charged as in :func:`diffpid3`, under the label ``"global_diffpid3"``.
-
-    Returns
-    -------
-    DiffPID3Tree
-        Its ``mechanism`` is "exponential".
-
-    Examples
-    --------
-    >>> from dpselect.tabular import load_table
-    >>> t = load_table({"x": [0, 1] * 50, "y": [0, 1] * 50}, "y", categories={"x": [0, 1]})
-    >>> global_diffpid3(t, epsilon=50.0, depth=1, n_max=100, rng=0).mechanism
-    'exponential'
-    """
-    return _diffpid3(data, epsilon, depth, "exponential", bins, n_max, rng, accountant, "global_diffpid3",
-                     budget_split)
-
-
-def local_diffpid3(data: TabularData, *, epsilon: float, depth: int, bins: int = 10, n_max: int | None = None,
-                   rng: RngLike = None, accountant: Accountant | None = None,
-                   budget_split: float = 0.5) -> DiffPID3Tree:
-    """LocalDiffPID3: :func:`diffpid3` with local dampening and the element local sensitivity of IG.
-
-    Parameters
-    ----------
-    data, epsilon, depth, bins, n_max, rng, budget_split
-        As in :func:`diffpid3`.
-    accountant : dpselect.Accountant, optional
-        Charged as in :func:`diffpid3`, under the label ``"local_diffpid3"``.
-
-    Returns
-    -------
-    DiffPID3Tree
-        Its ``mechanism`` is "local_dampening".
-
-    Examples
-    --------
-    >>> from dpselect.tabular import load_table
-    >>> t = load_table({"x": [0, 1] * 50, "y": [0, 1] * 50}, "y", categories={"x": [0, 1]})
-    >>> local_diffpid3(t, epsilon=50.0, depth=1, n_max=100, rng=0).mechanism
-    'local_dampening'
-    """
-    return _diffpid3(data, epsilon, depth, "local_dampening", bins, n_max, rng, accountant, "local_diffpid3",
-                     budget_split)
-
-
-def shifted_local_diffpid3(data: TabularData, *, epsilon: float, depth: int, bins: int = 10, n_max: int | None = None,
-                           rng: RngLike = None, accountant: Accountant | None = None,
-                           budget_split: float = 0.5) -> DiffPID3Tree:
-    """ShiftedLocalDiffPID3: :func:`diffpid3` with shifted local dampening (direction "increasing").
-
-    Parameters
-    ----------
-    data, epsilon, depth, bins, n_max, rng, budget_split
-        As in :func:`diffpid3`.
-    accountant : dpselect.Accountant, optional
-        Charged as in :func:`diffpid3`, under the label ``"shifted_local_diffpid3"``.
-
-    Returns
-    -------
-    DiffPID3Tree
-        Its ``mechanism`` is "shifted_local_dampening".
-
-    Examples
-    --------
-    >>> from dpselect.tabular import load_table
-    >>> t = load_table({"x": [0, 1] * 50, "y": [0, 1] * 50}, "y", categories={"x": [0, 1]})
-    >>> shifted_local_diffpid3(t, epsilon=50.0, depth=1, n_max=100, rng=0).mechanism
-    'shifted_local_dampening'
-    """
-    return _diffpid3(data, epsilon, depth, "shifted_local_dampening", bins, n_max, rng, accountant,
-                     "shifted_local_diffpid3", budget_split)

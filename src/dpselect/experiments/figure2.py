@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..apps.diffpid3 import local_diffpid3
+from ..apps.diffpid3 import diffpid3
 from ..apps.dpmoet import CompressedTable
 from ..datasets import PUBLIC_TABLE_SIZE
 from ..trees import predict_many
@@ -141,8 +141,8 @@ def _task(job):
                 failed.append((method, eps))
                 continue
             vals[method] = uagg(res.trees[0], test)
-        tree = local_diffpid3(train, epsilon=eps, depth=pid3_depth, n_max=PUBLIC_TABLE_SIZE[name],
-                              rng=np.random.default_rng([seed, di, run_, 3, ei]))
+        tree = diffpid3(train, epsilon=eps, depth=pid3_depth, mechanism="local_dampening",
+                        n_max=PUBLIC_TABLE_SIZE[name], rng=np.random.default_rng([seed, di, run_, 3, ei]))
         vals["local-diffpid3"] = uagg_diffpid3(tree, test)
         for method in METHODS:
             if method in vals:
