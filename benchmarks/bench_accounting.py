@@ -13,7 +13,7 @@ for permute-and-flip (ε0-DP, not bounded range). Columns, all computed in the s
   ``make_zCDP_to_approxDP``; permute-and-flip is ``make_noisy_max`` under ``max_divergence`` (ε0), composed
   (k·ε0) and, as a second route, ``make_pureDP_to_zCDP`` (ε0²/2) then converted; the table shows OpenDP's
   best route;
-* dpselect: ``Accountant(mode="adaptive")`` (zCDP filter), ``mode="fixed"`` (ε's fixed in advance: the
+* dpselect: ``Accountant(mode="adaptive")`` (pure sum or zCDP filter, issue 34), ``mode="fixed"`` (ε's fixed in advance: the
   certified optimal *adaptive* bounded-range composition, windowed for k > 400, or the best of zCDP /
   RDP / Kairouz) and ``mode="batch"``, each after k charges; and the optimum the targets refer to
   (``optimal_bounded_range`` for the exponential mechanism, the Kairouz–Oh–Viswanath optimum for

@@ -525,6 +525,9 @@ class Accountant:
     def spent(self, delta: float | None = None) -> PureDP | ApproxDP:
         """What the charges so far compose to, as (ε, δ) at ``delta``.
 
+        In ``"adaptive"`` mode with δ > 0: the smaller of the pure sum (the ε's added, at the δ the (ε, δ)
+        charges spent) and the zCDP reading, so never more than adding ε's; ``spent(0.0)`` is the pure sum.
+
         Parameters
         ----------
         delta : float, optional
