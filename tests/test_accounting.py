@@ -476,8 +476,10 @@ def test_a_top_k_of_epsilon_over_k_fits_a_budget_of_exactly_epsilon():
 
 
 def test_adaptive_refusal_hints_basic_mode_when_it_would_fit():
-    # the zCDP filter of mode="adaptive" (δ > 0) refuses PureDP(1) against (2, 1e-4); adding ε's would fit
-    for g in (PureDP(1.0), ApproxDP(1.0, 1e-5)):
+    # mode="adaptive" (δ > 0) accepts what the pure sum accepts (issue 34: PureDP(1) now fits (2, 1e-4)),
+    # but an (ε, δ) charge's δ draws on approx_delta (0 here); adding ε's and δ's would fit
+    assert Accountant(epsilon=2.0, delta=1e-4).charge(PureDP(1.0)).guarantee == PureDP(1.0)
+    for g in (ApproxDP(1.0, 1e-5),):
         acc = Accountant(epsilon=2.0, delta=1e-4)
         with pytest.raises(BudgetExceededError, match="mode='basic'"):
             acc.charge(g)

@@ -9,10 +9,12 @@ releases made outside dpselect.
 Modes (what the budget certifies):
 
 ``"adaptive"`` (default) — each release, and its ε, may depend on earlier outputs. With ``delta = 0``:
-    basic composition of pure ε (a bounded-range release counts its ε). With ``delta > 0``: a zCDP filter
-    (Whitehouse et al. 2023): ρ's add (ε-DP counts ε²/2, ε-BR ε²/8, a Gaussian Δ²/(2σ²)) against the
-    largest ρ whose CKS conversion is (ε, δ − approx_delta)-DP; (ε_i, δ_i) charges are δ_i-approximate
-    ε_i²/2-zCDP and their δ_i add against ``approx_delta``.
+    basic composition of pure ε (a bounded-range release counts its ε). With ``delta > 0``: a charge is
+    accepted while (A) the pure ε's add up to at most ε, *or* (B) the zCDP filter holds (Whitehouse et
+    al. 2023): ρ's add (ε-DP counts ε²/2, ε-BR ε²/8, a Gaussian Δ²/(2σ²)) against the largest ρ whose
+    CKS conversion is (ε, δ − approx_delta)-DP; so it is never worse than adding ε's (three ``PureDP(1)``
+    fit in (3, 1e-6)). (ε_i, δ_i) charges are δ_i-approximate ε_i-DP (ε_i²/2-zCDP) and their δ_i add
+    against ``approx_delta``; a zCDP or Gaussian charge has no pure ε and fits through (B) only.
 ``"basic"`` — basic composition (ε's add, δ's add), also fully adaptive: best for a few large pure charges.
 ``"fixed"`` — the sequence of ε's is fixed in advance (the mechanisms may still depend on earlier
     outputs): the best of basic, zCDP, RDP composition and, for k releases of one ε0, the optimal
@@ -345,7 +347,11 @@ class Accountant:
             return (e[0] + e[1] <= self._lim_e and d[0] + d[1] <= self._lim_d), _State(e, d, s.r, (), None, s.n + 1)
         r = _add(s.r, c.rho)
         if track == "zcdp":
-            return (r[0] + r[1] <= self._lim_r and d[0] + d[1] <= self._lim_d), _State(e, d, r, (), None, s.n + 1)
+            # the OR filter (docs/accounting.md, "Why the adaptive filter is never worse than adding ε's"):
+            # (A) the pure sum stays within ε (the loss is then bounded on that path) or (B) the zCDP filter
+            # holds (optional stopping bounds the rest by δ − approx_delta); δ_i's add against approx_delta
+            ok = d[0] + d[1] <= self._lim_d and (e[0] + e[1] <= self._lim_e or r[0] + r[1] <= self._lim_r)
+            return ok, _State(e, d, r, (), None, s.n + 1)
         groups = _grouped(s.groups, c.group)
         e_v, d_v, r_v = _val(e), _val(d), _val(r)
 
@@ -433,16 +439,17 @@ class Accountant:
     def _basic_hint(self, s: _State, c: _Cost) -> str:
         """A hint for a refusal in "adaptive" mode that basic composition would have accepted.
 
-        The adaptive filter with δ > 0 goes through zCDP, which is worse than adding ε's for a few large
-        pure charges (PureDP(1) alone does not fit (2, 1e-4) there); the user picks the mode in advance.
+        The adaptive filter with δ > 0 accepts whatever the pure sum accepts, except (ε_i, δ_i) charges
+        beyond ``approx_delta`` (ApproxDP(1, 1e-5) against (2, 1e-4)); the user picks the mode in advance.
         O(1): read from the running basic sums (issue 33: it walked the history, under the lock)."""
         if self.mode != "adaptive" or self.delta == 0.0:
             return ""
         eps, dlt = _val(_add(s.e, c.eps)), _val(_add(s.d, c.delta))
         if eps <= self._lim_e and dlt <= self.delta * (1.0 + _SLACK):
             return (f" Basic composition would accept it (ε's and δ's add up to {eps:.6g}, "
-                    f"{dlt:.3g}): for a few large charges create the Accountant with mode='basic' "
-                    "(chosen before any release; docs/accounting.md).")
+                    f"{dlt:.3g}; in mode='adaptive' the δ's draw on approx_delta={self.approx_delta!r}): "
+                    "create the Accountant with mode='basic' or a larger approx_delta (chosen before any "
+                    "release; docs/accounting.md).")
         return ""
 
     def charge(self, guarantee: Guarantee, *, label: str | None = None) -> ChargeRecord:
@@ -518,6 +525,9 @@ class Accountant:
     def spent(self, delta: float | None = None) -> PureDP | ApproxDP:
         """What the charges so far compose to, as (ε, δ) at ``delta``.
 
+        In ``"adaptive"`` mode with δ > 0: the smaller of the pure sum (the ε's added, at the δ the (ε, δ)
+        charges spent) and the zCDP reading, so never more than adding ε's; ``spent(0.0)`` is the pure sum.
+
         Parameters
         ----------
         delta : float, optional
@@ -536,9 +546,10 @@ class Accountant:
         Examples
         --------
         >>> acc = Accountant(epsilon=3.0, delta=1e-6)
-        >>> _ = acc.charge(BoundedRange(0.5))
-        >>> round(acc.spent().epsilon_, 4), round(acc.spent(1e-3).epsilon_, 4)
-        (1.1429, 0.688)
+        >>> for _ in range(10):
+        ...     _ = acc.charge(BoundedRange(0.25))
+        >>> round(acc.spent().epsilon_, 4), round(acc.spent(1e-3).epsilon_, 4), acc.spent(0.0).epsilon_
+        (1.8731, 1.1737, 2.5)
         """
         d = None if delta is None else check_delta(delta)
         return self._spent(self._state, d)       # from a snapshot: no lock held (issue 33: 1–1.5 s in "fixed")
@@ -559,7 +570,8 @@ class Accountant:
         if target == dl:
             return ApproxDP(eps, target)
         if self.mode == "adaptive":
-            return ApproxDP(zcdp_epsilon(rho, target - dl), target)
+            # never worse than adding ε's: the pure sum is (Σε, Σδ_i) with Σδ_i = dl ≤ target
+            return ApproxDP(min(eps, zcdp_epsilon(rho, target - dl)), target)
         best = eps
         if math.isfinite(rho):
             best = min(best, zcdp_epsilon(rho, target - dl))
@@ -584,7 +596,8 @@ class Accountant:
         """What can still be charged.
 
         ``PureDP`` / ``ApproxDP`` of ε and δ left (basic composition), or in "adaptive" mode with δ > 0 the
-        ``ZCDP`` ρ left. In "fixed" / "batch" mode: ε left by basic composition on top of what was spent (a
+        ``ZCDP`` ρ left while the zCDP filter has room, then the ``PureDP`` ε the pure sum still accepts
+        (rule (A) of the filter; ``ZCDP(0.0)`` once both are spent). In "fixed" / "batch" mode: ε left by basic composition on top of what was spent (a
         safe, not tight, answer).
 
         Returns
@@ -603,7 +616,11 @@ class Accountant:
         """
         s = self._state
         if self._zcdp_track:
-            return ZCDP(max(0.0, down(self._rho_budget - _val(s.r))))
+            rho_left = max(0.0, down(self._rho_budget - _val(s.r)))
+            eps_left = max(0.0, down(self.epsilon - _val(s.e)))
+            if rho_left > 0.0 or eps_left == 0.0:
+                return ZCDP(rho_left)
+            return PureDP(eps_left)          # the zCDP filter is spent; rule (A) still accepts this much
         if self.mode in ("fixed", "batch"):
             sp = self._spent(s, None)
             left = max(0.0, down(self.epsilon - sp.epsilon(self.delta))) if s.n else self.epsilon
@@ -704,10 +721,11 @@ class Accountant:
         Examples
         --------
         >>> acc = Accountant(epsilon=3.0, delta=1e-6)
-        >>> _ = acc.charge(BoundedRange(0.5))
+        >>> for _ in range(10):
+        ...     _ = acc.charge(BoundedRange(0.25))
         >>> ds, eps = acc.privacy_curve([1e-6, 1e-3])
         >>> eps.shape, eps.round(4).tolist()
-        ((2,), [1.1429, 0.688])
+        ((2,), [1.8731, 1.1737])
         >>> acc.privacy_curve()[1].shape
         (45,)
         """
