@@ -87,7 +87,8 @@ from .accounting.guarantees import BoundedRange, Guarantee, PureDP
 from .dampening import DEFAULT_MAX_STEPS, dampen_with_error, shift_totals_with_error
 from .sampling import NOISES
 
-__all__ = ["Mechanism", "MECHANISMS", "get_mechanism", "names", "register", "unregister", "KINDS", "SCORES"]
+__all__ = ["Mechanism", "MECHANISMS", "get_mechanism", "names", "register", "unregister", "check", "CheckReport",
+           "ContractError", "KINDS", "SCORES"]
 
 #: ``Mechanism.kind``: a number Δu as sensitivity ("global") or a SensitivityFunction ("local").
 KINDS = ("global", "local")
@@ -790,6 +791,140 @@ def names(kind: str | None = None, *, where: Callable[[Mechanism], bool] | None 
         if ok and (where is None or where(spec)):
             out.append(spec.name)
     return tuple(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# the contract audit of a spec (issue 34 item 2: users audit their own mechanism)
+# ---------------------------------------------------------------------------------------------
+class ContractError(AssertionError):
+    """A spec failed :func:`check`: its law breaks its declared guarantee, or its selector does not draw its law.
+
+    ``report`` holds the :class:`CheckReport`."""
+
+    def __init__(self, message: str, report: "CheckReport") -> None:
+        super().__init__(message)
+        self.report = report
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """The outcome of :func:`check`: one entry per option setting audited.
+
+    Attributes
+    ----------
+    name : str
+        The spec's name.
+    variants : tuple
+        Per option setting (each noise, direction, ``monotonic``): its options, the claim ``spec.privacy(ε)``,
+        the exact audit's ``worst_log_ratio`` / ``worst_range`` and verdict, whether the law is a probability
+        vector, the χ² p-value of the selector's draws against it, and any error the selector raised.
+    alpha : float
+        The χ² level: a p-value at or below it fails.
+    failures : tuple of str
+        What failed, one line each (empty when passed).
+    """
+
+    name: str
+    variants: tuple
+    alpha: float
+    failures: tuple[str, ...]
+
+    @property
+    def passed(self) -> bool:
+        """True when every variant passed the exact audit and the χ² test."""
+        return not self.failures
+
+    def __str__(self) -> str:
+        head = f"check({self.name!r}): " + ("passed" if self.passed else "FAILED")
+        rows = [f"  {v.options or '{}'}: claim {v.claim!r}, worst log-ratio {v.worst_log_ratio:.4g}, range "
+                f"{v.worst_range:.4g}, chi2 p = {v.chi2_pvalue:.3g}" for v in self.variants]
+        return "\n".join([head, *rows, *("  " + f for f in self.failures)])
+
+
+def check(spec: "Mechanism | str", *, epsilon: float = 1.0, draws: int = 3000, alpha: float = 1e-6,
+          seed: int = 0, raise_on_failure: bool = True) -> CheckReport:
+    """Run the registry's contract audit (``tests/test_contract.py``'s) on a mechanism's spec.
+
+    For every option setting the spec offers (each noise, each direction, ``monotonic=True``):
+
+    1. its ``probability_fn`` is audited exactly against its declared guarantee ``spec.privacy(epsilon)``
+       (:func:`dpselect.audit.exact_dp_audit`: the worst |log-ratio| for ``PureDP``, and the range of the
+       log-ratio for ``BoundedRange``) on small made-up neighbouring inputs of 3 candidates: global
+       mechanisms on utility vectors each moving by at most Δ = 1 (one way with ``monotonic``), local ones on
+       capped counts min(c_r, 2) over every dataset of at most 4 records (add/remove one record) with their
+       admissible sensitivity function;
+    2. its selector draws ``draws`` seeded picks (``size=draws``) compared with that law by a χ² test.
+
+    Passing is evidence on these inputs, not a proof: the guarantee must also follow from the mechanism's
+    privacy argument. Failing is a counterexample. No private data is involved (the inputs are made up here).
+
+    Parameters
+    ----------
+    spec : Mechanism or str
+        A spec (registered or not) or a registered name.
+    epsilon : float
+        The ε audited (> 0).
+    draws : int
+        Draws for the χ² test (>= 100).
+    alpha : float
+        The χ² test's level (in (0, 1)): a p-value at or below it fails.
+    seed : int
+        Seeds the draws (the audit is exact and needs none).
+    raise_on_failure : bool
+        Raise :class:`ContractError` on a failure (default) or return the report.
+
+    Returns
+    -------
+    CheckReport
+        Per option setting: the claim, the exact audit's worst log-ratio and range, the χ² p-value.
+
+    Raises
+    ------
+    ContractError
+        With ``raise_on_failure=True`` when the law breaks the claim or the draws do not follow the law.
+
+    Examples
+    --------
+    >>> check("EM").passed
+    True
+    >>> from dpselect.accounting import BoundedRange
+    >>> def pf(u, **kw):                      # permute-and-flip, but declared ε-bounded-range below
+    ...     return get_mechanism("PF").select(u, **kw)
+    >>> bad = Mechanism("pf_as_br", "global", pf, get_mechanism("PF").probability_fn, guarantee=BoundedRange)
+    >>> rep = check(bad, raise_on_failure=False)
+    >>> rep.passed, round(rep.variants[0].worst_range, 4)
+    (False, 1.5394)
+    """
+    from . import _contract
+    s = get_mechanism(spec) if isinstance(spec, str) else spec
+    if not isinstance(s, Mechanism):
+        raise TypeError(f"spec must be a dpselect.registry.Mechanism or a registered name, got {short_repr(spec)}")
+    eps = check_positive(epsilon, "epsilon")
+    n = check_int(draws, "draws", minimum=100)
+    a = float(check_positive(alpha, "alpha"))
+    if not a < 1.0:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    sd = check_int(seed, "seed", minimum=0)
+    if not isinstance(raise_on_failure, bool):
+        raise TypeError(f"raise_on_failure must be a bool, got {short_repr(raise_on_failure)}")
+    results = _contract.audit_spec(s, epsilon=eps, draws=n, seed=sd)
+    failures = []
+    for v in results:
+        where = f"options {v.options}" if v.options else "default options"
+        if not v.audit_passed:
+            failures.append(f"{where}: the law breaks the declared {v.claim!r} on neighbouring inputs (worst "
+                            f"log-ratio {v.worst_log_ratio:.4g}, range {v.worst_range:.4g}, claimed ε = {eps:g})")
+        if not v.law_ok:
+            failures.append(f"{where}: probability_fn did not return 3 probabilities summing to 1")
+        elif v.error:
+            failures.append(f"{where}: {v.error}")
+        elif v.chi2_pvalue <= a:
+            failures.append(f"{where}: the selector's {n} draws do not follow probability_fn (chi2 p = "
+                            f"{v.chi2_pvalue:.3g} <= alpha = {a:g})")
+    report = CheckReport(s.name, tuple(results), a, tuple(failures))
+    if failures and raise_on_failure:
+        raise ContractError(str(report), report)
+    return report
 
 
 # ---------------------------------------------------------------------------------------------
