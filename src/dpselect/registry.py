@@ -8,6 +8,11 @@ privacy guarantee it gives, as a value (:meth:`Mechanism.privacy`, what an accou
 ask the registry instead of comparing names: their mechanism subsets are queries (:func:`names`) on the
 capability fields (``kind``, ``noises``, ``score``, ``options``).
 
+No trust by default (issue 34 item 2): a :class:`Mechanism` must declare its guarantee (``guarantee=PureDP``,
+``BoundedRange`` or a mapping noise -> class; a ``TypeError`` without it), and ``noises`` is a declared
+capability (default ``()``): a user's mechanism reaches a query such as ``names(noise="gumbel")`` (the median,
+DiffPID3, ...) only by declaring that noise. :func:`check` runs the contract test's audit on any spec.
+
 Guarantees (checked against the proofs and by exact audits in ``tests/test_contract.py``):
 
 * exponential mechanism, report-noisy-max with Gumbel noise: ε-**bounded range** (ε-BR). The log-ratio of
@@ -145,9 +150,10 @@ class Mechanism:
         The noise families of the noisy max the mechanism is (one of :data:`dpselect.sampling.NOISES`); the
         first is the default. Omitted (``()``): the mechanism declares no noise family, and the capability
         queries of applications that rely on one (``names(noise=...)``: the median, DiffPID3, DP-MOTkIN,
-        PrivTopk, the Dask frequent items) leave it out; declare it only if the mechanism *is* that noisy max. More than one: selectable by the option ``noise=`` (report-noisy-max). The
-        noise decides how ``base_measure`` is read (Gumbel: any w > 0; exponential, Laplace: whole numbers
-        of copies) and the per-pick guarantee (Gumbel: ε-bounded range; others: pure ε-DP).
+        PrivTopk, the Dask frequent items) leave it out; declare it only if the mechanism *is* that noisy max.
+        More than one: selectable by the option ``noise=`` (report-noisy-max). The noise decides how
+        ``base_measure`` is read (Gumbel: any w > 0; exponential, Laplace: whole numbers of copies); the
+        guarantee is what ``guarantee=`` declares (never derived from the noise).
     score : {"utility", "dampened", "shifted"}
         What the noisy max runs on (see :data:`SCORES`); "dampened" and "shifted" can be cached across draws
         with :meth:`prepare` and :meth:`select_prepared`.
