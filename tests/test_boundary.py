@@ -170,7 +170,8 @@ def test_a_user_registered_selector_without_accountant_is_charged_by_the_registr
         gen = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
         return int(gen.integers(len(utilities)))
 
-    toy = Mechanism("toy_boundary", "global", pick, lambda u, **kw: np.full(len(u), 1 / len(u)))
+    toy = Mechanism("toy_boundary", "global", pick, lambda u, **kw: np.full(len(u), 1 / len(u)),
+                    guarantee=BoundedRange)
     acc = Accountant(epsilon=1.0)
     toy.select(U, epsilon=0.5, sensitivity=1.0, rng=0, accountant=acc)
     assert acc.history[0].guarantee == BoundedRange(0.5) and acc.history[0].label == "toy_boundary"

@@ -61,25 +61,12 @@ GLOBAL = {
                         lambda u, **kw: M.report_noisy_max_probabilities(u, noise="exponential", **kw)),
 }
 U0 = np.array([0.0, 1.0, 0.5])
-GRID = [np.array([0.0, 1.0, 0.5]), np.array([0.0, -1.75, 0.25])]
+# the neighbouring models live in the library (dpselect.registry.check audits users' specs on them)
+from dpselect import _contract as C  # noqa: E402
 
-
-def _global_pairs(monotonic: bool):
-    """Utility vectors whose entries each move by at most Δ = 1 (all one way if ``monotonic``)."""
-    steps = [(-1.0, 0.0, 1.0)] * 3 if monotonic else [(-1.0, 1.0)] * 3
-    pairs = []
-    for i in range(len(GRID)):
-        for d in itertools.product(*steps):
-            d = np.array(d)
-            if monotonic and not ((d >= 0).all() or (d <= 0).all()):
-                continue
-            if d.any():
-                pairs.append(((i, (0.0, 0.0, 0.0)), (i, tuple(d))))
-    return pairs
-
-
-def _utilities(key) -> np.ndarray:
-    return GRID[key[0]] + np.array(key[1])
+GRID = C.GRID
+_global_pairs = C.global_pairs          # utility vectors whose entries each move by at most Δ = 1
+_utilities = C.grid_utilities
 
 
 def _pair_law(prob, n: int, noise: str, base) -> np.ndarray:
@@ -152,39 +139,12 @@ def test_global_selector_contract(name, base, monotonic, k, freq):
 
 
 # -- local dampening and shifted local dampening -------------------------------------------------------
-CAP = 2          # u_r = min(c_r, CAP): a count capped at CAP
-MAX_RECORDS = 4  # the public bound on the number of records (so the sensitivity saturates at t = 2)
-
-
-def _u(c) -> np.ndarray:
-    return np.minimum(np.asarray(c, dtype=float), CAP)
-
-
-def _sf(c) -> dpselect.SensitivityFunction:
-    """δ(x, t, r) = 1 if c_r <= CAP + t else 0: a record more or less changes min(c_r, CAP) only below the cap."""
-    c = np.asarray(c)
-
-    def delta(t, candidates=None):
-        d = (c <= CAP + t).astype(float)
-        return d if candidates is None else d[candidates]
-
-    return dpselect.SensitivityFunction(delta, 1.0, n_candidates=3, saturation_distance=MAX_RECORDS - CAP,
-                                        name="capped_count")
-
-
-UNIVERSE = [c for c in itertools.product(range(MAX_RECORDS + 1), repeat=3) if sum(c) <= MAX_RECORDS]
-
-
-def _neighbours(c):
-    for r in range(3):
-        for s in (-1, 1):
-            y = list(c)
-            y[r] += s
-            if y[r] >= 0 and sum(y) <= MAX_RECORDS:
-                yield tuple(y)
-
-
-LOCAL_PAIRS = [(x, y) for x in UNIVERSE for y in _neighbours(x) if x < y]
+CAP, MAX_RECORDS = C.CAP, C.MAX_RECORDS   # u_r = min(c_r, CAP) over at most MAX_RECORDS records
+_u = C.capped_utilities
+_sf = C.capped_sensitivity               # δ(x, t, r) = 1 if c_r <= CAP + t else 0 (admissible)
+UNIVERSE = C.UNIVERSE
+_neighbours = C.count_neighbours
+LOCAL_PAIRS = C.LOCAL_PAIRS
 LOCAL = {
     "local_dampening": (M.local_dampening, M.local_dampening_probabilities, {}),
     "sld_increasing": (M.shifted_local_dampening, M.shifted_local_dampening_probabilities, {"direction": "increasing"}),
@@ -400,33 +360,12 @@ from dpselect.accounting import BoundedRange, PureDP  # noqa: E402
 from dpselect.registry import get_mechanism  # noqa: E402
 
 
-def registry_variants(spec) -> list[dict]:
-    """The option settings a spec's contract covers: every noise it offers, both directions, monotonic."""
-    out: list[dict] = [{"noise": n} for n in spec.noises] if spec.accepts("noise") else [{}]
-    if spec.accepts("direction"):
-        out = [{**o, "direction": d} for o in out for d in ("increasing", "decreasing")]
-    if spec.accepts("monotonic"):
-        out += [{**o, "monotonic": True} for o in out]
-    return out
-
-
-def registry_instance(spec, monotonic: bool = False):
-    """(utilities(x), sensitivity(x), neighbour pairs, x0): the global model (every utility moves by ≤ Δ = 1,
-    one way if ``monotonic``) or the capped-count model with its admissible δ (add/remove one record)."""
-    if spec.kind == "global":
-        return _utilities, (lambda key: 1.0), _global_pairs(monotonic), (1, (0.0, 0.0, 0.0))
-    return _u, _sf, LOCAL_PAIRS, (3, 1, 0)
+registry_variants = C.variants      # every noise, both directions, monotonic
+registry_instance = C.instance      # (utilities(x), sensitivity(x), neighbour pairs, x0) of the spec's model
 
 
 def _law(spec, utilities, sensitivity, opts, scale: float = 1.0):
-    def law(key):
-        s = sensitivity(key)
-        if scale != 1.0:
-            s = s * scale if spec.kind == "global" else dpselect.SensitivityFunction(
-                lambda t, sf=s: scale * sf(t), scale * s.global_sensitivity, n_candidates=3,
-                saturation_distance=s.saturation_distance)
-        return spec.probabilities(utilities(key), epsilon=EPS, sensitivity=s, **opts)
-    return law
+    return C.law(spec, utilities, sensitivity, opts, EPS, scale)
 
 
 def check_registered_contract(spec, freq, *, nontrivial: bool = True) -> None:
@@ -461,20 +400,15 @@ def check_registered_contract(spec, freq, *, nontrivial: bool = True) -> None:
         with pytest.raises(exc, match=match):
             spec.select(kw.pop("utilities"), rng=rng, **kw)
         assert rng.bit_generator.state == state
-    # the claimed guarantee, audited exactly on neighbouring inputs, and the sampler against the law
-    for opts in registry_variants(spec):
-        utilities, sensitivity, pairs, x0 = registry_instance(spec, opts.get("monotonic", False))
-        claim = spec.privacy(EPS, **opts)
-        assert type(claim) is (BoundedRange if spec.bounded_range(**opts) else PureDP) and claim.epsilon() == EPS
-        res = exact_dp_audit(_law(spec, utilities, sensitivity, opts), pairs, claim=claim)
-        assert res.passed, (spec.name, opts, res.worst_log_ratio, res.worst_range)
+    # the claimed guarantee, audited exactly on neighbouring inputs, and the sampler against the law: the
+    # library's public audit (dpselect.registry.check), the one users run on their own specs
+    report = dpselect.registry.check(spec, epsilon=EPS, draws=N_DRAWS)
+    assert report.passed and len(report.variants) == len(registry_variants(spec))
+    for v in report.variants:
+        claim = v.claim
+        assert type(claim) is (BoundedRange if spec.bounded_range(**v.options) else PureDP) and claim.epsilon() == EPS
         if nontrivial:
-            assert res.worst_log_ratio > 0.1 * EPS
-        p = spec.probabilities(utilities(x0), epsilon=EPS, sensitivity=sensitivity(x0), **opts)
-        assert p.shape == (3,) and abs(p.sum() - 1.0) < 1e-12
-        picks = spec.select(utilities(x0), epsilon=EPS, sensitivity=sensitivity(x0), size=N_DRAWS,
-                            rng=zlib.crc32(repr((spec.name, opts)).encode()), **opts)
-        freq(picks, p)
+            assert v.worst_log_ratio > 0.1 * EPS
     # k picks: ε/k each, reported as the adaptive composition of k releases (ε in total at δ = 0)
     g = spec.privacy(EPS, k=3)
     assert g.k == 3 and g.epsilon0 * 3 >= EPS and g.epsilon(0.0) == pytest.approx(EPS, rel=1e-15)

@@ -190,7 +190,7 @@ def _uniform_probabilities(utilities, *, epsilon, sensitivity, base_measure=None
 
 
 UNIFORM = Mechanism("uniform", "global", _uniform, _uniform_probabilities, aliases=("unif",), noises=("gumbel",),
-                    neighbour_model="any (the output ignores the data)", description="uniform selection (a toy)")
+                    neighbour_model="any (the output ignores the data)", description="uniform selection (a toy)", guarantee=BoundedRange)
 
 
 @pytest.fixture
@@ -229,9 +229,9 @@ def test_a_registered_mechanism_works_everywhere(toy, freq):
 
 def test_register_refuses_clashes_and_unregister_removes():
     with pytest.raises(ValueError, match="'exponential' is already registered"):
-        registry.register(Mechanism("exponential", "global", _uniform, _uniform_probabilities))
+        registry.register(Mechanism("exponential", "global", _uniform, _uniform_probabilities, guarantee=BoundedRange))
     with pytest.raises(ValueError, match="'em' already names the mechanism 'exponential'"):
-        registry.register(Mechanism("uniform", "global", _uniform, _uniform_probabilities, aliases=("EM",)))
+        registry.register(Mechanism("uniform", "global", _uniform, _uniform_probabilities, aliases=("EM",), guarantee=BoundedRange))
     with pytest.raises(TypeError, match="spec must be a dpselect.registry.Mechanism"):
         registry.register("uniform")   # type: ignore[arg-type]
     with pytest.raises(ValueError, match="kind must be one of"):
@@ -284,7 +284,8 @@ def _pf_with_delta(utilities, *, epsilon, sensitivity, k=None, rng=None, size=No
 def test_user_selector_with_delta_is_charged_the_guarantee_it_runs_at(selector, noise, e0):
     """Item 6: ε = 1, k = 10, δ = 1e-3. The release runs each pick at per_pick_epsilon (0.2413 for the
     Gumbel family); the accountant was charged ε/k = 0.1 per pick. It is now charged exactly that guarantee."""
-    spec = Mechanism("user_topk", "global", selector, dpselect.exponential_probabilities, noises=(noise,))
+    spec = Mechanism("user_topk", "global", selector, dpselect.exponential_probabilities, noises=(noise,),
+                     guarantee={noise: BoundedRange if noise == "gumbel" else PureDP})
     assert spec.accepts("delta") and "accountant" not in spec._takes
     acc = dpselect.Accountant(epsilon=2.0, delta=1e-3)
     u = np.arange(20.0)
@@ -319,7 +320,7 @@ def _draws_then_fails(utilities, *, epsilon, sensitivity, k=None, rng=None, size
 def test_user_selector_refusing_before_drawing_costs_nothing():
     """Item 8: the selector refuses on its own checks: nothing charged (it was charged first), rng untouched;
     a refused budget is refused before the selector runs; a selector that fails after drawing is charged."""
-    spec = Mechanism("user_checked", "global", _checked_pick, dpselect.exponential_probabilities)
+    spec = Mechanism("user_checked", "global", _checked_pick, dpselect.exponential_probabilities, guarantee=BoundedRange)
     acc = dpselect.Accountant(epsilon=1.0)
     gen = np.random.default_rng(4)
     state = gen.bit_generator.state
@@ -333,12 +334,12 @@ def test_user_selector_refusing_before_drawing_costs_nothing():
     assert [r.guarantee for r in acc.history] == [BoundedRange(0.5)] and gen.bit_generator.state != state
     # over budget: refused before the selector runs
     calls = []
-    spy = Mechanism("user_spy", "global", lambda u, **kw: calls.append(1) or 0, dpselect.exponential_probabilities)
+    spy = Mechanism("user_spy", "global", lambda u, **kw: calls.append(1) or 0, dpselect.exponential_probabilities, guarantee=BoundedRange)
     with pytest.raises(dpselect.BudgetExceededError):
         spy.select([1.0, 2.0], epsilon=0.75, sensitivity=1.0, rng=0, accountant=acc)
     assert calls == [] and len(acc.history) == 1
     # it drew, then failed: a release whose failure depends on the draw, so charged
-    bad = Mechanism("user_fails", "global", _draws_then_fails, dpselect.exponential_probabilities)
+    bad = Mechanism("user_fails", "global", _draws_then_fails, dpselect.exponential_probabilities, guarantee=BoundedRange)
     with pytest.raises(RuntimeError, match="failed after drawing"):
         bad.select([1.0, 2.0], epsilon=0.25, sensitivity=1.0, rng=0, accountant=acc)
     assert [r.guarantee for r in acc.history] == [BoundedRange(0.5), BoundedRange(0.25)]
@@ -376,7 +377,7 @@ def test_user_selector_output_is_checked_with_messages_naming_no_value():
                     if kind == "range":                          # the bad index moves with the data
                         return out + int(u[0] == 2)
                     return out
-                spec = Mechanism("user_broken", "global", sel, dpselect.exponential_probabilities)
+                spec = Mechanism("user_broken", "global", sel, dpselect.exponential_probabilities, guarantee=BoundedRange)
                 n_before = len(acc.history)
                 with pytest.raises((TypeError, ValueError)) as info:
                     spec.select(list(data), epsilon=0.5, sensitivity=1.0, rng=0, accountant=acc, **kw)
@@ -398,7 +399,7 @@ def test_user_selector_good_output_in_the_convention():
         if k is None and size is None:
             return np.int32(2)
         return np.tile(np.arange(k or 1, dtype=np.int32), (size or 1, 1)).reshape((() if size is None else (size,)) + (() if k is None else (k,)))
-    spec = Mechanism("user_ok", "global", sel, dpselect.exponential_probabilities)
+    spec = Mechanism("user_ok", "global", sel, dpselect.exponential_probabilities, guarantee=BoundedRange)
     u = [1.0, 2.0, 3.0]
     one = spec.select(u, epsilon=1.0, sensitivity=1.0)
     assert type(one) is int and one == 2
@@ -410,17 +411,17 @@ def test_user_selector_good_output_in_the_convention():
 
 def test_aliases_as_one_string_is_one_alias():
     """Item 9: Mechanism(aliases='ty') was ('t', 'y')."""
-    spec = Mechanism("toy_alias", "global", _uniform, _uniform_probabilities, aliases="TY")
+    spec = Mechanism("toy_alias", "global", _uniform, _uniform_probabilities, aliases="TY", guarantee=BoundedRange)
     assert spec.aliases == ("ty",)
     registry.register(spec)
     try:
         assert get_mechanism("Ty") is spec and "t" not in ALIASES and "y" not in ALIASES
     finally:
         registry.unregister("toy_alias")
-    assert Mechanism("toy_alias", "global", _uniform, _uniform_probabilities, aliases=["a1", "A2"]).aliases == ("a1", "a2")
+    assert Mechanism("toy_alias", "global", _uniform, _uniform_probabilities, aliases=["a1", "A2"], guarantee=BoundedRange).aliases == ("a1", "a2")
     for bad in (3, ("ok", 3), ("",)):
         with pytest.raises(TypeError, match="aliases must be"):
-            Mechanism("toy_alias", "global", _uniform, _uniform_probabilities, aliases=bad)
+            Mechanism("toy_alias", "global", _uniform, _uniform_probabilities, aliases=bad, guarantee=BoundedRange)
 
 
 def test_user_selector_charges_generator():
@@ -431,14 +432,15 @@ def test_user_selector_charges_generator():
     import itertools
     from dpselect._boundary import repeated
     for selector, noise in ((_em_with_delta, "gumbel"), (_pf_with_delta, "exponential")):
-        spec = Mechanism("user_topk", "global", selector, dpselect.exponential_probabilities, noises=(noise,))
+        spec = Mechanism("user_topk", "global", selector, dpselect.exponential_probabilities, noises=(noise,),
+                     guarantee={noise: BoundedRange if noise == "gumbel" else PureDP})
         for k, delta, size in itertools.product(range(2, 6), (0.0, 1e-6, 1e-3), (None, 2)):
             acc = dpselect.Accountant(epsilon=10.0, delta=0.1, mode="fixed")
             spec.select(np.arange(6.0), epsilon=1.0, sensitivity=1.0, k=k, delta=delta, size=size, rng=k,
                         accountant=acc)
             (rec,) = acc.history
             assert rec.guarantee == repeated(spec.privacy(1.0, k=k, delta=delta), 1 if size is None else size)
-    spec = Mechanism("user_checked", "global", _checked_pick, dpselect.exponential_probabilities)
+    spec = Mechanism("user_checked", "global", _checked_pick, dpselect.exponential_probabilities, guarantee=BoundedRange)
     for n in (1, 2, 3):
         for data in itertools.product([0.0, 50.0, 200.0], repeat=n):
             acc = dpselect.Accountant(epsilon=1.0)
@@ -451,3 +453,146 @@ def test_user_selector_charges_generator():
                 assert refused and str(exc) == "utilities must be <= 100"
             assert len(acc.history) == (0 if refused else 1)
             assert gen.bit_generator.state == state or not refused     # (one candidate: no bit drawn either)
+
+
+# -- issue 34 item 2: no trust by default ------------------------------------------------------------------
+def _argmax(utilities, *, epsilon, sensitivity, k=None, rng=None, size=None, base_measure=None, exact=True):
+    """A deterministic argmax (not private at all): the issue's second bad example."""
+    u = np.asarray(utilities, dtype=np.float64)
+    best = int(np.argmax(u))
+    if size is None:
+        return best if k is None else np.arange(best, best + k) % u.size
+    return np.full(size, best, dtype=np.int64) if k is None else np.tile(np.arange(best, best + k) % u.size, (size, 1))
+
+
+def _argmax_probabilities(utilities, *, epsilon, sensitivity, base_measure=None, monotonic=False):
+    return np.eye(len(utilities))[int(np.argmax(np.asarray(utilities, dtype=np.float64)))]
+
+
+def _pf_wrapper(utilities, *, epsilon, sensitivity, k=None, rng=None, size=None, base_measure=None, exact=True,
+                monotonic=False):
+    """The issue's first bad example: a user's wrapper of permute-and-flip (pure ε-DP, not ε-BR)."""
+    return dpselect.permute_and_flip(utilities, epsilon=epsilon, sensitivity=sensitivity, k=k, rng=rng, size=size,
+                                     base_measure=base_measure, exact=exact, monotonic=monotonic)
+
+
+def test_a_mechanism_without_a_guarantee_is_refused():
+    """Mechanism(...) certified BoundedRange(ε) when no guarantee was given; now a TypeError saying what to pass."""
+    with pytest.raises(TypeError, match=r"'user_pf' declares no privacy guarantee \(none is assumed\): pass "
+                                        r"guarantee=PureDP .* or guarantee=BoundedRange .*dpselect.registry.check"):
+        Mechanism("user_pf", "global", _pf_wrapper, dpselect.permute_and_flip_probabilities, options=("monotonic",))
+    with pytest.raises(TypeError, match="declares no privacy guarantee"):          # declaring a noise is not one
+        Mechanism("user_pf", "global", _pf_wrapper, dpselect.permute_and_flip_probabilities, noises=("exponential",))
+    for bad in ("BoundedRange", BoundedRange(1.0), dpselect.accounting.ZCDP, {"gumbel": BoundedRange},
+                {"exponential": BoundedRange, "gumbel": PureDP}):
+        with pytest.raises(TypeError, match="guarantee of mechanism 'user_pf'"):
+            Mechanism("user_pf", "global", _pf_wrapper, dpselect.permute_and_flip_probabilities,
+                      noises=("exponential",), guarantee=bad)
+    spec = Mechanism("user_pf", "global", _pf_wrapper, dpselect.permute_and_flip_probabilities,
+                     noises=("exponential",), guarantee={"exponential": PureDP}, options=("monotonic",))
+    assert spec.privacy(0.1) == PureDP(0.1) and spec.privacy(1.0, k=2) == PureDPComposition(0.5, 2)
+    # the built-ins declare theirs: the values every application charged so far are unchanged
+    got = {n: dpselect.MECHANISMS[n].privacy(0.5) for n in BUILTIN}
+    assert got == {"exponential": BoundedRange(0.5), "permute_and_flip": PureDP(0.5), "report_noisy_max": PureDP(0.5),
+                   "local_dampening": BoundedRange(0.5), "shifted_local_dampening": BoundedRange(0.5)}
+    rnm = get_mechanism("RNM")
+    assert [rnm.privacy(0.5, noise=n) for n in rnm.noises] == [PureDP(0.5), BoundedRange(0.5), PureDP(0.5)]
+    assert all(dpselect.MECHANISMS[n].guarantee is not None for n in BUILTIN)
+
+
+def _capability_queries() -> dict:
+    from dpselect.apps import diffpid3, median, motkin, priv_topk
+    return {"names(noise='gumbel')": names(noise="gumbel"), "median": median._value_mechanisms(),
+            "median_rank": median._rank_mechanisms(), "diffpid3": diffpid3._split_mechanisms(),
+            "motkin": motkin._sampler_mechanisms(), "priv_topk": priv_topk._topk_mechanisms(),
+            "names(noise='exponential')": names(noise="exponential")}
+
+
+def test_a_user_mechanism_reaches_capability_queries_only_by_declaring_them():
+    """The deterministic argmax declared BR(1) reached the median (and names(noise='gumbel')) through the default
+    noises=('gumbel',). Without noises= it reaches none of the queries that rely on a noise family; declared,
+    it reaches exactly those of that family."""
+    before = _capability_queries()
+    assert "exponential" in before["median"] and "permute_and_flip" in before["median_rank"]
+    plain = registry.register(Mechanism("user_argmax", "global", _argmax, _argmax_probabilities,
+                                        guarantee=BoundedRange))
+    try:
+        assert plain.noises == () and plain.noise is None and not plain.accepts("noise")
+        assert _capability_queries() == before
+        with pytest.raises(ValueError, match=r"mechanism='user_argmax' is not available for median: .* "
+                                             r"user_argmax \(declares no noise family\)"):
+            dpselect.median([1.0, 2.0, 8.0], epsilon=1.0, bound=10.0, mechanism="user_argmax", rng=0)
+        with pytest.raises(ValueError, match="mechanism must be one of"):
+            dpselect.median_rank([1.0, 2.0, 8.0], epsilon=1.0, bound=10.0, mechanism="user_argmax", rng=0)
+    finally:
+        registry.unregister("user_argmax")
+    declared = registry.register(Mechanism("user_gumbel", "global", _argmax, _argmax_probabilities,
+                                           noises=("gumbel",), guarantee=BoundedRange))
+    try:
+        after = _capability_queries()
+        assert {k for k in after if after[k] != before[k]} == {"names(noise='gumbel')", "median", "median_rank",
+                                                               "diffpid3", "motkin", "priv_topk"}
+        assert all(after[k] == before[k] + ("user_gumbel",) for k in after if after[k] != before[k])
+        assert declared.noise == "gumbel"
+    finally:
+        registry.unregister("user_gumbel")
+
+
+def _em_wrapper(utilities, *, epsilon, sensitivity, k=None, rng=None, size=None, base_measure=None, exact=True,
+                monotonic=False):
+    return dpselect.exponential(utilities, epsilon=epsilon, sensitivity=sensitivity, k=k, rng=rng, size=size,
+                                base_measure=base_measure, exact=exact, monotonic=monotonic)
+
+
+def test_check_passes_correct_user_mechanisms():
+    em = Mechanism("user_em", "global", _em_wrapper, dpselect.exponential_probabilities, options=("monotonic",),
+                   guarantee=BoundedRange)
+    rep = registry.check(em)
+    assert rep.passed and rep.failures == () and [v.options for v in rep.variants] == [{}, {"monotonic": True}]
+    assert [v.claim for v in rep.variants] == [BoundedRange(1.0)] * 2
+    assert [round(v.worst_range, 4) for v in rep.variants] == [1.0, 1.0]
+    assert all(v.chi2_pvalue > 1e-6 for v in rep.variants)
+    pf = Mechanism("user_pf", "global", _pf_wrapper, dpselect.permute_and_flip_probabilities, options=("monotonic",),
+                   guarantee=PureDP)
+    rep = registry.check(pf, epsilon=0.5)
+    assert rep.passed and [v.claim for v in rep.variants] == [PureDP(0.5)] * 2
+    assert "check('user_pf'): passed" in str(rep)
+
+
+def test_check_catches_the_issues_two_bad_mechanisms():
+    """(1) permute-and-flip declared ε-BR: its log-ratio ranges over 1.5394 > ε = 1 (monotonic:
+    1.6074); (2) a deterministic argmax declared BR(1): a log-ratio of inf; the same argmax with the
+    exponential mechanism's law as its probability_fn: the χ² of its draws against that law fails."""
+    pf_br = Mechanism("user_pf_br", "global", _pf_wrapper, dpselect.permute_and_flip_probabilities,
+                      options=("monotonic",), guarantee=BoundedRange)
+    with pytest.raises(registry.ContractError, match=r"breaks the declared BoundedRange\(epsilon=1.0\)") as info:
+        registry.check(pf_br)
+    rep = info.value.report
+    assert not rep.passed and [round(v.worst_range, 4) for v in rep.variants] == [1.5394, 1.6074]
+    assert all(not v.audit_passed and v.chi2_pvalue > 1e-6 for v in rep.variants)   # the draws do follow its law
+    argmax = Mechanism("user_argmax", "global", _argmax, _argmax_probabilities, guarantee=BoundedRange)
+    rep = registry.check(argmax, raise_on_failure=False)
+    assert not rep.passed and rep.variants[0].worst_log_ratio == math.inf and rep.variants[0].chi2_pvalue > 1e-6
+    liar = Mechanism("user_argmax_em_law", "global", _argmax, dpselect.exponential_probabilities,
+                     guarantee=BoundedRange)
+    rep = registry.check(liar, raise_on_failure=False)
+    assert rep.variants[0].audit_passed and rep.variants[0].chi2_pvalue == 0.0
+    assert rep.failures == ("default options: the selector's 3000 draws do not follow probability_fn (chi2 p = "
+                            "0 <= alpha = 1e-06)",)
+    # public arguments are checked first
+    for kw, exc in (({"epsilon": 0.0}, ValueError), ({"draws": 10}, ValueError), ({"alpha": 1.0}, ValueError),
+                    ({"raise_on_failure": 1}, TypeError)):
+        with pytest.raises(exc):
+            registry.check(argmax, **kw)
+    with pytest.raises(TypeError, match="spec must be"):
+        registry.check(42)   # type: ignore[arg-type]
+
+
+def test_check_audits_local_mechanisms_on_the_capped_count_model():
+    rep = registry.check("shifted_local_dampening")
+    assert rep.passed and [v.options for v in rep.variants] == [{"direction": "increasing"},
+                                                                 {"direction": "decreasing"}]
+    ld = get_mechanism("LD")
+    user_ld = Mechanism("user_ld", "local", ld.selector, ld.probability_fn, options=("max_steps",),
+                      guarantee=BoundedRange)
+    assert registry.check(user_ld).passed         # the user's spec of local dampening: audited like the built-in

@@ -8,6 +8,11 @@ privacy guarantee it gives, as a value (:meth:`Mechanism.privacy`, what an accou
 ask the registry instead of comparing names: their mechanism subsets are queries (:func:`names`) on the
 capability fields (``kind``, ``noises``, ``score``, ``options``).
 
+No trust by default (issue 34 item 2): a :class:`Mechanism` must declare its guarantee (``guarantee=PureDP``,
+``BoundedRange`` or a mapping noise -> class; a ``TypeError`` without it), and ``noises`` is a declared
+capability (default ``()``): a user's mechanism reaches a query such as ``names(noise="gumbel")`` (the median,
+DiffPID3, ...) only by declaring that noise. :func:`check` runs the contract test's audit on any spec.
+
 Guarantees (checked against the proofs and by exact audits in ``tests/test_contract.py``):
 
 * exponential mechanism, report-noisy-max with Gumbel noise: ε-**bounded range** (ε-BR). The log-ratio of
@@ -87,7 +92,8 @@ from .accounting.guarantees import BoundedRange, Guarantee, PureDP
 from .dampening import DEFAULT_MAX_STEPS, dampen_with_error, shift_totals_with_error
 from .sampling import NOISES
 
-__all__ = ["Mechanism", "MECHANISMS", "get_mechanism", "names", "register", "unregister", "KINDS", "SCORES"]
+__all__ = ["Mechanism", "MECHANISMS", "get_mechanism", "names", "register", "unregister", "check", "CheckReport",
+           "ContractError", "KINDS", "SCORES"]
 
 #: ``Mechanism.kind``: a number Δu as sensitivity ("global") or a SensitivityFunction ("local").
 KINDS = ("global", "local")
@@ -142,9 +148,12 @@ class Mechanism:
         Short names, lower case (matched case-insensitively); one string is one alias (``"ty"``, not "t", "y").
     noises : tuple of str
         The noise families of the noisy max the mechanism is (one of :data:`dpselect.sampling.NOISES`); the
-        first is the default. More than one: selectable by the option ``noise=`` (report-noisy-max). The
-        noise decides how ``base_measure`` is read (Gumbel: any w > 0; exponential, Laplace: whole numbers
-        of copies) and the per-pick guarantee (Gumbel: ε-bounded range; others: pure ε-DP).
+        first is the default. Omitted (``()``): the mechanism declares no noise family, and the capability
+        queries of applications that rely on one (``names(noise=...)``: the median, DiffPID3, DP-MOTkIN,
+        PrivTopk, the Dask frequent items) leave it out; declare it only if the mechanism *is* that noisy max.
+        More than one: selectable by the option ``noise=`` (report-noisy-max). The noise decides how
+        ``base_measure`` is read (Gumbel: any w > 0; exponential, Laplace: whole numbers of copies); the
+        guarantee is what ``guarantee=`` declares (never derived from the noise).
     score : {"utility", "dampened", "shifted"}
         What the noisy max runs on (see :data:`SCORES`); "dampened" and "shifted" can be cached across draws
         with :meth:`prepare` and :meth:`select_prepared`.
@@ -154,8 +163,12 @@ class Mechanism:
         Under which neighbour model the guarantee holds.
     description : str
         One line for listings and error messages.
-    guarantee : type, optional
-        The per-pick guarantee class (``PureDP`` or ``BoundedRange``) when it does not follow from the noise.
+    guarantee : type or mapping
+        Required (a ``TypeError`` without it: no guarantee is assumed): the per-pick guarantee class,
+        ``PureDP`` (pure ε-DP) or ``BoundedRange`` (ε-bounded range), or a mapping ``noise -> class`` covering
+        every entry of ``noises`` (report-noisy-max: ``{"laplace": PureDP, "gumbel": BoundedRange,
+        "exponential": PureDP}``). :meth:`privacy` returns that class at the call's ε (composed for k > 1).
+        Audit a claim with :func:`check`.
     prepare_fn, select_prepared_fn : callable, optional
         Local mechanisms whose scores can be cached: ``prepare_fn(utilities, sensitivity_function,
         max_steps=...) -> cache`` and ``select_prepared_fn(utilities, sensitivity_function, cache, epsilon, k,
@@ -173,12 +186,13 @@ class Mechanism:
     selector: Callable[..., Any] = field(repr=False, compare=False)
     probability_fn: Callable[..., Any] = field(repr=False, compare=False)
     aliases: tuple[str, ...] = ()
-    noises: tuple[str, ...] = ("gumbel",)
+    noises: tuple[str, ...] = ()
     score: Literal["utility", "dampened", "shifted"] = "utility"
     options: tuple[str, ...] = ()
     neighbour_model: str = field(default="", repr=False)
     description: str = field(default="", repr=False)
-    guarantee: "type[PureDP] | type[BoundedRange] | None" = field(default=None, repr=False)
+    guarantee: "type[PureDP] | type[BoundedRange] | Mapping[str, type[PureDP] | type[BoundedRange]] | None" = field(
+        default=None, repr=False, compare=False)
     prepare_fn: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
     select_prepared_fn: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
     _takes: tuple[str, ...] = field(default=(), init=False, repr=False, compare=False)
@@ -201,10 +215,12 @@ class Mechanism:
         if not all(isinstance(a, str) and a.strip() for a in aliases):
             raise TypeError(f"aliases must be a string or a tuple of non-empty strings, got {short_repr(self.aliases)}")
         object.__setattr__(self, "aliases", tuple(a.strip().lower() for a in aliases))
-        if not self.noises or any(n not in NOISES for n in self.noises):
-            raise ValueError(f"noises must be a non-empty tuple of {', '.join(NOISES)}, got {self.noises!r}")
-        if self.guarantee not in (None, PureDP, BoundedRange):
-            raise ValueError(f"guarantee must be PureDP or BoundedRange (or None: from the noise), got {self.guarantee!r}")
+        noises = (self.noises,) if isinstance(self.noises, str) else tuple(self.noises)
+        if any(n not in NOISES for n in noises) or len(set(noises)) != len(noises):
+            raise ValueError(f"noises must be a tuple of distinct {', '.join(NOISES)} (or () for none), "
+                             f"got {self.noises!r}")
+        object.__setattr__(self, "noises", noises)
+        object.__setattr__(self, "guarantee", self._checked_guarantee(self.guarantee))
         if (self.prepare_fn is None) != (self.select_prepared_fn is None):
             raise ValueError("prepare_fn and select_prepared_fn go together (both or neither)")
         object.__setattr__(self, "options", tuple(self.options))
@@ -216,11 +232,30 @@ class Mechanism:
         object.__setattr__(self, "_takes_rng", "rng" in params or any(
             p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()))
 
+    def _checked_guarantee(self, g: Any) -> Any:
+        """The declared guarantee (a class, or a mapping noise -> class), or a TypeError saying what to
+        pass: nothing is certified by default (issue 34 item 2)."""
+        how = ("pass guarantee=PureDP (pure ε-DP per pick) or guarantee=BoundedRange (ε-bounded range per pick), "
+               "from dpselect.accounting, or a mapping noise -> one of them covering every noise in noises=; "
+               "then audit the claim with dpselect.registry.check(spec)")
+        if g is None:
+            raise TypeError(f"mechanism {self.name!r} declares no privacy guarantee (none is assumed): {how}")
+        if isinstance(g, Mapping):
+            if not self.noises or set(g) != set(self.noises) or any(c not in (PureDP, BoundedRange)
+                                                                    for c in g.values()):
+                raise TypeError(f"guarantee of mechanism {self.name!r}: a mapping must give PureDP or BoundedRange "
+                                f"for exactly the noises {self.noises!r}, got {short_repr(g)}; {how}")
+            return {n: g[n] for n in self.noises}    # a copy in noise order (a dict: specs pickle)
+        if g not in (PureDP, BoundedRange):
+            raise TypeError(f"guarantee of mechanism {self.name!r} must be PureDP or BoundedRange (the class) or a "
+                            f"mapping noise -> class, got {short_repr(g)}; {how}")
+        return g
+
     # -- capabilities --------------------------------------------------------------------------------
     @property
-    def noise(self) -> str:
-        """The default noise family."""
-        return self.noises[0]
+    def noise(self) -> str | None:
+        """The default noise family (None: the mechanism declares none)."""
+        return self.noises[0] if self.noises else None
 
     @property
     def cacheable(self) -> bool:
@@ -595,11 +630,10 @@ class Mechanism:
         return self._guarantee_class(options.get("noise")) is BoundedRange
 
     def _guarantee_class(self, noise: Any) -> "type[PureDP] | type[BoundedRange]":
-        if self.guarantee is not None:
-            return self.guarantee
-        if noise is None:
-            return _GUARANTEE_BY_NOISE[self.noise]
-        return _GUARANTEE_BY_NOISE[check_choice(noise, "noise", self.noises)]
+        g = self.guarantee
+        if not isinstance(g, Mapping):
+            return g  # type: ignore[return-value]
+        return g[self.noises[0] if noise is None else check_choice(noise, "noise", self.noises)]
 
     def _check_options(self, options: Mapping[str, Any], *, probabilities: bool) -> None:
         for key in options:
@@ -645,7 +679,9 @@ def register(spec: Mechanism, *, replace: bool = False) -> Mechanism:
 
     Examples
     --------
-    >>> toy = Mechanism("first_candidate", "global", lambda u, **kw: 0, lambda u, **kw: np.eye(len(u))[0])
+    >>> from dpselect.accounting import BoundedRange
+    >>> toy = Mechanism("first_candidate", "global", lambda u, **kw: 0, lambda u, **kw: np.eye(len(u))[0],
+    ...                 guarantee=BoundedRange)       # 0-DP (it ignores the data), so ε-BR for every ε
     >>> register(toy) is toy, get_mechanism("first_candidate") is toy
     (True, True)
     >>> unregister("first_candidate") is toy, "first_candidate" in MECHANISMS
@@ -682,8 +718,9 @@ def unregister(name: str) -> Mechanism:
 
     Examples
     --------
+    >>> from dpselect.accounting import PureDP
     >>> toy = register(Mechanism("toy_first", "global", lambda u, **kw: 0, lambda u, **kw: np.eye(len(u))[0],
-    ...                          aliases=("tf",)))
+    ...                          aliases=("tf",), guarantee=PureDP))
     >>> unregister("TF") is toy, "toy_first" in MECHANISMS
     (True, False)
     """
@@ -763,6 +800,140 @@ def names(kind: str | None = None, *, where: Callable[[Mechanism], bool] | None 
 
 
 # ---------------------------------------------------------------------------------------------
+# the contract audit of a spec (issue 34 item 2: users audit their own mechanism)
+# ---------------------------------------------------------------------------------------------
+class ContractError(AssertionError):
+    """A spec failed :func:`check`: its law breaks its declared guarantee, or its selector does not draw its law.
+
+    ``report`` holds the :class:`CheckReport`."""
+
+    def __init__(self, message: str, report: "CheckReport") -> None:
+        super().__init__(message)
+        self.report = report
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """The outcome of :func:`check`: one entry per option setting audited.
+
+    Attributes
+    ----------
+    name : str
+        The spec's name.
+    variants : tuple
+        Per option setting (each noise, direction, ``monotonic``): its options, the claim ``spec.privacy(ε)``,
+        the exact audit's ``worst_log_ratio`` / ``worst_range`` and verdict, whether the law is a probability
+        vector, the χ² p-value of the selector's draws against it, and any error the selector raised.
+    alpha : float
+        The χ² level: a p-value at or below it fails.
+    failures : tuple of str
+        What failed, one line each (empty when passed).
+    """
+
+    name: str
+    variants: tuple
+    alpha: float
+    failures: tuple[str, ...]
+
+    @property
+    def passed(self) -> bool:
+        """True when every variant passed the exact audit and the χ² test."""
+        return not self.failures
+
+    def __str__(self) -> str:
+        head = f"check({self.name!r}): " + ("passed" if self.passed else "FAILED")
+        rows = [f"  {v.options or '{}'}: claim {v.claim!r}, worst log-ratio {v.worst_log_ratio:.4g}, range "
+                f"{v.worst_range:.4g}, chi2 p = {v.chi2_pvalue:.3g}" for v in self.variants]
+        return "\n".join([head, *rows, *("  " + f for f in self.failures)])
+
+
+def check(spec: "Mechanism | str", *, epsilon: float = 1.0, draws: int = 3000, alpha: float = 1e-6,
+          seed: int = 0, raise_on_failure: bool = True) -> CheckReport:
+    """Run the registry's contract audit (``tests/test_contract.py``'s) on a mechanism's spec.
+
+    For every option setting the spec offers (each noise, each direction, ``monotonic=True``):
+
+    1. its ``probability_fn`` is audited exactly against its declared guarantee ``spec.privacy(epsilon)``
+       (:func:`dpselect.audit.exact_dp_audit`: the worst |log-ratio| for ``PureDP``, and the range of the
+       log-ratio for ``BoundedRange``) on small made-up neighbouring inputs of 3 candidates: global
+       mechanisms on utility vectors each moving by at most Δ = 1 (one way with ``monotonic``), local ones on
+       capped counts min(c_r, 2) over every dataset of at most 4 records (add/remove one record) with their
+       admissible sensitivity function;
+    2. its selector draws ``draws`` seeded picks (``size=draws``) compared with that law by a χ² test.
+
+    Passing is evidence on these inputs, not a proof: the guarantee must also follow from the mechanism's
+    privacy argument. Failing is a counterexample. No private data is involved (the inputs are made up here).
+
+    Parameters
+    ----------
+    spec : Mechanism or str
+        A spec (registered or not) or a registered name.
+    epsilon : float
+        The ε audited (> 0).
+    draws : int
+        Draws for the χ² test (>= 100).
+    alpha : float
+        The χ² test's level (in (0, 1)): a p-value at or below it fails.
+    seed : int
+        Seeds the draws (the audit is exact and needs none).
+    raise_on_failure : bool
+        Raise :class:`ContractError` on a failure (default) or return the report.
+
+    Returns
+    -------
+    CheckReport
+        Per option setting: the claim, the exact audit's worst log-ratio and range, the χ² p-value.
+
+    Raises
+    ------
+    ContractError
+        With ``raise_on_failure=True`` when the law breaks the claim or the draws do not follow the law.
+
+    Examples
+    --------
+    >>> check("EM").passed
+    True
+    >>> from dpselect.accounting import BoundedRange
+    >>> def pf(u, **kw):                      # permute-and-flip, but declared ε-bounded-range below
+    ...     return get_mechanism("PF").select(u, **kw)
+    >>> bad = Mechanism("pf_as_br", "global", pf, get_mechanism("PF").probability_fn, guarantee=BoundedRange)
+    >>> rep = check(bad, raise_on_failure=False)
+    >>> rep.passed, round(rep.variants[0].worst_range, 4)
+    (False, 1.5394)
+    """
+    from . import _contract
+    s = get_mechanism(spec) if isinstance(spec, str) else spec
+    if not isinstance(s, Mechanism):
+        raise TypeError(f"spec must be a dpselect.registry.Mechanism or a registered name, got {short_repr(spec)}")
+    eps = check_positive(epsilon, "epsilon")
+    n = check_int(draws, "draws", minimum=100)
+    a = float(check_positive(alpha, "alpha"))
+    if not a < 1.0:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    sd = check_int(seed, "seed", minimum=0)
+    if not isinstance(raise_on_failure, bool):
+        raise TypeError(f"raise_on_failure must be a bool, got {short_repr(raise_on_failure)}")
+    results = _contract.audit_spec(s, epsilon=eps, draws=n, seed=sd)
+    failures = []
+    for v in results:
+        where = f"options {v.options}" if v.options else "default options"
+        if not v.audit_passed:
+            failures.append(f"{where}: the law breaks the declared {v.claim!r} on neighbouring inputs (worst "
+                            f"log-ratio {v.worst_log_ratio:.4g}, range {v.worst_range:.4g}, claimed ε = {eps:g})")
+        if not v.law_ok:
+            failures.append(f"{where}: probability_fn did not return 3 probabilities summing to 1")
+        elif v.error:
+            failures.append(f"{where}: {v.error}")
+        elif v.chi2_pvalue <= a:
+            failures.append(f"{where}: the selector's {n} draws do not follow probability_fn (chi2 p = "
+                            f"{v.chi2_pvalue:.3g} <= alpha = {a:g})")
+    report = CheckReport(s.name, tuple(results), a, tuple(failures))
+    if failures and raise_on_failure:
+        raise ContractError(str(report), report)
+    return report
+
+
+# ---------------------------------------------------------------------------------------------
 # the built-in mechanisms (one entry each)
 # ---------------------------------------------------------------------------------------------
 def _late(attr: str) -> Callable[..., Any]:
@@ -794,24 +965,24 @@ def _prepare_shifted(u: np.ndarray, sf: Any, *, max_steps: int = DEFAULT_MAX_STE
 
 register(Mechanism(
     "exponential", "global", _late("_exponential_entry"), _late("exponential_probabilities"), aliases=("em",), noises=("gumbel",),
-    options=("monotonic",), neighbour_model=_GLOBAL_MODEL,
+    guarantee=BoundedRange, options=("monotonic",), neighbour_model=_GLOBAL_MODEL,
     description="exponential mechanism (McSherry & Talwar): P(r) ∝ exp(ε·u(r)/(2Δu))"))
 register(Mechanism(
     "permute_and_flip", "global", _late("_permute_and_flip_entry"), _late("permute_and_flip_probabilities"), aliases=("pf",),
-    noises=("exponential",), options=("monotonic",), neighbour_model=_GLOBAL_MODEL,
+    noises=("exponential",), guarantee=PureDP, options=("monotonic",), neighbour_model=_GLOBAL_MODEL,
     description="permute-and-flip (McKenna & Sheldon) = report-noisy-max with exponential noise"))
 register(Mechanism(
     "report_noisy_max", "global", _late("_report_noisy_max_entry"), _late("report_noisy_max_probabilities"), aliases=("rnm",),
-    noises=("laplace", "gumbel", "exponential"), options=("noise", "monotonic"), neighbour_model=_GLOBAL_MODEL,
+    noises=("laplace", "gumbel", "exponential"), guarantee=_GUARANTEE_BY_NOISE, options=("noise", "monotonic"), neighbour_model=_GLOBAL_MODEL,
     description="report-noisy-max with Laplace (default), Gumbel or exponential noise of scale 2Δu/ε"))
 register(Mechanism(
     "local_dampening", "local", _late("_local_dampening_entry"), _late("local_dampening_probabilities"), aliases=("ld",),
-    noises=("gumbel",), score="dampened", options=("max_steps",), neighbour_model=_LOCAL_MODEL,
+    noises=("gumbel",), guarantee=BoundedRange, score="dampened", options=("max_steps",), neighbour_model=_LOCAL_MODEL,
     description="local dampening (thesis Def. 3.4.1): P(r) ∝ exp(ε·D(x, r)/2)",
     prepare_fn=_prepare_dampened, select_prepared_fn=_late("dampened_select")))
 register(Mechanism(
     "shifted_local_dampening", "local", _late("_shifted_local_dampening_entry"), _late("shifted_local_dampening_probabilities"),
-    aliases=("sld",), noises=("gumbel",), score="shifted", options=("direction", "max_steps"),
+    aliases=("sld",), noises=("gumbel",), guarantee=BoundedRange, score="shifted", options=("direction", "max_steps"),
     neighbour_model=_LOCAL_MODEL + "; δ must also be bounded (saturation_distance)",
     description="shifted local dampening (thesis Ch. 4), closed form: P(r) ∝ exp(ε·(u(r) ∓ G_r)/(2Δ))",
     prepare_fn=_prepare_shifted, select_prepared_fn=_late("shifted_select")))

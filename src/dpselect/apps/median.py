@@ -169,12 +169,16 @@ def _prepare(values: ArrayLike, bound: float, counts: ArrayLike | None) -> _Grou
     return grouped_database(values, bound, counts)
 
 
+def _noise_words(spec: MechanismSpec) -> str:
+    return "declares no noise family" if spec.noise is None else f"noise {spec.noise!r}"
+
+
 def _check_value_mechanism(mechanism: "str | MechanismSpec") -> str:
     spec = get_mechanism(mechanism)
     if spec.name not in _value_mechanisms():
         raise ValueError(
             f"mechanism={spec.name!r} is not available for median: the released value ranges over the "
-            f"continuum [0, bound], and {spec.name} (noise {spec.noise!r}) is defined for finitely many "
+            f"continuum [0, bound], and {spec.name} ({_noise_words(spec)}) is defined for finitely many "
             "candidates (its 'copies' form with interval lengths as weights depends on the unit of the values "
             f"and has no privacy proof). Use one of {', '.join(_value_mechanisms())} (or "
             f"median_rank(..., mechanism={spec.name!r}) for the rank)"
