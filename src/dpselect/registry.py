@@ -805,7 +805,24 @@ def names(kind: str | None = None, *, where: Callable[[Mechanism], bool] | None 
 class ContractError(AssertionError):
     """A spec failed :func:`check`: its law breaks its declared guarantee, or its selector does not draw its law.
 
-    ``report`` holds the :class:`CheckReport`."""
+    Parameters
+    ----------
+    message : str
+        What failed (the report's failures, one line each).
+    report : CheckReport
+        The whole outcome, kept as ``report``.
+
+    Examples
+    --------
+    >>> from dpselect.accounting import BoundedRange
+    >>> argmax = Mechanism("argmax_as_br", "global", lambda u, **kw: int(np.argmax(u)),
+    ...                    get_mechanism("EM").probability_fn, guarantee=BoundedRange)
+    >>> try:
+    ...     check(argmax)
+    ... except ContractError as err:
+    ...     print(err.report.passed)
+    False
+    """
 
     def __init__(self, message: str, report: "CheckReport") -> None:
         super().__init__(message)
@@ -828,6 +845,12 @@ class CheckReport:
         The χ² level: a p-value at or below it fails.
     failures : tuple of str
         What failed, one line each (empty when passed).
+
+    Examples
+    --------
+    >>> rep = check("PF")
+    >>> rep.name, rep.passed, rep.failures
+    ('permute_and_flip', True, ())
     """
 
     name: str
