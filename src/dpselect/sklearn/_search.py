@@ -396,7 +396,9 @@ class PrivateSearchCV(BaseEstimator):
 
     Selects **one privately trained model and its parameters** among a random number of runs; each run
     samples parameters from public distributions, fits ``estimator`` with differential privacy on the
-    training part and scores it with a DP score on the validation part.
+    training part and scores it with a DP score on the validation part. Despite the ``CV`` (kept for
+    scikit-learn's naming), there is **one holdout split, not cross-validation**: folds would put every record
+    in several fits and scores, and each would cost budget.
     :func:`dpselect.tune.select_private_candidate` draws the number of runs (independently of the data,
     exactly) and keeps the best one. The whole search is (``epsilon``, ``delta``)-DP with respect to
     adding or removing one record of ``(X, y)``: ``privacy_`` is the certified guarantee.
