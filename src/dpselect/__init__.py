@@ -18,7 +18,7 @@ from .mechanisms import (  # noqa: E402
     shifted_local_dampening_probabilities,
 )
 from . import audit  # noqa: E402
-# The mechanism registry (issue 23): imported before every module that takes ``mechanism=``, so that the
+# The mechanism registry: imported before every module that takes ``mechanism=``, so that the
 # built-in mechanisms are registered before any name is looked up.
 from . import registry  # noqa: E402
 from .registry import MECHANISMS, Mechanism, get_mechanism  # noqa: E402
@@ -77,7 +77,7 @@ from .exceptions import BudgetExceededError  # noqa: E402
 
 __all__ += ["Accountant", "BudgetExceededError"]
 
-# Private selection from private candidates (issue 25): dpselect.tune.select_private_candidate.
+# Private selection from private candidates: dpselect.tune.select_private_candidate.
 from . import tune  # noqa: E402
 
 __all__ += ["tune"]

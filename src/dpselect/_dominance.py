@@ -15,12 +15,12 @@ own code counts with O(n²) Python loops; here everything is vectorised numpy:
   query walks the bits in lock step). O((n + q) log n) after the sorts, no Python loop over points.
   The Pareto score's own case (points = queries, strict) is reduced to a permutation and counted by a
   bottom-up merge whose sort keys carry the counts (:func:`_smaller_before`), so numpy's sorts do the
-  merging; with packed-key sorts in place of argsort this halved its time at n = 10^6 (issue 16).
+  merging; with packed-key sorts in place of argsort this halved its time at n = 10^6.
 * **m >= 3**: points in the order of the first coordinate (the points passing it are a suffix
   starting at s0(q)), cut into blocks of 2,048. In a block, every further coordinate has a table of
   bitsets (row t: the block's points at sorted positions >= t); a query ANDs one row per coordinate
   and counts the bits (``np.bitwise_count``; a byte table before numpy 2.0), O(n q m / 64) word
-  operations (issue 22). m >= 4 uses this for all blocks up to ~2 * 10^5 points; m = 3 (and larger
+  operations. m >= 4 uses this for all blocks up to ~2 * 10^5 points; m = 3 (and larger
   inputs) only for the block holding s0(q), and counts the blocks after it by divide and conquer
   over the block index: at each bit of the block index one grouped (m − 1)-dimensional problem
   (m = 3: sort by one coordinate, range counts on the other with a wavelet matrix; m >= 4: offline
@@ -41,8 +41,8 @@ __all__ = ["count_dominating", "count_dominating_blocked", "count_with_orders"]
 _METHODS = ("auto", "fast", "blocked")
 #: ``method="auto"`` uses blocked broadcasting when n_points * n_queries is at most this times
 #: :func:`_blocked_scale` (crossovers measured on the 2-core development machine with random points,
-#: self-queries: n ≈ 450 for m = 2 (issue 16); n ≈ 350 for m = 3 and 4 against the bitset counting
-#: (issue 22; the earlier divide and conquer only won from n ≈ 2,800 / 22,000)).
+#: self-queries: n ≈ 450 for m = 2; n ≈ 350 for m = 3 and 4 against the bitset counting
+#: (the earlier divide and conquer only won from n ≈ 2,800 / 22,000)).
 BLOCKED_LIMIT = 250_000
 
 
@@ -53,7 +53,7 @@ def _blocked_scale(m: int) -> float:
 
 #: m >= 4 counts by bitsets alone (:func:`_count_bitset`, O(n n_q m / 64) word operations) while
 #: n * n_q <= this * (m − 3), beyond by bitsets plus divide and conquer (:func:`_count_hybrid`, whose
-#: (m − 1)-dimensional levels grow like log^(m − 2) n). Measured at m = 4 (issue 22): bitsets 2x faster
+#: (m − 1)-dimensional levels grow like log^(m − 2) n). Measured at m = 4: bitsets 2x faster
 #: at n = 10^5, 1.3x at 2 * 10^5, crossover near 2.3 * 10^5. For m = 3 the hybrid is faster at every size.
 _BITSET_LIMIT = 50_000_000_000
 #: Elements (query rows x point rows) per chunk of the blocked method.

@@ -1,6 +1,6 @@
 """A minimal progress bar for long CLI runs (stderr, no dependency).
 
-Kept hand-written rather than replaced by tqdm or rich (issue 13): its one user is the reproduction
+Kept hand-written rather than replaced by tqdm or rich: its one user is the reproduction
 driver (``dpselect reproduce``), which needs a bar on a terminal and, in logs of background runs, one
 line per 5% rather than a carriage-return redraw per step; this class does both in 50 lines. tqdm would
 be a new dependency of the core (or an optional one that changes the output by environment) for one

@@ -1,4 +1,4 @@
-"""The mechanism registry: a selection mechanism is a value (issue 23, item 1).
+"""The mechanism registry: a selection mechanism is a value.
 
 Every single-objective selection mechanism of dpselect is one frozen :class:`Mechanism` in one registry,
 :data:`MECHANISMS` (also ``dpselect.MECHANISMS``, a read-only mapping canonical name -> spec).
@@ -8,7 +8,7 @@ privacy guarantee it gives, as a value (:meth:`Mechanism.privacy`, what an accou
 ask the registry instead of comparing names: their mechanism subsets are queries (:func:`names`) on the
 capability fields (``kind``, ``noises``, ``score``, ``options``).
 
-No trust by default (issue 34 item 2): a :class:`Mechanism` must declare its guarantee (``guarantee=PureDP``,
+No trust by default: a :class:`Mechanism` must declare its guarantee (``guarantee=PureDP``,
 ``BoundedRange`` or a mapping noise -> class; a ``TypeError`` without it), and ``noises`` is a declared
 capability (default ``()``): a user's mechanism reaches a query such as ``names(noise="gumbel")`` (the median,
 DiffPID3, ...) only by declaring that noise. :func:`check` runs the contract test's audit on any spec.
@@ -43,7 +43,7 @@ picks; the per-pick ε0 is fixed in advance): ``PureDPComposition(ε0, k)`` (the
 Kairouz et al., valid for adaptively chosen ε0-DP mechanisms) for pure-DP mechanisms and
 ``AdaptiveBoundedRangeComposition(ε0, k)`` for bounded-range ones. With ``delta=0`` (the default) ε0 is
 ε/k rounded up (the samplers use the exact rational ε/k) and the value certifies ε at δ = 0 (basic
-composition) and less at δ > 0. With ``delta > 0`` (issue 24, top-k under (ε, δ)) ε0 is
+composition) and less at δ > 0. With ``delta > 0`` (top-k under (ε, δ)) ε0 is
 :func:`dpselect.accounting.per_pick_epsilon` of the guarantee's kind: the largest ε0 whose k-fold adaptive
 composition is (ε, δ)-DP; the selectors then run each pick with exactly that ε0.
 
@@ -234,7 +234,7 @@ class Mechanism:
 
     def _checked_guarantee(self, g: Any) -> Any:
         """The declared guarantee (a class, or a mapping noise -> class), or a TypeError saying what to
-        pass: nothing is certified by default (issue 34 item 2)."""
+        pass: nothing is certified by default."""
         how = ("pass guarantee=PureDP (pure ε-DP per pick) or guarantee=BoundedRange (ε-bounded range per pick), "
                "from dpselect.accounting, or a mapping noise -> one of them covering every noise in noises=; "
                "then audit the claim with dpselect.registry.check(spec)")
@@ -800,7 +800,7 @@ def names(kind: str | None = None, *, where: Callable[[Mechanism], bool] | None 
 
 
 # ---------------------------------------------------------------------------------------------
-# the contract audit of a spec (issue 34 item 2: users audit their own mechanism)
+# the contract audit of a spec (users audit their own mechanism)
 # ---------------------------------------------------------------------------------------------
 class ContractError(AssertionError):
     """A spec failed :func:`check`: its law breaks its declared guarantee, or its selector does not draw its law.

@@ -299,8 +299,8 @@ class Accountant:
 
     # -- one budget: copies are the same object, pickling keeps history and sums together --------------
     def __copy__(self) -> "Accountant":
-        """The accountant itself: a copy with its own sums would spend the same budget twice (issue 33:
-        an original and its ``copy.copy`` together accepted 1.7 on a budget of 1.0)."""
+        """The accountant itself: a copy with its own sums would spend the same budget twice (an
+        original and a copy with its own sums would together accept 1.7 on a budget of 1.0)."""
         return self
 
     def __deepcopy__(self, memo: dict) -> "Accountant":
@@ -441,7 +441,7 @@ class Accountant:
 
         The adaptive filter with δ > 0 accepts whatever the pure sum accepts, except (ε_i, δ_i) charges
         beyond ``approx_delta`` (ApproxDP(1, 1e-5) against (2, 1e-4)); the user picks the mode in advance.
-        O(1): read from the running basic sums (issue 33: it walked the history, under the lock)."""
+        O(1): read from the running basic sums (never a walk of the history under the lock)."""
         if self.mode != "adaptive" or self.delta == 0.0:
             return ""
         eps, dlt = _val(_add(s.e, c.eps)), _val(_add(s.d, c.delta))
@@ -552,7 +552,7 @@ class Accountant:
         (1.8731, 1.1737, 2.5)
         """
         d = None if delta is None else check_delta(delta)
-        return self._spent(self._state, d)       # from a snapshot: no lock held (issue 33: 1–1.5 s in "fixed")
+        return self._spent(self._state, d)       # from a snapshot: no lock held (a "fixed" reading can take seconds)
 
     def _spent(self, s: _State, delta: float | None) -> PureDP | ApproxDP:
         eps, dl, rho = _val(s.e), _val(s.d), _val(s.r)

@@ -72,8 +72,8 @@ def _rr_rdp(eps: float, alpha: float) -> float:
 
     D_α = log(e^{αε} + e^{(1−α)ε})/(α − 1) − log(1 + e^ε)/(α − 1) is a difference of nearly equal terms
     when αε is small (the value is ≈ αε²/2): written as log1p(2 sinh(αε/2) sinh((α−1)ε/2) / cosh(ε/2))/(α − 1)
-    every factor is positive and computed to a few ulps, so the result is too (issue 33: the old form lost
-    all digits at ε = 1e-7, α = 1.01, and came out 0.56x the exact value)."""
+    every factor is positive and computed to a few ulps, so the result is too (the plain difference loses
+    all digits at ε = 1e-7, α = 1.01, and comes out 0.56x the exact value)."""
     if eps == 0.0:
         return 0.0
     am1, h = alpha - 1.0, eps / 2.0

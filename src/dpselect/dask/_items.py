@@ -378,7 +378,7 @@ def frequent_items(
     ['a', 'b']
     """
     eps = check_positive(epsilon, "epsilon")
-    # dask runs its own noisy max with the spec's noise: only mechanisms that declare one (issue 34 item 2)
+    # dask runs its own noisy max with the spec's noise: only mechanisms that declare one
     spec = get_mechanism(mechanism, allowed=names(kind="global", where=lambda m: bool(m.noises)))
     if k is not None:
         check_int(k, "k", minimum=1)

@@ -1,4 +1,4 @@
-"""Private quantiles of a dask Series or 1-D dask array (issue 26): a reduction, then the in-memory law.
+"""Private quantiles of a dask Series or 1-D dask array: a reduction, then the in-memory law.
 
 The workers summarise their partition as a grouped database (distinct values and their counts, or counts
 in public bins); the client merges the summaries and runs :func:`dpselect.quantiles` on them. Grouping

@@ -535,7 +535,7 @@ def _guard(md: Path, size: int, *, force: bool) -> None:
     """Refuse (before any work) to overwrite a run at least as large, or one of unknown size, unless ``force``.
 
     An equal size is refused too: the committed ``results/`` are runs of the command's defaults, and
-    re-running that command with ``--out results/NAME`` must not replace them silently (issue 21)."""
+    re-running that command with ``--out results/NAME`` must not replace them silently."""
     if force:
         return
     if not md.exists():

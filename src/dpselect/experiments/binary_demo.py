@@ -262,7 +262,7 @@ def _task(job: tuple) -> tuple[list[dict], dict]:
     mech = count_path_mechanism(n, theta, eps, delta)
     t_path = time.perf_counter() - t0
     opt = mech.correct_probabilities
-    # Pr[wrong answer], exact also where it is below 1e-16 (kept in log space, issue 10)
+    # Pr[wrong answer], exact also where it is below 1e-16 (kept in log space)
     wrong = np.exp(mech.log_prob[np.arange(n + 1), 1 - mech.true_values.astype(np.int64)])
     cor2 = np.asarray(balanced_probability(dist, epsilon=eps, delta=delta))
     rr = np.full(n + 1, randomized_response_correct(eps))
@@ -327,7 +327,7 @@ def _report(res: Result) -> list[str]:
           "## Pr[correct] by distance to the boundary", "",
           "Cor. 2 = paper 002's closed form for the balanced case (clamped at 1), which the general algorithm "
           "must match. 'optimal Pr[wrong]' = 1 − optimal, computed directly in log space (exact to a few ulps "
-          "relative however small; issue 10).", "",
+          "relative however small).", "",
           markdown_table(["ε", "distance d", "counts", "datasets", "optimal", "optimal Pr[wrong]", "Cor. 2",
                           "randomized response", "Laplace + threshold"], [r for nt in notes for r in nt["table"]]), ""]
     if checks:

@@ -7,7 +7,7 @@ so a released value ``v`` falls in bin ``floor(v)``; ``bounds=None`` (the unboun
 bound at all. Everything runs on the grouped data: the 4,096 bin values with ``counts=`` the histogram
 (empty bins included, so that the public grid, not the data, fixes ``len(values)``).
 
-Metric (issue 26): for m evenly spaced quantiles ``q_i = i / (m + 1)``, i = 1..m, and released values
+Metric: for m evenly spaced quantiles ``q_i = i / (m + 1)``, i = 1..m, and released values
 ``v_i``, ``rank(v) = #{records <= v}`` and the error of one run is the mean over i of
 ``|rank(v_i) - q_i n| / n``. The CSV holds it (metric ``error``) and its **excess** over the best value
 the bins allow (metric ``excess``): the minimum of ``|rank(v) - q_i n| / n`` over the candidate values, the
@@ -418,7 +418,7 @@ def _task(job):
                         records = np.repeat(np.arange(_N_BINS), hist)
                     try:
                         vals = _diffprivlib_quantiles(records, qs, eps, s)
-                    except Exception as exc:  # recorded as a result (issue 26: it may crash)
+                    except Exception as exc:  # recorded as a result (it may crash)
                         vals, status = np.full(m, np.nan), f"raised {type(exc).__name__}"
                 else:
                     vals = _dpselect_quantiles(hist, qs, eps, method, np.random.default_rng(s), neighbours)

@@ -485,7 +485,7 @@ def _figure(rows: list[dict], variants, plt):
     datasets = list(dict.fromkeys(r["dataset"] for r in rows))
     present = set(r["metric"] for r in rows)
     # with nodp-argsort (paper-code) metric C is scored against the code's reference, argsort of the scores;
-    # the dominance-ties reference is then C-dominance-ties (issue 21: the title named a reference not plotted)
+    # the dominance-ties reference is then C-dominance-ties (the title had named a reference not plotted)
     argsort_ref = "C-dominance-ties" in present
     titles = {"C": ("the code's reference, argsort(score)[::-1][:k]" if argsort_ref
                     else "ties to the most dominating node"),

@@ -212,7 +212,7 @@ def _task(job):
                                        base_measure=tc.astype(np.float64))
     # Exact expectations, formed in decimal arithmetic (below) rather than from the float probabilities:
     # np.exp / np.log are dispatched on the CPU's SIMD level and change between numpy versions, which moved
-    # these rows in the last bit from one machine to the next (issue 21). The float probabilities are
+    # these rows in the last bit from one machine to the next. The float probabilities are
     # kept as a check (they agree to ~1e-13 relative; a larger gap is a bug).
     D_ld = dampen(u, sf)
     iv = g.intervals()

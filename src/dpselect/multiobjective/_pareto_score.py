@@ -602,7 +602,7 @@ def _pareto_sf(U: np.ndarray, sfs: list[SensitivityFunction], base_idx: np.ndarr
 _BLOCK_MAX_CANDIDATES = 256
 #: Up to this many candidates the shift of shifted local dampening is summed from the pairs' thresholds
 #: (O(n²) memory: two int64 per pair, 16 MiB at 1,024; chunks of distances bound the rest). Above, by
-#: inclusion–exclusion (:func:`_pareto_shift`, m <= 3). The limit was 64 for both uses (issue 22 item 6)
+#: inclusion–exclusion (:func:`_pareto_shift`, m <= 3). The limit was 64 for both uses
 #: because the block evaluation broadcast every pair at every distance, O(n² T m) work: at 100 models it
 #: was slower than one distance per call, not wrong (the block values equal the walk's, tested).
 _SHIFT_BLOCK_MAX_CANDIDATES = 1024

@@ -1,4 +1,4 @@
-"""Private quantiles: many at once (issue 26).
+"""Private quantiles: many at once.
 
 :func:`quantiles` releases one value per requested quantile, :func:`quantile` one; ε-DP under
 replace-one-record neighbours. Methods with public bounds: the median's interval mechanism per quantile

@@ -42,7 +42,7 @@ NEIGHBOURS = ("replace_one", "add_remove")
 #: Most records a release may hold (:data:`._data.MAX_RECORDS`, 2^49).
 _MAX_RECORDS = MAX_RECORDS
 #: The largest float64: the bounds' width hi − lo (as an exact real) must not exceed it, so that every interval
-#: length of the interval mechanism has a finite float upper bound (issue 33, 2(b)).
+#: length of the interval mechanism has a finite float upper bound.
 _FLOAT_MAX = float(np.finfo(np.float64).max)
 
 
@@ -192,7 +192,7 @@ def _unbounded() -> Any:
     try:
         import importlib
         mod = importlib.import_module("dpselect.quantiles._unbounded")
-    except ImportError as exc:  # the unbounded method lives in its own module (issue 26, helper q-unbounded)
+    except ImportError as exc:  # the unbounded method lives in its own module
         raise ImportError(
             "bounds=None needs the unbounded method (dpselect.quantiles._unbounded), which is not part of this "
             f"installation ({exc}); pass bounds=(lo, hi)"

@@ -1,4 +1,4 @@
-"""Private clipping bounds for a later sum or mean, with no public bound on the data (issue 26).
+"""Private clipping bounds for a later sum or mean, with no public bound on the data.
 
 :func:`clipping_bounds` runs the unbounded searches of :mod:`dpselect.quantiles._unbounded` (AboveThreshold
 on the geometric grid β^i − 1, exact discrete-Laplace noise): a base point L below the data found from 0

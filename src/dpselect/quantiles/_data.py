@@ -2,7 +2,7 @@
 
 The records (``values``) and their multiplicities (``counts``) are the private input: an error raised while
 reading them is a release. So these checks say which *rule* is broken and never which record, where it sits,
-its value, a count or the number of records (n is private under add/remove; issue 33, 2(d)). What they
+its value, a count or the number of records (n is private under add/remove). What they
 refuse is outside the public domain of every release (a NaN record (±inf is read as ±DBL_MAX), a negative count, more than
 :data:`MAX_RECORDS` records), so a refusal happens only on inputs that are not datasets of the domain.
 """

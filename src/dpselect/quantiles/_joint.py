@@ -66,7 +66,7 @@ __all__: list[str] = []
 _U = 2.0 ** -53
 #: The largest public bound on the proposal's error Δ (:func:`delta_bound`) a joint release accepts: each
 #: proposal is accepted with probability >= e^(−2Δ) >= e^-2, so the expected number of proposals is <= e^2.
-#: Beyond it the rejection loop would run for ever in practice (ε = 1e300, or n ≈ 2^45 at ε = 1: issue 33).
+#: Beyond it the rejection loop would run for ever in practice (ε = 1e300, or n ≈ 2^45 at ε = 1).
 MAX_DELTA = 1.0
 
 

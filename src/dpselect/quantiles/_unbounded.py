@@ -467,7 +467,7 @@ _FLOAT_MAX = float(np.finfo(np.float64).max)
 def _upper_end(lo: float, g: float) -> float:
     """hi = lo + g, or the largest float where that overflows (a function of the released lo and the grid
     index only; every record is <= the largest float, so clipping to it changes nothing). With lo >= −g_(K−1)
-    the width hi − lo stays below the largest float, as the bounded release needs (issue 33, 2(b))."""
+    the width hi − lo stays below the largest float, as the bounded release needs."""
     hi = lo + g
     return hi if math.isfinite(hi) else _FLOAT_MAX
 

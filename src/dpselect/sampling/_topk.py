@@ -67,7 +67,7 @@ class _Refiner:
             # A score beyond 1e40 noise units (from the top or from the reference; c = 1e600 times a
             # utility gap gives ~600 digits) first gets one cheap enclosure: f to 50 digits plus the float
             # enclosure of the noise on the first 64 bits (rigorous, only wider). That settles the order of
-            # such scores whenever their gaps dwarf the noise (issue 21 item 15: no ~600-digit ln per
+            # such scores whenever their gaps dwarf the noise (no ~600-digit ln per
             # draw); a near-tie among them then gets the full enclosure below, from the same bits.
             self.coarse.add(r)
             self.pending.add(r)

@@ -476,8 +476,8 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
         :class:`~dpselect.PrivacyLeakWarning` on every table alike: 0/1 when ``y`` holds only such labels
         (the boolean convention: a ``y`` without positives, or without negatives, trains as well),
         otherwise the labels present (a ``ValueError`` asking for ``classes`` when ``y`` then holds one
-        label). Until issue 33 0/1 labels did not warn, and {1} silently became [0, 1] while its
-        neighbour {1, 2} warned. With ``classes`` given, a label outside them is the one refusal.
+        label): a warning on some neighbours only ({1, 2} but not {1}) would itself depend on the data.
+        With ``classes`` given, a label outside them is the one refusal.
     random_state : int, Generator, RandomState or None
         Seed of the training randomness (numpy SPEC 7; a legacy ``RandomState`` gives a seed).
 
@@ -666,7 +666,7 @@ class DPMOETClassifier(_PublicSchemaClassifier):
         ε = 1, the other defaults), test accuracy over seeds 0-4: "accuracy" 0.764 (0.756-0.772),
         "pareto" 0.417 (0.246-0.728), "agg" with (3, 2) 0.609 (0.532-0.716); the constant
         predictor scores 0.754 (``benchmarks/bench_dpmoet_defaults.py``; ``generations=10`` gives 0.773,
-        0.756-0.796, at about 3x the time). Until issue 21 the default was "pareto".
+        0.756-0.796, at about 3x the time).
     mechanism : str, default "local_dampening"
         Any selection mechanism or alias (EM, PF, RNM, LD, SLD). With "accuracy" a local mechanism
         has the exponential mechanism's law (the count's sensitivity is the constant 1).

@@ -187,7 +187,7 @@ def _check_not_from_data(grids: list[dict[str, Any]], X: Any, y: Any) -> None:
                                      "them): the parameter space must be public, fixed before looking at the data")
 
 
-#: What holds or reproduces random bits: a released estimator must hold none of these (issue 33 item 1)
+#: What holds or reproduces random bits: a released estimator must hold none of these
 _RANDOM_TYPES: tuple[type, ...] = (np.random.Generator, np.random.RandomState, np.random.BitGenerator,
                                    np.random.SeedSequence, random.Random)
 
@@ -373,7 +373,7 @@ class _Run:
                                "searched estimator must fit on every table of the public domain, the empty one "
                                "included, and predict on every record") from None
         if seed is not None:
-            # the released winner must hold nothing that seeded its noise (issue 33 item 1): with the seed,
+            # the released winner must hold nothing that seeded its noise: with the seed,
             # refitting on the training part reproduces the model, and membership can be read off it
             est.set_params(random_state=None)
         found = _random_state_in(est, seed, type(est).__name__, set())
