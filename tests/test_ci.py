@@ -35,14 +35,17 @@ def _readme_test_command() -> str:
 
 
 def test_ci_runs_the_readme_test_command_verbatim():
-    assert _readme_test_command() == 'python3 -m pip install -e ".[test]" && python3 -m pytest'
+    # one pip call installs the library and the reproductions (their own distribution, reproductions/)
+    assert _readme_test_command() == ('python3 -m pip install -e ".[test]" -e "./reproductions[plot]" && '
+                                      'python3 -m pytest')
     assert _readme_test_command() in RUN.read_text(encoding="utf-8")
 
 
 def test_mypy_runs_in_ci_not_in_pytest():
     cfg = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     mypy = cfg["tool"]["mypy"]
-    assert mypy["files"] == ["src/dpselect", "tests/typecheck"] and mypy["warn_unused_ignores"] is True
+    assert mypy["files"] == ["src/dpselect", "reproductions/src/dpselect_reproductions", "tests/typecheck"]
+    assert mypy["warn_unused_ignores"] is True
     # the typed-usage file relies on warn_unused_ignores: its str seed must be an error mypy reports
     assert '# type: ignore[arg-type]' in (ROOT / "tests" / "typecheck" / "rng_like.py").read_text(encoding="utf-8")
     uses = [p.relative_to(ROOT).as_posix() for p in sorted((ROOT / "tests").glob("test_*.py"))
@@ -70,7 +73,7 @@ def test_both_steps_run_and_the_first_failure_is_the_status(tmp_path, pip, pytes
     done = subprocess.run(["bash", str(RUN)], env=env, capture_output=True, text=True, timeout=30)
     calls = log.read_text().splitlines()
     assert [c.split()[1] for c in calls] == want_calls, calls
-    assert calls[0] == "-m pip install -e .[test]" and calls[-1] == "-m mypy --config-file pyproject.toml"
+    assert calls[0] == "-m pip install -e .[test] -e ./reproductions[plot]" and calls[-1] == "-m mypy --config-file pyproject.toml"
     assert done.returncode == want_rc, done.stderr
 
 
@@ -79,7 +82,7 @@ def test_the_readme_outputs_are_ignored_by_git():
     # each reproduce example's --out, the default output directory, and `mkdocs build`'s site/
     import shutil
 
-    from dpselect.experiments._common import DEFAULT_OUT
+    from dpselect_reproductions._common import DEFAULT_OUT
 
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip("not a git checkout")
@@ -115,4 +118,4 @@ def test_the_quick_start_installs_in_a_virtual_environment():
     # the block holds exactly the two commands: demo, then tests (what .ci/run runs)
     block = [ln for ln in re.search(r"```bash\n(.*?)```", quick, re.S).group(1).splitlines() if ln.strip()]
     assert block == ["python3 -m pip install -e . && python3 -m dpselect demo",
-                     'python3 -m pip install -e ".[test]" && python3 -m pytest']
+                     'python3 -m pip install -e ".[test]" -e "./reproductions[plot]" && python3 -m pytest']

@@ -27,8 +27,8 @@ from dpselect.mechanisms import (
     report_noisy_max_probabilities,
     shifted_local_dampening_probabilities,
 )
-from dpselect.experiments import data_path
-from dpselect.experiments._data import load_tabular
+from dpselect.datasets import data_path
+from dpselect_reproductions import load_tabular
 from dpselect.tabular import load_nltcs, load_table
 from dpselect.utilities.information_gain import (
     IGTables,
@@ -350,27 +350,6 @@ def test_envelope_shift_equals_core_walk_within_bounds():
         np.testing.assert_allclose(G, old_shift_direct(it, N), rtol=1e-12, atol=1e-9)
         worst = max(worst, float(np.max(g_err)))
     assert 0 < worst < 1e-8
-
-
-def test_thesis_figures_smoke(tmp_path):
-    import argparse
-    import warnings
-
-    from dpselect import PrivacyLeakWarning
-
-    warnings.simplefilter("error", PrivacyLeakWarning)  # the papers' public values: no warning (pytest restores)
-
-    from dpselect.experiments import _common, thesis_figures23_25 as tf
-
-    p = argparse.ArgumentParser()
-    tf.add_arguments(p)
-    a = p.parse_args(["--runs", "1", "--folds", "2", "--epsilons", "1", "--datasets", "nltcs", "--depths", "2",
-                      "--jobs", "1", "--quiet", "--out", str(tmp_path)])
-    assert tf.run(a) == 0
-    rows = _common.read_csv(tmp_path / "thesis-figures23-25.csv")
-    assert len(rows) == 6 and {r["method"] for r in rows} == set(tf.METHODS)
-    assert all(r["metric"] == "accuracy" and r["depth"] == "2" and 0.5 < float(r["value"]) <= 1 for r in rows)
-    assert (tmp_path / "thesis-figures23-25-nltcs.png").exists()
 
 
 def test_every_split_gets_budget_over_2_d_plus_1(monkeypatch):

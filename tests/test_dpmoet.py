@@ -1,7 +1,6 @@
-"""DP-MOET (paper Alg. 1): variants, budget conventions, metric C, exact audit of its selections, smoke runs."""
+"""DP-MOET (paper Alg. 1): variants, budget conventions, metric C, exact audit of its selections."""
 from __future__ import annotations
 
-import argparse
 import itertools
 
 import numpy as np
@@ -10,7 +9,7 @@ import pytest
 from dpselect.apps import dpmoet as moet
 from dpselect.apps.dpmoet import CompressedTable, dp_moet, metric_c, nodp_moet
 from dpselect.audit import exact_dp_audit
-from dpselect.experiments import data_path
+from dpselect.datasets import data_path
 from dpselect.tabular import load_nltcs, load_table
 from dpselect.trees import predict_many
 
@@ -196,38 +195,6 @@ def test_exact_audit_of_selection_step(approach, how):
              for ds in itertools.combinations_with_replacement(types, n) for r in types]
     res = exact_dp_audit(prob, pairs, epsilon=eps)
     assert res.passed, (res.worst_log_ratio, res.pair)
-
-
-def _args(module, **kw):
-    p = argparse.ArgumentParser()
-    module.add_arguments(p)
-    ns = p.parse_args([])
-    for k, v in kw.items():
-        setattr(ns, k, v)
-    return ns
-
-
-def test_table1_and_figure2_smoke(tmp_path):
-    import warnings
-
-    from dpselect import PrivacyLeakWarning
-    from dpselect.experiments import _common, figure2, table1
-
-    warnings.simplefilter("error", PrivacyLeakWarning)  # the papers' public values: no warning (pytest restores)
-
-    a = _args(table1, runs=2, epsilons=[1.0], datasets=["nltcs"], out=tmp_path, quiet=True, jobs=1,
-              population=6, selection=2, generations=1, depth=2, max_depth=3, output=2)
-    assert table1.run(a) == 0
-    rows = _common.read_csv(tmp_path / "table1.csv")
-    assert len(rows) == 4 and {r["method"] for r in rows} == {"pareto-global", "pareto-local"}
-    assert all(r["metric"] == "C" and 0 <= float(r["value"]) <= 1 for r in rows)
-    assert "paper MO_l" in (tmp_path / "table1.md").read_text() and (tmp_path / "table1.png").exists()
-    b = _args(figure2, runs=1, epsilons=[1.0], datasets=["nltcs"], out=tmp_path, quiet=True, jobs=1,
-              population=6, selection=2, generations=1, depth=2, max_depth=3, output=1, diffpid3_depth=2)
-    assert figure2.run(b) == 0
-    rows = _common.read_csv(tmp_path / "figure2.csv")
-    assert {r["method"] for r in rows} == {"agg-global", "agg-local", "nodp-agg", "local-diffpid3"}
-    assert all(r["metric"] == "uagg" and 0 <= float(r["value"]) <= 5 for r in rows)
 
 
 def test_reusing_the_compressed_table_changes_nothing(nltcs):

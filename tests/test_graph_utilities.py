@@ -8,7 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from dpselect.experiments._data import load_graph
+from dpselect_reproductions import load_graph
 from dpselect.graphs import from_edges
 from dpselect.utilities.graph import (
     degree,
@@ -195,16 +195,16 @@ def test_ebc_real_graph_anchor():
     import warnings
 
     from dpselect import PrivacyLeakWarning
-    from dpselect.experiments.thesis_figure20 import published_max_degree as public_max_degree
+    from dpselect.datasets import PUBLIC_GRAPH_MAX_DEGREE
 
     try:
         g = load_graph("enron")
     except FileNotFoundError:
         pytest.skip("enron data not available")
     with warnings.catch_warnings():
-        warnings.simplefilter("error", PrivacyLeakWarning)  # the reproduction's public D: no warning
-        D, source = public_max_degree("enron")
-        assert (D, source, g.max_degree) == (1383, "thesis Sec. 6.5", 1383)
+        warnings.simplefilter("error", PrivacyLeakWarning)  # the published D: no warning
+        D = PUBLIC_GRAPH_MAX_DEGREE["enron"]
+        assert (D, g.max_degree) == (1383, 1383)
         assert ebc_sensitivity(g, max_degree=D).global_sensitivity == 477_826.5
     e = ebc(g)
     ed = egocentric_density(g)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from dpselect.experiments._data import load_graph
+from dpselect_reproductions import load_graph
 from dpselect.graphs import (
     Graph,
     GraphNormalisationWarning,
@@ -22,7 +22,7 @@ from dpselect.graphs import (
 
 def _has_data(name: str) -> bool:
     try:
-        from dpselect.experiments import data_path
+        from dpselect.datasets import data_path
         from dpselect.graphs import GRAPH_DATASETS
 
         data_path("graphs", GRAPH_DATASETS[name])
@@ -125,13 +125,13 @@ def test_load_errors_csv_and_missing(tmp_path):
 
 
 def test_dataset_graph_takes_a_path_not_a_name():
-    # finding the data belongs to the reproductions (experiments._data.load_graph): a dataset name is not a
+    # loading by name belongs to the reproductions (dpselect_reproductions.load_graph): a dataset name is not a
     # file (removed before the first release), the path of the project's copy is
     with pytest.raises(FileNotFoundError, match="no edge-list file 'enron'"):
         load_dataset_graph("enron")
     if not _has_data("enron"):
         pytest.skip("enron data not available")
-    from dpselect.experiments import data_path
+    from dpselect.datasets import data_path
     from dpselect.graphs import GRAPH_DATASETS, PUBLIC_GRAPH_NODES
 
     ref = load_graph("enron")
@@ -394,7 +394,7 @@ def test_load_edge_list_errors_name_the_file_not_the_line(tmp_path, content, mat
 
 
 def test_load_edge_list_matches_a_python_parse_of_enron():
-    from dpselect.experiments import data_path
+    from dpselect.datasets import data_path
 
     path = data_path("graphs", "Email-Enron.txt")
     rows = [ln.split() for ln in path.read_text().splitlines() if ln and not ln.startswith("#")]

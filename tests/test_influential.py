@@ -1,7 +1,6 @@
-"""DP-MOTkIN and PrivTopk (dpselect.apps.influential) and their reproductions."""
+"""DP-MOTkIN and PrivTopk (dpselect.apps.influential)."""
 from __future__ import annotations
 
-import csv
 import itertools
 
 import numpy as np
@@ -220,70 +219,6 @@ def test_demo_table():
     text = influential_demo_table(_karate(), k=3, epsilon=1.0, rng=0, max_degree=33)
     assert "DP-MOTkIN-Pareto local" in text and "PrivTopk-SLD" in text
     assert len(text.splitlines()) == 2 + 3 + 4 + 2
-
-
-def _edge_file(tmp_path):
-    p = tmp_path / "Karate.txt"
-    p.write_text("\n".join(f"{u}\t{v}" for u, v in nx.karate_club_graph().edges()) + "\n")
-    return p
-
-
-@pytest.mark.parametrize("name,extra,methods,metric", [
-    ("table2", ["--egodensity", "both"], {"pareto-global", "pareto-local"}, {"C", "C-index-ties"}),
-    ("figure3", [], {"agg-global", "agg-local"}, {"recall"}),
-    ("thesis-figure20", ["--ks", "3,5", "--max-degree", "33"], {"EM", "PF", "LD", "SLD"}, {"accuracy"}),
-])
-def test_reproductions_smoke(tmp_path, name, extra, methods, metric):
-    import warnings
-
-    from dpselect import PrivacyLeakWarning
-    from dpselect.cli import main
-
-    warnings.simplefilter("error", PrivacyLeakWarning)  # public values passed: no warning (pytest restores)
-
-    path = _edge_file(tmp_path)
-    out = tmp_path / "out"
-    # an edge-list file's node set is its endpoints, read from the data: that one leak is reported (the
-    # shipped graphs load with their published node sets and do not warn, see test_graphs)
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("always")
-        rc = main(["reproduce", name, "--runs", "2", "--epsilons", "0.5,50", "--graph", str(path),
-                   "--out", str(out), "--quiet", *extra])
-    assert rc == 0
-    leaks = [str(w.message) for w in rec if issubclass(w.category, PrivacyLeakWarning)]
-    assert leaks and all("candidate node set of graph 'Karate.txt' was read from its private edge list" in m
-                         for m in leaks)
-    with (out / f"{name}.csv").open() as fh:
-        rows = list(csv.DictReader(fh))
-    assert list(rows[0])[:6] == ["dataset", "method", "epsilon", "run", "metric", "value"]
-    assert {r["method"] for r in rows} == methods and {r["metric"] for r in rows} == metric
-    assert {r["dataset"] for r in rows} == {"karate"}
-    assert {r["run"] for r in rows} == {"0", "1"}
-    assert all(0.0 <= float(r["value"]) <= 1.0 for r in rows)
-    assert (out / f"{name}.md").read_text().startswith("#")
-    assert (out / f"{name}.png").stat().st_size > 1000
-    if name == "thesis-figure20":
-        assert {r["k"] for r in rows} == {"3", "5"}
-
-
-def test_reproduction_same_seed_same_numbers(tmp_path):
-    from dpselect.cli import main
-
-    path = _edge_file(tmp_path)
-    outs = []
-    for sub in ("a", "b"):
-        main(["reproduce", "figure3", "--runs", "3", "--epsilons", "1", "--graph", str(path),
-              "--out", str(tmp_path / sub), "--quiet"])
-        outs.append((tmp_path / sub / "figure3.csv").read_text())
-    assert outs[0] == outs[1]
-
-
-def test_unknown_dataset_is_a_clear_error(tmp_path, capsys):
-    from dpselect.cli import main
-
-    # the CLI reports user errors as one 'error:' line on stderr and returns exit status 2
-    assert main(["reproduce", "table2", "--datasets", "dblp", "--out", str(tmp_path), "--quiet"]) == 2
-    assert "unknown dataset 'dblp'" in capsys.readouterr().err
 
 
 def test_one_dp_motkin_object_shared_by_threads_gives_valid_draws():

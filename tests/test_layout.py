@@ -17,7 +17,7 @@ PKG = SRC / "dpselect"
 # docs/architecture.md: 1. core (numpy + scipy only), 2. applications, 3. reproduction. A top-level module
 # or package not named here is core (a new mechanism, registry or helper module lands there by default).
 APPLICATIONS = {"utilities", "graphs", "tabular", "trees", "apps", "binary", "sklearn", "dask", "datasets", "quantiles"}
-REPRODUCTION = {"experiments", "cli", "demo", "__main__", "_progress"}
+REPRODUCTION = {"cli", "demo", "__main__", "_output"}
 LAYER_NAMES = ("core", "applications", "reproduction")
 
 # Arrows against the layering kept while another change removes them. Empty: the last one
@@ -143,8 +143,8 @@ PUBLIC = [n for n in MODULES if _is_public(n) and n != "dpselect.__main__"]
 
 
 def test_the_walk_sees_the_package():
-    assert {"dpselect", "dpselect.mechanisms", "dpselect.apps.median", "dpselect.experiments._data"} <= set(MODULES)
-    assert len(PUBLIC) > 50 and "dpselect._validation" not in PUBLIC and "dpselect.experiments._common" not in PUBLIC
+    assert {"dpselect", "dpselect.mechanisms", "dpselect.apps.median", "dpselect.demo"} <= set(MODULES)
+    assert len(PUBLIC) > 40 and "dpselect._validation" not in PUBLIC and "dpselect._output" not in PUBLIC
 
 
 @pytest.mark.parametrize("name", PUBLIC)
@@ -209,7 +209,7 @@ def test_layers_of_the_architecture():
 
 def test_the_checks_catch_what_they_should():
     # a planted source of each violation is reported, so none of the tests above passes vacuously
-    tree = ast.parse("import dpselect\nfrom . import __version__\nfrom .experiments import table1\n"
+    tree = ast.parse("import dpselect\nfrom . import __version__\nfrom .demo import run\n"
                      "__all__ = ['f', 'ghost']\ndef f(): pass\ndef helper(): pass\n")
     TREES["dpselect.mechanisms"], saved = tree, TREES["dpselect.mechanisms"]
     try:
@@ -219,7 +219,7 @@ def test_the_checks_catch_what_they_should():
             test_internals_have_underscores()
         with pytest.raises(AssertionError, match=r"mechanisms\.py:1', 'dpselect/mechanisms\.py:2"):
             test_no_module_imports_the_package_root()
-        with pytest.raises(AssertionError, match=r"mechanisms\.py:3 \(core\) imports dpselect\.experiments\.table1"):
+        with pytest.raises(AssertionError, match=r"mechanisms\.py:3 \(core\) imports dpselect\.demo"):
             test_layers_of_the_architecture()
     finally:
         TREES["dpselect.mechanisms"] = saved
@@ -232,7 +232,7 @@ def test_a_stale_allowlist_entry_fails(monkeypatch):
     for attr, entry, test in (
             ("ROOT_IMPORT_PENDING", "dpselect.dask._items", test_no_module_imports_the_package_root),
             ("UNMARKED_PENDING", "dpselect.sampling.shortlist_top_k", test_internals_have_underscores),
-            ("DEPRECATED_ARROWS", ("dpselect.mechanisms", "dpselect.experiments.table1"),
+            ("DEPRECATED_ARROWS", ("dpselect.mechanisms", "dpselect.demo"),
              test_layers_of_the_architecture)):
         monkeypatch.setitem(g, attr, set(g[attr]) | {entry})
         shown = re.escape(str(entry))

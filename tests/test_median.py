@@ -777,25 +777,3 @@ def test_docstring_examples(module):
 
     res = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert res.attempted > 5 and res.failed == 0
-
-
-def test_thesis_figure17_small_run(tmp_path):
-    import argparse
-
-    from dpselect.experiments import thesis_figure17 as f17
-
-    p = argparse.ArgumentParser()
-    f17.add_arguments(p)
-    args = p.parse_args(["--out", str(tmp_path), "--runs", "3", "--epsilons", "1,100", "--datasets", "hepth",
-                         "--quiet"])
-    assert f17.run(args) == 0
-    import csv
-
-    rows = list(csv.DictReader(open(tmp_path / "thesis-figure17.csv")))
-    by = {(r["method"], float(r["epsilon"])): float(r["value"]) for r in rows if r["run"] == "0"}
-    for eps in (1.0, 100.0):
-        # the value-releasing median is exactly as computed by median_error, and far below the rank selection
-        vals, counts, bound = histogram_groups(f17.load_histogram("hepth"))
-        assert by[("interval", eps)] == pytest.approx(median_error(vals, epsilon=eps, bound=bound, counts=counts), rel=1e-12)
-        assert by[("interval", eps)] < 0.1 * by[("LD", eps)]
-    assert "interval" in (tmp_path / "thesis-figure17.md").read_text()

@@ -7,7 +7,6 @@ reproductions pass the published values and emit no warning at all.
 """
 from __future__ import annotations
 
-import argparse
 import functools
 import warnings
 
@@ -196,50 +195,3 @@ def test_tabular_data_rejects_nan_and_bad_codes():
 def test_papers_public_values():
     assert PUBLIC_GRAPH_MAX_DEGREE == {"enron": 1383, "dblp": 343, "github": 9458}  # thesis Sec. 6.5
     assert PUBLIC_TABLE_SIZE == {"nltcs": 21574, "acs": 47461, "adult": 45222}    # thesis Sec. 7.4
-
-
-def test_reproductions_n_max_is_the_published_size():
-    from dpselect.experiments import thesis_figures23_25 as tf
-
-    assert {n: tf.published_table_size(n) for n in tf.DATASETS} == PUBLIC_TABLE_SIZE
-    # the loaders themselves are checked warning-free (and of exactly these sizes) in test_tabular.py
-
-
-def test_graph_reproduction_setup_emits_no_warning():
-    from dpselect.experiments import thesis_figure20 as tf20
-    from dpselect.experiments._data import load_graph
-
-    with NO_LEAK:
-        for name in ("github",):  # enron: test_graph_utilities.py::test_ebc_real_graph_anchor
-            g = load_graph(name)
-            D, source = tf20.published_max_degree(name)
-            assert (D, source) == (PUBLIC_GRAPH_MAX_DEGREE[name], "thesis Sec. 6.5") and g.max_degree <= D
-            sf = ebc_sensitivity(g, max_degree=D)
-            assert sf.global_sensitivity == max(D * (D - 1) / 4, D)
-    with pytest.raises(SystemExit, match="needs --max-degree"):
-        tf20.published_max_degree("karate")
-    assert tf20.published_max_degree("karate", argparse.Namespace(max_degree=33)) == (33, "--max-degree")
-
-
-def test_every_reproduction_setup_emits_no_warning():
-    """Each reproduction's per-run work at smoke scale, PrivacyLeakWarning as an error. (The full
-    ``run`` of every reproduction is exercised under the same filter by the smoke tests of
-    test_dpmoet.py, test_diffpid3.py and test_influential.py.)"""
-    import networkx as nx
-
-    from dpselect.apps.influential import MotkinSampler
-    from dpselect.experiments import table1, thesis_figure20, thesis_figures23_25
-    from dpselect.graphs import from_networkx
-
-    settings = dict(population=4, selection=2, generations=1, depth=1, max_depth=2, output=2, budget="even")
-    with NO_LEAK:
-        rows = table1._task((0, "nltcs", 0, 0, [1.0], settings))
-        assert len(rows) == 2 and all(0 <= r["value"] <= 1 for r in rows)
-        rows = thesis_figures23_25._task((0, "nltcs", 0, 0, 2, 0, [1.0], [1], 10))
-        assert len(rows) == 3 and all(0.5 < r["value"] <= 1 for r in rows)
-        g = from_networkx(nx.karate_club_graph(), n_nodes=34)   # the public node set (issue 21 P2)
-        scores = thesis_figure20.setup("karate", g, argparse.Namespace(max_degree=33))
-        assert scores.max_degree == 33 and scores.global_sensitivity == 33 * 32 / 4
-        assert priv_topk(scores, k=2, epsilon=1.0, mechanism="SLD", rng=0).shape == (2,)
-        for approach in ("pareto", "agg"):  # table2 / figure3: no public bound beyond the node set
-            assert MotkinSampler(g, approach, mechanism="local_dampening").sample(k=2, epsilon=1.0, rng=0).shape == (2,)

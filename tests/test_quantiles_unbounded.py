@@ -143,7 +143,7 @@ DPBENCH = "dpbench1d"
 
 
 def _hepth():
-    from dpselect.experiments import data_path
+    from dpselect.datasets import data_path
     try:
         h = np.load(data_path(DPBENCH, "HEPTH.n4096.npy"))
     except FileNotFoundError:  # pragma: no cover

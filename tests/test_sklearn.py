@@ -6,7 +6,7 @@ import pytest
 
 import dpselect
 from dpselect.audit import check_admissibility, exact_dp_audit
-from dpselect.experiments import data_path
+from dpselect.datasets import data_path
 from dpselect.sklearn import model_objectives, select_model
 
 sklearn = pytest.importorskip("sklearn")

@@ -9,7 +9,7 @@ import pytest
 from dpselect import PrivacyLeakWarning
 
 from dpselect.datasets import PUBLIC_TABLE_SIZE
-from dpselect.experiments import data_path
+from dpselect.datasets import data_path
 from dpselect.tabular import (
     TabularData,
     load_acs,
@@ -66,17 +66,9 @@ def test_adult_merge_drop_missing_scale():
     assert not (d.X[:, d.feature_names.index("workclass")] == 2).any()  # Never-worked never occurs
 
 
-def test_load_tabular_names():
-    from dpselect.experiments._data import load_tabular as load_by_name   # the reproductions' loader by name
-
-    assert load_by_name("nltcs").name == "nltcs"
-    with pytest.raises(ValueError, match="unknown tabular dataset"):
-        load_by_name("iris")
-
-
 def test_loaders_take_a_path():
-    # issue 23 item 5 / issue 35: the loaders take a path, finding the data is the reproductions' business; the
-    # path-less calls and the by-name loaders of before 0.1.0 are gone (no arrow from the library to them)
+    # issue 23 item 5 / issue 35: the loaders take a path (dpselect.datasets.data_path finds the project's copy);
+    # the path-less calls and the by-name loaders of before 0.1.0 are gone
     import dpselect.datasets
     import dpselect.tabular
 

@@ -5,7 +5,7 @@ import warnings
 
 import pytest
 
-from dpselect.experiments import data_path
+from dpselect.datasets import data_path
 from dpselect.vocabulary import (
     ALIASES,
     GLOBAL_MECHANISMS,
@@ -246,7 +246,7 @@ def test_names_of_before_0_1_0_are_gone():
     import dpselect
     import dpselect.vocabulary as voc
     from dpselect.apps import diffpid3
-    from dpselect.experiments import thesis_figure20, thesis_figures23_25
+    from dpselect_reproductions import thesis_figure20, thesis_figures23_25
     from dpselect.utilities import information_gain
 
     for module, name in ((dpselect, "ig_sensitivity_function"), (information_gain, "ig_sensitivity_function"),
@@ -305,7 +305,7 @@ def test_approach_aggregate_everywhere_agg_an_alias():
     with pytest.raises(ValueError, match="approach must be one of 'pareto', 'aggregate'.*got 'sum'"):
         check_approach("sum")
     small = dict(epsilon=1.0, population=6, selection=2, generations=1, depth=2, max_depth=3, output=2, rng=3)
-    from dpselect.experiments import data_path
+    from dpselect.datasets import data_path
 
     data = load_nltcs(data_path("tabular", "nltcs.dat"))
     a, b = dp_moet(data, approach="aggregate", **small), dp_moet(data, approach="agg", **small)  # both accepted

@@ -1,4 +1,4 @@
-"""The ``dpselect`` command line: demos and reproductions of the papers' experiments.
+"""The ``dpselect`` command line (``dpselect demo``), and the driver the reproductions' command reuses.
 
 User errors never end in a traceback: a bad option value, a missing or misplaced data directory, a
 file that cannot be read or written, or an argument the library rejects is reported as **one line**
@@ -12,20 +12,17 @@ import importlib
 import math
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import NoReturn
 
 from ._version import __version__
-from .experiments import REPRODUCTIONS
-from .experiments._data import DATA_SUBDIRS, data_root
+from .datasets import DATA_SUBDIRS, data_root
 
 __all__ = ["main", "COMMANDS", "USAGE_ERROR", "UsageError"]
 
-# Extra top-level commands: name -> module providing DESCRIPTION, add_arguments(parser), run(args) -> int.
-COMMANDS: dict[str, str] = {
-    "demo": "dpselect.demo",
-    "binary-demo": "dpselect.experiments.binary_demo",
-}
+# Commands: name -> module providing DESCRIPTION, add_arguments(parser), run(args) -> int.
+COMMANDS: dict[str, str] = {"demo": "dpselect.demo"}
 
 #: Exit status of every user error (the argparse convention).
 USAGE_ERROR = 2
@@ -55,27 +52,17 @@ class _Parser(argparse.ArgumentParser):
         self.exit(USAGE_ERROR, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
-def _build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="dpselect", description="Differentially private selection.")
+def _build_parser(prog: str, commands: Mapping[str, str], description: str) -> argparse.ArgumentParser:
+    parser = _Parser(prog=prog, description=description)
     parser.add_argument("--version", action="version", version=f"dpselect {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, modname in COMMANDS.items():
+    for name, modname in commands.items():
         mod = importlib.import_module(modname)
         p = sub.add_parser(name, help=mod.DESCRIPTION, description=mod.DESCRIPTION)
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run, _prog=p.prog)
-    rep = sub.add_parser("reproduce", help="reproduce a table or figure of the papers",
-                         description="Reproduce a table or figure of the papers.")
-    rsub = rep.add_subparsers(dest="name", metavar="NAME")
-    for name, modname in REPRODUCTIONS.items():
-        mod = importlib.import_module(modname)
-        p = rsub.add_parser(name, help=mod.DESCRIPTION, description=mod.DESCRIPTION)
-        mod.add_arguments(p)
-        p.set_defaults(_run=mod.run, _prog=p.prog)
-    rep.set_defaults(_missing=f"{rep.prog}: error: a NAME is required, one of {', '.join(REPRODUCTIONS)} "
-                              f"(see '{rep.prog} --help')")
-    parser.set_defaults(_missing=f"dpselect: error: a COMMAND is required, one of {', '.join(COMMANDS)}, "
-                                 "reproduce (see 'dpselect --help')")
+    parser.set_defaults(_missing=f"{prog}: error: a COMMAND is required, one of {', '.join(commands)} "
+                                 f"(see '{prog} --help')")
     return parser
 
 
@@ -162,7 +149,7 @@ def _describe(exc: BaseException) -> str | None:
             msg = _one_line(exc)
             if "DPSELECT_DATA" in msg:
                 return msg
-            if "dataset" in msg.lower():  # a file of the shared data directory (experiments._data)
+            if "dataset" in msg.lower():  # a file of the shared data directory (datasets.data_path)
                 return f"{msg}; {_data_hint()}"
             return f"{msg}; check the path given on the command line"
         target = exc.filename if exc.filename2 is None else f"{exc.filename} -> {exc.filename2}"
@@ -178,7 +165,8 @@ def _describe(exc: BaseException) -> str | None:
     return None
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, prog: str = "dpselect", commands: Mapping[str, str] = COMMANDS,
+         description: str = "Differentially private selection.") -> int:
     """Run the command line; returns the exit status (0 success, 2 user error, 130 interrupted).
 
     A user error is printed as one line on stderr, ``dpselect <command>: error: ...``; set
@@ -188,6 +176,13 @@ def main(argv: list[str] | None = None) -> int:
     ----------
     argv : list of str, optional
         The arguments after the program name; None reads ``sys.argv[1:]``.
+    prog : str
+        The program name of the usage and error lines.
+    commands : mapping of str to str
+        Command name -> module providing ``DESCRIPTION``, ``add_arguments(parser)`` and ``run(args)``
+        (default :data:`COMMANDS`; the reproductions' ``dpselect-reproduce`` passes its own).
+    description : str
+        The first line of ``--help``.
 
     Returns
     -------
@@ -201,12 +196,12 @@ def main(argv: list[str] | None = None) -> int:
     >>> main(["demo", "--k", "0"])    # refused before any work starts
     2
     """
-    parser = _build_parser()
+    parser = _build_parser(prog, commands, description)
     args = parser.parse_args(argv)
     if not hasattr(args, "_run"):
         print(args._missing, file=sys.stderr)
         return USAGE_ERROR
-    prog = getattr(args, "_prog", "dpselect")
+    prog = getattr(args, "_prog", prog)
     try:
         _check_common_options(args)
         return int(args._run(args) or 0)

@@ -14,13 +14,13 @@ from pathlib import Path
 import numpy as np
 
 from . import mechanisms as mech
+from ._output import check_out_dir, pyplot
 from ._rng import check_rng
 from ._validation import check_positive
 from .apps.influential_demo import influential_demo_table
 from .apps.median import histogram_groups, median, median_error, median_probabilities
-from .datasets import PUBLIC_GRAPH_MAX_DEGREE
-from .experiments._common import check_out_dir, pyplot
-from .experiments._data import data_path, load_graph
+from .datasets import PUBLIC_GRAPH_MAX_DEGREE, data_path
+from .graphs import GRAPH_DATASETS, PUBLIC_GRAPH_NODES, load_edge_list
 from .tabular import load_nltcs
 from .utilities.classification import tpr, tpr_sensitivity
 
@@ -92,7 +92,8 @@ def _rule_selection(epsilon: float, rng: np.random.Generator) -> tuple[list[str]
 
 def _graph_part(epsilon: float, k: int, rng: np.random.Generator) -> None:
     t0 = time.perf_counter()
-    g = load_graph("enron")
+    g = load_edge_list(data_path("graphs", GRAPH_DATASETS["enron"]), name="enron",
+                       n_nodes=PUBLIC_GRAPH_NODES["enron"])
     print(f"== 2. Enron email graph ({g.n_nodes:,} nodes, {g.n_edges:,} edges): private top-{k} influential "
           f"nodes, ε = {epsilon:g} in total, edge-DP ==")
     # the public bound on the maximum degree (thesis Sec. 6.5), never read from the private graph

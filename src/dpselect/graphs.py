@@ -11,8 +11,8 @@ Loaders
   and CSV edge lists (comma separated, optional header);
 * :func:`from_edges` builds a graph from two id arrays;
 * :func:`from_networkx` converts a ``networkx`` graph (integer or arbitrary hashable node labels);
-* :func:`load_dataset_graph` loads an edge-list path (the reproductions find the data,
-  :func:`dpselect.experiments.data_path`).
+* :func:`load_dataset_graph` loads an edge-list path (the project's copy is found by
+  :func:`dpselect.datasets.data_path`).
 
 Normalisation (never silent): self-loops are dropped, and an edge listed several times, in either
 direction, is kept once. The counts are stored in :attr:`Graph.self_loops_removed` and
@@ -964,7 +964,7 @@ def load_dataset_graph(path: str | os.PathLike, **kwargs: Any) -> Graph:
 
     Keywords go to :func:`load_edge_list`. An edge-list path needs ``nodes=`` or ``n_nodes=`` for a public
     node set (omitted: the endpoints, read from the data); a graph's published node count is in
-    :data:`PUBLIC_GRAPH_NODES` (the file of the project's copy: ``dpselect.experiments.data_path("graphs",
+    :data:`PUBLIC_GRAPH_NODES` (the file of the project's copy: ``dpselect.datasets.data_path("graphs",
     GRAPH_DATASETS[name])``).
 
     Parameters
@@ -980,7 +980,7 @@ def load_dataset_graph(path: str | os.PathLike, **kwargs: Any) -> Graph:
 
     Examples
     --------
-    >>> from dpselect.experiments import data_path
+    >>> from dpselect.datasets import data_path
     >>> g = load_dataset_graph(data_path("graphs", GRAPH_DATASETS["enron"]), n_nodes=PUBLIC_GRAPH_NODES["enron"])
     >>> g.n_nodes, g.n_edges, g.max_degree, g.public_nodes
     (36692, 183831, 1383, True)

@@ -5,8 +5,8 @@ Every loader returns a :class:`TabularData`: a float64 feature matrix ``X`` of s
 0 .. n_values-1 (stored as floats), plus the binary label vector ``y`` (int8, 1 = positive class). This is
 the representation :mod:`dpselect.trees` and :mod:`dpselect.apps.diffpid3` consume.
 
-The loaders take the path of the files, which are read in place; the project's copy is found by the
-reproduction layer (:func:`dpselect.experiments.data_path`, e.g. ``data_path("tabular", "nltcs.dat")``).
+The loaders take the path of the files, which are read in place; the project's copy is found by
+:func:`dpselect.datasets.data_path` (e.g. ``data_path("tabular", "nltcs.dat")``).
 
 Public schema. The privacy proofs of the trees treat the *encoding* as public: the range a numeric
 column is scaled by and the list of categories of a categorical column. Read from the private records
@@ -299,7 +299,7 @@ def load_dat(dat: str | Path, domain: str | Path, *, label_column: int, positive
 
     Examples
     --------
-    >>> from dpselect.experiments import data_path
+    >>> from dpselect.datasets import data_path
     >>> d = load_dat(data_path("tabular", "nltcs.dat"), data_path("tabular", "nltcs.domain"),
     ...              label_column=13)
     >>> d.n_records, d.n_features
@@ -367,7 +367,7 @@ def load_nltcs(path: str | Path, *, label_column: int = 13) -> TabularData:
 
     Examples
     --------
-    >>> from dpselect.experiments import data_path
+    >>> from dpselect.datasets import data_path
     >>> d = load_nltcs(data_path("tabular", "nltcs.dat"))
     >>> d.n_records, d.n_features, int(d.y.sum())
     (21574, 15, 8697)
@@ -399,7 +399,7 @@ def load_acs(path: str | Path, *, label_column: int = -13) -> TabularData:
 
     Examples
     --------
-    >>> from dpselect.experiments import data_path
+    >>> from dpselect.datasets import data_path
     >>> d = load_acs(data_path("tabular", "acs.dat"))
     >>> d.n_records, d.n_features
     (47461, 22)
@@ -787,7 +787,7 @@ def load_adult(directory: str | Path) -> TabularData:
 
     Examples
     --------
-    >>> from dpselect.experiments import data_path
+    >>> from dpselect.datasets import data_path
     >>> d = load_adult(data_path("tabular"))
     >>> d.n_records, d.n_features, int(d.y.sum())
     (45222, 12, 11208)

@@ -458,7 +458,7 @@ def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: Mechan
 
     Examples
     --------
-    >>> from dpselect.experiments import data_path
+    >>> from dpselect.datasets import data_path
     >>> from dpselect.tabular import load_nltcs
     >>> d = load_nltcs(data_path("tabular", "nltcs.dat"))
     >>> tree = diffpid3(d, epsilon=1.0, depth=2, mechanism="local_dampening", n_max=21574, rng=0)

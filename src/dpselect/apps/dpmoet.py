@@ -81,7 +81,7 @@ class CompressedTable:
 
     Examples
     --------
-    >>> from dpselect.experiments import data_path
+    >>> from dpselect.datasets import data_path
     >>> from dpselect.tabular import load_nltcs
     >>> c = CompressedTable.from_data(load_nltcs(data_path("tabular", "nltcs.dat")))
     >>> c.X.shape[0], int(c.n_pos + c.n_neg)
@@ -445,7 +445,7 @@ def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: M
 
     Examples
     --------
-    >>> from dpselect.experiments import data_path
+    >>> from dpselect.datasets import data_path
     >>> from dpselect.tabular import load_nltcs
     >>> data = load_nltcs(data_path("tabular", "nltcs.dat"))
     >>> res = dp_moet(data, epsilon=1.0, population=10, selection=2, generations=1, depth=2, max_depth=3,

@@ -27,12 +27,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import mechanisms as dps
-from ..apps.median import histogram_groups, median_distribution
-from ..dampening import dampen
-from ..utilities.median import grouped_database, interval_median_sensitivity
+from dpselect import mechanisms as dps
+from dpselect.apps.median import histogram_groups, median_distribution
+from dpselect.dampening import dampen
+from dpselect.datasets import data_path
+from dpselect.utilities.median import grouped_database, interval_median_sensitivity
+
 from ._common import Reproduction, Result, add_common_arguments, markdown_table
-from ._data import data_path
 
 __all__ = ["NAME", "DESCRIPTION", "DATASETS", "DEFAULT_DATASETS", "EPSILONS", "METHODS", "THESIS",
     "load_histogram", "thesis_delta0", "REPRODUCTION", "add_arguments", "run"]
@@ -52,12 +53,12 @@ THESIS = {
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the flags of ``dpselect reproduce thesis-figure17`` to ``parser`` (``add_arguments`` of this module).
+    """Add the flags of ``dpselect-reproduce thesis-figure17`` to ``parser`` (``add_arguments`` of this module).
 
     Parameters
     ----------
     parser : argparse.ArgumentParser
-        The parser to extend, in place (``dpselect reproduce thesis-figure17 --help`` lists the flags).
+        The parser to extend, in place (``dpselect-reproduce thesis-figure17 --help`` lists the flags).
 
     Returns
     -------

@@ -9,7 +9,7 @@ selection rounds and their picks; "paper-code": ε/k per round, k − 1 generati
 ``--jobs`` processes.
 
 ``--protocol paper-code`` runs the authors' published code's protocol instead, quirk by quirk
-(:mod:`dpselect.experiments.paper_code`; ``--quirks`` / ``--without`` switch single quirks). It is for
+(:mod:`dpselect_reproductions.paper_code`; ``--quirks`` / ``--without`` switch single quirks). It is for
 reproduction only: with some quirks (stale cached δ, the code's float sampling) the selections are not
 the ε-DP mechanisms dpselect guarantees.
 """
@@ -20,8 +20,9 @@ from typing import Any, Sequence, cast
 
 import numpy as np
 
-from ..apps.dpmoet import CompressedTable, dp_moet, metric_c, nodp_moet
-from ..vocabulary import MechanismName
+from dpselect.apps.dpmoet import CompressedTable, dp_moet, metric_c, nodp_moet
+from dpselect.vocabulary import MechanismName
+
 from . import paper_code as pc
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table
 from ._data import load_tabular
@@ -135,7 +136,7 @@ def load_table(name: str) -> tuple[Any, CompressedTable]:
     Parameters
     ----------
     name : {"nltcs", "adult", "acs"}
-        Loaded with :func:`dpselect.experiments._data.load_tabular` (the project's copy).
+        Loaded with :func:`dpselect_reproductions._data.load_tabular` (the project's copy).
 
     Returns
     -------
@@ -209,12 +210,12 @@ def _task_quirks(di, name, run_, seed, epsilons, settings, quirks):
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the flags of ``dpselect reproduce table1`` to ``parser`` (``add_arguments`` of this module).
+    """Add the flags of ``dpselect-reproduce table1`` to ``parser`` (``add_arguments`` of this module).
 
     Parameters
     ----------
     parser : argparse.ArgumentParser
-        The parser to extend, in place (``dpselect reproduce table1 --help`` lists the flags).
+        The parser to extend, in place (``dpselect-reproduce table1 --help`` lists the flags).
 
     Returns
     -------
@@ -256,7 +257,7 @@ def protocol_report(res: Result, applicable: Sequence[str]) -> list[str]:
     res : Result
         The collected runs (their notes carry the failed runs and the cache counts).
     applicable : sequence of str
-        The quirks that apply to this reproduction (e.g. :data:`~dpselect.experiments.paper_code.TABLE1_QUIRKS`).
+        The quirks that apply to this reproduction (e.g. :data:`~dpselect_reproductions.paper_code.TABLE1_QUIRKS`).
 
     Returns
     -------
@@ -266,8 +267,8 @@ def protocol_report(res: Result, applicable: Sequence[str]) -> list[str]:
     Examples
     --------
     >>> import argparse
-    >>> from dpselect.experiments import paper_code as pc
-    >>> from dpselect.experiments._common import Result
+    >>> from dpselect_reproductions import paper_code as pc
+    >>> from dpselect_reproductions._common import Result
     >>> args = argparse.Namespace(protocol="ours", quirks=None, without=None)
     >>> lines = protocol_report(Result(args, ["nltcs"], [], [], 0.0), pc.TABLE1_QUIRKS)
     >>> len(lines), lines[-1]

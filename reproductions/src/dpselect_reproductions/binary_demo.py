@@ -1,4 +1,4 @@
-"""``dpselect binary-demo``: the optimal binary mechanism for a threshold query, end to end.
+"""``dpselect-reproduce binary-demo``: the optimal binary mechanism for a threshold query, end to end.
 
 Datasets are all ``2^n`` datasets of ``n`` records with one binary attribute (the hypercube ``{0,1}^n``,
 neighbours differ in one record), the query is "is the count of ones >= theta?". The optimal mechanism
@@ -25,8 +25,9 @@ from types import ModuleType
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._rng import check_rng
-from ..binary import BinaryMechanism, DatasetGraph, balanced_boundary_value, balanced_probability, optimal_mechanism
+from dpselect._rng import check_rng
+from dpselect.binary import BinaryMechanism, DatasetGraph, balanced_boundary_value, balanced_probability, optimal_mechanism
+
 from ._common import Reproduction, Result, add_output_arguments, line_panels, markdown_table, parse_float_list
 
 __all__ = ["NAME", "DESCRIPTION", "count_path_mechanism", "hypercube_graph", "hypercube_mechanism",
@@ -38,12 +39,12 @@ DESCRIPTION = ("optimal binary DP mechanism for a threshold query over all n-rec
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the flags of ``dpselect binary-demo`` to ``parser`` (``add_arguments`` of this module).
+    """Add the flags of ``dpselect-reproduce binary-demo`` to ``parser`` (``add_arguments`` of this module).
 
     Parameters
     ----------
     parser : argparse.ArgumentParser
-        The parser to extend, in place (``dpselect binary-demo --help`` lists the flags).
+        The parser to extend, in place (``dpselect-reproduce binary-demo --help`` lists the flags).
 
     Returns
     -------
@@ -303,7 +304,7 @@ def _task(job: tuple) -> tuple[list[dict], dict]:
 
 
 def _command(args: argparse.Namespace) -> str:
-    return (f"dpselect binary-demo --n {args.n} --theta {_theta(args)} --epsilons "
+    return (f"dpselect-reproduce binary-demo --n {args.n} --theta {_theta(args)} --epsilons "
             f"{','.join(f'{e:g}' for e in args.epsilons)} --delta {args.delta:g} --full-max-n {args.full_max_n} "
             f"--samples {args.samples} --seed {args.seed} --out {args.out}")
 
@@ -363,7 +364,7 @@ def _figures(res: Result, plt: ModuleType) -> dict:
 
 
 REPRODUCTION = Reproduction(
-    name=NAME, description=DESCRIPTION, prog="dpselect", echo=True,
+    name=NAME, description=DESCRIPTION, prog="dpselect-reproduce", echo=True,
     title=lambda args: f"binary-demo: optimal binary DP for a threshold query (n = {args.n}, θ = {_theta(args)})",
     add_arguments=_add_arguments, jobs=_jobs, task=_task, report=_report, figures=_figures, settings=_settings,
     datasets=_check, extra_columns=("distance",), command=_command, dpi=130,

@@ -1,7 +1,7 @@
 """A minimal progress bar for long CLI runs (stderr, no dependency).
 
 Kept hand-written rather than replaced by tqdm or rich: its one user is the reproduction
-driver (``dpselect reproduce``), which needs a bar on a terminal and, in logs of background runs, one
+driver (``dpselect-reproduce``), which needs a bar on a terminal and, in logs of background runs, one
 line per 5% rather than a carriage-return redraw per step; this class does both in 50 lines. tqdm would
 be a new dependency of the core (or an optional one that changes the output by environment) for one
 bar, and rich a much larger one; neither adds what the driver needs.

@@ -102,17 +102,17 @@ from typing import Any, Callable, Sequence, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._dominance import count_with_orders
-from ..apps import dpmoet
-from ..dampening import dampen
-from ..mechanisms import exponential
-from ..multiobjective import pareto_score, pareto_sensitivity
-from ..registry import get_mechanism, names
-from ..sensitivity import SensitivityFunction, constant, weighted_sum
-from ..trees import TreeSpace, crossover, mutate, prune, random_population
-from ..utilities.classification import rate_sensitivity
-from ..utilities.graph import egocentric_density_sensitivity
-from ..vocabulary import check_approach
+from dpselect._dominance import count_with_orders
+from dpselect.apps import dpmoet
+from dpselect.dampening import dampen
+from dpselect.mechanisms import exponential
+from dpselect.multiobjective import pareto_score, pareto_sensitivity
+from dpselect.registry import get_mechanism, names
+from dpselect.sensitivity import SensitivityFunction, constant, weighted_sum
+from dpselect.trees import TreeSpace, crossover, mutate, prune, random_population
+from dpselect.utilities.classification import rate_sensitivity
+from dpselect.utilities.graph import egocentric_density_sensitivity
+from dpselect.vocabulary import check_approach
 
 __all__ = ["PROTOCOLS", "QUIRKS", "TABLE1_QUIRKS", "FIGURE2_QUIRKS", "TABLE2_QUIRKS", "FIGURE3_QUIRKS",
     "PRIVACY_NOTE", "add_protocol_arguments", "resolve_quirks", "protocol_label", "protocol_text",
@@ -200,7 +200,7 @@ def add_protocol_arguments(parser: argparse.ArgumentParser, applicable: Sequence
                         help="ours (default: the paper's text) or paper-code: the published code's protocol "
                              f"with every quirk that applies here ({names}); for reproduction only, NOT the "
                              "ε-DP guarantee of dpselect's mechanisms (stale cached δ, the code's sensitivity "
-                             "functions and float sampling; see dpselect.experiments.paper_code)")
+                             "functions and float sampling; see dpselect_reproductions.paper_code)")
     parser.add_argument("--quirks", type=_quirk_list, default=None, metavar="LIST",
                         help=f"exactly these quirks on top of our protocol (comma-separated, 'all' or 'none'; "
                              f"applicable: {names}); overrides --protocol")
@@ -298,7 +298,7 @@ def protocol_text(quirks: Sequence[str], applicable: Sequence[str]) -> str:
     if not quirks:
         return "Protocol: ours (the paper's text)."
     lines = [f"Protocol: **{protocol_label(quirks, applicable)}** (the published code's quirks, "
-             "see `dpselect.experiments.paper_code`):", ""]
+             "see `dpselect_reproductions.paper_code`):", ""]
     lines += [f"* `{q}`: {QUIRKS[q]}" for q in quirks]
     off = [q for q in applicable if q not in quirks]
     if off:
@@ -1503,8 +1503,8 @@ class TopkAggQuirks:
     """
 
     def __init__(self, U: np.ndarray, degrees: np.ndarray, weights: Sequence[float], *, quirks: Sequence[str]) -> None:
-        from ..dampening import dampen_with_error
-        from ..utilities.graph import degree_sensitivity
+        from dpselect.dampening import dampen_with_error
+        from dpselect.utilities.graph import degree_sensitivity
 
         q = set(quirks)
         w_deg, w_ed = (float(w) for w in weights)
@@ -1542,7 +1542,7 @@ class TopkAggQuirks:
         ...     k=3, epsilon=1.0, rng=np.random.default_rng(0)).shape
         (3,)
         """
-        from ..mechanisms import dampened_select
+        from dpselect.mechanisms import dampened_select
 
         sel = dampened_select(self.u, self.sf, self.D, self.err, float(epsilon), k, rng)
         return np.atleast_1d(np.asarray(sel, dtype=np.int64))

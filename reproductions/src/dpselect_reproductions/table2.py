@@ -19,7 +19,7 @@ the ε-independent dampened scores are cached per picked prefix (:class:`MotkinS
 samplers per worker process, so one job is one (graph, formula, method, ε) cell with all its runs.
 
 ``--protocol paper-code`` runs the authors' published code's protocol instead, quirk by quirk
-(:mod:`dpselect.experiments.paper_code`): the code's density formula (``--egodensity`` is then set by
+(:mod:`dpselect_reproductions.paper_code`): the code's density formula (``--egodensity`` is then set by
 the ``ed-formula`` quirk), the k picks from one fixed score vector, the reference
 ``argsort(score)[::-1][:k]``, the code's δ^egodensity and δ^PS, D(0) = first t with δ > 0, its float
 sampling path with failed runs counted as C = 0. For reproduction only: the code's δ^egodensity is
@@ -34,10 +34,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..apps.influential import MotkinSampler, metric_c, top_k_pareto
-from ..graphs import GRAPH_DATASETS, Graph, load_dataset_graph
-from ..multiobjective import pareto_score
-from ..utilities.graph import egocentric_density
+from dpselect.apps.influential import MotkinSampler, metric_c, top_k_pareto
+from dpselect.graphs import GRAPH_DATASETS, Graph, load_dataset_graph
+from dpselect.multiobjective import pareto_score
+from dpselect.utilities.graph import egocentric_density
+
 from . import paper_code as pc
 from ._common import Reproduction, Result, add_common_arguments, markdown_table, pyplot
 from ._data import load_graph
@@ -99,7 +100,7 @@ def graph_source(name: str) -> tuple[str, str]:
 def load_graph_dataset(name: str) -> tuple[str, Graph]:
     """(label, graph) for ``enron``/``github`` or an edge-list path (label = lower-case file stem).
 
-    A shipped graph has its published node set (:func:`dpselect.experiments._data.load_graph`); an
+    A shipped graph has its published node set (:func:`dpselect_reproductions._data.load_graph`); an
     edge-list path is read with :func:`dpselect.graphs.load_dataset_graph` (node set from the edges).
 
     Parameters
@@ -383,12 +384,12 @@ def _variants(args) -> tuple[str, ...]:
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the flags of ``dpselect reproduce table2`` to ``parser`` (``add_arguments`` of this module).
+    """Add the flags of ``dpselect-reproduce table2`` to ``parser`` (``add_arguments`` of this module).
 
     Parameters
     ----------
     parser : argparse.ArgumentParser
-        The parser to extend, in place (``dpselect reproduce table2 --help`` lists the flags).
+        The parser to extend, in place (``dpselect-reproduce table2 --help`` lists the flags).
 
     Returns
     -------

@@ -1,4 +1,4 @@
-"""`dpselect reproduce quantiles` (issue 26): the metric, its floor, OpenDP's scores, and a smoke run."""
+"""`dpselect-reproduce quantiles` (issue 26): the metric, its floor, OpenDP's scores, and a smoke run."""
 from __future__ import annotations
 
 import csv
@@ -7,8 +7,8 @@ import importlib.util
 import numpy as np
 import pytest
 
-from dpselect.cli import main
-from dpselect.experiments import quantiles as Q
+from dpselect_reproductions import main
+from dpselect_reproductions import quantiles as Q
 
 HAS_QUANTILES = hasattr(__import__("dpselect"), "quantiles") and callable(getattr(__import__("dpselect"), "quantiles"))
 needs_quantiles = pytest.mark.skipif(not HAS_QUANTILES, reason="dpselect.quantiles not in this tree yet")
@@ -74,23 +74,23 @@ def test_opendp_scores_equal_opendps_own_transformation():
 
 
 def test_unknown_methods_and_bad_ms_are_refused_before_work(tmp_path, capsys):
-    assert main(["reproduce", "quantiles", "--methods", "jointt", "--runs", "1", "--out", str(tmp_path),
+    assert main(["quantiles", "--methods", "jointt", "--runs", "1", "--out", str(tmp_path),
                  "--quiet"]) == 2
     assert "unknown method(s) jointt" in capsys.readouterr().err
-    assert main(["reproduce", "quantiles", "--ms", "0", "--runs", "1", "--out", str(tmp_path), "--quiet"]) == 2
+    assert main(["quantiles", "--ms", "0", "--runs", "1", "--out", str(tmp_path), "--quiet"]) == 2
     assert "--ms must be integers >= 1" in capsys.readouterr().err
     assert not (tmp_path / "quantiles.csv").exists()
 
 
 @needs_quantiles
 def test_smoke_run_writes_the_contract_and_is_reproducible(tmp_path, monkeypatch):
-    from dpselect.experiments import _common
+    from dpselect_reproductions import _common
 
     def no_plot():
         raise ImportError("figures skipped by the test")
 
     monkeypatch.setattr(_common, "pyplot", no_plot)
-    argv = ["reproduce", "quantiles", "--runs", "2", "--datasets", "medcost", "--ms", "3", "--epsilons", "0.1,1",
+    argv = ["quantiles", "--runs", "2", "--datasets", "medcost", "--ms", "3", "--epsilons", "0.1,1",
             "--quiet"]
     assert main([*argv, "--out", str(tmp_path / "a")]) == 0
     assert main([*argv, "--out", str(tmp_path / "b")]) == 0
@@ -127,10 +127,10 @@ def test_unsized_opendp_scores_equal_opendps_own_transformation():
 
 @needs_quantiles
 def test_add_remove_run_drops_the_refused_methods_and_says_the_model(tmp_path, monkeypatch):
-    from dpselect.experiments import _common
+    from dpselect_reproductions import _common
 
     monkeypatch.setattr(_common, "pyplot", lambda: (_ for _ in ()).throw(ImportError("no figures")))
-    argv = ["reproduce", "quantiles", "--runs", "1", "--datasets", "medcost", "--ms", "3", "--epsilons", "1",
+    argv = ["quantiles", "--runs", "1", "--datasets", "medcost", "--ms", "3", "--epsilons", "1",
             "--neighbours", "add_remove", "--quiet", "--out", str(tmp_path)]
     assert main(argv) == 0
     with (tmp_path / "quantiles.csv").open() as fh:

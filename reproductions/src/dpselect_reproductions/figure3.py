@@ -7,7 +7,7 @@ path). Recall = |private picks ∩ non-private top-5| / 5. Global: exponential m
 ``--egodensity code`` uses the paper code's egocentric-density formula (see table2).
 
 ``--quirks agg-delta-ed`` (or ``--protocol paper-code``, which adds ``delta-code``) runs the local method with the
-published code's sensitivity instead (:mod:`dpselect.experiments.paper_code`): ``topk/topk_weighted.py``
+published code's sensitivity instead (:mod:`dpselect_reproductions.paper_code`): ``topk/topk_weighted.py``
 passes δ^egodensity as the first δ of its ``DeltaWeighted``, which advances it twice per step and never uses
 δ^degree: δ^agg(t) = 100·δ^ED(2t) + 1·δ^ED(2t + 1). Reproduction only (not ε-DP). With the same seeds as our
 protocol, so a quirk's effect is a paired difference. The code's float sampling and argsort reference are not
@@ -21,9 +21,10 @@ import argparse
 
 import numpy as np
 
-from ..apps.influence_baselines import recall, top_k_aggregate
-from ..apps.motkin_sampler import MotkinSampler
-from ..graphs import GRAPH_DATASETS
+from dpselect.apps.influence_baselines import recall, top_k_aggregate
+from dpselect.apps.motkin_sampler import MotkinSampler
+from dpselect.graphs import GRAPH_DATASETS
+
 from . import paper_code as pc
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table
 from .table2 import add_graph_argument, cached, cached_graph, graph_sources
@@ -73,12 +74,12 @@ def _task(job):
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the flags of ``dpselect reproduce figure3`` to ``parser`` (``add_arguments`` of this module).
+    """Add the flags of ``dpselect-reproduce figure3`` to ``parser`` (``add_arguments`` of this module).
 
     Parameters
     ----------
     parser : argparse.ArgumentParser
-        The parser to extend, in place (``dpselect reproduce figure3 --help`` lists the flags).
+        The parser to extend, in place (``dpselect-reproduce figure3 --help`` lists the flags).
 
     Returns
     -------

@@ -12,7 +12,7 @@ not depend on ε: it runs once per run and its value is written under every ε. 
 ``--budget`` (default "even").
 
 ``--protocol paper-code`` runs DP-MOET-Agg and NODP-MOET-Agg with the authors' published code's quirks
-(:mod:`dpselect.experiments.paper_code`: budget ε/k per round, argsort non-private selection, the code's
+(:mod:`dpselect_reproductions.paper_code`: budget ε/k per round, argsort non-private selection, the code's
 δ^TPR/δ^TNR and its δ^agg that uses δ^TPR twice and never δ^TNR, the stale dampening cache, the float
 sampling path, one fixed 67/33 split). LocalDiffPID3 is not in that repository and is unchanged. For
 reproduction only: with these quirks DP-MOET-Agg_local is not ε-DP (δ^agg ignores the TNR term).
@@ -24,10 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from ..apps.diffpid3 import diffpid3
-from ..apps.dpmoet import CompressedTable
-from ..datasets import PUBLIC_TABLE_SIZE
-from ..trees import predict_many
+from dpselect.apps.diffpid3 import diffpid3
+from dpselect.apps.dpmoet import CompressedTable
+from dpselect.datasets import PUBLIC_TABLE_SIZE
+from dpselect.trees import predict_many
+
 from . import paper_code as pc
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table
 from .table1 import MECHANISM, add_moet_arguments, load_table, moet_settings, moet_settings_text, protocol_report
@@ -154,12 +155,12 @@ def _task(job):
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the flags of ``dpselect reproduce figure2`` to ``parser`` (``add_arguments`` of this module).
+    """Add the flags of ``dpselect-reproduce figure2`` to ``parser`` (``add_arguments`` of this module).
 
     Parameters
     ----------
     parser : argparse.ArgumentParser
-        The parser to extend, in place (``dpselect reproduce figure2 --help`` lists the flags).
+        The parser to extend, in place (``dpselect-reproduce figure2 --help`` lists the flags).
 
     Returns
     -------

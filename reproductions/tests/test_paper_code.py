@@ -1,12 +1,12 @@
-"""The published code's quirks (dpselect.experiments.paper_code): each one on a small hand example."""
+"""The published code's quirks (dpselect_reproductions.paper_code): each one on a small hand example."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 import dpselect
-from dpselect.experiments import data_path
-from dpselect.experiments import paper_code as pc
+from dpselect.datasets import data_path
+from dpselect_reproductions import paper_code as pc
 from dpselect.utilities.classification import rate_sensitivity
 
 
@@ -126,7 +126,7 @@ def test_code_exponential_fails_like_the_code():
 
 
 def test_failed_runs_count_as_zero(monkeypatch):
-    from dpselect.experiments import table1
+    from dpselect_reproductions import table1
 
     real = pc.moet_run
 
@@ -172,20 +172,20 @@ def test_nodp_argsort_takes_the_last_of_the_sort_order():
 
 
 def test_protocol_arguments(tmp_path, capsys):
-    from dpselect.cli import main
+    from dpselect_reproductions import main
 
     out = tmp_path / "pc"
-    assert main(["reproduce", "table1", "--runs", "1", "--epsilons", "1", "--datasets", "nltcs", "--population", "4",
+    assert main(["table1", "--runs", "1", "--epsilons", "1", "--datasets", "nltcs", "--population", "4",
                  "--selection", "2", "--generations", "2", "--depth", "1", "--max-depth", "2", "--output", "2",
                  "--jobs", "1", "--protocol", "paper-code", "--out", str(out), "--quiet"]) == 0
     md = (out / "table1.md").read_text()
     assert "Protocol: **paper-code**" in md and "Not a private release" in md and "--protocol paper-code" in md
-    rows = dpselect.experiments._common.read_csv(out / "table1.csv")
+    rows = dpselect_reproductions._common.read_csv(out / "table1.csv")
     assert {r["protocol"] for r in rows} == {"paper-code"} and {r["budget"] for r in rows} == {"paper-code"}
-    assert main(["reproduce", "table2", "--quirks", "budget", "--out", str(tmp_path / "x"), "--quiet"]) == 2
+    assert main(["table2", "--quirks", "budget", "--out", str(tmp_path / "x"), "--quiet"]) == 2
     assert "do not apply here" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exc:    # an argparse error
-        main(["reproduce", "table1", "--quirks", "nonsense", "--out", str(tmp_path / "y"), "--quiet"])
+        main(["table1", "--quirks", "nonsense", "--out", str(tmp_path / "y"), "--quiet"])
     assert exc.value.code == 2 and "unknown quirk" in capsys.readouterr().err
 
 
@@ -193,14 +193,14 @@ def test_protocol_arguments(tmp_path, capsys):
 def test_table2_quirks_smoke(tmp_path, quirks):
     import networkx as nx
 
-    from dpselect.cli import main
+    from dpselect_reproductions import main
 
     path = tmp_path / "Karate.txt"
     path.write_text("\n".join(f"{u}\t{v}" for u, v in nx.karate_club_graph().edges()) + "\n")
     out = tmp_path / "out"
-    assert main(["reproduce", "table2", "--runs", "2", "--epsilons", "1,50", "--graph", str(path), "--quirks", quirks,
+    assert main(["table2", "--runs", "2", "--epsilons", "1,50", "--graph", str(path), "--quirks", quirks,
                  "--out", str(out), "--quiet"]) == 0
-    rows = dpselect.experiments._common.read_csv(out / "table2.csv")
+    rows = dpselect_reproductions._common.read_csv(out / "table2.csv")
     assert {r["method"] for r in rows} == {"pareto-global", "pareto-local"}
     assert all(0 <= float(r["value"]) <= 1 for r in rows)
 
@@ -220,7 +220,7 @@ def test_figure3_quirk_sampler_is_ours_without_quirks_and_runs_with_them(tmp_pat
     import networkx as nx
 
     from dpselect.apps.motkin_sampler import MotkinSampler
-    from dpselect.cli import main
+    from dpselect_reproductions import main
     from dpselect.graphs import from_edges
 
     edges = np.array(list(nx.karate_club_graph().edges()))
@@ -236,9 +236,9 @@ def test_figure3_quirk_sampler_is_ours_without_quirks_and_runs_with_them(tmp_pat
     path.write_text("\n".join(f"{u}\t{v}" for u, v in nx.karate_club_graph().edges()) + "\n")
     out = {}
     for q in ("none", "agg-delta-ed"):
-        assert main(["reproduce", "figure3", "--runs", "3", "--epsilons", "1,20", "--graph", str(path), "--quirks", q,
+        assert main(["figure3", "--runs", "3", "--epsilons", "1,20", "--graph", str(path), "--quirks", q,
                      "--out", str(tmp_path / q), "--quiet"]) == 0
-        out[q] = dpselect.experiments._common.read_csv(tmp_path / q / "figure3.csv")
+        out[q] = dpselect_reproductions._common.read_csv(tmp_path / q / "figure3.csv")
     # the global method does not change; with the same seeds the local one may
     assert [r for r in out["none"] if r["method"] == "agg-global"] == \
         [r for r in out["agg-delta-ed"] if r["method"] == "agg-global"]
@@ -246,7 +246,7 @@ def test_figure3_quirk_sampler_is_ours_without_quirks_and_runs_with_them(tmp_pat
 
 def test_quirk_selectors_read_aggregate_like_agg():
     """approach="aggregate" (the library's name) selects the weighted sum, not silently the Pareto score."""
-    from dpselect.experiments.paper_code import nodp_select_quirks
+    from dpselect_reproductions.paper_code import nodp_select_quirks
     U = np.array([[0.9, 0.1], [0.5, 0.5], [0.1, 0.95], [0.6, 0.6]])
     for quirks in ((), ("nodp-argsort",)):
         a = nodp_select_quirks(U, "agg", (3, 2), 2, np.random.default_rng(0), quirks).tolist()

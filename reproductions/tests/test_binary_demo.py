@@ -7,9 +7,9 @@ import pytest
 from scipy.stats import laplace
 
 from dpselect.binary import BinaryMechanism, DatasetGraph, DPPair, balanced_probability
-from dpselect.experiments.binary_demo import (count_path_mechanism, hypercube_mechanism, laplace_threshold_correct,
+from dpselect_reproductions.binary_demo import (count_path_mechanism, hypercube_mechanism, laplace_threshold_correct,
                                   randomized_response_correct)
-from dpselect.cli import main
+from dpselect_reproductions import main
 
 
 @pytest.mark.parametrize("n,theta,eps,delta", [
@@ -53,7 +53,7 @@ def test_cli_binary_demo_writes_table_and_plot(tmp_path, capsys):
                "--out", str(out), "--quiet"])
     assert rc == 0
     md = (out / "binary-demo.md").read_text()
-    assert "dpselect binary-demo --n 8 --theta 4 --epsilons 0.5,1" in md
+    assert "dpselect-reproduce binary-demo --n 8 --theta 4 --epsilons 0.5,1" in md
     assert "full hypercube vs the count quotient" in md
     assert (out / "binary-demo.png").stat().st_size > 1000
     rows = list(csv.DictReader((out / "binary-demo.csv").open()))

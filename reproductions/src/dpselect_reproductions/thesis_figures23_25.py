@@ -16,9 +16,10 @@ import argparse
 
 import numpy as np
 
-from ..apps.diffpid3 import diffpid3
-from ..datasets import PUBLIC_TABLE_SIZE
-from ..vocabulary import MechanismName
+from dpselect.apps.diffpid3 import diffpid3
+from dpselect.datasets import PUBLIC_TABLE_SIZE
+from dpselect.vocabulary import MechanismName
+
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table, parse_int_list
 from ._data import load_tabular
 
@@ -92,12 +93,12 @@ def _task(job) -> list[dict]:
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the flags of ``dpselect reproduce thesis-figures23-25`` to ``parser`` (``add_arguments`` of this module).
+    """Add the flags of ``dpselect-reproduce thesis-figures23-25`` to ``parser`` (``add_arguments`` of this module).
 
     Parameters
     ----------
     parser : argparse.ArgumentParser
-        The parser to extend, in place (``dpselect reproduce thesis-figures23-25 --help`` lists the flags).
+        The parser to extend, in place (``dpselect-reproduce thesis-figures23-25 --help`` lists the flags).
 
     Returns
     -------

@@ -1,6 +1,6 @@
 """Issue 26: error of m private quantiles at once on the seven DPBench 1-D histograms.
 
-Data: each DPBench 1-D histogram (4,096 bins, :func:`~dpselect.experiments.thesis_figure17.load_histogram`)
+Data: each DPBench 1-D histogram (4,096 bins, :func:`~dpselect_reproductions.thesis_figure17.load_histogram`)
 is a database whose records are the bin indices 0..4095 (bin ``k`` holds ``hist[k]`` records of value
 ``k``). The bounded methods get the public bounds ``(0, 4096)``: bin ``k`` is the interval ``[k, k + 1)``,
 so a released value ``v`` falls in bin ``floor(v)``; ``bounds=None`` (the unbounded method) is given no
@@ -368,7 +368,7 @@ def _hist(name: str) -> np.ndarray:
 
 def _dpselect_quantiles(hist: np.ndarray, qs: np.ndarray, eps: float, method: str, rng,
                         neighbours: str = "replace_one") -> np.ndarray:
-    from ..quantiles import quantiles
+    from dpselect.quantiles import quantiles
 
     v, c = grouped(hist)
     nb = cast(Any, neighbours)
@@ -444,7 +444,7 @@ def _parse_m_runs(text: str) -> dict[int, int]:
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the flags of ``dpselect reproduce quantiles`` to ``parser`` (``add_arguments`` of this module).
+    """Add the flags of ``dpselect-reproduce quantiles`` to ``parser`` (``add_arguments`` of this module).
 
     Parameters
     ----------

@@ -18,17 +18,17 @@ from pathlib import Path
 
 import pytest
 
-from dpselect.cli import main
-from dpselect.experiments._common import check_datasets
+from dpselect_reproductions import main
+from dpselect_reproductions._common import check_datasets
 
-RESULTS = Path(__file__).resolve().parents[1] / "results"
+RESULTS = Path(__file__).resolve().parents[2] / "results"
 KEY = ("dataset", "method", "epsilon", "run", "metric")
 
 
 @dataclass
 class Case:
     csv: str                      # the committed CSV, relative to results/
-    argv: list                    # `dpselect` arguments selecting the cell (without --out / --quiet)
+    argv: list                    # `dpselect-reproduce` arguments selecting the cell (without --out / --quiet)
     runs: int = 2                 # rows with run < runs are compared
     methods: tuple = ()           # only these methods (the job filter of table2's paper-code case)
     skip_methods: tuple = ()      # rows that depend on the invocation's size (binary-demo's sampled column)
@@ -38,46 +38,46 @@ class Case:
 
 CASES = {
     "thesis-figure17": Case("thesis-figure17/thesis-figure17.csv",
-                            ["reproduce", "thesis-figure17", "--runs", "2", "--epsilons", "0.001",
+                            ["thesis-figure17", "--runs", "2", "--epsilons", "0.001",
                              "--datasets", "patent"]),
     "thesis-figure20": Case("thesis-figure20/thesis-figure20.csv",
-                            ["reproduce", "thesis-figure20", "--runs", "2", "--epsilons", "0.001", "--ks", "5",
+                            ["thesis-figure20", "--runs", "2", "--epsilons", "0.001", "--ks", "5",
                              "--datasets", "enron"]),
     "figure3": Case("figure3/figure3.csv",
-                    ["reproduce", "figure3", "--runs", "2", "--epsilons", "0.01", "--datasets", "enron"]),
+                    ["figure3", "--runs", "2", "--epsilons", "0.01", "--datasets", "enron"]),
     "table2": Case("table2/table2.csv",
-                   ["reproduce", "table2", "--runs", "2", "--epsilons", "0.1", "--datasets", "enron"]),
+                   ["table2", "--runs", "2", "--epsilons", "0.1", "--datasets", "enron"]),
     # the local method's code δ^PS costs minutes to build on Enron: the global method's cell only
     "table2/paper-code": Case("table2/paper-code/table2.csv",
-                              ["reproduce", "table2", "--protocol", "paper-code", "--runs", "2", "--epsilons",
+                              ["table2", "--protocol", "paper-code", "--runs", "2", "--epsilons",
                                "0.1", "--datasets", "enron"], methods=("pareto-global",)),
     "table1": Case("table1/table1.csv",
-                   ["reproduce", "table1", "--runs", "2", "--epsilons", "0.01", "--datasets", "nltcs",
+                   ["table1", "--runs", "2", "--epsilons", "0.01", "--datasets", "nltcs",
                     "--jobs", "1"]),
     "table1/paper-code": Case("table1/paper-code/table1.csv",
-                              ["reproduce", "table1", "--protocol", "paper-code", "--runs", "2", "--epsilons",
+                              ["table1", "--protocol", "paper-code", "--runs", "2", "--epsilons",
                                "0.01", "--datasets", "nltcs", "--jobs", "1"]),
     "figure2": Case("figure2/figure2.csv",
-                    ["reproduce", "figure2", "--runs", "2", "--epsilons", "0.01", "--datasets", "nltcs",
+                    ["figure2", "--runs", "2", "--epsilons", "0.01", "--datasets", "nltcs",
                      "--jobs", "1"]),
     "figure2/paper-code/nltcs": Case("figure2/paper-code/nltcs/figure2.csv",
-                                     ["reproduce", "figure2", "--protocol", "paper-code", "--runs", "2",
+                                     ["figure2", "--protocol", "paper-code", "--runs", "2",
                                       "--epsilons", "0.01", "--datasets", "nltcs", "--jobs", "1"]),
     "figure2/paper-code/adult-acs": Case("figure2/paper-code/adult-acs/figure2.csv",
-                                         ["reproduce", "figure2", "--protocol", "paper-code", "--runs", "1",
+                                         ["figure2", "--protocol", "paper-code", "--runs", "1",
                                           "--epsilons", "0.01", "--datasets", "adult", "--jobs", "1"], runs=1),
     # (Adult's LocalDiffPID3 takes ~10 s a run: run 0 only)
     # one repetition of the 10-fold cross validation: runs 0-1 are its folds 0 and 1
     "thesis-figures23-25": Case("thesis-figures23-25/thesis-figures23-25.csv",
-                                ["reproduce", "thesis-figures23-25", "--runs", "1", "--epsilons", "0.01",
+                                ["thesis-figures23-25", "--runs", "1", "--epsilons", "0.01",
                                  "--depths", "2", "--datasets", "nltcs", "--jobs", "1"]),
     # issue 26: one cell (HEPTH, m = 9, ε = 0.1) of dpselect's methods; the committed run's OpenDP rows come from
     # OpenDP's unseedable generator and its diffprivlib rows need the benchmark venv: not regenerated here.
     "quantiles": Case("quantiles/quantiles.csv",
-                      ["reproduce", "quantiles", "--runs", "2", "--epsilons", "0.1", "--ms", "9",
+                      ["quantiles", "--runs", "2", "--epsilons", "0.1", "--ms", "9",
                        "--datasets", "hepth"]),
     "quantiles-add-remove": Case("quantiles-add-remove/quantiles.csv",
-                                 ["reproduce", "quantiles", "--neighbours", "add_remove", "--runs", "2",
+                                 ["quantiles", "--neighbours", "add_remove", "--runs", "2",
                                   "--epsilons", "0.1", "--ms", "9", "--datasets", "hepth"]),
     # every value except the sampled column is an exact probability and does not depend on --samples or
     # --full-max-n (which only adds the full-hypercube check). Those probabilities come from float exp / log
@@ -100,10 +100,10 @@ def _rows_of_jobs(argv: list, methods: tuple) -> list[dict]:
     """The rows of the jobs of one reproduction whose method is in ``methods`` (in-process, as the CLI)."""
     import importlib
 
-    from dpselect.experiments import REPRODUCTIONS
+    from dpselect_reproductions import REPRODUCTIONS
 
-    rep = importlib.import_module(REPRODUCTIONS[argv[1]]).REPRODUCTION
-    args = rep.parser().parse_args(argv[2:])
+    rep = importlib.import_module(REPRODUCTIONS[argv[0]]).REPRODUCTION
+    args = rep.parser().parse_args(argv[1:])
     datasets = rep.datasets(args) if rep.datasets is not None else check_datasets(args.datasets, rep.allowed)
     rows: list[dict] = []
     for job in rep.jobs(args, datasets):
@@ -118,8 +118,7 @@ def _regenerate(case: Case, tmp_path: Path) -> list[dict]:
     if case.methods:
         return _rows_of_jobs(case.argv, case.methods)
     assert main([*case.argv, "--quiet", "--force", "--out", str(tmp_path)]) == 0
-    name = case.argv[1] if case.argv[0] == "reproduce" else case.argv[0]
-    return _read(tmp_path / f"{name}.csv")
+    return _read(tmp_path / f"{case.argv[0]}.csv")
 
 
 def _compare(case: Case, new: list[dict]) -> None:
@@ -146,7 +145,7 @@ def _compare(case: Case, new: list[dict]) -> None:
 @pytest.fixture
 def no_figures(monkeypatch):
     """The figures are drawn from the CSV: skip them (matplotlib is most of a smoke run's time)."""
-    from dpselect.experiments import _common
+    from dpselect_reproductions import _common
 
     def pyplot():
         raise ImportError("figures skipped by the test")
@@ -175,7 +174,7 @@ def test_runs_do_not_depend_on_the_number_of_runs(tmp_path, no_figures):
     out = []
     for runs in ("2", "3"):
         d = tmp_path / runs
-        assert main(["reproduce", "figure3", "--runs", runs, "--epsilons", "0.01,1", "--datasets", "enron",
+        assert main(["figure3", "--runs", runs, "--epsilons", "0.01,1", "--datasets", "enron",
                      "--quiet", "--out", str(d)]) == 0
         out.append([r for r in _read(d / "figure3.csv") if int(r["run"]) < 2])
     assert out[0] == out[1] and len(out[0]) == 2 * 2 * 2        # 2 methods x 2 ε x runs 0-1
@@ -195,7 +194,7 @@ def test_thesis_figure17_exact_rows_do_not_depend_on_the_simd_level():
     on = [f for f in __cpu_dispatch__ if __cpu_features__.get(f)]
     if not on:
         pytest.skip("this numpy dispatches no SIMD level beyond its baseline here")
-    code = ("from dpselect.experiments import thesis_figure17 as t\n"
+    code = ("from dpselect_reproductions import thesis_figure17 as t\n"
             "rows, _ = t._task((2, 'income', 0, 0.001, 0, 0, None))\n"
             "print(repr([(r['method'], r['value']) for r in rows]))\n")
     outs = []

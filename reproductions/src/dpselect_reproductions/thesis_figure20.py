@@ -18,10 +18,11 @@ import time
 
 import numpy as np
 
-from ..apps.influence_baselines import recall, top_k_ebc
-from ..apps.priv_topk import PRIV_TOPK_MECHANISMS, PrivTopkScores, prepare_priv_topk, priv_topk
-from ..datasets import PUBLIC_GRAPH_MAX_DEGREE
-from ..graphs import GRAPH_DATASETS, Graph
+from dpselect.apps.influence_baselines import recall, top_k_ebc
+from dpselect.apps.priv_topk import PRIV_TOPK_MECHANISMS, PrivTopkScores, prepare_priv_topk, priv_topk
+from dpselect.datasets import PUBLIC_GRAPH_MAX_DEGREE
+from dpselect.graphs import GRAPH_DATASETS, Graph
+
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table, parse_int_list
 from .table2 import add_graph_argument, cached, cached_graph, graph_sources
 
@@ -134,12 +135,12 @@ def _task(job):
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the flags of ``dpselect reproduce thesis-figure20`` to ``parser`` (``add_arguments`` of this module).
+    """Add the flags of ``dpselect-reproduce thesis-figure20`` to ``parser`` (``add_arguments`` of this module).
 
     Parameters
     ----------
     parser : argparse.ArgumentParser
-        The parser to extend, in place (``dpselect reproduce thesis-figure20 --help`` lists the flags).
+        The parser to extend, in place (``dpselect-reproduce thesis-figure20 --help`` lists the flags).
 
     Returns
     -------

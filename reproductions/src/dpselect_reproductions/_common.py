@@ -15,7 +15,7 @@ Output contract of every reproduction ``NAME`` run with ``--out DIR``:
 * ``DIR/NAME.md``: our means beside the paper's numbers, with the exact command, the settings and the
   number of runs;
 * ``DIR/NAME.png`` (``DIR/NAME-<part>.png`` where a reproduction draws several figures). Figures need
-  matplotlib (``pip install dpselect[plot]``); without it the CSV and the markdown are still written.
+  matplotlib (``pip install dpselect-reproductions[plot]``); without it the CSV and the markdown are still written.
 
 The default ``DIR`` is ``dpselect-results`` (never the committed ``results/``), and a run refuses to
 overwrite a run of the same or a larger size in ``DIR`` (the size is recorded in the markdown) unless
@@ -29,7 +29,6 @@ import argparse
 import csv
 import math
 import multiprocessing as mp
-import os
 import re
 import signal
 import threading
@@ -43,7 +42,9 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from .._progress import Progress
+from dpselect._output import check_out_dir, pyplot
+
+from ._progress import Progress
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -52,7 +53,7 @@ BASE_COLUMNS = ("dataset", "method", "epsilon", "run", "metric", "value")
 #: Where a reproduction writes when no ``--out`` is given (not the committed ``results/``).
 DEFAULT_OUT = Path("dpselect-results")
 #: What a run prints when matplotlib is missing.
-NO_PLOT = "matplotlib is not installed: PNG figures skipped (they need `pip install dpselect[plot]`)"
+NO_PLOT = "matplotlib is not installed: PNG figures skipped (they need `pip install dpselect-reproductions[plot]`)"
 _SIZE_MARK = re.compile(r"<!-- dpselect run size: (\d+) -->")
 
 
@@ -175,16 +176,6 @@ def order_rows(rows: list[dict], **orders: Sequence) -> list[dict]:
 
 
 # -- figures ----------------------------------------------------------------------------------------
-def pyplot() -> ModuleType:
-    """matplotlib's pyplot with the headless Agg backend (an ImportError without matplotlib)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def have_matplotlib() -> bool:
     try:
         pyplot()
@@ -364,7 +355,7 @@ class Reproduction:
     size: Callable[[argparse.Namespace, list], int] | None = None
     runs_text: Callable[[Result], str] | None = None
     command: Callable[[argparse.Namespace], str] | None = None
-    prog: str = "dpselect reproduce"
+    prog: str = "dpselect-reproduce"
     echo: bool = False          # print the markdown report to stdout
     paper_runs: str = ""        # e.g. "paper: 500"
     dpi: int = 120
@@ -405,7 +396,7 @@ class Reproduction:
     def run(self, args: argparse.Namespace) -> int:
         """Check, guard the output, run the jobs, write ``OUT/NAME.csv``, ``.md`` and the PNGs.
 
-        This is ``run(args)`` of every reproduction module (``dpselect reproduce NAME`` calls it). The
+        This is ``run(args)`` of every reproduction module (``dpselect-reproduce NAME`` calls it). The
         flags are checked and the output directory guarded (a smaller or equal run never overwrites a
         larger one without ``--force``) before any work; each run draws from its own seed, so the numbers
         do not depend on ``--jobs``.
@@ -423,7 +414,7 @@ class Reproduction:
         Examples
         --------
         >>> import contextlib, io, os, tempfile
-        >>> from dpselect.experiments import thesis_figure17 as fig
+        >>> from dpselect_reproductions import thesis_figure17 as fig
         >>> out = tempfile.mkdtemp()
         >>> args = fig.REPRODUCTION.parser().parse_args(
         ...     ["--runs", "2", "--epsilons", "1", "--datasets", "hepth", "--out", out, "--quiet"])
@@ -510,25 +501,6 @@ def recorded_size(md: Path) -> int | None:
     except OSError:
         return None
     return int(m.group(1)) if m else None
-
-
-def check_out_dir(out: Path, flag: str = "--out", *, shown: Path | None = None) -> None:
-    """Refuse (before any work) an output directory that cannot be written: ``out`` or the nearest of its
-    parents that exists is a file, or is not writable. (A run that fails only when it writes its results
-    wastes its whole computation.) ``shown``: the path the user gave, when ``out`` is its directory."""
-    out = Path(out)
-    given = out if shown is None else Path(shown)
-    base = out
-    while not base.exists() and base.parent != base:
-        base = base.parent
-    if not base.exists():
-        return
-    if not base.is_dir():
-        if base == given:
-            raise SystemExit(f"error: {flag} {given} is a file, not a directory; choose a directory")
-        raise SystemExit(f"error: {flag} {given}: {base} is a file, not a directory; choose another {flag}")
-    if not os.access(base, os.W_OK | os.X_OK):
-        raise SystemExit(f"error: {flag} {given}: {base} is not writable; choose another {flag}")
 
 
 def _guard(md: Path, size: int, *, force: bool) -> None:
