@@ -6,8 +6,9 @@ import pytest
 
 import dpselect
 from dpselect.datasets import data_path
-from dpselect_reproductions import paper_code as pc
 from dpselect.utilities.classification import rate_sensitivity
+from dpselect_reproductions import paper_code as pc
+from dpselect_reproductions._common import read_csv
 
 
 # -- metric C: strict (the paper's Def. 4.3 and the code's pareto_metrics.py, = dpselect.metric_c) vs weak --
@@ -180,7 +181,7 @@ def test_protocol_arguments(tmp_path, capsys):
                  "--jobs", "1", "--protocol", "paper-code", "--out", str(out), "--quiet"]) == 0
     md = (out / "table1.md").read_text()
     assert "Protocol: **paper-code**" in md and "Not a private release" in md and "--protocol paper-code" in md
-    rows = dpselect_reproductions._common.read_csv(out / "table1.csv")
+    rows = read_csv(out / "table1.csv")
     assert {r["protocol"] for r in rows} == {"paper-code"} and {r["budget"] for r in rows} == {"paper-code"}
     assert main(["table2", "--quirks", "budget", "--out", str(tmp_path / "x"), "--quiet"]) == 2
     assert "do not apply here" in capsys.readouterr().err
@@ -200,7 +201,7 @@ def test_table2_quirks_smoke(tmp_path, quirks):
     out = tmp_path / "out"
     assert main(["table2", "--runs", "2", "--epsilons", "1,50", "--graph", str(path), "--quirks", quirks,
                  "--out", str(out), "--quiet"]) == 0
-    rows = dpselect_reproductions._common.read_csv(out / "table2.csv")
+    rows = read_csv(out / "table2.csv")
     assert {r["method"] for r in rows} == {"pareto-global", "pareto-local"}
     assert all(0 <= float(r["value"]) <= 1 for r in rows)
 
@@ -238,7 +239,7 @@ def test_figure3_quirk_sampler_is_ours_without_quirks_and_runs_with_them(tmp_pat
     for q in ("none", "agg-delta-ed"):
         assert main(["figure3", "--runs", "3", "--epsilons", "1,20", "--graph", str(path), "--quirks", q,
                      "--out", str(tmp_path / q), "--quiet"]) == 0
-        out[q] = dpselect_reproductions._common.read_csv(tmp_path / q / "figure3.csv")
+        out[q] = read_csv(tmp_path / q / "figure3.csv")
     # the global method does not change; with the same seeds the local one may
     assert [r for r in out["none"] if r["method"] == "agg-global"] == \
         [r for r in out["agg-delta-ed"] if r["method"] == "agg-global"]
