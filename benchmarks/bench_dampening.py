@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine, record  # noqa: E402
 
 import dpselect  # noqa: E402
-from dpselect.experiments import data_path  # noqa: E402
+from dpselect.datasets import data_path  # noqa: E402
 import dpselect.dampening as dmp  # noqa: E402
 import dpselect.multiobjective._pareto_score as mo  # noqa: E402  (the δ^PS engine and its limits)
 

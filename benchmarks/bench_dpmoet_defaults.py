@@ -18,7 +18,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 import dpselect  # noqa: E402
-from dpselect.experiments import data_path  # noqa: E402
+from dpselect.datasets import data_path  # noqa: E402
 from dpselect.sklearn import DPMOETClassifier  # noqa: E402
 
 

@@ -18,7 +18,7 @@ from _common import best_of, machine, record  # noqa: E402
 
 from dpselect import multiobjective as mo  # noqa: E402
 from dpselect.apps.influential import MotkinSampler, dp_motkin_pareto, motkin_objectives  # noqa: E402
-from dpselect.experiments._data import load_graph  # noqa: E402
+from dpselect_reproductions import load_graph  # noqa: E402
 from dpselect.utilities.graph import ebc  # noqa: E402
 
 
@@ -116,7 +116,7 @@ def main() -> None:
               f"{syn.n_edges:,} edges, max degree {syn.max_degree}, {int(syn.triangles().sum()) // 3:,} triangles; "
               f"Chung-Lu plus triadic closure): triangles {t_tri_syn:.2f} s, EBC of all nodes {t_ebc_syn:.2f} s, "
               f"one DP-MOTkIN-Pareto-local top-10 selection incl. statistics {t_sel_syn:.2f} s."]
-    lines += ["", f"Full `dpselect reproduce table2` (paper settings, 500 runs): wall time {wall}.", ""]
+    lines += ["", f"Full `dpselect-reproduce table2` (paper settings, 500 runs): wall time {wall}.", ""]
     record("graphs", "\n".join(lines))
 
 

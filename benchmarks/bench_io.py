@@ -14,7 +14,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import best_of, machine, record  # noqa: E402
 
-from dpselect.experiments import data_path  # noqa: E402
+from dpselect.datasets import data_path  # noqa: E402
 from dpselect.graphs import from_edges, load_edge_list  # noqa: E402
 
 

@@ -41,7 +41,7 @@ def naive_blocked(U: np.ndarray, block: int = 256) -> np.ndarray:
 def enron_objectives():
     """Degree and egocentric density of Email-Enron with their edge-DP sensitivity functions."""
     try:
-        from dpselect.experiments import data_path
+        from dpselect.datasets import data_path
         from dpselect.graphs import load_dataset_graph
         from dpselect.utilities import graph as ug
 

@@ -2,7 +2,7 @@
 
 Error = mean over the m quantiles q_i = i/(m+1) of |rank(v_i) − q_i n| / n, rank(v) = #{records <= v}
 (records = bin indices 0..4095, bounds (0, 4096)), as the **excess** over the best value the bins allow;
-mean over R seeded runs with a 95% interval (:mod:`dpselect.experiments.quantiles` holds the metric and the
+mean over R seeded runs with a 95% interval (:mod:`dpselect_reproductions.quantiles` holds the metric and the
 methods). Baselines, measured in the same run: OpenDP 0.16 ``make_private_quantile`` called m times at
 ε/m (replace-one: sized domain, ``d_in = 2``), the independent interval exponential mechanism
 (``dpselect.quantiles(method="independent")``), diffprivlib 0.6.6 ``quantile`` where it runs. They live
@@ -12,7 +12,7 @@ in a benchmark-only environment::
     .venv-q/bin/pip install -r benchmarks/requirements-quantiles.txt
     PYTHONPATH=$PWD/src .venv-q/bin/python benchmarks/bench_quantiles.py --runs 20 --out results/quantiles
 
-The error table is the run of ``dpselect reproduce quantiles --baselines opendp,diffprivlib`` (the committed
+The error table is the run of ``dpselect-reproduce quantiles --baselines opendp,diffprivlib`` (the committed
 ``results/quantiles``, or ``--csv`` an existing one); this script adds the checks of the OpenDP score path
 against OpenDP's own transformation, the timing of m = 99 on PATENT, and writes its section of
 benchmarks/RESULTS.md with the three targets.
@@ -41,7 +41,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine, record  # noqa: E402
 
-from dpselect.experiments import quantiles as Q  # noqa: E402
+from dpselect_reproductions import quantiles as Q  # noqa: E402
 
 GRID = ("recursive-grid", "independent-grid", "auto-grid", "recursive-relative-grid")   # candidates = the bins
 RELATIVE = ("recursive-relative", "recursive-relative-grid")                          # targets="relative"
@@ -166,9 +166,9 @@ def main() -> None:
     notes = check_opendp_scores(Q.DATASETS, a.check_large, sized=not add_remove)
     command = None
     if a.csv is None:
-        from dpselect.cli import main as cli
+        from dpselect_reproductions import main as cli
 
-        argv = ["reproduce", "quantiles", "--runs", str(a.runs), "--jobs", str(a.jobs), "--baselines",
+        argv = ["quantiles", "--runs", str(a.runs), "--jobs", str(a.jobs), "--baselines",
                 "opendp,diffprivlib", "--out", str(a.out), "--force"]
         if a.diffprivlib_runs is not None:
             argv[-3:-3] = ["--diffprivlib-runs", str(a.diffprivlib_runs)]
@@ -176,7 +176,7 @@ def main() -> None:
             argv[-3:-3] = ["--neighbours", "add_remove"]
         t0 = time.perf_counter()
         assert cli(argv) == 0
-        command = f"python -m dpselect {' '.join(argv)} ({time.perf_counter() - t0:.0f} s)"
+        command = f"python -m dpselect_reproductions {' '.join(argv)} ({time.perf_counter() - t0:.0f} s)"
         a.csv = a.out / "quantiles.csv"
     else:
         md = a.csv.with_suffix(".md")

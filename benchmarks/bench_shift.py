@@ -34,7 +34,8 @@ from dpselect.multiobjective import _pareto_score as mo  # noqa: E402  (the δ^P
 from dpselect.apps.dpmoet import dp_moet  # noqa: E402
 from dpselect.apps.influential import motkin_objectives, prepare_priv_topk  # noqa: E402
 from dpselect.dampening import shift_totals_with_error  # noqa: E402
-from dpselect.experiments._data import data_path, load_graph  # noqa: E402
+from dpselect.datasets import data_path
+from dpselect_reproductions import load_graph  # noqa: E402
 from dpselect.graphs import as_graph  # noqa: E402
 from dpselect.tabular import load_nltcs  # noqa: E402
 from dpselect.utilities.graph import ebc, ebc_sensitivity  # noqa: E402

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import best_of, machine, record  # noqa: E402
 
 import dpselect  # noqa: E402
-from dpselect.experiments import data_path  # noqa: E402
+from dpselect.datasets import data_path  # noqa: E402
 from dpselect.sklearn import model_objectives, select_model  # noqa: E402
 
 

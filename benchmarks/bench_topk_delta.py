@@ -32,7 +32,7 @@ import numpy as np
 
 import dpselect
 from dpselect.accounting import per_pick_epsilon
-from dpselect.experiments._data import load_graph
+from dpselect_reproductions import load_graph
 
 try:
     from _common import machine, record

@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from _common import machine, record  # noqa: E402
 
 import dpselect  # noqa: E402
-from dpselect.experiments import data_path  # noqa: E402
+from dpselect.datasets import data_path  # noqa: E402
 from dpselect.sklearn import DiffPID3Classifier, PrivateSearchCV  # noqa: E402
 
 DELTA = 1e-5

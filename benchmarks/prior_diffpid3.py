@@ -332,7 +332,7 @@ def diffpid3(data, epsilon: float, depth: int, *, mechanism: str = "local", bins
 
     Examples
     --------
-    >>> from dpselect.experiments import data_path
+    >>> from dpselect.datasets import data_path
     >>> from dpselect.tabular import load_nltcs
     >>> d = load_nltcs(data_path("tabular", "nltcs.dat"))
     >>> tree = diffpid3(d, 1.0, 2, mechanism="local", n_max=21574, rng=0)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpselect.experiments import quantiles as Q
+from dpselect_reproductions import quantiles as Q
 from dpselect.quantiles._recursive import depth, recursive_quantiles, recursive_slots
 
 

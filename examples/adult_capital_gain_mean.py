@@ -15,7 +15,7 @@ from fractions import Fraction
 import numpy as np
 
 import dpselect
-from dpselect.experiments import data_path  # the project's copy of the data (DPSELECT_DATA)
+from dpselect.datasets import data_path  # the project's copy of the data (DPSELECT_DATA)
 from dpselect.quantiles._unbounded import discrete_laplace  # exact two-sided geometric noise
 
 

@@ -19,7 +19,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 import dpselect
 from dpselect.datasets import PUBLIC_TABLE_SIZE
-from dpselect.experiments import data_path  # the project's copy of the data (DPSELECT_DATA)
+from dpselect.datasets import data_path  # the project's copy of the data (DPSELECT_DATA)
 from dpselect.sklearn import DiffPID3Classifier, select_model
 
 

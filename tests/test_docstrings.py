@@ -205,7 +205,7 @@ def problems(qualname: str, obj: object) -> list[str]:
 
 
 def test_there_are_public_names_to_check():
-    assert len(NAMES) >= 400
+    assert len(NAMES) >= 300   # the reproductions (their own distribution) are not counted
     assert len(CHECKED) >= 190   # accounting, binary, utilities, audit, exceptions
 
 
