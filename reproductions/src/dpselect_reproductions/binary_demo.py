@@ -25,7 +25,6 @@ from types import ModuleType
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpselect._rng import check_rng
 from dpselect.binary import BinaryMechanism, DatasetGraph, balanced_boundary_value, balanced_probability, optimal_mechanism
 
 from ._common import Reproduction, Result, add_output_arguments, line_panels, markdown_table, parse_float_list
@@ -247,7 +246,7 @@ def _jobs(args: argparse.Namespace, datasets: list) -> list:
     # one job per ε, run in order in this process (the command has no --jobs): they share one generator,
     # as the committed results were drawn
 
-    rng = check_rng(args.seed)
+    rng = np.random.default_rng(args.seed)   # --seed is an int >= 0 (checked by the command line)
     return [(datasets[0], int(args.n), _theta(args), eps, args.delta, args.full_max_n, args.samples, rng)
             for eps in args.epsilons]
 
