@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from dpselect import PrivacyLeakWarning
-from dpselect.apps.diffpid3 import dampen_ig, diffpid3, ig_shift
-from dpselect.apps.influential import influential_demo_table, prepare_priv_topk, priv_topk
+from dpselect.trees import dampen_ig, diffpid3, ig_shift
+from dpselect.graphs import influential_demo_table, prepare_priv_topk, priv_topk
 from dpselect.datasets import PUBLIC_GRAPH_MAX_DEGREE, PUBLIC_TABLE_SIZE
 from dpselect.graphs import from_edges
 from dpselect.tabular import TabularData, load_table

@@ -9,9 +9,9 @@ import warnings
 import pytest
 
 from dpselect import PrivacyLeakWarning
-from dpselect.apps.influential import priv_topk
-from dpselect.apps.median import histogram_groups, median_error
 from dpselect.datasets import PUBLIC_GRAPH_MAX_DEGREE, PUBLIC_TABLE_SIZE
+from dpselect.graphs import priv_topk
+from dpselect.quantiles import histogram_groups, median_error
 from dpselect.utilities.graph import ebc_sensitivity
 from dpselect_reproductions import main
 
@@ -175,8 +175,7 @@ def test_graph_reproduction_setup_emits_no_warning():
 def test_every_reproduction_setup_emits_no_warning():
     """Each reproduction's per-run work at smoke scale, PrivacyLeakWarning as an error. (The full
     ``run`` of every reproduction is exercised under the same filter by the smoke tests above.)"""
-    from dpselect.apps.influential import MotkinSampler
-    from dpselect.graphs import from_networkx
+    from dpselect.graphs import MotkinSampler, from_networkx
     from dpselect_reproductions import table1, thesis_figure20, thesis_figures23_25
 
     settings = dict(population=4, selection=2, generations=1, depth=1, max_depth=2, output=2, budget="even")

@@ -17,10 +17,10 @@ from . import mechanisms as mech
 from ._output import check_out_dir, pyplot
 from ._rng import check_rng
 from ._validation import check_positive
-from .apps.influential_demo import influential_demo_table
-from .apps.median import histogram_groups, median, median_error, median_probabilities
-from .datasets import PUBLIC_GRAPH_MAX_DEGREE, data_path
-from .graphs import GRAPH_DATASETS, PUBLIC_GRAPH_NODES, load_edge_list
+from .datasets import PUBLIC_GRAPH_MAX_DEGREE, data_path, load_edge_list
+from .graphs._demo import influential_demo_table
+from .graphs._graph import GRAPH_DATASETS, PUBLIC_GRAPH_NODES
+from .quantiles._median import histogram_groups, median, median_error, median_probabilities
 from .tabular import load_nltcs
 from .utilities.classification import tpr, tpr_sensitivity
 

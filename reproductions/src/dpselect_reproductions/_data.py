@@ -5,13 +5,11 @@ is the reproductions' business. ``DPSELECT_DATA`` overrides where the copy is fo
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from dpselect.datasets import data_path
-
-if TYPE_CHECKING:
-    from dpselect.graphs import Graph
-    from dpselect.tabular import TabularData
+from dpselect.datasets import data_path, load_acs, load_adult, load_edge_list, load_nltcs
+from dpselect.graphs import GRAPH_DATASETS, PUBLIC_GRAPH_NODES, Graph
+from dpselect.tabular import TABULAR_DATASETS, TabularData
 
 __all__ = ["load_tabular", "load_graph"]
 
@@ -19,8 +17,8 @@ __all__ = ["load_tabular", "load_graph"]
 def load_tabular(name: str) -> TabularData:
     """One of the papers' tables by lower-case name (``nltcs``, ``adult`` or ``acs``), from :func:`dpselect.datasets.data_root`.
 
-    The reproductions' loader: :func:`dpselect.load_nltcs`, :func:`dpselect.load_acs` or
-    :func:`dpselect.load_adult` on the project's copy.
+    The reproductions' loader: :func:`dpselect.datasets.load_nltcs`, :func:`dpselect.datasets.load_acs` or
+    :func:`dpselect.datasets.load_adult` on the project's copy.
 
     Parameters
     ----------
@@ -36,8 +34,6 @@ def load_tabular(name: str) -> TabularData:
     >>> load_tabular("nltcs").n_records
     21574
     """
-    from dpselect.tabular import TABULAR_DATASETS, load_acs, load_adult, load_nltcs
-
     if name == "nltcs":
         return load_nltcs(data_path("tabular", "nltcs.dat"))
     if name == "acs":
@@ -51,14 +47,14 @@ def load_graph(name: str, **kwargs: Any) -> Graph:
     """One of the papers' SNAP graphs by name (``enron``, ``dblp``, ``github``, ...) from :func:`dpselect.datasets.data_root`.
 
     Its public node set is the published node count (:data:`dpselect.graphs.PUBLIC_GRAPH_NODES`, ids
-    0..n-1); keywords go to :func:`dpselect.load_edge_list`.
+    0..n-1); keywords go to :func:`dpselect.datasets.load_edge_list`.
 
     Parameters
     ----------
     name : str
         A key of :data:`dpselect.graphs.GRAPH_DATASETS` (any case; ``ValueError`` otherwise).
     **kwargs
-        Passed to :func:`dpselect.load_edge_list` (``nodes=`` / ``n_nodes=`` replace the published count).
+        Passed to :func:`dpselect.datasets.load_edge_list` (``nodes=`` / ``n_nodes=`` replace the published count).
 
     Returns
     -------
@@ -71,8 +67,6 @@ def load_graph(name: str, **kwargs: Any) -> Graph:
     >>> g.n_nodes, g.n_edges, g.public_nodes
     (36692, 183831, True)
     """
-    from dpselect.graphs import GRAPH_DATASETS, PUBLIC_GRAPH_NODES, load_edge_list
-
     key = name.lower()
     if key not in GRAPH_DATASETS:
         raise ValueError(f"unknown graph {name!r}; choose from {', '.join(GRAPH_DATASETS)}")

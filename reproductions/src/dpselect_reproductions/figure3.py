@@ -21,9 +21,7 @@ import argparse
 
 import numpy as np
 
-from dpselect.apps.influence_baselines import recall, top_k_aggregate
-from dpselect.apps.motkin_sampler import MotkinSampler
-from dpselect.graphs import GRAPH_DATASETS
+from dpselect.graphs import GRAPH_DATASETS, MotkinSampler, recall, top_k_aggregate
 
 from . import paper_code as pc
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table

@@ -18,10 +18,9 @@ import time
 
 import numpy as np
 
-from dpselect.apps.influence_baselines import recall, top_k_ebc
-from dpselect.apps.priv_topk import PRIV_TOPK_MECHANISMS, PrivTopkScores, prepare_priv_topk, priv_topk
 from dpselect.datasets import PUBLIC_GRAPH_MAX_DEGREE
-from dpselect.graphs import GRAPH_DATASETS, Graph
+from dpselect.graphs import (GRAPH_DATASETS, PRIV_TOPK_MECHANISMS, Graph, PrivTopkScores, prepare_priv_topk, priv_topk,
+                             recall, top_k_ebc)
 
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table, parse_int_list
 from .table2 import add_graph_argument, cached, cached_graph, graph_sources

@@ -16,8 +16,8 @@ import argparse
 
 import numpy as np
 
-from dpselect.apps.diffpid3 import diffpid3
 from dpselect.datasets import PUBLIC_TABLE_SIZE
+from dpselect.trees import diffpid3
 from dpselect.vocabulary import MechanismName
 
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table, parse_int_list
