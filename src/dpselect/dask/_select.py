@@ -210,7 +210,7 @@ def _values(block: Any, column: str | None) -> np.ndarray:
 @dataclass(frozen=True)
 class _Spec:
     eps: float
-    delta: float
+    sensitivity: float
     mult: int
     k: int
     noise: str
@@ -237,7 +237,7 @@ def _partition(block: Any, p: int, offset: int, spec: _Spec) -> dict[str, Any]:
     else:
         s, s_err = u, 0.0
     with np.errstate(over="ignore", under="ignore"):  # overflow to −inf is "below −DBL_MAX" (handled)
-        a, err, _ = scaled_scores(s, s_err, spec.eps, spec.delta, spec.mult)
+        a, err, _ = scaled_scores(s, s_err, spec.eps, spec.sensitivity, spec.mult)
     rounds = spec.k if spec.peel else 1
     words = spec.streams.words(p, offset, n, rounds)
     lists = []
@@ -312,9 +312,9 @@ def _reduce(results: list[dict[str, Any]], spec: _Spec, k_arg: int | None, gen: 
     glob = np.concatenate([offsets[r["p"]] + r["rows"] for r in live])
     labels = _concat([r["labels"] for r in live]) if live[0]["labels"] is not None else None
     with np.errstate(over="ignore", under="ignore"):
-        a, err, S = scaled_scores(s, s_err, spec.eps, spec.delta, spec.mult)
+        a, err, S = scaled_scores(s, s_err, spec.eps, spec.sensitivity, spec.mult)
     exact_s = _exact_scores(live, s, spec)
-    factor = Fraction(spec.eps) / (Fraction(spec.delta) * spec.mult)
+    factor = Fraction(spec.eps) / (Fraction(spec.sensitivity) * spec.mult)
     cache: dict[int, Fraction] = {}
 
     def exact_score(i: int) -> Fraction:
@@ -378,7 +378,7 @@ def _exact_scores(live: list[dict[str, Any]], s: np.ndarray, spec: _Spec) -> Cal
 # ---------------------------------------------------------------------------------------------
 # driver
 # ---------------------------------------------------------------------------------------------
-def _run(utilities: Any, *, utility: str | None, eps: float, delta: float, mult_per_pick: int, k: int | None,
+def _run(utilities: Any, *, utility: str | None, eps: float, sensitivity: float, mult_per_pick: int, k: int | None,
          noise: str, rng: Any, sf_factory: Callable[[Any], SensitivityFunction] | None = None,
          max_steps: int = DEFAULT_MAX_STEPS, mechanism: str | None = None, accountant: Any = None,
          label: str = "") -> Any:
@@ -392,11 +392,11 @@ def _run(utilities: Any, *, utility: str | None, eps: float, delta: float, mult_
         opts: dict[str, Any] = {"noise": noise} if spec.accepts("noise") else {}
         guarantee = spec.privacy(eps, k=k, **opts)
     blocks = _blocks(utilities, utility)
-    return _execute(blocks, eps=eps, delta=delta, mult_per_pick=mult_per_pick, k=k, noise=noise, rng=rng,
+    return _execute(blocks, eps=eps, sensitivity=sensitivity, mult_per_pick=mult_per_pick, k=k, noise=noise, rng=rng,
                     sf_factory=sf_factory, max_steps=max_steps, accountant=acc, guarantee=guarantee, label=label)
 
 
-def _execute(blocks: _Blocks, *, eps: float, delta: float, mult_per_pick: int, k: int | None, noise: str,
+def _execute(blocks: _Blocks, *, eps: float, sensitivity: float, mult_per_pick: int, k: int | None, noise: str,
              rng: Any, sf_factory: Callable[[Any], SensitivityFunction] | None = None,
              max_steps: int = DEFAULT_MAX_STEPS, eager: bool = False, accountant: Accountant | None = None,
              guarantee: Guarantee | None = None, label: str = "") -> Any:
@@ -415,7 +415,7 @@ def _execute(blocks: _Blocks, *, eps: float, delta: float, mult_per_pick: int, k
     if guarantee is not None:
         charge(accountant, guarantee, label=label)
     found: dict[str, Any] = {}
-    out = _positions(blocks, eps=eps, delta=delta, mult_per_pick=mult_per_pick, k=k, noise=noise, gen=gen,
+    out = _positions(blocks, eps=eps, sensitivity=sensitivity, mult_per_pick=mult_per_pick, k=k, noise=noise, gen=gen,
                      sf_factory=sf_factory, max_steps=max_steps, eager=eager, found=found)
     if not blocks.labelled:
         return out
@@ -426,7 +426,7 @@ def _execute(blocks: _Blocks, *, eps: float, delta: float, mult_per_pick: int, k
 
 
 @selection_result
-def _positions(blocks: _Blocks, *, eps: float, delta: float, mult_per_pick: int, k: int | None, noise: str,
+def _positions(blocks: _Blocks, *, eps: float, sensitivity: float, mult_per_pick: int, k: int | None, noise: str,
                gen: np.random.Generator, sf_factory: Callable[[Any], SensitivityFunction] | None,
                max_steps: int, eager: bool, found: dict[str, Any]) -> Any:
     """Plan the random streams, run the partition step on every block (dask tasks, or directly on
@@ -437,7 +437,7 @@ def _positions(blocks: _Blocks, *, eps: float, delta: float, mult_per_pick: int,
     peel = noise != "gumbel" and kk > 1
     rounds = kk if peel else 1
     streams = _plan_streams(gen, blocks.n if blocks.offsets is not None else None, rounds)
-    spec = _Spec(eps, delta, mult_per_pick * kk, kk, noise, peel, streams, blocks.column, sf_factory, max_steps)
+    spec = _Spec(eps, sensitivity, mult_per_pick * kk, kk, noise, peel, streams, blocks.column, sf_factory, max_steps)
     offsets = blocks.offsets if blocks.offsets is not None else [0] * len(blocks.parts)
     if eager:
         results = [_partition(b, p, offsets[p], spec) for p, b in enumerate(blocks.parts)]
@@ -529,9 +529,9 @@ def exponential(
     True
     """
     eps = check_positive(epsilon, "epsilon")
-    delta = check_positive(sensitivity, "sensitivity")
+    sens = check_positive(sensitivity, "sensitivity")
     mono = check_bool(monotonic, "monotonic")
-    return _run(utilities, utility=utility, eps=eps, delta=delta, mult_per_pick=1 if mono else 2, k=k,
+    return _run(utilities, utility=utility, eps=eps, sensitivity=sens, mult_per_pick=1 if mono else 2, k=k,
                 noise="gumbel", rng=rng, mechanism="exponential", accountant=accountant, label="dask.exponential")
 
 
@@ -599,9 +599,9 @@ def report_noisy_max(
     """
     noise = check_choice(noise, "noise", NOISES)
     eps = check_positive(epsilon, "epsilon")
-    delta = check_positive(sensitivity, "sensitivity")
+    sens = check_positive(sensitivity, "sensitivity")
     mono = check_bool(monotonic, "monotonic")
-    return _run(utilities, utility=utility, eps=eps, delta=delta, mult_per_pick=1 if mono else 2, k=k,
+    return _run(utilities, utility=utility, eps=eps, sensitivity=sens, mult_per_pick=1 if mono else 2, k=k,
                 noise=noise, rng=rng, mechanism="report_noisy_max", accountant=accountant,
                 label="dask.report_noisy_max")
 
@@ -664,9 +664,9 @@ def permute_and_flip(
     1
     """
     eps = check_positive(epsilon, "epsilon")
-    delta = check_positive(sensitivity, "sensitivity")
+    sens = check_positive(sensitivity, "sensitivity")
     mono = check_bool(monotonic, "monotonic")
-    return _run(utilities, utility=utility, eps=eps, delta=delta, mult_per_pick=1 if mono else 2, k=k,
+    return _run(utilities, utility=utility, eps=eps, sensitivity=sens, mult_per_pick=1 if mono else 2, k=k,
                 noise="exponential", rng=rng, mechanism="permute_and_flip", accountant=accountant,
                 label="dask.permute_and_flip")
 
@@ -744,7 +744,7 @@ def local_dampening(
             f"rows), got {type(sensitivity_function).__name__}"
         )
     steps = check_int(max_steps, "max_steps", minimum=1)
-    return _run(utilities, utility=utility, eps=eps, delta=1.0, mult_per_pick=2, k=k, noise="gumbel", rng=rng,
+    return _run(utilities, utility=utility, eps=eps, sensitivity=1.0, mult_per_pick=2, k=k, noise="gumbel", rng=rng,
                 sf_factory=sensitivity_function, max_steps=steps, mechanism="local_dampening", accountant=accountant,
                 label="dask.local_dampening")
 
