@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -50,7 +50,7 @@ from scipy import integrate
 from scipy.special import gammaln
 
 from ._rng import check_rng
-from .typing import RngLike
+from .typing import IndexArray, RngLike
 from ._validation import check_bool, check_choice, check_int, check_k, check_positive, check_utilities
 from .dampening import (
     DEFAULT_MAX_STEPS,
@@ -283,9 +283,10 @@ _REL = 1e-15   # relative error of a few float operations (each <= 2^-53), with 
 _TINY = 1e-300  # absolute error of results that underflow to subnormals
 
 
-def scaled_scores(s: np.ndarray, s_err: Any, eps: float, sensitivity: float, mult: int) -> tuple[np.ndarray, Any, float]:
-    """The noisy-max scores of every selector: float a ≈ c·(s − S), c = eps/(sensitivity·mult), S = max of the finite s (an exact constant), with a
-    rigorous error bound; returns (a, err, S).
+def scaled_scores(s: np.ndarray, s_err: Any, eps: float, sensitivity: float, mult: int
+                  ) -> tuple[np.ndarray, Any, float]:
+    """The noisy-max scores of every selector: float a ≈ c·(s − S), c = eps/(sensitivity·mult), S = max of the finite
+    s (an exact constant), with a rigorous error bound; returns (a, err, S).
 
     ``s`` approximates exact scores within ``s_err`` (0 when exact). ``err`` is ``None`` when it is the
     relative model |a − exact| <= _REL·|a| + _TINY (exact inputs; the sampler's fast path), else an
@@ -420,8 +421,8 @@ def _exact_select(s, s_err, exact_s, eps: float, sensitivity: float, mult: int, 
 
 
 def _em_exact(u, eps, sensitivity, mult, k, w, rng, noise="gumbel", size=None):
-    return _exact_select(u, 0.0, lambda r: Fraction(float(u[r])), eps, sensitivity, mult, k, rng, noise=noise, weights=w,
-                         size=size)
+    return _exact_select(u, 0.0, lambda r: Fraction(float(u[r])), eps, sensitivity, mult, k, rng, noise=noise,
+                         weights=w, size=size)
 
 
 def dampened_select(utilities: np.ndarray, sf: SensitivityFunction, D: np.ndarray, D_err, epsilon: float, k: int,
@@ -533,6 +534,20 @@ def _exponential_entry(utilities: ArrayLike, *, epsilon: float, sensitivity: flo
     eps_pick, split = topk_budget(eps, kk, d, bounded_range=True)
     charge_selection(accountant, "exponential", eps, k=None if k is None else kk, size=size, delta=d)
     return _exponential(u, eps_pick, split, sens, kk, monotonic, w, gen, exact, size)
+
+
+@overload
+def exponential(utilities: ArrayLike, *, epsilon: float, sensitivity: float, k: None = None, delta: float = 0.0,
+                monotonic: bool = False, base_measure: ArrayLike | None = None, rng: RngLike = None,
+                exact: bool = True, size: None = None, accountant: Accountant | None = None) -> int: ...
+@overload
+def exponential(utilities: ArrayLike, *, epsilon: float, sensitivity: float, k: int, delta: float = 0.0,
+                monotonic: bool = False, base_measure: ArrayLike | None = None, rng: RngLike = None,
+                exact: bool = True, size: int | None = None, accountant: Accountant | None = None) -> IndexArray: ...
+@overload
+def exponential(utilities: ArrayLike, *, epsilon: float, sensitivity: float, k: int | None = None, delta: float = 0.0,
+                monotonic: bool = False, base_measure: ArrayLike | None = None, rng: RngLike = None,
+                exact: bool = True, size: int, accountant: Accountant | None = None) -> IndexArray: ...
 
 
 def exponential(
@@ -823,6 +838,26 @@ def _report_noisy_max_entry(utilities: ArrayLike, *, epsilon: float, sensitivity
                          base_measure, rng, exact, size, accountant)
 
 
+@overload
+def report_noisy_max(utilities: ArrayLike, *, epsilon: float, sensitivity: float,
+                     noise: Literal["laplace", "gumbel", "exponential"] = "laplace", k: None = None,
+                     delta: float = 0.0, monotonic: bool = False, base_measure: ArrayLike | None = None,
+                     rng: RngLike = None, exact: bool = True, size: None = None,
+                     accountant: Accountant | None = None) -> int: ...
+@overload
+def report_noisy_max(utilities: ArrayLike, *, epsilon: float, sensitivity: float,
+                     noise: Literal["laplace", "gumbel", "exponential"] = "laplace", k: int, delta: float = 0.0,
+                     monotonic: bool = False, base_measure: ArrayLike | None = None, rng: RngLike = None,
+                     exact: bool = True, size: int | None = None,
+                     accountant: Accountant | None = None) -> IndexArray: ...
+@overload
+def report_noisy_max(utilities: ArrayLike, *, epsilon: float, sensitivity: float,
+                     noise: Literal["laplace", "gumbel", "exponential"] = "laplace", k: int | None = None,
+                     delta: float = 0.0, monotonic: bool = False, base_measure: ArrayLike | None = None,
+                     rng: RngLike = None, exact: bool = True, size: int,
+                     accountant: Accountant | None = None) -> IndexArray: ...
+
+
 def report_noisy_max(
     utilities: ArrayLike,
     *,
@@ -929,6 +964,22 @@ def _permute_and_flip_entry(utilities: ArrayLike, *, epsilon: float, sensitivity
                             accountant: Accountant | None = None) -> int | np.ndarray:
     return _rnm_boundary("permute_and_flip", utilities, epsilon, sensitivity, "exponential", k, delta, monotonic,
                          base_measure, rng, exact, size, accountant)
+
+
+@overload
+def permute_and_flip(utilities: ArrayLike, *, epsilon: float, sensitivity: float, k: None = None, delta: float = 0.0,
+                     monotonic: bool = False, base_measure: ArrayLike | None = None, rng: RngLike = None,
+                     exact: bool = True, size: None = None, accountant: Accountant | None = None) -> int: ...
+@overload
+def permute_and_flip(utilities: ArrayLike, *, epsilon: float, sensitivity: float, k: int, delta: float = 0.0,
+                     monotonic: bool = False, base_measure: ArrayLike | None = None, rng: RngLike = None,
+                     exact: bool = True, size: int | None = None,
+                     accountant: Accountant | None = None) -> IndexArray: ...
+@overload
+def permute_and_flip(utilities: ArrayLike, *, epsilon: float, sensitivity: float, k: int | None = None,
+                     delta: float = 0.0, monotonic: bool = False, base_measure: ArrayLike | None = None,
+                     rng: RngLike = None, exact: bool = True, size: int,
+                     accountant: Accountant | None = None) -> IndexArray: ...
 
 
 def permute_and_flip(
@@ -1242,6 +1293,23 @@ def _local_dampening_entry(utilities: ArrayLike, *, epsilon: float, sensitivity_
     return _local_dampening(u, eps_pick, split, sf, kk, w, gen, exact, size, max_steps)
 
 
+@overload
+def local_dampening(utilities: ArrayLike, *, epsilon: float, sensitivity_function: SensitivityFunction, k: None = None,
+                    delta: float = 0.0, base_measure: ArrayLike | None = None, rng: RngLike = None,
+                    max_steps: int = DEFAULT_MAX_STEPS, exact: bool = True, size: None = None,
+                    accountant: Accountant | None = None) -> int: ...
+@overload
+def local_dampening(utilities: ArrayLike, *, epsilon: float, sensitivity_function: SensitivityFunction, k: int,
+                    delta: float = 0.0, base_measure: ArrayLike | None = None, rng: RngLike = None,
+                    max_steps: int = DEFAULT_MAX_STEPS, exact: bool = True, size: int | None = None,
+                    accountant: Accountant | None = None) -> IndexArray: ...
+@overload
+def local_dampening(utilities: ArrayLike, *, epsilon: float, sensitivity_function: SensitivityFunction,
+                    k: int | None = None, delta: float = 0.0, base_measure: ArrayLike | None = None,
+                    rng: RngLike = None, max_steps: int = DEFAULT_MAX_STEPS, exact: bool = True, size: int,
+                    accountant: Accountant | None = None) -> IndexArray: ...
+
+
 def local_dampening(
     utilities: ArrayLike,
     *,
@@ -1408,6 +1476,26 @@ def _shifted_local_dampening_entry(utilities: ArrayLike, *, epsilon: float, sens
     eps_pick, split = topk_budget(eps, kk, d, bounded_range=True)
     charge_selection(accountant, "shifted_local_dampening", eps, k=None if k is None else kk, size=size, delta=d)
     return _shifted_local_dampening(u, eps_pick, split, sf, kk, w, gen, exact, size, max_steps, direction)
+
+
+@overload
+def shifted_local_dampening(utilities: ArrayLike, *, epsilon: float, sensitivity_function: SensitivityFunction,
+                            direction: Literal["increasing", "decreasing"] = "increasing", k: None = None,
+                            delta: float = 0.0, base_measure: ArrayLike | None = None, rng: RngLike = None,
+                            max_steps: int = DEFAULT_MAX_STEPS, exact: bool = True, size: None = None,
+                            accountant: Accountant | None = None) -> int: ...
+@overload
+def shifted_local_dampening(utilities: ArrayLike, *, epsilon: float, sensitivity_function: SensitivityFunction,
+                            direction: Literal["increasing", "decreasing"] = "increasing", k: int, delta: float = 0.0,
+                            base_measure: ArrayLike | None = None, rng: RngLike = None,
+                            max_steps: int = DEFAULT_MAX_STEPS, exact: bool = True, size: int | None = None,
+                            accountant: Accountant | None = None) -> IndexArray: ...
+@overload
+def shifted_local_dampening(utilities: ArrayLike, *, epsilon: float, sensitivity_function: SensitivityFunction,
+                            direction: Literal["increasing", "decreasing"] = "increasing", k: int | None = None,
+                            delta: float = 0.0, base_measure: ArrayLike | None = None, rng: RngLike = None,
+                            max_steps: int = DEFAULT_MAX_STEPS, exact: bool = True, size: int,
+                            accountant: Accountant | None = None) -> IndexArray: ...
 
 
 def shifted_local_dampening(
