@@ -526,7 +526,8 @@ def quantile(
     """Release one value close to the q-quantile of ``values`` under ε-DP: ``quantiles(values, [q], ...)[0]``.
 
     With ``bounds=(0, L)`` and q = 0.5 the law is :func:`dpselect.median`'s (interval mechanism: a value
-    v with density ∝ exp(−ε·|#{x <= v} − n/2|/2) on [0, L]), and the same seed gives the same value.
+    v with density ∝ exp(−ε·|#{x <= v} − n/2|/2) on [0, L]), the same seed gives the same value, and the charge
+    is the median's, ``BoundedRange(ε)`` (one interval exponential mechanism, whatever the method).
     ε-DP (ε-bounded-range) under replace-one-record neighbours, n and the bounds public; with
     ``neighbours="add_remove"`` the same law, ε-DP under add/remove-one neighbours (n private).
 
