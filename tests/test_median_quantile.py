@@ -10,6 +10,7 @@ import pytest
 
 import dpselect
 from dpselect.accounting import BoundedRange
+from dpselect.quantiles import median_distribution
 from dpselect.quantiles._single import single_probabilities
 
 X = np.array([5.0, 1.0, 9.0, 4.0, 7.0, 3.0, 4.0])
@@ -23,7 +24,7 @@ def test_median_and_quantile_draw_the_same_values():
 
 
 def test_median_and_quantile_have_the_same_exact_law():
-    law = dpselect.median_distribution(X, epsilon=0.7, bound=L)
+    law = median_distribution(X, epsilon=0.7, bound=L)
     vals, cnt = np.unique(X, return_counts=True)
     lo, hi, p = single_probabilities(vals, cnt, 0.0, L, 0.5, 0.7)
     assert np.array_equal(law.lo, lo) and np.array_equal(law.hi, hi)
