@@ -303,11 +303,11 @@ def test_partition_and_reduce_equal_in_memory_sampler_over_many_seeds():
         for name, kw, k in SELECTORS:
             mono = kw.get("monotonic", False)
             noise = kw.get("noise", _NOISE.get(name))
-            got = _select._execute(blocks, eps=1.0, delta=1.0, mult_per_pick=1 if mono else 2, k=k, noise=noise,
+            got = _select._execute(blocks, eps=1.0, sensitivity=1.0, mult_per_pick=1 if mono else 2, k=k, noise=noise,
                                    rng=seed, eager=True)
             assert np.array_equal(got, _in_memory(name, kw, k, u, seed, 1.0)), (name, kw, k, seed)
         for k in (None, 3):
-            got = _select._execute(blocks, eps=2.0, delta=1.0, mult_per_pick=2, k=k, noise="gumbel", rng=seed,
+            got = _select._execute(blocks, eps=2.0, sensitivity=1.0, mult_per_pick=2, k=k, noise="gumbel", rng=seed,
                                    eager=True, sf_factory=lambda blk: egocentric_density_sensitivity(_deg(blk)))
             want = dpselect.local_dampening(u, epsilon=2.0, k=k, rng=seed, sensitivity_function=sf)
             assert np.array_equal(got, want), ("local_dampening", k, seed)
@@ -329,7 +329,7 @@ def test_reduce_refines_a_cross_partition_tie_as_in_memory(monkeypatch):
     seen = set()
     for noise in ("gumbel", "laplace", "exponential"):
         for seed in range(12):
-            got = _select._execute(blocks, eps=1.0, delta=1.0, mult_per_pick=2, k=None, noise=noise, rng=seed,
+            got = _select._execute(blocks, eps=1.0, sensitivity=1.0, mult_per_pick=2, k=None, noise=noise, rng=seed,
                                    eager=True)
             rest = np.random.default_rng(seed)
             rest.bit_generator.advance(u.size)
@@ -720,7 +720,7 @@ def test_same_output_as_in_memory_for_any_words(monkeypatch):
         chunks = (7, 50, 300)[trial % 3]
         blocks = _select._Blocks([u[i:i + chunks] for i in range(0, u.size, chunks)],
                                  list(range(0, u.size, chunks)), u.size, False, None)
-        got = _select._execute(blocks, eps=1.0, delta=1.0, mult_per_pick=2, k=k, noise="gumbel",
+        got = _select._execute(blocks, eps=1.0, sensitivity=1.0, mult_per_pick=2, k=k, noise="gumbel",
                                rng=np.random.default_rng(trial), eager=True)
         assert np.atleast_1d(got).tolist() == want, (trial, chunks)
 

@@ -414,7 +414,7 @@ def _joint_utility2(x, o, qs, lo, hi):
     return -total
 
 
-def _joint_brute_law(x, qs, eps, lo, hi, delta_u=2.0, factorial=True):
+def _joint_brute_law(x, qs, eps, lo, hi, sens=2.0, factorial=True):
     """Every path of intervals with its exact probability ∝ exp(ε·u/(2Δu))·∏ len^c / c!, by enumeration."""
     vals, cnt = _api._group(np.asarray(x, dtype=float), None)
     from dpselect.quantiles._single import intervals
@@ -422,7 +422,7 @@ def _joint_brute_law(x, qs, eps, lo, hi, delta_u=2.0, factorial=True):
     paths, logw = [], []
     for path in itertools.combinations_with_replacement(range(iv.lo.size), len(qs)):
         mids = [(iv.lo[a] + iv.hi[a]) / 2 for a in path]      # u is constant on the path's cells
-        lw = eps / (2 * delta_u) * _joint_utility2(x, mids, qs, lo, hi) / 2
+        lw = eps / (2 * sens) * _joint_utility2(x, mids, qs, lo, hi) / 2
         for j in set(path):
             c = path.count(j)
             lw += c * math.log(iv.hi[j] - iv.lo[j]) - (math.lgamma(c + 1) if factorial else 0.0)
@@ -456,14 +456,14 @@ def test_joint_utility_sensitivity_is_two_by_brute_force():
     assert worst == 4          # 2·Δu: Δu = 2, attained
 
 
-def _joint_audit(eps, delta_u, qs=(0.3, 0.6), n=3):
+def _joint_audit(eps, sens, qs=(0.3, 0.6), n=3):
     outs = list(itertools.combinations_with_replacement(_GRID, len(qs)))
     cache = {}
 
     def logf(x):
         if x not in cache:
-            _, _, _, log_z = _joint_brute_law(x, qs, eps, 0.0, 4.0, delta_u=delta_u)
-            cache[x] = np.array([eps / (2 * delta_u) * _joint_utility2(x, o, qs, 0.0, 4.0) / 2 - log_z for o in outs])
+            _, _, _, log_z = _joint_brute_law(x, qs, eps, 0.0, 4.0, sens=sens)
+            cache[x] = np.array([eps / (2 * sens) * _joint_utility2(x, o, qs, 0.0, 4.0) / 2 - log_z for o in outs])
         return cache[x]
 
     worst = 0.0

@@ -25,7 +25,8 @@ from dpselect._rng import check_rng
 from dpselect._validation import check_k, check_positive, check_utilities
 from dpselect.accounting import AdaptiveBoundedRangeComposition, BoundedRange, PureDP, PureDPComposition
 from dpselect.registry import Mechanism, get_mechanism, names
-from dpselect.vocabulary import ALIASES, GLOBAL_MECHANISMS, LOCAL_MECHANISMS, MechanismName, selection_result
+from dpselect.typing import MechanismName
+from dpselect.vocabulary import ALIASES, GLOBAL_MECHANISMS, LOCAL_MECHANISMS, selection_result
 
 from test_contract import check_registered_contract
 
@@ -58,7 +59,7 @@ def test_builtin_registry_and_lookup():
 
 
 def test_literal_matches_the_registry():
-    """vocabulary.MechanismName spells every built-in canonical name and upper-case alias, nothing else."""
+    """dpselect.typing.MechanismName spells every built-in canonical name and upper-case alias, nothing else."""
     want = {n for n in BUILTIN} | {a.upper() for n in BUILTIN for a in dpselect.MECHANISMS[n].aliases}
     assert set(get_args(MechanismName)) == want and len(get_args(MechanismName)) == len(want)
     with pytest.raises(AttributeError):   # the Literal's old name went before the first release

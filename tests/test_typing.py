@@ -76,3 +76,74 @@ def test_no_private_names_in_public_signatures():
     assert not bad, bad
 
 
+
+
+def _src_trees():
+    import ast
+
+    for path in sorted((ROOT / "src" / "dpselect").rglob("*.py")):
+        yield path.relative_to(ROOT / "src"), ast.parse(path.read_text())
+
+
+def _names_in(node) -> set:
+    import ast
+
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
+        n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+
+
+def _is_delta(name: str) -> bool:
+    return name == "delta" or name.startswith("delta_")
+
+
+def _described(doc: str, param: str) -> list:
+    """The lines of a docstring that describe ``param``: its numpydoc entry, else every prose line naming it."""
+    import re
+
+    lines = doc.splitlines()
+    for i, ln in enumerate(lines):
+        if re.match(rf"\s*{param}\s*:", ln):
+            indent = len(ln) - len(ln.lstrip())
+            out = [ln]
+            for nxt in lines[i + 1:]:
+                if nxt.strip() and len(nxt) - len(nxt.lstrip()) <= indent:
+                    break
+                out.append(nxt)
+            return out
+    return [ln for ln in lines if re.search(rf"\b{param}\b", ln) and not ln.lstrip().startswith((">>>", "..."))]
+
+
+def test_delta_is_never_the_sensitivity():
+    """`delta` names the DP δ only; the sensitivity Δu is `sensitivity` (or `sens`): a parameter named delta*
+    is never documented as a sensitivity or used as ε's divisor, and no delta* name is bound to a sensitivity."""
+    import ast
+    import re
+
+    as_sensitivity = re.compile(r"sensitiv|Δu|eps(ilon)?\s*/\s*\(?\s*delta", re.IGNORECASE)
+    bad = []
+    for rel, tree in _src_trees():
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                a = node.args
+                params = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
+                doc = ast.get_docstring(node) or ""
+                for p in filter(_is_delta, params):
+                    bad += [f"{rel}:{node.lineno} {node.name}({p}): {ln.strip()}" for ln in _described(doc, p)
+                            if as_sensitivity.search(ln)]
+            elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+                if any(n.startswith("eps") for n in _names_in(node.left)) and any(map(_is_delta,
+                                                                                      _names_in(node.right))):
+                    bad.append(f"{rel}:{node.lineno} ε divided by a delta: {ast.unparse(node)}")
+            targets: list = []
+            if isinstance(node, ast.Assign):
+                targets, value = node.targets, node.value
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                targets, value = [node.target], node.value
+            elif isinstance(node, ast.keyword) and node.arg is not None:
+                targets, value = [ast.Name(node.arg)], node.value
+            for t in targets:
+                names = [n.id for n in ast.walk(t) if isinstance(n, ast.Name)] + [
+                    n.attr for n in ast.walk(t) if isinstance(n, ast.Attribute)]
+                if any(map(_is_delta, names)) and any("sensitivity" in n for n in _names_in(value)):
+                    bad.append(f"{rel}:{node.lineno} {ast.unparse(t)} = {ast.unparse(value)}")
+    assert not bad, "delta used for the sensitivity Δu:\n" + "\n".join(bad)

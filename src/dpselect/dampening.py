@@ -291,9 +291,9 @@ def _hopeless(sf, active, t: int, limit: int, b=None, a=None) -> np.ndarray | No
     if (sf.saturation_distance is not None or limit - t < 4 or active.size == 0
             or not getattr(sf, "far_probe", True)):
         return None
-    delta_max = sf.global_sensitivity
+    sensitivity = sf.global_sensitivity
     d1, d2 = sf(limit - 1, active), sf(limit - 2, active)
-    below = (d1 < delta_max) & (d2 < delta_max)
+    below = (d1 < sensitivity) & (d2 < sensitivity)
     if b is None:
         return below
     left = limit - t
@@ -329,11 +329,11 @@ def _drop_hopeless(sf, active, t, max_steps, b, a, out, err, C, E):
 
 def _dampen_steps(a, active, sf, out, max_steps, err) -> None:
     """dampen() one distance per call; fills err (when not None) with the rigorous bounds."""
-    delta_max = sf.global_sensitivity
+    sensitivity = sf.global_sensitivity
     track = err is not None
     # b <= |u| for an active candidate and δ <= Δ, so b + δ (and TwoSum of it) cannot overflow below this
     # bound: the steps skip the floating-point context (one errstate per step would cost ~15% of a step)
-    wide = bool(active.size) and not (float(a[active].max()) <= _DBL_MAX / 4 and delta_max <= _DBL_MAX / 4)
+    wide = bool(active.size) and not (float(a[active].max()) <= _DBL_MAX / 4 and sensitivity <= _DBL_MAX / 4)
     b = np.zeros(active.size)
     if track:   # float sums of the rounding errors (exact − float) of b and of their absolute values
         C, E = np.zeros(active.size), np.zeros(active.size)
@@ -354,7 +354,7 @@ def _dampen_steps(a, active, sf, out, max_steps, err) -> None:
             # with e_start = e_end = 0); no error tracking needed for them (e.g. every candidate of a
             # constant δ).
             aa = a[active]
-            done = (aa < d) | (d >= delta_max)
+            done = (aa < d) | (d >= sensitivity)
             if done.any():
                 idx = active[done] if not done.all() else active
                 dd = d[done] if not done.all() else d
@@ -379,12 +379,12 @@ def _dampen_steps(a, active, sf, out, max_steps, err) -> None:
                 C_next, E_next = C + e, E + np.abs(e)
         aa = a[active]
         inside = aa < nb
-        saturated = d >= delta_max
+        saturated = d >= sensitivity
         if inside.any() or saturated.any():
             done = inside | saturated
             idx = active[done]
             # Saturated and not yet inside: closed form, each further step adds exactly Δ.
-            dd = np.where(inside[done], d[done], delta_max)
+            dd = np.where(inside[done], d[done], sensitivity)
             with np.errstate(over="ignore", invalid="ignore"):
                 out[idx] = t + (aa[done] - b[done]) / dd
                 if track:
@@ -428,7 +428,7 @@ def _dampen_blocks(a, active, sf, out, max_steps, err) -> None:
     """dampen() for elementwise sensitivity functions: B distances per call for every unresolved
     candidate, B doubling while few candidates remain (same values as the step-by-step walk up to the
     rounding of the sums). Fills err (when not None) with the rigorous bounds."""
-    delta_max = sf.global_sensitivity
+    sensitivity = sf.global_sensitivity
     track = err is not None
     b = np.zeros(active.size)
     if track:   # float sums of the rounding errors (exact − float) of b and of their absolute values
@@ -449,12 +449,12 @@ def _dampen_blocks(a, active, sf, out, max_steps, err) -> None:
         d = sf(t, active)[:, None] if B == 1 else _block_deltas(sf, t, B, active)
         with np.errstate(over="ignore", invalid="ignore"):   # once per block: overflows give inf, handled there (err = inf)
             if B == 1:
-                sat = d >= delta_max
+                sat = d >= sensitivity
                 c = d
                 ends = b[:, None] + d
             else:
-                sat = np.logical_or.accumulate(d >= delta_max, axis=1)  # sticky saturation
-                d = np.where(sat, delta_max, d)
+                sat = np.logical_or.accumulate(d >= sensitivity, axis=1)  # sticky saturation
+                d = np.where(sat, sensitivity, d)
                 c = np.cumsum(d, axis=1)
                 ends = b[:, None] + c                                # b(t + j + 1)
             aa = a[active]
@@ -581,7 +581,7 @@ def _shift(sensitivity_function, n, max_steps, track: bool):
     n = check_int(n, "n", minimum=1)
     sf = check_sensitivity_function(sensitivity_function, n)
     max_steps = check_int(max_steps, "max_steps", minimum=1)
-    delta_max = sf.global_sensitivity
+    sensitivity = sf.global_sensitivity
     if sf.shift is not None:   # a closed form / block evaluation provided by the function (exactness-tested)
         G, err = sf.shift(np.arange(n))
         G = np.asarray(G, dtype=np.float64)
@@ -591,7 +591,7 @@ def _shift(sensitivity_function, n, max_steps, track: bool):
         return G, (np.where(err >= 0, err, np.inf) if track else None)
     limit = _limit(sf, max_steps)
     # G <= t·Δ: below this bound no sum overflows, and the steps skip the floating-point context
-    wide = not (delta_max * limit <= _DBL_MAX / 4)
+    wide = not (sensitivity * limit <= _DBL_MAX / 4)
     g = np.zeros(n)
     if track:   # float sums of the rounding errors (exact − float) of g and of their absolute values
         C, E = np.zeros(n), np.zeros(n)
@@ -603,8 +603,8 @@ def _shift(sensitivity_function, n, max_steps, track: bool):
         if sf.elementwise:
             B = min(_block_size(active.size, B), limit - t)
             d = _block_deltas(sf, t, B, active)
-            unsat = ~np.logical_or.accumulate(d >= delta_max, axis=1)
-            diff = delta_max - d
+            unsat = ~np.logical_or.accumulate(d >= sensitivity, axis=1)
+            diff = sensitivity - d
             x = np.where(unsat, diff, 0.0)
             with np.errstate(over="ignore", invalid="ignore"):           # G beyond DBL_MAX: inf, and err = inf
                 c = np.cumsum(x, axis=1)          # sequential, so its rounding errors are known exactly
@@ -612,7 +612,7 @@ def _shift(sensitivity_function, n, max_steps, track: bool):
                 gn = ga + c[:, -1]
                 if track:
                     ce, bad = _cumsum_errors(c, x)
-                    e0 = np.where(unsat, _two_sum_err(delta_max, -d, diff), 0.0)
+                    e0 = np.where(unsat, _two_sum_err(sensitivity, -d, diff), 0.0)
                     e1 = _two_sum_err(ga, c[:, -1], gn)
                     C[active] += e0.sum(axis=1) + ce.sum(axis=1) + e1
                     Ea = E[active] + np.abs(e0).sum(axis=1) + np.abs(ce).sum(axis=1) + np.abs(e1)
@@ -622,15 +622,15 @@ def _shift(sensitivity_function, n, max_steps, track: bool):
             t += B
             continue
         d = sf(t, active)
-        unsat = d < delta_max
+        unsat = d < sensitivity
         ai = active[unsat]
         du = d[unsat]
-        diff = delta_max - du
+        diff = sensitivity - du
         ga = g[ai]
         with np.errstate(over="ignore", invalid="ignore") if wide else _LOUD:
             gn = ga + diff
             if track:
-                e0, e1 = _two_sum_err(delta_max, -du, diff), _two_sum_err(ga, diff, gn)
+                e0, e1 = _two_sum_err(sensitivity, -du, diff), _two_sum_err(ga, diff, gn)
                 C[ai] += e0 + e1
                 E[ai] += np.abs(e0) + np.abs(e1)
         g[ai] = gn
@@ -730,7 +730,7 @@ def dampen_exact(u_r: float, sensitivity_function: SensitivityFunction, r: int, 
     far = _zero_below(sf, max_steps)
     if far is not None and far[r]:
         return Fraction(-max_steps if v < 0 else max_steps)   # δ = 0 below max_steps: D clipped (as dampen)
-    delta_max = sf.global_sensitivity
+    sensitivity = sf.global_sensitivity
     b = 0
     for t, d in _deltas_of(sf, r, max_steps):
         di = _fixed(d)
@@ -738,8 +738,8 @@ def dampen_exact(u_r: float, sensitivity_function: SensitivityFunction, r: int, 
         if a < nb:
             D = t + Fraction(a - b, di)
             break
-        if d >= delta_max:   # saturated: each further step adds exactly Δ
-            D = t + Fraction(a - b, _fixed(delta_max))
+        if d >= sensitivity:   # saturated: each further step adds exactly Δ
+            D = t + Fraction(a - b, _fixed(sensitivity))
             break
         b = nb
     else:
@@ -775,12 +775,12 @@ def shift_total_exact(sensitivity_function: SensitivityFunction, r: int, *,
     """
     sf, r = _check_candidate(sensitivity_function, r)
     max_steps = check_int(max_steps, "max_steps", minimum=1)
-    delta_max = sf.global_sensitivity
+    sensitivity = sf.global_sensitivity
     limit = _limit(sf, max_steps)
-    full = _fixed(delta_max)
+    full = _fixed(sensitivity)
     g = 0
     for _, d in _deltas_of(sf, r, limit):
-        if d >= delta_max:
+        if d >= sensitivity:
             return Fraction(g, 1 << _FIX)
         g += full - _fixed(d)
     # at the saturation distance δ = Δ; without one, δ is read as Δ from max_steps on (as shift_totals)

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -50,7 +50,7 @@ from scipy import integrate
 from scipy.special import gammaln
 
 from ._rng import check_rng
-from .typing import RngLike
+from .typing import IndexArray, RngLike
 from ._validation import check_bool, check_choice, check_int, check_k, check_positive, check_utilities
 from .dampening import (
     DEFAULT_MAX_STEPS,
@@ -144,7 +144,7 @@ def _check_copies(w: np.ndarray | None, noise: str) -> np.ndarray | None:
 def _scale(utilities: np.ndarray, factor: "float | tuple[float, float, int]") -> np.ndarray:
     """factor · (u − max u): the log-weight of each candidate up to a constant, never overflowing to +inf.
 
-    ``factor``: a float, or a tuple (eps, delta, mult) meaning eps/(delta·mult), formed without
+    ``factor``: a float, or a tuple (eps, sensitivity, mult) meaning eps/(sensitivity·mult), formed without
     overflow or underflow of the factor itself (ε = 1e300 with Δ = 1e-300 and the like).
     """
     if isinstance(factor, tuple):
@@ -168,9 +168,9 @@ def _log_weights(scores: np.ndarray, factor: "float | tuple[float, float, int]",
     return lw
 
 
-def _probabilities_from_scores(s: np.ndarray, eps: float, delta: float, mult: int, w) -> np.ndarray:
-    """∝ w_r·exp(c·s_r), c = eps/(delta·mult), formed without overflow for any finite s and c > 0."""
-    lw = scaled_scores(s, 0.0, eps, delta, mult)[0].copy()
+def _probabilities_from_scores(s: np.ndarray, eps: float, sensitivity: float, mult: int, w) -> np.ndarray:
+    """∝ w_r·exp(c·s_r), c = eps/(sensitivity·mult), formed without overflow for any finite s and c > 0."""
+    lw = scaled_scores(s, 0.0, eps, sensitivity, mult)[0].copy()
     if w is not None:
         lw = lw + np.log(w)
     return _probabilities_from_log_weights(lw)
@@ -283,9 +283,10 @@ _REL = 1e-15   # relative error of a few float operations (each <= 2^-53), with 
 _TINY = 1e-300  # absolute error of results that underflow to subnormals
 
 
-def scaled_scores(s: np.ndarray, s_err: Any, eps: float, delta: float, mult: int) -> tuple[np.ndarray, Any, float]:
-    """The noisy-max scores of every selector: float a ≈ c·(s − S), c = eps/(delta·mult), S = max of the finite s (an exact constant), with a
-    rigorous error bound; returns (a, err, S).
+def scaled_scores(s: np.ndarray, s_err: Any, eps: float, sensitivity: float, mult: int
+                  ) -> tuple[np.ndarray, Any, float]:
+    """The noisy-max scores of every selector: float a ≈ c·(s − S), c = eps/(sensitivity·mult), S = max of the finite
+    s (an exact constant), with a rigorous error bound; returns (a, err, S).
 
     ``s`` approximates exact scores within ``s_err`` (0 when exact). ``err`` is ``None`` when it is the
     relative model |a − exact| <= _REL·|a| + _TINY (exact inputs; the sampler's fast path), else an
@@ -303,7 +304,7 @@ def scaled_scores(s: np.ndarray, s_err: Any, eps: float, delta: float, mult: int
     S = float(s.max())
     lo = float(s.min())
     em, ee = math.frexp(eps)
-    dm, de = math.frexp(delta)
+    dm, de = math.frexp(sensitivity)
     cm, e2 = math.frexp(em / (dm * mult))
     ce = ee - de + e2
     fast = math.isfinite(S) and math.isfinite(S - lo)
@@ -375,18 +376,18 @@ _EXACT_BATCH_MAX = 2 ** 24
 _EXACT_BATCH = 2 ** 22
 
 
-def _exact_select(s, s_err, exact_s, eps: float, delta: float, mult: int, k: int, rng, *, noise: str = "gumbel",
+def _exact_select(s, s_err, exact_s, eps: float, sensitivity: float, mult: int, k: int, rng, *, noise: str = "gumbel",
                   weights=None, size: int | None = None):
-    """The ideal noisy-max mechanism on scores c·s, c = eps/(delta·mult) (unit noise), sampled exactly
+    """The ideal noisy-max mechanism on scores c·s, c = eps/(sensitivity·mult) (unit noise), sampled exactly
     (dpselect.sampling). ``exact_s(r)`` gives candidate r's exact score s as a Fraction.
 
     Gumbel noise: k picks at once (= k peeled exponential-mechanism calls). Exponential and Laplace
     noise: k passes with fresh noise on the remaining candidates (the definition of their top-k).
     """
-    a, err, S = scaled_scores(s, s_err, eps, delta, mult)
+    a, err, S = scaled_scores(s, s_err, eps, sensitivity, mult)
 
     def exact_score(r):
-        return Fraction(eps) / (Fraction(delta) * mult) * (exact_s(r) - Fraction(S))
+        return Fraction(eps) / (Fraction(sensitivity) * mult) * (exact_s(r) - Fraction(S))
 
     if size is not None:
         n = a.shape[0]
@@ -419,9 +420,9 @@ def _exact_select(s, s_err, exact_s, eps: float, delta: float, mult: int, k: int
     return np.asarray(picks, dtype=np.int64)
 
 
-def _em_exact(u, eps, delta, mult, k, w, rng, noise="gumbel", size=None):
-    return _exact_select(u, 0.0, lambda r: Fraction(float(u[r])), eps, delta, mult, k, rng, noise=noise, weights=w,
-                         size=size)
+def _em_exact(u, eps, sensitivity, mult, k, w, rng, noise="gumbel", size=None):
+    return _exact_select(u, 0.0, lambda r: Fraction(float(u[r])), eps, sensitivity, mult, k, rng, noise=noise,
+                         weights=w, size=size)
 
 
 def dampened_select(utilities: np.ndarray, sf: SensitivityFunction, D: np.ndarray, D_err, epsilon: float, k: int,
@@ -483,11 +484,11 @@ def _check_finite_scores(s: np.ndarray, what: str) -> None:
 def _prepare(utilities, epsilon, sensitivity, k, monotonic, weights):
     u = check_utilities(utilities)
     eps = check_positive(epsilon, "epsilon")
-    delta = check_positive(sensitivity, "sensitivity")
+    sens = check_positive(sensitivity, "sensitivity")
     k = check_k(1 if k is None else k, u.shape[0])
     monotonic = check_bool(monotonic, "monotonic")
     w = _check_weights(weights, u.shape[0])
-    return u, eps, delta, k, monotonic, w
+    return u, eps, sens, k, monotonic, w
 
 
 def _check_call(k_given, k: int, delta, exact, size, rng, accountant) -> tuple[float, bool, int | None, np.random.Generator]:
@@ -533,6 +534,20 @@ def _exponential_entry(utilities: ArrayLike, *, epsilon: float, sensitivity: flo
     eps_pick, split = topk_budget(eps, kk, d, bounded_range=True)
     charge_selection(accountant, "exponential", eps, k=None if k is None else kk, size=size, delta=d)
     return _exponential(u, eps_pick, split, sens, kk, monotonic, w, gen, exact, size)
+
+
+@overload
+def exponential(utilities: ArrayLike, *, epsilon: float, sensitivity: float, k: None = None, delta: float = 0.0,
+                monotonic: bool = False, base_measure: ArrayLike | None = None, rng: RngLike = None,
+                exact: bool = True, size: None = None, accountant: Accountant | None = None) -> int: ...
+@overload
+def exponential(utilities: ArrayLike, *, epsilon: float, sensitivity: float, k: int, delta: float = 0.0,
+                monotonic: bool = False, base_measure: ArrayLike | None = None, rng: RngLike = None,
+                exact: bool = True, size: int | None = None, accountant: Accountant | None = None) -> IndexArray: ...
+@overload
+def exponential(utilities: ArrayLike, *, epsilon: float, sensitivity: float, k: int | None = None, delta: float = 0.0,
+                monotonic: bool = False, base_measure: ArrayLike | None = None, rng: RngLike = None,
+                exact: bool = True, size: int, accountant: Accountant | None = None) -> IndexArray: ...
 
 
 def exponential(
@@ -659,8 +674,8 @@ def exponential_probabilities(utilities: ArrayLike, *, epsilon: float, sensitivi
     >>> exponential_probabilities([0.0, np.log(3.0) * 2], epsilon=1.0, sensitivity=1.0).tolist()
     [0.25, 0.75]
     """
-    u, eps, delta, _, monotonic, w = _prepare(utilities, epsilon, sensitivity, 1, monotonic, base_measure)
-    return _probabilities_from_scores(u, eps, delta, 1 if monotonic else 2, w)
+    u, eps, sens, _, monotonic, w = _prepare(utilities, epsilon, sensitivity, 1, monotonic, base_measure)
+    return _probabilities_from_scores(u, eps, sens, 1 if monotonic else 2, w)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -823,6 +838,26 @@ def _report_noisy_max_entry(utilities: ArrayLike, *, epsilon: float, sensitivity
                          base_measure, rng, exact, size, accountant)
 
 
+@overload
+def report_noisy_max(utilities: ArrayLike, *, epsilon: float, sensitivity: float,
+                     noise: Literal["laplace", "gumbel", "exponential"] = "laplace", k: None = None,
+                     delta: float = 0.0, monotonic: bool = False, base_measure: ArrayLike | None = None,
+                     rng: RngLike = None, exact: bool = True, size: None = None,
+                     accountant: Accountant | None = None) -> int: ...
+@overload
+def report_noisy_max(utilities: ArrayLike, *, epsilon: float, sensitivity: float,
+                     noise: Literal["laplace", "gumbel", "exponential"] = "laplace", k: int, delta: float = 0.0,
+                     monotonic: bool = False, base_measure: ArrayLike | None = None, rng: RngLike = None,
+                     exact: bool = True, size: int | None = None,
+                     accountant: Accountant | None = None) -> IndexArray: ...
+@overload
+def report_noisy_max(utilities: ArrayLike, *, epsilon: float, sensitivity: float,
+                     noise: Literal["laplace", "gumbel", "exponential"] = "laplace", k: int | None = None,
+                     delta: float = 0.0, monotonic: bool = False, base_measure: ArrayLike | None = None,
+                     rng: RngLike = None, exact: bool = True, size: int,
+                     accountant: Accountant | None = None) -> IndexArray: ...
+
+
 def report_noisy_max(
     utilities: ArrayLike,
     *,
@@ -929,6 +964,22 @@ def _permute_and_flip_entry(utilities: ArrayLike, *, epsilon: float, sensitivity
                             accountant: Accountant | None = None) -> int | np.ndarray:
     return _rnm_boundary("permute_and_flip", utilities, epsilon, sensitivity, "exponential", k, delta, monotonic,
                          base_measure, rng, exact, size, accountant)
+
+
+@overload
+def permute_and_flip(utilities: ArrayLike, *, epsilon: float, sensitivity: float, k: None = None, delta: float = 0.0,
+                     monotonic: bool = False, base_measure: ArrayLike | None = None, rng: RngLike = None,
+                     exact: bool = True, size: None = None, accountant: Accountant | None = None) -> int: ...
+@overload
+def permute_and_flip(utilities: ArrayLike, *, epsilon: float, sensitivity: float, k: int, delta: float = 0.0,
+                     monotonic: bool = False, base_measure: ArrayLike | None = None, rng: RngLike = None,
+                     exact: bool = True, size: int | None = None,
+                     accountant: Accountant | None = None) -> IndexArray: ...
+@overload
+def permute_and_flip(utilities: ArrayLike, *, epsilon: float, sensitivity: float, k: int | None = None,
+                     delta: float = 0.0, monotonic: bool = False, base_measure: ArrayLike | None = None,
+                     rng: RngLike = None, exact: bool = True, size: int,
+                     accountant: Accountant | None = None) -> IndexArray: ...
 
 
 def permute_and_flip(
@@ -1051,19 +1102,19 @@ def permute_and_flip_probabilities(utilities: ArrayLike, *, epsilon: float, sens
     >>> permute_and_flip_probabilities([0.0, 0.0], epsilon=1.0, sensitivity=1.0).tolist()
     [0.5, 0.5]
     """
-    u, eps, delta, _, monotonic, w = _prepare(utilities, epsilon, sensitivity, 1, monotonic, base_measure)
+    u, eps, sens, _, monotonic, w = _prepare(utilities, epsilon, sensitivity, 1, monotonic, base_measure)
     w = _check_copies(w, "exponential")
     groups = None
     u_n = u.shape[0]
     if w is not None:
         if float(w.sum()) > 2000:
-            return _rnm_probabilities_numeric(_scale(u, (eps, delta, 1 if monotonic else 2)), "exponential", w)
+            return _rnm_probabilities_numeric(_scale(u, (eps, sens, 1 if monotonic else 2)), "exponential", w)
         groups = np.repeat(np.arange(u.shape[0]), w.astype(np.int64))
         u = u[groups]
     n = u.shape[0]
     if n > 2000:
         raise ValueError(f"permute_and_flip_probabilities is O(n^3) and meant for n <= 2000, got n = {n}")
-    p = np.exp(_scale(u, (eps, delta, 1 if monotonic else 2)))
+    p = np.exp(_scale(u, (eps, sens, 1 if monotonic else 2)))
     q = 1.0 - p
     # E[r, j] = e_j of {q_s : s != r}, built by multiplying in one factor (1 + q_s x) at a time.
     E = np.zeros((n, n))
@@ -1135,9 +1186,9 @@ def report_noisy_max_probabilities(utilities: ArrayLike, *, epsilon: float, sens
     if noise == "exponential":
         return permute_and_flip_probabilities(utilities, epsilon=epsilon, sensitivity=sensitivity, monotonic=monotonic,
                                               base_measure=base_measure)
-    u, eps, delta, _, monotonic, w = _prepare(utilities, epsilon, sensitivity, 1, monotonic, base_measure)
+    u, eps, sens, _, monotonic, w = _prepare(utilities, epsilon, sensitivity, 1, monotonic, base_measure)
     w = _check_copies(w, "laplace")
-    return _rnm_probabilities_numeric(_scale(u, (eps, delta, 1 if monotonic else 2)), "laplace", w)
+    return _rnm_probabilities_numeric(_scale(u, (eps, sens, 1 if monotonic else 2)), "laplace", w)
 
 
 def _rnm_probabilities_numeric(s: np.ndarray, noise: str, w: np.ndarray | None) -> np.ndarray:
@@ -1240,6 +1291,23 @@ def _local_dampening_entry(utilities: ArrayLike, *, epsilon: float, sensitivity_
     eps_pick, split = topk_budget(eps, kk, d, bounded_range=True)
     charge_selection(accountant, "local_dampening", eps, k=None if k is None else kk, size=size, delta=d)
     return _local_dampening(u, eps_pick, split, sf, kk, w, gen, exact, size, max_steps)
+
+
+@overload
+def local_dampening(utilities: ArrayLike, *, epsilon: float, sensitivity_function: SensitivityFunction, k: None = None,
+                    delta: float = 0.0, base_measure: ArrayLike | None = None, rng: RngLike = None,
+                    max_steps: int = DEFAULT_MAX_STEPS, exact: bool = True, size: None = None,
+                    accountant: Accountant | None = None) -> int: ...
+@overload
+def local_dampening(utilities: ArrayLike, *, epsilon: float, sensitivity_function: SensitivityFunction, k: int,
+                    delta: float = 0.0, base_measure: ArrayLike | None = None, rng: RngLike = None,
+                    max_steps: int = DEFAULT_MAX_STEPS, exact: bool = True, size: int | None = None,
+                    accountant: Accountant | None = None) -> IndexArray: ...
+@overload
+def local_dampening(utilities: ArrayLike, *, epsilon: float, sensitivity_function: SensitivityFunction,
+                    k: int | None = None, delta: float = 0.0, base_measure: ArrayLike | None = None,
+                    rng: RngLike = None, max_steps: int = DEFAULT_MAX_STEPS, exact: bool = True, size: int,
+                    accountant: Accountant | None = None) -> IndexArray: ...
 
 
 def local_dampening(
@@ -1408,6 +1476,26 @@ def _shifted_local_dampening_entry(utilities: ArrayLike, *, epsilon: float, sens
     eps_pick, split = topk_budget(eps, kk, d, bounded_range=True)
     charge_selection(accountant, "shifted_local_dampening", eps, k=None if k is None else kk, size=size, delta=d)
     return _shifted_local_dampening(u, eps_pick, split, sf, kk, w, gen, exact, size, max_steps, direction)
+
+
+@overload
+def shifted_local_dampening(utilities: ArrayLike, *, epsilon: float, sensitivity_function: SensitivityFunction,
+                            direction: Literal["increasing", "decreasing"] = "increasing", k: None = None,
+                            delta: float = 0.0, base_measure: ArrayLike | None = None, rng: RngLike = None,
+                            max_steps: int = DEFAULT_MAX_STEPS, exact: bool = True, size: None = None,
+                            accountant: Accountant | None = None) -> int: ...
+@overload
+def shifted_local_dampening(utilities: ArrayLike, *, epsilon: float, sensitivity_function: SensitivityFunction,
+                            direction: Literal["increasing", "decreasing"] = "increasing", k: int, delta: float = 0.0,
+                            base_measure: ArrayLike | None = None, rng: RngLike = None,
+                            max_steps: int = DEFAULT_MAX_STEPS, exact: bool = True, size: int | None = None,
+                            accountant: Accountant | None = None) -> IndexArray: ...
+@overload
+def shifted_local_dampening(utilities: ArrayLike, *, epsilon: float, sensitivity_function: SensitivityFunction,
+                            direction: Literal["increasing", "decreasing"] = "increasing", k: int | None = None,
+                            delta: float = 0.0, base_measure: ArrayLike | None = None, rng: RngLike = None,
+                            max_steps: int = DEFAULT_MAX_STEPS, exact: bool = True, size: int,
+                            accountant: Accountant | None = None) -> IndexArray: ...
 
 
 def shifted_local_dampening(

@@ -78,19 +78,24 @@ import math
 import numbers
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Literal, Mapping
+from typing import Any, Callable, Literal, Mapping, cast, overload
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import ArrayLike
 
 from . import mechanisms as _m
 from . import vocabulary as _voc
 from ._validation import check_choice, check_int, check_positive, short_repr
 from ._boundary import check_accountant, check_topk_delta, repeated, selection_label, topk_budget
 from ._rng import check_rng
+from .accounting.accountant import Accountant
 from .accounting.composition import AdaptiveBoundedRangeComposition, PureDPComposition
 from .accounting.guarantees import BoundedRange, Guarantee, PureDP
 from .dampening import DEFAULT_MAX_STEPS, dampen_with_error, shift_totals_with_error
 from .sampling import NOISES
+from .sensitivity import SensitivityFunction
+from .typing import IndexArray, ProbabilityFunction, RngLike, Selection, Selector
 
 __all__ = ["Mechanism", "MECHANISMS", "get_mechanism", "names", "register", "unregister", "check", "CheckReport",
            "ContractError", "KINDS", "SCORES"]
@@ -183,8 +188,8 @@ class Mechanism:
 
     name: str
     kind: Literal["global", "local"]
-    selector: Callable[..., Any] = field(repr=False, compare=False)
-    probability_fn: Callable[..., Any] = field(repr=False, compare=False)
+    selector: Selector = field(repr=False, compare=False)
+    probability_fn: ProbabilityFunction = field(repr=False, compare=False)
     aliases: tuple[str, ...] = ()
     noises: tuple[str, ...] = ()
     score: Literal["utility", "dampened", "shifted"] = "utility"
@@ -193,8 +198,8 @@ class Mechanism:
     description: str = field(default="", repr=False)
     guarantee: "type[PureDP] | type[BoundedRange] | Mapping[str, type[PureDP] | type[BoundedRange]] | None" = field(
         default=None, repr=False, compare=False)
-    prepare_fn: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
-    select_prepared_fn: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
+    prepare_fn: Callable[..., tuple[np.ndarray, Any]] | None = field(default=None, repr=False, compare=False)
+    select_prepared_fn: Selector | None = field(default=None, repr=False, compare=False)
     _takes: tuple[str, ...] = field(default=(), init=False, repr=False, compare=False)
     #: whether the selector can be handed ``rng=`` (a parameter of that name, or ``**kwargs``)
     _takes_rng: bool = field(default=False, init=False, repr=False, compare=False)
@@ -291,8 +296,20 @@ class Mechanism:
         return option in COMMON_OPTIONS or option in self.options or option == "accountant" or option in self._takes
 
     # -- selection -----------------------------------------------------------------------------------
-    def select(self, utilities: Any, *, epsilon: float, sensitivity: Any, accountant: Any = None,
-               **options: Any) -> Any:
+    @overload
+    def select(self, utilities: ArrayLike, *, epsilon: float, sensitivity: float | SensitivityFunction,
+               k: None = None, size: None = None, accountant: Accountant | None = None, **options: Any) -> int: ...
+
+    @overload
+    def select(self, utilities: ArrayLike, *, epsilon: float, sensitivity: float | SensitivityFunction, k: int,
+               size: int | None = None, accountant: Accountant | None = None, **options: Any) -> IndexArray: ...
+
+    @overload
+    def select(self, utilities: ArrayLike, *, epsilon: float, sensitivity: float | SensitivityFunction,
+               k: int | None = None, size: int, accountant: Accountant | None = None, **options: Any) -> IndexArray: ...
+
+    def select(self, utilities: ArrayLike, *, epsilon: float, sensitivity: float | SensitivityFunction,
+               accountant: Accountant | None = None, **options: Any) -> Selection:
         """Select with this mechanism: ``sensitivity`` is Δu (global) or a SensitivityFunction (local).
 
         The arguments are checked once, by the mechanism's own entry point (for the built-ins the function of
@@ -347,11 +364,13 @@ class Mechanism:
             # a built-in entry point: it checks every argument, charges accountant= and draws, in that order
             if accountant is not None:
                 options["accountant"] = accountant
-            return self.selector(utilities, epsilon=epsilon, **{self.sensitivity_keyword: sensitivity}, **options)
+            # (the built-ins return dpselect's convention by construction: selection_result)
+            return cast(Selection, self.selector(utilities, epsilon=epsilon, **{self.sensitivity_keyword: sensitivity},
+                                                 **options))
         return self._select_user(utilities, epsilon, sensitivity, accountant, options)
 
-    def _select_user(self, utilities: Any, epsilon: float, sensitivity: Any, accountant: Any,
-                     options: dict[str, Any]) -> Any:
+    def _select_user(self, utilities: ArrayLike, epsilon: float, sensitivity: float | SensitivityFunction,
+                     accountant: Accountant | None, options: dict[str, Any]) -> Selection:
         """:meth:`select` with a selector that is not a built-in entry point (a user's).
 
         Its arguments are checked by the selector itself, so an accountant it does not take is not charged
@@ -395,7 +414,7 @@ class Mechanism:
             acc.charge(guarantee, label=label)            # before the output is checked: it was drawn
         return self._check_output(out, utilities, kk, nn)
 
-    def _check_output(self, out: Any, utilities: Any, k: int | None, size: int | None) -> Any:
+    def _check_output(self, out: Any, utilities: ArrayLike, k: int | None, size: int | None) -> Selection:
         """A user selector's output in dpselect's return convention, or a TypeError / ValueError naming no value:
         ``k`` omitted: one int (``size=N``: an (N,) int array); an int ``k``: an (k,) int64 array of distinct
         indices ((N, k) with ``size=N``). Positions in [0, n) (labels of the index for a pandas Series)."""
@@ -440,7 +459,8 @@ class Mechanism:
             return arr.item() if arr.ndim == 0 else arr
         return int(pos) if pos.ndim == 0 else pos.astype(np.int64, copy=False)
 
-    def probabilities(self, utilities: Any, *, epsilon: float, sensitivity: Any, **options: Any) -> np.ndarray:
+    def probabilities(self, utilities: ArrayLike, *, epsilon: float, sensitivity: float | SensitivityFunction,
+                      **options: Any) -> npt.NDArray[np.float64]:
         """The exact law of one pick (k = 1).
 
         Parameters
@@ -469,7 +489,8 @@ class Mechanism:
         options.pop("exact", None)
         return self.probability_fn(utilities, epsilon=epsilon, **{self.sensitivity_keyword: sensitivity}, **options)
 
-    def prepare(self, utilities: np.ndarray, sensitivity_function: Any, *, max_steps: int = DEFAULT_MAX_STEPS) -> Any:
+    def prepare(self, utilities: ArrayLike, sensitivity_function: SensitivityFunction, *,
+                max_steps: int = DEFAULT_MAX_STEPS) -> tuple[np.ndarray, Any]:
         """The cacheable scores of a local mechanism (``(D, D_err)`` or ``(G, G_err)``), for
         :meth:`select_prepared`; ``TypeError`` for a mechanism without them (:attr:`cacheable`).
 
@@ -502,8 +523,9 @@ class Mechanism:
             raise TypeError(f"mechanism {self.name!r} has no cacheable scores (cacheable is False)")
         return self.prepare_fn(np.asarray(utilities, dtype=np.float64), sensitivity_function, max_steps=max_steps)
 
-    def select_prepared(self, utilities: np.ndarray, sensitivity_function: Any, cache: Any, *, epsilon: float,
-                        k: int = 1, rng: Any = None, **options: Any) -> Any:
+    def select_prepared(self, utilities: np.ndarray, sensitivity_function: SensitivityFunction,
+                        cache: tuple[np.ndarray, Any], *, epsilon: float, k: int = 1, rng: RngLike = None,
+                        **options: Any) -> Selection:
         """:meth:`select` on scores from :meth:`prepare` (or the same pair computed another way): the same law
         and random bits, without recomputing them.
 
@@ -554,7 +576,8 @@ class Mechanism:
         extra = {key: v for key, v in options.items() if key in ("direction", "max_steps", "size")}
         if "base_measure" in options:
             extra["weights"] = options["base_measure"]
-        return self.select_prepared_fn(utilities, sensitivity_function, cache[0], cache[1], epsilon, k, rng, **extra)
+        return cast(Selection, self.select_prepared_fn(utilities, sensitivity_function, cache[0], cache[1], epsilon, k,
+                                                       rng, **extra))
 
     # -- privacy -------------------------------------------------------------------------------------
     def privacy(self, epsilon: float, *, k: int | None = None, delta: float = 0.0, **options: Any) -> Guarantee:
@@ -978,11 +1001,13 @@ def _late(attr: str) -> Callable[..., Any]:
     return call
 
 
-def _prepare_dampened(u: np.ndarray, sf: Any, *, max_steps: int = DEFAULT_MAX_STEPS) -> tuple:
+def _prepare_dampened(u: np.ndarray, sf: SensitivityFunction, *, max_steps: int = DEFAULT_MAX_STEPS
+                      ) -> tuple[np.ndarray, Any]:
     return dampen_with_error(u, sf, max_steps=max_steps)
 
 
-def _prepare_shifted(u: np.ndarray, sf: Any, *, max_steps: int = DEFAULT_MAX_STEPS) -> tuple:
+def _prepare_shifted(u: np.ndarray, sf: SensitivityFunction, *, max_steps: int = DEFAULT_MAX_STEPS
+                     ) -> tuple[np.ndarray, Any]:
     return shift_totals_with_error(sf, u.shape[0], max_steps=max_steps)
 
 
@@ -1010,7 +1035,7 @@ register(Mechanism(
     description="shifted local dampening (thesis Ch. 4), closed form: P(r) ∝ exp(ε·(u(r) ∓ G_r)/(2Δ))",
     prepare_fn=_prepare_shifted, select_prepared_fn=_late("shifted_select")))
 
-#: The names of the built-in mechanisms (what :data:`dpselect.vocabulary.MechanismName` spells).
+#: The names of the built-in mechanisms (what :data:`dpselect.typing.MechanismName` spells).
 BUILTIN = tuple(_REGISTRY)
 
 

@@ -159,12 +159,12 @@ class SensitivityFunction:
         array([4., 1.])
         """
         t = check_int(t, "t", minimum=0)
-        delta = self.global_sensitivity
+        sens = self.global_sensitivity
         idx = None if candidates is None else self._check_candidates(candidates, t)
         if self.saturation_distance is not None and t >= self.saturation_distance:
             size = self.n_candidates if idx is None else idx.size
             if size is not None:
-                return np.full(size, delta)
+                return np.full(size, sens)
         if idx is None:
             return self._check(self._fn(t), t, self.n_candidates)
         if self.supports_candidates:
@@ -438,12 +438,12 @@ def constant(n_candidates: int, global_sensitivity: float) -> SensitivityFunctio
     array([2., 2., 2.])
     """
     n = check_int(n_candidates, "n_candidates", minimum=1)
-    delta = check_positive(global_sensitivity, "global_sensitivity")
+    sens = check_positive(global_sensitivity, "global_sensitivity")
 
     def fn(t, candidates=None):
-        return np.full(n if candidates is None else len(candidates), delta)
+        return np.full(n if candidates is None else len(candidates), sens)
 
-    return SensitivityFunction(fn, delta, n_candidates=n, saturation_distance=0, name="constant")
+    return SensitivityFunction(fn, sens, n_candidates=n, saturation_distance=0, name="constant")
 
 
 def _check_sfs(sensitivity_functions, name: str) -> list[SensitivityFunction]:

@@ -10,12 +10,12 @@ import functools
 import inspect
 import sys
 import types
-from typing import Any, Callable, Iterable, Literal, Mapping, TypeVar
+from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 import numpy as np
 
 
-__all__ = ["MECHANISMS", "GLOBAL_MECHANISMS", "LOCAL_MECHANISMS", "ALIASES", "MechanismName", "check_mechanism",
+__all__ = ["MECHANISMS", "GLOBAL_MECHANISMS", "LOCAL_MECHANISMS", "ALIASES", "check_mechanism",
            "APPROACHES", "APPROACH_ALIASES", "check_approach"]
 
 #: Global-sensitivity mechanisms built in (a number Δu as sensitivity); every registered one:
@@ -34,12 +34,6 @@ _ALIAS_TABLE: dict[str, str] = {}
 MECHANISMS: Mapping[str, Any] = types.MappingProxyType(_MECHANISM_TABLE)
 #: Short aliases (case-insensitive) -> canonical names (read-only; ``dpselect.registry.register`` adds to it).
 ALIASES: Mapping[str, str] = types.MappingProxyType(_ALIAS_TABLE)
-
-#: The names and upper-case aliases of the built-in mechanisms, for type hints (a test checks it against the
-#: registry).
-MechanismName = Literal["exponential", "permute_and_flip", "report_noisy_max", "local_dampening",
-                        "shifted_local_dampening", "EM", "PF", "RNM", "LD", "SLD"]
-
 
 def check_mechanism(value: Any, name: str = "mechanism", allowed: Iterable[str] | None = None) -> str:
     """The canonical name of ``value`` (a name or an alias, any case), which must be in ``allowed``

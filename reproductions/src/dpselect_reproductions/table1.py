@@ -21,7 +21,7 @@ from typing import Any, Sequence, cast
 import numpy as np
 
 from dpselect.trees import CompressedTable, dp_moet, metric_c, nodp_moet
-from dpselect.vocabulary import MechanismName
+from dpselect.typing import MechanismName
 
 from . import paper_code as pc
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table

@@ -18,7 +18,7 @@ import numpy as np
 
 from dpselect.datasets import PUBLIC_TABLE_SIZE
 from dpselect.trees import diffpid3
-from dpselect.vocabulary import MechanismName
+from dpselect.typing import MechanismName
 
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table, parse_int_list
 from ._data import load_tabular

@@ -11,8 +11,14 @@ DataFrames (a noisy top-k per partition, then an exact reduce of about k candida
 * :func:`degree`, :func:`degree_sensitivity`, :func:`egocentric_density_sensitivity` (graph statistics
   from a dask edge list, for DP-MOTkIN) and :func:`pareto_score` (m = 2, out of core).
 
-Every selector and :func:`frequent_items` takes ``accountant=`` (a :class:`dpselect.Accountant`), charged the
-mechanism's guarantee before any random bit is drawn, as in memory.
+Every selector takes the in-memory selector's keywords with the same meaning, checks them with the same checks
+(the same error messages) and charges ``accountant=`` exactly what the in-memory call charges (the same
+guarantee and label), before any random bit is drawn; :func:`frequent_items` charges its selector's guarantee
+the same way. The exceptions: ``utility=`` names a DataFrame's column; ``base_measure`` (one w per candidate)
+needs utilities given as a dask array of known chunk sizes; ``exact=False`` (the in-memory float sampler) is
+refused, as the partition step and the reduce sample exactly only; ``size=N`` makes N passes over the data (the
+law of N calls); :func:`quantiles` takes no ``counts`` (the series holds the records) and its ``series`` in
+place of ``values``.
 
 The code runs on whatever dask scheduler is active: the local default, a ``distributed.LocalCluster``
 or a real cluster (``distributed.Client("tcp://scheduler:8786")``); see docs/scale.md. The workers

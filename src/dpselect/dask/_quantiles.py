@@ -21,8 +21,8 @@ from .._boundary import check_accountant
 from .._validation import check_positive
 from ..accounting.accountant import Accountant
 from ..quantiles._recursive import resolve_targets
-from ..quantiles._api import (_check_bounds, _check_method, _check_neighbours, _check_qs, _refuse_add_remove,
-                              float_vector, quantiles as _quantiles)
+from ..quantiles._api import (_check_bounds, _check_candidates, _check_method, _check_neighbours, _check_qs,
+                              _refuse_add_remove, float_vector, quantiles as _quantiles)
 from ..typing import RngLike
 
 __all__ = ["quantiles"]
@@ -130,7 +130,8 @@ def _summarise(series: Any, bins: ArrayLike | None = None) -> tuple[np.ndarray, 
 
 
 def quantiles(series: Any, qs: ArrayLike, *, epsilon: float, bounds: tuple[float, float] | None = None,
-              method: str = "auto", bins: ArrayLike | None = None, rng: RngLike = None,
+              method: str = "auto", bins: ArrayLike | None = None, candidates: ArrayLike | None = None,
+              rng: RngLike = None,
               accountant: Accountant | None = None, neighbours: str = "replace_one",
               targets: str | None = None) -> np.ndarray:
     """Private quantiles of a dask Series or 1-D dask array, with the law of :func:`dpselect.quantiles`.
@@ -163,6 +164,8 @@ def quantiles(series: Any, qs: ArrayLike, *, epsilon: float, bounds: tuple[float
     bins : array of float, optional
         Public bin edges for a histogram reduction (for many distinct values); a value outside them is
         clipped into the first or last bin (as :func:`dpselect.quantiles` treats ``bounds``).
+    candidates : array of float, optional
+        A public grid of output values in place of ``bounds``, as in :func:`dpselect.quantiles`.
     rng : numpy.random.Generator or int, optional
     accountant : dpselect.Accountant, optional
         Charged by :func:`dpselect.quantiles` (label ``"quantiles"``) after the data are checked, before
@@ -192,12 +195,13 @@ def quantiles(series: Any, qs: ArrayLike, *, epsilon: float, bounds: tuple[float
     meth = _check_method(method)
     nb = _check_neighbours(neighbours)
     resolve_targets(targets, nb == "add_remove")
-    _refuse_add_remove(nb, unbounded=bounds is None, method=meth)
+    grid = _check_candidates(candidates)
+    _refuse_add_remove(nb, unbounded=bounds is None and grid is None, method=meth, grid=grid is not None)
     check_accountant(accountant)
     edges = _check_bins(bins)
     _parts(series)                      # the type of series, before the pass
     values, counts = _summarise(series, edges)
     # an empty series goes to dpselect.quantiles as it is: it answers as in memory for the neighbour model
     return _quantiles(values, qs, epsilon=epsilon, bounds=bounds, method=method,  # type: ignore[arg-type]
-                      counts=counts, rng=rng, accountant=accountant, neighbours=nb,
+                      counts=counts, candidates=grid, rng=rng, accountant=accountant, neighbours=nb,
                       targets=targets)  # type: ignore[arg-type]

@@ -46,18 +46,17 @@ from fractions import Fraction
 from typing import Any, Callable, Hashable, Sequence, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .._boundary import charge, check_accountant
+from .._boundary import charge_selection, topk_budget
 from .._exact_random import words
 from .._rng import check_rng
 from ..accounting.accountant import Accountant
-from ..accounting.guarantees import Guarantee
-from ..registry import get_mechanism
 from ..typing import RngLike
 from ..vocabulary import selection_result
 from .._validation import check_bool, check_choice, check_int, check_k, check_positive
 from ..dampening import DEFAULT_MAX_STEPS, check_sensitivity_function, dampen_exact, dampen_with_error
-from ..mechanisms import scaled_scores
+from ..mechanisms import _check_call, _check_copies, _check_weights, scaled_scores
 from ..sampling import NOISES, noisy_top_k, shortlist_top_k
 from ..sensitivity import SensitivityFunction
 
@@ -210,7 +209,7 @@ def _values(block: Any, column: str | None) -> np.ndarray:
 @dataclass(frozen=True)
 class _Spec:
     eps: float
-    delta: float
+    sensitivity: float
     mult: int
     k: int
     noise: str
@@ -221,13 +220,13 @@ class _Spec:
     max_steps: int = DEFAULT_MAX_STEPS
 
 
-def _partition(block: Any, p: int, offset: int, spec: _Spec) -> dict[str, Any]:
-    """One block: its scores, its first words and its shortlists (one per round)."""
+def _partition(block: Any, p: int, offset: int, spec: _Spec, w: np.ndarray | None = None) -> dict[str, Any]:
+    """One block: its scores, its first words and its shortlists (one per round); ``w`` its base measure."""
     u = _values(block, spec.column)
     n = u.shape[0]
     out: dict[str, Any] = {"p": p, "n": n, "gs": None}
     if n == 0:
-        out.update(rows=np.empty(0, np.int64), s=np.empty(0), s_err=None, rounds=[], carry=None, labels=None)
+        out.update(rows=np.empty(0, np.int64), s=np.empty(0), s_err=None, rounds=[], carry=None, labels=None, w=w)
         return out
     if spec.sf_factory is not None:
         sf = _sf_of(spec.sf_factory, block, n)
@@ -237,15 +236,16 @@ def _partition(block: Any, p: int, offset: int, spec: _Spec) -> dict[str, Any]:
     else:
         s, s_err = u, 0.0
     with np.errstate(over="ignore", under="ignore"):  # overflow to −inf is "below −DBL_MAX" (handled)
-        a, err, _ = scaled_scores(s, s_err, spec.eps, spec.delta, spec.mult)
+        a, err, _ = scaled_scores(s, s_err, spec.eps, spec.sensitivity, spec.mult)
     rounds = spec.k if spec.peel else 1
     words = spec.streams.words(p, offset, n, rounds)
     lists = []
     for j, m in enumerate(words):
         kk = min(j + 1 if spec.peel else spec.k, n)
-        lists.append((shortlist_top_k(a, err, m, kk, spec.noise), m))
+        lists.append((shortlist_top_k(a, err, m, kk, spec.noise, weights=w), m))
     rows = np.unique(np.concatenate([idx for idx, _ in lists]))
     out["rows"] = rows
+    out["w"] = None if w is None else w[rows]
     out["s"] = s[rows]
     out["s_err"] = None if np.ndim(s_err) == 0 else np.asarray(s_err)[rows]
     out["rounds"] = [(np.searchsorted(rows, idx), m[idx]) for idx, m in lists]
@@ -310,11 +310,12 @@ def _reduce(results: list[dict[str, Any]], spec: _Spec, k_arg: int | None, gen: 
             offsets[r["p"]] = acc
             acc += r["n"]
     glob = np.concatenate([offsets[r["p"]] + r["rows"] for r in live])
+    wu = None if live[0]["w"] is None else np.concatenate([r["w"] for r in live])
     labels = _concat([r["labels"] for r in live]) if live[0]["labels"] is not None else None
     with np.errstate(over="ignore", under="ignore"):
-        a, err, S = scaled_scores(s, s_err, spec.eps, spec.delta, spec.mult)
+        a, err, S = scaled_scores(s, s_err, spec.eps, spec.sensitivity, spec.mult)
     exact_s = _exact_scores(live, s, spec)
-    factor = Fraction(spec.eps) / (Fraction(spec.delta) * spec.mult)
+    factor = Fraction(spec.eps) / (Fraction(spec.sensitivity) * spec.mult)
     cache: dict[int, Fraction] = {}
 
     def exact_score(i: int) -> Fraction:
@@ -330,7 +331,8 @@ def _reduce(results: list[dict[str, Any]], spec: _Spec, k_arg: int | None, gen: 
         order = np.argsort(pos, kind="stable")
         pos, words = pos[order], words[order]
         top = noisy_top_k(a[pos], None if err is None else err[pos], k=k, rng=_Replay(words, gen).as_generator(),
-                          noise=spec.noise, exact_score=lambda j: exact_score(int(pos[j])))
+                          noise=spec.noise, exact_score=lambda j: exact_score(int(pos[j])),
+                          base_measure=None if wu is None else wu[pos])
         picks = [int(pos[j]) for j in top]
         return picks, [int(glob[i]) for i in picks], labels
     picked: set[int] = set()
@@ -348,7 +350,7 @@ def _reduce(results: list[dict[str, Any]], spec: _Spec, k_arg: int | None, gen: 
             return exact_score(int(pos[i]))
 
         top = noisy_top_k(a[pos], None if err is None else err[pos], k=1, rng=_Replay(words, gen).as_generator(),
-                          noise=spec.noise, exact_score=ex)
+                          noise=spec.noise, exact_score=ex, base_measure=None if wu is None else wu[pos])
         pick = int(pos[int(top[0])])
         picked.add(pick)
         picks.append(pick)
@@ -378,57 +380,78 @@ def _exact_scores(live: list[dict[str, Any]], s: np.ndarray, spec: _Spec) -> Cal
 # ---------------------------------------------------------------------------------------------
 # driver
 # ---------------------------------------------------------------------------------------------
-def _run(utilities: Any, *, utility: str | None, eps: float, delta: float, mult_per_pick: int, k: int | None,
-         noise: str, rng: Any, sf_factory: Callable[[Any], SensitivityFunction] | None = None,
-         max_steps: int = DEFAULT_MAX_STEPS, mechanism: str | None = None, accountant: Any = None,
-         label: str = "") -> Any:
-    """A public selector's checks, its charge (``mechanism``'s guarantee for ε and k) and the selection."""
-    if k is not None:
-        check_int(k, "k", minimum=1)
-    acc = check_accountant(accountant)
-    guarantee = None
-    if mechanism is not None:
-        spec = get_mechanism(mechanism)
-        opts: dict[str, Any] = {"noise": noise} if spec.accepts("noise") else {}
-        guarantee = spec.privacy(eps, k=k, **opts)
+def _release(name: str, utilities: Any, *, utility: str | None, eps: float, sensitivity: float, monotonic: bool,
+             noise: str, k: Any, delta: Any, base_measure: Any, rng: Any, exact: Any, size: Any, accountant: Any,
+             sf_factory: Callable[[Any], SensitivityFunction] | None = None,
+             max_steps: int = DEFAULT_MAX_STEPS) -> Any:
+    """A public selector after its checks of ε and the sensitivity: the rest checked by the core's checks (the
+    in-memory selector's messages), the core's charge (:func:`dpselect._boundary.charge_selection`: the same
+    guarantee and label as the in-memory call), then the selection."""
     blocks = _blocks(utilities, utility)
-    return _execute(blocks, eps=eps, delta=delta, mult_per_pick=mult_per_pick, k=k, noise=noise, rng=rng,
-                    sf_factory=sf_factory, max_steps=max_steps, accountant=acc, guarantee=guarantee, label=label)
+    kk = 1 if k is None else check_int(k, "k", minimum=1)
+    if blocks.n is not None:
+        if blocks.n == 0:
+            raise ValueError("utilities must not be empty (no candidate to select)")
+        kk = check_k(kk, blocks.n)
+    w = _base_measure(base_measure, blocks, noise)
+    d, exact, size, gen = _check_call(k, kk, delta, exact, size, rng, accountant)
+    if not exact:
+        raise ValueError("dpselect.dask samples exactly only (exact=True): the partition step and the reduce have "
+                         "no float sampler")
+    eps_pick, split = topk_budget(eps, kk, d, bounded_range=noise == "gumbel")
+    charge_selection(accountant, name, eps, k=None if k is None else kk, size=size, delta=d,
+                     **({"noise": noise} if name == "report_noisy_max" else {}))
+    return _execute(blocks, eps=eps_pick, sensitivity=sensitivity, mult_per_pick=1 if monotonic else 2, k=k,
+                    split=split, noise=noise, rng=gen, sf_factory=sf_factory, max_steps=max_steps, weights=w,
+                    size=size)
 
 
-def _execute(blocks: _Blocks, *, eps: float, delta: float, mult_per_pick: int, k: int | None, noise: str,
-             rng: Any, sf_factory: Callable[[Any], SensitivityFunction] | None = None,
-             max_steps: int = DEFAULT_MAX_STEPS, eager: bool = False, accountant: Accountant | None = None,
-             guarantee: Guarantee | None = None, label: str = "") -> Any:
-    """Check what can be checked before the pass, charge ``guarantee`` to ``accountant``, then select
-    (:func:`_positions`); labelled inputs give the labels at the selected positions.
+def _base_measure(base_measure: Any, blocks: _Blocks, noise: str) -> np.ndarray | None:
+    """The checked base measure (public: read in full, checked as in memory), or None."""
+    if base_measure is None:
+        return None
+    if blocks.offsets is None or blocks.labelled:
+        raise TypeError("base_measure needs utilities given as a dask array of known chunk sizes (one w per "
+                        "position); a Series or DataFrame has no positions before the pass")
+    if hasattr(base_measure, "compute"):
+        base_measure = base_measure.compute()
+    assert blocks.n is not None
+    return _check_copies(_check_weights(base_measure, blocks.n), noise)
+
+
+def _execute(blocks: _Blocks, *, eps: float, sensitivity: float, mult_per_pick: int, k: int | None, noise: str,
+             rng: Any, split: int | None = None, sf_factory: Callable[[Any], SensitivityFunction] | None = None,
+             max_steps: int = DEFAULT_MAX_STEPS, eager: bool = False, weights: np.ndarray | None = None,
+             size: int | None = None) -> Any:
+    """Select on checked, charged arguments (:func:`_positions`; ``size`` runs one after another on the same
+    generator: the law of ``size`` calls); labelled inputs give the labels at the selected positions. Each pick
+    runs with ε-budget ``eps / split`` (default ``k``: ε/k).
 
     With a DataFrame / Series the number of candidates is known only after the partition step, so ``k``
     larger than it, or a non-finite utility, is refused after the charge (the budget is then spent and
     nothing released: conservative)."""
-    kk = 1 if k is None else int(k)
-    if blocks.n is not None:
-        if blocks.n == 0:
-            raise ValueError("utilities must not be empty (no candidate to select)")
-        check_k(kk, blocks.n)
     gen = check_rng(rng)
-    if guarantee is not None:
-        charge(accountant, guarantee, label=label)
-    found: dict[str, Any] = {}
-    out = _positions(blocks, eps=eps, delta=delta, mult_per_pick=mult_per_pick, k=k, noise=noise, gen=gen,
-                     sf_factory=sf_factory, max_steps=max_steps, eager=eager, found=found)
-    if not blocks.labelled:
-        return out
-    labels = found["labels"]
-    if isinstance(out, np.ndarray):
-        return np.asarray([labels[int(i)] for i in out])
-    return _scalar(labels[out])
+    runs = []
+    for _ in range(1 if size is None else size):
+        found: dict[str, Any] = {}
+        out = _positions(blocks, eps=eps, sensitivity=sensitivity, mult_per_pick=mult_per_pick, k=k, split=split,
+                         noise=noise, gen=gen, sf_factory=sf_factory, max_steps=max_steps, eager=eager,
+                         weights=weights, found=found)
+        if blocks.labelled:
+            labels = found["labels"]
+            out = (np.asarray([labels[int(i)] for i in out]) if isinstance(out, np.ndarray)
+                   else _scalar(labels[out]))
+        runs.append(out)
+    if size is None:
+        return runs[0]
+    return np.asarray(runs) if blocks.labelled else np.asarray(runs, dtype=np.int64)
 
 
 @selection_result
-def _positions(blocks: _Blocks, *, eps: float, delta: float, mult_per_pick: int, k: int | None, noise: str,
-               gen: np.random.Generator, sf_factory: Callable[[Any], SensitivityFunction] | None,
-               max_steps: int, eager: bool, found: dict[str, Any]) -> Any:
+def _positions(blocks: _Blocks, *, eps: float, sensitivity: float, mult_per_pick: int, k: int | None,
+               split: int | None, noise: str, gen: np.random.Generator,
+               sf_factory: Callable[[Any], SensitivityFunction] | None, max_steps: int, eager: bool,
+               weights: np.ndarray | None, found: dict[str, Any]) -> Any:
     """Plan the random streams, run the partition step on every block (dask tasks, or directly on
     in-memory blocks with ``eager``: the tests' fast path through the same code) and reduce. Returns the
     global positions (arrays) or the positions into ``found["labels"]`` (Series / DataFrames), in the one
@@ -437,15 +460,18 @@ def _positions(blocks: _Blocks, *, eps: float, delta: float, mult_per_pick: int,
     peel = noise != "gumbel" and kk > 1
     rounds = kk if peel else 1
     streams = _plan_streams(gen, blocks.n if blocks.offsets is not None else None, rounds)
-    spec = _Spec(eps, delta, mult_per_pick * kk, kk, noise, peel, streams, blocks.column, sf_factory, max_steps)
+    spec = _Spec(eps, sensitivity, mult_per_pick * (kk if split is None else split), kk, noise, peel, streams,
+                 blocks.column, sf_factory, max_steps)
     offsets = blocks.offsets if blocks.offsets is not None else [0] * len(blocks.parts)
+    ends = offsets[1:] + [weights.shape[0]] if weights is not None else []   # (a base measure: known offsets)
+    ws = [None if weights is None else weights[offsets[p]:ends[p]] for p in range(len(blocks.parts))]
     if eager:
-        results = [_partition(b, p, offsets[p], spec) for p, b in enumerate(blocks.parts)]
+        results = [_partition(b, p, offsets[p], spec, ws[p]) for p, b in enumerate(blocks.parts)]
     else:
         import dask
 
         task = dask.delayed(_partition, pure=True)
-        results = list(dask.compute(*[task(b, p, offsets[p], spec) for p, b in enumerate(blocks.parts)]))
+        results = list(dask.compute(*[task(b, p, offsets[p], spec, ws[p]) for p, b in enumerate(blocks.parts)]))
     picks, glob, labels = _reduce(results, spec, k, gen, blocks.offsets)
     if blocks.labelled:
         found["labels"] = labels
@@ -468,9 +494,13 @@ def exponential(
     epsilon: float,
     sensitivity: float,
     k: int | None = None,
+    delta: float = 0.0,
     monotonic: bool = False,
+    base_measure: ArrayLike | None = None,
     utility: str | None = None,
     rng: RngLike = None,
+    exact: bool = True,
+    size: int | None = None,
     accountant: Accountant | None = None,
 ) -> Any:
     """The exponential mechanism over a dask array, Series or DataFrame column: candidate r with
@@ -502,12 +532,14 @@ def exponential(
         the in-memory selector's bits (module docstring).
     monotonic : bool, default False
         All utilities move in the same direction between neighbours: ε·u/Δu instead of ε·u/(2Δu).
+    delta, base_measure, exact, size
+        As for :func:`dpselect.exponential` (top-k δ, base measure, exact sampling, ``size=N`` draws), with the
+        exceptions of :mod:`dpselect.dask`: ``base_measure`` needs a dask array of known chunks, ``exact=False``
+        is refused, ``size=N`` makes N passes.
     accountant : dpselect.Accountant, optional
-        Charged ``get_mechanism('exponential').privacy(epsilon, k=k)`` (``BoundedRange(ε)``; with an int ``k``
-        the adaptive composition of k ε/k picks) under the label ``"dask.exponential"``, after the arguments
-        are checked and before any random bit is drawn (a refused release raises
-        :class:`~dpselect.BudgetExceededError`, records nothing and leaves ``rng`` untouched). With a Series
-        or DataFrame the number of candidates is known only after the partition pass: ``k`` above it (or a
+        Charged exactly what :func:`dpselect.exponential` charges for the same arguments (the same guarantee and
+        label), after the arguments are checked and before any random bit is drawn. With a Series or
+        DataFrame the number of candidates is known only after the partition pass: ``k`` above it (or a
         non-finite utility) is then refused after the charge.
 
     Returns
@@ -529,10 +561,10 @@ def exponential(
     True
     """
     eps = check_positive(epsilon, "epsilon")
-    delta = check_positive(sensitivity, "sensitivity")
-    mono = check_bool(monotonic, "monotonic")
-    return _run(utilities, utility=utility, eps=eps, delta=delta, mult_per_pick=1 if mono else 2, k=k,
-                noise="gumbel", rng=rng, mechanism="exponential", accountant=accountant, label="dask.exponential")
+    sens = check_positive(sensitivity, "sensitivity")
+    return _release("exponential", utilities, utility=utility, eps=eps, sensitivity=sens, noise="gumbel",
+                    monotonic=check_bool(monotonic, "monotonic"), k=k, delta=delta, base_measure=base_measure,
+                    rng=rng, exact=exact, size=size, accountant=accountant)
 
 
 def report_noisy_max(
@@ -542,9 +574,13 @@ def report_noisy_max(
     sensitivity: float,
     noise: str = "laplace",
     k: int | None = None,
+    delta: float = 0.0,
     monotonic: bool = False,
+    base_measure: ArrayLike | None = None,
     utility: str | None = None,
     rng: RngLike = None,
+    exact: bool = True,
+    size: int | None = None,
     accountant: Accountant | None = None,
 ) -> Any:
     """Report-noisy-max over a dask array, Series or DataFrame column: argmax_r u(r) + noise of
@@ -574,13 +610,15 @@ def report_noisy_max(
         As everywhere in dpselect (numpy SPEC 7). A PCG64 generator on a dask array of known chunks gives
         the in-memory selector's bits (module docstring).
     monotonic : bool, default False
+    delta, base_measure, exact, size
+        As for :func:`dpselect.report_noisy_max` (top-k δ, base measure, exact sampling, ``size=N`` draws), with the
+        exceptions of :mod:`dpselect.dask`: ``base_measure`` needs a dask array of known chunks, ``exact=False``
+        is refused, ``size=N`` makes N passes.
     accountant : dpselect.Accountant, optional
-        Charged ``get_mechanism('report_noisy_max').privacy(epsilon, k=k, noise=noise)`` (``PureDP(ε)`` for
-        Laplace and exponential noise, ``BoundedRange(ε)`` for Gumbel noise) under the label
-        ``"dask.report_noisy_max"``, after the arguments are checked and before any random bit is drawn (a
-        refused release raises :class:`~dpselect.BudgetExceededError`, records nothing and leaves ``rng``
-        untouched). With a Series or DataFrame the number of candidates is known only after the partition
-        pass: ``k`` above it (or a non-finite utility) is then refused after the charge.
+        Charged exactly what :func:`dpselect.report_noisy_max` charges for the same arguments (the same guarantee and
+        label), after the arguments are checked and before any random bit is drawn. With a Series or
+        DataFrame the number of candidates is known only after the partition pass: ``k`` above it (or a
+        non-finite utility) is then refused after the charge.
 
     Returns
     -------
@@ -599,11 +637,10 @@ def report_noisy_max(
     """
     noise = check_choice(noise, "noise", NOISES)
     eps = check_positive(epsilon, "epsilon")
-    delta = check_positive(sensitivity, "sensitivity")
-    mono = check_bool(monotonic, "monotonic")
-    return _run(utilities, utility=utility, eps=eps, delta=delta, mult_per_pick=1 if mono else 2, k=k,
-                noise=noise, rng=rng, mechanism="report_noisy_max", accountant=accountant,
-                label="dask.report_noisy_max")
+    sens = check_positive(sensitivity, "sensitivity")
+    return _release("report_noisy_max", utilities, utility=utility, eps=eps, sensitivity=sens, noise=noise,
+                    monotonic=check_bool(monotonic, "monotonic"), k=k, delta=delta, base_measure=base_measure,
+                    rng=rng, exact=exact, size=size, accountant=accountant)
 
 
 def permute_and_flip(
@@ -612,9 +649,13 @@ def permute_and_flip(
     epsilon: float,
     sensitivity: float,
     k: int | None = None,
+    delta: float = 0.0,
     monotonic: bool = False,
+    base_measure: ArrayLike | None = None,
     utility: str | None = None,
     rng: RngLike = None,
+    exact: bool = True,
+    size: int | None = None,
     accountant: Accountant | None = None,
 ) -> Any:
     """Permute-and-flip (McKenna & Sheldon 2020) over a dask array, Series or DataFrame column.
@@ -642,13 +683,15 @@ def permute_and_flip(
         As everywhere in dpselect (numpy SPEC 7). A PCG64 generator on a dask array of known chunks gives
         the in-memory selector's bits (module docstring).
     monotonic : bool, default False
+    delta, base_measure, exact, size
+        As for :func:`dpselect.permute_and_flip` (top-k δ, base measure, exact sampling, ``size=N`` draws), with the
+        exceptions of :mod:`dpselect.dask`: ``base_measure`` needs a dask array of known chunks, ``exact=False``
+        is refused, ``size=N`` makes N passes.
     accountant : dpselect.Accountant, optional
-        Charged ``get_mechanism('permute_and_flip').privacy(epsilon, k=k)`` (``PureDP(ε)``: permute-and-flip
-        is not bounded range) under the label ``"dask.permute_and_flip"``, after the arguments are checked and
-        before any random bit is drawn (a refused release raises :class:`~dpselect.BudgetExceededError`,
-        records nothing and leaves ``rng`` untouched). With a Series or DataFrame the number of candidates is
-        known only after the partition pass: ``k`` above it (or a non-finite utility) is then refused after
-        the charge.
+        Charged exactly what :func:`dpselect.permute_and_flip` charges for the same arguments (the same guarantee and
+        label), after the arguments are checked and before any random bit is drawn. With a Series or
+        DataFrame the number of candidates is known only after the partition pass: ``k`` above it (or a
+        non-finite utility) is then refused after the charge.
 
     Returns
     -------
@@ -664,11 +707,10 @@ def permute_and_flip(
     1
     """
     eps = check_positive(epsilon, "epsilon")
-    delta = check_positive(sensitivity, "sensitivity")
-    mono = check_bool(monotonic, "monotonic")
-    return _run(utilities, utility=utility, eps=eps, delta=delta, mult_per_pick=1 if mono else 2, k=k,
-                noise="exponential", rng=rng, mechanism="permute_and_flip", accountant=accountant,
-                label="dask.permute_and_flip")
+    sens = check_positive(sensitivity, "sensitivity")
+    return _release("permute_and_flip", utilities, utility=utility, eps=eps, sensitivity=sens, noise="exponential",
+                    monotonic=check_bool(monotonic, "monotonic"), k=k, delta=delta, base_measure=base_measure,
+                    rng=rng, exact=exact, size=size, accountant=accountant)
 
 
 def local_dampening(
@@ -677,9 +719,13 @@ def local_dampening(
     epsilon: float,
     sensitivity_function: Callable[[Any], SensitivityFunction],
     k: int | None = None,
+    delta: float = 0.0,
+    base_measure: ArrayLike | None = None,
     utility: str | None = None,
     rng: RngLike = None,
     max_steps: int = DEFAULT_MAX_STEPS,
+    exact: bool = True,
+    size: int | None = None,
     accountant: Accountant | None = None,
 ) -> Any:
     """Local dampening (thesis Def. 3.4.1) over a dask DataFrame, Series or array: candidate r
@@ -712,12 +758,14 @@ def local_dampening(
         the in-memory selector's bits (module docstring).
     max_steps : int
         Bound on the dampening walk (as :func:`dpselect.local_dampening`).
+    delta, base_measure, exact, size
+        As for :func:`dpselect.local_dampening` (top-k δ, base measure, exact sampling, ``size=N`` draws), with the
+        exceptions of :mod:`dpselect.dask`: ``base_measure`` needs a dask array of known chunks, ``exact=False``
+        is refused, ``size=N`` makes N passes.
     accountant : dpselect.Accountant, optional
-        Charged ``get_mechanism('local_dampening').privacy(epsilon, k=k)`` (``BoundedRange(ε)``; an int ``k``:
-        the adaptive composition of k ε/k picks) under the label ``"dask.local_dampening"``, after the
-        arguments are checked and before any random bit is drawn (a refused release raises
-        :class:`~dpselect.BudgetExceededError`, records nothing and leaves ``rng`` untouched). With a Series
-        or DataFrame the number of candidates is known only after the partition pass: ``k`` above it (or a
+        Charged exactly what :func:`dpselect.local_dampening` charges for the same arguments (the same guarantee and
+        label), after the arguments are checked and before any random bit is drawn. With a Series or
+        DataFrame the number of candidates is known only after the partition pass: ``k`` above it (or a
         non-finite utility) is then refused after the charge.
 
     Returns
@@ -744,7 +792,7 @@ def local_dampening(
             f"rows), got {type(sensitivity_function).__name__}"
         )
     steps = check_int(max_steps, "max_steps", minimum=1)
-    return _run(utilities, utility=utility, eps=eps, delta=1.0, mult_per_pick=2, k=k, noise="gumbel", rng=rng,
-                sf_factory=sensitivity_function, max_steps=steps, mechanism="local_dampening", accountant=accountant,
-                label="dask.local_dampening")
+    return _release("local_dampening", utilities, utility=utility, eps=eps, sensitivity=1.0, noise="gumbel",
+                    monotonic=False, k=k, delta=delta, base_measure=base_measure, rng=rng, exact=exact, size=size,
+                    accountant=accountant, sf_factory=sensitivity_function, max_steps=steps)
 

@@ -23,7 +23,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .._rng import check_rng
-from ..typing import RngLike
+from ..typing import MechanismName, RngLike
 from .._validation import check_k, check_positive
 from ._graph import Graph, as_graph, check_public_nodes
 from ..multiobjective._select import priv_agg, priv_pareto
@@ -38,7 +38,7 @@ from ..utilities.graph import (
 from .._boundary import charge, check_accountant
 from ..accounting.accountant import Accountant
 from ..registry import get_mechanism, names
-from ..vocabulary import MechanismName, selection_result
+from ..vocabulary import selection_result
 
 __all__ = ["motkin_objectives", "dp_motkin_pareto", "dp_motkin_agg", "DEFAULT_AGG_WEIGHTS", "MOTKIN_MECHANISMS"]
 

@@ -12,7 +12,7 @@ from typing import Sequence, cast
 import numpy as np
 
 from .._rng import check_rng
-from ..typing import RngLike
+from ..typing import MechanismName, RngLike
 from .._validation import check_k, check_positive
 from ..dampening import dampen_with_error
 from ._graph import Graph
@@ -28,7 +28,7 @@ from ..utilities.graph import (
 from .._boundary import charge, check_accountant
 from ..accounting.accountant import Accountant
 from ..registry import get_mechanism
-from ..vocabulary import MechanismName, check_approach, selection_result
+from ..vocabulary import check_approach, selection_result
 from ._motkin import (
     DEFAULT_AGG_WEIGHTS,
     _agg_weights,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._rng import check_rng
-from ..typing import RngLike
+from ..typing import MechanismName, RngLike
 from .._validation import check_k, check_positive
 from ..dampening import dampen_with_error, shift_totals_with_error
 from ._graph import Graph
@@ -22,7 +22,7 @@ from ..utilities.graph import ebc, ebc_global_sensitivity, ebc_sensitivity, publ
 from .._boundary import charge, check_accountant
 from ..accounting.accountant import Accountant
 from ..registry import Mechanism as MechanismSpec, get_mechanism, names
-from ..vocabulary import MechanismName, selection_result
+from ..vocabulary import selection_result
 from ._motkin import check_graph
 
 __all__ = ["PrivTopkScores", "prepare_priv_topk", "priv_topk", "PRIV_TOPK_MECHANISMS"]

@@ -497,13 +497,13 @@ def _saturation(U: np.ndarray, sfs: list[SensitivityFunction]) -> int | None:
     return int(sat) if sat <= DEFAULT_MAX_STEPS else None
 
 
-def _coverage_steps(col: np.ndarray, delta: float) -> int | float | None:
+def _coverage_steps(col: np.ndarray, sensitivity: float) -> int | float | None:
     """ceil(range / (2Δ)) of one objective (None for a constant column; may be a huge float)."""
     with np.errstate(over="ignore"):   # a range beyond the float range is inf (no warning: it would depend on the data)
         rng_i = float(col.max() - col.min())
     if not rng_i > 0:
         return None
-    q = rng_i / (2.0 * delta)
+    q = rng_i / (2.0 * sensitivity)
     return math.ceil(q) if q < 2.0 ** 62 else q
 
 
@@ -533,14 +533,14 @@ def _far_dominated(U: np.ndarray, sfs: list[SensitivityFunction], limit: int) ->
     dominated = np.flatnonzero(count_dominating(U, strict=True) > 0)
     if dominated.size == 0:
         return out
-    delta = np.array([sf.global_sensitivity for sf in sfs])
+    sens = np.array([sf.global_sensitivity for sf in sfs])
     rho = (limit + 4) * 2.0 ** -50 + 2.0 ** -40
     with np.errstate(over="ignore", invalid="ignore"):
         a, b = U[None, :, :], U[dominated, None, :]             # u(r'), u(r): shape (dominated, n, m)
         # half the gap the sums must cover, from below: the halves cannot overflow (|a/2 − b/2| <= DBL_MAX), and
         # the margins cover the roundings of the halves, of U ± sums and of the float sums
         half = np.abs(a * 0.5 - b * 0.5) * (1.0 - rho) - (np.abs(a) * 2.0 ** -51 + np.abs(b) * 2.0 ** -51) - 2.0 ** -1070
-        scaled = np.maximum(half, 0.0) / (delta * (1.0 + rho))   # gap / (2Δ), in units of (t + 1)
+        scaled = np.maximum(half, 0.0) / (sens * (1.0 + rho))   # gap / (2Δ), in units of (t + 1)
         dom = (a > b).all(axis=2)
         need_a = np.where(dom, scaled.min(axis=2), np.inf)
         need_b = np.where(dom, np.inf, np.where(a < b, scaled, 0.0).max(axis=2))
@@ -648,7 +648,7 @@ def _distinct(sorted_u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return sorted_u[starts], np.append(starts, sorted_u.size).astype(np.int64)
 
 
-def _uniform_tail(u: "_Uniform", c0: float, delta: float, t0: int, sat: int, G: np.ndarray) -> None:
+def _uniform_tail(u: "_Uniform", c0: float, sensitivity: float, t0: int, sat: int, G: np.ndarray) -> None:
     """Add Σ_{t0 <= t < sat} #{p : fl(u_p + c_t) < fl(u_q − c_t)} to G[q] for every query q, where
     c_t = fl(c_{t−1} + Δ) from c_{t0−1} = c0: the rest of the shift once only one objective, with the same
     C for all candidates, can still separate candidates. Each count is non-increasing in t, so a query
@@ -656,7 +656,7 @@ def _uniform_tail(u: "_Uniform", c0: float, delta: float, t0: int, sat: int, G: 
     cs = np.empty(max(sat - t0, 0))
     c = c0
     for j in range(cs.size):          # the same sequential float sums as the walk
-        c = c + delta
+        c = c + sensitivity
         cs[j] = c
     q = u.queries()
     if q.size == 0 or cs.size == 0:
@@ -744,7 +744,7 @@ def _pareto_shift(U: np.ndarray, sfs: list[SensitivityFunction], base_idx: np.nd
     cols = [np.ascontiguousarray(U[:, i]) for i in range(m)]
     uni: list[_Uniform | None] = [_Uniform(cols[i]) if sf.saturation_distance == 0 else None
                                   for i, sf in enumerate(sfs)]
-    deltas = [sf.global_sensitivity for sf in sfs]
+    sensitivities = [sf.global_sensitivity for sf in sfs]
     C = np.zeros((n, m))
     c_uni = [0.0] * m
     everyone = np.arange(n)
@@ -781,7 +781,7 @@ def _pareto_shift(U: np.ndarray, sfs: list[SensitivityFunction], base_idx: np.nd
             steps.append((live, sf(t, live if base_idx is None else base_idx[live])) if live.size else None)
         for i, st in enumerate(steps):   # all objectives evaluated before any sum changes
             if uni[i] is not None:
-                c_uni[i] = c_uni[i] + deltas[i]
+                c_uni[i] = c_uni[i] + sensitivities[i]
             elif st is not None:
                 C[st[0], i] += st[1]
         # shrink the sets (each test uses the other set as it was before this step)
@@ -814,7 +814,7 @@ def _pareto_shift(U: np.ndarray, sfs: list[SensitivityFunction], base_idx: np.nd
         if s_qry.size == 0 and last is not None:
             # one objective with the same C for all candidates left: the rest in blocks of distances
             i = left[0]
-            _uniform_tail(last, c_uni[i] - deltas[i], deltas[i], t, sat, G)
+            _uniform_tail(last, c_uni[i] - sensitivities[i], sensitivities[i], t, sat, G)
             break
         # the terms of this distance
         for S in subsets:

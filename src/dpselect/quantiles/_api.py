@@ -230,7 +230,8 @@ def quantiles_privacy(m: int, *, epsilon: float, method: str, neighbours: Neighb
     Returns
     -------
     Guarantee
-        ``BoundedRange(ε)`` (joint: one exponential mechanism), ``BoundedRangeComposition(ε/m, m)``
+        ``BoundedRange(ε)`` (joint, and any bounded method for m = 1: one exponential mechanism, what
+        :func:`dpselect.median` charges), ``BoundedRangeComposition(ε/m, m)``
         (independent) or ``AdaptiveBoundedRangeComposition(ε/(2L − 1), 2L − 1)`` with
         L = ⌈log2(m + 1)⌉ (recursive; ``AdaptiveBoundedRangeComposition(ε/L, L)`` with
         ``targets="relative"``: one ε/L-bounded-range level per level). All are ε-DP under
@@ -260,14 +261,12 @@ def quantiles_privacy(m: int, *, epsilon: float, method: str, neighbours: Neighb
             raise ValueError(_JOINT_ADD_REMOVE)
         if method == "unbounded":
             raise ValueError(_UNBOUNDED_ADD_REMOVE)
-        if method == "recursive":
-            return recursive_privacy(eps, m, add_remove=True, targets=tg)
-    if method == "joint":
-        return BoundedRange(eps)
+    if method == "joint" or (m == 1 and method in ("independent", "recursive")):
+        return BoundedRange(eps)   # one interval exponential mechanism: the charge of median(), one value
     if method == "independent":
         return independent_privacy(eps, m)
     if method == "recursive":
-        return recursive_privacy(eps, m, targets=tg)
+        return recursive_privacy(eps, m, add_remove=nb == "add_remove", targets=tg)
     if method == "unbounded":
         return _unbounded().unbounded_privacy(eps, m)
     raise ValueError(f"method must be 'joint', 'recursive', 'independent' or 'unbounded', got {method!r}")
@@ -527,7 +526,8 @@ def quantile(
     """Release one value close to the q-quantile of ``values`` under ε-DP: ``quantiles(values, [q], ...)[0]``.
 
     With ``bounds=(0, L)`` and q = 0.5 the law is :func:`dpselect.median`'s (interval mechanism: a value
-    v with density ∝ exp(−ε·|#{x <= v} − n/2|/2) on [0, L]), and the same seed gives the same value.
+    v with density ∝ exp(−ε·|#{x <= v} − n/2|/2) on [0, L]), the same seed gives the same value, and the charge
+    is the median's, ``BoundedRange(ε)`` (one interval exponential mechanism, whatever the method).
     ε-DP (ε-bounded-range) under replace-one-record neighbours, n and the bounds public; with
     ``neighbours="add_remove"`` the same law, ε-DP under add/remove-one neighbours (n private).
 

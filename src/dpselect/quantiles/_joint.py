@@ -135,7 +135,7 @@ class _Problem:
     """The intervals, targets and float DP of one joint release."""
 
     def __init__(self, vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, eps: float, lo: float, hi: float,
-                 delta_u: float = 2.0, factorial: bool = True) -> None:
+                 sensitivity: float = 2.0, factorial: bool = True) -> None:
         self.n = n = int(cnt.sum()) if cnt.size else 0
         iv = intervals(vals, cnt, lo, hi, 0)
         self.lo, self.hi = iv.lo, iv.hi
@@ -145,9 +145,9 @@ class _Problem:
         self.T = np.array([0] + [target_twice(float(q), n) for q in qs] + [2 * n], dtype=np.int64)
         self.g2 = np.diff(self.T)                    # 2·g_i, integers >= 0
         self.eps = float(eps)
-        self.delta_u = float(delta_u)
+        self.sensitivity = float(sensitivity)
         self.factorial = factorial
-        self.E = self.eps / (2.0 * self.delta_u)      # the exponent's factor: exp(E·u)
+        self.E = self.eps / (2.0 * self.sensitivity)      # the exponent's factor: exp(E·u)
         self.loglen = np.log(self.hi - self.lo)
         self.logr = np.log(np.arange(1, m + 1, dtype=np.float64)) if factorial else np.zeros(m)
         Rf = self.R.astype(np.float64)
@@ -266,7 +266,7 @@ class _Problem:
                      chosen: list[int]) -> tuple[Decimal, Decimal]:
         D = Dec(prec)
         # exact rational part: E·u − Σ ℓ_s[chosen] − L̂ − Δ, with E = ε/(2Δu) read exactly
-        E = Fraction(self.eps) / (2 * Fraction(self.delta_u))
+        E = Fraction(self.eps) / (2 * Fraction(self.sensitivity))
         rational = E * u2 / 2 - sum(Fraction(float(s[i])) for s, i in zip(steps, chosen))
         rational -= Fraction(self.L_hat) + Fraction(self.Delta)
         y = D.frac(rational)

@@ -275,8 +275,10 @@ def median(
     float
         The released value, in [0, bound].
 
-    See also :func:`median_distribution` (the exact law), :func:`median_error` (its expected error)
-    and :func:`median_rank` (the thesis' record selection, which releases a rank only).
+    ``quantile(values, 0.5, epsilon=epsilon, bounds=(0, bound), counts=counts)`` is its sibling: the same law,
+    the same value for the same ``rng`` and the same charge. See also :func:`median_distribution` (the exact
+    law), :func:`median_error` (its expected error) and :func:`median_rank` (the thesis' record selection,
+    which releases a rank only).
 
     Examples
     --------

@@ -515,7 +515,8 @@ def _round_out(lo, hi):
     return lo, hi
 
 
-def shortlist_top_k(a: np.ndarray, err: np.ndarray | None, first_words: np.ndarray, k: int, noise: str) -> np.ndarray:
+def shortlist_top_k(a: np.ndarray, err: np.ndarray | None, first_words: np.ndarray, k: int, noise: str,
+                    weights: np.ndarray | None = None) -> np.ndarray:
     """Indices of every candidate that can be among the k largest ``a + F⁻¹(U)``, given U's first 64-bit word.
 
     ``a`` are scores with error bound ``err`` (``None``: the relative model of exact inputs), ``first_words``
@@ -536,6 +537,8 @@ def shortlist_top_k(a: np.ndarray, err: np.ndarray | None, first_words: np.ndarr
     k : int
         How many candidates the final selection takes.
     noise : "gumbel", "exponential" or "laplace"
+    weights : float64 array of shape (n,), optional
+        The base measure, as :func:`noisy_top_k` reads it (then only the enclosures of stage 2 run).
 
     Returns
     -------
@@ -555,5 +558,6 @@ def shortlist_top_k(a: np.ndarray, err: np.ndarray | None, first_words: np.ndarr
         return np.arange(n, dtype=np.int64)
     if err is not None:
         err = np.broadcast_to(np.asarray(err, dtype=np.float64), a.shape)
-    short = _bulk_shortlist(a, first_words, k, noise, err)
-    return np.asarray(_enclosed_shortlist(a, err, short, first_words, k, noise, None)[0], dtype=np.int64)
+    # stage 1's bulk bound is for unit weights; with a base measure every candidate gets stage 2's enclosure
+    short = np.arange(n) if weights is not None else _bulk_shortlist(a, first_words, k, noise, err)
+    return np.asarray(_enclosed_shortlist(a, err, short, first_words, k, noise, weights)[0], dtype=np.int64)

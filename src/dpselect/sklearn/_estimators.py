@@ -25,7 +25,8 @@ from .._validation import check_choice, check_int, check_positive
 from ..exceptions import warn_public_from_data
 from ..tabular import TabularData
 from ..trees._tree import predict_many
-from ..vocabulary import MechanismName, check_mechanism
+from ..typing import MechanismName
+from ..vocabulary import check_mechanism
 
 __all__ = ["DiffPID3Classifier", "DPMOETClassifier", "EXPECTED_FAILED_CHECKS"]
 

@@ -15,8 +15,8 @@ from ..multiobjective._select import priv_agg, priv_pareto
 from ..registry import Mechanism, get_mechanism
 from ..sensitivity import SensitivityFunction
 from ..utilities.classification import rate_sensitivity
-from ..typing import RngLike
-from ..vocabulary import APPROACHES, MechanismName, check_approach, selection_result
+from ..typing import MechanismName, RngLike
+from ..vocabulary import APPROACHES, check_approach, selection_result
 
 __all__ = ["select_model", "model_objectives", "OBJECTIVES", "APPROACHES"]
 

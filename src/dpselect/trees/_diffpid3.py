@@ -55,7 +55,7 @@ import numpy as np
 
 from .. import mechanisms
 from .._rng import check_rng
-from ..typing import RngLike
+from ..typing import MechanismName, RngLike
 from .._validation import check_int, check_positive, short_repr
 from ..dampening import dampen
 from ..sampling import laplace_below
@@ -67,7 +67,6 @@ from ..accounting.accountant import Accountant
 from ..accounting.composition import PureDPComposition, compose_basic
 from ..accounting.guarantees import PureDP
 from ..registry import get_mechanism, names
-from ..vocabulary import MechanismName
 
 __all__ = [
     "DiffPID3Tree",

@@ -47,7 +47,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .._rng import check_rng
-from ..typing import RngLike
+from ..typing import MechanismName, RngLike
 from .._validation import check_choice, check_int, check_positive
 from ..multiobjective._metric import metric_c  # noqa: F401  (re-exported: DP-MOET reports it)
 from ..multiobjective._pareto_score import pareto_score
@@ -60,7 +60,7 @@ from ..accounting.accountant import Accountant
 from ..accounting.composition import AdaptiveBoundedRangeComposition, PureDPComposition, compose_basic
 from ..accounting.guarantees import Guarantee
 from ..registry import get_mechanism
-from ..vocabulary import LOCAL_MECHANISMS, MechanismName, check_approach, check_mechanism
+from ..vocabulary import LOCAL_MECHANISMS, check_approach, check_mechanism
 
 __all__ = ["MOETResult", "dp_moet", "nodp_moet", "metric_c", "CompressedTable", "APPROACHES", "BUDGETS"]
 

@@ -12,7 +12,8 @@ import numpy as np
 
 from .._boundary import check_accountant
 from .._exact_random import next_word
-from .._rng import RngLike, check_rng
+from .._rng import check_rng
+from ..typing import RngLike
 from .._validation import check_choice, short_repr
 from ._privacy import METHODS, TuningGuarantee, procedure_guarantee
 from ._stopping import _Law, make_law

@@ -472,15 +472,15 @@ def ebc_sensitivity(graph: Graph | np.ndarray, max_degree: int | None = None) ->
     """
     d = _degrees_of(graph).astype(np.float64)
     D = public_max_degree(d, max_degree, "ebc_sensitivity")
-    delta = ebc_global_sensitivity(D)
+    sensitivity = ebc_global_sensitivity(D)
     sat = max(0, D - int(d.min()))
 
     def delta_ebc(t, candidates=None):
         x = (d if candidates is None else d[candidates]) + t
-        return np.minimum(delta, np.maximum(x * (x - 1) / 4.0, x))
+        return np.minimum(sensitivity, np.maximum(x * (x - 1) / 4.0, x))
 
     shift = _ebc_shift(d.astype(np.int64), D) if D <= _EBC_SHIFT_MAX_DEGREE else None
-    return SensitivityFunction(delta_ebc, delta, n_candidates=d.size, saturation_distance=sat, name="ebc",
+    return SensitivityFunction(delta_ebc, sensitivity, n_candidates=d.size, saturation_distance=sat, name="ebc",
                                elementwise=True, shift=shift)
 
 

@@ -535,7 +535,7 @@ def ig_shift_with_error(tables: IGTables, n_max: int) -> tuple[np.ndarray, np.nd
     if n_max is None:
         raise TypeError("n_max is required: a public upper bound on the number of records")
     n_max = public_n_max(tables.n_records, n_max, "ig_shift_with_error")
-    delta_max = ig_global_sensitivity(n_max)
+    sensitivity = ig_global_sensitivity(n_max)
     a_all, b_all = tables.a.astype(np.int64), tables.b.astype(np.int64)
     t_head = int(min(max(int(b_all.max(initial=0)) - 1, 0), n_max))
     n_attr = tables.n_attributes
@@ -544,9 +544,9 @@ def ig_shift_with_error(tables: IGTables, n_max: int) -> tuple[np.ndarray, np.nd
     n_terms = np.zeros(n_attr)
     if t_head > 0:
         for t0, t1 in _chunks(0, t_head):
-            d = np.minimum(tables.local_sensitivity(np.arange(t0, t1)), delta_max)   # (chunk, n_attr)
-            s = np.logical_or.accumulate(d >= delta_max, axis=0) | sat[None, :]      # sticky saturation
-            g += np.where(s, 0.0, delta_max - d).sum(axis=0)
+            d = np.minimum(tables.local_sensitivity(np.arange(t0, t1)), sensitivity)   # (chunk, n_attr)
+            s = np.logical_or.accumulate(d >= sensitivity, axis=0) | sat[None, :]      # sticky saturation
+            g += np.where(s, 0.0, sensitivity - d).sum(axis=0)
             n_terms += (~s).sum(axis=0)
             sat = s[-1]
     err = 2.0 * _U * (n_terms + 2.0) * g
@@ -562,7 +562,7 @@ def ig_shift_with_error(tables: IGTables, n_max: int) -> tuple[np.ndarray, np.nd
         pos = b >= 1
         s0 = max(int(a[~pos].max(initial=-10 ** 12)), int((a[pos] - 2 * b[pos] + 1).max(initial=-10 ** 12)))
         curves = [(s0, 0.0)] + [(int(x) - 1, float(F[y - 1])) for x, y in zip(a[pos], b[pos])]
-        tail, tail_err = _envelope_tail(curves, t_head, n_max, delta_max, F, P)
+        tail, tail_err = _envelope_tail(curves, t_head, n_max, sensitivity, F, P)
         gk = g[k] + tail
         err[k] += tail_err + 2.0 * _U * abs(gk)
         g[k] = gk
@@ -581,7 +581,7 @@ def _f_prefix(size: int) -> tuple[np.ndarray, np.ndarray]:
     return _FP_CACHE
 
 
-def _envelope_tail(curves, t_lo: int, t_hi: int, delta_max: float, F: np.ndarray,
+def _envelope_tail(curves, t_lo: int, t_hi: int, sensitivity: float, F: np.ndarray,
                    P: np.ndarray) -> tuple[float, float]:
     """Σ_{t_lo <= t < t_hi} (Δ − min(Δ, max_k F[t + s_k] − c_k)) for curves (s_k, c_k), cut at the first
     saturation, and a bound on its distance to the sum of the float terms (see :func:`ig_shift_with_error`)."""
@@ -615,20 +615,20 @@ def _envelope_tail(curves, t_lo: int, t_hi: int, delta_max: float, F: np.ndarray
             if lo < t_next or (lo == t_next and j_next is not None):
                 t_next, j_next = lo, j
         # segment [t, t_next) follows curve w; it saturates (F[t + s_w] - c_w >= Δ) from t_sat on
-        t_sat = int(np.searchsorted(F, delta_max + c_w, side="left")) - s_w
+        t_sat = int(np.searchsorted(F, sensitivity + c_w, side="left")) - s_w
         end = min(t_next, max(t_sat, t))
         if end > t:
             hi_i, lo_i = end + s_w, t + s_w
-            seg = (end - t) * (delta_max + c_w) - (P[hi_i] - P[lo_i])
+            seg = (end - t) * (sensitivity + c_w) - (P[hi_i] - P[lo_i])
             total += seg
             n_terms += end - t
-            err += (2 * _U * (hi_i * P[hi_i] + lo_i * P[lo_i]) + 4 * _U * (end - t) * (delta_max + c_w)
+            err += (2 * _U * (hi_i * P[hi_i] + lo_i * P[lo_i]) + 4 * _U * (end - t) * (sensitivity + c_w)
                     + 2 * _U * (abs(seg) + abs(total)))
         if t_sat <= t_next or j_next is None:
             break  # saturated: the envelope only grows, so every later term is 0
         t, w = t_next, j_next
     f_max = float(F[min(t_hi + max(s for s, _ in kept), F.shape[0] - 1)])
-    err += (n_terms + 2) * 12 * _U * (f_max + c_max + delta_max)   # + 2: a saturation cut one step off
+    err += (n_terms + 2) * 12 * _U * (f_max + c_max + sensitivity)   # + 2: a saturation cut one step off
     return total, err
 
 
