@@ -294,7 +294,7 @@ def median(
     acc = check_accountant(accountant)
     g = _prepare(values, bound, counts)
     gen = check_rng(rng)
-    charge(acc, get_mechanism(mech).privacy(eps), label="median")
+    charge(acc, get_mechanism(mech).privacy(eps), label="median", neighbours="replace_one")
     return _release_value(g.intervals(), eps, mech, gen)
 
 
@@ -630,7 +630,7 @@ def median_rank(
     g = _prepare(values, bound, counts)
     gen = check_rng(rng)
     sens, opts = _rank_sensitivity(spec, g, sld_distance)
-    charge(acc, spec.privacy(eps), label="median_rank")
+    charge(acc, spec.privacy(eps), label="median_rank", neighbours="replace_one")
     pick = spec.select(g.utilities(), epsilon=eps, sensitivity=sens, base_measure=g.counts.astype(np.float64),
                        rng=gen, **opts)
     i = int(pick)

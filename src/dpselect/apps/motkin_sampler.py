@@ -246,7 +246,8 @@ class MotkinSampler:
         eps = check_positive(epsilon, "epsilon")
         acc = check_accountant(accountant)
         gen = check_rng(rng)
-        charge(acc, self._spec.privacy(eps, k=kk), label="MotkinSampler.sample")
+        charge(acc, self._spec.privacy(eps, k=kk), label="MotkinSampler.sample",
+               neighbours="edge_add_remove")
         return self._sample(1 if kk is None else kk, eps, gen, single=kk is None)
 
     def _sample(self, k: int, eps: float, gen: np.random.Generator, *, single: bool) -> np.ndarray | int:

@@ -413,7 +413,8 @@ def _execute(blocks: _Blocks, *, eps: float, delta: float, mult_per_pick: int, k
         check_k(kk, blocks.n)
     gen = check_rng(rng)
     if guarantee is not None:
-        charge(accountant, guarantee, label=label)
+        # Δu is the caller's claim under the accountant's relation
+        charge(accountant, guarantee, label=label, neighbours=None)
     found: dict[str, Any] = {}
     out = _positions(blocks, eps=eps, delta=delta, mult_per_pick=mult_per_pick, k=k, noise=noise, gen=gen,
                      sf_factory=sf_factory, max_steps=max_steps, eager=eager, found=found)

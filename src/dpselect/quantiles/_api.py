@@ -495,17 +495,18 @@ def quantiles(
     if grid is not None:
         resolved = _resolve(meth, m, n, eps, nb)
         charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved, neighbours=nb, targets=tg),
-               label="quantiles")
+               label="quantiles", neighbours=nb)
         return grid_quantiles(vals, cnt, uq, epsilon=eps, candidates=grid, method=resolved,
                               rng=gen, neighbours=nb, targets=tg)[inverse.reshape(-1)]
     if b is None:
         mod = _unbounded()
-        charge(acc, mod.unbounded_privacy(eps, m), label="quantiles")
+        charge(acc, mod.unbounded_privacy(eps, m), label="quantiles", neighbours=nb)
         return np.asarray(mod.unbounded_quantiles(vals, q, epsilon=eps, counts=cnt, rng=gen), dtype=np.float64)
     resolved = _resolve(meth, m, n, eps, nb)
     if resolved == "joint":
         _joint().check_joint_work(eps, n, m)  # imported and its work bounded before the charge
-    charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved, neighbours=nb, targets=tg), label="quantiles")
+    charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved, neighbours=nb, targets=tg), label="quantiles",
+           neighbours=nb)
     return bounded_quantiles(vals, uq, epsilon=eps, lo=b[0], hi=b[1], method=resolved, counts=cnt,
                              rng=gen, neighbours=nb, targets=tg)[inverse.reshape(-1)]
 

@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._boundary import charge, check_accountant
+from ..accounting.neighbours import REPLACE_ONE
 from .._rng import check_rng
 from .._validation import check_positive
 from ..accounting.accountant import Accountant
@@ -133,7 +134,7 @@ def clipping_bounds(values: ArrayLike, *, epsilon: float, q: tuple[float, float]
     acc = check_accountant(accountant)
     vals, cnts = _check_grouped(values, counts)
     gen = check_rng(rng)
-    charge(acc, PureDP(eps), label="clipping_bounds")
+    charge(acc, PureDP(eps), label="clipping_bounds", neighbours=REPLACE_ONE)
     return _clipping_bounds(vals, cnts, eps, q_lo, q_hi, gen)
 
 
