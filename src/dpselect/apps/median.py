@@ -284,7 +284,7 @@ def median(
     >>> type(v).__name__, 4.0 <= v < 7.0
     ('float', True)
     >>> import dpselect
-    >>> acc = dpselect.Accountant(epsilon=1.0)
+    >>> acc = dpselect.Accountant(epsilon=1.0, neighbours="replace_one")
     >>> _ = median([5.0, 1.0, 9.0], epsilon=0.5, bound=10.0, rng=0, accountant=acc)
     >>> acc.history[-1].label, acc.history[-1].guarantee
     ('median', BoundedRange(epsilon=0.5))

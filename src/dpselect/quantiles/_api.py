@@ -458,7 +458,7 @@ def quantiles(
     >>> v.shape, bool(np.all(np.diff(v) >= 0)), bool(2.0 <= v[0] < 4.0 and 4.0 <= v[1] < 6.0)
     ((3,), True, True)
     >>> import dpselect
-    >>> acc = dpselect.Accountant(epsilon=1.0)
+    >>> acc = dpselect.Accountant(epsilon=1.0, neighbours="replace_one")
     >>> _ = quantiles(x, [0.1, 0.9], epsilon=0.5, bounds=(0.0, 10.0), method="independent", rng=0, accountant=acc)
     >>> acc.history[-1].label, acc.history[-1].guarantee
     ('quantiles', BoundedRangeComposition(epsilon0=0.25, k=2))

@@ -123,7 +123,7 @@ def clipping_bounds(values: ArrayLike, *, epsilon: float, q: tuple[float, float]
     >>> lo, hi = dpselect.clipping_bounds(x, epsilon=1.0, rng=0)
     >>> bool(-0.01 < lo <= 0.0), bool(400 < hi < 700)
     (True, True)
-    >>> acc = dpselect.Accountant(epsilon=1.0)
+    >>> acc = dpselect.Accountant(epsilon=1.0, neighbours="replace_one")
     >>> _ = dpselect.clipping_bounds(x, epsilon=0.5, rng=0, accountant=acc)
     >>> acc.history[-1].label, acc.history[-1].guarantee
     ('clipping_bounds', PureDP(epsilon=0.5))
