@@ -15,7 +15,6 @@ import itertools
 import math
 import pkgutil
 import re
-import warnings
 from pathlib import Path
 
 import numpy as np
