@@ -45,6 +45,18 @@ _RECORD = (ADD_REMOVE, REPLACE_ONE)
 def check_neighbours(neighbours: object, name: str = "neighbours") -> str:
     """``neighbours`` when it is a non-empty string (a relation's name), else ``TypeError`` / ``ValueError``.
 
+    Parameters
+    ----------
+    neighbours : str
+        What the caller passed.
+    name : str
+        The parameter's name, for the message.
+
+    Returns
+    -------
+    str
+        ``neighbours`` unchanged.
+
     Examples
     --------
     >>> check_neighbours("replace_one")
