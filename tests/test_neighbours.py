@@ -82,13 +82,13 @@ def doc_table() -> dict[str, tuple[str, str, str]]:
 #: sensitivity; "neighbours=": the argument, default replace_one)
 RELATIONS = {
     "dpselect.exponential": OWN, "dpselect.report_noisy_max": OWN, "dpselect.permute_and_flip": OWN,
-    "dpselect.local_dampening": OWN, "dpselect.shifted_local_dampening": OWN, "dpselect.Mechanism.select": OWN,
+    "dpselect.local_dampening": OWN, "dpselect.shifted_local_dampening": OWN, "dpselect.registry.Mechanism.select": OWN,
     "dpselect.multiobjective.priv_pareto": OWN, "dpselect.multiobjective.priv_agg": OWN,
     "dpselect.tune.select_private_candidate": OWN,
     "dpselect.dask.exponential": OWN, "dpselect.dask.report_noisy_max": OWN, "dpselect.dask.permute_and_flip": OWN,
     "dpselect.dask.local_dampening": OWN,
     "dpselect.quantile": "neighbours=", "dpselect.quantiles": "neighbours=", "dpselect.dask.quantiles": "neighbours=",
-    "dpselect.quantiles.median": "replace_one", "dpselect.quantiles.median_rank": "replace_one",
+    "dpselect.median": "replace_one", "dpselect.quantiles.median_rank": "replace_one",
     "dpselect.quantiles.clipping_bounds": "replace_one",
     "dpselect.graphs.priv_topk": "edge_add_remove", "dpselect.graphs.dp_motkin_pareto": "edge_add_remove",
     "dpselect.graphs.dp_motkin_agg": "edge_add_remove", "dpselect.graphs.MotkinSampler.sample": "edge_add_remove",
@@ -103,9 +103,16 @@ RELATIONS = {
 # one tiny call per entry point: call(accountant, generator, **extra)
 # ---------------------------------------------------------------------------------------------------------
 def _find(path):
+    """The object at a public path, read as the enumeration names it: attributes from ``dpselect`` down, a
+    subpackage where an attribute of the same name is a function with more of the path to go
+    (``dpselect.quantiles`` is both)."""
+    parts = path.split(".")
     obj = dpselect
-    for part in path.split(".")[1:]:
-        obj = getattr(obj, part) if hasattr(obj, part) else importlib.import_module(f"{obj.__name__}.{part}")
+    for i, part in enumerate(parts[1:], start=2):
+        nxt = getattr(obj, part, None)
+        if inspect.ismodule(obj) and (nxt is None or (i < len(parts) and inspect.isfunction(nxt))):
+            nxt = importlib.import_module(f"{obj.__name__}.{part}")
+        obj = nxt
     return obj
 
 
@@ -136,7 +143,7 @@ def _calls():
         "dpselect.shifted_local_dampening": lambda a, g: f("dpselect.shifted_local_dampening")(
             u, epsilon=0.5, sensitivity_function=dpselect.constant(4, 1.0), direction="increasing", rng=g,
             accountant=a),
-        "dpselect.Mechanism.select": lambda a, g: dpselect.registry.get_mechanism("EM").select(
+        "dpselect.registry.Mechanism.select": lambda a, g: dpselect.registry.get_mechanism("EM").select(
             u, epsilon=0.5, sensitivity=1.0, rng=g, accountant=a),
         "dpselect.multiobjective.priv_pareto": lambda a, g: f("dpselect.multiobjective.priv_pareto")(
             [[3, 5], [5, 3], [4, 2]], epsilon=0.5, sensitivities=[1.0, 1.0], rng=g, accountant=a),
@@ -150,7 +157,7 @@ def _calls():
         "dpselect.quantiles": lambda a, g, **kw: f("dpselect.quantiles")(values, [0.25, 0.75], epsilon=0.5,
                                                                         bounds=(0.0, 10.0), rng=g, accountant=a,
                                                                         **kw).tolist(),
-        "dpselect.quantiles.median": lambda a, g: f("dpselect.quantiles.median")(values, epsilon=0.5, bound=10.0,
+        "dpselect.median": lambda a, g: f("dpselect.median")(values, epsilon=0.5, bound=10.0,
                                                                                  rng=g, accountant=a),
         "dpselect.quantiles.median_rank": lambda a, g: f("dpselect.quantiles.median_rank")(
             values, epsilon=0.5, bound=10.0, rng=g, accountant=a),
