@@ -520,7 +520,10 @@ class Accountant:
         if label is not None and not isinstance(label, str):
             raise TypeError(f"label must be a string or None, got {short_repr(label)}")
         stated = self.neighbours if neighbours is None else neighbours
-        converted = self._converted(guarantee, neighbours)
+        try:
+            converted = self._converted(guarantee, neighbours)
+        except ValueError as exc:
+            raise ValueError(f"{label}: {exc}" if label else str(exc)) from None
         if converted is not guarantee:
             label = f"{label or ''} [{stated}: {guarantee!r}]".lstrip()
             guarantee = converted

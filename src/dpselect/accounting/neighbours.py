@@ -22,7 +22,7 @@ PureDP(epsilon=1.0)
 >>> convert(PureDP(0.5), "edge_add_remove", "add_remove")
 Traceback (most recent call last):
 ...
-ValueError: a guarantee under neighbours='edge_add_remove' cannot be charged to an accountant of neighbours='add_remove': edge and record relations never mix (use one Accountant per relation)
+ValueError: a guarantee under neighbours='edge_add_remove' cannot be charged to an accountant of neighbours='add_remove': edge and record relations never mix (one Accountant per relation: create it with neighbours='edge_add_remove')
 """
 from __future__ import annotations
 
@@ -129,4 +129,4 @@ def convert(guarantee: Guarantee, stated: str, to: str) -> Guarantee:
         why = "edge and record relations never mix"
     else:
         why = "no theorem relates the two relations"
-    raise ValueError(head + why + " (use one Accountant per relation)")
+    raise ValueError(f"{head}{why} (one Accountant per relation: create it with neighbours={stated!r})")
