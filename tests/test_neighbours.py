@@ -286,6 +286,9 @@ def test_accountant_holds_one_relation():
     assert acc.spent() == PureDP(0.75)
     assert acc.can_afford(PureDP(0.125), neighbours="add_remove") and not acc.can_afford(PureDP(0.2),
                                                                                           neighbours="add_remove")
+    with pytest.raises(ValueError, match=r"^q: a guarantee under neighbours='edge_add_remove' .* create it with "
+                                         r"neighbours='edge_add_remove'\)$"):
+        acc.charge(PureDP(0.01), neighbours="edge_add_remove", label="q")
     import pickle
     back = pickle.loads(pickle.dumps(acc))
     assert back.neighbours == "replace_one" and back.history == acc.history
