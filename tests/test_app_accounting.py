@@ -97,17 +97,24 @@ def _guarantee_matches(got, want) -> bool:
     return type(got) is type(want) and got.epsilon_ == pytest.approx(want.epsilon_, rel=1e-12)
 
 
+# the neighbour relation each application charges (tests/test_neighbours.py checks every entry point's)
+_RELATION = {"median": "replace_one", "median_rank": "replace_one", "dp_motkin_pareto": "edge_add_remove",
+             "dp_motkin_agg": "edge_add_remove", "MotkinSampler.sample": "edge_add_remove",
+             "priv_topk": "edge_add_remove", "dask.frequent_items": "user_add_remove"}
+
+
 def _check_entry(call, eps, label, want):
+    nb = _RELATION.get(label, "add_remove")
     # refused: nothing recorded, nothing drawn
     gen = np.random.default_rng(3)
     before = gen.bit_generator.state
-    small = Accountant(epsilon=eps / 10)
+    small = Accountant(epsilon=eps / 10, neighbours=nb)
     with pytest.raises(BudgetExceededError):
         call(small, gen)
     assert len(small.history) == 0 and small.spent().epsilon_ == 0.0
     assert gen.bit_generator.state == before
     # paid: one record under the function's name, the proof's guarantee, the same release as without it
-    acc = Accountant(epsilon=100.0)
+    acc = Accountant(epsilon=100.0, neighbours=nb)
     out = call(acc, np.random.default_rng(3))
     assert out == call(None, np.random.default_rng(3))
     assert len(acc.history) == 1 and acc.history[0].label == label

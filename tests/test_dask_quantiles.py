@@ -82,7 +82,7 @@ def test_records_outside_the_bins_are_clipped_into_them():
 def test_accountant_and_validation():
     x = _data(500)
     s = da.from_array(x, chunks=100)
-    acc = dpselect.Accountant(epsilon=1.0)
+    acc = dpselect.Accountant(epsilon=1.0, neighbours="replace_one")
     D.quantiles(s, [0.5], epsilon=0.4, rng=0, accountant=acc)
     assert acc.history[-1].label == "quantiles" and acc.history[-1].guarantee == dpselect.accounting.PureDP(0.4)
     bad = da.from_array(np.array([1.0, np.nan, 2.0]), chunks=2)

@@ -105,7 +105,7 @@ def test_accountant_charged_once_and_refusal_draws_nothing(method, guarantee):
     _need(method)
     x = [1.0, 2.0, 5.0, 6.0, 9.0]
     qs = [0.2, 0.4, 0.6, 0.8]
-    acc = dpselect.Accountant(epsilon=1.0)
+    acc = dpselect.Accountant(epsilon=1.0, neighbours="replace_one")
     dpselect.quantiles(x, qs, epsilon=1.0, bounds=(0.0, 10.0), method=method, rng=0, accountant=acc)
     assert len(acc.history) == 1 and acc.history[0].label == "quantiles"
     g = acc.history[0].guarantee
@@ -137,11 +137,11 @@ def test_auto_rule_reads_only_m_epsilon_and_n():
     assert _api._resolve("joint", 2, 10, 1.0) == "joint"
     # the same public (m, ε, n) gives the same method whatever the counts, and the charge says which
     for cnt in ([1000, 0, 9000], [5000, 5000, 0]):
-        acc = dpselect.Accountant(epsilon=10.0)
+        acc = dpselect.Accountant(epsilon=10.0, neighbours="replace_one")
         dpselect.quantiles([1.0, 2.0, 3.0], [0.2, 0.8], counts=cnt, epsilon=1.0, bounds=(0.0, 4.0), rng=0,
                            accountant=acc)
         assert type(acc.history[-1].guarantee).__name__ == "BoundedRangeComposition"
-        acc = dpselect.Accountant(epsilon=10.0)
+        acc = dpselect.Accountant(epsilon=10.0, neighbours="replace_one")
         dpselect.quantiles([1.0, 2.0, 3.0], [0.2, 0.8], counts=cnt, epsilon=0.5, bounds=(0.0, 4.0), rng=0,
                            accountant=acc)
         assert type(acc.history[-1].guarantee).__name__ == "AdaptiveBoundedRangeComposition"
@@ -160,7 +160,7 @@ def test_unbounded_dispatch():
     try:
         from dpselect.quantiles import _unbounded  # noqa: F401
     except ImportError:
-        acc = dpselect.Accountant(epsilon=1.0)
+        acc = dpselect.Accountant(epsilon=1.0, neighbours="replace_one")
         with pytest.raises(ImportError, match="bounds=None"):
             dpselect.quantiles([1.0, 2.0], [0.5], epsilon=1.0, accountant=acc)
         assert not acc.history

@@ -26,7 +26,7 @@ _MAX = float(np.finfo(np.float64).max)
 def _call(fn, *args, **kwargs):
     """(outcome, accountant, generator state before, after): outcome ("ok", value) or ("refused", type, message);
     warnings are errors (a warning that depends on the data is a release too)."""
-    acc = dpselect.Accountant(epsilon=100.0)
+    acc = dpselect.Accountant(epsilon=100.0, neighbours=kwargs.get("neighbours", "replace_one"))
     gen = np.random.default_rng(7)
     before = gen.bit_generator.state
     with warnings.catch_warnings():

@@ -291,7 +291,7 @@ def test_bad_arguments_are_refused_before_any_charge_or_draw(kwargs, exc, match)
     args.update(kwargs)
     gen = np.random.default_rng(5)
     state = gen.bit_generator.state
-    acc = dpselect.Accountant(epsilon=10.0)
+    acc = dpselect.Accountant(epsilon=10.0, neighbours="replace_one")
     with pytest.raises(exc, match=match):
         dpselect.quantiles(args.pop("values"), args.pop("qs"), rng=gen, accountant=acc, **args)
     assert gen.bit_generator.state == state and not acc.history
@@ -313,13 +313,13 @@ def test_records_may_lie_anywhere_and_one_candidate_is_released_without_randomne
 def test_accountant_is_charged_the_bounded_methods_guarantee(method, guarantee):
     x = [1.0, 2.0, 5.0, 6.0, 9.0]
     qs = [0.2, 0.4, 0.6, 0.8]
-    acc = dpselect.Accountant(epsilon=1.0)
+    acc = dpselect.Accountant(epsilon=1.0, neighbours="replace_one")
     dpselect.quantiles(x, qs, epsilon=1.0, candidates=np.arange(10.0), method=method, rng=0, accountant=acc)
     assert len(acc.history) == 1 and acc.history[0].label == "quantiles"
     g = acc.history[0].guarantee
     assert type(g) is type(guarantee) and g.k == guarantee.k and g.epsilon(0.0) == pytest.approx(1.0)
     assert acc.history[0].guarantee == _api.quantiles_privacy(4, epsilon=1.0, method=method)
-    acc2 = dpselect.Accountant(epsilon=1.0)
+    acc2 = dpselect.Accountant(epsilon=1.0, neighbours="replace_one")
     dpselect.quantiles(x, qs, epsilon=1.0, bounds=(0.0, 10.0), method=method, rng=0, accountant=acc2)
     assert acc2.history[0].guarantee == acc.history[0].guarantee
     gen = np.random.default_rng(3)
@@ -332,7 +332,7 @@ def test_accountant_is_charged_the_bounded_methods_guarantee(method, guarantee):
 def test_auto_with_candidates_follows_the_same_rule():
     cands = np.arange(4.0)
     for eps, want in ((1.0, "BoundedRangeComposition"), (0.5, "AdaptiveBoundedRangeComposition")):
-        acc = dpselect.Accountant(epsilon=10.0)
+        acc = dpselect.Accountant(epsilon=10.0, neighbours="replace_one")
         dpselect.quantiles([1.0, 2.0, 3.0], [0.2, 0.8], counts=[1000, 0, 9000], epsilon=eps, candidates=cands,
                            rng=0, accountant=acc)
         assert type(acc.history[-1].guarantee).__name__ == want            # ε·n/m = 5,000 vs 2,500

@@ -219,7 +219,7 @@ def test_targets_argument():
     a = dpselect.quantiles(x, qs, epsilon=1.0, bounds=(0.0, 10.0), method="recursive", rng=3)
     b = dpselect.quantiles(x, qs, epsilon=1.0, bounds=(0.0, 10.0), method="recursive", rng=3, targets="anchored")
     assert a.tolist() == b.tolist()
-    acc = dpselect.Accountant(epsilon=2.0)
+    acc = dpselect.Accountant(epsilon=2.0, neighbours="replace_one")
     c = dpselect.quantiles(x, qs, epsilon=1.0, bounds=(0.0, 10.0), method="recursive", rng=3, targets="relative",
                            accountant=acc)
     vals, cnt = grouped(x)

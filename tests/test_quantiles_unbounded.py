@@ -182,7 +182,7 @@ def test_dpbench_hepth_deciles(eps, measured_unbounded, measured_bounded):
 
 def test_unbounded_no_warning_and_accountant():
     x = np.random.default_rng(1).normal(-5e3, 300.0, size=2000)
-    acc = dpselect.Accountant(epsilon=1.0)
+    acc = dpselect.Accountant(epsilon=1.0, neighbours="replace_one")
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
@@ -238,7 +238,7 @@ def test_clipping_bounds():
 
 
 def test_clipping_bounds_validation_before_charge():
-    acc = dpselect.Accountant(epsilon=1.0)
+    acc = dpselect.Accountant(epsilon=1.0, neighbours="replace_one")
     for kwargs, exc in [(dict(epsilon=0.0), ValueError), (dict(epsilon=1.0, q=(0.9, 0.1)), ValueError),
                         (dict(epsilon=1.0, q=0.5), TypeError), (dict(epsilon=1.0, counts=[1, -1]), ValueError),
                         (dict(epsilon=1.0, accountant="x"), TypeError)]:

@@ -55,11 +55,12 @@ class Run:
     silently; else the error's type and message, and any warning) and checks that a refusal charged
     nothing and drew nothing. A warning is a release too: it must not depend on the data either."""
 
-    def __init__(self, release):
+    def __init__(self, release, neighbours="add_remove"):
         self.release = release
+        self.neighbours = neighbours       # the relation the release charges
 
     def __call__(self, x):
-        acc = Accountant(1e6)
+        acc = Accountant(1e6, neighbours=self.neighbours)
         gen = np.random.default_rng(SEED)
         state = gen.bit_generator.state
         with warnings.catch_warnings(record=True) as caught:
@@ -111,7 +112,7 @@ MEDIAN_RELEASES = {
 @pytest.mark.parametrize("name", sorted(MEDIAN_RELEASES))
 def test_median_completes_on_every_real_dataset(name):
     domain = datasets(VALUES, (1, 2, 3))
-    out = outcomes_alike(domain, lambda x: replace_one(x, VALUES), Run(MEDIAN_RELEASES[name]))
+    out = outcomes_alike(domain, lambda x: replace_one(x, VALUES), Run(MEDIAN_RELEASES[name], "replace_one"))
     assert set(out.values()) == {None}
 
 
@@ -148,7 +149,7 @@ def test_median_counts_complete_on_every_histogram():
                 if i != j and c[i] > 0]
 
     domain = [c for c in itertools.product(range(4), repeat=3) if 1 <= sum(c) <= 3]
-    out = outcomes_alike(domain, moves, Run(release))
+    out = outcomes_alike(domain, moves, Run(release, "replace_one"))
     assert set(out.values()) == {None}
 
 
@@ -341,7 +342,7 @@ def test_priv_topk_on_every_graph_of_four_nodes(mechanism):
         ebc_sensitivity(g, max_degree=2)(1)
 
     domain = list(itertools.product((False, True), repeat=len(EDGES)))
-    run = Run(release)
+    run = Run(release, "edge_add_remove")
     out = {m: run(m) for m in domain}
     inside = [m for m in domain if _graph(m).degrees.max(initial=0) <= 2]
     assert {out[m] for m in inside} == {None}
@@ -388,7 +389,7 @@ def test_motkin_on_every_graph_of_four_nodes(mechanism):
     def flip_one(mask):
         return [mask[:i] + (not mask[i],) + mask[i + 1:] for i in range(len(mask))]
 
-    out = outcomes_alike(list(itertools.product((False, True), repeat=len(EDGES))), flip_one, Run(release))
+    out = outcomes_alike(list(itertools.product((False, True), repeat=len(EDGES))), flip_one, Run(release, "edge_add_remove"))
     assert set(out.values()) == {None}
 
 

@@ -94,10 +94,12 @@ def repeated(guarantee: Guarantee, times: int) -> Guarantee:
     raise TypeError(f"cannot repeat {guarantee!r}: charge each release separately")
 
 
-def charge(accountant: Accountant | None, guarantee: Guarantee, *, label: str, times: int = 1) -> None:
+def charge(accountant: Accountant | None, guarantee: Guarantee, *, label: str, neighbours: str | None,
+           times: int = 1) -> None:
     """Charge ``guarantee`` (``times`` independent releases of it, e.g. ``size=`` draws) to ``accountant``.
 
-    No-op when ``accountant`` is None. Call it after validation and before any randomness.
+    No-op when ``accountant`` is None. Call it after validation and before any randomness: a relation the
+    accountant cannot take raises here, before anything is drawn.
 
     Parameters
     ----------
@@ -107,6 +109,11 @@ def charge(accountant: Accountant | None, guarantee: Guarantee, *, label: str, t
         The guarantee of one release.
     label : str
         Names the call in ``accountant.history``.
+    neighbours : str or None
+        The relation the entry point's privacy proof uses (``"add_remove"``, ``"replace_one"``,
+        ``"edge_add_remove"``, ...), converted or refused by :meth:`Accountant.charge`. None: the
+        accountant's own, for the mechanisms whose guarantee holds under whatever relation the caller's
+        sensitivity Δu is stated for (the selectors, PrivPareto / PrivAgg, ``tune``).
     times : int
         Number of independent releases of ``guarantee`` (``size=`` draws), charged as one composition.
 
@@ -122,13 +129,13 @@ def charge(accountant: Accountant | None, guarantee: Guarantee, *, label: str, t
     Examples
     --------
     >>> acc = Accountant(epsilon=1.0)
-    >>> charge(acc, PureDP(0.25), label="demo", times=2)
+    >>> charge(acc, PureDP(0.25), label="demo", neighbours="add_remove", times=2)
     >>> round(acc.spent().epsilon_, 9), acc.history[0].label
     (0.5, 'demo')
     """
     if accountant is None:
         return
-    accountant.charge(repeated(guarantee, times), label=label)
+    accountant.charge(repeated(guarantee, times), label=label, neighbours=neighbours)
 
 
 def check_topk_delta(delta: Any, k: int | None) -> float:
@@ -233,6 +240,9 @@ def charge_selection(accountant: Accountant | None, mechanism: Any, epsilon: flo
     """Charge one call of ``mechanism`` (a registered name or a ``Mechanism``): its
     ``.privacy(epsilon, k=, delta=, **options)``,
     ``size`` times (``size=None``: once), labelled by :func:`selection_label`. No-op without an accountant.
+
+    Charged under the accountant's own relation: a selector is ε-DP under whatever relation the caller's
+    sensitivity Δu bounds the utilities' change for, and that claim is the caller's.
 
     Parameters
     ----------

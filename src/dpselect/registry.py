@@ -49,7 +49,9 @@ composition is (ε, δ)-DP; the selectors then run each pick with exactly that �
 
 Every selector and :meth:`Mechanism.select` take ``accountant=``: the call's ``.privacy(...)`` (``size``
 times for ``size=`` batches) is charged after the arguments are checked and before any random bit is drawn
-(:mod:`dpselect._boundary`). A user's selector without ``accountant=`` checks its own arguments, so
+(:mod:`dpselect._boundary`), under the accountant's own neighbour relation: a selector is ε-DP under
+whichever relation the sensitivity Δu bounds the utilities' change for, and Δu is the caller's claim under
+the accountant's relation. A user's selector without ``accountant=`` checks its own arguments, so
 :meth:`Mechanism.select` checks that the budget affords the call, runs it, and charges once it has drawn
 (nothing when it refuses before drawing); its output is checked (type, shape, range, distinct picks) with
 messages that name no value.

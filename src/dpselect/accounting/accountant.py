@@ -46,6 +46,7 @@ from ._numeric import check_delta, down, exact_up, rdp_delta, up, zcdp_delta, zc
 from .composition import (AdaptiveBoundedRangeComposition, BoundedRangeComposition, PureDPComposition, _kairouz_delta, _composed_epsilon_cached,
                           pure_epsilon)
 from .guarantees import (DEFAULT_ORDERS, RDP, ZCDP, ApproxDP, BoundedRange, GaussianMechanism, Guarantee, PureDP)
+from .neighbours import ADD_REMOVE, check_neighbours, convert
 
 __all__ = ["Accountant", "ChargeRecord", "MODES"]
 
@@ -78,29 +79,34 @@ _SLACK = 1e-12   # relative: ε/k split in float may sum to one ulp above ε; fa
 
 
 class ChargeRecord(NamedTuple):
-    """One accepted charge: the guarantee, the caller's label and the wall-clock time (``time.time()``).
+    """One accepted charge: the guarantee, the caller's label, the wall-clock time (``time.time()``) and
+    the neighbour relation the release was stated under.
 
     Returned by :meth:`Accountant.charge`; :attr:`Accountant.history` lists them.
 
     Attributes
     ----------
     guarantee : Guarantee
-        What was charged.
+        What was charged, under the accountant's relation (converted when ``neighbours`` differs).
     label : str or None
-        The caller's label.
+        The caller's label (a converted charge appends what was stated, e.g.
+        ``"median [add_remove: PureDP(epsilon=0.5)]"``).
     time : float
         When it was accepted (seconds since the epoch).
+    neighbours : str
+        The relation the release's guarantee was stated under.
 
     Examples
     --------
     >>> rec = Accountant(epsilon=1.0).charge(PureDP(0.5), label="q1")
-    >>> rec.guarantee, rec.label, rec.time > 0
-    (PureDP(epsilon=0.5), 'q1', True)
+    >>> rec.guarantee, rec.label, rec.time > 0, rec.neighbours
+    (PureDP(epsilon=0.5), 'q1', True, 'add_remove')
     """
 
     guarantee: Guarantee
     label: str | None
     time: float
+    neighbours: str
 
 
 class _Cost(NamedTuple):
@@ -243,6 +249,11 @@ class Accountant:
         In ``"adaptive"`` mode with δ > 0: the part of δ reserved for (ε_i, δ_i) charges (their δ_i add up
         against it; the zCDP part converts at δ − approx_delta). Default 0: (ε, δ) charges with δ_i > 0
         are refused in that mode.
+    neighbours : str, optional
+        The neighbour relation the budget is stated under (:mod:`dpselect.accounting.neighbours`):
+        ``"add_remove"`` (default), ``"replace_one"``, ``"edge_add_remove"``, ``"user_add_remove"`` or a
+        name of your own. Charges stated under another relation are converted (add/remove ⇒ replace-one)
+        or refused.
 
     Notes
     -----
@@ -269,7 +280,8 @@ class Accountant:
     """
 
     def __init__(self, epsilon: float, delta: float = 0.0, *, mode: str = "adaptive",
-                 approx_delta: float = 0.0) -> None:
+                 approx_delta: float = 0.0, neighbours: str = ADD_REMOVE) -> None:
+        self.neighbours = check_neighbours(neighbours)
         self.epsilon = check_positive(epsilon, "epsilon")
         self.delta = check_delta(delta, "delta")
         self.mode = check_choice(mode, "mode", MODES)
@@ -295,7 +307,7 @@ class Accountant:
     def __repr__(self) -> str:
         s = self._state
         return (f"Accountant(epsilon={self.epsilon!r}, delta={self.delta!r}, mode={self.mode!r}, "
-                f"spent={self._spent(s, None)!r}, charges={s.n})")
+                f"neighbours={self.neighbours!r}, spent={self._spent(s, None)!r}, charges={s.n})")
 
     # -- one budget: copies are the same object, pickling keeps history and sums together --------------
     def __copy__(self) -> "Accountant":
@@ -313,11 +325,11 @@ class Accountant:
         keyed by object ids, are rebuilt on load)."""
         s = self._state
         return {"epsilon": self.epsilon, "delta": self.delta, "mode": self.mode, "approx_delta": self.approx_delta,
-                "history": tuple(self._log[:s.n]), "state": s}
+                "neighbours": self.neighbours, "history": tuple(self._log[:s.n]), "state": s}
 
     def __setstate__(self, state: dict) -> None:
         Accountant.__init__(self, state["epsilon"], state["delta"], mode=state["mode"],
-                            approx_delta=state["approx_delta"])
+                            approx_delta=state["approx_delta"], neighbours=state["neighbours"])
         s, hist = state["state"], list(state["history"])
         if not isinstance(s, _State) or s.n != len(hist):
             raise ValueError("not a pickled Accountant: its history and its sums disagree")
@@ -408,13 +420,15 @@ class Accountant:
         return np.array([g.rdp(a) for a in DEFAULT_ORDERS]) * (1.0 + 1e-15)
 
     # -- public API -----------------------------------------------------------------------------------
-    def can_afford(self, guarantee: Guarantee) -> bool:
+    def can_afford(self, guarantee: Guarantee, *, neighbours: str | None = None) -> bool:
         """Whether :meth:`charge` would accept ``guarantee`` now (nothing is recorded).
 
         Parameters
         ----------
         guarantee : Guarantee
             The release to test.
+        neighbours : str, optional
+            As in :meth:`charge` (a relation that cannot be converted raises, as there).
 
         Returns
         -------
@@ -431,6 +445,7 @@ class Accountant:
         >>> acc.can_afford(PureDP(0.5)), acc.can_afford(PureDP(1.5)), len(acc.history)
         (True, False, 0)
         """
+        guarantee = self._converted(guarantee, neighbours)
         c = self._cost_of(guarantee)
         if c.rho == math.inf and c.eps == math.inf and self._track != "fixed":
             return False
@@ -452,7 +467,8 @@ class Accountant:
                     "release; docs/accounting.md).")
         return ""
 
-    def charge(self, guarantee: Guarantee, *, label: str | None = None) -> ChargeRecord:
+    def charge(self, guarantee: Guarantee, *, label: str | None = None,
+               neighbours: str | None = None) -> ChargeRecord:
         """Record a release of ``guarantee``, or refuse it.
 
         This is what the selectors' ``accountant=`` calls before drawing any randomness; call it yourself
@@ -464,6 +480,11 @@ class Accountant:
             What the release certifies (e.g. ``BoundedRange(ε)`` for the exponential mechanism).
         label : str, optional
             Keyword-only: a label kept in the record (and named in the refusal).
+        neighbours : str, optional
+            The relation ``guarantee`` is stated under. Omitted: the accountant's own (you assert that your
+            release's guarantee holds under it). Another relation is converted to the accountant's where a
+            theorem allows it (add/remove ε ⇒ replace-one 2ε; the record's label says so) and refused
+            otherwise (``ValueError``, nothing recorded).
 
         Returns
         -------
@@ -477,7 +498,8 @@ class Accountant:
         TypeError
             ``guarantee`` is not a guarantee value, or ``label`` is not a string.
         ValueError
-            The guarantee cannot be composed in this mode (an RDP curve outside "fixed" / "batch").
+            The guarantee cannot be composed in this mode (an RDP curve outside "fixed" / "batch"), or its
+            relation cannot be converted to the accountant's.
 
         Examples
         --------
@@ -490,9 +512,21 @@ class Accountant:
         ... except BudgetExceededError as err:
         ...     print(err.spent, len(acc.history))
         PureDP(epsilon=0.75) 1
+        >>> rec = Accountant(epsilon=2.0, neighbours="replace_one").charge(PureDP(0.5), label="q",
+        ...                                                                  neighbours="add_remove")
+        >>> rec.guarantee, rec.label, rec.neighbours
+        (PureDP(epsilon=1.0), 'q [add_remove: PureDP(epsilon=0.5)]', 'add_remove')
         """
         if label is not None and not isinstance(label, str):
             raise TypeError(f"label must be a string or None, got {short_repr(label)}")
+        stated = self.neighbours if neighbours is None else neighbours
+        try:
+            converted = self._converted(guarantee, neighbours)
+        except ValueError as exc:
+            raise ValueError(f"{label}: {exc}" if label else str(exc)) from None
+        if converted is not guarantee:
+            label = f"{label or ''} [{stated}: {guarantee!r}]".lstrip()
+            guarantee = converted
         c = self._cost_of(guarantee)
         if c.rho == _INF and c.eps == _INF and self._track != "fixed":
             raise ValueError(f"an RDP curve can be charged in mode='fixed' or 'batch' only (an RDP filter needs "
@@ -501,7 +535,7 @@ class Accountant:
             s = self._state
             ok, new = self._fits(guarantee, c, s)
             if ok:
-                rec = ChargeRecord(guarantee, label, _now())
+                rec = ChargeRecord(guarantee, label, _now(), stated)
                 del self._log[s.n:]      # a record left by a charge interrupted before its commit
                 self._log.append(rec)
                 self._state = new        # the commit: one assignment (sums, groups, curve and count at once)
@@ -515,6 +549,12 @@ class Accountant:
             f"delta={self.delta!r}, mode={self.mode!r}); spent so far: {spent!r} over "
             f"{s.n} charge(s). Nothing was released or recorded.{self._basic_hint(s, c)}",
             guarantee=guarantee, label=label, spent=spent)
+
+    def _converted(self, guarantee: Guarantee, neighbours: str | None) -> Guarantee:
+        """``guarantee`` (stated under ``neighbours``; None: the accountant's own) under the accountant's relation."""
+        if neighbours is None:
+            return guarantee
+        return convert(guarantee, check_neighbours(neighbours), self.neighbours)
 
     @property
     def history(self) -> tuple[ChargeRecord, ...]:

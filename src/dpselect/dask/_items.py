@@ -9,6 +9,7 @@ from typing import Any, Hashable, Sequence
 import numpy as np
 
 from .._boundary import charge, check_accountant
+from ..accounting.neighbours import USER_ADD_REMOVE
 from .._rng import check_rng
 from ..accounting.accountant import Accountant
 from ..typing import RngLike
@@ -397,7 +398,7 @@ def frequent_items(
     _check_rows(rows, user, item)
     distinct = check_bool(distinct, "distinct")
     opts: dict[str, Any] = {"noise": noise} if spec.accepts("noise") else {}
-    charge(acc, spec.privacy(eps, k=k, **opts), label="dask.frequent_items")
+    charge(acc, spec.privacy(eps, k=k, **opts), label="dask.frequent_items", neighbours=USER_ADD_REMOVE)
     import pandas as pd
 
     if items is None:

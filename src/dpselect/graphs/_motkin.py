@@ -172,7 +172,7 @@ def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mech
     U, sfs = motkin_objectives(g, variant=variant)
     sens = sfs if spec.kind == "local" else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
     gen = check_rng(rng)
-    charge(acc, spec.privacy(eps, k=kk), label="dp_motkin_pareto")
+    charge(acc, spec.privacy(eps, k=kk), label="dp_motkin_pareto", neighbours="edge_add_remove")
     return priv_pareto(U, epsilon=eps, sensitivities=sens, k=kk, rng=gen, mechanism=spec.name)
 
 
@@ -221,5 +221,5 @@ def dp_motkin_agg(graph: Graph, *, k: int | None = None, epsilon: float, objecti
     sens = sfs if spec.kind == "local" else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
     w = _agg_weights(objective_weights)
     gen = check_rng(rng)
-    charge(acc, spec.privacy(eps, k=kk), label="dp_motkin_agg")
+    charge(acc, spec.privacy(eps, k=kk), label="dp_motkin_agg", neighbours="edge_add_remove")
     return priv_agg(U, w, epsilon=eps, sensitivities=sens, k=kk, rng=gen, mechanism=spec.name)

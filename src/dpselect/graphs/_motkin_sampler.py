@@ -69,7 +69,7 @@ class MotkinSampler:
     >>> import dpselect
     >>> from dpselect.graphs import from_edges
     >>> s = MotkinSampler(from_edges([0, 0, 0, 1, 4], [1, 2, 3, 2, 5], n_nodes=6), "agg")
-    >>> acc = dpselect.Accountant(epsilon=1.0)
+    >>> acc = dpselect.Accountant(epsilon=1.0, neighbours="edge_add_remove")
     >>> draws = [s.sample(epsilon=0.25, rng=seed, accountant=acc) for seed in range(4)]
     >>> type(draws[0]).__name__, s.sample(k=2, epsilon=0.25, rng=0).shape, acc.spent()
     ('int', (2,), PureDP(epsilon=1.0))
@@ -246,7 +246,8 @@ class MotkinSampler:
         eps = check_positive(epsilon, "epsilon")
         acc = check_accountant(accountant)
         gen = check_rng(rng)
-        charge(acc, self._spec.privacy(eps, k=kk), label="MotkinSampler.sample")
+        charge(acc, self._spec.privacy(eps, k=kk), label="MotkinSampler.sample",
+               neighbours="edge_add_remove")
         return self._sample(1 if kk is None else kk, eps, gen, single=kk is None)
 
     def _sample(self, k: int, eps: float, gen: np.random.Generator, *, single: bool) -> np.ndarray | int:

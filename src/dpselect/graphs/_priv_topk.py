@@ -261,7 +261,7 @@ def priv_topk(graph: Graph | PrivTopkScores, *, k: int | None = None, epsilon: f
     gen = check_rng(rng)
     if spec.kind == "local":
         cache = scores._prepared(spec)   # deterministic: D or G with their error bounds
-    charge(acc, spec.privacy(eps, k=kk), label="priv_topk")
+    charge(acc, spec.privacy(eps, k=kk), label="priv_topk", neighbours="edge_add_remove")
     if spec.kind == "local":
         # LD and SLD: the cached D / G with their rigorous error bounds, sampled exactly (dpselect.sampling);
         # δ^EBC grows with EBC (direction "increasing" where the mechanism takes one)

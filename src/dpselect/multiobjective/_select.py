@@ -177,7 +177,8 @@ def priv_pareto(objectives: ArrayLike, *, epsilon: float, sensitivities: Sensiti
     _check_option_values(spec, n, options, None)
     # the k picks are k adaptive releases of ε/k (a last pick fixed by the earlier ones costs nothing: charging
     # it too is conservative)
-    charge(acc, spec.privacy(eps, k=k, **options), label=f"priv_pareto(mechanism={spec.name!r}, k={k})")
+    charge(acc, spec.privacy(eps, k=k, **options), label=f"priv_pareto(mechanism={spec.name!r}, k={k})",
+           neighbours=None)   # the sensitivities' relation: the caller's claim under the accountant's
     remaining = np.arange(n)
     picks: list[int] = []
     for _ in range(k):
@@ -288,7 +289,8 @@ def priv_agg(objectives: ArrayLike, objective_weights: ArrayLike, *, epsilon: fl
     acc = check_accountant(accountant)
     spec = get_mechanism(mechanism)
     _check_option_values(spec, n, options, base_measure)
-    charge(acc, spec.privacy(eps, k=k, **options), label=f"priv_agg(mechanism={spec.name!r}, k={k})")
+    charge(acc, spec.privacy(eps, k=k, **options), label=f"priv_agg(mechanism={spec.name!r}, k={k})",
+           neighbours=None)
     out = _select(mechanism, u, eps, sensitivity, k, gen, options, base_measure)
     return int(out) if k == 1 else np.asarray(out, dtype=np.int64)
 

@@ -457,7 +457,7 @@ def quantiles(
     >>> v.shape, bool(np.all(np.diff(v) >= 0)), bool(2.0 <= v[0] < 4.0 and 4.0 <= v[1] < 6.0)
     ((3,), True, True)
     >>> import dpselect
-    >>> acc = dpselect.Accountant(epsilon=1.0)
+    >>> acc = dpselect.Accountant(epsilon=1.0, neighbours="replace_one")
     >>> _ = quantiles(x, [0.1, 0.9], epsilon=0.5, bounds=(0.0, 10.0), method="independent", rng=0, accountant=acc)
     >>> acc.history[-1].label, acc.history[-1].guarantee
     ('quantiles', BoundedRangeComposition(epsilon0=0.25, k=2))
@@ -494,17 +494,18 @@ def quantiles(
     if grid is not None:
         resolved = _resolve(meth, m, n, eps, nb)
         charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved, neighbours=nb, targets=tg),
-               label="quantiles")
+               label="quantiles", neighbours=nb)
         return grid_quantiles(vals, cnt, uq, epsilon=eps, candidates=grid, method=resolved,
                               rng=gen, neighbours=nb, targets=tg)[inverse.reshape(-1)]
     if b is None:
         mod = _unbounded()
-        charge(acc, mod.unbounded_privacy(eps, m), label="quantiles")
+        charge(acc, mod.unbounded_privacy(eps, m), label="quantiles", neighbours=nb)
         return np.asarray(mod.unbounded_quantiles(vals, q, epsilon=eps, counts=cnt, rng=gen), dtype=np.float64)
     resolved = _resolve(meth, m, n, eps, nb)
     if resolved == "joint":
         _joint().check_joint_work(eps, n, m)  # imported and its work bounded before the charge
-    charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved, neighbours=nb, targets=tg), label="quantiles")
+    charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved, neighbours=nb, targets=tg), label="quantiles",
+           neighbours=nb)
     return bounded_quantiles(vals, uq, epsilon=eps, lo=b[0], hi=b[1], method=resolved, counts=cnt,
                              rng=gen, neighbours=nb, targets=tg)[inverse.reshape(-1)]
 

@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._boundary import charge, check_accountant
+from ..accounting.neighbours import REPLACE_ONE
 from .._rng import check_rng
 from .._validation import check_positive
 from ..accounting.accountant import Accountant
@@ -123,7 +124,7 @@ def clipping_bounds(values: ArrayLike, *, epsilon: float, q: tuple[float, float]
     >>> lo, hi = clipping_bounds(x, epsilon=1.0, rng=0)
     >>> bool(-0.01 < lo <= 0.0), bool(400 < hi < 700)
     (True, True)
-    >>> acc = dpselect.Accountant(epsilon=1.0)
+    >>> acc = dpselect.Accountant(epsilon=1.0, neighbours="replace_one")
     >>> _ = clipping_bounds(x, epsilon=0.5, rng=0, accountant=acc)
     >>> acc.history[-1].label, acc.history[-1].guarantee
     ('clipping_bounds', PureDP(epsilon=0.5))
@@ -134,7 +135,7 @@ def clipping_bounds(values: ArrayLike, *, epsilon: float, q: tuple[float, float]
     acc = check_accountant(accountant)
     vals, cnts = _check_grouped(values, counts)
     gen = check_rng(rng)
-    charge(acc, PureDP(eps), label="clipping_bounds")
+    charge(acc, PureDP(eps), label="clipping_bounds", neighbours=REPLACE_ONE)
     return _clipping_bounds(vals, cnts, eps, q_lo, q_hi, gen)
 
 

@@ -286,7 +286,7 @@ def median(
     >>> type(v).__name__, 4.0 <= v < 7.0
     ('float', True)
     >>> import dpselect
-    >>> acc = dpselect.Accountant(epsilon=1.0)
+    >>> acc = dpselect.Accountant(epsilon=1.0, neighbours="replace_one")
     >>> _ = median([5.0, 1.0, 9.0], epsilon=0.5, bound=10.0, rng=0, accountant=acc)
     >>> acc.history[-1].label, acc.history[-1].guarantee
     ('median', BoundedRange(epsilon=0.5))
@@ -296,7 +296,7 @@ def median(
     acc = check_accountant(accountant)
     g = _prepare(values, bound, counts)
     gen = check_rng(rng)
-    charge(acc, get_mechanism(mech).privacy(eps), label="median")
+    charge(acc, get_mechanism(mech).privacy(eps), label="median", neighbours="replace_one")
     return _release_value(g.intervals(), eps, mech, gen)
 
 
@@ -632,7 +632,7 @@ def median_rank(
     g = _prepare(values, bound, counts)
     gen = check_rng(rng)
     sens, opts = _rank_sensitivity(spec, g, sld_distance)
-    charge(acc, spec.privacy(eps), label="median_rank")
+    charge(acc, spec.privacy(eps), label="median_rank", neighbours="replace_one")
     pick = spec.select(g.utilities(), epsilon=eps, sensitivity=sens, base_measure=g.counts.astype(np.float64),
                        rng=gen, **opts)
     i = int(pick)

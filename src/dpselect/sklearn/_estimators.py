@@ -18,6 +18,7 @@ from ..trees import _diffpid3
 from ..trees import _dpmoet
 from ..trees._dpmoet import DEFAULT_WEIGHTS
 from .._boundary import charge, check_accountant
+from ..accounting.neighbours import ADD_REMOVE
 from .._rng import check_rng
 from ..accounting.accountant import Accountant
 from ..accounting.guarantees import Guarantee
@@ -144,7 +145,7 @@ class _PublicSchemaClassifier(ClassifierMixin, BaseEstimator):
 
     def _charge(self, guarantee: Any) -> None:
         """Charge one ``fit`` to the shared accountant (label ``"<class name>.fit"``), before any random bit."""
-        charge(check_accountant(self.accountant), guarantee, label=f"{type(self).__name__}.fit")
+        charge(check_accountant(self.accountant), guarantee, label=f"{type(self).__name__}.fit", neighbours=ADD_REMOVE)
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()

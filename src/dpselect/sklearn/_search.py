@@ -36,6 +36,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, indexable
 
 from .._boundary import charge, check_accountant
+from ..accounting.neighbours import ADD_REMOVE
 from .._exact_random import less_than_exp, next_word, words_drawer
 from .._rng import check_rng
 from ..accounting._numeric import check_delta
@@ -690,7 +691,7 @@ class PrivateSearchCV(BaseEstimator):
                                      f"{fit_declared!r}: the budget must not depend on the searched parameters")
                 if callable(getattr(est, "check_fit", None)):
                     est.check_fit(X, y)
-        charge(acc, _charged(whole, delta), label="PrivateSearchCV.fit")
+        charge(acc, _charged(whole, delta), label="PrivateSearchCV.fit", neighbours=ADD_REMOVE)
         # ---- random bits from here on ----
         valid = gen.random(n) < fraction
         tr, va = np.flatnonzero(~valid), np.flatnonzero(valid)

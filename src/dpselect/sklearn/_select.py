@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._boundary import charge, check_accountant
+from ..accounting.neighbours import ADD_REMOVE
 from .._rng import check_rng
 from .._validation import check_k, check_positive
 from ..accounting.accountant import Accountant
@@ -391,7 +392,7 @@ def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None = None, X:
         raise ValueError("objective_weights apply to approach='aggregate' only")
     w = None if pareto else _aggregate_weights(objective_weights, names)
     gen = check_rng(rng)
-    charge(acc, spec.privacy(eps, k=kk), label="select_model")
+    charge(acc, spec.privacy(eps, k=kk), label="select_model", neighbours=ADD_REMOVE)
     out = _select_positions(U, sfs, spec=spec, pareto=pareto, w=w, epsilon=eps, k=kk, rng=gen)
     if labels is None:
         return out

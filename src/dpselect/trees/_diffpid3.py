@@ -402,7 +402,7 @@ def _diffpid3(data: TabularData, epsilon: float, depth: int, mechanism: Any, bin
     acc = check_accountant(accountant)
     gen = check_rng(rng)
     # the label names the split mechanism (canonical, public) so that a history says which variant ran
-    charge(acc, plan.guarantee, label=f"diffpid3(mechanism={plan.mechanism!r})")
+    charge(acc, plan.guarantee, label=f"diffpid3(mechanism={plan.mechanism!r})", neighbours="add_remove")
     return _grow(plan, gen)
 
 

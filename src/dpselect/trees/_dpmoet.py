@@ -383,7 +383,7 @@ def _run(data, epsilon, approach, how, *, weights, population, selection, genera
                       generations=generations, depth=depth, max_depth=max_depth, output=output, budget=budget,
                       compressed=compressed)
     if plan.guarantee is not None:
-        charge(acc, plan.guarantee, label=label)
+        charge(acc, plan.guarantee, label=label, neighbours="add_remove")
     return _evolve(plan, gen, exact_statistics)
 
 

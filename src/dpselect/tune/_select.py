@@ -10,7 +10,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .._boundary import check_accountant
+from .._boundary import charge, check_accountant
 from .._exact_random import next_word
 from .._rng import check_rng
 from ..typing import RngLike
@@ -292,8 +292,9 @@ def select_private_candidate(run: Callable[[np.random.Generator], Any], *, run_p
         raise ValueError(f"n_jobs must be None or a non-zero int (joblib convention), got {short_repr(n_jobs)}")
     acc = check_accountant(accountant)
     gen = check_rng(rng)
-    if acc is not None:
-        acc.charge(guarantee.composable(), label=f"select_private_candidate({m}, mean_runs={float(mean_runs)!r})")
+    if acc is not None:     # run_privacy's relation: the caller's claim under the accountant's
+        charge(acc, guarantee.composable(), label=f"select_private_candidate({m}, mean_runs={float(mean_runs)!r})",
+               neighbours=None)
     k = law.sample(gen)
     root = next_word(gen) << 64 | next_word(gen)      # the runs' seeds: drawn after K, from the same rng
     results = _run_all(run, k, root, n_jobs, thr)
