@@ -100,3 +100,25 @@ def test_dask_refuses_float_sampling_before_the_charge():
     with pytest.raises(ValueError, match=r"dpselect.dask samples exactly only \(exact=True\)"):
         D.exponential(da.from_array(U, chunks=3), epsilon=1.0, sensitivity=1.0, exact=False, accountant=acc)
     assert len(acc.history) == 0
+
+
+def test_dask_quantiles_charge_and_refuse_as_in_memory():
+    x = da.from_array(U, chunks=3)
+    with dask.config.set(scheduler="synchronous"):
+        for kw in (dict(bounds=(0.0, 10.0)), dict(bounds=(0.0, 10.0), method="recursive", neighbours="add_remove"),
+                   dict(candidates=[0.0, 2.0, 4.0, 6.0])):
+            a, b = dpselect.Accountant(epsilon=50.0), dpselect.Accountant(epsilon=50.0)
+            want = dpselect.quantiles(U, [0.25, 0.5], epsilon=1.0, rng=3, accountant=a, **kw)
+            got = D.quantiles(x, [0.25, 0.5], epsilon=1.0, rng=3, accountant=b, **kw)
+            assert np.array_equal(want, got) and [(r.label, r.guarantee) for r in a.history] == [
+                (r.label, r.guarantee) for r in b.history], kw
+        for kw in (dict(epsilon=0.0), dict(qs=[1.5]), dict(bounds=(1.0, 0.0)), dict(method="best"),
+                   dict(neighbours="any"), dict(candidates=[0.0, 1.0], bounds=(0.0, 1.0)),
+                   dict(candidates=[0.0, 1.0], method="joint"), dict(accountant="acc")):
+            args = {"qs": [0.5], "epsilon": 1.0, **kw}
+            with pytest.raises((TypeError, ValueError)) as want:
+                dpselect.quantiles(U, args.pop("qs"), **args)
+            args = {"qs": [0.5], "epsilon": 1.0, **kw}
+            with pytest.raises(want.type) as got:
+                D.quantiles(x, args.pop("qs"), **args)
+            assert str(got.value) == str(want.value), kw
