@@ -76,3 +76,11 @@ def test_outside_a_checkout_the_data_root_says_to_set_dpselect_data(monkeypatch,
         dpselect.datasets.data_root()
     monkeypatch.setenv("DPSELECT_DATA", str(tmp_path))
     assert dpselect.datasets.data_root() == tmp_path
+
+
+def test_test_file_names_are_unique_across_the_two_distributions():
+    # pytest imports test files by base name (rootdir conftest, no packages): a name in both folders would stop
+    # the README's test command at collection
+    ours = {p.name for p in (ROOT / "tests").glob("test_*.py")}
+    theirs = {p.name for p in (ROOT / "reproductions" / "tests").glob("test_*.py")}
+    assert theirs and not ours & theirs, sorted(ours & theirs)
