@@ -142,7 +142,7 @@ def select_model_rows(quick: bool) -> list[str]:
             times, cpus, picks = [], [], []
             for seed in seeds:
                 def run():
-                    return select_model(y=y, predictions=P, epsilon=1.0, rng=seed, mechanism=mech)
+                    return select_model(y=y, predictions=P, epsilon=1.0, random_state=seed, mechanism=mech)
                 with (ctx() if ctx is not None else nullcontext()):
                     run()   # warm-up (caches of the objectives)
                     t, c, p = timed_both(run)

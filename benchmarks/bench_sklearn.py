@@ -57,13 +57,13 @@ def model_selection_rows() -> tuple[list[str], dict]:
     rows = []
     times = {}
     for label, kw in cases:
-        select_model(y=y, predictions=P, epsilon=1.0, rng=0, **kw)   # warm-up
-        t = best_of(lambda kw=kw: select_model(y=y, predictions=P, epsilon=1.0, rng=0, **kw), 5)
+        select_model(y=y, predictions=P, epsilon=1.0, random_state=0, **kw)   # warm-up
+        t = best_of(lambda kw=kw: select_model(y=y, predictions=P, epsilon=1.0, random_state=0, **kw), 5)
         times[label] = t
-        pick = select_model(y=y, predictions=P, epsilon=1.0, rng=0, **kw)
+        pick = select_model(y=y, predictions=P, epsilon=1.0, random_state=0, **kw)
         rows.append(f"| {label} | {t * 1e3:.1f} | {np.atleast_1d(pick).tolist()} |")
         print(rows[-1])
-    t_models = best_of(lambda: select_model(models, X, y, epsilon=1.0, rng=0), 1)
+    t_models = best_of(lambda: select_model(models, X, y, epsilon=1.0, random_state=0), 1)
     rows.append(f"| the same default call with the 100 models and X (predictions inside) | {t_models * 1e3:.0f} | |")
     info = {"predict": t_predict, "counts": t_counts, "n": len(y), "m": len(models),
             "default": times[cases[0][0]], "sld": times[cases[1][0]],

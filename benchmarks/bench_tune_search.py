@@ -72,7 +72,7 @@ def _data():
 def search(eps: float, seed: int) -> tuple[float, float, float]:
     d = _data()
     s = PrivateSearchCV(DiffPID3Classifier(**d["public"]), SPACE, epsilon=eps, delta=DELTA,
-                        method="truncated_negative_binomial", eta=0.5, mean_runs=MEAN_RUNS, rng=seed)
+                        method="truncated_negative_binomial", eta=0.5, mean_runs=MEAN_RUNS, random_state=seed)
     s.fit(d["train"].X, d["train"].y)
     return s.score(d["test"].X, d["test"].y), s.run_epsilon_, s.privacy_.epsilon(DELTA)
 

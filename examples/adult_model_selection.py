@@ -53,10 +53,10 @@ def main() -> None:
 
     # ε-DP choices, each spending its own ε on the validation set
     for eps in (0.01, 0.1, 1.0):
-        pareto = select_model(models, y=val.y, predictions=preds, epsilon=eps, rng=1)
+        pareto = select_model(models, y=val.y, predictions=preds, epsilon=eps, random_state=1)
         agg = select_model(models, y=val.y, predictions=preds, epsilon=eps, approach="aggregate",
-                           objective_weights={"tpr": 0.5, "tnr": 0.5}, rng=1)
-        acc = select_model(models, y=val.y, predictions=preds, epsilon=eps, objectives=("accuracy",), rng=1)
+                           objective_weights={"tpr": 0.5, "tnr": 0.5}, random_state=1)
+        acc = select_model(models, y=val.y, predictions=preds, epsilon=eps, objectives=("accuracy",), random_state=1)
         print(f"ε = {eps:<5}: Pareto (TPR, TNR) -> {pareto}; balanced accuracy -> {agg}; accuracy -> {acc}")
 
 

@@ -83,9 +83,9 @@ ENTRIES = {
     "diffpid3(SLD)": (lambda acc, g: _tree(diffpid3(TABLE, epsilon=0.4, depth=1, mechanism="shifted_local_dampening",
                                                     n_max=200, rng=g, accountant=acc)), 0.4,
                       "diffpid3(mechanism='shifted_local_dampening')", PureDPComposition(0.1, 4)),
-    "select_model": (lambda acc, g: select_model(y=Y, predictions=PREDS, epsilon=0.5, mechanism="EM", rng=g,
+    "select_model": (lambda acc, g: select_model(y=Y, predictions=PREDS, epsilon=0.5, mechanism="EM", random_state=g,
                                                  accountant=acc), 0.5, "select_model", BoundedRange(0.5)),
-    "select_model(k=2)": (lambda acc, g: _plain(select_model(y=Y, predictions=PREDS, epsilon=0.5, k=2, rng=g,
+    "select_model(k=2)": (lambda acc, g: _plain(select_model(y=Y, predictions=PREDS, epsilon=0.5, k=2, random_state=g,
                                                              accountant=acc)), 0.5, "select_model",
                           AdaptiveBoundedRangeComposition(0.25, 2)),
 }
@@ -143,7 +143,7 @@ def test_invalid_call_is_refused_before_the_charge():
     with pytest.raises(ValueError):
         priv_topk(GRAPH, k=99, epsilon=0.5, max_degree=7, rng=0, accountant=acc)
     with pytest.raises(ValueError):
-        select_model(y=Y, predictions=PREDS, epsilon=0.5, k=4, rng=0, accountant=acc)
+        select_model(y=Y, predictions=PREDS, epsilon=0.5, k=4, random_state=0, accountant=acc)
     with pytest.raises(ValueError):
         dp_moet(TABLE, epsilon=1.0, rng=0, accountant=acc, **{**MOET, "population": 5})
     with pytest.raises(ValueError):
@@ -157,7 +157,7 @@ def test_k_omitted_is_one_int_everywhere():
                  lambda **kw: dp_motkin_pareto(GRAPH, epsilon=1.0, rng=5, **kw),
                  lambda **kw: dp_motkin_agg(GRAPH, epsilon=1.0, rng=5, **kw),
                  lambda **kw: MotkinSampler(GRAPH, "agg").sample(epsilon=1.0, rng=5, **kw),
-                 lambda **kw: select_model(y=Y, predictions=PREDS, epsilon=1.0, rng=5, **kw)):
+                 lambda **kw: select_model(y=Y, predictions=PREDS, epsilon=1.0, random_state=5, **kw)):
         one, arr = call(), call(k=1)
         assert type(one) is int
         assert isinstance(arr, np.ndarray) and arr.dtype == np.int64 and arr.shape == (1,)
@@ -171,8 +171,8 @@ def test_same_picks_as_before_the_wiring():
     assert dp_motkin_agg(GRAPH, k=2, epsilon=1.0, rng=4).tolist() == [2, 0]
     assert median_rank(VALUES, epsilon=1.0, bound=10.0, rng=4) == 2
     assert median(VALUES, epsilon=1.0, bound=10.0, rng=4) == 3.1745278161440287
-    assert select_model(y=Y, predictions=PREDS, epsilon=1.0, k=3, rng=4).tolist() == [0, 1, 2]
-    assert select_model(y=Y, predictions=PREDS, epsilon=1.0, approach="agg", k=2, rng=4,
+    assert select_model(y=Y, predictions=PREDS, epsilon=1.0, k=3, random_state=4).tolist() == [0, 1, 2]
+    assert select_model(y=Y, predictions=PREDS, epsilon=1.0, approach="agg", k=2, random_state=4,
                         mechanism="PF").tolist() == [2, 1]
 
 

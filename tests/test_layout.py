@@ -226,6 +226,19 @@ def test_the_top_level_fits_on_a_screen():
     assert not {t for t in reached if t.split(".")[1:2] in (["sklearn"], ["dask"], ["experiments"])}
 
 
+def test_one_mechanism():
+    # ``Mechanism`` is the registry's spec class only: no other module defines the name or imports it renamed
+    defined, renamed = [], []
+    for name, tree in TREES.items():
+        for node in tree.body:
+            if isinstance(node, (ast.ClassDef, ast.Assign, ast.AnnAssign)) and "Mechanism" in _top_level_bindings(
+                    ast.Module(body=[node], type_ignores=[])) and name != "dpselect.registry":
+                defined.append(f"{name}:{node.lineno}")
+        renamed += [f"{name}:{node.lineno}" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                    for a in node.names if a.name == "Mechanism" and a.asname]
+    assert not defined and not renamed, (defined, renamed)
+
+
 def test_the_checks_catch_what_they_should():
     # a planted source of each violation is reported, so none of the tests above passes vacuously
     tree = ast.parse("import dpselect\nfrom . import __version__\nfrom .demo import run\n"

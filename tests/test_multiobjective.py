@@ -932,7 +932,7 @@ def test_select_model_same_picks_as_before_issue_22():
     rng = np.random.default_rng(22)
     y = rng.integers(0, 2, 400)
     P = np.array([np.where(rng.random(400) < f, 1 - y, y) for f in np.repeat(rng.uniform(0.05, 0.5, 30), 2)])
-    got = {m: [int(select_model(y=y, predictions=P, epsilon=1.0, rng=s, mechanism=m)) for s in range(8)]
+    got = {m: [int(select_model(y=y, predictions=P, epsilon=1.0, random_state=s, mechanism=m)) for s in range(8)]
            for m in ("LD", "SLD")}
     assert got == {"LD": [26, 29, 55, 21, 0, 9, 4, 16], "SLD": [26, 23, 31, 15, 2, 9, 36, 19]}
 

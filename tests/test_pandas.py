@@ -87,7 +87,7 @@ def test_core_works_without_pandas_sklearn_tqdm():
             "import dpselect, numpy as np;"
             "print(dpselect.exponential(np.array([1.0, 5.0]), epsilon=1e3, sensitivity=1.0, rng=0));"
             "import dpselect.sklearn as s; print(s.select_model(y=[1, 0] * 5, predictions=[[1, 0] * 5, "
-            "[0, 1] * 5], epsilon=1.0, rng=0))")
+            "[0, 1] * 5], epsilon=1.0, random_state=0))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["1", "0"]
 

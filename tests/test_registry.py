@@ -226,7 +226,7 @@ def test_a_registered_mechanism_works_everywhere(toy, freq):
     from dpselect.sklearn import select_model
 
     picked = select_model(y=y, predictions=np.vstack([y, 1 - y]), epsilon=1.0,
-                                   mechanism="uniform", rng=0)
+                                   mechanism="uniform", random_state=0)
     assert picked in (0, 1)
     d = median_distribution([1.0, 2.0, 8.0], epsilon=1.0, bound=10.0, mechanism="uniform")
     assert d.pdf([0.5, 1.5, 5.0, 9.5]).tolist() == pytest.approx([0.1] * 4)    # uniform on [0, 10]

@@ -96,7 +96,7 @@ def test_exact_dp_audit_of_select_model(approach, mechanism):
     y, P = to_arrays((3, 1, 0, 2, 1, 0, 2, 3))
     U, sens = model_objectives(y, P, ("tpr", "accuracy"))
     draws = select_model(y=y, predictions=P, epsilon=eps, objectives=("tpr", "accuracy"),
-                         approach=approach, mechanism=mechanism, rng=1)
+                         approach=approach, mechanism=mechanism, random_state=1)
     assert draws in (0, 1)
 
 
@@ -111,14 +111,14 @@ SKEWED = np.ones_like(GOOD)
 
 def test_select_model_predictions_and_estimators_agree():
     preds = np.stack([BAD, GOOD, SKEWED])
-    assert select_model(y=Y, predictions=preds, epsilon=5.0, rng=0) == 1
-    out = select_model(y=Y, predictions=preds, epsilon=5.0, k=2, rng=0)
+    assert select_model(y=Y, predictions=preds, epsilon=5.0, random_state=0) == 1
+    out = select_model(y=Y, predictions=preds, epsilon=5.0, k=2, random_state=0)
     assert out.dtype == np.int64 and out.shape == (2,) and out[0] == 1
     X = np.arange(Y.size)[:, None]
     models = [DummyClassifier(strategy="constant", constant=c).fit(X, Y) for c in (0, 1)]
-    a = select_model(models, X, Y, epsilon=1.0, objectives=["tnr"], rng=3)
+    a = select_model(models, X, Y, epsilon=1.0, objectives=["tnr"], random_state=3)
     b = select_model(models, None, Y, predictions=[m.predict(X) for m in models], epsilon=1.0, objectives=["tnr"],
-                     rng=3)
+                     random_state=3)
     assert a == b
 
 
@@ -128,10 +128,10 @@ def test_select_model_mapping_returns_names_and_every_mechanism_runs():
     for mech in dpselect.vocabulary.MECHANISMS:
         for approach in ("pareto", "aggregate"):
             out = select_model(named, None, Y, predictions=preds, epsilon=20.0, mechanism=mech, approach=approach,
-                               rng=0)
+                               random_state=0)
             # Pareto: "skewed" (TPR 1, TNR 0) is not strictly dominated by "good" (1, 1): both on the front
             assert out in (("good", "skewed") if approach == "pareto" else ("good",)), (mech, approach)
-    ks = select_model(named, None, Y, predictions=preds, epsilon=20.0, k=3, rng=0)
+    ks = select_model(named, None, Y, predictions=preds, epsilon=20.0, k=3, random_state=0)
     assert sorted(ks.tolist()) == ["bad", "good", "skewed"]
 
 
@@ -139,13 +139,13 @@ def test_select_model_objective_weights_and_labels():
     preds = np.stack([BAD, GOOD, SKEWED])
     # all weight on TPR: the always-positive model ties the good one on TPR; zero weight on TNR
     out = select_model(y=Y, predictions=preds, epsilon=50.0, approach="aggregate",
-                       objective_weights={"tpr": 1.0}, rng=0, k=2)
+                       objective_weights={"tpr": 1.0}, random_state=0, k=2)
     assert set(out.tolist()) == {1, 2}
     ylab = np.where(Y == 1, ">50K", "<=50K")
     plab = np.where(preds == 1, ">50K", "<=50K")
-    assert select_model(y=ylab, predictions=plab, epsilon=5.0, pos_label=">50K", rng=0) == 1
+    assert select_model(y=ylab, predictions=plab, epsilon=5.0, pos_label=">50K", random_state=0) == 1
     assert select_model(y=pd.Series(ylab), predictions=pd.DataFrame(plab), epsilon=5.0,
-                        pos_label=">50K", rng=0) == 1
+                        pos_label=">50K", random_state=0) == 1
 
 
 def test_select_model_errors():
@@ -174,9 +174,9 @@ def test_select_model_fast_on_adult_scale():
     n = 45222
     y = (rng.random(n) < 0.25).astype(np.int8)
     P = (rng.random((100, n)) < rng.uniform(0.1, 0.9, (100, 1))).astype(np.int8)
-    select_model(y=y, predictions=P, epsilon=1.0, rng=0)
+    select_model(y=y, predictions=P, epsilon=1.0, random_state=0)
     t0 = time.perf_counter()
-    select_model(y=y, predictions=P, epsilon=1.0, rng=0)
+    select_model(y=y, predictions=P, epsilon=1.0, random_state=0)
     assert time.perf_counter() - t0 < 3.0  # 1 s target on an idle machine (benchmarks/bench_sklearn.py)
 
 
@@ -320,7 +320,7 @@ def test_select_model_among_estimators_is_a_dataframe_workflow():
     models = {d: DiffPID3Classifier(epsilon=4.0, depth=d, n_max=1000, feature_bounds=(0, 10), random_state=d)
               .fit(X[train], y[train]) for d in (0, 1, 2)}
     pick = select_model(models, pd.DataFrame(X[val]), pd.Series(y[val]), epsilon=1.0, objectives=("accuracy",),
-                        rng=0)
+                        random_state=0)
     assert pick in models
 
 
@@ -466,10 +466,10 @@ def test_select_model_labels_need_pos_label():
     right = y.copy()
     wrong = np.where(y == "yes", "no", "yes")
     with pytest.raises(ValueError, match="pos_label"):
-        select_model(y=y, predictions=[wrong, right], epsilon=1.0, rng=0)
+        select_model(y=y, predictions=[wrong, right], epsilon=1.0, random_state=0)
     with pytest.raises(ValueError, match="pos_label=1 cannot equal a label of y"):
-        select_model(y=y, predictions=[wrong, right], epsilon=1.0, pos_label=1, rng=0)
-    picks = [select_model(y=y, predictions=[wrong, right], epsilon=1.0, pos_label="yes", rng=s)
+        select_model(y=y, predictions=[wrong, right], epsilon=1.0, pos_label=1, random_state=0)
+    picks = [select_model(y=y, predictions=[wrong, right], epsilon=1.0, pos_label="yes", random_state=s)
              for s in range(10)]
     assert picks == [1] * 10
     U, _ = model_objectives(y, [wrong, right], pos_label="yes")
@@ -496,7 +496,7 @@ def test_select_model_labels_need_pos_label():
 ])
 def test_select_model_bad_inputs_name_the_parameter(y, preds, kw, exc, match):
     with pytest.raises(exc, match=match):
-        select_model(y=y, predictions=preds, epsilon=1.0, rng=0, **kw)
+        select_model(y=y, predictions=preds, epsilon=1.0, random_state=0, **kw)
 
 
 def test_dpmoet_classifier_default_beats_the_constant_predictor_on_adult():

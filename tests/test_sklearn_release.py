@@ -87,7 +87,7 @@ def moet(**kw):
                                        (moet, {"depth": [0, 1]})], ids=["centroid", "diffpid3", "dpmoet"])
 def test_winner_holds_no_seed(make, grid):
     X, y = data(40)
-    s = PrivateSearchCV(make(), grid, epsilon=1.0, delta=1e-6, mean_runs=2, rng=3).fit(X, y)
+    s = PrivateSearchCV(make(), grid, epsilon=1.0, delta=1e-6, mean_runs=2, random_state=3).fit(X, y)
     w = s.best_estimator_
     assert w.get_params()["random_state"] is None
     # nothing reachable from the winner (or the search) is a generator or an int of a run's seed size
@@ -99,7 +99,7 @@ def test_refit_with_the_released_params_does_not_reproduce_the_model():
     """The review's attack: refit on the training part with the released parameters. With the seed
     released (the old code) the refit reproduced the released centroids exactly."""
     X, y = data(12)
-    s = PrivateSearchCV(Centroid(), {"split": [0.5]}, epsilon=1.0, delta=1e-6, mean_runs=2, rng=7).fit(X, y)
+    s = PrivateSearchCV(Centroid(), {"split": [0.5]}, epsilon=1.0, delta=1e-6, mean_runs=2, random_state=7).fit(X, y)
     train = ~(np.random.default_rng(7).random(12) < 0.2)     # the split: the search's first draw after the charge
     refits = [clone(s.best_estimator_).fit(X[train], y[train]).centroids_ for _ in range(3)]
     assert not any(np.array_equal(r, s.best_estimator_.centroids_) for r in refits)
@@ -109,7 +109,7 @@ def test_refit_with_the_released_params_does_not_reproduce_the_model():
 def test_estimator_keeping_its_seed_or_generator_is_refused(Est, where):
     X, y = data(30)
     with pytest.raises(RuntimeError, match=rf"holds a random state or the seed of its noise at \w+\.{where}"):
-        PrivateSearchCV(Est(), {"split": [0.5]}, epsilon=1.0, delta=1e-6, mean_runs=2, rng=0).fit(X, y)
+        PrivateSearchCV(Est(), {"split": [0.5]}, epsilon=1.0, delta=1e-6, mean_runs=2, random_state=0).fit(X, y)
 
 
 def test_parameters_fixing_the_noise_are_refused_before_the_charge():
@@ -119,7 +119,7 @@ def test_parameters_fixing_the_noise_are_refused_before_the_charge():
         acc = dpselect.Accountant(epsilon=10.0, delta=1e-3, mode="basic")
         est.epsilon = 1.0
         with pytest.raises((ValueError, TypeError)):
-            PrivateSearchCV(est, {}, epsilon=1.0, delta=1e-6, rng=0, accountant=acc).fit(X, y)
+            PrivateSearchCV(est, {}, epsilon=1.0, delta=1e-6, random_state=0, accountant=acc).fit(X, y)
         assert len(acc.history) == 0
 
 
@@ -139,7 +139,7 @@ def test_search_completes_on_every_tiny_dataset():
     for i, d in enumerate(DOMAIN):
         X, y = arrays(d)
         for est, grid in ((tree(), {"depth": [0, 1]}), (Centroid(), {"split": [0.5]})):
-            s = PrivateSearchCV(est, grid, epsilon=1.0, delta=1e-6, mean_runs=2, rng=i).fit(X, y)
+            s = PrivateSearchCV(est, grid, epsilon=1.0, delta=1e-6, mean_runs=2, random_state=i).fit(X, y)
             assert s.best_estimator_.predict(np.array([[0.0], [1.0]])).shape == (2,)
             assert float(s.best_score_).is_integer()          # a noisy count (not the accuracy scale)
 
@@ -240,7 +240,7 @@ def test_refused_before_the_charge(grid, X, y):
     gen = np.random.default_rng(0)
     state = copy.deepcopy(gen.bit_generator.state)
     with pytest.raises((ValueError, TypeError)):
-        PrivateSearchCV(tree(), grid, epsilon=1.0, delta=1e-6, mean_runs=2, rng=gen, accountant=acc).fit(X, y)
+        PrivateSearchCV(tree(), grid, epsilon=1.0, delta=1e-6, mean_runs=2, random_state=gen, accountant=acc).fit(X, y)
     assert len(acc.history) == 0 and gen.bit_generator.state == state
 
 
@@ -304,7 +304,7 @@ def test_tiny_epsilon_noise_costs_bounded_work(monkeypatch):
     assert calls["n"] < 50 * 200
     assert np.median(np.abs(draws)) > 1e10                    # the scale is ~1/ε
     X, y = data(30)
-    s = PrivateSearchCV(tree(), {"depth": [1]}, epsilon=1e-12, delta=1e-6, mean_runs=2, rng=0).fit(X, y)
+    s = PrivateSearchCV(tree(), {"depth": [1]}, epsilon=1e-12, delta=1e-6, mean_runs=2, random_state=0).fit(X, y)
     assert s.best_estimator_ is not None and s.privacy_.epsilon(1e-6) <= 1e-12
 
 
@@ -331,7 +331,7 @@ def test_noise_above_the_gallop_threshold_is_unchanged():
 def test_fitted_search_with_an_accountant_pickles():
     acc = dpselect.Accountant(epsilon=5.0, delta=1e-5, mode="basic")
     X, y = data(40)
-    s = PrivateSearchCV(tree(), {"depth": [1]}, epsilon=1.0, delta=1e-6, mean_runs=2, rng=0, accountant=acc).fit(X, y)
+    s = PrivateSearchCV(tree(), {"depth": [1]}, epsilon=1.0, delta=1e-6, mean_runs=2, random_state=0, accountant=acc).fit(X, y)
     back = pickle.loads(pickle.dumps(s))
     assert back.accountant.spent().epsilon(1e-5) == pytest.approx(acc.spent().epsilon(1e-5))
     assert len(back.accountant.history) == len(acc.history) == 1
@@ -350,12 +350,12 @@ def test_select_model_errors_name_no_record_position_or_size():
                     yy = np.array(y, dtype=float)
                     yy[i] = bad
                     with pytest.raises(ValueError) as exc:
-                        select_model(y=yy, predictions=[list(y), list(y)], epsilon=1.0, rng=0)
+                        select_model(y=yy, predictions=[list(y), list(y)], epsilon=1.0, random_state=0)
                     messages[kind].add(str(exc.value))
             with pytest.raises(ValueError) as exc:
-                select_model(y=list(y), predictions=[list(y) + [0], list(y) + [1]], epsilon=1.0, rng=0)
+                select_model(y=list(y), predictions=[list(y) + [0], list(y) + [1]], epsilon=1.0, random_state=0)
             messages["shape"].add(str(exc.value))
             with pytest.raises(ValueError) as exc:
-                select_model(y=list(y), predictions=[list(y), list(y) + [1]], epsilon=1.0, rng=0)
+                select_model(y=list(y), predictions=[list(y), list(y) + [1]], epsilon=1.0, random_state=0)
             messages["ragged"].add(str(exc.value))
     assert all(len(m) == 1 for m in messages.values()), messages

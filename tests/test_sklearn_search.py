@@ -77,7 +77,7 @@ def blobs(n=1500, seed=0):
 
 
 def tree_search(**kw):
-    args = dict(epsilon=1.0, delta=1e-5, mean_runs=3, rng=0)
+    args = dict(epsilon=1.0, delta=1e-5, mean_runs=3, random_state=0)
     args.update(kw)
     return PrivateSearchCV(DiffPID3Classifier(n_max=2000, feature_bounds=(0, 1)),
                            {"depth": [1, 2, 3], "mechanism": ["exponential", "local_dampening"]}, **args)
@@ -114,7 +114,7 @@ def test_search_over_budget_split_is_not_refused():
     acc = dpselect.Accountant(epsilon=1.5, delta=1e-5, mode="basic")
     s = PrivateSearchCV(DiffPID3Classifier(n_max=1000, feature_bounds=(0, 1)),
                         {"budget_split": [0.25, 0.5, 0.75], "depth": [2, 3]}, epsilon=1.0, delta=1e-5, mean_runs=3,
-                        rng=0, accountant=acc).fit(X, y)
+                        random_state=0, accountant=acc).fit(X, y)
     assert s.best_params_ is None or s.best_params_["budget_split"] in (0.25, 0.5, 0.75)
     assert s.privacy_.epsilon(1e-5) <= 1.0 and len(acc.history) == 1
     if s.best_estimator_ is not None:
@@ -259,11 +259,11 @@ def test_per_run_budget_is_the_largest_that_fits():
 @needs_tune
 def test_same_int_rng_same_search_and_generator_consumed():
     X, y = blobs()
-    a, b = tree_search(rng=7).fit(X, y), tree_search(rng=7).fit(X, y)
+    a, b = tree_search(random_state=7).fit(X, y), tree_search(random_state=7).fit(X, y)
     assert a.best_params_ == b.best_params_ and a.best_score_ == b.best_score_
     assert np.array_equal(a.predict(X), b.predict(X))
     g = np.random.default_rng(7)
-    s = tree_search(rng=g).fit(X, y)
+    s = tree_search(random_state=g).fit(X, y)
     assert s.best_params_ is not None
 
 
@@ -272,7 +272,7 @@ def test_results_do_not_depend_on_n_jobs():
     joblib = pytest.importorskip("joblib")
     X, y = blobs(600)
     with joblib.parallel_config(backend="threading"):   # the same code path as processes, without their start-up
-        fits = [tree_search(rng=3, n_jobs=j, mean_runs=4).fit(X, y) for j in (None, 1, 3)]
+        fits = [tree_search(random_state=3, n_jobs=j, mean_runs=4).fit(X, y) for j in (None, 1, 3)]
     for f in fits[1:]:
         assert f.best_params_ == fits[0].best_params_ and f.best_score_ == fits[0].best_score_
         assert np.array_equal(f.predict(X), fits[0].predict(X))
@@ -288,7 +288,7 @@ def test_accountant_charged_once_and_refusal_leaves_nothing():
     assert charged.delta_ == 1e-5 and charged.epsilon_ == s.privacy_.epsilon(1e-5) <= 1.0
     g = np.random.default_rng(11)
     state = g.bit_generator.state
-    again = tree_search(accountant=acc, rng=g)
+    again = tree_search(accountant=acc, random_state=g)
     with pytest.raises(dpselect.BudgetExceededError):
         again.fit(X, y)
     assert not hasattr(again, "privacy_") and not hasattr(again, "best_estimator_")
@@ -299,7 +299,7 @@ def test_accountant_charged_once_and_refusal_leaves_nothing():
 def test_a_user_estimator_following_the_protocol():
     X, y = blobs(2000)
     s = PrivateSearchCV(DPCentroidClassifier(), {"split": stats.uniform(0.2, 0.6)}, epsilon=1.0, delta=1e-5,
-                        mean_runs=4, rng=1).fit(X, y)
+                        mean_runs=4, random_state=1).fit(X, y)
     assert 0.2 <= s.best_params_["split"] <= 0.8 and s.score(X, y) > 0.8
 
 
@@ -325,7 +325,7 @@ def test_input_validation_messages():
     with pytest.raises(ValueError, match="method must be one of"):
         tree_search(method="grid").fit(X, y)
     with pytest.raises(TypeError, match="rng must be"):
-        tree_search(rng="seed").fit(X, y)
+        tree_search(random_state="seed").fit(X, y)
     acc = dpselect.Accountant(epsilon=5.0, delta=1e-5, mode="basic")
     for kw in ({"method": "liu_talwar_threshold"}, {"threshold": 10.0}):
         with pytest.raises(ValueError, match="threshold"):

@@ -358,3 +358,31 @@ def test_k_omitted_is_one_index():
         arr = call(k=1)
         assert isinstance(one, int) and arr.dtype == np.int64 and arr.tolist() == [one]
         assert call(k=3).shape == (3,)
+
+
+def test_one_randomness_keyword_per_subpackage():
+    """``random_state=`` (scikit-learn's name) in every public signature of dpselect.sklearn, ``rng=`` everywhere
+    else: the functions, the classes' constructors and their public methods."""
+    import importlib
+    import inspect
+
+    def keywords(module):
+        for name in module.__all__:
+            obj = getattr(module, name)
+            members = [obj] + [m for k, m in vars(obj).items() if not k.startswith("_") and callable(m)] \
+                if inspect.isclass(obj) else [obj]
+            for member in members:
+                try:
+                    params = inspect.signature(member).parameters
+                except (TypeError, ValueError):
+                    continue
+                yield from (f"{module.__name__}.{name}({p}=)" for p in params if p in ("rng", "random_state"))
+
+    found = {}
+    for sub in ("dpselect", "dpselect.graphs", "dpselect.trees", "dpselect.quantiles", "dpselect.multiobjective",
+                "dpselect.tune", "dpselect.binary", "dpselect.datasets", "dpselect.dampening", "dpselect.sklearn"):
+        found[sub] = set(keywords(importlib.import_module(sub)))
+    assert found["dpselect.sklearn"] == {f"dpselect.sklearn.{n}(random_state=)" for n in (
+        "select_model", "DiffPID3Classifier", "DPMOETClassifier", "PrivateSearchCV")}
+    others = set().union(*(v for k, v in found.items() if k != "dpselect.sklearn"))
+    assert others and all(k.endswith("(rng=)") for k in others), sorted(k for k in others if "random_state" in k)

@@ -21,7 +21,7 @@ from ..sensitivity import SensitivityFunction
 from ..utilities.graph import ebc, ebc_global_sensitivity, ebc_sensitivity, public_max_degree
 from .._boundary import charge, check_accountant
 from ..accounting.accountant import Accountant
-from ..registry import Mechanism as MechanismSpec, get_mechanism, names
+from ..registry import Mechanism, get_mechanism, names
 from ..vocabulary import selection_result
 from ._motkin import check_graph
 
@@ -151,7 +151,7 @@ class PrivTopkScores:
             return self.shifted(), self.global_sensitivity
         return self.utilities, self.global_sensitivity
 
-    def _prepared(self, spec: MechanismSpec) -> tuple:
+    def _prepared(self, spec: Mechanism) -> tuple:
         """The cached scores of a local mechanism with their error bounds ((D, err) or (G, err))."""
         return self._dampened_with_error() if spec.score == "dampened" else self._shift_totals()
 

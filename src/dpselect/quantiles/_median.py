@@ -42,7 +42,7 @@ from ..utilities.median import (
 from ..sensitivity import SensitivityFunction
 from .._boundary import charge, check_accountant
 from ..accounting.accountant import Accountant
-from ..registry import Mechanism as MechanismSpec, get_mechanism, names
+from ..registry import Mechanism, get_mechanism, names
 
 __all__ = ["median", "median_distribution", "MedianDistribution", "median_error", "median_rank",
            "median_probabilities", "histogram_to_database", "histogram_groups", "MEDIAN_MECHANISMS",
@@ -73,7 +73,7 @@ RANK_MECHANISMS = _rank_mechanisms()
 #: involves t = 0, and for t + 1 >= T condition 2 compares Λ with a value <= Λ), so it is private; it
 #: only makes the shift coarser.
 DEFAULT_SLD_DISTANCE = 256
-Mechanism = Literal["local_dampening", "exponential", "shifted_local_dampening", "LD", "EM", "SLD"]
+MedianMechanism = Literal["local_dampening", "exponential", "shifted_local_dampening", "LD", "EM", "SLD"]
 RankMechanism = Literal["local_dampening", "shifted_local_dampening", "exponential", "permute_and_flip", "LD", "SLD",
                         "EM", "PF"]
 
@@ -169,11 +169,11 @@ def _prepare(values: ArrayLike, bound: float, counts: ArrayLike | None) -> _Grou
     return grouped_database(values, bound, counts)
 
 
-def _noise_words(spec: MechanismSpec) -> str:
+def _noise_words(spec: Mechanism) -> str:
     return "declares no noise family" if spec.noise is None else f"noise {spec.noise!r}"
 
 
-def _check_value_mechanism(mechanism: "str | MechanismSpec") -> str:
+def _check_value_mechanism(mechanism: "str | Mechanism") -> str:
     spec = get_mechanism(mechanism)
     if spec.name not in _value_mechanisms():
         raise ValueError(
@@ -186,7 +186,7 @@ def _check_value_mechanism(mechanism: "str | MechanismSpec") -> str:
     return spec.name
 
 
-def _interval_sensitivity(spec: MechanismSpec, iv: MedianIntervals) -> tuple:
+def _interval_sensitivity(spec: Mechanism, iv: MedianIntervals) -> tuple:
     """(sensitivity, options) of ``spec`` on the interval utility: Δ = 1, or its δ (decreasing in u)."""
     if spec.kind == "global":
         return 1.0, {}
@@ -225,7 +225,7 @@ def median(
     *,
     epsilon: float,
     bound: float,
-    mechanism: Mechanism = "local_dampening",
+    mechanism: MedianMechanism = "local_dampening",
     counts: ArrayLike | None = None,
     rng: RngLike = None,
     accountant: Accountant | None = None,
@@ -455,7 +455,7 @@ def _interval_probabilities(iv: MedianIntervals, eps: float, mechanism: str, len
 
 
 def median_distribution(values: ArrayLike, *, epsilon: float, bound: float,
-                        mechanism: Mechanism = "local_dampening",
+                        mechanism: MedianMechanism = "local_dampening",
                         counts: ArrayLike | None = None) -> MedianDistribution:
     """The exact law of :func:`median`'s released value: ``.atoms`` (empty) and a piecewise-constant ``.pdf``.
 
@@ -513,7 +513,7 @@ def _densities(iv: MedianIntervals, eps: float, mech: str, p: np.ndarray) -> np.
     return dens
 
 
-def median_error(values: ArrayLike, *, epsilon: float, bound: float, mechanism: Mechanism = "local_dampening",
+def median_error(values: ArrayLike, *, epsilon: float, bound: float, mechanism: MedianMechanism = "local_dampening",
                  counts: ArrayLike | None = None) -> float:
     """Expected |released value − true median| of :func:`median` (exact, from :func:`median_distribution`).
 
@@ -557,7 +557,7 @@ def _sensitivity(g: _GroupedMedian) -> SensitivityFunction:
     return grouped_median_sensitivity(g.values, g.counts, g.bound)
 
 
-def _rank_sensitivity(spec: MechanismSpec, g: _GroupedMedian, sld_distance: int | None) -> tuple:
+def _rank_sensitivity(spec: Mechanism, g: _GroupedMedian, sld_distance: int | None) -> tuple:
     """(sensitivity, options) of ``spec`` on u_med: Λ (global), the exact δ (dampened scores), or δ forced
     to Λ from min(n, ``sld_distance``) on (shifted scores, which need a bounded δ), decreasing in u."""
     if spec.kind == "global":

@@ -242,7 +242,7 @@ def _check_params_hold_no_random_state(estimator: Any) -> None:
         if found is not None:
             raise ValueError(f"the estimator's parameter {found} is a random generator: every run would draw "
                              "from a copy of it (the same noise), and the released model would hold it; give "
-                             "the search rng= instead")
+                             "the search random_state= instead")
 
 
 def _list_configurations(grids: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
@@ -443,16 +443,16 @@ class PrivateSearchCV(BaseEstimator):
     validation_fraction : float, default 0.2
         Each record goes to the validation part with this probability, independently of the data and of
         the other records (the same split for every run), in (0, 1).
-    rng : None, int or numpy.random.Generator
+    random_state : None, int or numpy.random.Generator
         The source of every random bit (split, number of runs, parameters, fits, noise); the same int gives
         the same search, whatever ``n_jobs``. The search object keeps it (a parameter): release
-        ``best_estimator_`` / ``best_params_``, never a search fitted with an int ``rng``, which replays
+        ``best_estimator_`` / ``best_params_``, never a search fitted with an int ``random_state``, which replays
         every draw.
     accountant : dpselect.Accountant, optional
         Charged once per ``fit``, the search's (ε, δ) as certified: ``ApproxDP(privacy_.epsilon(delta), delta)``
         (``PureDP(privacy_.epsilon(0))`` when ``delta = 0``), accepted in the accountant's ``"basic"`` and
         ``"fixed"`` modes and in ``"adaptive"`` mode with ``approx_delta >= delta`` (label ``"PrivateSearchCV.fit"``), after the arguments are
-        checked and before any random bit is drawn: a refused charge leaves the search unfitted and ``rng``
+        checked and before any random bit is drawn: a refused charge leaves the search unfitted and ``random_state``
         untouched.
     n_jobs : int, optional
         Workers for the runs (joblib); the result does not depend on it.
@@ -518,7 +518,7 @@ class PrivateSearchCV(BaseEstimator):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(0, 10, (3000, 3)); y = (X[:, 0] > 5).astype(int)
     >>> search = PrivateSearchCV(DiffPID3Classifier(n_max=3000, feature_bounds=(0, 10)),
-    ...                          {"depth": [1, 2, 3]}, epsilon=1.0, delta=1e-5, mean_runs=3, rng=2).fit(X, y)
+    ...                          {"depth": [1, 2, 3]}, epsilon=1.0, delta=1e-5, mean_runs=3, random_state=2).fit(X, y)
     >>> search.privacy_.epsilon(1e-5) <= 1.0, sorted(search.best_params_), list(search.cv_results_["rank_test_score"])
     (True, ['depth'], [1])
     >>> search.score(X, y) > 0.9
@@ -527,7 +527,7 @@ class PrivateSearchCV(BaseEstimator):
 
     def __init__(self, estimator: Any, param_distributions: Any, *, epsilon: float, delta: float = 0.0,
                  method: str = "truncated_negative_binomial", mean_runs: float = 10.0, eta: float = 0.5, threshold: float | None = None,
-                 scoring: str = "accuracy", validation_fraction: float = 0.2, rng: Any = None,
+                 scoring: str = "accuracy", validation_fraction: float = 0.2, random_state: Any = None,
                  accountant: Any = None, n_jobs: int | None = None) -> None:
         self.estimator = estimator
         self.param_distributions = param_distributions
@@ -539,7 +539,7 @@ class PrivateSearchCV(BaseEstimator):
         self.threshold = threshold
         self.scoring = scoring
         self.validation_fraction = validation_fraction
-        self.rng = rng
+        self.random_state = random_state
         self.accountant = accountant
         self.n_jobs = n_jobs
 
@@ -662,7 +662,7 @@ class PrivateSearchCV(BaseEstimator):
         >>> X = np.random.default_rng(1).uniform(0, 1, (500, 2)); y = (X[:, 1] > 0.5).astype(int)
         >>> acc = dpselect.Accountant(epsilon=2.0, delta=1e-5, mode="basic")
         >>> s = PrivateSearchCV(DiffPID3Classifier(n_max=500, feature_bounds=(0, 1)), {"depth": [1, 2]},
-        ...                     epsilon=1.0, delta=1e-6, mean_runs=2, rng=0, accountant=acc).fit(X, y)
+        ...                     epsilon=1.0, delta=1e-6, mean_runs=2, random_state=0, accountant=acc).fit(X, y)
         >>> [r.label for r in acc.history]
         ['PrivateSearchCV.fit']
         """
@@ -678,7 +678,7 @@ class PrivateSearchCV(BaseEstimator):
         _check_not_from_data(grids, X, y)
         configs = _list_configurations(grids)
         acc = check_accountant(self.accountant)
-        gen = check_rng(self.rng) if not isinstance(self.rng, np.random.Generator) else self.rng
+        gen = check_rng(self.random_state) if not isinstance(self.random_state, np.random.Generator) else self.random_state
         run_eps, declared, fit_declared, whole = self._budget(method, delta, epsilon)
         # every configuration of a list grid (the base estimator otherwise) checked on (X, y) before anything
         # is charged or drawn: its guarantee, and what its fit would refuse (check_fit, when it has one)
@@ -745,7 +745,7 @@ class PrivateSearchCV(BaseEstimator):
         >>> import numpy as np
         >>> X = np.random.default_rng(2).uniform(0, 1, (400, 2)); y = (X[:, 0] > 0.5).astype(int)
         >>> PrivateSearchCV(DiffPID3Classifier(n_max=400, feature_bounds=(0, 1)), {"depth": [1]}, epsilon=1.0,
-        ...                 delta=1e-6, mean_runs=2, rng=0).fit(X, y).classes_.tolist()
+        ...                 delta=1e-6, mean_runs=2, random_state=0).fit(X, y).classes_.tolist()
         [0, 1]
         """
         return self._best().classes_
@@ -767,7 +767,7 @@ class PrivateSearchCV(BaseEstimator):
         >>> import numpy as np
         >>> X = np.random.default_rng(3).uniform(0, 1, (400, 2)); y = (X[:, 0] > 0.5).astype(int)
         >>> s = PrivateSearchCV(DiffPID3Classifier(n_max=400, feature_bounds=(0, 1)), {"depth": [1, 2]},
-        ...                     epsilon=2.0, delta=1e-6, mean_runs=2, rng=0).fit(X, y)
+        ...                     epsilon=2.0, delta=1e-6, mean_runs=2, random_state=0).fit(X, y)
         >>> s.predict(X[:3]).shape
         (3,)
         """
@@ -794,7 +794,7 @@ class PrivateSearchCV(BaseEstimator):
         >>> import numpy as np
         >>> X = np.random.default_rng(4).uniform(0, 1, (400, 2)); y = (X[:, 0] > 0.5).astype(int)
         >>> s = PrivateSearchCV(DiffPID3Classifier(n_max=400, feature_bounds=(0, 1)), {"depth": [1]},
-        ...                     epsilon=1.0, delta=1e-6, mean_runs=2, rng=0).fit(X, y)
+        ...                     epsilon=1.0, delta=1e-6, mean_runs=2, random_state=0).fit(X, y)
         >>> s.predict_proba(X[:2]).shape
         (2, 2)
         """
@@ -819,7 +819,7 @@ class PrivateSearchCV(BaseEstimator):
         >>> import numpy as np
         >>> X = np.random.default_rng(5).uniform(0, 1, (2000, 2)); y = (X[:, 0] > 0.5).astype(int)
         >>> s = PrivateSearchCV(DiffPID3Classifier(n_max=2000, feature_bounds=(0, 1)), {"depth": [1, 2]},
-        ...                     epsilon=2.0, delta=1e-6, mean_runs=2, rng=0).fit(X, y)
+        ...                     epsilon=2.0, delta=1e-6, mean_runs=2, random_state=0).fit(X, y)
         >>> s.score(X, y) > 0.8
         True
         """

@@ -289,7 +289,7 @@ def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None = None, X:
                  epsilon: float, objectives: Sequence[str] = ("tpr", "tnr"),
                  approach: Literal["pareto", "aggregate"] = "pareto", mechanism: MechanismName | None = None,
                  objective_weights: Sequence[float] | Mapping[str, float] | None = None, k: int | None = None,
-                 rng: RngLike = None, predictions: ArrayLike | None = None, pos_label: Any = None,
+                 random_state: RngLike = None, predictions: ArrayLike | None = None, pos_label: Any = None,
                  accountant: Accountant | None = None) -> Any:
     """Privately select the best of several already-fitted classifiers on a private validation set.
 
@@ -325,8 +325,9 @@ def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None = None, X:
         The w_i of ``approach="aggregate"`` (default: equal weights 1/m). Not used by "pareto".
     k : int, optional
         Number of distinct models (omitted: one).
-    rng : seed, Generator or None
-        As everywhere in dpselect (numpy SPEC 7).
+    random_state : seed, Generator or None
+        The source of the selection's randomness (numpy SPEC 7; scikit-learn's name, as everywhere in
+        :mod:`dpselect.sklearn`).
     predictions : array-like, shape (n_models, n_records), optional
         Precomputed ``estimator.predict(X)`` rows, one per model (skips the predictions: the fast path).
     pos_label : label, optional
@@ -339,7 +340,7 @@ def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None = None, X:
         ``PureDP(ε)`` for permute-and-flip and Laplace report-noisy-max; with an int ``k`` the adaptive
         composition of k picks of ε/k), after every argument is checked and the models' objectives are
         computed, and before any random bit is drawn. A release that would exceed the budget raises
-        :class:`~dpselect.BudgetExceededError`, records nothing and leaves ``rng`` untouched.
+        :class:`~dpselect.BudgetExceededError`, records nothing and leaves ``random_state`` untouched.
 
     Returns
     -------
@@ -363,15 +364,15 @@ def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None = None, X:
     --------
     >>> y = [1, 1, 1, 0, 0, 0] * 50
     >>> preds = [[1, 1, 1, 0, 0, 0] * 50, [1, 1, 0, 0, 0, 1] * 50, [0, 0, 0, 1, 1, 1] * 50]
-    >>> select_model(y=y, predictions=preds, epsilon=1.0, rng=0)
+    >>> select_model(y=y, predictions=preds, epsilon=1.0, random_state=0)
     0
     >>> from sklearn.dummy import DummyClassifier
     >>> X = [[0]] * 300
     >>> models = {"ones": DummyClassifier(strategy="constant", constant=1).fit(X, y),
     ...           "zeros": DummyClassifier(strategy="constant", constant=0).fit(X, y)}
-    >>> select_model(models, X, y, epsilon=1.0, objectives=["tnr"], rng=0)
+    >>> select_model(models, X, y, epsilon=1.0, objectives=["tnr"], random_state=0)
     'zeros'
-    >>> select_model(y=y, predictions=preds, epsilon=1.0, k=2, rng=0).tolist()   # any int k: an array
+    >>> select_model(y=y, predictions=preds, epsilon=1.0, k=2, random_state=0).tolist()   # any int k: an array
     [0, 1]
     """
     names = _objective_names(objectives)
@@ -391,7 +392,7 @@ def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None = None, X:
     if pareto and objective_weights is not None:
         raise ValueError("objective_weights apply to approach='aggregate' only")
     w = None if pareto else _aggregate_weights(objective_weights, names)
-    gen = check_rng(rng)
+    gen = check_rng(random_state)
     charge(acc, spec.privacy(eps, k=kk), label="select_model", neighbours=ADD_REMOVE)
     out = _select_positions(U, sfs, spec=spec, pareto=pareto, w=w, epsilon=eps, k=kk, rng=gen)
     if labels is None:
