@@ -18,9 +18,9 @@ geometric) with ε1 = ε2 = ε/2; as the counts and noises are integers the test
 ν_k >= ⌈T⌉ + ρ − f_k, and since ν_k enters only through that bit, the bit is drawn directly: a uniform
 U = 0.w1 w2 ... (64-bit words) against the exact tail P(ν >= c) = p^c / (1 + p) (c >= 1, p = e^{−ε2}) or
 1 − p^{1−c} / (1 + p) (c <= 0): a float enclosure decides at once except in about 1 case in 10^12, where a
-decimal interval enclosure (correctly rounded exp, widened) is refined together with further words of U.
-ρ is drawn exactly by :func:`discrete_laplace` (Bernoulli(e^{−ε·2^j}) trials by
-:func:`dpselect._exact_random.less_than_exp`: ε·2^j is an exact float). No float rounding touches the law.
+decimal interval enclosure (correctly rounded exp, widened) is refined together with further words of U
+(:func:`dpselect._exact_random.discrete_laplace_tail_bits` and ``discrete_laplace_tail_exact``). ρ is drawn
+exactly by :func:`dpselect._exact_random.discrete_laplace`. No float rounding touches the law.
 
 **Privacy of one search (replace-one neighbours, n public).** Replacing one record x_j by x_j' changes every
 count f_i by at most 1, and all in the same direction: for an upward search, by +1 exactly for the grid points
@@ -58,7 +58,8 @@ from typing import Callable
 
 import numpy as np
 
-from .._exact_random import Dec, less_than_exp, words, words_drawer
+from .._exact_random import (discrete_laplace, discrete_laplace_tail, discrete_laplace_tail_bits,
+                             discrete_laplace_tail_exact, words)
 from ..accounting.guarantees import Guarantee, PureDP
 
 __all__: list[str] = []
@@ -88,140 +89,6 @@ def grid_size(log_beta: float = _LOG_BETA) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
-# exact discrete noise
-# ---------------------------------------------------------------------------------------------
-def _bern_exp(x: float, rng: np.random.Generator) -> bool:
-    """Bernoulli(e^{−x}) exactly, x >= 0 a float (read as an exact rational)."""
-    if x == 0.0:
-        return True
-    if math.isinf(x):
-        return False
-    return bool(less_than_exp(-x, int(words(rng, 1)[0]), words_drawer(rng))[0])
-
-
-def _bern_logistic(x: float, rng: np.random.Generator) -> bool:
-    """Bernoulli(a / (1 + a)) with a = e^{−x}: fair coin 0 -> False; else Bernoulli(a) True, or retry."""
-    while True:
-        if int(words(rng, 1)[0]) >> 63 == 0:
-            return False
-        if _bern_exp(x, rng):
-            return True
-
-
-def geometric(eps: float, rng: np.random.Generator) -> int:
-    """G >= 0 with P(G >= g) = e^{−eps·g} exactly (eps > 0 a float).
-
-    Galloping: G >= 2^{j+1} − 1 given G >= 2^j − 1 with probability e^{−eps·2^j}; after the first failure
-    G − (2^j − 1) is geometric truncated to [0, 2^j), whose binary digits are independent with
-    P(digit i = 1) = a_i / (1 + a_i), a_i = e^{−eps·2^i}. Every exponent eps·2^i is an exact float.
-    """
-    j, g = 0, 0
-    while _bern_exp(math.ldexp(eps, j), rng):
-        g += 1 << j
-        j += 1
-    for i in range(j):
-        if _bern_logistic(math.ldexp(eps, i), rng):
-            g += 1 << i
-    return g
-
-
-def discrete_laplace(eps: float, rng: np.random.Generator) -> int:
-    """Z with P(Z = z) = (1 − p)/(1 + p) · p^|z|, p = e^{−eps}, exactly (sign and magnitude, −0 rejected)."""
-    while True:
-        negative = int(words(rng, 1)[0]) >> 63 == 1
-        g = geometric(eps, rng)
-        if negative and g == 0:
-            continue
-        return -g if negative else g
-
-
-def tail_probability(c: int, eps: float) -> float:
-    """P(ν >= c) for ν discrete Laplace(eps), in float64 (for laws and audits, not for sampling)."""
-    log_norm = math.log1p(math.exp(-eps))
-    if c >= 1:
-        return math.exp(-eps * c - log_norm)
-    return 1.0 - math.exp(-eps * (1 - c) - log_norm)    # >= 1/2: no cancellation to fear
-
-
-# ---------------------------------------------------------------------------------------------
-# the test bit nu >= c, drawn exactly
-# ---------------------------------------------------------------------------------------------
-def _times(eps: float, c: int) -> float:
-    """eps·c correctly rounded for a Python int c of any size (±inf beyond the float range)."""
-    try:
-        return float(Fraction(eps) * c)
-    except OverflowError:
-        return math.copysign(math.inf, c)
-
-
-def _fast_decide(c: np.ndarray, w: np.ndarray, eps: float) -> np.ndarray:
-    """1 (U < P(ν >= c) for sure), 0 (U >= it for sure) or −1 (undecided), U's first word ``w``.
-
-    ``c`` is int64, or an object array of Python ints when the noisy threshold does not fit in 64 bits."""
-    log_norm = math.log1p(math.exp(-eps))
-    if c.dtype == object:
-        ints = [int(v) for v in c]
-        up = np.array([v >= 1 for v in ints], dtype=bool)
-        x = np.array([_times(eps, v) if v >= 1 else _times(eps, 1 - v) for v in ints], dtype=np.float64)
-    else:
-        up = c >= 1
-        cf = c.astype(np.float64)
-        with np.errstate(over="ignore"):                       # eps·|c| beyond the floats: inf, tail 0
-            x = np.where(up, eps * cf, eps * (1.0 - cf))      # the tail's exponent, >= eps > 0
-    with np.errstate(over="ignore", under="ignore"):
-        tail = np.exp(-x - log_norm)    # c >= 1: P(ν >= c) = p^c/(1 + p); c <= 0: 1 − P(ν >= c) = p^{1−c}/(1 + p)
-    s = np.where(up, tail, 1.0 - tail)
-    # |error| of s: relative ~1e-15·(1 + x) of the *tail* (the exp of a rounded exponent; x < 746 wherever the
-    # tail is not 0), plus 2^-53 absolute for 1 − tail. Relative to s itself (~1 for c <= 0) the slack grew
-    # with |c| past 1, left every bit undecided and sent each one to the decimal path (a hang at n = 2^48).
-    slack = np.where(tail > 0.0, 1e-13 * tail * (1.0 + x), 0.0) + np.where(up, 1e-300, 1e-15)
-    u_lo = w.astype(np.float64) * 2.0 ** -64      # float of m / 2^64 rounds: widen by the slack below
-    u_hi = u_lo + 2.0 ** -64
-    u_slack = u_lo * 2.0 ** -52
-    out = np.full(c.shape, -1, dtype=np.int8)
-    out[u_hi + u_slack <= s - slack] = 1
-    out[u_lo - u_slack >= s + slack] = 0
-    return out
-
-
-def _tail_enclosure(c: int, eps: float, prec: int) -> tuple[Fraction, Fraction]:
-    """Rational bounds on P(ν >= c) from decimal interval arithmetic at ``prec`` digits."""
-    e = Fraction(eps)
-    z = e * c if c >= 1 else e * (1 - c)
-    if z > Fraction(7 * prec, 3) + 4:
-        # e^{−z} < 10^−prec (ln 10 < 7/3): the loose enclosure [0, 10^−prec] of the tail, without the decimal
-        # exp's huge exponent (a Fraction of 10^(−10^13) digits was the hang of clipping_bounds at n = 2^48)
-        tiny = Fraction(1, 10 ** prec)
-        return (Fraction(0), tiny) if c >= 1 else (1 - tiny, Fraction(1))
-    D = Dec(prec)
-    p_lo, p_hi = D.exp(*D.neg(D.frac(e)))                          # p = e^{−ε}
-    den_lo, den_hi = D.down(D.ctx.add(1, p_lo)), D.up(D.ctx.add(1, p_hi))
-    t_lo, t_hi = D.exp(*D.neg(D.frac(z)))
-    q_lo = D.down(D.ctx.divide(t_lo, den_hi))
-    q_hi = D.up(D.ctx.divide(t_hi, den_lo))
-    if c >= 1:
-        return Fraction(q_lo), Fraction(q_hi)
-    return 1 - Fraction(q_hi), 1 - Fraction(q_lo)
-
-
-def _exact_decide(c: int, first_word: int, eps: float, rng: np.random.Generator) -> bool:
-    """U < P(ν >= c) exactly, U = 0.w1 w2 ... with w1 = ``first_word``, further words from ``rng``."""
-    m, nb, prec = int(first_word), 64, 60
-    while True:
-        s_lo, s_hi = _tail_enclosure(c, eps, prec)
-        u_lo, u_hi = Fraction(m, 1 << nb), Fraction(m + 1, 1 << nb)
-        if u_hi <= s_lo:
-            return True
-        if u_lo >= s_hi:
-            return False
-        if s_hi - s_lo > u_hi - u_lo:
-            prec *= 2
-        else:
-            m = (m << 64) | int(words(rng, 1)[0])
-            nb += 64
-
-
-# ---------------------------------------------------------------------------------------------
 # AboveThreshold
 # ---------------------------------------------------------------------------------------------
 def above_threshold(counts_at: Callable[[np.ndarray], np.ndarray], threshold: Fraction, n_steps: int,
@@ -243,13 +110,13 @@ def above_threshold(counts_at: Callable[[np.ndarray], np.ndarray], threshold: Fr
         f = np.asarray(counts_at(idx), dtype=np.int64)
         c = np.array([C - int(v) for v in f], dtype=object) if big else np.int64(C) - f
         w = words(rng, idx.size)
-        dec = _fast_decide(c, w, e2)
+        dec = discrete_laplace_tail_bits(c, w, e2)
         # walk the steps in order: the first success, resolving undecided ones exactly on the way
         cand = np.flatnonzero(dec != 0)
         for pos in cand:
             if dec[pos] == 1:
                 return int(start + pos)
-            if _exact_decide(int(c[pos]), int(w[pos]), e2, rng):
+            if discrete_laplace_tail_exact(int(c[pos]), int(w[pos]), e2, rng):
                 return int(start + pos)
         start += idx.size
         block = min(block * 2, _MAX_BLOCK)
@@ -272,7 +139,7 @@ def above_threshold_law(f: np.ndarray, threshold: Fraction, epsilon: float, *, r
     for rho in range(-R, R + 1):
         w = norm * math.exp(-e1 * abs(rho))
         C = math.ceil(threshold) + rho
-        s = np.array([tail_probability(int(C - fi), e2) for fi in f])
+        s = np.array([discrete_laplace_tail(int(C - fi), e2) for fi in f])
         surv = np.concatenate(([1.0], np.cumprod(1.0 - s)))
         out[:K] += w * surv[:K] * s
         out[K] += w * surv[K]
