@@ -207,6 +207,78 @@ def test_layers_of_the_architecture():
     _assert_no_stale(DEPRECATED_ARROWS, excused, "DEPRECATED_ARROWS")
 
 
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _runtime_nodes(nodes):
+    """Every node that runs when the module (or one of its functions) does: ``if TYPE_CHECKING:`` bodies left out."""
+    for node in nodes:
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            yield from _runtime_nodes(node.orelse)
+            continue
+        yield node
+        yield from _runtime_nodes(ast.iter_child_nodes(node))
+
+
+def _import_arrows(name: str) -> set[str]:
+    """The dpselect modules that ``name`` imports at run time, a function-local import included: each imported
+    module, the packages above it (their ``__init__`` runs first), and ``importlib.import_module("...")``.
+    The root (the facade, see test_no_module_imports_the_package_root) and the importer's own packages are
+    left out: a package always imports its submodules."""
+    package = name if _is_package(name) else name.rpartition(".")[0]
+    found: list[str] = []
+    for node in _runtime_nodes(TREES[name].body):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - (node.level - 1)] if node.level else []
+            mod = ".".join(base + ([node.module] if node.module else []))
+            found += _targets(mod, [a.name for a in node.names])
+        elif (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+              and isinstance(node.args[0].value, str)
+              and (getattr(node.func, "attr", None) or getattr(node.func, "id", None)) in ("import_module", "__import__")):
+            found.append(node.args[0].value)
+    out = set()
+    for target in found:
+        while target and target not in MODULES:       # a name taken from a module: the module
+            target = target.rpartition(".")[0]
+        while target.startswith("dpselect."):
+            if not (name == target or name.startswith(target + ".")):
+                out.add(target)
+            target = target.rpartition(".")[0]
+    return out
+
+
+def _a_circle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import circle of ``graph`` (a -> b -> ... -> a), or None."""
+    state: dict[str, int] = {}          # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(v: str) -> list[str] | None:
+        state[v] = 1
+        path.append(v)
+        for w in sorted(graph.get(v, ())):
+            if state.get(w) == 1:
+                return path[path.index(w):] + [w]
+            if w not in state and (found := visit(w)):
+                return found
+        path.pop()
+        state[v] = 2
+        return None
+
+    for v in sorted(graph):
+        if v not in state and (found := visit(v)):
+            return found
+    return None
+
+
+def test_no_import_circles():
+    circle = _a_circle({name: _import_arrows(name) for name in MODULES})
+    assert circle is None, "an import circle (a function-local import counts): " + " -> ".join(circle or ())
+
+
 def test_the_checks_catch_what_they_should():
     # a planted source of each violation is reported, so none of the tests above passes vacuously
     tree = ast.parse("import dpselect\nfrom . import __version__\nfrom .experiments import table1\n"
@@ -223,6 +295,24 @@ def test_the_checks_catch_what_they_should():
             test_layers_of_the_architecture()
     finally:
         TREES["dpselect.mechanisms"] = saved
+
+
+def test_a_planted_import_circle_fails(monkeypatch):
+    # dpselect.mechanisms imports dpselect.dampening; a function-local import back closes a circle, also one
+    # through importlib, and also through the package of a submodule; an `if TYPE_CHECKING:` import does not
+    back = ("def f():\n    from .mechanisms import select\n",
+            "def f():\n    import importlib\n    return importlib.import_module('dpselect.mechanisms')\n")
+    for source in back:
+        monkeypatch.setitem(TREES, "dpselect.dampening", ast.parse(source))
+        with pytest.raises(AssertionError, match="dpselect.dampening -> dpselect.mechanisms -> dpselect.dampening"):
+            test_no_import_circles()
+    monkeypatch.setitem(TREES, "dpselect.dampening", ast.parse(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .mechanisms import select\n"))
+    test_no_import_circles()
+    monkeypatch.setitem(TREES, "dpselect.quantiles._data", ast.parse("from ..sklearn._select import f\n"))
+    monkeypatch.setitem(TREES, "dpselect.sklearn._select", ast.parse("from ..quantiles import _api\n"))
+    with pytest.raises(AssertionError, match="an import circle"):
+        test_no_import_circles()
 
 
 def test_a_stale_allowlist_entry_fails(monkeypatch):

@@ -17,6 +17,7 @@ from ..accounting.guarantees import BoundedRange, Guarantee
 from ..typing import RngLike
 from ._data import MAX_RECORDS, check_counts, check_share, check_values
 from ._grid import DEFAULT_UTILITY
+from . import _joint, _unbounded
 from ._independent import independent_grid_quantiles, independent_privacy, independent_quantiles
 from ._recursive import TARGETS, recursive_grid_quantiles, recursive_privacy, recursive_quantiles, resolve_targets
 
@@ -188,23 +189,6 @@ def _resolve(method: str, m: int, n: int, epsilon: float, neighbours: str = "rep
     return "independent"
 
 
-def _unbounded() -> Any:
-    try:
-        import importlib
-        mod = importlib.import_module("dpselect.quantiles._unbounded")
-    except ImportError as exc:  # the unbounded method lives in its own module
-        raise ImportError(
-            "bounds=None needs the unbounded method (dpselect.quantiles._unbounded), which is not part of this "
-            f"installation ({exc}); pass bounds=(lo, hi)"
-        ) from None
-    return mod
-
-
-def _joint() -> Any:
-    import importlib
-    return importlib.import_module("dpselect.quantiles._joint")
-
-
 # ---------------------------------------------------------------------------------------------
 # the guarantee
 # ---------------------------------------------------------------------------------------------
@@ -269,7 +253,7 @@ def quantiles_privacy(m: int, *, epsilon: float, method: str, neighbours: Neighb
     if method == "recursive":
         return recursive_privacy(eps, m, targets=tg)
     if method == "unbounded":
-        return _unbounded().unbounded_privacy(eps, m)
+        return _unbounded.unbounded_privacy(eps, m)
     raise ValueError(f"method must be 'joint', 'recursive', 'independent' or 'unbounded', got {method!r}")
 
 
@@ -303,7 +287,7 @@ def bounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, lo:
     elif add_remove:
         raise ValueError(_JOINT_ADD_REMOVE)
     else:
-        out = _joint().joint_quantiles(vals, cnt, uq, epsilon=epsilon, lo=lo, hi=hi, gen=rng)
+        out = _joint.joint_quantiles(vals, cnt, uq, epsilon=epsilon, lo=lo, hi=hi, gen=rng)
     return out[inverse.reshape(-1)]
 
 
@@ -499,12 +483,12 @@ def quantiles(
         return grid_quantiles(vals, cnt, uq, epsilon=eps, candidates=grid, method=resolved,
                               rng=gen, neighbours=nb, targets=tg)[inverse.reshape(-1)]
     if b is None:
-        mod = _unbounded()
-        charge(acc, mod.unbounded_privacy(eps, m), label="quantiles")
-        return np.asarray(mod.unbounded_quantiles(vals, q, epsilon=eps, counts=cnt, rng=gen), dtype=np.float64)
+        charge(acc, _unbounded.unbounded_privacy(eps, m), label="quantiles")
+        return np.asarray(_unbounded.unbounded_quantiles(vals, q, epsilon=eps, counts=cnt, rng=gen,
+                                                         bounded=bounded_quantiles), dtype=np.float64)
     resolved = _resolve(meth, m, n, eps, nb)
     if resolved == "joint":
-        _joint().check_joint_work(eps, n, m)  # imported and its work bounded before the charge
+        _joint.check_joint_work(eps, n, m)  # its work bounded before the charge
     charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved, neighbours=nb, targets=tg), label="quantiles")
     return bounded_quantiles(vals, uq, epsilon=eps, lo=b[0], hi=b[1], method=resolved, counts=cnt,
                              rng=gen, neighbours=nb, targets=tg)[inverse.reshape(-1)]

@@ -246,11 +246,6 @@ def unbounded_privacy(epsilon: float, m: int) -> Guarantee:
     return PureDP(epsilon)
 
 
-def _bounded() -> Callable[..., np.ndarray]:
-    from ._api import bounded_quantiles  # imported late: _api imports this module lazily
-    return bounded_quantiles
-
-
 #: Override of the bounded method run inside the private bounds (tests and measurements); None: ``"auto"``,
 #: resolved by :func:`dpselect.quantiles._api.bounded_quantiles` from m, the inner ε and n exactly as with
 #: public bounds (ε·n/m against AUTO_INDEPENDENT_FROM): clipping to the private bounds leaves n unchanged and
@@ -272,7 +267,7 @@ def inner_method(m: int) -> str:
 
 
 def unbounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, counts: np.ndarray | None,
-                        rng: np.random.Generator) -> np.ndarray:
+                        rng: np.random.Generator, bounded: Callable[..., np.ndarray]) -> np.ndarray:
     """Quantiles without bounds (validated inputs; the caller charges ``unbounded_privacy``).
 
     What it releases: one value per q, in the order of ``qs``: q-core's bounded method (``"auto"``) run inside
@@ -291,6 +286,9 @@ def unbounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, c
     counts : numpy.ndarray of int64 or None
         Multiplicities of ``values``.
     rng : numpy.random.Generator
+    bounded : callable
+        The bounded release, :func:`dpselect.quantiles._api.bounded_quantiles` (passed in by its caller, so
+        that this module does not import the one that imports it).
 
     Returns
     -------
@@ -300,13 +298,15 @@ def unbounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, c
     Examples
     --------
     >>> import numpy as np
+    >>> from dpselect.quantiles._api import bounded_quantiles
     >>> v = np.arange(1000.0)
-    >>> out = unbounded_quantiles(v, np.array([0.5]), epsilon=1.0, counts=None, rng=np.random.default_rng(0))
+    >>> out = unbounded_quantiles(v, np.array([0.5]), epsilon=1.0, counts=None, rng=np.random.default_rng(0),
+    ...                           bounded=bounded_quantiles)
     >>> bool(400 < out[0] < 600)
     True
     """
     vals, cnts = _group(values, counts)
-    return _hybrid(vals, cnts, np.asarray(qs, dtype=np.float64), epsilon, rng, CONFIG)
+    return _hybrid(vals, cnts, np.asarray(qs, dtype=np.float64), epsilon, rng, CONFIG, bounded)
 
 
 #: The design of unbounded_quantiles: the grid of the three bound searches (β = 1 + 2^-3), the record
@@ -340,7 +340,7 @@ def _upper_end(lo: float, g: float) -> float:
 
 
 def _hybrid(vals: np.ndarray, cnts: np.ndarray, qs: np.ndarray, epsilon: float, rng: np.random.Generator,
-            cfg: dict) -> np.ndarray:
+            cfg: dict, bounded: Callable[..., np.ndarray]) -> np.ndarray:
     cum = _cum(cnts)
     n = int(cum[-1])
     qmin, qmax = Fraction(float(qs.min())), Fraction(float(qs.max()))
@@ -352,7 +352,6 @@ def _hybrid(vals: np.ndarray, cnts: np.ndarray, qs: np.ndarray, epsilon: float, 
     lb = cfg["log_beta"]
     k_base = search_down(vals, cum, 0.0, n - lo_rank, e_lo, rng, lb)
     base = 0.0 - _grid_value(k_base, lb)
-    bounded = _bounded()
     k_lo = search_up(vals, cum, base, lo_rank, e_lo, rng, lb)
     lo = base if k_lo == 0 else base + _grid_value(k_lo - 1, lb)
     k_hi = search_up(vals, cum, lo, hi_rank, e_hi, rng, lb)
