@@ -147,8 +147,8 @@ def test_logspace_map_matches_exact_arithmetic():
     hi = rng.choice([-1, 1], 400) * 10 ** rng.uniform(-3, 3, 400)
     for eps, delta in ((0.5, 0.0), (2.0, 0.0), (0.3, 1e-6), (1.0, 0.05)):
         out, lo = ls.key_upper(hi, np.zeros_like(hi), eps, delta)
-        for l, o, q in zip(hi.tolist(), out.tolist(), lo.tolist()):
-            L = Decimal(l)
+        for h, o, q in zip(hi.tolist(), out.tolist(), lo.tolist()):
+            L = Decimal(h)
             a = 1 / (1 + (-L).exp())
             c = 1 / (1 + L.exp())
             e, D = Decimal(eps).exp(), Decimal(delta)
@@ -164,8 +164,8 @@ def test_logspace_map_matches_exact_arithmetic():
                 cond = (c + D) / (c - D)                    # 1 - a' = e^-eps (c - delta)
             # a few ulps of the result, times the condition number of the subtraction in 1 - a'
             tol = Decimal("4e-16") * max(1, abs(ref)) * max(1, cond)
-            assert abs(Decimal(o) + Decimal(q) - ref) <= tol, (l, eps, delta)
-            assert ls.key_upper_scalar(l, 0.0, eps, delta)[0] == pytest.approx(o, rel=1e-15, abs=1e-15)
+            assert abs(Decimal(o) + Decimal(q) - ref) <= tol, (h, eps, delta)
+            assert ls.key_upper_scalar(h, 0.0, eps, delta)[0] == pytest.approx(o, rel=1e-15, abs=1e-15)
 
 
 def test_grid_million_vertices_far_from_fixed_ones():

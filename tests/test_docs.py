@@ -64,7 +64,7 @@ def test_code_block_runs(path, line, code, monkeypatch, tmp_path):
     monkeypatch.chdir(ROOT)
     monkeypatch.setenv("MPLBACKEND", "Agg")
     namespace = {"__name__": "__docs__"}
-    exec(compile(code, f"{path.relative_to(ROOT)}:{line}", "exec"), namespace)  # noqa: S102
+    exec(compile(code, f"{path.relative_to(ROOT)}:{line}", "exec"), namespace)
 
 
 def test_skip_marker_parsing():

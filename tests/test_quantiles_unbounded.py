@@ -6,7 +6,6 @@ the exact bit decider against its float fast path, and accuracy on a DPBench his
 from __future__ import annotations
 
 import itertools
-import math
 from fractions import Fraction
 
 import numpy as np

@@ -1,5 +1,4 @@
 """dpselect.sklearn.PrivateSearchCV: the private randomized search, its estimator protocol and its checks."""
-import math
 
 import numpy as np
 import pytest
@@ -20,7 +19,7 @@ from dpselect.sklearn import _search  # noqa: E402
 
 def _has_tune() -> bool:
     try:
-        from dpselect import tune  # noqa: F401
+        from dpselect import tune
     except ImportError:
         return False
     return hasattr(tune, "select_private_candidate")

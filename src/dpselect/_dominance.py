@@ -749,7 +749,7 @@ def _count_block_levels_2(blockp: np.ndarray, a: np.ndarray, b: np.ndarray, bq: 
     Points and queries are sorted by their first value once; each level reorders them stably by group
     (a radix sort) so that every group's points are in ascending a, and its queries in ascending ka.
     """
-    n, nq = a.size, ka.size
+    nq = ka.size
     out = np.zeros(nq, dtype=np.int64)
     pa = _argsort_nonneg(a)  # points by a
     qa = _argsort_nonneg(ka)  # queries by ka

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numbers
 import numpy as np
 
-from .typing import RngLike  # noqa: F401 (the one public spelling, re-exported for the package's modules)
+from .typing import RngLike  # the one public spelling, for the package's modules
 
 
 def check_rng(rng: RngLike) -> np.random.Generator:

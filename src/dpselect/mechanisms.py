@@ -46,7 +46,6 @@ from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import integrate
 from scipy.special import gammaln
 
 from ._rng import check_rng

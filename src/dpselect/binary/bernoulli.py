@@ -27,7 +27,6 @@ refinement words, so results are reproducible for a seed.
 """
 from __future__ import annotations
 
-import math
 from typing import Callable
 
 import numpy as np

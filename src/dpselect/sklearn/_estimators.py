@@ -708,9 +708,9 @@ class DPMOETClassifier(_PublicSchemaClassifier):
 
     scikit-learn compatibility
     --------------------------
-    As :class:`DiffPID3Classifier`: every check but the two of :data:`EXPECTED_FAILED_CHECKS` passes with the tags ``multi_class=False`` and ``poor_score=True``
-    (trees drawn at random and selected with ε = 1 on the checks' small data sets fail the accuracy
-    threshold of ``check_classifiers_train`` without it).
+    As :class:`DiffPID3Classifier`: every check but the two of :data:`EXPECTED_FAILED_CHECKS` passes with the
+    tags ``multi_class=False`` and ``poor_score=True`` (trees drawn at random and selected with ε = 1 on the
+    checks' small data sets fail the accuracy threshold of ``check_classifiers_train`` without it).
 
     Examples
     --------
