@@ -147,3 +147,22 @@ def _module(dotted: str):
         return importlib.import_module(dotted)
     except ImportError:
         return None
+
+
+GLOSSARY = {"glossary-rng", "glossary-accountant", "glossary-neighbour-models", "glossary-public-quantities",
+            "glossary-top-k-delta", "glossary-bounded-range", "glossary-exact"}
+# the paragraphs the glossary holds, as they were pasted into docstrings before it (one line and a link now)
+PASTED = ("records nothing and leaves", "leaves ``rng`` untouched", "A ``numpy.random.Generator`` (used as is)",
+          "each pick runs with the largest ε0 for which", "As everywhere in dpselect (numpy SPEC 7)")
+
+
+def test_glossary_entries_are_linked_from_the_docstrings_instead_of_pasted():
+    text = (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")
+    assert set(re.findall(r"\{#(glossary-[a-z-]+)\}", text)) == GLOSSARY
+    assert "Glossary: glossary.md" in (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    sources = {p: p.read_text(encoding="utf-8") for p in (ROOT / "src" / "dpselect").rglob("*.py")}
+    refs = {r for s in sources.values() for r in re.findall(r"\]\[(glossary-[a-z-]+)\]", s)}
+    assert refs <= GLOSSARY, refs - GLOSSARY                      # every link names an entry
+    assert {"glossary-rng", "glossary-accountant", "glossary-top-k-delta"} <= refs
+    pasted = sorted(f"{p.relative_to(ROOT)}: {s!r}" for p, t in sources.items() for s in PASTED if s in t)
+    assert not pasted, pasted

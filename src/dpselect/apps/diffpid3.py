@@ -442,9 +442,7 @@ def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: Mechan
         δ = 0, less at δ > 0 in the accountant's ``"adaptive"``/``"fixed"`` modes. With another split
         the steps are unequal and the charge is ``PureDP(B)`` (basic composition: the sum of the
         2(d + 1) parts, rounded up; the library has no optimal composition of unequal pure-DP parts).
-        The charge comes after the arguments are checked and before any random bit is drawn: a refused
-        release raises :class:`~dpselect.BudgetExceededError`, records nothing and leaves ``rng``
-        untouched.
+        Glossary: [accountant][glossary-accountant].
     budget_split : float, default 0.5
         The fraction f, 0 < f < 1, of each level's budget B/(d + 1) spent on the nodes' noisy counts
         (ε_count = f·B/(d + 1), the Laplace scale 1/ε_count of the stopping rule); the rest,

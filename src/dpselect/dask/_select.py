@@ -498,17 +498,15 @@ def exponential(
     utility : str, optional
         With a DataFrame: the name of the utility column.
     rng : seed, Generator or None
-        As everywhere in dpselect (numpy SPEC 7). A PCG64 generator on a dask array of known chunks gives
-        the in-memory selector's bits (module docstring).
+        Glossary: [rng][glossary-rng]. A PCG64 generator on a dask array of known chunks gives the in-memory selector's
+        bits (module docstring).
     monotonic : bool, default False
         All utilities move in the same direction between neighbours: ε·u/Δu instead of ε·u/(2Δu).
     accountant : dpselect.Accountant, optional
-        Charged ``get_mechanism('exponential').privacy(epsilon, k=k)`` (``BoundedRange(ε)``; with an int ``k``
-        the adaptive composition of k ε/k picks) under the label ``"dask.exponential"``, after the arguments
-        are checked and before any random bit is drawn (a refused release raises
-        :class:`~dpselect.BudgetExceededError`, records nothing and leaves ``rng`` untouched). With a Series
-        or DataFrame the number of candidates is known only after the partition pass: ``k`` above it (or a
-        non-finite utility) is then refused after the charge.
+        Charged ``get_mechanism('exponential').privacy(epsilon, k=k)`` (``BoundedRange(ε)``; with an int ``k`` the
+        adaptive composition of k ε/k picks) under the label ``"dask.exponential"`` (glossary:
+        [accountant][glossary-accountant]). With a Series or DataFrame the number of candidates is known only after the
+        partition pass: ``k`` above it (or a non-finite utility) is then refused after the charge.
 
     Returns
     -------
@@ -571,16 +569,15 @@ def report_noisy_max(
     utility : str, optional
         With a DataFrame: the name of the utility column.
     rng : seed, Generator or None
-        As everywhere in dpselect (numpy SPEC 7). A PCG64 generator on a dask array of known chunks gives
-        the in-memory selector's bits (module docstring).
+        Glossary: [rng][glossary-rng]. A PCG64 generator on a dask array of known chunks gives the in-memory selector's
+        bits (module docstring).
     monotonic : bool, default False
     accountant : dpselect.Accountant, optional
         Charged ``get_mechanism('report_noisy_max').privacy(epsilon, k=k, noise=noise)`` (``PureDP(ε)`` for
         Laplace and exponential noise, ``BoundedRange(ε)`` for Gumbel noise) under the label
-        ``"dask.report_noisy_max"``, after the arguments are checked and before any random bit is drawn (a
-        refused release raises :class:`~dpselect.BudgetExceededError`, records nothing and leaves ``rng``
-        untouched). With a Series or DataFrame the number of candidates is known only after the partition
-        pass: ``k`` above it (or a non-finite utility) is then refused after the charge.
+        ``"dask.report_noisy_max"`` (glossary: [accountant][glossary-accountant]). With a Series or DataFrame the number
+        of candidates is known only after the partition pass: ``k`` above it (or a non-finite utility) is then
+        refused after the charge.
 
     Returns
     -------
@@ -639,16 +636,14 @@ def permute_and_flip(
     utility : str, optional
         With a DataFrame: the name of the utility column.
     rng : seed, Generator or None
-        As everywhere in dpselect (numpy SPEC 7). A PCG64 generator on a dask array of known chunks gives
-        the in-memory selector's bits (module docstring).
+        Glossary: [rng][glossary-rng]. A PCG64 generator on a dask array of known chunks gives the in-memory selector's
+        bits (module docstring).
     monotonic : bool, default False
     accountant : dpselect.Accountant, optional
-        Charged ``get_mechanism('permute_and_flip').privacy(epsilon, k=k)`` (``PureDP(ε)``: permute-and-flip
-        is not bounded range) under the label ``"dask.permute_and_flip"``, after the arguments are checked and
-        before any random bit is drawn (a refused release raises :class:`~dpselect.BudgetExceededError`,
-        records nothing and leaves ``rng`` untouched). With a Series or DataFrame the number of candidates is
-        known only after the partition pass: ``k`` above it (or a non-finite utility) is then refused after
-        the charge.
+        Charged ``get_mechanism('permute_and_flip').privacy(epsilon, k=k)`` (``PureDP(ε)``: permute-and-flip is
+        not bounded range) under the label ``"dask.permute_and_flip"`` (glossary: [accountant][glossary-accountant]). With
+        a Series or DataFrame the number of candidates is known only after the partition pass: ``k`` above it (or
+        a non-finite utility) is then refused after the charge.
 
     Returns
     -------
@@ -708,17 +703,15 @@ def local_dampening(
     utility : str, optional
         With a DataFrame: the name of the utility column.
     rng : seed, Generator or None
-        As everywhere in dpselect (numpy SPEC 7). A PCG64 generator on a dask array of known chunks gives
-        the in-memory selector's bits (module docstring).
+        Glossary: [rng][glossary-rng]. A PCG64 generator on a dask array of known chunks gives the in-memory selector's
+        bits (module docstring).
     max_steps : int
         Bound on the dampening walk (as :func:`dpselect.local_dampening`).
     accountant : dpselect.Accountant, optional
-        Charged ``get_mechanism('local_dampening').privacy(epsilon, k=k)`` (``BoundedRange(ε)``; an int ``k``:
-        the adaptive composition of k ε/k picks) under the label ``"dask.local_dampening"``, after the
-        arguments are checked and before any random bit is drawn (a refused release raises
-        :class:`~dpselect.BudgetExceededError`, records nothing and leaves ``rng`` untouched). With a Series
-        or DataFrame the number of candidates is known only after the partition pass: ``k`` above it (or a
-        non-finite utility) is then refused after the charge.
+        Charged ``get_mechanism('local_dampening').privacy(epsilon, k=k)`` (``BoundedRange(ε)``; an int ``k``: the
+        adaptive composition of k ε/k picks) under the label ``"dask.local_dampening"`` (glossary:
+        [accountant][glossary-accountant]). With a Series or DataFrame the number of candidates is known only after the
+        partition pass: ``k`` above it (or a non-finite utility) is then refused after the charge.
 
     Returns
     -------

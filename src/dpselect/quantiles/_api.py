@@ -418,12 +418,11 @@ def quantiles(
         the data.
     rng : numpy.random.Generator or int, optional
     accountant : dpselect.Accountant, optional
-        Charged once, the guarantee of the whole release (:func:`quantiles_privacy`), label
-        ``"quantiles"``, after every argument is checked and before any random bit is drawn; a refused
-        charge raises :class:`~dpselect.BudgetExceededError` and leaves the generator untouched.
+        Charged once, the guarantee of the whole release (:func:`quantiles_privacy`), label ``"quantiles"``
+        (glossary: [accountant][glossary-accountant]).
     neighbours : {"replace_one", "add_remove"}
-        The neighbour model of the guarantee (default ``"replace_one"``, n public; see above). Checked
-        before any charge or draw.
+        The neighbour model of the guarantee (default ``"replace_one"``, n public; glossary:
+        [neighbour models][glossary-neighbour-models]). Checked before any charge or draw.
     targets : {"anchored", "relative"} or None
         The recursive method's subproblem targets (used when the release is recursive: ``method=
         "recursive"``, or ``"auto"`` when it picks it; not by ``bounds=None``, whose inner release keeps

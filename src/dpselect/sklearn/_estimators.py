@@ -484,14 +484,12 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
         ``X`` may be an array or a DataFrame; string columns must be declared in ``categories`` (a
         ``ValueError`` naming ``categories`` otherwise).
     accountant : dpselect.Accountant, optional
-        Every ``fit`` is charged to it, under the label ``"DiffPID3Classifier.fit"``, what the DiffPID3
-        proof certifies (:func:`dpselect.apps.diffpid3.diffpid3`: ``PureDPComposition(ε/(2(d + 1)),
-        2(d + 1))`` with ``budget_split = 0.5``, ``PureDP(ε)`` with another split), after ``X``, ``y``
-        and the parameters are checked and before any random bit is drawn: a fit the budget cannot pay
-        raises :class:`~dpselect.BudgetExceededError` and leaves the estimator unfitted (and
-        ``random_state`` untouched). ``sklearn.base.clone`` (and so ``GridSearchCV``,
-        ``cross_val_score``) gives every clone **the same accountant object**, never a
-        copy: all their fits are charged to one budget.
+        Every ``fit`` is charged to it, under the label ``"DiffPID3Classifier.fit"``, what the DiffPID3 proof
+        certifies (:func:`dpselect.apps.diffpid3.diffpid3`: ``PureDPComposition(ε/(2(d + 1)), 2(d + 1))`` with
+        ``budget_split = 0.5``, ``PureDP(ε)`` with another split), before anything is drawn; a refused fit leaves
+        the estimator unfitted (glossary: [accountant][glossary-accountant]). ``sklearn.base.clone`` (and so
+        ``GridSearchCV``, ``cross_val_score``) gives every clone **the same accountant object**, never a copy: all
+        their fits are charged to one budget.
 
     Attributes
     ----------
@@ -680,9 +678,9 @@ class DPMOETClassifier(_PublicSchemaClassifier):
         As in :class:`DiffPID3Classifier` (the public encoding; no size bound is needed: TPR and TNR
         have global sensitivity 1).
     accountant : dpselect.Accountant, optional
-        Every ``fit`` is charged the whole run (:func:`dpselect.apps.dpmoet.dp_moet`'s guarantee) under the
-        label ``"DPMOETClassifier.fit"``, after the arguments are checked and before any random bit is
-        drawn. Clones share the same accountant object, as in :class:`DiffPID3Classifier`.
+        Every ``fit`` is charged the whole run (:func:`dpselect.apps.dpmoet.dp_moet`'s guarantee) under the label
+        ``"DPMOETClassifier.fit"``, before anything is drawn (glossary: [accountant][glossary-accountant]). Clones share
+        the same accountant object, as in :class:`DiffPID3Classifier`.
 
     Attributes
     ----------

@@ -413,10 +413,9 @@ class PrivateSearchCV(BaseEstimator):
         every draw.
     accountant : dpselect.Accountant, optional
         Charged once per ``fit``, the search's (ε, δ) as certified: ``ApproxDP(privacy_.epsilon(delta), delta)``
-        (``PureDP(privacy_.epsilon(0))`` when ``delta = 0``), accepted in the accountant's ``"basic"`` and
-        ``"fixed"`` modes and in ``"adaptive"`` mode with ``approx_delta >= delta`` (label ``"PrivateSearchCV.fit"``), after the arguments are
-        checked and before any random bit is drawn: a refused charge leaves the search unfitted and ``rng``
-        untouched.
+        (``PureDP(privacy_.epsilon(0))`` when ``delta = 0``), label ``"PrivateSearchCV.fit"``, which an
+        ``"adaptive"`` accountant takes only with ``approx_delta >= delta``; a refused charge leaves the search
+        unfitted (glossary: [accountant][glossary-accountant]).
     n_jobs : int, optional
         Workers for the runs (joblib); the result does not depend on it.
 
