@@ -342,3 +342,30 @@ def test_an_allowlisted_module_still_excuses_its_own_root_import(monkeypatch):
     monkeypatch.setitem(globals(), "ROOT_IMPORT_PENDING", set())
     with pytest.raises(AssertionError, match=r"dask/_items\.py:1"):
         test_no_module_imports_the_package_root()
+
+
+# benchmark figures and issue numbers live in docs/ and benchmarks/RESULTS.md, not in the library's source
+_FIGURES = (re.compile(r"\b\d+(?:\.\d+)?(?:[-–]\d+(?:\.\d+)?)?x (?:faster|slower|lower|higher)\b"),
+            re.compile(r"\b[Ii]ssues? \d+"), re.compile(r"(?<![&/])#\d+\b"),
+            re.compile(r"\b\d+(?:\.\d+)? ?(?:ms|µs)\b"))
+
+
+def _figures(name: str) -> list[str]:
+    path = MODULES[name]
+    shown = path.relative_to(SRC) if path.is_relative_to(SRC) else path.name
+    return [f"{shown}:{i}: {line.strip()}" for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            if any(p.search(line) for p in _FIGURES)]
+
+
+def test_no_benchmark_figures_or_issue_numbers_in_the_library():
+    found = [hit for name in MODULES if _layer(name) < 2 for hit in _figures(name)]
+    assert not found, "move these to docs/ or benchmarks/RESULTS.md:\n" + "\n".join(found)
+
+
+def test_a_planted_figure_is_found(monkeypatch, tmp_path):
+    for text in ("# 3-4x faster than argsort\n", '"""See issue 35."""\n', "# (opendp#2911)\n", "# takes 12 ms\n"):
+        planted = tmp_path / "planted.py"
+        planted.write_text(text, encoding="utf-8")
+        monkeypatch.setitem(MODULES, "dpselect.mechanisms", planted)
+        with pytest.raises(AssertionError, match="planted.py:1"):
+            test_no_benchmark_figures_or_issue_numbers_in_the_library()

@@ -36,7 +36,7 @@ with the ``elementwise`` sensitivity function
 thousands of distances per call) and samples with :func:`dpselect.mechanisms.dampened_select`; shifted
 local dampening takes the shift G with a rigorous bound from
 :func:`~dpselect.utilities.information_gain.ig_shift_with_error` (a closed form over the upper envelope
-of the sensitivity curves, 15-20x faster than walking the ~N distances; equal to the core's
+of the sensitivity curves, much faster than walking the ~N distances: docs/trees.md; equal to the core's
 :func:`~dpselect.dampening.shift_totals_with_error` within the bounds) and samples with
 :func:`dpselect.mechanisms.shifted_select`. Near-ties are settled with the exact rational D and G of the
 core (:func:`~dpselect.dampening.dampen_exact`, :func:`~dpselect.dampening.shift_total_exact`). The

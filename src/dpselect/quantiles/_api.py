@@ -348,10 +348,8 @@ def quantiles(
       λ·n_S (λ = where q sits between the quantiles released at its ends, on a 1/16 grid), whose
       sensitivity is μ = max(λ, 1 − λ) <= 1 (1/2 for a subproblem's median), and spends ε/(2L·μ)
       (ε/L at the root): one ε/L-bounded-range level per level, so about ε/L per release where the
-      anchored targets get ε/(2L − 1); better where records are spread (measured at m = 9, ε <= 0.1:
-      1.1-2.3x lower rank error on HEPTH, MEDCOST, NETTRACE, SEARCHLOGS), worse on atoms, where it inherits
-      the parent's rank error (ADULTFRANK 2.6 -> 12.5·10⁻³ at ε = 0.1; docs/quantiles.md). Releases are sorted
-      by construction.
+      anchored targets get ε/(2L − 1); better where records are spread, worse on atoms, where it inherits
+      the parent's rank error (measured in docs/quantiles.md). Releases are sorted by construction.
     * ``"joint"``: JointExp (Gillenwater, Joseph & Kulesza, ICML 2021): one exponential mechanism over
       sorted vectors o_1 <= ... <= o_m with utility −Σ_i |#{x in [o_(i−1), o_i)} − (q_i − q_(i−1))·n|
       (sensitivity 2), density ∝ exp(ε·u/4), sampled exactly (see :mod:`dpselect.quantiles._joint`).

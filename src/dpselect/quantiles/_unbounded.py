@@ -47,8 +47,8 @@ almost nothing, so nearly all of ε goes to the bounded part). The rest of ε (r
 m, that ε and n, all public) on the data clipped to [lo, hi]. Clipping to bounds that are
 themselves released values is a fixed 1-Lipschitz map of each record given those values, so replace-one
 neighbours stay replace-one neighbours (or become equal) and the bounded method keeps its guarantee; by
-adaptive sequential composition the whole release is ε-DP. Measured on DPBench (m = 9 deciles, ε = 0.1 and 1, 50 runs; the
-table is in docs/clipping.md): within 0.75x–1.28x of the best bounded method given the public range (0, 4095).
+adaptive sequential composition the whole release is ε-DP. docs/clipping.md compares it, on DPBench, with the
+best bounded method given the public range.
 """
 from __future__ import annotations
 
@@ -72,8 +72,8 @@ GRID_SIZE = int(math.log(np.finfo(np.float64).max) / _LOG_BETA) - 1
 _MAX_BLOCK = 1 << 15
 _SPLIT = 0.5
 #: ε1/ε of a search aimed at rank n (the maximum). 3/4 gives a lighter overshoot tail (see above_threshold) but
-#: stops early more often: measured on the Adult capital-gain mean (docs/clipping.md, 200 runs) the RMSE was
-#: 447 / 51 / 6.8 / 3.6 with 1/2 and 559 / 307 / 25 / 2.8 with 3/4 at ε = 0.1 / 0.5 / 1 / 2, so 1/2 it is.
+#: stops early more often: on the Adult capital-gain mean (docs/clipping.md) 1/2 had the lower RMSE at every ε
+#: below 2, so 1/2 it is.
 MAX_SPLIT = 0.5
 
 
@@ -251,9 +251,9 @@ def unbounded_privacy(epsilon: float, m: int) -> Guarantee:
 #: public bounds (ε·n/m against AUTO_INDEPENDENT_FROM): clipping to the private bounds leaves n unchanged and
 #: m and ε are public, so the choice reads nothing private. Until 2026-11-28 the rule was m alone
 #: (independent for m <= 9, recursive above), chosen when ``"auto"`` still read the number of distinct
-#: values (which clipping changes); it lost by 10^3-10^4x on INCOME and PATENT at m = 99, ε >= 0.1, where
-#: independent reaches the bins' best and recursive inherits rank error on their atoms (benchmarks/RESULTS.md,
-#: target 2).
+#: values (which clipping changes); it lost by orders of magnitude on INCOME and PATENT at m = 99, ε >= 0.1,
+#: where independent reaches the bins' best and recursive inherits rank error on their atoms
+#: (benchmarks/RESULTS.md).
 INNER_METHOD: str | None = None
 
 
@@ -319,9 +319,8 @@ def search_epsilon(epsilon: float, margin: Fraction, cfg: dict, n: int = 10 ** 9
     """ε of one bound search: C / margin records (C = 20: a search with ε_s stops about 15/ε_s records early on
     the coarse grid, so the stop stays inside the margin), at most ε/16 (ε/8 when n·ε <= 500, where the
     searches need more of the budget); a function of the public n, qs and ε only. Measured (DPBench m = 9 and
-    synthetic n = 200 to 5,000): C = 20 was as good as or better than 40; the cap 1/16 beat 1/8 for
-    n·ε from about 900 up (MEDCOST at ε = 0.1: 1.17x against 1.34x the bounded error) and lost below 500
-    (n = 200, ε = 0.5: mean rank error 0.34 against 0.12)."""
+    synthetic n = 200 to 5,000): C = 20 was as good as or better than 40; the cap 1/16 beat
+    1/8 for n·ε from about 900 up and lost below 500."""
     cap = epsilon * (cfg["cap_small"] if n * epsilon <= cfg["small"] else cfg["cap"])
     if margin <= 0:
         return cap

@@ -660,11 +660,8 @@ class DPMOETClassifier(_PublicSchemaClassifier):
         "accuracy": the count of correctly classified training records (sensitivity 1), what the
         classifier is scored by. The paper's "pareto" (PrivPareto on TPR, TNR) and "agg" (PrivAgg on
         w_TPR·TPR + w_TNR·TNR) select for the TPR/TNR trade-off, not for accuracy: "pareto" picks
-        trees anywhere on the front, "always positive" included. On Adult (train/test split 0.7/0.3,
-        ε = 1, the other defaults), test accuracy over seeds 0-4: "accuracy" 0.764 (0.756-0.772),
-        "pareto" 0.417 (0.246-0.728), "agg" with (3, 2) 0.609 (0.532-0.716); the constant
-        predictor scores 0.754 (``benchmarks/bench_dpmoet_defaults.py``; ``generations=10`` gives 0.773,
-        0.756-0.796, at about 3x the time).
+        trees anywhere on the front, "always positive" included. docs/trees.md has their test accuracies
+        on Adult (``benchmarks/bench_dpmoet_defaults.py``): "accuracy" is the best of the three there.
     mechanism : str, default "local_dampening"
         Any selection mechanism or alias (EM, PF, RNM, LD, SLD). With "accuracy" a local mechanism
         has the exponential mechanism's law (the count's sensitivity is the constant 1).
