@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -342,6 +343,82 @@ def test_an_allowlisted_module_still_excuses_its_own_root_import(monkeypatch):
     monkeypatch.setitem(globals(), "ROOT_IMPORT_PENDING", set())
     with pytest.raises(AssertionError, match=r"dask/_items\.py:1"):
         test_no_module_imports_the_package_root()
+
+
+# Third-party imports by place (docs/architecture.md): the library needs numpy and scipy only; an optional
+# extra is imported in its integration subpackage (package -> the modules or packages allowed), and the
+# reproductions may use their own tools (matplotlib for the figures, the baselines they compare with).
+CORE_PACKAGES = {"numpy", "scipy"}
+EXTRAS = {
+    "dask": ("dpselect.dask",),
+    "distributed": ("dpselect.dask",),
+    "pandas": ("dpselect.dask", "dpselect.sklearn"),
+    "sklearn": ("dpselect.sklearn",),
+    "networkx": ("dpselect.graphs",),
+    "joblib": (),          # only as OPTIONAL_IN_CORE says
+    "matplotlib": (),      # the reproductions, and OPTIONAL_IN_CORE
+}
+# A core module that offers one optional extra, imported inside the one function that needs it (so that
+# `import dpselect` never needs it): (module, package). Each entry must still match an import.
+OPTIONAL_IN_CORE = {
+    ("dpselect.accounting.accountant", "matplotlib"),   # Accountant.plot
+    ("dpselect.tune._select", "joblib"),                # n_jobs > 1
+}
+
+
+def _third_party_imports(name: str):
+    """(line, top-level package, inside a function) of every run-time import of a package outside the
+    standard library and dpselect."""
+    functions = [n for n in ast.walk(TREES[name]) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    local = {id(n) for f in functions for n in ast.walk(f)}
+    for node in _runtime_nodes(TREES[name].body):
+        if isinstance(node, ast.Import):
+            mods = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            mods = [node.module]
+        else:
+            continue
+        for mod in mods:
+            top = mod.split(".")[0]
+            if top != "dpselect" and top not in sys.stdlib_module_names:
+                yield node.lineno, top, id(node) in local
+
+
+def _within(name: str, places: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in places)
+
+
+def test_third_party_imports_by_layer():
+    bad, excused = [], set()
+    for name in MODULES:
+        for line, top, in_function in _third_party_imports(name):
+            if top in CORE_PACKAGES or _layer(name) == 2 or _within(name, EXTRAS.get(top, ())):
+                continue
+            if (name, top) in OPTIONAL_IN_CORE and in_function:
+                excused.add((name, top))
+                continue
+            bad.append(f"{MODULES[name].relative_to(SRC)}:{line} ({LAYER_NAMES[max(_layer(name), 0)]}) imports {top}")
+    assert not bad, "third-party imports outside the places docs/architecture.md gives them:\n" + "\n".join(bad)
+    _assert_no_stale(OPTIONAL_IN_CORE, excused, "OPTIONAL_IN_CORE")
+
+
+def test_a_planted_third_party_import_fails(monkeypatch):
+    # pandas in the core, dask in an application outside dpselect.dask, matplotlib at the top of a core
+    # module that may only import it in a function: each is reported; the same pandas in dpselect.dask is not
+    for module, source, shown in (("dpselect.mechanisms", "import pandas\n", "mechanisms.py:1 (core) imports pandas"),
+                                  ("dpselect.quantiles._data", "def f():\n    import dask.array\n",
+                                   "_data.py:2 (applications) imports dask"),
+                                  ("dpselect.accounting.accountant", "import matplotlib.pyplot\n",
+                                   "accountant.py:1 (core) imports matplotlib")):
+        monkeypatch.setitem(TREES, module, ast.parse(source))
+        with pytest.raises(AssertionError, match=re.escape(shown)):
+            test_third_party_imports_by_layer()
+        monkeypatch.undo()
+    monkeypatch.setitem(TREES, "dpselect.dask._items", ast.parse("import pandas\nimport numpy\n"))
+    test_third_party_imports_by_layer()
+    monkeypatch.setitem(globals(), "OPTIONAL_IN_CORE", OPTIONAL_IN_CORE | {("dpselect.mechanisms", "joblib")})
+    with pytest.raises(AssertionError, match=r"stale OPTIONAL_IN_CORE allowlist entries.*dpselect\.mechanisms"):
+        test_third_party_imports_by_layer()
 
 
 # benchmark figures and issue numbers live in docs/ and benchmarks/RESULTS.md, not in the library's source
