@@ -12,7 +12,8 @@ from scipy import stats
 from dpselect.binary import (BinaryMechanism, DatasetGraph, DPPair, induced_bounds, optimal_extension,
                              optimal_mechanism, optimal_probability)
 from dpselect.binary import _logspace as ls
-from dpselect.binary.bernoulli import bernoulli_log, exact_less_than_exp
+from dpselect._exact_random import less_than_exp
+from dpselect.binary import bernoulli_log
 from dpselect.binary.extension import resolve_privacy
 
 getcontext().prec = 80
@@ -326,9 +327,9 @@ def test_exact_comparison_below_the_float_range():
     log_p = -800.0
     K = p_bits(log_p, 64 * 19)
     assert K >> 64 == 0 and K > 0                              # the first 18 words of p are zero
-    res, used = exact_less_than_exp(log_p, 0, Script([0] * 17 + [K - 1]))
+    res, used = less_than_exp(log_p, 0, Script([0] * 17 + [K - 1]))
     assert (res, used) == (1, 19)
-    res, used = exact_less_than_exp(log_p, 0, Script([0] * 17 + [K + 1]))
+    res, used = less_than_exp(log_p, 0, Script([0] * 17 + [K + 1]))
     assert (res, used) == (0, 19)
 
 

@@ -15,7 +15,8 @@ import pytest
 from dpselect import _exact_random as er
 from dpselect import sampling
 from dpselect.apps import median
-from dpselect.binary import bernoulli
+from dpselect import binary
+from dpselect.binary import mechanism as binary_mechanism
 from dpselect.dask import _select
 
 M64 = 1 << 64
@@ -43,8 +44,7 @@ def test_one_implementation_shared_by_the_callers():
     assert sampling._bits64 is er.words
     assert sampling.laplace_below is er.laplace_below
     assert sampling._Dec is er.Dec
-    assert bernoulli.exact_less_than_exp is er.less_than_exp
-    assert bernoulli._words_from is er.words_drawer
+    assert binary.bernoulli_log is binary_mechanism.bernoulli_log is er.bernoulli_log
     assert _select._draw is er.words
     assert median._bernoulli is er.bernoulli_rational_bytes
     assert median._uniform_float is er.uniform_float_bytes
@@ -190,13 +190,13 @@ def test_laplace_below_seeded_law():
 # ---------------------------------------------------------------------------------------------
 # the discrete Laplace law (the AboveThreshold of the quantiles and PrivateSearchCV's score noise)
 # ---------------------------------------------------------------------------------------------
-def test_bernoulli_exp_is_u_below_exp_exactly():
-    # x = float(ln 2) is just below ln 2, so e^{-x} = 1/2 + 1.2e-17 (the float read exactly): U = 1/2 + 2^-64
-    # (the first word 2^63 + 1) is below it, U = 1/2 + 2^-55 is not; x = 0 draws nothing, x = inf is False
-    assert er.bernoulli_exp(math.log(2.0), Words([(1 << 63) + 1])) is True
-    assert er.bernoulli_exp(math.log(2.0), Words([(1 << 63) + (1 << 9)])) is False
-    w = Words([])
-    assert er.bernoulli_exp(0.0, w) is True and er.bernoulli_exp(math.inf, w) is False and w.used == 0
+def test_bernoulli_log_is_u_below_exp_exactly():
+    # log p = −float(ln 2) is just above −ln 2, so p = 1/2 + 1.2e-17 (the float read exactly): U = 1/2 + 2^-64
+    # (the first word 2^63 + 1) is below it, decided by the exact step; U = 1/2 + 2^-55 is not
+    for word, want in (((1 << 63) + 1, 1), ((1 << 63) + (1 << 9), 0), (1 << 62, 1), (3 << 62, 0)):
+        w = Words([word, 0, 0])
+        assert er.bernoulli_log([-math.log(2.0)], bits=w.draw).tolist() == [want]
+        assert w.used == 1      # near 1/2 the float step cannot tell, the exact one does with the same word
 
 
 @pytest.mark.parametrize("eps", [0.0, -1.0, math.inf, math.nan, True, "1"])

@@ -297,7 +297,7 @@ def test_tiny_epsilon_noise_costs_bounded_work(monkeypatch):
             return real(*a, **k)
         return f
 
-    monkeypatch.setattr(_exact_random, "bernoulli_exp", counting(_exact_random.bernoulli_exp))
+    monkeypatch.setattr(_exact_random, "bernoulli_log", counting(_exact_random.bernoulli_log))
     rng = np.random.default_rng(0)
     draws = [_search.discrete_laplace(1e-12, rng) for _ in range(50)]
     assert calls["n"] < 50 * 200

@@ -2,8 +2,8 @@
 the discrete Laplace law.
 
 One implementation of the pieces that turn a generator's random bits into exact draws, used by
-:mod:`dpselect.sampling` (and through it every exact selector), :mod:`dpselect.binary.bernoulli`,
-:mod:`dpselect.dask`, the median and the quantiles; the one exact Bernoulli(e^{−x}) (:func:`bernoulli_exp`)
+:mod:`dpselect.sampling` (and through it every exact selector), :mod:`dpselect.binary`,
+:mod:`dpselect.dask`, the median and the quantiles; the one exact Bernoulli(e^{−x}) (:func:`bernoulli_log`)
 and the one discrete Laplace (:func:`discrete_laplace`, its tail bit for AboveThreshold) live here, and
 applications call them instead of re-implementing one. A uniform ``U`` in [0, 1) is handled as its binary
 expansion ``0.w1 w2 w3 ...`` in 64-bit words, drawn lazily: a comparison with an exact (rational or
@@ -15,7 +15,7 @@ seed gives the same outputs; merging them would change every seeded output of on
 * *words* (:func:`words`, :func:`next_word`): ``Generator.integers(0, 2^64 − 1, endpoint=True, dtype=uint64)``,
   one raw 64-bit output of the bit generator per word. Used by the exact samplers of
   :mod:`dpselect.sampling` (hence every exact selector and ``laplace_below``), by
-  :func:`dpselect.binary.bernoulli.bernoulli_log` and by :mod:`dpselect.dask`, which replays the
+  :func:`bernoulli_log` (public as ``dpselect.binary.bernoulli_log``) and by :mod:`dpselect.dask`, which replays the
   sampler's first words on its workers (its block streams must be the same words, word for word).
 * *bytes* (:func:`next_word_bytes`, :func:`bernoulli_rational_bytes`, :func:`uniform_float_bytes`):
   ``int.from_bytes(Generator.bytes(8), "little")``, two 32-bit draws. Used by :mod:`dpselect.apps.median`
@@ -38,10 +38,15 @@ from decimal import Decimal
 from typing import Callable, Tuple
 
 import numpy as np
+from numpy.typing import ArrayLike
+
+from ._rng import check_rng
+from ._validation import short_repr
+from .typing import RngLike
 
 __all__ = ["U64_MAX", "INV64", "words", "words_drawer", "next_word", "next_word_bytes", "Dec",
            "bernoulli_rational", "bernoulli_rational_bytes", "uniform_float", "uniform_float_bytes",
-           "exp_enclosure", "less_than_exp", "laplace_below", "bernoulli_exp", "geometric", "discrete_laplace",
+           "exp_enclosure", "less_than_exp", "laplace_below", "bernoulli_log", "geometric", "discrete_laplace",
            "discrete_laplace_tail", "discrete_laplace_tail_bits", "discrete_laplace_tail_exact"]
 
 U64_MAX = np.iinfo(np.uint64).max
@@ -139,10 +144,9 @@ def exp_enclosure(log_p: float, prec: int) -> tuple[Fraction, Fraction]:
 def less_than_exp(log_p: float, first_word: int, draw: Callable[[int], np.ndarray]) -> tuple[int, int]:
     """Decide ``U < exp(log_p)`` exactly for ``U = 0.w1 w2 ...`` (64-bit words, ``w1 = first_word``).
 
-    The exact refinement step of :func:`~dpselect.binary.bernoulli.bernoulli_log`: the dyadic interval of
-    ``U`` is compared with a rational enclosure of ``exp(log_p)`` from a correctly rounded decimal
-    exponential, and the wider of the two is narrowed until they separate. Public as
-    ``dpselect.binary.bernoulli.exact_less_than_exp``.
+    The exact refinement step of :func:`bernoulli_log`: the dyadic interval of ``U`` is compared with a
+    rational enclosure of ``exp(log_p)`` from a correctly rounded decimal exponential, and the wider of the
+    two is narrowed until they separate.
 
     Parameters
     ----------
@@ -163,9 +167,8 @@ def less_than_exp(log_p: float, first_word: int, draw: Callable[[int], np.ndarra
     Examples
     --------
     >>> import math, numpy as np
-    >>> from dpselect.binary.bernoulli import exact_less_than_exp
     >>> more = lambda size: np.zeros(size, dtype=np.uint64)
-    >>> exact_less_than_exp(math.log(0.5), 2**62, more), exact_less_than_exp(math.log(0.5), 3 * 2**62, more)
+    >>> less_than_exp(math.log(0.5), 2**62, more), less_than_exp(math.log(0.5), 3 * 2**62, more)
     ((1, 1), (0, 1))
     """
     if log_p == 0.0:
@@ -351,23 +354,121 @@ def laplace_below(x: float | Fraction, scale: float, rng: np.random.Generator) -
 
 
 # ---------------------------------------------------------------------------------------------
-# exact discrete Laplace: Bernoulli(e^{−x}), the geometric magnitude, the noise, the tail bit ν >= c
+# exact Bernoulli(e^{log p}), vectorised
 # ---------------------------------------------------------------------------------------------
-def bernoulli_exp(x: float, rng: np.random.Generator) -> bool:
-    """True with probability exactly e^{−x}, x >= 0 a float read as an exact rational (*words* convention)."""
-    if x == 0.0:
-        return True
-    if math.isinf(x):
-        return False
-    return bool(less_than_exp(-x, next_word(rng), words_drawer(rng))[0])
+# Exact Bernoulli sampling from log-probabilities, using only random bits.
+#
+# ``bernoulli_log(log_p, rng)`` draws ``X ~ Bernoulli(p)`` with ``p = exp(log_p)`` *exactly*, reading each
+# float ``log_p`` as the exact rational it is: ``X = 1`` iff ``U < p`` for a uniform ``U`` whose binary
+# expansion is drawn lazily from the generator, 64 bits at a time. ``rng.random() < p`` is not this: its
+# uniform has 53 bits, so every ``p < 2^-53`` is rounded to "impossible" (and ``p`` itself is rounded to the
+# grid), which is exactly the tail a private mechanism must keep (Mironov 2012; here: an optimal binary
+# mechanism's ``Pr[M = 1] = 1e-30`` next to a neighbour's ``1e-30 e^-eps``).
+#
+# Algorithm. The first 64 bits give an integer ``k`` and ``U in [k 2^-64, (k+1) 2^-64)``.
+#
+# 1. *Vectorised float decision.* With ``p_f = exp(log_p)`` in float64 and a rigorous slack (numpy's ``exp``
+#    is within a few ulp; we allow a relative ``1e-14`` plus an absolute ``1e-300`` for underflow, and
+#    ``2^12`` for rounding ``k`` to float), ``X = 1`` is certain when ``(k + 2^12) 2^-64 <= p_f (1 - 1e-14) -
+#    1e-300`` and ``X = 0`` when ``(k - 2^12) 2^-64 >= p_f (1 + 1e-14) + 1e-300``. This decides all but a
+#    fraction ``~ 2^-51 + 2e-14 p`` of the draws.
+# 2. *Exact refinement* for the rest (and for every ``p`` below ``~2^-52``, when ``k`` is small):
+#    ``exp(log_p)`` in :mod:`decimal` at ``P`` digits is correctly rounded (the module's guarantee), so
+#    ``p`` lies in ``e (1 +- 10^{1-P})``; the dyadic interval of ``U`` (as a :class:`fractions.Fraction`) is
+#    compared with that enclosure. If neither is decided, the wider of the two intervals is narrowed: 64
+#    more bits of ``U``, or twice the digits. ``p`` is irrational for ``log_p != 0`` (Lindemann), so this
+#    ends with probability 1, after ``1 + 2^-64 + ...`` extra words on average.
+#
+# ``log_p = 0`` gives 1 and ``log_p = -inf`` gives 0 without drawing. The draws consume one 64-bit word per
+# element (``Generator.integers`` over the full uint64 range, i.e. the bit generator's raw output) plus the
+# refinement words, so results are reproducible for a seed.
+_BERN_SLACK_K = 4096.0     # >= 2 x the rounding error of a uint64 -> float64 conversion (2^10)
+_BERN_REL = 1e-14          # numpy exp: a few ulp
+_BERN_ABS = 1e-300         # subnormal / underflowed exp
 
 
+def bernoulli_log(log_p: ArrayLike, rng: RngLike = None, *,
+                  bits: Callable[[int], np.ndarray] | None = None) -> np.ndarray:
+    """Independent exact ``Bernoulli(exp(log_p))`` draws (int8 array of the shape of ``log_p``).
+
+    ``X = 1`` iff ``U < p`` for a uniform ``U`` whose bits are drawn lazily (the algorithm is in the section
+    above): every ``p`` is kept exactly, however small, which a float comparison ``rng.random() < p`` would
+    round to 0. The one exact Bernoulli(e^{−x}) of the library: the binary mechanisms and the discrete
+    Laplace draw theirs here.
+
+    Parameters
+    ----------
+    log_p : float or array of floats <= 0
+        Log-probabilities of the outcome 1; ``-inf`` means probability 0.
+    rng : numpy.random.Generator, int seed or None
+        Source of random bits.
+    bits : callable, optional
+        Keyword-only: ``bits(size) -> uint64 array`` replacing the generator (tests script the uniform's
+        words with it).
+
+    Returns
+    -------
+    ndarray of int8, of the shape of ``log_p``
+        The draws, 0 or 1.
+
+    Raises
+    ------
+    TypeError
+        ``log_p`` is not a float or an array of floats.
+    ValueError
+        A ``log_p`` above 0 or NaN, or ``bits`` returning the wrong number of words.
+
+    Examples
+    --------
+    >>> import math
+    >>> x = bernoulli_log([math.log(0.5)] * 10000 + [-800.0], rng=1)   # p = e^-800 < 1e-347 stays possible
+    >>> abs(int(x[:-1].sum()) - 5000) < 200, int(x[-1])
+    (True, 0)
+    >>> x.shape, x.dtype.name
+    ((10001,), 'int8')
+    """
+    try:
+        raw = np.asarray(log_p)
+        ok = raw.dtype.kind in "biuf" or (raw.dtype.kind == "O" and not any(
+            isinstance(v, (str, bytes)) or v is None for v in raw.ravel()))
+        lp = raw.astype(np.float64) if ok else None
+    except (TypeError, ValueError):   # ragged nesting, objects without a float value
+        lp = None
+    if lp is None:
+        raise TypeError(f"log_p must be a float or an array of floats (log-probabilities <= 0), got "
+                        f"{short_repr(log_p)} ({type(log_p).__name__})")
+    shape = lp.shape
+    lp = lp.ravel()
+    if np.isnan(lp).any() or (lp > 0).any():
+        bad = lp[np.isnan(lp) | (lp > 0)][0]
+        raise ValueError(f"log_p must be log-probabilities (<= 0, not NaN), got {float(bad)!r}")
+    draw = bits if bits is not None else words_drawer(check_rng(rng))
+    k = np.asarray(draw(lp.size), dtype=np.uint64)
+    if k.shape != lp.shape:
+        raise ValueError(f"bits({lp.size}) must return {lp.size} uint64 words, got shape {k.shape}")
+    kf = k.astype(np.float64)
+    with np.errstate(under="ignore"):
+        pf = np.exp(lp)
+    yes = (kf + _BERN_SLACK_K) * INV64 <= pf * (1.0 - _BERN_REL) - _BERN_ABS
+    no = (kf - _BERN_SLACK_K) * INV64 >= pf * (1.0 + _BERN_REL) + _BERN_ABS
+    out = yes.astype(np.int8)
+    out[lp == 0.0] = 1
+    out[np.isneginf(lp)] = 0
+    todo = np.flatnonzero(~(yes | no) & (lp != 0.0) & ~np.isneginf(lp))
+    for i in todo.tolist():
+        out[i] = less_than_exp(float(lp[i]), int(k[i]), draw)[0]
+    return out.reshape(shape)
+
+
+# ---------------------------------------------------------------------------------------------
+# exact discrete Laplace: the geometric magnitude (Bernoulli(e^{−x}) trials), the noise, the tail bit ν >= c
+# ---------------------------------------------------------------------------------------------
 def _bernoulli_logistic(x: float, rng: np.random.Generator) -> bool:
     """Bernoulli(a / (1 + a)) with a = e^{−x}: fair coin 0 -> False; else Bernoulli(a) True, or retry."""
     while True:
         if next_word(rng) >> 63 == 0:
             return False
-        if bernoulli_exp(x, rng):
+        if bernoulli_log([-x], rng)[0]:
             return True
 
 
@@ -379,7 +480,7 @@ def geometric(epsilon: float, rng: np.random.Generator) -> int:
     P(digit i = 1) = a_i / (1 + a_i), a_i = e^{−ε·2^i}. Every exponent ε·2^i is an exact float.
     """
     j, g = 0, 0
-    while bernoulli_exp(math.ldexp(epsilon, j), rng):
+    while bernoulli_log([-math.ldexp(epsilon, j)], rng)[0]:
         g += 1 << j
         j += 1
     for i in range(j):
@@ -393,8 +494,19 @@ def discrete_laplace(epsilon: float, rng: np.random.Generator) -> int:
 
     A fair sign and a :func:`geometric` magnitude, "negative zero" rejected (Canonne, Kamath & Steinke
     2020), from random bits only: ``count + discrete_laplace(ε / Δ, rng)`` is ε-DP for an integer
-    statistic of sensitivity Δ under the neighbour model that Δ is for. ``epsilon`` is read as an exact
-    rational; round it down when it is a quotient (a larger ε is less noise).
+    statistic of sensitivity Δ under the neighbour model that Δ is for.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε / Δ > 0, read as an exact rational: round a quotient down (a larger value is less noise).
+    rng : numpy.random.Generator
+        The source of random 64-bit words (glossary: [rng][glossary-rng]).
+
+    Returns
+    -------
+    int
+        The noise Z.
 
     Examples
     --------
