@@ -5,8 +5,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from dpselect import SensitivityFunction, constant, dampen, maximum, weighted_sum
-from dpselect.dampening import dampen_exact, dampen_with_error, shift_total_exact, shift_totals, shift_totals_with_error
+from dpselect import SensitivityFunction, constant, maximum, weighted_sum
+from dpselect.dampening import dampen, dampen_exact, dampen_with_error, shift_total_exact, shift_totals, shift_totals_with_error
 
 
 def ebc_example_sf(n=8):

@@ -14,9 +14,9 @@ import pytest
 
 from dpselect import _exact_random as er
 from dpselect import sampling
-from dpselect.apps import median
 from dpselect import binary
 from dpselect.binary import mechanism as binary_mechanism
+from dpselect.quantiles import _median as median
 from dpselect.dask import _select
 
 M64 = 1 << 64
