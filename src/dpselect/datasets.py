@@ -11,7 +11,7 @@ Finding the data is not the library's business: its loaders take a path, and the
 """
 from __future__ import annotations
 
-from .graphs._graph import load_dataset_graph, load_edge_list
+from ._graph import load_dataset_graph, load_edge_list
 from .tabular import load_acs, load_adult, load_nltcs, load_table
 
 __all__ = ["load_nltcs", "load_acs", "load_adult", "load_table", "load_edge_list", "load_dataset_graph",

@@ -16,7 +16,7 @@ from .._rng import check_rng
 from ..typing import RngLike
 from .._validation import check_k, check_positive
 from ..dampening import dampen_with_error, shift_totals_with_error
-from ._graph import Graph
+from .._graph import Graph
 from ..sensitivity import SensitivityFunction
 from ..utilities.graph import ebc, ebc_global_sensitivity, ebc_sensitivity, public_max_degree
 from .._boundary import charge, check_accountant

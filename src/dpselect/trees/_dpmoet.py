@@ -49,7 +49,7 @@ import numpy as np
 from .._rng import check_rng
 from ..typing import RngLike
 from .._validation import check_choice, check_int, check_positive
-from ..multiobjective._metric import metric_c  # noqa: F401  (re-exported: DP-MOET reports it)
+from ..multiobjective._metric import metric_c  # re-exported: DP-MOET reports it
 from ..multiobjective._pareto_score import pareto_score
 from ..multiobjective._select import priv_agg, priv_pareto
 from ..sensitivity import constant

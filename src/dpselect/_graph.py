@@ -38,7 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
-from .._threads import map_in_threads, resolve_threads
+from ._threads import map_in_threads, resolve_threads
 
 __all__ = [
     "Graph",
@@ -97,8 +97,6 @@ def _check_simple_adjacency(a: sp.csr_array) -> None:
     a.eliminate_zeros()
     data = a.data
     if data.size and (data.dtype.kind not in "biuf" or not np.all(data == 1)):
-        k = int(np.flatnonzero(data != 1)[0]) if data.dtype.kind in "biuf" else 0
-        row = int(np.searchsorted(a.indptr, k, side="right") - 1)
         # the entry and where it sits are private (edges are the data under edge-DP): the rule only
         raise ValueError("adjacency must hold only 0/1 entries (an unweighted simple graph); list each edge once "
                          "(from_edges merges repeated edges)")
@@ -592,7 +590,7 @@ def check_public_nodes(graph: Graph, where: str, *, stacklevel: int = 3) -> None
     """
     if graph.public_nodes:
         return
-    from ..exceptions import PrivacyLeakWarning
+    from .exceptions import PrivacyLeakWarning
 
     warnings.warn(
         f"{where}: the candidate node set of graph {graph.name!r} was read from its private edge list "
