@@ -17,7 +17,7 @@ import numpy as np
 import dpselect
 from dpselect.quantiles import clipping_bounds
 from dpselect.datasets import data_path  # the project's copy of the data (DPSELECT_DATA)
-from dpselect.quantiles._unbounded import discrete_laplace  # exact two-sided geometric noise
+from dpselect.sampling import discrete_laplace  # exact two-sided geometric noise
 
 
 def load_capital_gain() -> np.ndarray:

@@ -129,7 +129,6 @@ def _grr_rdp_grid(eps, alpha, n=20001):
     """D_α of the two-output pairs {(t − 1)ε, tε} on a fine grid of t (each one an ε-BR pair)."""
     t = np.linspace(0, 1, n)[1:-1]
     q1 = np.expm1((1 - t) * eps) / math.expm1(eps)
-    p1 = np.exp(t * eps) * q1
     return float(np.max(np.log(q1 * np.exp(alpha * t * eps) + (1 - q1) * np.exp(alpha * (t - 1) * eps)) / (alpha - 1)))
 
 

@@ -379,7 +379,7 @@ def test_the_export_block_of_docs_accounting_runs_alone():
     blocks = [b.split("```", 1)[0] for b in text.split("```python\n")[1:]]
     (code,) = [b for b in blocks if "ZCDpEvent" in b]
     assert not code.lstrip().startswith("# docs-test")
-    exec(compile(code, "docs/accounting.md:export", "exec"), {"__name__": "__docs__"})  # noqa: S102
+    exec(compile(code, "docs/accounting.md:export", "exec"), {"__name__": "__docs__"})
 
 
 @pytest.mark.parametrize("k, delta", [(10, 1e-3), (100, 1e-6), (3, 1e-5), (1000, 1e-9), (7, 0.2)])

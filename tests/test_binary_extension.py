@@ -24,8 +24,12 @@ def dp_constraints(n, edges, eps, delta):
     for (u, v), e in zip(edges, eps):
         E = math.exp(e)
         for x, y in ((u, v), (v, u)):
-            r = np.zeros(n); r[x] = 1; r[y] = -E; A.append(r); b.append(delta)          # p_x <= E p_y + d
-            r = np.zeros(n); r[x] = -1; r[y] = E; A.append(r); b.append(delta + E - 1)  # 1-p_x <= E(1-p_y)+d
+            # p_x <= E p_y + d, and 1 - p_x <= E (1 - p_y) + d
+            for sign, rhs in ((1, delta), (-1, delta + E - 1)):
+                r = np.zeros(n)
+                r[x], r[y] = sign, -sign * E
+                A.append(r)
+                b.append(rhs)
     return np.array(A), np.array(b)
 
 

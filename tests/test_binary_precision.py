@@ -12,7 +12,8 @@ from scipy import stats
 from dpselect.binary import (BinaryMechanism, DatasetGraph, DPPair, induced_bounds, optimal_extension,
                              optimal_mechanism, optimal_probability)
 from dpselect.binary import _logspace as ls
-from dpselect.binary.bernoulli import bernoulli_log, exact_less_than_exp
+from dpselect._exact_random import less_than_exp
+from dpselect.binary import bernoulli_log
 from dpselect.binary.extension import resolve_privacy
 
 getcontext().prec = 80
@@ -147,8 +148,8 @@ def test_logspace_map_matches_exact_arithmetic():
     hi = rng.choice([-1, 1], 400) * 10 ** rng.uniform(-3, 3, 400)
     for eps, delta in ((0.5, 0.0), (2.0, 0.0), (0.3, 1e-6), (1.0, 0.05)):
         out, lo = ls.key_upper(hi, np.zeros_like(hi), eps, delta)
-        for l, o, q in zip(hi.tolist(), out.tolist(), lo.tolist()):
-            L = Decimal(l)
+        for h, o, q in zip(hi.tolist(), out.tolist(), lo.tolist()):
+            L = Decimal(h)
             a = 1 / (1 + (-L).exp())
             c = 1 / (1 + L.exp())
             e, D = Decimal(eps).exp(), Decimal(delta)
@@ -164,8 +165,8 @@ def test_logspace_map_matches_exact_arithmetic():
                 cond = (c + D) / (c - D)                    # 1 - a' = e^-eps (c - delta)
             # a few ulps of the result, times the condition number of the subtraction in 1 - a'
             tol = Decimal("4e-16") * max(1, abs(ref)) * max(1, cond)
-            assert abs(Decimal(o) + Decimal(q) - ref) <= tol, (l, eps, delta)
-            assert ls.key_upper_scalar(l, 0.0, eps, delta)[0] == pytest.approx(o, rel=1e-15, abs=1e-15)
+            assert abs(Decimal(o) + Decimal(q) - ref) <= tol, (h, eps, delta)
+            assert ls.key_upper_scalar(h, 0.0, eps, delta)[0] == pytest.approx(o, rel=1e-15, abs=1e-15)
 
 
 def test_grid_million_vertices_far_from_fixed_ones():
@@ -326,9 +327,9 @@ def test_exact_comparison_below_the_float_range():
     log_p = -800.0
     K = p_bits(log_p, 64 * 19)
     assert K >> 64 == 0 and K > 0                              # the first 18 words of p are zero
-    res, used = exact_less_than_exp(log_p, 0, Script([0] * 17 + [K - 1]))
+    res, used = less_than_exp(log_p, 0, Script([0] * 17 + [K - 1]))
     assert (res, used) == (1, 19)
-    res, used = exact_less_than_exp(log_p, 0, Script([0] * 17 + [K + 1]))
+    res, used = less_than_exp(log_p, 0, Script([0] * 17 + [K + 1]))
     assert (res, used) == (0, 19)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import inspect
 import math
-import time
 from fractions import Fraction
 
 import numpy as np

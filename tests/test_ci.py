@@ -1,5 +1,6 @@
 """The CI entry point (.ci/run): the README's test command, then mypy once as its own step (issue 33: mypy ran
-twice inside the unit tests, 20-24 s each). Both steps run; the exit status is the first failure's. Checked
+twice inside the unit tests, 20-24 s each), ruff, and the wheel check (.ci/wheel_check). Every step runs; the
+exit status is the first failure's. Checked
 with a stand-in ``python3`` on PATH that records its arguments, so nothing is installed and mypy never runs.
 """
 from __future__ import annotations
@@ -22,6 +23,8 @@ case "$*" in
   "-m pip"*) exit "${PIP_RC:-0}" ;;
   "-m pytest"*) exit "${PYTEST_RC:-0}" ;;
   "-m mypy"*) exit "${MYPY_RC:-0}" ;;
+  "-m ruff"*) exit "${RUFF_RC:-0}" ;;
+  ".ci/wheel_check"*) exit "${WHEEL_RC:-0}" ;;
 esac
 exit 99
 """
@@ -53,27 +56,41 @@ def test_mypy_runs_in_ci_not_in_pytest():
     assert uses == [], f"mypy runs inside the unit tests: {uses}"
 
 
+def test_ruff_and_build_are_in_the_test_extra_and_ruff_is_configured():
+    cfg = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    test = " ".join(cfg["project"]["optional-dependencies"]["test"])
+    assert "ruff>=0.6" in test and "build" in test
+    lint = cfg["tool"]["ruff"]["lint"]
+    assert {"E", "F", "W", "RUF100", "PGH004"} <= set(lint["select"]) and not lint.get("ignore")
+
+
+STEPS = ["pip", "pytest", "mypy", "ruff", "wheel_check"]
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="a bash script")
-@pytest.mark.parametrize("pip, pytest_rc, mypy_rc, want_calls, want_rc", [
-    (0, 0, 0, ["pip", "pytest", "mypy"], 0),
-    (0, 1, 0, ["pip", "pytest", "mypy"], 1),      # the tests failed: mypy still runs, the tests' status
-    (0, 0, 2, ["pip", "pytest", "mypy"], 2),      # only mypy failed: its status
-    (0, 5, 2, ["pip", "pytest", "mypy"], 5),      # both failed: the first failure's status
-    (3, 0, 0, ["pip", "mypy"], 3),                # the install failed: no tests, mypy still runs
+@pytest.mark.parametrize("rcs, want_calls, want_rc", [
+    ((0, 0, 0, 0, 0), STEPS, 0),
+    ((0, 1, 0, 0, 0), STEPS, 1),                  # the tests failed: the other steps still run, the tests' status
+    ((0, 0, 2, 0, 0), STEPS, 2),                  # only mypy failed: its status
+    ((0, 5, 2, 0, 0), STEPS, 5),                  # both failed: the first failure's status
+    ((3, 0, 0, 0, 0), ["pip", "mypy", "ruff", "wheel_check"], 3),   # the install failed: no tests, the rest runs
+    ((0, 0, 0, 4, 0), STEPS, 4),                  # only ruff failed
+    ((0, 0, 0, 0, 6), STEPS, 6),                  # only the wheel check failed
+    ((0, 0, 2, 4, 6), STEPS, 2),
 ])
-def test_both_steps_run_and_the_first_failure_is_the_status(tmp_path, pip, pytest_rc, mypy_rc, want_calls,
-                                                            want_rc):
+def test_every_step_runs_and_the_first_failure_is_the_status(tmp_path, rcs, want_calls, want_rc):
     (tmp_path / "bin").mkdir()
     stub = tmp_path / "bin" / "python3"
     stub.write_text(STUB)
     stub.chmod(0o755)
     log = tmp_path / "log"
     env = {**os.environ, "PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}", "CI_LOG": str(log),
-           "PIP_RC": str(pip), "PYTEST_RC": str(pytest_rc), "MYPY_RC": str(mypy_rc)}
+           **{f"{name}_RC": str(rc) for name, rc in zip(("PIP", "PYTEST", "MYPY", "RUFF", "WHEEL"), rcs)}}
     done = subprocess.run(["bash", str(RUN)], env=env, capture_output=True, text=True, timeout=30)
     calls = log.read_text().splitlines()
-    assert [c.split()[1] for c in calls] == want_calls, calls
-    assert calls[0] == "-m pip install -e .[test] -e ./reproductions[plot]" and calls[-1] == "-m mypy --config-file pyproject.toml"
+    assert [c.split()[1] if c.startswith("-m ") else Path(c.split()[0]).name for c in calls] == want_calls, calls
+    assert calls[0] == "-m pip install -e .[test] -e ./reproductions[plot]"
+    assert calls[-3:] == ["-m mypy --config-file pyproject.toml", "-m ruff check", ".ci/wheel_check"]
     assert done.returncode == want_rc, done.stderr
 
 

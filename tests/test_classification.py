@@ -73,7 +73,9 @@ def paper_printed_delta(tp, fn, t):
 
 
 def test_checker_rejects_the_printed_paper_formula():
-    sens = lambda x: dpselect.SensitivityFunction(lambda t: np.array([paper_printed_delta(x[0], x[1], t)]), 1.0)
+    def sens(x):
+        return dpselect.SensitivityFunction(lambda t: np.array([paper_printed_delta(x[0], x[1], t)]), 1.0)
+
     rep = check_admissibility(count_tpr, sens, count_neighbours, count_universe(15), t_max=10)
     assert not rep.ok and rep.violation["condition"] == 1
     assert paper_printed_delta(4, 1, 0) == pytest.approx(0.05)      # the DESIGN.md counterexample
@@ -112,7 +114,9 @@ def mechanisms(eps, scale=1.0):
     def sfb(x):
         return sf(x).bounded(sum(x) + 1)
 
-    u = lambda x: tpr(*to_arrays(x))
+    def u(x):
+        return tpr(*to_arrays(x))
+
     return {
         "exponential": lambda x: dpselect.exponential_probabilities(u(x), epsilon=eps, sensitivity=1.0 * scale),
         "permute_and_flip": lambda x: dpselect.permute_and_flip_probabilities(u(x), epsilon=eps, sensitivity=1.0 * scale),

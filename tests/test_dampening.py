@@ -1,9 +1,12 @@
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
-from dpselect import SensitivityFunction, constant
-from dpselect.dampening import dampen
-from dpselect.dampening import shift_totals
+from dpselect import SensitivityFunction, constant, maximum, weighted_sum
+from dpselect.dampening import dampen, dampen_exact, dampen_with_error, shift_total_exact, shift_totals, shift_totals_with_error
 
 
 def ebc_example_sf(n=8):
@@ -239,14 +242,6 @@ def test_bounded_function_resolves_at_its_saturation_distance_whatever_max_steps
 
 
 # -- rigorous error bounds and exact values (issue 10, part 4) ----------------------------------------
-import threading
-from concurrent.futures import ThreadPoolExecutor
-from fractions import Fraction
-
-from dpselect import maximum, weighted_sum
-from dpselect.dampening import (
-    dampen_exact, dampen_with_error, shift_total_exact, shift_totals_with_error,
-)
 
 
 def table_sf(tab, delta_max, *, tail=None, mode="candidates", name="table"):

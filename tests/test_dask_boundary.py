@@ -10,11 +10,11 @@ import pytest
 
 pytest.importorskip("dask")
 pytest.importorskip("distributed")
-import dask  # noqa: E402
-import dask.array as da  # noqa: E402
+import dask
+import dask.array as da
 
-import dpselect  # noqa: E402
-import dpselect.dask as D  # noqa: E402
+import dpselect
+import dpselect.dask as D
 
 U = np.array([1.0, 5.0, 2.0, 4.0, 3.0, 0.5, 4.5])
 SF = dpselect.constant(7, 1.0)

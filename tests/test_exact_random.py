@@ -14,8 +14,9 @@ import pytest
 
 from dpselect import _exact_random as er
 from dpselect import sampling
+from dpselect import binary
+from dpselect.binary import mechanism as binary_mechanism
 from dpselect.quantiles import _median as median
-from dpselect.binary import bernoulli
 from dpselect.dask import _select
 
 M64 = 1 << 64
@@ -43,8 +44,7 @@ def test_one_implementation_shared_by_the_callers():
     assert sampling._bits64 is er.words
     assert sampling.laplace_below is er.laplace_below
     assert sampling._Dec is er.Dec
-    assert bernoulli.exact_less_than_exp is er.less_than_exp
-    assert bernoulli._words_from is er.words_drawer
+    assert binary.bernoulli_log is binary_mechanism.bernoulli_log is er.bernoulli_log
     assert _select._draw is er.words
     assert median._bernoulli is er.bernoulli_rational_bytes
     assert median._uniform_float is er.uniform_float_bytes
@@ -185,3 +185,69 @@ def test_laplace_below_seeded_law():
     k = sum(er.laplace_below(0.5, 1.0, g) for _ in range(4000))
     p = 1 - math.exp(-0.5) / 2
     assert abs(k - 4000 * p) < 5 * math.sqrt(4000 * p * (1 - p))
+
+
+# ---------------------------------------------------------------------------------------------
+# the discrete Laplace law (the AboveThreshold of the quantiles and PrivateSearchCV's score noise)
+# ---------------------------------------------------------------------------------------------
+def test_bernoulli_log_is_u_below_exp_exactly():
+    # log p = −float(ln 2) is just above −ln 2, so p = 1/2 + 1.2e-17 (the float read exactly): U = 1/2 + 2^-64
+    # (the first word 2^63 + 1) is below it, decided by the exact step; U = 1/2 + 2^-55 is not
+    for word, want in (((1 << 63) + 1, 1), ((1 << 63) + (1 << 9), 0), (1 << 62, 1), (3 << 62, 0)):
+        w = Words([word, 0, 0])
+        assert er.bernoulli_log([-math.log(2.0)], bits=w.draw).tolist() == [want]
+        assert w.used == 1      # near 1/2 the float step cannot tell, the exact one does with the same word
+
+
+@pytest.mark.parametrize("eps", [0.0, -1.0, math.inf, math.nan, True, "1"])
+def test_discrete_laplace_refuses_a_bad_epsilon_before_drawing(eps):
+    w = Words([])
+    with pytest.raises(ValueError, match="epsilon must be a positive finite number"):
+        er.discrete_laplace(eps, w)
+    assert w.used == 0
+
+
+def test_discrete_laplace_chi2(freq):
+    rng = np.random.default_rng(7)
+    eps = 0.7
+    z = np.array([er.discrete_laplace(eps, rng) for _ in range(4000)])
+    p = math.exp(-eps)
+    ks = np.arange(-12, 13)
+    probs = (1 - p) / (1 + p) * p ** np.abs(ks)
+    inside = (z >= -12) & (z <= 12)
+    samples = np.where(inside, z + 12, 25)
+    freq(samples, np.append(probs, 1 - probs.sum()))
+
+
+def test_geometric_chi2(freq):
+    rng = np.random.default_rng(8)
+    eps = 0.3
+    g = np.array([er.geometric(eps, rng) for _ in range(3000)])
+    ks = np.arange(30)
+    probs = np.exp(-eps * ks) * (1 - math.exp(-eps))
+    freq(np.minimum(g, 30), np.append(probs, 1 - probs.sum()))
+
+
+def test_discrete_laplace_tail_exact_agrees_with_the_float_bits():
+    rng = np.random.default_rng(3)
+    eps = 0.37
+    c = rng.integers(-20, 40, size=5000)
+    w = er.words(rng, c.size)
+    fast = er.discrete_laplace_tail_bits(c, w, eps)
+    assert (fast != -1).all()
+    for ci, wi, fi in zip(c[:300], w[:300], fast[:300]):
+        assert er.discrete_laplace_tail_exact(int(ci), int(wi), eps, rng) == bool(fi)
+
+
+def test_discrete_laplace_tail_exact_at_the_boundary():
+    # a first word at the float value of P(ν >= c): the fast path cannot decide, the exact path reads more words
+    eps = 0.5
+    for c in (3, -2):
+        lo, hi = er._tail_enclosure(c, eps, 80)
+        assert hi - lo < Fraction(1, 10 ** 70) and abs(float(lo) - er.discrete_laplace_tail(c, eps)) < 1e-15
+        w = np.array([math.floor(lo * 2 ** 64)], dtype=np.uint64)
+        assert er.discrete_laplace_tail_bits(np.array([c]), w, eps)[0] == -1
+        hits = sum(er.discrete_laplace_tail_exact(c, int(w[0]), eps, np.random.default_rng(s0)) for s0 in range(200))
+        # given the first word, U < s has conditional probability (s − w/2^64)·2^64 in (0, 1)
+        p = float((Fraction(lo) - Fraction(int(w[0]), 2 ** 64)) * 2 ** 64)
+        assert abs(hits / 200 - p) < 0.15

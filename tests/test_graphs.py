@@ -177,7 +177,7 @@ def test_triangle_list_matches_brute_force():
 
 def testtriangles_unsorted_slots_locate_the_directed_edges():
     """The private unsorted listing behind ebc: same triangles, and each slot is the CSR entry of its edge."""
-    from dpselect.graphs._graph import _triangles_unsorted
+    from dpselect._graph import _triangles_unsorted
 
     rng = np.random.default_rng(5)
     for _ in range(20):
@@ -419,8 +419,8 @@ def test_networkx_graph_accepted_wherever_a_graph_is():
 
 
 def test_triangles_unsorted_is_the_same_in_any_number_of_chunks_and_threads(monkeypatch):
-    import dpselect.graphs._graph as graphs_mod
-    from dpselect.graphs._graph import _triangles_unsorted
+    import dpselect._graph as graphs_mod
+    from dpselect._graph import _triangles_unsorted
 
     rng = np.random.default_rng(12)
     u, v = np.nonzero(np.triu(rng.random((120, 120)) < 0.2, 1))

@@ -6,7 +6,9 @@ import itertools
 import numpy as np
 import pytest
 
-from dpselect.graphs import MotkinSampler, dp_motkin_agg, dp_motkin_pareto, influential_demo_table, metric_c, motkin_objectives, prepare_priv_topk, priv_topk, recall, top_k_aggregate, top_k_ebc, top_k_pareto
+from dpselect.graphs import (MotkinSampler, dp_motkin_agg, dp_motkin_pareto, influential_demo_table, metric_c,
+                             motkin_objectives, prepare_priv_topk, priv_topk, recall, top_k_aggregate, top_k_ebc,
+                             top_k_pareto)
 from dpselect.graphs import from_edges, from_networkx
 
 nx = pytest.importorskip("networkx")

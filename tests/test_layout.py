@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -206,6 +207,78 @@ def test_layers_of_the_architecture():
     _assert_no_stale(DEPRECATED_ARROWS, excused, "DEPRECATED_ARROWS")
 
 
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _runtime_nodes(nodes):
+    """Every node that runs when the module (or one of its functions) does: ``if TYPE_CHECKING:`` bodies left out."""
+    for node in nodes:
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            yield from _runtime_nodes(node.orelse)
+            continue
+        yield node
+        yield from _runtime_nodes(ast.iter_child_nodes(node))
+
+
+def _import_arrows(name: str) -> set[str]:
+    """The dpselect modules that ``name`` imports at run time, a function-local import included: each imported
+    module, the packages above it (their ``__init__`` runs first), and ``importlib.import_module("...")``.
+    The root (the facade, see test_no_module_imports_the_package_root) and the importer's own packages are
+    left out: a package always imports its submodules."""
+    package = name if _is_package(name) else name.rpartition(".")[0]
+    found: list[str] = []
+    for node in _runtime_nodes(TREES[name].body):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - (node.level - 1)] if node.level else []
+            mod = ".".join(base + ([node.module] if node.module else []))
+            found += _targets(mod, [a.name for a in node.names])
+        elif (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+              and isinstance(node.args[0].value, str)
+              and (getattr(node.func, "attr", None) or getattr(node.func, "id", None)) in ("import_module", "__import__")):
+            found.append(node.args[0].value)
+    out = set()
+    for target in found:
+        while target and target not in MODULES:       # a name taken from a module: the module
+            target = target.rpartition(".")[0]
+        while target.startswith("dpselect."):
+            if not (name == target or name.startswith(target + ".")):
+                out.add(target)
+            target = target.rpartition(".")[0]
+    return out
+
+
+def _a_circle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import circle of ``graph`` (a -> b -> ... -> a), or None."""
+    state: dict[str, int] = {}          # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(v: str) -> list[str] | None:
+        state[v] = 1
+        path.append(v)
+        for w in sorted(graph.get(v, ())):
+            if state.get(w) == 1:
+                return path[path.index(w):] + [w]
+            if w not in state and (found := visit(w)):
+                return found
+        path.pop()
+        state[v] = 2
+        return None
+
+    for v in sorted(graph):
+        if v not in state and (found := visit(v)):
+            return found
+    return None
+
+
+def test_no_import_circles():
+    circle = _a_circle({name: _import_arrows(name) for name in MODULES})
+    assert circle is None, "an import circle (a function-local import counts): " + " -> ".join(circle or ())
+
+
 # The top level: the selectors, the accounting, the quantiles, audit and the registry; every application
 # name lives only in its subpackage (dpselect.graphs, dpselect.trees, dpselect.datasets, ...).
 TOP_LEVEL = {
@@ -257,6 +330,24 @@ def test_the_checks_catch_what_they_should():
         TREES["dpselect.mechanisms"] = saved
 
 
+def test_a_planted_import_circle_fails(monkeypatch):
+    # dpselect.mechanisms imports dpselect.dampening; a function-local import back closes a circle, also one
+    # through importlib, and also through the package of a submodule; an `if TYPE_CHECKING:` import does not
+    back = ("def f():\n    from .mechanisms import select\n",
+            "def f():\n    import importlib\n    return importlib.import_module('dpselect.mechanisms')\n")
+    for source in back:
+        monkeypatch.setitem(TREES, "dpselect.dampening", ast.parse(source))
+        with pytest.raises(AssertionError, match="dpselect.dampening -> dpselect.mechanisms -> dpselect.dampening"):
+            test_no_import_circles()
+    monkeypatch.setitem(TREES, "dpselect.dampening", ast.parse(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .mechanisms import select\n"))
+    test_no_import_circles()
+    monkeypatch.setitem(TREES, "dpselect.quantiles._data", ast.parse("from ..sklearn._select import f\n"))
+    monkeypatch.setitem(TREES, "dpselect.sklearn._select", ast.parse("from ..quantiles import _api\n"))
+    with pytest.raises(AssertionError, match="an import circle"):
+        test_no_import_circles()
+
+
 def test_a_stale_allowlist_entry_fails(monkeypatch):
     # an entry that matches nothing fails its test, so no allowlist can keep excusing a place that was fixed
     # (and would excuse the next violation there: issue 33, the root import hidden by dpselect.dask._items)
@@ -284,3 +375,106 @@ def test_an_allowlisted_module_still_excuses_its_own_root_import(monkeypatch):
     monkeypatch.setitem(globals(), "ROOT_IMPORT_PENDING", set())
     with pytest.raises(AssertionError, match=r"dask/_items\.py:1"):
         test_no_module_imports_the_package_root()
+
+
+# Third-party imports by place (docs/architecture.md): the library needs numpy and scipy only; an optional
+# extra is imported in its integration subpackage (package -> the modules or packages allowed), and the
+# reproductions may use their own tools (matplotlib for the figures, the baselines they compare with).
+CORE_PACKAGES = {"numpy", "scipy"}
+EXTRAS = {
+    "dask": ("dpselect.dask",),
+    "distributed": ("dpselect.dask",),
+    "pandas": ("dpselect.dask", "dpselect.sklearn"),
+    "sklearn": ("dpselect.sklearn",),
+    "networkx": ("dpselect.graphs",),
+    "joblib": (),          # only as OPTIONAL_IN_CORE says
+    "matplotlib": (),      # the reproductions, and OPTIONAL_IN_CORE
+}
+# A core module that offers one optional extra, imported inside the one function that needs it (so that
+# `import dpselect` never needs it): (module, package). Each entry must still match an import.
+OPTIONAL_IN_CORE = {
+    ("dpselect.accounting.accountant", "matplotlib"),   # Accountant.plot
+    ("dpselect.tune._select", "joblib"),                # n_jobs > 1
+}
+
+
+def _third_party_imports(name: str):
+    """(line, top-level package, inside a function) of every run-time import of a package outside the
+    standard library and dpselect."""
+    functions = [n for n in ast.walk(TREES[name]) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    local = {id(n) for f in functions for n in ast.walk(f)}
+    for node in _runtime_nodes(TREES[name].body):
+        if isinstance(node, ast.Import):
+            mods = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            mods = [node.module]
+        else:
+            continue
+        for mod in mods:
+            top = mod.split(".")[0]
+            if top != "dpselect" and top not in sys.stdlib_module_names:
+                yield node.lineno, top, id(node) in local
+
+
+def _within(name: str, places: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in places)
+
+
+def test_third_party_imports_by_layer():
+    bad, excused = [], set()
+    for name in MODULES:
+        for line, top, in_function in _third_party_imports(name):
+            if top in CORE_PACKAGES or _layer(name) == 2 or _within(name, EXTRAS.get(top, ())):
+                continue
+            if (name, top) in OPTIONAL_IN_CORE and in_function:
+                excused.add((name, top))
+                continue
+            bad.append(f"{MODULES[name].relative_to(SRC)}:{line} ({LAYER_NAMES[max(_layer(name), 0)]}) imports {top}")
+    assert not bad, "third-party imports outside the places docs/architecture.md gives them:\n" + "\n".join(bad)
+    _assert_no_stale(OPTIONAL_IN_CORE, excused, "OPTIONAL_IN_CORE")
+
+
+def test_a_planted_third_party_import_fails(monkeypatch):
+    # pandas in the core, dask in an application outside dpselect.dask, matplotlib at the top of a core
+    # module that may only import it in a function: each is reported; the same pandas in dpselect.dask is not
+    for module, source, shown in (("dpselect.mechanisms", "import pandas\n", "mechanisms.py:1 (core) imports pandas"),
+                                  ("dpselect.quantiles._data", "def f():\n    import dask.array\n",
+                                   "_data.py:2 (applications) imports dask"),
+                                  ("dpselect.accounting.accountant", "import matplotlib.pyplot\n",
+                                   "accountant.py:1 (core) imports matplotlib")):
+        monkeypatch.setitem(TREES, module, ast.parse(source))
+        with pytest.raises(AssertionError, match=re.escape(shown)):
+            test_third_party_imports_by_layer()
+        monkeypatch.undo()
+    monkeypatch.setitem(TREES, "dpselect.dask._items", ast.parse("import pandas\nimport numpy\n"))
+    test_third_party_imports_by_layer()
+    monkeypatch.setitem(globals(), "OPTIONAL_IN_CORE", OPTIONAL_IN_CORE | {("dpselect.mechanisms", "joblib")})
+    with pytest.raises(AssertionError, match=r"stale OPTIONAL_IN_CORE allowlist entries.*dpselect\.mechanisms"):
+        test_third_party_imports_by_layer()
+
+
+# benchmark figures and issue numbers live in docs/ and benchmarks/RESULTS.md, not in the library's source
+_FIGURES = (re.compile(r"\b\d+(?:\.\d+)?(?:[-–]\d+(?:\.\d+)?)?x (?:faster|slower|lower|higher)\b"),
+            re.compile(r"\b[Ii]ssues? \d+"), re.compile(r"(?<![&/])#\d+\b"),
+            re.compile(r"\b\d+(?:\.\d+)? ?(?:ms|µs)\b"))
+
+
+def _figures(name: str) -> list[str]:
+    path = MODULES[name]
+    shown = path.relative_to(SRC) if path.is_relative_to(SRC) else path.name
+    return [f"{shown}:{i}: {line.strip()}" for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            if any(p.search(line) for p in _FIGURES)]
+
+
+def test_no_benchmark_figures_or_issue_numbers_in_the_library():
+    found = [hit for name in MODULES if _layer(name) < 2 for hit in _figures(name)]
+    assert not found, "move these to docs/ or benchmarks/RESULTS.md:\n" + "\n".join(found)
+
+
+def test_a_planted_figure_is_found(monkeypatch, tmp_path):
+    for text in ("# 3-4x faster than argsort\n", '"""See issue 35."""\n', "# (opendp#2911)\n", "# takes 12 ms\n"):
+        planted = tmp_path / "planted.py"
+        planted.write_text(text, encoding="utf-8")
+        monkeypatch.setitem(MODULES, "dpselect.mechanisms", planted)
+        with pytest.raises(AssertionError, match="planted.py:1"):
+            test_no_benchmark_figures_or_issue_numbers_in_the_library()

@@ -169,7 +169,8 @@ def test_local_dampening_example_3_4_1():
 
 def test_local_dampening_with_global_sensitivity_is_exponential():
     u = np.array([1.0, -2.0, 3.0])
-    assert np.allclose(local_dampening_probabilities(u, epsilon=0.7, sensitivity_function=constant(3, 2.0)), exponential_probabilities(u, epsilon=0.7, sensitivity=2.0))
+    assert np.allclose(local_dampening_probabilities(u, epsilon=0.7, sensitivity_function=constant(3, 2.0)),
+                       exponential_probabilities(u, epsilon=0.7, sensitivity=2.0))
     assert np.allclose(shifted_local_dampening_probabilities(u, epsilon=0.7, sensitivity_function=constant(3, 2.0)),
                        exponential_probabilities(u, epsilon=0.7, sensitivity=2.0))
 
@@ -228,7 +229,6 @@ def test_seeding_is_reproducible_and_global_state_untouched():
 
 
 # -- issue 21: base measures, subnormal scales, data-dependent crashes, slow corners ------------------
-from fractions import Fraction  # noqa: E402
 import warnings  # noqa: E402
 
 from dpselect.audit import exact_dp_audit  # noqa: E402
@@ -341,8 +341,10 @@ def test_integer_base_measure_audit(noise, monotonic):
     exponential noise, the quadrature against the closed form) on neighbour pairs."""
     eps = 1.0
     for w in ([1, 3, 2], [5, 1, 1]):
-        prob = lambda key, w=w: report_noisy_max_probabilities(_data(key), epsilon=eps, sensitivity=1.0, noise=noise,
-                                                                monotonic=monotonic, base_measure=w)
+        def prob(key, w=w):
+            return report_noisy_max_probabilities(_data(key), epsilon=eps, sensitivity=1.0, noise=noise,
+                                                  monotonic=monotonic, base_measure=w)
+
         res = exact_dp_audit(prob, _neighbour_pairs(monotonic, full=noise != "laplace"), epsilon=eps)
         assert res.passed and res.worst_log_ratio > 0.3 * eps, (w, res.worst_log_ratio, res.pair)
     if noise == "exponential":

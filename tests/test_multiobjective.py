@@ -1,7 +1,6 @@
 """Pareto score, δ^PS, PrivPareto and PrivAgg: paper examples, brute-force references, exact DP audits."""
 from __future__ import annotations
 
-import contextlib
 import itertools
 
 import numpy as np
@@ -298,7 +297,8 @@ def test_samplers_match_probabilities():
     sfs = [constant(5, 1.0), SensitivityFunction(lambda t: np.array([0.2, 0.4, 0.6, 0.8, 1.0]), 1.0)]
     for fn, prob in [
         (lambda: priv_pareto(EX44, epsilon=2.0, sensitivities=sfs, rng=rng), priv_pareto_probabilities(EX44, epsilon=2.0, sensitivities=sfs)),
-        (lambda: priv_agg(EX44, [1, 1], epsilon=1.0, sensitivities=[1.0, 1.0], rng=rng), priv_agg_probabilities(EX44, [1, 1], epsilon=1.0, sensitivities=[1.0, 1.0])),
+        (lambda: priv_agg(EX44, [1, 1], epsilon=1.0, sensitivities=[1.0, 1.0], rng=rng),
+         priv_agg_probabilities(EX44, [1, 1], epsilon=1.0, sensitivities=[1.0, 1.0])),
     ]:
         counts = np.bincount([fn() for _ in range(3000)], minlength=5)
         assert stats.chisquare(counts, 3000 * prob).pvalue > 1e-3
@@ -746,7 +746,7 @@ def test_local_dampening_on_pareto_completes_when_the_walk_cannot_finish():
 def test_dampening_walk_bound_never_exceeds_the_true_first_distance():
     """The bound of _far_dominated against δ^PS itself: t + 1 >= bound at the first t with δ^PS >= 1, and every
     candidate of its mask for a limit has δ^PS = 0 below it."""
-    from dpselect.multiobjective import _far_dominated  # noqa: F401  (the code under test)
+    from dpselect.multiobjective import _far_dominated  # the code under test
 
     rng = np.random.default_rng(0)
     checked = flagged = 0

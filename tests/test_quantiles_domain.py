@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import dpselect
+from dpselect import _exact_random
 from dpselect.quantiles import clipping_bounds
 from dpselect.quantiles._median import _upper_lengths
 from dpselect.quantiles import _api, _data, _joint, _unbounded
@@ -33,7 +34,7 @@ def _call(fn, *args, **kwargs):
         warnings.simplefilter("error")
         try:
             out = fn(*args, rng=gen, accountant=acc, **kwargs)
-        except Exception as exc:   # noqa: BLE001 - the point is to see every kind of failure
+        except Exception as exc:   # the point is to see every kind of failure
             return ("refused", type(exc).__name__, str(exc)), acc, before, gen.bit_generator.state
     return ("ok", out), acc, before, gen.bit_generator.state
 
@@ -289,8 +290,8 @@ def test_clipping_bounds_at_n_2_48_decides_every_step_in_floats(monkeypatch):
     """The hang: each AboveThreshold step whose count is far above the threshold was undecided in floats and
     went to the decimal path with a 10^(−10^13) tail. Now no step needs it (bounded work)."""
     calls = []
-    real = _unbounded._exact_decide
-    monkeypatch.setattr(_unbounded, "_exact_decide", lambda *a: calls.append(a) or real(*a))
+    real = _unbounded.discrete_laplace_tail_exact
+    monkeypatch.setattr(_unbounded, "discrete_laplace_tail_exact", lambda *a: calls.append(a) or real(*a))
     for s in range(5):
         for v in ([1.0, 2.0], [0.0, 1.0], [-5.0, -1.0]):
             clipping_bounds(v, counts=[2 ** 47, 2 ** 47], epsilon=1.0, rng=s)
@@ -301,17 +302,17 @@ def test_fast_decide_slack_is_relative_to_the_tail():
     eps = 0.5
     c = np.array([-(2 ** 48), -1000, -40, 0, 1, 40, 2 ** 48], dtype=np.int64)
     w = np.array([2 ** 63] * c.size, dtype=np.uint64)            # U = 1/2
-    dec = _unbounded._fast_decide(c, w, eps)
+    dec = _exact_random.discrete_laplace_tail_bits(c, w, eps)
     # P(ν >= c) is ~1 for c <= −40, 1/(1 + p) ≈ 0.62 at c = 0, p/(1 + p) ≈ 0.38 at 1, ~0 for c >= 40
     assert dec.tolist() == [1, 1, 1, 1, 0, 0, 0]
     # the object (Python int) path decides as the int64 path
-    dec_obj = _unbounded._fast_decide(c.astype(object), w, eps)
+    dec_obj = _exact_random.discrete_laplace_tail_bits(c.astype(object), w, eps)
     assert dec_obj.tolist() == dec.tolist()
 
 
 def test_tail_enclosure_shortcut_is_a_valid_enclosure():
     for c, eps in [(10 ** 6, 0.5), (-(10 ** 6), 0.5), (300, 1.0), (-300, 1.0), (200, 0.75), (-200, 0.75)]:
-        lo, hi = _unbounded._tail_enclosure(c, eps, 60)
+        lo, hi = _exact_random._tail_enclosure(c, eps, 60)
         true_log_tail = -eps * (c if c >= 1 else 1 - c) - math.log1p(math.exp(-eps))
         if c >= 1:
             assert lo == 0 or math.log(lo) <= true_log_tail
@@ -322,17 +323,17 @@ def test_tail_enclosure_shortcut_is_a_valid_enclosure():
 
 def test_exact_decide_on_a_huge_threshold_gap_needs_no_huge_decimal(monkeypatch):
     """The decimal path for c = ±2^48 (U just below 1, or just above 0): bounded work, no e^(−2^47) evaluated."""
-    real = _unbounded.Dec
+    real = _exact_random.Dec
 
     class Guarded(real):
         def exp(self, lo, hi):
             assert abs(lo) < 10 ** 4 and abs(hi) < 10 ** 4, "a decimal exp of a huge argument"
             return super().exp(lo, hi)
 
-    monkeypatch.setattr(_unbounded, "Dec", Guarded)
+    monkeypatch.setattr(_exact_random, "Dec", Guarded)
     gen = np.random.default_rng(0)
-    assert _unbounded._exact_decide(-(2 ** 48), 2 ** 64 - 1, 0.5, gen) is True      # P(ν >= c) = 1 − 10^-(10^13)
-    assert _unbounded._exact_decide(2 ** 48, 0, 0.5, gen) is False                  # P(ν >= c) = 10^-(10^13)
+    assert _exact_random.discrete_laplace_tail_exact(-(2 ** 48), 2 ** 64 - 1, 0.5, gen) is True      # P(ν >= c) = 1 − 10^-(10^13)
+    assert _exact_random.discrete_laplace_tail_exact(2 ** 48, 0, 0.5, gen) is False                  # P(ν >= c) = 10^-(10^13)
 
 
 def test_tiny_epsilon_noise_beyond_int64_is_exact_not_an_error():

@@ -6,7 +6,6 @@ the exact bit decider against its float fast path, and accuracy on a DPBench his
 from __future__ import annotations
 
 import itertools
-import math
 from fractions import Fraction
 
 import numpy as np
@@ -72,27 +71,6 @@ def test_law_sums_to_one():
 # ---------------------------------------------------------------------------------------------
 # samplers against their exact laws
 # ---------------------------------------------------------------------------------------------
-def test_discrete_laplace_chi2(freq):
-    rng = np.random.default_rng(7)
-    eps = 0.7
-    z = np.array([U.discrete_laplace(eps, rng) for _ in range(4000)])
-    p = math.exp(-eps)
-    ks = np.arange(-12, 13)
-    probs = (1 - p) / (1 + p) * p ** np.abs(ks)
-    inside = (z >= -12) & (z <= 12)
-    samples = np.where(inside, z + 12, 25)
-    freq(samples, np.append(probs, 1 - probs.sum()))
-
-
-def test_geometric_chi2(freq):
-    rng = np.random.default_rng(8)
-    eps = 0.3
-    g = np.array([U.geometric(eps, rng) for _ in range(3000)])
-    ks = np.arange(30)
-    probs = np.exp(-eps * ks) * (1 - math.exp(-eps))
-    freq(np.minimum(g, 30), np.append(probs, 1 - probs.sum()))
-
-
 def test_stopping_index_chi2(freq):
     rng = np.random.default_rng(11)
     f = np.array([0, 2, 3, 5, 6, 9, 10, 10])
@@ -100,31 +78,6 @@ def test_stopping_index_chi2(freq):
     law = U.above_threshold_law(f, T, eps)
     ks = [U.above_threshold(lambda idx: f[idx], T, f.size, eps, rng) for _ in range(3000)]
     freq(ks, law)
-
-
-def test_exact_decider_agrees_with_fast_path():
-    rng = np.random.default_rng(3)
-    eps = 0.37
-    c = rng.integers(-20, 40, size=5000)
-    w = U.words(rng, c.size)
-    fast = U._fast_decide(c, w, eps)
-    assert (fast != -1).all()
-    for ci, wi, fi in zip(c[:300], w[:300], fast[:300]):
-        assert U._exact_decide(int(ci), int(wi), eps, rng) == bool(fi)
-
-
-def test_exact_decider_at_the_boundary():
-    # a first word at the float value of P(ν >= c): the fast path cannot decide, the exact path reads more words
-    eps = 0.5
-    for c in (3, -2):
-        lo, hi = U._tail_enclosure(c, eps, 80)
-        assert hi - lo < Fraction(1, 10 ** 70) and abs(float(lo) - U.tail_probability(c, eps)) < 1e-15
-        w = np.array([math.floor(lo * 2 ** 64)], dtype=np.uint64)
-        assert U._fast_decide(np.array([c]), w, eps)[0] == -1
-        hits = sum(U._exact_decide(c, int(w[0]), eps, np.random.default_rng(s0)) for s0 in range(200))
-        # given the first word, U < s has conditional probability (s − w/2^64)·2^64 in (0, 1)
-        p = float((Fraction(lo) - Fraction(int(w[0]), 2 ** 64)) * 2 ** 64)
-        assert abs(hits / 200 - p) < 0.15
 
 
 def test_grid():

@@ -67,7 +67,7 @@ class Run:
             warnings.simplefilter("always")
             try:
                 self.release(x, acc, gen)
-            except Exception as exc:   # noqa: BLE001 (every error is a release)
+            except Exception as exc:   # every error is a release
                 assert len(acc.history) == 0, f"refused after a charge on {x!r}: {exc}"
                 assert gen.bit_generator.state == state, f"refused after drawing randomness on {x!r}: {exc}"
                 return type(exc).__name__, str(exc)

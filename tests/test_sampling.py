@@ -125,7 +125,7 @@ def test_refinement_matches_exact_comparisons_on_adversarial_near_ties(noise, mo
 
     monkeypatch.setattr(sampling._Refiner, "extend", extend)
     rng = np.random.default_rng(2024)
-    checked = refined = 0
+    checked = 0
     for trial in range(70):
         n = int(rng.integers(2, 6))
         k = int(rng.integers(1, n + 1))
@@ -254,13 +254,17 @@ def test_exact_selectors_match_exact_probabilities(freq):
     d = dpselect
     freq(d.exponential(U, epsilon=1.0, sensitivity=1.0, size=N, rng=rng), d.exponential_probabilities(U, epsilon=1.0, sensitivity=1.0))
     freq(d.permute_and_flip(U, epsilon=1.0, sensitivity=1.0, size=N, rng=rng), d.permute_and_flip_probabilities(U, epsilon=1.0, sensitivity=1.0))
-    freq(d.report_noisy_max(U, epsilon=1.0, sensitivity=1.0, size=N, rng=rng), d.report_noisy_max_probabilities(U, epsilon=1.0, sensitivity=1.0))
-    freq(d.report_noisy_max(U, epsilon=1.0, sensitivity=1.0, noise="gumbel", size=N, rng=rng), d.exponential_probabilities(U, epsilon=1.0, sensitivity=1.0))
+    freq(d.report_noisy_max(U, epsilon=1.0, sensitivity=1.0, size=N, rng=rng),
+         d.report_noisy_max_probabilities(U, epsilon=1.0, sensitivity=1.0))
+    freq(d.report_noisy_max(U, epsilon=1.0, sensitivity=1.0, noise="gumbel", size=N, rng=rng),
+         d.exponential_probabilities(U, epsilon=1.0, sensitivity=1.0))
     w = np.array([1.0, 0.25, 2.0, 3.5, 1.0, 0.125])
-    freq(d.exponential(U, epsilon=1.0, sensitivity=1.0, base_measure=w, size=N, rng=rng), d.exponential_probabilities(U, epsilon=1.0, sensitivity=1.0, base_measure=w))
+    freq(d.exponential(U, epsilon=1.0, sensitivity=1.0, base_measure=w, size=N, rng=rng),
+         d.exponential_probabilities(U, epsilon=1.0, sensitivity=1.0, base_measure=w))
     sf = dpselect.SensitivityFunction(lambda t: np.minimum(1.0, np.array([0.2, 0.3, 0.5, 0.5, 0.1, 0.7]) * (t + 1)),
                                       1.0)
-    freq(d.local_dampening(U, epsilon=1.0, sensitivity_function=sf, size=N, rng=rng), d.local_dampening_probabilities(U, epsilon=1.0, sensitivity_function=sf))
+    freq(d.local_dampening(U, epsilon=1.0, sensitivity_function=sf, size=N, rng=rng),
+         d.local_dampening_probabilities(U, epsilon=1.0, sensitivity_function=sf))
     for direction in ("increasing", "decreasing"):
         freq(d.shifted_local_dampening(U, epsilon=1.0, sensitivity_function=sf, direction=direction, size=N, rng=rng),
              d.shifted_local_dampening_probabilities(U, epsilon=1.0, sensitivity_function=sf, direction=direction))

@@ -285,8 +285,8 @@ def test_refused_fit_leaves_the_estimator_as_it_was(make):
 # ---------------------------------------------------------------------------------------------------
 def test_tiny_epsilon_noise_costs_bounded_work(monkeypatch):
     """The score's discrete Laplace counted one exact Bernoulli(e^-ε) trial per unit of magnitude (~1/ε =
-    1e12 trials at ε = 1e-12); galloping takes O(log 1/ε)."""
-    from dpselect.quantiles import _unbounded
+    1e12 trials at ε = 1e-12); the core's galloping sampler takes O(log 1/ε)."""
+    from dpselect import _exact_random
     calls = {"n": 0}
 
     def counting(real):
@@ -297,32 +297,14 @@ def test_tiny_epsilon_noise_costs_bounded_work(monkeypatch):
             return real(*a, **k)
         return f
 
-    monkeypatch.setattr(_search, "_bernoulli_exp", counting(_search._bernoulli_exp))
-    monkeypatch.setattr(_unbounded, "_bern_exp", counting(_unbounded._bern_exp))
+    monkeypatch.setattr(_exact_random, "bernoulli_log", counting(_exact_random.bernoulli_log))
     rng = np.random.default_rng(0)
-    draws = [_search._discrete_laplace(1e-12, rng) for _ in range(50)]
+    draws = [_search.discrete_laplace(1e-12, rng) for _ in range(50)]
     assert calls["n"] < 50 * 200
     assert np.median(np.abs(draws)) > 1e10                    # the scale is ~1/ε
     X, y = data(30)
     s = PrivateSearchCV(tree(), {"depth": [1]}, epsilon=1e-12, delta=1e-6, mean_runs=2, random_state=0).fit(X, y)
     assert s.best_estimator_ is not None and s.privacy_.epsilon(1e-6) <= 1e-12
-
-
-def test_noise_above_the_gallop_threshold_is_unchanged():
-    """Above 2**-6 the draws are the earlier ones, seed for seed (results/ and RESULTS.md keep their numbers)."""
-    def old(epsilon, rng):
-        while True:
-            negative = bool(_search.next_word(rng) >> 63)
-            g = 0
-            while _search._bernoulli_exp(epsilon, rng):
-                g += 1
-            if negative and g == 0:
-                continue
-            return -g if negative else g
-
-    for eps in (2.0 ** -6, 0.2, 1.0):
-        a, b = np.random.default_rng(1), np.random.default_rng(1)
-        assert [_search._discrete_laplace(eps, a) for _ in range(30)] == [old(eps, b) for _ in range(30)]
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -1,5 +1,4 @@
 """dpselect.sklearn.PrivateSearchCV: the private randomized search, its estimator protocol and its checks."""
-import math
 
 import numpy as np
 import pytest
@@ -15,12 +14,12 @@ from sklearn.exceptions import NotFittedError  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 
 from dpselect.sklearn import DiffPID3Classifier, DPMOETClassifier, PrivateSearchCV  # noqa: E402
-from dpselect.sklearn._search import _discrete_laplace  # noqa: E402
+from dpselect.sklearn import _search  # noqa: E402
 
 
 def _has_tune() -> bool:
     try:
-        from dpselect import tune  # noqa: F401
+        from dpselect import tune
     except ImportError:
         return False
     return hasattr(tune, "select_private_candidate")
@@ -137,16 +136,11 @@ def test_declared_guarantee_checks_its_parameters():
 # ---------------------------------------------------------------------------------------------------
 # the exact score noise
 # ---------------------------------------------------------------------------------------------------
-def test_discrete_laplace_law(freq):
-    eps = 0.7
-    rng = np.random.default_rng(3)
-    draws = np.array([_discrete_laplace(eps, rng) for _ in range(6000)])
-    ks = np.arange(-25, 26)
-    q = math.exp(-eps)
-    pmf = (1 - q) / (1 + q) * q ** np.abs(ks)
-    assert np.all(np.abs(draws) <= 25)
-    freq(draws + 25, pmf / pmf.sum())
-    assert abs(draws.mean()) < 0.1
+def test_score_noise_is_the_cores_discrete_laplace():
+    """One exact discrete Laplace in the library (its law: tests/test_exact_random.py)."""
+    from dpselect import _exact_random
+    from dpselect.quantiles import _unbounded
+    assert _search.discrete_laplace is _exact_random.discrete_laplace is _unbounded.discrete_laplace
 
 
 # ---------------------------------------------------------------------------------------------------

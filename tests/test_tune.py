@@ -12,7 +12,7 @@ from scipy import stats
 
 import dpselect
 from dpselect import Accountant, BudgetExceededError
-from dpselect.accounting import RDP, ZCDP, ApproxDP, GaussianMechanism, PureDP
+from dpselect.accounting import ApproxDP, GaussianMechanism, PureDP
 from dpselect.tune import METHODS, TuneResult, TuningGuarantee, select_private_candidate, tuning_privacy
 from dpselect.tune._stopping import make_law
 
@@ -191,7 +191,8 @@ def test_charge_and_refusal_leave_rng_untouched():
 
 
 def test_validation_before_randomness():
-    bad = [dict(method="nope"), dict(mean_runs=1.0), dict(mean_runs=float("nan")), dict(mean_runs=2e4), dict(method="poisson", mean_runs=0), dict(method="poisson", mean_runs=501.0),
+    bad = [dict(method="nope"), dict(mean_runs=1.0), dict(mean_runs=float("nan")), dict(mean_runs=2e4),
+           dict(method="poisson", mean_runs=0), dict(method="poisson", mean_runs=501.0),
            dict(eta=0.0), dict(eta=-1.0), dict(threshold=1.0), dict(method="liu_talwar_threshold"),
            dict(n_jobs=0)]
     for kw in bad:

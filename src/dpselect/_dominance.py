@@ -40,9 +40,8 @@ __all__ = ["count_dominating", "count_dominating_blocked", "count_with_orders"]
 
 _METHODS = ("auto", "fast", "blocked")
 #: ``method="auto"`` uses blocked broadcasting when n_points * n_queries is at most this times
-#: :func:`_blocked_scale` (crossovers measured on the 2-core development machine with random points,
-#: self-queries: n ≈ 450 for m = 2; n ≈ 350 for m = 3 and 4 against the bitset counting
-#: (the earlier divide and conquer only won from n ≈ 2,800 / 22,000)).
+#: :func:`_blocked_scale` (the crossovers measured with random points and self-queries against the bitset
+#: counting, benchmarks/bench_pareto.py).
 BLOCKED_LIMIT = 250_000
 
 
@@ -53,8 +52,8 @@ def _blocked_scale(m: int) -> float:
 
 #: m >= 4 counts by bitsets alone (:func:`_count_bitset`, O(n n_q m / 64) word operations) while
 #: n * n_q <= this * (m − 3), beyond by bitsets plus divide and conquer (:func:`_count_hybrid`, whose
-#: (m − 1)-dimensional levels grow like log^(m − 2) n). Measured at m = 4: bitsets 2x faster
-#: at n = 10^5, 1.3x at 2 * 10^5, crossover near 2.3 * 10^5. For m = 3 the hybrid is faster at every size.
+#: (m − 1)-dimensional levels grow like log^(m − 2) n): the crossover measured at m = 4
+#: (benchmarks/bench_pareto.py). For m = 3 the hybrid is faster at every size.
 _BITSET_LIMIT = 50_000_000_000
 #: Elements (query rows x point rows) per chunk of the blocked method.
 _BLOCK_ELEMENTS = 1 << 22
@@ -412,7 +411,7 @@ def _count_2d_self(P: np.ndarray) -> tuple[np.ndarray, list]:
 def _argsort_float(v: np.ndarray) -> tuple[np.ndarray, bool]:
     """An ascending argsort of float64 values without NaN, and whether any two are equal.
 
-    numpy's argsort is 3-4x slower than its sort, so the index is packed into the low bits of an
+    numpy's argsort is several times slower than its sort, so the index is packed into the low bits of an
     order-preserving integer image of the value and the packed keys are sorted. Values that agree on
     the remaining high bits (ties, or values closer than the dropped bits) are then put in exact order
     by a lexsort of just those; when that concerns many values, plain argsort is used instead.
@@ -446,7 +445,7 @@ def _argsort_float(v: np.ndarray) -> tuple[np.ndarray, bool]:
 
 def _argsort_pairs(major: np.ndarray, minor: np.ndarray) -> np.ndarray:
     """Order of the pairs (major, minor) ascending, both int64 in [0, n): one sort of packed
-    (major, minor, index) keys where they fit in 63 bits (3-4x faster than argsort)."""
+    (major, minor, index) keys where they fit in 63 bits (faster than argsort)."""
     n = major.size
     L = max(1, (n - 1).bit_length())
     if 3 * L > 63:
@@ -457,7 +456,7 @@ def _argsort_pairs(major: np.ndarray, minor: np.ndarray) -> np.ndarray:
 
 def _argsort_nonneg(keys: np.ndarray) -> np.ndarray:
     """An ascending argsort of int64 keys >= 0 (ties by index): one sort of (key, index) packed into
-    63 bits where they fit, 3-4x faster than argsort."""
+    63 bits where they fit, faster than argsort."""
     n = keys.size
     L = max(1, (n - 1).bit_length())
     if n == 0 or int(keys.max()) >= 1 << (63 - L):
@@ -570,7 +569,7 @@ def _count_grouped_2(gp: np.ndarray, p0: np.ndarray, p1: np.ndarray,
         kp = kp[order]
         values = p1[order]
     # queries in key order: the searches and the wavelet walk's prefix-sum lookups then run
-    # sequentially through memory (random order made them 3-8x slower at 10^6)
+    # sequentially through memory (random order made them several times slower at 10^6 points)
     kq = gq * K + q0
     oq = _argsort_nonneg(kq)
     s = np.searchsorted(kp, kq[oq], side="left")
@@ -582,8 +581,8 @@ def _count_grouped_2(gp: np.ndarray, p0: np.ndarray, p1: np.ndarray,
 
 # -- bitsets (m >= 3) ---------------------------------------------------------------------------
 #: Points per block of the bitset counting (a multiple of 64; tests shrink it to exercise the block
-#: boundaries on small inputs). 2,048 points: a block's tables are 0.5 MiB each (measured against
-#: 512 .. 4,096 at n = 10^4 and 10^5, m = 3 and 4, on the 2-core development machine).
+#: boundaries on small inputs). 2,048 points: a block's tables are 0.5 MiB each (the fastest of 512 .. 4,096
+#: at n = 10^4 and 10^5, m = 3 and 4).
 _BITSET_BLOCK = 2048
 _ALL_ONES = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
 _HAS_BITWISE_COUNT = hasattr(np, "bitwise_count")  # numpy >= 2.0
@@ -749,7 +748,7 @@ def _count_block_levels_2(blockp: np.ndarray, a: np.ndarray, b: np.ndarray, bq: 
     Points and queries are sorted by their first value once; each level reorders them stably by group
     (a radix sort) so that every group's points are in ascending a, and its queries in ascending ka.
     """
-    n, nq = a.size, ka.size
+    nq = ka.size
     out = np.zeros(nq, dtype=np.int64)
     pa = _argsort_nonneg(a)  # points by a
     qa = _argsort_nonneg(ka)  # queries by ka

@@ -49,7 +49,7 @@ parity, hence b(M) <= b(t) + ⌈(M − t)/2⌉ δ(M − 1) + ⌊(M − t)/2⌋ �
 :data:`_PROBE_AFTER` distances without resolving a candidate, it asks δ at M − 2 and M − 1 (two calls)
 and gives D = ±M at once (see "The walk limit" below) to a candidate whose |u| lies beyond that bound
 (both values below Δ): the step-by-step walk would reach the same value after all M distances (a δ
-that stays 0 ends in milliseconds instead of ~20 s). The values D below M never use the bound. (A δ
+that stays 0 ends at once instead of after M steps). The values D below M never use the bound. (A δ
 that is not admissible can get D = ±M where the full walk would have ended below M.) Shifted local
 dampening's shift has no such shortcut: a function without a saturation distance is read as reaching
 Δ at M (see "The walk limit"), and its sum walks all M distances.

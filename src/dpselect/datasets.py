@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .graphs._graph import load_dataset_graph, load_edge_list
+from ._graph import load_dataset_graph, load_edge_list
 from .tabular import load_acs, load_adult, load_nltcs, load_table
 
 __all__ = ["load_nltcs", "load_acs", "load_adult", "load_table", "load_edge_list", "load_dataset_graph",

@@ -19,7 +19,7 @@ from ._rng import check_rng
 from ._validation import check_positive
 from .datasets import PUBLIC_GRAPH_MAX_DEGREE, data_path, load_edge_list
 from .graphs._demo import influential_demo_table
-from .graphs._graph import GRAPH_DATASETS, PUBLIC_GRAPH_NODES
+from ._graph import GRAPH_DATASETS, PUBLIC_GRAPH_NODES
 from .quantiles._median import histogram_groups, median, median_error, median_probabilities
 from .tabular import load_nltcs
 from .utilities.classification import tpr, tpr_sensitivity

@@ -46,7 +46,6 @@ from typing import Any, Literal, overload
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import integrate
 from scipy.special import gammaln
 
 from ._rng import check_rng
@@ -588,29 +587,22 @@ def exponential(
         Omitted: one pick, returned as an ``int``. Any int (1 included): k distinct candidates, picked one
         after another on the remaining candidates, returned as an int64 array in the order picked.
     delta : float, optional
-        Top-k under (ε, δ) (``k > 1`` only; δ > 0 with one pick is a ValueError: it buys nothing). 0 (the
-        default): ε/k per pick (basic composition, ε-DP). δ > 0: each pick runs with the largest ε0 for which
-        the k adaptive picks are together (ε, δ)-DP (:func:`dpselect.accounting.per_pick_epsilon`), a larger
-        ε0 than ε/k, hence a more accurate top-k; the law is the same peeling with ε0 per pick. The charge
-        is that k-fold composition at ε0: an ``Accountant(mode="fixed")`` (or ``"batch"``) takes it; the
-        default ``"adaptive"`` filter counts it as k·ε0²/8 zCDP and can refuse it.
+        The DP δ of a top-k (``k > 1`` only): 0 (the default) gives each pick ε/k, δ > 0 the larger ε0 of an
+        (ε, δ) budget (glossary: [top-k delta][glossary-top-k-delta]).
     monotonic : bool, optional
         True declares that all utilities move in the same direction between neighbours: ε·u/Δu instead of
         ε·u/(2Δu).
     base_measure : array_like, optional
         One w_r per candidate (see the module docstring for how each noise reads it).
     rng : RngLike, optional
-        A ``numpy.random.Generator`` (used as is), a seed, a ``SeedSequence`` or ``BitGenerator``; None draws
-        OS entropy.
+        A seed or a ``numpy.random.Generator`` (glossary: [rng][glossary-rng]).
     exact : bool, optional
         True (default): the exact law, from the generator's random bits only. False: float64 sampling.
     size : int, optional
         N independent draws in one call (shape (N,), or (N, k) with ``k``).
     accountant : Accountant, optional
-        Charged the call's guarantee, ``get_mechanism(...).privacy(epsilon, k=k, delta=delta)`` (``size``
-        times for ``size=N``), after the arguments are checked and before any random bit is drawn; a refused
-        charge raises :class:`dpselect.BudgetExceededError`, records nothing and leaves the generator
-        untouched. The history label names the call (``"{name}(k=3)"``).
+        Charged ``get_mechanism(...).privacy(epsilon, k=k, delta=delta)`` (``size`` times for ``size=N``),
+        labelled with the call (``"{name}(k=3)"``), before anything is drawn (glossary: [accountant][glossary-accountant]).
 
     Returns
     -------
@@ -898,29 +890,22 @@ def report_noisy_max(
         Omitted: one pick, returned as an ``int``. Any int (1 included): k distinct candidates, picked one
         after another on the remaining candidates, returned as an int64 array in the order picked.
     delta : float, optional
-        Top-k under (ε, δ) (``k > 1`` only; δ > 0 with one pick is a ValueError: it buys nothing). 0 (the
-        default): ε/k per pick (basic composition, ε-DP). δ > 0: each pick runs with the largest ε0 for which
-        the k adaptive picks are together (ε, δ)-DP (:func:`dpselect.accounting.per_pick_epsilon`), a larger
-        ε0 than ε/k, hence a more accurate top-k; the law is the same peeling with ε0 per pick. The charge
-        is that k-fold composition at ε0: an ``Accountant(mode="fixed")`` (or ``"batch"``) takes it; the
-        default ``"adaptive"`` filter counts it as k·ε0²/8 zCDP and can refuse it.
+        The DP δ of a top-k (``k > 1`` only): 0 (the default) gives each pick ε/k, δ > 0 the larger ε0 of an
+        (ε, δ) budget (glossary: [top-k delta][glossary-top-k-delta]).
     monotonic : bool, optional
         True declares that all utilities move in the same direction between neighbours: ε·u/Δu instead of
         ε·u/(2Δu).
     base_measure : array_like, optional
         One w_r per candidate (see the module docstring for how each noise reads it).
     rng : RngLike, optional
-        A ``numpy.random.Generator`` (used as is), a seed, a ``SeedSequence`` or ``BitGenerator``; None draws
-        OS entropy.
+        A seed or a ``numpy.random.Generator`` (glossary: [rng][glossary-rng]).
     exact : bool, optional
         True (default): the exact law, from the generator's random bits only. False: float64 sampling.
     size : int, optional
         N independent draws in one call (shape (N,), or (N, k) with ``k``).
     accountant : Accountant, optional
-        Charged the call's guarantee, ``get_mechanism(...).privacy(epsilon, k=k, delta=delta)`` (``size``
-        times for ``size=N``), after the arguments are checked and before any random bit is drawn; a refused
-        charge raises :class:`dpselect.BudgetExceededError`, records nothing and leaves the generator
-        untouched. The history label names the call (``"{name}(k=3)"``).
+        Charged ``get_mechanism(...).privacy(epsilon, k=k, delta=delta)`` (``size`` times for ``size=N``),
+        labelled with the call (``"{name}(k=3)"``), before anything is drawn (glossary: [accountant][glossary-accountant]).
 
     Returns
     -------
@@ -1017,29 +1002,22 @@ def permute_and_flip(
         Omitted: one pick, returned as an ``int``. Any int (1 included): k distinct candidates, picked one
         after another on the remaining candidates, returned as an int64 array in the order picked.
     delta : float, optional
-        Top-k under (ε, δ) (``k > 1`` only; δ > 0 with one pick is a ValueError: it buys nothing). 0 (the
-        default): ε/k per pick (basic composition, ε-DP). δ > 0: each pick runs with the largest ε0 for which
-        the k adaptive picks are together (ε, δ)-DP (:func:`dpselect.accounting.per_pick_epsilon`), a larger
-        ε0 than ε/k, hence a more accurate top-k; the law is the same peeling with ε0 per pick. The charge
-        is that k-fold composition at ε0: an ``Accountant(mode="fixed")`` (or ``"batch"``) takes it; the
-        default ``"adaptive"`` filter counts it as k·ε0²/8 zCDP and can refuse it.
+        The DP δ of a top-k (``k > 1`` only): 0 (the default) gives each pick ε/k, δ > 0 the larger ε0 of an
+        (ε, δ) budget (glossary: [top-k delta][glossary-top-k-delta]).
     monotonic : bool, optional
         True declares that all utilities move in the same direction between neighbours: ε·u/Δu instead of
         ε·u/(2Δu).
     base_measure : array_like, optional
         One w_r per candidate (see the module docstring for how each noise reads it).
     rng : RngLike, optional
-        A ``numpy.random.Generator`` (used as is), a seed, a ``SeedSequence`` or ``BitGenerator``; None draws
-        OS entropy.
+        A seed or a ``numpy.random.Generator`` (glossary: [rng][glossary-rng]).
     exact : bool, optional
         True (default): the exact law, from the generator's random bits only. False: float64 sampling.
     size : int, optional
         N independent draws in one call (shape (N,), or (N, k) with ``k``).
     accountant : Accountant, optional
-        Charged the call's guarantee, ``get_mechanism(...).privacy(epsilon, k=k, delta=delta)`` (``size``
-        times for ``size=N``), after the arguments are checked and before any random bit is drawn; a refused
-        charge raises :class:`dpselect.BudgetExceededError`, records nothing and leaves the generator
-        untouched. The history label names the call (``"{name}(k=3)"``).
+        Charged ``get_mechanism(...).privacy(epsilon, k=k, delta=delta)`` (``size`` times for ``size=N``),
+        labelled with the call (``"{name}(k=3)"``), before anything is drawn (glossary: [accountant][glossary-accountant]).
 
     Returns
     -------
@@ -1349,17 +1327,12 @@ def local_dampening(
         Omitted: one pick, returned as an ``int``. Any int (1 included): k distinct candidates, picked one
         after another on the remaining candidates, returned as an int64 array in the order picked.
     delta : float, optional
-        Top-k under (ε, δ) (``k > 1`` only; δ > 0 with one pick is a ValueError: it buys nothing). 0 (the
-        default): ε/k per pick (basic composition, ε-DP). δ > 0: each pick runs with the largest ε0 for which
-        the k adaptive picks are together (ε, δ)-DP (:func:`dpselect.accounting.per_pick_epsilon`), a larger
-        ε0 than ε/k, hence a more accurate top-k; the law is the same peeling with ε0 per pick. The charge
-        is that k-fold composition at ε0: an ``Accountant(mode="fixed")`` (or ``"batch"``) takes it; the
-        default ``"adaptive"`` filter counts it as k·ε0²/8 zCDP and can refuse it.
+        The DP δ of a top-k (``k > 1`` only): 0 (the default) gives each pick ε/k, δ > 0 the larger ε0 of an
+        (ε, δ) budget (glossary: [top-k delta][glossary-top-k-delta]).
     base_measure : array_like, optional
         One w_r per candidate (see the module docstring for how each noise reads it).
     rng : RngLike, optional
-        A ``numpy.random.Generator`` (used as is), a seed, a ``SeedSequence`` or ``BitGenerator``; None draws
-        OS entropy.
+        A seed or a ``numpy.random.Generator`` (glossary: [rng][glossary-rng]).
     max_steps : int, optional
         The most steps t of the sensitivity function walked to compute the scores (a function without a
         saturation distance: a candidate not resolved there gets D = ±max_steps, clipped, which keeps
@@ -1369,10 +1342,8 @@ def local_dampening(
     size : int, optional
         N independent draws in one call (shape (N,), or (N, k) with ``k``).
     accountant : Accountant, optional
-        Charged the call's guarantee, ``get_mechanism(...).privacy(epsilon, k=k, delta=delta)`` (``size``
-        times for ``size=N``), after the arguments are checked and before any random bit is drawn; a refused
-        charge raises :class:`dpselect.BudgetExceededError`, records nothing and leaves the generator
-        untouched. The history label names the call (``"{name}(k=3)"``).
+        Charged ``get_mechanism(...).privacy(epsilon, k=k, delta=delta)`` (``size`` times for ``size=N``),
+        labelled with the call (``"{name}(k=3)"``), before anything is drawn (glossary: [accountant][glossary-accountant]).
 
     Returns
     -------
@@ -1541,17 +1512,12 @@ def shifted_local_dampening(
         Omitted: one pick, returned as an ``int``. Any int (1 included): k distinct candidates, picked one
         after another on the remaining candidates, returned as an int64 array in the order picked.
     delta : float, optional
-        Top-k under (ε, δ) (``k > 1`` only; δ > 0 with one pick is a ValueError: it buys nothing). 0 (the
-        default): ε/k per pick (basic composition, ε-DP). δ > 0: each pick runs with the largest ε0 for which
-        the k adaptive picks are together (ε, δ)-DP (:func:`dpselect.accounting.per_pick_epsilon`), a larger
-        ε0 than ε/k, hence a more accurate top-k; the law is the same peeling with ε0 per pick. The charge
-        is that k-fold composition at ε0: an ``Accountant(mode="fixed")`` (or ``"batch"``) takes it; the
-        default ``"adaptive"`` filter counts it as k·ε0²/8 zCDP and can refuse it.
+        The DP δ of a top-k (``k > 1`` only): 0 (the default) gives each pick ε/k, δ > 0 the larger ε0 of an
+        (ε, δ) budget (glossary: [top-k delta][glossary-top-k-delta]).
     base_measure : array_like, optional
         One w_r per candidate (see the module docstring for how each noise reads it).
     rng : RngLike, optional
-        A ``numpy.random.Generator`` (used as is), a seed, a ``SeedSequence`` or ``BitGenerator``; None draws
-        OS entropy.
+        A seed or a ``numpy.random.Generator`` (glossary: [rng][glossary-rng]).
     max_steps : int, optional
         The most steps t of the sensitivity function walked to compute the scores (a function without a
         saturation distance is read as reaching Δ at max_steps, which is admissible and bounded; see
@@ -1561,10 +1527,8 @@ def shifted_local_dampening(
     size : int, optional
         N independent draws in one call (shape (N,), or (N, k) with ``k``).
     accountant : Accountant, optional
-        Charged the call's guarantee, ``get_mechanism(...).privacy(epsilon, k=k, delta=delta)`` (``size``
-        times for ``size=N``), after the arguments are checked and before any random bit is drawn; a refused
-        charge raises :class:`dpselect.BudgetExceededError`, records nothing and leaves the generator
-        untouched. The history label names the call (``"{name}(k=3)"``).
+        Charged ``get_mechanism(...).privacy(epsilon, k=k, delta=delta)`` (``size`` times for ``size=N``),
+        labelled with the call (``"{name}(k=3)"``), before anything is drawn (glossary: [accountant][glossary-accountant]).
 
     Returns
     -------

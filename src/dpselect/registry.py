@@ -28,7 +28,8 @@ Guarantees (checked against the proofs and by exact audits in ``tests/test_contr
   finite s0), and a pointwise limit of log-ratios of range width ≤ ε has range width ≤ ε.
 * permute-and-flip (exponential-noise report-noisy-max) and Laplace report-noisy-max: pure ε-DP, **not**
   ε-BR (in :func:`dpselect.audit.exact_dp_audit`'s example the log-ratio of permute-and-flip spans 1.39 at
-  ε = 1, and 1.54 on the contract test's pairs; claiming ε²/8-zCDP for it was opendp#2911).
+  ε = 1, and 1.54 on the contract test's pairs, so the bounded-range bound ε²/8-zCDP does not apply to it,
+  though OpenDP once claimed it).
 
 Neighbour model: a guarantee holds for the neighbour model under which the sensitivity given to the
 mechanism is valid. Global mechanisms: every neighbouring pair (x, y) of the data's model has

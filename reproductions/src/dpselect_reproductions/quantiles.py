@@ -23,9 +23,9 @@ utility that lets a bin holding an atom be optimal for every q inside it): ``rec
 ``independent-grid`` and ``auto-grid``. Their seeds take method indices after the baselines', so adding
 them changed no other row. ``recursive-relative`` and ``recursive-relative-grid``: the recursive method with
 ``targets="relative"`` (each subproblem's own share λ·n_S at ε/(2L·μ), about ε/L per release instead of
-ε/(2L − 1); seeds after the grid methods'); under add/remove they are ``recursive`` itself and are dropped. ``--baselines opendp,diffprivlib`` adds rows of third-party libraries when they
-import (a benchmark-only environment, ``benchmarks/requirements-quantiles.txt``; never a dpselect
-dependency):
+ε/(2L − 1); seeds after the grid methods'); under add/remove they are ``recursive`` itself and are dropped.
+``--baselines opendp,diffprivlib`` adds rows of third-party libraries when they import (a benchmark-only
+environment, ``benchmarks/requirements-quantiles.txt``; never a dpselect dependency):
 
 * ``opendp``: OpenDP 0.16 ``make_private_quantile`` called m times at ε/m each, candidates the 4,096 bin
   values, ``vector_domain(atom_domain(T=int), size=n)`` with ``symmetric_distance`` at ``d_in = 2``: a

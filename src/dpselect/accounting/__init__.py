@@ -17,4 +17,5 @@ from .guarantees import DEFAULT_ORDERS, RDP, ZCDP, ApproxDP, BoundedRange, Gauss
 
 __all__ = ["Guarantee", "PureDP", "BoundedRange", "ApproxDP", "ZCDP", "GaussianMechanism", "RDP", "DEFAULT_ORDERS",
            "compose_basic", "compose_zcdp", "compose_rdp", "optimal_pure", "optimal_bounded_range",
-           "PureDPComposition", "BoundedRangeComposition", "AdaptiveBoundedRangeComposition", "per_pick_epsilon", "Accountant", "ChargeRecord", "MODES"]
+           "PureDPComposition", "BoundedRangeComposition", "AdaptiveBoundedRangeComposition", "per_pick_epsilon",
+           "Accountant", "ChargeRecord", "MODES"]

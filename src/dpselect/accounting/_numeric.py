@@ -122,7 +122,9 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
     i = int(np.argmin(vals))
     lo = math.log(_ALPHA_M1[max(i - 1, 0)])
     hi = math.log(_ALPHA_M1[min(i + 1, _ALPHA_M1.size - 1)])
-    f = lambda x: float(_rdp_eps_at(np.array([math.exp(x)]), np.array([(math.exp(x) + 1.0) * rho]), ld)[0])
+    def f(x: float) -> float:
+        return float(_rdp_eps_at(np.array([math.exp(x)]), np.array([(math.exp(x) + 1.0) * rho]), ld)[0])
+
     best = min(float(vals[i]), golden_min(f, lo, hi))
     return max(0.0, up_eps(best))
 
@@ -135,8 +137,9 @@ def zcdp_delta(rho: float, epsilon: float) -> float:
     i = int(np.argmin(vals))
     lo = math.log(_ALPHA_M1[max(i - 1, 0)])
     hi = math.log(_ALPHA_M1[min(i + 1, _ALPHA_M1.size - 1)])
-    f = lambda x: float(_rdp_logdelta_at(np.array([math.exp(x)]), np.array([(math.exp(x) + 1.0) * rho]),
-                                         epsilon)[0])
+    def f(x: float) -> float:
+        return float(_rdp_logdelta_at(np.array([math.exp(x)]), np.array([(math.exp(x) + 1.0) * rho]), epsilon)[0])
+
     best = min(float(vals[i]), golden_min(f, lo, hi))
     return min(1.0, up(math.exp(min(best + 1e-12, 0.0))))   # δ ≤ 1: no overflow at a huge ρ
 

@@ -42,9 +42,8 @@ import numpy as np
 
 from .._validation import check_choice, check_nonnegative, check_positive, short_repr
 from ..exceptions import BudgetExceededError
-from ._numeric import check_delta, down, exact_up, rdp_delta, up, zcdp_delta, zcdp_epsilon
-from .composition import (AdaptiveBoundedRangeComposition, BoundedRangeComposition, PureDPComposition, _kairouz_delta, _composed_epsilon_cached,
-                          pure_epsilon)
+from ._numeric import check_delta, down, exact_up, rdp_delta, zcdp_delta, zcdp_epsilon
+from .composition import (AdaptiveBoundedRangeComposition, BoundedRangeComposition, PureDPComposition, _kairouz_delta, _composed_epsilon_cached)
 from .guarantees import (DEFAULT_ORDERS, RDP, ZCDP, ApproxDP, BoundedRange, GaussianMechanism, Guarantee, PureDP)
 from .neighbours import ADD_REMOVE, check_neighbours, convert
 
@@ -637,8 +636,8 @@ class Accountant:
 
         ``PureDP`` / ``ApproxDP`` of ε and δ left (basic composition), or in "adaptive" mode with δ > 0 the
         ``ZCDP`` ρ left while the zCDP filter has room, then the ``PureDP`` ε the pure sum still accepts
-        (rule (A) of the filter; ``ZCDP(0.0)`` once both are spent). In "fixed" / "batch" mode: ε left by basic composition on top of what was spent (a
-        safe, not tight, answer).
+        (rule (A) of the filter; ``ZCDP(0.0)`` once both are spent). In "fixed" / "batch" mode: ε left by basic
+        composition on top of what was spent (a safe, not tight, answer).
 
         Returns
         -------

@@ -22,7 +22,7 @@ PureDP(epsilon=1.0)
 >>> convert(PureDP(0.5), "edge_add_remove", "add_remove")
 Traceback (most recent call last):
 ...
-ValueError: a guarantee under neighbours='edge_add_remove' cannot be charged to an accountant of neighbours='add_remove': edge and record relations never mix (one Accountant per relation: create it with neighbours='edge_add_remove')
+ValueError: a guarantee under neighbours='edge_add_remove' cannot be charged ... edge and record relations never mix ...
 """
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ and samples exactly (:func:`bernoulli_log`) from them. :func:`p` is the closed-f
 """
 from __future__ import annotations
 
-from .bernoulli import bernoulli_log
+from .._exact_random import bernoulli_log
 from .closed_forms import (balanced_boundary_value, balanced_probability, dp_lower, dp_upper, p,
                            path_extension, tau)
 from .extension import (NotExtendableError, NoUniqueOptimumError, induced_bounds, optimal_extension,

@@ -9,7 +9,7 @@ from numpy.typing import ArrayLike
 from .._rng import check_rng
 from ..typing import RngLike
 from .._validation import short_repr, check_nonnegative
-from .bernoulli import bernoulli_log
+from .._exact_random import bernoulli_log
 from .graph import DatasetGraph
 from .suitable import SuitablePair
 from .violations import privacy_violations
@@ -29,7 +29,7 @@ class BinaryMechanism:
     the neighbour relation), checked by :meth:`violations`.
 
     Sampling draws the *less likely* answer ``m`` of a vertex with probability exactly ``exp(log_prob[v, m])``
-    (:func:`~dpselect.binary.bernoulli.bernoulli_log`: only random bits, no float uniform), so the sampled
+    (:func:`~dpselect.binary.bernoulli_log`: only random bits, no float uniform), so the sampled
     law is the one :meth:`violations` audits (the other answer has ``1 - exp(log_prob[v, m])``, which agrees
     with the stored ``log_prob[v, 1 - m]`` to a few ulps).
 

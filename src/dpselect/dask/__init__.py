@@ -32,8 +32,8 @@ stimulus ..."); its other shuffle warnings (restarts, failures) still show. See
 from __future__ import annotations
 
 try:
-    import dask  # noqa: F401  (absolute import: the real dask, not this package)
-    import dask.array  # noqa: F401
+    import dask  # absolute import: the real dask, not this package
+    import dask.array
     import dask.dataframe  # noqa: F401
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(

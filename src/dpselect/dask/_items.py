@@ -359,9 +359,8 @@ def frequent_items(
         Draws the secret salt of the contribution bound, then the selection.
     accountant : dpselect.Accountant, optional
         Charged ``mechanism.privacy(epsilon, k=k)`` (with ``noise=`` for report-noisy-max) under the label
-        ``"dask.frequent_items"``, after the arguments are checked and before any random bit is drawn
-        (the salt included): a refused release raises :class:`~dpselect.BudgetExceededError`, records
-        nothing, computes nothing and leaves ``rng`` untouched. The guarantee is for add/remove one user.
+        ``"dask.frequent_items"``, before anything is drawn, the salt included, or computed (glossary:
+        [accountant][glossary-accountant]). The guarantee is for add/remove one user.
 
     Returns
     -------

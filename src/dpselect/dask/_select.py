@@ -528,8 +528,8 @@ def exponential(
     utility : str, optional
         With a DataFrame: the name of the utility column.
     rng : seed, Generator or None
-        As everywhere in dpselect (numpy SPEC 7). A PCG64 generator on a dask array of known chunks gives
-        the in-memory selector's bits (module docstring).
+        Glossary: [rng][glossary-rng]. A PCG64 generator on a dask array of known chunks gives the in-memory selector's
+        bits (module docstring).
     monotonic : bool, default False
         All utilities move in the same direction between neighbours: ε·u/Δu instead of ε·u/(2Δu).
     delta, base_measure, exact, size
@@ -607,8 +607,8 @@ def report_noisy_max(
     utility : str, optional
         With a DataFrame: the name of the utility column.
     rng : seed, Generator or None
-        As everywhere in dpselect (numpy SPEC 7). A PCG64 generator on a dask array of known chunks gives
-        the in-memory selector's bits (module docstring).
+        Glossary: [rng][glossary-rng]. A PCG64 generator on a dask array of known chunks gives the in-memory selector's
+        bits (module docstring).
     monotonic : bool, default False
     delta, base_measure, exact, size
         As for :func:`dpselect.report_noisy_max` (top-k δ, base measure, exact sampling, ``size=N`` draws), with the
@@ -680,8 +680,8 @@ def permute_and_flip(
     utility : str, optional
         With a DataFrame: the name of the utility column.
     rng : seed, Generator or None
-        As everywhere in dpselect (numpy SPEC 7). A PCG64 generator on a dask array of known chunks gives
-        the in-memory selector's bits (module docstring).
+        Glossary: [rng][glossary-rng]. A PCG64 generator on a dask array of known chunks gives the in-memory selector's
+        bits (module docstring).
     monotonic : bool, default False
     delta, base_measure, exact, size
         As for :func:`dpselect.permute_and_flip` (top-k δ, base measure, exact sampling, ``size=N`` draws), with the
@@ -754,8 +754,8 @@ def local_dampening(
     utility : str, optional
         With a DataFrame: the name of the utility column.
     rng : seed, Generator or None
-        As everywhere in dpselect (numpy SPEC 7). A PCG64 generator on a dask array of known chunks gives
-        the in-memory selector's bits (module docstring).
+        Glossary: [rng][glossary-rng]. A PCG64 generator on a dask array of known chunks gives the in-memory selector's
+        bits (module docstring).
     max_steps : int
         Bound on the dampening walk (as :func:`dpselect.local_dampening`).
     delta, base_measure, exact, size

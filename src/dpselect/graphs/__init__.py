@@ -33,7 +33,7 @@ ids), in the order picked. The loaders are in :mod:`dpselect.datasets`.
 """
 from __future__ import annotations
 
-from ._graph import (GRAPH_DATASETS, PUBLIC_GRAPH_NODES, Graph, GraphNormalisationWarning, as_graph,
+from .._graph import (GRAPH_DATASETS, PUBLIC_GRAPH_NODES, Graph, GraphNormalisationWarning, as_graph,
                      check_public_nodes, from_edges, from_networkx, is_graph_like, triangle_list)
 from ._baselines import metric_c, recall, top_k_aggregate, top_k_ebc, top_k_pareto
 from ._demo import influential_demo_table

@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike
 
 from .._dominance import count_dominating
 from .._validation import check_k
-from ._graph import Graph, as_graph, is_graph_like
+from .._graph import Graph, as_graph, is_graph_like
 from ..multiobjective._metric import metric_c
 from ..multiobjective._pareto_score import pareto_score
 from ..utilities.graph import ebc

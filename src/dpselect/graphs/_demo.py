@@ -6,7 +6,7 @@ from typing import Any
 
 from .._rng import check_rng
 from ..typing import MechanismName, RngLike
-from ._graph import Graph
+from .._graph import Graph
 from ._baselines import metric_c, recall, top_k_aggregate, top_k_ebc, top_k_pareto
 from ._motkin import check_graph, motkin_objectives
 from ._motkin_sampler import MotkinSampler

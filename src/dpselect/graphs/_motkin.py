@@ -25,7 +25,7 @@ import numpy as np
 from .._rng import check_rng
 from ..typing import MechanismName, RngLike
 from .._validation import check_k, check_positive
-from ._graph import Graph, as_graph, check_public_nodes
+from .._graph import Graph, as_graph, check_public_nodes
 from ..multiobjective._select import priv_agg, priv_pareto
 from ..sensitivity import SensitivityFunction, check_weight_values
 from ..utilities.graph import (

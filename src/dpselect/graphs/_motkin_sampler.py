@@ -15,7 +15,7 @@ from .._rng import check_rng
 from ..typing import MechanismName, RngLike
 from .._validation import check_k, check_positive
 from ..dampening import dampen_with_error
-from ._graph import Graph
+from .._graph import Graph
 from ..mechanisms import exponential_probabilities
 from ..multiobjective._pareto_score import pareto_score, pareto_sensitivity
 from ..sensitivity import SensitivityFunction, weighted_sum

@@ -16,7 +16,7 @@ from .._rng import check_rng
 from ..typing import MechanismName, RngLike
 from .._validation import check_k, check_positive
 from ..dampening import dampen_with_error, shift_totals_with_error
-from ._graph import Graph
+from .._graph import Graph
 from ..sensitivity import SensitivityFunction
 from ..utilities.graph import ebc, ebc_global_sensitivity, ebc_sensitivity, public_max_degree
 from .._boundary import charge, check_accountant
@@ -226,9 +226,7 @@ def priv_topk(graph: Graph | PrivTopkScores, *, k: int | None = None, epsilon: f
     accountant : dpselect.Accountant, optional
         Charged ``mechanism.privacy(epsilon, k=k)`` under the label ``"priv_topk"``: the adaptive
         composition of k ε/k-bounded-range picks (EM, LD, SLD) or of k ε/k-DP picks (PF); one
-        ``BoundedRange(ε)`` / ``PureDP(ε)`` with ``k`` omitted. The charge comes after the arguments
-        are checked and before any random bit is drawn: a refused release raises
-        :class:`~dpselect.BudgetExceededError`, records nothing and leaves ``rng`` untouched.
+        ``BoundedRange(ε)`` / ``PureDP(ε)`` with ``k`` omitted (glossary: [accountant][glossary-accountant]).
 
     Returns
     -------

@@ -132,10 +132,8 @@ def priv_pareto(objectives: ArrayLike, *, epsilon: float, sensitivities: Sensiti
         candidates**, so domination by already selected candidates no longer counts.
     rng : Generator, int or None
     accountant : dpselect.Accountant, optional
-        Charged the guarantee of the whole call (``get_mechanism(mechanism).privacy(epsilon, k=k)``: k adaptive
-        picks of ε/k) after the arguments are checked and before any random bit is drawn; a call it cannot
-        pay for raises :class:`~dpselect.BudgetExceededError`, releases nothing, records nothing and leaves
-        ``rng`` untouched.
+        Charged the guarantee of the whole call, ``get_mechanism(mechanism).privacy(epsilon, k=k)`` (k adaptive
+        picks of ε/k) (glossary: [accountant][glossary-accountant]).
     **options
         Passed to the mechanism: ``monotonic`` (exponential, permute_and_flip, report_noisy_max),
         ``noise`` (report_noisy_max), ``direction`` (shifted_local_dampening), ``max_steps`` (local ones).

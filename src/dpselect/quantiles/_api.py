@@ -17,6 +17,7 @@ from ..accounting.guarantees import BoundedRange, Guarantee
 from ..typing import RngLike
 from ._data import MAX_RECORDS, check_counts, check_share, check_values
 from ._grid import DEFAULT_UTILITY
+from . import _joint, _unbounded
 from ._independent import independent_grid_quantiles, independent_privacy, independent_quantiles
 from ._recursive import TARGETS, recursive_grid_quantiles, recursive_privacy, recursive_quantiles, resolve_targets
 
@@ -188,23 +189,6 @@ def _resolve(method: str, m: int, n: int, epsilon: float, neighbours: str = "rep
     return "independent"
 
 
-def _unbounded() -> Any:
-    try:
-        import importlib
-        mod = importlib.import_module("dpselect.quantiles._unbounded")
-    except ImportError as exc:  # the unbounded method lives in its own module
-        raise ImportError(
-            "bounds=None needs the unbounded method (dpselect.quantiles._unbounded), which is not part of this "
-            f"installation ({exc}); pass bounds=(lo, hi)"
-        ) from None
-    return mod
-
-
-def _joint() -> Any:
-    import importlib
-    return importlib.import_module("dpselect.quantiles._joint")
-
-
 # ---------------------------------------------------------------------------------------------
 # the guarantee
 # ---------------------------------------------------------------------------------------------
@@ -268,7 +252,7 @@ def quantiles_privacy(m: int, *, epsilon: float, method: str, neighbours: Neighb
     if method == "recursive":
         return recursive_privacy(eps, m, add_remove=nb == "add_remove", targets=tg)
     if method == "unbounded":
-        return _unbounded().unbounded_privacy(eps, m)
+        return _unbounded.unbounded_privacy(eps, m)
     raise ValueError(f"method must be 'joint', 'recursive', 'independent' or 'unbounded', got {method!r}")
 
 
@@ -302,7 +286,7 @@ def bounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, lo:
     elif add_remove:
         raise ValueError(_JOINT_ADD_REMOVE)
     else:
-        out = _joint().joint_quantiles(vals, cnt, uq, epsilon=epsilon, lo=lo, hi=hi, gen=rng)
+        out = _joint.joint_quantiles(vals, cnt, uq, epsilon=epsilon, lo=lo, hi=hi, gen=rng)
     return out[inverse.reshape(-1)]
 
 
@@ -363,10 +347,8 @@ def quantiles(
       λ·n_S (λ = where q sits between the quantiles released at its ends, on a 1/16 grid), whose
       sensitivity is μ = max(λ, 1 − λ) <= 1 (1/2 for a subproblem's median), and spends ε/(2L·μ)
       (ε/L at the root): one ε/L-bounded-range level per level, so about ε/L per release where the
-      anchored targets get ε/(2L − 1); better where records are spread (measured at m = 9, ε <= 0.1:
-      1.1-2.3x lower rank error on HEPTH, MEDCOST, NETTRACE, SEARCHLOGS), worse on atoms, where it inherits
-      the parent's rank error (ADULTFRANK 2.6 -> 12.5·10⁻³ at ε = 0.1; docs/quantiles.md). Releases are sorted
-      by construction.
+      anchored targets get ε/(2L − 1); better where records are spread, worse on atoms, where it inherits
+      the parent's rank error (measured in docs/quantiles.md). Releases are sorted by construction.
     * ``"joint"``: JointExp (Gillenwater, Joseph & Kulesza, ICML 2021): one exponential mechanism over
       sorted vectors o_1 <= ... <= o_m with utility −Σ_i |#{x in [o_(i−1), o_i)} − (q_i − q_(i−1))·n|
       (sensitivity 2), density ∝ exp(ε·u/4), sampled exactly (see :mod:`dpselect.quantiles._joint`).
@@ -433,12 +415,11 @@ def quantiles(
         the data.
     rng : numpy.random.Generator or int, optional
     accountant : dpselect.Accountant, optional
-        Charged once, the guarantee of the whole release (:func:`quantiles_privacy`), label
-        ``"quantiles"``, after every argument is checked and before any random bit is drawn; a refused
-        charge raises :class:`~dpselect.BudgetExceededError` and leaves the generator untouched.
+        Charged once, the guarantee of the whole release (:func:`quantiles_privacy`), label ``"quantiles"``
+        (glossary: [accountant][glossary-accountant]).
     neighbours : {"replace_one", "add_remove"}
-        The neighbour model of the guarantee (default ``"replace_one"``, n public; see above). Checked
-        before any charge or draw.
+        The neighbour model of the guarantee (default ``"replace_one"``, n public; glossary:
+        [neighbour models][glossary-neighbour-models]). Checked before any charge or draw.
     targets : {"anchored", "relative"} or None
         The recursive method's subproblem targets (used when the release is recursive: ``method=
         "recursive"``, or ``"auto"`` when it picks it; not by ``bounds=None``, whose inner release keeps
@@ -498,12 +479,12 @@ def quantiles(
         return grid_quantiles(vals, cnt, uq, epsilon=eps, candidates=grid, method=resolved,
                               rng=gen, neighbours=nb, targets=tg)[inverse.reshape(-1)]
     if b is None:
-        mod = _unbounded()
-        charge(acc, mod.unbounded_privacy(eps, m), label="quantiles", neighbours=nb)
-        return np.asarray(mod.unbounded_quantiles(vals, q, epsilon=eps, counts=cnt, rng=gen), dtype=np.float64)
+        charge(acc, _unbounded.unbounded_privacy(eps, m), label="quantiles", neighbours=nb)
+        return np.asarray(_unbounded.unbounded_quantiles(vals, q, epsilon=eps, counts=cnt, rng=gen,
+                                                         bounded=bounded_quantiles), dtype=np.float64)
     resolved = _resolve(meth, m, n, eps, nb)
     if resolved == "joint":
-        _joint().check_joint_work(eps, n, m)  # imported and its work bounded before the charge
+        _joint.check_joint_work(eps, n, m)  # its work bounded before the charge
     charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved, neighbours=nb, targets=tg), label="quantiles",
            neighbours=nb)
     return bounded_quantiles(vals, uq, epsilon=eps, lo=b[0], hi=b[1], method=resolved, counts=cnt,

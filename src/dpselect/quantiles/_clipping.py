@@ -108,8 +108,7 @@ def clipping_bounds(values: ArrayLike, *, epsilon: float, q: tuple[float, float]
         and at most 2^49 in all (checked exactly before the charge; the messages name no count or total).
     rng : numpy.random.Generator or int, optional
     accountant : dpselect.Accountant, optional
-        Charged ``PureDP(epsilon)`` under the label ``"clipping_bounds"`` after the arguments are checked and
-        before any random bit is drawn (a refused release draws nothing).
+        Charged ``PureDP(epsilon)`` under the label ``"clipping_bounds"`` (glossary: [accountant][glossary-accountant]).
 
     Returns
     -------

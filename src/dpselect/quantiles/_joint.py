@@ -189,7 +189,7 @@ class _Problem:
     def propose(self, gen: np.random.Generator) -> tuple[np.ndarray, list[np.ndarray], list[int]]:
         """A path (a_1..a_m) from the float DP, with each step's candidate log-weights and the choice."""
         em = get_mechanism("exponential")
-        m, k = self.m, self.k
+        m = self.m
         path = np.empty(m, dtype=np.int64)
         runs = np.empty(m, dtype=np.int64)
         steps: list[np.ndarray] = []

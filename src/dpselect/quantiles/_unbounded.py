@@ -18,9 +18,9 @@ geometric) with ε1 = ε2 = ε/2; as the counts and noises are integers the test
 ν_k >= ⌈T⌉ + ρ − f_k, and since ν_k enters only through that bit, the bit is drawn directly: a uniform
 U = 0.w1 w2 ... (64-bit words) against the exact tail P(ν >= c) = p^c / (1 + p) (c >= 1, p = e^{−ε2}) or
 1 − p^{1−c} / (1 + p) (c <= 0): a float enclosure decides at once except in about 1 case in 10^12, where a
-decimal interval enclosure (correctly rounded exp, widened) is refined together with further words of U.
-ρ is drawn exactly by :func:`discrete_laplace` (Bernoulli(e^{−ε·2^j}) trials by
-:func:`dpselect._exact_random.less_than_exp`: ε·2^j is an exact float). No float rounding touches the law.
+decimal interval enclosure (correctly rounded exp, widened) is refined together with further words of U
+(:func:`dpselect._exact_random.discrete_laplace_tail_bits` and ``discrete_laplace_tail_exact``). ρ is drawn
+exactly by :func:`dpselect._exact_random.discrete_laplace`. No float rounding touches the law.
 
 **Privacy of one search (replace-one neighbours, n public).** Replacing one record x_j by x_j' changes every
 count f_i by at most 1, and all in the same direction: for an upward search, by +1 exactly for the grid points
@@ -47,8 +47,8 @@ almost nothing, so nearly all of ε goes to the bounded part). The rest of ε (r
 m, that ε and n, all public) on the data clipped to [lo, hi]. Clipping to bounds that are
 themselves released values is a fixed 1-Lipschitz map of each record given those values, so replace-one
 neighbours stay replace-one neighbours (or become equal) and the bounded method keeps its guarantee; by
-adaptive sequential composition the whole release is ε-DP. Measured on DPBench (m = 9 deciles, ε = 0.1 and 1, 50 runs; the
-table is in docs/clipping.md): within 0.75x–1.28x of the best bounded method given the public range (0, 4095).
+adaptive sequential composition the whole release is ε-DP. docs/clipping.md compares it, on DPBench, with the
+best bounded method given the public range.
 """
 from __future__ import annotations
 
@@ -58,7 +58,8 @@ from typing import Callable
 
 import numpy as np
 
-from .._exact_random import Dec, less_than_exp, words, words_drawer
+from .._exact_random import (discrete_laplace, discrete_laplace_tail, discrete_laplace_tail_bits,
+                             discrete_laplace_tail_exact, words)
 from ..accounting.guarantees import Guarantee, PureDP
 
 __all__: list[str] = []
@@ -71,8 +72,8 @@ GRID_SIZE = int(math.log(np.finfo(np.float64).max) / _LOG_BETA) - 1
 _MAX_BLOCK = 1 << 15
 _SPLIT = 0.5
 #: ε1/ε of a search aimed at rank n (the maximum). 3/4 gives a lighter overshoot tail (see above_threshold) but
-#: stops early more often: measured on the Adult capital-gain mean (docs/clipping.md, 200 runs) the RMSE was
-#: 447 / 51 / 6.8 / 3.6 with 1/2 and 559 / 307 / 25 / 2.8 with 3/4 at ε = 0.1 / 0.5 / 1 / 2, so 1/2 it is.
+#: stops early more often: on the Adult capital-gain mean (docs/clipping.md) 1/2 had the lower RMSE at every ε
+#: below 2, so 1/2 it is.
 MAX_SPLIT = 0.5
 
 
@@ -85,140 +86,6 @@ def grid(indices: np.ndarray, log_beta: float = _LOG_BETA) -> np.ndarray:
 def grid_size(log_beta: float = _LOG_BETA) -> int:
     """K: the number of grid points β^i − 1 below the largest float."""
     return int(math.log(np.finfo(np.float64).max) / log_beta) - 1
-
-
-# ---------------------------------------------------------------------------------------------
-# exact discrete noise
-# ---------------------------------------------------------------------------------------------
-def _bern_exp(x: float, rng: np.random.Generator) -> bool:
-    """Bernoulli(e^{−x}) exactly, x >= 0 a float (read as an exact rational)."""
-    if x == 0.0:
-        return True
-    if math.isinf(x):
-        return False
-    return bool(less_than_exp(-x, int(words(rng, 1)[0]), words_drawer(rng))[0])
-
-
-def _bern_logistic(x: float, rng: np.random.Generator) -> bool:
-    """Bernoulli(a / (1 + a)) with a = e^{−x}: fair coin 0 -> False; else Bernoulli(a) True, or retry."""
-    while True:
-        if int(words(rng, 1)[0]) >> 63 == 0:
-            return False
-        if _bern_exp(x, rng):
-            return True
-
-
-def geometric(eps: float, rng: np.random.Generator) -> int:
-    """G >= 0 with P(G >= g) = e^{−eps·g} exactly (eps > 0 a float).
-
-    Galloping: G >= 2^{j+1} − 1 given G >= 2^j − 1 with probability e^{−eps·2^j}; after the first failure
-    G − (2^j − 1) is geometric truncated to [0, 2^j), whose binary digits are independent with
-    P(digit i = 1) = a_i / (1 + a_i), a_i = e^{−eps·2^i}. Every exponent eps·2^i is an exact float.
-    """
-    j, g = 0, 0
-    while _bern_exp(math.ldexp(eps, j), rng):
-        g += 1 << j
-        j += 1
-    for i in range(j):
-        if _bern_logistic(math.ldexp(eps, i), rng):
-            g += 1 << i
-    return g
-
-
-def discrete_laplace(eps: float, rng: np.random.Generator) -> int:
-    """Z with P(Z = z) = (1 − p)/(1 + p) · p^|z|, p = e^{−eps}, exactly (sign and magnitude, −0 rejected)."""
-    while True:
-        negative = int(words(rng, 1)[0]) >> 63 == 1
-        g = geometric(eps, rng)
-        if negative and g == 0:
-            continue
-        return -g if negative else g
-
-
-def tail_probability(c: int, eps: float) -> float:
-    """P(ν >= c) for ν discrete Laplace(eps), in float64 (for laws and audits, not for sampling)."""
-    log_norm = math.log1p(math.exp(-eps))
-    if c >= 1:
-        return math.exp(-eps * c - log_norm)
-    return 1.0 - math.exp(-eps * (1 - c) - log_norm)    # >= 1/2: no cancellation to fear
-
-
-# ---------------------------------------------------------------------------------------------
-# the test bit nu >= c, drawn exactly
-# ---------------------------------------------------------------------------------------------
-def _times(eps: float, c: int) -> float:
-    """eps·c correctly rounded for a Python int c of any size (±inf beyond the float range)."""
-    try:
-        return float(Fraction(eps) * c)
-    except OverflowError:
-        return math.copysign(math.inf, c)
-
-
-def _fast_decide(c: np.ndarray, w: np.ndarray, eps: float) -> np.ndarray:
-    """1 (U < P(ν >= c) for sure), 0 (U >= it for sure) or −1 (undecided), U's first word ``w``.
-
-    ``c`` is int64, or an object array of Python ints when the noisy threshold does not fit in 64 bits."""
-    log_norm = math.log1p(math.exp(-eps))
-    if c.dtype == object:
-        ints = [int(v) for v in c]
-        up = np.array([v >= 1 for v in ints], dtype=bool)
-        x = np.array([_times(eps, v) if v >= 1 else _times(eps, 1 - v) for v in ints], dtype=np.float64)
-    else:
-        up = c >= 1
-        cf = c.astype(np.float64)
-        with np.errstate(over="ignore"):                       # eps·|c| beyond the floats: inf, tail 0
-            x = np.where(up, eps * cf, eps * (1.0 - cf))      # the tail's exponent, >= eps > 0
-    with np.errstate(over="ignore", under="ignore"):
-        tail = np.exp(-x - log_norm)    # c >= 1: P(ν >= c) = p^c/(1 + p); c <= 0: 1 − P(ν >= c) = p^{1−c}/(1 + p)
-    s = np.where(up, tail, 1.0 - tail)
-    # |error| of s: relative ~1e-15·(1 + x) of the *tail* (the exp of a rounded exponent; x < 746 wherever the
-    # tail is not 0), plus 2^-53 absolute for 1 − tail. Relative to s itself (~1 for c <= 0) the slack grew
-    # with |c| past 1, left every bit undecided and sent each one to the decimal path (a hang at n = 2^48).
-    slack = np.where(tail > 0.0, 1e-13 * tail * (1.0 + x), 0.0) + np.where(up, 1e-300, 1e-15)
-    u_lo = w.astype(np.float64) * 2.0 ** -64      # float of m / 2^64 rounds: widen by the slack below
-    u_hi = u_lo + 2.0 ** -64
-    u_slack = u_lo * 2.0 ** -52
-    out = np.full(c.shape, -1, dtype=np.int8)
-    out[u_hi + u_slack <= s - slack] = 1
-    out[u_lo - u_slack >= s + slack] = 0
-    return out
-
-
-def _tail_enclosure(c: int, eps: float, prec: int) -> tuple[Fraction, Fraction]:
-    """Rational bounds on P(ν >= c) from decimal interval arithmetic at ``prec`` digits."""
-    e = Fraction(eps)
-    z = e * c if c >= 1 else e * (1 - c)
-    if z > Fraction(7 * prec, 3) + 4:
-        # e^{−z} < 10^−prec (ln 10 < 7/3): the loose enclosure [0, 10^−prec] of the tail, without the decimal
-        # exp's huge exponent (a Fraction of 10^(−10^13) digits was the hang of clipping_bounds at n = 2^48)
-        tiny = Fraction(1, 10 ** prec)
-        return (Fraction(0), tiny) if c >= 1 else (1 - tiny, Fraction(1))
-    D = Dec(prec)
-    p_lo, p_hi = D.exp(*D.neg(D.frac(e)))                          # p = e^{−ε}
-    den_lo, den_hi = D.down(D.ctx.add(1, p_lo)), D.up(D.ctx.add(1, p_hi))
-    t_lo, t_hi = D.exp(*D.neg(D.frac(z)))
-    q_lo = D.down(D.ctx.divide(t_lo, den_hi))
-    q_hi = D.up(D.ctx.divide(t_hi, den_lo))
-    if c >= 1:
-        return Fraction(q_lo), Fraction(q_hi)
-    return 1 - Fraction(q_hi), 1 - Fraction(q_lo)
-
-
-def _exact_decide(c: int, first_word: int, eps: float, rng: np.random.Generator) -> bool:
-    """U < P(ν >= c) exactly, U = 0.w1 w2 ... with w1 = ``first_word``, further words from ``rng``."""
-    m, nb, prec = int(first_word), 64, 60
-    while True:
-        s_lo, s_hi = _tail_enclosure(c, eps, prec)
-        u_lo, u_hi = Fraction(m, 1 << nb), Fraction(m + 1, 1 << nb)
-        if u_hi <= s_lo:
-            return True
-        if u_lo >= s_hi:
-            return False
-        if s_hi - s_lo > u_hi - u_lo:
-            prec *= 2
-        else:
-            m = (m << 64) | int(words(rng, 1)[0])
-            nb += 64
 
 
 # ---------------------------------------------------------------------------------------------
@@ -243,13 +110,13 @@ def above_threshold(counts_at: Callable[[np.ndarray], np.ndarray], threshold: Fr
         f = np.asarray(counts_at(idx), dtype=np.int64)
         c = np.array([C - int(v) for v in f], dtype=object) if big else np.int64(C) - f
         w = words(rng, idx.size)
-        dec = _fast_decide(c, w, e2)
+        dec = discrete_laplace_tail_bits(c, w, e2)
         # walk the steps in order: the first success, resolving undecided ones exactly on the way
         cand = np.flatnonzero(dec != 0)
         for pos in cand:
             if dec[pos] == 1:
                 return int(start + pos)
-            if _exact_decide(int(c[pos]), int(w[pos]), e2, rng):
+            if discrete_laplace_tail_exact(int(c[pos]), int(w[pos]), e2, rng):
                 return int(start + pos)
         start += idx.size
         block = min(block * 2, _MAX_BLOCK)
@@ -272,7 +139,7 @@ def above_threshold_law(f: np.ndarray, threshold: Fraction, epsilon: float, *, r
     for rho in range(-R, R + 1):
         w = norm * math.exp(-e1 * abs(rho))
         C = math.ceil(threshold) + rho
-        s = np.array([tail_probability(int(C - fi), e2) for fi in f])
+        s = np.array([discrete_laplace_tail(int(C - fi), e2) for fi in f])
         surv = np.concatenate(([1.0], np.cumprod(1.0 - s)))
         out[:K] += w * surv[:K] * s
         out[K] += w * surv[K]
@@ -379,19 +246,14 @@ def unbounded_privacy(epsilon: float, m: int) -> Guarantee:
     return PureDP(epsilon)
 
 
-def _bounded() -> Callable[..., np.ndarray]:
-    from ._api import bounded_quantiles  # imported late: _api imports this module lazily
-    return bounded_quantiles
-
-
 #: Override of the bounded method run inside the private bounds (tests and measurements); None: ``"auto"``,
 #: resolved by :func:`dpselect.quantiles._api.bounded_quantiles` from m, the inner ε and n exactly as with
 #: public bounds (ε·n/m against AUTO_INDEPENDENT_FROM): clipping to the private bounds leaves n unchanged and
 #: m and ε are public, so the choice reads nothing private. Until 2026-11-28 the rule was m alone
 #: (independent for m <= 9, recursive above), chosen when ``"auto"`` still read the number of distinct
-#: values (which clipping changes); it lost by 10^3-10^4x on INCOME and PATENT at m = 99, ε >= 0.1, where
-#: independent reaches the bins' best and recursive inherits rank error on their atoms (benchmarks/RESULTS.md,
-#: target 2).
+#: values (which clipping changes); it lost by orders of magnitude on INCOME and PATENT at m = 99, ε >= 0.1,
+#: where independent reaches the bins' best and recursive inherits rank error on their atoms
+#: (benchmarks/RESULTS.md).
 INNER_METHOD: str | None = None
 
 
@@ -405,7 +267,7 @@ def inner_method(m: int) -> str:
 
 
 def unbounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, counts: np.ndarray | None,
-                        rng: np.random.Generator) -> np.ndarray:
+                        rng: np.random.Generator, bounded: Callable[..., np.ndarray]) -> np.ndarray:
     """Quantiles without bounds (validated inputs; the caller charges ``unbounded_privacy``).
 
     What it releases: one value per q, in the order of ``qs``: q-core's bounded method (``"auto"``) run inside
@@ -424,6 +286,9 @@ def unbounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, c
     counts : numpy.ndarray of int64 or None
         Multiplicities of ``values``.
     rng : numpy.random.Generator
+    bounded : callable
+        The bounded release, :func:`dpselect.quantiles._api.bounded_quantiles` (passed in by its caller, so
+        that this module does not import the one that imports it).
 
     Returns
     -------
@@ -433,13 +298,15 @@ def unbounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, c
     Examples
     --------
     >>> import numpy as np
+    >>> from dpselect.quantiles._api import bounded_quantiles
     >>> v = np.arange(1000.0)
-    >>> out = unbounded_quantiles(v, np.array([0.5]), epsilon=1.0, counts=None, rng=np.random.default_rng(0))
+    >>> out = unbounded_quantiles(v, np.array([0.5]), epsilon=1.0, counts=None, rng=np.random.default_rng(0),
+    ...                           bounded=bounded_quantiles)
     >>> bool(400 < out[0] < 600)
     True
     """
     vals, cnts = _group(values, counts)
-    return _hybrid(vals, cnts, np.asarray(qs, dtype=np.float64), epsilon, rng, CONFIG)
+    return _hybrid(vals, cnts, np.asarray(qs, dtype=np.float64), epsilon, rng, CONFIG, bounded)
 
 
 #: The design of unbounded_quantiles: the grid of the three bound searches (β = 1 + 2^-3), the record
@@ -452,9 +319,8 @@ def search_epsilon(epsilon: float, margin: Fraction, cfg: dict, n: int = 10 ** 9
     """ε of one bound search: C / margin records (C = 20: a search with ε_s stops about 15/ε_s records early on
     the coarse grid, so the stop stays inside the margin), at most ε/16 (ε/8 when n·ε <= 500, where the
     searches need more of the budget); a function of the public n, qs and ε only. Measured (DPBench m = 9 and
-    synthetic n = 200 to 5,000): C = 20 was as good as or better than 40; the cap 1/16 beat 1/8 for
-    n·ε from about 900 up (MEDCOST at ε = 0.1: 1.17x against 1.34x the bounded error) and lost below 500
-    (n = 200, ε = 0.5: mean rank error 0.34 against 0.12)."""
+    synthetic n = 200 to 5,000): C = 20 was as good as or better than 40; the cap 1/16 beat
+    1/8 for n·ε from about 900 up and lost below 500."""
     cap = epsilon * (cfg["cap_small"] if n * epsilon <= cfg["small"] else cfg["cap"])
     if margin <= 0:
         return cap
@@ -473,7 +339,7 @@ def _upper_end(lo: float, g: float) -> float:
 
 
 def _hybrid(vals: np.ndarray, cnts: np.ndarray, qs: np.ndarray, epsilon: float, rng: np.random.Generator,
-            cfg: dict) -> np.ndarray:
+            cfg: dict, bounded: Callable[..., np.ndarray]) -> np.ndarray:
     cum = _cum(cnts)
     n = int(cum[-1])
     qmin, qmax = Fraction(float(qs.min())), Fraction(float(qs.max()))
@@ -485,7 +351,6 @@ def _hybrid(vals: np.ndarray, cnts: np.ndarray, qs: np.ndarray, epsilon: float, 
     lb = cfg["log_beta"]
     k_base = search_down(vals, cum, 0.0, n - lo_rank, e_lo, rng, lb)
     base = 0.0 - _grid_value(k_base, lb)
-    bounded = _bounded()
     k_lo = search_up(vals, cum, base, lo_rank, e_lo, rng, lb)
     lo = base if k_lo == 0 else base + _grid_value(k_lo - 1, lb)
     k_hi = search_up(vals, cum, lo, hi_rank, e_hi, rng, lb)

@@ -48,11 +48,12 @@ median and :mod:`dpselect.dask` use). By concern:
 * ``_peel`` — :func:`noisy_top_k_peeled` (fresh noise per pick); its ``_PEEL_*`` switches and counters and
   ``_fallback_bits`` are read there.
 
-:func:`laplace_below` lives in :mod:`dpselect._exact_random` with the other exact-randomness primitives.
+:func:`laplace_below` and :func:`discrete_laplace` live in :mod:`dpselect._exact_random` with the other
+exact-randomness primitives.
 """
 from __future__ import annotations
 
-from .._exact_random import Dec as _Dec, laplace_below  # noqa: F401 (re-exported)
+from .._exact_random import Dec as _Dec, discrete_laplace, laplace_below  # noqa: F401 (re-exported)
 from ._batch import noisy_top_k_batch
 from ._noise import (  # noqa: F401 (internals re-exported for the tests)
     _DBL_MAX,
@@ -89,4 +90,4 @@ from ._topk import (  # noqa: F401
     shortlist_top_k,
 )
 
-__all__ = ["noisy_top_k", "noisy_top_k_batch", "noisy_top_k_peeled", "laplace_below", "NOISES"]
+__all__ = ["noisy_top_k", "noisy_top_k_batch", "noisy_top_k_peeled", "laplace_below", "discrete_laplace", "NOISES"]

@@ -486,14 +486,12 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
         ``X`` may be an array or a DataFrame; string columns must be declared in ``categories`` (a
         ``ValueError`` naming ``categories`` otherwise).
     accountant : dpselect.Accountant, optional
-        Every ``fit`` is charged to it, under the label ``"DiffPID3Classifier.fit"``, what the DiffPID3
-        proof certifies (:func:`dpselect.trees.diffpid3`: ``PureDPComposition(ε/(2(d + 1)),
-        2(d + 1))`` with ``budget_split = 0.5``, ``PureDP(ε)`` with another split), after ``X``, ``y``
-        and the parameters are checked and before any random bit is drawn: a fit the budget cannot pay
-        raises :class:`~dpselect.BudgetExceededError` and leaves the estimator unfitted (and
-        ``random_state`` untouched). ``sklearn.base.clone`` (and so ``GridSearchCV``,
-        ``cross_val_score``) gives every clone **the same accountant object**, never a
-        copy: all their fits are charged to one budget.
+        Every ``fit`` is charged to it, under the label ``"DiffPID3Classifier.fit"``, what the DiffPID3 proof
+        certifies (:func:`dpselect.trees.diffpid3`: ``PureDPComposition(ε/(2(d + 1)), 2(d + 1))`` with
+        ``budget_split = 0.5``, ``PureDP(ε)`` with another split), before anything is drawn; a refused fit leaves
+        the estimator unfitted (glossary: [accountant][glossary-accountant]). ``sklearn.base.clone`` (and so
+        ``GridSearchCV``, ``cross_val_score``) gives every clone **the same accountant object**, never a copy: all
+        their fits are charged to one budget.
 
     Attributes
     ----------
@@ -664,11 +662,8 @@ class DPMOETClassifier(_PublicSchemaClassifier):
         "accuracy": the count of correctly classified training records (sensitivity 1), what the
         classifier is scored by. The paper's "pareto" (PrivPareto on TPR, TNR) and "agg" (PrivAgg on
         w_TPR·TPR + w_TNR·TNR) select for the TPR/TNR trade-off, not for accuracy: "pareto" picks
-        trees anywhere on the front, "always positive" included. On Adult (train/test split 0.7/0.3,
-        ε = 1, the other defaults), test accuracy over seeds 0-4: "accuracy" 0.764 (0.756-0.772),
-        "pareto" 0.417 (0.246-0.728), "agg" with (3, 2) 0.609 (0.532-0.716); the constant
-        predictor scores 0.754 (``benchmarks/bench_dpmoet_defaults.py``; ``generations=10`` gives 0.773,
-        0.756-0.796, at about 3x the time).
+        trees anywhere on the front, "always positive" included. docs/trees.md has their test accuracies
+        on Adult (``benchmarks/bench_dpmoet_defaults.py``): "accuracy" is the best of the three there.
     mechanism : str, default "local_dampening"
         Any selection mechanism or alias (EM, PF, RNM, LD, SLD). With "accuracy" a local mechanism
         has the exponential mechanism's law (the count's sensitivity is the constant 1).
@@ -682,9 +677,9 @@ class DPMOETClassifier(_PublicSchemaClassifier):
         As in :class:`DiffPID3Classifier` (the public encoding; no size bound is needed: TPR and TNR
         have global sensitivity 1).
     accountant : dpselect.Accountant, optional
-        Every ``fit`` is charged the whole run (:func:`dpselect.trees.dp_moet`'s guarantee) under the
-        label ``"DPMOETClassifier.fit"``, after the arguments are checked and before any random bit is
-        drawn. Clones share the same accountant object, as in :class:`DiffPID3Classifier`.
+        Every ``fit`` is charged the whole run (:func:`dpselect.trees.dp_moet`'s guarantee) under the label
+        ``"DPMOETClassifier.fit"``, before anything is drawn (glossary: [accountant][glossary-accountant]). Clones share
+        the same accountant object, as in :class:`DiffPID3Classifier`.
 
     Attributes
     ----------
@@ -710,9 +705,9 @@ class DPMOETClassifier(_PublicSchemaClassifier):
 
     scikit-learn compatibility
     --------------------------
-    As :class:`DiffPID3Classifier`: every check but the two of :data:`EXPECTED_FAILED_CHECKS` passes with the tags ``multi_class=False`` and ``poor_score=True``
-    (trees drawn at random and selected with ε = 1 on the checks' small data sets fail the accuracy
-    threshold of ``check_classifiers_train`` without it).
+    As :class:`DiffPID3Classifier`: every check but the two of :data:`EXPECTED_FAILED_CHECKS` passes with the
+    tags ``multi_class=False`` and ``poor_score=True`` (trees drawn at random and selected with ε = 1 on the
+    checks' small data sets fail the accuracy threshold of ``check_classifiers_train`` without it).
 
     Examples
     --------

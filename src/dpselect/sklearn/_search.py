@@ -37,12 +37,11 @@ from sklearn.utils.validation import check_is_fitted, indexable
 
 from .._boundary import charge, check_accountant
 from ..accounting.neighbours import ADD_REMOVE
-from .._exact_random import less_than_exp, next_word, words_drawer
+from .._exact_random import discrete_laplace
 from .._rng import check_rng
 from ..accounting._numeric import check_delta
 from ..accounting.guarantees import RDP, ApproxDP, Guarantee, PureDP
 from .. import tune as _tune
-from ..quantiles._unbounded import discrete_laplace as _galloping_discrete_laplace
 
 __all__ = ["PrivateSearchCV"]
 
@@ -54,41 +53,6 @@ _RESERVED = ("epsilon", "accountant", "random_state")
 
 # a grid of lists at most this large is checked value by value before the accountant is charged
 _CHECK_ALL_UP_TO = 4096
-
-
-# ---------------------------------------------------------------------------------------------------
-# exact noise for the validation score
-# ---------------------------------------------------------------------------------------------------
-def _bernoulli_exp(minus_log_q: float, rng: np.random.Generator) -> bool:
-    """True with probability exactly ``exp(-minus_log_q)`` (the float read as an exact rational)."""
-    return bool(less_than_exp(-minus_log_q, next_word(rng), words_drawer(rng))[0])
-
-
-#: Below this ε the score's noise is drawn by galloping (O(log 1/ε) exact Bernoulli trials) instead of
-#: counting one trial per unit of magnitude (about 1/ε trials: PrivateSearchCV(epsilon=1e-12) ran for hours).
-#: Both draw the same exact law; above it the draws are the earlier ones, seed for seed.
-_GALLOP_BELOW = 2.0 ** -6
-
-
-def _discrete_laplace(epsilon: float, rng: np.random.Generator) -> int:
-    """An exact draw of the discrete Laplace law ``P(k) ∝ exp(-epsilon·|k|)`` on the integers.
-
-    Canonne, Kamath & Steinke (2020): a fair sign and a geometric magnitude G (P(G = g) ∝ q^g, q = e^{-ε},
-    counted with exact Bernoulli(q) trials), rejecting "negative zero". Only random bits are used, so
-    the law is exactly the ideal one: ``count + noise`` is ε-DP for a count of sensitivity 1. For
-    ε < 2**-6 the magnitude is drawn by galloping over its binary digits
-    (:func:`dpselect.quantiles._unbounded.geometric`, the same exact law), in O(log 1/ε) expected time.
-    """
-    if epsilon < _GALLOP_BELOW:
-        return int(_galloping_discrete_laplace(epsilon, rng))
-    while True:
-        negative = bool(next_word(rng) >> 63)
-        g = 0
-        while _bernoulli_exp(epsilon, rng):
-            g += 1
-        if negative and g == 0:
-            continue
-        return -g if negative else g
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -382,7 +346,7 @@ class _Run:
             raise RuntimeError(f"the fitted {type(est).__name__} holds a random state or the seed of its noise at "
                                f"{found}: a released model must hold nothing that seeded its noise (keep the "
                                "generator local to fit, store no seed)")
-        return float(correct + _discrete_laplace(self.run_epsilon, rng)), (params, est)
+        return float(correct + discrete_laplace(self.run_epsilon, rng)), (params, est)
 
 
 def _n_rows(v: Any) -> int:
@@ -450,10 +414,9 @@ class PrivateSearchCV(BaseEstimator):
         every draw.
     accountant : dpselect.Accountant, optional
         Charged once per ``fit``, the search's (ε, δ) as certified: ``ApproxDP(privacy_.epsilon(delta), delta)``
-        (``PureDP(privacy_.epsilon(0))`` when ``delta = 0``), accepted in the accountant's ``"basic"`` and
-        ``"fixed"`` modes and in ``"adaptive"`` mode with ``approx_delta >= delta`` (label ``"PrivateSearchCV.fit"``), after the arguments are
-        checked and before any random bit is drawn: a refused charge leaves the search unfitted and ``random_state``
-        untouched.
+        (``PureDP(privacy_.epsilon(0))`` when ``delta = 0``), label ``"PrivateSearchCV.fit"``, which an
+        ``"adaptive"`` accountant takes only with ``approx_delta >= delta``; a refused charge leaves the search
+        unfitted (glossary: [accountant][glossary-accountant]).
     n_jobs : int, optional
         Workers for the runs (joblib); the result does not depend on it.
 

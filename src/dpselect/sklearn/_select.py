@@ -326,8 +326,7 @@ def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None = None, X:
     k : int, optional
         Number of distinct models (omitted: one).
     random_state : seed, Generator or None
-        The source of the selection's randomness (numpy SPEC 7; scikit-learn's name, as everywhere in
-        :mod:`dpselect.sklearn`).
+        Glossary: [rng][glossary-rng] (scikit-learn's name, as everywhere in :mod:`dpselect.sklearn`).
     predictions : array-like, shape (n_models, n_records), optional
         Precomputed ``estimator.predict(X)`` rows, one per model (skips the predictions: the fast path).
     pos_label : label, optional
@@ -335,12 +334,8 @@ def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None = None, X:
         one-vs-rest). Omitted: the labels must be 0/1 or False/True, 1/True positive; other labels
         (strings, 2, ...) are a ``ValueError`` asking for ``pos_label``. NaN/None labels are refused.
     accountant : dpselect.Accountant, optional
-        Charged ``mechanism.privacy(epsilon, k=k)`` under the label ``"select_model"`` (one
-        ``BoundedRange(ε)`` for the exponential mechanism, local dampening and shifted local dampening,
-        ``PureDP(ε)`` for permute-and-flip and Laplace report-noisy-max; with an int ``k`` the adaptive
-        composition of k picks of ε/k), after every argument is checked and the models' objectives are
-        computed, and before any random bit is drawn. A release that would exceed the budget raises
-        :class:`~dpselect.BudgetExceededError`, records nothing and leaves ``random_state`` untouched.
+        Charged ``mechanism.privacy(epsilon, k=k)`` under the label ``"select_model"`` after the models'
+        objectives are computed (glossary: [accountant][glossary-accountant]).
 
     Returns
     -------

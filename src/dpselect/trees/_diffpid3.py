@@ -36,7 +36,7 @@ with the ``elementwise`` sensitivity function
 thousands of distances per call) and samples with :func:`dpselect.mechanisms.dampened_select`; shifted
 local dampening takes the shift G with a rigorous bound from
 :func:`~dpselect.utilities.information_gain.ig_shift_with_error` (a closed form over the upper envelope
-of the sensitivity curves, 15-20x faster than walking the ~N distances; equal to the core's
+of the sensitivity curves, much faster than walking the ~N distances: docs/trees.md; equal to the core's
 :func:`~dpselect.dampening.shift_totals_with_error` within the bounds) and samples with
 :func:`dpselect.mechanisms.shifted_select`. Near-ties are settled with the exact rational D and G of the
 core (:func:`~dpselect.dampening.dampen_exact`, :func:`~dpselect.dampening.shift_total_exact`). The
@@ -433,17 +433,15 @@ def diffpid3(data: TabularData, *, epsilon: float, depth: int, mechanism: Mechan
         training table's size, with a :class:`~dpselect.PrivacyLeakWarning`.
     rng : Generator, int or None
     accountant : dpselect.Accountant, optional
-        Charged what the proof of Alg. 4 certifies, under the label ``"diffpid3(mechanism='<name>')"``
-        with the canonical name of the split mechanism (``"diffpid3(mechanism='exponential')"``, ...). By parallel composition over the disjoint nodes of a level, a level's noisy counts are
-        one ε_count-DP step and its selections one ε_select-DP step (pure DP: a leaf's noisy class counts
-        are report-noisy-max with Laplace noise), so the tree is an adaptive composition of 2(d + 1) such
-        steps. With ``budget_split = 0.5``: ``PureDPComposition(B / (2(d + 1)), 2(d + 1))``, B at
-        δ = 0, less at δ > 0 in the accountant's ``"adaptive"``/``"fixed"`` modes. With another split
-        the steps are unequal and the charge is ``PureDP(B)`` (basic composition: the sum of the
-        2(d + 1) parts, rounded up; the library has no optimal composition of unequal pure-DP parts).
-        The charge comes after the arguments are checked and before any random bit is drawn: a refused
-        release raises :class:`~dpselect.BudgetExceededError`, records nothing and leaves ``rng``
-        untouched.
+        Charged what the proof of Alg. 4 certifies, under the label ``"diffpid3(mechanism='<name>')"`` with the
+        canonical name of the split mechanism (``"diffpid3(mechanism='exponential')"``, ...). By parallel
+        composition over the disjoint nodes of a level, a level's noisy counts are one ε_count-DP step and its
+        selections one ε_select-DP step (pure DP: a leaf's noisy class counts are report-noisy-max with Laplace
+        noise), so the tree is an adaptive composition of 2(d + 1) such steps. With ``budget_split = 0.5``:
+        ``PureDPComposition(B / (2(d + 1)), 2(d + 1))``, B at δ = 0, less at δ > 0 in the accountant's
+        ``"adaptive"``/``"fixed"`` modes. With another split the steps are unequal and the charge is ``PureDP(B)``
+        (basic composition: the sum of the 2(d + 1) parts, rounded up; the library has no optimal composition of
+        unequal pure-DP parts). Glossary: [accountant][glossary-accountant].
     budget_split : float, default 0.5
         The fraction f, 0 < f < 1, of each level's budget B/(d + 1) spent on the nodes' noisy counts
         (ε_count = f·B/(d + 1), the Laplace scale 1/ε_count of the stopping rule); the rest,

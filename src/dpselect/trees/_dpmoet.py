@@ -49,7 +49,7 @@ import numpy as np
 from .._rng import check_rng
 from ..typing import MechanismName, RngLike
 from .._validation import check_choice, check_int, check_positive
-from ..multiobjective._metric import metric_c  # noqa: F401  (re-exported: DP-MOET reports it)
+from ..multiobjective._metric import metric_c  # re-exported: DP-MOET reports it
 from ..multiobjective._pareto_score import pareto_score
 from ..multiobjective._select import priv_agg, priv_pareto
 from ..sensitivity import constant
@@ -421,9 +421,8 @@ def dp_moet(data: Any, *, epsilon: float, approach: str = "pareto", mechanism: M
         selection (metric C). A result holding them must not be released. Off: ``objectives`` is
         ``None`` and ``history`` empty, and the result holds only the ε-DP trees and public settings.
     accountant : dpselect.Accountant, optional
-        Charged the whole run under the label ``"dp_moet"``, after the arguments are checked and before
-        any random bit is drawn (a refused run raises :class:`~dpselect.BudgetExceededError`, records
-        nothing and leaves ``rng`` untouched). The run is a sequence of single picks (the rounds of
+        Charged the whole run under the label ``"dp_moet"`` (glossary: [accountant][glossary-accountant]).
+        The run is a sequence of single picks (the rounds of
         PrivPareto / PrivAgg, each on trees that depend on earlier picks): when every pick gets the same
         ε0 (``selection == output``, the paper's setting) the charge is their adaptive composition as the
         mechanism states it, ``AdaptiveBoundedRangeComposition(ε0, N)`` for the bounded-range

@@ -590,7 +590,7 @@ def predict_many(trees: Sequence[Tree], X: ArrayLike) -> np.ndarray:
     Each tree routes all records together, one level per step (a handful of numpy gathers over the
     records still travelling); records that reach a leaf drop out of the working set once enough of them
     have arrived, so deep, unbalanced trees cost about their mean path length. (Stacking all trees into
-    one (n_trees, n_records) routing was measured 2-3x slower: its index arrays fall out of cache;
+    one (n_trees, n_records) routing was measured slower: its index arrays fall out of cache;
     benchmarks/bench_trees.py.)
 
     Parameters

@@ -36,8 +36,8 @@ pure bound.
 bound on g; δ_Q is the run's ``delta``, itself rounded up). The supremum over s ∈ [0, 1] is bounded on a
 grid 0 = s_0 < ... < s_n = 1: on [s_i, s_(i+1)] the ratio is at most
 (γ + (1−γ) min(1, g(s_(i+1))))/(γ + (1−γ) s_i) (g non-decreasing), numerators rounded up and
-denominators down by a relative 1e-12 and γ taken one part in 10^12 smaller (the ratio decreases in γ). c is rounded up, δ/E[K] down, E[K] up (``_Law.mean``), and the
-result through :func:`~dpselect.accounting._numeric.up_eps` / ``up``.
+denominators down by a relative 1e-12 and γ taken one part in 10^12 smaller (the ratio decreases in γ). c is
+rounded up, δ/E[K] down, E[K] up (``_Law.mean``), and the result through :func:`~dpselect.accounting._numeric.up_eps` / ``up``.
 """
 from __future__ import annotations
 

@@ -241,8 +241,7 @@ def select_private_candidate(run: Callable[[np.random.Generator], Any], *, run_p
         The randomness: K is drawn from it (exactly), then 128 bits of root entropy; run i gets the
         generator of ``SeedSequence(root, spawn_key=(i,))``, so results do not depend on ``n_jobs``.
     accountant : Accountant, optional
-        Charged ``privacy.composable()`` after validation and before any random bit; a refused charge
-        releases nothing and leaves ``rng`` untouched.
+        Charged ``privacy.composable()`` (glossary: [accountant][glossary-accountant]).
     n_jobs : int, optional
         Run the runs in parallel with joblib (optional dependency; sequential without it). None or 1:
         sequential.

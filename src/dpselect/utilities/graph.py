@@ -32,7 +32,7 @@ import scipy.sparse as sp
 from .._threads import map_in_threads, resolve_threads
 from .._validation import check_int
 from ..exceptions import warn_public_from_data
-from ..graphs._graph import Graph, _triangles_unsorted, as_graph, is_graph_like, triangle_list
+from .._graph import Graph, _triangles_unsorted, as_graph, is_graph_like, triangle_list
 from ..sensitivity import SensitivityFunction
 
 __all__ = [
@@ -262,7 +262,7 @@ def ebc(graph: Graph, *, max_block_entries: int = 1_000_000, n_threads: int | No
     The sum of the terms m / (1 + m) of a node is computed exactly and rounded once (for up to 2^26
     terms per node), so the result does not depend on ``max_block_entries``, on ``n_threads`` or on the
     order in which the product lists its entries. scipy's sparse product and numpy release the GIL, so
-    threads scale (Email-Enron: 1.9x on 2 cores).
+    threads scale (benchmarks/bench_graphs.py).
 
     Examples
     --------

@@ -503,7 +503,7 @@ def ig_shift_with_error(tables: IGTables, n_max: int) -> tuple[np.ndarray, np.nd
     ``(G, err)`` and asks the core for G_exact only at near-ties. The same numbers as the core engine's
     :func:`dpselect.dampening.shift_totals_with_error` (tests: within the two bounds) in time that grows
     with the node's size rather than with N (the core walks every distance up to the saturation at
-    about N − |T|; 15-20x slower per split on Adult):
+    about N − |T|; docs/trees.md has the timings):
 
     * distances t < T0 = max_cells(τ_jc) − 1 are evaluated directly (saturation kept sticky, as in the
       core);

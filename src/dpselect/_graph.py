@@ -38,7 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
-from .._threads import map_in_threads, resolve_threads
+from ._threads import map_in_threads, resolve_threads
 
 __all__ = [
     "Graph",
@@ -97,8 +97,6 @@ def _check_simple_adjacency(a: sp.csr_array) -> None:
     a.eliminate_zeros()
     data = a.data
     if data.size and (data.dtype.kind not in "biuf" or not np.all(data == 1)):
-        k = int(np.flatnonzero(data != 1)[0]) if data.dtype.kind in "biuf" else 0
-        row = int(np.searchsorted(a.indptr, k, side="right") - 1)
         # the entry and where it sits are private (edges are the data under edge-DP): the rule only
         raise ValueError("adjacency must hold only 0/1 entries (an unweighted simple graph); list each edge once "
                          "(from_edges merges repeated edges)")
@@ -298,8 +296,8 @@ class Graph:
         """Triangles through every node = edges among its neighbours (int64, cached).
 
         Equal to the row sums of ``(A @ A) ∘ A`` divided by 2, but counted from the vectorised
-        oriented listing :func:`triangle_list` (forming ``A @ A`` costs Σ d² entries: 9.5 s on
-        GitHub, whose hub has 9,458 neighbours, against 0.2 s for the listing).
+        oriented listing :func:`triangle_list` (forming ``A @ A`` costs Σ d² entries, far more than
+        the listing on a graph with a large hub).
 
         Returns
         -------
@@ -533,7 +531,7 @@ def from_edges(u: ArrayLike | Iterable[int], v: ArrayLike | Iterable[int], *, no
     if n_dup and warn:
         # SNAP convention: each edge listed once per direction -> counts all 2 with both directions present
         # distinct directed lines counted after a sort: plain np.unique takes a hash path on recent numpy
-        # (2.4) that is ~30x slower for int64 keys, most of the time of loading Email-Enron
+        # (2.4) that is far slower for int64 keys, most of the time of loading Email-Enron
         fwd = np.sort(ia.astype(np.int64) * n + ib)
         n_fwd = int(fwd.size and 1 + np.count_nonzero(fwd[1:] != fwd[:-1]))
         symmetric_listing = bool(np.all(counts == 2) and n_fwd == keys.size and n_fwd == 2 * uniq.size)
@@ -592,7 +590,7 @@ def check_public_nodes(graph: Graph, where: str, *, stacklevel: int = 3) -> None
     """
     if graph.public_nodes:
         return
-    from ..exceptions import PrivacyLeakWarning
+    from .exceptions import PrivacyLeakWarning
 
     warnings.warn(
         f"{where}: the candidate node set of graph {graph.name!r} was read from its private edge list "
