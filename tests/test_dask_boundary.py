@@ -107,7 +107,8 @@ def test_dask_quantiles_charge_and_refuse_as_in_memory():
     with dask.config.set(scheduler="synchronous"):
         for kw in (dict(bounds=(0.0, 10.0)), dict(bounds=(0.0, 10.0), method="recursive", neighbours="add_remove"),
                    dict(candidates=[0.0, 2.0, 4.0, 6.0])):
-            a, b = dpselect.Accountant(epsilon=50.0), dpselect.Accountant(epsilon=50.0)
+            nb = kw.get("neighbours", "replace_one")
+            a, b = (dpselect.Accountant(epsilon=50.0, neighbours=nb), dpselect.Accountant(epsilon=50.0, neighbours=nb))
             want = dpselect.quantiles(U, [0.25, 0.5], epsilon=1.0, rng=3, accountant=a, **kw)
             got = D.quantiles(x, [0.25, 0.5], epsilon=1.0, rng=3, accountant=b, **kw)
             assert np.array_equal(want, got) and [(r.label, r.guarantee) for r in a.history] == [

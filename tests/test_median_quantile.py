@@ -36,11 +36,11 @@ def test_median_and_quantile_charge_the_same_guarantee(neighbours):
     """Every method a one-quantile release can run charges what the median charges (it charged
     BoundedRangeComposition(ε, 1) or AdaptiveBoundedRangeComposition(ε, 1), other values of other types)."""
     takes = "neighbours" in inspect.signature(dpselect.median).parameters   # (else: replace-one, its only model)
-    med = dpselect.Accountant(epsilon=5.0)
+    med = dpselect.Accountant(epsilon=5.0, neighbours=neighbours if takes else "replace_one")
     dpselect.median(X, epsilon=0.7, bound=L, rng=0, accountant=med, **({"neighbours": neighbours} if takes else {}))
     assert med.history[0].guarantee == BoundedRange(0.7)
     for method in ("auto", "independent", "recursive") + (("joint",) if neighbours == "replace_one" else ()):
-        acc = dpselect.Accountant(epsilon=5.0)
+        acc = dpselect.Accountant(epsilon=5.0, neighbours=neighbours)
         dpselect.quantile(X, 0.5, epsilon=0.7, bounds=(0.0, L), method=method, rng=0, accountant=acc,
                           neighbours=neighbours)
         assert acc.history[0].guarantee == med.history[0].guarantee, method
