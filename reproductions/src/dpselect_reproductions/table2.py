@@ -69,17 +69,6 @@ _CACHE: dict = {}  # per worker process: graphs, samplers, reference sets
 def graph_source(name: str) -> tuple[str, str]:
     """(label, source) for ``enron``/``github`` or an edge-list path (label = lower-case file stem).
 
-    Parameters
-    ----------
-    name : str
-        A key of :data:`dpselect.graphs.GRAPH_DATASETS` or an existing edge-list path (``SystemExit``
-        otherwise).
-
-    Returns
-    -------
-    (str, str)
-        The label of the rows and the source to load.
-
     Examples
     --------
     >>> import pathlib, tempfile
@@ -103,15 +92,6 @@ def load_graph_dataset(name: str) -> tuple[str, Graph]:
     A shipped graph has its published node set (:func:`dpselect_reproductions._data.load_graph`); an
     edge-list path is read with :func:`dpselect.datasets.load_dataset_graph` (node set from the edges).
 
-    Parameters
-    ----------
-    name : str
-        As in :func:`graph_source`.
-
-    Returns
-    -------
-    (str, Graph)
-
     Examples
     --------
     >>> import pathlib, tempfile
@@ -126,16 +106,6 @@ def load_graph_dataset(name: str) -> tuple[str, Graph]:
 
 def cached_graph(source: str) -> Graph:
     """The graph of a source from :func:`graph_sources`, loaded once per process.
-
-    Parameters
-    ----------
-    source : str
-        A source of :func:`graph_source`.
-
-    Returns
-    -------
-    Graph
-        The same object on every call in a process.
 
     Examples
     --------
@@ -154,18 +124,6 @@ def cached_graph(source: str) -> Graph:
 def cached(key: tuple, make: Callable[[], Any]) -> Any:
     """``make()`` once per process and ``key``.
 
-    Parameters
-    ----------
-    key : tuple
-        The cache key (shared by every caller in the process).
-    make : callable
-        Builds the value, called only on the first request of ``key``.
-
-    Returns
-    -------
-    object
-        The cached value.
-
     Examples
     --------
     >>> cached(("doc-example",), lambda: [1, 2]) is cached(("doc-example",), lambda: [3])
@@ -178,15 +136,6 @@ def cached(key: tuple, make: Callable[[], Any]) -> Any:
 
 def add_graph_argument(parser: argparse.ArgumentParser) -> None:
     """Add ``--graph PATH`` (repeatable): edge-list files to run on besides (or instead of) --datasets.
-
-    Parameters
-    ----------
-    parser : argparse.ArgumentParser
-        Extended in place.
-
-    Returns
-    -------
-    None
 
     Examples
     --------
@@ -206,16 +155,6 @@ def graph_sources(args: argparse.Namespace) -> list[tuple[str, str]]:
 
     When --graph is given and --datasets is left at its default (all shipped graphs), only the
     --graph files run.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        With ``datasets`` and, optionally, ``graph`` (a missing file is a ``SystemExit``).
-
-    Returns
-    -------
-    list of (str, str)
-        (label, source) pairs, as :func:`graph_source` gives them.
 
     Examples
     --------
@@ -239,16 +178,6 @@ def graph_sources(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 def graph_datasets(args: argparse.Namespace) -> list[tuple[str, Graph]]:
     """The graphs named by --datasets plus those given with --graph, loaded: [(label, graph)].
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        As in :func:`graph_sources`.
-
-    Returns
-    -------
-    list of (str, Graph)
-        Loaded once per process (:func:`cached_graph`).
 
     Examples
     --------
@@ -358,15 +287,6 @@ def _task_quirks(job, quirks):
 def pareto_front_mask(U: np.ndarray) -> np.ndarray:
     """Nodes of Pareto score 0: those no other node strictly dominates (evaluation only, not private).
 
-    Parameters
-    ----------
-    U : numpy.ndarray, shape (n, m)
-        Objective values of the nodes (rows), all maximised.
-
-    Returns
-    -------
-    numpy.ndarray of bool, shape (n,)
-
     Examples
     --------
     >>> import numpy as np
@@ -384,25 +304,7 @@ def _variants(args) -> tuple[str, ...]:
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the flags of ``dpselect-reproduce table2`` to ``parser`` (``add_arguments`` of this module).
-
-    Parameters
-    ----------
-    parser : argparse.ArgumentParser
-        The parser to extend, in place (``dpselect-reproduce table2 --help`` lists the flags).
-
-    Returns
-    -------
-    None
-
-    Examples
-    --------
-    >>> import argparse
-    >>> parser = argparse.ArgumentParser()
-    >>> add_arguments(parser)
-    >>> parser.parse_args([]).runs
-    500
-    """
+    """Add the flags of ``dpselect-reproduce table2`` to ``parser`` (``add_arguments`` of this module)."""
     add_common_arguments(parser, runs=500, epsilons=EPSILONS, datasets=tuple(GRAPH_DATASETS), jobs=1)
     add_graph_argument(parser)
     parser.add_argument("--k", type=int, default=3, help="nodes per selection (default 3)")

@@ -56,15 +56,6 @@ def _data(name):
 def published_table_size(name: str) -> int:
     """The public bound N on table sizes for dataset ``name``: its published size (thesis Sec. 7.4).
 
-    Parameters
-    ----------
-    name : {"nltcs", "acs", "adult"}
-        A key of :data:`dpselect.datasets.PUBLIC_TABLE_SIZE`.
-
-    Returns
-    -------
-    int
-
     Examples
     --------
     >>> published_table_size("adult")
@@ -93,25 +84,7 @@ def _task(job) -> list[dict]:
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the flags of ``dpselect-reproduce thesis-figures23-25`` to ``parser`` (``add_arguments`` of this module).
-
-    Parameters
-    ----------
-    parser : argparse.ArgumentParser
-        The parser to extend, in place (``dpselect-reproduce thesis-figures23-25 --help`` lists the flags).
-
-    Returns
-    -------
-    None
-
-    Examples
-    --------
-    >>> import argparse
-    >>> parser = argparse.ArgumentParser()
-    >>> add_arguments(parser)
-    >>> parser.parse_args([]).runs
-    1
-    """
+    """Add the flags of ``dpselect-reproduce thesis-figures23-25`` to ``parser`` (``add_arguments`` of this module)."""
     add_common_arguments(parser, runs=1, epsilons=EPSILONS, datasets=DATASETS, jobs=2)
     parser.add_argument("--depths", type=parse_int_list, default=[2, 5], help="comma-separated tree depths (default 2,5)")
     parser.add_argument("--folds", type=int, default=10, help="cross-validation folds (default 10)")
