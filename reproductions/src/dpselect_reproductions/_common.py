@@ -176,14 +176,6 @@ def order_rows(rows: list[dict], **orders: Sequence) -> list[dict]:
 
 
 # -- figures ----------------------------------------------------------------------------------------
-def have_matplotlib() -> bool:
-    try:
-        pyplot()
-    except ImportError:
-        return False
-    return True
-
-
 def line_panels(plt: ModuleType,
                 panels: Sequence[tuple[str, Sequence[tuple[str, Sequence[float], Sequence[float], dict]]]], *,
                 ncols: int | None = None, xlabel: str = "ε", ylabel: str = "", logx: bool = True,

@@ -983,8 +983,7 @@ class TopkParetoQuirks:
 
     Examples
     --------
-    >>> from dpselect.graphs import motkin_objectives
-    >>> from dpselect.graphs import from_edges
+    >>> from dpselect.graphs import from_edges, motkin_objectives
     >>> g = from_edges([0, 0, 0, 1, 3], [1, 2, 3, 2, 4], n_nodes=5)
     >>> U = motkin_objectives(g)[0]                          # (degree, egocentric density) per node
     >>> sampler = TopkParetoQuirks(U, g.degrees, local=False, quirks=("fixed-scores",))
@@ -1016,8 +1015,7 @@ class TopkParetoQuirks:
 
         Examples
         --------
-        >>> from dpselect.graphs import motkin_objectives
-        >>> from dpselect.graphs import from_edges
+        >>> from dpselect.graphs import from_edges, motkin_objectives
         >>> g = from_edges([0, 0, 0, 1, 3], [1, 2, 3, 2, 4], n_nodes=5)
         >>> U = motkin_objectives(g)[0]                          # (degree, egocentric density) per node
         >>> s, sens = TopkParetoQuirks(U, g.degrees, local=False, quirks=()).scores(np.arange(5))
@@ -1048,8 +1046,7 @@ class TopkParetoQuirks:
 
         Examples
         --------
-        >>> from dpselect.graphs import motkin_objectives
-        >>> from dpselect.graphs import from_edges
+        >>> from dpselect.graphs import from_edges, motkin_objectives
         >>> g = from_edges([0, 0, 0, 1, 3], [1, 2, 3, 2, 4], n_nodes=5)
         >>> U = motkin_objectives(g)[0]                          # (degree, egocentric density) per node
         >>> TopkParetoQuirks(U, g.degrees, local=True, quirks=()).sample(k=2, epsilon=1.0,
@@ -1085,8 +1082,7 @@ class TopkAggQuirks:
 
     Examples
     --------
-    >>> from dpselect.graphs import motkin_objectives
-    >>> from dpselect.graphs import from_edges
+    >>> from dpselect.graphs import from_edges, motkin_objectives
     >>> g = from_edges([0, 0, 0, 1, 3], [1, 2, 3, 2, 4], n_nodes=5)
     >>> U = motkin_objectives(g)[0]                          # (degree, egocentric density) per node
     >>> from dpselect.graphs import MotkinSampler
@@ -1117,8 +1113,7 @@ class TopkAggQuirks:
 
         Examples
         --------
-        >>> from dpselect.graphs import motkin_objectives
-        >>> from dpselect.graphs import from_edges
+        >>> from dpselect.graphs import from_edges, motkin_objectives
         >>> g = from_edges([0, 0, 0, 1, 3], [1, 2, 3, 2, 4], n_nodes=5)
         >>> U = motkin_objectives(g)[0]                          # (degree, egocentric density) per node
         >>> TopkAggQuirks(U, g.degrees, (1.0, 100.0), quirks=("delta-code",)).sample(

@@ -16,6 +16,7 @@ the ε-DP mechanisms dpselect guarantees.
 from __future__ import annotations
 
 import argparse
+import functools
 from typing import Any, Sequence, cast
 
 import numpy as np
@@ -52,7 +53,6 @@ MOET_FLAGS = (("--population", "p", "population"), ("--selection", "s", "selecti
               ("--generations", "k", "generations"), ("--depth", "d", "depth"), ("--max-depth", "d_max", "max_depth"),
               ("--output", "o", "output"))
 
-_DATA: dict = {}
 
 
 def add_moet_arguments(parser: argparse.ArgumentParser, defaults: tuple[int, ...], budget_help: str) -> None:
@@ -98,6 +98,7 @@ def moet_settings_text(s: dict) -> str:
     return ", ".join(f"{what} = {s[attr]}" for _, what, attr in MOET_FLAGS)
 
 
+@functools.cache
 def load_table(name: str) -> tuple[Any, CompressedTable]:
     """(data, its CompressedTable), cached per worker process.
 
@@ -107,10 +108,8 @@ def load_table(name: str) -> tuple[Any, CompressedTable]:
     >>> data.n_records, load_table("nltcs")[0] is data
     (21574, True)
     """
-    if name not in _DATA:
-        data = load_tabular(name)
-        _DATA[name] = (data, CompressedTable.from_data(data))
-    return _DATA[name]
+    data = load_tabular(name)
+    return data, CompressedTable.from_data(data)
 
 
 def _task(job):

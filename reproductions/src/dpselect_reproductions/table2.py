@@ -29,6 +29,7 @@ smaller than the admissible one and its float sampling is not exact, so these se
 from __future__ import annotations
 
 import argparse
+import functools
 from pathlib import Path
 from typing import Any, Callable
 
@@ -44,7 +45,7 @@ from ._common import Reproduction, Result, add_common_arguments, markdown_table,
 from ._data import load_graph
 
 __all__ = ["NAME", "DESCRIPTION", "EPSILONS", "METHODS", "VARIANTS", "PAPER", "graph_source",
-    "load_graph_dataset", "cached_graph", "cached", "add_graph_argument", "graph_sources", "graph_datasets",
+    "load_graph_dataset", "cached_graph", "cached", "add_graph_argument", "graph_sources",
     "pareto_front_mask", "REPRODUCTION", "add_arguments", "run"]
 
 NAME = "table2"
@@ -104,6 +105,7 @@ def load_graph_dataset(name: str) -> tuple[str, Graph]:
     return label, load_graph(source) if source in GRAPH_DATASETS else load_dataset_graph(Path(source))
 
 
+@functools.cache
 def cached_graph(source: str) -> Graph:
     """The graph of a source from :func:`graph_sources`, loaded once per process.
 
@@ -115,10 +117,7 @@ def cached_graph(source: str) -> Graph:
     >>> cached_graph(str(path)) is cached_graph(str(path))
     True
     """
-    key = ("graph", source)
-    if key not in _CACHE:
-        _CACHE[key] = load_graph_dataset(source)[1]
-    return _CACHE[key]
+    return load_graph_dataset(source)[1]
 
 
 def cached(key: tuple, make: Callable[[], Any]) -> Any:
@@ -174,21 +173,6 @@ def graph_sources(args: argparse.Namespace) -> list[tuple[str, str]]:
             raise SystemExit(f"error: --graph file not found: {p}")
         out.append(graph_source(str(p)))
     return out
-
-
-def graph_datasets(args: argparse.Namespace) -> list[tuple[str, Graph]]:
-    """The graphs named by --datasets plus those given with --graph, loaded: [(label, graph)].
-
-    Examples
-    --------
-    >>> import argparse
-    >>> import pathlib, tempfile
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "Toy.txt"
-    >>> _ = path.write_text("0 1\\n1 2\\n")
-    >>> graph_datasets(argparse.Namespace(datasets=[], graph=[path]))
-    [('toy', Graph('Toy.txt', n_nodes=3, n_edges=2, max_degree=2))]
-    """
-    return [(label, cached_graph(source)) for label, source in graph_sources(args)]
 
 
 # -- table 2 ------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ per (repetition, fold) with ``run = repetition * 10 + fold``. One figure per dat
 from __future__ import annotations
 
 import argparse
+import functools
 
 import numpy as np
 
@@ -44,13 +45,7 @@ PAPER_TEXT = {
              "GlobalDiffPID3 by up to 4%.",
 }
 
-_DATA: dict = {}
-
-
-def _data(name):
-    if name not in _DATA:
-        _DATA[name] = load_tabular(name)
-    return _DATA[name]
+_data = functools.cache(load_tabular)   # per worker process
 
 
 def published_table_size(name: str) -> int:
