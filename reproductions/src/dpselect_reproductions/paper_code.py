@@ -95,7 +95,6 @@ from the authors').
 from __future__ import annotations
 
 import argparse
-import copy
 from collections import OrderedDict
 from typing import Any, Callable, Sequence, cast
 
@@ -115,11 +114,11 @@ from dpselect.vocabulary import check_approach
 
 __all__ = ["PROTOCOLS", "QUIRKS", "TABLE1_QUIRKS", "FIGURE2_QUIRKS", "TABLE2_QUIRKS", "FIGURE3_QUIRKS",
     "PRIVACY_NOTE", "add_protocol_arguments", "resolve_quirks", "protocol_label", "protocol_text",
-    "metric_c_weak", "pareto_score_weak", "code_rate_delta", "code_rate_sensitivity", "tpr_twice_sensitivity",
+    "metric_c_weak", "pareto_score_weak", "code_rate_delta", "code_rate_sensitivity",
     "first_twice_sensitivity", "code_egodensity_sensitivity", "CodeParetoSensitivity",
-    "code_pareto_sensitivity", "dampen_blocks", "dampen_code_pareto", "first_positive_step", "dampen_quirk",
+    "dampen_blocks", "dampen_code_pareto", "first_positive_step", "dampen_quirk",
     "DampenCache", "PROCESS_CACHE", "FloatingPointFailure", "code_exponential", "rates", "selection_quirks",
-    "nodp_select_quirks", "private_select_quirks", "moet_run", "fork", "cache_note", "TopkParetoQuirks",
+    "nodp_select_quirks", "private_select_quirks", "moet_run", "cache_note", "TopkParetoQuirks",
     "topk_reference_argsort", "TopkAggQuirks"]
 
 PROTOCOLS = ("ours", "paper-code")
@@ -341,31 +340,20 @@ def code_rate_sensitivity(hit: ArrayLike, total: ArrayLike, *, name: str = "rate
     return SensitivityFunction(fn, 1.0, n_candidates=h.size, name=name, elementwise=True)
 
 
-def tpr_twice_sensitivity(weights: ArrayLike, sf_tpr: SensitivityFunction) -> SensitivityFunction:
-    """The code's δ^agg (``dp_mechanisms/delta_weighted.pyx``): w1·δ^TPR(2t) + w2·δ^TPR(2t + 1), δ^TNR unused.
-
-    Not admissible for w1·TPR + w2·TNR (the TNR term's sensitivity is ignored): reproduction only.
-
-    Examples
-    --------
-    >>> sf = code_rate_sensitivity([4, 1], [5, 5])       # TP (or TN) and P (or N) of two trees
-    >>> tpr_twice_sensitivity([3.0, 2.0], sf)(0).round(6).tolist()      # 3·δ(0) + 2·δ(1)
-    [1.1, 1.1]
-    """
-    return first_twice_sensitivity(weights, sf_tpr, name="agg-tpr-twice")
-
-
 def first_twice_sensitivity(weights: ArrayLike, sf_first: SensitivityFunction, *,
                             name: str = "agg-first-twice") -> SensitivityFunction:
     """``DeltaWeighted.compute_next`` of the code: w1·δ1(2t) + w2·δ1(2t + 1) -- the first objective's δ
     advanced twice per step, the second objective's never used (``agg-delta-tpr``, ``agg-delta-ed``).
-    ``weights`` = (w1, w2) in the code's order (the first objective's weight first).
+    ``weights`` = (w1, w2) in the code's order (the first objective's weight first). With δ1 = δ^TPR it is
+    the code's δ^agg of ``dp_mechanisms/delta_weighted.pyx`` (not admissible for w1·TPR + w2·TNR: the TNR
+    term's sensitivity is ignored; reproduction only).
 
     Examples
     --------
     >>> sf = code_rate_sensitivity([4, 1], [5, 5])       # TP (or TN) and P (or N) of two trees
-    >>> first_twice_sensitivity([3.0, 2.0], sf)
-    SensitivityFunction(agg-first-twice, global_sensitivity=5, n_candidates=2)
+    >>> agg = first_twice_sensitivity([3.0, 2.0], sf)
+    >>> agg, agg(0).round(6).tolist()                    # 3·δ(0) + 2·δ(1)
+    (SensitivityFunction(agg-first-twice, global_sensitivity=5, n_candidates=2), [1.1, 1.1])
     """
     w1, w2 = (abs(float(w)) for w in np.asarray(weights, dtype=np.float64).ravel())
     sf_tpr = sf_first
@@ -483,19 +471,6 @@ class CodeParetoSensitivity(SensitivityFunction):
         super().__init__(fn, float(max(M.shape[0] - 1, 1)), n_candidates=M.shape[0], name="pareto-code")
 
 
-def code_pareto_sensitivity(U: ArrayLike, sfs: list[SensitivityFunction]) -> SensitivityFunction:
-    """The code's δ^PS of the candidates ``U`` (rows) from per-objective sensitivity functions.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dpselect.sensitivity import constant
-    >>> code_pareto_sensitivity(np.array([[1.0, 2.0], [2.0, 1.0], [0.5, 0.5]]), [constant(3, 1.0)] * 2)
-    SensitivityFunction(pareto-code, global_sensitivity=2, n_candidates=3)
-    """
-    return CodeParetoSensitivity(U, sfs)
-
-
 def dampen_blocks(u: ArrayLike, block: Callable[[int, int], np.ndarray], *, zero: bool, max_steps: int = 1_000_000) -> np.ndarray:
     """D(x, r) from δ given in blocks (``block(t0, B)`` -> δ at t0 .. t0 + B − 1, shape (B, n)), as the
     code's ``D_`` walks it: D = i + (|u| − b(i))/δ(i) at the i with b(i) <= |u| < b(i + 1), sign of u;
@@ -542,7 +517,7 @@ def dampen_code_pareto(u: ArrayLike, sf: CodeParetoSensitivity, *, zero: bool) -
     >>> from dpselect.multiobjective import pareto_score
     >>> from dpselect.sensitivity import constant
     >>> U = np.array([[1.0, 2.0], [2.0, 1.0], [0.5, 0.5]])
-    >>> dampen_code_pareto(pareto_score(U), code_pareto_sensitivity(U, [constant(3, 1.0)] * 2), zero=True).tolist()
+    >>> dampen_code_pareto(pareto_score(U), CodeParetoSensitivity(U, [constant(3, 1.0)] * 2), zero=True).tolist()
     [0.0, 0.0, -1.0]
     """
     state = sf.code_state
@@ -810,7 +785,7 @@ def private_select_quirks(tp: ArrayLike, tn: ArrayLike, n_pos: int, n_neg: int, 
                 return u, float(np.abs(w).sum())
             sfs = _rate_sfs(tp[rows], tn[rows], n_pos, n_neg, "delta-code" in q)
             if "agg-delta-tpr" in q:
-                sf = tpr_twice_sensitivity(w, sfs[0])
+                sf = first_twice_sensitivity(w, sfs[0], name="agg-tpr-twice")
             else:
                 sf = weighted_sum([abs(float(x)) for x in w], sfs)
         else:
@@ -818,7 +793,7 @@ def private_select_quirks(tp: ArrayLike, tn: ArrayLike, n_pos: int, n_neg: int, 
             if not local:
                 return u, float((n_records if "global-sens" in q else rows.size) - 1)
             sfs = _rate_sfs(tp[rows], tn[rows], n_pos, n_neg, "delta-code" in q)
-            sf = code_pareto_sensitivity(Ur, sfs) if "delta-code" in q else pareto_sensitivity(Ur, sfs)
+            sf = CodeParetoSensitivity(Ur, sfs) if "delta-code" in q else pareto_sensitivity(Ur, sfs)
 
         def compute() -> np.ndarray:
             return dampen_quirk(u, sf, zero="dampen-zero" in q)
@@ -942,20 +917,6 @@ def moet_run(data: Any, table: Any, *, epsilon: float | None, approach: str, mec
                              f"{how}-MOET-{approach.capitalize()}-paper-code", epsilon, budget, n_gen, [])
 
 
-def fork(gen: np.random.Generator) -> np.random.Generator:
-    """A copy of ``gen`` in its current state (``one-stream``: every private run continues from it).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> g = np.random.default_rng(0)
-    >>> h = fork(g)
-    >>> g.random() == h.random(), h is g
-    (True, False)
-    """
-    return copy.deepcopy(gen)
-
-
 def cache_note(cache: DampenCache, before: dict) -> dict[str, Any]:
     """The cache counts since ``before`` (a :meth:`DampenCache.counts`).
 
@@ -1034,7 +995,7 @@ class TopkParetoQuirks:
                 sfs = [self._deg, self._ed]
             else:
                 sfs = [self._sub_sf(self._deg, rows), self._sub_sf(self._ed, rows)]
-            sf = code_pareto_sensitivity(Ur, sfs) if "delta-code" in self.q else pareto_sensitivity(Ur, sfs)
+            sf = CodeParetoSensitivity(Ur, sfs) if "delta-code" in self.q else pareto_sensitivity(Ur, sfs)
             out = (dampen_quirk(ps, sf, zero="dampen-zero" in self.q), 1.0)
         if len(self._cache) > 4096:
             self._cache.clear()

@@ -16,6 +16,7 @@ the ε-DP mechanisms dpselect guarantees.
 from __future__ import annotations
 
 import argparse
+import copy
 import functools
 from typing import Any, Sequence, cast
 
@@ -152,7 +153,7 @@ def _task_quirks(di, name, run_, seed, epsilons, settings, quirks):
     rows, failed = [], []
     for ei, eps in enumerate(epsilons):
         for mi, method in enumerate(METHODS):
-            gen = pc.fork(g0) if "one-stream" in quirks else np.random.default_rng([seed, di, run_, 1 + mi, ei])
+            gen = copy.deepcopy(g0) if "one-stream" in quirks else np.random.default_rng([seed, di, run_, 1 + mi, ei])
             try:
                 res = pc.moet_run(data, comp, epsilon=eps, mechanism=MECHANISM[method.split("-")[1]], rng=gen, **kw)
                 value, fail = metric_c(ref.objectives, res.objectives), 0
