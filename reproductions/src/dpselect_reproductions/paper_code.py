@@ -117,7 +117,7 @@ __all__ = ["PROTOCOLS", "QUIRKS", "TABLE1_QUIRKS", "FIGURE2_QUIRKS", "TABLE2_QUI
     "metric_c_weak", "pareto_score_weak", "code_rate_delta", "code_rate_sensitivity",
     "first_twice_sensitivity", "code_egodensity_sensitivity", "CodeParetoSensitivity",
     "dampen_blocks", "dampen_code_pareto", "first_positive_step", "dampen_quirk",
-    "DampenCache", "PROCESS_CACHE", "FloatingPointFailure", "code_exponential", "rates", "selection_quirks",
+    "DampenCache", "PROCESS_CACHE", "FloatingPointFailure", "code_exponential", "rates",
     "nodp_select_quirks", "private_select_quirks", "moet_run", "cache_note", "TopkParetoQuirks",
     "topk_reference_argsort", "TopkAggQuirks"]
 
@@ -700,17 +700,6 @@ def rates(tp: ArrayLike, tn: ArrayLike, n_pos: int, n_neg: int) -> np.ndarray:
     return np.column_stack([tpr, tnr])
 
 
-def selection_quirks(quirks: Sequence[str]) -> bool:
-    """Whether any quirk takes the DP-MOET selection off dpselect's own (exact) path.
-
-    Examples
-    --------
-    >>> selection_quirks(("budget",)), selection_quirks(("ps-weak",))
-    (False, True)
-    """
-    return bool(_SELECTION_QUIRKS & set(quirks))
-
-
 def _ps(U: np.ndarray, weak: bool) -> np.ndarray:
     return pareto_score_weak(U) if weak else pareto_score(U).astype(np.float64)
 
@@ -856,7 +845,7 @@ def moet_run(data: Any, table: Any, *, epsilon: float | None, approach: str, mec
     """
     gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     code_trees = "tree-depths" in quirks
-    if not selection_quirks(quirks) and not code_trees:
+    if not _SELECTION_QUIRKS & set(quirks) and not code_trees:
         if mechanism is None:
             return nodp_moet(data, approach=approach, objective_weights=weights, population=population,
                                     selection=selection, generations=generations, depth=depth, max_depth=max_depth,
