@@ -12,7 +12,6 @@ from dpselect.sensitivity import SensitivityFunction
 from dpselect.utilities.information_gain import (
     IGTables,
     _h,
-    candidates_reference,
     ig_count_tables,
     ig_element_local_sensitivity,
     ig_global_sensitivity,
@@ -24,6 +23,27 @@ from dpselect.utilities.information_gain import (
 DOMS = (2, 3)
 TYPES = list(itertools.product(range(DOMS[0]), range(DOMS[1]), range(2)))
 N_MAX = 8
+
+
+def candidates_reference(a: int, b: int, t: int, n_total: int | None = None) -> set[tuple[int, int]]:
+    """The thesis' Candidates algorithm (Alg. 5) for one cell, literally: the pairs (a', b') reachable from
+    (τ_j, τ_jc) = (a, b) in exactly ``t`` moves (a−1, b−1) or (a+1, b); ``n_total`` = τ keeps the thesis'
+    bound a < τ on additions, None drops it (add/remove neighbours, where a table can grow)."""
+    cur = {(int(a), int(b))}
+    for _ in range(t):
+        nxt = set()
+        for x, z in cur:
+            if x > 0 and z > 0:
+                nxt.add((x - 1, z - 1))
+            if n_total is None or x < n_total:
+                nxt.add((x + 1, z))
+        cur = nxt
+    return cur
+
+
+def test_candidates_reference_follows_alg5():
+    assert sorted(candidates_reference(2, 1, 1)) == [(1, 0), (3, 1)]
+    assert sorted(candidates_reference(2, 1, 1, n_total=2)) == [(1, 0)]
 
 
 def tables_of(ds):

@@ -41,7 +41,7 @@ def test_code_rate_delta_against_ours():
 
 def test_agg_delta_uses_tpr_twice():
     sf = pc.code_rate_sensitivity(np.array([50, 7]), np.array([100, 9]))
-    agg = pc.tpr_twice_sensitivity((3.0, 2.0), sf)
+    agg = pc.first_twice_sensitivity((3.0, 2.0), sf)
     for t in (0, 3):
         want = 3 * sf(2 * t) + 2 * sf(2 * t + 1)
         assert np.allclose(agg(t), want)
@@ -59,11 +59,11 @@ def test_code_pareto_delta_is_strict_where_ours_is_not():
     half = [dpselect.SensitivityFunction(lambda t: np.full(2, 0.5), 1.0) for _ in range(2)]
     # intervals [0.5, 1.5] and [1.5, 2.5] touch: ours (non-strict, DESIGN.md) counts the crossing
     assert dpselect.multiobjective.pareto_sensitivity(U, half)(0).tolist() == [1.0, 1.0]
-    assert pc.code_pareto_sensitivity(U, half)(0).tolist() == [0.0, 0.0]
+    assert pc.CodeParetoSensitivity(U, half)(0).tolist() == [0.0, 0.0]
     # paper Example 4.6 gives the same with either rule
     V = np.array([[1.0, 1.0], [3.0, 3.0], [5.0, 5.0]])
     d = [dpselect.SensitivityFunction(lambda t: np.array([0.5, 1.0, 1.5]), 1.5) for _ in range(2)]
-    assert pc.code_pareto_sensitivity(V, d)(0).tolist() == [0.0, 1.0, 1.0]
+    assert pc.CodeParetoSensitivity(V, d)(0).tolist() == [0.0, 1.0, 1.0]
 
 
 def test_code_pareto_delta_large_n_path_agrees_with_the_small_one():
@@ -71,7 +71,7 @@ def test_code_pareto_delta_large_n_path_agrees_with_the_small_one():
     n = 450
     U = np.column_stack([rng.integers(1, 30, n).astype(float), rng.random(n)])
     sfs = [dpselect.constant(n, 1.0), pc.code_egodensity_sensitivity(U[:, 0])]
-    big = pc.code_pareto_sensitivity(U, sfs)                   # n > 400: O(n log n) counting
+    big = pc.CodeParetoSensitivity(U, sfs)                   # n > 400: O(n log n) counting
     small = pc._CodeParetoDelta(U, sfs)
     for t in (0, 2):
         small(t)
@@ -98,7 +98,7 @@ def test_stale_cache_reproduces_a_wrong_delta():
 
         def compute(U=U, tp=tp, tn=tn, u=u):
             sfs = pc._rate_sfs(tp, tn, n_pos, n_neg, True)
-            return pc.dampen_quirk(u, pc.code_pareto_sensitivity(U, sfs), zero=True)
+            return pc.dampen_quirk(u, pc.CodeParetoSensitivity(U, sfs), zero=True)
 
         fresh.append(compute())
         got.append(cache.get(u, np.concatenate([tp, tn]).tobytes(), compute))

@@ -1,5 +1,7 @@
 """``dpselect-reproduce`` (``python -m dpselect_reproductions``): one-line errors, the skeleton's output contract,
 the guard of committed results, worker processes and Ctrl-C."""
+import argparse
+import importlib
 import math
 import os
 import subprocess
@@ -346,3 +348,17 @@ def test_ctrl_c_with_worker_processes_is_one_line_and_130(delay):
         time.sleep(0.1)
     else:
         raise AssertionError("a worker process outlived the interrupted command")
+
+
+@pytest.mark.parametrize("name, defaults", [
+    ("thesis-figure17", {"runs": 10_000}), ("table2", {"runs": 500}), ("figure3", {"runs": 500}),
+    ("thesis-figure20", {"runs": 100}), ("table1", {"runs": 500}), ("figure2", {"runs": 50}),
+    ("quantiles", {"runs": 20, "ms": [3, 9, 99], "baselines": []}), ("thesis-figures23-25", {"runs": 1}),
+    ("binary-demo", {"n": 20})])
+def test_add_arguments_gives_the_papers_defaults(name, defaults):
+    from dpselect_reproductions import REPRODUCTIONS
+
+    parser = argparse.ArgumentParser()
+    importlib.import_module(REPRODUCTIONS[name]).add_arguments(parser)
+    args = vars(parser.parse_args([]))
+    assert {k: args[k] for k in defaults} == defaults

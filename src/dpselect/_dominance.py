@@ -232,13 +232,7 @@ def _rank_reduce(P: np.ndarray, Q: np.ndarray, strict: bool,
             ranks[order, i] = pos
             keys[:, i] = ranks[:, i] + (1 if strict else 0)
             continue
-        # rank of the element at sorted position j = first position of its tie group = #{points < v_j}
-        first = np.empty(n, dtype=bool)
-        first[0] = True
-        np.not_equal(v[1:], v[:-1], out=first[1:])
-        pos = np.where(first, np.arange(n), 0)
-        np.maximum.accumulate(pos, out=pos)
-        ranks[order, i] = pos
+        ranks[:, i] = _tie_rank(v, order)
         if same and not strict:
             keys[:, i] = ranks[:, i]
         elif same:

@@ -33,16 +33,6 @@ def main(argv: list[str] | None = None) -> int:
     The command line of :func:`dpselect.cli.main` over :data:`REPRODUCTIONS`: a user error is one line on
     stderr, ``dpselect-reproduce NAME: error: ...`` (``DPSELECT_TRACEBACK=1`` for the traceback).
 
-    Parameters
-    ----------
-    argv : list of str, optional
-        The arguments after the program name; None reads ``sys.argv[1:]``.
-
-    Returns
-    -------
-    int
-        The exit status.
-
     Examples
     --------
     >>> main(["table2", "--runs", "0"])     # refused before any work starts

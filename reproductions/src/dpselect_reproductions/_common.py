@@ -176,14 +176,6 @@ def order_rows(rows: list[dict], **orders: Sequence) -> list[dict]:
 
 
 # -- figures ----------------------------------------------------------------------------------------
-def have_matplotlib() -> bool:
-    try:
-        pyplot()
-    except ImportError:
-        return False
-    return True
-
-
 def line_panels(plt: ModuleType,
                 panels: Sequence[tuple[str, Sequence[tuple[str, Sequence[float], Sequence[float], dict]]]], *,
                 ncols: int | None = None, xlabel: str = "ε", ylabel: str = "", logx: bool = True,
@@ -394,22 +386,12 @@ class Reproduction:
 
     # -- the driver
     def run(self, args: argparse.Namespace) -> int:
-        """Check, guard the output, run the jobs, write ``OUT/NAME.csv``, ``.md`` and the PNGs.
+        """Check, guard the output, run the jobs, write ``OUT/NAME.csv``, ``.md`` and the PNGs; return 0.
 
         This is ``run(args)`` of every reproduction module (``dpselect-reproduce NAME`` calls it). The
         flags are checked and the output directory guarded (a smaller or equal run never overwrites a
         larger one without ``--force``) before any work; each run draws from its own seed, so the numbers
         do not depend on ``--jobs``.
-
-        Parameters
-        ----------
-        args : argparse.Namespace
-            The parsed flags (``reproduction.parser().parse_args(...)``).
-
-        Returns
-        -------
-        int
-            The exit status, 0; bad flags or a guarded output raise ``SystemExit`` with the reason.
 
         Examples
         --------

@@ -20,15 +20,6 @@ def load_tabular(name: str) -> TabularData:
     The reproductions' loader: :func:`dpselect.datasets.load_nltcs`, :func:`dpselect.datasets.load_acs` or
     :func:`dpselect.datasets.load_adult` on the project's copy.
 
-    Parameters
-    ----------
-    name : {"nltcs", "adult", "acs"}
-        The dataset (``ValueError`` otherwise).
-
-    Returns
-    -------
-    TabularData
-
     Examples
     --------
     >>> load_tabular("nltcs").n_records
@@ -48,18 +39,6 @@ def load_graph(name: str, **kwargs: Any) -> Graph:
 
     Its public node set is the published node count (:data:`dpselect.graphs.PUBLIC_GRAPH_NODES`, ids
     0..n-1); keywords go to :func:`dpselect.datasets.load_edge_list`.
-
-    Parameters
-    ----------
-    name : str
-        A key of :data:`dpselect.graphs.GRAPH_DATASETS` (any case; ``ValueError`` otherwise).
-    **kwargs
-        Passed to :func:`dpselect.datasets.load_edge_list` (``nodes=`` / ``n_nodes=`` replace the published count).
-
-    Returns
-    -------
-    Graph
-        ``public_nodes`` true.
 
     Examples
     --------

@@ -38,25 +38,7 @@ DESCRIPTION = ("optimal binary DP mechanism for a threshold query over all n-rec
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the flags of ``dpselect-reproduce binary-demo`` to ``parser`` (``add_arguments`` of this module).
-
-    Parameters
-    ----------
-    parser : argparse.ArgumentParser
-        The parser to extend, in place (``dpselect-reproduce binary-demo --help`` lists the flags).
-
-    Returns
-    -------
-    None
-
-    Examples
-    --------
-    >>> import argparse
-    >>> parser = argparse.ArgumentParser()
-    >>> add_arguments(parser)
-    >>> parser.parse_args([]).n
-    20
-    """
+    """Add the flags of ``dpselect-reproduce binary-demo`` to ``parser`` (``add_arguments`` of this module)."""
     parser.add_argument("--n", type=int, default=20, help="records per dataset (default 20; 1..30)")
     parser.add_argument("--theta", type=int, default=None, help="threshold, 1..n (default n // 2)")
     parser.add_argument("--epsilons", type=parse_float_list, default=[0.5, 1.0, 2.0],
@@ -77,20 +59,6 @@ def count_path_mechanism(n: int, theta: int, epsilon: float, delta: float = 0.0)
     (:func:`dpselect.binary.balanced_boundary_value`); the threshold query is "count ≥ θ". The extension
     is (ε, δ)-DP for neighbours differing in one record (paper 002).
 
-    Parameters
-    ----------
-    n : int
-        Records per dataset.
-    theta : int
-        Threshold, 1 .. n.
-    epsilon : float
-    delta : float, default 0.0
-
-    Returns
-    -------
-    BinaryMechanism
-        On n + 1 vertices (``log_prob`` of shape (n + 1, 2)).
-
     Examples
     --------
     >>> m = count_path_mechanism(4, 2, 1.0)
@@ -106,16 +74,6 @@ def count_path_mechanism(n: int, theta: int, epsilon: float, delta: float = 0.0)
 
 def hypercube_graph(n: int) -> tuple[DatasetGraph, np.ndarray]:
     """``{0,1}^n`` as a :class:`~dpselect.binary.DatasetGraph` (vertex = bit mask) and the counts.
-
-    Parameters
-    ----------
-    n : int
-        Records per dataset (2^n vertices, n·2^(n−1) edges).
-
-    Returns
-    -------
-    (DatasetGraph, numpy.ndarray of int64, shape (2 ** n,))
-        The graph and the number of ones of every vertex.
 
     Examples
     --------
@@ -142,22 +100,6 @@ def hypercube_mechanism(n: int, theta: int, epsilon: float, delta: float = 0.0, 
 
     ``graph`` may pass a prebuilt ``hypercube_graph(n)`` (to reuse it across epsilons).
 
-    Parameters
-    ----------
-    n : int
-        Records per dataset.
-    theta : int
-        Threshold, 1 .. n.
-    epsilon : float
-    delta : float, default 0.0
-    graph : (DatasetGraph, numpy.ndarray), optional
-        ``hypercube_graph(n)``, built when omitted.
-
-    Returns
-    -------
-    (BinaryMechanism, numpy.ndarray of int64, shape (2 ** n,))
-        The mechanism (``log_prob`` of shape (2 ** n, 2)) and the counts.
-
     Examples
     --------
     >>> mech, counts = hypercube_mechanism(3, 2, 1.0)
@@ -176,15 +118,6 @@ def hypercube_mechanism(n: int, theta: int, epsilon: float, delta: float = 0.0, 
 def randomized_response_correct(epsilon: float) -> float:
     """Randomized response on the true answer: ``Pr[correct] = e^eps / (1 + e^eps)`` (pure epsilon-DP).
 
-    Parameters
-    ----------
-    epsilon : float
-
-    Returns
-    -------
-    float
-        The probability of the correct answer, the same at every dataset.
-
     Examples
     --------
     >>> round(randomized_response_correct(1.0), 4)
@@ -198,17 +131,6 @@ def laplace_threshold_correct(distance: ArrayLike, epsilon: float) -> np.ndarray
 
     A dataset at distance ``d`` from the boundary has its count ``d + 1/2`` away from the cut, so
     ``Pr[correct] = 1 - exp(-eps (d + 1/2)) / 2``.
-
-    Parameters
-    ----------
-    distance : array-like of int
-        Distance d of each dataset from the boundary (0 on the counts θ − 1 and θ).
-    epsilon : float
-
-    Returns
-    -------
-    numpy.ndarray of float64, shape of ``distance``
-        The probability of the correct answer.
 
     Examples
     --------

@@ -56,17 +56,6 @@ def uagg(tree: Any, test: Any) -> float:
 
     An evaluation on held-out data (not released by the reproduction's private runs).
 
-    Parameters
-    ----------
-    tree : dpselect.trees.Tree
-    test : TabularData
-        The held-out table (both classes present).
-
-    Returns
-    -------
-    float
-        In [0, 5].
-
     Examples
     --------
     >>> from dpselect.tabular import TabularData
@@ -80,18 +69,6 @@ def uagg(tree: Any, test: Any) -> float:
 
 def uagg_diffpid3(tree: Any, test: Any) -> float:
     """Held-out u_agg of a DiffPID3 tree: w_TPR·TPR + w_TNR·TNR on ``test`` with :data:`WEIGHTS` (3, 2).
-
-    Parameters
-    ----------
-    tree : DiffPID3Tree
-        Anything with ``predict(table)``.
-    test : TabularData
-        The held-out table (both classes present).
-
-    Returns
-    -------
-    float
-        In [0, 5].
 
     Examples
     --------
@@ -153,25 +130,7 @@ def _task(job):
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the flags of ``dpselect-reproduce figure2`` to ``parser`` (``add_arguments`` of this module).
-
-    Parameters
-    ----------
-    parser : argparse.ArgumentParser
-        The parser to extend, in place (``dpselect-reproduce figure2 --help`` lists the flags).
-
-    Returns
-    -------
-    None
-
-    Examples
-    --------
-    >>> import argparse
-    >>> parser = argparse.ArgumentParser()
-    >>> add_arguments(parser)
-    >>> parser.parse_args([]).runs
-    50
-    """
+    """Add the flags of ``dpselect-reproduce figure2`` to ``parser`` (``add_arguments`` of this module)."""
     add_common_arguments(parser, runs=50, epsilons=EPSILONS, datasets=DATASETS, jobs=2)
     parser.add_argument("--test-fraction", type=float, default=0.3, help="held-out share (default 0.3)")
     parser.add_argument("--diffpid3-depth", type=int, default=5, help="LocalDiffPID3 depth (default 5)")

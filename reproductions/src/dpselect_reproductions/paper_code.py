@@ -95,7 +95,6 @@ from the authors').
 from __future__ import annotations
 
 import argparse
-import copy
 from collections import OrderedDict
 from typing import Any, Callable, Sequence, cast
 
@@ -115,11 +114,11 @@ from dpselect.vocabulary import check_approach
 
 __all__ = ["PROTOCOLS", "QUIRKS", "TABLE1_QUIRKS", "FIGURE2_QUIRKS", "TABLE2_QUIRKS", "FIGURE3_QUIRKS",
     "PRIVACY_NOTE", "add_protocol_arguments", "resolve_quirks", "protocol_label", "protocol_text",
-    "metric_c_weak", "pareto_score_weak", "code_rate_delta", "code_rate_sensitivity", "tpr_twice_sensitivity",
+    "metric_c_weak", "pareto_score_weak", "code_rate_delta", "code_rate_sensitivity",
     "first_twice_sensitivity", "code_egodensity_sensitivity", "CodeParetoSensitivity",
-    "code_pareto_sensitivity", "dampen_blocks", "dampen_code_pareto", "first_positive_step", "dampen_quirk",
-    "DampenCache", "PROCESS_CACHE", "FloatingPointFailure", "code_exponential", "rates", "selection_quirks",
-    "nodp_select_quirks", "private_select_quirks", "moet_run", "fork", "cache_note", "TopkParetoQuirks",
+    "dampen_blocks", "dampen_code_pareto", "first_positive_step", "dampen_quirk",
+    "DampenCache", "PROCESS_CACHE", "FloatingPointFailure", "code_exponential", "rates",
+    "nodp_select_quirks", "private_select_quirks", "moet_run", "cache_note", "TopkParetoQuirks",
     "topk_reference_argsort", "TopkAggQuirks"]
 
 PROTOCOLS = ("ours", "paper-code")
@@ -175,17 +174,6 @@ def _quirk_list(text: str) -> list[str]:
 def add_protocol_arguments(parser: argparse.ArgumentParser, applicable: Sequence[str]) -> None:
     """--protocol, --quirks, --without (the quirks that apply: ``applicable``).
 
-    Parameters
-    ----------
-    parser : argparse.ArgumentParser
-        Extended in place.
-    applicable : sequence of str
-        The quirks of :data:`QUIRKS` that apply to the reproduction (e.g. :data:`TABLE1_QUIRKS`).
-
-    Returns
-    -------
-    None
-
     Examples
     --------
     >>> import argparse
@@ -209,18 +197,6 @@ def add_protocol_arguments(parser: argparse.ArgumentParser, applicable: Sequence
 
 def resolve_quirks(args: argparse.Namespace, applicable: Sequence[str]) -> tuple[str, ...]:
     """The quirks a run uses, in the order of ``applicable``; SystemExit for one that does not apply.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        Parsed flags of :func:`add_protocol_arguments` (``protocol``, ``quirks``, ``without``).
-    applicable : sequence of str
-        The quirks that apply to the reproduction.
-
-    Returns
-    -------
-    tuple of str
-        Empty for ``--protocol ours`` without ``--quirks``; all of ``applicable`` for ``paper-code``.
 
     Examples
     --------
@@ -249,17 +225,6 @@ def resolve_quirks(args: argparse.Namespace, applicable: Sequence[str]) -> tuple
 def protocol_label(quirks: Sequence[str], applicable: Sequence[str]) -> str:
     """"ours", "paper-code", or the quirk list (for the CSV and the markdown).
 
-    Parameters
-    ----------
-    quirks : sequence of str
-        The quirks a run uses (:func:`resolve_quirks`).
-    applicable : sequence of str
-        The quirks that apply to the reproduction.
-
-    Returns
-    -------
-    str
-
     Examples
     --------
     >>> protocol_label((), TABLE2_QUIRKS), protocol_label(TABLE2_QUIRKS, TABLE2_QUIRKS)
@@ -276,18 +241,6 @@ def protocol_label(quirks: Sequence[str], applicable: Sequence[str]) -> str:
 
 def protocol_text(quirks: Sequence[str], applicable: Sequence[str]) -> str:
     """Markdown lines describing the protocol of a run.
-
-    Parameters
-    ----------
-    quirks : sequence of str
-        The quirks a run uses (:func:`resolve_quirks`).
-    applicable : sequence of str
-        The quirks that apply to the reproduction.
-
-    Returns
-    -------
-    str
-        One paragraph without quirks; with quirks, one line per quirk and the privacy note.
 
     Examples
     --------
@@ -312,18 +265,6 @@ def metric_c_weak(reference: ArrayLike, candidates: ArrayLike) -> float:
     (``pareto/pareto_metrics.py``: ``(x' < x) & (y' < y)``) uses it; :func:`dpselect.trees.metric_c` (strict
     in every objective) is the metric of both. For comparison only.
 
-    Parameters
-    ----------
-    reference : array-like, shape (r, m)
-        The reference set's objective values (maximised).
-    candidates : array-like, shape (c, m)
-        The evaluated set's objective values.
-
-    Returns
-    -------
-    float
-        The share of ``candidates`` weakly dominated by some reference row, in [0, 1].
-
     Examples
     --------
     >>> metric_c_weak([[0.9, 0.5]], [[0.5, 0.5], [0.95, 0.1]])
@@ -340,16 +281,6 @@ def metric_c_weak(reference: ArrayLike, candidates: ArrayLike) -> float:
 def pareto_score_weak(U: ArrayLike) -> np.ndarray:
     """The code's tree Pareto score: −#{r' ≠ r : u_i(r') >= u_i(r) for every i} (equal rows count).
 
-    Parameters
-    ----------
-    U : array-like, shape (n, m)
-        Objective values (maximised), one row per candidate.
-
-    Returns
-    -------
-    numpy.ndarray of float64, shape (n,)
-        At most 0.
-
     Examples
     --------
     >>> pareto_score_weak([[1, 1], [1, 1], [2, 0]]).tolist()
@@ -365,20 +296,6 @@ def code_rate_delta(hit: ArrayLike, total: ArrayLike, t: ArrayLike) -> np.ndarra
     """The code's δ^TPR (``tree/delta_tpr.pyx``; δ^TNR is the same with TN, N): at distance t, with
     tp' = max(tp − max(t − (p − tp), 0), 1) and p' = max(p − t, 1), the largest change of tp'/p' by one
     of six one-record moves, computed in float32 as the Cython code does.
-
-    Parameters
-    ----------
-    hit : array-like of int
-        TP (or TN) per candidate.
-    total : array-like of int
-        P (or N), the positives (or negatives), per candidate.
-    t : array-like of int
-        Distances, broadcast against ``hit``.
-
-    Returns
-    -------
-    numpy.ndarray of float32
-        δ at every (candidate, t).
 
     Examples
     --------
@@ -407,17 +324,6 @@ def code_rate_delta(hit: ArrayLike, total: ArrayLike, t: ArrayLike) -> np.ndarra
 def code_rate_sensitivity(hit: ArrayLike, total: ArrayLike, *, name: str = "rate-code") -> SensitivityFunction:
     """:func:`code_rate_delta` as a SensitivityFunction (Δ = 1), elementwise in t.
 
-    Parameters
-    ----------
-    hit, total : array-like of int, shape (n,)
-        As in :func:`code_rate_delta`.
-    name : str, default "rate-code"
-
-    Returns
-    -------
-    SensitivityFunction
-        Over n candidates.
-
     Examples
     --------
     >>> sf = code_rate_sensitivity([4, 1], [5, 5])       # TP (or TN) and P (or N) of two trees
@@ -434,54 +340,20 @@ def code_rate_sensitivity(hit: ArrayLike, total: ArrayLike, *, name: str = "rate
     return SensitivityFunction(fn, 1.0, n_candidates=h.size, name=name, elementwise=True)
 
 
-def tpr_twice_sensitivity(weights: ArrayLike, sf_tpr: SensitivityFunction) -> SensitivityFunction:
-    """The code's δ^agg (``dp_mechanisms/delta_weighted.pyx``): w1·δ^TPR(2t) + w2·δ^TPR(2t + 1), δ^TNR unused.
-
-    Not admissible for w1·TPR + w2·TNR (the TNR term's sensitivity is ignored): reproduction only.
-
-    Parameters
-    ----------
-    weights : array-like, (w1, w2)
-    sf_tpr : SensitivityFunction
-        δ^TPR.
-
-    Returns
-    -------
-    SensitivityFunction
-        Named "agg-tpr-twice", Δ = |w1| + |w2|.
-
-    Examples
-    --------
-    >>> sf = code_rate_sensitivity([4, 1], [5, 5])       # TP (or TN) and P (or N) of two trees
-    >>> tpr_twice_sensitivity([3.0, 2.0], sf)(0).round(6).tolist()      # 3·δ(0) + 2·δ(1)
-    [1.1, 1.1]
-    """
-    return first_twice_sensitivity(weights, sf_tpr, name="agg-tpr-twice")
-
-
 def first_twice_sensitivity(weights: ArrayLike, sf_first: SensitivityFunction, *,
                             name: str = "agg-first-twice") -> SensitivityFunction:
     """``DeltaWeighted.compute_next`` of the code: w1·δ1(2t) + w2·δ1(2t + 1) -- the first objective's δ
     advanced twice per step, the second objective's never used (``agg-delta-tpr``, ``agg-delta-ed``).
-    ``weights`` = (w1, w2) in the code's order (the first objective's weight first).
-
-    Parameters
-    ----------
-    weights : array-like, (w1, w2)
-    sf_first : SensitivityFunction
-        δ1, the first objective's sensitivity function.
-    name : str, default "agg-first-twice"
-
-    Returns
-    -------
-    SensitivityFunction
-        Elementwise, Δ = |w1| + |w2|. Not admissible: reproduction only.
+    ``weights`` = (w1, w2) in the code's order (the first objective's weight first). With δ1 = δ^TPR it is
+    the code's δ^agg of ``dp_mechanisms/delta_weighted.pyx`` (not admissible for w1·TPR + w2·TNR: the TNR
+    term's sensitivity is ignored; reproduction only).
 
     Examples
     --------
     >>> sf = code_rate_sensitivity([4, 1], [5, 5])       # TP (or TN) and P (or N) of two trees
-    >>> first_twice_sensitivity([3.0, 2.0], sf)
-    SensitivityFunction(agg-first-twice, global_sensitivity=5, n_candidates=2)
+    >>> agg = first_twice_sensitivity([3.0, 2.0], sf)
+    >>> agg, agg(0).round(6).tolist()                    # 3·δ(0) + 2·δ(1)
+    (SensitivityFunction(agg-first-twice, global_sensitivity=5, n_candidates=2), [1.1, 1.1])
     """
     w1, w2 = (abs(float(w)) for w in np.asarray(weights, dtype=np.float64).ravel())
     sf_tpr = sf_first
@@ -500,16 +372,6 @@ def first_twice_sensitivity(weights: ArrayLike, sf_first: SensitivityFunction, *
 def code_egodensity_sensitivity(degrees: ArrayLike) -> SensitivityFunction:
     """The code's δ^egodensity (``local_sensitivity/egocentric_density.pyx``): 2/(d − t − 1) while
     d − t > 2, else 1 (the paper's admissible one is min(1, 2/(d − t − 2))).
-
-    Parameters
-    ----------
-    degrees : array-like, shape (n,)
-        The nodes' degrees.
-
-    Returns
-    -------
-    SensitivityFunction
-        Named "egodensity-code", Δ = 1. Not admissible: reproduction only.
 
     Examples
     --------
@@ -589,13 +451,6 @@ class CodeParetoSensitivity(SensitivityFunction):
     """The code's δ^PS as a SensitivityFunction, keeping its state for the block walk of
     :func:`dampen_code_pareto`.
 
-    Parameters
-    ----------
-    U : array-like, shape (n, m)
-        Objective values (maximised) of the candidates.
-    sfs : list of m SensitivityFunction
-        Per-objective sensitivity functions.
-
     Examples
     --------
     >>> import numpy as np
@@ -616,49 +471,10 @@ class CodeParetoSensitivity(SensitivityFunction):
         super().__init__(fn, float(max(M.shape[0] - 1, 1)), n_candidates=M.shape[0], name="pareto-code")
 
 
-def code_pareto_sensitivity(U: ArrayLike, sfs: list[SensitivityFunction]) -> SensitivityFunction:
-    """The code's δ^PS of the candidates ``U`` (rows) from per-objective sensitivity functions.
-
-    Parameters
-    ----------
-    U : array-like, shape (n, m)
-    sfs : list of m SensitivityFunction
-
-    Returns
-    -------
-    CodeParetoSensitivity
-        Δ = max(n − 1, 1).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dpselect.sensitivity import constant
-    >>> code_pareto_sensitivity(np.array([[1.0, 2.0], [2.0, 1.0], [0.5, 0.5]]), [constant(3, 1.0)] * 2)
-    SensitivityFunction(pareto-code, global_sensitivity=2, n_candidates=3)
-    """
-    return CodeParetoSensitivity(U, sfs)
-
-
 def dampen_blocks(u: ArrayLike, block: Callable[[int, int], np.ndarray], *, zero: bool, max_steps: int = 1_000_000) -> np.ndarray:
     """D(x, r) from δ given in blocks (``block(t0, B)`` -> δ at t0 .. t0 + B − 1, shape (B, n)), as the
     code's ``D_`` walks it: D = i + (|u| − b(i))/δ(i) at the i with b(i) <= |u| < b(i + 1), sign of u;
     u = 0 gives the first t with δ > 0 when ``zero`` (the code), else 0 (ours).
-
-    Parameters
-    ----------
-    u : array-like, shape (n,)
-        Utilities.
-    block : callable
-        ``block(t0, B)`` -> δ at distances t0 .. t0 + B − 1, shape (B, n).
-    zero : bool
-        The code's D(0) (True) or ours (False).
-    max_steps : int, default 1_000_000
-        The most distances walked.
-
-    Returns
-    -------
-    numpy.ndarray of float64, shape (n,)
-        The dampened utilities D(x, r).
 
     Examples
     --------
@@ -695,26 +511,13 @@ def dampen_blocks(u: ArrayLike, block: Callable[[int, int], np.ndarray], *, zero
 def dampen_code_pareto(u: ArrayLike, sf: CodeParetoSensitivity, *, zero: bool) -> np.ndarray:
     """D of the Pareto score with the code's δ^PS (small n), walked in blocks of t.
 
-    Parameters
-    ----------
-    u : array-like, shape (n,)
-        Pareto scores.
-    sf : CodeParetoSensitivity
-        From :func:`code_pareto_sensitivity` on the same candidates.
-    zero : bool
-        The code's D(0) (True) or ours (False).
-
-    Returns
-    -------
-    numpy.ndarray of float64, shape (n,)
-
     Examples
     --------
     >>> import numpy as np
     >>> from dpselect.multiobjective import pareto_score
     >>> from dpselect.sensitivity import constant
     >>> U = np.array([[1.0, 2.0], [2.0, 1.0], [0.5, 0.5]])
-    >>> dampen_code_pareto(pareto_score(U), code_pareto_sensitivity(U, [constant(3, 1.0)] * 2), zero=True).tolist()
+    >>> dampen_code_pareto(pareto_score(U), CodeParetoSensitivity(U, [constant(3, 1.0)] * 2), zero=True).tolist()
     [0.0, 0.0, -1.0]
     """
     state = sf.code_state
@@ -729,18 +532,6 @@ def dampen_code_pareto(u: ArrayLike, sf: CodeParetoSensitivity, *, zero: bool) -
 
 def first_positive_step(sf: SensitivityFunction, candidates: np.ndarray, max_steps: int = 1_000_000) -> np.ndarray:
     """For each candidate, the first t with δ(x, t, r) > 0 (the code's D(0)).
-
-    Parameters
-    ----------
-    sf : SensitivityFunction
-    candidates : numpy.ndarray of int
-        Candidate indices.
-    max_steps : int, default 1_000_000
-        The most distances walked.
-
-    Returns
-    -------
-    numpy.ndarray of float64, shape (len(candidates),)
 
     Examples
     --------
@@ -766,18 +557,6 @@ def first_positive_step(sf: SensitivityFunction, candidates: np.ndarray, max_ste
 def dampen_quirk(u: ArrayLike, sf: SensitivityFunction, *, zero: bool) -> np.ndarray:
     """D(x, r) by :func:`dpselect.dampening.dampen`; with ``zero`` the code's D(0) = first t with δ > 0.
 
-    Parameters
-    ----------
-    u : array-like, shape (n,)
-        Utilities.
-    sf : SensitivityFunction
-    zero : bool
-        The code's D(0) (True) or ours (False).
-
-    Returns
-    -------
-    numpy.ndarray of float64, shape (n,)
-
     Examples
     --------
     >>> import numpy as np
@@ -802,11 +581,6 @@ class DampenCache:
     ``get(u, key_data, compute)`` returns the cached scores when u's bytes were seen (counting a *stale*
     hit when ``key_data`` -- what δ depends on -- differs), else computes and stores them.
 
-    Parameters
-    ----------
-    size : int, default 50
-        Entries kept (least recently used first out).
-
     Examples
     --------
     >>> import numpy as np
@@ -828,19 +602,6 @@ class DampenCache:
 
     def get(self, u: np.ndarray, key_data: bytes, compute: Callable[[], np.ndarray]) -> np.ndarray:
         """The cached scores of ``u`` (a copy), or ``compute()`` stored under u's bytes.
-
-        Parameters
-        ----------
-        u : numpy.ndarray
-            The utilities (the key: their float64 bytes).
-        key_data : bytes
-            What δ depends on; a hit with other ``key_data`` counts as stale (and is still returned).
-        compute : callable
-            Computes the scores on a miss.
-
-        Returns
-        -------
-        numpy.ndarray
 
         Examples
         --------
@@ -866,11 +627,6 @@ class DampenCache:
     def counts(self) -> dict:
         """Calls, hits and stale hits so far.
 
-        Returns
-        -------
-        dict
-            ``{"calls": int, "hits": int, "stale": int}``.
-
         Examples
         --------
         >>> DampenCache().counts()
@@ -889,11 +645,6 @@ class FloatingPointFailure(RuntimeError):
 
     A :class:`RuntimeError` raised by :func:`code_exponential` and the ``fp-raise`` quirk.
 
-    Parameters
-    ----------
-    *args
-        The message, as for any exception.
-
     Examples
     --------
     >>> isinstance(FloatingPointFailure("underflow in exp"), RuntimeError)
@@ -907,23 +658,6 @@ def code_exponential(u: ArrayLike, epsilon: float, sensitivity: float, k: int, g
     under/overflows: the code's mpmath fallback), then ``choice(n, p, replace=False, size=k)`` -- all
     under ``np.errstate(all='raise')``. Fewer than k non-zero probabilities: the k largest scores.
     Raises :class:`FloatingPointFailure` where the code raises.
-
-    Parameters
-    ----------
-    u : array-like, shape (n,)
-        Scores.
-    epsilon : float
-        The budget of the k picks together.
-    sensitivity : float
-        Δ.
-    k : int
-        Picks, without replacement.
-    gen : numpy.random.Generator
-
-    Returns
-    -------
-    numpy.ndarray of int, shape (k,)
-        The picked indices.
 
     Examples
     --------
@@ -956,16 +690,6 @@ def code_exponential(u: ArrayLike, epsilon: float, sensitivity: float, k: int, g
 def rates(tp: ArrayLike, tn: ArrayLike, n_pos: int, n_neg: int) -> np.ndarray:
     """(TPR, TNR) rows of trees with ``tp`` true positives and ``tn`` true negatives (as DP-MOET computes them).
 
-    Parameters
-    ----------
-    tp, tn : array-like of int, shape (n,)
-    n_pos, n_neg : int
-        Positives and negatives of the table.
-
-    Returns
-    -------
-    numpy.ndarray of float64, shape (n, 2)
-
     Examples
     --------
     >>> rates([3, 1], [2, 4], 4, 5).tolist()
@@ -974,25 +698,6 @@ def rates(tp: ArrayLike, tn: ArrayLike, n_pos: int, n_neg: int) -> np.ndarray:
     tpr = np.asarray(tp, dtype=np.float64) / n_pos
     tnr = np.asarray(tn, dtype=np.float64) / n_neg
     return np.column_stack([tpr, tnr])
-
-
-def selection_quirks(quirks: Sequence[str]) -> bool:
-    """Whether any quirk takes the DP-MOET selection off dpselect's own (exact) path.
-
-    Parameters
-    ----------
-    quirks : sequence of str
-
-    Returns
-    -------
-    bool
-
-    Examples
-    --------
-    >>> selection_quirks(("budget",)), selection_quirks(("ps-weak",))
-    (False, True)
-    """
-    return bool(_SELECTION_QUIRKS & set(quirks))
 
 
 def _ps(U: np.ndarray, weak: bool) -> np.ndarray:
@@ -1012,24 +717,6 @@ def nodp_select_quirks(U: np.ndarray, approach: str, weights: Sequence[float], n
                        quirks: Sequence[str]) -> np.ndarray:
     """The non-private selection: with ``nodp-argsort`` the code's ``argsort(score)[-m:]`` on fixed scores,
     else the best (recomputed) score repeatedly with random ties; ``ps-weak`` picks the score.
-
-    Parameters
-    ----------
-    U : numpy.ndarray, shape (n, 2)
-        (TPR, TNR) of the trees.
-    approach : {"pareto", "aggregate"} (alias "agg")
-        The Pareto score or the weighted sum.
-    weights : sequence of float
-        (w_TPR, w_TNR) of "agg".
-    n_pick : int
-        Trees to pick.
-    gen : numpy.random.Generator
-        Breaks ties.
-    quirks : sequence of str
-
-    Returns
-    -------
-    numpy.ndarray of int64, shape (n_pick,)
 
     Examples
     --------
@@ -1060,32 +747,9 @@ def private_select_quirks(tp: ArrayLike, tn: ArrayLike, n_pos: int, n_neg: int, 
                           cache: DampenCache | None = None) -> np.ndarray:
     """One private DP-MOET selection of ``n_pick`` trees with the given quirks (ε = the round's budget).
 
-    Raises :class:`FloatingPointFailure` (``fp-raise``) where the code's float path raises.
-
-    Parameters
-    ----------
-    tp, tn : array-like of int, shape (n,)
-        True positives and negatives of the trees.
-    n_pos, n_neg : int
-        Positives and negatives of the table.
-    approach : {"pareto", "agg"}
-    local : bool
-        Local dampening (True) or the exponential mechanism (False).
-    weights : sequence of float
-        (w_TPR, w_TNR) of "agg".
-    eps : float
-        The round's budget.
-    n_pick : int
-    gen : numpy.random.Generator
-    quirks : sequence of str
-    n_records : int
-        Records of the table (the ``global-sens`` quirk's sensitivity).
-    cache : DampenCache, optional
-        The ``lru-cache`` quirk's cache (default: this process's).
-
-    Returns
-    -------
-    numpy.ndarray of int64, shape (n_pick,)
+    ``n_records`` (the table's records) is the ``global-sens`` quirk's sensitivity + 1; ``cache`` is the
+    ``lru-cache`` quirk's (default: this process's). Raises :class:`FloatingPointFailure` (``fp-raise``)
+    where the code's float path raises.
 
     Examples
     --------
@@ -1110,7 +774,7 @@ def private_select_quirks(tp: ArrayLike, tn: ArrayLike, n_pos: int, n_neg: int, 
                 return u, float(np.abs(w).sum())
             sfs = _rate_sfs(tp[rows], tn[rows], n_pos, n_neg, "delta-code" in q)
             if "agg-delta-tpr" in q:
-                sf = tpr_twice_sensitivity(w, sfs[0])
+                sf = first_twice_sensitivity(w, sfs[0], name="agg-tpr-twice")
             else:
                 sf = weighted_sum([abs(float(x)) for x in w], sfs)
         else:
@@ -1118,7 +782,7 @@ def private_select_quirks(tp: ArrayLike, tn: ArrayLike, n_pos: int, n_neg: int, 
             if not local:
                 return u, float((n_records if "global-sens" in q else rows.size) - 1)
             sfs = _rate_sfs(tp[rows], tn[rows], n_pos, n_neg, "delta-code" in q)
-            sf = code_pareto_sensitivity(Ur, sfs) if "delta-code" in q else pareto_sensitivity(Ur, sfs)
+            sf = CodeParetoSensitivity(Ur, sfs) if "delta-code" in q else pareto_sensitivity(Ur, sfs)
 
         def compute() -> np.ndarray:
             return dampen_quirk(u, sf, zero="dampen-zero" in q)
@@ -1128,22 +792,28 @@ def private_select_quirks(tp: ArrayLike, tn: ArrayLike, n_pos: int, n_neg: int, 
             return cache.get(u, key_data, compute), 1.0
         return compute(), 1.0
 
-    def draw(s: np.ndarray, sens: float, e: float, k: int) -> np.ndarray:
-        if "fp-raise" in q:
-            return code_exponential(s, e, sens, k, gen)
-        if k == 1:
-            return np.array([exponential(s, epsilon=e, sensitivity=sens, rng=gen)], dtype=np.int64)
-        return np.asarray(exponential(s, epsilon=e, sensitivity=sens, k=k, rng=gen), dtype=np.int64)
+    # agg scores do not depend on the remaining set: one draw of n_pick
+    return _select(scores, U.shape[0], n_pick, eps, gen, fp_raise="fp-raise" in q,
+                   fixed="fixed-scores" in q or approach == "agg")
 
-    allrows = np.arange(U.shape[0])
-    if "fixed-scores" in q or approach == "agg":   # agg scores do not depend on the remaining set
-        s, sens = scores(allrows)
-        return draw(s, sens, eps, n_pick)
-    remaining = allrows
+
+def _select(scores: Callable[[np.ndarray], tuple[np.ndarray, float]], n: int, k: int, epsilon: float,
+            gen: np.random.Generator, *, fp_raise: bool, fixed: bool) -> np.ndarray:
+    """k of n candidates: with ``fixed`` one draw of k from the scores of all n (the code), else k picks
+    with ε/k each, ``scores(remaining)`` recomputed after each pick; ``fp_raise``: the code's float path."""
+    def draw(s: np.ndarray, sens: float, e: float, kk: int) -> np.ndarray:
+        if fp_raise:
+            return code_exponential(s, e, sens, kk, gen)
+        if kk == 1:
+            return np.array([exponential(s, epsilon=e, sensitivity=sens, rng=gen)], dtype=np.int64)
+        return np.asarray(exponential(s, epsilon=e, sensitivity=sens, k=kk, rng=gen), dtype=np.int64)
+
+    if fixed:
+        return draw(*scores(np.arange(n)), epsilon, k)
+    remaining = np.arange(n)
     chosen = []
-    for _ in range(n_pick):
-        s, sens = scores(remaining)
-        i = int(draw(s, sens, eps / n_pick, 1)[0])
+    for _ in range(k):
+        i = int(draw(*scores(remaining), epsilon / k, 1)[0])
         chosen.append(int(remaining[i]))
         remaining = np.delete(remaining, i)
     return np.array(chosen, dtype=np.int64)
@@ -1156,32 +826,8 @@ def moet_run(data: Any, table: Any, *, epsilon: float | None, approach: str, mec
 
     Same random-number use as :func:`dpselect.trees.dp_moet` (trees, genetic operators); with no
     selection quirk it *is* ``dp_moet`` / ``nodp_moet`` (bit for bit). ``budget`` is "paper-code" when
-    the ``budget`` quirk is on. Returns a :class:`dpselect.trees.MOETResult`.
-
-    Parameters
-    ----------
-    data : TabularData
-        The private training table.
-    table : CompressedTable
-        ``CompressedTable.from_data(data)``.
-    epsilon : float or None
-        Total budget (None with ``mechanism=None``).
-    approach : {"pareto", "agg"}
-    mechanism : str or None
-        The private selection's mechanism; None: NODP-MOET.
-    weights : sequence of float
-        (w_TPR, w_TNR).
-    population, selection, generations, depth, max_depth, output : int
-        Alg. 1's p, s, k, d, d_max, o.
-    budget : {"even", "paper-code"}
-    rng : RngLike
-    quirks : sequence of str
-    cache : DampenCache, optional
-
-    Returns
-    -------
-    MOETResult
-        ``output`` trees.
+    the ``budget`` quirk is on. ``table`` is ``CompressedTable.from_data(data)``; ``population`` ..
+    ``output`` are Alg. 1's p, s, k, d, d_max, o. Returns a :class:`dpselect.trees.MOETResult`.
 
     Examples
     --------
@@ -1199,7 +845,7 @@ def moet_run(data: Any, table: Any, *, epsilon: float | None, approach: str, mec
     """
     gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     code_trees = "tree-depths" in quirks
-    if not selection_quirks(quirks) and not code_trees:
+    if not _SELECTION_QUIRKS & set(quirks) and not code_trees:
         if mechanism is None:
             return nodp_moet(data, approach=approach, objective_weights=weights, population=population,
                                     selection=selection, generations=generations, depth=depth, max_depth=max_depth,
@@ -1260,42 +906,8 @@ def moet_run(data: Any, table: Any, *, epsilon: float | None, approach: str, mec
                              f"{how}-MOET-{approach.capitalize()}-paper-code", epsilon, budget, n_gen, [])
 
 
-def fork(gen: np.random.Generator) -> np.random.Generator:
-    """A copy of ``gen`` in its current state (``one-stream``: every private run continues from it).
-
-    Parameters
-    ----------
-    gen : numpy.random.Generator
-
-    Returns
-    -------
-    numpy.random.Generator
-        An independent generator that draws what ``gen`` would draw next.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> g = np.random.default_rng(0)
-    >>> h = fork(g)
-    >>> g.random() == h.random(), h is g
-    (True, False)
-    """
-    return copy.deepcopy(gen)
-
-
 def cache_note(cache: DampenCache, before: dict) -> dict[str, Any]:
     """The cache counts since ``before`` (a :meth:`DampenCache.counts`).
-
-    Parameters
-    ----------
-    cache : DampenCache
-    before : dict
-        ``cache.counts()`` taken earlier.
-
-    Returns
-    -------
-    dict
-        ``{"calls", "hits", "stale"}`` differences.
 
     Examples
     --------
@@ -1319,19 +931,9 @@ class TopkParetoQuirks:
     With ``fixed-scores`` (the code) the k picks come from the scores of all nodes, computed once; without
     it, scores and δ^PS are recomputed on the remaining nodes after each pick (cached per picked prefix).
 
-    Parameters
-    ----------
-    U : numpy.ndarray, shape (n, 2)
-        (degree, egocentric density) of the nodes.
-    degrees : numpy.ndarray, shape (n,)
-    local : bool
-        Local dampening on δ^PS (True) or the exponential mechanism with Δ = n − 1 (False).
-    quirks : sequence of str
-
     Examples
     --------
-    >>> from dpselect.graphs import motkin_objectives
-    >>> from dpselect.graphs import from_edges
+    >>> from dpselect.graphs import from_edges, motkin_objectives
     >>> g = from_edges([0, 0, 0, 1, 3], [1, 2, 3, 2, 4], n_nodes=5)
     >>> U = motkin_objectives(g)[0]                          # (degree, egocentric density) per node
     >>> sampler = TopkParetoQuirks(U, g.degrees, local=False, quirks=("fixed-scores",))
@@ -1361,20 +963,9 @@ class TopkParetoQuirks:
     def scores(self, rows: np.ndarray) -> tuple[np.ndarray, float]:
         """(scores, sensitivity) of the nodes ``rows``: Pareto scores (global) or their dampened values.
 
-        Parameters
-        ----------
-        rows : numpy.ndarray of int
-            The remaining nodes.
-
-        Returns
-        -------
-        (numpy.ndarray of float64, shape (len(rows),), float)
-            The scores and the sensitivity the exponential mechanism uses with them.
-
         Examples
         --------
-        >>> from dpselect.graphs import motkin_objectives
-        >>> from dpselect.graphs import from_edges
+        >>> from dpselect.graphs import from_edges, motkin_objectives
         >>> g = from_edges([0, 0, 0, 1, 3], [1, 2, 3, 2, 4], n_nodes=5)
         >>> U = motkin_objectives(g)[0]                          # (degree, egocentric density) per node
         >>> s, sens = TopkParetoQuirks(U, g.degrees, local=False, quirks=()).scores(np.arange(5))
@@ -1393,7 +984,7 @@ class TopkParetoQuirks:
                 sfs = [self._deg, self._ed]
             else:
                 sfs = [self._sub_sf(self._deg, rows), self._sub_sf(self._ed, rows)]
-            sf = code_pareto_sensitivity(Ur, sfs) if "delta-code" in self.q else pareto_sensitivity(Ur, sfs)
+            sf = CodeParetoSensitivity(Ur, sfs) if "delta-code" in self.q else pareto_sensitivity(Ur, sfs)
             out = (dampen_quirk(ps, sf, zero="dampen-zero" in self.q), 1.0)
         if len(self._cache) > 4096:
             self._cache.clear()
@@ -1403,64 +994,23 @@ class TopkParetoQuirks:
     def sample(self, *, k: int, epsilon: float, rng: np.random.Generator) -> np.ndarray:
         """k node indices; :class:`FloatingPointFailure` where the code's float path (``fp-raise``) raises.
 
-        Parameters
-        ----------
-        k : int
-            Nodes to pick.
-        epsilon : float
-            The budget of the k picks together (ε/k per pick when the scores are recomputed).
-        rng : numpy.random.Generator
-
-        Returns
-        -------
-        numpy.ndarray of int64, shape (k,)
-            In the order picked.
-
         Examples
         --------
-        >>> from dpselect.graphs import motkin_objectives
-        >>> from dpselect.graphs import from_edges
+        >>> from dpselect.graphs import from_edges, motkin_objectives
         >>> g = from_edges([0, 0, 0, 1, 3], [1, 2, 3, 2, 4], n_nodes=5)
         >>> U = motkin_objectives(g)[0]                          # (degree, egocentric density) per node
         >>> TopkParetoQuirks(U, g.degrees, local=True, quirks=()).sample(k=2, epsilon=1.0,
         ...                                                               rng=np.random.default_rng(0)).shape
         (2,)
         """
-        def draw(s, sens, e, kk):
-            if "fp-raise" in self.q:
-                return code_exponential(s, e, sens, kk, rng)
-            if kk == 1:
-                return np.array([exponential(s, epsilon=e, sensitivity=sens, rng=rng)], dtype=np.int64)
-            return np.asarray(exponential(s, epsilon=e, sensitivity=sens, k=kk, rng=rng), dtype=np.int64)
-
-        allrows = np.arange(self.n)
-        if "fixed-scores" in self.q:
-            s, sens = self.scores(allrows)
-            return draw(s, sens, epsilon, k)
-        picks: list[int] = []
-        remaining = allrows
-        for _ in range(k):
-            s, sens = self.scores(remaining)
-            i = int(draw(s, sens, epsilon / k, 1)[0])
-            picks.append(int(remaining[i]))
-            remaining = np.delete(remaining, i)
-        return np.array(picks, dtype=np.int64)
+        return _select(self.scores, self.n, k, epsilon, rng, fp_raise="fp-raise" in self.q,
+                       fixed="fixed-scores" in self.q)
 
 
 def topk_reference_argsort(U: np.ndarray, k: int) -> np.ndarray:
     """The code's non-private reference (``topk/topk_pareto.py`` ``TopkPareto``):
     ``np.argsort(score)[::-1][:k]`` on the strict Pareto scores of all nodes (numpy's default sort; ties in
     *our* node order, which need not be graph-tool's vertex order of the authors' graphml files).
-
-    Parameters
-    ----------
-    U : numpy.ndarray, shape (n, m)
-        Objective values of the nodes.
-    k : int
-
-    Returns
-    -------
-    numpy.ndarray of int64, shape (k,)
 
     Examples
     --------
@@ -1480,18 +1030,9 @@ class TopkAggQuirks:
     ``agg-delta-ed``: δ^agg(t) = w_ed·δ^ED(2t) + w_deg·δ^ED(2t + 1) (the code's ``DeltaWeighted`` with
     ``Delta1`` = δ^ED); ``delta-code``: the code's δ^ED (2/(d − t − 1) while d − t > 2, else 1).
 
-    Parameters
-    ----------
-    U : numpy.ndarray, shape (n, 2)
-        (degree, egocentric density) of the nodes.
-    degrees : numpy.ndarray, shape (n,)
-    weights : (w_deg, w_ed)
-    quirks : sequence of str
-
     Examples
     --------
-    >>> from dpselect.graphs import motkin_objectives
-    >>> from dpselect.graphs import from_edges
+    >>> from dpselect.graphs import from_edges, motkin_objectives
     >>> g = from_edges([0, 0, 0, 1, 3], [1, 2, 3, 2, 4], n_nodes=5)
     >>> U = motkin_objectives(g)[0]                          # (degree, egocentric density) per node
     >>> from dpselect.graphs import MotkinSampler
@@ -1520,21 +1061,9 @@ class TopkAggQuirks:
     def sample(self, *, k: int, epsilon: float, rng: np.random.Generator) -> np.ndarray:
         """k node indices in the order picked (ε/k per pick).
 
-        Parameters
-        ----------
-        k : int
-        epsilon : float
-            The budget of the k picks together.
-        rng : numpy.random.Generator
-
-        Returns
-        -------
-        numpy.ndarray of int64, shape (k,)
-
         Examples
         --------
-        >>> from dpselect.graphs import motkin_objectives
-        >>> from dpselect.graphs import from_edges
+        >>> from dpselect.graphs import from_edges, motkin_objectives
         >>> g = from_edges([0, 0, 0, 1, 3], [1, 2, 3, 2, 4], n_nodes=5)
         >>> U = motkin_objectives(g)[0]                          # (degree, egocentric density) per node
         >>> TopkAggQuirks(U, g.degrees, (1.0, 100.0), quirks=("delta-code",)).sample(

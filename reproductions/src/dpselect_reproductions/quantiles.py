@@ -103,16 +103,6 @@ def grouped(hist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     The values are the public grid (every bin), not the bins the data happens to fill: ``method="auto"``
     reads ``len(values)``, which must not depend on the data.
 
-    Parameters
-    ----------
-    hist : numpy.ndarray of int
-        The count of every bin.
-
-    Returns
-    -------
-    (numpy.ndarray, numpy.ndarray)
-        ``values`` (float64, 0..len(hist)-1) and ``counts`` (int64, >= 0).
-
     Examples
     --------
     >>> import numpy as np
@@ -126,15 +116,6 @@ def grouped(hist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def quantile_levels(m: int) -> np.ndarray:
     """The m evenly spaced levels ``i / (m + 1)``, i = 1..m.
-
-    Parameters
-    ----------
-    m : int
-        Number of quantiles (>= 1).
-
-    Returns
-    -------
-    numpy.ndarray, shape (m,)
 
     Examples
     --------
@@ -154,19 +135,6 @@ def _ranks(hist: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 def rank_errors(hist: np.ndarray, qs: np.ndarray, values: np.ndarray) -> np.ndarray:
     """``|rank(v_i) - q_i n| / n`` per quantile, ``rank(v) = #{records <= v}`` (records = bin indices).
-
-    Parameters
-    ----------
-    hist : numpy.ndarray of int
-        The count of every bin (bin k holds records of value k).
-    qs : numpy.ndarray
-        The levels.
-    values : numpy.ndarray
-        The released values, one per level (NaN gives NaN).
-
-    Returns
-    -------
-    numpy.ndarray of float
 
     Examples
     --------
@@ -188,17 +156,6 @@ def rank_floor(hist: np.ndarray, qs: np.ndarray) -> np.ndarray:
 
     The candidate values are the bins (the bin indices 0..len(hist)-1, or any value inside one); the value
     ``k`` has ``rank(k) = hist[0] + ... + hist[k]``. (Rank 0, below every record, is not a candidate.)
-
-    Parameters
-    ----------
-    hist : numpy.ndarray of int
-        The count of every bin.
-    qs : numpy.ndarray
-        The levels.
-
-    Returns
-    -------
-    numpy.ndarray of float, one per level
 
     Examples
     --------
@@ -231,23 +188,9 @@ def opendp_scores(hist: np.ndarray, alpha: float, sized: bool = True) -> tuple[l
 
     ``score(c) = |(den - num) #{x < c} - num #{x > c}|`` with ``num / den`` OpenDP's integer form of
     ``alpha`` at known size n (``make_quantile_score_candidates``); ``make_private_quantile`` selects the
-    candidate of the smallest score by noisy max at ``scale * den``. The benchmark checks these against
-    OpenDP's own transformation.
-
-    Parameters
-    ----------
-    hist : numpy.ndarray of int
-        The count of every bin (the records are the bin indices).
-    alpha : float
-        The level.
-    sized : bool
-        True: the sized domain (n known, replace-one runs); False: the unsized one (add/remove runs), whose
-        level OpenDP takes at granularity 1/10,000.
-
-    Returns
-    -------
-    (list of int, int)
-        The scores (Python ints: they may exceed 2**63) and ``den``.
+    candidate of the smallest score by noisy max at ``scale * den``. The scores are Python ints (they may
+    exceed 2**63). ``sized=False``: the unsized domain (add/remove runs), whose level OpenDP takes at
+    granularity 1/10,000. The benchmark checks these against OpenDP's own transformation.
 
     Examples
     --------
@@ -444,26 +387,7 @@ def _parse_m_runs(text: str) -> dict[int, int]:
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the flags of ``dpselect-reproduce quantiles`` to ``parser`` (``add_arguments`` of this module).
-
-    Parameters
-    ----------
-    parser : argparse.ArgumentParser
-        The parser to extend, in place.
-
-    Returns
-    -------
-    None
-
-    Examples
-    --------
-    >>> import argparse
-    >>> parser = argparse.ArgumentParser()
-    >>> add_arguments(parser)
-    >>> args = parser.parse_args([])
-    >>> args.runs, args.ms, args.baselines
-    (20, [3, 9, 99], [])
-    """
+    """Add the flags of ``dpselect-reproduce quantiles`` to ``parser`` (``add_arguments`` of this module)."""
     add_common_arguments(parser, runs=20, epsilons=EPSILONS, datasets=DATASETS, jobs=1)
     parser.add_argument("--ms", type=parse_int_list, default=list(MS),
                         help="comma-separated numbers of quantiles m (default 3,9,99)")

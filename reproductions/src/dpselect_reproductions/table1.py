@@ -16,6 +16,8 @@ the ε-DP mechanisms dpselect guarantees.
 from __future__ import annotations
 
 import argparse
+import copy
+import functools
 from typing import Any, Sequence, cast
 
 import numpy as np
@@ -52,24 +54,10 @@ MOET_FLAGS = (("--population", "p", "population"), ("--selection", "s", "selecti
               ("--generations", "k", "generations"), ("--depth", "d", "depth"), ("--max-depth", "d_max", "max_depth"),
               ("--output", "o", "output"))
 
-_DATA: dict = {}
 
 
 def add_moet_arguments(parser: argparse.ArgumentParser, defaults: tuple[int, ...], budget_help: str) -> None:
     """--budget and the DP-MOET sizes p, s, k, d, d_max, o with the paper's ``defaults``.
-
-    Parameters
-    ----------
-    parser : argparse.ArgumentParser
-        Extended in place.
-    defaults : tuple of 6 int
-        The defaults of ``--population --selection --generations --depth --max-depth --output``.
-    budget_help : str
-        The help text of ``--budget``.
-
-    Returns
-    -------
-    None
 
     Examples
     --------
@@ -88,16 +76,6 @@ def add_moet_arguments(parser: argparse.ArgumentParser, defaults: tuple[int, ...
 def moet_settings(args: argparse.Namespace) -> dict:
     """The keyword arguments of dp_moet / nodp_moet given by the flags.
 
-    Parameters
-    ----------
-    args : argparse.Namespace
-        Parsed flags of :func:`add_moet_arguments`.
-
-    Returns
-    -------
-    dict
-        ``population, selection, generations, depth, max_depth, output, budget``.
-
     Examples
     --------
     >>> import argparse
@@ -112,15 +90,6 @@ def moet_settings(args: argparse.Namespace) -> dict:
 def moet_settings_text(s: dict) -> str:
     """The DP-MOET sizes as the markdown's settings sentence states them.
 
-    Parameters
-    ----------
-    s : dict
-        :func:`moet_settings` of the flags.
-
-    Returns
-    -------
-    str
-
     Examples
     --------
     >>> moet_settings_text({"population": 30, "selection": 3, "generations": 3, "depth": 4, "max_depth": 10,
@@ -130,18 +99,9 @@ def moet_settings_text(s: dict) -> str:
     return ", ".join(f"{what} = {s[attr]}" for _, what, attr in MOET_FLAGS)
 
 
+@functools.cache
 def load_table(name: str) -> tuple[Any, CompressedTable]:
     """(data, its CompressedTable), cached per worker process.
-
-    Parameters
-    ----------
-    name : {"nltcs", "adult", "acs"}
-        Loaded with :func:`dpselect_reproductions._data.load_tabular` (the project's copy).
-
-    Returns
-    -------
-    (TabularData, CompressedTable)
-        The same objects on every call in a process.
 
     Examples
     --------
@@ -149,10 +109,8 @@ def load_table(name: str) -> tuple[Any, CompressedTable]:
     >>> data.n_records, load_table("nltcs")[0] is data
     (21574, True)
     """
-    if name not in _DATA:
-        data = load_tabular(name)
-        _DATA[name] = (data, CompressedTable.from_data(data))
-    return _DATA[name]
+    data = load_tabular(name)
+    return data, CompressedTable.from_data(data)
 
 
 def _task(job):
@@ -195,7 +153,7 @@ def _task_quirks(di, name, run_, seed, epsilons, settings, quirks):
     rows, failed = [], []
     for ei, eps in enumerate(epsilons):
         for mi, method in enumerate(METHODS):
-            gen = pc.fork(g0) if "one-stream" in quirks else np.random.default_rng([seed, di, run_, 1 + mi, ei])
+            gen = copy.deepcopy(g0) if "one-stream" in quirks else np.random.default_rng([seed, di, run_, 1 + mi, ei])
             try:
                 res = pc.moet_run(data, comp, epsilon=eps, mechanism=MECHANISM[method.split("-")[1]], rng=gen, **kw)
                 value, fail = metric_c(ref.objectives, res.objectives), 0
@@ -210,25 +168,7 @@ def _task_quirks(di, name, run_, seed, epsilons, settings, quirks):
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the flags of ``dpselect-reproduce table1`` to ``parser`` (``add_arguments`` of this module).
-
-    Parameters
-    ----------
-    parser : argparse.ArgumentParser
-        The parser to extend, in place (``dpselect-reproduce table1 --help`` lists the flags).
-
-    Returns
-    -------
-    None
-
-    Examples
-    --------
-    >>> import argparse
-    >>> parser = argparse.ArgumentParser()
-    >>> add_arguments(parser)
-    >>> parser.parse_args([]).runs
-    500
-    """
+    """Add the flags of ``dpselect-reproduce table1`` to ``parser`` (``add_arguments`` of this module)."""
     add_common_arguments(parser, runs=500, epsilons=EPSILONS, datasets=DATASETS, jobs=2)
     add_moet_arguments(parser, (30, 3, 3, 4, 10, 3), "privacy budget split (default even; see dpselect.trees.dp_moet)")
     pc.add_protocol_arguments(parser, pc.TABLE1_QUIRKS)
@@ -251,18 +191,6 @@ def _settings(res: Result) -> str:
 
 def protocol_report(res: Result, applicable: Sequence[str]) -> list[str]:
     """The protocol paragraph and, with quirks, the failed runs and the dampening-cache counts (notes).
-
-    Parameters
-    ----------
-    res : Result
-        The collected runs (their notes carry the failed runs and the cache counts).
-    applicable : sequence of str
-        The quirks that apply to this reproduction (e.g. :data:`~dpselect_reproductions.paper_code.TABLE1_QUIRKS`).
-
-    Returns
-    -------
-    list of str
-        Markdown lines; without quirks, the protocol paragraph and a blank line.
 
     Examples
     --------

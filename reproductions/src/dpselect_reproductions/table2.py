@@ -29,6 +29,7 @@ smaller than the admissible one and its float sampling is not exact, so these se
 from __future__ import annotations
 
 import argparse
+import functools
 from pathlib import Path
 from typing import Any, Callable
 
@@ -44,7 +45,7 @@ from ._common import Reproduction, Result, add_common_arguments, markdown_table,
 from ._data import load_graph
 
 __all__ = ["NAME", "DESCRIPTION", "EPSILONS", "METHODS", "VARIANTS", "PAPER", "graph_source",
-    "load_graph_dataset", "cached_graph", "cached", "add_graph_argument", "graph_sources", "graph_datasets",
+    "load_graph_dataset", "cached_graph", "cached", "add_graph_argument", "graph_sources",
     "pareto_front_mask", "REPRODUCTION", "add_arguments", "run"]
 
 NAME = "table2"
@@ -69,17 +70,6 @@ _CACHE: dict = {}  # per worker process: graphs, samplers, reference sets
 def graph_source(name: str) -> tuple[str, str]:
     """(label, source) for ``enron``/``github`` or an edge-list path (label = lower-case file stem).
 
-    Parameters
-    ----------
-    name : str
-        A key of :data:`dpselect.graphs.GRAPH_DATASETS` or an existing edge-list path (``SystemExit``
-        otherwise).
-
-    Returns
-    -------
-    (str, str)
-        The label of the rows and the source to load.
-
     Examples
     --------
     >>> import pathlib, tempfile
@@ -103,15 +93,6 @@ def load_graph_dataset(name: str) -> tuple[str, Graph]:
     A shipped graph has its published node set (:func:`dpselect_reproductions._data.load_graph`); an
     edge-list path is read with :func:`dpselect.datasets.load_dataset_graph` (node set from the edges).
 
-    Parameters
-    ----------
-    name : str
-        As in :func:`graph_source`.
-
-    Returns
-    -------
-    (str, Graph)
-
     Examples
     --------
     >>> import pathlib, tempfile
@@ -124,18 +105,9 @@ def load_graph_dataset(name: str) -> tuple[str, Graph]:
     return label, load_graph(source) if source in GRAPH_DATASETS else load_dataset_graph(Path(source))
 
 
+@functools.cache
 def cached_graph(source: str) -> Graph:
     """The graph of a source from :func:`graph_sources`, loaded once per process.
-
-    Parameters
-    ----------
-    source : str
-        A source of :func:`graph_source`.
-
-    Returns
-    -------
-    Graph
-        The same object on every call in a process.
 
     Examples
     --------
@@ -145,26 +117,11 @@ def cached_graph(source: str) -> Graph:
     >>> cached_graph(str(path)) is cached_graph(str(path))
     True
     """
-    key = ("graph", source)
-    if key not in _CACHE:
-        _CACHE[key] = load_graph_dataset(source)[1]
-    return _CACHE[key]
+    return load_graph_dataset(source)[1]
 
 
 def cached(key: tuple, make: Callable[[], Any]) -> Any:
     """``make()`` once per process and ``key``.
-
-    Parameters
-    ----------
-    key : tuple
-        The cache key (shared by every caller in the process).
-    make : callable
-        Builds the value, called only on the first request of ``key``.
-
-    Returns
-    -------
-    object
-        The cached value.
 
     Examples
     --------
@@ -178,15 +135,6 @@ def cached(key: tuple, make: Callable[[], Any]) -> Any:
 
 def add_graph_argument(parser: argparse.ArgumentParser) -> None:
     """Add ``--graph PATH`` (repeatable): edge-list files to run on besides (or instead of) --datasets.
-
-    Parameters
-    ----------
-    parser : argparse.ArgumentParser
-        Extended in place.
-
-    Returns
-    -------
-    None
 
     Examples
     --------
@@ -207,16 +155,6 @@ def graph_sources(args: argparse.Namespace) -> list[tuple[str, str]]:
     When --graph is given and --datasets is left at its default (all shipped graphs), only the
     --graph files run.
 
-    Parameters
-    ----------
-    args : argparse.Namespace
-        With ``datasets`` and, optionally, ``graph`` (a missing file is a ``SystemExit``).
-
-    Returns
-    -------
-    list of (str, str)
-        (label, source) pairs, as :func:`graph_source` gives them.
-
     Examples
     --------
     >>> import argparse
@@ -235,31 +173,6 @@ def graph_sources(args: argparse.Namespace) -> list[tuple[str, str]]:
             raise SystemExit(f"error: --graph file not found: {p}")
         out.append(graph_source(str(p)))
     return out
-
-
-def graph_datasets(args: argparse.Namespace) -> list[tuple[str, Graph]]:
-    """The graphs named by --datasets plus those given with --graph, loaded: [(label, graph)].
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        As in :func:`graph_sources`.
-
-    Returns
-    -------
-    list of (str, Graph)
-        Loaded once per process (:func:`cached_graph`).
-
-    Examples
-    --------
-    >>> import argparse
-    >>> import pathlib, tempfile
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "Toy.txt"
-    >>> _ = path.write_text("0 1\\n1 2\\n")
-    >>> graph_datasets(argparse.Namespace(datasets=[], graph=[path]))
-    [('toy', Graph('Toy.txt', n_nodes=3, n_edges=2, max_degree=2))]
-    """
-    return [(label, cached_graph(source)) for label, source in graph_sources(args)]
 
 
 # -- table 2 ------------------------------------------------------------------------------------------
@@ -358,15 +271,6 @@ def _task_quirks(job, quirks):
 def pareto_front_mask(U: np.ndarray) -> np.ndarray:
     """Nodes of Pareto score 0: those no other node strictly dominates (evaluation only, not private).
 
-    Parameters
-    ----------
-    U : numpy.ndarray, shape (n, m)
-        Objective values of the nodes (rows), all maximised.
-
-    Returns
-    -------
-    numpy.ndarray of bool, shape (n,)
-
     Examples
     --------
     >>> import numpy as np
@@ -384,25 +288,7 @@ def _variants(args) -> tuple[str, ...]:
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the flags of ``dpselect-reproduce table2`` to ``parser`` (``add_arguments`` of this module).
-
-    Parameters
-    ----------
-    parser : argparse.ArgumentParser
-        The parser to extend, in place (``dpselect-reproduce table2 --help`` lists the flags).
-
-    Returns
-    -------
-    None
-
-    Examples
-    --------
-    >>> import argparse
-    >>> parser = argparse.ArgumentParser()
-    >>> add_arguments(parser)
-    >>> parser.parse_args([]).runs
-    500
-    """
+    """Add the flags of ``dpselect-reproduce table2`` to ``parser`` (``add_arguments`` of this module)."""
     add_common_arguments(parser, runs=500, epsilons=EPSILONS, datasets=tuple(GRAPH_DATASETS), jobs=1)
     add_graph_argument(parser)
     parser.add_argument("--k", type=int, default=3, help="nodes per selection (default 3)")

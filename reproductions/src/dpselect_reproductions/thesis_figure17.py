@@ -53,25 +53,7 @@ THESIS = {
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the flags of ``dpselect-reproduce thesis-figure17`` to ``parser`` (``add_arguments`` of this module).
-
-    Parameters
-    ----------
-    parser : argparse.ArgumentParser
-        The parser to extend, in place (``dpselect-reproduce thesis-figure17 --help`` lists the flags).
-
-    Returns
-    -------
-    None
-
-    Examples
-    --------
-    >>> import argparse
-    >>> parser = argparse.ArgumentParser()
-    >>> add_arguments(parser)
-    >>> parser.parse_args([]).runs
-    10000
-    """
+    """Add the flags of ``dpselect-reproduce thesis-figure17`` to ``parser`` (``add_arguments`` of this module)."""
     add_common_arguments(parser, runs=10_000, epsilons=EPSILONS, datasets=DEFAULT_DATASETS, jobs=1)
     parser.add_argument("--bound", type=float, default=None,
                         help="Λ; bin i has value i·Λ/(bins−1) (default: Λ = bins − 1, values = bin indices)")
@@ -79,18 +61,6 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def load_histogram(name: str, path: Path | None = None) -> np.ndarray:
     """A DPBench 1-D histogram (4,096 bins) by lower-case name, or from an explicit path.
-
-    Parameters
-    ----------
-    name : str
-        One of :data:`DATASETS` (read from ``data_path("dpbench1d", NAME.n4096.npy)`` when ``path`` is omitted).
-    path : path-like, optional
-        An ``.npy`` file holding the counts.
-
-    Returns
-    -------
-    numpy.ndarray, shape (4096,)
-        The count of every bin.
 
     Examples
     --------
@@ -109,21 +79,6 @@ def thesis_delta0(values: np.ndarray, counts: np.ndarray, bound: float
     The printed formula depends on the sorted position i (i < m, i = m, i > m), so the median's value
     group is split in up to three. Clipped to Λ (thesis Lemma 3.2.2). The reproduction compares this
     printed δ with the exact one (it is not used by the library's median).
-
-    Parameters
-    ----------
-    values : numpy.ndarray, shape (g,)
-        Distinct values, increasing.
-    counts : numpy.ndarray of int, shape (g,)
-        Records per value (n = counts.sum()).
-    bound : float
-        Λ, the public upper end of the domain [0, Λ].
-
-    Returns
-    -------
-    (numpy.ndarray, numpy.ndarray, numpy.ndarray, float)
-        Per group (at most 3g): its value, its record count, δ(x, 0, ·) of its records; and the median
-        x_m, m = (n + 1) // 2.
 
     Examples
     --------

@@ -45,18 +45,6 @@ def published_max_degree(label: str, args: argparse.Namespace | None = None) -> 
     D is a public bound on the maximum degree, never read from the graph (``SystemExit`` for a graph
     without a published value and no ``--max-degree``).
 
-    Parameters
-    ----------
-    label : str
-        The graph's label (``enron``, ``dblp``, ``github`` have published values).
-    args : argparse.Namespace, optional
-        Parsed flags; its ``max_degree`` (``--max-degree``) wins when given.
-
-    Returns
-    -------
-    (int, str)
-        D and its source.
-
     Examples
     --------
     >>> import argparse
@@ -78,19 +66,6 @@ def published_max_degree(label: str, args: argparse.Namespace | None = None) -> 
 
 def setup(label: str, graph: Graph, args: argparse.Namespace | None = None) -> PrivTopkScores:
     """EBC scores of ``graph`` with the public maximum-degree bound (no PrivacyLeakWarning).
-
-    Parameters
-    ----------
-    label : str
-        The graph's label, for :func:`published_max_degree`.
-    graph : Graph
-    args : argparse.Namespace, optional
-        Parsed flags (``--max-degree``).
-
-    Returns
-    -------
-    PrivTopkScores
-        :func:`dpselect.prepare_priv_topk` of ``graph`` with ``max_degree=D``.
 
     Examples
     --------
@@ -134,25 +109,7 @@ def _task(job):
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the flags of ``dpselect-reproduce thesis-figure20`` to ``parser`` (``add_arguments`` of this module).
-
-    Parameters
-    ----------
-    parser : argparse.ArgumentParser
-        The parser to extend, in place (``dpselect-reproduce thesis-figure20 --help`` lists the flags).
-
-    Returns
-    -------
-    None
-
-    Examples
-    --------
-    >>> import argparse
-    >>> parser = argparse.ArgumentParser()
-    >>> add_arguments(parser)
-    >>> parser.parse_args([]).runs
-    100
-    """
+    """Add the flags of ``dpselect-reproduce thesis-figure20`` to ``parser`` (``add_arguments`` of this module)."""
     add_common_arguments(parser, runs=100, epsilons=EPSILONS, datasets=tuple(GRAPH_DATASETS), jobs=1)
     add_graph_argument(parser)
     parser.add_argument("--ks", type=parse_int_list, default=[5, 10, 20], help="comma-separated k values (default 5,10,20)")

@@ -13,6 +13,7 @@ per (repetition, fold) with ``run = repetition * 10 + fold``. One figure per dat
 from __future__ import annotations
 
 import argparse
+import functools
 
 import numpy as np
 
@@ -44,26 +45,11 @@ PAPER_TEXT = {
              "GlobalDiffPID3 by up to 4%.",
 }
 
-_DATA: dict = {}
-
-
-def _data(name):
-    if name not in _DATA:
-        _DATA[name] = load_tabular(name)
-    return _DATA[name]
+_data = functools.cache(load_tabular)   # per worker process
 
 
 def published_table_size(name: str) -> int:
     """The public bound N on table sizes for dataset ``name``: its published size (thesis Sec. 7.4).
-
-    Parameters
-    ----------
-    name : {"nltcs", "acs", "adult"}
-        A key of :data:`dpselect.datasets.PUBLIC_TABLE_SIZE`.
-
-    Returns
-    -------
-    int
 
     Examples
     --------
@@ -93,25 +79,7 @@ def _task(job) -> list[dict]:
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the flags of ``dpselect-reproduce thesis-figures23-25`` to ``parser`` (``add_arguments`` of this module).
-
-    Parameters
-    ----------
-    parser : argparse.ArgumentParser
-        The parser to extend, in place (``dpselect-reproduce thesis-figures23-25 --help`` lists the flags).
-
-    Returns
-    -------
-    None
-
-    Examples
-    --------
-    >>> import argparse
-    >>> parser = argparse.ArgumentParser()
-    >>> add_arguments(parser)
-    >>> parser.parse_args([]).runs
-    1
-    """
+    """Add the flags of ``dpselect-reproduce thesis-figures23-25`` to ``parser`` (``add_arguments`` of this module)."""
     add_common_arguments(parser, runs=1, epsilons=EPSILONS, datasets=DATASETS, jobs=2)
     parser.add_argument("--depths", type=parse_int_list, default=[2, 5], help="comma-separated tree depths (default 2,5)")
     parser.add_argument("--folds", type=int, default=10, help="cross-validation folds (default 10)")

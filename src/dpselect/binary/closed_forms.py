@@ -64,10 +64,8 @@ def dp_upper(alpha: ArrayLike, *, epsilon: ArrayLike, delta: ArrayLike = 0.0) ->
     ----------
     alpha : array_like
         ``Pr[M(v) = j]``, in [0, 1].
-    epsilon : array_like
-        ε > 0 (per edge when an array).
-    delta : array_like, default 0.0
-        δ in [0, 1) (per edge when an array).
+    epsilon, delta : array_like
+        ε > 0 and δ in [0, 1) (default 0.0), per edge when arrays.
 
     Returns
     -------
@@ -91,10 +89,8 @@ def dp_lower(alpha: ArrayLike, *, epsilon: ArrayLike, delta: ArrayLike = 0.0) ->
     ----------
     alpha : array_like
         ``Pr[M(v) = j]``, in [0, 1].
-    epsilon : array_like
-        ε > 0 (per edge when an array).
-    delta : array_like, default 0.0
-        δ in [0, 1) (per edge when an array).
+    epsilon, delta : array_like
+        ε > 0 and δ in [0, 1) (default 0.0), per edge when arrays.
 
     Returns
     -------
@@ -122,10 +118,8 @@ def tau(alpha: ArrayLike, *, epsilon: float, delta: float = 0.0) -> np.ndarray:
     ----------
     alpha : array_like
         ``Pr[M(v) = j]``, in [0, 1].
-    epsilon : float
-        ε > 0.
-    delta : float, default 0.0
-        δ in [0, 1).
+    epsilon, delta : float
+        ε > 0 and δ in [0, 1) (default 0.0).
 
     Returns
     -------
@@ -277,10 +271,8 @@ def balanced_boundary_value(*, epsilon: float, delta: float = 0.0) -> float:
 
     Parameters
     ----------
-    epsilon : float
-        ε > 0.
-    delta : float, default 0.0
-        δ in [0, 1).
+    epsilon, delta : float
+        ε > 0 and δ in [0, 1) (default 0.0).
 
     Returns
     -------
@@ -308,10 +300,8 @@ def balanced_probability(d: ArrayLike, *, epsilon: float, delta: float = 0.0) ->
     ----------
     d : int or array_like of int
         Distance(s) to the boundary, >= 0.
-    epsilon : float
-        ε > 0.
-    delta : float, default 0.0
-        δ in [0, 1).
+    epsilon, delta : float
+        ε > 0 and δ in [0, 1) (default 0.0).
 
     Returns
     -------

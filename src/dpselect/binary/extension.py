@@ -630,10 +630,8 @@ def optimal_mechanism(graph: Any, true_values: Any, partial: Mapping, *, epsilon
 
     Parameters
     ----------
-    graph : graph-like
-        As in :func:`optimal_extension`.
-    true_values : mapping vertex -> 0 or 1
-        The true binary answer ``T(v)`` at every vertex.
+    graph, true_values : graph-like and mapping vertex -> 0 or 1
+        As in :func:`optimal_extension`; the true binary answer ``T(v)`` at every vertex.
     partial : mapping vertex -> float in [0, 1]
         ``Pr[M(v) = 1]`` on the fixed set ``S`` (boundary-hitting for a unique optimum).
     epsilon : float, mapping or str, optional
@@ -763,10 +761,8 @@ def optimal_probability(graph: Any, true_values: Any, partial: Mapping, vertex: 
 
     Parameters
     ----------
-    graph : graph-like
-        As in :func:`optimal_extension`.
-    true_values : mapping vertex -> 0 or 1
-        The true binary answer ``T(v)`` at every vertex.
+    graph, true_values : graph-like and mapping vertex -> 0 or 1
+        As in :func:`optimal_extension`; the true binary answer ``T(v)`` at every vertex.
     partial : mapping vertex -> float in [0, 1]
         ``Pr[M(v) = 1]`` on the fixed set ``S``.
     vertex : hashable

@@ -705,10 +705,8 @@ def boundary_vertices(graph: Any, true_values: Any, colour: int | None = None) -
 
     Parameters
     ----------
-    graph : graph-like
-        Anything :func:`as_dataset_graph` accepts.
-    true_values : mapping or array_like
-        ``T(v)`` in {0, 1} for every vertex.
+    graph, true_values : graph-like and mapping or array_like
+        The graph (anything :func:`as_dataset_graph` accepts) and ``T(v)`` in {0, 1} for every vertex.
     colour : {0, 1}, optional
         Keep only the boundary vertices with this true value.
 
@@ -747,10 +745,8 @@ def uncovered_boundary_edges(graph: Any, true_values: Any, vertex_set: Iterable)
 
     Parameters
     ----------
-    graph : graph-like
-        Anything :func:`as_dataset_graph` accepts.
-    true_values : mapping or array_like
-        ``T(v)`` in {0, 1} for every vertex.
+    graph, true_values : graph-like and mapping or array_like
+        The graph (anything :func:`as_dataset_graph` accepts) and ``T(v)`` in {0, 1} for every vertex.
     vertex_set : iterable
         Vertex ids.
 
@@ -777,10 +773,8 @@ def is_boundary_hitting(graph: Any, true_values: Any, vertex_set: Iterable) -> b
 
     Parameters
     ----------
-    graph : graph-like
-        Anything :func:`as_dataset_graph` accepts.
-    true_values : mapping or array_like
-        ``T(v)`` in {0, 1} for every vertex.
+    graph, true_values : graph-like and mapping or array_like
+        The graph (anything :func:`as_dataset_graph` accepts) and ``T(v)`` in {0, 1} for every vertex.
     vertex_set : iterable
         Vertex ids.
 
@@ -805,10 +799,8 @@ def greedy_boundary_hitting_set(graph: Any, true_values: Any) -> list:
 
     Parameters
     ----------
-    graph : graph-like
-        Anything :func:`as_dataset_graph` accepts.
-    true_values : mapping or array_like
-        ``T(v)`` in {0, 1} for every vertex.
+    graph, true_values : graph-like and mapping or array_like
+        The graph (anything :func:`as_dataset_graph` accepts) and ``T(v)`` in {0, 1} for every vertex.
 
     Returns
     -------
@@ -859,10 +851,8 @@ def minimum_boundary_hitting_set(graph: Any, true_values: Any) -> list:
 
     Parameters
     ----------
-    graph : graph-like
-        Anything :func:`as_dataset_graph` accepts.
-    true_values : mapping or array_like
-        ``T(v)`` in {0, 1} for every vertex.
+    graph, true_values : graph-like and mapping or array_like
+        The graph (anything :func:`as_dataset_graph` accepts) and ``T(v)`` in {0, 1} for every vertex.
 
     Returns
     -------

@@ -123,10 +123,8 @@ class BinaryMechanism:
 
         Parameters
         ----------
-        vertex : hashable
-            A vertex id of the graph.
-        answer : {0, 1}, default 1
-            The answer.
+        vertex, answer : hashable and {0, 1}
+            A vertex id of the graph and the answer (default 1).
 
         Returns
         -------
@@ -154,10 +152,8 @@ class BinaryMechanism:
 
         Parameters
         ----------
-        vertex : hashable
-            A vertex id of the graph.
-        answer : {0, 1}, default 1
-            The answer.
+        vertex, answer : hashable and {0, 1}
+            A vertex id of the graph and the answer (default 1).
 
         Returns
         -------

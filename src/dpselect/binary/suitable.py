@@ -450,10 +450,8 @@ class DPPair(SuitablePair):
 
     Parameters
     ----------
-    epsilon : float
-        ε > 0.
-    delta : float, default 0.0
-        δ in [0, 1).
+    epsilon, delta : float
+        ε > 0 and δ in [0, 1) (default 0.0).
 
     Raises
     ------

@@ -58,10 +58,9 @@ def confusion_counts(y_true: ArrayLike, y_pred: ArrayLike) -> dict[str, np.ndarr
 
     Parameters
     ----------
-    y_true : array_like of shape (n_records,)
-        The true binary labels (0/1 or booleans).
-    y_pred : array_like of shape (n_classifiers, n_records) or (n_records,)
-        The predicted binary labels, one row per classifier (a 1-D array is one classifier).
+    y_true, y_pred : array_like of shapes (n_records,) and (n_classifiers, n_records) or (n_records,)
+        The true and the predicted binary labels (0/1 or booleans), one row of ``y_pred`` per classifier (a
+        1-D array is one classifier).
 
     Returns
     -------
@@ -100,10 +99,8 @@ def tpr(y_true: ArrayLike, y_pred: ArrayLike) -> np.ndarray:
 
     Parameters
     ----------
-    y_true : array_like of shape (n_records,)
-        The true binary labels.
-    y_pred : array_like of shape (n_classifiers, n_records) or (n_records,)
-        The predicted binary labels, one row per classifier.
+    y_true, y_pred : array_like of shapes (n_records,) and (n_classifiers, n_records) or (n_records,)
+        The true and the predicted binary labels, one row of ``y_pred`` per classifier.
 
     Returns
     -------
@@ -127,10 +124,8 @@ def tnr(y_true: ArrayLike, y_pred: ArrayLike) -> np.ndarray:
 
     Parameters
     ----------
-    y_true : array_like of shape (n_records,)
-        The true binary labels.
-    y_pred : array_like of shape (n_classifiers, n_records) or (n_records,)
-        The predicted binary labels, one row per classifier.
+    y_true, y_pred : array_like of shapes (n_records,) and (n_classifiers, n_records) or (n_records,)
+        The true and the predicted binary labels, one row of ``y_pred`` per classifier.
 
     Returns
     -------
@@ -257,10 +252,8 @@ def tpr_sensitivity(y_true: ArrayLike, y_pred: ArrayLike) -> SensitivityFunction
 
     Parameters
     ----------
-    y_true : array_like of shape (n_records,)
-        The true binary labels.
-    y_pred : array_like of shape (n_classifiers, n_records) or (n_records,)
-        The predicted binary labels, one row per classifier.
+    y_true, y_pred : array_like of shapes (n_records,) and (n_classifiers, n_records) or (n_records,)
+        The true and the predicted binary labels, one row of ``y_pred`` per classifier.
 
     Returns
     -------
@@ -282,10 +275,8 @@ def tnr_sensitivity(y_true: ArrayLike, y_pred: ArrayLike) -> SensitivityFunction
 
     Parameters
     ----------
-    y_true : array_like of shape (n_records,)
-        The true binary labels.
-    y_pred : array_like of shape (n_classifiers, n_records) or (n_records,)
-        The predicted binary labels, one row per classifier.
+    y_true, y_pred : array_like of shapes (n_records,) and (n_classifiers, n_records) or (n_records,)
+        The true and the predicted binary labels, one row of ``y_pred`` per classifier.
 
     Returns
     -------

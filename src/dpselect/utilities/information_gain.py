@@ -51,7 +51,6 @@ __all__ = [
     "ig_element_local_sensitivity",
     "ig_sensitivity",
     "ig_count_tables",
-    "candidates_reference",
     "IGTables",
     "public_n_max",
     "ig_shift_with_error",
@@ -663,42 +662,3 @@ def ig_count_tables(codes: np.ndarray, y: np.ndarray, n_values: Sequence[int], n
         idx = codes[:, i].astype(np.int64) * n_classes + y
         out.append(np.bincount(idx, minlength=int(k) * n_classes).reshape(int(k), n_classes))
     return out
-
-
-def candidates_reference(a: int, b: int, t: int, n_total: int | None = None) -> set[tuple[int, int]]:
-    """The thesis' Candidates algorithm (Alg. 5) for one cell, literally (a reference for tests).
-
-    Parameters
-    ----------
-    a : int
-        τ_j, the records with the cell's attribute value.
-    b : int
-        τ_jc, the records of the cell.
-    t : int
-        The number of steps (the distance).
-    n_total : int, optional
-        τ reproduces the thesis' bound ``a < τ`` on additions; None (default) drops it (our model:
-        add/remove neighbours, where a table can grow).
-
-    Returns
-    -------
-    set of (int, int)
-        The pairs (a', b') reachable in exactly ``t`` moves (a−1, b−1) or (a+1, b).
-
-    Examples
-    --------
-    >>> sorted(candidates_reference(2, 1, 1))
-    [(1, 0), (3, 1)]
-    >>> sorted(candidates_reference(2, 1, 1, n_total=2))
-    [(1, 0)]
-    """
-    cur = {(int(a), int(b))}
-    for _ in range(t):
-        nxt = set()
-        for x, z in cur:
-            if x > 0 and z > 0:
-                nxt.add((x - 1, z - 1))
-            if n_total is None or x < n_total:
-                nxt.add((x + 1, z))
-        cur = nxt
-    return cur
