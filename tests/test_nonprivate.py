@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import math
 import pathlib
+import warnings
 
 import numpy as np
 import pytest
@@ -128,6 +129,60 @@ def test_multiobjective_exact_false_is_nonprivate(app):
     assert a.guarantee == NonPrivate() and a.label.endswith(": non-private (exact=False)")
     assert b.guarantee == get_mechanism("exponential").privacy(1.0, k=2)
     assert b.event == Event(app.__name__, 1.0, 2, options=(("mechanism", "exponential"),))
+
+
+def _blobs(n=300):
+    r = np.random.default_rng(0)
+    X = r.uniform(0, 1, (n, 2))
+    return X, (X[:, 0] > 0.5).astype(int)
+
+
+@pytest.mark.parametrize("ignore", [False, True])
+def test_a_fit_that_reads_a_public_quantity_from_the_data_is_charged_nonprivate(ignore):
+    """classes= omitted: read from y with a PrivacyLeakWarning, so the fit's charge is NonPrivate (before any
+    random bit), whatever the warning filters."""
+    from dpselect.sklearn import DiffPID3Classifier
+    X, y = _blobs()
+    gen = np.random.default_rng(1)
+    state = gen.bit_generator.state
+    clf = DiffPID3Classifier(epsilon=1.0, depth=1, n_max=300, feature_bounds=(0, 1), random_state=gen,
+                             accountant=Accountant(epsilon=1e6))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore" if ignore else "always")
+        with pytest.raises(BudgetExceededError, match=r"DiffPID3Classifier.fit: non-private \(classes read from"):
+            clf.fit(X, y)
+    assert gen.bit_generator.state == state and not hasattr(clf, "tree_")
+    rec = Accountant(epsilon=math.inf)
+    with pytest.warns(dpselect.PrivacyLeakWarning, match="classes"):
+        clf.set_params(accountant=rec, random_state=0).fit(X, y)
+    clf.set_params(classes=[0, 1]).fit(X, y)          # public classes: the private charge
+    assert rec.spent() == NonPrivate(("DiffPID3Classifier.fit: non-private (classes read from the data)",))
+    assert rec.history[1].guarantee == clf.privacy_guarantee()
+
+
+def test_a_search_whose_checks_read_from_the_data_is_charged_nonprivate():
+    from dpselect.sklearn import DiffPID3Classifier, PrivateSearchCV
+    X, y = _blobs(400)
+    acc = Accountant(epsilon=math.inf)
+    with pytest.warns(dpselect.PrivacyLeakWarning, match="classes"):
+        PrivateSearchCV(DiffPID3Classifier(n_max=400, feature_bounds=(0, 1)), {"depth": [1, 2]}, epsilon=1.0,
+                        mean_runs=2, rng=0, accountant=acc).fit(X, y)
+    assert [r.guarantee for r in acc.history] == [NonPrivate()]
+    assert acc.history[0].label == "PrivateSearchCV.fit: non-private (classes read from the data)"
+
+
+def test_dask_frequent_items_without_a_domain_is_charged_nonprivate():
+    dd = pytest.importorskip("dask.dataframe")
+    import pandas as pd
+    from dpselect import dask as D
+    df = pd.DataFrame({"user": np.arange(40) % 10, "item": [f"i{j % 4}" for j in range(40)]})
+    rows = dd.from_pandas(df, npartitions=2)
+    with pytest.raises(BudgetExceededError, match="items \\(the candidate domain\\) read from the data"):
+        with pytest.warns(dpselect.PrivacyLeakWarning):    # warned at validation, before the charge
+            D.frequent_items(rows, epsilon=1.0, contributions=2, rng=0, accountant=Accountant(1e6))
+    acc = Accountant(epsilon=1e6)
+    D.frequent_items(rows, epsilon=1.0, contributions=2, items=["i0", "i1", "i2", "i3"], rng=0, accountant=acc)
+    assert acc.history[0].guarantee == BoundedRange(1.0)
 
 
 def _raise_messages() -> list[str]:

@@ -29,6 +29,7 @@ from .accounting.accountant import Accountant, Event
 from .accounting.composition import (AdaptiveBoundedRangeComposition, BoundedRangeComposition,
                                      PureDPComposition, per_pick_epsilon)
 from .accounting.guarantees import BoundedRange, Guarantee, NonPrivate, PureDP
+from .exceptions import _read_from_data
 
 __all__: list[str] = []
 
@@ -99,8 +100,10 @@ def charge(accountant: Accountant | None, guarantee: Guarantee, *, label: str, t
     """Charge ``guarantee`` (``times`` independent releases of it, e.g. ``size=`` draws) to ``accountant``.
 
     No-op when ``accountant`` is None. Call it after validation and before any randomness. With
-    ``nonprivate`` (why the release is not private: ``"exact=False"``, a public quantity read from the data)
-    the charge is :class:`~dpselect.accounting.NonPrivate` instead, labelled ``"{label}: non-private (why)"``.
+    ``nonprivate`` (why the release is not private: ``"exact=False"``), or after a public quantity was read
+    from the data in the release's scope (a :class:`~dpselect.PrivacyLeakWarning`, see
+    :func:`dpselect.exceptions._release_scope`), the charge is :class:`~dpselect.accounting.NonPrivate`
+    instead, labelled ``"{label}: non-private (why)"``.
 
     Parameters
     ----------
@@ -139,6 +142,7 @@ def charge(accountant: Accountant | None, guarantee: Guarantee, *, label: str, t
     """
     if accountant is None:
         return
+    nonprivate = nonprivate or _read_from_data()
     if nonprivate is not None:
         accountant.charge(NonPrivate(), label=f"{label}: non-private ({nonprivate})", event=event)
         return

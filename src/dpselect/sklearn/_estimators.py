@@ -22,7 +22,7 @@ from .._rng import check_rng
 from ..accounting.accountant import Accountant
 from ..accounting.guarantees import Guarantee
 from .._validation import check_choice, check_int, check_positive
-from ..exceptions import warn_public_from_data
+from ..exceptions import _release_scope, warn_public_from_data
 from ..tabular import TabularData
 from ..trees import predict_many
 from ..vocabulary import MechanismName, check_mechanism
@@ -157,10 +157,12 @@ class _PublicSchemaClassifier(ClassifierMixin, BaseEstimator):
     @contextlib.contextmanager
     def _as_before_on_error(self) -> Iterator[None]:
         """A ``fit`` that does not complete (refused arguments, refused charge, interrupt) leaves the
-        estimator as it was: no new ``classes_`` or ``feature_bounds_`` over an old model."""
+        estimator as it was: no new ``classes_`` or ``feature_bounds_`` over an old model. It is also the
+        scope of the release: a public quantity read from the data makes the charge ``NonPrivate``."""
         before = dict(self.__dict__)
         try:
-            yield
+            with _release_scope():
+                yield
         except BaseException:
             self.__dict__.clear()
             self.__dict__.update(before)

@@ -36,6 +36,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, indexable
 
 from .._boundary import charge, check_accountant
+from ..exceptions import _release_scope
 from .._exact_random import less_than_exp, next_word, words_drawer
 from .._rng import check_rng
 from ..accounting._numeric import check_delta
@@ -681,7 +682,7 @@ class PrivateSearchCV(BaseEstimator):
         run_eps, declared, fit_declared, whole = self._budget(method, delta, epsilon)
         # every configuration of a list grid (the base estimator otherwise) checked on (X, y) before anything
         # is charged or drawn: its guarantee, and what its fit would refuse (check_fit, when it has one)
-        with _WarnOnce():
+        with _release_scope(), _WarnOnce():     # a quantity read from the data in a check: charged NonPrivate
             for params in (configs if configs is not None else [{}]):
                 est = clone(self.estimator).set_params(**params, epsilon=run_eps)
                 g = est.privacy_guarantee()
@@ -690,7 +691,7 @@ class PrivateSearchCV(BaseEstimator):
                                      f"{fit_declared!r}: the budget must not depend on the searched parameters")
                 if callable(getattr(est, "check_fit", None)):
                     est.check_fit(X, y)
-        charge(acc, _charged(whole, delta), label="PrivateSearchCV.fit")
+            charge(acc, _charged(whole, delta), label="PrivateSearchCV.fit")
         # ---- random bits from here on ----
         valid = gen.random(n) < fraction
         tr, va = np.flatnonzero(~valid), np.flatnonzero(valid)
