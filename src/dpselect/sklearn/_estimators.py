@@ -590,8 +590,8 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
         >>> import numpy as np
         >>> X = np.random.default_rng(0).uniform(0, 10, (300, 2)); y = (X[:, 0] > 5).astype(int)
         >>> acc = dpselect.Accountant(epsilon=1.0)
-        >>> clf = DiffPID3Classifier(epsilon=0.5, depth=1, n_max=300, feature_bounds=(0, 10), random_state=0,
-        ...                          accountant=acc).fit(X, y)
+        >>> clf = DiffPID3Classifier(epsilon=0.5, depth=1, n_max=300, feature_bounds=(0, 10), classes=[0, 1],
+        ...                          random_state=0, accountant=acc).fit(X, y)
         >>> clf.tree_.n_nodes > 0, [r.label for r in acc.history]
         (True, ['DiffPID3Classifier.fit'])
         """

@@ -661,7 +661,7 @@ class PrivateSearchCV(BaseEstimator):
         >>> from dpselect.sklearn import DiffPID3Classifier, PrivateSearchCV
         >>> X = np.random.default_rng(1).uniform(0, 1, (500, 2)); y = (X[:, 1] > 0.5).astype(int)
         >>> acc = dpselect.Accountant(epsilon=2.0, delta=1e-5, mode="basic")
-        >>> s = PrivateSearchCV(DiffPID3Classifier(n_max=500, feature_bounds=(0, 1)), {"depth": [1, 2]},
+        >>> s = PrivateSearchCV(DiffPID3Classifier(n_max=500, feature_bounds=(0, 1), classes=[0, 1]), {"depth": [1, 2]},
         ...                     epsilon=1.0, delta=1e-6, mean_runs=2, rng=0, accountant=acc).fit(X, y)
         >>> [r.label for r in acc.history]
         ['PrivateSearchCV.fit']
