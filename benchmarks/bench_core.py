@@ -43,7 +43,7 @@ def selection(n: int = 10_000_000, seed: int = 0) -> list[tuple]:
             rows.append((name, k, t, t / base))
     # local dampening's scores: plain float D against D with its rigorous error bound (issue 16: the
     # candidates resolved at t = 0, here all of them, skip the error tracking)
-    t_plain = best_of(lambda: dpselect.dampen(u, sf))
+    t_plain = best_of(lambda: dpselect.dampening.dampen(u, sf))
     t_err = best_of(lambda: dampen_with_error(u, sf))
     rows.append(("`dampen` (float D only)", "-", t_plain, t_plain / base))
     rows.append(("`dampen_with_error` (D and its rigorous error bound)", "-", t_err, t_err / base))
@@ -89,8 +89,8 @@ def api_dampen_one(u: float, r: int, sf) -> float:
 def dampening(n: int = 1_000_000, sample: int = 20_000):
     u, d, sf = ego_like(n)
     sf_plain = dpselect.SensitivityFunction(sf._fn, 1.0, n_candidates=n)  # same δ, one distance per call
-    t_fast = best_of(lambda: dpselect.dampen(u, sf))
-    t_plain = best_of(lambda: dpselect.dampen(u, sf_plain))
+    t_fast = best_of(lambda: dpselect.dampening.dampen(u, sf))
+    t_plain = best_of(lambda: dpselect.dampening.dampen(u, sf_plain))
     x = np.random.default_rng(1).random(n)
     t_sort = best_of(lambda: np.sort(x))
     idx = np.random.default_rng(2).choice(n, sample, replace=False)
@@ -100,10 +100,10 @@ def dampening(n: int = 1_000_000, sample: int = 20_000):
     t0 = time.perf_counter()
     ref_api = [api_dampen_one(float(u[i]), int(i), sf_plain) for i in idx[: sample // 4]]
     t_api = (time.perf_counter() - t0) * n / (sample // 4)
-    D = dpselect.dampen(u, sf)
+    D = dpselect.dampening.dampen(u, sf)
     assert np.allclose(D[idx], ref, rtol=1e-12)
     assert np.allclose(D[idx[: sample // 4]], ref_api, rtol=1e-12)
-    assert np.allclose(dpselect.dampen(u, sf_plain), D, rtol=1e-12)
+    assert np.allclose(dpselect.dampening.dampen(u, sf_plain), D, rtol=1e-12)
     steps = int(np.ceil(D).sum())
     return t_fast, t_plain, t_loop, t_api, t_sort, int(d.max()), steps
 
@@ -130,8 +130,8 @@ def main() -> None:
         "",
         "| what | time (s) | ratio |",
         "|---|---|---|",
-        f"| `dpselect.dampen`, elementwise δ (blocks of distances per call) | {t_fast:.3f} | 1 |",
-        f"| `dpselect.dampen`, plain δ (one distance per call, unresolved candidates only) | {t_plain:.3f} | "
+        f"| `dpselect.dampening.dampen`, elementwise δ (blocks of distances per call) | {t_fast:.3f} | 1 |",
+        f"| `dpselect.dampening.dampen`, plain δ (one distance per call, unresolved candidates only) | {t_plain:.3f} | "
         f"{t_plain / t_fast:.1f}x |",
         f"| per-candidate loop calling the SensitivityFunction per (t, r) (timed on 5,000 candidates, scaled) | "
         f"{t_api:.1f} | {t_api / t_fast:.0f}x slower (target ≥ 50x) |",

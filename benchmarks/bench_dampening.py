@@ -111,7 +111,7 @@ def pareto_rows(quick: bool) -> list[str]:
             U = np.random.default_rng(seed).random((n, 2))
 
             def run():
-                return dpselect.priv_pareto(U, epsilon=1.0, sensitivities=[s, s], mechanism="local_dampening",
+                return dpselect.multiobjective.priv_pareto(U, epsilon=1.0, sensitivities=[s, s], mechanism="local_dampening",
                                             rng=seed)
             tn, pn = timed(run)
             with before_issue_22():
@@ -129,7 +129,7 @@ def select_model_rows(quick: bool) -> list[str]:
     from sklearn.tree import DecisionTreeClassifier
     from dpselect.sklearn import select_model
 
-    data = dpselect.load_adult(data_path("tabular"))
+    data = dpselect.datasets.load_adult(data_path("tabular"))
     train, _ = data.train_test_split(0.5, rng=0)
     models = [DecisionTreeClassifier(max_depth=d, max_features=0.7, random_state=s).fit(train.X, train.y)
               for d in range(1, 21) for s in range(5)]

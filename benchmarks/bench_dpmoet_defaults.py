@@ -26,7 +26,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--seeds", type=int, default=5)
     args = ap.parse_args()
-    data = dpselect.load_adult(data_path("tabular"))
+    data = dpselect.datasets.load_adult(data_path("tabular"))
     train, test = data.train_test_split(0.3, rng=0)
     cats = {j: list(range(int(data.n_values[j]))) for j in np.flatnonzero(data.categorical)}
     public = dict(feature_bounds=(0.0, 1.0), categories=cats, classes=[0, 1])

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import best_of, machine, record  # noqa: E402
 
 from dpselect import multiobjective as mo  # noqa: E402
-from dpselect.apps.influential import MotkinSampler, dp_motkin_pareto, motkin_objectives  # noqa: E402
+from dpselect.graphs import MotkinSampler, dp_motkin_pareto, motkin_objectives  # noqa: E402
 from dpselect.experiments._data import load_graph  # noqa: E402
 from dpselect.utilities.graph import ebc  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""Edge-list parsing (`dpselect.graphs.load_edge_list`) on Enron and GitHub.
+"""Edge-list parsing (`dpselect.datasets.load_edge_list`) on Enron and GitHub.
 
 Run: ``python benchmarks/bench_io.py`` (writes its section of benchmarks/RESULTS.md). Baselines measured
 in the same run, each followed by the same ``from_edges``: the previous parser (Python ``str.split`` of
@@ -15,7 +15,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import best_of, machine, record  # noqa: E402
 
 from dpselect.experiments import data_path  # noqa: E402
-from dpselect.graphs import from_edges, load_edge_list  # noqa: E402
+from dpselect.graphs import from_edges  # noqa: E402
+from dpselect.datasets import load_edge_list
 
 
 def previous_parser(path: Path, delimiter: str | None):
@@ -52,7 +53,7 @@ def main() -> None:
                     f"{t_lt:.3f} ({t_lt / t_new:.2f}x) | {t_fe:.3f} |")
         print(rows[-1])
     record("io", "\n".join([
-        "## Edge-list parsing (`dpselect.graphs.load_edge_list`, benchmarks/bench_io.py)",
+        "## Edge-list parsing (`dpselect.datasets.load_edge_list`, benchmarks/bench_io.py)",
         "",
         f"Machine: {machine()}. Best of 5 wall times in seconds, all in one run; every column ends with the same",
         "`from_edges` (graph build, last column: its share). Ratios: baseline / `load_edge_list`.",

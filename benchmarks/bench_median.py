@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import best_of, machine, record  # noqa: E402
 
 import dpselect  # noqa: E402
-from dpselect.apps.median import histogram_groups, median, median_probabilities, median_rank  # noqa: E402
+from dpselect.quantiles import histogram_groups, median, median_probabilities, median_rank  # noqa: E402
 from dpselect.experiments import data_path  # noqa: E402
 from dpselect.utilities.median import median_sensitivity, median_utility  # noqa: E402
 

@@ -42,7 +42,7 @@ def enron_objectives():
     """Degree and egocentric density of Email-Enron with their edge-DP sensitivity functions."""
     try:
         from dpselect.experiments import data_path
-        from dpselect.graphs import load_dataset_graph
+        from dpselect.datasets import load_dataset_graph
         from dpselect.utilities import graph as ug
 
         g = load_dataset_graph(data_path("graphs", "Email-Enron.txt"))
@@ -172,7 +172,7 @@ def main() -> None:
     # one full local PrivPareto (local dampening with δ^PS, k = 3) on Enron
     name, U, sfs = enron_objectives()
     t0 = time.perf_counter()
-    picks = dpselect.priv_pareto(U, epsilon=1.0, sensitivities=sfs, k=3, mechanism="local_dampening", rng=0)
+    picks = dpselect.multiobjective.priv_pareto(U, epsilon=1.0, sensitivities=sfs, k=3, mechanism="local_dampening", rng=0)
     t_ld = time.perf_counter() - t0
     # instrumented single pick on all candidates: number of δ^PS evaluations and their cost
     inner = _pareto_sf(U, sfs, None)
@@ -186,7 +186,7 @@ def main() -> None:
                              saturation_distance=inner.saturation_distance)
     ps = pareto_score(U).astype(float)
     t0 = time.perf_counter()
-    dpselect.dampen(ps, sf)
+    dpselect.dampening.dampen(ps, sf)
     t_damp = time.perf_counter() - t0
     steps = len(calls)
     # naive per-step cost: both δ^PS terms by blocked O(n²) counting, all candidates, t = 0
@@ -199,7 +199,7 @@ def main() -> None:
     rows.append((f"local PrivPareto (LD + δ^PS, k = 3), {name}, n = {U.shape[0]:,}", t_ld,
                  f"picks {picks.tolist()}; target < 30 s"))
     t0 = time.perf_counter()
-    picks_sld = dpselect.priv_pareto(U, epsilon=1.0, sensitivities=sfs, k=3, mechanism="shifted_local_dampening",
+    picks_sld = dpselect.multiobjective.priv_pareto(U, epsilon=1.0, sensitivities=sfs, k=3, mechanism="shifted_local_dampening",
                                      rng=0)
     t_sld = time.perf_counter() - t0
     rows.append((f"local PrivPareto (shifted LD + δ^PS, k = 3), {name}", t_sld,

@@ -31,8 +31,8 @@ from _common import best_of, machine, record  # noqa: E402
 import dpselect  # noqa: E402
 from dpselect._threads import resolve_threads  # noqa: E402
 from dpselect.multiobjective import _pareto_score as mo  # noqa: E402  (the δ^PS engine and its limits)
-from dpselect.apps.dpmoet import dp_moet  # noqa: E402
-from dpselect.apps.influential import motkin_objectives, prepare_priv_topk  # noqa: E402
+from dpselect.trees import dp_moet  # noqa: E402
+from dpselect.graphs import motkin_objectives, prepare_priv_topk  # noqa: E402
 from dpselect.dampening import shift_totals_with_error  # noqa: E402
 from dpselect.experiments._data import data_path, load_graph  # noqa: E402
 from dpselect.graphs import as_graph  # noqa: E402
@@ -138,9 +138,9 @@ def pareto_rows(repeat: int) -> list[str]:
     for name in ("enron", "github"):
         g = load_graph(name)
         U, sfs = motkin_objectives(g)
-        t_ld = best_of(lambda: dpselect.priv_pareto(U, epsilon=1.0, sensitivities=sfs, k=3,
+        t_ld = best_of(lambda: dpselect.multiobjective.priv_pareto(U, epsilon=1.0, sensitivities=sfs, k=3,
                                                     mechanism="local_dampening", rng=0), repeat)
-        t_sld = best_of(lambda: dpselect.priv_pareto(U, epsilon=1.0, sensitivities=sfs, k=3,
+        t_sld = best_of(lambda: dpselect.multiobjective.priv_pareto(U, epsilon=1.0, sensitivities=sfs, k=3,
                                                      mechanism="shifted_local_dampening", rng=0), repeat)
         psf = mo._pareto_sf(U, sfs, None)
         t0 = time.perf_counter()
@@ -170,7 +170,7 @@ def topk_rows(repeat: int) -> list[str]:
     scores = prepare_priv_topk(g, max_degree=1383)
     scores.shifted()
     scores.dampened()
-    t_sel = {m: best_of(lambda m=m: dpselect.priv_topk(scores, k=10, epsilon=1.0, mechanism=m, rng=0), repeat)
+    t_sel = {m: best_of(lambda m=m: dpselect.graphs.priv_topk(scores, k=10, epsilon=1.0, mechanism=m, rng=0), repeat)
              for m in ("SLD", "LD")}
 
     # EBC: the current implementation against the frozen copy of the one before issue 16, same graph, same run
@@ -183,13 +183,13 @@ def topk_rows(repeat: int) -> list[str]:
     rel = float(np.max(np.abs(new - old) / np.maximum(np.abs(old), 1.0)))
 
     def run(graph, m="SLD"):
-        return dpselect.priv_topk(graph, k=10, epsilon=1.0, mechanism=m, max_degree=1383, rng=0)
+        return dpselect.graphs.priv_topk(graph, k=10, epsilon=1.0, mechanism=m, max_degree=1383, rng=0)
 
     t_given = {m: best_of(lambda m=m: run(g, m), repeat) for m in ("SLD", "LD")}
     t_load = best_of(lambda: load_graph("enron"), repeat)
     t_with_load = best_of(lambda: run(load_graph("enron")), repeat)
     picks = run(g)
-    priv_topk_module = importlib.import_module("dpselect.apps.priv_topk")
+    priv_topk_module = importlib.import_module("dpselect.graphs._priv_topk")
     priv_topk_module.ebc = _ebc_before_issue16   # the selection as it ran before issue 16, for the ratio
     try:
         t_given_old = best_of(lambda: run(g), repeat)

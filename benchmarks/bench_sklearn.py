@@ -37,7 +37,7 @@ def once(fn) -> float:
 def model_selection_rows() -> tuple[list[str], dict]:
     from sklearn.tree import DecisionTreeClassifier
 
-    data = dpselect.load_adult(data_path("tabular"))
+    data = dpselect.datasets.load_adult(data_path("tabular"))
     train, _ = data.train_test_split(0.5, rng=0)
     models = [DecisionTreeClassifier(max_depth=d, max_features=0.7, random_state=s).fit(train.X, train.y)
               for d in range(1, 21) for s in range(5)]

@@ -18,10 +18,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import RESULTS, best_of, machine, record  # noqa: E402
 
-from dpselect.apps.diffpid3 import diffpid3  # noqa: E402
+from dpselect.trees import diffpid3  # noqa: E402
 from dpselect.dampening import shift_totals_with_error  # noqa: E402
 from dpselect.datasets import PUBLIC_TABLE_SIZE  # noqa: E402
-from dpselect.apps.dpmoet import CompressedTable, dp_moet  # noqa: E402
+from dpselect.trees import CompressedTable, dp_moet  # noqa: E402
 from dpselect.experiments._data import load_tabular  # noqa: E402
 from dpselect.trees import TreeSpace, crossover, mutate, predict_many, prune, random_population  # noqa: E402
 from dpselect.utilities.information_gain import (IGTables, ig_count_tables, ig_sensitivity,  # noqa: E402

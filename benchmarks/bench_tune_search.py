@@ -61,7 +61,7 @@ _DATA: dict = {}
 
 def _data():
     if not _DATA:
-        data = dpselect.load_adult(data_path("tabular"))
+        data = dpselect.datasets.load_adult(data_path("tabular"))
         train, test = data.train_test_split(0.3, rng=0)
         cats = {j: list(range(int(data.n_values[j]))) for j in np.flatnonzero(data.categorical)}
         _DATA.update(train=train, test=test,

@@ -128,7 +128,7 @@ def _check_n_max(tables: IGTables, n_max) -> int:
 def dampen_ig(tables: IGTables, n_max: int, utilities: np.ndarray | None = None) -> np.ndarray:
     """The dampening function D(T, A) of IG for every attribute, with δ = the IG sensitivity function.
 
-    Equal to ``dpselect.dampen(u, ig_sensitivity(tables, n_max))``, computed with the distance t
+    Equal to ``dpselect.dampening.dampen(u, ig_sensitivity(tables, n_max))``, computed with the distance t
     as an array axis (chunks of up to 4,096 distances) instead of one Python step per distance.
     """
     u = tables.utilities() if utilities is None else np.asarray(utilities, dtype=np.float64)

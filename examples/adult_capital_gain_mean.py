@@ -1,4 +1,4 @@
-"""A private mean with private clipping bounds: Adult ``capital-gain`` (dpselect.clipping_bounds).
+"""A private mean with private clipping bounds: Adult ``capital-gain`` (dpselect.quantiles.clipping_bounds).
 
 A sum or mean needs bounds on the values (its sensitivity); reading them off the data (min and max) leaks
 the extreme records. ``clipping_bounds`` finds bounds privately with no public range (the unbounded
@@ -15,6 +15,7 @@ from fractions import Fraction
 import numpy as np
 
 import dpselect
+from dpselect.quantiles import clipping_bounds
 from dpselect.experiments import data_path  # the project's copy of the data (DPSELECT_DATA)
 from dpselect.quantiles._unbounded import discrete_laplace  # exact two-sided geometric noise
 
@@ -43,7 +44,7 @@ def private_sum(x: np.ndarray, lo: float, hi: float, epsilon: float, rng: np.ran
 def private_mean(x: np.ndarray, epsilon: float, rng: np.random.Generator,
                  accountant: dpselect.Accountant) -> tuple[float, tuple[float, float]]:
     """Half of ε for the bounds, half for the sum; n is public."""
-    lo, hi = dpselect.clipping_bounds(x, epsilon=epsilon / 2, rng=rng, accountant=accountant)
+    lo, hi = clipping_bounds(x, epsilon=epsilon / 2, rng=rng, accountant=accountant)
     accountant.charge(dpselect.accounting.PureDP(epsilon / 2), label="clipped sum")
     return private_sum(x, lo, hi, epsilon / 2, rng) / x.size, (lo, hi)
 

@@ -24,7 +24,7 @@ from dpselect.sklearn import DiffPID3Classifier, select_model
 
 
 def main() -> None:
-    data = dpselect.load_adult(data_path("tabular"))  # 45,222 records: numeric columns scaled, categorical as codes
+    data = dpselect.datasets.load_adult(data_path("tabular"))  # 45,222 records: numeric columns scaled, categorical as codes
     train, val = data.train_test_split(0.5, rng=0)
     categorical = np.flatnonzero(data.categorical)
     models = {

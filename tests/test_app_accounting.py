@@ -16,12 +16,12 @@ import pytest
 import dpselect
 from dpselect import Accountant, BudgetExceededError
 from dpselect.accounting import (AdaptiveBoundedRangeComposition, BoundedRange, PureDP, PureDPComposition)
-from dpselect.apps.diffpid3 import diffpid3
-from dpselect.apps.dpmoet import dp_moet
-from dpselect.apps.median import median, median_rank
-from dpselect.apps.motkin import dp_motkin_agg, dp_motkin_pareto
-from dpselect.apps.motkin_sampler import MotkinSampler
-from dpselect.apps.priv_topk import prepare_priv_topk, priv_topk
+from dpselect.trees import diffpid3
+from dpselect.trees import dp_moet
+from dpselect.quantiles import median, median_rank
+from dpselect.graphs import dp_motkin_agg, dp_motkin_pareto
+from dpselect.graphs import MotkinSampler
+from dpselect.graphs import prepare_priv_topk, priv_topk
 from dpselect.graphs import from_edges
 from dpselect.sklearn import select_model
 from dpselect.tabular import load_table
@@ -172,7 +172,7 @@ def test_same_picks_as_before_the_wiring():
 def test_leak_warnings_name_the_users_line():
     """The selection_result frame is counted: PrivacyLeakWarning points at the caller's line, in every entry point."""
     g = from_edges([0, 0, 1], [1, 2, 2])   # node set read from the edges
-    from dpselect.apps.influential_demo import influential_demo_table
+    from dpselect.graphs import influential_demo_table
 
     cols = {"a": [0.5, 2.0, 1.0, 3.0], "c": ["x", "y", "x", "y"], "y": [0, 1, 0, 1]}
     for call in (lambda: dp_motkin_pareto(g, epsilon=1.0, rng=0), lambda: dp_motkin_agg(g, epsilon=1.0, rng=0),

@@ -187,7 +187,7 @@ def test_describe_os_errors():
 
 
 def test_missing_user_file_is_not_blamed_on_the_data_directory(capsys, monkeypatch, tmp_path):
-    from dpselect.graphs import load_edge_list
+    from dpselect.datasets import load_edge_list
 
     def run(args):
         load_edge_list(tmp_path / "mine.txt")

@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from dpselect import SensitivityFunction, constant, dampen
+from dpselect import SensitivityFunction, constant
+from dpselect.dampening import dampen
 from dpselect.dampening import shift_totals
 
 

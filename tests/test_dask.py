@@ -677,14 +677,14 @@ def test_pareto_score_equals_in_memory_with_ties(nparts):
         U = g.integers(0, hi, size=(n, 2)).astype(float)
         frame = dd.from_pandas(pd.DataFrame(U, columns=["a", "b"]), npartitions=nparts)
         got = D.pareto_score(frame).compute().sort_index().to_numpy()
-        assert np.array_equal(got, dpselect.pareto_score(U))
+        assert np.array_equal(got, dpselect.multiobjective.pareto_score(U))
 
 
 def test_pareto_score_on_cluster(client):
     U = np.random.default_rng(9).integers(0, 9, size=(400, 2)).astype(float)
     frame = dd.from_pandas(pd.DataFrame(U, columns=["x", "y"], index=np.arange(400) * 3), npartitions=5)
     got = D.pareto_score(frame, columns=["x", "y"]).compute().sort_index().to_numpy()
-    assert np.array_equal(got, dpselect.pareto_score(U))
+    assert np.array_equal(got, dpselect.multiobjective.pareto_score(U))
     with pytest.raises(ValueError, match="two objective columns"):
         D.pareto_score(dd.from_pandas(pd.DataFrame({"a": [1.0]}), npartitions=1))
 

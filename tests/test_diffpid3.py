@@ -10,13 +10,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import dpselect.apps.diffpid3 as dp
-from dpselect.apps.diffpid3 import (
-    dampen_ig,
-    diffpid3,
-    discretise,
-    ig_shift,
-)
+import dpselect.trees._diffpid3 as dp
+from dpselect.trees import dampen_ig, diffpid3, discretise, ig_shift
 from dpselect.accounting import PureDP, PureDPComposition
 from dpselect.audit import exact_dp_audit
 from dpselect.dampening import dampen, dampen_exact, dampen_with_error, shift_total_exact, shift_totals_with_error

@@ -120,8 +120,8 @@ def test_griffe_roles_to_refs():
         import griffe_sections as gs
     finally:
         sys.path.pop(0)
-    m = gs.ROLE.search("see :func:`~dpselect.apps.median.median` and")
-    assert (m["role"], m["tilde"], m["text"]) == ("func", "~", "dpselect.apps.median.median")
+    m = gs.ROLE.search("see :func:`~dpselect.quantiles.median` and")
+    assert (m["role"], m["tilde"], m["text"]) == ("func", "~", "dpselect.quantiles.median")
     assert gs.ROLE.search(":py:meth:`fit <dpselect.sklearn.DPMOETClassifier.fit>`")["target"] == \
         "dpselect.sklearn.DPMOETClassifier.fit"
     assert gs.ROLE.search("a `:func:` b") is None

@@ -7,8 +7,8 @@ import itertools
 import numpy as np
 import pytest
 
-from dpselect.apps import dpmoet as moet
-from dpselect.apps.dpmoet import CompressedTable, dp_moet, metric_c, nodp_moet
+from dpselect.trees import _dpmoet as moet
+from dpselect.trees import CompressedTable, dp_moet, metric_c, nodp_moet
 from dpselect.audit import exact_dp_audit
 from dpselect.experiments import data_path
 from dpselect.tabular import load_nltcs, load_table

@@ -14,7 +14,7 @@ import pytest
 
 from dpselect import _exact_random as er
 from dpselect import sampling
-from dpselect.apps import median
+from dpselect.quantiles import _median as median
 from dpselect.binary import bernoulli
 from dpselect.dask import _select
 

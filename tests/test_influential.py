@@ -1,4 +1,4 @@
-"""DP-MOTkIN and PrivTopk (dpselect.apps.influential) and their reproductions."""
+"""DP-MOTkIN and PrivTopk (dpselect.graphs) and their reproductions."""
 from __future__ import annotations
 
 import csv
@@ -7,20 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from dpselect.apps.influential import (
-    MotkinSampler,
-    dp_motkin_agg,
-    dp_motkin_pareto,
-    influential_demo_table,
-    metric_c,
-    motkin_objectives,
-    prepare_priv_topk,
-    priv_topk,
-    recall,
-    top_k_aggregate,
-    top_k_ebc,
-    top_k_pareto,
-)
+from dpselect.graphs import MotkinSampler, dp_motkin_agg, dp_motkin_pareto, influential_demo_table, metric_c, motkin_objectives, prepare_priv_topk, priv_topk, recall, top_k_aggregate, top_k_ebc, top_k_pareto
 from dpselect.graphs import from_edges, from_networkx
 
 nx = pytest.importorskip("networkx")
@@ -51,7 +38,7 @@ def test_metric_c_and_recall():
     import dpselect
     import dpselect.multiobjective as mo
 
-    assert metric_c is mo.metric_c is dpselect.metric_c
+    assert metric_c is mo.metric_c is dpselect.trees.metric_c
     assert metric_c([0, 2], [1, 3], objectives=U) == metric_c(U[[0, 2]], U[[1, 3]])
     with pytest.raises(ValueError, match="candidates must not be empty"):
         metric_c([0], [], objectives=U)
@@ -290,7 +277,7 @@ def test_one_dp_motkin_object_shared_by_threads_gives_valid_draws():
     # the score caches are shared; concurrent draws must neither crash nor mix cache entries
     from concurrent.futures import ThreadPoolExecutor
 
-    from dpselect.apps.influential import MotkinSampler
+    from dpselect.graphs import MotkinSampler
     from dpselect.graphs import from_edges
 
     rng = np.random.default_rng(0)
@@ -333,7 +320,7 @@ def _p2_pair(**public):
 
 
 def _p2_selectors():
-    from dpselect.apps.influential import MotkinSampler, dp_motkin_agg, dp_motkin_pareto, priv_topk
+    from dpselect.graphs import MotkinSampler, dp_motkin_agg, dp_motkin_pareto, priv_topk
 
     yield "dp_motkin_pareto", lambda g, r: dp_motkin_pareto(g, epsilon=1.0, rng=r)
     yield "dp_motkin_agg", lambda g, r: dp_motkin_agg(g, epsilon=1.0, rng=r)
@@ -371,7 +358,7 @@ def test_public_node_set_keeps_every_selector_dp_on_the_issue_pair():
     """Exact audit of the first pick on the issue's neighbours, node set public: within e^ε. With the node set read
     from the edges, node 2 is a candidate on x only (the issue: picked 644 / 2,000 times against never)."""
     import dpselect.multiobjective as mo
-    from dpselect.apps.influential import MotkinSampler
+    from dpselect.graphs import MotkinSampler
     from dpselect.audit import exact_dp_audit
     from dpselect.mechanisms import exponential_probabilities
 
@@ -394,7 +381,7 @@ def test_public_node_set_keeps_every_selector_dp_on_the_issue_pair():
         res = exact_dp_audit(lambda d: {"x": px, "y": py}[d], [("x", "y")], epsilon=eps)
         assert res.passed, (name, res)
     # the sampler draws that law: node 2 (degree 1 on x, 0 on y) is picked on both graphs at a rate within e^ε
-    from dpselect.apps.influential import dp_motkin_pareto
+    from dpselect.graphs import dp_motkin_pareto
 
     for g, p in zip((x, y), law["sampler"]):
         hits = sum(dp_motkin_pareto(g, epsilon=eps, rng=r) == 2 for r in range(400))

@@ -16,7 +16,7 @@ PKG = SRC / "dpselect"
 
 # docs/architecture.md: 1. core (numpy + scipy only), 2. applications, 3. reproduction. A top-level module
 # or package not named here is core (a new mechanism, registry or helper module lands there by default).
-APPLICATIONS = {"utilities", "graphs", "tabular", "trees", "apps", "binary", "sklearn", "dask", "datasets", "quantiles"}
+APPLICATIONS = {"utilities", "graphs", "tabular", "trees", "binary", "sklearn", "dask", "datasets", "quantiles"}
 REPRODUCTION = {"experiments", "cli", "demo", "__main__", "_progress"}
 LAYER_NAMES = ("core", "applications", "reproduction")
 
@@ -33,8 +33,7 @@ ROOT_IMPORT_PENDING: set[str] = set()
 UNMARKED_PENDING = {
     "dpselect.dampening.check_sensitivity_function",
     "dpselect.mechanisms.scaled_scores", "dpselect.mechanisms.dampened_select", "dpselect.mechanisms.shifted_select",
-    "dpselect.apps.motkin.check_graph", "dpselect.apps.motkin.motkin_mechanism",
-    "dpselect.apps.priv_topk.prepare_scores", "dpselect.sensitivity.check_weight_values",
+    "dpselect.sensitivity.check_weight_values",
     "dpselect.vocabulary.probabilities_result", "dpselect.vocabulary.selection_result",
 }
 
@@ -143,8 +142,8 @@ PUBLIC = [n for n in MODULES if _is_public(n) and n != "dpselect.__main__"]
 
 
 def test_the_walk_sees_the_package():
-    assert {"dpselect", "dpselect.mechanisms", "dpselect.apps.median", "dpselect.experiments._data"} <= set(MODULES)
-    assert len(PUBLIC) > 50 and "dpselect._validation" not in PUBLIC and "dpselect.experiments._common" not in PUBLIC
+    assert {"dpselect", "dpselect.mechanisms", "dpselect.quantiles._median", "dpselect.experiments._data"} <= set(MODULES)
+    assert len(PUBLIC) > 40 and "dpselect._validation" not in PUBLIC and "dpselect.experiments._common" not in PUBLIC
 
 
 @pytest.mark.parametrize("name", PUBLIC)
@@ -205,6 +204,26 @@ def test_layers_of_the_architecture():
                                f"({LAYER_NAMES[_layer(target)]})")
     assert not bad, "imports against the layering of docs/architecture.md:\n" + "\n".join(bad)
     _assert_no_stale(DEPRECATED_ARROWS, excused, "DEPRECATED_ARROWS")
+
+
+# The top level: the selectors, the accounting, the quantiles, audit and the registry; every application
+# name lives only in its subpackage (dpselect.graphs, dpselect.trees, dpselect.datasets, ...).
+TOP_LEVEL = {
+    "__version__", "PrivacyLeakWarning", "BudgetExceededError",
+    "exponential", "permute_and_flip", "report_noisy_max", "local_dampening", "shifted_local_dampening",
+    "exponential_probabilities", "permute_and_flip_probabilities", "report_noisy_max_probabilities",
+    "local_dampening_probabilities", "shifted_local_dampening_probabilities",
+    "SensitivityFunction", "constant", "maximum", "weighted_sum", "quantile", "quantiles", "median",
+    "Accountant", "PureDP", "BoundedRange", "ApproxDP", "ZCDP", "audit", "registry", "get_mechanism", "MECHANISMS",
+}
+
+
+def test_the_top_level_fits_on_a_screen():
+    declared = _declared_all(TREES["dpselect"])
+    assert set(declared) == TOP_LEVEL and len(declared) <= 35
+    # the optional-dependency subpackages and the reproductions are imported by their users, never by the root
+    reached = {t for _, mod, names, _ in _imports("dpselect") for t in _targets(mod, names)}
+    assert not {t for t in reached if t.split(".")[1:2] in (["sklearn"], ["dask"], ["experiments"])}
 
 
 def test_the_checks_catch_what_they_should():

@@ -8,15 +8,7 @@ import numpy as np
 import pytest
 
 import dpselect
-from dpselect.apps.median import (
-    histogram_groups,
-    histogram_to_database,
-    median,
-    median_distribution,
-    median_error,
-    median_probabilities,
-    median_rank,
-)
+from dpselect.quantiles import histogram_groups, histogram_to_database, median, median_distribution, median_error, median_probabilities, median_rank
 from dpselect.utilities.median import (
     grouped_database,
     grouped_median_sensitivity,
@@ -354,7 +346,7 @@ def test_bad_input_sensitivity():
 
 
 def test_shifted_local_dampening_distance_cap():
-    from dpselect.apps.median import _prepare, _sensitivity
+    from dpselect.quantiles._median import _prepare, _sensitivity
 
     # Large database: δ forced to Λ from a public distance on, so the shift stays cheap.
     v, p = median_probabilities([1.0, 2.0, 3.0], epsilon=1.0, bound=4.0, counts=[40_000, 3, 50_000],
@@ -718,7 +710,7 @@ def test_median_is_reproducible_and_never_a_record_value():
 def test_exact_helpers():
     from fractions import Fraction
 
-    from dpselect.apps.median import _bernoulli, _uniform_float, _upper_lengths
+    from dpselect.quantiles._median import _bernoulli, _uniform_float, _upper_lengths
 
     rng = np.random.default_rng(5)
     lo = np.sort(rng.random(2000) * 10.0 ** rng.integers(-8, 4, 2000))
@@ -770,7 +762,7 @@ def test_sensitivity_cache_is_not_aliased():
     assert sf(1).tolist() == [8.0, 8.0, 8.0, 8.0]
 
 
-@pytest.mark.parametrize("module", ["dpselect.apps.median", "dpselect.utilities.median"])
+@pytest.mark.parametrize("module", ["dpselect.quantiles._median", "dpselect.utilities.median"])
 def test_docstring_examples(module):
     import doctest
     import importlib

@@ -593,10 +593,10 @@ def _hammer(fn, n_threads=4, calls=150):
 def test_pareto_sensitivity_shared_by_threads_calling_dampen():
     U, sfs = _race_instance()
     ps = pareto_score(U).astype(float) - 3.0
-    expected = dpselect.dampen(ps, pareto_sensitivity(U, sfs))
+    expected = dpselect.dampening.dampen(ps, pareto_sensitivity(U, sfs))
     assert np.all(np.isfinite(expected)) and expected.min() < -3.0   # walks several distances
     shared = pareto_sensitivity(U, sfs)
-    assert _hammer(lambda: np.array_equal(dpselect.dampen(ps, shared), expected)) == 0
+    assert _hammer(lambda: np.array_equal(dpselect.dampening.dampen(ps, shared), expected)) == 0
 
 
 def test_pareto_sensitivity_shared_by_threads_any_order_of_t():
@@ -619,9 +619,9 @@ def test_priv_agg_sensitivity_and_pareto_probabilities_shared_across_threads():
     U, sfs = _race_instance(n=30, seed=7)
     agg = aggregate_sensitivity([0.7, -0.3], sfs)
     u = U @ np.array([0.7, -0.3])
-    exp_agg = dpselect.dampen(u, aggregate_sensitivity([0.7, -0.3], sfs))
+    exp_agg = dpselect.dampening.dampen(u, aggregate_sensitivity([0.7, -0.3], sfs))
     exp_pp = priv_pareto_probabilities(U, epsilon=1.0, sensitivities=sfs)
-    assert _hammer(lambda: np.array_equal(dpselect.dampen(u, agg), exp_agg)
+    assert _hammer(lambda: np.array_equal(dpselect.dampening.dampen(u, agg), exp_agg)
                    and np.array_equal(priv_pareto_probabilities(U, epsilon=1.0, sensitivities=sfs), exp_pp), calls=40) == 0
 
 
@@ -1003,11 +1003,11 @@ def test_bad_option_values_are_refused_before_the_charge():
     import dpselect
     U = np.array([[0.9, 0.1], [0.6, 0.7], [0.2, 0.3]])
     cases = [
-        (dpselect.priv_agg, dict(objective_weights=[0.5, 0.5], mechanism="PF", base_measure=[1.0, 0.5, 2.0]), ValueError),
-        (dpselect.priv_agg, dict(objective_weights=[0.5, 0.5], base_measure=[1.0, -1.0, 2.0]), ValueError),
-        (dpselect.priv_agg, dict(objective_weights=[0.5, 0.5], monotonic="yes"), TypeError),
-        (dpselect.priv_pareto, dict(monotonic="yes"), TypeError),
-        (dpselect.priv_pareto, dict(mechanism="RNM", noise="cauchy"), ValueError),
+        (dpselect.multiobjective.priv_agg, dict(objective_weights=[0.5, 0.5], mechanism="PF", base_measure=[1.0, 0.5, 2.0]), ValueError),
+        (dpselect.multiobjective.priv_agg, dict(objective_weights=[0.5, 0.5], base_measure=[1.0, -1.0, 2.0]), ValueError),
+        (dpselect.multiobjective.priv_agg, dict(objective_weights=[0.5, 0.5], monotonic="yes"), TypeError),
+        (dpselect.multiobjective.priv_pareto, dict(monotonic="yes"), TypeError),
+        (dpselect.multiobjective.priv_pareto, dict(mechanism="RNM", noise="cauchy"), ValueError),
     ]
     for fn, kw, err in cases:
         acc = dpselect.Accountant(epsilon=10.0)
@@ -1018,6 +1018,6 @@ def test_bad_option_values_are_refused_before_the_charge():
         assert acc.history == () and rng.bit_generator.state == state, (fn.__name__, kw)
     # the same calls with good values are charged once and release a pick
     acc = dpselect.Accountant(epsilon=10.0)
-    dpselect.priv_agg(U, [0.5, 0.5], epsilon=1.0, sensitivities=[1.0, 1.0], mechanism="PF", base_measure=[1, 3, 2],
+    dpselect.multiobjective.priv_agg(U, [0.5, 0.5], epsilon=1.0, sensitivities=[1.0, 1.0], mechanism="PF", base_measure=[1, 3, 2],
                       monotonic=False, rng=0, accountant=acc)
     assert len(acc.history) == 1

@@ -61,25 +61,25 @@ def _classifier_frame():
 def test_dataframe_objectives_give_labels_and_columns_name_objectives():
     y, pred, U = _classifier_frame()
     sens = {"tnr": tnr_sensitivity(y, pred), "tpr": tpr_sensitivity(y, pred)}  # keyed by column, any order
-    assert dpselect.priv_pareto(U, epsilon=50.0, sensitivities=sens, rng=0) == "tree"
-    assert dpselect.priv_agg(U, {"tnr": 0.5, "tpr": 0.5}, epsilon=50.0, sensitivities=sens, rng=0) == "tree"
+    assert dpselect.multiobjective.priv_pareto(U, epsilon=50.0, sensitivities=sens, rng=0) == "tree"
+    assert dpselect.multiobjective.priv_agg(U, {"tnr": 0.5, "tpr": 0.5}, epsilon=50.0, sensitivities=sens, rng=0) == "tree"
     V = pd.DataFrame({"tpr": [0.9, 0.1, 0.5], "tnr": [0.1, 0.9, 0.5]}, index=["p", "n", "m"])
     w = pd.Series({"tnr": 1.0, "tpr": 0.0})                                 # aligned by name, not position
-    assert dpselect.priv_agg(V, w, epsilon=500.0, sensitivities=[1.0, 1.0], rng=0) == "n"
-    assert dpselect.priv_agg(V, objective_weights={"tnr": 0.0, "tpr": 1.0}, epsilon=500.0,
+    assert dpselect.multiobjective.priv_agg(V, w, epsilon=500.0, sensitivities=[1.0, 1.0], rng=0) == "n"
+    assert dpselect.multiobjective.priv_agg(V, objective_weights={"tnr": 0.0, "tpr": 1.0}, epsilon=500.0,
                              sensitivities=[1.0, 1.0], k=2, rng=0).tolist() == ["p", "m"]
-    top = dpselect.priv_pareto(U, epsilon=50.0, sensitivities=[1.0, 1.0], k=3, rng=0)
+    top = dpselect.multiobjective.priv_pareto(U, epsilon=50.0, sensitivities=[1.0, 1.0], k=3, rng=0)
     assert sorted(top.tolist()) == ["coin", "inverse", "tree"]
     # positional arrays keep working unchanged with a DataFrame
-    assert dpselect.priv_agg(U, [0.5, 0.5], epsilon=50.0, sensitivities=[1.0, 1.0], rng=0) == "tree"
+    assert dpselect.multiobjective.priv_agg(U, [0.5, 0.5], epsilon=50.0, sensitivities=[1.0, 1.0], rng=0) == "tree"
 
 
 def test_dataframe_name_errors():
     _, _, U = _classifier_frame()
     with pytest.raises(ValueError, match="no entry for column 'tnr'"):
-        dpselect.priv_agg(U, {"tpr": 1.0}, epsilon=1.0, sensitivities=[1.0, 1.0])
+        dpselect.multiobjective.priv_agg(U, {"tpr": 1.0}, epsilon=1.0, sensitivities=[1.0, 1.0])
     with pytest.raises(ValueError, match="unknown column 'f1'"):
-        dpselect.priv_pareto(U, epsilon=1.0, sensitivities={"tpr": 1.0, "tnr": 1.0, "f1": 1.0})
+        dpselect.multiobjective.priv_pareto(U, epsilon=1.0, sensitivities={"tpr": 1.0, "tnr": 1.0, "f1": 1.0})
 
 
 def test_core_works_without_pandas_sklearn_tqdm():
@@ -95,18 +95,18 @@ def test_core_works_without_pandas_sklearn_tqdm():
 def test_load_table_takes_a_dataframe_with_missing_cells():
     df = pd.DataFrame({"age": [20, np.nan, 60, 35], "job": pd.Series(["a", "b", None, "a"], dtype="category"),
                        "n": pd.array([1, pd.NA, 3, 4], dtype="Int64"), "y": [True, False, True, False]})
-    t = dpselect.load_table(df, "y", feature_bounds={"age": (0, 100), "n": (0, 10)}, categories={"job": ["a", "b"]})
+    t = dpselect.datasets.load_table(df, "y", feature_bounds={"age": (0, 100), "n": (0, 10)}, categories={"job": ["a", "b"]})
     assert t.n_records == 2                               # rows with NaN / None / NA dropped
     assert t.X.tolist() == [[0.2, 0.0, 0.1], [0.35, 0.0, 0.4]] and t.y.tolist() == [1, 0]
     assert t.feature_names == ["age", "job", "n"] and t.categorical.tolist() == [False, True, False]
     # the same table as the dict of its columns
-    d = dpselect.load_table({c: df[c].tolist() for c in df.columns}, "y", feature_bounds={"age": (0, 100), "n": (0, 10)},
+    d = dpselect.datasets.load_table({c: df[c].tolist() for c in df.columns}, "y", feature_bounds={"age": (0, 100), "n": (0, 10)},
                             categories={"job": ["a", "b"]})
     assert d.X.tolist() == t.X.tolist()
     with pytest.warns(dpselect.PrivacyLeakWarning, match="feature_bounds"):
-        dpselect.load_table(df, "y", categories={"job": ["a", "b"]})
+        dpselect.datasets.load_table(df, "y", categories={"job": ["a", "b"]})
     with pytest.raises(ValueError, match="duplicate column"):
-        dpselect.load_table(pd.DataFrame([[1, 2, 1]], columns=["a", "a", "y"]), "y")
+        dpselect.datasets.load_table(pd.DataFrame([[1, 2, 1]], columns=["a", "a", "y"]), "y")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -137,10 +137,10 @@ def test_probabilities_of_a_series_are_a_series_indexed_like_it(name):
 
 def test_multiobjective_probabilities_of_a_dataframe_are_a_series():
     V = pd.DataFrame({"tpr": [0.9, 0.5, 0.1], "tnr": [0.2, 0.6, 0.95]}, index=["m1", "m2", "m3"])
-    p = dpselect.priv_pareto_probabilities(V, epsilon=1.0, sensitivities={"tpr": 1.0, "tnr": 1.0})
+    p = dpselect.multiobjective.priv_pareto_probabilities(V, epsilon=1.0, sensitivities={"tpr": 1.0, "tnr": 1.0})
     assert isinstance(p, pd.Series) and p.index.tolist() == ["m1", "m2", "m3"]
-    q = dpselect.priv_agg_probabilities(V, {"tnr": 1.0, "tpr": 3.0}, epsilon=1.0, sensitivities=[1.0, 1.0])
-    r = dpselect.priv_agg_probabilities(V.to_numpy(), [3.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0])
+    q = dpselect.multiobjective.priv_agg_probabilities(V, {"tnr": 1.0, "tpr": 3.0}, epsilon=1.0, sensitivities=[1.0, 1.0])
+    r = dpselect.multiobjective.priv_agg_probabilities(V.to_numpy(), [3.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0])
     assert q.index.tolist() == ["m1", "m2", "m3"] and np.array_equal(q.to_numpy(), r)
 
 

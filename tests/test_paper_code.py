@@ -10,12 +10,12 @@ from dpselect.experiments import paper_code as pc
 from dpselect.utilities.classification import rate_sensitivity
 
 
-# -- metric C: strict (the paper's Def. 4.3 and the code's pareto_metrics.py, = dpselect.metric_c) vs weak --
+# -- metric C: strict (the paper's Def. 4.3 and the code's pareto_metrics.py, = dpselect.trees.metric_c) vs weak --
 def test_metric_c_strict_is_the_codes_and_weak_differs():
     ref = np.array([[0.8, 0.6]])
     cand = np.array([[0.8, 0.5], [0.7, 0.5], [0.9, 0.1]])
     # code: (x' < x) & (y' < y) -> only (0.7, 0.5) is dominated
-    assert dpselect.metric_c(ref, cand) == pytest.approx(1 / 3)
+    assert dpselect.trees.metric_c(ref, cand) == pytest.approx(1 / 3)
     # weak domination (>= everywhere, > somewhere) also counts (0.8, 0.5), equal in TPR
     assert pc.metric_c_weak(ref, cand) == pytest.approx(2 / 3)
 
@@ -23,7 +23,7 @@ def test_metric_c_strict_is_the_codes_and_weak_differs():
 def test_weak_pareto_score_counts_equal_rows():
     U = np.array([[1.0, 1.0], [1.0, 1.0], [0.0, 0.0], [2.0, 0.0]])
     assert pc.pareto_score_weak(U).tolist() == [-1.0, -1.0, -3.0, 0.0]   # (2, 0) >= (0, 0) counts too
-    assert dpselect.pareto_score(U).tolist() == [0, 0, -2, 0]          # strict: duplicates do not count
+    assert dpselect.multiobjective.pareto_score(U).tolist() == [0, 0, -2, 0]          # strict: duplicates do not count
 
 
 # -- the code's sensitivity functions ------------------------------------------------------------------
@@ -57,7 +57,7 @@ def test_code_pareto_delta_is_strict_where_ours_is_not():
     U = np.array([[1.0, 1.0], [2.0, 2.0]])
     half = [dpselect.SensitivityFunction(lambda t: np.full(2, 0.5), 1.0) for _ in range(2)]
     # intervals [0.5, 1.5] and [1.5, 2.5] touch: ours (non-strict, DESIGN.md) counts the crossing
-    assert dpselect.pareto_sensitivity(U, half)(0).tolist() == [1.0, 1.0]
+    assert dpselect.multiobjective.pareto_sensitivity(U, half)(0).tolist() == [1.0, 1.0]
     assert pc.code_pareto_sensitivity(U, half)(0).tolist() == [0.0, 0.0]
     # paper Example 4.6 gives the same with either rule
     V = np.array([[1.0, 1.0], [3.0, 3.0], [5.0, 5.0]])
@@ -147,7 +147,7 @@ def test_failed_runs_count_as_zero(monkeypatch):
 
 # -- the protocol as a whole ---------------------------------------------------------------------------
 def test_no_quirk_is_dp_moet_bit_for_bit():
-    from dpselect.apps.dpmoet import CompressedTable, dp_moet
+    from dpselect.trees import CompressedTable, dp_moet
     from dpselect.tabular import load_nltcs
 
     data = load_nltcs(data_path("tabular", "nltcs.dat"))
@@ -166,9 +166,9 @@ def test_no_quirk_is_dp_moet_bit_for_bit():
 def test_nodp_argsort_takes_the_last_of_the_sort_order():
     U = np.array([[0.2, 0.9], [0.9, 0.2], [0.5, 0.5], [0.1, 0.1]])
     assert pc.nodp_select_quirks(U, "pareto", (3, 2), 2, None, ("nodp-argsort",)).tolist() == \
-        np.argsort(dpselect.pareto_score(U).astype(float))[-2:].tolist()
+        np.argsort(dpselect.multiobjective.pareto_score(U).astype(float))[-2:].tolist()
     assert pc.topk_reference_argsort(U, 2).tolist() == np.argsort(
-        dpselect.pareto_score(U).astype(float))[::-1][:2].tolist()
+        dpselect.multiobjective.pareto_score(U).astype(float))[::-1][:2].tolist()
 
 
 def test_protocol_arguments(tmp_path, capsys):
@@ -219,7 +219,7 @@ def test_agg_delta_ed_is_density_twice_degree_never():
 def test_figure3_quirk_sampler_is_ours_without_quirks_and_runs_with_them(tmp_path):
     import networkx as nx
 
-    from dpselect.apps.motkin_sampler import MotkinSampler
+    from dpselect.graphs import MotkinSampler
     from dpselect.cli import main
     from dpselect.graphs import from_edges
 

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from dpselect import PrivacyLeakWarning
-from dpselect.apps.diffpid3 import dampen_ig, diffpid3, ig_shift
-from dpselect.apps.influential import influential_demo_table, prepare_priv_topk, priv_topk
+from dpselect.trees import dampen_ig, diffpid3, ig_shift
+from dpselect.graphs import influential_demo_table, prepare_priv_topk, priv_topk
 from dpselect.datasets import PUBLIC_GRAPH_MAX_DEGREE, PUBLIC_TABLE_SIZE
 from dpselect.graphs import from_edges
 from dpselect.tabular import TabularData, load_table
@@ -227,7 +227,7 @@ def test_every_reproduction_setup_emits_no_warning():
     test_dpmoet.py, test_diffpid3.py and test_influential.py.)"""
     import networkx as nx
 
-    from dpselect.apps.influential import MotkinSampler
+    from dpselect.graphs import MotkinSampler
     from dpselect.experiments import table1, thesis_figure20, thesis_figures23_25
     from dpselect.graphs import from_networkx
 

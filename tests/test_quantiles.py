@@ -10,6 +10,7 @@ import pytest
 from scipy.stats import chisquare
 
 import dpselect
+from dpselect.quantiles import median_distribution
 from dpselect.quantiles import _api
 from dpselect.quantiles._recursive import depth, recursive_quantiles, recursive_slots
 from dpselect.quantiles._single import intervals, rank_probabilities, single_probabilities, target_twice
@@ -35,7 +36,7 @@ def test_quantile_half_is_the_median_same_seed_same_value():
 
 def test_quantile_half_exact_law_is_the_median_distribution():
     x = np.array([0.0, 2.0, 2.0, 3.5, 7.0, 10.0])
-    d = dpselect.median_distribution(x, epsilon=1.3, bound=10.0)
+    d = median_distribution(x, epsilon=1.3, bound=10.0)
     vals, cnt = _api._group(x, None)
     lo, hi, p = single_probabilities(vals, cnt, 0.0, 10.0, 0.5, 1.3)
     np.testing.assert_array_equal(lo, d.lo)

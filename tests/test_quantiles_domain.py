@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 import dpselect
-from dpselect.apps.median import _upper_lengths
+from dpselect.quantiles import clipping_bounds
+from dpselect.quantiles._median import _upper_lengths
 from dpselect.quantiles import _api, _data, _joint, _unbounded
 from dpselect.quantiles._recursive import recursive_log_law
 from dpselect.quantiles._single import single_probabilities
@@ -139,7 +140,7 @@ def test_clipping_bounds_on_every_dataset_of_the_domain():
     for n in range(4):
         kinds = set()
         for x in itertools.combinations_with_replacement(_VALUES, n):
-            out, acc, before, after = _call(dpselect.clipping_bounds, list(x), epsilon=1.0)
+            out, acc, before, after = _call(clipping_bounds, list(x), epsilon=1.0)
             kinds.add(_kind(out))
             if out[0] == "ok":
                 lo, hi = out[1]
@@ -264,7 +265,7 @@ def test_infinite_records_are_clipped_like_any_record_outside_the_bounds(method)
 @pytest.mark.parametrize("fn", ["quantiles", "clipping_bounds"])
 def test_data_messages_name_no_record_count_or_size(values, counts, exc, rule, fn):
     call = (lambda **k: dpselect.quantiles(values, [0.5], bounds=(0.0, 4.0), **k)) if fn == "quantiles" else \
-        (lambda **k: dpselect.clipping_bounds(values, **k))
+        (lambda **k: clipping_bounds(values, **k))
     out, acc, before, after = _call(call, epsilon=1.0, counts=counts)
     assert out[:2] == ("refused", exc.__name__) and rule in out[2], out
     assert len(acc.history) == 0 and before == after
@@ -278,9 +279,9 @@ def test_data_messages_name_no_record_count_or_size(values, counts, exc, rule, f
 # ---------------------------------------------------------------------------------------------
 def test_clipping_bounds_refuses_huge_totals_before_the_charge():
     for counts in ([2 ** 62, 2 ** 62], [2 ** 63 - 1, 2 ** 63 - 1, 3], [2 ** 49, 1]):
-        out, acc, before, after = _call(dpselect.clipping_bounds, [1.0, 2.0], epsilon=1.0, counts=counts)
+        out, acc, before, after = _call(clipping_bounds, [1.0, 2.0], epsilon=1.0, counts=counts)
         assert out[0] == "refused" and "2**49" in out[2] and len(acc.history) == 0 and before == after
-    out, acc, _, _ = _call(dpselect.clipping_bounds, [1.0, 2.0], epsilon=1.0, counts=[2 ** 48, 2 ** 48])
+    out, acc, _, _ = _call(clipping_bounds, [1.0, 2.0], epsilon=1.0, counts=[2 ** 48, 2 ** 48])
     assert out[0] == "ok" and -0.01 < out[1][0] < 0.01 and 2.0 <= out[1][1] < 2.1
 
 
@@ -292,7 +293,7 @@ def test_clipping_bounds_at_n_2_48_decides_every_step_in_floats(monkeypatch):
     monkeypatch.setattr(_unbounded, "_exact_decide", lambda *a: calls.append(a) or real(*a))
     for s in range(5):
         for v in ([1.0, 2.0], [0.0, 1.0], [-5.0, -1.0]):
-            dpselect.clipping_bounds(v, counts=[2 ** 47, 2 ** 47], epsilon=1.0, rng=s)
+            clipping_bounds(v, counts=[2 ** 47, 2 ** 47], epsilon=1.0, rng=s)
     assert calls == []
 
 
@@ -339,14 +340,14 @@ def test_tiny_epsilon_noise_beyond_int64_is_exact_not_an_error():
     (it raised OverflowError, after the charge)."""
     for s in range(3):
         v = dpselect.quantiles([1.0, 2.0, 3.0], [0.2, 0.5], epsilon=1e-290, rng=s)
-        lo, hi = dpselect.clipping_bounds([1.0, 2.0], epsilon=1e-290, rng=s)
+        lo, hi = clipping_bounds([1.0, 2.0], epsilon=1e-290, rng=s)
         assert np.all(np.isfinite(v)) and math.isfinite(lo) and math.isfinite(hi) and lo < hi
 
 
 @pytest.mark.parametrize("fn", ["quantiles", "clipping_bounds"])
 def test_epsilon_that_underflows_a_share_is_refused_before_the_charge(fn):
     call = (lambda **k: dpselect.quantiles([1.0, 2.0], [0.2, 0.5], bounds=(0.0, 3.0), **k)) \
-        if fn == "quantiles" else (lambda **k: dpselect.clipping_bounds([1.0, 2.0], **k))
+        if fn == "quantiles" else (lambda **k: clipping_bounds([1.0, 2.0], **k))
     out, acc, before, after = _call(call, epsilon=5e-324)
     assert out[0] == "refused" and "too small" in out[2] and len(acc.history) == 0 and before == after
 

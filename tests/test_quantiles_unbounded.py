@@ -137,6 +137,7 @@ def test_grid():
 # the several-quantile method (private bounds, then q-core's bounded method) and the public entry
 # ---------------------------------------------------------------------------------------------
 import dpselect  # noqa: E402
+from dpselect.quantiles import clipping_bounds  # noqa: E402
 from dpselect.exceptions import PrivacyLeakWarning  # noqa: E402
 
 DPBENCH = "dpbench1d"
@@ -226,14 +227,14 @@ def test_search_epsilon_is_public():
 
 def test_clipping_bounds():
     x = np.random.default_rng(0).exponential(100.0, size=10_000)
-    lo, hi = dpselect.clipping_bounds(x, epsilon=1.0, rng=0)
+    lo, hi = clipping_bounds(x, epsilon=1.0, rng=0)
     assert lo == 0.0 and 600 < hi < 700          # x.max() = 872: the noise clips the top few records
-    lo2, hi2 = dpselect.clipping_bounds(x, epsilon=1.0, q=(0.1, 0.9), rng=0)
+    lo2, hi2 = clipping_bounds(x, epsilon=1.0, q=(0.1, 0.9), rng=0)
     assert abs(lo2 - np.quantile(x, 0.1)) < 2.0 and abs(hi2 - np.quantile(x, 0.9)) < 5.0
     # grouped input gives the same law: same seed, same bounds
     v, c = np.unique(np.round(x), return_counts=True)
-    assert dpselect.clipping_bounds(v, epsilon=1.0, counts=c, rng=4) == \
-        dpselect.clipping_bounds(np.repeat(v, c), epsilon=1.0, rng=4)
+    assert clipping_bounds(v, epsilon=1.0, counts=c, rng=4) == \
+        clipping_bounds(np.repeat(v, c), epsilon=1.0, rng=4)
 
 
 def test_clipping_bounds_validation_before_charge():
@@ -242,11 +243,11 @@ def test_clipping_bounds_validation_before_charge():
                         (dict(epsilon=1.0, q=0.5), TypeError), (dict(epsilon=1.0, counts=[1, -1]), ValueError),
                         (dict(epsilon=1.0, accountant="x"), TypeError)]:
         with pytest.raises(exc):
-            dpselect.clipping_bounds([1.0, 2.0], **{"accountant": acc, **kwargs})
+            clipping_bounds([1.0, 2.0], **{"accountant": acc, **kwargs})
     with pytest.raises(ValueError):
-        dpselect.clipping_bounds([1.0, np.nan], epsilon=1.0, accountant=acc)
+        clipping_bounds([1.0, np.nan], epsilon=1.0, accountant=acc)
     assert acc.history == [] or len(acc.history) == 0
-    dpselect.clipping_bounds([1.0, 2.0], epsilon=0.25, rng=0, accountant=acc)
+    clipping_bounds([1.0, 2.0], epsilon=0.25, rng=0, accountant=acc)
     assert acc.history[-1].label == "clipping_bounds"
     assert acc.history[-1].guarantee == dpselect.accounting.PureDP(0.25)
 

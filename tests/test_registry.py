@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import dpselect
+from dpselect.quantiles import median_distribution, median_rank
 from dpselect import registry
 from dpselect._rng import check_rng
 from dpselect._validation import check_k, check_positive, check_utilities
@@ -108,7 +109,9 @@ def test_neighbour_model_is_stated():
 
 
 def test_capability_queries_are_the_application_subsets():
-    from dpselect.apps import diffpid3, median, motkin, priv_topk
+    from dpselect.graphs import _motkin as motkin, _priv_topk as priv_topk
+    from dpselect.quantiles import _median as median
+    from dpselect.trees import _diffpid3 as diffpid3
     assert names(kind="global") == GLOBAL_MECHANISMS and names(kind="local") == LOCAL_MECHANISMS
     assert names(noise="gumbel") == ("exponential", "local_dampening", "shifted_local_dampening")
     assert names(cacheable=True) == LOCAL_MECHANISMS and names(score="dampened") == ("local_dampening",)
@@ -213,17 +216,19 @@ def test_a_registered_mechanism_works_everywhere(toy, freq):
     # applications that take any (global) mechanism: PrivPareto / PrivAgg, select_model, and the median (whose
     # subset is "Gumbel noise": a base measure may be any w > 0)
     U = [[3.0, 5.0], [5.0, 3.0], [1.0, 1.0]]
-    assert dpselect.priv_agg_probabilities(U, [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0],
+    assert dpselect.multiobjective.priv_agg_probabilities(U, [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0],
                                            mechanism="uniform").tolist() == pytest.approx([1 / 3] * 3)
     gen = np.random.default_rng(5)
-    freq([dpselect.priv_agg(U, [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0], mechanism="unif", rng=gen)
+    freq([dpselect.multiobjective.priv_agg(U, [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0], mechanism="unif", rng=gen)
           for _ in range(600)], [1 / 3] * 3)
-    assert dpselect.priv_pareto(U, epsilon=1.0, sensitivities=[1.0, 1.0], mechanism=toy, k=3, rng=0).shape == (3,)
+    assert dpselect.multiobjective.priv_pareto(U, epsilon=1.0, sensitivities=[1.0, 1.0], mechanism=toy, k=3, rng=0).shape == (3,)
     y = np.array([0, 1, 1, 0, 1, 0])
-    picked = dpselect.select_model(y=y, predictions=np.vstack([y, 1 - y]), epsilon=1.0,
+    from dpselect.sklearn import select_model
+
+    picked = select_model(y=y, predictions=np.vstack([y, 1 - y]), epsilon=1.0,
                                    mechanism="uniform", rng=0)
     assert picked in (0, 1)
-    d = dpselect.median_distribution([1.0, 2.0, 8.0], epsilon=1.0, bound=10.0, mechanism="uniform")
+    d = median_distribution([1.0, 2.0, 8.0], epsilon=1.0, bound=10.0, mechanism="uniform")
     assert d.pdf([0.5, 1.5, 5.0, 9.5]).tolist() == pytest.approx([0.1] * 4)    # uniform on [0, 10]
     assert 0.0 <= dpselect.median([1.0, 2.0, 8.0], epsilon=1.0, bound=10.0, mechanism="uniform", rng=1) <= 10.0
 
@@ -502,7 +507,9 @@ def test_a_mechanism_without_a_guarantee_is_refused():
 
 
 def _capability_queries() -> dict:
-    from dpselect.apps import diffpid3, median, motkin, priv_topk
+    from dpselect.graphs import _motkin as motkin, _priv_topk as priv_topk
+    from dpselect.quantiles import _median as median
+    from dpselect.trees import _diffpid3 as diffpid3
     return {"names(noise='gumbel')": names(noise="gumbel"), "median": median._value_mechanisms(),
             "median_rank": median._rank_mechanisms(), "diffpid3": diffpid3._split_mechanisms(),
             "motkin": motkin._sampler_mechanisms(), "priv_topk": priv_topk._topk_mechanisms(),
@@ -524,7 +531,7 @@ def test_a_user_mechanism_reaches_capability_queries_only_by_declaring_them():
                                              r"user_argmax \(declares no noise family\)"):
             dpselect.median([1.0, 2.0, 8.0], epsilon=1.0, bound=10.0, mechanism="user_argmax", rng=0)
         with pytest.raises(ValueError, match="mechanism must be one of"):
-            dpselect.median_rank([1.0, 2.0, 8.0], epsilon=1.0, bound=10.0, mechanism="user_argmax", rng=0)
+            median_rank([1.0, 2.0, 8.0], epsilon=1.0, bound=10.0, mechanism="user_argmax", rng=0)
     finally:
         registry.unregister("user_argmax")
     declared = registry.register(Mechanism("user_gumbel", "global", _argmax, _argmax_probabilities,

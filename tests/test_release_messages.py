@@ -24,8 +24,9 @@ import numpy as np
 import pytest
 
 import dpselect
+from dpselect.quantiles import median_sensitivity
 from dpselect import Accountant
-from dpselect.apps.median import median, median_distribution, median_error, median_probabilities, median_rank
+from dpselect.quantiles import median, median_distribution, median_error, median_probabilities, median_rank
 
 DBL_MAX = sys.float_info.max
 #: record values around the public bound BOUND = 2: in and out of [0, 2], the float range's ends, ±inf
@@ -103,7 +104,7 @@ MEDIAN_RELEASES = {
     "median_probabilities": lambda x, acc, gen: median_probabilities(list(x), epsilon=1.0, bound=BOUND),
     "median_rank_sld": lambda x, acc, gen: median_rank(list(x), epsilon=1.0, bound=BOUND, rng=gen, accountant=acc,
                                                        mechanism="shifted_local_dampening"),
-    "median_sensitivity": lambda x, acc, gen: dpselect.median_sensitivity(sorted(x), BOUND)(1),
+    "median_sensitivity": lambda x, acc, gen: median_sensitivity(sorted(x), BOUND)(1),
 }
 
 
@@ -246,7 +247,7 @@ def test_sensitivity_function_value_messages_name_no_value():
     assert one_message(outs) == ("ValueError", "sensitivity function 'd' must return finite values >= 0 at every "
                                                "distance, and did not at t=0 (inf is not clipped: return the "
                                                "global sensitivity where no smaller bound is known)")
-    outs = [Run(lambda u, acc, gen, k=k: dpselect.dampen(u, dpselect.SensitivityFunction(
+    outs = [Run(lambda u, acc, gen, k=k: dpselect.dampening.dampen(u, dpselect.SensitivityFunction(
         lambda t: np.ones(k), 1.0, n_candidates=4)))([1.0] * 4) for k in (1, 2, 3, 5)]
     assert one_message(outs) == ("ValueError", "sensitivity function '<lambda>' returned the wrong number of values "
                                                "at t=0 (one per candidate asked for)")
@@ -336,7 +337,7 @@ def test_priv_topk_on_every_graph_of_four_nodes(mechanism):
 
     def release(mask, acc, gen):
         g = _graph(mask)
-        dpselect.priv_topk(g, k=2, epsilon=1.0, max_degree=2, mechanism=mechanism, rng=gen, accountant=acc)
+        dpselect.graphs.priv_topk(g, k=2, epsilon=1.0, max_degree=2, mechanism=mechanism, rng=gen, accountant=acc)
         ebc_sensitivity(g, max_degree=2)(1)
 
     domain = list(itertools.product((False, True), repeat=len(EDGES)))
@@ -381,8 +382,8 @@ def test_motkin_on_every_graph_of_four_nodes(mechanism):
     # node set, and its edge neighbours alike
     def release(mask, acc, gen):
         g = _graph(mask)
-        dpselect.dp_motkin_pareto(g, k=2, epsilon=1.0, mechanism=mechanism, rng=gen, accountant=acc)
-        dpselect.dp_motkin_agg(g, k=2, epsilon=1.0, mechanism=mechanism, rng=gen, accountant=acc)
+        dpselect.graphs.dp_motkin_pareto(g, k=2, epsilon=1.0, mechanism=mechanism, rng=gen, accountant=acc)
+        dpselect.graphs.dp_motkin_agg(g, k=2, epsilon=1.0, mechanism=mechanism, rng=gen, accountant=acc)
 
     def flip_one(mask):
         return [mask[:i] + (not mask[i],) + mask[i + 1:] for i in range(len(mask))]
@@ -402,11 +403,11 @@ def _table(records):
 
 
 TREE_RELEASES = {
-    f"diffpid3({m})": (lambda m: lambda x, acc, gen: dpselect.diffpid3(
+    f"diffpid3({m})": (lambda m: lambda x, acc, gen: dpselect.trees.diffpid3(
         _table(x), epsilon=1.0, depth=2, mechanism=m, n_max=10, rng=gen, accountant=acc))(m)
     for m in ("exponential", "local_dampening", "shifted_local_dampening")
 }
-TREE_RELEASES["dp_moet"] = lambda x, acc, gen: dpselect.dp_moet(
+TREE_RELEASES["dp_moet"] = lambda x, acc, gen: dpselect.trees.dp_moet(
     _table(x), epsilon=1.0, population=4, selection=2, generations=2, depth=1, max_depth=2, output=1, rng=gen,
     accountant=acc)
 
@@ -424,7 +425,7 @@ def test_tree_learners_complete_on_every_small_table(name):
 def test_tree_learners_refuse_a_table_above_n_max_with_one_public_message():
     # more records than the public bound n_max is outside the domain the analysis covers (the caller guarantees
     # it): one message naming the public bound only, nothing charged
-    outs = [Run(lambda x, acc, gen: dpselect.diffpid3(_table(x), epsilon=1.0, depth=1, n_max=2, rng=gen,
+    outs = [Run(lambda x, acc, gen: dpselect.trees.diffpid3(_table(x), epsilon=1.0, depth=1, n_max=2, rng=gen,
                                                       accountant=acc))(TABLE_RECORDS[:n]) for n in (3, 4, 7)]
     kind, msg = one_message(outs)
     assert kind == "ValueError" and "n_max=2" in msg and not any(str(n) in msg for n in (3, 4, 7))

@@ -87,8 +87,8 @@ def test_exact_dp_audit_of_select_model(approach, mechanism):
         U, sens = model_objectives(*to_arrays(x), ("tpr", "accuracy"))
         s = sens if mechanism == "LD" else [1.0, 1.0]
         if approach == "pareto":
-            return dpselect.priv_pareto_probabilities(U, epsilon=eps, sensitivities=s, mechanism=mechanism)
-        return dpselect.priv_agg_probabilities(U, [0.5, 0.5], epsilon=eps, sensitivities=s, mechanism=mechanism)
+            return dpselect.multiobjective.priv_pareto_probabilities(U, epsilon=eps, sensitivities=s, mechanism=mechanism)
+        return dpselect.multiobjective.priv_agg_probabilities(U, [0.5, 0.5], epsilon=eps, sensitivities=s, mechanism=mechanism)
 
     res = exact_dp_audit(probs, PAIRS, epsilon=eps)
     assert res.passed, f"worst log-ratio {res.worst_log_ratio} at {res.pair}"
@@ -288,7 +288,7 @@ def test_estimators_same_seed_same_model_and_params_round_trip():
 
 
 def test_dataframe_with_categories_in_a_pipeline():
-    data = dpselect.load_adult(data_path("tabular"))
+    data = dpselect.datasets.load_adult(data_path("tabular"))
     df = pd.DataFrame(data.X[:3000, :6], columns=data.feature_names[:6])
     df["workclass"] = [data.categories[4][int(c)] for c in data.X[:3000, 4]]
     y = np.where(data.y[:3000] == 1, ">50K", "<=50K")
@@ -325,7 +325,7 @@ def test_select_model_among_estimators_is_a_dataframe_workflow():
 
 
 def test_aggregate_fast_path_has_priv_aggs_law():
-    """select_model's PrivAgg uses an elementwise δ^agg (for speed): the same law as dpselect.priv_agg."""
+    """select_model's PrivAgg uses an elementwise δ^agg (for speed): the same law as dpselect.multiobjective.priv_agg."""
     from dpselect.sklearn._select import _weighted_rates
 
     rng = np.random.default_rng(4)
@@ -341,10 +341,10 @@ def test_aggregate_fast_path_has_priv_aggs_law():
     assert np.allclose(fast.at(np.array([0, 7, 70, 700]), idx),
                        [ref(t)[i] for t, i in zip([0, 7, 70, 700], idx)])
     a = dpselect.local_dampening_probabilities(U @ w, epsilon=1.0, sensitivity_function=fast)
-    b = dpselect.priv_agg_probabilities(U, w, epsilon=1.0, sensitivities=sfs, mechanism="LD")
+    b = dpselect.multiobjective.priv_agg_probabilities(U, w, epsilon=1.0, sensitivities=sfs, mechanism="LD")
     assert np.allclose(a, b, rtol=1e-12, atol=1e-15)
     a = dpselect.shifted_local_dampening_probabilities(U @ w, epsilon=1.0, sensitivity_function=fast)
-    b = dpselect.priv_agg_probabilities(U, w, epsilon=1.0, sensitivities=sfs, mechanism="SLD")
+    b = dpselect.multiobjective.priv_agg_probabilities(U, w, epsilon=1.0, sensitivities=sfs, mechanism="SLD")
     assert np.allclose(a, b, rtol=1e-9, atol=1e-15)
 
 
@@ -502,7 +502,7 @@ def test_select_model_bad_inputs_name_the_parameter(y, preds, kw, exc, match):
 def test_dpmoet_classifier_default_beats_the_constant_predictor_on_adult():
     """Item 13: with the old default (approach="pareto") seed 0 scored 0.246 on Adult's test split (the
     constant predictor: 0.754); the default "accuracy" scores 0.756-0.772 over seeds 0-4."""
-    data = dpselect.load_adult(data_path("tabular"))
+    data = dpselect.datasets.load_adult(data_path("tabular"))
     train, test = data.train_test_split(0.3, rng=0)
     cats = {j: list(range(int(data.n_values[j]))) for j in np.flatnonzero(data.categorical)}
     clf = DPMOETClassifier(feature_bounds=(0.0, 1.0), categories=cats, random_state=1).fit(train.X, train.y)

@@ -57,8 +57,8 @@ def _public_selectors():
     import numpy as np
 
     import dpselect as d
-    from dpselect.apps.influential import MotkinSampler, influential_demo_table
-    from dpselect.apps.median import median_error, median_probabilities
+    from dpselect.graphs import MotkinSampler, influential_demo_table
+    from dpselect.quantiles import median_distribution, median_error, median_probabilities, median_rank
 
     u = np.array([1.0, 3.0, 2.0])
     sf = d.constant(3, 1.0)
@@ -78,25 +78,25 @@ def _public_selectors():
     for fn in (d.local_dampening_probabilities, d.shifted_local_dampening_probabilities):
         out.append((fn.__name__, lambda fn=fn: fn(u, 1.0, sf), lambda fn=fn: fn(u, epsilon=1.0, sensitivity_function=sf)))
     out += [
-        ("priv_pareto", lambda: d.priv_pareto(U, 1.0, [1.0, 1.0], k=2, rng=0),
-         lambda: d.priv_pareto(U, epsilon=1.0, sensitivities=[1.0, 1.0], k=2, rng=0)),
-        ("priv_pareto_probabilities", lambda: d.priv_pareto_probabilities(U, 1.0, [1.0, 1.0]),
-         lambda: d.priv_pareto_probabilities(U, epsilon=1.0, sensitivities=[1.0, 1.0])),
-        ("priv_agg", lambda: d.priv_agg(U, [1.0, 1.0], 1.0, [1.0, 1.0], rng=0),
-         lambda: d.priv_agg(U, [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0], rng=0)),
-        ("priv_agg_probabilities", lambda: d.priv_agg_probabilities(U, [1.0, 1.0], 1.0, [1.0, 1.0]),
-         lambda: d.priv_agg_probabilities(U, [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0])),
+        ("priv_pareto", lambda: d.multiobjective.priv_pareto(U, 1.0, [1.0, 1.0], k=2, rng=0),
+         lambda: d.multiobjective.priv_pareto(U, epsilon=1.0, sensitivities=[1.0, 1.0], k=2, rng=0)),
+        ("priv_pareto_probabilities", lambda: d.multiobjective.priv_pareto_probabilities(U, 1.0, [1.0, 1.0]),
+         lambda: d.multiobjective.priv_pareto_probabilities(U, epsilon=1.0, sensitivities=[1.0, 1.0])),
+        ("priv_agg", lambda: d.multiobjective.priv_agg(U, [1.0, 1.0], 1.0, [1.0, 1.0], rng=0),
+         lambda: d.multiobjective.priv_agg(U, [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0], rng=0)),
+        ("priv_agg_probabilities", lambda: d.multiobjective.priv_agg_probabilities(U, [1.0, 1.0], 1.0, [1.0, 1.0]),
+         lambda: d.multiobjective.priv_agg_probabilities(U, [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0])),
         ("median", lambda: d.median(vals, 1.0, bound=10.0, rng=0), lambda: d.median(vals, epsilon=1.0, bound=10.0, rng=0)),
-        ("median_rank", lambda: d.median_rank(vals, 1.0, bound=10.0, rng=0),
-         lambda: d.median_rank(vals, epsilon=1.0, bound=10.0, rng=0)),
-        ("median_distribution", lambda: d.median_distribution(vals, 1.0, bound=10.0).pdf(5.0),
-         lambda: d.median_distribution(vals, epsilon=1.0, bound=10.0).pdf(5.0)),
+        ("median_rank", lambda: median_rank(vals, 1.0, bound=10.0, rng=0),
+         lambda: median_rank(vals, epsilon=1.0, bound=10.0, rng=0)),
+        ("median_distribution", lambda: median_distribution(vals, 1.0, bound=10.0).pdf(5.0),
+         lambda: median_distribution(vals, epsilon=1.0, bound=10.0).pdf(5.0)),
         ("median_error", lambda: median_error(vals, 1.0, bound=10.0), lambda: median_error(vals, epsilon=1.0, bound=10.0)),
         ("median_probabilities", lambda: median_probabilities(vals, 1.0, bound=10.0)[1],
          lambda: median_probabilities(vals, epsilon=1.0, bound=10.0)[1]),
-        ("dp_motkin_pareto", lambda: d.dp_motkin_pareto(g, 2, 1.0, rng=0),
-         lambda: d.dp_motkin_pareto(g, k=2, epsilon=1.0, rng=0)),
-        ("dp_motkin_agg", lambda: d.dp_motkin_agg(g, 2, 1.0, rng=0), lambda: d.dp_motkin_agg(g, k=2, epsilon=1.0, rng=0)),
+        ("dp_motkin_pareto", lambda: d.graphs.dp_motkin_pareto(g, 2, 1.0, rng=0),
+         lambda: d.graphs.dp_motkin_pareto(g, k=2, epsilon=1.0, rng=0)),
+        ("dp_motkin_agg", lambda: d.graphs.dp_motkin_agg(g, 2, 1.0, rng=0), lambda: d.graphs.dp_motkin_agg(g, k=2, epsilon=1.0, rng=0)),
         ("MotkinSampler.sample", lambda: sampler.sample(2, 1.0, 0), lambda: sampler.sample(k=2, epsilon=1.0, rng=0)),
         ("influential_demo_table", lambda: influential_demo_table(g, 2, 1.0, 0, max_degree=6),
          lambda: influential_demo_table(g, k=2, epsilon=1.0, rng=0, max_degree=6)),
@@ -111,8 +111,8 @@ def _more_keyword_only_calls():
 
     import numpy as np
 
-    from dpselect.apps.influence_baselines import top_k_aggregate, top_k_ebc, top_k_pareto
-    from dpselect.apps.influential import MotkinSampler
+    from dpselect.graphs import top_k_aggregate, top_k_ebc, top_k_pareto
+    from dpselect.graphs import MotkinSampler
     from dpselect.binary import DPPair, balanced_boundary_value, balanced_probability, dp_lower, dp_upper, p, tau
     from dpselect.binary.closed_forms import path_extension
     from dpselect.graphs import from_edges
@@ -163,7 +163,7 @@ def test_privacy_parameters_are_keyword_only(case):
 
 
 def test_dp_moet_epsilon_is_keyword_only():
-    from dpselect.apps.dpmoet import dp_moet
+    from dpselect.trees import dp_moet
     from dpselect.tabular import load_nltcs
 
     small = dict(population=6, selection=2, generations=1, depth=2, max_depth=3, output=2)
@@ -177,9 +177,9 @@ def _removed_keywords():
     import numpy as np
 
     import dpselect as d
-    from dpselect.apps.dpmoet import dp_moet, nodp_moet
-    from dpselect.apps.influence_baselines import top_k_aggregate
-    from dpselect.apps.influential import MotkinSampler
+    from dpselect.trees import dp_moet, nodp_moet
+    from dpselect.graphs import top_k_aggregate
+    from dpselect.graphs import MotkinSampler
     from dpselect.graphs import from_edges
     from dpselect.sampling import noisy_top_k
     from dpselect.tabular import load_table
@@ -199,17 +199,17 @@ def _removed_keywords():
         (lambda: noisy_top_k(u, None, k=1, rng=np.random.default_rng(0), exact_score=float, weights=[1.0, 1.0, 1.0]),
          "weights"),
         (lambda: d.weighted_sum([1.0, 2.0], [sf, sf], weights=[1.0, 2.0]), "weights"),
-        (lambda: d.priv_agg(U, [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0], weights=[1.0, 1.0]), "weights"),
-        (lambda: d.priv_agg_probabilities(U, [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0],
+        (lambda: d.multiobjective.priv_agg(U, [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0], weights=[1.0, 1.0]), "weights"),
+        (lambda: d.multiobjective.priv_agg_probabilities(U, [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0],
                                           weights=[1.0, 1.0]), "weights"),
-        (lambda: d.aggregate_sensitivity([1.0, 1.0], [sf, sf], weights=[1.0, 1.0]), "weights"),
-        (lambda: d.priv_pareto(U, epsilon=1.0, sensitivities=[1.0, 1.0], U=U), "U"),
-        (lambda: d.priv_pareto_probabilities(U, epsilon=1.0, sensitivities=[1.0, 1.0], U=U), "U"),
-        (lambda: d.pareto_score(U, U=U), "U"),
-        (lambda: d.pareto_sensitivity(U, [sf, sf], U=U), "U"),
-        (lambda: d.dp_motkin_pareto(g, epsilon=1.0, local=True), "local"),
-        (lambda: d.dp_motkin_agg(g, epsilon=1.0, local=False), "local"),
-        (lambda: d.dp_motkin_agg(g, epsilon=1.0, weights=(1.0, 2.0)), "weights"),
+        (lambda: d.multiobjective.aggregate_sensitivity([1.0, 1.0], [sf, sf], weights=[1.0, 1.0]), "weights"),
+        (lambda: d.multiobjective.priv_pareto(U, epsilon=1.0, sensitivities=[1.0, 1.0], U=U), "U"),
+        (lambda: d.multiobjective.priv_pareto_probabilities(U, epsilon=1.0, sensitivities=[1.0, 1.0], U=U), "U"),
+        (lambda: d.multiobjective.pareto_score(U, U=U), "U"),
+        (lambda: d.multiobjective.pareto_sensitivity(U, [sf, sf], U=U), "U"),
+        (lambda: d.graphs.dp_motkin_pareto(g, epsilon=1.0, local=True), "local"),
+        (lambda: d.graphs.dp_motkin_agg(g, epsilon=1.0, local=False), "local"),
+        (lambda: d.graphs.dp_motkin_agg(g, epsilon=1.0, weights=(1.0, 2.0)), "weights"),
         (lambda: MotkinSampler(g, "pareto", local=True), "local"),
         (lambda: MotkinSampler(g, "agg", weights=(1.0, 2.0)), "weights"),
         (lambda: top_k_aggregate(U, k=2, weights=(1.0, 2.0)), "weights"),
@@ -245,7 +245,7 @@ def test_names_of_before_0_1_0_are_gone():
 
     import dpselect
     import dpselect.vocabulary as voc
-    from dpselect.apps import diffpid3
+    from dpselect.trees import _diffpid3 as diffpid3
     from dpselect.experiments import thesis_figure20, thesis_figures23_25
     from dpselect.utilities import information_gain
 
@@ -295,8 +295,8 @@ def test_estimators_refuse_the_values_of_before_0_1_0():
 
 
 def test_approach_aggregate_everywhere_agg_an_alias():
-    from dpselect.apps.dpmoet import dp_moet
-    from dpselect.apps.influential import MotkinSampler
+    from dpselect.trees import dp_moet
+    from dpselect.graphs import MotkinSampler
     from dpselect.graphs import from_edges
     from dpselect.tabular import load_nltcs
     from dpselect.vocabulary import check_approach
@@ -322,7 +322,7 @@ def test_k_omitted_is_one_index():
     import numpy as np
 
     import dpselect as d
-    from dpselect.apps.influential import MotkinSampler
+    from dpselect.graphs import MotkinSampler
 
     u = np.array([1.0, 3.0, 2.0, 0.5])
     sf = d.constant(4, 1.0)
@@ -333,8 +333,8 @@ def test_k_omitted_is_one_index():
         lambda **kw: d.report_noisy_max(u, epsilon=1.0, sensitivity=1.0, rng=0, **kw),
         lambda **kw: d.local_dampening(u, epsilon=1.0, sensitivity_function=sf, rng=0, **kw),
         lambda **kw: d.shifted_local_dampening(u, epsilon=1.0, sensitivity_function=sf, rng=0, **kw),
-        lambda **kw: d.priv_pareto(U, epsilon=1.0, sensitivities=[1.0, 1.0], rng=0, **kw),
-        lambda **kw: d.priv_agg(U, [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0], rng=0, **kw),
+        lambda **kw: d.multiobjective.priv_pareto(U, epsilon=1.0, sensitivities=[1.0, 1.0], rng=0, **kw),
+        lambda **kw: d.multiobjective.priv_agg(U, [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0], rng=0, **kw),
     ]
     for call in calls:
         one = call()
@@ -348,8 +348,8 @@ def test_k_omitted_is_one_index():
     g = _graph()
     sampler = MotkinSampler(g, "agg", mechanism="exponential")
     apps = [
-        lambda **kw: d.dp_motkin_pareto(g, epsilon=1.0, rng=0, **kw),
-        lambda **kw: d.dp_motkin_agg(g, epsilon=1.0, rng=0, **kw),
+        lambda **kw: d.graphs.dp_motkin_pareto(g, epsilon=1.0, rng=0, **kw),
+        lambda **kw: d.graphs.dp_motkin_agg(g, epsilon=1.0, rng=0, **kw),
         lambda **kw: sampler.sample(epsilon=1.0, rng=0, **kw),
         lambda **kw: MotkinSampler(g, "pareto", mechanism="LD").sample(epsilon=1.0, rng=0, **kw),
     ]

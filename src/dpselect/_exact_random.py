@@ -2,7 +2,7 @@
 
 One implementation of the pieces that turn a generator's random bits into exact draws, used by
 :mod:`dpselect.sampling` (and through it every exact selector), :mod:`dpselect.binary.bernoulli`,
-:mod:`dpselect.dask` and :mod:`dpselect.apps.median`. A uniform ``U`` in [0, 1) is handled as its binary
+:mod:`dpselect.dask` and :mod:`dpselect.quantiles._median`. A uniform ``U`` in [0, 1) is handled as its binary
 expansion ``0.w1 w2 w3 ...`` in 64-bit words, drawn lazily: a comparison with an exact (rational or
 rigorously enclosed) threshold reads words only until the dyadic interval of ``U`` falls on one side.
 
@@ -15,7 +15,7 @@ seed gives the same outputs; merging them would change every seeded output of on
   :func:`dpselect.binary.bernoulli.bernoulli_log` and by :mod:`dpselect.dask`, which replays the
   sampler's first words on its workers (its block streams must be the same words, word for word).
 * *bytes* (:func:`next_word_bytes`, :func:`bernoulli_rational_bytes`, :func:`uniform_float_bytes`):
-  ``int.from_bytes(Generator.bytes(8), "little")``, two 32-bit draws. Used by :mod:`dpselect.apps.median`
+  ``int.from_bytes(Generator.bytes(8), "little")``, two 32-bit draws. Used by :mod:`dpselect.quantiles._median`
   (its exact Bernoulli acceptance and its exact uniform inside the picked interval), whose seeded outputs
   are pinned by tests. For the 64-bit bit generators (PCG64, the default, PCG64DXSM, Philox, SFC64) the two
   32-bit draws are the low and high halves of one raw output, the same word as the *words* convention,
@@ -93,7 +93,7 @@ def bernoulli_rational(p: Fraction, next_w: Callable[[], int]) -> bool:
 
 
 def bernoulli_rational_bytes(p: Fraction, rng: np.random.Generator) -> bool:
-    """:func:`bernoulli_rational` with *bytes*-convention words (dpselect.apps.median)."""
+    """:func:`bernoulli_rational` with *bytes*-convention words (dpselect.quantiles._median)."""
     return bernoulli_rational(p, lambda: next_word_bytes(rng))
 
 
@@ -119,7 +119,7 @@ def uniform_float(lo: float, hi: float, next_w: Callable[[], int]) -> float:
 
 
 def uniform_float_bytes(lo: float, hi: float, rng: np.random.Generator) -> float:
-    """:func:`uniform_float` with *bytes*-convention words (dpselect.apps.median)."""
+    """:func:`uniform_float` with *bytes*-convention words (dpselect.quantiles._median)."""
     return uniform_float(lo, hi, lambda: next_word_bytes(rng))
 
 

@@ -1,7 +1,9 @@
-"""The **public facts** about the papers' datasets that the privacy proofs use as public parameters.
+"""The papers' datasets: their loaders, and the **public facts** the privacy proofs use as public parameters.
 
-They are recorded here, with their sources, so that the reproductions pass them explicitly instead of
-reading them from the (private, in the papers' model) records.
+The loaders read a path: tables (:func:`load_nltcs`, :func:`load_acs`, :func:`load_adult`, :func:`load_table`)
+and edge lists (:func:`load_edge_list`, :func:`load_dataset_graph`). The public facts are recorded here, with
+their sources, so that the reproductions pass them explicitly instead of reading them from the (private, in the
+papers' model) records.
 
 Finding the data is not the library's business: its loaders take a path, and the data-root discovery
 (``DPSELECT_DATA`` or ``../shared/datasets``) lives in the reproduction layer,
@@ -9,7 +11,11 @@ Finding the data is not the library's business: its loaders take a path, and the
 """
 from __future__ import annotations
 
-__all__ = ["PUBLIC_GRAPH_MAX_DEGREE", "PUBLIC_TABLE_SIZE"]
+from .graphs._graph import load_dataset_graph, load_edge_list
+from .tabular import load_acs, load_adult, load_nltcs, load_table
+
+__all__ = ["load_nltcs", "load_acs", "load_adult", "load_table", "load_edge_list", "load_dataset_graph",
+           "PUBLIC_GRAPH_MAX_DEGREE", "PUBLIC_TABLE_SIZE"]
 
 #: Public bound D on the maximum degree of the SNAP graphs, for ΔEBC and δ^EBC (edge-DP): the values the
 #: thesis (Sec. 6.5, "Datasets", Δ(G)) states and uses for Enron, DBLP and GitHub. Each equals the

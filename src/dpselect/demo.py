@@ -16,8 +16,8 @@ import numpy as np
 from . import mechanisms as mech
 from ._rng import check_rng
 from ._validation import check_positive
-from .apps.influential_demo import influential_demo_table
-from .apps.median import histogram_groups, median, median_error, median_probabilities
+from .graphs._demo import influential_demo_table
+from .quantiles._median import histogram_groups, median, median_error, median_probabilities
 from .datasets import PUBLIC_GRAPH_MAX_DEGREE
 from .experiments._common import check_out_dir, pyplot
 from .experiments._data import data_path, load_graph

@@ -1260,7 +1260,7 @@ def local_dampening(
 ) -> int | np.ndarray:
     """Local dampening (thesis Def. 3.4.1): select r with probability ∝ exp(ε·D(x, r)/2).
 
-    D is the dampening function (:func:`dpselect.dampen`), which rescales u by the data-dependent
+    D is the dampening function (:func:`dpselect.dampening.dampen`), which rescales u by the data-dependent
     sensitivity δ so that it has sensitivity 1. Privacy: ε-DP, indeed ε-bounded-range (thesis Thm 3.5.1),
     when the sensitivity function is admissible for u under the neighbour model of the data. ``k > 1``:
     k distinct picks, ε/k each (D does not depend on the remaining set, so this is successive sampling),

@@ -3,7 +3,7 @@
 Every loader returns a :class:`TabularData`: a float64 feature matrix ``X`` of shape (n, p) in which a
 *numeric* column holds values scaled to [0, 1] and a *categorical* column holds integer codes
 0 .. n_values-1 (stored as floats), plus the binary label vector ``y`` (int8, 1 = positive class). This is
-the representation :mod:`dpselect.trees` and :mod:`dpselect.apps.diffpid3` consume.
+the representation :mod:`dpselect.trees` and :mod:`dpselect.trees._diffpid3` consume.
 
 The loaders take the path of the files, which are read in place; the project's copy is found by the
 reproduction layer (:func:`dpselect.experiments.data_path`, e.g. ``data_path("tabular", "nltcs.dat")``).

@@ -14,7 +14,7 @@ def _accepted() -> None:
     r: RngLike = np.random.SeedSequence(1)
     dpselect.exponential([1.0, 2.0], epsilon=1.0, sensitivity=1.0, rng=np.random.SeedSequence(1))
     dpselect.exponential([1.0, 2.0], epsilon=1.0, sensitivity=1.0, rng=r)
-    dpselect.priv_agg([[1.0, 2.0]], [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0], rng=np.random.PCG64(2))
+    dpselect.multiobjective.priv_agg([[1.0, 2.0]], [1.0, 1.0], epsilon=1.0, sensitivities=[1.0, 1.0], rng=np.random.PCG64(2))
 
 
 def _refused() -> None:

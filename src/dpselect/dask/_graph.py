@@ -278,7 +278,7 @@ def pareto_score(objectives: Any, columns: Sequence[str] | None = None) -> Any:
     later one; each (partition, later partition) pair is one task: a sorted count on the second
     objective when the later partition is entirely better in the first, a 2-D dominance count otherwise.
     Memory per task: two partitions; work O(P·n log n) for P partitions. Equal to
-    :func:`dpselect.pareto_score` (ties prevent domination). Returns a lazy dask Series indexed like
+    :func:`dpselect.multiobjective.pareto_score` (ties prevent domination). Returns a lazy dask Series indexed like
     ``objectives`` (in sorted order; ``.compute().sort_index()`` restores it). Not private by itself:
     its global sensitivity is n − 1 (PrivPareto's utility).
 

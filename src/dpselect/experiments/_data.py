@@ -1,7 +1,7 @@
 """Where the real data lives, and the one rule for finding it (the reproduction layer's business).
 
-The library's loaders take a path (:func:`dpselect.load_nltcs`, :func:`dpselect.load_adult`,
-:func:`dpselect.load_edge_list`, ...); only the reproductions, ``dpselect demo``, the benchmarks and the
+The library's loaders take a path (:func:`dpselect.datasets.load_nltcs`, :func:`dpselect.datasets.load_adult`,
+:func:`dpselect.datasets.load_edge_list`, ...); only the reproductions, ``dpselect demo``, the benchmarks and the
 tests look for the project's copy of the data. It sits in ``shared/datasets/`` beside the project
 checkout (``../shared/datasets`` from the project root); ``DPSELECT_DATA`` overrides that root. Files are
 read in place and never copied into the project.
@@ -84,8 +84,8 @@ def data_path(*parts: str) -> Path:
 def load_tabular(name: str) -> TabularData:
     """One of the papers' tables by lower-case name (``nltcs``, ``adult`` or ``acs``), from :func:`data_root`.
 
-    The reproductions' loader: :func:`dpselect.load_nltcs`, :func:`dpselect.load_acs` or
-    :func:`dpselect.load_adult` on the project's copy.
+    The reproductions' loader: :func:`dpselect.datasets.load_nltcs`, :func:`dpselect.datasets.load_acs` or
+    :func:`dpselect.datasets.load_adult` on the project's copy.
 
     Parameters
     ----------
@@ -116,14 +116,14 @@ def load_graph(name: str, **kwargs: Any) -> Graph:
     """One of the papers' SNAP graphs by name (``enron``, ``dblp``, ``github``, ...) from :func:`data_root`.
 
     Its public node set is the published node count (:data:`dpselect.graphs.PUBLIC_GRAPH_NODES`, ids
-    0..n-1); keywords go to :func:`dpselect.load_edge_list`.
+    0..n-1); keywords go to :func:`dpselect.datasets.load_edge_list`.
 
     Parameters
     ----------
     name : str
         A key of :data:`dpselect.graphs.GRAPH_DATASETS` (any case; ``ValueError`` otherwise).
     **kwargs
-        Passed to :func:`dpselect.load_edge_list` (``nodes=`` / ``n_nodes=`` replace the published count).
+        Passed to :func:`dpselect.datasets.load_edge_list` (``nodes=`` / ``n_nodes=`` replace the published count).
 
     Returns
     -------
@@ -136,7 +136,8 @@ def load_graph(name: str, **kwargs: Any) -> Graph:
     >>> g.n_nodes, g.n_edges, g.public_nodes
     (36692, 183831, True)
     """
-    from ..graphs import GRAPH_DATASETS, PUBLIC_GRAPH_NODES, load_edge_list
+    from ..datasets import load_edge_list
+    from ..graphs import GRAPH_DATASETS, PUBLIC_GRAPH_NODES
 
     key = name.lower()
     if key not in GRAPH_DATASETS:

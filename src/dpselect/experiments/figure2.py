@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from ..apps.diffpid3 import diffpid3
-from ..apps.dpmoet import CompressedTable
+from ..trees import diffpid3
+from ..trees import CompressedTable
 from ..datasets import PUBLIC_TABLE_SIZE
 from ..trees import predict_many
 from . import paper_code as pc
@@ -97,7 +97,7 @@ def uagg_diffpid3(tree: Any, test: Any) -> float:
     Examples
     --------
     >>> from dpselect.tabular import TabularData
-    >>> from dpselect.apps.diffpid3 import diffpid3
+    >>> from dpselect.trees import diffpid3
     >>> test = TabularData([[0.0], [0.2], [0.7], [0.9]], [0, 0, 1, 1], ["x"], [False], [0])
     >>> uagg_diffpid3(diffpid3(test, epsilon=1.0, depth=1, n_max=4, rng=0), test)
     2.0

@@ -21,8 +21,8 @@ import argparse
 
 import numpy as np
 
-from ..apps.influence_baselines import recall, top_k_aggregate
-from ..apps.motkin_sampler import MotkinSampler
+from ..graphs import recall, top_k_aggregate
+from ..graphs import MotkinSampler
 from ..graphs import GRAPH_DATASETS
 from . import paper_code as pc
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table

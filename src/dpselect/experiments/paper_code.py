@@ -29,7 +29,7 @@ quirk          what the published code does
 ============== =================================================================================
 budget         ``tree/pareto_tree_dp*.py``, ``tree/weighted_tree_dp*.py``: ε / n_iter per selection
                round, ``for i in range(n_iter - 1)`` generations (k − 1) plus the final selection
-               (``--budget paper-code`` of :mod:`dpselect.apps.dpmoet`).
+               (``--budget paper-code`` of :mod:`dpselect.trees._dpmoet`).
 ps-weak        ``pareto/pareto_score.pyx`` ``pareto_set_score`` (used by ``tree/pareto_tree.py``):
                r' counts against r when u_i(r') >= u_i(r) in *every* objective, equal rows included,
                so identical trees lower each other's score (paper Def. 4.3: strictly larger in every
@@ -103,7 +103,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._dominance import count_with_orders
-from ..apps import dpmoet
+from ..trees import _dpmoet as dpmoet
 from ..dampening import dampen
 from ..mechanisms import exponential
 from ..multiobjective import pareto_score, pareto_sensitivity
@@ -310,7 +310,7 @@ def protocol_text(quirks: Sequence[str], applicable: Sequence[str]) -> str:
 def metric_c_weak(reference: ArrayLike, candidates: ArrayLike) -> float:
     """Metric C with *weak* Pareto domination (>= in every objective, > in one) -- what the issue thought
     Def. 4.3 says. Neither the paper (Def. 4.3: strictly larger in every objective) nor the published code
-    (``pareto/pareto_metrics.py``: ``(x' < x) & (y' < y)``) uses it; :func:`dpselect.metric_c` (strict
+    (``pareto/pareto_metrics.py``: ``(x' < x) & (y' < y)``) uses it; :func:`dpselect.trees.metric_c` (strict
     in every objective) is the metric of both. For comparison only.
 
     Parameters
@@ -712,7 +712,7 @@ def dampen_code_pareto(u: ArrayLike, sf: CodeParetoSensitivity, *, zero: bool) -
     Examples
     --------
     >>> import numpy as np
-    >>> from dpselect import pareto_score
+    >>> from dpselect.multiobjective import pareto_score
     >>> from dpselect.sensitivity import constant
     >>> U = np.array([[1.0, 2.0], [2.0, 1.0], [0.5, 0.5]])
     >>> dampen_code_pareto(pareto_score(U), code_pareto_sensitivity(U, [constant(3, 1.0)] * 2), zero=True).tolist()
@@ -765,7 +765,7 @@ def first_positive_step(sf: SensitivityFunction, candidates: np.ndarray, max_ste
 
 
 def dampen_quirk(u: ArrayLike, sf: SensitivityFunction, *, zero: bool) -> np.ndarray:
-    """D(x, r) by :func:`dpselect.dampen`; with ``zero`` the code's D(0) = first t with δ > 0.
+    """D(x, r) by :func:`dpselect.dampening.dampen`; with ``zero`` the code's D(0) = first t with δ > 0.
 
     Parameters
     ----------
@@ -1155,9 +1155,9 @@ def moet_run(data: Any, table: Any, *, epsilon: float | None, approach: str, mec
              output: int, budget: str, rng: Any, quirks: Sequence[str], cache: DampenCache | None = None) -> Any:
     """DP-MOET / NODP-MOET (``mechanism=None``) with the published code's quirks.
 
-    Same random-number use as :func:`dpselect.apps.dpmoet.dp_moet` (trees, genetic operators); with no
+    Same random-number use as :func:`dpselect.trees.dp_moet` (trees, genetic operators); with no
     selection quirk it *is* ``dp_moet`` / ``nodp_moet`` (bit for bit). ``budget`` is "paper-code" when
-    the ``budget`` quirk is on. Returns a :class:`dpselect.apps.dpmoet.MOETResult`.
+    the ``budget`` quirk is on. Returns a :class:`dpselect.trees.MOETResult`.
 
     Parameters
     ----------
@@ -1187,7 +1187,7 @@ def moet_run(data: Any, table: Any, *, epsilon: float | None, approach: str, mec
     Examples
     --------
     >>> import numpy as np
-    >>> from dpselect.apps.dpmoet import CompressedTable, dp_moet
+    >>> from dpselect.trees import CompressedTable, dp_moet
     >>> from dpselect.tabular import TabularData
     >>> X = np.random.default_rng(0).random((60, 2))
     >>> d = TabularData(X, (X[:, 0] > 0.5).astype(int), ["a", "b"], [False, False], [0, 0])
@@ -1331,7 +1331,7 @@ class TopkParetoQuirks:
 
     Examples
     --------
-    >>> from dpselect.apps.influential import motkin_objectives
+    >>> from dpselect.graphs import motkin_objectives
     >>> from dpselect.graphs import from_edges
     >>> g = from_edges([0, 0, 0, 1, 3], [1, 2, 3, 2, 4], n_nodes=5)
     >>> U = motkin_objectives(g)[0]                          # (degree, egocentric density) per node
@@ -1374,7 +1374,7 @@ class TopkParetoQuirks:
 
         Examples
         --------
-        >>> from dpselect.apps.influential import motkin_objectives
+        >>> from dpselect.graphs import motkin_objectives
         >>> from dpselect.graphs import from_edges
         >>> g = from_edges([0, 0, 0, 1, 3], [1, 2, 3, 2, 4], n_nodes=5)
         >>> U = motkin_objectives(g)[0]                          # (degree, egocentric density) per node
@@ -1419,7 +1419,7 @@ class TopkParetoQuirks:
 
         Examples
         --------
-        >>> from dpselect.apps.influential import motkin_objectives
+        >>> from dpselect.graphs import motkin_objectives
         >>> from dpselect.graphs import from_edges
         >>> g = from_edges([0, 0, 0, 1, 3], [1, 2, 3, 2, 4], n_nodes=5)
         >>> U = motkin_objectives(g)[0]                          # (degree, egocentric density) per node
@@ -1476,7 +1476,7 @@ def topk_reference_argsort(U: np.ndarray, k: int) -> np.ndarray:
 class TopkAggQuirks:
     """DP-MOTkIN-Agg local (local dampening on u_agg = w_deg·degree + w_ed·density, ε/k per pick) with the
     sensitivity quirks of the published top-k code. With no quirk it draws exactly what
-    :class:`dpselect.apps.motkin_sampler.MotkinSampler` draws for the same seed (paired comparisons).
+    :class:`dpselect.graphs.MotkinSampler` draws for the same seed (paired comparisons).
 
     ``agg-delta-ed``: δ^agg(t) = w_ed·δ^ED(2t) + w_deg·δ^ED(2t + 1) (the code's ``DeltaWeighted`` with
     ``Delta1`` = δ^ED); ``delta-code``: the code's δ^ED (2/(d − t − 1) while d − t > 2, else 1).
@@ -1491,11 +1491,11 @@ class TopkAggQuirks:
 
     Examples
     --------
-    >>> from dpselect.apps.influential import motkin_objectives
+    >>> from dpselect.graphs import motkin_objectives
     >>> from dpselect.graphs import from_edges
     >>> g = from_edges([0, 0, 0, 1, 3], [1, 2, 3, 2, 4], n_nodes=5)
     >>> U = motkin_objectives(g)[0]                          # (degree, egocentric density) per node
-    >>> from dpselect.apps.motkin_sampler import MotkinSampler
+    >>> from dpselect.graphs import MotkinSampler
     >>> ours = MotkinSampler(g, "aggregate", objective_weights=(1.0, 100.0))
     >>> a = TopkAggQuirks(U, g.degrees, (1.0, 100.0), quirks=()).sample(k=2, epsilon=1.0, rng=np.random.default_rng(0))
     >>> a.tolist() == ours.sample(k=2, epsilon=1.0, rng=np.random.default_rng(0)).tolist()
@@ -1534,7 +1534,7 @@ class TopkAggQuirks:
 
         Examples
         --------
-        >>> from dpselect.apps.influential import motkin_objectives
+        >>> from dpselect.graphs import motkin_objectives
         >>> from dpselect.graphs import from_edges
         >>> g = from_edges([0, 0, 0, 1, 3], [1, 2, 3, 2, 4], n_nodes=5)
         >>> U = motkin_objectives(g)[0]                          # (degree, egocentric density) per node

@@ -20,7 +20,7 @@ from typing import Any, Sequence, cast
 
 import numpy as np
 
-from ..apps.dpmoet import CompressedTable, dp_moet, metric_c, nodp_moet
+from ..trees import CompressedTable, dp_moet, metric_c, nodp_moet
 from ..vocabulary import MechanismName
 from . import paper_code as pc
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table
@@ -229,7 +229,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     500
     """
     add_common_arguments(parser, runs=500, epsilons=EPSILONS, datasets=DATASETS, jobs=2)
-    add_moet_arguments(parser, (30, 3, 3, 4, 10, 3), "privacy budget split (default even; see dpselect.apps.dpmoet)")
+    add_moet_arguments(parser, (30, 3, 3, 4, 10, 3), "privacy budget split (default even; see dpselect.trees._dpmoet)")
     pc.add_protocol_arguments(parser, pc.TABLE1_QUIRKS)
 
 
@@ -244,7 +244,7 @@ def _settings(res: Result) -> str:
     quirks = pc.resolve_quirks(res.args, pc.TABLE1_QUIRKS)
     budget = "paper-code" if "budget" in quirks else res.args.budget
     return (f"{moet_settings_text(moet_settings(res.args))}; objectives TPR and TNR on the whole table; budget "
-            f"split '{budget}' (see dpselect.apps.dpmoet); protocol {pc.protocol_label(quirks, pc.TABLE1_QUIRKS)}; "
+            f"split '{budget}' (see dpselect.trees._dpmoet); protocol {pc.protocol_label(quirks, pc.TABLE1_QUIRKS)}; "
             "C uses strict domination;")
 
 

@@ -34,8 +34,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..apps.influential import MotkinSampler, metric_c, top_k_pareto
-from ..graphs import GRAPH_DATASETS, Graph, load_dataset_graph
+from ..graphs import MotkinSampler, metric_c, top_k_pareto
+from ..datasets import load_dataset_graph
+from ..graphs import GRAPH_DATASETS, Graph
 from ..multiobjective import pareto_score
 from ..utilities.graph import egocentric_density
 from . import paper_code as pc
@@ -100,7 +101,7 @@ def load_graph_dataset(name: str) -> tuple[str, Graph]:
     """(label, graph) for ``enron``/``github`` or an edge-list path (label = lower-case file stem).
 
     A shipped graph has its published node set (:func:`dpselect.experiments._data.load_graph`); an
-    edge-list path is read with :func:`dpselect.graphs.load_dataset_graph` (node set from the edges).
+    edge-list path is read with :func:`dpselect.datasets.load_dataset_graph` (node set from the edges).
 
     Parameters
     ----------

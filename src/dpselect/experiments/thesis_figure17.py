@@ -1,8 +1,8 @@
 """Thesis Figure 17: error of private median selection on DPBench 1-D data (PATENT, HEPTH, INCOME).
 
-The thesis' methods select a *record* (:func:`dpselect.apps.median.median_rank`); their error is
+The thesis' methods select a *record* (:func:`dpselect.quantiles.median_rank`); their error is
 |value of the selected record − true median|, but only the rank is private (releasing the record's
-value is not ε-DP, see :func:`~dpselect.apps.median.median_rank`). The extra line ``interval`` is
+value is not ε-DP, see :func:`~dpselect.quantiles.median_rank`). The extra line ``interval`` is
 :func:`dpselect.median`, which releases an ε-DP value (uniform in an interval between order statistics
 chosen by local dampening on the rank utility): its error |released value − true median| is the same
 metric, for a mechanism whose output may actually be published.
@@ -10,7 +10,7 @@ metric, for a mechanism whose output may actually be published.
 Error = |selected value − true median value| (in bin units: value of bin i is i, Λ = 4095). EM and LD:
 exact expectation from the closed-form output probabilities (the CSV holds one row with ``run`` 0);
 PF: one row per run (the thesis reports the mean of 10,000 runs). All mechanisms run on the distinct
-values with their counts as base measure, which is exact (see :mod:`dpselect.apps.median`).
+values with their counts as base measure, which is exact (see :mod:`dpselect.quantiles._median`).
 
 Besides the thesis' methods EM, PF and LD (LD with the exact element local sensitivity of
 :mod:`dpselect.utilities.median`), the CSV has ``LD-thesis-delta``: local dampening with the
@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import mechanisms as dps
-from ..apps.median import histogram_groups, median_distribution
+from ..quantiles import histogram_groups, median_distribution
 from ..dampening import dampen
 from ..utilities.median import grouped_database, interval_median_sensitivity
 from ._common import Reproduction, Result, add_common_arguments, markdown_table

@@ -18,8 +18,8 @@ import time
 
 import numpy as np
 
-from ..apps.influence_baselines import recall, top_k_ebc
-from ..apps.priv_topk import PRIV_TOPK_MECHANISMS, PrivTopkScores, prepare_priv_topk, priv_topk
+from ..graphs import recall, top_k_ebc
+from ..graphs import PRIV_TOPK_MECHANISMS, PrivTopkScores, prepare_priv_topk, priv_topk
 from ..datasets import PUBLIC_GRAPH_MAX_DEGREE
 from ..graphs import GRAPH_DATASETS, Graph
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table, parse_int_list

@@ -16,7 +16,7 @@ import argparse
 
 import numpy as np
 
-from ..apps.diffpid3 import diffpid3
+from ..trees import diffpid3
 from ..datasets import PUBLIC_TABLE_SIZE
 from ..vocabulary import MechanismName
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table, parse_int_list

@@ -118,12 +118,13 @@ def clipping_bounds(values: ArrayLike, *, epsilon: float, q: tuple[float, float]
     Examples
     --------
     >>> import numpy as np, dpselect
+    >>> from dpselect.quantiles import clipping_bounds
     >>> x = np.random.default_rng(0).exponential(100.0, size=10_000)
-    >>> lo, hi = dpselect.clipping_bounds(x, epsilon=1.0, rng=0)
+    >>> lo, hi = clipping_bounds(x, epsilon=1.0, rng=0)
     >>> bool(-0.01 < lo <= 0.0), bool(400 < hi < 700)
     (True, True)
     >>> acc = dpselect.Accountant(epsilon=1.0)
-    >>> _ = dpselect.clipping_bounds(x, epsilon=0.5, rng=0, accountant=acc)
+    >>> _ = clipping_bounds(x, epsilon=0.5, rng=0, accountant=acc)
     >>> acc.history[-1].label, acc.history[-1].guarantee
     ('clipping_bounds', PureDP(epsilon=0.5))
     """

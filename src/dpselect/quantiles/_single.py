@@ -10,7 +10,7 @@ them. For a target quantile q the utility of interval j is
 i.e. the rank distance to q·n rounded to the nearest half-integer (ties to even). The rounding is a public
 function of (q, n), it keeps every utility an exact half-integer in float64 (no rounding in the scores), and
 for q = 1/2 it is exactly n/2: the median's utility. Interval j is picked with probability
-∝ |I_j|·exp(ε·u_j/2) and a uniform value inside it is released (:func:`dpselect.apps.median._release_value`,
+∝ |I_j|·exp(ε·u_j/2) and a uniform value inside it is released (:func:`dpselect.quantiles._median._release_value`,
 exact). Replacing one record moves every rank by at most 1 and leaves n and T alone: sensitivity 1, so the
 release is ε-bounded-range under replace-one neighbours (n public).
 
@@ -24,7 +24,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..apps.median import _release_value
+from ._median import _release_value
 from ..utilities.median import MedianIntervals
 
 __all__: list[str] = []

@@ -5,7 +5,7 @@
   PrivAgg, ε-DP with respect to adding or removing one validation record. It needs only the models'
   ``predict`` (or precomputed predictions), not scikit-learn itself.
 * :class:`DiffPID3Classifier` and :class:`DPMOETClassifier`: the private decision trees of
-  :mod:`dpselect.apps.diffpid3` and :mod:`dpselect.apps.dpmoet` as scikit-learn estimators
+  :mod:`dpselect.trees._diffpid3` and :mod:`dpselect.trees._dpmoet` as scikit-learn estimators
   (``fit/predict/predict_proba/score``, ``get_params/set_params``, usable in a ``Pipeline``), with the
   public bounds of their privacy proofs as constructor parameters. They need scikit-learn (>= 1.6).
 * :class:`PrivateSearchCV`: a private ``RandomizedSearchCV``; every run fits a DP estimator that declares

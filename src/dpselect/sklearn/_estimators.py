@@ -14,9 +14,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..apps import diffpid3 as _diffpid3
-from ..apps import dpmoet as _dpmoet
-from ..apps.dpmoet import DEFAULT_WEIGHTS
+from ..trees import _diffpid3
+from ..trees import _dpmoet
+from ..trees._dpmoet import DEFAULT_WEIGHTS
 from .._boundary import charge, check_accountant
 from .._rng import check_rng
 from ..accounting.accountant import Accountant
@@ -24,7 +24,7 @@ from ..accounting.guarantees import Guarantee
 from .._validation import check_choice, check_int, check_positive
 from ..exceptions import _release_scope, warn_public_from_data
 from ..tabular import TabularData
-from ..trees import predict_many
+from ..trees._tree import predict_many
 from ..vocabulary import MechanismName, check_mechanism
 
 __all__ = ["DiffPID3Classifier", "DPMOETClassifier", "EXPECTED_FAILED_CHECKS"]
@@ -440,7 +440,7 @@ class _PublicSchemaClassifier(ClassifierMixin, BaseEstimator):
 class DiffPID3Classifier(_PublicSchemaClassifier):
     """A DiffPID3 decision tree (thesis Alg. 4) as a scikit-learn classifier: ε-DP training.
 
-    :func:`dpselect.apps.diffpid3.diffpid3` grows a multiway ID3 tree whose splits are chosen by the
+    :func:`dpselect.trees.diffpid3` grows a multiway ID3 tree whose splits are chosen by the
     exponential mechanism, local dampening or shifted local dampening on information gain, with noisy
     counts at the nodes and noisy class counts at the leaves.
 
@@ -487,7 +487,7 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
         ``ValueError`` naming ``categories`` otherwise).
     accountant : dpselect.Accountant, optional
         Every ``fit`` is charged to it, under the label ``"DiffPID3Classifier.fit"``, what the DiffPID3
-        proof certifies (:func:`dpselect.apps.diffpid3.diffpid3`: ``PureDPComposition(ε/(2(d + 1)),
+        proof certifies (:func:`dpselect.trees.diffpid3`: ``PureDPComposition(ε/(2(d + 1)),
         2(d + 1))`` with ``budget_split = 0.5``, ``PureDP(ε)`` with another split), after ``X``, ``y``
         and the parameters are checked and before any random bit is drawn: a fit the budget cannot pay
         raises :class:`~dpselect.BudgetExceededError` and leaves the estimator unfitted (and
@@ -497,7 +497,7 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
 
     Attributes
     ----------
-    tree_ : dpselect.apps.diffpid3.DiffPID3Tree
+    tree_ : dpselect.trees.DiffPID3Tree
     classes_, n_features_in_, feature_names_in_ (DataFrame input), categorical_, feature_bounds_,
     categories_ : the public encoding used.
 
@@ -650,7 +650,7 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
 class DPMOETClassifier(_PublicSchemaClassifier):
     """DP-MOET (paper Alg. 1) as a scikit-learn classifier: evolved decision trees selected with ε-DP.
 
-    :func:`dpselect.apps.dpmoet.dp_moet` evolves a population of random binary decision trees and
+    :func:`dpselect.trees.dp_moet` evolves a population of random binary decision trees and
     selects them privately on the training data: by the number of records they classify correctly
     (``approach="accuracy"``, the default), or by (TPR, TNR) with PrivPareto or PrivAgg as in the paper;
     the ``output`` trees of the last selection vote (``predict_proba`` is the fraction of them
@@ -682,7 +682,7 @@ class DPMOETClassifier(_PublicSchemaClassifier):
         As in :class:`DiffPID3Classifier` (the public encoding; no size bound is needed: TPR and TNR
         have global sensitivity 1).
     accountant : dpselect.Accountant, optional
-        Every ``fit`` is charged the whole run (:func:`dpselect.apps.dpmoet.dp_moet`'s guarantee) under the
+        Every ``fit`` is charged the whole run (:func:`dpselect.trees.dp_moet`'s guarantee) under the
         label ``"DPMOETClassifier.fit"``, after the arguments are checked and before any random bit is
         drawn. Clones share the same accountant object, as in :class:`DiffPID3Classifier`.
 
@@ -690,7 +690,7 @@ class DPMOETClassifier(_PublicSchemaClassifier):
     ----------
     trees_ : list of dpselect.trees.Tree
         The released trees.
-    result_ : dpselect.apps.dpmoet.MOETResult
+    result_ : dpselect.trees.MOETResult
         The run's release: ``trees`` and the public settings. It holds **no** statistic of the training
         records (``objectives`` is ``None``, ``history`` empty): the exact training TPR/TNR of the trees
         are not covered by the guarantee (``dp_moet(..., exact_statistics=True)`` records them for

@@ -11,7 +11,7 @@ from .._boundary import charge, check_accountant
 from .._rng import check_rng
 from .._validation import check_k, check_positive
 from ..accounting.accountant import Accountant
-from ..multiobjective import priv_agg, priv_pareto
+from ..multiobjective._select import priv_agg, priv_pareto
 from ..registry import Mechanism, get_mechanism
 from ..sensitivity import SensitivityFunction
 from ..utilities.classification import rate_sensitivity

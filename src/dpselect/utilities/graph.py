@@ -32,7 +32,7 @@ import scipy.sparse as sp
 from .._threads import map_in_threads, resolve_threads
 from .._validation import check_int
 from ..exceptions import warn_public_from_data
-from ..graphs import Graph, _triangles_unsorted, as_graph, is_graph_like, triangle_list
+from ..graphs._graph import Graph, _triangles_unsorted, as_graph, is_graph_like, triangle_list
 from ..sensitivity import SensitivityFunction
 
 __all__ = [

@@ -6,7 +6,7 @@ Two utilities live here.
   :func:`dpselect.median`, scores the *released value* v ∈ [0, Λ]. It is the one to use: it is what
   is released, and its sensitivity is 1.
 * The **record utility** u_med of thesis Ch. 5 (everything below the interval section), used by
-  :func:`dpselect.apps.median.median_rank` and ``reproduce thesis-figure17``, scores the *records*.
+  :func:`dpselect.quantiles.median_rank` and ``reproduce thesis-figure17``, scores the *records*.
   Selecting a record is private for *which rank* is chosen, not for the selected record's value.
 
 The interval utility (replace-one-record neighbours, values in [0, Λ], n and Λ public)
@@ -470,7 +470,7 @@ class GroupedDatabase:
         return np.broadcast_to(out, a.shape).astype(np.float64, copy=True)
 
 
-_GroupedMedian = GroupedDatabase  # its former private name (apps.median imports it)
+_GroupedMedian = GroupedDatabase  # its former private name (quantiles._median imports it)
 
 
 def _grouped(values, counts, bound) -> GroupedDatabase:

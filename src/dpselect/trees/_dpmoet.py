@@ -49,11 +49,12 @@ import numpy as np
 from .._rng import check_rng
 from ..typing import RngLike
 from .._validation import check_choice, check_int, check_positive
-from ..multiobjective import metric_c  # noqa: F401  (re-exported: DP-MOET reports it)
-from ..multiobjective import pareto_score, priv_agg, priv_pareto
+from ..multiobjective._metric import metric_c  # noqa: F401  (re-exported: DP-MOET reports it)
+from ..multiobjective._pareto_score import pareto_score
+from ..multiobjective._select import priv_agg, priv_pareto
 from ..sensitivity import constant
 from ..utilities.classification import rate_sensitivity
-from ..trees import Tree, TreeSpace, crossover, mutate, predict_many, prune, random_population
+from ._tree import Tree, TreeSpace, crossover, mutate, predict_many, prune, random_population
 from .._boundary import charge, check_accountant
 from ..accounting.accountant import Accountant
 from ..accounting.composition import AdaptiveBoundedRangeComposition, PureDPComposition, compose_basic

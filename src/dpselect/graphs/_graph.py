@@ -24,7 +24,7 @@ Public node set (edge-DP): two graphs are neighbours when they differ in one edg
 so the node set -- the candidates of every private selection on the graph -- is public. Give it to the
 loader: ``nodes=`` (the node ids) or ``n_nodes=`` (ids 0..n-1). Without either, the nodes are the
 endpoints of the edges, read from the private data: :attr:`Graph.public_nodes` is then false and the
-private applications (:mod:`dpselect.apps.influential`) emit :class:`dpselect.PrivacyLeakWarning` (a node
+private applications (:mod:`dpselect.graphs`) emit :class:`dpselect.PrivacyLeakWarning` (a node
 seen in one edge only is a candidate only when that edge is present -- an infinite privacy loss).
 """
 from __future__ import annotations
@@ -38,7 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
-from ._threads import map_in_threads, resolve_threads
+from .._threads import map_in_threads, resolve_threads
 
 __all__ = [
     "Graph",
@@ -592,7 +592,7 @@ def check_public_nodes(graph: Graph, where: str, *, stacklevel: int = 3) -> None
     """
     if graph.public_nodes:
         return
-    from .exceptions import PrivacyLeakWarning
+    from ..exceptions import PrivacyLeakWarning
 
     warnings.warn(
         f"{where}: the candidate node set of graph {graph.name!r} was read from its private edge list "

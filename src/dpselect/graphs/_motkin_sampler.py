@@ -1,8 +1,8 @@
 """Repeated DP-MOTkIN selections on one graph, with the ε-independent scores cached.
 
 Each :meth:`MotkinSampler.sample` call is one ε-edge-DP selection of k nodes (ε/k per pick), with
-exactly the output law of :func:`dpselect.apps.motkin.dp_motkin_pareto` /
-:func:`~dpselect.apps.motkin.dp_motkin_agg`; the cache only saves recomputing dampened scores.
+exactly the output law of :func:`dpselect.graphs.dp_motkin_pareto` /
+:func:`~dpselect.graphs.dp_motkin_agg`; the cache only saves recomputing dampened scores.
 """
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from .._rng import check_rng
 from ..typing import RngLike
 from .._validation import check_k, check_positive
 from ..dampening import dampen_with_error
-from ..graphs import Graph
+from ._graph import Graph
 from ..mechanisms import exponential_probabilities
-from ..multiobjective import pareto_score, pareto_sensitivity
+from ..multiobjective._pareto_score import pareto_score, pareto_sensitivity
 from ..sensitivity import SensitivityFunction, weighted_sum
 from ..utilities.graph import (
     DEGREE_GLOBAL_SENSITIVITY,
@@ -29,7 +29,7 @@ from .._boundary import charge, check_accountant
 from ..accounting.accountant import Accountant
 from ..registry import get_mechanism
 from ..vocabulary import MechanismName, check_approach, selection_result
-from .motkin import (
+from ._motkin import (
     DEFAULT_AGG_WEIGHTS,
     _agg_weights,
     _sampler_mechanisms,
@@ -48,8 +48,8 @@ class MotkinSampler:
     of the remaining nodes depend only on which nodes were already picked, never on ε or on the
     run, so they are cached per picked prefix; each pick is then one exponential-mechanism draw
     (Gumbel-max) over the cached scores -- exactly PrivPareto/PrivAgg's distribution (the tests
-    compare the k = 1 probabilities with :func:`dpselect.priv_pareto_probabilities` /
-    :func:`dpselect.priv_agg_probabilities`). Privacy: each :meth:`sample` call is one ε-edge-DP
+    compare the k = 1 probabilities with :func:`dpselect.multiobjective.priv_pareto_probabilities` /
+    :func:`dpselect.multiobjective.priv_agg_probabilities`). Privacy: each :meth:`sample` call is one ε-edge-DP
     selection of k nodes, ε/k per pick.
 
     Parameters
@@ -226,7 +226,7 @@ class MotkinSampler:
             Total budget of this selection.
         rng : Generator, int or None
         accountant : dpselect.Accountant, optional
-            Charged ``mechanism.privacy(epsilon, k=k)`` (as :func:`~dpselect.apps.motkin.dp_motkin_pareto`)
+            Charged ``mechanism.privacy(epsilon, k=k)`` (as :func:`~dpselect.graphs.dp_motkin_pareto`)
             under the label ``"MotkinSampler.sample"``, after the arguments are checked and before any
             random bit is drawn; a refused release raises :class:`~dpselect.BudgetExceededError`.
 

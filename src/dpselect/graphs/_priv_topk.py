@@ -4,7 +4,7 @@ Edge differential privacy (two graphs are neighbours when they differ in one edg
 nodes not yet chosen with ε/k each. Mechanisms (``mechanism=`` with the names of
 :mod:`dpselect.vocabulary` or the thesis labels EM, PF, LD, SLD): the exponential mechanism and
 permute-and-flip with ΔEBC, local dampening and shifted local dampening with δ^EBC. Baseline:
-:func:`dpselect.apps.influence_baselines.top_k_ebc`.
+:func:`dpselect.graphs.top_k_ebc`.
 """
 from __future__ import annotations
 
@@ -16,14 +16,14 @@ from .._rng import check_rng
 from ..typing import RngLike
 from .._validation import check_k, check_positive
 from ..dampening import dampen_with_error, shift_totals_with_error
-from ..graphs import Graph
+from ._graph import Graph
 from ..sensitivity import SensitivityFunction
 from ..utilities.graph import ebc, ebc_global_sensitivity, ebc_sensitivity, public_max_degree
 from .._boundary import charge, check_accountant
 from ..accounting.accountant import Accountant
 from ..registry import Mechanism as MechanismSpec, get_mechanism, names
 from ..vocabulary import MechanismName, selection_result
-from .motkin import check_graph
+from ._motkin import check_graph
 
 __all__ = ["PrivTopkScores", "prepare_priv_topk", "priv_topk", "PRIV_TOPK_MECHANISMS"]
 

@@ -13,8 +13,8 @@ degree and egocentric density (:mod:`dpselect.utilities.graph`).
   and 100, paper Sec. 7.5); global: exponential mechanism with Δ = Σ|w_i|Δ_i; local: local dampening
   with δ^agg = Σ|w_i|δ_i.
 
-Repeated draws on one graph: :class:`dpselect.apps.motkin_sampler.MotkinSampler`. Non-private
-baselines and the paper's measures: :mod:`dpselect.apps.influence_baselines`.
+Repeated draws on one graph: :class:`dpselect.graphs.MotkinSampler`. Non-private
+baselines and the paper's measures: :mod:`dpselect.graphs._baselines`.
 """
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ import numpy as np
 from .._rng import check_rng
 from ..typing import RngLike
 from .._validation import check_k, check_positive
-from ..graphs import Graph, as_graph, check_public_nodes
-from ..multiobjective import priv_agg, priv_pareto
+from ._graph import Graph, as_graph, check_public_nodes
+from ..multiobjective._select import priv_agg, priv_pareto
 from ..sensitivity import SensitivityFunction, check_weight_values
 from ..utilities.graph import (
     DEGREE_GLOBAL_SENSITIVITY,
@@ -49,7 +49,7 @@ def _sampler_mechanisms() -> tuple[str, ...]:
     return names(noise="gumbel", where=lambda m: m.score in ("utility", "dampened"))
 
 
-#: The mechanisms :class:`~dpselect.apps.motkin_sampler.MotkinSampler` runs (a registry query; DP-MOTkIN's
+#: The mechanisms :class:`~dpselect.graphs.MotkinSampler` runs (a registry query; DP-MOTkIN's
 #: paper versions: global = exponential, local = local dampening). The selectors take every mechanism.
 MOTKIN_MECHANISMS = _sampler_mechanisms()
 #: Objective weights (degree, egocentric density) of DP-MOTkIN-Agg in paper Sec. 7.5.
@@ -118,7 +118,7 @@ def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mech
                      accountant: Accountant | None = None) -> np.ndarray | int:
     """DP-MOTkIN-Pareto: k nodes near the Pareto front of (degree, egocentric density), ε-edge-DP.
 
-    Runs PrivPareto (:func:`dpselect.priv_pareto`) k times with ε/k each on the nodes not yet picked;
+    Runs PrivPareto (:func:`dpselect.multiobjective.priv_pareto`) k times with ε/k each on the nodes not yet picked;
     the Pareto scores and δ^PS are recomputed on the remaining nodes after each pick.
 
     Parameters
@@ -127,7 +127,7 @@ def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mech
         Its node set is the candidate set, public under edge-DP: build the graph with ``nodes=`` or
         ``n_nodes=`` (:func:`dpselect.graphs.from_edges`); a node set read from the edges warns
         (:class:`dpselect.PrivacyLeakWarning`), as in :func:`dp_motkin_agg`, :class:`MotkinSampler` and
-        :func:`dpselect.apps.priv_topk.priv_topk`.
+        :func:`dpselect.graphs.priv_topk`.
     k : int, optional
         Number of nodes, 1 <= k <= n. Omitted: one node, returned as an ``int``.
     epsilon : float
@@ -182,7 +182,7 @@ def dp_motkin_agg(graph: Graph, *, k: int | None = None, epsilon: float, objecti
                   rng: RngLike = None, accountant: Accountant | None = None) -> np.ndarray | int:
     """DP-MOTkIN-Agg: k nodes maximising w_degree·degree + w_egodensity·egodensity, ε-edge-DP.
 
-    Runs PrivAgg (:func:`dpselect.priv_agg`) with k picks of ε/k each. ``mechanism="exponential"``
+    Runs PrivAgg (:func:`dpselect.multiobjective.priv_agg`) with k picks of ε/k each. ``mechanism="exponential"``
     (or another global mechanism): Δ = Σ|w_i|Δ_i (= 101 for the default ``objective_weights`` 1 and 100
     of paper Sec. 7.5); ``mechanism="local_dampening"`` (default, or another local mechanism):
     δ^agg = Σ|w_i|δ_i (paper Thm 5.4).

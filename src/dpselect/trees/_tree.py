@@ -27,9 +27,9 @@ from typing import Protocol, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._rng import check_rng
-from .typing import RngLike
-from ._validation import check_int
+from .._rng import check_rng
+from ..typing import RngLike
+from .._validation import check_int
 
 __all__ = [
     "TreeSpace",

@@ -1,4 +1,4 @@
-"""Private top-k influential nodes of a graph: DP-MOTkIN (paper Sec. 7) and PrivTopk (thesis Ch. 6).
+"""Graphs (:class:`Graph`) and their private top-k influential nodes: DP-MOTkIN (paper Sec. 7), PrivTopk (thesis Ch. 6).
 
 Privacy model for everything here: **edge differential privacy** -- two graphs are neighbours when
 they differ in exactly one edge (paper Def. 7.1). Every private function spends ``epsilon`` in total:
@@ -22,27 +22,28 @@ returned set of k node indices is ε-edge-DP.
   with the names of :mod:`dpselect.vocabulary` or their aliases EM, PF, LD, SLD): :func:`priv_topk`,
   baseline :func:`top_k_ebc`.
 
-All functions return **node indices** into the :class:`~dpselect.graphs.Graph` (``graph.node_ids[idx]``
-gives the original ids), in the order picked.
+All functions return **node indices** into the :class:`Graph` (``graph.node_ids[idx]`` gives the original
+ids), in the order picked. The loaders are in :mod:`dpselect.datasets`.
 
-The code lives in one module per concern; this module gathers their public names:
-
-* :mod:`dpselect.apps.motkin` -- DP-MOTkIN (:func:`dp_motkin_pareto`, :func:`dp_motkin_agg`,
-  :func:`motkin_objectives`);
-* :mod:`dpselect.apps.motkin_sampler` -- :class:`MotkinSampler`, repeated draws with cached scores;
-* :mod:`dpselect.apps.priv_topk` -- PrivTopk (:func:`priv_topk`, :func:`prepare_priv_topk`);
-* :mod:`dpselect.apps.influence_baselines` -- non-private baselines and :func:`recall`, :func:`metric_c`;
-* :mod:`dpselect.apps.influential_demo` -- the table of ``dpselect demo``.
+>>> import dpselect
+>>> g = dpselect.graphs.from_edges([0, 1, 2, 0], [1, 2, 3, 2], n_nodes=4)
+>>> picked = dpselect.graphs.priv_topk(g, k=2, epsilon=1.0, mechanism="exponential", max_degree=3, rng=0)
+>>> len(picked)
+2
 """
 from __future__ import annotations
 
-from .influence_baselines import metric_c, recall, top_k_aggregate, top_k_ebc, top_k_pareto
-from .influential_demo import influential_demo_table
-from .motkin import DEFAULT_AGG_WEIGHTS, MOTKIN_MECHANISMS, dp_motkin_agg, dp_motkin_pareto, motkin_objectives
-from .motkin_sampler import MotkinSampler
-from .priv_topk import PRIV_TOPK_MECHANISMS, PrivTopkScores, prepare_priv_topk, priv_topk
+from ._graph import (GRAPH_DATASETS, PUBLIC_GRAPH_NODES, Graph, GraphNormalisationWarning, as_graph,
+                     check_public_nodes, from_edges, from_networkx, is_graph_like, triangle_list)
+from ._baselines import metric_c, recall, top_k_aggregate, top_k_ebc, top_k_pareto
+from ._demo import influential_demo_table
+from ._motkin import DEFAULT_AGG_WEIGHTS, MOTKIN_MECHANISMS, dp_motkin_agg, dp_motkin_pareto, motkin_objectives
+from ._motkin_sampler import MotkinSampler
+from ._priv_topk import PRIV_TOPK_MECHANISMS, PrivTopkScores, prepare_priv_topk, priv_topk
 
 __all__ = [
+    "Graph", "GraphNormalisationWarning", "from_edges", "from_networkx", "triangle_list", "as_graph",
+    "is_graph_like", "check_public_nodes", "GRAPH_DATASETS", "PUBLIC_GRAPH_NODES",
     "motkin_objectives",
     "dp_motkin_pareto",
     "dp_motkin_agg",

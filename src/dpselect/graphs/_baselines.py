@@ -13,11 +13,12 @@ from numpy.typing import ArrayLike
 
 from .._dominance import count_dominating
 from .._validation import check_k
-from ..graphs import Graph, as_graph, is_graph_like
-from ..multiobjective import metric_c, pareto_score
+from ._graph import Graph, as_graph, is_graph_like
+from ..multiobjective._metric import metric_c
+from ..multiobjective._pareto_score import pareto_score
 from ..utilities.graph import ebc
-from .motkin import DEFAULT_AGG_WEIGHTS, motkin_objectives
-from .priv_topk import PrivTopkScores
+from ._motkin import DEFAULT_AGG_WEIGHTS, motkin_objectives
+from ._priv_topk import PrivTopkScores
 
 __all__ = ["top_k_pareto", "top_k_aggregate", "top_k_ebc", "recall", "metric_c"]
 

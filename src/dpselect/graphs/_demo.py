@@ -6,12 +6,12 @@ from typing import Any
 
 from .._rng import check_rng
 from ..typing import RngLike
-from ..graphs import Graph
+from ._graph import Graph
 from ..vocabulary import MechanismName
-from .influence_baselines import metric_c, recall, top_k_aggregate, top_k_ebc, top_k_pareto
-from .motkin import check_graph, motkin_objectives
-from .motkin_sampler import MotkinSampler
-from .priv_topk import prepare_scores, priv_topk
+from ._baselines import metric_c, recall, top_k_aggregate, top_k_ebc, top_k_pareto
+from ._motkin import check_graph, motkin_objectives
+from ._motkin_sampler import MotkinSampler
+from ._priv_topk import prepare_scores, priv_topk
 
 __all__ = ["influential_demo_table"]
 

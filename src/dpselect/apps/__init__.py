@@ -1,3 +1,0 @@
-"""Applications of the papers built on the selection mechanisms."""
-
-__all__ = []
