@@ -185,6 +185,41 @@ def test_dask_frequent_items_without_a_domain_is_charged_nonprivate():
     assert acc.history[0].guarantee == BoundedRange(1.0)
 
 
+def _charged(fn, *args, **kw):
+    """The labels ``fn`` charges to an infinite budget, and whether a finite one refused it untouched."""
+    gen = np.random.default_rng(2)
+    state = gen.bit_generator.state
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dpselect.PrivacyLeakWarning)
+        with pytest.raises(BudgetExceededError, match="non-private"):
+            fn(*args, rng=gen, accountant=Accountant(epsilon=1e6), **kw)
+        rec = Accountant(epsilon=math.inf)
+        fn(*args, rng=0, accountant=rec, **kw)
+    assert gen.bit_generator.state == state
+    return [r.label for r in rec.history if isinstance(r.guarantee, NonPrivate)]
+
+
+def test_applications_that_read_a_public_quantity_from_the_data_are_charged_nonprivate():
+    from dpselect.graphs import MotkinSampler, from_edges, priv_topk
+    from dpselect.tabular import load_table
+    from dpselect.trees import diffpid3
+    edges = ([0, 0, 0, 1, 4, 4, 5], [1, 2, 3, 2, 5, 6, 6])
+    public, seen = from_edges(*edges, n_nodes=8), from_edges(*edges)
+    assert _charged(priv_topk, public, k=2, epsilon=1.0, mechanism="PF") == \
+        ["priv_topk: non-private (max_degree read from the data)"]
+    assert _charged(priv_topk, seen, k=2, epsilon=1.0, mechanism="PF", max_degree=7) == \
+        ["priv_topk: non-private (nodes (the candidate set) read from the data)"]
+    with pytest.warns(dpselect.PrivacyLeakWarning):
+        sampler = MotkinSampler(seen, "pareto")          # the leak is the sampler's: every sample pays it
+    assert _charged(sampler.sample, epsilon=1.0) == \
+        ["MotkinSampler.sample: non-private (nodes (the candidate set) read from the data)"]
+    r = np.random.default_rng(0)
+    x = r.integers(0, 3, 60)
+    table = load_table({"a": x, "y": (x > 0).astype(int)}, "y", categories={"a": [0, 1, 2]})
+    assert _charged(diffpid3, table, epsilon=1.0, depth=1) == \
+        ["diffpid3(mechanism='local_dampening'): non-private (n_max read from the data)"]
+
+
 def _raise_messages() -> list[str]:
     """The constant text of every exception raised in the library's source (f-string pieces joined)."""
     out = []

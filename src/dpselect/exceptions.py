@@ -95,9 +95,7 @@ def warn_public_from_data(quantity: str, value: object, where: str, *, stackleve
     >>> w[0].category.__name__
     'PrivacyLeakWarning'
     """
-    seen = _READ_FROM_DATA.get()
-    if seen is not None:        # recorded whatever the warning filters: the charge of the call reads it
-        seen.append(quantity)
+    _note_read_from_data(quantity)
     warnings.warn(
         f"{where}: {quantity} was not given and was read from the private data ({quantity} = {value!r}); "
         f"the result is not differentially private as stated. Pass {quantity}= explicitly (a public value "
@@ -136,6 +134,14 @@ def _release_scope() -> Iterator[list[str]]:
         _READ_FROM_DATA.reset(token)
         if outer is not None:
             outer.extend(seen)
+
+
+def _note_read_from_data(quantity: str) -> None:
+    """Record ``quantity`` as read from the data in the release running now (whatever the warning filters:
+    that release's charge reads it). Every emitter of :class:`PrivacyLeakWarning` calls it."""
+    seen = _READ_FROM_DATA.get()
+    if seen is not None:
+        seen.append(quantity)
 
 
 def _read_from_data() -> str | None:
