@@ -300,3 +300,20 @@ def test_export_gaussian_and_nonprivate():
     rec.charge(NonPrivate(), label="leak")
     assert rec.spent().epsilon(1e-6) == math.inf
     assert _theirs(rec, 1e-6, "pld") == math.inf == _theirs(rec, 1e-6, "rdp")
+
+
+def test_the_paper_code_protocol_is_charged_nonprivate():
+    from dpselect.experiments.paper_code import TopkAggQuirks, TopkParetoQuirks
+    from dpselect.graphs import from_edges, motkin_objectives
+    g = from_edges([0, 0, 0, 1, 3], [1, 2, 3, 2, 4], n_nodes=5)
+    U = motkin_objectives(g)[0]
+    gen = np.random.default_rng(0)
+    state = gen.bit_generator.state
+    with pytest.raises(BudgetExceededError, match=r"non-private \(paper-code protocol\)"):
+        TopkParetoQuirks(U, g.degrees, local=True, quirks=("fp-raise",)).sample(k=2, epsilon=1.0, rng=gen,
+                                                                               accountant=Accountant(1e6))
+    assert gen.bit_generator.state == state
+    rec = Accountant(epsilon=math.inf)
+    TopkAggQuirks(U, g.degrees, (1.0, 100.0), quirks=("delta-code",)).sample(k=2, epsilon=1.0, rng=gen,
+                                                                            accountant=rec)
+    assert rec.spent() == NonPrivate(("TopkAggQuirks.sample: non-private (paper-code protocol)",))
