@@ -178,13 +178,14 @@ def _calls():
         "dpselect.sklearn.select_model": lambda a, g: f("dpselect.sklearn.select_model")(
             y=[1, 1, 0, 0] * 5, predictions=[[1, 1, 0, 0] * 5, [0, 1, 0, 1] * 5], epsilon=0.5, rng=g, accountant=a),
         "dpselect.sklearn.PrivateSearchCV": lambda a, g: f("dpselect.sklearn.PrivateSearchCV")(
-            f("dpselect.sklearn.DiffPID3Classifier")(n_max=100, feature_bounds=(0, 10)), {"depth": [1, 2]},
-            epsilon=1.0, mean_runs=2, rng=g, accountant=a).fit(X, y).best_params_,
+            f("dpselect.sklearn.DiffPID3Classifier")(n_max=100, feature_bounds=(0, 10), classes=[0, 1]),
+            {"depth": [1, 2]}, epsilon=1.0, mean_runs=2, rng=g, accountant=a).fit(X, y).best_params_,
         "dpselect.sklearn.DiffPID3Classifier": lambda a, g: f("dpselect.sklearn.DiffPID3Classifier")(
-            epsilon=0.5, depth=1, n_max=100, feature_bounds=(0, 10), random_state=g, accountant=a).fit(
-            X, y).predict(X).tolist(),
+            epsilon=0.5, depth=1, n_max=100, feature_bounds=(0, 10), classes=[0, 1], random_state=g,
+            accountant=a).fit(X, y).predict(X).tolist(),
         "dpselect.sklearn.DPMOETClassifier": lambda a, g: f("dpselect.sklearn.DPMOETClassifier")(
-            epsilon=1.0, feature_bounds=(0, 10), random_state=g, accountant=a, **moet).fit(X, y).predict(X).tolist(),
+            epsilon=1.0, feature_bounds=(0, 10), classes=[0, 1], random_state=g, accountant=a,
+            **moet).fit(X, y).predict(X).tolist(),
     }
     try:
         import dask.array as da

@@ -102,7 +102,9 @@ from typing import Any, Callable, Sequence, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._boundary import charge, check_accountant
 from .._dominance import count_with_orders
+from ..accounting.guarantees import NonPrivate
 from ..trees import _dpmoet as dpmoet
 from ..dampening import dampen
 from ..mechanisms import exponential
@@ -1152,7 +1154,8 @@ def private_select_quirks(tp: ArrayLike, tn: ArrayLike, n_pos: int, n_neg: int, 
 
 def moet_run(data: Any, table: Any, *, epsilon: float | None, approach: str, mechanism: str | None,
              weights: Sequence[float], population: int, selection: int, generations: int, depth: int, max_depth: int,
-             output: int, budget: str, rng: Any, quirks: Sequence[str], cache: DampenCache | None = None) -> Any:
+             output: int, budget: str, rng: Any, quirks: Sequence[str], cache: DampenCache | None = None,
+             accountant: Any = None) -> Any:
     """DP-MOET / NODP-MOET (``mechanism=None``) with the published code's quirks.
 
     Same random-number use as :func:`dpselect.trees.dp_moet` (trees, genetic operators); with no
@@ -1178,6 +1181,8 @@ def moet_run(data: Any, table: Any, *, epsilon: float | None, approach: str, mec
     rng : RngLike
     quirks : sequence of str
     cache : DampenCache, optional
+    accountant : Accountant, optional
+        Charged ``NonPrivate`` (the published code's protocol is a reproduction, not a private release).
 
     Returns
     -------
@@ -1198,6 +1203,7 @@ def moet_run(data: Any, table: Any, *, epsilon: float | None, approach: str, mec
     >>> len(res.trees), all(a == b for a, b in zip(res.trees, ref.trees))    # no quirk: dp_moet itself
     (2, True)
     """
+    _charge_protocol(accountant, f"moet_run(quirks={','.join(quirks)})")
     gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     code_trees = "tree-depths" in quirks
     if not selection_quirks(quirks) and not code_trees:
@@ -1259,6 +1265,12 @@ def moet_run(data: Any, table: Any, *, epsilon: float | None, approach: str, mec
     how = "NODP" if mechanism is None else "DP"
     return dpmoet.MOETResult(trees, rates(tp[idx], tn[idx], table.n_pos, table.n_neg),
                              f"{how}-MOET-{approach.capitalize()}-paper-code", epsilon, budget, n_gen, [])
+
+
+def _charge_protocol(accountant: Any, label: str) -> None:
+    """The published code's protocol reproduces a number, it is never a private release: ε = ∞."""
+    # non-private under every relation: charged under the accountant's own
+    charge(check_accountant(accountant), NonPrivate(), label=label, neighbours=None, nonprivate="paper-code protocol")
 
 
 def fork(gen: np.random.Generator) -> np.random.Generator:
@@ -1401,8 +1413,9 @@ class TopkParetoQuirks:
         self._cache[key] = out
         return out
 
-    def sample(self, *, k: int, epsilon: float, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, *, k: int, epsilon: float, rng: np.random.Generator, accountant: Any = None) -> np.ndarray:
         """k node indices; :class:`FloatingPointFailure` where the code's float path (``fp-raise``) raises.
+        An ``accountant`` is charged ``NonPrivate`` (the published code's protocol, not a private release).
 
         Parameters
         ----------
@@ -1427,6 +1440,8 @@ class TopkParetoQuirks:
         ...                                                               rng=np.random.default_rng(0)).shape
         (2,)
         """
+        _charge_protocol(accountant, f"TopkParetoQuirks.sample(quirks={','.join(sorted(self.q))})")
+
         def draw(s, sens, e, kk):
             if "fp-raise" in self.q:
                 return code_exponential(s, e, sens, kk, rng)
@@ -1518,8 +1533,9 @@ class TopkAggQuirks:
             self.sf = weighted_sum([w_deg, w_ed], [degree_sensitivity(deg.astype(np.int64)), sf_ed])
         self.D, self.err = dampen_with_error(self.u, self.sf)
 
-    def sample(self, *, k: int, epsilon: float, rng: np.random.Generator) -> np.ndarray:
-        """k node indices in the order picked (ε/k per pick).
+    def sample(self, *, k: int, epsilon: float, rng: np.random.Generator, accountant: Any = None) -> np.ndarray:
+        """k node indices in the order picked (ε/k per pick). An ``accountant`` is charged ``NonPrivate``
+        (the published code's protocol, not a private release).
 
         Parameters
         ----------
@@ -1544,5 +1560,6 @@ class TopkAggQuirks:
         """
         from ..mechanisms import dampened_select
 
+        _charge_protocol(accountant, "TopkAggQuirks.sample")
         sel = dampened_select(self.u, self.sf, self.D, self.err, float(epsilon), k, rng)
         return np.atleast_1d(np.asarray(sel, dtype=np.int64))
