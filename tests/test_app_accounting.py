@@ -213,8 +213,8 @@ def _xy():
 
 
 ESTIMATORS = {
-    "DiffPID3Classifier": (dict(epsilon=0.6, depth=2, n_max=200), PureDPComposition(0.1, 6)),
-    "DPMOETClassifier": (dict(epsilon=1.0, **MOET), AdaptiveBoundedRangeComposition(0.25, 4)),
+    "DiffPID3Classifier": (dict(epsilon=0.6, depth=2, n_max=200, classes=[0, 1]), PureDPComposition(0.1, 6)),
+    "DPMOETClassifier": (dict(epsilon=1.0, classes=[0, 1], **MOET), AdaptiveBoundedRangeComposition(0.25, 4)),
 }
 
 

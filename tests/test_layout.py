@@ -287,7 +287,8 @@ TOP_LEVEL = {
     "exponential_probabilities", "permute_and_flip_probabilities", "report_noisy_max_probabilities",
     "local_dampening_probabilities", "shifted_local_dampening_probabilities",
     "SensitivityFunction", "constant", "maximum", "weighted_sum", "quantile", "quantiles", "median",
-    "Accountant", "PureDP", "BoundedRange", "ApproxDP", "ZCDP", "audit", "registry", "get_mechanism", "MECHANISMS",
+    "Accountant", "PureDP", "BoundedRange", "ApproxDP", "ZCDP", "NonPrivate",
+    "audit", "registry", "get_mechanism", "MECHANISMS",
 }
 
 

@@ -23,7 +23,7 @@ from dpselect.quantiles import median_distribution, median_rank
 from dpselect import registry
 from dpselect._rng import check_rng
 from dpselect._validation import check_k, check_positive, check_utilities
-from dpselect.accounting import AdaptiveBoundedRangeComposition, BoundedRange, PureDP, PureDPComposition
+from dpselect.accounting import AdaptiveBoundedRangeComposition, BoundedRange, NonPrivate, PureDP, PureDPComposition
 from dpselect.registry import Mechanism, get_mechanism, names
 from dpselect.typing import MechanismName
 from dpselect.vocabulary import ALIASES, GLOBAL_MECHANISMS, LOCAL_MECHANISMS, selection_result
@@ -79,7 +79,8 @@ def test_privacy_values():
     assert [rnm.bounded_range(noise=z) for z in ("laplace", "gumbel", "exponential")] == [False, True, False]
     em = get_mechanism("EM")
     # options that do not change the guarantee are accepted and ignored; others are errors naming them
-    assert em.privacy(1.0, monotonic=True, base_measure=[1, 2], rng=0, exact=False) == BoundedRange(1.0)
+    assert em.privacy(1.0, monotonic=True, base_measure=[1, 2], rng=0) == BoundedRange(1.0)
+    assert em.privacy(1.0, exact=False) == NonPrivate()     # float sampling is not ε-DP
     assert get_mechanism("SLD").privacy(1.0, direction="decreasing") == BoundedRange(1.0)
     with pytest.raises(TypeError, match="unexpected option 'noise'"):
         em.privacy(1.0, noise="gumbel")

@@ -265,7 +265,7 @@ def test_diffpid3_classifier_budget_split_stored_checked_in_fit_and_default_unch
     with pytest.raises(ValueError, match="budget_split"):
         DiffPID3Classifier(n_max=1000, feature_bounds=(0, 10), budget_split=1.5, accountant=acc).fit(X, y)
     assert len(acc.history) == 0                      # nothing charged
-    base = dict(epsilon=1.0, depth=3, n_max=1000, feature_bounds=(0, 10), random_state=3)
+    base = dict(epsilon=1.0, depth=3, n_max=1000, feature_bounds=(0, 10), random_state=3, classes=[0, 1])
     a = DiffPID3Classifier(**base).fit(X, y).tree_
     b = DiffPID3Classifier(**base, budget_split=0.5).fit(X, y).tree_
     assert a.feature.tolist() == b.feature.tolist() and a.label.tolist() == b.label.tolist()

@@ -78,7 +78,7 @@ def blobs(n=1500, seed=0):
 def tree_search(**kw):
     args = dict(epsilon=1.0, delta=1e-5, mean_runs=3, random_state=0)
     args.update(kw)
-    return PrivateSearchCV(DiffPID3Classifier(n_max=2000, feature_bounds=(0, 1)),
+    return PrivateSearchCV(DiffPID3Classifier(n_max=2000, feature_bounds=(0, 1), classes=[0, 1]),
                            {"depth": [1, 2, 3], "mechanism": ["exponential", "local_dampening"]}, **args)
 
 
@@ -87,13 +87,14 @@ def tree_search(**kw):
 # ---------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("make", [
     lambda acc: DiffPID3Classifier(epsilon=0.9, depth=2, n_max=1500, feature_bounds=(0, 1), random_state=0,
-                                   accountant=acc),
+                                   classes=[0, 1], accountant=acc),
     lambda acc: DiffPID3Classifier(epsilon=0.9, depth=2, n_max=1500, feature_bounds=(0, 1), random_state=0,
-                                   budget_split=0.3, accountant=acc),
+                                   budget_split=0.3, classes=[0, 1], accountant=acc),
     lambda acc: DPMOETClassifier(epsilon=0.9, population=6, generations=1, depth=1, max_depth=2, output=2,
-                                 feature_bounds=(0, 1), random_state=0, accountant=acc),
+                                 feature_bounds=(0, 1), random_state=0, classes=[0, 1], accountant=acc),
     lambda acc: DPMOETClassifier(epsilon=0.9, population=6, generations=2, depth=1, max_depth=2, output=1,
-                                 mechanism="permute_and_flip", feature_bounds=(0, 1), random_state=0, accountant=acc),
+                                 mechanism="permute_and_flip", feature_bounds=(0, 1), random_state=0, classes=[0, 1],
+                                 accountant=acc),
 ])
 def test_declared_guarantee_is_the_charge(make):
     X, y = blobs(400)
@@ -111,7 +112,7 @@ def test_search_over_budget_split_is_not_refused():
     # searched parameter (every configuration's guarantee is ε at δ = 0, up to rounding)
     X, y = blobs(600)
     acc = dpselect.Accountant(epsilon=1.5, delta=1e-5, mode="basic")
-    s = PrivateSearchCV(DiffPID3Classifier(n_max=1000, feature_bounds=(0, 1)),
+    s = PrivateSearchCV(DiffPID3Classifier(n_max=1000, feature_bounds=(0, 1), classes=[0, 1]),
                         {"budget_split": [0.25, 0.5, 0.75], "depth": [2, 3]}, epsilon=1.0, delta=1e-5, mean_runs=3,
                         random_state=0, accountant=acc).fit(X, y)
     assert s.best_params_ is None or s.best_params_["budget_split"] in (0.25, 0.5, 0.75)

@@ -28,7 +28,7 @@ from . import audit
 from . import registry
 from .registry import MECHANISMS, get_mechanism
 from .accounting.accountant import Accountant
-from .accounting.guarantees import ZCDP, ApproxDP, BoundedRange, PureDP
+from .accounting.guarantees import ZCDP, ApproxDP, BoundedRange, NonPrivate, PureDP
 from .quantiles import median, quantile, quantiles
 # The applications' subpackages, so that ``dpselect.graphs.priv_topk`` works after ``import dpselect``
 # (the optional-dependency ones, sklearn and dask, are imported by their users).
@@ -41,6 +41,6 @@ __all__ = [
     "shifted_local_dampening", "shifted_local_dampening_probabilities",
     "SensitivityFunction", "constant", "maximum", "weighted_sum",
     "quantile", "quantiles", "median",
-    "Accountant", "PureDP", "BoundedRange", "ApproxDP", "ZCDP",
+    "Accountant", "PureDP", "BoundedRange", "ApproxDP", "ZCDP", "NonPrivate",
     "audit", "registry", "get_mechanism", "MECHANISMS",
 ]

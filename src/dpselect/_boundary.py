@@ -25,10 +25,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .accounting.accountant import Accountant
+from .accounting.accountant import Accountant, Event
 from .accounting.composition import (AdaptiveBoundedRangeComposition, BoundedRangeComposition,
                                      PureDPComposition, per_pick_epsilon)
-from .accounting.guarantees import BoundedRange, Guarantee, PureDP
+from .accounting.guarantees import BoundedRange, Guarantee, NonPrivate, PureDP
+from .exceptions import _read_from_data
 
 __all__: list[str] = []
 
@@ -81,7 +82,7 @@ def repeated(guarantee: Guarantee, times: int) -> Guarantee:
     >>> repeated(BoundedRange(0.5), 3)
     BoundedRangeComposition(epsilon0=0.5, k=3)
     """
-    if times == 1:
+    if times == 1 or isinstance(guarantee, NonPrivate):      # n non-private releases: still ε = ∞
         return guarantee
     if isinstance(guarantee, BoundedRange):
         return BoundedRangeComposition(guarantee.epsilon_, times)
@@ -95,11 +96,15 @@ def repeated(guarantee: Guarantee, times: int) -> Guarantee:
 
 
 def charge(accountant: Accountant | None, guarantee: Guarantee, *, label: str, neighbours: str | None,
-           times: int = 1) -> None:
+           times: int = 1, event: Event | None = None, nonprivate: str | None = None) -> None:
     """Charge ``guarantee`` (``times`` independent releases of it, e.g. ``size=`` draws) to ``accountant``.
 
     No-op when ``accountant`` is None. Call it after validation and before any randomness: a relation the
-    accountant cannot take raises here, before anything is drawn.
+    accountant cannot take raises here, before anything is drawn. With
+    ``nonprivate`` (why the release is not private: ``"exact=False"``), or after a public quantity was read
+    from the data in the release's scope (a :class:`~dpselect.PrivacyLeakWarning`, see
+    :func:`dpselect.exceptions._release_scope`), the charge is :class:`~dpselect.accounting.NonPrivate`
+    instead, labelled ``"{label}: non-private (why)"``.
 
     Parameters
     ----------
@@ -116,6 +121,10 @@ def charge(accountant: Accountant | None, guarantee: Guarantee, *, label: str, n
         sensitivity Δu is stated for (the selectors, PrivPareto / PrivAgg, ``tune``).
     times : int
         Number of independent releases of ``guarantee`` (``size=`` draws), charged as one composition.
+    event : Event, optional
+        What ran (kept in the record).
+    nonprivate : str, optional
+        Why the release is not private (None: it is).
 
     Returns
     -------
@@ -132,10 +141,19 @@ def charge(accountant: Accountant | None, guarantee: Guarantee, *, label: str, n
     >>> charge(acc, PureDP(0.25), label="demo", neighbours="add_remove", times=2)
     >>> round(acc.spent().epsilon_, 9), acc.history[0].label
     (0.5, 'demo')
+    >>> rec = Accountant(epsilon=float("inf"))
+    >>> charge(rec, PureDP(0.25), label="demo", neighbours=None, nonprivate="bounds read from the data")
+    >>> rec.spent()
+    NonPrivate(calls=('demo: non-private (bounds read from the data)',))
     """
     if accountant is None:
         return
-    accountant.charge(repeated(guarantee, times), label=label, neighbours=neighbours)
+    nonprivate = nonprivate or _read_from_data()
+    if nonprivate is not None:
+        accountant.charge(NonPrivate(), label=f"{label}: non-private ({nonprivate})", event=event,
+                          neighbours=neighbours)
+        return
+    accountant.charge(repeated(guarantee, times), label=label, event=event, neighbours=neighbours)
 
 
 def check_topk_delta(delta: Any, k: int | None) -> float:
@@ -204,7 +222,7 @@ def topk_budget(epsilon: float, k: int, delta: float, *, bounded_range: bool) ->
     return per_pick_epsilon("bounded_range" if bounded_range else "pure", k=k, epsilon=epsilon, delta=delta), 1
 
 
-def selection_label(name: str, k: int | None, size: int | None, delta: float = 0.0) -> str:
+def selection_label(name: str, k: int | None, size: int | None, delta: float = 0.0, exact: bool = True) -> str:
     """The ``accountant.history`` label of a selector call: ``name`` and the arguments that shape it.
 
     Parameters
@@ -215,6 +233,8 @@ def selection_label(name: str, k: int | None, size: int | None, delta: float = 0
         As passed (None: omitted).
     delta : float
         The top-k δ (shown when > 0).
+    exact : bool
+        ``exact=`` of the call (shown when False, with ``": non-private"``: float sampling is not ε-DP).
 
     Returns
     -------
@@ -224,6 +244,8 @@ def selection_label(name: str, k: int | None, size: int | None, delta: float = 0
     --------
     >>> selection_label("exponential", None, None), selection_label("exponential", 3, 10, 1e-6)
     ('exponential', 'exponential(k=3, size=10, delta=1e-06)')
+    >>> selection_label("exponential", None, None, exact=False)
+    'exponential(exact=False): non-private'
     """
     parts = []
     if k is not None:
@@ -232,14 +254,18 @@ def selection_label(name: str, k: int | None, size: int | None, delta: float = 0
         parts.append(f"size={size}")
     if delta:
         parts.append(f"delta={delta!r}")
-    return f"{name}({', '.join(parts)})" if parts else name
+    if not exact:
+        parts.append("exact=False")
+    return (f"{name}({', '.join(parts)})" if parts else name) + ("" if exact else ": non-private")
 
 
 def charge_selection(accountant: Accountant | None, mechanism: Any, epsilon: float, *, k: int | None,
-                     size: int | None, delta: float = 0.0, **options: Any) -> None:
+                     size: int | None, delta: float = 0.0, exact: bool = True, **options: Any) -> None:
     """Charge one call of ``mechanism`` (a registered name or a ``Mechanism``): its
     ``.privacy(epsilon, k=, delta=, **options)``,
-    ``size`` times (``size=None``: once), labelled by :func:`selection_label`. No-op without an accountant.
+    ``size`` times (``size=None``: once), labelled by :func:`selection_label`, with the call's
+    :class:`~dpselect.accounting.Event`; ``exact=False`` charges :class:`~dpselect.accounting.NonPrivate`.
+    No-op without an accountant.
 
     Charged under the accountant's own relation: a selector is ε-DP under whatever relation the caller's
     sensitivity Δu bounds the utilities' change for, and that claim is the caller's.
@@ -256,6 +282,8 @@ def charge_selection(accountant: Accountant | None, mechanism: Any, epsilon: flo
         The checked ``k`` and ``size`` as passed (None: omitted).
     delta : float
         The checked top-k δ.
+    exact : bool
+        The checked ``exact=`` (False: float sampling, not ε-DP: charged as ``NonPrivate``).
     **options
         The guarantee-relevant options of the call (``noise=`` for report-noisy-max).
 
@@ -274,24 +302,31 @@ def charge_selection(accountant: Accountant | None, mechanism: Any, epsilon: flo
     >>> charge_selection(acc, "permute_and_flip", 0.3, k=None, size=2)
     >>> acc.history[0].guarantee, acc.history[0].label
     (PureDPComposition(epsilon0=0.3, k=2), 'permute_and_flip(size=2)')
+    >>> charge_selection(acc, "permute_and_flip", 0.1, k=None, size=None, exact=False)
+    Traceback (most recent call last):
+    ...
+    dpselect.exceptions.BudgetExceededError: charging NonPrivate() (label 'permute_and_flip(exact=False): ...
     """
     if accountant is None:
         return
     if isinstance(mechanism, str):
         from .vocabulary import _MECHANISM_TABLE     # the registry's store (filled by dpselect.registry)
         mechanism = _MECHANISM_TABLE[mechanism]
-    key = (id(mechanism), epsilon, k, size, delta, tuple(sorted(options.items())))
+    opts = tuple(sorted(options.items()))
+    key = (id(mechanism), epsilon, k, size, delta, exact, opts)
     hit = _CHARGES.get(key)
     if hit is None or hit[0] is not mechanism:
-        g = repeated(mechanism.privacy(epsilon, k=k, delta=delta, **options), 1 if size is None else size)
-        hit = (mechanism, g, selection_label(mechanism.name, k, size, delta))
+        g = repeated(mechanism.privacy(epsilon, k=k, delta=delta, exact=exact, **options), 1 if size is None else size)
+        shown = tuple(o for o in opts if o[1] is not False)   # base_measure=False: none given
+        ev = Event(mechanism.name, epsilon, k, delta, size, shown if exact else (*shown, ("exact", False)))
+        hit = (mechanism, g, selection_label(mechanism.name, k, size, delta, exact), ev)
         if len(_CHARGES) >= 4096:
             _CHARGES.clear()
         _CHARGES[key] = hit
-    accountant.charge(hit[1], label=hit[2])
+    accountant.charge(hit[1], label=hit[2], event=hit[3])
 
 
-# (id(spec), arguments) -> (spec, guarantee, label): the same call charges the same (frozen) guarantee object,
+# (id(spec), arguments) -> (spec, guarantee, label, event): the same call charges the same (frozen) guarantee object,
 # so the accountant's per-object cost cache answers and a charge stays O(1) and cheap (10^4 charges through a
 # selector in a small fraction of a second). The spec is kept in the entry, so its id cannot be reused.
-_CHARGES: dict[tuple, tuple[Any, Guarantee, str]] = {}
+_CHARGES: dict[tuple, tuple[Any, Guarantee, str, Event]] = {}

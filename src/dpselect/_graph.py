@@ -590,8 +590,9 @@ def check_public_nodes(graph: Graph, where: str, *, stacklevel: int = 3) -> None
     """
     if graph.public_nodes:
         return
-    from .exceptions import PrivacyLeakWarning
+    from .exceptions import PrivacyLeakWarning, _note_read_from_data
 
+    _note_read_from_data("nodes (the candidate set)")
     warnings.warn(
         f"{where}: the candidate node set of graph {graph.name!r} was read from its private edge list "
         "(the endpoints of its edges; their number is private, not shown); a node seen in one edge only is a candidate only "

@@ -3,14 +3,18 @@
 ``PrivacyLeakWarning`` is emitted when a quantity that a privacy proof treats as *public* (a bound on
 the values, a maximum degree, a database-size bound, a column range, a category count) was not given
 by the caller and had to be read from the private data instead. The released output is then *not*
-ε-DP as stated: the public quantity itself leaks. Pass the quantity explicitly to silence it.
+ε-DP as stated: the public quantity itself leaks, and the call charges its accountant
+:class:`~dpselect.accounting.NonPrivate` (ε = ∞). Pass the quantity explicitly.
 
 ``BudgetExceededError`` is raised by :class:`dpselect.Accountant` when a release would spend more than the
 budget; the release is refused before anything is drawn and nothing is recorded.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import warnings
+from typing import Iterator
 
 __all__ = ["PrivacyLeakWarning", "BudgetExceededError", "warn_public_from_data"]
 
@@ -91,6 +95,7 @@ def warn_public_from_data(quantity: str, value: object, where: str, *, stackleve
     >>> w[0].category.__name__
     'PrivacyLeakWarning'
     """
+    _note_read_from_data(quantity)
     warnings.warn(
         f"{where}: {quantity} was not given and was read from the private data ({quantity} = {value!r}); "
         f"the result is not differentially private as stated. Pass {quantity}= explicitly (a public value "
@@ -98,3 +103,48 @@ def warn_public_from_data(quantity: str, value: object, where: str, *, stackleve
         PrivacyLeakWarning,
         stacklevel=stacklevel,
     )
+
+
+#: The public quantities read from the data in the release running now (None outside one): appended by
+#: :func:`warn_public_from_data`, read by that release's charge (``dpselect._boundary.charge``).
+_READ_FROM_DATA: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("dpselect_read_from_data",
+                                                                                  default=None)
+
+
+@contextlib.contextmanager
+def _release_scope() -> Iterator[list[str]]:
+    """The scope of one release: the quantities :func:`warn_public_from_data` reports in it, which make its
+    charge ``NonPrivate``. A release nested in another reports them to the outer one too.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with _release_scope() as seen, warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     warn_public_from_data("bound", 7.0, "median")
+    >>> seen
+    ['bound']
+    """
+    outer = _READ_FROM_DATA.get()
+    seen: list[str] = []
+    token = _READ_FROM_DATA.set(seen)
+    try:
+        yield seen
+    finally:
+        _READ_FROM_DATA.reset(token)
+        if outer is not None:
+            outer.extend(seen)
+
+
+def _note_read_from_data(quantity: str) -> None:
+    """Record ``quantity`` as read from the data in the release running now (whatever the warning filters:
+    that release's charge reads it). Every emitter of :class:`PrivacyLeakWarning` calls it."""
+    seen = _READ_FROM_DATA.get()
+    if seen is not None:
+        seen.append(quantity)
+
+
+def _read_from_data() -> str | None:
+    """Why the release running now is not private (the quantities it read from the data), or None."""
+    seen = _READ_FROM_DATA.get()
+    return f"{', '.join(dict.fromkeys(seen))} read from the data" if seen else None

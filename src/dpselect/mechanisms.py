@@ -531,7 +531,8 @@ def _exponential_entry(utilities: ArrayLike, *, epsilon: float, sensitivity: flo
     u, eps, sens, kk, monotonic, w = _prepare(utilities, epsilon, sensitivity, k, monotonic, base_measure)
     d, exact, size, gen = _check_call(k, kk, delta, exact, size, rng, accountant)
     eps_pick, split = topk_budget(eps, kk, d, bounded_range=True)
-    charge_selection(accountant, "exponential", eps, k=None if k is None else kk, size=size, delta=d)
+    charge_selection(accountant, "exponential", eps, k=None if k is None else kk, size=size, delta=d, exact=exact,
+                     base_measure=w is not None)
     return _exponential(u, eps_pick, split, sens, kk, monotonic, w, gen, exact, size)
 
 
@@ -814,8 +815,8 @@ def _rnm_boundary(name: str, utilities, epsilon, sensitivity, noise, k, delta, m
     w = _check_copies(w, noise)
     d, exact, size, gen = _check_call(k, kk, delta, exact, size, rng, accountant)
     eps_pick, split = topk_budget(eps, kk, d, bounded_range=noise == "gumbel")
-    charge_selection(accountant, name, eps, k=None if k is None else kk, size=size, delta=d,
-                     **({"noise": noise} if name == "report_noisy_max" else {}))
+    charge_selection(accountant, name, eps, k=None if k is None else kk, size=size, delta=d, exact=exact,
+                     base_measure=w is not None, **({"noise": noise} if name == "report_noisy_max" else {}))
     return _report_noisy_max(u, eps_pick, split, sens, kk, monotonic, w, gen, exact, size, noise)
 
 
@@ -1267,7 +1268,8 @@ def _local_dampening_entry(utilities: ArrayLike, *, epsilon: float, sensitivity_
     u, eps, sf, kk, w = _prepare_local(utilities, epsilon, sensitivity_function, k, base_measure)
     d, exact, size, gen = _check_call(k, kk, delta, exact, size, rng, accountant)
     eps_pick, split = topk_budget(eps, kk, d, bounded_range=True)
-    charge_selection(accountant, "local_dampening", eps, k=None if k is None else kk, size=size, delta=d)
+    charge_selection(accountant, "local_dampening", eps, k=None if k is None else kk, size=size, delta=d, exact=exact,
+                     base_measure=w is not None)
     return _local_dampening(u, eps_pick, split, sf, kk, w, gen, exact, size, max_steps)
 
 
@@ -1445,7 +1447,8 @@ def _shifted_local_dampening_entry(utilities: ArrayLike, *, epsilon: float, sens
     u, eps, sf, kk, w = _prepare_local(utilities, epsilon, sensitivity_function, k, base_measure)
     d, exact, size, gen = _check_call(k, kk, delta, exact, size, rng, accountant)
     eps_pick, split = topk_budget(eps, kk, d, bounded_range=True)
-    charge_selection(accountant, "shifted_local_dampening", eps, k=None if k is None else kk, size=size, delta=d)
+    charge_selection(accountant, "shifted_local_dampening", eps, k=None if k is None else kk, size=size, delta=d,
+                     exact=exact, base_measure=w is not None)
     return _shifted_local_dampening(u, eps_pick, split, sf, kk, w, gen, exact, size, max_steps, direction)
 
 

@@ -89,12 +89,13 @@ from numpy.typing import ArrayLike
 
 from . import mechanisms as _m
 from . import vocabulary as _voc
-from ._validation import check_choice, check_int, check_positive, short_repr
+from ._validation import check_bool, check_choice, check_int, check_positive, short_repr
 from ._boundary import check_accountant, check_topk_delta, repeated, selection_label, topk_budget
 from ._rng import check_rng
 from .accounting.accountant import Accountant
 from .accounting.composition import AdaptiveBoundedRangeComposition, PureDPComposition
-from .accounting.guarantees import BoundedRange, Guarantee, PureDP
+from .accounting.accountant import Event
+from .accounting.guarantees import BoundedRange, Guarantee, NonPrivate, PureDP
 from .dampening import DEFAULT_MAX_STEPS, dampen_with_error, shift_totals_with_error
 from .sampling import NOISES
 from .sensitivity import SensitivityFunction
@@ -388,18 +389,22 @@ class Mechanism:
         nn = None if size is None else check_int(size, "size", minimum=1)
         acc: Any = None
         guarantee: Any = None
-        label = self.name
+        label, event = self.name, None
         if accountant is not None and "accountant" in self._takes:
             options["accountant"] = accountant
         elif accountant is not None:
             acc = check_accountant(accountant)
             delta = check_topk_delta(options.get("delta", 0.0), kk)
             noise = {"noise": options["noise"]} if "noise" in options else {}
-            # the guarantee the release runs at: per-pick ε from (ε, δ) when the selector takes delta= (item 6)
-            guarantee = repeated(self.privacy(epsilon, k=kk, delta=delta, **noise), 1 if nn is None else nn)
-            label = selection_label(self.name, kk, nn, delta)
+            exact = check_bool(options.get("exact", True), "exact")
+            # the guarantee the release runs at: per-pick ε from (ε, δ) when the selector takes delta=
+            guarantee = repeated(self.privacy(epsilon, k=kk, delta=delta, exact=exact, **noise),
+                                 1 if nn is None else nn)
+            label = selection_label(self.name, kk, nn, delta, exact)
+            event = Event(self.name, float(epsilon), kk, delta, nn,
+                          tuple(noise.items()) + (() if exact else (("exact", False),)))
             if not acc.can_afford(guarantee):
-                acc.charge(guarantee, label=label)        # raises BudgetExceededError: nothing drawn or recorded
+                acc.charge(guarantee, label=label, event=event)   # raises BudgetExceededError: nothing drawn
         gen = None
         if acc is not None and ("rng" in options or self._takes_rng):
             gen = check_rng(options.get("rng"))
@@ -411,10 +416,10 @@ class Mechanism:
             # charged unless the selector provably drew nothing (it refused on its checks): without a
             # generator to watch, a failure after drawing cannot be told apart, so it is charged
             if acc is not None and (gen is None or gen.bit_generator.state != state):
-                acc.charge(guarantee, label=label)
+                acc.charge(guarantee, label=label, event=event)
             raise
         if acc is not None:
-            acc.charge(guarantee, label=label)            # before the output is checked: it was drawn
+            acc.charge(guarantee, label=label, event=event)   # before the output is checked: it was drawn
         return self._check_output(out, utilities, kk, nn)
 
     def _check_output(self, out: Any, utilities: ArrayLike, k: int | None, size: int | None) -> Selection:
@@ -599,14 +604,16 @@ class Mechanism:
             gives ε0 = :func:`~dpselect.accounting.per_pick_epsilon` (the largest ε0 whose k-fold adaptive
             composition is (ε, δ)-DP), the ε0 the selectors then use.
         **options
-            The selector's options. Those that decide the guarantee (``noise=`` of report-noisy-max) are
+            The selector's options. Those that decide the guarantee (``noise=`` of report-noisy-max;
+            ``exact=False``, float sampling, which is not ε-DP: :class:`~dpselect.accounting.NonPrivate`) are
             read; the others (``rng``, ``base_measure``, ``monotonic``, ``accountant``, ...) are accepted and
             ignored; unknown ones are a ``TypeError``.
 
         Returns
         -------
         Guarantee
-            One pick: ``PureDP(ε)`` or ``BoundedRange(ε)`` (see the module docstring). ``k`` picks: the
+            ``NonPrivate()`` with ``exact=False``. One pick: ``PureDP(ε)`` or ``BoundedRange(ε)`` (see the
+            module docstring). ``k`` picks: the
             adaptive composition value of the k picks, ``PureDPComposition(ε0, k)`` or
             ``AdaptiveBoundedRangeComposition(ε0, k)`` (ε at δ = 0 when ``delta=0``; ``.epsilon(delta) <= ε``
             otherwise).
@@ -618,12 +625,16 @@ class Mechanism:
         >>> g = get_mechanism("PF").privacy(1.0, k=10, delta=1e-6)
         >>> type(g).__name__, g.epsilon0 > 0.1
         ('PureDPComposition', True)
+        >>> get_mechanism("EM").privacy(1.0, exact=False)
+        NonPrivate()
         """
         eps = check_positive(epsilon, "epsilon")
         self._check_options(options, probabilities=False)
         cls = self._guarantee_class(options.get("noise"))
         kk = None if k is None else check_int(k, "k", minimum=1)
         d = check_topk_delta(delta, kk)
+        if not check_bool(options.get("exact", True), "exact"):
+            return NonPrivate()
         if kk is None or kk == 1:
             return cls(eps)
         e0 = _per_pick(eps, kk) if d == 0.0 else topk_budget(eps, kk, d, bounded_range=cls is BoundedRange)[0]

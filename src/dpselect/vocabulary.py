@@ -14,6 +14,8 @@ from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 import numpy as np
 
+from .exceptions import _release_scope
+
 
 __all__ = ["MECHANISMS", "GLOBAL_MECHANISMS", "LOCAL_MECHANISMS", "ALIASES", "check_mechanism",
            "APPROACHES", "APPROACH_ALIASES", "check_approach"]
@@ -241,7 +243,8 @@ def selection_result(fn: F) -> F:
         labels = None
         if args and _is_labelled(args[0]):
             labels, args, kwargs = _unlabel(sig, args, kwargs)
-        out = fn(*args, **kwargs)
+        with _release_scope():     # a public quantity read from the data makes the call's charge NonPrivate
+            out = fn(*args, **kwargs)
         if kwargs.get("k") is None:
             arr = out
         else:

@@ -101,7 +101,9 @@ from typing import Any, Callable, Sequence, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
+from dpselect._boundary import charge, check_accountant
 from dpselect._dominance import count_with_orders
+from dpselect.accounting import NonPrivate
 from dpselect.dampening import dampen
 from dpselect.mechanisms import exponential
 from dpselect.multiobjective import pareto_score, pareto_sensitivity
@@ -821,13 +823,15 @@ def _select(scores: Callable[[np.ndarray], tuple[np.ndarray, float]], n: int, k:
 
 def moet_run(data: Any, table: Any, *, epsilon: float | None, approach: str, mechanism: str | None,
              weights: Sequence[float], population: int, selection: int, generations: int, depth: int, max_depth: int,
-             output: int, budget: str, rng: Any, quirks: Sequence[str], cache: DampenCache | None = None) -> Any:
+             output: int, budget: str, rng: Any, quirks: Sequence[str], cache: DampenCache | None = None,
+             accountant: Any = None) -> Any:
     """DP-MOET / NODP-MOET (``mechanism=None``) with the published code's quirks.
 
     Same random-number use as :func:`dpselect.trees.dp_moet` (trees, genetic operators); with no
     selection quirk it *is* ``dp_moet`` / ``nodp_moet`` (bit for bit). ``budget`` is "paper-code" when
     the ``budget`` quirk is on. ``table`` is ``CompressedTable.from_data(data)``; ``population`` ..
-    ``output`` are Alg. 1's p, s, k, d, d_max, o. Returns a :class:`dpselect.trees.MOETResult`.
+    ``output`` are Alg. 1's p, s, k, d, d_max, o. Returns a :class:`dpselect.trees.MOETResult`. An ``accountant`` is charged
+    ``NonPrivate`` (the published code's protocol is a reproduction, not a private release).
 
     Examples
     --------
@@ -843,6 +847,7 @@ def moet_run(data: Any, table: Any, *, epsilon: float | None, approach: str, mec
     >>> len(res.trees), all(a == b for a, b in zip(res.trees, ref.trees))    # no quirk: dp_moet itself
     (2, True)
     """
+    _charge_protocol(accountant, f"moet_run(quirks={','.join(quirks)})")
     gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     code_trees = "tree-depths" in quirks
     if not _SELECTION_QUIRKS & set(quirks) and not code_trees:
@@ -906,6 +911,8 @@ def moet_run(data: Any, table: Any, *, epsilon: float | None, approach: str, mec
                              f"{how}-MOET-{approach.capitalize()}-paper-code", epsilon, budget, n_gen, [])
 
 
+ An ``accountant`` is charged
+    ``NonPrivate`` (the published code's protocol is a reproduction, not a private release).
 def cache_note(cache: DampenCache, before: dict) -> dict[str, Any]:
     """The cache counts since ``before`` (a :meth:`DampenCache.counts`).
 
@@ -991,8 +998,9 @@ class TopkParetoQuirks:
         self._cache[key] = out
         return out
 
-    def sample(self, *, k: int, epsilon: float, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, *, k: int, epsilon: float, rng: np.random.Generator, accountant: Any = None) -> np.ndarray:
         """k node indices; :class:`FloatingPointFailure` where the code's float path (``fp-raise``) raises.
+        An ``accountant`` is charged ``NonPrivate`` (the published code's protocol, not a private release).
 
         Examples
         --------
@@ -1004,7 +1012,8 @@ class TopkParetoQuirks:
         (2,)
         """
         return _select(self.scores, self.n, k, epsilon, rng, fp_raise="fp-raise" in self.q,
-                       fixed="fixed-scores" in self.q)
+                       fixed="fixed-scores" in self.q) An ``accountant`` is charged
+    ``NonPrivate`` (the published code's protocol is a reproduction, not a private release).
 
 
 def topk_reference_argsort(U: np.ndarray, k: int) -> np.ndarray:
@@ -1058,8 +1067,9 @@ class TopkAggQuirks:
             self.sf = weighted_sum([w_deg, w_ed], [degree_sensitivity(deg.astype(np.int64)), sf_ed])
         self.D, self.err = dampen_with_error(self.u, self.sf)
 
-    def sample(self, *, k: int, epsilon: float, rng: np.random.Generator) -> np.ndarray:
-        """k node indices in the order picked (ε/k per pick).
+    def sample(self, *, k: int, epsilon: float, rng: np.random.Generator, accountant: Any = None) -> np.ndarray:
+        """k node indices in the order picked (ε/k per pick). An ``accountant`` is charged ``NonPrivate``
+        (the published code's protocol, not a private release).
 
         Examples
         --------
@@ -1072,5 +1082,6 @@ class TopkAggQuirks:
         """
         from dpselect.mechanisms import dampened_select
 
+        _charge_protocol(accountant, "TopkAggQuirks.sample")
         sel = dampened_select(self.u, self.sf, self.D, self.err, float(epsilon), k, rng)
         return np.atleast_1d(np.asarray(sel, dtype=np.int64))

@@ -44,10 +44,11 @@ from .._validation import check_choice, check_nonnegative, check_positive, short
 from ..exceptions import BudgetExceededError
 from ._numeric import check_delta, down, exact_up, rdp_delta, zcdp_delta, zcdp_epsilon
 from .composition import (AdaptiveBoundedRangeComposition, BoundedRangeComposition, PureDPComposition, _kairouz_delta, _composed_epsilon_cached)
-from .guarantees import (DEFAULT_ORDERS, RDP, ZCDP, ApproxDP, BoundedRange, GaussianMechanism, Guarantee, PureDP)
+from .guarantees import (DEFAULT_ORDERS, RDP, ZCDP, ApproxDP, BoundedRange, GaussianMechanism, Guarantee, NonPrivate,
+                         PureDP)
 from .neighbours import ADD_REMOVE, check_neighbours, convert
 
-__all__ = ["Accountant", "ChargeRecord", "MODES"]
+__all__ = ["Accountant", "ChargeRecord", "Event", "MODES"]
 
 MODES = ("adaptive", "basic", "fixed", "batch")
 
@@ -68,6 +69,10 @@ def _add(acc: tuple[float, float], x: float) -> tuple[float, float]:
     return t, c + ((s - (t - bp)) + (x - bp))
 
 
+def _is_inf(x: object) -> bool:
+    return isinstance(x, (float, np.floating)) and x == _INF
+
+
 def _val(acc: tuple[float, float]) -> float:
     """The value of a compensated sum, moved up one ulp when roundings occurred (never below exact)."""
     s, c = acc
@@ -77,16 +82,58 @@ from ._adaptive_br import WINDOW_MAX_K as _WINDOW_MAX_K  # noqa: E402
 _SLACK = 1e-12   # relative: ε/k split in float may sum to one ulp above ε; far below any mechanism's own error
 
 
+class Event(NamedTuple):
+    """What ran, kept apart from how it was analysed (the charged guarantee), so that a history can be
+    re-analysed later (the dp-accounting model of events).
+
+    Attributes
+    ----------
+    mechanism : str
+        The mechanism or application that ran (``"exponential"``, ``"priv_pareto"``, ...).
+    epsilon : float or None
+        The ε it was called with (None: not an ε-parametrised release).
+    k : int or None
+        The number of picks (None: one pick, ``k`` omitted).
+    delta : float
+        The top-k δ of the call (0: ε/k per pick).
+    size : int or None
+        Independent draws in the call (None: one).
+    options : tuple of (str, object)
+        The options that decide the law: ``noise``, ``exact``, ``base_measure`` (whether one was given),
+        the base run of a tuning, ...
+    relation : object
+        The neighbour relation of the release (None: not stated; :meth:`Accountant.charge` sets the stated
+        one).
+
+    Examples
+    --------
+    >>> import dpselect
+    >>> acc = dpselect.Accountant(epsilon=1.0)
+    >>> _ = dpselect.exponential([1.0, 5.0], epsilon=0.5, sensitivity=1.0, k=2, rng=0, accountant=acc)
+    >>> acc.history[0].event
+    Event(mechanism='exponential', epsilon=0.5, k=2, delta=0.0, size=None, options=(), relation='add_remove')
+    """
+
+    mechanism: str
+    epsilon: float | None = None
+    k: int | None = None
+    delta: float = 0.0
+    size: int | None = None
+    options: tuple = ()
+    relation: Any = None
+
+
 class ChargeRecord(NamedTuple):
     """One accepted charge: the guarantee, the caller's label, the wall-clock time (``time.time()``) and
-    the neighbour relation the release was stated under.
+    the neighbour relation the release was stated under and the event (what ran).
 
     Returned by :meth:`Accountant.charge`; :attr:`Accountant.history` lists them.
 
     Attributes
     ----------
     guarantee : Guarantee
-        What was charged, under the accountant's relation (converted when ``neighbours`` differs).
+        What was charged: the analysis of the event, under the accountant's relation (converted when
+        ``neighbours`` differs).
     label : str or None
         The caller's label (a converted charge appends what was stated, e.g.
         ``"median [add_remove: PureDP(epsilon=0.5)]"``).
@@ -94,18 +141,21 @@ class ChargeRecord(NamedTuple):
         When it was accepted (seconds since the epoch).
     neighbours : str
         The relation the release's guarantee was stated under.
+    event : Event or None
+        What ran (None: a charge made directly, with only its guarantee known).
 
     Examples
     --------
     >>> rec = Accountant(epsilon=1.0).charge(PureDP(0.5), label="q1")
-    >>> rec.guarantee, rec.label, rec.time > 0, rec.neighbours
-    (PureDP(epsilon=0.5), 'q1', True, 'add_remove')
+    >>> rec.guarantee, rec.label, rec.time > 0, rec.neighbours, rec.event
+    (PureDP(epsilon=0.5), 'q1', True, 'add_remove', None)
     """
 
     guarantee: Guarantee
     label: str | None
     time: float
     neighbours: str
+    event: Event | None = None
 
 
 class _Cost(NamedTuple):
@@ -171,10 +221,10 @@ def _cost(g: Guarantee) -> _Cost:
         return _Cost(_k_times(g.k, g.epsilon0), 0.0, g.zcdp(), ("pure", g.epsilon0, g.k))
     if isinstance(g, (ZCDP, GaussianMechanism)):
         return _Cost(math.inf, 0.0, g.zcdp(), None)
-    if isinstance(g, RDP):
+    if isinstance(g, (RDP, NonPrivate)):
         return _Cost(math.inf, 0.0, math.inf, None)
     raise TypeError(f"guarantee must be a guarantee value (PureDP, BoundedRange, ApproxDP, ZCDP, GaussianMechanism, "
-                    f"RDP, ...), got {short_repr(g)}")
+                    f"RDP, NonPrivate, ...), got {short_repr(g)}")
 
 
 @lru_cache(maxsize=256)
@@ -182,6 +232,8 @@ def _rho_budget(epsilon: float, delta: float) -> float:
     """The largest ρ whose CKS conversion is (ε, δ)-DP (rounded down)."""
     if delta <= 0.0:
         return 0.0
+    if epsilon == _INF:
+        return _INF
     lo, hi = 0.0, 1.0
     while zcdp_delta(hi, epsilon) <= delta:
         lo, hi = hi, 2.0 * hi
@@ -239,7 +291,8 @@ class Accountant:
     Parameters
     ----------
     epsilon : float
-        The ε of the budget (> 0).
+        The ε of the budget (> 0). ``math.inf``: no limit, a recorder that also accepts
+        :class:`~dpselect.accounting.NonPrivate` releases (a finite budget refuses them).
     delta : float, optional
         The δ of the budget, in [0, 1). Default 0: pure ε-DP, basic composition.
     mode : {"adaptive", "basic", "fixed", "batch"}
@@ -281,7 +334,7 @@ class Accountant:
     def __init__(self, epsilon: float, delta: float = 0.0, *, mode: str = "adaptive",
                  approx_delta: float = 0.0, neighbours: str = ADD_REMOVE) -> None:
         self.neighbours = check_neighbours(neighbours)
-        self.epsilon = check_positive(epsilon, "epsilon")
+        self.epsilon = math.inf if _is_inf(epsilon) else check_positive(epsilon, "epsilon")
         self.delta = check_delta(delta, "delta")
         self.mode = check_choice(mode, "mode", MODES)
         self.approx_delta = check_nonnegative(approx_delta, "approx_delta")
@@ -355,7 +408,8 @@ class Accountant:
         d = _add(s.d, c.delta) if c.delta else s.d
         e = _add(s.e, c.eps)
         if track == "basic":
-            return (e[0] + e[1] <= self._lim_e and d[0] + d[1] <= self._lim_d), _State(e, d, s.r, (), None, s.n + 1)
+            return (c.eps < _INF and e[0] + e[1] <= self._lim_e and d[0] + d[1] <= self._lim_d), \
+                _State(e, d, s.r, (), None, s.n + 1)
         r = _add(s.r, c.rho)
         if track == "zcdp":
             # the OR filter (docs/accounting.md, "Why the adaptive filter is never worse than adding ε's"):
@@ -446,6 +500,8 @@ class Accountant:
         """
         guarantee = self._converted(guarantee, neighbours)
         c = self._cost_of(guarantee)
+        if isinstance(guarantee, NonPrivate):
+            return self.epsilon == _INF
         if c.rho == math.inf and c.eps == math.inf and self._track != "fixed":
             return False
         return self._fits(guarantee, c, self._state)[0]      # a snapshot: no lock held while it computes
@@ -466,7 +522,7 @@ class Accountant:
                     "release; docs/accounting.md).")
         return ""
 
-    def charge(self, guarantee: Guarantee, *, label: str | None = None,
+    def charge(self, guarantee: Guarantee, *, label: str | None = None, event: Event | None = None,
                neighbours: str | None = None) -> ChargeRecord:
         """Record a release of ``guarantee``, or refuse it.
 
@@ -479,6 +535,9 @@ class Accountant:
             What the release certifies (e.g. ``BoundedRange(ε)`` for the exponential mechanism).
         label : str, optional
             Keyword-only: a label kept in the record (and named in the refusal).
+        event : Event, optional
+            Keyword-only: what ran (kept in the record, with its ``relation`` set to the stated one; the
+            selectors pass it).
         neighbours : str, optional
             The relation ``guarantee`` is stated under. Omitted: the accountant's own (you assert that your
             release's guarantee holds under it). Another relation is converted to the accountant's where a
@@ -518,6 +577,8 @@ class Accountant:
         """
         if label is not None and not isinstance(label, str):
             raise TypeError(f"label must be a string or None, got {short_repr(label)}")
+        if event is not None and not isinstance(event, Event):
+            raise TypeError(f"event must be a dpselect.accounting.Event or None, got {short_repr(event)}")
         stated = self.neighbours if neighbours is None else neighbours
         try:
             converted = self._converted(guarantee, neighbours)
@@ -526,15 +587,22 @@ class Accountant:
         if converted is not guarantee:
             label = f"{label or ''} [{stated}: {guarantee!r}]".lstrip()
             guarantee = converted
+        if event is not None and event.relation is None:
+            event = event._replace(relation=stated)
         c = self._cost_of(guarantee)
-        if c.rho == _INF and c.eps == _INF and self._track != "fixed":
+        nonprivate = isinstance(guarantee, NonPrivate)
+        if not nonprivate and c.rho == _INF and c.eps == _INF and self._track != "fixed":
             raise ValueError(f"an RDP curve can be charged in mode='fixed' or 'batch' only (an RDP filter needs "
                              f"one order fixed in advance), got mode={self.mode!r}")
         with self._lock:
             s = self._state
-            ok, new = self._fits(guarantee, c, s)
+            if nonprivate:    # ε = ∞ on every path: only an infinite budget records it
+                ok, new = self.epsilon == _INF, s._replace(e=(_INF, 0.0), r=(_INF, 0.0), groups=None, rdp=None,
+                                                            n=s.n + 1)
+            else:
+                ok, new = self._fits(guarantee, c, s)
             if ok:
-                rec = ChargeRecord(guarantee, label, _now(), stated)
+                rec = ChargeRecord(guarantee, label, _now(), stated, event)
                 del self._log[s.n:]      # a record left by a charge interrupted before its commit
                 self._log.append(rec)
                 self._state = new        # the commit: one assignment (sums, groups, curve and count at once)
@@ -543,6 +611,13 @@ class Accountant:
         # in "fixed" mode); it names public quantities only (the guarantees charged are the caller's)
         spent = self._spent(s, self.delta)
         where = f" (label {label!r})" if label is not None else ""
+        if nonprivate:
+            raise BudgetExceededError(
+                f"charging {guarantee!r}{where} would exceed the budget (epsilon={self.epsilon!r}, "
+                f"delta={self.delta!r}): the release is not differentially private (no finite ε; the label says "
+                f"why). The private call samples exactly (exact=True, the default) and takes every public "
+                f"quantity as an argument. Nothing was released or recorded.",
+                guarantee=guarantee, label=label, spent=spent)
         raise BudgetExceededError(
             f"charging {guarantee!r}{where} would exceed the budget (epsilon={self.epsilon!r}, "
             f"delta={self.delta!r}, mode={self.mode!r}); spent so far: {spent!r} over "
@@ -561,7 +636,7 @@ class Accountant:
         s = self._state
         return tuple(self._log[:s.n])        # records below a committed count never change
 
-    def spent(self, delta: float | None = None) -> PureDP | ApproxDP:
+    def spent(self, delta: float | None = None) -> PureDP | ApproxDP | NonPrivate:
         """What the charges so far compose to, as (ε, δ) at ``delta``.
 
         In ``"adaptive"`` mode with δ > 0: the smaller of the pure sum (the ε's added, at the δ the (ε, δ)
@@ -574,8 +649,9 @@ class Accountant:
 
         Returns
         -------
-        PureDP or ApproxDP
-            ``PureDP(0.0)`` before any charge.
+        PureDP or ApproxDP or NonPrivate
+            ``PureDP(0.0)`` before any charge; ``NonPrivate(calls=labels)`` once a non-private release was
+            recorded (ε = ∞), naming the calls that made it so.
 
         Raises
         ------
@@ -593,10 +669,14 @@ class Accountant:
         d = None if delta is None else check_delta(delta)
         return self._spent(self._state, d)       # from a snapshot: no lock held (a "fixed" reading can take seconds)
 
-    def _spent(self, s: _State, delta: float | None) -> PureDP | ApproxDP:
+    def _spent(self, s: _State, delta: float | None) -> PureDP | ApproxDP | NonPrivate:
         eps, dl, rho = _val(s.e), _val(s.d), _val(s.r)
         if not s.n:
             return PureDP(0.0)
+        if eps == _INF and rho == _INF:     # a NonPrivate charge (or an RDP curve): look for the former
+            calls = tuple(str(r.label) for r in self._log[:s.n] if isinstance(r.guarantee, NonPrivate))
+            if calls:
+                return NonPrivate(calls)
         if self.mode == "basic" or (self.mode == "adaptive" and self.delta == 0.0):
             return PureDP(eps) if dl == 0.0 else ApproxDP(eps, dl)
         target = self.delta if delta is None else delta
@@ -642,7 +722,7 @@ class Accountant:
         Returns
         -------
         Guarantee
-            ``PureDP``, ``ApproxDP`` or ``ZCDP`` (rounded down).
+            ``PureDP``, ``ApproxDP`` or ``ZCDP`` (rounded down); ``NonPrivate()`` for ``epsilon=math.inf``.
 
         Examples
         --------
@@ -654,6 +734,8 @@ class Accountant:
         'ZCDP'
         """
         s = self._state
+        if self.epsilon == _INF:
+            return NonPrivate()              # no limit: even a non-private release is accepted
         if self._zcdp_track:
             rho_left = max(0.0, down(self._rho_budget - _val(s.r)))
             eps_left = max(0.0, down(self.epsilon - _val(s.e)))
@@ -672,6 +754,8 @@ class Accountant:
     def _history_without_delta(self, what: str) -> tuple[ChargeRecord, ...]:
         hist = self.history
         for r in hist:
+            if isinstance(r.guarantee, NonPrivate):
+                raise ValueError(f"{what} is infinite: the charge labelled {r.label!r} is non-private")
             if isinstance(r.guarantee, ApproxDP) and r.guarantee.delta_ > 0.0:
                 raise ValueError(f"{what} is undefined: the charge {r.guarantee!r} has a δ of its own (read "
                                  f"acc.spent(delta) instead)")
@@ -692,7 +776,7 @@ class Accountant:
         Raises
         ------
         ValueError
-            A charge has a δ of its own or no zCDP bound (an RDP curve).
+            A charge has a δ of its own or no zCDP bound (an RDP curve), or is non-private.
 
         Examples
         --------
@@ -721,7 +805,7 @@ class Accountant:
         Raises
         ------
         ValueError
-            A charge has a δ of its own.
+            A charge has a δ of its own, or is non-private.
 
         Examples
         --------
@@ -736,6 +820,35 @@ class Accountant:
         for r in hist:
             total = total + self._curve(r.guarantee)
         return RDP(DEFAULT_ORDERS, np.nextafter(total, np.inf) if hist else total)
+
+    def to_dp_accounting(self) -> Any:
+        """The history as one dp-accounting ``ComposedDpEvent``, for its accountants built with
+        ``NeighboringRelation.REPLACE_ONE`` (needs the ``dp-accounting`` package, the ``test`` extra).
+
+        Each charge becomes the event of its guarantee: ``NonPrivateDpEvent`` for :class:`NonPrivate`; for
+        ε-DP the worst ε-DP pair, ``RandomizedResponseDpEvent`` on two buckets (dp-accounting takes it under
+        REPLACE_ONE only; the pair, not the label, is what composes); a bounded-range release as the pure
+        ε-DP event it implies (dp-accounting has no bounded-range event: exact at δ = 0, looser than
+        :meth:`spent` at δ > 0); k-fold compositions as k such events; ``GaussianDpEvent`` (PLD only),
+        ``ZCDpEvent`` (RDP only); ``UnsupportedDpEvent`` for (ε, δ) charges with δ > 0 and RDP curves.
+
+        Returns
+        -------
+        dp_accounting.ComposedDpEvent
+
+        Examples
+        --------
+        >>> from dp_accounting import NeighboringRelation
+        >>> from dp_accounting.pld.pld_privacy_accountant import PLDAccountant
+        >>> acc = Accountant(epsilon=1.0)
+        >>> for _ in range(10):
+        ...     _ = acc.charge(PureDP(0.1))
+        >>> pld = PLDAccountant(NeighboringRelation.REPLACE_ONE, value_discretization_interval=1e-7)
+        >>> round(pld.compose(acc.to_dp_accounting()).get_epsilon(0.0), 5), round(acc.spent().epsilon_, 9)
+        (1.0, 1.0)
+        """
+        from ._export import composed
+        return composed([r.guarantee for r in self.history])
 
     def privacy_curve(self, deltas: Sequence[float] | np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The privacy profile of what was spent as arrays ``(deltas, epsilons)``.

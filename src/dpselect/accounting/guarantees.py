@@ -31,7 +31,7 @@ from .._validation import check_nonnegative, check_positive, short_repr
 from ._numeric import (bisect_decreasing, check_delta, exact_up, rdp_delta, rdp_epsilon, square_over, up, up_eps,
                        zcdp_delta, zcdp_epsilon)
 
-__all__ = ["Guarantee", "PureDP", "BoundedRange", "ApproxDP", "ZCDP", "GaussianMechanism", "RDP",
+__all__ = ["Guarantee", "PureDP", "BoundedRange", "ApproxDP", "ZCDP", "GaussianMechanism", "RDP", "NonPrivate",
            "DEFAULT_ORDERS"]
 
 #: Rényi orders used where a curve must be tabulated (as in the common RDP accountants, plus a fine
@@ -789,4 +789,49 @@ class RDP(Guarantee):
         return self.epsilons[i] if i < len(self.orders) else math.inf
 
 
-GuaranteeLike = Union[PureDP, BoundedRange, ApproxDP, ZCDP, GaussianMechanism, RDP]
+@dataclass(frozen=True)
+class NonPrivate(Guarantee):
+    """A release that is not differentially private: no finite ε at any δ < 1 (dp-accounting's
+    ``NonPrivateDpEvent``).
+
+    What dpselect charges for a release it cannot vouch for: float sampling (``exact=False``), a quantity
+    the proof treats as public read from the data (a call that warned :class:`~dpselect.PrivacyLeakWarning`),
+    the papers' own code. A finite budget refuses it before anything is drawn; an ``Accountant`` with
+    ``epsilon=math.inf`` records it, and its ``spent()`` is then a ``NonPrivate`` naming those calls.
+
+    Parameters
+    ----------
+    calls : tuple of str, default ()
+        The labels of the calls that made a total non-private (set by ``Accountant.spent``).
+
+    Examples
+    --------
+    >>> g = NonPrivate()
+    >>> g, g.epsilon(1e-6), g.delta(10.0), g.zcdp(), g.rdp(2.0)
+    (NonPrivate(), inf, 1.0, inf, inf)
+    >>> NonPrivate(("exponential(exact=False): non-private",))
+    NonPrivate(calls=('exponential(exact=False): non-private',))
+    """
+
+    calls: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        return f"NonPrivate(calls={self.calls!r})" if self.calls else "NonPrivate()"
+
+    def epsilon(self, delta: float = 0.0) -> float:
+        check_delta(delta)
+        return math.inf
+
+    def delta(self, epsilon: float) -> float:
+        _check_epsilon_arg(epsilon)
+        return 1.0
+
+    def zcdp(self) -> float:
+        return math.inf
+
+    def rdp(self, alpha: float) -> float:
+        _check_alpha(alpha)
+        return math.inf
+
+
+GuaranteeLike = Union[PureDP, BoundedRange, ApproxDP, ZCDP, GaussianMechanism, RDP, NonPrivate]

@@ -31,7 +31,7 @@ import math
 from .._validation import short_repr
 from ._numeric import up
 from .composition import AdaptiveBoundedRangeComposition, BoundedRangeComposition, PureDPComposition
-from .guarantees import ZCDP, ApproxDP, BoundedRange, GaussianMechanism, Guarantee, PureDP
+from .guarantees import ZCDP, ApproxDP, BoundedRange, GaussianMechanism, Guarantee, NonPrivate, PureDP
 
 __all__ = ["ADD_REMOVE", "REPLACE_ONE", "EDGE_ADD_REMOVE", "USER_ADD_REMOVE", "check_neighbours", "convert"]
 
@@ -117,7 +117,7 @@ def convert(guarantee: Guarantee, stated: str, to: str) -> Guarantee:
     >>> convert(ZCDP(0.125), "add_remove", "replace_one")
     ZCDP(rho=0.5)
     """
-    if stated == to:
+    if stated == to or isinstance(guarantee, NonPrivate):     # ε = ∞ under every relation
         return guarantee
     if stated == ADD_REMOVE and to == REPLACE_ONE:
         return _doubled(guarantee)

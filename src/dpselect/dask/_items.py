@@ -14,7 +14,7 @@ from .._rng import check_rng
 from ..accounting.accountant import Accountant
 from ..typing import RngLike
 from .._validation import check_bool, check_choice, check_int, check_k, check_positive
-from ..exceptions import warn_public_from_data
+from ..exceptions import _release_scope, warn_public_from_data
 from ..registry import get_mechanism, names
 from ..sampling import NOISES
 
@@ -397,7 +397,12 @@ def frequent_items(
     _check_rows(rows, user, item)
     distinct = check_bool(distinct, "distinct")
     opts: dict[str, Any] = {"noise": noise} if spec.accepts("noise") else {}
-    charge(acc, spec.privacy(eps, k=k, **opts), label="dask.frequent_items", neighbours=USER_ADD_REMOVE)
+    with _release_scope():
+        if items is None:   # warned (and charged NonPrivate) before anything is computed or drawn
+            # the warning names no count of the items seen (a private quantity)
+            warn_public_from_data("items (the candidate domain)", "the items seen in the data",
+                                  "dpselect.dask.frequent_items")
+        charge(acc, spec.privacy(eps, k=k, **opts), label="dask.frequent_items", neighbours=USER_ADD_REMOVE)
     import pandas as pd
 
     if items is None:
@@ -408,9 +413,6 @@ def frequent_items(
         if k is not None and k > counts.size:  # check_k's message would name how many items were seen
             raise ValueError(f"k={k} is more than the number of items seen in the data; give the public domain "
                              "items=")
-        # the warning names no count of the items seen (a private quantity)
-        warn_public_from_data("items (the candidate domain)", "the items seen in the data",
-                              "dpselect.dask.frequent_items")
         domain = counts.index
         keys = domain
     else:

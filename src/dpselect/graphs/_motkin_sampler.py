@@ -26,6 +26,7 @@ from ..utilities.graph import (
     egocentric_density_sensitivity,
 )
 from .._boundary import charge, check_accountant
+from ..exceptions import _release_scope
 from ..accounting.accountant import Accountant
 from ..registry import get_mechanism
 from ..vocabulary import check_approach, selection_result
@@ -81,7 +82,9 @@ class MotkinSampler:
 
     def __init__(self, graph: Graph, approach: str, *, mechanism: MechanismName | None = None, variant: str = "paper",
                  objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS, max_cache: int = 64) -> None:
-        g = check_graph(graph, "MotkinSampler", stacklevel=4)
+        with _release_scope() as seen:   # the node set read from the data: every sample() is NonPrivate
+            g = check_graph(graph, "MotkinSampler", stacklevel=4)
+        self._read_from_data = ", ".join(dict.fromkeys(seen)) + " read from the data" if seen else None
         approach = check_approach(approach)
         self.mechanism = motkin_mechanism(mechanism, "MotkinSampler", allowed=_sampler_mechanisms())
         self._spec = get_mechanism(self.mechanism)
@@ -246,8 +249,8 @@ class MotkinSampler:
         eps = check_positive(epsilon, "epsilon")
         acc = check_accountant(accountant)
         gen = check_rng(rng)
-        charge(acc, self._spec.privacy(eps, k=kk), label="MotkinSampler.sample",
-               neighbours="edge_add_remove")
+        charge(acc, self._spec.privacy(eps, k=kk), label="MotkinSampler.sample", neighbours="edge_add_remove",
+               nonprivate=self._read_from_data)
         return self._sample(1 if kk is None else kk, eps, gen, single=kk is None)
 
     def _sample(self, k: int, eps: float, gen: np.random.Generator, *, single: bool) -> np.ndarray | int:

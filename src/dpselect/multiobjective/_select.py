@@ -6,7 +6,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._boundary import charge, check_accountant
-from ..accounting.accountant import Accountant
+from ..accounting.accountant import Accountant, Event
 from .._dominance import count_dominating
 from .._rng import check_rng
 from .._validation import check_bool, check_choice, check_int, check_k, check_positive
@@ -54,6 +54,15 @@ def _check_option_values(spec, n: int, options: dict, base_measure) -> None:
         check_int(options["max_steps"], "max_steps", minimum=1)
     if base_measure is not None:
         _check_copies(_check_weights(base_measure, n), noise)
+
+
+def _event(name: str, spec, eps: float, k: int, options: dict) -> Event:
+    return Event(name, eps, k, options=(("mechanism", spec.name), *sorted(options.items())))
+
+
+def _nonprivate(options: dict) -> str | None:
+    """Why the release is not private (``exact=False``: float sampling), or None."""
+    return "exact=False" if options.get("exact") is False else None
 
 
 def _select(mechanism: str, u: np.ndarray, eps: float, sensitivity, k: int, rng, options: dict, base_measure=None):
@@ -176,6 +185,7 @@ def priv_pareto(objectives: ArrayLike, *, epsilon: float, sensitivities: Sensiti
     # the k picks are k adaptive releases of ε/k (a last pick fixed by the earlier ones costs nothing: charging
     # it too is conservative)
     charge(acc, spec.privacy(eps, k=k, **options), label=f"priv_pareto(mechanism={spec.name!r}, k={k})",
+           event=_event("priv_pareto", spec, eps, k, options), nonprivate=_nonprivate(options),
            neighbours=None)   # the sensitivities' relation: the caller's claim under the accountant's
     remaining = np.arange(n)
     picks: list[int] = []
@@ -288,7 +298,7 @@ def priv_agg(objectives: ArrayLike, objective_weights: ArrayLike, *, epsilon: fl
     spec = get_mechanism(mechanism)
     _check_option_values(spec, n, options, base_measure)
     charge(acc, spec.privacy(eps, k=k, **options), label=f"priv_agg(mechanism={spec.name!r}, k={k})",
-           neighbours=None)
+           event=_event("priv_agg", spec, eps, k, options), nonprivate=_nonprivate(options), neighbours=None)
     out = _select(mechanism, u, eps, sensitivity, k, gen, options, base_measure)
     return int(out) if k == 1 else np.asarray(out, dtype=np.int64)
 

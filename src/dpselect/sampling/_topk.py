@@ -91,7 +91,8 @@ class _Refiner:
             # e.g. U^{1/w} for a base measure w = 1e-300: values below 10^(-10^18) cannot be told apart
             raise ValueError(
                 "exact sampling cannot resolve a near-tie: a candidate's noise under the base "
-                "measure (weights) leaves the decimal exponent range; use less extreme weights or exact=False"
+                "measure (weights) leaves the decimal exponent range; use a less extreme base measure, "
+                "which the exact samplers resolve"
             )
         return D.add(a, (n_lo, n_hi))
 

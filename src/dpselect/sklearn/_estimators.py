@@ -23,7 +23,7 @@ from .._rng import check_rng
 from ..accounting.accountant import Accountant
 from ..accounting.guarantees import Guarantee
 from .._validation import check_choice, check_int, check_positive
-from ..exceptions import warn_public_from_data
+from ..exceptions import _release_scope, warn_public_from_data
 from ..tabular import TabularData
 from ..trees._tree import predict_many
 from ..typing import MechanismName
@@ -159,10 +159,12 @@ class _PublicSchemaClassifier(ClassifierMixin, BaseEstimator):
     @contextlib.contextmanager
     def _as_before_on_error(self) -> Iterator[None]:
         """A ``fit`` that does not complete (refused arguments, refused charge, interrupt) leaves the
-        estimator as it was: no new ``classes_`` or ``feature_bounds_`` over an old model."""
+        estimator as it was: no new ``classes_`` or ``feature_bounds_`` over an old model. It is also the
+        scope of the release: a public quantity read from the data makes the charge ``NonPrivate``."""
         before = dict(self.__dict__)
         try:
-            yield
+            with _release_scope():
+                yield
         except BaseException:
             self.__dict__.clear()
             self.__dict__.update(before)
@@ -588,8 +590,8 @@ class DiffPID3Classifier(_PublicSchemaClassifier):
         >>> import numpy as np
         >>> X = np.random.default_rng(0).uniform(0, 10, (300, 2)); y = (X[:, 0] > 5).astype(int)
         >>> acc = dpselect.Accountant(epsilon=1.0)
-        >>> clf = DiffPID3Classifier(epsilon=0.5, depth=1, n_max=300, feature_bounds=(0, 10), random_state=0,
-        ...                          accountant=acc).fit(X, y)
+        >>> clf = DiffPID3Classifier(epsilon=0.5, depth=1, n_max=300, feature_bounds=(0, 10), classes=[0, 1],
+        ...                          random_state=0, accountant=acc).fit(X, y)
         >>> clf.tree_.n_nodes > 0, [r.label for r in acc.history]
         (True, ['DiffPID3Classifier.fit'])
         """

@@ -37,6 +37,7 @@ from sklearn.utils.validation import check_is_fitted, indexable
 
 from .._boundary import charge, check_accountant
 from ..accounting.neighbours import ADD_REMOVE
+from ..exceptions import _release_scope
 from .._exact_random import discrete_laplace
 from .._rng import check_rng
 from ..accounting._numeric import check_delta
@@ -624,7 +625,7 @@ class PrivateSearchCV(BaseEstimator):
         >>> from dpselect.sklearn import DiffPID3Classifier, PrivateSearchCV
         >>> X = np.random.default_rng(1).uniform(0, 1, (500, 2)); y = (X[:, 1] > 0.5).astype(int)
         >>> acc = dpselect.Accountant(epsilon=2.0, delta=1e-5, mode="basic")
-        >>> s = PrivateSearchCV(DiffPID3Classifier(n_max=500, feature_bounds=(0, 1)), {"depth": [1, 2]},
+        >>> s = PrivateSearchCV(DiffPID3Classifier(n_max=500, feature_bounds=(0, 1), classes=[0, 1]), {"depth": [1, 2]},
         ...                     epsilon=1.0, delta=1e-6, mean_runs=2, random_state=0, accountant=acc).fit(X, y)
         >>> [r.label for r in acc.history]
         ['PrivateSearchCV.fit']
@@ -645,7 +646,7 @@ class PrivateSearchCV(BaseEstimator):
         run_eps, declared, fit_declared, whole = self._budget(method, delta, epsilon)
         # every configuration of a list grid (the base estimator otherwise) checked on (X, y) before anything
         # is charged or drawn: its guarantee, and what its fit would refuse (check_fit, when it has one)
-        with _WarnOnce():
+        with _release_scope(), _WarnOnce():     # a quantity read from the data in a check: charged NonPrivate
             for params in (configs if configs is not None else [{}]):
                 est = clone(self.estimator).set_params(**params, epsilon=run_eps)
                 g = est.privacy_guarantee()
@@ -654,7 +655,7 @@ class PrivateSearchCV(BaseEstimator):
                                      f"{fit_declared!r}: the budget must not depend on the searched parameters")
                 if callable(getattr(est, "check_fit", None)):
                     est.check_fit(X, y)
-        charge(acc, _charged(whole, delta), label="PrivateSearchCV.fit", neighbours=ADD_REMOVE)
+            charge(acc, _charged(whole, delta), label="PrivateSearchCV.fit", neighbours=ADD_REMOVE)
         # ---- random bits from here on ----
         valid = gen.random(n) < fraction
         tr, va = np.flatnonzero(~valid), np.flatnonzero(valid)

@@ -63,6 +63,8 @@ from ..tabular import TabularData
 from ..utilities.information_gain import (IGTables, ig_count_tables, ig_global_sensitivity, ig_sensitivity,
                                           ig_shift_with_error, public_n_max)
 from .._boundary import charge, check_accountant
+from ..accounting.accountant import Event
+from ..exceptions import _release_scope
 from ..accounting.accountant import Accountant
 from ..accounting.composition import PureDPComposition, compose_basic
 from ..accounting.guarantees import PureDP
@@ -397,12 +399,15 @@ def _grow(plan: _Plan, gen: np.random.Generator) -> DiffPID3Tree:
 
 def _diffpid3(data: TabularData, epsilon: float, depth: int, mechanism: Any, bins: int, n_max: int | None,
               rng: RngLike, accountant: Any, budget_split: Any = 0.5) -> DiffPID3Tree:
-    # the warning's frames: warn, public_n_max, _plan, _diffpid3, the public function, user
-    plan = _plan(data, epsilon, depth, mechanism, bins, n_max, "diffpid3", stacklevel=6, budget_split=budget_split)
-    acc = check_accountant(accountant)
-    gen = check_rng(rng)
-    # the label names the split mechanism (canonical, public) so that a history says which variant ran
-    charge(acc, plan.guarantee, label=f"diffpid3(mechanism={plan.mechanism!r})", neighbours="add_remove")
+    with _release_scope():      # n_max read from the data: the charge is NonPrivate
+        # the warning's frames: warn, public_n_max, _plan, _diffpid3, the public function, user
+        plan = _plan(data, epsilon, depth, mechanism, bins, n_max, "diffpid3", stacklevel=6,
+                     budget_split=budget_split)
+        acc = check_accountant(accountant)
+        gen = check_rng(rng)
+        # the label names the split mechanism (canonical, public) so that a history says which variant ran
+        charge(acc, plan.guarantee, label=f"diffpid3(mechanism={plan.mechanism!r})", neighbours="add_remove",
+               event=Event("diffpid3", plan.epsilon, options=(("depth", plan.depth), ("mechanism", plan.mechanism))))
     return _grow(plan, gen)
 
 
