@@ -317,3 +317,16 @@ def test_the_paper_code_protocol_is_charged_nonprivate():
     TopkAggQuirks(U, g.degrees, (1.0, 100.0), quirks=("delta-code",)).sample(k=2, epsilon=1.0, rng=gen,
                                                                             accountant=rec)
     assert rec.spent() == NonPrivate(("TopkAggQuirks.sample: non-private (paper-code protocol)",))
+
+
+def test_applications_record_events():
+    from dpselect.graphs import from_edges, priv_topk
+    from dpselect.tune import select_private_candidate
+    acc = Accountant(epsilon=100.0)
+    g = from_edges([0, 0, 0, 1, 4, 4, 5], [1, 2, 3, 2, 5, 6, 6], n_nodes=8)
+    priv_topk(g, k=2, epsilon=1.0, mechanism="PF", max_degree=7, rng=0, accountant=acc)
+    select_private_candidate(lambda gen: (1.0, "a"), run_privacy=0.5, method="liu_talwar", rng=0, accountant=acc)
+    assert [r.event for r in acc.history] == [
+        Event("priv_topk", 1.0, 2, options=(("mechanism", "permute_and_flip"),)),
+        Event("select_private_candidate", options=(("method", "liu_talwar"), ("mean_runs", 10.0), ("base_run", 0.5))),
+    ]

@@ -20,7 +20,7 @@ from ._graph import Graph
 from ..sensitivity import SensitivityFunction
 from ..utilities.graph import ebc, ebc_global_sensitivity, ebc_sensitivity, public_max_degree
 from .._boundary import charge, check_accountant
-from ..accounting.accountant import Accountant
+from ..accounting.accountant import Accountant, Event
 from ..registry import Mechanism as MechanismSpec, get_mechanism, names
 from ..vocabulary import MechanismName, selection_result
 from ._motkin import check_graph
@@ -261,7 +261,8 @@ def priv_topk(graph: Graph | PrivTopkScores, *, k: int | None = None, epsilon: f
     gen = check_rng(rng)
     if spec.kind == "local":
         cache = scores._prepared(spec)   # deterministic: D or G with their error bounds
-    charge(acc, spec.privacy(eps, k=kk), label="priv_topk")
+    charge(acc, spec.privacy(eps, k=kk), label="priv_topk",
+           event=Event("priv_topk", eps, kk, options=(("mechanism", spec.name),)))
     if spec.kind == "local":
         # LD and SLD: the cached D / G with their rigorous error bounds, sampled exactly (dpselect.sampling);
         # δ^EBC grows with EBC (direction "increasing" where the mechanism takes one)
