@@ -20,4 +20,5 @@ from .guarantees import (DEFAULT_ORDERS, RDP, ZCDP, ApproxDP, BoundedRange, Gaus
 __all__ = ["Guarantee", "PureDP", "BoundedRange", "ApproxDP", "ZCDP", "GaussianMechanism", "RDP", "NonPrivate",
            "DEFAULT_ORDERS",
            "compose_basic", "compose_zcdp", "compose_rdp", "optimal_pure", "optimal_bounded_range",
-           "PureDPComposition", "BoundedRangeComposition", "AdaptiveBoundedRangeComposition", "per_pick_epsilon", "Accountant", "ChargeRecord", "Event", "MODES"]
+           "PureDPComposition", "BoundedRangeComposition", "AdaptiveBoundedRangeComposition", "per_pick_epsilon",
+           "Accountant", "ChargeRecord", "Event", "MODES"]
