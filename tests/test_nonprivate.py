@@ -330,3 +330,20 @@ def test_applications_record_events():
         Event("priv_topk", 1.0, 2, options=(("mechanism", "permute_and_flip"),)),
         Event("select_private_candidate", options=(("method", "liu_talwar"), ("mean_runs", 10.0), ("base_run", 0.5))),
     ]
+
+
+def test_every_privacy_leak_warning_is_recorded_for_the_charge():
+    """Each function of the library that emits PrivacyLeakWarning also records the quantity for the charge
+    of the release running (``_note_read_from_data``); the others go through ``warn_public_from_data``."""
+    missing = []
+    for path in pathlib.Path(dpselect.__file__).parent.rglob("*.py"):
+        for fn in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            names = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)}
+            calls = {getattr(c.func, "attr", getattr(c.func, "id", None)) for c in ast.walk(fn)
+                     if isinstance(c, ast.Call)}
+            if {"warn", "warn_explicit"} & calls and "PrivacyLeakWarning" in names \
+                    and "_note_read_from_data" not in calls:
+                missing.append(f"{path.name}:{fn.name}")
+    assert missing == []
