@@ -200,7 +200,7 @@ def _charged(fn, *args, **kw):
 
 
 def test_applications_that_read_a_public_quantity_from_the_data_are_charged_nonprivate():
-    from dpselect.graphs import MotkinSampler, from_edges, priv_topk
+    from dpselect.graphs import MotkinSampler, from_edges, prepare_priv_topk, priv_topk
     from dpselect.tabular import load_table
     from dpselect.trees import diffpid3
     edges = ([0, 0, 0, 1, 4, 4, 5], [1, 2, 3, 2, 5, 6, 6])
@@ -209,6 +209,13 @@ def test_applications_that_read_a_public_quantity_from_the_data_are_charged_nonp
         ["priv_topk: non-private (max_degree read from the data)"]
     assert _charged(priv_topk, seen, k=2, epsilon=1.0, mechanism="PF", max_degree=7) == \
         ["priv_topk: non-private (nodes (the candidate set) read from the data)"]
+    with pytest.warns(dpselect.PrivacyLeakWarning):
+        prepared = prepare_priv_topk(public)             # the leak is the prepared scores': every draw pays it
+    assert _charged(priv_topk, prepared, k=2, epsilon=1.0, mechanism="PF") == \
+        ["priv_topk: non-private (max_degree read from the data)"]
+    acc = Accountant(epsilon=1e6)
+    priv_topk(prepare_priv_topk(public, max_degree=7), k=2, epsilon=1.0, mechanism="PF", rng=0, accountant=acc)
+    assert acc.history[0].guarantee == get_mechanism("PF").privacy(1.0, k=2)
     with pytest.warns(dpselect.PrivacyLeakWarning):
         sampler = MotkinSampler(seen, "pareto")          # the leak is the sampler's: every sample pays it
     assert _charged(sampler.sample, epsilon=1.0) == \
