@@ -200,7 +200,7 @@ def _charged(fn, *args, **kw):
 
 
 def test_applications_that_read_a_public_quantity_from_the_data_are_charged_nonprivate():
-    from dpselect.graphs import MotkinSampler, from_edges, priv_topk
+    from dpselect.graphs import MotkinSampler, from_edges, prepare_priv_topk, priv_topk
     from dpselect.tabular import load_table
     from dpselect.trees import diffpid3
     edges = ([0, 0, 0, 1, 4, 4, 5], [1, 2, 3, 2, 5, 6, 6])
@@ -209,6 +209,13 @@ def test_applications_that_read_a_public_quantity_from_the_data_are_charged_nonp
         ["priv_topk: non-private (max_degree read from the data)"]
     assert _charged(priv_topk, seen, k=2, epsilon=1.0, mechanism="PF", max_degree=7) == \
         ["priv_topk: non-private (nodes (the candidate set) read from the data)"]
+    with pytest.warns(dpselect.PrivacyLeakWarning):
+        prepared = prepare_priv_topk(public)             # the leak is the prepared scores': every draw pays it
+    assert _charged(priv_topk, prepared, k=2, epsilon=1.0, mechanism="PF") == \
+        ["priv_topk: non-private (max_degree read from the data)"]
+    acc = Accountant(epsilon=1e6)
+    priv_topk(prepare_priv_topk(public, max_degree=7), k=2, epsilon=1.0, mechanism="PF", rng=0, accountant=acc)
+    assert acc.history[0].guarantee == get_mechanism("PF").privacy(1.0, k=2)
     with pytest.warns(dpselect.PrivacyLeakWarning):
         sampler = MotkinSampler(seen, "pareto")          # the leak is the sampler's: every sample pays it
     assert _charged(sampler.sample, epsilon=1.0) == \
@@ -318,3 +325,33 @@ def test_the_paper_code_protocol_is_charged_nonprivate():
     TopkAggQuirks(U, g.degrees, (1.0, 100.0), quirks=("delta-code",)).sample(k=2, epsilon=1.0, rng=gen,
                                                                             accountant=rec)
     assert rec.spent() == NonPrivate(("TopkAggQuirks.sample: non-private (paper-code protocol)",))
+
+
+def test_applications_record_events():
+    from dpselect.graphs import from_edges, priv_topk
+    from dpselect.tune import select_private_candidate
+    acc = Accountant(epsilon=100.0)
+    g = from_edges([0, 0, 0, 1, 4, 4, 5], [1, 2, 3, 2, 5, 6, 6], n_nodes=8)
+    priv_topk(g, k=2, epsilon=1.0, mechanism="PF", max_degree=7, rng=0, accountant=acc)
+    select_private_candidate(lambda gen: (1.0, "a"), run_privacy=0.5, method="liu_talwar", rng=0, accountant=acc)
+    assert [r.event for r in acc.history] == [
+        Event("priv_topk", 1.0, 2, options=(("mechanism", "permute_and_flip"),)),
+        Event("select_private_candidate", options=(("method", "liu_talwar"), ("mean_runs", 10.0), ("base_run", 0.5))),
+    ]
+
+
+def test_every_privacy_leak_warning_is_recorded_for_the_charge():
+    """Each function of the library that emits PrivacyLeakWarning also records the quantity for the charge
+    of the release running (``_note_read_from_data``); the others go through ``warn_public_from_data``."""
+    missing = []
+    for path in pathlib.Path(dpselect.__file__).parent.rglob("*.py"):
+        for fn in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            names = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)}
+            calls = {getattr(c.func, "attr", getattr(c.func, "id", None)) for c in ast.walk(fn)
+                     if isinstance(c, ast.Call)}
+            if {"warn", "warn_explicit"} & calls and "PrivacyLeakWarning" in names \
+                    and "_note_read_from_data" not in calls:
+                missing.append(f"{path.name}:{fn.name}")
+    assert missing == []

@@ -316,7 +316,8 @@ def charge_selection(accountant: Accountant | None, mechanism: Any, epsilon: flo
     key = (id(mechanism), epsilon, k, size, delta, exact, opts)
     hit = _CHARGES.get(key)
     if hit is None or hit[0] is not mechanism:
-        g = repeated(mechanism.privacy(epsilon, k=k, delta=delta, exact=exact, **options), 1 if size is None else size)
+        g = repeated(mechanism.privacy(epsilon, k=k, delta=delta, exact=exact, **options),
+                     1 if size is None else size)
         shown = tuple(o for o in opts if o[1] is not False)   # base_measure=False: none given
         ev = Event(mechanism.name, epsilon, k, delta, size, shown if exact else (*shown, ("exact", False)))
         hit = (mechanism, g, selection_label(mechanism.name, k, size, delta, exact), ev)

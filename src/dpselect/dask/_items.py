@@ -11,7 +11,7 @@ import numpy as np
 from .._boundary import charge, check_accountant
 from ..accounting.neighbours import USER_ADD_REMOVE
 from .._rng import check_rng
-from ..accounting.accountant import Accountant
+from ..accounting.accountant import Accountant, Event
 from ..typing import RngLike
 from .._validation import check_bool, check_choice, check_int, check_k, check_positive
 from ..exceptions import _release_scope, warn_public_from_data
@@ -402,7 +402,8 @@ def frequent_items(
             # the warning names no count of the items seen (a private quantity)
             warn_public_from_data("items (the candidate domain)", "the items seen in the data",
                                   "dpselect.dask.frequent_items")
-        charge(acc, spec.privacy(eps, k=k, **opts), label="dask.frequent_items", neighbours=USER_ADD_REMOVE)
+        charge(acc, spec.privacy(eps, k=k, **opts), label="dask.frequent_items", neighbours=USER_ADD_REMOVE,
+               event=Event("dask.frequent_items", eps, k, options=(("mechanism", spec.name), *opts.items())))
     import pandas as pd
 
     if items is None:

@@ -36,7 +36,7 @@ from ..utilities.graph import (
     egocentric_density_sensitivity,
 )
 from .._boundary import charge, check_accountant
-from ..accounting.accountant import Accountant
+from ..accounting.accountant import Accountant, Event
 from ..registry import get_mechanism, names
 from ..vocabulary import selection_result
 
@@ -172,7 +172,8 @@ def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mech
     U, sfs = motkin_objectives(g, variant=variant)
     sens = sfs if spec.kind == "local" else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
     gen = check_rng(rng)
-    charge(acc, spec.privacy(eps, k=kk), label="dp_motkin_pareto", neighbours="edge_add_remove")
+    charge(acc, spec.privacy(eps, k=kk), label="dp_motkin_pareto", neighbours="edge_add_remove",
+           event=Event("dp_motkin_pareto", eps, kk, options=(("mechanism", spec.name),)))
     return priv_pareto(U, epsilon=eps, sensitivities=sens, k=kk, rng=gen, mechanism=spec.name)
 
 
@@ -221,5 +222,6 @@ def dp_motkin_agg(graph: Graph, *, k: int | None = None, epsilon: float, objecti
     sens = sfs if spec.kind == "local" else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
     w = _agg_weights(objective_weights)
     gen = check_rng(rng)
-    charge(acc, spec.privacy(eps, k=kk), label="dp_motkin_agg", neighbours="edge_add_remove")
+    charge(acc, spec.privacy(eps, k=kk), label="dp_motkin_agg", neighbours="edge_add_remove",
+           event=Event("dp_motkin_agg", eps, kk, options=(("mechanism", spec.name),)))
     return priv_agg(U, w, epsilon=eps, sensitivities=sens, k=kk, rng=gen, mechanism=spec.name)

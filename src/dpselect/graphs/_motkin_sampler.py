@@ -27,7 +27,7 @@ from ..utilities.graph import (
 )
 from .._boundary import charge, check_accountant
 from ..exceptions import _release_scope
-from ..accounting.accountant import Accountant
+from ..accounting.accountant import Accountant, Event
 from ..registry import get_mechanism
 from ..vocabulary import check_approach, selection_result
 from ._motkin import (
@@ -249,8 +249,9 @@ class MotkinSampler:
         eps = check_positive(epsilon, "epsilon")
         acc = check_accountant(accountant)
         gen = check_rng(rng)
-        charge(acc, self._spec.privacy(eps, k=kk), label="MotkinSampler.sample", neighbours="edge_add_remove",
-               nonprivate=self._read_from_data)
+        charge(acc, self._spec.privacy(eps, k=kk), label="MotkinSampler.sample", neighbours="edge_add_remove", nonprivate=self._read_from_data,
+               event=Event("MotkinSampler.sample", eps, kk, options=(("approach", self.approach),
+                                                                     ("mechanism", self.mechanism))))
         return self._sample(1 if kk is None else kk, eps, gen, single=kk is None)
 
     def _sample(self, k: int, eps: float, gen: np.random.Generator, *, single: bool) -> np.ndarray | int:

@@ -20,7 +20,8 @@ from .._graph import Graph
 from ..sensitivity import SensitivityFunction
 from ..utilities.graph import ebc, ebc_global_sensitivity, ebc_sensitivity, public_max_degree
 from .._boundary import charge, check_accountant
-from ..accounting.accountant import Accountant
+from ..accounting.accountant import Accountant, Event
+from ..exceptions import _release_scope
 from ..registry import Mechanism, get_mechanism, names
 from ..vocabulary import selection_result
 from ._motkin import check_graph
@@ -81,6 +82,8 @@ class PrivTopkScores:
     max_degree: int
     _dampened: tuple | None = field(default=None, init=False, repr=False, compare=False)  # caches, not arguments
     _shifts: tuple | None = field(default=None, init=False, repr=False, compare=False)
+    # the public quantities read from the data when it was prepared: every release from it is NonPrivate
+    _read_from_data: str | None = field(default=None, init=False, repr=False, compare=False)
 
     def dampened(self) -> np.ndarray:
         """D(x, r) of thesis Def. 3.3.1 for all nodes (local dampening scores, sensitivity 1).
@@ -190,7 +193,10 @@ def prepare_priv_topk(graph: Graph, *, max_degree: int | None = None) -> PrivTop
     >>> s.utilities.tolist(), s.global_sensitivity
     ([3.0, 0.0, 0.0, 0.0], 3.0)
     """
-    return prepare_scores(check_graph(graph, "prepare_priv_topk"), max_degree, "prepare_priv_topk")
+    with _release_scope() as seen:
+        scores = prepare_scores(check_graph(graph, "prepare_priv_topk"), max_degree, "prepare_priv_topk")
+    scores._read_from_data = ", ".join(dict.fromkeys(seen)) + " read from the data" if seen else None
+    return scores
 
 
 @selection_result
@@ -259,7 +265,8 @@ def priv_topk(graph: Graph | PrivTopkScores, *, k: int | None = None, epsilon: f
     gen = check_rng(rng)
     if spec.kind == "local":
         cache = scores._prepared(spec)   # deterministic: D or G with their error bounds
-    charge(acc, spec.privacy(eps, k=kk), label="priv_topk", neighbours="edge_add_remove")
+    charge(acc, spec.privacy(eps, k=kk), label="priv_topk", neighbours="edge_add_remove", nonprivate=scores._read_from_data,
+           event=Event("priv_topk", eps, kk, options=(("mechanism", spec.name),)))
     if spec.kind == "local":
         # LD and SLD: the cached D / G with their rigorous error bounds, sampled exactly (dpselect.sampling);
         # δ^EBC grows with EBC (direction "increasing" where the mechanism takes one)

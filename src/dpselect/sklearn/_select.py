@@ -11,7 +11,7 @@ from .._boundary import charge, check_accountant
 from ..accounting.neighbours import ADD_REMOVE
 from .._rng import check_rng
 from .._validation import check_k, check_positive
-from ..accounting.accountant import Accountant
+from ..accounting.accountant import Accountant, Event
 from ..multiobjective._select import priv_agg, priv_pareto
 from ..registry import Mechanism, get_mechanism
 from ..sensitivity import SensitivityFunction
@@ -388,7 +388,8 @@ def select_model(estimators: Sequence[Any] | Mapping[Any, Any] | None = None, X:
         raise ValueError("objective_weights apply to approach='aggregate' only")
     w = None if pareto else _aggregate_weights(objective_weights, names)
     gen = check_rng(random_state)
-    charge(acc, spec.privacy(eps, k=kk), label="select_model", neighbours=ADD_REMOVE)
+    charge(acc, spec.privacy(eps, k=kk), label="select_model", neighbours=ADD_REMOVE,
+           event=Event("select_model", eps, kk, options=(("mechanism", spec.name),)))
     out = _select_positions(U, sfs, spec=spec, pareto=pareto, w=w, epsilon=eps, k=kk, rng=gen)
     if labels is None:
         return out

@@ -11,6 +11,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from .._boundary import charge, check_accountant
+from ..accounting.accountant import Event
 from .._exact_random import next_word
 from .._rng import check_rng
 from ..typing import RngLike
@@ -293,7 +294,8 @@ def select_private_candidate(run: Callable[[np.random.Generator], Any], *, run_p
     gen = check_rng(rng)
     if acc is not None:     # run_privacy's relation: the caller's claim under the accountant's
         charge(acc, guarantee.composable(), label=f"select_private_candidate({m}, mean_runs={float(mean_runs)!r})",
-               neighbours=None)
+               neighbours=None, event=Event("select_private_candidate", options=(
+                   ("method", m), ("mean_runs", float(mean_runs)), ("base_run", run_privacy))))
     k = law.sample(gen)
     root = next_word(gen) << 64 | next_word(gen)      # the runs' seeds: drawn after K, from the same rng
     results = _run_all(run, k, root, n_jobs, thr)
