@@ -911,8 +911,12 @@ def moet_run(data: Any, table: Any, *, epsilon: float | None, approach: str, mec
                              f"{how}-MOET-{approach.capitalize()}-paper-code", epsilon, budget, n_gen, [])
 
 
- An ``accountant`` is charged
-    ``NonPrivate`` (the published code's protocol is a reproduction, not a private release).
+def _charge_protocol(accountant: Any, label: str) -> None:
+    """The published code's protocol reproduces a number, it is never a private release: ε = ∞."""
+    # non-private under every relation: charged under the accountant's own
+    charge(check_accountant(accountant), NonPrivate(), label=label, neighbours=None, nonprivate="paper-code protocol")
+
+
 def cache_note(cache: DampenCache, before: dict) -> dict[str, Any]:
     """The cache counts since ``before`` (a :meth:`DampenCache.counts`).
 
@@ -1011,9 +1015,9 @@ class TopkParetoQuirks:
         ...                                                               rng=np.random.default_rng(0)).shape
         (2,)
         """
+        _charge_protocol(accountant, f"TopkParetoQuirks.sample(quirks={','.join(sorted(self.q))})")
         return _select(self.scores, self.n, k, epsilon, rng, fp_raise="fp-raise" in self.q,
-                       fixed="fixed-scores" in self.q) An ``accountant`` is charged
-    ``NonPrivate`` (the published code's protocol is a reproduction, not a private release).
+                       fixed="fixed-scores" in self.q)
 
 
 def topk_reference_argsort(U: np.ndarray, k: int) -> np.ndarray:
