@@ -82,8 +82,10 @@ def _doubled(g: Guarantee) -> Guarantee:
         return ZCDP(4.0 * g.rho)
     if type(g) is GaussianMechanism:
         return GaussianMechanism(g.sigma, 2.0 * g.sensitivity)
-    if type(g) in (PureDPComposition, BoundedRangeComposition):
-        return type(g)(2.0 * g.epsilon0, g.k)
+    if type(g) is PureDPComposition:
+        return PureDPComposition(2.0 * g.epsilon0, g.k)
+    if type(g) is BoundedRangeComposition:
+        return BoundedRangeComposition(2.0 * g.epsilon0, g.k)
     if type(g) is AdaptiveBoundedRangeComposition:
         return AdaptiveBoundedRangeComposition(2.0 * g.epsilon0, g.k, resolution=g.resolution)
     raise ValueError(f"no conversion from add/remove to replace-one is known for {short_repr(g)}: charge it to an "

@@ -399,8 +399,8 @@ def _release(name: str, utilities: Any, *, utility: str | None, eps: float, sens
         raise ValueError("dpselect.dask samples exactly only (exact=True): the partition step and the reduce have "
                          "no float sampler")
     eps_pick, split = topk_budget(eps, kk, d, bounded_range=noise == "gumbel")
-    charge_selection(accountant, name, eps, k=None if k is None else kk, size=size, delta=d,
-                     **({"noise": noise} if name == "report_noisy_max" else {}))
+    options: dict[str, Any] = {"noise": noise} if name == "report_noisy_max" else {}
+    charge_selection(accountant, name, eps, k=None if k is None else kk, size=size, delta=d, **options)
     return _execute(blocks, eps=eps_pick, sensitivity=sensitivity, mult_per_pick=1 if monotonic else 2, k=k,
                     split=split, noise=noise, rng=gen, sf_factory=sf_factory, max_steps=max_steps, weights=w,
                     size=size)
