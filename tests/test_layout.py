@@ -389,6 +389,7 @@ EXTRAS = {
     "sklearn": ("dpselect.sklearn",),
     "networkx": ("dpselect.graphs",),
     "joblib": (),          # only as OPTIONAL_IN_CORE says
+    "dp_accounting": (),   # only as OPTIONAL_IN_CORE says
     "matplotlib": (),      # the reproductions, and OPTIONAL_IN_CORE
 }
 # A core module that offers one optional extra, imported inside the one function that needs it (so that
@@ -396,6 +397,7 @@ EXTRAS = {
 OPTIONAL_IN_CORE = {
     ("dpselect.accounting.accountant", "matplotlib"),   # Accountant.plot
     ("dpselect.tune._select", "joblib"),                # n_jobs > 1
+    ("dpselect.accounting._export", "dp_accounting"),   # Accountant.to_dp_accounting
 }
 
 

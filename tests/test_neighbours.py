@@ -176,10 +176,10 @@ def _calls():
         "dpselect.trees.dp_moet": lambda a, g: repr(f("dpselect.trees.dp_moet")(table, epsilon=1.0, rng=g,
                                                                                 accountant=a, **moet).trees),
         "dpselect.sklearn.select_model": lambda a, g: f("dpselect.sklearn.select_model")(
-            y=[1, 1, 0, 0] * 5, predictions=[[1, 1, 0, 0] * 5, [0, 1, 0, 1] * 5], epsilon=0.5, rng=g, accountant=a),
+            y=[1, 1, 0, 0] * 5, predictions=[[1, 1, 0, 0] * 5, [0, 1, 0, 1] * 5], epsilon=0.5, random_state=g, accountant=a),
         "dpselect.sklearn.PrivateSearchCV": lambda a, g: f("dpselect.sklearn.PrivateSearchCV")(
             f("dpselect.sklearn.DiffPID3Classifier")(n_max=100, feature_bounds=(0, 10), classes=[0, 1]),
-            {"depth": [1, 2]}, epsilon=1.0, mean_runs=2, rng=g, accountant=a).fit(X, y).best_params_,
+            {"depth": [1, 2]}, epsilon=1.0, mean_runs=2, random_state=g, accountant=a).fit(X, y).best_params_,
         "dpselect.sklearn.DiffPID3Classifier": lambda a, g: f("dpselect.sklearn.DiffPID3Classifier")(
             epsilon=0.5, depth=1, n_max=100, feature_bounds=(0, 10), classes=[0, 1], random_state=g,
             accountant=a).fit(X, y).predict(X).tolist(),

@@ -166,7 +166,7 @@ def test_a_search_whose_checks_read_from_the_data_is_charged_nonprivate():
     acc = Accountant(epsilon=math.inf)
     with pytest.warns(dpselect.PrivacyLeakWarning, match="classes"):
         PrivateSearchCV(DiffPID3Classifier(n_max=400, feature_bounds=(0, 1)), {"depth": [1, 2]}, epsilon=1.0,
-                        mean_runs=2, rng=0, accountant=acc).fit(X, y)
+                        mean_runs=2, random_state=0, accountant=acc).fit(X, y)
     assert [r.guarantee for r in acc.history] == [NonPrivate()]
     assert acc.history[0].label == "PrivateSearchCV.fit: non-private (classes read from the data)"
 
@@ -213,7 +213,7 @@ def test_applications_that_read_a_public_quantity_from_the_data_are_charged_nonp
         prepared = prepare_priv_topk(public)             # the leak is the prepared scores': every draw pays it
     assert _charged(priv_topk, prepared, k=2, epsilon=1.0, mechanism="PF") == \
         ["priv_topk: non-private (max_degree read from the data)"]
-    acc = Accountant(epsilon=1e6)
+    acc = Accountant(epsilon=1e6, neighbours="edge_add_remove")
     priv_topk(prepare_priv_topk(public, max_degree=7), k=2, epsilon=1.0, mechanism="PF", rng=0, accountant=acc)
     assert acc.history[0].guarantee == get_mechanism("PF").privacy(1.0, k=2)
     with pytest.warns(dpselect.PrivacyLeakWarning):
@@ -311,7 +311,7 @@ def test_export_gaussian_and_nonprivate():
 
 
 def test_the_paper_code_protocol_is_charged_nonprivate():
-    from dpselect.experiments.paper_code import TopkAggQuirks, TopkParetoQuirks
+    from dpselect_reproductions.paper_code import TopkAggQuirks, TopkParetoQuirks
     from dpselect.graphs import from_edges, motkin_objectives
     g = from_edges([0, 0, 0, 1, 3], [1, 2, 3, 2, 4], n_nodes=5)
     U = motkin_objectives(g)[0]
@@ -330,13 +330,14 @@ def test_the_paper_code_protocol_is_charged_nonprivate():
 def test_applications_record_events():
     from dpselect.graphs import from_edges, priv_topk
     from dpselect.tune import select_private_candidate
-    acc = Accountant(epsilon=100.0)
+    acc = Accountant(epsilon=100.0, neighbours="edge_add_remove")
     g = from_edges([0, 0, 0, 1, 4, 4, 5], [1, 2, 3, 2, 5, 6, 6], n_nodes=8)
     priv_topk(g, k=2, epsilon=1.0, mechanism="PF", max_degree=7, rng=0, accountant=acc)
     select_private_candidate(lambda gen: (1.0, "a"), run_privacy=0.5, method="liu_talwar", rng=0, accountant=acc)
     assert [r.event for r in acc.history] == [
-        Event("priv_topk", 1.0, 2, options=(("mechanism", "permute_and_flip"),)),
-        Event("select_private_candidate", options=(("method", "liu_talwar"), ("mean_runs", 10.0), ("base_run", 0.5))),
+        Event("priv_topk", 1.0, 2, options=(("mechanism", "permute_and_flip"),), relation="edge_add_remove"),
+        Event("select_private_candidate", options=(("method", "liu_talwar"), ("mean_runs", 10.0), ("base_run", 0.5)),
+              relation="edge_add_remove"),
     ]
 
 

@@ -101,9 +101,8 @@ from typing import Any, Callable, Sequence, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpselect._boundary import charge, check_accountant
 from dpselect._dominance import count_with_orders
-from dpselect.accounting import NonPrivate
+from dpselect.accounting import Accountant, NonPrivate
 from dpselect.dampening import dampen
 from dpselect.mechanisms import exponential
 from dpselect.multiobjective import pareto_score, pareto_sensitivity
@@ -914,7 +913,11 @@ def moet_run(data: Any, table: Any, *, epsilon: float | None, approach: str, mec
 def _charge_protocol(accountant: Any, label: str) -> None:
     """The published code's protocol reproduces a number, it is never a private release: ε = ∞."""
     # non-private under every relation: charged under the accountant's own
-    charge(check_accountant(accountant), NonPrivate(), label=label, neighbours=None, nonprivate="paper-code protocol")
+    if accountant is None:
+        return
+    if not isinstance(accountant, Accountant):
+        raise TypeError(f"accountant must be a dpselect.Accountant or None, got {type(accountant).__name__}")
+    accountant.charge(NonPrivate(), label=f"{label}: non-private (paper-code protocol)")
 
 
 def cache_note(cache: DampenCache, before: dict) -> dict[str, Any]:
