@@ -1051,10 +1051,3 @@ register(Mechanism(
 
 #: The names of the built-in mechanisms (what :data:`dpselect.typing.MechanismName` spells).
 BUILTIN = tuple(_REGISTRY)
-
-
-def _signature_options(spec: Mechanism) -> tuple[str, ...]:
-    """The selector's keyword parameters beyond the data, ε and the sensitivity (for tests)."""
-    params = inspect.signature(spec.selector).parameters
-    return tuple(p for p in params if p not in _NOT_OPTIONS)
-

@@ -33,8 +33,8 @@ from .._rng import check_rng
 from ..typing import RngLike
 from .._validation import check_int, check_positive
 from ..utilities.median import (
+    GroupedDatabase,
     MedianIntervals,
-    _GroupedMedian,
     grouped_database,
     grouped_median_sensitivity,
     interval_median_sensitivity,
@@ -165,7 +165,7 @@ def histogram_to_database(hist: ArrayLike, *, bound: float | None = None) -> np.
 # ---------------------------------------------------------------------------------------------
 # the value-releasing median
 # ---------------------------------------------------------------------------------------------
-def _prepare(values: ArrayLike, bound: float, counts: ArrayLike | None) -> _GroupedMedian:
+def _prepare(values: ArrayLike, bound: float, counts: ArrayLike | None) -> GroupedDatabase:
     return grouped_database(values, bound, counts)
 
 
@@ -547,17 +547,17 @@ def _check_sld_distance(sld_distance: int | None, mechanism: str) -> None:
                          f"sld_distance={sld_distance!r} with mechanism={mechanism!r}")
 
 
-def _sld_sensitivity(g: _GroupedMedian, sld_distance: int | None) -> SensitivityFunction:
+def _sld_sensitivity(g: GroupedDatabase, sld_distance: int | None) -> SensitivityFunction:
     """The exact δ, forced to Λ from distance min(n, sld_distance) on (see DEFAULT_SLD_DISTANCE)."""
     T = DEFAULT_SLD_DISTANCE if sld_distance is None else check_int(sld_distance, "sld_distance", minimum=1)
     return _sensitivity(g).bounded(min(g.n, T))
 
 
-def _sensitivity(g: _GroupedMedian) -> SensitivityFunction:
+def _sensitivity(g: GroupedDatabase) -> SensitivityFunction:
     return grouped_median_sensitivity(g.values, g.counts, g.bound)
 
 
-def _rank_sensitivity(spec: Mechanism, g: _GroupedMedian, sld_distance: int | None) -> tuple:
+def _rank_sensitivity(spec: Mechanism, g: GroupedDatabase, sld_distance: int | None) -> tuple:
     """(sensitivity, options) of ``spec`` on u_med: Λ (global), the exact δ (dampened scores), or δ forced
     to Λ from min(n, ``sld_distance``) on (shifted scores, which need a bounded δ), decreasing in u."""
     if spec.kind == "global":
@@ -566,7 +566,7 @@ def _rank_sensitivity(spec: Mechanism, g: _GroupedMedian, sld_distance: int | No
     return sf, ({"direction": "decreasing"} if spec.accepts("direction") else {})
 
 
-def _group_probabilities(g: _GroupedMedian, epsilon: float, mechanism: str,
+def _group_probabilities(g: GroupedDatabase, epsilon: float, mechanism: str,
                          sld_distance: int | None = None) -> np.ndarray:
     spec = get_mechanism(mechanism)
     sens, opts = _rank_sensitivity(spec, g, sld_distance)

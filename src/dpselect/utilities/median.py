@@ -470,9 +470,6 @@ class GroupedDatabase:
         return np.broadcast_to(out, a.shape).astype(np.float64, copy=True)
 
 
-_GroupedMedian = GroupedDatabase  # its former private name (quantiles._median imports it)
-
-
 def _grouped(values, counts, bound) -> GroupedDatabase:
     bound = check_positive(bound, "bound")
     vals = check_median_values(values, bound, name="values", require_sorted=True)
