@@ -593,38 +593,16 @@ def report_noisy_max(
 
     Parameters
     ----------
-    utilities : dask.array.Array, dask.dataframe.Series or dask.dataframe.DataFrame
-        The candidates' utilities: a 1-D dask array (the result is global positions), a Series (the result
-        is index labels) or a DataFrame with ``utility=`` naming the column (index labels).
-    epsilon : float
-        Privacy budget, > 0 (ε/k per pick with an int ``k``).
-    sensitivity : float
-        Δu, the global sensitivity of the utilities.
+    utilities, epsilon, sensitivity, k, utility, rng
+        As for :func:`dpselect.dask.exponential`.
     noise : {"laplace", "gumbel", "exponential"}, default "laplace"
-    k : int, optional
-        Number of distinct candidates. Omitted: one, returned as an ``int`` position or one label; any
-        int ``k`` (1 included) returns an array of shape (k,) in the order picked.
-    utility : str, optional
-        With a DataFrame: the name of the utility column.
-    rng : seed, Generator or None
-        Glossary: [rng][glossary-rng]. A PCG64 generator on a dask array of known chunks gives the in-memory selector's
-        bits (module docstring).
-    monotonic : bool, default False
-    delta, base_measure, exact, size
-        As for :func:`dpselect.report_noisy_max` (top-k δ, base measure, exact sampling, ``size=N`` draws), with the
-        exceptions of :mod:`dpselect.dask`: ``base_measure`` needs a dask array of known chunks, ``exact=False``
-        is refused, ``size=N`` makes N passes.
-    accountant : dpselect.Accountant, optional
-        Charged exactly what :func:`dpselect.report_noisy_max` charges for the same arguments (the same guarantee and
-        label), after the arguments are checked and before any random bit is drawn. With a Series or
-        DataFrame the number of candidates is known only after the partition pass: ``k`` above it (or a
-        non-finite utility) is then refused after the charge.
+    monotonic, delta, base_measure, exact, size, accountant
+        As for :func:`dpselect.dask.exponential`, whose in-memory counterpart is here :func:`dpselect.report_noisy_max`.
 
     Returns
     -------
     int, label or numpy.ndarray
-        ``k`` omitted: the selected candidate's global position (a dask array) or index label (Series,
-        DataFrame). Any int ``k``: an array of shape (k,) of them (int64 positions, or labels).
+        As :func:`dpselect.dask.exponential` returns.
 
     Examples
     --------
@@ -667,37 +645,15 @@ def permute_and_flip(
 
     Parameters
     ----------
-    utilities : dask.array.Array, dask.dataframe.Series or dask.dataframe.DataFrame
-        The candidates' utilities: a 1-D dask array (the result is global positions), a Series (the result
-        is index labels) or a DataFrame with ``utility=`` naming the column (index labels).
-    epsilon : float
-        Privacy budget, > 0 (ε/k per pick with an int ``k``).
-    sensitivity : float
-        Δu, the global sensitivity of the utilities.
-    k : int, optional
-        Number of distinct candidates. Omitted: one, returned as an ``int`` position or one label; any
-        int ``k`` (1 included) returns an array of shape (k,) in the order picked.
-    utility : str, optional
-        With a DataFrame: the name of the utility column.
-    rng : seed, Generator or None
-        Glossary: [rng][glossary-rng]. A PCG64 generator on a dask array of known chunks gives the in-memory selector's
-        bits (module docstring).
-    monotonic : bool, default False
-    delta, base_measure, exact, size
-        As for :func:`dpselect.permute_and_flip` (top-k δ, base measure, exact sampling, ``size=N`` draws), with the
-        exceptions of :mod:`dpselect.dask`: ``base_measure`` needs a dask array of known chunks, ``exact=False``
-        is refused, ``size=N`` makes N passes.
-    accountant : dpselect.Accountant, optional
-        Charged exactly what :func:`dpselect.permute_and_flip` charges for the same arguments (the same guarantee and
-        label), after the arguments are checked and before any random bit is drawn. With a Series or
-        DataFrame the number of candidates is known only after the partition pass: ``k`` above it (or a
-        non-finite utility) is then refused after the charge.
+    utilities, epsilon, sensitivity, k, utility, rng
+        As for :func:`dpselect.dask.exponential`.
+    monotonic, delta, base_measure, exact, size, accountant
+        As for :func:`dpselect.dask.exponential`, whose in-memory counterpart is here :func:`dpselect.permute_and_flip`.
 
     Returns
     -------
     int, label or numpy.ndarray
-        ``k`` omitted: the selected candidate's global position (a dask array) or index label (Series,
-        DataFrame). Any int ``k``: an array of shape (k,) of them (int64 positions, or labels).
+        As :func:`dpselect.dask.exponential` returns.
 
     Examples
     --------
@@ -737,42 +693,23 @@ def local_dampening(
 
     Parameters
     ----------
-    utilities : dask.array.Array, dask.dataframe.Series or dask.dataframe.DataFrame
-        The candidates' utilities: a 1-D dask array (the result is global positions), a Series (the result
-        is index labels) or a DataFrame with ``utility=`` naming the column (index labels).
-    epsilon : float
-        Privacy budget, > 0 (ε/k per pick with an int ``k``).
+    utilities, epsilon, k, utility, rng
+        As for :func:`dpselect.dask.exponential`.
     sensitivity_function : callable
         ``partition -> SensitivityFunction``: it receives one partition (a pandas DataFrame with every
         per-candidate column, a pandas Series, or a numpy block) and returns δ(x, t, r) for that
         partition's rows. δ for a candidate must depend on that candidate's row only (e.g. δ from its
         degree column), and every partition must give the same global sensitivity; the reduce calls it
         again on the few rows it carries to get exact D values for near-ties.
-    k : int, optional
-        Number of distinct candidates. Omitted: one, returned as an ``int`` position or one label; any
-        int ``k`` (1 included) returns an array of shape (k,) in the order picked.
-    utility : str, optional
-        With a DataFrame: the name of the utility column.
-    rng : seed, Generator or None
-        Glossary: [rng][glossary-rng]. A PCG64 generator on a dask array of known chunks gives the in-memory selector's
-        bits (module docstring).
     max_steps : int
         Bound on the dampening walk (as :func:`dpselect.local_dampening`).
-    delta, base_measure, exact, size
-        As for :func:`dpselect.local_dampening` (top-k δ, base measure, exact sampling, ``size=N`` draws), with the
-        exceptions of :mod:`dpselect.dask`: ``base_measure`` needs a dask array of known chunks, ``exact=False``
-        is refused, ``size=N`` makes N passes.
-    accountant : dpselect.Accountant, optional
-        Charged exactly what :func:`dpselect.local_dampening` charges for the same arguments (the same guarantee and
-        label), after the arguments are checked and before any random bit is drawn. With a Series or
-        DataFrame the number of candidates is known only after the partition pass: ``k`` above it (or a
-        non-finite utility) is then refused after the charge.
+    delta, base_measure, exact, size, accountant
+        As for :func:`dpselect.dask.exponential`, whose in-memory counterpart is here :func:`dpselect.local_dampening`.
 
     Returns
     -------
     int, label or numpy.ndarray
-        ``k`` omitted: the selected candidate's global position (a dask array) or index label (Series,
-        DataFrame). Any int ``k``: an array of shape (k,) of them (int64 positions, or labels).
+        As :func:`dpselect.dask.exponential` returns.
 
     Examples
     --------
