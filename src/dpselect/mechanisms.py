@@ -172,12 +172,7 @@ def _probabilities_from_scores(s: np.ndarray, eps: float, sensitivity: float, mu
     lw = scaled_scores(s, 0.0, eps, sensitivity, mult)[0].copy()
     if w is not None:
         lw = lw + np.log(w)
-    return _probabilities_from_log_weights(lw)
-
-
-def _probabilities_from_log_weights(lw: np.ndarray) -> np.ndarray:
-    m = lw.max()
-    p = np.exp(lw - m)
+    p = np.exp(lw - lw.max())
     return p / p.sum()
 
 

@@ -250,12 +250,11 @@ def _partition(block: Any, p: int, offset: int, spec: _Spec, w: np.ndarray | Non
     out["s_err"] = None if np.ndim(s_err) == 0 else np.asarray(s_err)[rows]
     out["rounds"] = [(np.searchsorted(rows, idx), m[idx]) for idx, m in lists]
     out["labels"] = np.asarray(block.index[rows]) if hasattr(block, "index") else None
-    out["carry"] = _take(block, rows) if spec.sf_factory is not None else None
+    if spec.sf_factory is None:
+        out["carry"] = None
+    else:
+        out["carry"] = block.iloc[rows] if hasattr(block, "iloc") else np.asarray(block)[rows]
     return out
-
-
-def _take(block: Any, rows: np.ndarray) -> Any:
-    return block.iloc[rows] if hasattr(block, "iloc") else np.asarray(block)[rows]
 
 
 def _sf_of(factory: Callable[[Any], SensitivityFunction], block: Any, n: int) -> SensitivityFunction:
