@@ -65,9 +65,7 @@ __all__ = ["exponential", "permute_and_flip", "report_noisy_max", "local_dampeni
 _OFFSET_BITGENS = (np.random.PCG64, np.random.PCG64DXSM)  # advance(d) skips exactly d 64-bit words
 
 
-# ---------------------------------------------------------------------------------------------
-# random bits
-# ---------------------------------------------------------------------------------------------
+# -- random bits ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Streams:
     """Where block p's words come from (picklable: shipped to the workers).
@@ -138,9 +136,7 @@ class _Replay:
         return self._rest.integers(low, high, size=size, dtype=dtype, endpoint=endpoint)
 
 
-# ---------------------------------------------------------------------------------------------
-# inputs
-# ---------------------------------------------------------------------------------------------
+# -- inputs -----------------------------------------------------------------------------------
 def _dask_modules() -> tuple[Any, Any]:
     import dask.array as da
     import dask.dataframe as dd
@@ -203,9 +199,7 @@ def _values(block: Any, column: str | None) -> np.ndarray:
     return arr
 
 
-# ---------------------------------------------------------------------------------------------
-# the partition step
-# ---------------------------------------------------------------------------------------------
+# -- the partition step -----------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Spec:
     eps: float
@@ -267,9 +261,7 @@ def _sf_of(factory: Callable[[Any], SensitivityFunction], block: Any, n: int) ->
     return check_sensitivity_function(sf, n, name="sensitivity_function(partition)")
 
 
-# ---------------------------------------------------------------------------------------------
-# the reduce
-# ---------------------------------------------------------------------------------------------
+# -- the reduce -------------------------------------------------------------------------------
 def _concat(items: Sequence[Any]) -> Any:
     if not items:
         return None
@@ -376,9 +368,7 @@ def _exact_scores(live: list[dict[str, Any]], s: np.ndarray, spec: _Spec) -> Cal
     return exact
 
 
-# ---------------------------------------------------------------------------------------------
-# driver
-# ---------------------------------------------------------------------------------------------
+# -- driver -----------------------------------------------------------------------------------
 def _release(name: str, utilities: Any, *, utility: str | None, eps: float, sensitivity: float, monotonic: bool,
              noise: str, k: Any, delta: Any, base_measure: Any, rng: Any, exact: Any, size: Any, accountant: Any,
              sf_factory: Callable[[Any], SensitivityFunction] | None = None,
@@ -484,9 +474,7 @@ def _scalar(x: Any) -> Hashable:
     return x.item() if isinstance(x, np.generic) else x
 
 
-# ---------------------------------------------------------------------------------------------
-# public selectors
-# ---------------------------------------------------------------------------------------------
+# -- public selectors -------------------------------------------------------------------------
 def exponential(
     utilities: Any,
     *,
