@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Hashable, Sequence, cast
+from typing import Any, Callable, Sequence, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -428,8 +428,10 @@ def _execute(blocks: _Blocks, *, eps: float, sensitivity: float, mult_per_pick: 
                          weights=weights, found=found)
         if blocks.labelled:
             labels = found["labels"]
-            out = (np.asarray([labels[int(i)] for i in out]) if isinstance(out, np.ndarray)
-                   else _scalar(labels[out]))
+            if isinstance(out, np.ndarray):
+                out = np.asarray([labels[int(i)] for i in out])
+            else:
+                out = labels[out].item() if isinstance(labels[out], np.generic) else labels[out]
         runs.append(out)
     if size is None:
         return runs[0]
@@ -468,10 +470,6 @@ def _positions(blocks: _Blocks, *, eps: float, sensitivity: float, mult_per_pick
     else:
         idx = glob
     return int(idx[0]) if k is None else idx
-
-
-def _scalar(x: Any) -> Hashable:
-    return x.item() if isinstance(x, np.generic) else x
 
 
 # -- public selectors -------------------------------------------------------------------------

@@ -165,16 +165,13 @@ def _prepare(values: ArrayLike, bound: float, counts: ArrayLike | None) -> Group
     return grouped_database(values, bound, counts)
 
 
-def _noise_words(spec: Mechanism) -> str:
-    return "declares no noise family" if spec.noise is None else f"noise {spec.noise!r}"
-
-
 def _check_value_mechanism(mechanism: "str | Mechanism") -> str:
     spec = get_mechanism(mechanism)
     if spec.name not in _value_mechanisms():
+        noise = "declares no noise family" if spec.noise is None else f"noise {spec.noise!r}"
         raise ValueError(
             f"mechanism={spec.name!r} is not available for median: the released value ranges over the "
-            f"continuum [0, bound], and {spec.name} ({_noise_words(spec)}) is defined for finitely many "
+            f"continuum [0, bound], and {spec.name} ({noise}) is defined for finitely many "
             "candidates (its 'copies' form with interval lengths as weights depends on the unit of the values "
             f"and has no privacy proof). Use one of {', '.join(_value_mechanisms())} (or "
             f"median_rank(..., mechanism={spec.name!r}) for the rank)"
@@ -541,12 +538,6 @@ def _check_sld_distance(sld_distance: int | None, mechanism: str) -> None:
                          f"sld_distance={sld_distance!r} with mechanism={mechanism!r}")
 
 
-def _sld_sensitivity(g: GroupedDatabase, sld_distance: int | None) -> SensitivityFunction:
-    """The exact δ, forced to Λ from distance min(n, sld_distance) on (see DEFAULT_SLD_DISTANCE)."""
-    T = DEFAULT_SLD_DISTANCE if sld_distance is None else check_int(sld_distance, "sld_distance", minimum=1)
-    return _sensitivity(g).bounded(min(g.n, T))
-
-
 def _sensitivity(g: GroupedDatabase) -> SensitivityFunction:
     return grouped_median_sensitivity(g.values, g.counts, g.bound)
 
@@ -556,7 +547,10 @@ def _rank_sensitivity(spec: Mechanism, g: GroupedDatabase, sld_distance: int | N
     to Λ from min(n, ``sld_distance``) on (shifted scores, which need a bounded δ), decreasing in u."""
     if spec.kind == "global":
         return g.bound, {}
-    sf = _sld_sensitivity(g, sld_distance) if spec.score == "shifted" else _sensitivity(g)
+    sf = _sensitivity(g)
+    if spec.score == "shifted":
+        T = DEFAULT_SLD_DISTANCE if sld_distance is None else check_int(sld_distance, "sld_distance", minimum=1)
+        sf = sf.bounded(min(g.n, T))
     return sf, ({"direction": "decreasing"} if spec.accepts("direction") else {})
 
 
