@@ -248,13 +248,6 @@ class PureDPComposition(_KFold):
     k : int
         The number of releases, >= 1.
 
-    Attributes
-    ----------
-    epsilon0 : float
-        ε0.
-    k : int
-        k.
-
     Raises
     ------
     ValueError
@@ -354,13 +347,6 @@ class BoundedRangeComposition(_KFold):
     k : int
         The number of releases, >= 1.
 
-    Attributes
-    ----------
-    epsilon0 : float
-        ε0.
-    k : int
-        k.
-
     Raises
     ------
     ValueError
@@ -418,10 +404,6 @@ class AdaptiveBoundedRangeComposition(Guarantee):
 
     Attributes
     ----------
-    epsilon0 : float
-        ε0.
-    k : int
-        k.
     resolution : int
         The grid resolution used.
 

@@ -527,11 +527,6 @@ class ZCDP(Guarantee):
     rho : float
         ρ >= 0.
 
-    Attributes
-    ----------
-    rho : float
-        ρ.
-
     Raises
     ------
     ValueError
@@ -573,11 +568,6 @@ class GaussianMechanism(Guarantee):
         The noise standard deviation σ > 0.
     sensitivity : float, default 1.0
         The ℓ2-sensitivity Δ > 0 of the query.
-
-    Attributes
-    ----------
-    sigma, sensitivity : float
-        σ and Δ.
 
     Raises
     ------

@@ -275,16 +275,12 @@ class GroupedDatabase:
 
     Attributes
     ----------
-    values, counts : ndarray
-        As given.
     cum : ndarray of shape (G,)
         The last (1-based) rank of each group.
     n : int
         The number of records.
     m : int
         ⌈n/2⌉, the (1-based) rank of the median.
-    bound : float
-        Λ.
     median : float
         The median x_(m).
 
