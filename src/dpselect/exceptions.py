@@ -50,11 +50,6 @@ class BudgetExceededError(RuntimeError):
     spent : object, optional
         The accountant's spent value before the refused charge (unchanged by it).
 
-    Attributes
-    ----------
-    guarantee, label, spent
-        As given.
-
     Examples
     --------
     >>> from dpselect.accounting import PureDP

@@ -90,9 +90,7 @@ _PEEL_LAZY_MIN = 256
 DIRECTIONS = ("increasing", "decreasing")
 
 
-# ---------------------------------------------------------------------------------------------
-# shared helpers
-# ---------------------------------------------------------------------------------------------
+# -- shared helpers ---------------------------------------------------------------------------
 def _check_weights(weights, n: int, name: str = "base_measure") -> np.ndarray | None:
     if weights is None:
         return None
@@ -172,12 +170,7 @@ def _probabilities_from_scores(s: np.ndarray, eps: float, sensitivity: float, mu
     lw = scaled_scores(s, 0.0, eps, sensitivity, mult)[0].copy()
     if w is not None:
         lw = lw + np.log(w)
-    return _probabilities_from_log_weights(lw)
-
-
-def _probabilities_from_log_weights(lw: np.ndarray) -> np.ndarray:
-    m = lw.max()
-    p = np.exp(lw - m)
+    p = np.exp(lw - lw.max())
     return p / p.sum()
 
 
@@ -275,9 +268,7 @@ def _rnm_size(u: np.ndarray, factor: tuple[float, float, int], noise: str, k: in
     return out if idx is None else idx[out].astype(np.int64)
 
 
-# ---------------------------------------------------------------------------------------------
-# exact sampling (the default): scores with rigorous error bounds, then dpselect.sampling
-# ---------------------------------------------------------------------------------------------
+# -- exact sampling (the default): scores with rigorous error bounds, then dpselect.sampling --
 _REL = 1e-15   # relative error of a few float operations (each <= 2^-53), with room to spare
 _TINY = 1e-300  # absolute error of results that underflow to subnormals
 
@@ -505,9 +496,7 @@ def _one_candidate(size: int | None) -> "int | np.ndarray":
     return 0 if size is None else np.zeros(size, dtype=np.int64)
 
 
-# ---------------------------------------------------------------------------------------------
-# exponential mechanism
-# ---------------------------------------------------------------------------------------------
+# -- exponential mechanism --------------------------------------------------------------------
 def _exponential(u: np.ndarray, eps: float, split: int, sens: float, k: int, monotonic: bool, w: np.ndarray | None,
                  gen: np.random.Generator, exact: bool, size: int | None) -> "int | np.ndarray":
     """The exponential mechanism on checked values: k picks with ε-budget ``eps / split`` each."""
@@ -671,9 +660,7 @@ def exponential_probabilities(utilities: ArrayLike, *, epsilon: float, sensitivi
     return _probabilities_from_scores(u, eps, sens, 1 if monotonic else 2, w)
 
 
-# ---------------------------------------------------------------------------------------------
-# report noisy max (and permute-and-flip as its exponential-noise instance)
-# ---------------------------------------------------------------------------------------------
+# -- report noisy max (and permute-and-flip as its exponential-noise instance) ----------------
 def _unit_noise(noise: str, size: "int | tuple[int, int]", rng: np.random.Generator, weights: np.ndarray | None = None) -> np.ndarray:
     """Noise of scale 1; with ``weights`` the maximum of w_r independent draws (w_r copies of a candidate)."""
     if weights is None:
@@ -879,40 +866,17 @@ def report_noisy_max(
 
     Parameters
     ----------
-    utilities : array_like
-        One finite utility per candidate (1-D); larger is better. A pandas Series selects its labels.
-    epsilon : float
-        The privacy budget of the call (> 0): ε-DP in total for ``delta=0``, (ε, δ)-DP for ``delta > 0``.
-    sensitivity : float
-        Δu (> 0): the most any utility changes between neighbouring datasets.
+    utilities, epsilon, sensitivity, k, monotonic, base_measure, rng, exact, size, accountant
+        As for :func:`exponential`.
+    delta : float, optional
+        The DP δ of a top-k, as for :func:`exponential`.
     noise : {"laplace", "gumbel", "exponential"}, optional
         The noise family (default Laplace); it decides the guarantee charged (Gumbel: bounded range).
-    k : int, optional
-        Omitted: one pick, returned as an ``int``. Any int (1 included): k distinct candidates, picked one
-        after another on the remaining candidates, returned as an int64 array in the order picked.
-    delta : float, optional
-        The DP δ of a top-k (``k > 1`` only): 0 (the default) gives each pick ε/k, δ > 0 the larger ε0 of an
-        (ε, δ) budget (glossary: [top-k delta][glossary-top-k-delta]).
-    monotonic : bool, optional
-        True declares that all utilities move in the same direction between neighbours: ε·u/Δu instead of
-        ε·u/(2Δu).
-    base_measure : array_like, optional
-        One w_r per candidate (see the module docstring for how each noise reads it).
-    rng : RngLike, optional
-        A seed or a ``numpy.random.Generator`` (glossary: [rng][glossary-rng]).
-    exact : bool, optional
-        True (default): the exact law, from the generator's random bits only. False: float64 sampling.
-    size : int, optional
-        N independent draws in one call (shape (N,), or (N, k) with ``k``).
-    accountant : Accountant, optional
-        Charged ``get_mechanism(...).privacy(epsilon, k=k, delta=delta)`` (``size`` times for ``size=N``),
-        labelled with the call (``"{name}(k=3)"``), before anything is drawn (glossary: [accountant][glossary-accountant]).
 
     Returns
     -------
     int or numpy.ndarray
-        ``k`` omitted: an ``int`` index (``size=N``: shape (N,)). Any int ``k``: int64 indices of shape (k,)
-        (``size=N``: (N, k)). Labels instead of positions for a pandas Series.
+        As :func:`exponential` returns.
 
     Examples
     --------
@@ -993,38 +957,15 @@ def permute_and_flip(
 
     Parameters
     ----------
-    utilities : array_like
-        One finite utility per candidate (1-D); larger is better. A pandas Series selects its labels.
-    epsilon : float
-        The privacy budget of the call (> 0): ε-DP in total for ``delta=0``, (ε, δ)-DP for ``delta > 0``.
-    sensitivity : float
-        Δu (> 0): the most any utility changes between neighbouring datasets.
-    k : int, optional
-        Omitted: one pick, returned as an ``int``. Any int (1 included): k distinct candidates, picked one
-        after another on the remaining candidates, returned as an int64 array in the order picked.
+    utilities, epsilon, sensitivity, k, monotonic, base_measure, rng, exact, size, accountant
+        As for :func:`exponential`.
     delta : float, optional
-        The DP δ of a top-k (``k > 1`` only): 0 (the default) gives each pick ε/k, δ > 0 the larger ε0 of an
-        (ε, δ) budget (glossary: [top-k delta][glossary-top-k-delta]).
-    monotonic : bool, optional
-        True declares that all utilities move in the same direction between neighbours: ε·u/Δu instead of
-        ε·u/(2Δu).
-    base_measure : array_like, optional
-        One w_r per candidate (see the module docstring for how each noise reads it).
-    rng : RngLike, optional
-        A seed or a ``numpy.random.Generator`` (glossary: [rng][glossary-rng]).
-    exact : bool, optional
-        True (default): the exact law, from the generator's random bits only. False: float64 sampling.
-    size : int, optional
-        N independent draws in one call (shape (N,), or (N, k) with ``k``).
-    accountant : Accountant, optional
-        Charged ``get_mechanism(...).privacy(epsilon, k=k, delta=delta)`` (``size`` times for ``size=N``),
-        labelled with the call (``"{name}(k=3)"``), before anything is drawn (glossary: [accountant][glossary-accountant]).
+        The DP δ of a top-k, as for :func:`exponential`.
 
     Returns
     -------
     int or numpy.ndarray
-        ``k`` omitted: an ``int`` index (``size=N``: shape (N,)). Any int ``k``: int64 indices of shape (k,)
-        (``size=N``: (N, k)). Labels instead of positions for a pandas Series.
+        As :func:`exponential` returns.
 
     Examples
     --------
@@ -1058,23 +999,15 @@ def permute_and_flip_probabilities(utilities: ArrayLike, *, epsilon: float, sens
 
     Parameters
     ----------
-    utilities : array_like
-        One finite utility per candidate (1-D); larger is better. A pandas Series gives a Series back.
-    epsilon : float
-        The privacy budget of the one pick (> 0).
-    sensitivity : float
-        Δu (> 0): the most any utility changes between neighbouring datasets.
-    monotonic : bool, optional
-        True declares that all utilities move in the same direction between neighbours: ε·u/Δu instead of
-        ε·u/(2Δu).
+    utilities, epsilon, sensitivity, monotonic
+        As for :func:`exponential_probabilities`.
     base_measure : array_like, optional
         Whole numbers of copies of each candidate, read as :func:`permute_and_flip` reads it.
 
     Returns
     -------
     numpy.ndarray or pandas.Series
-        float64 probabilities of shape (n,), one per candidate, summing to 1; a pandas Series indexed like
-        the input (name ``"probability"``) for Series input.
+        As :func:`exponential_probabilities` returns.
 
     Examples
     --------
@@ -1132,25 +1065,17 @@ def report_noisy_max_probabilities(utilities: ArrayLike, *, epsilon: float, sens
 
     Parameters
     ----------
-    utilities : array_like
-        One finite utility per candidate (1-D); larger is better. A pandas Series gives a Series back.
-    epsilon : float
-        The privacy budget of the one pick (> 0).
-    sensitivity : float
-        Δu (> 0): the most any utility changes between neighbouring datasets.
+    utilities, epsilon, sensitivity, monotonic
+        As for :func:`exponential_probabilities`.
     noise : {"laplace", "gumbel", "exponential"}, optional
         The noise family of :func:`report_noisy_max` (default Laplace).
-    monotonic : bool, optional
-        True declares that all utilities move in the same direction between neighbours: ε·u/Δu instead of
-        ε·u/(2Δu).
     base_measure : array_like, optional
         One w_r per candidate, read as :func:`report_noisy_max` reads it.
 
     Returns
     -------
     numpy.ndarray or pandas.Series
-        float64 probabilities of shape (n,), one per candidate, summing to 1; a pandas Series indexed like
-        the input (name ``"probability"``) for Series input.
+        As :func:`exponential_probabilities` returns.
 
     Examples
     --------
@@ -1233,9 +1158,7 @@ def _rnm_probabilities_numeric(s: np.ndarray, noise: str, w: np.ndarray | None) 
     return out / out.sum()
 
 
-# ---------------------------------------------------------------------------------------------
-# local dampening and shifted local dampening
-# ---------------------------------------------------------------------------------------------
+# -- local dampening and shifted local dampening ----------------------------------------------
 def _prepare_local(utilities, epsilon, sensitivity_function, k, weights):
     u = check_utilities(utilities)
     eps = check_positive(epsilon, "epsilon")
@@ -1318,40 +1241,20 @@ def local_dampening(
 
     Parameters
     ----------
-    utilities : array_like
-        One finite utility per candidate (1-D); larger is better. A pandas Series selects its labels.
-    epsilon : float
-        The privacy budget of the call (> 0): ε-DP in total for ``delta=0``, (ε, δ)-DP for ``delta > 0``.
+    utilities, epsilon, k, delta, base_measure, rng, exact, size, accountant
+        As for :func:`exponential`.
     sensitivity_function : SensitivityFunction
         The local sensitivity δ(x, t, r), admissible for u under the data's neighbour model
         (:mod:`dpselect.sensitivity`).
-    k : int, optional
-        Omitted: one pick, returned as an ``int``. Any int (1 included): k distinct candidates, picked one
-        after another on the remaining candidates, returned as an int64 array in the order picked.
-    delta : float, optional
-        The DP δ of a top-k (``k > 1`` only): 0 (the default) gives each pick ε/k, δ > 0 the larger ε0 of an
-        (ε, δ) budget (glossary: [top-k delta][glossary-top-k-delta]).
-    base_measure : array_like, optional
-        One w_r per candidate (see the module docstring for how each noise reads it).
-    rng : RngLike, optional
-        A seed or a ``numpy.random.Generator`` (glossary: [rng][glossary-rng]).
     max_steps : int, optional
         The most steps t of the sensitivity function walked to compute the scores (a function without a
         saturation distance: a candidate not resolved there gets D = ±max_steps, clipped, which keeps
         sensitivity 1; see :mod:`dpselect.dampening`).
-    exact : bool, optional
-        True (default): the exact law, from the generator's random bits only. False: float64 sampling.
-    size : int, optional
-        N independent draws in one call (shape (N,), or (N, k) with ``k``).
-    accountant : Accountant, optional
-        Charged ``get_mechanism(...).privacy(epsilon, k=k, delta=delta)`` (``size`` times for ``size=N``),
-        labelled with the call (``"{name}(k=3)"``), before anything is drawn (glossary: [accountant][glossary-accountant]).
 
     Returns
     -------
     int or numpy.ndarray
-        ``k`` omitted: an ``int`` index (``size=N``: shape (N,)). Any int ``k``: int64 indices of shape (k,)
-        (``size=N``: (N, k)). Labels instead of positions for a pandas Series.
+        As :func:`exponential` returns.
 
     Examples
     --------
@@ -1380,10 +1283,8 @@ def local_dampening_probabilities(utilities: ArrayLike, *, epsilon: float, sensi
 
     Parameters
     ----------
-    utilities : array_like
-        One finite utility per candidate (1-D); larger is better. A pandas Series gives a Series back.
-    epsilon : float
-        The privacy budget of the one pick (> 0).
+    utilities, epsilon
+        As for :func:`exponential_probabilities`.
     sensitivity_function : SensitivityFunction
         The local sensitivity δ(x, t, r), admissible for u under the data's neighbour model
         (:mod:`dpselect.sensitivity`).
@@ -1397,8 +1298,7 @@ def local_dampening_probabilities(utilities: ArrayLike, *, epsilon: float, sensi
     Returns
     -------
     numpy.ndarray or pandas.Series
-        float64 probabilities of shape (n,), one per candidate, summing to 1; a pandas Series indexed like
-        the input (name ``"probability"``) for Series input.
+        As :func:`exponential_probabilities` returns.
 
     Examples
     --------
@@ -1502,42 +1402,21 @@ def shifted_local_dampening(
 
     Parameters
     ----------
-    utilities : array_like
-        One finite utility per candidate (1-D); larger is better. A pandas Series selects its labels.
-    epsilon : float
-        The privacy budget of the call (> 0): ε-DP in total for ``delta=0``, (ε, δ)-DP for ``delta > 0``.
-    sensitivity_function : SensitivityFunction
-        The local sensitivity δ(x, t, r), admissible for u under the data's neighbour model
-        (:mod:`dpselect.sensitivity`).
+    utilities, epsilon, sensitivity_function, k, base_measure, rng, exact, size, accountant
+        As for :func:`local_dampening`.
+    delta : float, optional
+        The DP δ of a top-k, as for :func:`local_dampening`.
     direction : {"increasing", "decreasing"}, optional
         The limit s → +∞ (for δ that grows with u, the default) or s → −∞.
-    k : int, optional
-        Omitted: one pick, returned as an ``int``. Any int (1 included): k distinct candidates, picked one
-        after another on the remaining candidates, returned as an int64 array in the order picked.
-    delta : float, optional
-        The DP δ of a top-k (``k > 1`` only): 0 (the default) gives each pick ε/k, δ > 0 the larger ε0 of an
-        (ε, δ) budget (glossary: [top-k delta][glossary-top-k-delta]).
-    base_measure : array_like, optional
-        One w_r per candidate (see the module docstring for how each noise reads it).
-    rng : RngLike, optional
-        A seed or a ``numpy.random.Generator`` (glossary: [rng][glossary-rng]).
     max_steps : int, optional
         The most steps t of the sensitivity function walked to compute the scores (a function without a
         saturation distance is read as reaching Δ at max_steps, which is admissible and bounded; see
         :mod:`dpselect.dampening`).
-    exact : bool, optional
-        True (default): the exact law, from the generator's random bits only. False: float64 sampling.
-    size : int, optional
-        N independent draws in one call (shape (N,), or (N, k) with ``k``).
-    accountant : Accountant, optional
-        Charged ``get_mechanism(...).privacy(epsilon, k=k, delta=delta)`` (``size`` times for ``size=N``),
-        labelled with the call (``"{name}(k=3)"``), before anything is drawn (glossary: [accountant][glossary-accountant]).
 
     Returns
     -------
     int or numpy.ndarray
-        ``k`` omitted: an ``int`` index (``size=N``: shape (N,)). Any int ``k``: int64 indices of shape (k,)
-        (``size=N``: (N, k)). Labels instead of positions for a pandas Series.
+        As :func:`exponential` returns.
 
     Examples
     --------
@@ -1569,13 +1448,8 @@ def shifted_local_dampening_probabilities(utilities: ArrayLike, *, epsilon: floa
 
     Parameters
     ----------
-    utilities : array_like
-        One finite utility per candidate (1-D); larger is better. A pandas Series gives a Series back.
-    epsilon : float
-        The privacy budget of the one pick (> 0).
-    sensitivity_function : SensitivityFunction
-        The local sensitivity δ(x, t, r), admissible for u under the data's neighbour model
-        (:mod:`dpselect.sensitivity`).
+    utilities, epsilon, sensitivity_function
+        As for :func:`local_dampening_probabilities`.
     direction : {"increasing", "decreasing"}, optional
         The limit s → +∞ (u − G, for δ that grows with u, the default) or s → −∞ (u + G).
     base_measure : array_like, optional
@@ -1588,8 +1462,7 @@ def shifted_local_dampening_probabilities(utilities: ArrayLike, *, epsilon: floa
     Returns
     -------
     numpy.ndarray or pandas.Series
-        float64 probabilities of shape (n,), one per candidate, summing to 1; a pandas Series indexed like
-        the input (name ``"probability"``) for Series input.
+        As :func:`exponential_probabilities` returns.
 
     Examples
     --------

@@ -684,9 +684,7 @@ class Mechanism:
                 raise TypeError(f"mechanism {self.name!r} takes the options {allowed}, got unexpected option {key!r}")
 
 
-# ---------------------------------------------------------------------------------------------
-# the registry
-# ---------------------------------------------------------------------------------------------
+# -- the registry -----------------------------------------------------------------------------
 #: canonical name -> Mechanism, in registration order (the one store: vocabulary's views read it).
 _REGISTRY: dict[str, Mechanism] = _voc._MECHANISM_TABLE
 _ALIASES: dict[str, str] = _voc._ALIAS_TABLE
@@ -836,9 +834,7 @@ def names(kind: str | None = None, *, where: Callable[[Mechanism], bool] | None 
     return tuple(out)
 
 
-# ---------------------------------------------------------------------------------------------
-# the contract audit of a spec (users audit their own mechanism)
-# ---------------------------------------------------------------------------------------------
+# -- the contract audit of a spec (users audit their own mechanism) ---------------------------
 class ContractError(AssertionError):
     """A spec failed :func:`check`: its law breaks its declared guarantee, or its selector does not draw its law.
 
@@ -993,9 +989,7 @@ def check(spec: "Mechanism | str", *, epsilon: float = 1.0, draws: int = 3000, a
     return report
 
 
-# ---------------------------------------------------------------------------------------------
-# the built-in mechanisms (one entry each)
-# ---------------------------------------------------------------------------------------------
+# -- the built-in mechanisms (one entry each) -------------------------------------------------
 def _late(attr: str) -> Callable[..., Any]:
     """``dpselect.mechanisms.<attr>``, looked up at each call (so that a patched module attribute, e.g. a test's
     spy, is what the registry calls); ``inspect.signature`` sees the function's own signature.
@@ -1051,10 +1045,3 @@ register(Mechanism(
 
 #: The names of the built-in mechanisms (what :data:`dpselect.typing.MechanismName` spells).
 BUILTIN = tuple(_REGISTRY)
-
-
-def _signature_options(spec: Mechanism) -> tuple[str, ...]:
-    """The selector's keyword parameters beyond the data, ε and the sensitivity (for tests)."""
-    params = inspect.signature(spec.selector).parameters
-    return tuple(p for p in params if p not in _NOT_OPTIONS)
-

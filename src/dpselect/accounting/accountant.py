@@ -69,10 +69,6 @@ def _add(acc: tuple[float, float], x: float) -> tuple[float, float]:
     return t, c + ((s - (t - bp)) + (x - bp))
 
 
-def _is_inf(x: object) -> bool:
-    return isinstance(x, (float, np.floating)) and x == _INF
-
-
 def _val(acc: tuple[float, float]) -> float:
     """The value of a compensated sum, moved up one ulp when roundings occurred (never below exact)."""
     s, c = acc
@@ -334,7 +330,8 @@ class Accountant:
     def __init__(self, epsilon: float, delta: float = 0.0, *, mode: str = "adaptive",
                  approx_delta: float = 0.0, neighbours: str = ADD_REMOVE) -> None:
         self.neighbours = check_neighbours(neighbours)
-        self.epsilon = math.inf if _is_inf(epsilon) else check_positive(epsilon, "epsilon")
+        infinite = isinstance(epsilon, (float, np.floating)) and epsilon == _INF
+        self.epsilon = math.inf if infinite else check_positive(epsilon, "epsilon")
         self.delta = check_delta(delta, "delta")
         self.mode = check_choice(mode, "mode", MODES)
         self.approx_delta = check_nonnegative(approx_delta, "approx_delta")

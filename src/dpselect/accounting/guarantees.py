@@ -224,26 +224,6 @@ class Guarantee(abc.ABC):
         """
         return _check_alpha(alpha) * self.zcdp()
 
-    def profile(self, deltas: Sequence[float] | np.ndarray) -> np.ndarray:
-        """The privacy profile ε(δ) on a grid of δ (each value rounded up).
-
-        Parameters
-        ----------
-        deltas : sequence of float or ndarray
-            The δ values, each in [0, 1) (flattened).
-
-        Returns
-        -------
-        ndarray of shape (len(deltas),)
-            ε(δ) for each δ.
-
-        Examples
-        --------
-        >>> PureDP(1.0).profile([0.0, 0.1, 0.5]).round(6).tolist()
-        [1.0, 0.852905, 0.0]
-        """
-        return np.array([self.epsilon(float(d)) for d in np.asarray(deltas, dtype=float).ravel()])
-
 
 @dataclass(frozen=True)
 class PureDP(Guarantee):
@@ -547,11 +527,6 @@ class ZCDP(Guarantee):
     rho : float
         ρ >= 0.
 
-    Attributes
-    ----------
-    rho : float
-        ρ.
-
     Raises
     ------
     ValueError
@@ -593,11 +568,6 @@ class GaussianMechanism(Guarantee):
         The noise standard deviation σ > 0.
     sensitivity : float, default 1.0
         The ℓ2-sensitivity Δ > 0 of the query.
-
-    Attributes
-    ----------
-    sigma, sensitivity : float
-        σ and Δ.
 
     Raises
     ------
@@ -730,28 +700,6 @@ class RDP(Guarantee):
         if not callable(fn):
             raise TypeError(f"fn must be callable (alpha -> epsilon), got {type(fn).__name__}")
         return cls(orders, [float(fn(float(a))) for a in orders])
-
-    @classmethod
-    def of(cls, guarantee: Guarantee, orders: Sequence[float] = DEFAULT_ORDERS) -> "RDP":
-        """The RDP curve of another guarantee value (``inf`` where it has none).
-
-        Parameters
-        ----------
-        guarantee : Guarantee
-            Any guarantee value (its :meth:`~Guarantee.rdp` is tabulated).
-        orders : sequence of float, default DEFAULT_ORDERS
-            The orders to tabulate at.
-
-        Returns
-        -------
-        RDP
-
-        Examples
-        --------
-        >>> RDP.of(ZCDP(0.125), orders=[2.0, 4.0])
-        RDP(orders=[2.0, 4.0], epsilons=[0.25, 0.5])
-        """
-        return cls.from_function(guarantee.rdp, orders)
 
     def __repr__(self) -> str:
         if len(self.orders) <= 4:

@@ -89,11 +89,6 @@ class NotExtendableError(ValueError):
     path : list
         The vertices of a path from ``u`` to ``v`` along which the bound is induced.
 
-    Attributes
-    ----------
-    pair, colour, value_u, value_v, bound, path
-        As given.
-
     Examples
     --------
     >>> try:
@@ -121,11 +116,6 @@ class NoUniqueOptimumError(ValueError):
         Keyword-only: a neighbouring pair where the vertex-wise optima violate privacy.
     uncovered : list
         Keyword-only: boundary edges with no endpoint in the partial mechanism's domain (at most 10).
-
-    Attributes
-    ----------
-    edge, uncovered
-        As given.
 
     Examples
     --------

@@ -52,8 +52,6 @@ class BinaryMechanism:
 
     Attributes
     ----------
-    graph, true_values, pair, info
-        As given.
     log_prob : ndarray of shape (n, 2)
         The mechanism.
     prob_one : ndarray of shape (n,)

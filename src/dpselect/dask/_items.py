@@ -185,7 +185,7 @@ def _key_counts(rows: Any, c: int, user: str, item: str, distinct: bool, items: 
     keyed = frame[item].dtype == object
     meta = _with_keys(frame._meta, user, item)
     keys = frame.map_partitions(_with_keys, user, item, meta=meta)
-    keys = _shuffle_by_user(keys)  # every user's rows in one partition
+    keys = keys.shuffle(on=_USER_KEY)  # every user's rows in one partition
     kept = keys.map_partitions(_bound_partition, c, distinct, salt, meta=meta[[_ITEM_KEY]])
     return kept[_ITEM_KEY].value_counts(), keyed
 
@@ -268,11 +268,6 @@ def _check_rows(rows: Any, user: str, item: str) -> None:
             raise ValueError(f"{name}={col!r} is not a column of rows (columns: {list(rows.columns)})")
     if user == item:
         raise ValueError(f"user and item must be two different columns, got {user!r} for both")
-
-
-def _shuffle_by_user(frame: Any) -> Any:
-    """``frame.shuffle`` on the canonical user key: all of a user's rows in one partition."""
-    return frame.shuffle(on=_USER_KEY)
 
 
 def _domain(items: Any) -> Any:

@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Hashable, Sequence, cast
+from typing import Any, Callable, Sequence, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -65,9 +65,7 @@ __all__ = ["exponential", "permute_and_flip", "report_noisy_max", "local_dampeni
 _OFFSET_BITGENS = (np.random.PCG64, np.random.PCG64DXSM)  # advance(d) skips exactly d 64-bit words
 
 
-# ---------------------------------------------------------------------------------------------
-# random bits
-# ---------------------------------------------------------------------------------------------
+# -- random bits ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Streams:
     """Where block p's words come from (picklable: shipped to the workers).
@@ -138,9 +136,7 @@ class _Replay:
         return self._rest.integers(low, high, size=size, dtype=dtype, endpoint=endpoint)
 
 
-# ---------------------------------------------------------------------------------------------
-# inputs
-# ---------------------------------------------------------------------------------------------
+# -- inputs -----------------------------------------------------------------------------------
 def _dask_modules() -> tuple[Any, Any]:
     import dask.array as da
     import dask.dataframe as dd
@@ -203,9 +199,7 @@ def _values(block: Any, column: str | None) -> np.ndarray:
     return arr
 
 
-# ---------------------------------------------------------------------------------------------
-# the partition step
-# ---------------------------------------------------------------------------------------------
+# -- the partition step -----------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Spec:
     eps: float
@@ -250,12 +244,11 @@ def _partition(block: Any, p: int, offset: int, spec: _Spec, w: np.ndarray | Non
     out["s_err"] = None if np.ndim(s_err) == 0 else np.asarray(s_err)[rows]
     out["rounds"] = [(np.searchsorted(rows, idx), m[idx]) for idx, m in lists]
     out["labels"] = np.asarray(block.index[rows]) if hasattr(block, "index") else None
-    out["carry"] = _take(block, rows) if spec.sf_factory is not None else None
+    if spec.sf_factory is None:
+        out["carry"] = None
+    else:
+        out["carry"] = block.iloc[rows] if hasattr(block, "iloc") else np.asarray(block)[rows]
     return out
-
-
-def _take(block: Any, rows: np.ndarray) -> Any:
-    return block.iloc[rows] if hasattr(block, "iloc") else np.asarray(block)[rows]
 
 
 def _sf_of(factory: Callable[[Any], SensitivityFunction], block: Any, n: int) -> SensitivityFunction:
@@ -268,9 +261,7 @@ def _sf_of(factory: Callable[[Any], SensitivityFunction], block: Any, n: int) ->
     return check_sensitivity_function(sf, n, name="sensitivity_function(partition)")
 
 
-# ---------------------------------------------------------------------------------------------
-# the reduce
-# ---------------------------------------------------------------------------------------------
+# -- the reduce -------------------------------------------------------------------------------
 def _concat(items: Sequence[Any]) -> Any:
     if not items:
         return None
@@ -377,9 +368,7 @@ def _exact_scores(live: list[dict[str, Any]], s: np.ndarray, spec: _Spec) -> Cal
     return exact
 
 
-# ---------------------------------------------------------------------------------------------
-# driver
-# ---------------------------------------------------------------------------------------------
+# -- driver -----------------------------------------------------------------------------------
 def _release(name: str, utilities: Any, *, utility: str | None, eps: float, sensitivity: float, monotonic: bool,
              noise: str, k: Any, delta: Any, base_measure: Any, rng: Any, exact: Any, size: Any, accountant: Any,
              sf_factory: Callable[[Any], SensitivityFunction] | None = None,
@@ -439,8 +428,10 @@ def _execute(blocks: _Blocks, *, eps: float, sensitivity: float, mult_per_pick: 
                          weights=weights, found=found)
         if blocks.labelled:
             labels = found["labels"]
-            out = (np.asarray([labels[int(i)] for i in out]) if isinstance(out, np.ndarray)
-                   else _scalar(labels[out]))
+            if isinstance(out, np.ndarray):
+                out = np.asarray([labels[int(i)] for i in out])
+            else:
+                out = labels[out].item() if isinstance(labels[out], np.generic) else labels[out]
         runs.append(out)
     if size is None:
         return runs[0]
@@ -481,13 +472,7 @@ def _positions(blocks: _Blocks, *, eps: float, sensitivity: float, mult_per_pick
     return int(idx[0]) if k is None else idx
 
 
-def _scalar(x: Any) -> Hashable:
-    return x.item() if isinstance(x, np.generic) else x
-
-
-# ---------------------------------------------------------------------------------------------
-# public selectors
-# ---------------------------------------------------------------------------------------------
+# -- public selectors -------------------------------------------------------------------------
 def exponential(
     utilities: Any,
     *,
@@ -593,38 +578,16 @@ def report_noisy_max(
 
     Parameters
     ----------
-    utilities : dask.array.Array, dask.dataframe.Series or dask.dataframe.DataFrame
-        The candidates' utilities: a 1-D dask array (the result is global positions), a Series (the result
-        is index labels) or a DataFrame with ``utility=`` naming the column (index labels).
-    epsilon : float
-        Privacy budget, > 0 (ε/k per pick with an int ``k``).
-    sensitivity : float
-        Δu, the global sensitivity of the utilities.
+    utilities, epsilon, sensitivity, k, utility, rng
+        As for :func:`dpselect.dask.exponential`.
     noise : {"laplace", "gumbel", "exponential"}, default "laplace"
-    k : int, optional
-        Number of distinct candidates. Omitted: one, returned as an ``int`` position or one label; any
-        int ``k`` (1 included) returns an array of shape (k,) in the order picked.
-    utility : str, optional
-        With a DataFrame: the name of the utility column.
-    rng : seed, Generator or None
-        Glossary: [rng][glossary-rng]. A PCG64 generator on a dask array of known chunks gives the in-memory selector's
-        bits (module docstring).
-    monotonic : bool, default False
-    delta, base_measure, exact, size
-        As for :func:`dpselect.report_noisy_max` (top-k δ, base measure, exact sampling, ``size=N`` draws), with the
-        exceptions of :mod:`dpselect.dask`: ``base_measure`` needs a dask array of known chunks, ``exact=False``
-        is refused, ``size=N`` makes N passes.
-    accountant : dpselect.Accountant, optional
-        Charged exactly what :func:`dpselect.report_noisy_max` charges for the same arguments (the same guarantee and
-        label), after the arguments are checked and before any random bit is drawn. With a Series or
-        DataFrame the number of candidates is known only after the partition pass: ``k`` above it (or a
-        non-finite utility) is then refused after the charge.
+    monotonic, delta, base_measure, exact, size, accountant
+        As for :func:`dpselect.dask.exponential`, whose in-memory counterpart is here :func:`dpselect.report_noisy_max`.
 
     Returns
     -------
     int, label or numpy.ndarray
-        ``k`` omitted: the selected candidate's global position (a dask array) or index label (Series,
-        DataFrame). Any int ``k``: an array of shape (k,) of them (int64 positions, or labels).
+        As :func:`dpselect.dask.exponential` returns.
 
     Examples
     --------
@@ -667,37 +630,15 @@ def permute_and_flip(
 
     Parameters
     ----------
-    utilities : dask.array.Array, dask.dataframe.Series or dask.dataframe.DataFrame
-        The candidates' utilities: a 1-D dask array (the result is global positions), a Series (the result
-        is index labels) or a DataFrame with ``utility=`` naming the column (index labels).
-    epsilon : float
-        Privacy budget, > 0 (ε/k per pick with an int ``k``).
-    sensitivity : float
-        Δu, the global sensitivity of the utilities.
-    k : int, optional
-        Number of distinct candidates. Omitted: one, returned as an ``int`` position or one label; any
-        int ``k`` (1 included) returns an array of shape (k,) in the order picked.
-    utility : str, optional
-        With a DataFrame: the name of the utility column.
-    rng : seed, Generator or None
-        Glossary: [rng][glossary-rng]. A PCG64 generator on a dask array of known chunks gives the in-memory selector's
-        bits (module docstring).
-    monotonic : bool, default False
-    delta, base_measure, exact, size
-        As for :func:`dpselect.permute_and_flip` (top-k δ, base measure, exact sampling, ``size=N`` draws), with the
-        exceptions of :mod:`dpselect.dask`: ``base_measure`` needs a dask array of known chunks, ``exact=False``
-        is refused, ``size=N`` makes N passes.
-    accountant : dpselect.Accountant, optional
-        Charged exactly what :func:`dpselect.permute_and_flip` charges for the same arguments (the same guarantee and
-        label), after the arguments are checked and before any random bit is drawn. With a Series or
-        DataFrame the number of candidates is known only after the partition pass: ``k`` above it (or a
-        non-finite utility) is then refused after the charge.
+    utilities, epsilon, sensitivity, k, utility, rng
+        As for :func:`dpselect.dask.exponential`.
+    monotonic, delta, base_measure, exact, size, accountant
+        As for :func:`dpselect.dask.exponential`, whose in-memory counterpart is here :func:`dpselect.permute_and_flip`.
 
     Returns
     -------
     int, label or numpy.ndarray
-        ``k`` omitted: the selected candidate's global position (a dask array) or index label (Series,
-        DataFrame). Any int ``k``: an array of shape (k,) of them (int64 positions, or labels).
+        As :func:`dpselect.dask.exponential` returns.
 
     Examples
     --------
@@ -737,42 +678,23 @@ def local_dampening(
 
     Parameters
     ----------
-    utilities : dask.array.Array, dask.dataframe.Series or dask.dataframe.DataFrame
-        The candidates' utilities: a 1-D dask array (the result is global positions), a Series (the result
-        is index labels) or a DataFrame with ``utility=`` naming the column (index labels).
-    epsilon : float
-        Privacy budget, > 0 (ε/k per pick with an int ``k``).
+    utilities, epsilon, k, utility, rng
+        As for :func:`dpselect.dask.exponential`.
     sensitivity_function : callable
         ``partition -> SensitivityFunction``: it receives one partition (a pandas DataFrame with every
         per-candidate column, a pandas Series, or a numpy block) and returns δ(x, t, r) for that
         partition's rows. δ for a candidate must depend on that candidate's row only (e.g. δ from its
         degree column), and every partition must give the same global sensitivity; the reduce calls it
         again on the few rows it carries to get exact D values for near-ties.
-    k : int, optional
-        Number of distinct candidates. Omitted: one, returned as an ``int`` position or one label; any
-        int ``k`` (1 included) returns an array of shape (k,) in the order picked.
-    utility : str, optional
-        With a DataFrame: the name of the utility column.
-    rng : seed, Generator or None
-        Glossary: [rng][glossary-rng]. A PCG64 generator on a dask array of known chunks gives the in-memory selector's
-        bits (module docstring).
     max_steps : int
         Bound on the dampening walk (as :func:`dpselect.local_dampening`).
-    delta, base_measure, exact, size
-        As for :func:`dpselect.local_dampening` (top-k δ, base measure, exact sampling, ``size=N`` draws), with the
-        exceptions of :mod:`dpselect.dask`: ``base_measure`` needs a dask array of known chunks, ``exact=False``
-        is refused, ``size=N`` makes N passes.
-    accountant : dpselect.Accountant, optional
-        Charged exactly what :func:`dpselect.local_dampening` charges for the same arguments (the same guarantee and
-        label), after the arguments are checked and before any random bit is drawn. With a Series or
-        DataFrame the number of candidates is known only after the partition pass: ``k`` above it (or a
-        non-finite utility) is then refused after the charge.
+    delta, base_measure, exact, size, accountant
+        As for :func:`dpselect.dask.exponential`, whose in-memory counterpart is here :func:`dpselect.local_dampening`.
 
     Returns
     -------
     int, label or numpy.ndarray
-        ``k`` omitted: the selected candidate's global position (a dask array) or index label (Series,
-        DataFrame). Any int ``k``: an array of shape (k,) of them (int64 positions, or labels).
+        As :func:`dpselect.dask.exponential` returns.
 
     Examples
     --------

@@ -33,8 +33,8 @@ from .._rng import check_rng
 from ..typing import RngLike
 from .._validation import check_int, check_positive
 from ..utilities.median import (
+    GroupedDatabase,
     MedianIntervals,
-    _GroupedMedian,
     grouped_database,
     grouped_median_sensitivity,
     interval_median_sensitivity,
@@ -78,9 +78,7 @@ RankMechanism = Literal["local_dampening", "shifted_local_dampening", "exponenti
                         "EM", "PF"]
 
 
-# ---------------------------------------------------------------------------------------------
-# histograms
-# ---------------------------------------------------------------------------------------------
+# -- histograms -------------------------------------------------------------------------------
 def _check_histogram(hist: ArrayLike) -> np.ndarray:
     try:
         h = np.asarray(hist)
@@ -162,23 +160,18 @@ def histogram_to_database(hist: ArrayLike, *, bound: float | None = None) -> np.
     return np.repeat(vals, counts)
 
 
-# ---------------------------------------------------------------------------------------------
-# the value-releasing median
-# ---------------------------------------------------------------------------------------------
-def _prepare(values: ArrayLike, bound: float, counts: ArrayLike | None) -> _GroupedMedian:
+# -- the value-releasing median ---------------------------------------------------------------
+def _prepare(values: ArrayLike, bound: float, counts: ArrayLike | None) -> GroupedDatabase:
     return grouped_database(values, bound, counts)
-
-
-def _noise_words(spec: Mechanism) -> str:
-    return "declares no noise family" if spec.noise is None else f"noise {spec.noise!r}"
 
 
 def _check_value_mechanism(mechanism: "str | Mechanism") -> str:
     spec = get_mechanism(mechanism)
     if spec.name not in _value_mechanisms():
+        noise = "declares no noise family" if spec.noise is None else f"noise {spec.noise!r}"
         raise ValueError(
             f"mechanism={spec.name!r} is not available for median: the released value ranges over the "
-            f"continuum [0, bound], and {spec.name} ({_noise_words(spec)}) is defined for finitely many "
+            f"continuum [0, bound], and {spec.name} ({noise}) is defined for finitely many "
             "candidates (its 'copies' form with interval lengths as weights depends on the unit of the values "
             f"and has no privacy proof). Use one of {', '.join(_value_mechanisms())} (or "
             f"median_rank(..., mechanism={spec.name!r}) for the rank)"
@@ -538,35 +531,30 @@ def median_error(values: ArrayLike, *, epsilon: float, bound: float, mechanism: 
     return d.expected_abs_error(g.median)
 
 
-# ---------------------------------------------------------------------------------------------
-# the thesis' record selection: releases a rank
-# ---------------------------------------------------------------------------------------------
+# -- the thesis' record selection: releases a rank --------------------------------------------
 def _check_sld_distance(sld_distance: int | None, mechanism: str) -> None:
     if sld_distance is not None and get_mechanism(mechanism).score != "shifted":
         raise ValueError(f"sld_distance only applies to mechanism='shifted_local_dampening' (shifted scores), got "
                          f"sld_distance={sld_distance!r} with mechanism={mechanism!r}")
 
 
-def _sld_sensitivity(g: _GroupedMedian, sld_distance: int | None) -> SensitivityFunction:
-    """The exact δ, forced to Λ from distance min(n, sld_distance) on (see DEFAULT_SLD_DISTANCE)."""
-    T = DEFAULT_SLD_DISTANCE if sld_distance is None else check_int(sld_distance, "sld_distance", minimum=1)
-    return _sensitivity(g).bounded(min(g.n, T))
-
-
-def _sensitivity(g: _GroupedMedian) -> SensitivityFunction:
+def _sensitivity(g: GroupedDatabase) -> SensitivityFunction:
     return grouped_median_sensitivity(g.values, g.counts, g.bound)
 
 
-def _rank_sensitivity(spec: Mechanism, g: _GroupedMedian, sld_distance: int | None) -> tuple:
+def _rank_sensitivity(spec: Mechanism, g: GroupedDatabase, sld_distance: int | None) -> tuple:
     """(sensitivity, options) of ``spec`` on u_med: Λ (global), the exact δ (dampened scores), or δ forced
     to Λ from min(n, ``sld_distance``) on (shifted scores, which need a bounded δ), decreasing in u."""
     if spec.kind == "global":
         return g.bound, {}
-    sf = _sld_sensitivity(g, sld_distance) if spec.score == "shifted" else _sensitivity(g)
+    sf = _sensitivity(g)
+    if spec.score == "shifted":
+        T = DEFAULT_SLD_DISTANCE if sld_distance is None else check_int(sld_distance, "sld_distance", minimum=1)
+        sf = sf.bounded(min(g.n, T))
     return sf, ({"direction": "decreasing"} if spec.accepts("direction") else {})
 
 
-def _group_probabilities(g: _GroupedMedian, epsilon: float, mechanism: str,
+def _group_probabilities(g: GroupedDatabase, epsilon: float, mechanism: str,
                          sld_distance: int | None = None) -> np.ndarray:
     spec = get_mechanism(mechanism)
     sens, opts = _rank_sensitivity(spec, g, sld_distance)

@@ -85,11 +85,6 @@ def _public_input_error(exc: Exception, categories_given: bool) -> Exception:
     return cls(f"scikit-learn refused X or y ({type(exc).__name__}); its message is withheld because it may quote "
                "the records or their number")
 
-def _generator(random_state: Any) -> Any:
-    """``random_state`` as a Generator (numpy SPEC 7); a legacy RandomState gives a seed drawn from it."""
-    return _generator_source(random_state)()
-
-
 def _generator_source(random_state: Any) -> Any:
     """A zero-argument function giving ``random_state`` as a Generator, checked now without drawing from it
     (a legacy RandomState gives a seed drawn from it when the function is called): ``fit`` checks

@@ -245,11 +245,6 @@ def _nodp_select(U: np.ndarray, approach: str, weights, n_pick: int, gen) -> np.
     return np.array(chosen, dtype=np.int64)
 
 
-def _variant_suffix(how: str) -> str:
-    """"-local" / "-global" for the paper's two private variants, else the mechanism's name."""
-    return {"nodp": "", "local_dampening": "-local", "exponential": "-global"}.get(how, f"-{how}")
-
-
 @dataclass(frozen=True)
 class _Plan:
     """A DP-MOET run on checked values (built without drawing a random bit)."""
@@ -369,7 +364,9 @@ def _evolve(plan: _Plan, gen: np.random.Generator, exact_statistics: bool = True
             history.append(_rates(tp, tn, table.n_pos, table.n_neg))
     idx = _select(tp, tn, table, how, approach, w, eps_round, o, gen)
     trees = [pop[i] for i in idx]
-    variant = f"{'NODP' if how == 'nodp' else 'DP'}-MOET-{_VARIANT_NAMES[approach]}" + _variant_suffix(how)
+    # "-local" / "-global" for the paper's two private variants, else the mechanism's name
+    suffix = {"nodp": "", "local_dampening": "-local", "exponential": "-global"}.get(how, f"-{how}")
+    variant = f"{'NODP' if how == 'nodp' else 'DP'}-MOET-{_VARIANT_NAMES[approach]}" + suffix
     objectives = _rates(tp[idx], tn[idx], table.n_pos, table.n_neg) if exact_statistics else None
     return MOETResult(trees, objectives, variant, plan.eps, plan.budget, plan.n_gen, history)
 

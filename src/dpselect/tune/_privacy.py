@@ -88,12 +88,6 @@ class TuningGuarantee(RDP):
     ----------
     orders, epsilons : tuple of float
         The RDP curve (all ``inf`` when ``extra_delta > 0``: the procedure is then not RDP).
-    method : str
-        The method.
-    pure_epsilon : float
-        The pure bound.
-    extra_delta : float
-        The additive δ.
     profile_c, profile_mean : float
         The privacy-profile bound's c and E[K] (``inf`` where that bound is not available).
 

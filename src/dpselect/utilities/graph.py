@@ -71,10 +71,6 @@ def _degrees_of(graph_or_degrees: Any, name: str = "graph") -> np.ndarray:
     return arr.astype(np.int64, copy=False)
 
 
-def _triangles_per_node(g: Graph) -> np.ndarray:
-    return g.triangles()
-
-
 # -- degree -------------------------------------------------------------------------------------
 def degree(graph: Graph) -> np.ndarray:
     """Degree centrality of every node (float64), global sensitivity 1 under edge-DP.
@@ -169,7 +165,7 @@ def egocentric_density(graph: Graph, *, variant: str = "paper") -> np.ndarray:
     if variant not in _VARIANTS:
         raise ValueError(f"variant must be one of {_VARIANTS}, got {variant!r}")
     d = g.degrees.astype(np.float64)
-    e = _triangles_per_node(g).astype(np.float64)
+    e = g.triangles().astype(np.float64)
     pairs = d * (d - 1)
     out = np.zeros(g.n_nodes)
     ok = pairs > 0

@@ -139,9 +139,7 @@ __all__ = [
 ]
 
 
-# ---------------------------------------------------------------------------------------------
-# input checks
-# ---------------------------------------------------------------------------------------------
+# -- input checks -----------------------------------------------------------------------------
 def check_median_values(values: ArrayLike, bound: float | None = None, *, name: str = "values",
                         require_sorted: bool = False) -> np.ndarray:
     """A non-empty 1-D float64 array of values, clipped into [0, bound] when ``bound`` is given (sorted
@@ -257,9 +255,7 @@ def group_values(sorted_values: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     return x[starts], counts
 
 
-# ---------------------------------------------------------------------------------------------
-# the grouped database and its element local sensitivity
-# ---------------------------------------------------------------------------------------------
+# -- the grouped database and its element local sensitivity -----------------------------------
 class GroupedDatabase:
     """A sorted database stored as distinct values and counts, with δ(x, t, ·) per distinct value.
 
@@ -279,16 +275,12 @@ class GroupedDatabase:
 
     Attributes
     ----------
-    values, counts : ndarray
-        As given.
     cum : ndarray of shape (G,)
         The last (1-based) rank of each group.
     n : int
         The number of records.
     m : int
         ⌈n/2⌉, the (1-based) rank of the median.
-    bound : float
-        Λ.
     median : float
         The median x_(m).
 
@@ -470,9 +462,6 @@ class GroupedDatabase:
         return np.broadcast_to(out, a.shape).astype(np.float64, copy=True)
 
 
-_GroupedMedian = GroupedDatabase  # its former private name (quantiles._median imports it)
-
-
 def _grouped(values, counts, bound) -> GroupedDatabase:
     bound = check_positive(bound, "bound")
     vals = check_median_values(values, bound, name="values", require_sorted=True)
@@ -568,9 +557,7 @@ def grouped_median_sensitivity(values: ArrayLike, counts: ArrayLike, bound: floa
     return _grouped(values, counts, bound).sensitivity_function()
 
 
-# ---------------------------------------------------------------------------------------------
-# the interval (rank) utility of the released value
-# ---------------------------------------------------------------------------------------------
+# -- the interval (rank) utility of the released value ----------------------------------------
 class MedianIntervals(NamedTuple):
     """The candidates of the value-releasing median: intervals [lo_j, hi_j) of positive length.
 
@@ -734,9 +721,7 @@ def interval_median_sensitivity(intervals: MedianIntervals) -> SensitivityFuncti
     return SensitivityFunction(delta, 1.0, n_candidates=k, saturation_distance=0, name="median_interval_elementLS")
 
 
-# ---------------------------------------------------------------------------------------------
-# per-record (per sorted position) API
-# ---------------------------------------------------------------------------------------------
+# -- per-record (per sorted position) API -----------------------------------------------------
 def median_utility(sorted_values: Sequence[float] | np.ndarray) -> np.ndarray:
     """u_med(x, i) = −|x_m − x_i| for every position i of a sorted database (thesis Def. 5.1.1).
 
