@@ -54,7 +54,9 @@ U64_MAX = np.iinfo(np.uint64).max
 INV64 = 2.0 ** -64
 
 
-# -- 64-bit words: the two conventions --------------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# 64-bit words: the two conventions
+# ---------------------------------------------------------------------------------------------
 def words(rng: np.random.Generator, size: int) -> np.ndarray:
     """``size`` independent uniform 64-bit words (*words* convention: one raw output of the bit generator each).
 
@@ -80,7 +82,9 @@ def next_word_bytes(rng: np.random.Generator) -> int:
     return int.from_bytes(rng.bytes(8), "little")
 
 
-# -- exact Bernoulli and uniform draws --------------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# exact Bernoulli and uniform draws
+# ---------------------------------------------------------------------------------------------
 def bernoulli_rational(p: Fraction, next_w: Callable[[], int]) -> bool:
     """True with probability exactly ``p`` (a rational; ``p >= 1``: True without a draw).
 
@@ -191,7 +195,9 @@ def less_than_exp(log_p: float, first_word: int, draw: Callable[[int], np.ndarra
             used += 1
 
 
-# -- decimal interval arithmetic (the exact refinement of the samplers, and laplace_below) ----
+# ---------------------------------------------------------------------------------------------
+# decimal interval arithmetic (the exact refinement of the samplers, and laplace_below)
+# ---------------------------------------------------------------------------------------------
 Interval = Tuple[Decimal, Decimal]
 
 
@@ -275,7 +281,9 @@ class Dec:
         return self.down(c.divide(x[0], s)), self.up(c.divide(x[1], s))
 
 
-# -- exact noisy threshold --------------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# exact noisy threshold
+# ---------------------------------------------------------------------------------------------
 def laplace_below(x: float | Fraction, scale: float, rng: np.random.Generator) -> bool:
     """Exactly whether a Laplace(0, ``scale``) variate is below ``x`` (floats read as exact rationals).
 
@@ -346,7 +354,9 @@ def laplace_below(x: float | Fraction, scale: float, rng: np.random.Generator) -
         prec += 40
 
 
-# -- exact Bernoulli(e^{log p}), vectorised ---------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# exact Bernoulli(e^{log p}), vectorised
+# ---------------------------------------------------------------------------------------------
 # Exact Bernoulli sampling from log-probabilities, using only random bits.
 #
 # ``bernoulli_log(log_p, rng)`` draws ``X ~ Bernoulli(p)`` with ``p = exp(log_p)`` *exactly*, reading each
@@ -451,7 +461,9 @@ def bernoulli_log(log_p: ArrayLike, rng: RngLike = None, *,
     return out.reshape(shape)
 
 
-# -- exact discrete Laplace: the geometric magnitude (Bernoulli(e^{−x}) trials), the noise, the tail bit ν >= c
+# ---------------------------------------------------------------------------------------------
+# exact discrete Laplace: the geometric magnitude (Bernoulli(e^{−x}) trials), the noise, the tail bit ν >= c
+# ---------------------------------------------------------------------------------------------
 def _bernoulli_logistic(x: float, rng: np.random.Generator) -> bool:
     """Bernoulli(a / (1 + a)) with a = e^{−x}: fair coin 0 -> False; else Bernoulli(a) True, or retry."""
     while True:

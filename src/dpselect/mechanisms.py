@@ -90,7 +90,9 @@ _PEEL_LAZY_MIN = 256
 DIRECTIONS = ("increasing", "decreasing")
 
 
-# -- shared helpers ---------------------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# shared helpers
+# ---------------------------------------------------------------------------------------------
 def _check_weights(weights, n: int, name: str = "base_measure") -> np.ndarray | None:
     if weights is None:
         return None
@@ -268,7 +270,9 @@ def _rnm_size(u: np.ndarray, factor: tuple[float, float, int], noise: str, k: in
     return out if idx is None else idx[out].astype(np.int64)
 
 
-# -- exact sampling (the default): scores with rigorous error bounds, then dpselect.sampling --
+# ---------------------------------------------------------------------------------------------
+# exact sampling (the default): scores with rigorous error bounds, then dpselect.sampling
+# ---------------------------------------------------------------------------------------------
 _REL = 1e-15   # relative error of a few float operations (each <= 2^-53), with room to spare
 _TINY = 1e-300  # absolute error of results that underflow to subnormals
 
@@ -496,7 +500,9 @@ def _one_candidate(size: int | None) -> "int | np.ndarray":
     return 0 if size is None else np.zeros(size, dtype=np.int64)
 
 
-# -- exponential mechanism --------------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# exponential mechanism
+# ---------------------------------------------------------------------------------------------
 def _exponential(u: np.ndarray, eps: float, split: int, sens: float, k: int, monotonic: bool, w: np.ndarray | None,
                  gen: np.random.Generator, exact: bool, size: int | None) -> "int | np.ndarray":
     """The exponential mechanism on checked values: k picks with ε-budget ``eps / split`` each."""
@@ -660,7 +666,9 @@ def exponential_probabilities(utilities: ArrayLike, *, epsilon: float, sensitivi
     return _probabilities_from_scores(u, eps, sens, 1 if monotonic else 2, w)
 
 
-# -- report noisy max (and permute-and-flip as its exponential-noise instance) ----------------
+# ---------------------------------------------------------------------------------------------
+# report noisy max (and permute-and-flip as its exponential-noise instance)
+# ---------------------------------------------------------------------------------------------
 def _unit_noise(noise: str, size: "int | tuple[int, int]", rng: np.random.Generator, weights: np.ndarray | None = None) -> np.ndarray:
     """Noise of scale 1; with ``weights`` the maximum of w_r independent draws (w_r copies of a candidate)."""
     if weights is None:
@@ -1158,7 +1166,9 @@ def _rnm_probabilities_numeric(s: np.ndarray, noise: str, w: np.ndarray | None) 
     return out / out.sum()
 
 
-# -- local dampening and shifted local dampening ----------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# local dampening and shifted local dampening
+# ---------------------------------------------------------------------------------------------
 def _prepare_local(utilities, epsilon, sensitivity_function, k, weights):
     u = check_utilities(utilities)
     eps = check_positive(epsilon, "epsilon")

@@ -684,7 +684,9 @@ class Mechanism:
                 raise TypeError(f"mechanism {self.name!r} takes the options {allowed}, got unexpected option {key!r}")
 
 
-# -- the registry -----------------------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# the registry
+# ---------------------------------------------------------------------------------------------
 #: canonical name -> Mechanism, in registration order (the one store: vocabulary's views read it).
 _REGISTRY: dict[str, Mechanism] = _voc._MECHANISM_TABLE
 _ALIASES: dict[str, str] = _voc._ALIAS_TABLE
@@ -834,7 +836,9 @@ def names(kind: str | None = None, *, where: Callable[[Mechanism], bool] | None 
     return tuple(out)
 
 
-# -- the contract audit of a spec (users audit their own mechanism) ---------------------------
+# ---------------------------------------------------------------------------------------------
+# the contract audit of a spec (users audit their own mechanism)
+# ---------------------------------------------------------------------------------------------
 class ContractError(AssertionError):
     """A spec failed :func:`check`: its law breaks its declared guarantee, or its selector does not draw its law.
 
@@ -989,7 +993,9 @@ def check(spec: "Mechanism | str", *, epsilon: float = 1.0, draws: int = 3000, a
     return report
 
 
-# -- the built-in mechanisms (one entry each) -------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# the built-in mechanisms (one entry each)
+# ---------------------------------------------------------------------------------------------
 def _late(attr: str) -> Callable[..., Any]:
     """``dpselect.mechanisms.<attr>``, looked up at each call (so that a patched module attribute, e.g. a test's
     spy, is what the registry calls); ``inspect.signature`` sees the function's own signature.

@@ -189,9 +189,11 @@ def compose_rdp(guarantees: Iterable[Guarantee], orders: Sequence[float] = DEFAU
     return RDP(o, total * (1.0 + 1e-15))
 
 
-# -- k pure ε-DP releases: Kairouz, Oh & Viswanath (2015), Thm 3.3. The worst case is k-fold randomized
+# --------------------------------------------------------------------------------------------------
+# k pure ε-DP releases: Kairouz, Oh & Viswanath (2015), Thm 3.3. The worst case is k-fold randomized
 # response; with i "flips" the privacy loss is (k − 2i)ε, so
 #     δ(ε_g) = Σ_i C(k, i) (e^{(k−i)ε} − e^{ε_g + iε})₊ / (1 + e^ε)^k.
+# --------------------------------------------------------------------------------------------------
 def _log_binom(k: int) -> np.ndarray:
     i = np.arange(k + 1, dtype=float)
     return gammaln(k + 1.0) - gammaln(i + 1.0) - gammaln(k - i + 1.0)
@@ -268,7 +270,8 @@ class PureDPComposition(_KFold):
         return up(self.k * square_over(self.epsilon0, 2))
 
 
-# -- k ε-BR releases, non-adaptive (Dong, Durfee & Rogers 2020). Each ε-BR pair is a post-processing of a
+# --------------------------------------------------------------------------------------------------
+# k ε-BR releases, non-adaptive (Dong, Durfee & Rogers 2020). Each ε-BR pair is a post-processing of a
 # generalised randomized response with log-ratios {(t − 1)ε, tε}, t ∈ [0, 1], whose "high" output has
 # probability q1 = (e^{(1−t)ε} − 1)/(e^ε − 1) under the second dataset. For the k-fold product with a
 # common t (the homogeneous optimum; tests check it against heterogeneous t's by brute force), i high
@@ -277,6 +280,7 @@ class PureDPComposition(_KFold):
 # The sup is certified by branch and bound: every pair with t in a cell [a, b] has its log-ratios in
 # [(a − 1)ε, bε], so it is dominated by the generalised randomized response of width ε(1 + b − a) with
 # those end points, whose δ bounds the whole cell from above.
+# --------------------------------------------------------------------------------------------------
 def _grr_delta(width: np.ndarray, t: np.ndarray, k: int, eg: float) -> np.ndarray:
     """δ_t(ε_g) of the k-fold product of the generalised randomized response (width, t), per row.
 

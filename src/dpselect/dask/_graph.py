@@ -14,7 +14,9 @@ from ..utilities import graph as _graph
 __all__ = ["degree", "degree_sensitivity", "egocentric_density_sensitivity", "max_degree", "pareto_score"]
 
 
-# -- degree -----------------------------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# degree
+# ---------------------------------------------------------------------------------------------
 def _endpoint_ids(part: Any, column: str, name: str) -> np.ndarray:
     """The int64 node ids of one endpoint column; ``ValueError`` naming it for a missing or non-integer id."""
     col = part[column]
@@ -237,7 +239,9 @@ def egocentric_density_sensitivity(partition: Any, column: str = "degree") -> Se
     return _graph.egocentric_density_sensitivity(_degree_values(partition, column))
 
 
-# -- Pareto score, m = 2 ----------------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# Pareto score, m = 2
+# ---------------------------------------------------------------------------------------------
 def _block(part: Any) -> np.ndarray:
     try:
         arr = np.asarray(part, dtype=np.float64)

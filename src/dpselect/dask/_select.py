@@ -65,7 +65,9 @@ __all__ = ["exponential", "permute_and_flip", "report_noisy_max", "local_dampeni
 _OFFSET_BITGENS = (np.random.PCG64, np.random.PCG64DXSM)  # advance(d) skips exactly d 64-bit words
 
 
-# -- random bits ------------------------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# random bits
+# ---------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Streams:
     """Where block p's words come from (picklable: shipped to the workers).
@@ -136,7 +138,9 @@ class _Replay:
         return self._rest.integers(low, high, size=size, dtype=dtype, endpoint=endpoint)
 
 
-# -- inputs -----------------------------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# inputs
+# ---------------------------------------------------------------------------------------------
 def _dask_modules() -> tuple[Any, Any]:
     import dask.array as da
     import dask.dataframe as dd
@@ -199,7 +203,9 @@ def _values(block: Any, column: str | None) -> np.ndarray:
     return arr
 
 
-# -- the partition step -----------------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# the partition step
+# ---------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Spec:
     eps: float
@@ -261,7 +267,9 @@ def _sf_of(factory: Callable[[Any], SensitivityFunction], block: Any, n: int) ->
     return check_sensitivity_function(sf, n, name="sensitivity_function(partition)")
 
 
-# -- the reduce -------------------------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# the reduce
+# ---------------------------------------------------------------------------------------------
 def _concat(items: Sequence[Any]) -> Any:
     if not items:
         return None
@@ -368,7 +376,9 @@ def _exact_scores(live: list[dict[str, Any]], s: np.ndarray, spec: _Spec) -> Cal
     return exact
 
 
-# -- driver -----------------------------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# driver
+# ---------------------------------------------------------------------------------------------
 def _release(name: str, utilities: Any, *, utility: str | None, eps: float, sensitivity: float, monotonic: bool,
              noise: str, k: Any, delta: Any, base_measure: Any, rng: Any, exact: Any, size: Any, accountant: Any,
              sf_factory: Callable[[Any], SensitivityFunction] | None = None,
@@ -472,7 +482,9 @@ def _positions(blocks: _Blocks, *, eps: float, sensitivity: float, mult_per_pick
     return int(idx[0]) if k is None else idx
 
 
-# -- public selectors -------------------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# public selectors
+# ---------------------------------------------------------------------------------------------
 def exponential(
     utilities: Any,
     *,

@@ -19,7 +19,9 @@ from ..sensitivity import SensitivityFunction, constant
 Sensitivities = Sequence["float | SensitivityFunction"]
 
 
-# -- Pareto score and its sensitivity function ------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# Pareto score and its sensitivity function
+# ---------------------------------------------------------------------------------------------
 def pareto_score(objectives: ArrayLike) -> np.ndarray:
     """Pareto score PS(r) = −|{r' ≠ r : r' dominates r}| of every candidate (paper Def. 4.3).
 

@@ -47,7 +47,9 @@ _MAX_RECORDS = MAX_RECORDS
 _FLOAT_MAX = float(np.finfo(np.float64).max)
 
 
-# -- checks -----------------------------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# checks
+# ---------------------------------------------------------------------------------------------
 def float_vector(x: Any, type_message: str, shape_message: str, min_size: int = 1) -> np.ndarray:
     """``x`` as a 1-D float64 array of at least ``min_size`` entries: ``TypeError(type_message: why)`` when it
     does not convert, ``ValueError(shape_message, got shape ...)`` for another shape (the quantile checks and
@@ -187,7 +189,9 @@ def _resolve(method: str, m: int, n: int, epsilon: float, neighbours: str = "rep
     return "independent"
 
 
-# -- the guarantee ----------------------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# the guarantee
+# ---------------------------------------------------------------------------------------------
 def quantiles_privacy(m: int, *, epsilon: float, method: str, neighbours: Neighbours = "replace_one",
                       targets: Targets | None = None) -> Guarantee:
     """The guarantee :func:`quantiles` charges for m distinct quantiles at total ``epsilon``.
@@ -252,7 +256,9 @@ def quantiles_privacy(m: int, *, epsilon: float, method: str, neighbours: Neighb
     raise ValueError(f"method must be 'joint', 'recursive', 'independent' or 'unbounded', got {method!r}")
 
 
-# -- the bounded machinery (also for the unbounded method, inside its private bounds) ---------
+# ---------------------------------------------------------------------------------------------
+# the bounded machinery (also for the unbounded method, inside its private bounds)
+# ---------------------------------------------------------------------------------------------
 def bounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, lo: float, hi: float,
                       method: str, counts: np.ndarray | None, rng: np.random.Generator,
                       neighbours: str = "replace_one", targets: str | None = None) -> np.ndarray:
@@ -303,7 +309,9 @@ def grid_quantiles(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, *, epsilon
     raise ValueError(f"method must be 'independent' or 'recursive' with candidates, got {method!r}")
 
 
-# -- public -----------------------------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# public
+# ---------------------------------------------------------------------------------------------
 def quantiles(
     values: ArrayLike,
     qs: ArrayLike,

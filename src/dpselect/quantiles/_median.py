@@ -78,7 +78,9 @@ RankMechanism = Literal["local_dampening", "shifted_local_dampening", "exponenti
                         "EM", "PF"]
 
 
-# -- histograms -------------------------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# histograms
+# ---------------------------------------------------------------------------------------------
 def _check_histogram(hist: ArrayLike) -> np.ndarray:
     try:
         h = np.asarray(hist)
@@ -160,7 +162,9 @@ def histogram_to_database(hist: ArrayLike, *, bound: float | None = None) -> np.
     return np.repeat(vals, counts)
 
 
-# -- the value-releasing median ---------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# the value-releasing median
+# ---------------------------------------------------------------------------------------------
 def _prepare(values: ArrayLike, bound: float, counts: ArrayLike | None) -> GroupedDatabase:
     return grouped_database(values, bound, counts)
 
@@ -531,7 +535,9 @@ def median_error(values: ArrayLike, *, epsilon: float, bound: float, mechanism: 
     return d.expected_abs_error(g.median)
 
 
-# -- the thesis' record selection: releases a rank --------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# the thesis' record selection: releases a rank
+# ---------------------------------------------------------------------------------------------
 def _check_sld_distance(sld_distance: int | None, mechanism: str) -> None:
     if sld_distance is not None and get_mechanism(mechanism).score != "shifted":
         raise ValueError(f"sld_distance only applies to mechanism='shifted_local_dampening' (shifted scores), got "

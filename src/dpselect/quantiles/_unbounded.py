@@ -88,7 +88,9 @@ def grid_size(log_beta: float = _LOG_BETA) -> int:
     return int(math.log(np.finfo(np.float64).max) / log_beta) - 1
 
 
-# -- AboveThreshold ---------------------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# AboveThreshold
+# ---------------------------------------------------------------------------------------------
 def above_threshold(counts_at: Callable[[np.ndarray], np.ndarray], threshold: Fraction, n_steps: int,
                     epsilon: float, rng: np.random.Generator, split: float = _SPLIT) -> int:
     """The first index k < ``n_steps`` with f_k + ν_k >= T + ρ, else ``n_steps`` (exact; ε-DP, see module).
@@ -144,7 +146,9 @@ def above_threshold_law(f: np.ndarray, threshold: Fraction, epsilon: float, *, r
     return out
 
 
-# -- searches on sorted grouped data ----------------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# searches on sorted grouped data
+# ---------------------------------------------------------------------------------------------
 def _cum(counts: np.ndarray) -> np.ndarray:
     return np.concatenate(([0], np.cumsum(counts, dtype=np.int64)))
 

@@ -30,7 +30,9 @@ _SMALL = 32  # up to this many candidates, scalar Python floats beat numpy's per
 _bits64 = words
 
 
-# -- float enclosures of the noise ------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# float enclosures of the noise
+# ---------------------------------------------------------------------------------------------
 def _log_uniform_point(num: np.ndarray, low_side: np.ndarray) -> np.ndarray:
     """ln(U) at U = num/2^64 (float), choosing the accurate formula on each side of 1/2.
 
@@ -146,7 +148,9 @@ def _float_enclosure(m: np.ndarray, noise: str, weights: np.ndarray | None = Non
     return lo, hi
 
 
-# -- decimal (exact-refinement) enclosures ----------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# decimal (exact-refinement) enclosures
+# ---------------------------------------------------------------------------------------------
 def _dec_noise_point(D: _Dec, m: int, nbits: int, noise: str, w, side: str):
     """Enclosure of F⁻¹(U) at the point U = m/2^nbits, widened to the ``side`` ("lo"/"hi") needed."""
     c = D.ctx

@@ -16,7 +16,9 @@ from ._noise import _HALF_U64, _REL, _TINY, _bits64, _float_enclosure, _log_unif
 from ._topk import _round_out, _score_bounds, _stage1, noisy_top_k
 
 
-# -- top-k with fresh noise per pick (exponential and Laplace noise), lazily ------------------
+# ---------------------------------------------------------------------------------------------
+# top-k with fresh noise per pick (exponential and Laplace noise), lazily
+# ---------------------------------------------------------------------------------------------
 _LN2 = math.log(2.0)
 _PEEL_EXPECTED = 32.0   # expected number of tail candidates revealed per pick (sets the water level)
 _PEEL_BLOCK = 1 << 12  # the levels' per-block counts locate a revealed position by scanning one block

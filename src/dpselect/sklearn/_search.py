@@ -56,7 +56,9 @@ _RESERVED = ("epsilon", "accountant", "random_state")
 _CHECK_ALL_UP_TO = 4096
 
 
-# -- the protocol and the parameter space -----------------------------------------------------------
+# ---------------------------------------------------------------------------------------------------
+# the protocol and the parameter space
+# ---------------------------------------------------------------------------------------------------
 def _check_protocol(estimator: Any) -> None:
     """The estimator declares its guarantee (``privacy_guarantee()``, ``epsilon``); no accountant of its own."""
     if isinstance(estimator, type):
@@ -297,7 +299,9 @@ def _charged(whole: Guarantee, delta: float) -> Guarantee:
     return ApproxDP(whole.epsilon(delta), delta)
 
 
-# -- one run ----------------------------------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------------
+# one run
+# ---------------------------------------------------------------------------------------------------
 class _Run:
     """One private run (picklable, for parallel workers): sample, fit on the training part, DP-score."""
 
@@ -350,7 +354,9 @@ def _n_rows(v: Any) -> int:
     return int(getattr(v, "shape", (len(v),))[0])
 
 
-# -- the search -------------------------------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------------
+# the search
+# ---------------------------------------------------------------------------------------------------
 class PrivateSearchCV(BaseEstimator):
     """Private randomized hyperparameter search over a DP estimator (a private ``RandomizedSearchCV``).
 

@@ -139,7 +139,9 @@ __all__ = [
 ]
 
 
-# -- input checks -----------------------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# input checks
+# ---------------------------------------------------------------------------------------------
 def check_median_values(values: ArrayLike, bound: float | None = None, *, name: str = "values",
                         require_sorted: bool = False) -> np.ndarray:
     """A non-empty 1-D float64 array of values, clipped into [0, bound] when ``bound`` is given (sorted
@@ -255,7 +257,9 @@ def group_values(sorted_values: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     return x[starts], counts
 
 
-# -- the grouped database and its element local sensitivity -----------------------------------
+# ---------------------------------------------------------------------------------------------
+# the grouped database and its element local sensitivity
+# ---------------------------------------------------------------------------------------------
 class GroupedDatabase:
     """A sorted database stored as distinct values and counts, with δ(x, t, ·) per distinct value.
 
@@ -557,7 +561,9 @@ def grouped_median_sensitivity(values: ArrayLike, counts: ArrayLike, bound: floa
     return _grouped(values, counts, bound).sensitivity_function()
 
 
-# -- the interval (rank) utility of the released value ----------------------------------------
+# ---------------------------------------------------------------------------------------------
+# the interval (rank) utility of the released value
+# ---------------------------------------------------------------------------------------------
 class MedianIntervals(NamedTuple):
     """The candidates of the value-releasing median: intervals [lo_j, hi_j) of positive length.
 
@@ -721,7 +727,9 @@ def interval_median_sensitivity(intervals: MedianIntervals) -> SensitivityFuncti
     return SensitivityFunction(delta, 1.0, n_candidates=k, saturation_distance=0, name="median_interval_elementLS")
 
 
-# -- per-record (per sorted position) API -----------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# per-record (per sorted position) API
+# ---------------------------------------------------------------------------------------------
 def median_utility(sorted_values: Sequence[float] | np.ndarray) -> np.ndarray:
     """u_med(x, i) = −|x_m − x_i| for every position i of a sorted database (thesis Def. 5.1.1).
 
