@@ -89,3 +89,18 @@ def test_words_the_float_values_cannot_settle_go_to_the_exact_stages(noise: str)
     # the words already drawn and draw only their own refinement bits (digests recorded before the fast path)
     assert _tail_digest(noise) == {"gumbel": "0b573563edcba9c8", "exponential": "6d08536d109f555a",
                                   "laplace": "aa4f028077ad9095"}[noise]
+
+
+@pytest.mark.parametrize("bit_generator", [np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64,
+                                           np.random.MT19937])
+def test_words_are_the_generators_full_range_integers(bit_generator) -> None:
+    # the raw-output shortcut gives the words, and leaves the state, of integers(0, 2^64 − 1) exactly
+    from dpselect._exact_random import U64_MAX, words
+
+    g1, g2 = np.random.Generator(bit_generator(5)), np.random.Generator(bit_generator(5))
+    for n in (1, 3, 20, 100):
+        w = words(g1, n)
+        assert w.dtype == np.uint64
+        assert w.tolist() == g2.integers(0, U64_MAX, size=n, dtype=np.uint64, endpoint=True).tolist()
+    g1.random(3), g2.random(3)
+    assert g1.integers(1 << 62) == g2.integers(1 << 62)

@@ -57,11 +57,18 @@ INV64 = 2.0 ** -64
 # ---------------------------------------------------------------------------------------------
 # 64-bit words: the two conventions
 # ---------------------------------------------------------------------------------------------
+# bit generators whose raw output is one 64-bit word, the one ``integers`` returns over the full uint64 range
+# (MT19937's raw output is a 32-bit half of it)
+_RAW64 = (np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64)
+
+
 def words(rng: np.random.Generator, size: int) -> np.ndarray:
     """``size`` independent uniform 64-bit words (*words* convention: one raw output of the bit generator each).
 
     ``rng``: a numpy Generator, or anything with its ``integers`` method (dpselect.dask replays words with it).
     """
+    if type(rng) is np.random.Generator and type(rng.bit_generator) in _RAW64:
+        return rng.bit_generator.random_raw(size)   # the same words, without integers' per-call dispatch
     return np.asarray(rng.integers(0, U64_MAX, size=size, dtype=np.uint64, endpoint=True), dtype=np.uint64)
 
 
