@@ -7,6 +7,7 @@ value or index, nor a size that could be private (an error message is a release)
 """
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any
 
@@ -20,10 +21,11 @@ def short_repr(value: Any) -> str:
 
 def check_positive(value: Any, name: str) -> float:
     """A finite real number > 0 (epsilon, sensitivities, bounds)."""
-    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
+    if type(value) is not float and (isinstance(value, bool)
+                                     or not isinstance(value, (numbers.Real, np.floating, np.integer))):
         raise TypeError(f"{name} must be a finite number > 0, got {short_repr(value)} ({type(value).__name__})")
     v = float(value)
-    if not np.isfinite(v) or v <= 0:
+    if not math.isfinite(v) or v <= 0:
         raise ValueError(f"{name} must be a finite number > 0, got {short_repr(value)}")
     return v
 
@@ -68,11 +70,12 @@ def check_utilities(utilities: Any, name: str = "utilities", *, finite: bool = T
         arr = np.asarray(utilities)
     except Exception as exc:  # ragged input and the like
         raise TypeError(f"{name} must be a 1-D array of finite numbers: {exc}") from None
-    arr = _object_reals(arr, name)
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-        raise TypeError(f"{name} must be a 1-D array of real numbers, got dtype {arr.dtype}")
-    if np.issubdtype(arr.dtype, np.complexfloating):
-        raise TypeError(f"{name} must be real, got dtype {arr.dtype}")
+    if arr.dtype != np.float64:   # (float64, the common case, passes the dtype checks)
+        arr = _object_reals(arr, name)
+        if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+            raise TypeError(f"{name} must be a 1-D array of real numbers, got dtype {arr.dtype}")
+        if np.issubdtype(arr.dtype, np.complexfloating):
+            raise TypeError(f"{name} must be real, got dtype {arr.dtype}")
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got a {arr.ndim}-D array")
     if arr.size == 0:

@@ -19,7 +19,6 @@ from ._noise import (_DBL_MAX, _REL, _SMALL, _TINY, _bits64, _dec_noise_point, _
 # width <= 2^-44 in -ln U) by at most 2^-44: |G_float - G| <= 2^-33 + 2^-44 + a few ulp of |G| <= 14.
 _BULK_LO = np.uint64(1 << 44)
 _BULK_HI = np.uint64((1 << 64) - (1 << 44))
-_BULK_WIDTH = np.uint64((1 << 64) - (1 << 45))   # m − _BULK_LO (mod 2^64) below it: m in the bulk
 _BULK_TAU = 2.0 ** -33 * 1.01 + 2.0 ** -44 + 1e-13
 
 
@@ -271,12 +270,12 @@ def _bulk_top(a: np.ndarray, m: np.ndarray, kk: int, noise: str) -> np.ndarray |
     increasing in x, so each of the kk largest need only clear its successor in the order.
     """
     n = a.shape[0]
-    if not (np.subtract(m, _BULK_LO) < _BULK_WIDTH).all():
+    if m.min() < _BULK_LO or m.max() >= _BULK_HI:
         return None
     x = np.empty(n)
     _bulk_noise_into(m, a, noise, x)
     if kk == 1:
-        i = int(np.argmax(x))
+        i = int(x.argmax())
         top = float(x[i])
         if n > 1:
             x[i] = -math.inf
@@ -330,7 +329,7 @@ def _stage1(a: np.ndarray, a_err: np.ndarray | None, kk: int, noise: str, m: np.
     hb = np.empty(C) if a_err is not None else None
     ub = np.empty(C, dtype=np.uint64)
     tb = np.empty(C, dtype=bool)
-    width = _BULK_WIDTH
+    width = np.uint64(_BULK_HI - _BULK_LO)   # m − _BULK_LO (mod 2^64) below it: the bulk
     kb = np.empty(C, dtype=bool)
     k_idx: list[np.ndarray] = []     # bulk candidates kept so far (global ids), their words and bounds
     k_m: list[np.ndarray] = []
