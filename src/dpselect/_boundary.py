@@ -25,11 +25,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from .accounting._numeric import check_delta
 from .accounting.accountant import Accountant, Event
 from .accounting.composition import (AdaptiveBoundedRangeComposition, BoundedRangeComposition,
                                      PureDPComposition, per_pick_epsilon)
 from .accounting.guarantees import BoundedRange, Guarantee, NonPrivate, PureDP
 from .exceptions import _read_from_data
+from .vocabulary import _MECHANISM_TABLE   # the registry's store (filled by dpselect.registry)
 
 __all__: list[str] = []
 
@@ -176,7 +178,6 @@ def check_topk_delta(delta: Any, k: int | None) -> float:
     >>> check_topk_delta(0, None), check_topk_delta(1e-6, 10)
     (0.0, 1e-06)
     """
-    from .accounting._numeric import check_delta
     d = check_delta(delta, "delta")
     if d > 0.0 and (k is None or k == 1):
         raise ValueError(f"delta must be 0 for one pick (k omitted or k = 1), got delta={delta!r}: one pick is "
@@ -310,16 +311,17 @@ def charge_selection(accountant: Accountant | None, mechanism: Any, epsilon: flo
     if accountant is None:
         return
     if isinstance(mechanism, str):
-        from .vocabulary import _MECHANISM_TABLE     # the registry's store (filled by dpselect.registry)
         mechanism = _MECHANISM_TABLE[mechanism]
     opts = tuple(sorted(options.items()))
-    key = (id(mechanism), epsilon, k, size, delta, exact, opts)
+    rel = accountant.neighbours   # stated in the event here, as charge would (no copy of the event per call)
+    key = (id(mechanism), epsilon, k, size, delta, exact, opts, rel)
     hit = _CHARGES.get(key)
     if hit is None or hit[0] is not mechanism:
         g = repeated(mechanism.privacy(epsilon, k=k, delta=delta, exact=exact, **options),
                      1 if size is None else size)
         shown = tuple(o for o in opts if o[1] is not False)   # base_measure=False: none given
-        ev = Event(mechanism.name, epsilon, k, delta, size, shown if exact else (*shown, ("exact", False)))
+        ev = Event(mechanism.name, epsilon, k, delta, size, shown if exact else (*shown, ("exact", False)),
+                   relation=rel)
         hit = (mechanism, g, selection_label(mechanism.name, k, size, delta, exact), ev)
         if len(_CHARGES) >= 4096:
             _CHARGES.clear()

@@ -8,6 +8,7 @@ root-find returns the end of its bracket that is on the safe side.
 from __future__ import annotations
 
 import math
+import numbers
 from fractions import Fraction
 from typing import Callable
 
@@ -62,8 +63,8 @@ def down(x: float, rel: float = _REL) -> float:
 
 def check_delta(delta: object, name: str = "delta", *, allow_one: bool = False) -> float:
     """A number in [0, 1) (or [0, 1] with ``allow_one``)."""
-    import numbers
-    if isinstance(delta, bool) or not isinstance(delta, (numbers.Real, np.floating, np.integer)):
+    if type(delta) is not float and (isinstance(delta, bool)
+                                     or not isinstance(delta, (numbers.Real, np.floating, np.integer))):
         raise TypeError(f"{name} must be a number in [0, 1), got {short_repr(delta)} ({type(delta).__name__})")
     d = float(delta)
     if not (0.0 <= d < 1.0 or (allow_one and d == 1.0)):
