@@ -104,3 +104,17 @@ def test_words_are_the_generators_full_range_integers(bit_generator) -> None:
         assert w.tolist() == g2.integers(0, U64_MAX, size=n, dtype=np.uint64, endpoint=True).tolist()
     g1.random(3), g2.random(3)
     assert g1.integers(1 << 62) == g2.integers(1 << 62)
+
+
+@pytest.mark.parametrize("noise", ["gumbel", "exponential", "laplace"])
+def test_bulk_top_answers_only_beyond_four_error_bounds(noise: str) -> None:
+    # equal words: the noisy values differ by the score gap alone; 1e-12 is inside 4e(x) (~5e-10), 1e-6 beyond
+    from dpselect.sampling._topk import _bulk_top
+
+    w = np.full(4, 3 << 62, dtype=np.uint64)
+    for k in (1, 3):
+        assert _bulk_top(np.array([0.0, 1e-12, -1.0, -2.0]), w, k, noise) is None
+        assert _bulk_top(np.array([0.0, 1e-6, -1.0, -2.0]), w, k, noise).tolist() == [1, 0, 2][:k]
+    tail = w.copy()
+    tail[3] = 5   # a word outside the bulk: never answered here
+    assert _bulk_top(np.array([0.0, 1e-6, -1.0, -2.0]), tail, 1, noise) is None

@@ -24,7 +24,9 @@ How the certainty is reached, cheapest first:
    end of its 64-bit cell; bounds derived in :func:`_stage1`), in blocks of 2^16 candidates. The
    ~n/2^19 cells with U within 2^-20 of 0 or 1, where one evaluation is not accurate enough, get the
    enclosures of step 2 at once and take part in the threshold like the others, so this step never
-   gives up on the whole array. Almost always it alone certifies the answer.
+   gives up on the whole array. Almost always it alone certifies the answer: up to 2^16 candidates
+   without a base measure, every word in the bulk and gaps beyond 4x the bound, it answers at once
+   (:func:`_bulk_top`; steps 1-2 would certify the same picks from the same words).
 2. For the few candidates that could still be in the answer: float64 at both ends of the 64-bit cell.
 3. For candidates whose order is still uncertain (near-ties, ~1e-14 apart): exact scores (a
    ``fractions.Fraction`` from a callback) and the noise in ``decimal`` interval arithmetic at a
