@@ -4,6 +4,7 @@ small-call fast path existed."""
 from __future__ import annotations
 
 import hashlib
+import warnings
 
 import numpy as np
 import pytest
@@ -118,3 +119,7 @@ def test_bulk_top_answers_only_beyond_four_error_bounds(noise: str) -> None:
     tail = w.copy()
     tail[3] = 5   # a word outside the bulk: never answered here
     assert _bulk_top(np.array([0.0, 1e-6, -1.0, -2.0]), tail, 1, noise) is None
+    with warnings.catch_warnings():   # scores below −DBL_MAX (−inf) go to the exact stages, silently
+        warnings.simplefilter("error")
+        assert _bulk_top(np.array([0.0, -np.inf, -np.inf, -np.inf]), w, 1, noise) is None
+        assert _bulk_top(np.array([0.0, -1.0, -np.inf, -np.inf]), w, 3, noise) is None

@@ -22,7 +22,6 @@ _DBL_MAX = np.finfo(np.float64).max
 _TINY = 1e-300  # absolute slack for underflow in score arithmetic (results below ~1e-308 are subnormal)
 
 _REL = 1e-15   # relative error model of exact scores formed by a few float operations
-_TINY = 1e-300  # (and the absolute error of results that underflow to subnormals)
 _SMALL = 32  # up to this many candidates, scalar Python floats beat numpy's per-call overhead
 
 

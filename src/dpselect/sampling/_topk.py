@@ -238,26 +238,26 @@ def _e_bulk(v: float) -> float:
 
 def _bulk_noise_into(mc: np.ndarray, a_c: np.ndarray, noise: str, out: np.ndarray) -> None:
     """out = a_c + F⁻¹(U_f), U_f = fl(mc)·2^-64, in place (one float evaluation per cell; its error in the bulk
-    is bounded in _stage1's docstring)."""
+    is bounded in _stage1's docstring). Tail cells warn (log 0): the caller decides (_stage1 silences them;
+    _bulk_top has none, and a + N cannot overflow for |N| <= 14)."""
     np.multiply(mc, _INV64, out=out)       # fl(m) (round to nearest), then an exact power-of-two scaling
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if noise == "gumbel":             # a − ln(−ln U)
-            np.log(out, out=out)
-            np.negative(out, out=out)
-            np.log(out, out=out)
-            np.subtract(a_c, out, out=out)
-        elif noise == "exponential":      # a − log1p(−U)
-            np.negative(out, out=out)
-            np.log1p(out, out=out)
-            np.subtract(a_c, out, out=out)
-        else:                             # a + ln 2U below 1/2, a − ln 2(1 − U) above
-            out *= 2.0                    # 2U_f (exact)
-            t = np.subtract(2.0, out)     # 2(1 − U_f): exact above 1/2 (Sterbenz), > 1 > 2U_f below it
-            np.minimum(out, t, out=out)   # the argument of the log on either side, as in the two formulas
-            np.log(out, out=out)          # ln(min) <= 0: negated above 1/2, where 1 − 2U_f (exact) is < 0
-            np.subtract(1.0, t, out=t)
-            np.copysign(out, t, out=out)
-            out += a_c
+    if noise == "gumbel":             # a − ln(−ln U)
+        np.log(out, out=out)
+        np.negative(out, out=out)
+        np.log(out, out=out)
+        np.subtract(a_c, out, out=out)
+    elif noise == "exponential":      # a − log1p(−U)
+        np.negative(out, out=out)
+        np.log1p(out, out=out)
+        np.subtract(a_c, out, out=out)
+    else:                             # a + ln 2U below 1/2, a − ln 2(1 − U) above
+        out *= 2.0                    # 2U_f (exact)
+        t = np.subtract(2.0, out)     # 2(1 − U_f): exact above 1/2 (Sterbenz), > 1 > 2U_f below it
+        np.minimum(out, t, out=out)   # the argument of the log on either side, as in the two formulas
+        np.log(out, out=out)          # ln(min) <= 0: negated above 1/2, where 1 − 2U_f (exact) is < 0
+        np.subtract(1.0, t, out=t)
+        np.copysign(out, t, out=out)
+        out += a_c
 
 
 def _bulk_top(a: np.ndarray, m: np.ndarray, kk: int, noise: str) -> np.ndarray | None:
@@ -285,8 +285,10 @@ def _bulk_top(a: np.ndarray, m: np.ndarray, kk: int, noise: str) -> np.ndarray |
         return np.array([i], dtype=np.int64) if math.isfinite(top) else None
     order = np.argsort(-x, kind="stable")[:kk + 1]
     xs = x[order]
+    if not np.isfinite(xs).all():   # (before any inf − inf: a warning would tell a score below −DBL_MAX)
+        return None
     e = 4.0 * (_BULK_TAU + 2e-15 * (np.abs(xs) + 16.0))
-    if not (np.isfinite(xs[:kk]).all() and (xs[:-1] - e[:-1] > xs[1:] + e[1:]).all()):
+    if not (xs[:-1] - e[:-1] > xs[1:] + e[1:]).all():
         return None
     return order[:kk].astype(np.int64)
 
@@ -346,7 +348,8 @@ def _stage1(a: np.ndarray, a_err: np.ndarray | None, kk: int, noise: str, m: np.
         mc = _bits64(rng, L) if m is None else m[s:e]
         xc = x[:L]
         a_c = a[s:e]
-        _bulk_noise_into(mc, a_c, noise, xc)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            _bulk_noise_into(mc, a_c, noise, xc)
         np.subtract(mc, _BULK_LO, out=ub[:L])
         tail = np.greater_equal(ub[:L], width, out=tb[:L])
         ti = np.flatnonzero(tail) if tail.any() else None
