@@ -16,7 +16,9 @@ from __future__ import annotations
 import argparse
 import re
 import statistics
+import subprocess
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -43,6 +45,13 @@ def cpu_model() -> str:
     except OSError:
         pass
     return "unknown"
+
+
+def source_commit() -> str:
+    """The commit of the dpselect source being timed ("" outside a git checkout)."""
+    r = subprocess.run(["git", "-C", str(Path(dpselect.__file__).parent), "rev-parse", "--short", "HEAD"],
+                       capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode == 0 else ""
 
 
 def per_call(fn, calls: int) -> float:
@@ -77,7 +86,8 @@ def main() -> None:
     for (name, n, with_acc), r in ratios.items():
         rows.append(f"| {name} | {n} | {'yes' if with_acc else 'no'} | {statistics.median(r):.1f}x | {max(r):.1f}x |")
     bl = ", ".join(f"n = {n}: {statistics.median(base[n]) / 1000:.2f} µs" for n in sizes)
-    table = (f"**{args.label}** (dpselect {dpselect.__version__}; {args.rounds} rounds of {args.calls} calls; "
+    at = source_commit()
+    table = (f"**{args.label}** (dpselect {dpselect.__version__}{' at ' + at if at else ''}; {args.rounds} rounds of {args.calls} calls; "
              f"numpy Gumbel-max per call {bl}):\n\n" + "\n".join(rows))
     tables = {args.label: table}
     old = RESULTS.read_text() if RESULTS.exists() else ""
