@@ -4,7 +4,7 @@
   boundary (a ``Generator`` is used as is, anything else goes through ``numpy.random.default_rng``).
 * ``MechanismName``: the names and upper-case aliases of the built-in selection mechanisms (``mechanism=``).
 * ``Neighbours``: the name of a neighbour relation, one of the built-in ``"add_remove"``, ``"replace_one"``,
-  ``"edge_add_remove"`` or a user's own (any other ``str``).
+  ``"edge_add_remove"``, ``"user_add_remove"`` or a user's own (any other ``str``).
 * ``Selection``: what a selector returns for array input: an ``int`` with ``k`` omitted, else an int64 array.
 * ``Selector``, ``ProbabilityFunction``: the callables a :class:`dpselect.registry.Mechanism` holds.
 
@@ -36,8 +36,9 @@ MechanismName = Literal["exponential", "permute_and_flip", "report_noisy_max", "
                         "shifted_local_dampening", "EM", "PF", "RNM", "LD", "SLD"]
 
 #: A neighbour relation by name: the built-in ones are the literals (record add/remove, record replace-one,
-#: edge add/remove); any other ``str`` names a user's own relation, which matches only itself.
-Neighbours = Union[Literal["add_remove", "replace_one", "edge_add_remove"], str]
+#: edge add/remove, user add/remove: :mod:`dpselect.accounting.neighbours`); any other ``str`` names a user's own
+#: relation, which matches only itself.
+Neighbours = Union[Literal["add_remove", "replace_one", "edge_add_remove", "user_add_remove"], str]
 
 #: Candidate positions: int64 indices (k picks in the order picked, or ``size`` draws).
 IndexArray = npt.NDArray[np.int64]

@@ -14,6 +14,7 @@ from .._rng import check_rng
 from .._validation import check_positive
 from ..accounting.accountant import Accountant
 from ..accounting.guarantees import BoundedRange, Guarantee
+from ..accounting.neighbours import ADD_REMOVE, REPLACE_ONE
 from ..typing import RngLike
 from ._data import MAX_RECORDS, check_counts, check_share, check_values
 from ._grid import DEFAULT_UTILITY
@@ -37,9 +38,10 @@ AUTO_INDEPENDENT_FROM = 5000.0
 #: nine (m, ε) cells; see docs/quantiles.md).
 AUTO_ADD_REMOVE_INDEPENDENT_FROM = 0.02
 Targets = Literal["anchored", "relative"]
-Neighbours = Literal["replace_one", "add_remove"]
+#: The record relations a quantile release is proved under (a subset of :data:`dpselect.typing.Neighbours`).
+RecordNeighbours = Literal["replace_one", "add_remove"]
 #: The accepted values of ``neighbours=``: replace one record (n public; the default) or add/remove one (n private).
-NEIGHBOURS = ("replace_one", "add_remove")
+NEIGHBOURS = (REPLACE_ONE, ADD_REMOVE)
 #: Most records a release may hold (:data:`._data.MAX_RECORDS`, 2^49).
 _MAX_RECORDS = MAX_RECORDS
 #: The largest float64: the bounds' width hi − lo (as an exact real) must not exceed it, so that every interval
@@ -79,10 +81,10 @@ def _check_method(method: object) -> str:
     return method
 
 
-def _check_neighbours(neighbours: object) -> Neighbours:
+def _check_neighbours(neighbours: object) -> RecordNeighbours:
     if not isinstance(neighbours, str) or neighbours not in NEIGHBOURS:
         raise ValueError(f"neighbours must be one of {', '.join(map(repr, NEIGHBOURS))}, got {neighbours!r}")
-    return cast(Neighbours, neighbours)
+    return cast(RecordNeighbours, neighbours)
 
 
 _JOINT_ADD_REMOVE = ("method='joint' is not available with neighbours='add_remove': JointExp's utility has "
@@ -192,7 +194,7 @@ def _resolve(method: str, m: int, n: int, epsilon: float, neighbours: str = "rep
 # ---------------------------------------------------------------------------------------------
 # the guarantee
 # ---------------------------------------------------------------------------------------------
-def quantiles_privacy(m: int, *, epsilon: float, method: str, neighbours: Neighbours = "replace_one",
+def quantiles_privacy(m: int, *, epsilon: float, method: str, neighbours: RecordNeighbours = "replace_one",
                       targets: Targets | None = None) -> Guarantee:
     """The guarantee :func:`quantiles` charges for m distinct quantiles at total ``epsilon``.
 
@@ -323,7 +325,7 @@ def quantiles(
     candidates: ArrayLike | None = None,
     rng: RngLike = None,
     accountant: Accountant | None = None,
-    neighbours: Neighbours = "replace_one",
+    neighbours: RecordNeighbours = "replace_one",
     targets: Targets | None = None,
 ) -> np.ndarray:
     """Release values close to the quantiles ``qs`` of ``values`` under ε-differential privacy.
@@ -502,7 +504,7 @@ def quantile(
     candidates: ArrayLike | None = None,
     rng: RngLike = None,
     accountant: Accountant | None = None,
-    neighbours: Neighbours = "replace_one",
+    neighbours: RecordNeighbours = "replace_one",
     targets: Targets | None = None,
 ) -> float:
     """Release one value close to the q-quantile of ``values`` under ε-DP: ``quantiles(values, [q], ...)[0]``.
