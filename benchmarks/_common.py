@@ -40,3 +40,98 @@ def record(name: str, markdown: str) -> None:
         text = text.rstrip() + "\n\n" + block + "\n"
     RESULTS.write_text(text)
     print(markdown)
+
+
+# --- The record's protocol (issue 38 item 4) ------------------------------------------------------------
+# A ratio is only a figure if another host can check it: every section names the host (CPU model, numpy's
+# build: BLAS and SIMD level), times every case in the same rounds with the order rotated each round (so a
+# slow spell of a shared machine hits every case alike), and reports beside each ratio the absolute median
+# time of its baseline. ``MIN_ROUNDS`` rounds at least; the median over rounds and the worst round are both
+# given (best-of-n hides slow paths).
+
+MIN_ROUNDS = 9
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def host() -> dict[str, str]:
+    """What a reader needs to re-run a section: CPU, cores, Python, numpy and its BLAS and SIMD level."""
+    import numpy as np
+
+    info: dict[str, str] = {
+        "cpu": _cpu_model(),
+        "cores": str(os.cpu_count()),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "blas": "unknown",
+        "simd": "unknown",
+    }
+    try:
+        cfg = np.show_config(mode="dicts")
+        blas = cfg.get("Build Dependencies", {}).get("blas", {})
+        info["blas"] = f"{blas.get('name', '?')} {blas.get('version', '')}".strip()
+        simd = cfg.get("SIMD Extensions", {})
+        info["simd"] = "baseline " + "+".join(simd.get("baseline", [])) + ", found " + "+".join(simd.get("found", []))
+    except Exception:  # noqa: BLE001 - an older numpy without mode="dicts": the header says unknown
+        pass
+    return info
+
+
+def host_header() -> str:
+    """One markdown line naming the host, for the top of each section."""
+    h = host()
+    return (
+        f"Host: {h['cpu']}, {h['cores']} cores, Python {h['python']}, numpy {h['numpy']} "
+        f"(BLAS {h['blas']}; SIMD {h['simd']}). Protocol: medians over interleaved rounds, order rotated "
+        "each round; the worst column is the largest per-round ratio."
+    )
+
+
+def interleaved(cases, *, rounds: int = MIN_ROUNDS, warmup: int = 1) -> dict[str, list[float]]:
+    """Time each callable of ``cases`` (name -> fn) once per round, rotating the order every round.
+
+    Returns name -> list of ``rounds`` wall times in seconds (``warmup`` untimed calls of each first).
+    """
+    if rounds < MIN_ROUNDS:
+        raise ValueError(f"the record's protocol needs at least {MIN_ROUNDS} rounds, got {rounds}")
+    names = list(cases)
+    for _ in range(warmup):
+        for name in names:
+            cases[name]()
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for r in range(rounds):
+        shift = r % len(names)
+        for name in names[shift:] + names[:shift]:
+            t0 = time.perf_counter()
+            cases[name]()
+            times[name].append(time.perf_counter() - t0)
+    return times
+
+
+def median(xs) -> float:
+    s = sorted(xs)
+    n = len(s)
+    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+
+
+def ratios(times: dict[str, list[float]], name: str, baseline: str) -> tuple[float, float]:
+    """(median of per-round ratios, worst per-round ratio) of ``name`` against ``baseline``."""
+    per_round = [a / b for a, b in zip(times[name], times[baseline])]
+    return median(per_round), max(per_round)
+
+
+def fmt_time(seconds: float) -> str:
+    """A wall time with a unit a reader takes in at a glance."""
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.1f} µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.1f} ms"
+    return f"{seconds:.2f} s"
