@@ -288,7 +288,7 @@ TOP_LEVEL = {
     "local_dampening_probabilities", "shifted_local_dampening_probabilities",
     "SensitivityFunction", "constant", "maximum", "weighted_sum", "quantile", "quantiles", "median",
     "Accountant", "PureDP", "BoundedRange", "ApproxDP", "ZCDP", "NonPrivate",
-    "audit", "registry", "get_mechanism", "MECHANISMS",
+    "audit", "registry", "get_mechanism", "MECHANISMS", "top_k", "top_k_probabilities",
 }
 
 

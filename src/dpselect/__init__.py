@@ -30,6 +30,7 @@ from .registry import MECHANISMS, get_mechanism
 from .accounting.accountant import Accountant
 from .accounting.guarantees import ZCDP, ApproxDP, BoundedRange, NonPrivate, PureDP
 from .quantiles import median, quantile, quantiles
+from .topk import top_k, top_k_probabilities
 # The applications' subpackages, so that ``dpselect.graphs.priv_topk`` works after ``import dpselect``
 # (the optional-dependency ones, sklearn and dask, are imported by their users).
 from . import accounting, dampening, datasets, graphs, multiobjective, trees, tune  # noqa: F401
@@ -40,7 +41,7 @@ __all__ = [
     "report_noisy_max", "report_noisy_max_probabilities", "local_dampening", "local_dampening_probabilities",
     "shifted_local_dampening", "shifted_local_dampening_probabilities",
     "SensitivityFunction", "constant", "maximum", "weighted_sum",
-    "quantile", "quantiles", "median",
+    "quantile", "quantiles", "median", "top_k", "top_k_probabilities",
     "Accountant", "PureDP", "BoundedRange", "ApproxDP", "ZCDP", "NonPrivate",
     "audit", "registry", "get_mechanism", "MECHANISMS",
 ]
