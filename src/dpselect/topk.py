@@ -299,13 +299,13 @@ def _one_shot_laplace(u: np.ndarray, eps: float, sens: float, k: int, monotonic:
     return noisy_top_k(a, err, k=k, rng=gen, noise="laplace", exact_score=exact_score)
 
 
-def _gap_grid(epsilon: float, sensitivity: float, k: int, monotonic: bool) -> float:
-    """The public grid step h of released gaps: 2^(⌊log2 b⌋ − :data:`GAP_GRID_BITS`), b = mult·Δ/ε the Laplace
-    scale (mult = k with ``monotonic``, else 2k), computed without overflow."""
+def _gap_grid(epsilon: float, sensitivity: float, k: int, monotonic: bool) -> int:
+    """The exponent e of the public grid step h = 2^e of released gaps: e = ⌊log2 b⌋ − :data:`GAP_GRID_BITS`,
+    b = mult·Δ/ε the Laplace scale (mult = k with ``monotonic``, else 2k), computed without overflow."""
     em, ee = math.frexp(epsilon)
     dm, de = math.frexp(sensitivity)
-    bm, be = math.frexp(dm * ((1 if monotonic else 2) * k) / em)   # b = bm·2^(be + de − ee), bm in [0.5, 1)
-    return math.ldexp(1.0, be + de - ee - 1 - GAP_GRID_BITS)
+    _, be = math.frexp(dm * ((1 if monotonic else 2) * k) / em)   # b = bm·2^(be + de − ee), bm in [0.5, 1)
+    return be + de - ee - 1 - GAP_GRID_BITS
 
 
 def _one_shot_gaps(u: np.ndarray, eps: float, sens: float, k: int, monotonic: bool,
@@ -314,10 +314,11 @@ def _one_shot_gaps(u: np.ndarray, eps: float, sens: float, k: int, monotonic: bo
     scores and the grid cell of each gap are decided on exact enclosures of the noise, refined until certain."""
     n = u.shape[0]
     mult = (1 if monotonic else 2) * k
-    h = _gap_grid(eps, sens, k, monotonic)
+    e = _gap_grid(eps, sens, k, monotonic)
+    h = Fraction(2) ** e
     a, err, exact_score = _exact_scores(u, eps, sens, mult)
     # the grid in noise units: a gap of t·(cell) noise units is cell·h utility units (c = ε/(mult·Δ))
-    t = Fraction(eps) / (Fraction(sens) * mult) * Fraction(h)
+    t = Fraction(eps) / (Fraction(sens) * mult) * h
     kk = k + 1
     m = _bits64(gen, n)
     short, lo, hi = _enclosed_shortlist(a, err, np.arange(n), m, kk, "laplace", None)
@@ -341,8 +342,9 @@ def _one_shot_gaps(u: np.ndarray, eps: float, sens: float, k: int, monotonic: bo
                     more_set.update((p, q))
                 cells.append(c_lo)
             if not more_set:
-                gaps = np.array([float(Fraction(c) * Fraction(h)) for c in cells], dtype=np.float64)
-                return np.asarray(picked[:k], dtype=np.int64), gaps, h
+                # cell·h as the nearest float (exact unless beyond float precision or range: post-processing)
+                gaps = np.array([float(c * h) for c in cells], dtype=np.float64)
+                return np.asarray(picked[:k], dtype=np.int64), gaps, float(h)
             more = sorted(more_set)
         R.extend(more)
         for r in more:
@@ -556,8 +558,8 @@ def _one_shot_law(a: np.ndarray, seqs: np.ndarray, noise: str) -> np.ndarray:
         raise ValueError(f"the exact one-shot law of non-Gumbel noise is integrated for k <= 2 only, got k={k}")
     pdf, cdf, sf = _noise_fns(noise)
     lo, hi = float(a.min()) - (60.0 if noise == "laplace" else 8.0), float(a.max()) + 60.0
-    pts = np.unique(np.clip(np.concatenate((a[None, :] + np.array([-8.0, -3.0, -1.0, 0.0, 1.0, 3.0, 8.0])[:, None]).ravel()
-                                           .tolist() + [lo, hi]), lo, hi))
+    offsets = np.array([-8.0, -3.0, -1.0, 0.0, 1.0, 3.0, 8.0])
+    pts = np.unique(np.clip(np.concatenate(((a[None, :] + offsets[:, None]).ravel(), [lo, hi])), lo, hi))
     cuts = np.unique(np.concatenate([np.linspace(x, y, max(1, int(math.ceil((y - x) / 0.5))) + 1)
                                      for x, y in zip(pts[:-1], pts[1:])]))
     x, wt = np.polynomial.legendre.leggauss(24)
