@@ -4,7 +4,6 @@ one-shot Gumbel = peeling in law, the free gaps' law, the auto rule, refusals be
 """
 from __future__ import annotations
 
-import math
 import zlib
 from fractions import Fraction
 

@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any, Callable, Literal, Mapping, overload
 
 import numpy as np
@@ -55,11 +56,10 @@ from ._boundary import charge, check_accountant, check_topk_delta, topk_budget
 from ._rng import check_rng
 from ._validation import check_bool, check_k, check_positive, check_utilities, short_repr
 from .accounting.accountant import Accountant, Event
-from .accounting.composition import AdaptiveBoundedRangeComposition, PureDPComposition
 from .accounting.guarantees import Guarantee, PureDP
 from .sampling import noisy_top_k
-from .sampling._noise import _bits64
-from .sampling._topk import _Refiner, _certify, _enclosed_shortlist
+from .sampling._noise import _SMALL, _bits64
+from .sampling._topk import _Refiner, _bulk_shortlist, _certify, _enclosed_shortlist
 from .typing import IndexArray, RngLike
 
 __all__ = ["top_k", "top_k_probabilities", "TopKGaps", "TopKMethod", "TOPK_METHODS", "METHODS", "GAP_GRID_BITS"]
@@ -245,12 +245,13 @@ class TopKMethod:
         >>> seqs.tolist(), round(float(p.sum()), 12)
         ([[0, 1], [1, 0]], 1.0)
         """
-        return top_k_probabilities(utilities, k=k, epsilon=epsilon, sensitivity=sensitivity, method=self.name,
+        return top_k_probabilities(utilities, k=k, epsilon=epsilon, sensitivity=sensitivity,
+                                   method=self.name,  # type: ignore[arg-type]  # a TOPK_METHODS key
                                    noise=noise, delta=delta, monotonic=monotonic)
 
 
 #: The top-k methods by name (read-only): ``method=`` of :func:`top_k`.
-TOPK_METHODS: Mapping[str, TopKMethod] = {
+TOPK_METHODS: Mapping[str, TopKMethod] = MappingProxyType({
     "peeling": TopKMethod("peeling", ("gumbel", "exponential", "laplace"), True, False, _GLOBAL_MODEL,
                           "sequential (adaptive) composition of k ε0-DP picks; Gumbel: ε0-bounded range "
                           "(Dong, Durfee & Rogers 2020)", lambda e, k, d, n: _peeling_privacy(e, k, d, n)),
@@ -260,7 +261,7 @@ TOPK_METHODS: Mapping[str, TopKMethod] = {
     "one_shot": TopKMethod("one_shot", ("gumbel", "laplace"), True, True, _GLOBAL_MODEL,
                            "Gumbel: equal in law to exponential-mechanism peeling (Durfee & Rogers, NeurIPS 2019); "
                            "Laplace 2kΔ/ε: ε-DP with free gaps (Ding et al., VLDB 2019)", _one_shot_privacy),
-}
+})
 
 
 def _check_method_delta(spec: TopKMethod, delta: Any, k: int, noise: str | None) -> float:
@@ -321,24 +322,38 @@ def _one_shot_gaps(u: np.ndarray, eps: float, sens: float, k: int, monotonic: bo
     t = Fraction(eps) / (Fraction(sens) * mult) * h
     kk = k + 1
     m = _bits64(gen, n)
-    short, lo, hi = _enclosed_shortlist(a, err, np.arange(n), m, kk, "laplace", None)
+    # stage 1 of the sampler (float64 in blocks, proven bounds) keeps the candidates that can be among the k + 1
+    # largest; stage 2 encloses those at both ends of their 64-bit cells
+    first = _bulk_shortlist(a, m, kk, "laplace", err) if n > _SMALL else np.arange(n)
+    short, lo, hi = _enclosed_shortlist(a, err, first, m, kk, "laplace", None)
     ids = [int(r) for r in short]
     ref = Fraction(exact_score(ids[0]))
     R = _Refiner(gen, "laplace", exact_score, None, m, ref)
-    dlo, dhi = {}, {}
-    for r in ids:
-        dlo[r], dhi[r] = R.interval(r)
+    dlo: dict[int, Fraction] = {}
+    dhi: dict[int, Fraction] = {}
+
+    def exact(r: int) -> None:   # the refiner's decimal enclosure of a_r − ref + N_r, as an absolute one
+        lo_d, hi_d = R.interval(r)
+        dlo[r], dhi[r] = Fraction(lo_d) + ref, Fraction(hi_d) + ref
+
+    # first the rigorous float enclosures of stage 2 (exact as Fractions), the refiner only where they do not settle
+    for r, lo_f, hi_f in zip(ids, lo.tolist(), hi.tolist()):
+        if math.isfinite(lo_f) and math.isfinite(hi_f):
+            dlo[r], dhi[r] = Fraction(lo_f), Fraction(hi_f)
+        else:
+            exact(r)
+    refined: set[int] = set()
     for _ in range(100_000):
-        picked, amb = _certify(ids, [Fraction(dlo[r]) for r in ids], [Fraction(dhi[r]) for r in ids], kk)
+        picked, amb = _certify(ids, [dlo[r] for r in ids], [dhi[r] for r in ids], kk)
         if picked is None:
             more = sorted(amb)
         else:
-            cells, more_set = [], set()
+            cells: list[int] = []
+            more_set: set[int] = set()
             for j in range(k):
                 p, q = picked[j], picked[j + 1]
-                c_lo = math.floor((Fraction(dlo[p]) - Fraction(dhi[q])) / t)
-                c_hi = math.floor((Fraction(dhi[p]) - Fraction(dlo[q])) / t)
-                if c_lo != c_hi:
+                c_lo = math.floor((dlo[p] - dhi[q]) / t)
+                if c_lo != math.floor((dhi[p] - dlo[q]) / t):
                     more_set.update((p, q))
                 cells.append(c_lo)
             if not more_set:
@@ -346,12 +361,13 @@ def _one_shot_gaps(u: np.ndarray, eps: float, sens: float, k: int, monotonic: bo
                 gaps = np.array([float(c * h) for c in cells], dtype=np.float64)
                 return np.asarray(picked[:k], dtype=np.int64), gaps, float(h)
             more = sorted(more_set)
-        R.extend(more)
+        R.extend([r for r in more if r in refined])   # 64 more bits where the exact enclosure did not settle it
         for r in more:
-            dlo[r], dhi[r] = R.interval(r)
+            exact(r)
+            refined.add(r)
         if picked is None:   # drop the candidates that can no longer be among the k + 1 largest
-            lk = sorted((Fraction(dlo[r]) for r in ids), reverse=True)[kk - 1]
-            ids = [r for r in ids if not (Fraction(dhi[r]) < lk) or r in amb]
+            lk = sorted((dlo[r] for r in ids), reverse=True)[kk - 1]
+            ids = [r for r in ids if not (dhi[r] < lk) or r in amb]
     raise RuntimeError("exact gap refinement did not converge")  # probability 2^-(64·100000)
 
 
