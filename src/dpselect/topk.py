@@ -189,7 +189,7 @@ class TopKMethod:
     reference: str
     privacy_fn: Callable[[float, int, float, str], Guarantee]
 
-    def check_noise(self, noise: Any) -> str | None:
+    def _check_noise(self, noise: Any) -> str | None:
         """``noise`` checked for this method: None gives the default (the first of :attr:`noises`)."""
         if noise is None:
             return self.noises[0] if self.noises else None
@@ -230,7 +230,7 @@ class TopKMethod:
         """
         eps = check_positive(epsilon, "epsilon")
         kk = check_k(k, 0)
-        nz = self.check_noise(noise)
+        nz = self._check_noise(noise)
         d = _check_method_delta(self, delta, kk, nz)
         return self.privacy_fn(eps, kk, d, nz or "")
 
@@ -238,6 +238,18 @@ class TopKMethod:
                       noise: str | None = None, delta: float = 0.0, monotonic: bool = False
                       ) -> tuple[IndexArray, npt.NDArray[np.float64]]:
         """The exact law of this method's k-sequence (small inputs): :func:`top_k_probabilities`.
+
+        Parameters
+        ----------
+        utilities, k, epsilon, sensitivity, noise, monotonic
+            As for :func:`top_k`.
+        delta : float, optional
+            The top-k δ, as for :func:`top_k`.
+
+        Returns
+        -------
+        (sequences, probabilities)
+            Every ordered k-sequence (int64, (m, k)) and its probability (float64, (m,)).
 
         Examples
         --------
@@ -411,7 +423,7 @@ def _checked(utilities: ArrayLike, k: Any, epsilon: Any, sensitivity: Any, metho
         if kk >= u.shape[0]:
             raise ValueError(f"gaps=True needs k < the number of candidates ({u.shape[0]}): the k-th gap is to the "
                              f"(k+1)-th largest noisy score; got k={kk}")
-    nz = spec.check_noise(noise)
+    nz = spec._check_noise(noise)
     d = _check_method_delta(spec, d, kk, nz)
     return u, kk, eps, sens, method, nz, d, monotonic, gaps
 
@@ -463,21 +475,25 @@ def top_k(utilities: ArrayLike, *, k: int, epsilon: float, sensitivity: float,
     sensitivity : float
         Δ (> 0): the most any utility changes between neighbouring datasets.
     method : {"auto", "peeling", "joint", "one_shot"}, optional
-        The method (default ``"auto"``: decided from k, n, ε, δ and ``gaps`` only, never from the data).
+        The method (default ``"auto"``: decided from k, n, ε, δ and ``gaps`` only, never from the data;
+        glossary: [top-k method][glossary-top-k-method]).
     noise : {"gumbel", "exponential", "laplace"}, optional
         Peeling: the noise of each pick (default Gumbel: the exponential mechanism; exponential:
         permute-and-flip; Laplace: report-noisy-max). One-shot: Gumbel (default) or Laplace. Joint: none.
     delta : float, optional
         An (ε, δ) budget (peeling and one-shot Gumbel only): each pick gets the per-pick ε0 of
-        :func:`dpselect.accounting.per_pick_epsilon`. Refused (before any charge) for the pure methods.
+        :func:`dpselect.accounting.per_pick_epsilon`. Refused (before any charge) for the pure methods
+        (glossary: [top-k delta][glossary-top-k-delta]).
     monotonic : bool, optional
         True declares that all utilities move in the same direction between neighbours (noise scale halved).
     gaps : bool, optional
-        True: one-shot Laplace, and also release the k noisy gaps (returns a :class:`TopKGaps`).
+        True: one-shot Laplace, and also release the k noisy gaps (returns a :class:`TopKGaps`; glossary:
+        [free gaps][glossary-free-gaps]).
     rng : RngLike, optional
-        A seed or a ``numpy.random.Generator``.
+        A seed or a ``numpy.random.Generator`` (glossary: [rng][glossary-rng]).
     accountant : Accountant, optional
-        Charged the method's guarantee (:meth:`TopKMethod.privacy`) before anything is drawn.
+        Charged the method's guarantee (:meth:`TopKMethod.privacy`) before anything is drawn (glossary:
+        [accountant][glossary-accountant]).
 
     Returns
     -------
@@ -608,8 +624,12 @@ def top_k_probabilities(utilities: ArrayLike, *, k: int, epsilon: float, sensiti
 
     Parameters
     ----------
-    utilities, k, epsilon, sensitivity, method, noise, delta, monotonic
-        As for :func:`top_k` (``method`` not ``"auto"``).
+    utilities, k, epsilon, sensitivity, noise, monotonic
+        As for :func:`top_k`.
+    method : {"peeling", "joint", "one_shot"}, optional
+        As for :func:`top_k`, not ``"auto"``.
+    delta : float, optional
+        The top-k δ, as for :func:`top_k`.
 
     Returns
     -------
@@ -631,7 +651,7 @@ def top_k_probabilities(utilities: ArrayLike, *, k: int, epsilon: float, sensiti
         raise ValueError("top_k_probabilities needs a concrete method ('peeling', 'joint' or 'one_shot'), not 'auto'")
     monotonic = check_bool(monotonic, "monotonic")
     spec = TOPK_METHODS[method]
-    nz = spec.check_noise(noise)
+    nz = spec._check_noise(noise)
     d = _check_method_delta(spec, delta, kk, nz)
     seqs = _sequences(u.shape[0], kk)
     if method == "joint":
