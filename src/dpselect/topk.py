@@ -57,7 +57,7 @@ from ._rng import check_rng
 from ._validation import check_bool, check_k, check_positive, check_utilities, short_repr
 from .accounting.accountant import Accountant, Event
 from .accounting.guarantees import Guarantee, PureDP
-from .sampling import noisy_top_k
+from .sampling import joint_probabilities, joint_top_k, noisy_top_k
 from .sampling._noise import _SMALL, _bits64
 from .sampling._topk import _Refiner, _bulk_shortlist, _certify, _enclosed_shortlist
 from .typing import IndexArray, RngLike
@@ -384,7 +384,6 @@ def _one_shot_gaps(u: np.ndarray, eps: float, sens: float, k: int, monotonic: bo
 
 
 def _joint(u: np.ndarray, eps: float, sens: float, k: int, monotonic: bool, gen: np.random.Generator) -> IndexArray:
-    from .sampling import joint_top_k   # type: ignore[attr-defined]
     return np.asarray(joint_top_k(u, k=k, epsilon=eps, sensitivity=sens, monotonic=monotonic, rng=gen),
                       dtype=np.int64)
 
@@ -655,9 +654,8 @@ def top_k_probabilities(utilities: ArrayLike, *, k: int, epsilon: float, sensiti
     d = _check_method_delta(spec, delta, kk, nz)
     seqs = _sequences(u.shape[0], kk)
     if method == "joint":
-        from .sampling import joint_probabilities   # type: ignore[attr-defined]
-        p = np.asarray(joint_probabilities(u, k=kk, epsilon=eps, sensitivity=sens, monotonic=monotonic), dtype=float)
-        return seqs, _joint_as_sequences(p, seqs, u.shape[0], kk)
+        pj = joint_probabilities(u, k=kk, epsilon=eps, sensitivity=sens, monotonic=monotonic)
+        return seqs, _joint_as_sequences(pj, seqs)
     if method == "one_shot" and nz == "laplace":
         a = u * (eps / (sens * (1 if monotonic else 2) * kk))
         p = _one_shot_law(a, seqs, "laplace")
@@ -679,8 +677,6 @@ def top_k_probabilities(utilities: ArrayLike, *, k: int, epsilon: float, sensiti
     return seqs, p / p.sum()
 
 
-def _joint_as_sequences(p: np.ndarray, seqs: np.ndarray, n: int, k: int) -> np.ndarray:
-    """joint_probabilities' answer in the lexicographic order of ``seqs``."""
-    if p.shape == (seqs.shape[0],):
-        return p
-    raise ValueError(f"joint_probabilities returned shape {p.shape}, expected ({seqs.shape[0]},)")
+def _joint_as_sequences(p: Mapping[tuple[int, ...], float], seqs: np.ndarray) -> np.ndarray:
+    """joint_probabilities' answer (sequence -> probability) in the lexicographic order of ``seqs``."""
+    return np.array([p.get(tuple(int(v) for v in s), 0.0) for s in seqs], dtype=np.float64)
