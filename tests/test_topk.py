@@ -306,3 +306,56 @@ def test_grid_from_public_inputs_only():
         e = T._gap_grid(eps, sens, k, mono)
         b = Fraction((k if mono else 2 * k)) * Fraction(sens) / Fraction(eps)
         assert b / 2 ** 21 < Fraction(2) ** e <= b / 2 ** 20
+
+
+# -- applications: PrivTopk and DP-MOTkIN-Agg take topk_method= -------------------------------------------
+def _graph():
+    from dpselect.graphs import from_edges
+    src = [0, 0, 0, 0, 1, 1, 2, 4, 4, 5, 6, 7, 7, 8]
+    dst = [1, 2, 3, 5, 2, 3, 3, 5, 6, 6, 8, 8, 9, 9]
+    return from_edges(src, dst, n_nodes=12)
+
+
+@pytest.mark.parametrize("method", ["joint", "one_shot"])
+def test_priv_topk_topk_method(method):
+    from dpselect.graphs import prepare_priv_topk, priv_topk
+    g = _graph()
+    s = prepare_priv_topk(g, max_degree=4)
+    acc = dpselect.Accountant(epsilon=10.0, neighbours="edge_add_remove")
+    out = priv_topk(s, k=3, epsilon=2.0, mechanism="exponential", topk_method=method, rng=5, accountant=acc)
+    ref = dpselect.top_k(s.utilities, k=3, epsilon=2.0, sensitivity=s.global_sensitivity, method=method, rng=5)
+    assert out.tolist() == ref.tolist()
+    g0 = dpselect.topk.TOPK_METHODS[method].privacy(2.0, k=3)
+    assert acc.history[0].label == "priv_topk" and acc.history[0].guarantee == g0
+    if method == "one_shot":   # one-shot Gumbel is the thesis' peeling, draw for draw
+        assert out.tolist() == priv_topk(s, k=3, epsilon=2.0, mechanism="exponential", rng=5).tolist()
+    assert isinstance(priv_topk(s, epsilon=2.0, mechanism="EM", topk_method=method, rng=5), int)
+
+
+@pytest.mark.parametrize("method", ["joint", "one_shot"])
+def test_dp_motkin_agg_topk_method(method):
+    from dpselect.graphs import dp_motkin_agg, motkin_objectives
+    g = _graph()
+    acc = dpselect.Accountant(epsilon=100.0, neighbours="edge_add_remove")
+    out = dp_motkin_agg(g, k=3, epsilon=50.0, mechanism="exponential", topk_method=method, rng=2, accountant=acc)
+    U, _ = motkin_objectives(g)
+    u = U @ np.array([1.0, 100.0])
+    ref = dpselect.top_k(u, k=3, epsilon=50.0, sensitivity=101.0, method=method, rng=2)
+    assert out.tolist() == ref.tolist()
+    assert acc.history[0].label == "dp_motkin_agg"
+    assert acc.history[0].guarantee == dpselect.topk.TOPK_METHODS[method].privacy(50.0, k=3)
+
+
+@pytest.mark.parametrize("mechanism", ["shifted_local_dampening", "local_dampening", "permute_and_flip"])
+def test_apps_refuse_a_topk_method_without_the_exponential_mechanism(mechanism):
+    from dpselect.graphs import dp_motkin_agg, priv_topk
+    g = _graph()
+    for fn, kw in ((priv_topk, dict(max_degree=4)), (dp_motkin_agg, {})):
+        acc = dpselect.Accountant(epsilon=10.0, neighbours="edge_add_remove")
+        gen = np.random.default_rng(0)
+        state = gen.bit_generator.state
+        with pytest.raises(ValueError, match="needs mechanism='exponential'"):
+            fn(g, k=2, epsilon=1.0, mechanism=mechanism, topk_method="joint", rng=gen, accountant=acc, **kw)
+        assert len(acc.history) == 0 and gen.bit_generator.state == state
+    with pytest.raises(ValueError, match="topk_method must be one of"):
+        priv_topk(g, k=2, epsilon=1.0, max_degree=4, mechanism="EM", topk_method="auto")
