@@ -463,15 +463,17 @@ def _draw(u: np.ndarray, k: int, eps: float, sens: float, method: str, noise: st
 APP_METHODS = ("peeling", "joint", "one_shot")
 
 
-def _check_app_method(topk_method: Any, mechanism: str, where: str) -> str:
-    """``topk_method=`` of an application checked against its mechanism: ``"peeling"`` (the default, any
-    mechanism) or ``"joint"`` / ``"one_shot"`` (one-shot Gumbel), which run on the utilities with a global
-    sensitivity and so need ``mechanism="exponential"``; anything else a ValueError (before any charge)."""
+def _check_app_method(topk_method: Any, spec: Any, where: str) -> str:
+    """``topk_method=`` of an application checked against its mechanism (a registry spec): ``"peeling"`` (the
+    default, any mechanism) or ``"joint"`` / ``"one_shot"`` (one-shot Gumbel), which run on the utilities with a
+    global sensitivity and Gumbel noise, so need the global Gumbel-noise mechanism (``mechanism="exponential"``,
+    a capability query: ``kind == "global"`` and ``noises == ("gumbel",)``); anything else a ValueError (before
+    any charge)."""
     if not isinstance(topk_method, str) or topk_method not in APP_METHODS:
         raise ValueError(f"topk_method must be one of {', '.join(map(repr, APP_METHODS))}, got "
                          f"{short_repr(topk_method)}")
-    if topk_method != "peeling" and mechanism != "exponential":
-        raise ValueError(f"{where}: topk_method={topk_method!r} needs mechanism='exponential', got {mechanism!r}: "
+    if topk_method != "peeling" and not (spec.kind == "global" and tuple(spec.noises) == ("gumbel",)):
+        raise ValueError(f"{where}: topk_method={topk_method!r} needs mechanism='exponential', got {spec.name!r}: "
                          f"the {'joint exponential mechanism' if topk_method == 'joint' else 'one-shot Gumbel top-k'} "
                          "runs on the utilities with their global sensitivity (a local mechanism's dampened or "
                          "shifted scores have no such top-k here); use topk_method='peeling' with it")

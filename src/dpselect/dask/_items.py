@@ -382,7 +382,7 @@ def frequent_items(
     eps = check_positive(epsilon, "epsilon")
     # dask runs its own noisy max with the spec's noise: only mechanisms that declare one
     spec = get_mechanism(mechanism, allowed=names(kind="global", where=lambda m: bool(m.noises)))
-    method = _check_app_method(topk_method, spec.name, "dask.frequent_items")
+    method = _check_app_method(topk_method, spec, "dask.frequent_items")
     if k is not None:
         check_int(k, "k", minimum=1)
     gen = check_rng(rng)

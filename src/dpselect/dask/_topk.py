@@ -45,8 +45,10 @@ def top_k(utilities: Any, *, k: int, epsilon: float, sensitivity: float, method:
     ----------
     utilities : dask array, Series or DataFrame
         The utilities (a DataFrame: its column ``utility``).
-    k, epsilon, sensitivity, method, noise, delta, monotonic, gaps, rng
+    k, epsilon, sensitivity, method, noise, monotonic, gaps, rng
         As for :func:`dpselect.top_k`.
+    delta : float, optional
+        The top-k δ, as for :func:`dpselect.top_k`.
     utility : str, optional
         A DataFrame's utility column.
     accountant : Accountant, optional

@@ -224,7 +224,7 @@ def dp_motkin_agg(graph: Graph, *, k: int | None = None, epsilon: float, objecti
     kk = None if k is None else check_k(k, g.n_nodes)
     eps = check_positive(epsilon, "epsilon")
     spec = get_mechanism(motkin_mechanism(mechanism, "dp_motkin_agg"))
-    method = _check_app_method(topk_method, spec.name, "dp_motkin_agg")
+    method = _check_app_method(topk_method, spec, "dp_motkin_agg")
     acc = check_accountant(accountant)
     U, sfs = motkin_objectives(g, variant=variant)
     sens = sfs if spec.kind == "local" else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]

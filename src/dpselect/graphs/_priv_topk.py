@@ -268,7 +268,7 @@ def priv_topk(graph: Graph | PrivTopkScores, *, k: int | None = None, epsilon: f
     kk = None if k is None else check_k(k, n)
     eps = check_positive(epsilon, "epsilon")
     spec = get_mechanism(mechanism, allowed=_topk_mechanisms())
-    method = _check_app_method(topk_method, spec.name, "priv_topk")
+    method = _check_app_method(topk_method, spec, "priv_topk")
     acc = check_accountant(accountant)
     gen = check_rng(rng)
     if method != "peeling":
