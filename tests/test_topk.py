@@ -203,6 +203,17 @@ def test_gaps_indices_have_the_one_shot_laplace_law():
     assert chi2_pvalue(draws, p) > 1e-6
 
 
+def test_gaps_indices_are_one_shot_laplaces_draw():
+    # the gaps path reads the same first words (one draw of n) through the sampler's stage-1 shortlist: with no
+    # near-tie to refine, the same indices as one-shot Laplace for a seed (a shortlist that dropped a candidate
+    # of the k + 1 largest would differ)
+    u = np.random.default_rng(3).normal(size=3000) * 20
+    for seed in range(10):
+        a = dpselect.top_k(u, k=8, epsilon=1.0, sensitivity=1.0, gaps=True, rng=seed)
+        b = dpselect.top_k(u, k=8, epsilon=1.0, sensitivity=1.0, method="one_shot", noise="laplace", rng=seed)
+        assert a.indices.tolist() == b.tolist()
+
+
 def test_gaps_are_exact_floors_of_the_noisy_gap():
     # huge ε: the noise is tiny next to the utility gaps, so the gaps are the utility gaps floored on the grid
     u = np.array([10.0, 4.0, 7.0, 0.0])
