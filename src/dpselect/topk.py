@@ -163,7 +163,7 @@ class TopKMethod:
     noises : tuple of str
         The noise families it takes (``()``: none; the first is the default).
     deltas : bool
-        Whether ``delta > 0`` is accepted (an (ε, δ) budget).
+        Whether ``delta > 0`` is accepted (an (ε, δ) budget) with some noise (one-shot: Gumbel only).
     gaps : bool
         Whether ``gaps=True`` is possible (with Laplace noise).
     neighbour_model : str
@@ -435,6 +435,8 @@ def _charge(accountant: Accountant | None, method: str, k: int, eps: float, nois
             gaps: bool, monotonic: bool, *, label: str | None = None, neighbours: str | None = None,
             nonprivate: str | None = None) -> None:
     """Charge the method's guarantee (:meth:`TopKMethod.privacy`) before anything is drawn."""
+    if accountant is None:
+        return
     g = TOPK_METHODS[method].privacy_fn(eps, k, delta, noise or "")
     opts: tuple = tuple(o for o in (("method", method), ("noise", noise), ("gaps", gaps) if gaps else None,
                                      ("monotonic", True) if monotonic else None) if o is not None)
