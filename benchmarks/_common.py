@@ -128,6 +128,12 @@ def ratios(times: dict[str, list[float]], name: str, baseline: str) -> tuple[flo
     return median(per_round), max(per_round)
 
 
+def fmt_ratio(times: dict[str, list[float]], name: str, baseline: str) -> str:
+    """``ratios`` as a table cell: "1.23x (worst 1.45x)"."""
+    med, worst = ratios(times, name, baseline)
+    return f"{med:.2f}x (worst {worst:.2f}x)"
+
+
 def fmt_time(seconds: float) -> str:
     """A wall time with a unit a reader takes in at a glance."""
     if seconds < 1e-3:
