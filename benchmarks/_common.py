@@ -129,9 +129,22 @@ def ratios(times: dict[str, list[float]], name: str, baseline: str) -> tuple[flo
 
 
 def fmt_ratio(times: dict[str, list[float]], name: str, baseline: str) -> str:
-    """``ratios`` as a table cell: "1.23x (worst 1.45x)"."""
+    """``ratios`` as a table cell: "1.23x (worst 1.45x)" (the worst round: the largest ratio)."""
     med, worst = ratios(times, name, baseline)
     return f"{med:.2f}x (worst {worst:.2f}x)"
+
+
+def speedups(times: dict[str, list[float]], slow: str, fast: str) -> tuple[float, float]:
+    """(median, worst) per-round speed-up of ``fast`` over ``slow`` (slow / fast): the worst round is the
+    smallest speed-up, i.e. the round with the largest ratio fast / slow."""
+    med, worst = ratios(times, fast, slow)
+    return 1.0 / med, 1.0 / worst
+
+
+def fmt_speedup(times: dict[str, list[float]], slow: str, fast: str, digits: int = 1) -> str:
+    """``speedups`` as a table cell: "12.3x (worst 9.8x)"."""
+    med, worst = speedups(times, slow, fast)
+    return f"{med:.{digits}f}x (worst {worst:.{digits}f}x)"
 
 
 def fmt_time(seconds: float) -> str:

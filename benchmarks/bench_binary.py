@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import fmt_time, host_header, interleaved, median, ratios, record  # noqa: E402
+from _common import fmt_time, host_header, interleaved, median, ratios, record, speedups  # noqa: E402
 
 from dpselect.binary import DatasetGraph, optimal_mechanism  # noqa: E402
 from dpselect.binary.extension import _label_setting_heap, resolve_privacy  # noqa: E402
@@ -139,7 +139,7 @@ def main() -> None:
             t_heap, r_med, r_worst, diff = float("nan"), float("nan"), float("nan"), float("nan")
         else:
             t_heap = median(t["heap"])
-            r_med, r_worst = ratios(t, "heap", "batch")
+            r_med, r_worst = speedups(t, "heap", "batch")
             diff = log_diff(res["h"].log_prob, mech.log_prob)
         rows.append((kind, g.n, g.n_edges, len(partial), t_graph, median(t["batch"]), t_heap, r_med, r_worst, diff,
                      mech.info["rounds"][1]))
@@ -169,7 +169,7 @@ def main() -> None:
     tp = interleaved({"batch": lambda: res.__setitem__("b", optimal_mechanism(gs, Ts, ps, epsilon=es)),
                       "per source": lambda: res.__setitem__("p", per_source_reference(gs, Ts, ps, es))})
     t_small, t_per_source = median(tp["batch"]), median(tp["per source"])
-    p_med, p_worst = ratios(tp, "per source", "batch")
+    p_med, p_worst = speedups(tp, "per source", "batch")
     d_small = log_diff(res["p"], res["b"].log_prob)
 
     lines = [

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import fmt_time, host_header, interleaved, median, ratios, record  # noqa: E402
+from _common import fmt_time, host_header, interleaved, median, record, speedups  # noqa: E402
 
 from dpselect import multiobjective as mo  # noqa: E402
 from dpselect.graphs import MotkinSampler, dp_motkin_pareto, motkin_objectives  # noqa: E402
@@ -112,7 +112,7 @@ def main() -> None:
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, nodes, edges, dmax, t, _ in rows:
-        med, worst = ratios(t, "aa", "tri")
+        med, worst = speedups(t, "aa", "tri")
         lines.append(f"| {name} | {nodes:,} | {edges:,} | {dmax:,} | {fmt_time(median(t['load']))} | "
                      f"{fmt_time(median(t['aa']))} | {fmt_time(median(t['tri']))} | {med:.0f}x / {worst:.0f}x | "
                      f"{fmt_time(median(t['ebc']))} |")

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import fmt_ratio, fmt_time, host_header, interleaved, median, record  # noqa: E402
+from _common import fmt_speedup, fmt_time, host_header, interleaved, median, record  # noqa: E402
 
 from dpselect.datasets import data_path, load_edge_list  # noqa: E402
 from dpselect.graphs import from_edges  # noqa: E402
@@ -52,8 +52,8 @@ def main() -> None:
             "from_edges": lambda: from_edges(src, dst, warn=False),
         })
         rows.append(f"| {label} ({g.n_edges:,} edges) | {fmt_time(median(t['new']))} | "
-                    f"{fmt_time(median(t['old']))}: {fmt_ratio(t, 'old', 'new')} | "
-                    f"{fmt_time(median(t['loadtxt']))}: {fmt_ratio(t, 'loadtxt', 'new')} | "
+                    f"{fmt_time(median(t['old']))}: {fmt_speedup(t, 'old', 'new', 2)} | "
+                    f"{fmt_time(median(t['loadtxt']))}: {fmt_speedup(t, 'loadtxt', 'new', 2)} | "
                     f"{fmt_time(median(t['from_edges']))} |")
         print(rows[-1])
     record("io", "\n".join([

@@ -26,6 +26,7 @@ import argparse
 import gc
 import json
 import os
+import re
 import statistics
 import sys
 import tracemalloc
@@ -34,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import MIN_ROUNDS, fmt_time, host_header, interleaved, median, ratios, record  # noqa: E402
+from _common import MIN_ROUNDS, RESULTS, fmt_time, host_header, interleaved, median, ratios, record  # noqa: E402
 
 import dpselect  # noqa: E402
 from dpselect import sampling  # noqa: E402
@@ -287,6 +288,12 @@ def render(rows: list[str], full: int, calls: int, seeds: str) -> None:
         f"`size={N}` {fmt_time(t_batch)} ({speed_med:.0f}x faster than the loop, median of per-round ratios; "
         f"{speed_worst:.0f}x in the worst round).",
     ]
+    # rows at a size this run did not time, measured before the protocol, stay in their marked block until a run
+    # at that size replaces them
+    old = RESULTS.read_text() if RESULTS.exists() else ""
+    m = re.search(r"<!-- sampling:pre-protocol -->\n(.*?)\n<!-- /sampling:pre-protocol -->", old, re.S)
+    if m and not any(r.startswith("| 1e+08") for r in rows):
+        lines += ["", "<!-- sampling:pre-protocol -->", m.group(1), "<!-- /sampling:pre-protocol -->"]
     record("sampling", "\n".join(lines))
 
 

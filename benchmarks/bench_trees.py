@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import RESULTS, fmt_time, host_header, interleaved, median, ratios, record  # noqa: E402
+from _common import RESULTS, fmt_time, host_header, interleaved, median, ratios, record, speedups  # noqa: E402
 
 from dpselect.trees import diffpid3  # noqa: E402
 from dpselect.dampening import shift_totals_with_error  # noqa: E402
@@ -92,7 +92,7 @@ def diffpid3_lines(data) -> list[str]:
         sf = ig_sensitivity(tabs, acs.n_records)
         t = interleaved({"envelope": lambda tabs=tabs: ig_shift_with_error(tabs, acs.n_records),
                          "core": lambda sf=sf, tabs=tabs: shift_totals_with_error(sf, tabs.n_attributes)})
-        med, worst = ratios(t, "core", "envelope")
+        med, worst = speedups(t, "core", "envelope")
         rows.append(f"| ACS {label} | {median(t['envelope']) * 1e3:.1f} | {median(t['core']) * 1e3:.1f} | "
                     f"{med:.1f}x (worst round {worst:.1f}x) |")
     lines = ["### ShiftedLocalDiffPID3: shift G of one split with its error bound (22 attributes, N = 47,461)", "",
@@ -176,8 +176,8 @@ def main() -> None:
                           "naive": lambda trees=trees: naive_walk(trees[:20], sample)})
         tt["naive"] = [x * (len(trees) / 20) * (n / 1000) for x in tt["naive"]]
         t_ours, t_stack, t_naive = (median(tt[k]) for k in ("ours", "stack", "naive"))
-        s_med, s_worst = ratios(tt, "stack", "ours")
-        w_med, w_worst = ratios(tt, "naive", "ours")
+        s_med, s_worst = speedups(tt, "stack", "ours")
+        w_med, w_worst = speedups(tt, "naive", "ours")
         nodes = np.mean([t.n_nodes for t in trees])
         rows.append(f"| {label} (mean {nodes:.0f} nodes) | {len(trees) * n / t_ours / 1e6:.1f} M | "
                     f"{len(trees) * n / t_stack / 1e6:.1f} M ({s_med:.1f}x slower, worst round {s_worst:.1f}x) | "
