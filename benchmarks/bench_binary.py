@@ -189,7 +189,8 @@ def main() -> None:
     ]
     for r in rows:
         lines.append(f"| {r[0]} | {r[1]:,} | {r[2]:,} | {r[3]:,} | {r[4]:.1f} | {fmt_time(r[5])} | "
-                     f"{fmt_time(r[6]) if r[6] == r[6] else '–'} | {r[7]:.1f}x / {r[8]:.1f}x | {r[9]:.1e} | {r[10]} |")
+                     f"{fmt_time(r[6]) if r[6] == r[6] else '–'} | "
+                     f"{f'{r[7]:.1f}x / {r[8]:.1f}x' if r[7] == r[7] else '–'} | {r[9]:.1e} | {r[10]} |")
     lines += ["", f"Path of {n:,} datasets, boundary in the middle, epsilon = 0.01 (labels reach log-odds 40 after "
               f"~4,000 hops; the rest is one scipy shortest-path run instead of one round per hop): "
               f"{fmt_time(t_path)} (median). log Pr[M = 1] at the far end: {far:.10f} (closed form {far_exact:.10f}; the float "

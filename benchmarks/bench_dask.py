@@ -144,14 +144,15 @@ def _fi_in_memory(n_parts: int, part_size: int) -> tuple[float, float, float]:
     import pandas as pd
 
     import dpselect
-    from dpselect.dask._items import _bound_partition
+    from dpselect.dask._items import _ITEM_KEY, _USER_KEY, _bound_partition
 
     t0 = time.perf_counter()
     df = pd.concat([_rows_part(i, part_size) for i in range(n_parts)], ignore_index=True)
     t_gen = time.perf_counter() - t0
     t0 = time.perf_counter()
-    kept = _bound_partition(df, "user", "item", CONTRIB, True, 12345)
-    counts = kept["item"].value_counts().reindex(np.arange(N_ITEMS), fill_value=0).to_numpy(np.float64)
+    keys = df.rename(columns={"user": _USER_KEY, "item": _ITEM_KEY})   # the columns the bound reads
+    kept = _bound_partition(keys, CONTRIB, True, 12345)
+    counts = kept[_ITEM_KEY].value_counts().reindex(np.arange(N_ITEMS), fill_value=0).to_numpy(np.float64)
     dpselect.exponential(counts, epsilon=1.0, sensitivity=1.0, monotonic=True, k=10, rng=0)
     t_sel = time.perf_counter() - t0
     return t_gen, t_sel, _rss_mb()
