@@ -62,7 +62,8 @@ def main() -> None:
         host_header(),
         "",
         "Median wall times over 9 interleaved rounds; every column ends with the same `from_edges` (graph build, "
-        "last column: its share). Ratios: baseline / `load_edge_list` per round (median, worst round); "
+        "last column: its share). Speed-ups: baseline / `load_edge_list` per round (median, and the worst round: "
+        "the smallest); "
         "`load_edge_list` is the reference time. Re-run: `python benchmarks/bench_io.py` (under a minute).",
         "",
         "| graph | `load_edge_list` | previous parser (str.split) | `np.loadtxt` | of which `from_edges` |",
