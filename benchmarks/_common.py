@@ -85,14 +85,16 @@ def host() -> dict[str, str]:
     return info
 
 
-def host_header() -> str:
-    """One markdown line naming the host, for the top of each section."""
+def host_header(protocol: bool = True) -> str:
+    """One markdown line naming the host, for the top of each section (``protocol=False``: without the sentence
+    on timed rounds, for a section with no timed ratio)."""
     h = host()
-    return (
-        f"Host: {h['cpu']}, {h['cores']} cores, Python {h['python']}, numpy {h['numpy']} "
-        f"(BLAS {h['blas']}; SIMD {h['simd']}). Protocol: medians over interleaved rounds, order rotated "
-        "each round; the worst column is the largest per-round ratio."
-    )
+    line = (f"Host: {h['cpu']}, {h['cores']} cores, Python {h['python']}, numpy {h['numpy']} "
+            f"(BLAS {h['blas']}; SIMD {h['simd']}).")
+    if protocol:
+        line += (" Protocol: medians over interleaved rounds, order rotated each round; the worst column is the "
+                 "largest per-round ratio.")
+    return line
 
 
 def interleaved(cases, *, rounds: int = MIN_ROUNDS, warmup: int = 1) -> dict[str, list[float]]:

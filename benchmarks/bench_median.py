@@ -1,6 +1,7 @@
 """Median selection on PATENT (27.9 million records): grouped vs per-record vectorised vs a Python loop.
 
-Measures wall time (best of 3) and peak traced memory (tracemalloc; numpy reports its buffers) of
+Measures wall time (median of 9 interleaved rounds, the record's protocol) and peak traced memory
+(tracemalloc; numpy reports its buffers) of
 
 * grouped: the thesis' record selection ``median_rank(values, ε, bound=Λ, counts=...)`` on the 3,842
   distinct values (LD, and its exact error from the closed-form probabilities), and the value-releasing

@@ -135,7 +135,7 @@ def main() -> None:
     lines = [
         "## Top-k under (ε, δ): recall at (ε = 1, δ = 1e-6) (issue 24 item 3, benchmarks/bench_topk_delta.py)",
         "",
-        host_header(),
+        host_header(protocol=False),
         "",
         "Loaded machine (2 cores shared); a recall benchmark: the seconds per call at the end are context, not a "
         f"timed ratio. Mean recall of the true top-k ± s.e. over {args.seeds} seeds "

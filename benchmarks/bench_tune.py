@@ -164,7 +164,7 @@ def main() -> None:
                             cwd=Path(__file__).resolve().parent).stdout.strip()
     md = f"""## Private selection from private candidates: certified ε (issue 25, benchmarks/bench_tune.py)
 
-{host_header()}
+{host_header(protocol=False)}
 
 Commit {commit}; dp-accounting {version('dp-accounting')}, opendp \
 {version('opendp')} (benchmarks/requirements-tune.txt, separate venv). Command:

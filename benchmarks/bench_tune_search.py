@@ -145,7 +145,7 @@ def main() -> None:
     wall = time.perf_counter() - t0
     R = np.array(rows)
     lines = ["## Private hyperparameter search on Adult (`bench_tune_search.py`, issue 25)", "",
-             host_header(), "",
+             host_header(protocol=False), "",
              "An accuracy benchmark: the wall times below are context, not a timed ratio.", "",
              f"`python benchmarks/bench_tune_search.py --seeds {args.seeds} --epsilons {args.epsilons} "
              f"--processes {args.processes}` at commit {commit} ({wall / 60:.1f} min wall, one fit "

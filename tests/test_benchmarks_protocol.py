@@ -174,6 +174,8 @@ def test_host_header_names_cpu_numpy_blas_and_simd() -> None:
     assert line.startswith("Host: ")
     for word in (h["cpu"], f"numpy {h['numpy']}", "BLAS", "SIMD", "interleaved rounds"):
         assert word in line
+    bare = common.host_header(protocol=False)
+    assert line.startswith(bare) and "interleaved" not in bare and "BLAS" in bare
 
 
 def test_results_preamble_states_the_protocol() -> None:
