@@ -118,7 +118,7 @@ def _fast_round(a, extra, want, size, rng, noise, taken, out, col):
     pre = None if type(rng) is np.random.Generator else _bits64(rng, size * n)
     lo_w, width = _topk._BULK_LO, np.uint64(_topk._BULK_HI - _topk._BULK_LO)
     x_buf = np.empty(R * n)
-    y_buf = np.empty(R * n) if extra is not None else None
+    y_buf = np.empty(R * n if extra is not None else 0)
     u_buf = np.empty(R * n, dtype=np.uint64)
     mm = min(want + 1, n)     # the picks and the candidate after them
     left_r: list[np.ndarray] = []
@@ -138,7 +138,7 @@ def _fast_round(a, extra, want, size, rng, noise, taken, out, col):
         y = None
         if extra is not None:
             # upper bounds x + 5e(x) + 2·err of every candidate (taken: -inf); lower bounds from them
-            y = y_buf[:L * n].reshape(L, n)   # type: ignore[union-attr]
+            y = y_buf[:L * n].reshape(L, n)
             with np.errstate(invalid="ignore", over="ignore"):
                 np.abs(x, out=y)
                 y += 16.0

@@ -1,0 +1,116 @@
+"""Exact batches vectorised across draws (issue 38 item 2): ``noisy_top_k_batch`` answers most rows from one
+float evaluation per candidate and sends the rest to the exact path of one draw, with the same words in the
+same order, so a seeded batch gives the same picks as before (pinned digests) and has the same law (χ²)."""
+import hashlib
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import dpselect
+from dpselect.sampling import _batch, noisy_top_k_batch
+
+# ---------------------------------------------------------------------------------------------
+# the same seeded output as the exact path alone (main 546e316, before the vectorisation)
+# ---------------------------------------------------------------------------------------------
+
+
+def _digest(out):
+    return hashlib.sha256(np.ascontiguousarray(out, dtype="<i8").tobytes()).hexdigest()[:16]
+
+
+class TailWords:
+    """A word source (``integers`` only, as dpselect.dask replays words) putting words in the tail cells."""
+
+    def __init__(self, seed):
+        self.g = np.random.default_rng(seed)
+        self.count = 0
+
+    def integers(self, low, high, size=None, dtype=None, endpoint=False):
+        w = self.g.integers(low, high, size=size, dtype=dtype, endpoint=endpoint)
+        pos = np.arange(self.count, self.count + size)
+        self.count += size
+        w[pos % 37 == 0] >>= np.uint64(21)                      # U < 2^-43: lower tail
+        up = pos % 37 == 18
+        w[up] = ~(w[up] >> np.uint64(21))                       # U > 1 - 2^-43: upper tail
+        return w
+
+
+_API = {"gumbel": dpselect.exponential, "exponential": dpselect.permute_and_flip,
+        "laplace": lambda u, **kw: dpselect.report_noisy_max(u, noise="laplace", **kw)}
+_U = np.random.default_rng(2024).normal(size=100) * 3
+_A = np.round(np.random.default_rng(7).normal(size=12), 1)
+_A[3] = _A[5] = _A.max()      # an exact tie at the top
+
+
+def _case(name):
+    kind, noise, kk = name.split("-")
+    k = int(kk[1:])
+    if kind == "api":
+        return _API[noise](_U, epsilon=1.0, sensitivity=1.0, k=None if k == 1 else k, size=3000, rng=5)
+    if kind == "damp":     # per-candidate score errors (dampened scores)
+        sf = dpselect.SensitivityFunction(lambda t: np.minimum(1.0, np.linspace(0.1, 0.9, 100) * (t + 1)), 1.0)
+        return dpselect.local_dampening(_U, epsilon=2.0, sensitivity_function=sf, k=None if k == 1 else k, size=1000,
+                                        rng=8)
+    if kind == "weights":  # a base measure: the exact path for every row
+        return dpselect.exponential(_U, epsilon=1.0, sensitivity=1.0, base_measure=np.linspace(0.5, 2.0, 100),
+                                    k=None if k == 1 else k, size=500, rng=6)
+    peel = noise != "gumbel" and k > 1
+    a = _A * 1e17 if kind == "huge" else _A   # huge ε/Δ: the float error of the scores dwarfs the noise
+
+    def ex(r):
+        return Fraction(float(a[r]))
+
+    rng = {"err": lambda: np.random.default_rng(9), "tail": lambda: TailWords(3),
+           "mt": lambda: np.random.Generator(np.random.MT19937(4)), "huge": lambda: np.random.default_rng(10)}[kind]()
+    err = np.full(12, 0.05) if kind == "err" else None
+    return noisy_top_k_batch(a, err, k, 200 if kind in ("err", "huge") else 400, rng, noise=noise, exact_score=ex,
+                             peel=peel)
+
+
+PINNED = {
+    "api-gumbel-k1": "1417bf8cdc396b52",
+    "api-gumbel-k3": "b40adc608e424bdb",
+    "api-exponential-k1": "bd3ffe662f48d6b0",
+    "api-exponential-k3": "e367ced6ea72de36",
+    "api-laplace-k1": "6e7a4dd7bcccdd04",
+    "api-laplace-k3": "e367ced6ea72de36",
+    "err-gumbel-k1": "f5002fd249e48f7c",
+    "err-gumbel-k3": "e7da35ccb8366c12",
+    "err-exponential-k1": "45ed13b3d9e88473",
+    "err-exponential-k3": "6cb37cc877035333",
+    "err-laplace-k1": "8dbbbb3d981b650e",
+    "err-laplace-k3": "63834184de4d1f52",
+    "tail-gumbel-k1": "265746ac387feeef",
+    "tail-gumbel-k3": "37612c29a3c49ff7",
+    "tail-exponential-k1": "31e89f811e9ff58c",
+    "tail-exponential-k3": "7205b1139f902991",
+    "tail-laplace-k1": "31e89f811e9ff58c",
+    "tail-laplace-k3": "c7a2ddec87e51af9",
+    "mt-gumbel-k1": "970c7b3e3c63c8fb",
+    "mt-gumbel-k3": "93c439d8a7c49dc5",
+    "mt-exponential-k1": "ff77f964a8282fc6",
+    "mt-exponential-k3": "1bd446382ca71b40",
+    "mt-laplace-k1": "d937ff2e523743fb",
+    "mt-laplace-k3": "089085f260239321",
+    "huge-gumbel-k1": "105651bd7deaf0e8",
+    "huge-gumbel-k3": "c75c4ab3900959d5",
+    "huge-exponential-k1": "105651bd7deaf0e8",
+    "huge-exponential-k3": "e902b03d8773e760",
+    "huge-laplace-k1": "105651bd7deaf0e8",
+    "huge-laplace-k3": "e902b03d8773e760",
+    "damp-gumbel-k1": "145d6f91799b12d7",
+    "damp-gumbel-k3": "6b02a0fad43d90a9",
+    "weights-gumbel-k1": "d6ba1d38e524f99f",
+    "weights-gumbel-k3": "2a2b03f9c3de864a",
+}
+
+
+@pytest.mark.parametrize("block", [None, 40])
+@pytest.mark.parametrize("name", sorted(PINNED))
+def test_seeded_batch_is_unchanged(monkeypatch, name, block):
+    """Every noise and k, through the selectors and the sampler (score errors, tail words, MT19937, huge ε/Δ
+    with exact ties): the picks of the exact path alone, also in blocks of 40 words (one row at a time)."""
+    if block is not None:
+        monkeypatch.setattr(_batch, "_BLOCK_WORDS", block)
+    assert _digest(_case(name)) == PINNED[name]
