@@ -114,3 +114,116 @@ def test_seeded_batch_is_unchanged(monkeypatch, name, block):
     if block is not None:
         monkeypatch.setattr(_batch, "_BLOCK_WORDS", block)
     assert _digest(_case(name)) == PINNED[name]
+
+
+# ---------------------------------------------------------------------------------------------
+# the fast rows are the exact path's rows: random scores, errors and scales, stream included
+# ---------------------------------------------------------------------------------------------
+def _exact_path_only(monkeypatch):
+    """Make every row take the exact path (what the batch ran before): one draw of size × n words a round."""
+    def every_row(a, extra, want, size, rng, noise, taken, out, col):
+        n = a.shape[0]
+        return np.arange(size), _batch._bits64(rng, size * n).reshape(size, n)
+    monkeypatch.setattr(_batch, "_fast_round", every_row)
+
+
+@pytest.mark.parametrize("noise", ["gumbel", "exponential", "laplace"])
+def test_fast_rows_match_the_exact_path(monkeypatch, noise):
+    base = np.random.default_rng(31)
+    fast_rows = 0
+    for trial in range(30):
+        n = int(base.integers(2, 160))
+        k = int(base.integers(1, min(n, 4) + 1))
+        peel = noise != "gumbel" and k > 1
+        scale = [1.0, 0.05, 1e3, 1e13, 1e16][trial % 5]
+        a = np.round(base.normal(size=n) * 3, 1) * scale       # ties, near-ties at the float error, none
+        a -= a.max()
+        err = None if trial % 3 else base.random(n) * [0.0, 1e-9, 0.3][trial % 9 // 3]
+        seed = int(base.integers(2 ** 31))
+        size = int(base.integers(1, 90))
+
+        def run():
+            g = np.random.default_rng(seed)
+            out = noisy_top_k_batch(a, err, k, size, g, noise=noise, exact_score=lambda r: Fraction(float(a[r])),
+                                    peel=peel)
+            return out, g.bit_generator.state
+
+        calls = []
+        orig = _batch._exact_rows
+        with monkeypatch.context() as mp:
+            mp.setattr(_batch, "_exact_rows", lambda *args: calls.append(args[3].size) or orig(*args))
+            got, state = run()
+        fast_rows += size * (k if peel else 1) - sum(calls)
+        with monkeypatch.context() as mp:
+            _exact_path_only(mp)
+            want, want_state = run()
+        assert got.tolist() == want.tolist() and state == want_state, (trial, n, k, scale)
+    assert fast_rows > 600   # the comparison is not vacuous: most rows were answered by the fast pass
+
+
+def test_rows_the_float_pass_cannot_prove_take_the_exact_path(monkeypatch):
+    """Fallback forced: an exact tie at 5e16 (score error 50 >> the noise) sends every row to the exact path;
+    words in the tail cells send their rows; the picks still follow the law (exact tie: a fair coin)."""
+    sizes = []
+    orig = _batch._exact_rows
+    monkeypatch.setattr(_batch, "_exact_rows", lambda *args: sizes.append(args[3].size) or orig(*args))
+    a = np.array([5e16, 5e16, 5e16 - 4096.0, 0.0])
+    out = noisy_top_k_batch(a, None, 1, 300, np.random.default_rng(2), exact_score=lambda r: Fraction(float(a[r])))
+    assert sizes == [300]
+    c = np.bincount(out[:, 0], minlength=4)
+    assert c[2] == c[3] == 0 and abs(c[0] - 150) < 45      # binomial(300, 1/2): 5.2 standard deviations
+    sizes.clear()
+    b = np.array([0.0, 3.0, 1.0, 2.5])
+    tw = TailWords(1)
+    pos = np.arange(74 * 4)
+    tails = np.unique(pos[(pos % 37 == 0) | (pos % 37 == 18)] // 4)   # rows with a tail word
+    out = noisy_top_k_batch(b, None, 1, 74, tw, exact_score=lambda r: Fraction(float(b[r])))
+    assert tails.size == 16 and sizes == [16]
+    assert out.shape == (74, 1) and tw.count == 74 * 4   # no refinement: the tail cells' enclosures decide
+
+
+# ---------------------------------------------------------------------------------------------
+# the law of the batch (χ²): every noise, k = 1 and k = 3, fast pass and fallback
+# ---------------------------------------------------------------------------------------------
+_PROBS = {"gumbel": dpselect.exponential_probabilities, "exponential": dpselect.permute_and_flip_probabilities,
+          "laplace": lambda u, **kw: dpselect.report_noisy_max_probabilities(u, noise="laplace", **kw)}
+
+
+@pytest.mark.parametrize("noise", ["gumbel", "exponential", "laplace"])
+def test_batch_law_one_pick(freq, noise):
+    u = np.round(np.random.default_rng(4).normal(size=30) * 2, 1)
+    freq(_API[noise](u, epsilon=1.0, sensitivity=1.0, size=60_000, rng=12), _PROBS[noise](u, epsilon=1.0, sensitivity=1.0))
+
+
+@pytest.mark.parametrize("noise", ["gumbel", "exponential", "laplace"])
+def test_batch_law_three_picks(freq, noise):
+    """k = 3 picks (ε/3 each): the Gumbel top 3 of one draw, peeled picks with fresh noise for the others;
+    the ordered triple's law is the product of three one-pick laws on the remaining candidates."""
+    u, eps = np.array([0.0, 1.0, 2.5, 2.5, 4.0, -1.0]), 3.0
+    n = u.size
+    exact = np.zeros(n ** 3)
+    p1 = _PROBS[noise](u, epsilon=eps / 3, sensitivity=1.0)
+    for i in range(n):
+        r1 = [j for j in range(n) if j != i]
+        p2 = _PROBS[noise](u[r1], epsilon=eps / 3, sensitivity=1.0)
+        for jj, j in enumerate(r1):
+            r2 = [h for h in r1 if h != j]
+            p3 = _PROBS[noise](u[r2], epsilon=eps / 3, sensitivity=1.0)
+            for hh, h in enumerate(r2):
+                exact[(i * n + j) * n + h] = p1[i] * p2[jj] * p3[hh]
+    picks = _API[noise](u, epsilon=eps, sensitivity=1.0, k=3, size=60_000, rng=13)
+    freq((picks[:, 0] * n + picks[:, 1]) * n + picks[:, 2], exact)
+
+
+@pytest.mark.parametrize("noise", ["gumbel", "exponential", "laplace"])
+def test_batch_law_with_fallback(monkeypatch, freq, noise):
+    """Score errors of 0.02 on exact scores a (unit noise; ε = 2, Δ = 1 in the selectors' scaling): near-ties
+    go to the exact refinement, the rest to the fast pass; together the exact law of a."""
+    sizes = []
+    orig = _batch._exact_rows
+    monkeypatch.setattr(_batch, "_exact_rows", lambda *args: sizes.append(args[3].size) or orig(*args))
+    a = np.array([0.0, 1.0, 1.0, 1.5, -1.0])
+    out = noisy_top_k_batch(a, 0.02, 1, 20_000, np.random.default_rng(14), noise=noise,
+                            exact_score=lambda r: Fraction(float(a[r])))
+    assert 100 < sum(sizes) < 2000
+    freq(out[:, 0], _PROBS[noise](a, epsilon=2.0, sensitivity=1.0))
