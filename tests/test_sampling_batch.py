@@ -137,7 +137,7 @@ def test_fast_rows_match_the_exact_path(monkeypatch, noise):
         peel = noise != "gumbel" and k > 1
         scale = [1.0, 0.05, 1e3, 1e13, 1e16][trial % 5]
         a = np.round(base.normal(size=n) * 3, 1) * scale       # ties, near-ties at the float error, none
-        a -= a.max()
+        a += [0.0, 1e3, 1e6, 1e12, 1e14][trial // 5 % 5]   # large |a| near the top: float-level near-ties
         err = None if trial % 3 else base.random(n) * [0.0, 1e-9, 0.3][trial % 9 // 3]
         seed = int(base.integers(2 ** 31))
         size = int(base.integers(1, 90))
@@ -159,6 +159,47 @@ def test_fast_rows_match_the_exact_path(monkeypatch, noise):
             want, want_state = run()
         assert got.tolist() == want.tolist() and state == want_state, (trial, n, k, scale)
     assert fast_rows > 600   # the comparison is not vacuous: most rows were answered by the fast pass
+
+
+@pytest.mark.parametrize("noise", ["gumbel", "exponential", "laplace"])
+@pytest.mark.parametrize("wide", [False, True])
+def test_certification_boundary(monkeypatch, noise, wide):
+    """Two candidates whose float noisy values (as the fast pass evaluates them) are c·unit apart, c swept
+    across the float error of the scores (relative model) or across per-candidate errors, exact scores at the
+    edge of their bounds: the fast pass answers only what the exact path answers, from the same words."""
+    from dpselect.sampling._topk import _bulk_noise_into
+    answered = {True: 0, False: 0}
+    seed = 0
+    for scale in (1.0, 1e3, 1e8, 1e12):
+        unit = 1e-13 * scale + 1e-9 if wide else 1e-15 * scale + 1e-13
+        for c in np.geomspace(0.5, 50.0, 30):
+            seed += 1
+            m = np.random.default_rng(seed).bit_generator.random_raw(5).reshape(1, 5)
+            g = np.empty((1, 5))
+            _bulk_noise_into(m, np.zeros(5), noise, g)
+            a = np.full(5, scale - 100.0)
+            a[0] = scale
+            a[1] = scale + (g[0, 0] - g[0, 1]) + c * unit
+            err = np.full(5, unit) if wide else None
+            # exact scores at the edge of the error bound, against candidate 1: it wins for c > ~2 only
+            bound = [Fraction(unit) if wide else Fraction(1e-15) * abs(Fraction(float(v))) for v in a]
+            exact = [Fraction(float(a[r])) + (-1 if r == 1 else 1) * Fraction(99, 100) * bound[r] for r in range(5)]
+
+            def run():
+                rng = np.random.default_rng(seed)
+                out = noisy_top_k_batch(a, err, 1, 1, rng, noise=noise, exact_score=lambda r: exact[r])
+                return out.tolist(), rng.bit_generator.state
+
+            sizes = []
+            orig = _batch._exact_rows
+            with monkeypatch.context() as mp:
+                mp.setattr(_batch, "_exact_rows", lambda *args: sizes.append(args[3].size) or orig(*args))
+                got = run()
+            with monkeypatch.context() as mp:
+                _exact_path_only(mp)
+                assert run() == got, (scale, c)
+            answered[not sizes] += 1
+    assert answered[True] > 10 and answered[False] > 10, answered
 
 
 def test_rows_the_float_pass_cannot_prove_take_the_exact_path(monkeypatch):
