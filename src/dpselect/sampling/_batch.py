@@ -20,7 +20,7 @@ from ._noise import _REL, _TINY, _bits64, _float_enclosure
 from ._topk import _BULK_TAU, _bulk_noise_into, _certify, _refine, _round_out, _score_bounds
 
 #: words per block of rows in the fast pass (its few temporaries stay in cache)
-_BLOCK_WORDS = 1 << 14
+_BLOCK_WORDS = 1 << 16
 
 
 def noisy_top_k_batch(
