@@ -36,6 +36,21 @@ class TailWords:
         return w
 
 
+class TwinWords:
+    """A word source giving candidate 3 the first word of candidate 5 in every 5th row of 12 words: with their
+    exact tie (``_A``) those rows need more words, drawn in row order, to break it."""
+
+    def __init__(self, seed):
+        self.g = np.random.default_rng(seed)
+
+    def integers(self, low, high, size=None, dtype=None, endpoint=False):
+        w = self.g.integers(low, high, size=size, dtype=dtype, endpoint=endpoint)
+        if size >= 12:
+            rows = w[:size - size % 12].reshape(-1, 12)
+            rows[::5, 3] = rows[::5, 5]
+        return w
+
+
 _API = {"gumbel": dpselect.exponential, "exponential": dpselect.permute_and_flip,
         "laplace": lambda u, **kw: dpselect.report_noisy_max(u, noise="laplace", **kw)}
 _U = np.random.default_rng(2024).normal(size=100) * 3
@@ -61,7 +76,7 @@ def _case(name):
     def ex(r):
         return Fraction(float(a[r]))
 
-    rng = {"err": lambda: np.random.default_rng(9), "tail": lambda: TailWords(3),
+    rng = {"err": lambda: np.random.default_rng(9), "tail": lambda: TailWords(3), "twin": lambda: TwinWords(5),
            "mt": lambda: np.random.Generator(np.random.MT19937(4)), "huge": lambda: np.random.default_rng(10)}[kind]()
     err = np.full(12, 0.05) if kind == "err" else None
     return noisy_top_k_batch(a, err, k, 200 if kind in ("err", "huge") else 400, rng, noise=noise, exact_score=ex,
@@ -87,6 +102,12 @@ PINNED = {
     "tail-exponential-k3": "7205b1139f902991",
     "tail-laplace-k1": "31e89f811e9ff58c",
     "tail-laplace-k3": "c7a2ddec87e51af9",
+    "twin-gumbel-k1": "4e5f9c74b8cb7f6b",
+    "twin-gumbel-k3": "da87741cb0bf2490",
+    "twin-exponential-k1": "6c1bbfb3d6845599",
+    "twin-exponential-k3": "356c9dc8cce10736",
+    "twin-laplace-k1": "f0435f996a7e4985",
+    "twin-laplace-k3": "4bf6e7e7dc54eed6",
     "mt-gumbel-k1": "970c7b3e3c63c8fb",
     "mt-gumbel-k3": "93c439d8a7c49dc5",
     "mt-exponential-k1": "ff77f964a8282fc6",
