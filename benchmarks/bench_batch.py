@@ -12,6 +12,7 @@ Run: ``python benchmarks/bench_batch.py [--rounds 9]`` (writes the section ``ben
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 from pathlib import Path
 
@@ -88,6 +89,7 @@ def main() -> None:
             rows.append(f"| {n} | {N:,} | {name} | {k} | {fmt_time(median(times[key]))} | {g_med:.2f}x ({g_worst:.2f}x) "
                         f"| {c_med:.1f}x ({c_worst:.1f}x) |")
     at = source_commit()
+    l1, l5, _ = os.getloadavg()
     record("batch", f"""## Exact batches: `size=N` draws against numpy's Gumbel-matrix argmax
 
 `benchmarks/bench_batch.py` (dpselect {dpselect.__version__}{' at ' + at if at else ''}; {args.rounds} rounds): an exact
@@ -95,7 +97,7 @@ def main() -> None:
 argmax and to `rng.choice` with the softmax probabilities, timed in the same rounds. k = 3 is compared with the
 same one-pick baselines. Target (issue 38 item 2): at most 3x the Gumbel-matrix argmax at n = 100.
 
-{host_header()}
+{host_header()} Load average at the end of the run: {l1:.1f} (1 min), {l5:.1f} (5 min).
 
 Baselines (median): {'; '.join(base_lines)}.
 
