@@ -218,3 +218,30 @@ def test_search_up_on_the_grid_chi2(freq):
     rng = np.random.default_rng(21)
     ks = [min(U.search_up(vals, cum, 0.0, T, eps, rng, lb), K) for _ in range(2500)]
     freq(ks, law)
+
+
+# ---------------------------------------------------------------------------------------------
+# the split of ε between the three bound searches and the bounded method (issue 36 item 4)
+# ---------------------------------------------------------------------------------------------
+def _spy_split(monkeypatch, n, qs, eps):
+    """The ε each part of one unbounded release actually receives (base, lo, hi searches; bounded)."""
+    got = {}
+    real_down, real_up = U.search_down, U.search_up
+
+    def down(*a, **k):
+        got["base"] = a[4]
+        return real_down(*a, **k)
+
+    def up(*a, **k):
+        got.setdefault("up", []).append(a[4])
+        return real_up(*a, **k)
+
+    def bounded(cv, qs_, *, epsilon, **k):
+        got["bounded"] = epsilon
+        return np.zeros(len(qs_))
+
+    monkeypatch.setattr(U, "search_down", down)
+    monkeypatch.setattr(U, "search_up", up)
+    U.unbounded_quantiles(np.arange(float(n)), np.asarray(qs, dtype=float), epsilon=eps, counts=None,
+                          rng=np.random.default_rng(0), bounded=bounded)
+    return got["base"], got["up"][0], got["up"][1], got["bounded"]

@@ -312,7 +312,7 @@ def unbounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, c
 #: The design of unbounded_quantiles: the grid of the three bound searches (β = 1 + 2^-3), the record
 #: count C of :func:`search_epsilon` and the cap on each search's share of ε.
 CONFIG: dict = dict(log_beta=math.log1p(2.0 ** -3), records=20.0, cap=2.0 ** -4, cap_small=2.0 ** -3,
-                    small=500.0)
+                    small=500.0, weights=(1.0, 1.0, 1.0))
 
 
 def search_epsilon(epsilon: float, margin: Fraction, cfg: dict, n: int = 10 ** 9) -> float:
@@ -325,6 +325,17 @@ def search_epsilon(epsilon: float, margin: Fraction, cfg: dict, n: int = 10 ** 9
     if margin <= 0:
         return cap
     return min(cap, _down(Fraction(cfg["records"]) / margin))
+
+
+def search_budgets(epsilon: float, n: int, lo_rank: Fraction, hi_rank: Fraction,
+                   cfg: dict) -> tuple[float, float, float]:
+    """(ε_base, ε_lo, ε_hi): the three bound searches' shares, ``cfg["weights"]`` times :func:`search_epsilon`
+    (the base and lo searches at the margin ``lo_rank``, the hi search at ``n − hi_rank``); public inputs only.
+    Each weight is a power of two or 3/2 of one, so each product is exact in float64."""
+    w_base, w_lo, w_hi = cfg["weights"]
+    e_lo = search_epsilon(epsilon, lo_rank, cfg, n)
+    e_hi = search_epsilon(epsilon, n - hi_rank, cfg, n)
+    return w_base * e_lo, w_lo * e_lo, w_hi * e_hi
 
 
 _FLOAT_MAX = float(np.finfo(np.float64).max)
@@ -345,11 +356,10 @@ def _hybrid(vals: np.ndarray, cnts: np.ndarray, qs: np.ndarray, epsilon: float, 
     qmin, qmax = Fraction(float(qs.min())), Fraction(float(qs.max()))
     lo_rank = qmin / 2 * n            # half-way between the smallest requested rank and 0
     hi_rank = (1 + qmax) / 2 * n      # half-way between the largest requested rank and n
-    e_lo = search_epsilon(epsilon, lo_rank, cfg, n)
-    e_hi = search_epsilon(epsilon, n - hi_rank, cfg, n)
-    rest = _down(Fraction(epsilon) - 2 * Fraction(e_lo) - Fraction(e_hi))
+    e_base, e_lo, e_hi = search_budgets(epsilon, n, lo_rank, hi_rank, cfg)
+    rest = _down(Fraction(epsilon) - Fraction(e_base) - Fraction(e_lo) - Fraction(e_hi))
     lb = cfg["log_beta"]
-    k_base = search_down(vals, cum, 0.0, n - lo_rank, e_lo, rng, lb)
+    k_base = search_down(vals, cum, 0.0, n - lo_rank, e_base, rng, lb)
     base = 0.0 - _grid_value(k_base, lb)
     k_lo = search_up(vals, cum, base, lo_rank, e_lo, rng, lb)
     lo = base if k_lo == 0 else base + _grid_value(k_lo - 1, lb)
