@@ -42,11 +42,11 @@ away from every requested rank): a base L = −g_k of a downward search from 0 f
 hi = the stop of an upward search from lo at r_hi. The searches get w·ε_s with
 ε_s = min(20 / margin, ε/16) (ε/8 when n·ε <= 500), margin the number of records between the target rank
 and the nearest end (:func:`search_epsilon`: large n needs almost nothing, so nearly all of ε goes to the
-bounded part), and the weights w = 1/4 (base), 1 (lo), 2 (hi) (:func:`search_budgets`; at most 13ε/32 in all
-when n·ε <= 500, 13ε/64 above). The base search has nothing to find on non-negative data (it stops at 0 unless
-its noise exceeds the margin) and the hi search's early stop clips the upper requested ranks, so the weights
-move budget from the first to the last: chosen on DPBench-1D at m = 3, ε ∈ {0.01, 0.1} among 48 splits by a
-rule fixed in advance (benchmarks/quantiles_unbounded_split.py; until 2026-12-06 the weights were 1, 1, 1).
+bounded part), and the weights w = 1 (base), 1 (lo), 3/2 (hi) (:func:`search_budgets`; at most 7ε/16 in all
+when n·ε <= 500, 7ε/32 above): the hi search's early stop clips the upper requested ranks, so it gets more.
+Chosen on DPBench-1D at m = 3, ε ∈ {0.01, 0.1} among 24 splits by a rule fixed in advance, the base weight kept
+at 1 (on data below 0 the base search finds the lower end; with less it stops inside the data):
+benchmarks/quantiles_unbounded_split.py; until 2026-12-06 the weights were 1, 1, 1.
 All public inputs; the four parts add to at most ε exactly. The rest of ε (rounded down) goes to
 :func:`dpselect.quantiles._api.bounded_quantiles` (method :func:`inner_method`: ``"auto"``, resolved from
 m, that ε and n, all public) on the data clipped to [lo, hi]. Clipping to bounds that are
@@ -276,8 +276,8 @@ def unbounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, c
     """Quantiles without bounds (validated inputs; the caller charges ``unbounded_privacy``).
 
     What it releases: one value per q, in the order of ``qs``: q-core's bounded method (``"auto"``) run inside
-    private bounds [lo, hi] found by three AboveThreshold searches (see the module; at most 13ε/64 for them,
-    13ε/32 when n·ε <= 500, usually far less), on the data clipped to those bounds. Privacy: ε-DP under replace-one-record neighbours
+    private bounds [lo, hi] found by three AboveThreshold searches (see the module; at most 7ε/32 for them,
+    7ε/16 when n·ε <= 500, usually far less), on the data clipped to those bounds. Privacy: ε-DP under replace-one-record neighbours
     with n public (:func:`unbounded_privacy`); nothing public is read from the data.
 
     Parameters
@@ -318,7 +318,7 @@ def unbounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, c
 #: count C of :func:`search_epsilon`, the cap on each search's share of ε, and the weights (base, lo, hi) of
 #: :func:`search_budgets` (benchmarks/quantiles_unbounded_split.py; (1, 1, 1) before 2026-12-06).
 CONFIG: dict = dict(log_beta=math.log1p(2.0 ** -3), records=20.0, cap=2.0 ** -4, cap_small=2.0 ** -3,
-                    small=500.0, weights=(0.25, 1.0, 2.0))
+                    small=500.0, weights=(1.0, 1.0, 1.5))
 
 
 def search_epsilon(epsilon: float, margin: Fraction, cfg: dict, n: int = 10 ** 9) -> float:
@@ -340,8 +340,8 @@ def search_budgets(epsilon: float, n: int, lo_rank: Fraction, hi_rank: Fraction,
     These floats are what the searches run with, and the bounded method gets the rest computed from them
     (rounded down), so the parts add to at most ε whatever the rounding of the products.
 
-    >>> search_budgets(0.1, 1000, Fraction(125), Fraction(875), CONFIG)   # n·ε = 100: ε/8 = 0.0125 each
-    (0.003125, 0.0125, 0.025)
+    >>> [round(e, 8) for e in search_budgets(0.1, 1000, Fraction(125), Fraction(875), CONFIG)]   # n·ε = 100
+    [0.0125, 0.0125, 0.01875]
     """
     w_base, w_lo, w_hi = cfg["weights"]
     e_lo = search_epsilon(epsilon, lo_rank, cfg, n)
