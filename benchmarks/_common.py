@@ -80,7 +80,7 @@ def host() -> dict[str, str]:
         info["blas"] = f"{blas.get('name', '?')} {blas.get('version', '')}".strip()
         simd = cfg.get("SIMD Extensions", {})
         info["simd"] = "baseline " + "+".join(simd.get("baseline", [])) + ", found " + "+".join(simd.get("found", []))
-    except Exception:  # noqa: BLE001 - an older numpy without mode="dicts": the header says unknown
+    except Exception:  # an older numpy without mode="dicts": the header says unknown
         pass
     return info
 
