@@ -57,6 +57,7 @@ from ._rng import check_rng
 from ._validation import check_bool, check_k, check_positive, check_utilities, short_repr
 from .accounting.accountant import Accountant, Event
 from .accounting.guarantees import Guarantee, PureDP
+from .registry import get_mechanism
 from .sampling import joint_probabilities, joint_top_k, noisy_top_k
 from .sampling._noise import _SMALL, _bits64
 from .sampling._topk import _Refiner, _bulk_shortlist, _certify, _enclosed_shortlist
@@ -131,7 +132,6 @@ class TopKGaps:
 # the methods as values
 # ---------------------------------------------------------------------------------------------
 def _peeling_privacy(epsilon: float, k: int, delta: float, noise: str) -> Guarantee:
-    from .registry import get_mechanism
     name = _PEELING[noise]
     opts = {"noise": noise} if name == "report_noisy_max" else {}
     return get_mechanism(name).privacy(epsilon, k=k, delta=delta, **opts)
