@@ -162,6 +162,26 @@ def test_sampler_unpruned_and_expanded_tail(monkeypatch):
     assert _joint._STATS["tail_expanded"] - exp0 > 1000 and _joint._STATS["tail_won"] - won0 > 300
 
 
+@pytest.mark.parametrize("keep", [0, 10**9])
+def test_sampler_segments(monkeypatch, keep):
+    # segments of at most 4 events: the head and the pruned part race as aggregates, then within the winner
+    # (kept, or rebuilt when it wins)
+    monkeypatch.setattr(_joint, "_SEG_EVENTS", 1)
+    monkeypatch.setattr(_joint, "_KEEP_EVENTS", keep)
+    monkeypatch.setattr(_joint, "_MARGIN", -3.0)
+    u, k, eps = CASES[0]
+    lam = _joint._prepare(u, k, eps, 1.0, False)[2]
+    T = _joint._Table(np.array(u), k, lam)
+    assert len(_joint._Chain(T, T.p0, (0.0, 0.0), None).specs) >= 3
+    p = joint_probabilities(u, k=k, epsilon=eps, sensitivity=1.0)
+    won0 = _joint._STATS["tail_won"]
+    pv = chi2_pvalue(lambda g: joint_top_k(u, k=k, epsilon=eps, sensitivity=1.0, rng=g), p, 1500, 15 + keep % 7)
+    assert pv > 1e-3 and _joint._STATS["tail_won"] - won0 > 60
+    if keep:
+        pv = chi2_pvalue(lambda g: _joint._sample(np.array(u), k, lam, g, prune=False), p, 1000, 16)
+        assert pv > 1e-3
+
+
 def test_sampler_decimal_refinement(monkeypatch):
     # float bounds widened to ±0.5: every race goes to the exact decimal stage
     orig = _joint._Segment._float_weights
@@ -175,8 +195,36 @@ def test_sampler_decimal_refinement(monkeypatch):
     u, k, eps = CASES[0]
     p = joint_probabilities(u, k=k, epsilon=eps, sensitivity=1.0)
     before = _joint._STATS["refined"]
-    pv = chi2_pvalue(lambda g: joint_top_k(u, k=k, epsilon=eps, sensitivity=1.0, rng=g), p, 3000, 14)
-    assert pv > 1e-3 and _joint._STATS["refined"] - before > 1000
+    pv = chi2_pvalue(lambda g: joint_top_k(u, k=k, epsilon=eps, sensitivity=1.0, rng=g), p, 1500, 14)
+    assert pv > 1e-3 and _joint._STATS["refined"] - before > 500
+
+
+def test_plan_cut_bounds(monkeypatch):
+    # the bound on the pruned thresholds' weight holds, and is _MARGIN below the kept thresholds' weight
+    monkeypatch.setattr(_joint, "_MARGIN", 5.0)
+    rng = np.random.default_rng(4)
+    n_cut = 0
+    for trial in range(40):
+        d = int(rng.integers(3, 40))
+        k = int(rng.integers(1, min(d, 6) + 1))
+        u = rng.integers(0, 30, size=d).astype(float) if trial % 2 else rng.normal(size=d) * 10
+        eps = float(rng.choice([0.5, 2.0, 10.0]))
+        mono = trial % 3 == 0
+        uu, kk, lam = _joint._prepare(u, k, eps, 1.0, mono)
+        T = _joint._Table(uu, kk, lam)
+        cut, ub = _joint._plan_cut(T)
+        if cut is None:
+            continue
+        n_cut += 1
+        H = T.segment(T.p0, (0.0, 0.0), cut)
+        tail = T.segment(H.final_state(), (cut, 0.0), None)
+        lse = lambda a: float(np.logaddexp.reduce(a))      # noqa: E731
+        assert lse(tail.a) <= ub
+        assert lse(H.a) >= ub + 5.0
+        # the head and the tail together are the whole law
+        whole = T.segment(T.p0, (0.0, 0.0), None)
+        assert np.logaddexp(lse(H.a), lse(tail.a)) == pytest.approx(lse(whole.a), rel=1e-12, abs=1e-12)
+    assert n_cut >= 20
 
 
 def test_seeded_output_and_high_epsilon():

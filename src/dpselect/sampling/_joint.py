@@ -38,11 +38,16 @@ exact rational levels (the utilities are read as exact rationals; a level c − 
 sum and its rounding error). The race answers once the enclosures prove its winner, so the output law is
 exactly the mechanism's, with no float rounding in it.
 
-Pruning. Thresholds beyond E_cut = (ln N_max + margin)/λ, N_max = d!/(d − k)!, carry a total weight at most
-N_max·e^{−λE_cut} = e^{−margin}, while [0, E_cut] carries at least 1 − e^{−λE_cut}: they enter the race as
-one candidate, whose log-weight is only bounded from above, and are expanded into their pieces (and then
-raced among themselves) only when the bound cannot exclude them, with probability about e^{−margin}. Only
-the levels up to E_cut are built: O(d log d) to sort, plus O(L log L) for the L levels within E_cut.
+Pruning. Thresholds beyond a cut E_cut carry little weight: on a grid of thresholds, N is bounded above
+and below on each cell (it grows with x), which bounds the weight beyond each grid point from above and the
+weight before it from below; E_cut is the first grid point where the first is _MARGIN (40) nats below the
+second (:func:`_plan_cut`). The thresholds beyond E_cut then enter the race as *one* candidate whose
+log-weight is only bounded from above; they are built (and raced among themselves, with fresh bits) only
+when that bound cannot exclude them, with probability about e^{−40}. The levels up to E_cut are built in
+segments of at most _SEG_EVENTS (position, value) events: one segment races its pieces directly, several
+race as aggregates (the log of their total weight) and the winner then races its pieces. Cost: O(d log d)
+to sort, O(k·G) for the grid, O(L log L) for the L events within E_cut; the law does not depend on where
+the cuts fall.
 """
 from __future__ import annotations
 
@@ -362,11 +367,6 @@ def _fill(T: _Table, qs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
-def _race_segment(S: _Segment, rng: np.random.Generator) -> int:
-    lo, hi = _bounds(S.a, S.err)
-    return _race(lo, hi, S.enclosure, S.digits(), rng)
-
-
 def _bounds(a: np.ndarray, err: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     with np.errstate(invalid="ignore", over="ignore"):
         lo = np.nextafter(a - err, -np.inf)
@@ -374,39 +374,215 @@ def _bounds(a: np.ndarray, err: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.where(np.isnan(lo), -np.inf, lo), np.where(np.isnan(hi), np.inf, hi)
 
 
+def _lse_bounds(lo: np.ndarray, hi: np.ndarray) -> tuple[float, float]:
+    """Rigorous float bounds on ln Σ_j e^{a_j} from bounds lo_j <= a_j <= hi_j."""
+    out = []
+    for v, sign in ((lo, -1.0), (hi, 1.0)):
+        if sign > 0 and not np.all(hi < np.inf):
+            out.append(math.inf)
+            continue
+        fin = v[v > -np.inf]
+        if fin.size == 0:
+            out.append(-math.inf)
+            continue
+        M = float(np.max(fin))
+        with np.errstate(under="ignore"):
+            dev = fin - M
+            S = float(np.sum(np.exp(dev)))
+        val = M + math.log(S)
+        rel = (fin.size + 4) * _U * 1.1 + float(np.max(_U * np.abs(dev))) * 2 + fin.size * 1e-300
+        out.append(val + sign * (rel * 1.2 + 4 * _U * (abs(val) + abs(M))))
+    return out[0], out[1]
+
+
+#: at most this many events (position, value) per segment of the threshold range (memory: ~50 bytes each)
+_SEG_EVENTS = 4_000_000
+#: segments are kept (not rebuilt when they win) while the kept ones hold at most this many events in all
+_KEEP_EVENTS = 12_000_000
+
+
+class _Chain:
+    """The threshold range [start, stop) cut into consecutive segments of at most _SEG_EVENTS events: each
+    enters a race as one candidate (the log of its total weight, bounded in floats, enclosed in decimals on
+    demand), and the winner is then raced among its own pieces (a Gumbel race in two rounds, fresh bits in
+    each, has the law of the race over all pieces)."""
+
+    def __init__(self, T: _Table, q_init: np.ndarray, start: tuple[float, float], stop: float | None):
+        self.T = T
+        self.specs: list[tuple[np.ndarray, tuple[float, float], float | None]] = []
+        self.kept: dict[int, _Segment] = {}
+        los, his = [], []
+        q, a, kept = q_init, start, 0
+        while True:
+            b = self._next_stop(q, a[0], stop)
+            seg = T.segment(q, a, b)
+            self.specs.append((q, a, b))
+            # (a chain of one segment races its pieces directly: no aggregate needed)
+            lo, hi = seg.logsumexp_float() if b != stop or self.specs[1:] else (-math.inf, math.inf)
+            los.append(lo)
+            his.append(hi)
+            if kept + seg.pos.size <= _KEEP_EVENTS:
+                self.kept[len(self.specs) - 1] = seg
+                kept += seg.pos.size
+            q = seg.final_state()
+            if b is None or b == stop:
+                break
+            a = (b, 0.0)
+        self.lo, self.hi = np.array(los), np.array(his)
+        self.final = q
+
+    def _count(self, q: np.ndarray, x: float) -> int:
+        T = self.T
+        thr = T.top - x
+        Q = np.searchsorted(-T.vals, -thr, side="right") - 1
+        return int(np.maximum(Q - q, 0).sum())
+
+    def _next_stop(self, q: np.ndarray, a: float, stop: float | None) -> float | None:
+        T = self.T
+        hi = float(T.top[0] - T.vals[-1]) * (1 + 1e-9) + 1e-300 if stop is None else stop
+        if self._count(q, hi) <= _SEG_EVENTS or hi <= a:
+            return stop
+        lo = a
+        for _ in range(200):
+            mid = lo + (hi - lo) / 2
+            if not lo < mid < hi:
+                break
+            if self._count(q, mid) <= _SEG_EVENTS:
+                lo = mid
+            else:
+                hi = mid
+        return lo if lo > a else hi
+
+    def segment(self, j: int) -> _Segment:
+        if j in self.kept:
+            return self.kept[j]
+        q, a, b = self.specs[j]
+        return self.T.segment(q, a, b)
+
+    def total(self) -> tuple[float, float]:
+        if len(self.specs) == 1:
+            return self.segment(0).logsumexp_float()
+        return _lse_bounds(self.lo, self.hi)
+
+    def agg_dec(self, j: int, prec: int):
+        return self.segment(j).logsumexp_dec(prec)
+
+    def total_dec(self, prec: int):
+        if len(self.specs) == 1:
+            return self.agg_dec(0, prec)
+        D = _Dec(prec)
+        lo, hi = decimal.Decimal(0), decimal.Decimal(0)
+        for j in range(len(self.specs)):
+            el, eh = D.exp(*self.agg_dec(j, prec))
+            lo, hi = D.down(D.ctx.add(lo, el)), D.up(D.ctx.add(hi, eh))
+        return D.ln(lo, hi)
+
+    def digits(self) -> int:
+        v = np.r_[self.lo, self.hi]
+        m = float(np.max(np.abs(v[np.isfinite(v)]), initial=0.0))
+        return len(str(int(m))) + 2
+
+    def pick(self, rng: np.random.Generator) -> tuple[_Segment, int]:
+        """A piece of the chain's range, with probability ∝ its weight."""
+        j = 0
+        if len(self.specs) > 1:
+            j = _race(self.lo.copy(), self.hi.copy(), self.agg_dec, max(self.digits(), 25), rng)
+        S = self.segment(j)
+        lo, hi = _bounds(S.a, S.err)
+        return S, _race(lo, hi, S.enclosure, max(S.digits(), 25), rng)
+
+
+#: at most this many grid points in the search for the pruning threshold
+_GRID = 4096
+
+
+def _log_counts(T: _Table, X: np.ndarray, side: int) -> np.ndarray:
+    """ln N(x) at each x of X (float), pushed up (side = +1: an upper bound) or down (side = −1) past the
+    rounding of the thresholds c_(i) − x."""
+    i = np.arange(T.k)[:, None]
+    thr = T.top[:, None] - X[None, :]
+    with np.errstate(over="ignore"):
+        thr = thr - side * (4 * _U * (np.abs(T.top[:, None]) + np.abs(X[None, :])) + 1e-300)
+    Q = np.searchsorted(-T.vals, -thr.ravel(), side="right").reshape(thr.shape)   # #values >= thr
+    f = (T.G[np.maximum(Q - 1, 0)] - i).astype(np.float64)
+    with np.errstate(divide="ignore"):
+        return np.sum(np.log(np.where(Q > 0, np.maximum(f, 0.0), 0.0)), axis=0)
+
+
+def _plan_cut(T: _Table) -> tuple[float | None, float]:
+    """A threshold E_cut and a bound ub >= ln(weight of the thresholds x > E_cut), with ub at least _MARGIN
+    nats below a lower bound on the weight of [0, E_cut] (None: no such cut, nothing is pruned).
+
+    On a grid X_0 = 0 < X_1 < ... < X_J (X_J beyond every level), the weight of [X_j, X_{j+1}) lies between
+    N(X_j)(e^{−λX_j} − e^{−λX_{j+1}}) and N(X_{j+1})e^{−λX_j} (N grows with x), and that of [X_J, ∞) is
+    N_max·e^{−λX_J}. The cut is the first grid point where the bound on what follows is _MARGIN below the
+    best lower bound before it. Only the efficiency depends on the grid, not the law."""
+    x_max = float(T.top[0] - T.vals[-1])
+    if not x_max > 0:
+        return None, math.inf
+    lam = T.lam_f
+    h = max(1.0 / lam, x_max / _GRID)
+    J = int(math.ceil(x_max / h)) + 1
+    X = np.arange(J + 1, dtype=np.float64) * h
+    up_n = _log_counts(T, X, +1)
+    lo_n = _log_counts(T, X, -1)
+    with np.errstate(over="ignore", under="ignore"):
+        up = np.r_[up_n[1:] - lam * X[:-1], T.ln_nmax - lam * X[-1]]          # pieces j = 0..J
+        low = lo_n[:-1] - lam * X[:-1] + math.log(-math.expm1(-lam * h))
+    tail = np.logaddexp.accumulate(up[::-1])[::-1]       # tail[c]: bound on the weight of x >= X_c
+    best = np.maximum.accumulate(low)                     # best[c - 1]: lower bound on the weight of [0, X_c)
+    slack = 1e-9 * (np.abs(tail) + T.ln_nmax + lam * X[-1]) + 1e-6
+    ok = np.flatnonzero(tail[1:] + slack[1:] <= best - _MARGIN)
+    if ok.size == 0:
+        return None, math.inf
+    c = int(ok[0]) + 1
+    return float(X[c]), float(tail[c] + slack[c])
+
+
 def _sample(u: np.ndarray, k: int, lam: Fraction, rng: np.random.Generator, prune: bool = True) -> np.ndarray:
     T = _Table(u, k, lam)
     if not prune:
-        S = T.segment(T.p0, (0.0, 0.0), None)
-        t = _race_segment(S, rng)
+        S, t = _Chain(T, T.p0, (0.0, 0.0), None).pick(rng)
         return _fill(T, S.state(t), rng)
-    # E_cut: the pruned thresholds' weight is <= N_max·e^{−λ E_cut} <= e^{−margin}
-    cut = (T.ln_nmax * (1 + 1e-9) + _MARGIN) / T.lam_f
-    H = T.segment(T.p0, (0.0, 0.0), cut)
-    ub = (T.ln_nmax * (1 + 1e-12) + 1e-12) - T.lam_f * cut * (1 - 4 * _U)   # >= ln(weight of x > cut)
+    cut, ub = _plan_cut(T)
+    if cut is None:
+        S, t = _Chain(T, T.p0, (0.0, 0.0), None).pick(rng)
+        return _fill(T, S.state(t), rng)
+    H = _Chain(T, T.p0, (0.0, 0.0), cut)
     tail: dict = {}
 
-    def tail_segment() -> _Segment:
-        if "seg" not in tail:
+    def tail_chain() -> _Chain:
+        if "chain" not in tail:
             _STATS["tail_expanded"] += 1
-            tail["seg"] = T.segment(H.final_state(), (cut, 0.0), None)
-        return tail["seg"]
+            tail["chain"] = _Chain(T, H.final, (cut, 0.0), None)
+        return tail["chain"]
+
+    single = len(H.specs) == 1
+    S0 = H.segment(0)
+    if single:      # one segment: its pieces race directly (with the pruned part as one more candidate)
+        lo, hi = _bounds(S0.a, S0.err)
+        digits = S0.digits()
+    else:           # its segments race as aggregates, then the winner's pieces
+        lo, hi = H.lo.copy(), H.hi.copy()
+        digits = H.digits()
+    nh = lo.size
 
     def exact(r: int, prec: int):
-        if r < H.a.size:
-            return H.enclosure(r, prec)
-        return tail_segment().logsumexp_dec(prec)
+        if r == nh:
+            return tail_chain().total_dec(prec)
+        return S0.enclosure(r, prec) if single else H.agg_dec(r, prec)
 
-    lo, hi = _bounds(H.a, H.err)
-    lo, hi = np.r_[lo, -np.inf], np.r_[hi, ub]
-    nh = H.a.size
-    t = _race(lo, hi, exact, max(H.digits(), 25), rng,
-              lazy={nh: lambda: tail_segment().logsumexp_float()})
+    t = _race(np.r_[lo, -np.inf], np.r_[hi, ub], exact, max(digits, 25), rng,
+              lazy={nh: lambda: tail_chain().total()})
     if t < nh:
-        return _fill(T, H.state(t), rng)
+        if single:
+            return _fill(T, S0.state(t), rng)
+        S = H.segment(t)
+        lo, hi = _bounds(S.a, S.err)
+        t = _race(lo, hi, S.enclosure, max(S.digits(), 25), rng)
+        return _fill(T, S.state(t), rng)
     _STATS["tail_won"] += 1
-    S = tail_segment()                     # the pruned part won: race among its pieces (fresh bits)
-    t = _race_segment(S, rng)
+    S, t = tail_chain().pick(rng)          # the pruned part won: race within it (fresh bits)
     return _fill(T, S.state(t), rng)
 
 
