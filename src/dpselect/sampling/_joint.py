@@ -493,12 +493,12 @@ class _Chain:
 
 
 #: at most this many grid points in the search for the pruning threshold
-_GRID = 4096
+_GRID = 1024
 
 
 def _log_counts(T: _Table, X: np.ndarray, side: int) -> np.ndarray:
     """ln N(x) at each x of X (float), pushed up (side = +1: an upper bound) or down (side = −1) past the
-    rounding of the thresholds c_(i) − x."""
+    rounding of the thresholds c_(i) − x (side = 0: x = 0 only, where they are exact)."""
     i = np.arange(T.k)[:, None]
     thr = T.top[:, None] - X[None, :]
     with np.errstate(over="ignore"):
@@ -521,14 +521,17 @@ def _plan_cut(T: _Table) -> tuple[float | None, float]:
     if not x_max > 0:
         return None, math.inf
     lam = T.lam_f
-    h = max(1.0 / lam, x_max / _GRID)
-    J = int(math.ceil(x_max / h)) + 1
-    X = np.arange(J + 1, dtype=np.float64) * h
+    # beyond X* = (ln N_max + margin)/λ the crude bound N_max·e^{−λX*} = e^{−margin} is enough; below it (or
+    # below the largest level), cells of at least 1/λ, at most _GRID of them
+    x_end = min((T.ln_nmax + abs(_MARGIN) + 8.0) / lam, x_max * (1 + 1e-9) + 1e-300)
+    n_cells = int(min(_GRID, max(1.0, math.ceil(lam * x_end))))
+    X = np.linspace(0.0, x_end, n_cells + 1)
     up_n = _log_counts(T, X, +1)
     lo_n = _log_counts(T, X, -1)
-    with np.errstate(over="ignore", under="ignore"):
-        up = np.r_[up_n[1:] - lam * X[:-1], T.ln_nmax - lam * X[-1]]          # pieces j = 0..J
-        low = lo_n[:-1] - lam * X[:-1] + math.log(-math.expm1(-lam * h))
+    lo_n[0] = _log_counts(T, X[:1], 0)[0]      # at x = 0 the thresholds c_(i) are exact: N(0) itself
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        up = np.r_[up_n[1:] - lam * X[:-1], T.ln_nmax - lam * X[-1]]          # cells j = 0..J
+        low = lo_n[:-1] - lam * X[:-1] + np.log(-np.expm1(-lam * np.diff(X)))
     tail = np.logaddexp.accumulate(up[::-1])[::-1]       # tail[c]: bound on the weight of x >= X_c
     best = np.maximum.accumulate(low)                     # best[c - 1]: lower bound on the weight of [0, X_c)
     slack = 1e-9 * (np.abs(tail) + T.ln_nmax + lam * X[-1]) + 1e-6
