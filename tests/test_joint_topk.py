@@ -261,6 +261,8 @@ def test_bad_arguments():
         joint_top_k([1.0, np.nan], k=1, epsilon=1.0, sensitivity=1.0)
     with pytest.raises(TypeError, match="monotonic"):
         joint_top_k([1.0, 2.0], k=1, epsilon=1.0, sensitivity=1.0, monotonic=1)
+    with pytest.raises(ValueError, match="public work cap"):
+        joint_top_k(np.zeros(10**6), k=1001, epsilon=1.0, sensitivity=1.0)
     with pytest.raises(ValueError, match="number of sequences"):
         joint_probabilities(np.arange(20.0), k=6, epsilon=1.0, sensitivity=1.0)
 

@@ -76,6 +76,9 @@ _U = 2.0 ** -53            # unit roundoff of float64
 _MARGIN = 40.0
 #: joint_probabilities enumerates at most this many sequences (a public size: d!/(d − k)!)
 _PROB_CAP = 500_000
+#: refused above this many (position, item) pairs k·d, before any random bit (a public size: the levels up to
+#: the cut can number k·d, each built in a segment and raced)
+_WORK_CAP = 10 ** 9
 _STATS = {"tail_expanded": 0, "tail_won": 0, "refined": 0}
 
 
@@ -85,6 +88,9 @@ _STATS = {"tail_expanded": 0, "tail_won": 0, "refined": 0}
 def _prepare(utilities, k, epsilon, sensitivity, monotonic):
     u = check_utilities(utilities)
     kk = check_k(k, u.size)
+    if kk * u.size > _WORK_CAP:
+        raise ValueError(f"k * len(utilities) must be at most {_WORK_CAP:.0e} for the joint mechanism (a public "
+                         f"work cap), got k = {kk} and {u.size} utilities")
     eps = check_positive(epsilon, "epsilon")
     sens = check_positive(sensitivity, "sensitivity")
     mono = check_bool(monotonic, "monotonic")
