@@ -130,15 +130,30 @@ class _Table:
     def __init__(self, u: np.ndarray, k: int, lam: Fraction):
         self.d, self.k, self.lam = u.size, k, lam
         self.lam_f = float(lam)        # within one rounding of λ
-        self.order = np.argsort(-u, kind="stable")
-        c = u[self.order]
-        first = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
-        self.vals = c[first]                                   # distinct, decreasing
-        self.G = np.r_[first[1:], c.size].astype(np.int64)     # G[q] = #{j : u_j >= vals[q]}
-        self.top = c[:k]
+        self.u = u
+        asc, mult = np.unique(u, return_counts=True)
+        self.vals = asc[::-1].copy()                           # distinct, decreasing
+        self.G = np.cumsum(mult[::-1]).astype(np.int64)        # G[q] = #{j : u_j >= vals[q]}
+        m = int(np.searchsorted(self.G, k, side="left")) + 1   # the values of the k largest
+        self.top = np.repeat(self.vals[:m], mult[::-1][:m])[:k]
         self.p0 = np.searchsorted(-self.vals, -self.top, side="left").astype(np.int64)  # vals[p0[i]] == top[i]
         i = np.arange(k)
         self.ln_nmax = float(np.sum(np.log(self.d - i, dtype=np.float64)))
+
+    def items(self, ranks: np.ndarray) -> np.ndarray:
+        """The items at these ranks of the order by decreasing utility, ties by increasing index (the stable
+        sort's order), without sorting all d: one pass over the items of the ranks' values."""
+        q = np.searchsorted(self.G, ranks, side="right")          # G[q − 1] <= rank < G[q]
+        off = ranks - np.where(q > 0, self.G[np.maximum(q - 1, 0)], 0)
+        uq = np.unique(q)
+        asc = self.vals[uq][::-1]                                  # the ranks' values, increasing
+        g = np.minimum(np.searchsorted(asc, self.u), asc.size - 1)
+        idx = np.flatnonzero(asc[g] == self.u)                    # their items, increasing
+        grp = (asc.size - 1 - g[idx]).astype(np.int16 if asc.size < 2 ** 15 else np.int64)   # index in uq
+        idx = idx[np.argsort(grp, kind="stable")]                 # grouped, increasing within a group
+        cnt = np.bincount(grp, minlength=uq.size)
+        starts = np.cumsum(cnt) - cnt
+        return idx[starts[np.searchsorted(uq, q)] + off].astype(np.int64)
 
     def segment(self, q_init: np.ndarray, a: tuple[float, float], b: float | None) -> "_Segment":
         return _Segment(self, q_init, a, b)
@@ -360,7 +375,7 @@ def _uniform_below(n: int, rng: np.random.Generator) -> int:
 def _fill(T: _Table, qs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A uniform sequence among those whose position i holds one of the first G[qs[i]] sorted items."""
     used: list[int] = []
-    out = np.empty(T.k, dtype=np.int64)
+    out = np.empty(T.k, dtype=np.int64)     # ranks first, mapped to items at the end
     for i, m in enumerate(T.G[qs].tolist()):
         r = _uniform_below(int(m) - i, rng)
         for u in used:          # the r-th unused rank (used ranks are all < m: the allowed sets grow)
@@ -369,8 +384,8 @@ def _fill(T: _Table, qs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
             else:
                 break
         bisect.insort(used, r)
-        out[i] = T.order[r]
-    return out
+        out[i] = r
+    return T.items(out)
 
 
 def _bounds(a: np.ndarray, err: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
