@@ -175,10 +175,10 @@ def test_sampler_segments(monkeypatch, keep):
     assert len(_joint._Chain(T, T.p0, (0.0, 0.0), None).specs) >= 3
     p = joint_probabilities(u, k=k, epsilon=eps, sensitivity=1.0)
     won0 = _joint._STATS["tail_won"]
-    pv = chi2_pvalue(lambda g: joint_top_k(u, k=k, epsilon=eps, sensitivity=1.0, rng=g), p, 1500, 15 + keep % 7)
-    assert pv > 1e-3 and _joint._STATS["tail_won"] - won0 > 60
+    pv = chi2_pvalue(lambda g: joint_top_k(u, k=k, epsilon=eps, sensitivity=1.0, rng=g), p, 1000, 15 + keep % 7)
+    assert pv > 1e-3 and _joint._STATS["tail_won"] - won0 > 40
     if keep:
-        pv = chi2_pvalue(lambda g: _joint._sample(np.array(u), k, lam, g, prune=False), p, 1000, 16)
+        pv = chi2_pvalue(lambda g: _joint._sample(np.array(u), k, lam, g, prune=False), p, 800, 16)
         assert pv > 1e-3
 
 

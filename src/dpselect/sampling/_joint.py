@@ -464,7 +464,7 @@ class _Chain:
         if self._count(q, hi) <= _SEG_EVENTS or hi <= a:
             return stop
         lo = a
-        for _ in range(200):
+        for _ in range(48):     # (where the segments end affects only the cost)
             mid = lo + (hi - lo) / 2
             if not lo < mid < hi:
                 break
