@@ -228,6 +228,16 @@ def test_plan_cut_bounds(monkeypatch):
     assert n_cut >= 15
 
 
+def test_sort_exact_is_lexicographic():
+    # levels are ordered by the exact value s + e (s the rounded float, e its error): s first, then e
+    rng = np.random.default_rng(5)
+    for trial in range(500):
+        n = int(rng.integers(0, 40))
+        s = rng.integers(0, 5, size=n).astype(float)
+        e = rng.integers(-2, 3, size=n) * 1e-17 * (trial % 2)
+        assert np.array_equal(_joint._sort_exact(s, e), np.lexsort((e, s)))
+
+
 def test_seeded_output_and_high_epsilon():
     u = np.array([50.0, 1.0, 40.0, 0.0, 45.0])
     a = joint_top_k(u, k=3, epsilon=1.0, sensitivity=1.0, rng=7)

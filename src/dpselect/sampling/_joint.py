@@ -124,6 +124,22 @@ def _key_le(s, e, bs: float, be: float):
     return (s < bs) | ((s == bs) & (e <= be))
 
 
+def _sort_exact(s: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """The stable order of the exact values s + e: by s (the events come in sorted runs, one per position,
+    which the stable sort merges), then by e within the runs of equal s (what lexsort((e, s)) gives)."""
+    srt = np.argsort(s, kind="stable")
+    if s.size > 1:
+        ss = s[srt]
+        dup = ss[1:] == ss[:-1]
+        if dup.any():
+            idx = np.flatnonzero(np.r_[dup, False] | np.r_[False, dup])   # positions in a run of equal s
+            es = e[srt[idx]]
+            if es.any():
+                run = np.cumsum(np.r_[True, ~dup])[idx]
+                srt[idx] = srt[idx][np.lexsort((es, run))]
+    return srt
+
+
 class _Table:
     """Sorted utilities, their distinct values and counts G, and the top-k positions."""
 
@@ -186,7 +202,7 @@ class _Segment:
         if b is not None:
             keep = _key_le(s, e, b, 0.0)
             pos, q, s, e = pos[keep], q[keep], s[keep], e[keep]
-        srt = np.lexsort((e, s))
+        srt = _sort_exact(s, e)
         self.pos, self.q, s, e = pos[srt], q[srt], s[srt], e[srt]
         n = s.size
         # levels: runs of equal (s, e)
