@@ -435,7 +435,7 @@ def _lse_bounds(lo: np.ndarray, hi: np.ndarray) -> tuple[float, float]:
 #: at most this many events (position, value) per segment of the threshold range (memory: ~50 bytes each)
 _SEG_EVENTS = 4_000_000
 #: segments are kept (not rebuilt when they win) while the kept ones hold at most this many events in all
-_KEEP_EVENTS = 12_000_000
+_KEEP_EVENTS = 4_000_000
 
 
 class _Chain:
