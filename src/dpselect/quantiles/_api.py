@@ -17,13 +17,13 @@ from ..accounting.guarantees import BoundedRange, Guarantee
 from ..accounting.neighbours import ADD_REMOVE, REPLACE_ONE
 from ..typing import RngLike
 from ._data import MAX_RECORDS, check_counts, check_share, check_values
-from ._grid import DEFAULT_UTILITY
+from ._grid import DEFAULT_UTILITY, UTILITIES
 from . import _joint, _unbounded
 from ._independent import independent_grid_quantiles, independent_privacy, independent_quantiles
 from ._recursive import TARGETS, recursive_grid_quantiles, recursive_privacy, recursive_quantiles, resolve_targets
 
 __all__ = ["quantiles", "quantile", "quantiles_privacy", "METHODS", "NEIGHBOURS", "TARGETS", "AUTO_INDEPENDENT_FROM",
-           "AUTO_ADD_REMOVE_INDEPENDENT_FROM"]
+           "AUTO_ADD_REMOVE_INDEPENDENT_FROM", "AUTO_RELATIVE_BELOW", "AUTO_UTILITY", "INTEGER_GRID_MAX"]
 
 Method = Literal["auto", "joint", "recursive", "independent"]
 #: The accepted values of ``method=``.
@@ -37,7 +37,17 @@ AUTO_INDEPENDENT_FROM = 5000.0
 #: {0.01, 0.1, 1}, 20 runs (5 for m = 99): it picks the method of the smaller mean excess rank error in all
 #: nine (m, ε) cells; see docs/quantiles.md).
 AUTO_ADD_REMOVE_INDEPENDENT_FROM = 0.02
-Targets = Literal["anchored", "relative"]
+#: Under replace-one, when ``method="auto"`` runs the recursive method and ``targets`` is not given, it takes
+#: ``targets="relative"`` when ε/m is below this and ``targets="hybrid"`` otherwise (a public rule of m and ε,
+#: tuned on seeds disjoint from the reported results: docs/quantiles.md, "The default").
+AUTO_RELATIVE_BELOW = 0.005
+#: The grid utility of ``method="auto"`` (with ``candidates=``, and on the integer grid): "cell", whose optimum
+#: is the rank-nearest candidate (:mod:`._grid`). A method named explicitly keeps the window utility.
+AUTO_UTILITY = "cell"
+#: ``method="auto"`` on integer values (an integer dtype) with integral bounds (lo, hi) releases values of the
+#: integer grid lo, lo + 1, ..., hi when hi − lo is at most this (and |lo|, |hi| <= 2^52).
+INTEGER_GRID_MAX = 2**20
+Targets = Literal["anchored", "relative", "hybrid"]
 #: The record relations a quantile release is proved under (a subset of :data:`dpselect.typing.Neighbours`).
 RecordNeighbours = Literal["replace_one", "add_remove"]
 #: The accepted values of ``neighbours=``: replace one record (n public; the default) or add/remove one (n private).
@@ -191,6 +201,36 @@ def _resolve(method: str, m: int, n: int, epsilon: float, neighbours: str = "rep
     return "independent"
 
 
+def _auto_targets(method: str, resolved: str, m: int, epsilon: float, neighbours: str,
+                  targets: str | None) -> str:
+    """The recursive method's targets: ``targets`` when given (checked); for ``method="auto"`` running the
+    recursive method, ``"relative"`` under add/remove or when ε/m < :data:`AUTO_RELATIVE_BELOW`, else
+    ``"hybrid"``; otherwise the default of :func:`._recursive.resolve_targets`. Reads m and ε only."""
+    add_remove = neighbours == "add_remove"
+    if targets is not None or method != "auto" or resolved != "recursive":
+        return resolve_targets(targets, add_remove)
+    return "relative" if add_remove or epsilon / m < AUTO_RELATIVE_BELOW else "hybrid"
+
+
+def _integer_grid(values: Any, bounds: tuple[float, float] | None) -> np.ndarray | None:
+    """The integer grid lo, lo + 1, ..., hi (float64) when ``values`` has an integer dtype and the bounds are
+    integral with hi − lo <= :data:`INTEGER_GRID_MAX` and |lo|, |hi| <= 2^52; else None. Reads the dtype (a
+    property of the container, not of the records) and the public bounds only."""
+    if bounds is None:
+        return None
+    dt = getattr(values, "dtype", None)
+    try:
+        kind = np.dtype(dt).kind if dt is not None else np.asarray(values).dtype.kind
+    except (TypeError, ValueError):      # not an array (the record checks say why, after this)
+        return None
+    lo, hi = bounds
+    if kind not in "iu" or not (lo.is_integer() and hi.is_integer()):
+        return None
+    if hi - lo > INTEGER_GRID_MAX or max(abs(lo), abs(hi)) > 2.0**52:
+        return None
+    return np.arange(lo, hi + 1.0, dtype=np.float64)
+
+
 # ---------------------------------------------------------------------------------------------
 # the guarantee
 # ---------------------------------------------------------------------------------------------
@@ -280,6 +320,7 @@ def bounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, lo:
     uq, inverse = np.unique(q, return_inverse=True)
     add_remove = neighbours == "add_remove"
     meth = _resolve(method, int(uq.size), int(cnt.sum()), float(epsilon), neighbours)
+    targets = _auto_targets(method, meth, int(uq.size), float(epsilon), neighbours, targets)
     if meth == "independent":
         out = independent_quantiles(vals, cnt, uq, epsilon=epsilon, lo=lo, hi=hi, gen=rng)
     elif meth == "recursive":
@@ -294,19 +335,22 @@ def bounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, lo:
 
 def grid_quantiles(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, *, epsilon: float, candidates: np.ndarray,
                    method: str, rng: np.random.Generator, neighbours: str = "replace_one",
-                   targets: str | None = None) -> np.ndarray:
+                   targets: str | None = None, utility: str = DEFAULT_UTILITY) -> np.ndarray:
     """The release on a public grid, without checks or charge: one candidate per entry of ``qs``.
 
     ``vals``/``cnt`` grouped (distinct sorted values, int64 counts), ``qs`` distinct and sorted, ``candidates``
-    checked (:func:`_check_candidates`), ``method`` "independent" or "recursive" (auto resolved by the caller).
-    The guarantee is :func:`quantiles_privacy` of the method and len(qs), as with bounds.
+    checked (:func:`_check_candidates`), ``method`` "independent" or "recursive" (auto resolved by the caller),
+    ``utility`` one of :data:`._grid.UTILITIES` (both have sensitivity 1). The guarantee is
+    :func:`quantiles_privacy` of the method and len(qs), as with bounds.
     """
+    if utility not in UTILITIES:
+        raise ValueError(f"utility must be one of {', '.join(map(repr, UTILITIES))}, got {utility!r}")
     if method == "independent":
         return independent_grid_quantiles(vals, cnt, qs, epsilon=epsilon, cands=candidates, gen=rng,
-                                          utility=DEFAULT_UTILITY)
+                                          utility=utility)
     if method == "recursive":
         return recursive_grid_quantiles(vals, cnt, qs, epsilon=epsilon, cands=candidates, gen=rng,
-                                        utility=DEFAULT_UTILITY, add_remove=neighbours == "add_remove",
+                                        utility=utility, add_remove=neighbours == "add_remove",
                                         targets=targets)
     raise ValueError(f"method must be 'independent' or 'recursive' with candidates, got {method!r}")
 
@@ -456,7 +500,7 @@ def quantiles(
     meth = _check_method(method)
     grid = _check_candidates(candidates)
     nb = _check_neighbours(neighbours)
-    tg = cast(Targets, resolve_targets(targets, nb == "add_remove"))
+    resolve_targets(targets, nb == "add_remove")       # checked before any charge or draw
     _refuse_add_remove(nb, unbounded=b is None and grid is None, method=meth, grid=grid is not None)
     if grid is not None and b is not None:
         raise ValueError("bounds and candidates are mutually exclusive: candidates (a public grid of output "
@@ -471,24 +515,37 @@ def quantiles(
     check_share(eps, m)
     # records outside the public bounds are clipped into them (never refused: a refusal would depend on the
     # data, a release; clipping is a fixed map of each record, so it keeps every guarantee, see the docs)
+    # the integer grid of method="auto": read from the dtype and the public bounds only, before the records
+    integer = _integer_grid(values, b) if meth == "auto" and grid is None else None
     vals, cnt = _group(values, counts, b)
     n = int(cnt.sum())
     gen = check_rng(rng)
-    if grid is not None:
+    if grid is not None or integer is not None:
         resolved = _resolve(meth, m, n, eps, nb)
-        charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved, neighbours=nb, targets=tg),
+        tg = _auto_targets(meth, resolved, m, eps, nb, targets)
+        charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved, neighbours=nb, targets=cast(Targets, tg)),
                label="quantiles", neighbours=nb)
-        return grid_quantiles(vals, cnt, uq, epsilon=eps, candidates=grid, method=resolved,
-                              rng=gen, neighbours=nb, targets=tg)[inverse.reshape(-1)]
+        if integer is not None and resolved == "independent":
+            # the interval mechanism on [lo, hi + 1), each value floored (post-processing): the grid law
+            # ∝ exp(ε0·(−|#{x <= k} − T/2|)/2) on lo..hi, the interval mechanism's rank law
+            assert b is not None
+            v = independent_quantiles(vals, cnt, uq, epsilon=eps, lo=b[0], hi=b[1] + 1.0, gen=gen)
+            return np.minimum(np.floor(v), b[1])[inverse.reshape(-1)]
+        cands = grid if grid is not None else integer
+        assert cands is not None
+        utility = AUTO_UTILITY if meth == "auto" else DEFAULT_UTILITY
+        return grid_quantiles(vals, cnt, uq, epsilon=eps, candidates=cands, method=resolved,
+                              rng=gen, neighbours=nb, targets=tg, utility=utility)[inverse.reshape(-1)]
     if b is None:
         charge(acc, _unbounded.unbounded_privacy(eps, m), label="quantiles", neighbours=nb)
         return np.asarray(_unbounded.unbounded_quantiles(vals, q, epsilon=eps, counts=cnt, rng=gen,
                                                          bounded=bounded_quantiles), dtype=np.float64)
     resolved = _resolve(meth, m, n, eps, nb)
+    tg = _auto_targets(meth, resolved, m, eps, nb, targets)
     if resolved == "joint":
         _joint.check_joint_work(eps, n, m)  # its work bounded before the charge
-    charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved, neighbours=nb, targets=tg), label="quantiles",
-           neighbours=nb)
+    charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved, neighbours=nb, targets=cast(Targets, tg)),
+           label="quantiles", neighbours=nb)
     return bounded_quantiles(vals, uq, epsilon=eps, lo=b[0], hi=b[1], method=resolved, counts=cnt,
                              rng=gen, neighbours=nb, targets=tg)[inverse.reshape(-1)]
 
