@@ -239,3 +239,93 @@ def test_integer_independent_exact_audit():
     for q in (0.25, 0.5, 0.9):
         worst = max(float(np.max(np.abs(law(a, q) - law(b, q)))) for n in (3, 4) for a, b in replace_one_pairs(n))
         assert 0.3 < worst <= 1.0 + 1e-9
+
+
+# ---------------------------------------------------------------------------------------------
+# add/remove: a noisy count picks the method
+# ---------------------------------------------------------------------------------------------
+def add_remove_pairs(max_n):
+    for n in range(1, max_n):
+        for x in itertools.combinations_with_replacement(UNIVERSE, n):
+            for v in UNIVERSE:
+                yield x, tuple(sorted(x + (v,)))
+
+
+def _counted_law(x, qs, eps, outs):
+    """The exact law of ``method="auto"`` under add/remove with the count first, on the grid CANDS (cell
+    utility): P(n̂ < t)·(the recursive law at ε') + P(n̂ >= t)·(the independent law at ε')."""
+    from dpselect._exact_random import discrete_laplace_tail
+    from dpselect.quantiles._budget import split_epsilon
+    from dpselect.quantiles._grid import grid_probabilities
+    from dpselect.quantiles._single import target_twice
+    vals, cnt = grouped(x)
+    n, m = len(x), len(qs)
+    eps_n, rest = _api.count_split(eps)
+    t = next(k for k in range(-50, 10 ** 4) if _api.noisy_count_method(k, m, rest) == "independent")
+    p_ind = discrete_laplace_tail(t - n, eps_n)
+    e0 = split_epsilon(rest, m)
+    single = [grid_probabilities(vals, cnt, CANDS, target_twice(Fraction(q), n), e0, utility="cell") for q in qs]
+    out = []
+    for o in outs:
+        rec = math.exp(recursive_log_law(vals, cnt, np.asarray(qs), np.asarray(o), epsilon=rest,
+                                         domain=(CANDS, 0, CANDS.size - 1, False, "cell"), grid=True,
+                                         targets="relative", add_remove=True))
+        ind = math.prod(single[i][UNIVERSE.index(o[i])] for i in range(m))
+        out.append((1 - p_ind) * rec + p_ind * ind)
+    return np.array(out)
+
+
+@pytest.fixture
+def low_thresholds(monkeypatch):
+    """Thresholds that make both branches likely on a 4-record universe at ε = 1 (the law's form is the same)."""
+    monkeypatch.setattr(_api, "AUTO_INDEPENDENT_FROM", 1.0)
+    monkeypatch.setattr(_api, "AUTO_ADD_REMOVE_INDEPENDENT_FROM", 1.0)
+
+
+def test_add_remove_count_first_exact_audit(low_thresholds):
+    qs, eps = (0.25, 0.75), 1.0
+    outs = list(itertools.product(UNIVERSE, repeat=2))
+    laws = {}
+
+    def law(d):
+        if d not in laws:
+            laws[d] = _counted_law(d, qs, eps, outs)
+            assert abs(laws[d].sum() - 1) < 1e-12 and (laws[d] > 0).all()
+        return laws[d]
+    worst = max(float(np.max(np.abs(np.log(law(a)) - np.log(law(b))))) for a, b in add_remove_pairs(4))
+    assert 0.2 < worst <= eps + 1e-9
+    # the charge: PureDP(ε) (the count at ε_n, then the method at ε − ε_n)
+    assert _api.quantiles_privacy(2, epsilon=eps, method="auto", neighbours="add_remove") == dpselect.PureDP(eps)
+    eps_n, rest = _api.count_split(eps)
+    assert Fraction(eps_n) + Fraction(rest) <= Fraction(eps) and eps_n == pytest.approx(eps / 100)
+
+
+def test_add_remove_count_first_sampler_matches_its_law(low_thresholds):
+    from scipy.stats import chisquare
+    qs, eps, x = (0.25, 0.75), 1.0, (0.0, 1.0, 3.0)
+    outs = list(itertools.product(UNIVERSE, repeat=2))
+    p = _counted_law(x, qs, eps, outs)
+    gen = np.random.default_rng(8)
+    idx = {o: i for i, o in enumerate(outs)}
+    obs = np.zeros(len(outs))
+    acc = dpselect.Accountant(epsilon=1.0, neighbours="add_remove")
+    for _ in range(3000):
+        v = dpselect.quantiles(x, qs, epsilon=eps, candidates=CANDS, neighbours="add_remove", rng=gen)
+        obs[idx[tuple(float(c) for c in v)]] += 1
+    dpselect.quantiles(x, qs, epsilon=eps, candidates=CANDS, neighbours="add_remove", rng=gen, accountant=acc)
+    assert acc.history[-1].guarantee == dpselect.PureDP(eps)
+    assert (p * 3000 >= 5).all()
+    assert chisquare(obs, 3000 * p).pvalue > 1e-3
+
+
+def test_add_remove_count_is_not_drawn_where_the_rule_needs_none():
+    """ε/m >= 0.02 (or m = 1): no count, the old law and its guarantee."""
+    x = [1.0, 2.0, 2.0, 3.0]
+    a = dpselect.quantiles(x, [0.2, 0.8], epsilon=1.0, bounds=(0.0, 4.0), neighbours="add_remove", rng=5)
+    b = dpselect.quantiles(x, [0.2, 0.8], epsilon=1.0, bounds=(0.0, 4.0), neighbours="add_remove", rng=5,
+                           method="independent")
+    assert a.tolist() == b.tolist()
+    assert _api.quantiles_privacy(2, epsilon=1.0, method="auto", neighbours="add_remove") == \
+        _api.quantiles_privacy(2, epsilon=1.0, method="independent", neighbours="add_remove")
+    with pytest.raises(ValueError, match="only under neighbours='add_remove'"):
+        _api.quantiles_privacy(2, epsilon=1.0, method="auto")

@@ -536,6 +536,10 @@ WIN_RATIO = 1.5
 LOSS_RATIO = 1.2
 
 
+def _plural(kind: str, count: int) -> str:
+    return kind if count == 1 else {"loss": "losses"}.get(kind, kind + "s")
+
+
 def default_verdict(default: float, best_base: float, n: int) -> tuple[str, float]:
     """The reading of one cell: ("win" | "tie" | "floor tie" | "loss", best baseline / default).
 
@@ -586,7 +590,7 @@ def _report(res: Result) -> list[str]:
                 verdicts.setdefault(verdict, []).append(f"{d} {ratio:.2f}x vs {best}")
             if verdicts:
                 summary.append(f"* m = {m}, ε = {e:g}: " + "; ".join(
-                    f"{len(verdicts[k])} {k}{'s' if len(verdicts[k]) != 1 else ''} ({', '.join(verdicts[k])})"
+                    f"{len(verdicts[k])} {_plural(k, len(verdicts[k]))} ({', '.join(verdicts[k])})"
                     for k in ("win", "tie", "floor tie", "loss") if k in verdicts))
         for d in res.datasets:
             for e in res.args.epsilons:

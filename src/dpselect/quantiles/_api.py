@@ -10,10 +10,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._boundary import charge, check_accountant
+from .._exact_random import discrete_laplace
 from .._rng import check_rng
 from .._validation import check_positive
 from ..accounting.accountant import Accountant
-from ..accounting.guarantees import BoundedRange, Guarantee
+from ..accounting.guarantees import BoundedRange, Guarantee, PureDP
 from ..accounting.neighbours import ADD_REMOVE, REPLACE_ONE
 from ..typing import RngLike
 from ._data import MAX_RECORDS, check_counts, check_share, check_values
@@ -23,7 +24,8 @@ from ._independent import independent_grid_quantiles, independent_privacy, indep
 from ._recursive import TARGETS, recursive_grid_quantiles, recursive_privacy, recursive_quantiles, resolve_targets
 
 __all__ = ["quantiles", "quantile", "quantiles_privacy", "METHODS", "NEIGHBOURS", "TARGETS", "AUTO_INDEPENDENT_FROM",
-           "AUTO_ADD_REMOVE_INDEPENDENT_FROM", "AUTO_RELATIVE_BELOW", "AUTO_UTILITY", "INTEGER_GRID_MAX"]
+           "AUTO_ADD_REMOVE_INDEPENDENT_FROM", "AUTO_RELATIVE_BELOW", "AUTO_UTILITY", "INTEGER_GRID_MAX",
+           "AUTO_COUNT_SHARE"]
 
 Method = Literal["auto", "joint", "recursive", "independent"]
 #: The accepted values of ``method=``.
@@ -37,6 +39,11 @@ AUTO_INDEPENDENT_FROM = 5000.0
 #: {0.01, 0.1, 1}, 20 runs (5 for m = 99): it picks the method of the smaller mean excess rank error in all
 #: nine (m, ε) cells; see docs/quantiles.md).
 AUTO_ADD_REMOVE_INDEPENDENT_FROM = 0.02
+#: Under add/remove (n private), ``method="auto"`` with m >= 2 and ε/m below
+#: :data:`AUTO_ADD_REMOVE_INDEPENDENT_FROM` first spends this share of ε on a noisy count n̂ = n + Z (Z discrete
+#: Laplace), then runs ``"independent"`` when ε'·n̂/m >= :data:`AUTO_INDEPENDENT_FROM` (ε' the rest of ε), else
+#: ``"recursive"`` (relative targets), at ε': the replace-one rule with n̂ for the private n (issue 36).
+AUTO_COUNT_SHARE = 0.01
 #: Under replace-one, when ``method="auto"`` runs the recursive method and ``targets`` is not given, it takes
 #: ``targets="relative"`` when ε/m is below this and ``targets="hybrid"`` otherwise (a public rule of m and ε,
 #: tuned on seeds disjoint from the reported results: docs/quantiles.md, "The default").
@@ -212,6 +219,51 @@ def _auto_targets(method: str, resolved: str, m: int, epsilon: float, neighbours
     return "relative" if add_remove or epsilon / m < AUTO_RELATIVE_BELOW else "hybrid"
 
 
+def _counts_first(method: str, m: int, epsilon: float, neighbours: str) -> bool:
+    """Whether ``method="auto"`` spends :data:`AUTO_COUNT_SHARE` of ε on a noisy count first (add/remove,
+    m >= 2, ε/m < :data:`AUTO_ADD_REMOVE_INDEPENDENT_FROM`): public inputs only."""
+    return (method == "auto" and neighbours == "add_remove" and m >= 2
+            and epsilon / m < AUTO_ADD_REMOVE_INDEPENDENT_FROM)
+
+
+def count_split(epsilon: float) -> tuple[float, float]:
+    """(ε_n, ε'): the noisy count's share of ε (rounded down) and the rest, with ε_n + ε' <= ε exactly (as
+    rationals)."""
+    eps_n = float(Fraction(epsilon) * Fraction(AUTO_COUNT_SHARE))
+    while Fraction(eps_n) > Fraction(epsilon) * Fraction(AUTO_COUNT_SHARE):
+        eps_n = math.nextafter(eps_n, 0.0)
+    rest = float(Fraction(epsilon) - Fraction(eps_n))
+    while Fraction(eps_n) + Fraction(rest) > Fraction(epsilon):
+        rest = math.nextafter(rest, 0.0)
+    return eps_n, rest
+
+
+def noisy_count_method(n_hat: int, m: int, epsilon_rest: float) -> str:
+    """The method that ``method="auto"`` runs under add/remove after the noisy count n̂ (a post-processing of
+    n̂): ``"independent"`` when ε'·n̂/m >= :data:`AUTO_INDEPENDENT_FROM`, else ``"recursive"``."""
+    return "independent" if epsilon_rest * n_hat / m >= AUTO_INDEPENDENT_FROM else "recursive"
+
+
+def _charge_and_resolve(acc: Accountant | None, meth: str, m: int, n: int, eps: float, nb: RecordNeighbours,
+                        targets: str | None, gen: np.random.Generator) -> tuple[str, str, float]:
+    """Charge the release and resolve ``"auto"``: (the method run, its targets, the ε it runs at). Under
+    add/remove with :func:`_counts_first` the charge is ``PureDP(ε)`` and the noisy count is drawn (after the
+    charge) to pick the method; otherwise the rule of :func:`_resolve`."""
+    if _counts_first(meth, m, eps, nb):
+        charge(acc, quantiles_privacy(m, epsilon=eps, method="auto", neighbours=nb), label="quantiles",
+               neighbours=nb)
+        eps_n, rest = count_split(eps)
+        resolved = noisy_count_method(n + discrete_laplace(eps_n, gen), m, rest)
+        return resolved, _auto_targets(meth, resolved, m, rest, nb, targets), rest
+    resolved = _resolve(meth, m, n, eps, nb)
+    tg = _auto_targets(meth, resolved, m, eps, nb, targets)
+    if resolved == "joint":
+        _joint.check_joint_work(eps, n, m)  # its work bounded before the charge
+    charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved, neighbours=nb, targets=cast(Targets, tg)),
+           label="quantiles", neighbours=nb)
+    return resolved, tg, eps
+
+
 def _integer_grid(values: Any, bounds: tuple[float, float] | None) -> np.ndarray | None:
     """The integer grid lo, lo + 1, ..., hi (float64) when ``values`` has an integer dtype and the bounds are
     integral with hi − lo <= :data:`INTEGER_GRID_MAX` and |lo|, |hi| <= 2^52; else None. Reads the dtype (a
@@ -287,6 +339,13 @@ def quantiles_privacy(m: int, *, epsilon: float, method: str, neighbours: Record
             raise ValueError(_JOINT_ADD_REMOVE)
         if method == "unbounded":
             raise ValueError(_UNBOUNDED_ADD_REMOVE)
+    if method == "auto":
+        if nb != "add_remove":
+            raise ValueError("method='auto' has a guarantee of its own only under neighbours='add_remove' (a noisy "
+                             "count picks the method there); under replace-one pass the method it resolves to")
+        if _counts_first("auto", m, eps, nb):
+            return PureDP(eps)      # the noisy count at ε_n, then the method at ε − ε_n: sequential composition
+        method = "independent"      # m = 1, or ε/m >= AUTO_ADD_REMOVE_INDEPENDENT_FROM: no count
     if method == "joint" or (m == 1 and method in ("independent", "recursive")):
         return BoundedRange(eps)   # one interval exponential mechanism: the charge of median(), one value
     if method == "independent":
@@ -521,10 +580,7 @@ def quantiles(
     n = int(cnt.sum())
     gen = check_rng(rng)
     if grid is not None or integer is not None:
-        resolved = _resolve(meth, m, n, eps, nb)
-        tg = _auto_targets(meth, resolved, m, eps, nb, targets)
-        charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved, neighbours=nb, targets=cast(Targets, tg)),
-               label="quantiles", neighbours=nb)
+        resolved, tg, eps = _charge_and_resolve(acc, meth, m, n, eps, nb, targets, gen)
         if integer is not None and resolved == "independent":
             # the interval mechanism on [lo, hi + 1), each value floored (post-processing): the grid law
             # ∝ exp(ε0·(−|#{x <= k} − T/2|)/2) on lo..hi, the interval mechanism's rank law
@@ -540,12 +596,7 @@ def quantiles(
         charge(acc, _unbounded.unbounded_privacy(eps, m), label="quantiles", neighbours=nb)
         return np.asarray(_unbounded.unbounded_quantiles(vals, q, epsilon=eps, counts=cnt, rng=gen,
                                                          bounded=bounded_quantiles), dtype=np.float64)
-    resolved = _resolve(meth, m, n, eps, nb)
-    tg = _auto_targets(meth, resolved, m, eps, nb, targets)
-    if resolved == "joint":
-        _joint.check_joint_work(eps, n, m)  # its work bounded before the charge
-    charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved, neighbours=nb, targets=cast(Targets, tg)),
-           label="quantiles", neighbours=nb)
+    resolved, tg, eps = _charge_and_resolve(acc, meth, m, n, eps, nb, targets, gen)
     return bounded_quantiles(vals, uq, epsilon=eps, lo=b[0], hi=b[1], method=resolved, counts=cnt,
                              rng=gen, neighbours=nb, targets=tg)[inverse.reshape(-1)]
 
