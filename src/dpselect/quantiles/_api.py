@@ -296,14 +296,16 @@ def quantiles_privacy(m: int, *, epsilon: float, method: str, neighbours: Record
         The number of distinct quantiles (>= 1).
     epsilon : float
         The total budget, > 0.
-    method : {"joint", "recursive", "independent", "unbounded"}
-        The method actually run (``"auto"`` is resolved by :func:`quantiles` from m, ε and n first).
+    method : {"joint", "recursive", "independent", "unbounded", "auto"}
+        The method actually run (``"auto"`` is resolved by :func:`quantiles` from m, ε and n first), or
+        ``"auto"`` under add/remove: ``PureDP(ε)`` where its noisy count picks the method (m >= 2,
+        ε/m < 0.02), that of ``"independent"`` otherwise.
     neighbours : {"replace_one", "add_remove"}
         The neighbour model the guarantee is stated in (see :func:`quantiles`). Under ``"add_remove"`` the
         recursive method spends ε/L per level and ``"joint"`` and ``"unbounded"`` are refused (ValueError).
-    targets : {"anchored", "relative"} or None
+    targets : {"anchored", "relative", "hybrid"} or None
         The recursive method's targets (see :func:`quantiles`); None: anchored under replace-one, relative
-        under add/remove. Ignored by the other methods.
+        under add/remove. Ignored by the other methods. ``"hybrid"``: as ``"relative"``.
 
     Returns
     -------
@@ -460,13 +462,22 @@ def quantiles(
       Cost O(m·k·log k + m²·k) for k distinct values. Its exact sampler's acceptance rate falls with
       ε·n·m: a release whose public error bound (ε, n, m) exceeds 1 is refused before the charge
       (ValueError; roughly ε·n·(m + 1)·(log2 n + 8) > 1.4e14, e.g. ε = 1e300, or n = 2^44 at ε = 1).
-    * ``"auto"``: ``"independent"`` for one distinct q (the median's law); for m >= 2 ``"recursive"``
-      when ε·n/m < 5,000 (:data:`AUTO_INDEPENDENT_FROM`) and ``"independent"`` above, where its rank
-      noise is below the recursive method's inherited error on atoms (docs/quantiles.md has the
-      measurements). The rule reads only m, ε and n (public under replace-one; n = ``sum(counts)``),
-      never the values or the counts themselves. ``"joint"`` is never picked by ``"auto"``: on data with
-      atoms its optimum is not the per-quantile one; ask for it by name for a few quantiles of smooth data
-      at small ε·n/m.
+    * ``"auto"`` (the default): ``"independent"`` for one distinct q (the median's law); for m >= 2
+      ``"recursive"`` when ε·n/m < 5,000 (:data:`AUTO_INDEPENDENT_FROM`) and ``"independent"`` above, where
+      its rank noise is below the recursive method's inherited error on atoms. The recursive method then
+      takes ``targets="relative"`` when ε/m < 0.005 (:data:`AUTO_RELATIVE_BELOW`) and ``targets="hybrid"``
+      otherwise (unless ``targets=`` is given); on a grid it uses the cell utility (:data:`AUTO_UTILITY`).
+      **Integer data** (an integer dtype) with integral bounds, hi − lo <= 2^20, get the integer grid
+      lo..hi: the recursive method on it (cell utility), or the independent interval mechanism on
+      [lo, hi + 1) with each value floored. The rule reads only m, ε, n (public under replace-one;
+      n = ``sum(counts)``), the dtype and the bounds, never the values or the counts themselves
+      (docs/quantiles.md, "The default"). ``"joint"`` is never picked by ``"auto"``: on data with atoms
+      its optimum is not the per-quantile one; ask for it by name for a few quantiles of smooth data at
+      small ε·n/m.
+    * ``targets="hybrid"`` (replace-one): the anchored targets of the outer chains at ε/(2L) each below
+      the root (ε/L at the root) and the relative targets of the middle subproblems at ε/(2L·μ): one
+      ε/L-bounded-range level per level, ``AdaptiveBoundedRangeComposition(ε/L, L)``; no atom inheritance on
+      the outer chains.
 
     ``bounds=None`` runs the unbounded method (Durfee, NeurIPS 2023), which needs no public bound.
 
@@ -492,9 +503,11 @@ def quantiles(
     target round(2qn)/2 moves with the ranks: sensitivity 1); ``"recursive"`` gives every subproblem its
     relative target (a function of its own size only, ``targets="relative"``; ``"anchored"`` is refused) and
     spends ε/(L·μ) on it, μ <= 1 its sensitivity (1/2 for a subproblem's median), as a record sits in
-    exactly one subproblem per level; ``"auto"`` reads m and ε only (the median's law for
-    m = 1; for m >= 2 ``"recursive"`` when ε/m < 0.02, :data:`AUTO_ADD_REMOVE_INDEPENDENT_FROM`, else
-    ``"independent"``: measured, docs/quantiles.md); ``"joint"`` and ``bounds=None`` are refused (ValueError: JointExp's
+    exactly one subproblem per level; ``"auto"``: the median's law for m = 1; for m >= 2
+    ``"independent"`` when ε/m >= 0.02 (:data:`AUTO_ADD_REMOVE_INDEPENDENT_FROM`), and below it a noisy count
+    n̂ = n + Z (Z discrete Laplace at :data:`AUTO_COUNT_SHARE` of ε) picks ``"independent"`` when
+    ε'·n̂/m >= 5,000 and ``"recursive"`` otherwise, at the rest ε' of ε (charged ``PureDP(ε)``);
+    ``"joint"``, ``targets="anchored"``/``"hybrid"`` and ``bounds=None`` are refused (ValueError: JointExp's
     utility has sensitivity 3 there, and the unbounded method's counts are not monotone). The two models
     are not interchangeable: ε-DP under add/remove implies 2ε-DP under replace-one, and the replace-one
     guarantee says nothing about adding a record.
@@ -525,11 +538,11 @@ def quantiles(
     neighbours : {"replace_one", "add_remove"}
         The neighbour model of the guarantee (default ``"replace_one"``, n public; glossary:
         [neighbour models][glossary-neighbour-models]). Checked before any charge or draw.
-    targets : {"anchored", "relative"} or None
+    targets : {"anchored", "relative", "hybrid"} or None
         The recursive method's subproblem targets (used when the release is recursive: ``method=
-        "recursive"``, or ``"auto"`` when it picks it; not by ``bounds=None``, whose inner release keeps
-        the default): None is ``"anchored"`` under replace-one and ``"relative"`` under add/remove, where
-        ``"anchored"`` is refused (it reads n). See above.
+        "recursive"``, or ``"auto"`` when it picks it): None is ``"anchored"`` for ``method="recursive"``
+        under replace-one, the rule above for ``"auto"``, and ``"relative"`` under add/remove, where
+        ``"anchored"`` and ``"hybrid"`` are refused (they read n). See above.
 
     Returns
     -------
