@@ -42,7 +42,7 @@ AUTO_ADD_REMOVE_INDEPENDENT_FROM = 0.02
 #: Under add/remove (n private), ``method="auto"`` with m >= 2 and ε/m below
 #: :data:`AUTO_ADD_REMOVE_INDEPENDENT_FROM` first spends this share of ε on a noisy count n̂ = n + Z (Z discrete
 #: Laplace), then runs ``"independent"`` when ε'·n̂/m >= :data:`AUTO_INDEPENDENT_FROM` (ε' the rest of ε), else
-#: ``"recursive"`` (relative targets), at ε': the replace-one rule with n̂ for the private n (issue 36).
+#: ``"recursive"`` (relative targets), at ε': the replace-one rule with n̂ for the private n.
 AUTO_COUNT_SHARE = 0.01
 #: Under replace-one, when ``method="auto"`` runs the recursive method and ``targets`` is not given, it takes
 #: ``targets="relative"`` when ε/m is below this and ``targets="hybrid"`` otherwise (a public rule of m and ε,
