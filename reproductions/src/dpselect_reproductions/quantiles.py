@@ -507,7 +507,8 @@ def _settings(res: Result) -> str:
     model = ("add/remove-one neighbours (n private; OpenDP unsized at d_in = 1); "
              if getattr(res.args, "neighbours", "replace_one") == "add_remove" else "")
     return model + (f"m in {{{', '.join(str(m) for m in res.args.ms)}}}, q_i = i/(m+1); records = bin indices, bounds "
-            f"(0, 4096) (bounded methods), none for `unbounded`, candidates 0..4095 for `*-grid`; methods "
+            f"(0, 4096) (bounded methods), none for `unbounded`, candidates 0..4095 for `*-grid`, int64 records with "
+            f"bounds (0, 4096) for `default` (the integer grid 0..4096); methods "
             f"{', '.join(m for m in res.args.methods if m not in getattr(res.args, 'refused', []))}; baselines "
             f"{', '.join(res.args.baselines) or 'none'}; code at commit {_commit()};")
 
