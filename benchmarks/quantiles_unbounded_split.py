@@ -196,7 +196,7 @@ def main() -> None:
     cells = list(b3)
     wname = lambda w: "(" + ", ".join(_frac(x) for x in w) + ")"   # noqa: E731
     lines = ["## Unbounded quantiles: the split of ε between the bound searches (issue 36 item 4; "
-             "benchmarks/quantiles_unbounded_split.py)", "", host_header(), "",
+             "benchmarks/quantiles_unbounded_split.py)", "", host_header().split(" Protocol:")[0] + " No timings.", "",
              f"m = 3 quartiles, ε ∈ {{0.01, 0.1}}, the seven DPBench-1D sets, {a.runs} seeded runs per cell (the "
              "same seeds for every split and for the bounded `auto` with the public range (0, 4096)). A split is "
              "the weights (w_base, w_lo, w_hi) times `search_epsilon` (min(20 / margin, ε/16), ε/8 when n·ε <= "
