@@ -179,14 +179,21 @@ def test_auto_with_candidates_uses_the_cell_utility():
 # ---------------------------------------------------------------------------------------------
 def test_integer_grid_is_read_from_dtype_and_bounds_only():
     assert _api._integer_grid(np.array([1, 2]), (0.0, 3.0)).tolist() == [0.0, 1.0, 2.0, 3.0]
-    assert _api._integer_grid([1, 2], (-2.0, 0.0)).tolist() == [-2.0, -1.0, 0.0]
+    assert _api._integer_grid(np.array([1, 2]), (-2.0, 0.0)).tolist() == [-2.0, -1.0, 0.0]
+    # a list's inferred type depends on its values (3.5 among integers): never read as integer data
+    assert _api._integer_grid([1, 2], (0.0, 3.0)) is None
     assert _api._integer_grid(np.array([1, 2], dtype=np.uint8), (0.0, 1.0)).tolist() == [0.0, 1.0]
     assert _api._integer_grid(np.array([1.0, 2.0]), (0.0, 3.0)) is None          # float dtype
-    assert _api._integer_grid([1, 2], (0.0, 3.5)) is None                         # bounds not integral
-    assert _api._integer_grid([1, 2], (0.0, 2.0 ** 20 + 1)) is None               # too wide
-    assert _api._integer_grid([1, 2], (0.0, 2.0 ** 20)).size == 2 ** 20 + 1
-    assert _api._integer_grid([True, False], (0.0, 1.0)) is None                  # bool: not integers
-    assert _api._integer_grid([1, 2], None) is None
+    z = np.array([1, 2])
+    assert _api._integer_grid(z, (0.0, 3.5)) is None                              # bounds not integral
+    assert _api._integer_grid(z, (0.0, 2.0 ** 20 + 1)) is None                    # too wide
+    assert _api._integer_grid(z, (0.0, 2.0 ** 20)).size == 2 ** 20 + 1
+    assert _api._integer_grid(np.array([True, False]), (0.0, 1.0)) is None        # bool: not integers
+    assert _api._integer_grid(z, None) is None
+    x = [0, 1, 1, 3]                       # the same records as a list and as an array: the list keeps the law
+    a = dpselect.quantiles(x, [0.5], epsilon=1.0, bounds=(0, 4), rng=2)
+    b = dpselect.quantiles(np.array(x, dtype=float), [0.5], epsilon=1.0, bounds=(0, 4), rng=2)
+    assert a.tolist() == b.tolist() and a[0] != np.floor(a[0])
     assert _api._integer_grid([[1], [2, 3]], (0.0, 3.0)) is None                  # refused later, by the checks
 
 

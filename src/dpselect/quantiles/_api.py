@@ -265,15 +265,19 @@ def _charge_and_resolve(acc: Accountant | None, meth: str, m: int, n: int, eps: 
 
 
 def _integer_grid(values: Any, bounds: tuple[float, float] | None) -> np.ndarray | None:
-    """The integer grid lo, lo + 1, ..., hi (float64) when ``values`` has an integer dtype and the bounds are
-    integral with hi − lo <= :data:`INTEGER_GRID_MAX` and |lo|, |hi| <= 2^52; else None. Reads the dtype (a
-    property of the container, not of the records) and the public bounds only."""
+    """The integer grid lo, lo + 1, ..., hi (float64) when ``values`` carries an integer dtype (a numpy array or
+    another typed container with a ``dtype``) and the bounds are integral with hi − lo <= :data:`INTEGER_GRID_MAX`
+    and |lo|, |hi| <= 2^52; else None. Reads the container's declared dtype and the public bounds only: a
+    Python list is never read as integer data, since the type numpy would infer for it depends on the values
+    (one record of 3.5 among integers would change the mechanism)."""
     if bounds is None:
         return None
     dt = getattr(values, "dtype", None)
+    if dt is None:
+        return None
     try:
-        kind = np.dtype(dt).kind if dt is not None else np.asarray(values).dtype.kind
-    except (TypeError, ValueError):      # not an array (the record checks say why, after this)
+        kind = np.dtype(dt).kind
+    except TypeError:                    # not a numpy dtype (e.g. a pandas extension type)
         return None
     lo, hi = bounds
     if kind not in "iu" or not (lo.is_integer() and hi.is_integer()):
@@ -467,7 +471,7 @@ def quantiles(
       its rank noise is below the recursive method's inherited error on atoms. The recursive method then
       takes ``targets="relative"`` when ε/m < 0.005 (:data:`AUTO_RELATIVE_BELOW`) and ``targets="hybrid"``
       otherwise (unless ``targets=`` is given); on a grid it uses the cell utility (:data:`AUTO_UTILITY`).
-      **Integer data** (an integer dtype) with integral bounds, hi − lo <= 2^20, get the integer grid
+      **Integer data** (an array of an integer dtype) with integral bounds, hi − lo <= 2^20, get the integer grid
       lo..hi: the recursive method on it (cell utility), or the independent interval mechanism on
       [lo, hi + 1) with each value floored. The rule reads only m, ε, n (public under replace-one;
       n = ``sum(counts)``), the dtype and the bounds, never the values or the counts themselves
