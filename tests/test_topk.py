@@ -346,6 +346,17 @@ def test_the_charge_is_the_methods_guarantee(method, noise, delta, expected):
     assert acc.history[0].event.mechanism == "top_k" and dict(acc.history[0].event.options)["method"] == method
 
 
+def test_joint_work_cap_is_refused_before_the_charge(monkeypatch):
+    from dpselect.sampling import _joint
+    monkeypatch.setattr(T, "_JOINT_WORK_CAP", 20)
+    monkeypatch.setattr(_joint, "_WORK_CAP", 20)
+    acc = dpselect.Accountant(epsilon=10.0)
+    with pytest.raises(ValueError, match="public work cap"):
+        dpselect.top_k(np.arange(11.0), k=2, epsilon=1.0, sensitivity=1.0, method="joint", rng=0, accountant=acc)
+    assert len(acc.history) == 0
+    dpselect.top_k(np.arange(10.0), k=2, epsilon=1.0, sensitivity=1.0, method="joint", rng=0, accountant=acc)
+
+
 def test_budget_refusal_draws_nothing():
     acc = dpselect.Accountant(epsilon=0.5)
     gen = np.random.default_rng(0)
