@@ -434,3 +434,19 @@ def test_apps_refuse_a_topk_method_without_the_exponential_mechanism(mechanism):
         assert len(acc.history) == 0 and gen.bit_generator.state == state
     with pytest.raises(ValueError, match="topk_method must be one of"):
         priv_topk(g, k=2, epsilon=1.0, max_degree=4, mechanism="EM", topk_method="auto")
+
+
+def test_joint_domain_is_refused_before_the_charge():
+    # a range that overflows together with a subnormal entry (no exact half): outside the sampler's domain,
+    # refused like a non-finite utility, before the accountant is charged or a bit is drawn
+    u = [1.7e308, -1.7e308, 5e-324, 0.0]
+    acc = dpselect.Accountant(epsilon=10.0)
+    gen = np.random.default_rng(3)
+    state = gen.bit_generator.state
+    with pytest.raises(ValueError, match="finite range or no subnormal"):
+        dpselect.top_k(u, k=2, epsilon=1.0, sensitivity=1.0, method="joint", rng=gen, accountant=acc)
+    assert len(acc.history) == 0 and gen.bit_generator.state == state
+    # the wide range alone is in the domain (halved exactly)
+    out = dpselect.top_k([1.7e308, -1.7e308, 2.0, 0.0], k=2, epsilon=1.0, sensitivity=1.0, method="joint",
+                         rng=0, accountant=acc)
+    assert out.shape == (2,) and len(acc.history) == 1

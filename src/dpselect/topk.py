@@ -59,6 +59,7 @@ from .accounting.accountant import Accountant, Event
 from .accounting.guarantees import Guarantee, PureDP
 from .registry import get_mechanism
 from .sampling import joint_probabilities, joint_top_k, noisy_top_k
+from .sampling._joint import check_joint_domain
 from .sampling._joint import _WORK_CAP as _JOINT_WORK_CAP
 from .sampling._noise import _SMALL, _bits64
 from .sampling._topk import _Refiner, _bulk_shortlist, _certify, _enclosed_shortlist
@@ -583,6 +584,8 @@ def top_k(utilities: ArrayLike, *, k: int, epsilon: float, sensitivity: float,
                                                                    noise, delta, monotonic, gaps)
     gen = check_rng(rng)
     check_accountant(accountant)
+    if meth == "joint":   # the sampler's domain (like a non-finite utility), refused before the charge
+        check_joint_domain(u)
     _charge(accountant, meth, kk, eps, nz, d, gaps, monotonic)
     if gaps:
         idx, gp, h = _one_shot_gaps(u, eps, sens, kk, monotonic, gen)

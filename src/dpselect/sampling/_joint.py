@@ -97,15 +97,32 @@ def _prepare(utilities, k, epsilon, sensitivity, monotonic):
     mono = check_bool(monotonic, "monotonic")
     # λ = ε/(2Δ'), Δ' = Δ (monotonic) or 2Δ, exactly (floats read as rationals)
     lam = Fraction(eps) / (Fraction(sens) * (2 if mono else 4))
-    if not math.isfinite(float(np.max(u)) - float(np.min(u))):
-        # differences must be finite floats (they are held exactly as a float sum); halving is exact for
-        # every normal float, and the law only depends on λ·(differences)
-        h = u * 0.5
-        if not np.array_equal(h * 2.0, u):
-            raise ValueError("utilities must have a finite range or no subnormal entries (their differences "
-                             "are not representable)")
+    h = _halved_if_wide(u)
+    if h is not None:
         u, lam = h, lam * 2
     return u, kk, lam
+
+
+def _halved_if_wide(u: np.ndarray) -> np.ndarray | None:
+    """``u / 2`` when the range of ``u`` overflows (else None); refuses the one domain the sampler cannot hold.
+
+    Differences must be finite floats (they are held exactly as a float sum); halving is exact for every
+    normal float, and the law only depends on λ·(differences). A vector whose range overflows *and* that
+    holds a subnormal entry whose half is not a float is outside the mechanism's domain, like a non-finite
+    utility: callers that charge an accountant check it first (:func:`check_joint_domain`).
+    """
+    if math.isfinite(float(np.max(u)) - float(np.min(u))):
+        return None
+    h = u * 0.5
+    if not np.array_equal(h * 2.0, u):
+        raise ValueError("utilities must have a finite range or no subnormal entries (their differences "
+                         "are not representable)")
+    return h
+
+
+def check_joint_domain(u: np.ndarray) -> None:
+    """Refuse (ValueError, a fixed message) utilities outside the joint sampler's domain, before any charge."""
+    _halved_if_wide(u)
 
 
 # ---------------------------------------------------------------------------------------------
