@@ -354,7 +354,7 @@ def _merge_levels(K: np.ndarray, k0: int, k1: int) -> np.ndarray:
         K.reshape(-1, 2, h)[:, 1, :] |= one
         # measured: numpy's default sort wins on short rows; from 128 entries up the stable sort
         # (timsort: one merge of the two sorted runs) does
-        K = np.sort(K.reshape(-1, 2 * h), axis=1, kind="stable" if k >= 6 else None).reshape(-1)
+        K.reshape(-1, 2 * h).sort(axis=1, kind="stable" if k >= 6 else None)  # in place: no fresh pages
         np.bitwise_and(K, one, out=flag)
         np.subtract(one, flag, out=low)
         if h >= 64:
@@ -400,6 +400,30 @@ def _count_2d_self(P: np.ndarray) -> tuple[np.ndarray, list]:
     counts = np.empty(n, dtype=np.int64)
     counts[order] = (n - 1 - S) - pos + _smaller_before(inv)
     return counts, [oa, ob]
+
+
+def _radix_argsort(keys: np.ndarray, bits: int) -> np.ndarray:
+    """A stable ascending argsort of integer keys in [0, 2^bits) (uint64 or non-negative int64).
+
+    Least significant digit first, 16 bits a pass: numpy's stable sort of uint16 keys is a counting
+    (radix) sort, so each pass is linear, and a pass whose digit is the same for every key is skipped.
+    Several times faster than a comparison sort of int64 keys (exact, ties kept in index order).
+    """
+    n = keys.size
+    k = np.ascontiguousarray(keys).view(np.uint64)
+    order: np.ndarray | None = None
+    digits = k.view(np.uint16).reshape(n, 4) if np.little_endian else None
+    for d in range(-(-max(1, bits) // 16)):
+        if digits is not None:
+            dig = digits[:, d] if order is None else digits[order, d]
+        else:  # pragma: no cover - big-endian hosts
+            src = k if order is None else k[order]
+            dig = ((src >> np.uint64(16 * d)) & np.uint64(0xFFFF)).astype(np.uint16)
+        if n and (dig == dig[0]).all():
+            continue
+        o = np.argsort(dig, kind="stable")
+        order = o if order is None else order[o]
+    return np.arange(n, dtype=np.intp) if order is None else order
 
 
 def _argsort_float(v: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -449,13 +473,11 @@ def _argsort_pairs(major: np.ndarray, minor: np.ndarray) -> np.ndarray:
 
 
 def _argsort_nonneg(keys: np.ndarray) -> np.ndarray:
-    """An ascending argsort of int64 keys >= 0 (ties by index): one sort of (key, index) packed into
-    63 bits where they fit, faster than argsort."""
+    """An ascending argsort of int64 keys >= 0, ties by index (a radix argsort)."""
     n = keys.size
-    L = max(1, (n - 1).bit_length())
-    if n == 0 or int(keys.max()) >= 1 << (63 - L):
-        return np.argsort(keys, kind="stable")
-    return np.sort((keys << L) | np.arange(n, dtype=np.int64)) & np.int64((1 << L) - 1)
+    if n == 0:
+        return np.zeros(0, dtype=np.intp)
+    return _radix_argsort(keys, int(keys.max()).bit_length())
 
 
 def _tie_rank(v: np.ndarray, order: np.ndarray) -> np.ndarray:
@@ -720,9 +742,117 @@ def _count_hybrid(R: np.ndarray, K: np.ndarray, order0: np.ndarray | None = None
             continue
         gp = np.compress(selp, blockp) >> (level + 1)
         gq = np.compress(selq, bq) >> (level + 1)
-        cnt = _count_grouped(gp, np.compress(selp, Rp[:, 1:], axis=0), gq, np.compress(selq, K[:, 1:], axis=0))
+        Pl = np.compress(selp, Rp[:, 1:], axis=0)
+        Ql = np.compress(selq, K[:, 1:], axis=0)
+        if m == 4:
+            cnt = _count_grouped_3(gp, Pl, gq, Ql, C)
+        else:
+            cnt = _count_grouped(gp, Pl, gq, Ql)
         counts[selq] += cnt
     return counts
+
+
+def _count_grouped_3(gp: np.ndarray, P: np.ndarray, gq: np.ndarray, Q: np.ndarray, C: int) -> np.ndarray:
+    """#{p in the query's group : p >= q in all three coordinates} (integers >= 0, group ids >= 0):
+    the grouped form of :func:`_count_hybrid` for m = 3.
+
+    The points are put in (group, first coordinate) order; those of a query's group passing the first
+    coordinate are the range [s(q), e(q)) to the end of its group. Each group's points are cut into
+    blocks of C (a group's last block may be shorter; blocks never straddle groups). The block holding
+    s(q) is counted by bitsets (tables on the second and third coordinates, a suffix mask from s(q));
+    the later blocks of the group by divide and conquer over the block index within the group: at its
+    bit l, the points of blocks with that bit set count for the queries whose block lacks it and agrees
+    above l, a grouped two-dimensional count (:func:`_count_grouped_2`). The pairs the plain divide
+    and conquer (:func:`_count_grouped`) would count over log2(group size) levels are counted over
+    log2(group size / C) levels and one bitset pass.
+    """
+    nq = Q.shape[0]
+    out = np.zeros(nq, dtype=np.int64)
+    n = P.shape[0]
+    if n == 0 or nq == 0:
+        return out
+    G = int(max(gp.max(), gq.max())) + 1
+    K0 = int(max(P[:, 0].max(), Q[:, 0].max())) + 1
+    key = gp * K0 + P[:, 0]
+    op = _argsort_nonneg(key)
+    key = key[op]
+    g_s = gp[op]
+    c1 = np.ascontiguousarray(P[op, 1])
+    c2 = np.ascontiguousarray(P[op, 2])
+    size = np.bincount(gp, minlength=G)
+    start = np.zeros(G + 1, dtype=np.int64)
+    np.cumsum(size, out=start[1:])
+    nblk = -(-size // C)  # blocks per group
+    boff = np.zeros(G + 1, dtype=np.int64)
+    np.cumsum(nblk, out=boff[1:])
+    # queries: first passing position, and the block holding it (only queries with points left)
+    s = np.searchsorted(key, gq * K0 + Q[:, 0], side="left")
+    live = s < start[gq + 1]
+    qi = np.flatnonzero(live)
+    if qi.size == 0:
+        return out
+    gl = gq[qi]
+    ls = s[qi] - start[gl]  # local position in the group
+    lb = ls // C  # local block
+    # -- the block holding s(q): bitsets --------------------------------------------------------
+    bid = boff[gl] + lb
+    oq = _argsort_nonneg(bid)
+    bid_s = bid[oq]
+    t0 = (ls - lb * C)[oq]
+    q1 = Q[qi, 1]
+    q2 = Q[qi, 2]
+    k1 = q1[oq]
+    k2 = q2[oq]
+    W = C // 64
+    M = _suffix_masks(C)
+    ones = np.ones(W, dtype=np.float32)
+    res = np.zeros(qi.size, dtype=np.int64)
+    tabs = np.empty((2, C + 1, W), dtype=np.uint64)
+    chunk = max(64, (1 << 18) // W)
+    acc = np.empty((chunk, W), dtype=np.uint64)
+    pc = np.empty((chunk, W), dtype=np.uint8)
+    pcf = np.empty((chunk, W), dtype=np.float32)
+    used = np.flatnonzero(np.diff(bid_s, prepend=-1))  # first query of each block in use
+    ends = np.append(used[1:], bid_s.size)
+    # block -> (group, local block) for the blocks in use
+    blk = bid_s[used]
+    grp = np.searchsorted(boff, blk, side="right") - 1
+    b0 = start[grp] + (blk - boff[grp]) * C
+    b1 = np.minimum(b0 + C, start[grp + 1])
+    for j in range(used.size):
+        lo, hi, p0, p1 = int(used[j]), int(ends[j]), int(b0[j]), int(b1[j])
+        v1 = _threshold_table(c1[p0:p1], tabs[0])
+        v2 = _threshold_table(c2[p0:p1], tabs[1])
+        i1 = np.searchsorted(v1, k1[lo:hi], side="left")
+        i2 = np.searchsorted(v2, k2[lo:hi], side="left")
+        for a in range(lo, hi, chunk):
+            b = min(hi, a + chunk)
+            r = b - a
+            np.take(tabs[0], i1[a - lo:b - lo], axis=0, out=acc[:r])
+            acc[:r] &= tabs[1][i2[a - lo:b - lo]]
+            acc[:r] &= M[t0[a:b]]
+            if _HAS_BITWISE_COUNT:
+                np.bitwise_count(acc[:r], out=pc[:r])
+                np.copyto(pcf[:r], pc[:r])
+                res[a:b] = (pcf[:r] @ ones).astype(np.int64)
+            else:
+                res[a:b] = _POPCOUNT8[acc[:r].view(np.uint8)].sum(axis=1, dtype=np.int64)
+    cnt = np.empty(qi.size, dtype=np.int64)
+    cnt[oq] = res
+    # -- the later blocks of the group: divide and conquer over the local block index --------------
+    lbp = (np.arange(n, dtype=np.int64) - start[g_s]) // C
+    hib = int(nblk.max()) - 1
+    for level in range(hib.bit_length()):
+        selp = ((lbp >> level) & 1).astype(bool)
+        selq = ((lb >> level) & 1) == 0
+        if not (selp.any() and selq.any()):
+            continue
+        gpl = boff[np.compress(selp, g_s)] + (np.compress(selp, lbp) >> (level + 1))
+        gql = boff[np.compress(selq, gl)] + (np.compress(selq, lb) >> (level + 1))
+        cnt[selq] += _count_grouped_2(gpl, np.compress(selp, c1), np.compress(selp, c2),
+                                      gql, np.compress(selq, q1), np.compress(selq, q2))
+    out[qi] = cnt
+    return out
 
 
 def _stable_group_order(g: np.ndarray) -> np.ndarray:
