@@ -314,30 +314,38 @@ def _smaller_before(inv: np.ndarray) -> np.ndarray:
         return np.zeros(n, dtype=np.int64)
     L = (n - 1).bit_length()  # values padded to N = 2^L
     N = 1 << L
-    X = np.empty(N, dtype=np.int64)
+    narrow: type[np.signedinteger] = np.int32 if N <= 2**31 else np.int64  # less memory traffic
+    X = np.empty(N, dtype=narrow)
     X[:n] = inv
-    X[n:] = np.arange(n, N, dtype=np.int64)  # padding values sit after every real position: never counted
+    X[n:] = np.arange(n, N, dtype=narrow)  # padding values sit after every real position: never counted
     B = min(32, N)
     b = B.bit_length() - 1
-    narrow: type[np.signedinteger] = np.int32 if N <= 2**31 else np.int64  # less memory traffic
-    blocks: np.ndarray = X.astype(narrow).reshape(-1, B)
-    in_block = np.zeros(blocks.shape, dtype=np.int8)  # < 32
+    # comparisons on the transposed blocks (row d: the d-th value of every block): contiguous rows
+    T = np.ascontiguousarray(X.reshape(-1, B).T)
+    in_block = np.zeros(T.shape, dtype=np.int8)  # < 32
     for d in range(1, B):
-        in_block[:, d:] += blocks[:, :-d] < blocks[:, d:]
-    low_count = in_block.reshape(-1).astype(np.int64)
+        in_block[d:] += T[:-d] < T[d:]
+    low_count = in_block.T.reshape(-1)
     cb = 30 - L if _NARROW_KEYS else 0  # count bits of an int32 key: position (L bits) + count + flag
     start = b
     if cb > b:
         start = min(L, cb)  # after level k every count is < 2^(k+1) <= 2^cb
-        K32 = (X.astype(np.int32) << (cb + 1)) | (low_count.astype(np.int32) << 1)
-        K32 = _merge_levels(np.sort(K32.reshape(-1, B), axis=1).reshape(-1), b, start)
+        K32 = X << (cb + 1)
+        K32 |= low_count.astype(np.int32) << 1
+        K32.reshape(-1, B).sort(axis=1)
+        K32 = _merge_levels(K32, b, start)
         if start == L:
             return ((K32[:n] >> 1) & np.int32((1 << cb) - 1)).astype(np.int64)
-        position = (K32 >> (cb + 1)).astype(np.int64)
-        count = ((K32 >> 1) & np.int32((1 << cb) - 1)).astype(np.int64)
-        K = (position << (L + 1)) | (count << 1)
+        # widen: position to the top bits of an int64 key, count and flag kept
+        K = K32.astype(np.int64)
+        low = K & np.int64((1 << (cb + 1)) - 1)
+        K >>= cb + 1
+        K <<= L + 1
+        K |= low
     else:
-        K = np.sort(((X << (L + 1)) | (low_count << 1)).reshape(-1, B), axis=1).reshape(-1)
+        K = X.astype(np.int64) << (L + 1)
+        K |= low_count.astype(np.int64) << 1
+        K.reshape(-1, B).sort(axis=1)
     K = _merge_levels(K, start, L)
     return (K[:n] >> 1) & np.int64(N - 1)
 
