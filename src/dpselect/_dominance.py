@@ -312,13 +312,14 @@ def _smaller_before(inv: np.ndarray) -> np.ndarray:
     n = inv.size
     if n < 2:
         return np.zeros(n, dtype=np.int64)
-    L = (n - 1).bit_length()  # values padded to N = 2^L
+    L = (n - 1).bit_length()  # positions and counts fit in L bits
     N = 1 << L
-    narrow: type[np.signedinteger] = np.int32 if N <= 2**31 else np.int64  # less memory traffic
-    X = np.empty(N, dtype=narrow)
-    X[:n] = inv
-    X[n:] = np.arange(n, N, dtype=narrow)  # padding values sit after every real position: never counted
     B = min(32, N)
+    M = -(-n // B) * B  # values padded to a multiple of B (the levels handle a short last row)
+    narrow: type[np.signedinteger] = np.int32 if N <= 2**31 else np.int64  # less memory traffic
+    X = np.empty(M, dtype=narrow)
+    X[:n] = inv
+    X[n:] = np.arange(n, M, dtype=narrow)  # padding values sit after every real position: never counted
     b = B.bit_length() - 1
     # comparisons on the transposed blocks (row d: the d-th value of every block): contiguous rows
     T = np.ascontiguousarray(X.reshape(-1, B).T)
@@ -352,29 +353,47 @@ def _smaller_before(inv: np.ndarray) -> np.ndarray:
 
 def _merge_levels(K: np.ndarray, k0: int, k1: int) -> np.ndarray:
     """Levels k0 .. k1 − 1 of :func:`_smaller_before` on keys ``position | count | flag`` whose rows of
-    2^k0 entries are sorted by position."""
+    2^k0 entries are sorted by position.
+
+    The length of K need only be a multiple of 2^k0: at level k the entries after the last full row of
+    2^(k+1) form a shorter row, merged the same way when it reaches past its lower half (else it is
+    that lower half, already sorted)."""
     one = K.dtype.type(1)
     flag = np.empty_like(K)
     low = np.empty_like(K)
     run = np.empty_like(K)
+    M = K.size
     for k in range(k0, k1):
         h = 1 << k
-        K.reshape(-1, 2, h)[:, 1, :] |= one
-        # measured: numpy's default sort wins on short rows; from 128 entries up the stable sort
-        # (timsort: one merge of the two sorted runs) does
-        K.reshape(-1, 2 * h).sort(axis=1, kind="stable" if k >= 6 else None)  # in place: no fresh pages
-        np.bitwise_and(K, one, out=flag)
-        np.subtract(one, flag, out=low)
-        if h >= 64:
-            np.cumsum(low.reshape(-1, 2 * h), axis=1, out=run.reshape(-1, 2 * h))
-        else:  # short rows: one global running sum, made relative to each row's start
-            np.cumsum(low, out=run)
-            rows = run.reshape(-1, 2 * h)
-            rows -= (rows[:, 0] - low[::2 * h])[:, None]
-        np.multiply(run, flag, out=run)
-        np.left_shift(run, 1, out=run)
-        run -= flag  # adds the count and clears the flag
-        K += run
+        full = M - M % (2 * h)
+        if full:
+            F, fl, lo, ru = K[:full], flag[:full], low[:full], run[:full]
+            F.reshape(-1, 2, h)[:, 1, :] |= one
+            # measured: numpy's default sort wins on short rows; from 128 entries up the stable sort
+            # (timsort: one merge of the two sorted runs) does
+            F.reshape(-1, 2 * h).sort(axis=1, kind="stable" if k >= 6 else None)  # in place: no fresh pages
+            np.bitwise_and(F, one, out=fl)
+            np.subtract(one, fl, out=lo)
+            if h >= 64:
+                np.cumsum(lo.reshape(-1, 2 * h), axis=1, out=ru.reshape(-1, 2 * h))
+            else:  # short rows: one global running sum, made relative to each row's start
+                np.cumsum(lo, out=ru)
+                rows = ru.reshape(-1, 2 * h)
+                rows -= (rows[:, 0] - lo[::2 * h])[:, None]
+            np.multiply(ru, fl, out=ru)
+            np.left_shift(ru, 1, out=ru)
+            ru -= fl  # adds the count and clears the flag
+            F += ru
+        if M - full > h:  # the short last row: lower half complete, upper half partial
+            T = K[full:]
+            T[h:] |= one
+            T.sort(kind="stable")
+            f = T & one
+            r = np.cumsum(one - f)
+            r *= f
+            r <<= 1
+            r -= f
+            T += r
     return K
 
 
