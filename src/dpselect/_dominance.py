@@ -20,12 +20,16 @@ own code counts with O(n²) Python loops; here everything is vectorised numpy:
   starting at s0(q)), cut into blocks of 2,048. In a block, every further coordinate has a table of
   bitsets (row t: the block's points at sorted positions >= t); a query ANDs one row per coordinate
   and counts the bits (``np.bitwise_count``; a byte table before numpy 2.0), O(n q m / 64) word
-  operations. m >= 4 uses this for all blocks up to ~2 * 10^5 points; m = 3 (and larger
-  inputs) only for the block holding s0(q), and counts the blocks after it by divide and conquer
-  over the block index: at each bit of the block index one grouped (m − 1)-dimensional problem
-  (m = 3: sort by one coordinate, range counts on the other with a wavelet matrix; m >= 4: offline
-  divide and conquer (CDQ) on the next coordinate, recursively), log2(n / 2048) levels instead of
-  the log2(n + q) of a plain divide and conquer.
+  operations. m = 4 uses this for all blocks up to ~1.2 * 10^5 points, m >= 5 up to ~2 * 10^5 *
+  sqrt(m - 3); m = 3 (and larger inputs) only for the block holding s0(q), and counts the blocks
+  after it by divide and conquer over the block index: at each bit of the block index one grouped
+  (m − 1)-dimensional problem (m = 3: sort by one coordinate, range counts on the other with a
+  wavelet matrix; m = 4: the same scheme once more inside each group, :func:`_count_grouped_3`:
+  bitsets in the block holding the second coordinate's threshold, divide and conquer over the
+  group's blocks after it; m >= 5: offline divide and conquer (CDQ) on the next coordinate,
+  recursively), log2(n / 2048) levels instead of the log2(n + q) of a plain divide and conquer.
+* Sorts of non-negative integer keys are radix sorts (:func:`_radix_argsort`: 16-bit passes, which
+  numpy sorts by counting).
 * Small inputs use blocked broadcasting (``method="blocked"``), which is faster below ~10^5
   comparisons (m >= 3).
 
@@ -55,6 +59,10 @@ def _blocked_scale(m: int) -> float:
 #: (m − 1)-dimensional levels grow like log^(m − 2) n): the crossover measured at m = 4
 #: (benchmarks/bench_pareto.py). For m = 3 the hybrid is faster at every size.
 _BITSET_LIMIT = 50_000_000_000
+#: m = 4: the hybrid's block levels count grouped 3-D problems by bitsets and block divide and conquer
+#: (:func:`_count_grouped_3`), which moves the crossover down (measured: bitsets 390 ms vs hybrid 425 ms at
+#: n = 10^5, 1.46 s vs 1.02 s at n = 2 * 10^5, self-queries, CPU time).
+_BITSET_LIMIT_4 = 15_000_000_000
 #: Elements (query rows x point rows) per chunk of the blocked method.
 _BLOCK_ELEMENTS = 1 << 22
 
@@ -160,7 +168,7 @@ def count_with_orders(P: np.ndarray, Q: np.ndarray, strict: bool, method: str = 
     if m == 2:
         counts = _count_2d(ranks[:, 0], ranks[:, 1], keys[:, 0], keys[:, 1], orders[0],
                            orders[0] if Q is P else None)
-    elif n * nq <= _BITSET_LIMIT * (m - 3):
+    elif n * nq <= (_BITSET_LIMIT_4 if m == 4 else _BITSET_LIMIT * (m - 3)):
         counts = _count_bitset(ranks, keys, orders[0])[0]
     else:
         counts = _count_hybrid(ranks, keys, orders[0])
