@@ -472,8 +472,14 @@ def _argsort_float(v: np.ndarray) -> tuple[np.ndarray, bool]:
     n = v.size
     L = max(1, (n - 1).bit_length())
     bits = v.view(np.int64)
-    mono = np.where(bits < 0, bits ^ np.int64(0x7FFFFFFFFFFFFFFF), bits)  # float order as int64 order
-    keys = np.sort((mono >> L << L) | np.arange(n, dtype=np.int64))
+    # float order as int64 order: a negative value's 63 low bits flipped (in place, no temporaries)
+    keys = bits >> 63
+    keys &= np.int64(0x7FFFFFFFFFFFFFFF)
+    keys ^= bits
+    keys >>= L
+    keys <<= L
+    keys |= np.arange(n, dtype=np.int64)
+    keys.sort()
     idx = keys & np.int64((1 << L) - 1)
     hi = keys >> L
     same = hi[1:] == hi[:-1]
