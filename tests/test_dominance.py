@@ -341,6 +341,8 @@ def test_radix_argsort_is_the_stable_argsort():
             np.testing.assert_array_equal(_argsort_nonneg(k), np.argsort(k, kind="stable"))
     u = np.array([2**64 - 1, 0, 2**63, 5, 2**63], dtype=np.uint64)
     assert _radix_argsort(u, 64).tolist() == [1, 3, 2, 4, 0]
+    k32 = rng.integers(0, 70_000, 3000).astype(np.int32)  # narrower integers are widened, not reinterpreted
+    np.testing.assert_array_equal(_argsort_nonneg(k32), np.argsort(k32, kind="stable"))
 
 
 @pytest.mark.parametrize("narrow", [True, False])

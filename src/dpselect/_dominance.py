@@ -445,7 +445,9 @@ def _radix_argsort(keys: np.ndarray, bits: int) -> np.ndarray:
     Several times faster than a comparison sort of int64 keys (exact, ties kept in index order).
     """
     n = keys.size
-    k = np.ascontiguousarray(keys).view(np.uint64)
+    k = np.ascontiguousarray(keys)
+    if k.dtype != np.uint64:
+        k = k.astype(np.int64, copy=False).view(np.uint64)  # non-negative: the same bits
     order: np.ndarray | None = None
     digits = k.view(np.uint16).reshape(n, 4) if np.little_endian else None
     for d in range(-(-max(1, bits) // 16)):
