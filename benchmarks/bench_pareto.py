@@ -1,6 +1,6 @@
 """Speed of the Pareto score, δ^PS and one full local PrivPareto selection.
 
-Run: ``python benchmarks/bench_pareto.py`` (about half an hour on 2 shared cores, most of it the
+Run: ``python benchmarks/bench_pareto.py`` (about 15 minutes on 2 shared cores at load ~8, most of it the
 n = 10^6 moocore cells). Writes the ``pareto`` section of benchmarks/RESULTS.md on the record's protocol
 (benchmarks/_common.py): host header, every case timed with its baseline in the same interleaved rounds
 (>= 9, order rotated), median of the per-round ratios, worst round, and the baseline's absolute median
