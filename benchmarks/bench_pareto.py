@@ -22,13 +22,14 @@ time. Baselines:
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import fmt_time, host_header, interleaved, ratios, record
+from _common import fmt_time, host_header, interleaved, ratios, record, speedups
 
 import dpselect
 from dpselect._dominance import count_dominating_blocked
@@ -92,6 +93,13 @@ def row(case: str, r: dict, base_name: str, base: dict, note: str = "") -> str:
             f"**{r['ratio']:.2f}x** | {r['worst']:.2f}x | {note} |")
 
 
+def speedup_row(case: str, t: dict, fast: str, slow: str, slow_name: str, note: str = "") -> str:
+    """A row for a speed-up over a slower baseline: median per-round speed-up, worst (smallest) round."""
+    med, worst = speedups(t["_times"], slow, fast)
+    return (f"| {case} | {fmt_time(t[fast]['median'])} | {slow_name} | {fmt_time(t[slow]['median'])} | "
+            f"**{med:.1f}x faster** | {worst:.1f}x faster | {note} |")
+
+
 def check_counts(U: np.ndarray, scores: np.ndarray, rng, k: int = 200) -> None:
     """Our scores at k sampled points against blocked brute-force counting (strict, every coordinate)."""
     idx = rng.choice(U.shape[0], size=min(k, U.shape[0]), replace=False)
@@ -140,17 +148,17 @@ def growth_rows(rng) -> list[str]:
             cases["blocked"] = lambda: count_dominating(U, method="blocked")
         t = timed(cases, "plain")
         engine = "bitsets" if m >= 4 else "bitsets + block divide and conquer"
-        out.append(row(f"dominator counts, n = 10^{len(str(n)) - 1}, m = {m} ({engine})", t["ours"],
-                       "plain divide and conquer (issue 16)", t["plain"]))
+        out.append(speedup_row(f"dominator counts, n = 10^{len(str(n)) - 1}, m = {m} ({engine})", t, "ours", "plain",
+                               "plain divide and conquer (issue 16)"))
         if m == 4:
-            med_ratio, worst = ratios(t["_times"], "ours", "blocked")
-            out.append(row("dominator counts, n = 10^4, m = 4, against blocked broadcasting",
-                           {**t["ours"], "ratio": med_ratio, "worst": worst}, "blocked broadcasting", t["blocked"]))
+            out.append(speedup_row("dominator counts, n = 10^4, m = 4, against blocked broadcasting", t, "ours",
+                                   "blocked", "blocked broadcasting"))
     return out
 
 
 def main() -> None:
     rng = np.random.default_rng(0)
+    load_start = os.getloadavg()[0]
     lines_moo = moocore_rows(rng)
 
     x = rng.random(10**6)
@@ -176,9 +184,10 @@ def main() -> None:
         assert np.array_equal(pareto_score(U), naive_blocked(U))
         t = timed({"ours": lambda: pareto_score(U), "naive": lambda: naive_blocked(U),
                    "tight": lambda: count_dominating_blocked(U, U)}, "naive")
-        lines_naive.append(row(f"pareto_score, n = 5,000, m = {m}", t["ours"], "naive blocked broadcast", t["naive"],
-                               f"{1 / t['ours']['ratio']:.0f}x faster; tight blocked "
-                               f"{fmt_time(t['tight']['median'])} ({t['tight']['median'] / t['ours']['median']:.0f}x)"))
+        med, worst = speedups(t["_times"], "tight", "ours")
+        lines_naive.append(speedup_row(f"pareto_score, n = 5,000, m = {m}", t, "ours", "naive", "naive blocked broadcast",
+                                       f"tight blocked {fmt_time(t['tight']['median'])}: ours {med:.0f}x faster "
+                                       f"(worst {worst:.0f}x)"))
 
     # local PrivPareto (local dampening with δ^PS, k = 3) on Enron, plain and shifted, and one naive δ^PS step
     name, U, sfs = enron_objectives()
@@ -229,7 +238,9 @@ def main() -> None:
         "",
         host_header(),
         "",
-        f"{ROUNDS} interleaved rounds per table row group (the n = 10^6 moocore cells without a warm-up call). "
+        f"{ROUNDS} interleaved rounds per table row group (the n = 10^6 moocore cells without a warm-up call); "
+        f"1-minute load average {load_start:.1f} at the start of the run, {os.getloadavg()[0]:.1f} at the end "
+        "(a shared 2-core machine: absolute times are upper bounds, ratios the figures to compare). "
         "moocore's `pareto_rank` is the closest comparable function, **not the same quantity**: it sorts the "
         "points into non-dominated layers, `pareto_score` counts every point's dominators (strictly better in "
         "every objective) exactly; the script checks that both give the same front and that our counts at 200 "
