@@ -264,3 +264,118 @@ def test_m3_pareto_scores_at_larger_sizes_equal_blocked():
     Q = rng.integers(0, 20, (3000, 4)).astype(float)
     np.testing.assert_array_equal(count_dominating(P, Q, strict=False, method="fast"),
                                   count_dominating_blocked(P, Q, strict=False))
+
+
+# -- issue 38 item 3: the faster engines against brute force, ties and duplicates -------------------------
+def _tied_points(rng, n, m):
+    """Few distinct values per coordinate, and duplicated rows: ties in every coordinate."""
+    P = rng.integers(0, int(rng.integers(1, 5)), (n, m)).astype(float)
+    dup = rng.random(n) < 0.3
+    if dup.any() and n > 1:
+        P[dup] = P[rng.integers(0, n, int(dup.sum()))]
+    return P
+
+
+@pytest.mark.parametrize("m", [2, 3, 4, 5])
+def test_ties_and_duplicates_match_brute_force_on_every_engine(m):
+    import dpselect._dominance as dom
+
+    rng = np.random.default_rng(380 + m)
+    for trial in range(25):
+        n = int(rng.integers(1, 600))
+        P = _tied_points(rng, n, m)
+        same = trial % 2 == 0
+        Q = P if same else P[rng.integers(0, n, int(rng.integers(1, 400)))] + rng.integers(-1, 2, (1, m))
+        for strict in (True, False):
+            ref = brute(P, Q, strict)
+            np.testing.assert_array_equal(count_dominating(P, None if same else Q, strict=strict, method="fast"), ref)
+            if m >= 3:
+                R, K, orders = dom._rank_reduce(P, Q, strict)
+                np.testing.assert_array_equal(dom._count_bitset(R, K, orders[0], C=64)[0], ref)
+                np.testing.assert_array_equal(dom._count_hybrid(R, K, orders[0], C=64), ref)
+
+
+def test_count_grouped_3_matches_brute_force_per_group():
+    from dpselect._dominance import _count_grouped_3
+
+    rng = np.random.default_rng(383)
+    for trial in range(60):
+        n, nq = int(rng.integers(1, 900)), int(rng.integers(1, 300))
+        G = int(rng.integers(1, 6))
+        hi = int(rng.integers(1, 40))
+        P = rng.integers(0, hi, (n, 3))
+        Q = rng.integers(0, hi + 2, (nq, 3))
+        gp, gq = rng.integers(0, G, n), rng.integers(0, G + 1, nq)  # a query group may have no points
+        ref = np.array([int(((P[gp == g] >= q).all(axis=1)).sum()) for g, q in zip(gq, Q)])
+        C = int(rng.choice([64, 128]))
+        np.testing.assert_array_equal(_count_grouped_3(gp, P, gq, Q, C), ref)
+
+
+def test_m4_hybrid_many_blocks_equals_plain_divide_and_conquer():
+    # many blocks of 64 points: several levels of both divide and conquers in _count_grouped_3
+    import dpselect._dominance as dom
+
+    rng = np.random.default_rng(384)
+    for P in (rng.random((6000, 4)), rng.integers(0, 6, (6000, 4)).astype(float)):
+        Q = P[rng.integers(0, 6000, 2500)] + rng.integers(-1, 2, (2500, 4)) * (rng.random((2500, 4)) < 0.3)
+        for strict in (True, False):
+            R, K, orders = dom._rank_reduce(P, Q, strict)
+            plain = dom._count_grouped(np.zeros(6000, np.int64), R, np.zeros(2500, np.int64), K)
+            np.testing.assert_array_equal(dom._count_hybrid(R, K, orders[0], C=64), plain)
+    P = rng.integers(0, 5, (700, 4)).astype(float)
+    R, K, orders = dom._rank_reduce(P, P, True)
+    np.testing.assert_array_equal(dom._count_hybrid(R, K, orders[0], C=64), brute(P, P, True))
+
+
+def test_radix_argsort_is_the_stable_argsort():
+    from dpselect._dominance import _argsort_nonneg, _radix_argsort
+
+    rng = np.random.default_rng(385)
+    for bits in (1, 5, 16, 17, 31, 33, 48, 63):
+        for n in (0, 1, 2, 100, 5000):
+            k = rng.integers(0, 2 ** min(bits, 62), n, dtype=np.int64)
+            if bits == 63 and n:
+                k[: n // 2] |= np.int64(1) << 62
+            k[rng.random(n) < 0.3] = 7 % (2 ** min(bits, 62))  # ties: kept in index order
+            np.testing.assert_array_equal(_radix_argsort(k, bits), np.argsort(k, kind="stable"))
+            np.testing.assert_array_equal(_argsort_nonneg(k), np.argsort(k, kind="stable"))
+    u = np.array([2**64 - 1, 0, 2**63, 5, 2**63], dtype=np.uint64)
+    assert _radix_argsort(u, 64).tolist() == [1, 3, 2, 4, 0]
+    k32 = rng.integers(0, 70_000, 3000).astype(np.int32)  # narrower integers are widened, not reinterpreted
+    np.testing.assert_array_equal(_argsort_nonneg(k32), np.argsort(k32, kind="stable"))
+
+
+@pytest.mark.parametrize("narrow", [True, False])
+def test_smaller_before_short_last_rows(monkeypatch, narrow):
+    # lengths around multiples of 32 and powers of two: the merge levels' short last row
+    import dpselect._dominance as dom
+
+    monkeypatch.setattr(dom, "_NARROW_KEYS", narrow)
+    rng = np.random.default_rng(386)
+    for n in [*range(0, 70), 95, 96, 97, 127, 128, 129, 160, 255, 257, 1000, 1025, 3000, 4097]:
+        S = rng.permutation(n)
+        ref = np.array([int((S[:i] < S[i]).sum()) for i in range(n)], dtype=np.int64)
+        np.testing.assert_array_equal(dom._smaller_before(np.argsort(S)), ref)
+
+
+def test_smaller_before_widens_int32_keys_exactly():
+    # n > 2^15: the int32 keys run out of count bits and are widened to int64 for the top levels;
+    # reference: a Fenwick tree over the values
+    from dpselect._dominance import _smaller_before
+
+    rng = np.random.default_rng(387)
+    for n in (40_000, 70_001):
+        S = rng.permutation(n)
+        tree = [0] * (n + 1)
+        ref = np.empty(n, dtype=np.int64)
+        for i, v in enumerate(S.tolist()):
+            c, j = 0, v  # values < v: prefix sum over 1 .. v
+            while j > 0:
+                c += tree[j]
+                j -= j & -j
+            ref[i] = c
+            j = v + 1
+            while j <= n:
+                tree[j] += 1
+                j += j & -j
+        np.testing.assert_array_equal(_smaller_before(np.argsort(S)), ref)

@@ -20,12 +20,16 @@ own code counts with O(n²) Python loops; here everything is vectorised numpy:
   starting at s0(q)), cut into blocks of 2,048. In a block, every further coordinate has a table of
   bitsets (row t: the block's points at sorted positions >= t); a query ANDs one row per coordinate
   and counts the bits (``np.bitwise_count``; a byte table before numpy 2.0), O(n q m / 64) word
-  operations. m >= 4 uses this for all blocks up to ~2 * 10^5 points; m = 3 (and larger
-  inputs) only for the block holding s0(q), and counts the blocks after it by divide and conquer
-  over the block index: at each bit of the block index one grouped (m − 1)-dimensional problem
-  (m = 3: sort by one coordinate, range counts on the other with a wavelet matrix; m >= 4: offline
-  divide and conquer (CDQ) on the next coordinate, recursively), log2(n / 2048) levels instead of
-  the log2(n + q) of a plain divide and conquer.
+  operations. m = 4 uses this for all blocks up to ~1.2 * 10^5 points, m >= 5 up to ~2 * 10^5 *
+  sqrt(m - 3); m = 3 (and larger inputs) only for the block holding s0(q), and counts the blocks
+  after it by divide and conquer over the block index: at each bit of the block index one grouped
+  (m − 1)-dimensional problem (m = 3: sort by one coordinate, range counts on the other with a
+  wavelet matrix; m = 4: the same scheme once more inside each group, :func:`_count_grouped_3`:
+  bitsets in the block holding the second coordinate's threshold, divide and conquer over the
+  group's blocks after it; m >= 5: offline divide and conquer (CDQ) on the next coordinate,
+  recursively), log2(n / 2048) levels instead of the log2(n + q) of a plain divide and conquer.
+* Sorts of non-negative integer keys are radix sorts (:func:`_radix_argsort`: 16-bit passes, which
+  numpy sorts by counting).
 * Small inputs use blocked broadcasting (``method="blocked"``), which is faster below ~10^5
   comparisons (m >= 3).
 
@@ -55,6 +59,10 @@ def _blocked_scale(m: int) -> float:
 #: (m − 1)-dimensional levels grow like log^(m − 2) n): the crossover measured at m = 4
 #: (benchmarks/bench_pareto.py). For m = 3 the hybrid is faster at every size.
 _BITSET_LIMIT = 50_000_000_000
+#: m = 4: the hybrid's block levels count grouped 3-D problems by bitsets and block divide and conquer
+#: (:func:`_count_grouped_3`), which moves the crossover down (measured: bitsets 390 ms vs hybrid 425 ms at
+#: n = 10^5, 1.46 s vs 1.02 s at n = 2 * 10^5, self-queries, CPU time).
+_BITSET_LIMIT_4 = 15_000_000_000
 #: Elements (query rows x point rows) per chunk of the blocked method.
 _BLOCK_ELEMENTS = 1 << 22
 
@@ -160,7 +168,7 @@ def count_with_orders(P: np.ndarray, Q: np.ndarray, strict: bool, method: str = 
     if m == 2:
         counts = _count_2d(ranks[:, 0], ranks[:, 1], keys[:, 0], keys[:, 1], orders[0],
                            orders[0] if Q is P else None)
-    elif n * nq <= _BITSET_LIMIT * (m - 3):
+    elif n * nq <= (_BITSET_LIMIT_4 if m == 4 else _BITSET_LIMIT * (m - 3)):
         counts = _count_bitset(ranks, keys, orders[0])[0]
     else:
         counts = _count_hybrid(ranks, keys, orders[0])
@@ -312,61 +320,88 @@ def _smaller_before(inv: np.ndarray) -> np.ndarray:
     n = inv.size
     if n < 2:
         return np.zeros(n, dtype=np.int64)
-    L = (n - 1).bit_length()  # values padded to N = 2^L
+    L = (n - 1).bit_length()  # positions and counts fit in L bits
     N = 1 << L
-    X = np.empty(N, dtype=np.int64)
-    X[:n] = inv
-    X[n:] = np.arange(n, N, dtype=np.int64)  # padding values sit after every real position: never counted
     B = min(32, N)
-    b = B.bit_length() - 1
+    M = -(-n // B) * B  # values padded to a multiple of B (the levels handle a short last row)
     narrow: type[np.signedinteger] = np.int32 if N <= 2**31 else np.int64  # less memory traffic
-    blocks: np.ndarray = X.astype(narrow).reshape(-1, B)
-    in_block = np.zeros(blocks.shape, dtype=np.int8)  # < 32
+    X = np.empty(M, dtype=narrow)
+    X[:n] = inv
+    X[n:] = np.arange(n, M, dtype=narrow)  # padding values sit after every real position: never counted
+    b = B.bit_length() - 1
+    # comparisons on the transposed blocks (row d: the d-th value of every block): contiguous rows
+    T = np.ascontiguousarray(X.reshape(-1, B).T)
+    in_block = np.zeros(T.shape, dtype=np.int8)  # < 32
     for d in range(1, B):
-        in_block[:, d:] += blocks[:, :-d] < blocks[:, d:]
-    low_count = in_block.reshape(-1).astype(np.int64)
+        in_block[d:] += T[:-d] < T[d:]
+    low_count = in_block.T.reshape(-1)
     cb = 30 - L if _NARROW_KEYS else 0  # count bits of an int32 key: position (L bits) + count + flag
     start = b
     if cb > b:
         start = min(L, cb)  # after level k every count is < 2^(k+1) <= 2^cb
-        K32 = (X.astype(np.int32) << (cb + 1)) | (low_count.astype(np.int32) << 1)
-        K32 = _merge_levels(np.sort(K32.reshape(-1, B), axis=1).reshape(-1), b, start)
+        K32 = X << (cb + 1)
+        K32 |= low_count.astype(np.int32) << 1
+        K32.reshape(-1, B).sort(axis=1)
+        K32 = _merge_levels(K32, b, start)
         if start == L:
             return ((K32[:n] >> 1) & np.int32((1 << cb) - 1)).astype(np.int64)
-        position = (K32 >> (cb + 1)).astype(np.int64)
-        count = ((K32 >> 1) & np.int32((1 << cb) - 1)).astype(np.int64)
-        K = (position << (L + 1)) | (count << 1)
+        # widen: position to the top bits of an int64 key, count and flag kept
+        K = K32.astype(np.int64)
+        low = K & np.int64((1 << (cb + 1)) - 1)
+        K >>= cb + 1
+        K <<= L + 1
+        K |= low
     else:
-        K = np.sort(((X << (L + 1)) | (low_count << 1)).reshape(-1, B), axis=1).reshape(-1)
+        K = X.astype(np.int64) << (L + 1)
+        K |= low_count.astype(np.int64) << 1
+        K.reshape(-1, B).sort(axis=1)
     K = _merge_levels(K, start, L)
     return (K[:n] >> 1) & np.int64(N - 1)
 
 
 def _merge_levels(K: np.ndarray, k0: int, k1: int) -> np.ndarray:
     """Levels k0 .. k1 − 1 of :func:`_smaller_before` on keys ``position | count | flag`` whose rows of
-    2^k0 entries are sorted by position."""
+    2^k0 entries are sorted by position.
+
+    The length of K need only be a multiple of 2^k0: at level k the entries after the last full row of
+    2^(k+1) form a shorter row, merged the same way when it reaches past its lower half (else it is
+    that lower half, already sorted)."""
     one = K.dtype.type(1)
     flag = np.empty_like(K)
     low = np.empty_like(K)
     run = np.empty_like(K)
+    M = K.size
     for k in range(k0, k1):
         h = 1 << k
-        K.reshape(-1, 2, h)[:, 1, :] |= one
-        # measured: numpy's default sort wins on short rows; from 128 entries up the stable sort
-        # (timsort: one merge of the two sorted runs) does
-        K = np.sort(K.reshape(-1, 2 * h), axis=1, kind="stable" if k >= 6 else None).reshape(-1)
-        np.bitwise_and(K, one, out=flag)
-        np.subtract(one, flag, out=low)
-        if h >= 64:
-            np.cumsum(low.reshape(-1, 2 * h), axis=1, out=run.reshape(-1, 2 * h))
-        else:  # short rows: one global running sum, made relative to each row's start
-            np.cumsum(low, out=run)
-            rows = run.reshape(-1, 2 * h)
-            rows -= (rows[:, 0] - low[::2 * h])[:, None]
-        np.multiply(run, flag, out=run)
-        np.left_shift(run, 1, out=run)
-        run -= flag  # adds the count and clears the flag
-        K += run
+        full = M - M % (2 * h)
+        if full:
+            F, fl, lo, ru = K[:full], flag[:full], low[:full], run[:full]
+            F.reshape(-1, 2, h)[:, 1, :] |= one
+            # measured: numpy's default sort wins on short rows; from 128 entries up the stable sort
+            # (timsort: one merge of the two sorted runs) does
+            F.reshape(-1, 2 * h).sort(axis=1, kind="stable" if k >= 6 else None)  # in place: no fresh pages
+            np.bitwise_and(F, one, out=fl)
+            np.subtract(one, fl, out=lo)
+            if h >= 64:
+                np.cumsum(lo.reshape(-1, 2 * h), axis=1, out=ru.reshape(-1, 2 * h))
+            else:  # short rows: one global running sum, made relative to each row's start
+                np.cumsum(lo, out=ru)
+                rows = ru.reshape(-1, 2 * h)
+                rows -= (rows[:, 0] - lo[::2 * h])[:, None]
+            np.multiply(ru, fl, out=ru)
+            np.left_shift(ru, 1, out=ru)
+            ru -= fl  # adds the count and clears the flag
+            F += ru
+        if M - full > h:  # the short last row: lower half complete, upper half partial
+            T = K[full:]
+            T[h:] |= one
+            T.sort(kind="stable")
+            f = T & one
+            r = np.cumsum(one - f)
+            r *= f
+            r <<= 1
+            r -= f
+            T += r
     return K
 
 
@@ -402,6 +437,32 @@ def _count_2d_self(P: np.ndarray) -> tuple[np.ndarray, list]:
     return counts, [oa, ob]
 
 
+def _radix_argsort(keys: np.ndarray, bits: int) -> np.ndarray:
+    """A stable ascending argsort of integer keys in [0, 2^bits) (uint64 or non-negative int64).
+
+    Least significant digit first, 16 bits a pass: numpy's stable sort of uint16 keys is a counting
+    (radix) sort, so each pass is linear, and a pass whose digit is the same for every key is skipped.
+    Several times faster than a comparison sort of int64 keys (exact, ties kept in index order).
+    """
+    n = keys.size
+    k = np.ascontiguousarray(keys)
+    if k.dtype != np.uint64:
+        k = k.astype(np.int64, copy=False).view(np.uint64)  # non-negative: the same bits
+    order: np.ndarray | None = None
+    digits = k.view(np.uint16).reshape(n, 4) if np.little_endian else None
+    for d in range(-(-max(1, bits) // 16)):
+        if digits is not None:
+            dig = digits[:, d] if order is None else digits[order, d]
+        else:  # pragma: no cover - big-endian hosts
+            src = k if order is None else k[order]
+            dig = ((src >> np.uint64(16 * d)) & np.uint64(0xFFFF)).astype(np.uint16)
+        if n and (dig == dig[0]).all():
+            continue
+        o = np.argsort(dig, kind="stable")
+        order = o if order is None else order[o]
+    return np.arange(n, dtype=np.intp) if order is None else order
+
+
 def _argsort_float(v: np.ndarray) -> tuple[np.ndarray, bool]:
     """An ascending argsort of float64 values without NaN, and whether any two are equal.
 
@@ -413,8 +474,14 @@ def _argsort_float(v: np.ndarray) -> tuple[np.ndarray, bool]:
     n = v.size
     L = max(1, (n - 1).bit_length())
     bits = v.view(np.int64)
-    mono = np.where(bits < 0, bits ^ np.int64(0x7FFFFFFFFFFFFFFF), bits)  # float order as int64 order
-    keys = np.sort((mono >> L << L) | np.arange(n, dtype=np.int64))
+    # float order as int64 order: a negative value's 63 low bits flipped (in place, no temporaries)
+    keys = bits >> 63
+    keys &= np.int64(0x7FFFFFFFFFFFFFFF)
+    keys ^= bits
+    keys >>= L
+    keys <<= L
+    keys |= np.arange(n, dtype=np.int64)
+    keys.sort()
     idx = keys & np.int64((1 << L) - 1)
     hi = keys >> L
     same = hi[1:] == hi[:-1]
@@ -449,13 +516,11 @@ def _argsort_pairs(major: np.ndarray, minor: np.ndarray) -> np.ndarray:
 
 
 def _argsort_nonneg(keys: np.ndarray) -> np.ndarray:
-    """An ascending argsort of int64 keys >= 0 (ties by index): one sort of (key, index) packed into
-    63 bits where they fit, faster than argsort."""
+    """An ascending argsort of int64 keys >= 0, ties by index (a radix argsort)."""
     n = keys.size
-    L = max(1, (n - 1).bit_length())
-    if n == 0 or int(keys.max()) >= 1 << (63 - L):
-        return np.argsort(keys, kind="stable")
-    return np.sort((keys << L) | np.arange(n, dtype=np.int64)) & np.int64((1 << L) - 1)
+    if n == 0:
+        return np.zeros(0, dtype=np.intp)
+    return _radix_argsort(keys, int(keys.max()).bit_length())
 
 
 def _tie_rank(v: np.ndarray, order: np.ndarray) -> np.ndarray:
@@ -720,9 +785,117 @@ def _count_hybrid(R: np.ndarray, K: np.ndarray, order0: np.ndarray | None = None
             continue
         gp = np.compress(selp, blockp) >> (level + 1)
         gq = np.compress(selq, bq) >> (level + 1)
-        cnt = _count_grouped(gp, np.compress(selp, Rp[:, 1:], axis=0), gq, np.compress(selq, K[:, 1:], axis=0))
+        Pl = np.compress(selp, Rp[:, 1:], axis=0)
+        Ql = np.compress(selq, K[:, 1:], axis=0)
+        if m == 4:
+            cnt = _count_grouped_3(gp, Pl, gq, Ql, C)
+        else:
+            cnt = _count_grouped(gp, Pl, gq, Ql)
         counts[selq] += cnt
     return counts
+
+
+def _count_grouped_3(gp: np.ndarray, P: np.ndarray, gq: np.ndarray, Q: np.ndarray, C: int) -> np.ndarray:
+    """#{p in the query's group : p >= q in all three coordinates} (integers >= 0, group ids >= 0):
+    the grouped form of :func:`_count_hybrid` for m = 3.
+
+    The points are put in (group, first coordinate) order; those of a query's group passing the first
+    coordinate are the range [s(q), e(q)) to the end of its group. Each group's points are cut into
+    blocks of C (a group's last block may be shorter; blocks never straddle groups). The block holding
+    s(q) is counted by bitsets (tables on the second and third coordinates, a suffix mask from s(q));
+    the later blocks of the group by divide and conquer over the block index within the group: at its
+    bit l, the points of blocks with that bit set count for the queries whose block lacks it and agrees
+    above l, a grouped two-dimensional count (:func:`_count_grouped_2`). The pairs the plain divide
+    and conquer (:func:`_count_grouped`) would count over log2(group size) levels are counted over
+    log2(group size / C) levels and one bitset pass.
+    """
+    nq = Q.shape[0]
+    out = np.zeros(nq, dtype=np.int64)
+    n = P.shape[0]
+    if n == 0 or nq == 0:
+        return out
+    G = int(max(gp.max(), gq.max())) + 1
+    K0 = int(max(P[:, 0].max(), Q[:, 0].max())) + 1
+    key = gp * K0 + P[:, 0]
+    op = _argsort_nonneg(key)
+    key = key[op]
+    g_s = gp[op]
+    c1 = np.ascontiguousarray(P[op, 1])
+    c2 = np.ascontiguousarray(P[op, 2])
+    size = np.bincount(gp, minlength=G)
+    start = np.zeros(G + 1, dtype=np.int64)
+    np.cumsum(size, out=start[1:])
+    nblk = -(-size // C)  # blocks per group
+    boff = np.zeros(G + 1, dtype=np.int64)
+    np.cumsum(nblk, out=boff[1:])
+    # queries: first passing position, and the block holding it (only queries with points left)
+    s = np.searchsorted(key, gq * K0 + Q[:, 0], side="left")
+    live = s < start[gq + 1]
+    qi = np.flatnonzero(live)
+    if qi.size == 0:
+        return out
+    gl = gq[qi]
+    ls = s[qi] - start[gl]  # local position in the group
+    lb = ls // C  # local block
+    # -- the block holding s(q): bitsets --------------------------------------------------------
+    bid = boff[gl] + lb
+    oq = _argsort_nonneg(bid)
+    bid_s = bid[oq]
+    t0 = (ls - lb * C)[oq]
+    q1 = Q[qi, 1]
+    q2 = Q[qi, 2]
+    k1 = q1[oq]
+    k2 = q2[oq]
+    W = C // 64
+    M = _suffix_masks(C)
+    ones = np.ones(W, dtype=np.float32)
+    res = np.zeros(qi.size, dtype=np.int64)
+    tabs = np.empty((2, C + 1, W), dtype=np.uint64)
+    chunk = max(64, (1 << 18) // W)
+    acc = np.empty((chunk, W), dtype=np.uint64)
+    pc = np.empty((chunk, W), dtype=np.uint8)
+    pcf = np.empty((chunk, W), dtype=np.float32)
+    used = np.flatnonzero(np.diff(bid_s, prepend=-1))  # first query of each block in use
+    ends = np.append(used[1:], bid_s.size)
+    # block -> (group, local block) for the blocks in use
+    blk = bid_s[used]
+    grp = np.searchsorted(boff, blk, side="right") - 1
+    b0 = start[grp] + (blk - boff[grp]) * C
+    b1 = np.minimum(b0 + C, start[grp + 1])
+    for j in range(used.size):
+        lo, hi, p0, p1 = int(used[j]), int(ends[j]), int(b0[j]), int(b1[j])
+        v1 = _threshold_table(c1[p0:p1], tabs[0])
+        v2 = _threshold_table(c2[p0:p1], tabs[1])
+        i1 = np.searchsorted(v1, k1[lo:hi], side="left")
+        i2 = np.searchsorted(v2, k2[lo:hi], side="left")
+        for a in range(lo, hi, chunk):
+            b = min(hi, a + chunk)
+            r = b - a
+            np.take(tabs[0], i1[a - lo:b - lo], axis=0, out=acc[:r])
+            acc[:r] &= tabs[1][i2[a - lo:b - lo]]
+            acc[:r] &= M[t0[a:b]]
+            if _HAS_BITWISE_COUNT:
+                np.bitwise_count(acc[:r], out=pc[:r])
+                np.copyto(pcf[:r], pc[:r])
+                res[a:b] = (pcf[:r] @ ones).astype(np.int64)
+            else:
+                res[a:b] = _POPCOUNT8[acc[:r].view(np.uint8)].sum(axis=1, dtype=np.int64)
+    cnt = np.empty(qi.size, dtype=np.int64)
+    cnt[oq] = res
+    # -- the later blocks of the group: divide and conquer over the local block index --------------
+    lbp = (np.arange(n, dtype=np.int64) - start[g_s]) // C
+    hib = int(nblk.max()) - 1
+    for level in range(hib.bit_length()):
+        selp = ((lbp >> level) & 1).astype(bool)
+        selq = ((lb >> level) & 1) == 0
+        if not (selp.any() and selq.any()):
+            continue
+        gpl = boff[np.compress(selp, g_s)] + (np.compress(selp, lbp) >> (level + 1))
+        gql = boff[np.compress(selq, gl)] + (np.compress(selq, lb) >> (level + 1))
+        cnt[selq] += _count_grouped_2(gpl, np.compress(selp, c1), np.compress(selp, c2),
+                                      gql, np.compress(selq, q1), np.compress(selq, q2))
+    out[qi] = cnt
+    return out
 
 
 def _stable_group_order(g: np.ndarray) -> np.ndarray:
