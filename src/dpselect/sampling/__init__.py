@@ -57,6 +57,7 @@ from __future__ import annotations
 
 from .._exact_random import Dec as _Dec, discrete_laplace, laplace_below  # noqa: F401 (re-exported)
 from ._batch import noisy_top_k_batch
+from ._joint import joint_probabilities, joint_top_k
 from ._noise import (  # noqa: F401 (internals re-exported for the tests)
     _DBL_MAX,
     _REL,
@@ -92,4 +93,5 @@ from ._topk import (  # noqa: F401
     shortlist_top_k,
 )
 
-__all__ = ["noisy_top_k", "noisy_top_k_batch", "noisy_top_k_peeled", "laplace_below", "discrete_laplace", "NOISES"]
+__all__ = ["noisy_top_k", "joint_top_k", "joint_probabilities", "noisy_top_k_batch",
+           "noisy_top_k_peeled", "laplace_below", "discrete_laplace", "NOISES"]
