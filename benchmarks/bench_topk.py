@@ -291,7 +291,7 @@ def _fmt_ratio(r: float) -> str:
 
 
 def grid(names, ks, epsilons, methods, *, runs: int, seed: int, cache: Path, root: Path | None,
-         compute: bool = True, smoke: bool = False, log=print) -> dict:
+         compute: bool = True, smoke: bool = False, research_runs: int | None = None, log=print) -> dict:
     """Results {(name, k, eps, method): cell} over the grid (from the cache; computed where missing if ``compute``)."""
     out: dict = {}
     for name in names:
@@ -299,8 +299,9 @@ def grid(names, ks, epsilons, methods, *, runs: int, seed: int, cache: Path, roo
         for k in ks:
             for eps in epsilons:
                 for m in methods:
+                    n_runs = research_runs if (research_runs and m.startswith("r_")) else runs
                     if not compute:
-                        key_glob = f"{name}-d{counts.size}-k{k}-e{eps:g}-{m}-n{runs}-s{seed}-*.json"
+                        key_glob = f"{name}-d{counts.size}-k{k}-e{eps:g}-{m}-n{n_runs}-s{seed}-*.json"
                         hits = sorted(cache.glob(key_glob), key=lambda p: p.stat().st_mtime)
                         if m.startswith("r_") and root is not None and counts.size * k > RESEARCH_LIMITS[m]:
                             out[name, k, eps, m] = {"skipped": "d·k"}
@@ -308,7 +309,7 @@ def grid(names, ks, epsilons, methods, *, runs: int, seed: int, cache: Path, roo
                             out[name, k, eps, m] = json.loads(hits[-1].read_text())
                         continue
                     t0 = time.perf_counter()
-                    cell = run_cell(name, counts, k, eps, m, runs, seed, cache, root, smoke=smoke)
+                    cell = run_cell(name, counts, k, eps, m, n_runs, seed, cache, root, smoke=smoke)
                     out[name, k, eps, m] = cell
                     if cell is not None and "gap" in cell:
                         log(f"{name} k={k} eps={eps:g} {m}: gap {cell['gap']:.4g} rec {cell['rec']:.3f} "
@@ -352,12 +353,15 @@ def reading(res: dict, names, ks, epsilons) -> tuple[list[str], dict]:
     return lines, summary
 
 
-def render(res: dict, names, ks, epsilons, *, runs: int, seed: int, root: Path | None, extra: str = "") -> str:
+def render(res: dict, names, ks, epsilons, *, runs: int, seed: int, root: Path | None, extra: str = "",
+           research_runs: int | None = None) -> str:
     cols = [m for m in OURS + RESEARCH if any(res.get((n, k, e, m)) for n in names for k in ks for e in epsilons)]
     gap_cols = [m for m in cols if m != "r_clm"]
     head = ["data", "d", "k", "ε", "rule"] + [f"{m}" for m in gap_cols] + ["peel/default"]
     lines = [host_header(), "",
-             f"Mean ℓ∞ count gap max_i(c_(i) − c_(s_i)) over {runs} seeded runs (seed {seed}) per cell; lower is better. "
+             f"Mean ℓ∞ count gap max_i(c_(i) − c_(s_i)) over {runs} seeded runs (seed {seed}) per cell"
+             + (f" ({research_runs} for the research columns `r_*`, whose pure-Python loops are slow)"
+                if research_runs and research_runs != runs and root is not None else "") + "; lower is better. "
              "`rule`: the method `dpselect.top_k` picks with no `method` (δ = 0). `peel/default`: pure peeling's mean gap "
              "over the default's (> 1 = default better; 1 where both are 0). `skip`: research column not run at this "
              f"d·k (> {RESEARCH_LIMITS['r_joint']:.0e}: the research joint holds O(dk) floats, ~13 GB at d = 10⁶, "
@@ -477,6 +481,8 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--research", type=Path, default=None, help="folder with dp_topk/ and dptopk/ (see /work/ext/README.md)")
     ap.add_argument("--runs", type=int, default=RUNS)
+    ap.add_argument("--research-runs", type=int, default=None,
+                    help="runs per cell of the research columns (default: --runs; their Python loops are slow)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cache", type=Path, default=HERE / ".topk-cache")
     ap.add_argument("--datasets", nargs="+", default=list(DATASETS))
@@ -492,17 +498,19 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     methods = args.methods or (list(OURS) + (list(RESEARCH) if args.research else []))
     res = grid(args.datasets, args.ks, args.eps, methods, runs=args.runs, seed=args.seed, cache=args.cache,
-               root=args.research, compute=not args.render)
+               root=args.research, compute=not args.render, research_runs=args.research_runs)
     extra = []
     if args.timing:
         extra.append(timing(args.research, research_d=args.research_d, research_rounds=args.research_rounds))
     if args.chi2 and args.research is not None:
         extra.append(chi2_law(args.research))
     cmd = ("Command: `PYTHONPATH=$PWD/src:$PWD/reproductions/src python3 benchmarks/bench_topk.py"
-           + (f" --research {args.research}" if args.research else "") + (" --timing" if args.timing else "")
+           + (f" --research {args.research}" if args.research else "")
+           + (f" --research-runs {args.research_runs}" if args.research_runs else "") + (" --timing" if args.timing else "")
            + (" --chi2" if args.chi2 else "") + "`" + (f" (research code: {PINS['dp_topk']}, {PINS['dptopk']})" if args.research else ""))
     text = "## Top-k beyond peeling: joint, one-shot, default vs peeling and the research code (issue 37)\n\n" + cmd + "\n\n" + \
-        render(res, args.datasets, args.ks, args.eps, runs=args.runs, seed=args.seed, root=args.research, extra="\n\n".join(extra))
+        render(res, args.datasets, args.ks, args.eps, runs=args.runs, seed=args.seed, root=args.research,
+               extra="\n\n".join(extra), research_runs=args.research_runs)
     if args.no_record:
         print(text)
     else:
