@@ -98,9 +98,11 @@ def test_reading_counts_fails_and_wins():
         ("a", 200, 1.0, "joint", 10.0, None), ("b", 200, 1.0, "joint", 10.0, None),
     ])
     lines, summary = B.reading(res, ["a", "b"], [10, 200], [1.0])
-    assert summary == {"cells": 4, "fails": ["b k=10 ε=1 (0.94x)"], "joint_cells": 2, "joint_15": 1}
+    assert summary == {"cells": 4, "fails": ["b k=10 ε=1 (0.94x)"], "joint_cells": 2, "joint_15": 1, "rec_worse": 0}
     assert any("≥ 1.5x on 1 of 2 cells" in line for line in lines)
     assert B._ratio(0.0, 0.0) == 1.0 and math.isinf(B._ratio(1.0, 0.0))
+    res["a", 10, 1.0, "default"]["rec"] = 0.94                  # recovery 6% below peeling's: reported
+    assert B.reading(res, ["a", "b"], [10, 200], [1.0])[1]["rec_worse"] == 1
 
 
 def test_research_skip_rule(tmp_path):
