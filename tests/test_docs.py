@@ -167,7 +167,8 @@ def _module(dotted: str):
 
 
 GLOSSARY = {"glossary-rng", "glossary-accountant", "glossary-neighbour-models", "glossary-public-quantities",
-            "glossary-top-k-delta", "glossary-bounded-range", "glossary-exact"}
+            "glossary-top-k-delta", "glossary-bounded-range", "glossary-exact", "glossary-top-k-method",
+            "glossary-free-gaps"}
 # the paragraphs the glossary holds, as they were pasted into docstrings before it (one line and a link now)
 PASTED = ("records nothing and leaves", "leaves ``rng`` untouched", "A ``numpy.random.Generator`` (used as is)",
           "each pick runs with the largest ε0 for which", "As everywhere in dpselect (numpy SPEC 7)")

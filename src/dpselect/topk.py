@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any, Callable, Literal, Mapping, overload
 
 import numpy as np
@@ -55,11 +56,10 @@ from ._boundary import charge, check_accountant, check_topk_delta, topk_budget
 from ._rng import check_rng
 from ._validation import check_bool, check_k, check_positive, check_utilities, short_repr
 from .accounting.accountant import Accountant, Event
-from .accounting.composition import AdaptiveBoundedRangeComposition, PureDPComposition
 from .accounting.guarantees import Guarantee, PureDP
-from .sampling import noisy_top_k
-from .sampling._noise import _bits64
-from .sampling._topk import _Refiner, _certify, _enclosed_shortlist
+from .sampling import joint_probabilities, joint_top_k, noisy_top_k
+from .sampling._noise import _SMALL, _bits64
+from .sampling._topk import _Refiner, _bulk_shortlist, _certify, _enclosed_shortlist
 from .typing import IndexArray, RngLike
 
 __all__ = ["top_k", "top_k_probabilities", "TopKGaps", "TopKMethod", "TOPK_METHODS", "METHODS", "GAP_GRID_BITS"]
@@ -189,7 +189,7 @@ class TopKMethod:
     reference: str
     privacy_fn: Callable[[float, int, float, str], Guarantee]
 
-    def check_noise(self, noise: Any) -> str | None:
+    def _check_noise(self, noise: Any) -> str | None:
         """``noise`` checked for this method: None gives the default (the first of :attr:`noises`)."""
         if noise is None:
             return self.noises[0] if self.noises else None
@@ -230,7 +230,7 @@ class TopKMethod:
         """
         eps = check_positive(epsilon, "epsilon")
         kk = check_k(k, 0)
-        nz = self.check_noise(noise)
+        nz = self._check_noise(noise)
         d = _check_method_delta(self, delta, kk, nz)
         return self.privacy_fn(eps, kk, d, nz or "")
 
@@ -239,18 +239,31 @@ class TopKMethod:
                       ) -> tuple[IndexArray, npt.NDArray[np.float64]]:
         """The exact law of this method's k-sequence (small inputs): :func:`top_k_probabilities`.
 
+        Parameters
+        ----------
+        utilities, k, epsilon, sensitivity, noise, monotonic
+            As for :func:`top_k`.
+        delta : float, optional
+            The top-k δ, as for :func:`top_k`.
+
+        Returns
+        -------
+        (sequences, probabilities)
+            Every ordered k-sequence (int64, (m, k)) and its probability (float64, (m,)).
+
         Examples
         --------
         >>> seqs, p = TOPK_METHODS["peeling"].probabilities([0.0, 1.0], k=2, epsilon=1.0, sensitivity=1.0)
         >>> seqs.tolist(), round(float(p.sum()), 12)
         ([[0, 1], [1, 0]], 1.0)
         """
-        return top_k_probabilities(utilities, k=k, epsilon=epsilon, sensitivity=sensitivity, method=self.name,
+        return top_k_probabilities(utilities, k=k, epsilon=epsilon, sensitivity=sensitivity,
+                                   method=self.name,  # type: ignore[arg-type]  # a TOPK_METHODS key
                                    noise=noise, delta=delta, monotonic=monotonic)
 
 
 #: The top-k methods by name (read-only): ``method=`` of :func:`top_k`.
-TOPK_METHODS: Mapping[str, TopKMethod] = {
+TOPK_METHODS: Mapping[str, TopKMethod] = MappingProxyType({
     "peeling": TopKMethod("peeling", ("gumbel", "exponential", "laplace"), True, False, _GLOBAL_MODEL,
                           "sequential (adaptive) composition of k ε0-DP picks; Gumbel: ε0-bounded range "
                           "(Dong, Durfee & Rogers 2020)", lambda e, k, d, n: _peeling_privacy(e, k, d, n)),
@@ -260,7 +273,7 @@ TOPK_METHODS: Mapping[str, TopKMethod] = {
     "one_shot": TopKMethod("one_shot", ("gumbel", "laplace"), True, True, _GLOBAL_MODEL,
                            "Gumbel: equal in law to exponential-mechanism peeling (Durfee & Rogers, NeurIPS 2019); "
                            "Laplace 2kΔ/ε: ε-DP with free gaps (Ding et al., VLDB 2019)", _one_shot_privacy),
-}
+})
 
 
 def _check_method_delta(spec: TopKMethod, delta: Any, k: int, noise: str | None) -> float:
@@ -299,13 +312,13 @@ def _one_shot_laplace(u: np.ndarray, eps: float, sens: float, k: int, monotonic:
     return noisy_top_k(a, err, k=k, rng=gen, noise="laplace", exact_score=exact_score)
 
 
-def _gap_grid(epsilon: float, sensitivity: float, k: int, monotonic: bool) -> float:
-    """The public grid step h of released gaps: 2^(⌊log2 b⌋ − :data:`GAP_GRID_BITS`), b = mult·Δ/ε the Laplace
-    scale (mult = k with ``monotonic``, else 2k), computed without overflow."""
+def _gap_grid(epsilon: float, sensitivity: float, k: int, monotonic: bool) -> int:
+    """The exponent e of the public grid step h = 2^e of released gaps: e = ⌊log2 b⌋ − :data:`GAP_GRID_BITS`,
+    b = mult·Δ/ε the Laplace scale (mult = k with ``monotonic``, else 2k), computed without overflow."""
     em, ee = math.frexp(epsilon)
     dm, de = math.frexp(sensitivity)
-    bm, be = math.frexp(dm * ((1 if monotonic else 2) * k) / em)   # b = bm·2^(be + de − ee), bm in [0.5, 1)
-    return math.ldexp(1.0, be + de - ee - 1 - GAP_GRID_BITS)
+    _, be = math.frexp(dm * ((1 if monotonic else 2) * k) / em)   # b = bm·2^(be + de − ee), bm in [0.5, 1)
+    return be + de - ee - 1 - GAP_GRID_BITS
 
 
 def _one_shot_gaps(u: np.ndarray, eps: float, sens: float, k: int, monotonic: bool,
@@ -314,47 +327,63 @@ def _one_shot_gaps(u: np.ndarray, eps: float, sens: float, k: int, monotonic: bo
     scores and the grid cell of each gap are decided on exact enclosures of the noise, refined until certain."""
     n = u.shape[0]
     mult = (1 if monotonic else 2) * k
-    h = _gap_grid(eps, sens, k, monotonic)
+    e = _gap_grid(eps, sens, k, monotonic)
+    h = Fraction(2) ** e
     a, err, exact_score = _exact_scores(u, eps, sens, mult)
     # the grid in noise units: a gap of t·(cell) noise units is cell·h utility units (c = ε/(mult·Δ))
-    t = Fraction(eps) / (Fraction(sens) * mult) * Fraction(h)
+    t = Fraction(eps) / (Fraction(sens) * mult) * h
     kk = k + 1
     m = _bits64(gen, n)
-    short, lo, hi = _enclosed_shortlist(a, err, np.arange(n), m, kk, "laplace", None)
+    # stage 1 of the sampler (float64 in blocks, proven bounds) keeps the candidates that can be among the k + 1
+    # largest; stage 2 encloses those at both ends of their 64-bit cells
+    first = _bulk_shortlist(a, m, kk, "laplace", err) if n > _SMALL else np.arange(n)
+    short, lo, hi = _enclosed_shortlist(a, err, first, m, kk, "laplace", None)
     ids = [int(r) for r in short]
     ref = Fraction(exact_score(ids[0]))
     R = _Refiner(gen, "laplace", exact_score, None, m, ref)
-    dlo, dhi = {}, {}
-    for r in ids:
-        dlo[r], dhi[r] = R.interval(r)
+    dlo: dict[int, Fraction] = {}
+    dhi: dict[int, Fraction] = {}
+
+    def exact(r: int) -> None:   # the refiner's decimal enclosure of a_r − ref + N_r, as an absolute one
+        lo_d, hi_d = R.interval(r)
+        dlo[r], dhi[r] = Fraction(lo_d) + ref, Fraction(hi_d) + ref
+
+    # first the rigorous float enclosures of stage 2 (exact as Fractions), the refiner only where they do not settle
+    for r, lo_f, hi_f in zip(ids, lo.tolist(), hi.tolist()):
+        if math.isfinite(lo_f) and math.isfinite(hi_f):
+            dlo[r], dhi[r] = Fraction(lo_f), Fraction(hi_f)
+        else:
+            exact(r)
+    refined: set[int] = set()
     for _ in range(100_000):
-        picked, amb = _certify(ids, [Fraction(dlo[r]) for r in ids], [Fraction(dhi[r]) for r in ids], kk)
+        picked, amb = _certify(ids, [dlo[r] for r in ids], [dhi[r] for r in ids], kk)
         if picked is None:
             more = sorted(amb)
         else:
-            cells, more_set = [], set()
+            cells: list[int] = []
+            more_set: set[int] = set()
             for j in range(k):
                 p, q = picked[j], picked[j + 1]
-                c_lo = math.floor((Fraction(dlo[p]) - Fraction(dhi[q])) / t)
-                c_hi = math.floor((Fraction(dhi[p]) - Fraction(dlo[q])) / t)
-                if c_lo != c_hi:
+                c_lo = math.floor((dlo[p] - dhi[q]) / t)
+                if c_lo != math.floor((dhi[p] - dlo[q]) / t):
                     more_set.update((p, q))
                 cells.append(c_lo)
             if not more_set:
-                gaps = np.array([float(Fraction(c) * Fraction(h)) for c in cells], dtype=np.float64)
-                return np.asarray(picked[:k], dtype=np.int64), gaps, h
+                # cell·h as the nearest float (exact unless beyond float precision or range: post-processing)
+                gaps = np.array([float(c * h) for c in cells], dtype=np.float64)
+                return np.asarray(picked[:k], dtype=np.int64), gaps, float(h)
             more = sorted(more_set)
-        R.extend(more)
+        R.extend([r for r in more if r in refined])   # 64 more bits where the exact enclosure did not settle it
         for r in more:
-            dlo[r], dhi[r] = R.interval(r)
+            exact(r)
+            refined.add(r)
         if picked is None:   # drop the candidates that can no longer be among the k + 1 largest
-            lk = sorted((Fraction(dlo[r]) for r in ids), reverse=True)[kk - 1]
-            ids = [r for r in ids if not (Fraction(dhi[r]) < lk) or r in amb]
+            lk = sorted((dlo[r] for r in ids), reverse=True)[kk - 1]
+            ids = [r for r in ids if not (dhi[r] < lk) or r in amb]
     raise RuntimeError("exact gap refinement did not converge")  # probability 2^-(64·100000)
 
 
 def _joint(u: np.ndarray, eps: float, sens: float, k: int, monotonic: bool, gen: np.random.Generator) -> IndexArray:
-    from .sampling import joint_top_k   # type: ignore[attr-defined]
     return np.asarray(joint_top_k(u, k=k, epsilon=eps, sensitivity=sens, monotonic=monotonic, rng=gen),
                       dtype=np.int64)
 
@@ -393,7 +422,7 @@ def _checked(utilities: ArrayLike, k: Any, epsilon: Any, sensitivity: Any, metho
         if kk >= u.shape[0]:
             raise ValueError(f"gaps=True needs k < the number of candidates ({u.shape[0]}): the k-th gap is to the "
                              f"(k+1)-th largest noisy score; got k={kk}")
-    nz = spec.check_noise(noise)
+    nz = spec._check_noise(noise)
     d = _check_method_delta(spec, d, kk, nz)
     return u, kk, eps, sens, method, nz, d, monotonic, gaps
 
@@ -445,21 +474,25 @@ def top_k(utilities: ArrayLike, *, k: int, epsilon: float, sensitivity: float,
     sensitivity : float
         Δ (> 0): the most any utility changes between neighbouring datasets.
     method : {"auto", "peeling", "joint", "one_shot"}, optional
-        The method (default ``"auto"``: decided from k, n, ε, δ and ``gaps`` only, never from the data).
+        The method (default ``"auto"``: decided from k, n, ε, δ and ``gaps`` only, never from the data;
+        glossary: [top-k method][glossary-top-k-method]).
     noise : {"gumbel", "exponential", "laplace"}, optional
         Peeling: the noise of each pick (default Gumbel: the exponential mechanism; exponential:
         permute-and-flip; Laplace: report-noisy-max). One-shot: Gumbel (default) or Laplace. Joint: none.
     delta : float, optional
         An (ε, δ) budget (peeling and one-shot Gumbel only): each pick gets the per-pick ε0 of
-        :func:`dpselect.accounting.per_pick_epsilon`. Refused (before any charge) for the pure methods.
+        :func:`dpselect.accounting.per_pick_epsilon`. Refused (before any charge) for the pure methods
+        (glossary: [top-k delta][glossary-top-k-delta]).
     monotonic : bool, optional
         True declares that all utilities move in the same direction between neighbours (noise scale halved).
     gaps : bool, optional
-        True: one-shot Laplace, and also release the k noisy gaps (returns a :class:`TopKGaps`).
+        True: one-shot Laplace, and also release the k noisy gaps (returns a :class:`TopKGaps`; glossary:
+        [free gaps][glossary-free-gaps]).
     rng : RngLike, optional
-        A seed or a ``numpy.random.Generator``.
+        A seed or a ``numpy.random.Generator`` (glossary: [rng][glossary-rng]).
     accountant : Accountant, optional
-        Charged the method's guarantee (:meth:`TopKMethod.privacy`) before anything is drawn.
+        Charged the method's guarantee (:meth:`TopKMethod.privacy`) before anything is drawn (glossary:
+        [accountant][glossary-accountant]).
 
     Returns
     -------
@@ -556,8 +589,8 @@ def _one_shot_law(a: np.ndarray, seqs: np.ndarray, noise: str) -> np.ndarray:
         raise ValueError(f"the exact one-shot law of non-Gumbel noise is integrated for k <= 2 only, got k={k}")
     pdf, cdf, sf = _noise_fns(noise)
     lo, hi = float(a.min()) - (60.0 if noise == "laplace" else 8.0), float(a.max()) + 60.0
-    pts = np.unique(np.clip(np.concatenate((a[None, :] + np.array([-8.0, -3.0, -1.0, 0.0, 1.0, 3.0, 8.0])[:, None]).ravel()
-                                           .tolist() + [lo, hi]), lo, hi))
+    offsets = np.array([-8.0, -3.0, -1.0, 0.0, 1.0, 3.0, 8.0])
+    pts = np.unique(np.clip(np.concatenate(((a[None, :] + offsets[:, None]).ravel(), [lo, hi])), lo, hi))
     cuts = np.unique(np.concatenate([np.linspace(x, y, max(1, int(math.ceil((y - x) / 0.5))) + 1)
                                      for x, y in zip(pts[:-1], pts[1:])]))
     x, wt = np.polynomial.legendre.leggauss(24)
@@ -590,8 +623,12 @@ def top_k_probabilities(utilities: ArrayLike, *, k: int, epsilon: float, sensiti
 
     Parameters
     ----------
-    utilities, k, epsilon, sensitivity, method, noise, delta, monotonic
-        As for :func:`top_k` (``method`` not ``"auto"``).
+    utilities, k, epsilon, sensitivity, noise, monotonic
+        As for :func:`top_k`.
+    method : {"peeling", "joint", "one_shot"}, optional
+        As for :func:`top_k`, not ``"auto"``.
+    delta : float, optional
+        The top-k δ, as for :func:`top_k`.
 
     Returns
     -------
@@ -613,13 +650,12 @@ def top_k_probabilities(utilities: ArrayLike, *, k: int, epsilon: float, sensiti
         raise ValueError("top_k_probabilities needs a concrete method ('peeling', 'joint' or 'one_shot'), not 'auto'")
     monotonic = check_bool(monotonic, "monotonic")
     spec = TOPK_METHODS[method]
-    nz = spec.check_noise(noise)
+    nz = spec._check_noise(noise)
     d = _check_method_delta(spec, delta, kk, nz)
     seqs = _sequences(u.shape[0], kk)
     if method == "joint":
-        from .sampling import joint_probabilities   # type: ignore[attr-defined]
-        p = np.asarray(joint_probabilities(u, k=kk, epsilon=eps, sensitivity=sens, monotonic=monotonic), dtype=float)
-        return seqs, _joint_as_sequences(p, seqs, u.shape[0], kk)
+        pj = joint_probabilities(u, k=kk, epsilon=eps, sensitivity=sens, monotonic=monotonic)
+        return seqs, _joint_as_sequences(pj, seqs)
     if method == "one_shot" and nz == "laplace":
         a = u * (eps / (sens * (1 if monotonic else 2) * kk))
         p = _one_shot_law(a, seqs, "laplace")
@@ -641,8 +677,6 @@ def top_k_probabilities(utilities: ArrayLike, *, k: int, epsilon: float, sensiti
     return seqs, p / p.sum()
 
 
-def _joint_as_sequences(p: np.ndarray, seqs: np.ndarray, n: int, k: int) -> np.ndarray:
-    """joint_probabilities' answer in the lexicographic order of ``seqs``."""
-    if p.shape == (seqs.shape[0],):
-        return p
-    raise ValueError(f"joint_probabilities returned shape {p.shape}, expected ({seqs.shape[0]},)")
+def _joint_as_sequences(p: Mapping[tuple[int, ...], float], seqs: np.ndarray) -> np.ndarray:
+    """joint_probabilities' answer (sequence -> probability) in the lexicographic order of ``seqs``."""
+    return np.array([p.get(tuple(int(v) for v in s), 0.0) for s in seqs], dtype=np.float64)
