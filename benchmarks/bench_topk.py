@@ -215,10 +215,13 @@ def _fingerprint(method: str, root: Path | None) -> str:
         import dpselect
 
         pkg = Path(dpselect.__file__).parent
-        files = sorted((pkg / "sampling").glob("*.py")) + [pkg / "mechanisms.py"]
+        # peeling: the selectors and the noisy-max samplers; top_k's methods: also top_k's module and the joint sampler
+        files = [f for f in sorted((pkg / "sampling").glob("*.py")) if f.name not in ("__init__.py", "_joint.py")]
+        files.append(pkg / "mechanisms.py")
         fn = getattr(dpselect, "top_k", None)
-        if fn is not None:
+        if fn is not None and method not in ("peel", "peel_d"):
             files.append(Path(inspect.getsourcefile(fn) or pkg / "__init__.py"))
+            files += sorted((pkg / "sampling").glob("_joint.py"))
     for f in files:
         h.update(f.read_bytes())
     return h.hexdigest()[:16]
@@ -402,7 +405,12 @@ def render(res: dict, names, ks, epsilons, *, runs: int, seed: int, root: Path |
                 if any(row_cells.values()):
                     lines.append("| " + " | ".join([n, str(k), f"{e:g}"] + [_fmt_rec(row_cells[m]) for m in cols]) + " |")
     read, _ = reading(res, names, ks, epsilons)
-    lines += ["", "Reading:", *read]
+    picks = {k: sorted({(res.get((n, k, e, "default")) or {}).get("picks", "?") for n in names for e in epsilons}) for k in ks}
+    lines += ["", "Default rule (`dpselect.topk._auto_method`, public quantities only): " + "; ".join(
+        f"k = {k}: {'/'.join(v)}" for k, v in picks.items()) + " (δ = 0). The rule is \"joint iff δ = 0 and k ≥ 100, "
+        "else peeling\" (one-shot Laplace with `gaps=True`); the grid has k ∈ {10, 50, 200} only, so any threshold in "
+        "(50, 200] gives this table. `one_shot` (Gumbel) is peeling's law drawn from the same words: its column equals "
+        "`peel`'s.", "", "Reading:", *read]
     if root is not None:
         lines += ["", f"Research code: {PINS['dp_topk']}, {PINS['dptopk']} (see /work/ext/README.md; kept outside the package)."]
     if extra:
