@@ -477,8 +477,21 @@ def timing(root: Path | None, *, rounds: int = 9, research_d: int = 10**6, resea
     return "\n".join(lines)
 
 
-def chi2_law(root: Path, *, n: int = 20000, seed: int = 7) -> str:
-    """χ² of dpselect's joint against the research joint and against the exact law on a small case."""
+def chi2_law(root: Path, *, n: int = 20000, seed: int = 7, cache: Path | None = None) -> str:
+    """χ² of dpselect's joint against the research joint and against the exact law on a small case (cached)."""
+    key = None
+    if cache is not None:
+        key = cache / f"chi2-n{n}-s{seed}-{_fingerprint('joint', None)}-{_fingerprint('r_joint', root)}.txt"
+        if key.exists():
+            return key.read_text()
+    text = _chi2_law(root, n=n, seed=seed)
+    if key is not None:
+        key.parent.mkdir(parents=True, exist_ok=True)
+        key.write_text(text)
+    return text
+
+
+def _chi2_law(root: Path, *, n: int, seed: int) -> str:
     import itertools
 
     from scipy.stats import chi2_contingency, chisquare
@@ -540,7 +553,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.timing:
         extra.append(timing(args.research, research_d=args.research_d, research_rounds=args.research_rounds, cache=args.cache))
     if args.chi2 and args.research is not None:
-        extra.append(chi2_law(args.research))
+        extra.append(chi2_law(args.research, cache=args.cache))
     cmd = ("Command: `PYTHONPATH=$PWD/src:$PWD/reproductions/src python3 benchmarks/bench_topk.py"
            + (f" --research {args.research}" if args.research else "")
            + (f" --research-runs {args.research_runs}" if args.research_runs else "") + (" --timing" if args.timing else "")
