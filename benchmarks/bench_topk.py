@@ -365,6 +365,16 @@ def reading(res: dict, names, ks, epsilons) -> tuple[list[str], dict]:
         if rd:
             lines.append(f"  - joint vs (ε, 1e-6) peeling at k = {k}: joint's gap smaller or within 5% on "
                          f"{sum(r >= 1 / 1.05 for r in rd)} of {len(rd)} cells, median ratio {median(rd):.2f}x.")
+    # ours against the research code, where both ran
+    for ours_m, res_m, what in (("joint", "r_joint", "same law: joint exponential mechanism, ε/2 per unit of gap"),
+                                ("peel", "r_peel", "EM peeling vs the research's permute-and-flip peeling")):
+        pairs = [(res[n, k, e, ours_m]["gap"], res[n, k, e, res_m]["gap"]) for (n, k, e) in cells
+                 if (res.get((n, k, e, ours_m)) or {}).get("gap") is not None
+                 and (res.get((n, k, e, res_m)) or {}).get("gap") is not None]
+        if pairs:
+            rr = [_ratio(b, a) for a, b in pairs]
+            lines.append(f"- `{res_m}` vs `{ours_m}` ({what}): on {len(pairs)} cells, median ratio of mean gaps (research / "
+                         f"ours) {_fmt_ratio(median(rr))}, range {_fmt_ratio(min(rr))} to {_fmt_ratio(max(rr))}.")
     return lines, summary
 
 
