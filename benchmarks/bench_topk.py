@@ -210,7 +210,6 @@ def _fingerprint(method: str, root: Path | None) -> str:
     if method.startswith("r_"):
         assert root is not None
         files = sorted((root / "dp_topk" / "dp_topk").glob("*.py")) + sorted((root / "dptopk").glob("*.py"))
-        files.append(Path(__file__))
     else:
         import dpselect
 
