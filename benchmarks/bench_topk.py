@@ -370,6 +370,15 @@ def reading(res: dict, names, ks, epsilons) -> tuple[list[str], dict]:
         pairs = [(res[n, k, e, ours_m]["gap"], res[n, k, e, res_m]["gap"]) for (n, k, e) in cells
                  if (res.get((n, k, e, ours_m)) or {}).get("gap") is not None
                  and (res.get((n, k, e, res_m)) or {}).get("gap") is not None]
+        if pairs and res_m == "r_joint":
+            zs = []
+            for (n, k, e) in cells:
+                a, b = res.get((n, k, e, ours_m)) or {}, res.get((n, k, e, res_m)) or {}
+                if a.get("gap") is not None and b.get("gap") is not None:
+                    se = math.hypot(a["gap_se"], b["gap_se"])
+                    zs.append(abs(a["gap"] - b["gap"]) / se if se > 0 else (0.0 if a["gap"] == b["gap"] else math.inf))
+            lines.append(f"- `r_joint` vs `joint`: mean gaps within 3 standard errors on {sum(z <= 3 for z in zs)} of {len(zs)} "
+                         f"cells (the same law sampled independently: agreement expected).")
         if pairs:
             rr = [_ratio(b, a) for a, b in pairs]
             lines.append(f"- `{res_m}` vs `{ours_m}` ({what}): on {len(pairs)} cells, median ratio of mean gaps (research / "
