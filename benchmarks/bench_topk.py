@@ -574,7 +574,9 @@ def main(argv: list[str] | None = None) -> None:
         extra.append(chi2_law(args.research, cache=args.cache))
     cmd = ("Command: `PYTHONPATH=$PWD/src:$PWD/reproductions/src python3 benchmarks/bench_topk.py"
            + (f" --research {args.research}" if args.research else "")
-           + (f" --research-runs {args.research_runs}" if args.research_runs else "") + (" --timing" if args.timing else "")
+           + (f" --research-runs {args.research_runs}" if args.research_runs else "")
+           + (f" --research-d {args.research_d}" if args.timing and args.research and args.research_d != 10**6 else "")
+           + (" --timing" if args.timing else "")
            + (" --chi2" if args.chi2 else "") + "`" + (f" (research code: {PINS['dp_topk']}, {PINS['dptopk']})" if args.research else ""))
     text = "## Top-k beyond peeling: joint, one-shot, default vs peeling and the research code (issue 37)\n\n" + cmd + "\n\n" + \
         render(res, args.datasets, args.ks, args.eps, runs=args.runs, seed=args.seed, root=args.research,

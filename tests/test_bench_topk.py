@@ -122,3 +122,13 @@ def test_research_adapters_agree_with_the_truth_at_large_epsilon(tmp_path):
     # small ε: seeded, reproducible, k distinct items
     a = B.research("r_joint", root)(counts, 3, 0.1, 5)
     assert a.tolist() == B.research("r_joint", root)(counts, 3, 0.1, 5).tolist() and len(set(a.tolist())) == 3
+
+
+def test_chi2_law_small_case():
+    """Our joint and the research joint against the exact law exp(−ε·gap/2) (3,000 draws each: p-values not tiny)."""
+    root = _research_root()
+    import re
+
+    text = B._chi2_law(root, n=3000, seed=1)
+    ps = [float(p) for p in re.findall(r"p = ([0-9.]+)", text)]
+    assert len(ps) == 3 and min(ps) > 1e-3, text
