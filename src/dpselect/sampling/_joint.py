@@ -12,8 +12,9 @@ and the mechanism releases s with probability ∝ exp(−λ·E(s)), λ = ε/(2Δ
 utility moves by at most Δ (``sensitivity``), so each sorted value and each c_{s_i} moves by at most Δ and
 E moves by at most Δ' = 2Δ; when all utilities move in the same direction (``monotonic=True``) the two moves
 cancel up to Δ' = Δ. The guarantee is ε-DP (pure; it is an exponential mechanism over the k-sequences).
-Using Δ' = Δ without monotonicity is *not* ε-DP: an exhaustive audit of d = 5, k = 2, counts in {0, 1, 2}
-finds a privacy loss of 1.41ε (``tests/test_joint_topk.py`` pins it).
+Using Δ' = Δ without monotonicity is *not* ε-DP: exhaustive audits over all neighbours find a privacy loss
+of 1.29ε (d = 4, k = 2, counts in {0, ..., 3}; pinned in ``tests/test_joint_topk.py``) and 1.41ε (d = 5,
+counts in {0, 1, 2}).
 
 Exact sampling: a mixture over thresholds
 -----------------------------------------
@@ -38,11 +39,16 @@ exact rational levels (the utilities are read as exact rationals; a level c − 
 sum and its rounding error). The race answers once the enclosures prove its winner, so the output law is
 exactly the mechanism's, with no float rounding in it.
 
-Pruning. Thresholds beyond E_cut = (ln N_max + margin)/λ, N_max = d!/(d − k)!, carry a total weight at most
-N_max·e^{−λE_cut} = e^{−margin}, while [0, E_cut] carries at least 1 − e^{−λE_cut}: they enter the race as
-one candidate, whose log-weight is only bounded from above, and are expanded into their pieces (and then
-raced among themselves) only when the bound cannot exclude them, with probability about e^{−margin}. Only
-the levels up to E_cut are built: O(d log d) to sort, plus O(L log L) for the L levels within E_cut.
+Pruning. Thresholds beyond a cut E_cut carry little weight: on a grid of thresholds, N is bounded above
+and below on each cell (it grows with x), which bounds the weight beyond each grid point from above and the
+weight before it from below; E_cut is the first grid point where the first is _MARGIN (40) nats below the
+second (:func:`_plan_cut`). The thresholds beyond E_cut then enter the race as *one* candidate whose
+log-weight is only bounded from above; they are built (and raced among themselves, with fresh bits) only
+when that bound cannot exclude them, with probability about e^{−40}. The levels up to E_cut are built in
+segments of at most _SEG_EVENTS (position, value) events: one segment races its pieces directly, several
+race as aggregates (the log of their total weight) and the winner then races its pieces. Cost: O(d log d)
+to sort, O(k·G) for the grid, O(L log L) for the L events within E_cut; the law does not depend on where
+the cuts fall.
 """
 from __future__ import annotations
 
@@ -71,6 +77,9 @@ _U = 2.0 ** -53            # unit roundoff of float64
 _MARGIN = 40.0
 #: joint_probabilities enumerates at most this many sequences (a public size: d!/(d − k)!)
 _PROB_CAP = 500_000
+#: refused above this many (position, item) pairs k·d, before any random bit (a public size: the levels up to
+#: the cut can number k·d, each built in a segment and raced)
+_WORK_CAP = 10 ** 9
 _STATS = {"tail_expanded": 0, "tail_won": 0, "refined": 0}
 
 
@@ -80,6 +89,9 @@ _STATS = {"tail_expanded": 0, "tail_won": 0, "refined": 0}
 def _prepare(utilities, k, epsilon, sensitivity, monotonic):
     u = check_utilities(utilities)
     kk = check_k(k, u.size)
+    if kk * u.size > _WORK_CAP:
+        raise ValueError(f"k * len(utilities) must be at most {_WORK_CAP:.0e} for the joint mechanism (a public "
+                         f"work cap), got k = {kk} and {u.size} utilities")
     eps = check_positive(epsilon, "epsilon")
     sens = check_positive(sensitivity, "sensitivity")
     mono = check_bool(monotonic, "monotonic")
@@ -113,21 +125,52 @@ def _key_le(s, e, bs: float, be: float):
     return (s < bs) | ((s == bs) & (e <= be))
 
 
+def _sort_exact(s: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """The stable order of the exact values s + e: by s (the events come in sorted runs, one per position,
+    which the stable sort merges), then by e within the runs of equal s (what lexsort((e, s)) gives)."""
+    srt = np.argsort(s, kind="stable")
+    if s.size > 1:
+        ss = s[srt]
+        dup = ss[1:] == ss[:-1]
+        if dup.any():
+            idx = np.flatnonzero(np.r_[dup, False] | np.r_[False, dup])   # positions in a run of equal s
+            es = e[srt[idx]]
+            if es.any():
+                run = np.cumsum(np.r_[True, ~dup])[idx]
+                srt[idx] = srt[idx][np.lexsort((es, run))]
+    return srt
+
+
 class _Table:
     """Sorted utilities, their distinct values and counts G, and the top-k positions."""
 
     def __init__(self, u: np.ndarray, k: int, lam: Fraction):
         self.d, self.k, self.lam = u.size, k, lam
         self.lam_f = float(lam)        # within one rounding of λ
-        self.order = np.argsort(-u, kind="stable")
-        c = u[self.order]
-        first = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
-        self.vals = c[first]                                   # distinct, decreasing
-        self.G = np.r_[first[1:], c.size].astype(np.int64)     # G[q] = #{j : u_j >= vals[q]}
-        self.top = c[:k]
+        self.u = u
+        asc, mult = np.unique(u, return_counts=True)
+        self.vals = asc[::-1].copy()                           # distinct, decreasing
+        self.G = np.cumsum(mult[::-1]).astype(np.int64)        # G[q] = #{j : u_j >= vals[q]}
+        m = int(np.searchsorted(self.G, k, side="left")) + 1   # the values of the k largest
+        self.top = np.repeat(self.vals[:m], mult[::-1][:m])[:k]
         self.p0 = np.searchsorted(-self.vals, -self.top, side="left").astype(np.int64)  # vals[p0[i]] == top[i]
         i = np.arange(k)
         self.ln_nmax = float(np.sum(np.log(self.d - i, dtype=np.float64)))
+
+    def items(self, ranks: np.ndarray) -> np.ndarray:
+        """The items at these ranks of the order by decreasing utility, ties by increasing index (the stable
+        sort's order), without sorting all d: one pass over the items of the ranks' values."""
+        q = np.searchsorted(self.G, ranks, side="right")          # G[q − 1] <= rank < G[q]
+        off = ranks - np.where(q > 0, self.G[np.maximum(q - 1, 0)], 0)
+        uq = np.unique(q)
+        asc = self.vals[uq][::-1]                                  # the ranks' values, increasing
+        g = np.minimum(np.searchsorted(asc, self.u), asc.size - 1)
+        idx = np.flatnonzero(asc[g] == self.u)                    # their items, increasing
+        grp = (asc.size - 1 - g[idx]).astype(np.int16 if asc.size < 2 ** 15 else np.int64)   # index in uq
+        idx = idx[np.argsort(grp, kind="stable")]                 # grouped, increasing within a group
+        cnt = np.bincount(grp, minlength=uq.size)
+        starts = np.cumsum(cnt) - cnt
+        return idx[starts[np.searchsorted(uq, q)] + off].astype(np.int64)
 
     def segment(self, q_init: np.ndarray, a: tuple[float, float], b: float | None) -> "_Segment":
         return _Segment(self, q_init, a, b)
@@ -160,7 +203,7 @@ class _Segment:
         if b is not None:
             keep = _key_le(s, e, b, 0.0)
             pos, q, s, e = pos[keep], q[keep], s[keep], e[keep]
-        srt = np.lexsort((e, s))
+        srt = _sort_exact(s, e)
         self.pos, self.q, s, e = pos[srt], q[srt], s[srt], e[srt]
         n = s.size
         # levels: runs of equal (s, e)
@@ -349,7 +392,7 @@ def _uniform_below(n: int, rng: np.random.Generator) -> int:
 def _fill(T: _Table, qs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A uniform sequence among those whose position i holds one of the first G[qs[i]] sorted items."""
     used: list[int] = []
-    out = np.empty(T.k, dtype=np.int64)
+    out = np.empty(T.k, dtype=np.int64)     # ranks first, mapped to items at the end
     for i, m in enumerate(T.G[qs].tolist()):
         r = _uniform_below(int(m) - i, rng)
         for u in used:          # the r-th unused rank (used ranks are all < m: the allowed sets grow)
@@ -358,13 +401,8 @@ def _fill(T: _Table, qs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
             else:
                 break
         bisect.insort(used, r)
-        out[i] = T.order[r]
-    return out
-
-
-def _race_segment(S: _Segment, rng: np.random.Generator) -> int:
-    lo, hi = _bounds(S.a, S.err)
-    return _race(lo, hi, S.enclosure, S.digits(), rng)
+        out[i] = r
+    return T.items(out)
 
 
 def _bounds(a: np.ndarray, err: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -374,39 +412,218 @@ def _bounds(a: np.ndarray, err: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.where(np.isnan(lo), -np.inf, lo), np.where(np.isnan(hi), np.inf, hi)
 
 
+def _lse_bounds(lo: np.ndarray, hi: np.ndarray) -> tuple[float, float]:
+    """Rigorous float bounds on ln Σ_j e^{a_j} from bounds lo_j <= a_j <= hi_j."""
+    out = []
+    for v, sign in ((lo, -1.0), (hi, 1.0)):
+        if sign > 0 and not np.all(hi < np.inf):
+            out.append(math.inf)
+            continue
+        fin = v[v > -np.inf]
+        if fin.size == 0:
+            out.append(-math.inf)
+            continue
+        M = float(np.max(fin))
+        with np.errstate(under="ignore"):
+            dev = fin - M
+            S = float(np.sum(np.exp(dev)))
+        val = M + math.log(S)
+        rel = (fin.size + 4) * _U * 1.1 + float(np.max(_U * np.abs(dev))) * 2 + fin.size * 1e-300
+        out.append(val + sign * (rel * 1.2 + 4 * _U * (abs(val) + abs(M))))
+    return out[0], out[1]
+
+
+#: at most this many events (position, value) per segment of the threshold range (memory: ~50 bytes each)
+_SEG_EVENTS = 4_000_000
+#: segments are kept (not rebuilt when they win) while the kept ones hold at most this many events in all
+_KEEP_EVENTS = 4_000_000
+
+
+class _Chain:
+    """The threshold range [start, stop) cut into consecutive segments of at most _SEG_EVENTS events: each
+    enters a race as one candidate (the log of its total weight, bounded in floats, enclosed in decimals on
+    demand), and the winner is then raced among its own pieces (a Gumbel race in two rounds, fresh bits in
+    each, has the law of the race over all pieces)."""
+
+    def __init__(self, T: _Table, q_init: np.ndarray, start: tuple[float, float], stop: float | None):
+        self.T = T
+        self.specs: list[tuple[np.ndarray, tuple[float, float], float | None]] = []
+        self.kept: dict[int, _Segment] = {}
+        los, his = [], []
+        q, a, kept = q_init, start, 0
+        while True:
+            b = self._next_stop(q, a[0], stop)
+            seg = T.segment(q, a, b)
+            self.specs.append((q, a, b))
+            # (a chain of one segment races its pieces directly: no aggregate needed)
+            lo, hi = seg.logsumexp_float() if b != stop or self.specs[1:] else (-math.inf, math.inf)
+            los.append(lo)
+            his.append(hi)
+            if kept + seg.pos.size <= _KEEP_EVENTS:
+                self.kept[len(self.specs) - 1] = seg
+                kept += seg.pos.size
+            q = seg.final_state()
+            if b is None or b == stop:
+                break
+            a = (b, 0.0)
+        self.lo, self.hi = np.array(los), np.array(his)
+        self.final = q
+
+    def _count(self, q: np.ndarray, x: float) -> int:
+        T = self.T
+        thr = T.top - x
+        Q = np.searchsorted(-T.vals, -thr, side="right") - 1
+        return int(np.maximum(Q - q, 0).sum())
+
+    def _next_stop(self, q: np.ndarray, a: float, stop: float | None) -> float | None:
+        T = self.T
+        hi = float(T.top[0] - T.vals[-1]) * (1 + 1e-9) + 1e-300 if stop is None else stop
+        if self._count(q, hi) <= _SEG_EVENTS or hi <= a:
+            return stop
+        lo = a
+        for _ in range(48):     # (where the segments end affects only the cost)
+            mid = lo + (hi - lo) / 2
+            if not lo < mid < hi:
+                break
+            if self._count(q, mid) <= _SEG_EVENTS:
+                lo = mid
+            else:
+                hi = mid
+        return lo if lo > a else hi
+
+    def segment(self, j: int) -> _Segment:
+        if j in self.kept:
+            return self.kept[j]
+        q, a, b = self.specs[j]
+        return self.T.segment(q, a, b)
+
+    def total(self) -> tuple[float, float]:
+        if len(self.specs) == 1:
+            return self.segment(0).logsumexp_float()
+        return _lse_bounds(self.lo, self.hi)
+
+    def agg_dec(self, j: int, prec: int):
+        return self.segment(j).logsumexp_dec(prec)
+
+    def total_dec(self, prec: int):
+        if len(self.specs) == 1:
+            return self.agg_dec(0, prec)
+        D = _Dec(prec)
+        lo, hi = decimal.Decimal(0), decimal.Decimal(0)
+        for j in range(len(self.specs)):
+            el, eh = D.exp(*self.agg_dec(j, prec))
+            lo, hi = D.down(D.ctx.add(lo, el)), D.up(D.ctx.add(hi, eh))
+        return D.ln(lo, hi)
+
+    def digits(self) -> int:
+        v = np.r_[self.lo, self.hi]
+        m = float(np.max(np.abs(v[np.isfinite(v)]), initial=0.0))
+        return len(str(int(m))) + 2
+
+    def pick(self, rng: np.random.Generator) -> tuple[_Segment, int]:
+        """A piece of the chain's range, with probability ∝ its weight."""
+        j = 0
+        if len(self.specs) > 1:
+            j = _race(self.lo.copy(), self.hi.copy(), self.agg_dec, max(self.digits(), 25), rng)
+        S = self.segment(j)
+        lo, hi = _bounds(S.a, S.err)
+        return S, _race(lo, hi, S.enclosure, max(S.digits(), 25), rng)
+
+
+#: at most this many grid points in the search for the pruning threshold
+_GRID = 1024
+
+
+def _log_counts(T: _Table, X: np.ndarray, side: int) -> np.ndarray:
+    """ln N(x) at each x of X (float), pushed up (side = +1: an upper bound) or down (side = −1) past the
+    rounding of the thresholds c_(i) − x (side = 0: x = 0 only, where they are exact)."""
+    i = np.arange(T.k)[:, None]
+    thr = T.top[:, None] - X[None, :]
+    with np.errstate(over="ignore"):
+        thr = thr - side * (4 * _U * (np.abs(T.top[:, None]) + np.abs(X[None, :])) + 1e-300)
+    Q = np.searchsorted(-T.vals, -thr.ravel(), side="right").reshape(thr.shape)   # #values >= thr
+    f = (T.G[np.maximum(Q - 1, 0)] - i).astype(np.float64)
+    with np.errstate(divide="ignore"):
+        return np.sum(np.log(np.where(Q > 0, np.maximum(f, 0.0), 0.0)), axis=0)
+
+
+def _plan_cut(T: _Table) -> tuple[float | None, float]:
+    """A threshold E_cut and a bound ub >= ln(weight of the thresholds x > E_cut), with ub at least _MARGIN
+    nats below a lower bound on the weight of [0, E_cut] (None: no such cut, nothing is pruned).
+
+    On a grid X_0 = 0 < X_1 < ... < X_J (X_J beyond every level), the weight of [X_j, X_{j+1}) lies between
+    N(X_j)(e^{−λX_j} − e^{−λX_{j+1}}) and N(X_{j+1})e^{−λX_j} (N grows with x), and that of [X_J, ∞) is
+    N_max·e^{−λX_J}. The cut is the first grid point where the bound on what follows is _MARGIN below the
+    best lower bound before it. Only the efficiency depends on the grid, not the law."""
+    x_max = float(T.top[0] - T.vals[-1])
+    if not x_max > 0:
+        return None, math.inf
+    lam = T.lam_f
+    # beyond X* = (ln N_max + margin)/λ the crude bound N_max·e^{−λX*} = e^{−margin} is enough; below it (or
+    # below the largest level), cells of at least 1/λ, at most _GRID of them
+    x_end = min((T.ln_nmax + abs(_MARGIN) + 8.0) / lam, x_max * (1 + 1e-9) + 1e-300)
+    n_cells = int(min(_GRID, max(1.0, math.ceil(lam * x_end))))
+    X = np.linspace(0.0, x_end, n_cells + 1)
+    up_n = _log_counts(T, X, +1)
+    lo_n = _log_counts(T, X, -1)
+    lo_n[0] = _log_counts(T, X[:1], 0)[0]      # at x = 0 the thresholds c_(i) are exact: N(0) itself
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        up = np.r_[up_n[1:] - lam * X[:-1], T.ln_nmax - lam * X[-1]]          # cells j = 0..J
+        low = lo_n[:-1] - lam * X[:-1] + np.log(-np.expm1(-lam * np.diff(X)))
+    tail = np.logaddexp.accumulate(up[::-1])[::-1]       # tail[c]: bound on the weight of x >= X_c
+    best = np.maximum.accumulate(low)                     # best[c - 1]: lower bound on the weight of [0, X_c)
+    slack = 1e-9 * (np.abs(tail) + T.ln_nmax + lam * X[-1]) + 1e-6
+    ok = np.flatnonzero(tail[1:] + slack[1:] <= best - _MARGIN)
+    if ok.size == 0:
+        return None, math.inf
+    c = int(ok[0]) + 1
+    return float(X[c]), float(tail[c] + slack[c])
+
+
 def _sample(u: np.ndarray, k: int, lam: Fraction, rng: np.random.Generator, prune: bool = True) -> np.ndarray:
     T = _Table(u, k, lam)
     if not prune:
-        S = T.segment(T.p0, (0.0, 0.0), None)
-        t = _race_segment(S, rng)
+        S, t = _Chain(T, T.p0, (0.0, 0.0), None).pick(rng)
         return _fill(T, S.state(t), rng)
-    # E_cut: the pruned thresholds' weight is <= N_max·e^{−λ E_cut} <= e^{−margin}
-    cut = (T.ln_nmax * (1 + 1e-9) + _MARGIN) / T.lam_f
-    H = T.segment(T.p0, (0.0, 0.0), cut)
-    ub = (T.ln_nmax * (1 + 1e-12) + 1e-12) - T.lam_f * cut * (1 - 4 * _U)   # >= ln(weight of x > cut)
+    cut, ub = _plan_cut(T)
+    if cut is None:
+        S, t = _Chain(T, T.p0, (0.0, 0.0), None).pick(rng)
+        return _fill(T, S.state(t), rng)
+    H = _Chain(T, T.p0, (0.0, 0.0), cut)
     tail: dict = {}
 
-    def tail_segment() -> _Segment:
-        if "seg" not in tail:
+    def tail_chain() -> _Chain:
+        if "chain" not in tail:
             _STATS["tail_expanded"] += 1
-            tail["seg"] = T.segment(H.final_state(), (cut, 0.0), None)
-        return tail["seg"]
+            tail["chain"] = _Chain(T, H.final, (cut, 0.0), None)
+        return tail["chain"]
+
+    single = len(H.specs) == 1
+    S0 = H.segment(0)
+    if single:      # one segment: its pieces race directly (with the pruned part as one more candidate)
+        lo, hi = _bounds(S0.a, S0.err)
+        digits = S0.digits()
+    else:           # its segments race as aggregates, then the winner's pieces
+        lo, hi = H.lo.copy(), H.hi.copy()
+        digits = H.digits()
+    nh = lo.size
 
     def exact(r: int, prec: int):
-        if r < H.a.size:
-            return H.enclosure(r, prec)
-        return tail_segment().logsumexp_dec(prec)
+        if r == nh:
+            return tail_chain().total_dec(prec)
+        return S0.enclosure(r, prec) if single else H.agg_dec(r, prec)
 
-    lo, hi = _bounds(H.a, H.err)
-    lo, hi = np.r_[lo, -np.inf], np.r_[hi, ub]
-    nh = H.a.size
-    t = _race(lo, hi, exact, max(H.digits(), 25), rng,
-              lazy={nh: lambda: tail_segment().logsumexp_float()})
+    t = _race(np.r_[lo, -np.inf], np.r_[hi, ub], exact, max(digits, 25), rng,
+              lazy={nh: lambda: tail_chain().total()})
     if t < nh:
-        return _fill(T, H.state(t), rng)
+        if single:
+            return _fill(T, S0.state(t), rng)
+        S = H.segment(t)
+        lo, hi = _bounds(S.a, S.err)
+        t = _race(lo, hi, S.enclosure, max(S.digits(), 25), rng)
+        return _fill(T, S.state(t), rng)
     _STATS["tail_won"] += 1
-    S = tail_segment()                     # the pruned part won: race among its pieces (fresh bits)
-    t = _race_segment(S, rng)
+    S, t = tail_chain().pick(rng)          # the pruned part won: race within it (fresh bits)
     return _fill(T, S.state(t), rng)
 
 
@@ -424,7 +641,8 @@ def joint_top_k(utilities: ArrayLike, *, k: int, epsilon: float, sensitivity: fl
     utilities : array_like
         One finite utility per item (counts, or any reals); larger is better.
     k : int
-        Length of the released sequence (1 <= k <= d).
+        Length of the released sequence (1 <= k <= d; k·d at most 10^9, a public work cap checked before any
+        random bit is drawn).
     epsilon : float
         Privacy budget of the whole sequence (> 0).
     sensitivity : float
