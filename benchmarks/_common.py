@@ -80,19 +80,21 @@ def host() -> dict[str, str]:
         info["blas"] = f"{blas.get('name', '?')} {blas.get('version', '')}".strip()
         simd = cfg.get("SIMD Extensions", {})
         info["simd"] = "baseline " + "+".join(simd.get("baseline", [])) + ", found " + "+".join(simd.get("found", []))
-    except Exception:  # noqa: BLE001 - an older numpy without mode="dicts": the header says unknown
+    except Exception:  # an older numpy without mode="dicts": the header says unknown
         pass
     return info
 
 
-def host_header() -> str:
-    """One markdown line naming the host, for the top of each section."""
+def host_header(protocol: bool = True) -> str:
+    """One markdown line naming the host, for the top of each section (``protocol=False``: without the sentence
+    on timed rounds, for a section with no timed ratio)."""
     h = host()
-    return (
-        f"Host: {h['cpu']}, {h['cores']} cores, Python {h['python']}, numpy {h['numpy']} "
-        f"(BLAS {h['blas']}; SIMD {h['simd']}). Protocol: medians over interleaved rounds, order rotated "
-        "each round; the worst column is the largest per-round ratio."
-    )
+    line = (f"Host: {h['cpu']}, {h['cores']} cores, Python {h['python']}, numpy {h['numpy']} "
+            f"(BLAS {h['blas']}; SIMD {h['simd']}).")
+    if protocol:
+        line += (" Protocol: medians over interleaved rounds, order rotated each round; the worst column is the "
+                 "largest per-round ratio.")
+    return line
 
 
 def interleaved(cases, *, rounds: int = MIN_ROUNDS, warmup: int = 1) -> dict[str, list[float]]:
@@ -126,6 +128,25 @@ def ratios(times: dict[str, list[float]], name: str, baseline: str) -> tuple[flo
     """(median of per-round ratios, worst per-round ratio) of ``name`` against ``baseline``."""
     per_round = [a / b for a, b in zip(times[name], times[baseline])]
     return median(per_round), max(per_round)
+
+
+def fmt_ratio(times: dict[str, list[float]], name: str, baseline: str) -> str:
+    """``ratios`` as a table cell: "1.23x (worst 1.45x)" (the worst round: the largest ratio)."""
+    med, worst = ratios(times, name, baseline)
+    return f"{med:.2f}x (worst {worst:.2f}x)"
+
+
+def speedups(times: dict[str, list[float]], slow: str, fast: str) -> tuple[float, float]:
+    """(median, worst) per-round speed-up of ``fast`` over ``slow`` (slow / fast): the worst round is the
+    smallest speed-up, i.e. the round with the largest ratio fast / slow."""
+    med, worst = ratios(times, fast, slow)
+    return 1.0 / med, 1.0 / worst
+
+
+def fmt_speedup(times: dict[str, list[float]], slow: str, fast: str, digits: int = 1) -> str:
+    """``speedups`` as a table cell: "12.3x (worst 9.8x)"."""
+    med, worst = speedups(times, slow, fast)
+    return f"{med:.{digits}f}x (worst {worst:.{digits}f}x)"
 
 
 def fmt_time(seconds: float) -> str:

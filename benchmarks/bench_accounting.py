@@ -34,6 +34,10 @@ Install the pinned third-party accountants in a separate environment (never a dp
     .venv-bench/bin/pip install -r benchmarks/requirements-accounting.txt
     PYTHONPATH=$PWD/src .venv-bench/bin/python benchmarks/bench_accounting.py [--no-record]
 
+The cost of a charge follows the record's protocol (``_common.interleaved``): dpselect's and OpenDP's loops are
+timed in the same 9 rounds, the order rotated each round; the ratio is the median of per-round ratios with the
+worst round beside it, and OpenDP's (the baseline's) median time is shown.
+
 ``--issue33`` prints the costs issue 33 found unbounded instead (no third-party accountant needed);
 ``--issue34`` the figures of the adaptive OR filter (issue 34 item 5; no third-party accountant either).
 """
@@ -47,7 +51,7 @@ from importlib import metadata
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import machine, record  # noqa: E402
+from _common import fmt_time, host_header, interleaved, median, record, speedups  # noqa: E402
 
 from dpselect.accounting import (Accountant, BoundedRange, PureDP, optimal_bounded_range,  # noqa: E402
                                  optimal_pure)
@@ -277,16 +281,23 @@ def main(write: bool = True) -> None:
                 rows.append((mech, k, e0, k * e0, pld, rdp, od_best, adaptive, fixed, batch, opt))
                 print(rows[-1], flush=True)
 
-    reps = 7
-    ds_1e4 = [time_dpselect(10_000) for _ in range(reps)]
-    ds_1e3 = [time_dpselect(1_000) for _ in range(reps)]
-    od_1e3 = [time_opendp(1_000) for _ in range(3)]
-    od_5e2 = [time_opendp(500) for _ in range(3)]
+    # the record's protocol: the four timings in the same 9 rounds, the order rotated each round; each case
+    # times its own loop (the accountant's or OpenDP's set-up outside)
+    t: dict[str, list[float]] = {"ds_1e4": [], "ds_1e3": [], "od_1e3": [], "od_5e2": []}
+    interleaved({
+        "ds_1e4": lambda: t["ds_1e4"].append(time_dpselect(10_000)),
+        "ds_1e3": lambda: t["ds_1e3"].append(time_dpselect(1_000)),
+        "od_1e3": lambda: t["od_1e3"].append(time_opendp(1_000)),
+        "od_5e2": lambda: t["od_5e2"].append(time_opendp(500)),
+    }, warmup=0)
+    reps = len(t["ds_1e4"])
 
     lines = [
         "## Privacy accounting: certified ε at δ = 1e-6 and the cost of a charge (issue 24, benchmarks/bench_accounting.py)",
         "",
-        f"Machine: {machine()}, **loaded** (2 cores shared with ~7 other jobs); opendp {PINNED['opendp']}, "
+        host_header(),
+        "",
+        f"**Loaded** (2 cores shared with other jobs); opendp {PINNED['opendp']}, "
         f"dp-accounting {PINNED['dp-accounting']} (benchmarks/requirements-accounting.txt, separate venv). "
         "All columns computed in the same run. EM = exponential mechanism (ε0-bounded range), "
         "PF = permute-and-flip (ε0-DP). dp-acc PLD: each release as a black-box ε0-DP mechanism; dp-acc RDP: "
@@ -302,11 +313,12 @@ def main(write: bool = True) -> None:
     for mech, k, e0, basic, pld, rdp, od, ad, fx, bt, opt in rows:
         lines.append(f"| {mech} | {k} | {e0:g} | {basic:.3f} | {pld:.3f} | {rdp:.3f} | {od:.3f} | {ad:.3f} | "
                      f"{fx:.3f} | {bt:.3f} | {opt:.3f} | {ad / od:.3f} | {fx / od:.3f} | {fx / opt:.4f} | {bt / opt:.4f} |")
-    m4, w4 = med_worst(ds_1e4)
-    m3, w3 = med_worst(ds_1e3)
-    mo3, wo3 = med_worst(od_1e3)
-    mo5, _ = med_worst(od_5e2)
-    growth = mo3 / mo5
+    m4, w4 = med_worst(t["ds_1e4"])
+    m3, w3 = med_worst(t["ds_1e3"])
+    mo3, wo3 = med_worst(t["od_1e3"])
+    mo5, _ = med_worst(t["od_5e2"])
+    r3, r3_worst = speedups(t, "od_1e3", "ds_1e3")
+    growth = median([a / b for a, b in zip(t["od_1e3"], t["od_5e2"])])
     extrap = mo3 * 100.0          # quadratic in n: ×10² from 10^3 to 10^4
     lines += [
         "",
@@ -315,10 +327,11 @@ def main(write: bool = True) -> None:
         + ("**all met**." if not fails else "**missed**: " + "; ".join(fails)),
         "",
         f"10^4 adaptive charges (zCDP filter, `BoundedRange(0.01)`), each followed by `can_afford`: "
-        f"median {m4 * 1e3:.1f} ms, worst {w4 * 1e3:.1f} ms over {reps} repeats (target < 100 ms). "
-        f"At 10^3 queries: dpselect median {m3 * 1e3:.2f} ms (worst {w3 * 1e3:.2f} ms), OpenDP's fully adaptive "
-        f"filter (noisy max + `privacy_loss` per query) median {mo3:.2f} s (worst {wo3:.2f} s, 3 repeats): "
-        f"{mo3 / m3:.0f}× dpselect. OpenDP from 500 to 1000 queries: ×{growth:.1f} (quadratic, opendp#2909); "
+        f"median {fmt_time(m4)}, worst {fmt_time(w4)} over {reps} interleaved rounds (target < 100 ms). "
+        f"At 10^3 queries, in the same rounds: dpselect median {fmt_time(m3)} (worst {fmt_time(w3)}), OpenDP's fully "
+        f"adaptive filter (noisy max + `privacy_loss` per query; the baseline) median {fmt_time(mo3)} (worst "
+        f"{fmt_time(wo3)}): {r3:.0f}× dpselect (median of per-round ratios; worst round {r3_worst:.0f}×). OpenDP from "
+        f"500 to 1000 queries: ×{growth:.1f} (median per round; quadratic, opendp#2909); "
         f"extrapolated to 10^4 queries ≈ {extrap:.0f} s, ≈ {extrap / m4:.0f}× dpselect's 10^4 median. "
         "(OpenDP's time includes running its mechanism on a 3-vector; dpselect's charge does not run one.)",
         "",

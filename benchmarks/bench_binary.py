@@ -16,6 +16,10 @@ label-setting run per fixed vertex (paper 001, Alg. 1 called for each u in S; he
 Also: a path of n datasets with epsilon = 0.01 (the vanishing tails of issue 10, finished by one
 shortest-path run) and exact sampling of one answer per vertex.
 
+Timings follow the record's protocol (``_common.interleaved``): the cases compared are timed in the same
+9 rounds (the order rotated each round, one untimed warm-up call first); each ratio is the median of the
+per-round ratios with the worst round beside it, and the baseline's median time is shown.
+
 Usage: ``python benchmarks/bench_binary.py [--n 1000000] [--skip-heap]``.
 """
 from __future__ import annotations
@@ -28,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import best_of, machine, record  # noqa: E402
+from _common import fmt_time, host_header, interleaved, median, ratios, record, speedups  # noqa: E402
 
 from dpselect.binary import DatasetGraph, optimal_mechanism  # noqa: E402
 from dpselect.binary.extension import _label_setting_heap, resolve_privacy  # noqa: E402
@@ -125,66 +129,78 @@ def main() -> None:
         rng = np.random.default_rng(0)
         g, T, partial, epsilon, t_graph = setup(kind, n, m, eps, rng)
         res = {}
-        t_batch = best_of(lambda: res.__setitem__("b", optimal_mechanism(g, T, partial, epsilon=epsilon)),
-                          repeat=2)
+        cases = {"batch": lambda: res.__setitem__("b", optimal_mechanism(g, T, partial, epsilon=epsilon))}
+        if not args.skip_heap:
+            cases["heap"] = lambda: res.__setitem__("h", optimal_mechanism(g, T, partial, epsilon=epsilon,
+                                                                           method="heap"))
+        t = interleaved(cases)
         mech = res["b"]
         if args.skip_heap:
-            t_heap, diff = float("nan"), float("nan")
+            t_heap, r_med, r_worst, diff = float("nan"), float("nan"), float("nan"), float("nan")
         else:
-            t_heap = best_of(lambda: res.__setitem__("h", optimal_mechanism(g, T, partial, epsilon=epsilon,
-                                                                            method="heap")), repeat=1)
+            t_heap = median(t["heap"])
+            r_med, r_worst = speedups(t, "heap", "batch")
             diff = log_diff(res["h"].log_prob, mech.log_prob)
-        rows.append((kind, g.n, g.n_edges, len(partial), t_graph, t_batch, t_heap, t_heap / t_batch, diff,
+        rows.append((kind, g.n, g.n_edges, len(partial), t_graph, median(t["batch"]), t_heap, r_med, r_worst, diff,
                      mech.info["rounds"][1]))
         print(rows[-1], flush=True)
 
     # a long path: the vanishing tails (issue 10), finished by one shortest-path run
     gp, Tp, pp = path_case(n, 0.01)
     res = {}
-    t_path = best_of(lambda: res.__setitem__("p", optimal_mechanism(gp, Tp, pp, epsilon=0.01)), repeat=2)
+    t_path = median(interleaved({"path": lambda: res.__setitem__("p", optimal_mechanism(gp, Tp, pp, epsilon=0.01))})[
+        "path"])
     mp = res["p"]
     far = float(mp.log_prob[-1, 1])
     far_exact = float(np.log(pp[n // 2]) - 0.01 * (n - 1 - n // 2))
     # exact sampling of one answer per vertex vs the float comparison rng.random() < p (not exact)
     allv = np.arange(n)
-    t_sample = best_of(lambda: mp.sample_many(allv, rng=1), repeat=3)
     gen = np.random.default_rng(1)
-    t_float = best_of(lambda: (gen.random(n) < mp.prob_one).astype(np.int8), repeat=3)
+    ts = interleaved({"exact": lambda: mp.sample_many(allv, rng=1),
+                      "float": lambda: (gen.random(n) < mp.prob_one).astype(np.int8)})
+    t_sample, t_float = median(ts["exact"]), median(ts["float"])
+    s_med, s_worst = ratios(ts, "exact", "float")
     print("path", t_path, far, far_exact, t_sample, t_float, flush=True)
 
     # small graph: the per-source scheme of the papers vs one pass per colour
     rng = np.random.default_rng(1)
     gs, Ts, ps, es, _ = setup("ring-local", 5_000, 25_000, eps, rng)
     res = {}
-    t_small = best_of(lambda: res.__setitem__("b", optimal_mechanism(gs, Ts, ps, epsilon=es)), repeat=3)
-    t_per_source = best_of(lambda: res.__setitem__("p", per_source_reference(gs, Ts, ps, es)), repeat=1)
+    tp = interleaved({"batch": lambda: res.__setitem__("b", optimal_mechanism(gs, Ts, ps, epsilon=es)),
+                      "per source": lambda: res.__setitem__("p", per_source_reference(gs, Ts, ps, es))})
+    t_small, t_per_source = median(tp["batch"]), median(tp["per source"])
+    p_med, p_worst = speedups(tp, "per source", "batch")
     d_small = log_diff(res["p"], res["b"].log_prob)
 
     lines = [
         "## Optimal binary mechanism extension (`dpselect.binary`, benchmarks/bench_binary.py)", "",
-        f"Machine: {machine()}; shared with other developers' jobs during the run (timings are upper bounds). "
-        "Time = `optimal_mechanism(DatasetGraph, T array, partial dict, epsilon)`: validation, both label-setting "
+        host_header(), "",
+        "Shared machine (other developers' jobs during the run). Medians over 9 interleaved rounds. "
+        "Re-run: `python benchmarks/bench_binary.py` (about 20 min at 10^6 vertices: the heap baseline and the "
+        "per-source scheme are slow). Time = `optimal_mechanism(DatasetGraph, T array, partial dict, epsilon)`: validation, both label-setting "
         "passes (log-odds labels, issue 10), compatibility check, privacy verification on every edge on the "
         "log-probabilities. Graph construction (CSR, dedup) is listed separately. `heap` = the same algorithm one "
-        "vertex at a time with heapq (baseline, same run); `max rel. diff` compares the two on log-probabilities.",
+        "vertex at a time with heapq (timed in the same rounds; `heap / batch` = median of per-round ratios, worst "
+        "round after the slash); `max rel. diff` compares the two on log-probabilities.",
         "",
-        "| graph | vertices | edges | fixed vertices | build graph (s) | batch (s) | heap (s) | heap / batch "
+        "| graph | vertices | edges | fixed vertices | build graph (s) | batch (median) | heap (median) | heap / batch "
         "| max rel. diff (logs) | rounds per pass |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        lines.append(f"| {r[0]} | {r[1]:,} | {r[2]:,} | {r[3]:,} | {r[4]:.1f} | {r[5]:.2f} | {r[6]:.1f} | "
-                     f"{r[7]:.1f}x | {r[8]:.1e} | {r[9]} |")
+        lines.append(f"| {r[0]} | {r[1]:,} | {r[2]:,} | {r[3]:,} | {r[4]:.1f} | {fmt_time(r[5])} | "
+                     f"{fmt_time(r[6]) if r[6] == r[6] else '–'} | "
+                     f"{f'{r[7]:.1f}x / {r[8]:.1f}x' if r[7] == r[7] else '–'} | {r[9]:.1e} | {r[10]} |")
     lines += ["", f"Path of {n:,} datasets, boundary in the middle, epsilon = 0.01 (labels reach log-odds 40 after "
               f"~4,000 hops; the rest is one scipy shortest-path run instead of one round per hop): "
-              f"{t_path:.2f} s. log Pr[M = 1] at the far end: {far:.10f} (closed form {far_exact:.10f}; the float "
+              f"{fmt_time(t_path)} (median). log Pr[M = 1] at the far end: {far:.10f} (closed form {far_exact:.10f}; the float "
               "extension returned 0.0 there). Exact sampling of one answer per vertex "
-              f"(`sample_many`, random bits only): {t_sample * 1e3:.0f} ms vs {t_float * 1e3:.0f} ms for the "
-              f"inexact `rng.random(n) < p` ({t_sample / t_float:.0f}x).",
+              f"(`sample_many`, random bits only): {fmt_time(t_sample)} vs {fmt_time(t_float)} for the "
+              f"inexact `rng.random(n) < p` (baseline; {s_med:.0f}x, worst round {s_worst:.0f}x).",
               "", f"Per-source scheme of the papers (one heap label setting per fixed vertex and colour, then the "
               f"minimum) on a ring-local graph with {gs.n:,} vertices, {gs.n_edges:,} edges and {len(ps)} fixed "
-              f"vertices: {t_per_source:.1f} s vs {t_small * 1e3:.1f} ms for one batch pass per colour "
-              f"({t_per_source / t_small:.0f}x; max relative difference of the logs {d_small:.1e}). The papers' own "
+              f"vertices: {fmt_time(t_per_source)} vs {fmt_time(t_small)} for one batch pass per colour "
+              f"(baseline; {p_med:.0f}x, worst round {p_worst:.0f}x; max relative difference of the logs {d_small:.1e}). The papers' own "
               "Alg. 1 scans all cut edges per step (O(|E||V|) per source) and is slower still.", ""]
     record("binary", "\n".join(lines))
 

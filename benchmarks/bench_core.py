@@ -1,6 +1,8 @@
 """Core benchmarks (issue 2): selection over 10^7 candidates and `dampen` over 10^6 candidates.
 
-Ratios are against baselines measured in the same run:
+Ratios are against baselines timed in the same interleaved rounds (the record's protocol,
+``_common.interleaved``: >= 9 rounds, order rotated each round; median of per-round ratios, worst round
+beside it, the baseline's absolute median time shown):
 * selection (top-1, top-10) for every mechanism vs the time numpy needs to draw 10^7 Gumbel variates
   (target: within 2.5x);
 * `dampen` with an egocentric-density-like sensitivity function vs a straightforward per-candidate
@@ -12,20 +14,17 @@ Run: python benchmarks/bench_core.py
 """
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 import dpselect
 from dpselect.dampening import dampen_with_error
-from _common import best_of, machine, record
+from _common import fmt_time, host_header, interleaved, median, ratios, record, speedups
 
 
-def selection(n: int = 10_000_000, seed: int = 0) -> list[tuple]:
+def selection(n: int = 10_000_000, seed: int = 0, rounds: int = 9):
     rng = np.random.default_rng(seed)
     u = rng.normal(size=n) * 100.0  # utilities on the scale of counts
     sf = dpselect.constant(n, 1.0)
-    base = best_of(lambda: rng.gumbel(size=n))
     runs = {
         "exponential": lambda k: dpselect.exponential(u, epsilon=1.0, sensitivity=1.0, k=k, rng=rng),
         "permute_and_flip": lambda k: dpselect.permute_and_flip(u, epsilon=1.0, sensitivity=1.0, k=k, rng=rng),
@@ -36,18 +35,22 @@ def selection(n: int = 10_000_000, seed: int = 0) -> list[tuple]:
         "local_dampening (constant δ)": lambda k: dpselect.local_dampening(u, epsilon=1.0, sensitivity_function=sf, k=k, rng=rng),
         "shifted_local_dampening (constant δ)": lambda k: dpselect.shifted_local_dampening(u, epsilon=1.0, sensitivity_function=sf, k=k, rng=rng),
     }
-    rows = []
+    cases = {"gumbel": lambda: rng.gumbel(size=n)}
     for name, f in runs.items():
         for k in (1, 10):
-            t = best_of(lambda: f(k))
-            rows.append((name, k, t, t / base))
+            cases[f"{name}|{k}"] = lambda f=f, k=k: f(k)
     # local dampening's scores: plain float D against D with its rigorous error bound (issue 16: the
     # candidates resolved at t = 0, here all of them, skip the error tracking)
-    t_plain = best_of(lambda: dpselect.dampening.dampen(u, sf))
-    t_err = best_of(lambda: dampen_with_error(u, sf))
-    rows.append(("`dampen` (float D only)", "-", t_plain, t_plain / base))
-    rows.append(("`dampen_with_error` (D and its rigorous error bound)", "-", t_err, t_err / base))
-    return base, rows
+    cases["`dampen` (float D only)|-"] = lambda: dpselect.dampening.dampen(u, sf)
+    cases["`dampen_with_error` (D and its rigorous error bound)|-"] = lambda: dampen_with_error(u, sf)
+    t = interleaved(cases, rounds=rounds)
+    rows = []
+    for key in cases:
+        if key == "gumbel":
+            continue
+        name, k = key.split("|")
+        rows.append((name, k, median(t[key]), *ratios(t, key, "gumbel")))
+    return median(t["gumbel"]), rows
 
 
 def ego_like(n: int = 1_000_000, seed: int = 0):
@@ -86,58 +89,73 @@ def api_dampen_one(u: float, r: int, sf) -> float:
         t += 1
 
 
-def dampening(n: int = 1_000_000, sample: int = 20_000):
+def dampening(n: int = 1_000_000, sample: int = 20_000, rounds: int = 9):
     u, d, sf = ego_like(n)
     sf_plain = dpselect.SensitivityFunction(sf._fn, 1.0, n_candidates=n)  # same δ, one distance per call
-    t_fast = best_of(lambda: dpselect.dampening.dampen(u, sf))
-    t_plain = best_of(lambda: dpselect.dampening.dampen(u, sf_plain))
     x = np.random.default_rng(1).random(n)
-    t_sort = best_of(lambda: np.sort(x))
     idx = np.random.default_rng(2).choice(n, sample, replace=False)
-    t0 = time.perf_counter()
-    ref = [naive_dampen_one(float(u[i]), int(d[i])) for i in idx]
-    t_loop = (time.perf_counter() - t0) * n / sample
-    t0 = time.perf_counter()
-    ref_api = [api_dampen_one(float(u[i]), int(i), sf_plain) for i in idx[: sample // 4]]
-    t_api = (time.perf_counter() - t0) * n / (sample // 4)
+    ref: list[float] = []
+    ref_api: list[float] = []
+    t = interleaved({
+        "fast": lambda: dpselect.dampening.dampen(u, sf),
+        "plain": lambda: dpselect.dampening.dampen(u, sf_plain),
+        "sort": lambda: np.sort(x),
+        "loop": lambda: ref.__setitem__(slice(None), [naive_dampen_one(float(u[i]), int(d[i])) for i in idx]),
+        "api": lambda: ref_api.__setitem__(
+            slice(None), [api_dampen_one(float(u[i]), int(i), sf_plain) for i in idx[: sample // 4]]),
+    }, rounds=rounds)
+    t["loop"] = [x * n / sample for x in t["loop"]]            # scaled to all n candidates
+    t["api"] = [x * n / (sample // 4) for x in t["api"]]
     D = dpselect.dampening.dampen(u, sf)
     assert np.allclose(D[idx], ref, rtol=1e-12)
     assert np.allclose(D[idx[: sample // 4]], ref_api, rtol=1e-12)
     assert np.allclose(dpselect.dampening.dampen(u, sf_plain), D, rtol=1e-12)
     steps = int(np.ceil(D).sum())
-    return t_fast, t_plain, t_loop, t_api, t_sort, int(d.max()), steps
+    return t, int(d.max()), steps
 
 
 def main() -> None:
     base, rows = selection()
-    t_fast, t_plain, t_loop, t_api, t_sort, dmax, steps = dampening()
+    t, dmax, steps = dampening()
+
+    def r(name: str, base_name: str = "fast") -> str:
+        # a slower alternative: its speed-up over ours, worst round = the smallest; the sort: our ratio to it
+        med, worst = ratios(t, name, base_name) if base_name == "sort" else speedups(t, name, base_name)
+        return f"{med:.2f}x (worst round {worst:.2f}x)"
+
     lines = [
         "## Core (issue 2)",
         "",
-        f"Machine: {machine()}. Best of 3 runs. Utilities ~ N(0, 100²), ε = 1, Δ = 1.",
+        host_header(),
         "",
-        f"**Selection over 10^7 candidates** vs `rng.gumbel(size=10**7)` = {base * 1e3:.0f} ms (target ≤ 2.5x).",
+        "9 interleaved rounds (one untimed warm-up call of each case first). Utilities ~ N(0, 100²), ε = 1, Δ = 1. "
+        "Re-run: `python benchmarks/bench_core.py` (about 3 min on an idle 2-core host).",
         "",
-        "| mechanism | k | time (ms) | ratio to Gumbel draw |",
-        "|---|---|---|---|",
+        f"**Selection over 10^7 candidates** vs `rng.gumbel(size=10**7)` = {fmt_time(base)} (baseline, median; "
+        "target ≤ 2.5x).",
+        "",
+        "| mechanism | k | time (median) | ratio to Gumbel draw (median) | worst round |",
+        "|---|---|---|---|---|",
     ]
-    lines += [f"| {name} | {k} | {t * 1e3:.0f} | {r:.2f}x |" for name, k, t, r in rows]
+    lines += [f"| {name} | {k} | {fmt_time(tm)} | {med:.2f}x | {worst:.2f}x |" for name, k, tm, med, worst in rows]
     lines += [
         "",
         f"**`dampen` over 10^6 candidates**, δ = min(1, 2/(d − t − 2)) (1 when d − t − 2 <= 0), degrees from a "
         f"power law capped at 10^4 (max here {dmax}), utilities uniform in [0, 1]; about {steps:,} "
-        "candidate-steps in total.",
+        "candidate-steps in total. Baseline: the elementwise `dampen` (its median time in the first row); ratios "
+        "are medians of per-round ratios to it, worst round in brackets.",
         "",
-        "| what | time (s) | ratio |",
+        "| what | time (median) | ratio |",
         "|---|---|---|",
-        f"| `dpselect.dampening.dampen`, elementwise δ (blocks of distances per call) | {t_fast:.3f} | 1 |",
-        f"| `dpselect.dampening.dampen`, plain δ (one distance per call, unresolved candidates only) | {t_plain:.3f} | "
-        f"{t_plain / t_fast:.1f}x |",
+        f"| `dpselect.dampening.dampen`, elementwise δ (blocks of distances per call) | {fmt_time(median(t['fast']))} | 1 |",
+        f"| `dpselect.dampening.dampen`, plain δ (one distance per call, unresolved candidates only) | "
+        f"{fmt_time(median(t['plain']))} | {r('plain')} |",
         f"| per-candidate loop calling the SensitivityFunction per (t, r) (timed on 5,000 candidates, scaled) | "
-        f"{t_api:.1f} | {t_api / t_fast:.0f}x slower (target ≥ 50x) |",
-        f"| per-candidate loop with δ inlined as scalar Python math (timed on 20,000, scaled) | {t_loop:.2f} | "
-        f"{t_loop / t_fast:.0f}x slower |",
-        f"| `numpy.sort` of 10^6 floats | {t_sort:.4f} | dampen is {t_fast / t_sort:.1f}x the sort (target ≤ 20x) |",
+        f"{fmt_time(median(t['api']))} | {r('api')} slower (target ≥ 50x) |",
+        f"| per-candidate loop with δ inlined as scalar Python math (timed on 20,000, scaled) | "
+        f"{fmt_time(median(t['loop']))} | {r('loop')} slower |",
+        f"| `numpy.sort` of 10^6 floats | {fmt_time(median(t['sort']))} | dampen is {r('fast', 'sort')} the sort "
+        "(target ≤ 20x) |",
     ]
     record("core", "\n".join(lines))
 

@@ -10,8 +10,9 @@
    every distance, and the per-objective sums asked one distance per call: a frozen copy of that
    ``_steps`` below); same picks checked.
 
-Timings: median over seeds and the worst draw, baseline and new in the same process (2 shared cores:
-ratios are what to read). Run: ``python benchmarks/bench_dampening.py [--quick]`` (writes its section
+Timings: the record's protocol (``_common.interleaved``): baseline and new in the same 9 rounds, the order
+rotated each round, a new seed each round (the same for both); median and worst round, ratio = median of the
+per-round ratios with the worst round. Run: ``python benchmarks/bench_dampening.py [--quick]`` (writes its section
 of benchmarks/RESULTS.md).
 """
 from __future__ import annotations
@@ -26,25 +27,12 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import machine, record  # noqa: E402
+from _common import MIN_ROUNDS, fmt_speedup, host_header, interleaved, median, ratios, record, speedups  # noqa: E402
 
 import dpselect  # noqa: E402
 from dpselect.datasets import data_path  # noqa: E402
 import dpselect.dampening as dmp  # noqa: E402
 import dpselect.multiobjective._pareto_score as mo  # noqa: E402  (the δ^PS engine and its limits)
-
-
-def timed(fn):
-    t0 = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t0, out
-
-
-def timed_both(fn):
-    """(wall seconds, CPU seconds of this process, result): on shared cores the CPU time is the steadier one."""
-    w0, c0 = time.perf_counter(), time.process_time()
-    out = fn()
-    return time.perf_counter() - w0, time.process_time() - c0, out
 
 
 # -- frozen baseline: δ^PS's block evaluation before issue 22 --------------------------------------------
@@ -77,55 +65,74 @@ def before_issue_22():
 
 
 def stats(ts) -> str:
-    return f"{np.median(ts):.3f} / {max(ts):.3f}"
+    return f"{median(ts):.3f} / {max(ts):.3f}"
+
+
+def seeded(fn, picks: list | None = None, cpu: list | None = None):
+    """A case for ``interleaved``: call ``fn(seed)`` with seed 0, 1, 2, ... (one per call), keeping the result
+    and this process's CPU time of the call."""
+    seed = iter(range(10 ** 9))
+
+    def run() -> None:
+        c0 = time.process_time()
+        out = fn(next(seed))
+        if cpu is not None:
+            cpu.append(time.process_time() - c0)
+        if picks is not None:
+            picks.append(out)
+    return run
 
 
 def zero_rows(old_steps: int) -> list[str]:
     sf = dpselect.SensitivityFunction(lambda t: np.zeros(2), 1.0, name="zero")
+    outcome: dict[str, str] = {}
 
-    def call(max_steps):
+    def call(max_steps, key):
         try:
             dpselect.local_dampening([1.0, 0.0], epsilon=1.0, sensitivity_function=sf, rng=0, max_steps=max_steps)
         except ValueError:
-            return "ValueError"
-        return "no error"
+            outcome[key] = "ValueError"
+            return
+        outcome[key] = "no error"
 
-    new = [timed(lambda: call(dmp.DEFAULT_MAX_STEPS)) for _ in range(5)]
-    with before_issue_22():
-        old = [timed(lambda: call(old_steps))]
-    per_step = old[0][0] / old_steps
-    est = per_step * dmp.DEFAULT_MAX_STEPS
+    def old():
+        with before_issue_22():
+            call(old_steps, "old")
+
+    t = interleaved({"new": lambda: call(dmp.DEFAULT_MAX_STEPS, "new"), "old": old})
+    scale = dmp.DEFAULT_MAX_STEPS / old_steps
+    t["old at 10^6"] = [x * scale for x in t["old"]]
+    med, worst = speedups(t, "old at 10^6", "new")
     return [
-        f"| δ ≡ 0, u = [1, 0], `local_dampening` (max_steps = 10^6) | {stats([t for t, _ in new])} s "
-        f"({new[0][1]}) | {old[0][0]:.2f} s for {old_steps:,} distances ({old[0][1]}), i.e. ~{est:.1f} s for 10^6 "
-        f"| {est / np.median([t for t, _ in new]):.0f}x |",
+        f"| δ ≡ 0, u = [1, 0], `local_dampening` (max_steps = 10^6) | {stats(t['new'])} s "
+        f"({outcome['new']}) | {median(t['old']):.2f} s for {old_steps:,} distances ({outcome['old']}), i.e. "
+        f"~{median(t['old at 10^6']):.1f} s for 10^6 | {med:.0f}x (worst round {worst:.0f}x) |",
     ]
 
 
-def pareto_rows(quick: bool) -> list[str]:
+def pareto_rows(quick: bool, rounds: int) -> list[str]:
     rows = []
     cases = [(100, 1e-5), (200, 1e-5), (200, 1e-6)] if not quick else [(100, 1e-5)]
     for n, s in cases:
-        t_new, t_old, same = [], [], True
-        for seed in range(3):
+        def run(seed, n=n, s=s):
             U = np.random.default_rng(seed).random((n, 2))
+            return int(dpselect.multiobjective.priv_pareto(U, epsilon=1.0, sensitivities=[s, s],
+                                                            mechanism="local_dampening", rng=seed))
 
-            def run():
-                return dpselect.multiobjective.priv_pareto(U, epsilon=1.0, sensitivities=[s, s], mechanism="local_dampening",
-                                            rng=seed)
-            tn, pn = timed(run)
+        def run_old(seed):
             with before_issue_22():
-                to, po = timed(run)
-            t_new.append(tn)
-            t_old.append(to)
-            same &= int(pn) == int(po)
-        rows.append(f"| `priv_pareto` LD, n = {n}, m = 2, Δ = {s:g} (range 1) | {stats(t_new)} s | "
-                    f"{stats(t_old)} s | {np.median(t_old) / np.median(t_new):.1f}x | {'yes' if same else 'NO'} |")
+                return run(seed)
+
+        pn: list[int] = []
+        po: list[int] = []
+        t = interleaved({"new": seeded(run, pn), "old": seeded(run_old, po)}, rounds=rounds, warmup=0)
+        rows.append(f"| `priv_pareto` LD, n = {n}, m = 2, Δ = {s:g} (range 1) | {stats(t['new'])} s | "
+                    f"{stats(t['old'])} s | {fmt_speedup(t, 'old', 'new')} | {'yes' if pn == po else 'NO'} |")
         print(rows[-1], flush=True)
     return rows
 
 
-def select_model_rows(quick: bool) -> list[str]:
+def select_model_rows(quick: bool, rounds: int) -> list[str]:
     from sklearn.tree import DecisionTreeClassifier
     from dpselect.sklearn import select_model
 
@@ -135,41 +142,35 @@ def select_model_rows(quick: bool) -> list[str]:
               for d in range(1, 21) for s in range(5)]
     y = data.y
     P = np.stack([m.predict(data.X) for m in models])
-    seeds = range(3 if quick else 7)
-    res, cpu = {}, {}
+    picks: dict[tuple, list] = {}
+    cpu: dict[tuple, list] = {}
+    cases = {}
     for label, ctx in (("new", None), ("old", before_issue_22)):
         for mech in ("LD", "SLD"):
-            times, cpus, picks = [], [], []
-            for seed in seeds:
-                def run():
-                    return select_model(y=y, predictions=P, epsilon=1.0, random_state=seed, mechanism=mech)
+            def run(seed, mech=mech, ctx=ctx):
                 with (ctx() if ctx is not None else nullcontext()):
-                    run()   # warm-up (caches of the objectives)
-                    t, c, p = timed_both(run)
-                times.append(t)
-                cpus.append(c)
-                picks.append(int(p))
-            res[label, mech] = (times, picks)
-            cpu[label, mech] = cpus
+                    return int(select_model(y=y, predictions=P, epsilon=1.0, random_state=seed, mechanism=mech))
+            picks[label, mech], cpu[label, mech] = [], []
+            cases[label, mech] = seeded(run, picks[label, mech], cpu[label, mech])
+    t = interleaved(cases, rounds=rounds)   # the warm-up call fills the objectives' caches (seed 0, not timed)
     rows = []
     for mech in ("SLD", "LD"):
-        (tn, pn), (to, po) = res["new", mech], res["old", mech]
-        rows.append(f"| `select_model`, 100 models, {mech} | {stats(tn)} s (CPU {stats(cpu['new', mech])} s) | "
-                    f"{stats(to)} s | {np.median(to) / np.median(tn):.1f}x | {'yes' if pn == po else 'NO'} |")
-    ratio_new = np.median(res["new", "SLD"][0]) / np.median(res["new", "LD"][0])
-    ratio_cpu = np.median(cpu["new", "SLD"]) / np.median(cpu["new", "LD"])
-    worst = max(res["new", "SLD"][0]) / np.median(res["new", "LD"][0])
-    rows.append(f"| SLD / LD (target within 2x) | {ratio_new:.2f}x wall, {ratio_cpu:.2f}x CPU (medians); worst SLD draw "
-                f"{worst:.2f}x the LD median | before: "
-                f"{np.median(res['old', 'SLD'][0]) / np.median(res['old', 'LD'][0]):.1f}x | | |")
+        same = picks["new", mech] == picks["old", mech]
+        rows.append(f"| `select_model`, 100 models, {mech} | {stats(t['new', mech])} s (CPU {stats(cpu['new', mech][1:])} s) | "
+                    f"{stats(t['old', mech])} s | {fmt_speedup(t, ('old', mech), ('new', mech))} | {'yes' if same else 'NO'} |")
+    med, worst = ratios(t, ("new", "SLD"), ("new", "LD"))
+    cpu_ratio = median([a / b for a, b in zip(cpu["new", "SLD"][1:], cpu["new", "LD"][1:])])
+    old_med, _ = ratios(t, ("old", "SLD"), ("old", "LD"))
+    rows.append(f"| SLD / LD (target within 2x) | {med:.2f}x wall, {cpu_ratio:.2f}x CPU (medians of per-round ratios); "
+                f"worst round {worst:.2f}x | before: {old_med:.1f}x | | |")
     for r in rows:
         print(r, flush=True)
     return rows
 
 
 NOTES = """
-Reading: δ ≡ 0 now errs in well under 1 s (target met; the baseline's per-distance cost is inflated by the
-load). Pareto LD with tiny sensitivities: several times faster at 100-200 candidates (the issue's ~24 s case
+Reading: δ ≡ 0 now ends in well under 1 s (since issue 33 the walk clips at max_steps instead of raising,
+hence "no error"; target met; the baseline's per-distance cost is inflated by the load). Pareto LD with tiny sensitivities: several times faster at 100-200 candidates (the issue's ~24 s case
 was not reproduced here; above 256 candidates the walk is unchanged, one distance per call). `select_model` with
 SLD: the shift sums both objectives' sensitivities up to the distance where the last pair of models flips
 (~3,700 on Adult: 100 x 3,700 x 2 values, as sequential float sums, since δ^PS compares those exact floats)
@@ -193,24 +194,30 @@ def main() -> None:
                     help="distances the baseline walks for δ ≡ 0 (10^6 takes ~20 s; scaled linearly)")
     args = ap.parse_args()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    head = ["| case | now: median / worst (s) | before issue 22: median / worst (s) | speed-up (medians) | same picks |",
+    rounds = MIN_ROUNDS
+    head = ["| case | now: median / worst (s) | before issue 22: median / worst (s) | speed-up (median / worst round) "
+            "| same picks |",
             "|---|---|---|---|---|"]
     z = zero_rows(args.old_steps)
     print(z[0], flush=True)
-    p = pareto_rows(args.quick)
-    s = select_model_rows(args.quick)
+    p = pareto_rows(args.quick, rounds)
+    s = select_model_rows(args.quick, rounds)
     lines = [
         "## The dampening walk's slow corners (issue 22 items 4 and 6, benchmarks/bench_dampening.py)",
         "",
-        f"Machine: {machine()}; load average {load:.1f} at the start; **2 cores shared with other developers' "
-        "jobs**: baseline and new in the same process, median over seeds and the worst draw.",
+        host_header(),
         "",
-        "| case | now: median / worst | before issue 22 | speed-up |",
+        f"Load average {load:.1f} at the start; **2 cores shared with other developers' jobs**: baseline and new "
+        f"timed in the same {MIN_ROUNDS} interleaved rounds (a new seed each round, the same seeds for both), median "
+        "and worst round; speed-up = median of per-round ratios (worst round beside it). Re-run: "
+        "`python benchmarks/bench_dampening.py` (a few minutes).",
+        "",
+        "| case | now: median / worst | before issue 22 | speed-up (median, worst round) |",
         "|---|---|---|---|",
         *z,
         "",
-        "Pareto score, local dampening (3 seeds of U and of the draw) and `select_model` over Adult's 100 trees "
-        "(predictions given; 7 seeds). Before: δ^PS in blocks only up to 64 candidates, by the all-pairs broadcast, "
+        "Pareto score, local dampening (a seed of U and of the draw per round) and `select_model` over Adult's 100 "
+        "trees (predictions given; a seed per round). Before: δ^PS in blocks only up to 64 candidates, by the all-pairs broadcast, "
         "every objective's δ asked one distance per call (frozen copy in this script). Now: two thresholds per "
         "pair (`multiobjective._Thresholds`), blocks up to 256 candidates (walk) / 1,024 (shift), rate tables by "
         "broadcasting. The baseline shares today's `rate_values` (faster, same values), so its SLD is a little faster "

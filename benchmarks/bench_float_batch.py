@@ -10,12 +10,14 @@ permute-and-flip and Laplace report-noisy-max with ``exact=False``, against
 
 (b) ε = 1e300, Δ = 1e-300 with a score below −DBL_MAX after scaling: utilities [0, −1] (k = 1) and
 [0, −1, −2, −3] (k = 3), one exact draw per seed, this code against the code before the fix (commit
-a55fc30's ``src/``, imported in a subprocess with PYTHONPATH; ``git archive a55fc30 src``). The two run
-seed by seed alternately so that the load of the shared machine falls on both alike.
+a55fc30's ``src/``, imported in a subprocess with PYTHONPATH; ``git archive a55fc30 src``).
 
-Medians over seeds and the worst draw; load averages at the start and the end.
+The record's protocol (``_common.interleaved``): every timing of a part runs once per round, ``--seeds`` (>= 9)
+rounds, the order rotated each round, a new seed each round (the same for all cases of that round); the
+subprocess workers time their own calls (start-up excluded). Medians and the worst round; each ratio is the
+median of per-round ratios with the worst round beside it; load averages at the start and the end.
 
-    python3 benchmarks/bench_float_batch.py [--seeds 7] [--old-src /tmp/a55/src]
+    python3 benchmarks/bench_float_batch.py [--seeds 9] [--old-src /tmp/a55/src]
 """
 from __future__ import annotations
 
@@ -113,7 +115,7 @@ def stats_us(ts) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--seeds", type=int, default=7)
+    ap.add_argument("--seeds", type=int, default=9, help="interleaved rounds (at least 9), one seed each")
     ap.add_argument("--size", type=int, default=10 ** 4)
     ap.add_argument("--old-src", default=None, help="src/ of commit a55fc30 (made with git archive if omitted)")
     ap.add_argument("--worker", choices=("extreme", "extreme_batch", "batch_old"))
@@ -130,7 +132,10 @@ def main() -> None:
         print(json.dumps(worker_batch_old(args.seed, args.size)))
         return
 
-    from _common import machine, record
+    from _common import MIN_ROUNDS, fmt_ratio, fmt_speedup, host_header, interleaved, median, record
+
+    if args.seeds < MIN_ROUNDS:
+        ap.error(f"--seeds: the record's protocol needs at least {MIN_ROUNDS} rounds")
 
     import dpselect as dp
     new_src = str(Path(dp.__file__).resolve().parent.parent)
@@ -142,42 +147,80 @@ def main() -> None:
         subprocess.run(["tar", "-x", "-C", tmp], input=arch, check=True)
         old_src = os.path.join(tmp, "src")
     load0 = os.getloadavg()
-    seeds = range(args.seeds)
+
+    def per_round(store: dict, key, fn):
+        """A case that calls ``fn(seed)`` with this round's seed and appends its returned seconds to store[key]."""
+        seed = iter(range(10 ** 9))
+        store[key] = []
+
+        def run() -> None:
+            store[key].append(fn(next(seed)))
+        return run
 
     # (a) exact=False with size=
     a_rows = {name: {"loop": [], "batch": [], "exact": [], "old": [], "same": True} for name in SAMPLERS}
-    for seed in seeds:
-        old = run_worker(old_src, "batch_old", seed, args.size)
+    ref_picks: dict[str, list] = {name: [] for name in SAMPLERS}
+    got_picks: dict[str, list] = {name: [] for name in SAMPLERS}
+    old_sums: dict[str, list] = {name: [] for name in SAMPLERS}
+    a_times: dict = {}
+
+    def old_case(seed):
+        res = run_worker(old_src, "batch_old", seed, args.size)
         for name in SAMPLERS:
-            f = _fn(dp, name)
-            t0 = time.perf_counter()
-            ref = frozen_loop(dp, name, args.size, seed)
-            a_rows[name]["loop"].append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            got = f(U6, epsilon=1.0, sensitivity=1.0, exact=False, size=args.size, rng=seed, **_kw(name))
-            a_rows[name]["batch"].append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            f(U6, epsilon=1.0, sensitivity=1.0, size=args.size, rng=seed, **_kw(name))
-            a_rows[name]["exact"].append(time.perf_counter() - t0)
-            a_rows[name]["old"].append(old[name][0])
-            a_rows[name]["same"] &= bool(np.array_equal(ref, got)) and int(ref.sum()) == old[name][1]
+            a_rows[name]["old"].append(res[name][0])
+            old_sums[name].append(res[name][1])
+        return 0.0
+
+    def timed_call(fn, keep=None):
+        t0 = time.perf_counter()
+        out = fn()
+        dt = time.perf_counter() - t0
+        if keep is not None:
+            keep.append(out)
+        return dt
+
+    cases = {"old": per_round(a_times, "old", old_case)}
+    for name in SAMPLERS:
+        f = _fn(dp, name)
+        cases[("loop", name)] = per_round(a_times, ("loop", name), lambda seed, name=name: timed_call(
+            lambda: frozen_loop(dp, name, args.size, seed), ref_picks[name]))
+        cases[("batch", name)] = per_round(a_times, ("batch", name), lambda seed, f=f, name=name: timed_call(
+            lambda: f(U6, epsilon=1.0, sensitivity=1.0, exact=False, size=args.size, rng=seed, **_kw(name)),
+            got_picks[name]))
+        cases[("exact", name)] = per_round(a_times, ("exact", name), lambda seed, f=f, name=name: timed_call(
+            lambda: f(U6, epsilon=1.0, sensitivity=1.0, size=args.size, rng=seed, **_kw(name))))
+    interleaved(cases, rounds=args.seeds, warmup=0)
+    for name in SAMPLERS:
+        for what in ("loop", "batch", "exact"):
+            a_rows[name][what] = a_times[what, name]
+        a_rows[name]["same"] = all(np.array_equal(r, g) and int(r.sum()) == o for r, g, o in
+                                   zip(ref_picks[name], got_picks[name], old_sums[name]))
     load_a = os.getloadavg()
 
-    # (b) extreme ε/Δ, one exact draw per seed: old and new subprocesses alternately
-    b_new, b_old, b_batch = {}, {}, {}
-    for seed in seeds:
-        for store, src, what in ((b_old, old_src, "extreme"), (b_new, new_src, "extreme"),
-                                 (b_batch, new_src, "extreme_batch")):
+    # (b) extreme ε/Δ, one exact draw per seed: old and new subprocesses in the same rounds
+    b_new: dict = {}
+    b_old: dict = {}
+    b_batch: dict = {}
+    b_cases = {}
+    for label, store, src, what in (("old", b_old, old_src, "extreme"), ("new", b_new, new_src, "extreme"),
+                                    ("batch", b_batch, new_src, "extreme_batch")):
+        def run_b(seed, store=store, src=src, what=what):
             for key, (t, pick) in run_worker(src, what, seed, 0).items():
                 store.setdefault(key, []).append((t, pick))
+            return 0.0
+        b_cases[label] = per_round({}, label, run_b)
+    interleaved(b_cases, rounds=args.seeds, warmup=0)
     load1 = os.getloadavg()
 
     lines = [
         "## exact=False batches and extreme ε/Δ (issue 22 item 3, issue 21 item 15; benchmarks/bench_float_batch.py)",
         "",
-        f"Machine: {machine()}; load average (1 min) {load0[0]:.1f} at the start, {load_a[0]:.1f} after (a), "
-        f"{load1[0]:.1f} at the end; **2 cores shared with other developers' jobs**. {args.seeds} seeds; "
-        "median / worst draw; ratios of medians, baseline measured in the same run.",
+        host_header(),
+        "",
+        f"Load average (1 min) {load0[0]:.1f} at the start, {load_a[0]:.1f} after (a), "
+        f"{load1[0]:.1f} at the end; **2 cores shared with other developers' jobs**. {args.seeds} interleaved "
+        "rounds, a seed per round; median / worst round; ratios: median of per-round ratios [worst round], "
+        "baseline timed in the same rounds. Re-run: `python benchmarks/bench_float_batch.py` (a few minutes).",
         "",
         f"(a) `size={args.size}` draws, 6 candidates, ε = 1, Δ = 1, k = 1, `exact=False`. Baseline: the code "
         "before issue 22 (a Python loop of single `exact=False` calls on one generator), frozen in the script; "
@@ -193,16 +236,16 @@ def main() -> None:
         label = "report_noisy_max (Laplace)" if name == "report_noisy_max" else name
         lines.append(
             f"| {label} | {stats(r['loop'])} | {stats(r['old'])} | {stats(r['batch'])} | {stats(r['exact'])} | "
-            f"{np.median(r['loop']) / np.median(r['batch']):.1f}x | "
-            f"{np.median(r['batch']) / np.median(r['exact']):.2f}x | {'yes' if r['same'] else 'NO'} |")
+            f"{fmt_speedup(a_times, ('loop', name), ('batch', name))} | "
+            f"{fmt_ratio(a_times, ('batch', name), ('exact', name))} | {'yes' if r['same'] else 'NO'} |")
     lines += [
         "",
         "(b) ε = 1e300, Δ = 1e-300 (scaled scores ~1e600 apart: below −DBL_MAX), one exact draw per seed "
-        "(`rng=seed`), now vs commit a55fc30 (before the fix), each in a fresh subprocess, alternately. "
+        "(`rng=seed`), now vs commit a55fc30 (before the fix), each in a fresh subprocess, in interleaved rounds. "
         "Same picks: the picks of every seed agree. Last column: per draw of one exact `size=` batch now "
         "(10^4 draws for k = 1, 10^3 for k = 3; before the fix `size=100000` took about 1-2 h).",
         "",
-        "| sampler | utilities | before (a55fc30) | now | speed-up (medians) | worst before / worst now | same picks "
+        "| sampler | utilities | before (a55fc30) | now | speed-up (median of rounds) | worst round | same picks "
         "| now, per draw of a `size=` batch |",
         "|---|---|---|---|---|---|---|---|",
     ]
@@ -213,8 +256,9 @@ def main() -> None:
             tn = [t for t, _ in b_new[key]]
             same = [p for _, p in b_old[key]] == [p for _, p in b_new[key]]
             lab = "report_noisy_max (Laplace)" if name == "report_noisy_max" else name
-            lines.append(f"| {lab} | {label} | {stats(to)} | {stats(tn)} | {np.median(to) / np.median(tn):.0f}x | "
-                         f"{max(to) / max(tn):.0f}x | {'yes' if same else 'no'} | "
+            per = [a / b for a, b in zip(to, tn)]   # speed-up per round; the worst round: the smallest
+            lines.append(f"| {lab} | {label} | {stats(to)} | {stats(tn)} | {median(per):.0f}x | "
+                         f"{min(per):.0f}x | {'yes' if same else 'no'} | "
                          f"{stats_us([t for t, _ in b_batch[key]])} |")
     lines += [
         "",

@@ -1,8 +1,10 @@
 """Graph loading, triangles, EBC and one DP-MOTkIN-Pareto-local top-3 selection on Enron and GitHub.
 
 Run: ``python benchmarks/bench_graphs.py`` (writes its section of benchmarks/RESULTS.md).
-Baselines measured in the same run: triangles by ``(A @ A) ∘ A`` against the oriented listing; the
-public ``priv_pareto`` selection against the cached sampler the reproductions use.
+The record's protocol (``_common.interleaved``): per graph, every timing below in the same 9 rounds, the order
+rotated each round; medians, and for the ratio (triangles by ``(A @ A) ∘ A`` against the oriented listing) the
+median and worst per-round ratio. The public ``priv_pareto`` selection is shown beside the cached sampler the
+reproductions use.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import best_of, machine, record  # noqa: E402
+from _common import fmt_time, host_header, interleaved, median, record, speedups  # noqa: E402
 
 from dpselect import multiobjective as mo  # noqa: E402
 from dpselect.graphs import MotkinSampler, dp_motkin_pareto, motkin_objectives  # noqa: E402
@@ -52,41 +54,46 @@ def synthetic_dblp_size(seed: int = 0):
 def main() -> None:
     rows = []
     for name in ("enron", "github"):
-        t_load = best_of(lambda: load_graph(name), repeat=2)
         g = load_graph(name)
         a = g.adjacency.astype(np.int64)
-        t_aa = best_of(lambda: np.asarray((a @ a).multiply(a).sum(axis=1)), repeat=1)
 
-        def tri():
+        def tri(g=g):
             g._triangles = None
             return g.triangles()
 
-        t_tri = best_of(tri, repeat=2)
-        t_ebc = best_of(lambda: ebc(g), repeat=2)
         U, sfs = motkin_objectives(g)
-        t_sel = best_of(lambda: mo.priv_pareto(U, epsilon=1.0, sensitivities=sfs, k=3, rng=0), repeat=2)
 
-        def with_statistics():
+        def with_statistics(g=g):
             g._triangles = None  # recompute triangles, degrees' objectives and δ's
             return dp_motkin_pareto(g, k=3, epsilon=1.0, mechanism="local_dampening", rng=0)
 
-        t_stats = best_of(with_statistics, repeat=2)
-        t_e2e = best_of(lambda: dp_motkin_pareto(load_graph(name), k=3, epsilon=1.0, mechanism="local_dampening", rng=0), repeat=2)
         s = MotkinSampler(g, "pareto", mechanism="local_dampening")
-        t_first, _ = _once(lambda: s.scores(()))
+        t_first, _ = _once(lambda s=s: s.scores(()))
         rng = np.random.default_rng(0)
-        t_cached = best_of(lambda: s.sample(k=3, epsilon=1.0, rng=rng), repeat=5)
-        rows.append((name, g.n_nodes, g.n_edges, g.max_degree, t_load, t_aa, t_tri, t_ebc, t_sel, t_stats,
-                     t_e2e, t_first, t_cached))
+        t = interleaved({
+            "load": lambda name=name: load_graph(name),
+            "aa": lambda a=a: np.asarray((a @ a).multiply(a).sum(axis=1)),
+            "tri": tri,
+            "ebc": lambda g=g: ebc(g),
+            "sel": lambda U=U, sfs=sfs: mo.priv_pareto(U, epsilon=1.0, sensitivities=sfs, k=3, rng=0),
+            "stats": with_statistics,
+            "e2e": lambda name=name: dp_motkin_pareto(load_graph(name), k=3, epsilon=1.0,
+                                                      mechanism="local_dampening", rng=0),
+            "cached": lambda s=s, rng=rng: s.sample(k=3, epsilon=1.0, rng=rng),
+        })
+        rows.append((name, g.n_nodes, g.n_edges, g.max_degree, t, t_first))
     syn = synthetic_dblp_size()
-    t_tri_syn = best_of(lambda: (setattr(syn, "_triangles", None), syn.triangles()), repeat=1)
-    t_ebc_syn = best_of(lambda: ebc(syn), repeat=1)
 
     def syn_select():
         syn._triangles = None
         return dp_motkin_pareto(syn, k=10, epsilon=1.0, mechanism="local_dampening", rng=0)
 
-    t_sel_syn = best_of(syn_select, repeat=1)
+    t_syn = interleaved({
+        "tri": lambda: (setattr(syn, "_triangles", None), syn.triangles()),
+        "ebc": lambda: ebc(syn),
+        "sel": syn_select,
+    })
+    t_tri_syn, t_ebc_syn, t_sel_syn = (median(t_syn[k]) for k in ("tri", "ebc", "sel"))
     wall = "not yet run"
     md_path = Path(__file__).resolve().parents[1] / "results" / "table2" / "table2.md"
     if md_path.exists():
@@ -96,26 +103,34 @@ def main() -> None:
             wall = f"{m.group(1)} s ({runs.group(1) if runs else '?'} runs per cell, both egocentric-density variants)"
     lines = [
         "## Graphs and influential nodes (bench_graphs.py)", "",
-        f"Machine: {machine()}; **2 cores shared by 6 developers while measured: timings under contention**.", "",
-        "| graph | nodes | edges | max deg | load | triangles (A@A)∘A | triangles listing | ratio | EBC all nodes |",
+        host_header(), "",
+        "Median wall times over 9 interleaved rounds per graph (every column in every round); `ratio`: per-round "
+        "(A@A)∘A time over the listing's time in the same round, median and worst round. Shared 2-core machine "
+        "(other helpers' jobs running). Re-run: `python benchmarks/bench_graphs.py` (a few minutes).", "",
+        "| graph | nodes | edges | max deg | load | triangles (A@A)∘A | triangles listing | ratio (median / worst) "
+        "| EBC all nodes |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for r in rows:
-        lines.append(f"| {r[0]} | {r[1]:,} | {r[2]:,} | {r[3]:,} | {r[4]:.2f} s | {r[5]:.2f} s | {r[6]:.2f} s | "
-                     f"{r[5] / r[6]:.0f}x | {r[7]:.2f} s |")
+    for name, nodes, edges, dmax, t, _ in rows:
+        med, worst = speedups(t, "aa", "tri")
+        lines.append(f"| {name} | {nodes:,} | {edges:,} | {dmax:,} | {fmt_time(median(t['load']))} | "
+                     f"{fmt_time(median(t['aa']))} | {fmt_time(median(t['tri']))} | {med:.0f}x / {worst:.0f}x | "
+                     f"{fmt_time(median(t['ebc']))} |")
     lines += [
         "", "One DP-MOTkIN-Pareto-local top-3 selection (ε = 1; the paper's Cython code: ~770 s Enron, ~830 s GitHub "
-        "on one core of this machine):", "",
+        "on one core of this machine); `first scores` timed once:", "",
         "| graph | priv_pareto, statistics given | dp_motkin_pareto incl. statistics | incl. reading the file | "
         "sampler: first scores | sampler: one cached top-3 draw |",
         "|---|---|---|---|---|---|",
     ]
-    for r in rows:
-        lines.append(f"| {r[0]} | {r[8]:.2f} s | {r[9]:.2f} s | {r[10]:.2f} s | {r[11]:.2f} s | {r[12] * 1000:.0f} ms |")
+    for name, _, _, _, t, t_first in rows:
+        lines.append(f"| {name} | {fmt_time(median(t['sel']))} | {fmt_time(median(t['stats']))} | "
+                     f"{fmt_time(median(t['e2e']))} | {fmt_time(t_first)} | {fmt_time(median(t['cached']))} |")
     lines += ["", f"DBLP is not available offline; a synthetic graph of its size ({syn.n_nodes:,} nodes, "
               f"{syn.n_edges:,} edges, max degree {syn.max_degree}, {int(syn.triangles().sum()) // 3:,} triangles; "
-              f"Chung-Lu plus triadic closure): triangles {t_tri_syn:.2f} s, EBC of all nodes {t_ebc_syn:.2f} s, "
-              f"one DP-MOTkIN-Pareto-local top-10 selection incl. statistics {t_sel_syn:.2f} s."]
+              f"Chung-Lu plus triadic closure), medians of 9 interleaved rounds: triangles {fmt_time(t_tri_syn)}, EBC of "
+              f"all nodes {fmt_time(t_ebc_syn)}, one DP-MOTkIN-Pareto-local top-10 selection incl. statistics "
+              f"{fmt_time(t_sel_syn)}."]
     lines += ["", f"Full `dpselect-reproduce table2` (paper settings, 500 runs): wall time {wall}.", ""]
     record("graphs", "\n".join(lines))
 

@@ -1,7 +1,7 @@
 """Edge-list parsing (`dpselect.datasets.load_edge_list`) on Enron and GitHub.
 
-Run: ``python benchmarks/bench_io.py`` (writes its section of benchmarks/RESULTS.md). Baselines measured
-in the same run, each followed by the same ``from_edges``: the previous parser (Python ``str.split`` of
+Run: ``python benchmarks/bench_io.py`` (writes its section of benchmarks/RESULTS.md). Baselines timed in
+the same interleaved rounds (the record's protocol, ``_common.interleaved``), each followed by the same ``from_edges``: the previous parser (Python ``str.split`` of
 the whole text, then ``np.array`` of the tokens) and ``np.loadtxt``. All three give the same graph.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import best_of, machine, record  # noqa: E402
+from _common import fmt_speedup, fmt_time, host_header, interleaved, median, record  # noqa: E402
 
 from dpselect.datasets import data_path, load_edge_list  # noqa: E402
 from dpselect.graphs import from_edges  # noqa: E402
@@ -43,19 +43,28 @@ def main() -> None:
         g = load_edge_list(path, warn=False)
         for other in (previous_parser(path, delim), loadtxt_parser(path, delim)):
             assert other.node_ids.tolist() == g.node_ids.tolist() and (other.adjacency != g.adjacency).nnz == 0
-        t_new = best_of(lambda: load_edge_list(path, warn=False), 5)
-        t_old = best_of(lambda: previous_parser(path, delim), 5)
-        t_lt = best_of(lambda: loadtxt_parser(path, delim), 5)
-        t_fe = best_of(lambda: from_edges(g.node_ids[g.adjacency.tocoo().row], g.node_ids[g.adjacency.tocoo().col],
-                                          warn=False), 5)
-        rows.append(f"| {label} ({g.n_edges:,} edges) | {t_new:.3f} | {t_old:.3f} ({t_old / t_new:.2f}x) | "
-                    f"{t_lt:.3f} ({t_lt / t_new:.2f}x) | {t_fe:.3f} |")
+        coo = g.adjacency.tocoo()
+        src, dst = g.node_ids[coo.row], g.node_ids[coo.col]
+        t = interleaved({
+            "new": lambda: load_edge_list(path, warn=False),
+            "old": lambda: previous_parser(path, delim),
+            "loadtxt": lambda: loadtxt_parser(path, delim),
+            "from_edges": lambda: from_edges(src, dst, warn=False),
+        })
+        rows.append(f"| {label} ({g.n_edges:,} edges) | {fmt_time(median(t['new']))} | "
+                    f"{fmt_time(median(t['old']))}: {fmt_speedup(t, 'old', 'new', 2)} | "
+                    f"{fmt_time(median(t['loadtxt']))}: {fmt_speedup(t, 'loadtxt', 'new', 2)} | "
+                    f"{fmt_time(median(t['from_edges']))} |")
         print(rows[-1])
     record("io", "\n".join([
         "## Edge-list parsing (`dpselect.datasets.load_edge_list`, benchmarks/bench_io.py)",
         "",
-        f"Machine: {machine()}. Best of 5 wall times in seconds, all in one run; every column ends with the same",
-        "`from_edges` (graph build, last column: its share). Ratios: baseline / `load_edge_list`.",
+        host_header(),
+        "",
+        "Median wall times over 9 interleaved rounds; every column ends with the same `from_edges` (graph build, "
+        "last column: its share). Speed-ups: baseline / `load_edge_list` per round (median, and the worst round: "
+        "the smallest); "
+        "`load_edge_list` is the reference time. Re-run: `python benchmarks/bench_io.py` (under a minute).",
         "",
         "| graph | `load_edge_list` | previous parser (str.split) | `np.loadtxt` | of which `from_edges` |",
         "|---|---|---|---|---|",

@@ -1,6 +1,7 @@
 """Median selection on PATENT (27.9 million records): grouped vs per-record vectorised vs a Python loop.
 
-Measures wall time (best of 3) and peak traced memory (tracemalloc; numpy reports its buffers) of
+Measures wall time (median of 9 interleaved rounds, the record's protocol) and peak traced memory
+(tracemalloc; numpy reports its buffers) of
 
 * grouped: the thesis' record selection ``median_rank(values, ε, bound=Λ, counts=...)`` on the 3,842
   distinct values (LD, and its exact error from the closed-form probabilities), and the value-releasing
@@ -16,14 +17,13 @@ Run: ``python benchmarks/bench_median.py`` (writes its section of benchmarks/RES
 from __future__ import annotations
 
 import sys
-import time
 import tracemalloc
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import best_of, machine, record  # noqa: E402
+from _common import fmt_time, host_header, interleaved, median as med_of, record, speedups  # noqa: E402
 
 import dpselect  # noqa: E402
 from dpselect.quantiles import histogram_groups, median, median_probabilities, median_rank  # noqa: E402
@@ -64,61 +64,65 @@ def main() -> None:
     n = int(counts.sum())
     eps = 1.0
     rows = []
-
-    g_time = best_of(lambda: median_rank(vals, epsilon=eps, bound=lam, counts=counts, rng=0))
-    g_mem = peak_mb(lambda: median_rank(vals, epsilon=eps, bound=lam, counts=counts, rng=0))
-    rows.append(("grouped `median_rank(..., counts=)` (LD, one draw)", vals.size, g_time, g_mem))
+    x = np.repeat(vals, counts)  # the expanded sorted database, 27.9M float64
 
     def rank_error():
         v, p = median_probabilities(vals, epsilon=eps, bound=lam, counts=counts)
         return p @ np.abs(v - v[np.searchsorted(np.cumsum(counts), (n + 1) // 2)])
 
-    e_time = best_of(rank_error)
-    rows.append(("grouped exact LD error (closed-form probabilities)", vals.size, e_time, peak_mb(rank_error)))
-    i_time = best_of(lambda: median(vals, epsilon=eps, bound=lam, counts=counts, rng=0))
-    rows.append(("grouped `median(..., counts=)` (interval, ε-DP value, one draw)", vals.size + 1, i_time,
-                 peak_mb(lambda: median(vals, epsilon=eps, bound=lam, counts=counts, rng=0))))
-
-    x = np.repeat(vals, counts)  # the expanded sorted database, 27.9M float64
-    expand_time = best_of(lambda: np.repeat(vals, counts), repeat=1)
-
     def per_record_delta():
         return median_sensitivity(x, lam)(0)
-
-    d_time = best_of(per_record_delta, repeat=1)
-    d_mem = peak_mb(per_record_delta)
-    rows.append(("per-record vectorised δ(x, 0, ·) (`median_sensitivity`)", n, d_time, d_mem))
 
     def per_record_ld():
         u = median_utility(x)
         sf = median_sensitivity(x, lam)
         return dpselect.local_dampening(u, epsilon=eps, sensitivity_function=sf, rng=0)
 
-    l_time = best_of(per_record_ld, repeat=1)
-    l_mem = peak_mb(per_record_ld)
-    rows.append(("per-record vectorised local dampening (one draw)", n, l_time, l_mem))
-
     count = 200_000
-    t0 = time.perf_counter()
-    loop_vals = python_loop_ls0(x, lam, count)
-    loop_time = (time.perf_counter() - t0) * n / count
+    loop_vals: list[float] = []
+    cases = {
+        "grouped": lambda: median_rank(vals, epsilon=eps, bound=lam, counts=counts, rng=0),
+        "error": rank_error,
+        "interval": lambda: median(vals, epsilon=eps, bound=lam, counts=counts, rng=0),
+        "expand": lambda: np.repeat(vals, counts),
+        "delta": per_record_delta,
+        "ld": per_record_ld,
+        "loop": lambda: loop_vals.__setitem__(slice(None), python_loop_ls0(x, lam, count)),
+    }
+    t = interleaved(cases)
+    t["loop"] = [y * n / count for y in t["loop"]]      # extrapolated to all n records
     np.testing.assert_allclose(loop_vals, median_sensitivity(x, lam)(0, candidates=np.arange(count)))
-    rows.append((f"Python loop, O(1) formula per record (timed on {count:,}, extrapolated)", n, loop_time, float("nan")))
+    g_time = med_of(t["grouped"])
+    rows.append(("grouped `median_rank(..., counts=)` (LD, one draw)", vals.size, "grouped",
+                 peak_mb(cases["grouped"])))
+    rows.append(("grouped exact LD error (closed-form probabilities)", vals.size, "error", peak_mb(rank_error)))
+    rows.append(("grouped `median(..., counts=)` (interval, ε-DP value, one draw)", vals.size + 1, "interval",
+                 peak_mb(cases["interval"])))
+    rows.append(("per-record vectorised δ(x, 0, ·) (`median_sensitivity`)", n, "delta", peak_mb(per_record_delta)))
+    rows.append(("per-record vectorised local dampening (one draw)", n, "ld", peak_mb(per_record_ld)))
+    rows.append((f"Python loop, O(1) formula per record (timed on {count:,}, extrapolated)", n, "loop", float("nan")))
+    expand_time = med_of(t["expand"])
 
     lines = [
         "## Median selection on PATENT (thesis Ch. 5)",
         "",
-        f"{n:,} records, {vals.size:,} distinct values, Λ = {lam:g}, ε = {eps:g}. Machine: {machine()}; "
-        "**shared with other developers' jobs (2 cores, contended), so timings are noisy**. Best of 3 "
-        "(1 for the 27.9M-candidate rows); peak memory from tracemalloc (numpy buffers included; the "
-        f"expanded 27.9M-value input itself, {x.nbytes / 2**20:.0f} MB, built in {expand_time:.2f} s, is not counted).",
+        host_header(),
         "",
-        "| path | candidates | time (s) | peak memory (MB) | time vs grouped |",
-        "|---|---|---|---|---|",
+        f"{n:,} records, {vals.size:,} distinct values, Λ = {lam:g}, ε = {eps:g}. Median wall time over 9 "
+        "interleaved rounds (every row in every round); ratio = per-round time / the grouped draw's time in the "
+        "same round: its median, and the worst round for the grouped path (the smallest ratio); the grouped "
+        f"draw's median is {fmt_time(g_time)}. Peak memory "
+        "from tracemalloc (numpy buffers included; the expanded 27.9M-value input itself, "
+        f"{x.nbytes / 2**20:.0f} MB, built in {fmt_time(expand_time)}, is not counted). Re-run: "
+        "`python benchmarks/bench_median.py` (about 3 min on an idle 2-core host).",
+        "",
+        "| path | candidates | time (median) | peak memory (MB) | time vs grouped (median) | worst round |",
+        "|---|---|---|---|---|---|",
     ]
-    for name, c, t, mem in rows:
+    for name, c, key, mem in rows:
         mem_s = "–" if mem != mem else f"{mem:.1f}"
-        lines.append(f"| {name} | {c:,} | {t:.4g} | {mem_s} | {t / g_time:.3g}× |")
+        r_med, r_worst = speedups(t, key, "grouped") if key != "grouped" else (1.0, 1.0)
+        lines.append(f"| {name} | {c:,} | {fmt_time(med_of(t[key]))} | {mem_s} | {r_med:.3g}× | {r_worst:.3g}× |")
     lines += [
         "",
         "The grouped path is exact (records of equal value have equal utility and equal element local "

@@ -29,7 +29,6 @@ import argparse
 import csv
 import math
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -39,7 +38,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import machine, record  # noqa: E402
+from _common import MIN_ROUNDS, host_header, interleaved, median, record  # noqa: E402
 
 from dpselect_reproductions import quantiles as Q  # noqa: E402
 
@@ -106,44 +105,46 @@ def check_opendp_scores(datasets, large: bool, sized: bool = True) -> list[str]:
 
 
 def timing(seeds: int, neighbours: str = "replace_one") -> list[tuple[str, float, float, float]]:
-    """m = 99 on PATENT (27.9M records as 3,842 grouped values): median and worst wall time over seeds (the
-    grid variants with ``candidates=`` the 4,096 bin values)."""
+    """m = 99 on PATENT (27.9M records as 3,842 grouped values): median and worst wall time over ``seeds``
+    interleaved rounds (the record's protocol: every method in every round, the order rotated each round, seed s
+    in round s; the grid variants with ``candidates=`` the 4,096 bin values)."""
     import dpselect
 
     h = Q._hist("patent")
     v, c = Q.grouped(h)
     qs = Q.quantile_levels(99)
-    out = []
     nb: Any = neighbours
+    cases = {}
+
+    def seeded(call):
+        seed = iter(range(10 ** 9))
+        return lambda: call(next(seed))
+
     for method in Q.METHODS:
         if neighbours == "add_remove" and method in ("joint", "unbounded", *RELATIVE):
             continue
         tg: Any = "relative" if method in RELATIVE else None
         for eps in (0.01, 1.0):
-            ts = []
-            for s in range(seeds):
-                t0 = time.perf_counter()
-                if method == "unbounded":
+            if method == "unbounded":
+                def call(s, eps=eps):
                     dpselect.quantiles(v, qs, epsilon=eps, bounds=None, counts=c, rng=s)
-                elif method in GRID:
+            elif method in GRID:
+                def call(s, eps=eps, method=method, tg=tg):
                     dpselect.quantiles(v, qs, epsilon=eps, candidates=v, counts=c, rng=s, neighbours=nb,
                                        method=method[:-len("-grid")].replace("-relative", ""), targets=tg)
-                else:
+            else:
+                def call(s, eps=eps, method=method, tg=tg):
                     dpselect.quantiles(v, qs, epsilon=eps, bounds=Q.BOUNDS, method=method.replace("-relative", ""),
                                        counts=c, rng=s, neighbours=nb, targets=tg)
-                ts.append(time.perf_counter() - t0)
-            out.append((method, eps, statistics.median(ts), max(ts)))
+            cases[(method, eps)] = seeded(call)
+    opendp = "OpenDP (scores from the histogram + noisy max; first call builds 99 score vectors)"
     try:
-        ts = []
-        for s in range(seeds):
-            t0 = time.perf_counter()
-            Q._opendp_quantiles(h, qs, 1.0, add_remove=neighbours == "add_remove")
-            ts.append(time.perf_counter() - t0)
-        out.append(("OpenDP (scores from the histogram + noisy max; first call builds 99 score vectors)", 1.0,
-                    statistics.median(ts), max(ts)))
+        import opendp as _opendp  # noqa: F401
+        cases[(opendp, 1.0)] = lambda: Q._opendp_quantiles(h, qs, 1.0, add_remove=neighbours == "add_remove")
     except ImportError:
         pass
-    return out
+    t = interleaved(cases, rounds=seeds, warmup=0)
+    return [(m, e, median(ts), max(ts)) for (m, e), ts in t.items()]
 
 
 def main() -> None:
@@ -156,9 +157,11 @@ def main() -> None:
     p.add_argument("--runs", type=int, default=20)
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--diffprivlib-runs", type=int, default=None, help="diffprivlib in the first runs only")
-    p.add_argument("--timing-seeds", type=int, default=10)
+    p.add_argument("--timing-seeds", type=int, default=MIN_ROUNDS, help=f"interleaved rounds (at least {MIN_ROUNDS})")
     p.add_argument("--check-large", action="store_true", help="also check OpenDP's scores on INCOME and PATENT")
     a = p.parse_args()
+    if a.timing_seeds < MIN_ROUNDS:
+        p.error(f"--timing-seeds: the record's protocol needs at least {MIN_ROUNDS} rounds")
     add_remove = a.neighbours == "add_remove"
     if a.out is None:
         a.out = Path("dpselect-results/quantiles-add-remove" if add_remove else "dpselect-results/quantiles")
@@ -200,7 +203,8 @@ def main() -> None:
                    "ε-DP, as dpselect), its scores checked equal to OpenDP's own transformation on ")
     lines = ["## Quantiles: m at once, against OpenDP and diffprivlib (issue 26, benchmarks/bench_quantiles.py)"
              + model, "",
-             f"Commit {commit()}; machine {machine()}, 2 cores shared with other helpers' jobs (load average "
+             host_header(), "",
+             f"Commit {commit()}; 2 cores shared with other helpers' jobs (load average "
              f"1/5/15 min: {load0} at the start, {load1} after the error run, {load2} after the timing). Errors: "
              f"`{a.csv}` ({command or 'an existing run'}), {runs} seeded runs per cell "
              "(OpenDP's generator cannot be seeded). Excess = mean over the m quantiles of |rank(v) − q n| / n minus "
@@ -279,8 +283,8 @@ def main() -> None:
                   + ".", ""]
     # target 3
     lines += ["### Target 3: m = 99 on PATENT (27.9M records) in under 1 s", "",
-              f"{a.timing_seeds} seeds each, wall time of one `dpselect.quantiles` call on the grouped data "
-              "(the 4,096 bin values with their counts):", "", "| method | ε | median (s) | worst (s) |", "|---|---|---|---|"]
+              f"{a.timing_seeds} interleaved rounds (every method in every round, a seed per round), wall time of "
+              "one `dpselect.quantiles` call on the grouped data (the 4,096 bin values with their counts):", "", "| method | ε | median (s) | worst (s) |", "|---|---|---|---|"]
     lines += [f"| {m} | {e:g} | {med:.3f} | {worst:.3f} |" for m, e, med, worst in times]
     auto = max(t[3] for t in times if t[0] == "auto")
     slow = max((t for t in times if not t[0].startswith("OpenDP")), key=lambda t: t[3])

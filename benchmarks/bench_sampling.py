@@ -5,11 +5,14 @@ Issue 22 targets, at n = 10^7 and 10^8, k = 1 and 10, utilities N(0, 1), N(0, 30
 Laplace report-noisy-max within 1.6x numpy's median (median over 15 draws with different seeds), the
 worst of the 15 draws within 3x; peak extra memory of one exact draw at 10^7 within 2x numpy's.
 
-The draws of one cell are interleaved (numpy, then each sampler, seed by seed) so that the load of the
-shared machine falls on all of them alike; the load average is recorded per cell. Baseline: k = 1
-``argmax(u + rng.gumbel(size=n))``, k = 10 the ``argpartition`` top-k of it (sorted).
+The record's protocol (``_common.interleaved``): the draws of one cell are timed in rounds, one draw of
+numpy and of each sampler per round (a new seed each round), the order rotated every round, so that the load
+of a shared machine falls on all of them alike; each ratio is the median over rounds of the per-round ratio
+to numpy's draw of the same round, with the worst round beside it and numpy's absolute median time; the
+section starts with the host line (CPU, numpy's BLAS and SIMD level); the load average is recorded per cell.
+Baseline: k = 1 ``argmax(u + rng.gumbel(size=n))``, k = 10 the ``argpartition`` top-k of it (sorted).
 
-    python3 benchmarks/bench_sampling.py [--sizes 10000000 100000000] [--seeds 15]
+    python3 benchmarks/bench_sampling.py [--sizes 10000000 100000000] [--seeds 15]   # seeds = timed rounds, at least 9
     # or in parts (e.g. 10^8 with fewer seeds, in another process), then one table:
     python3 benchmarks/bench_sampling.py --sizes 100000000 --seeds 5 --rows part2.json
     python3 benchmarks/bench_sampling.py --render part1.json part2.json
@@ -23,16 +26,16 @@ import argparse
 import gc
 import json
 import os
+import re
 import statistics
 import sys
-import time
 import tracemalloc
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import machine, record  # noqa: E402
+from _common import MIN_ROUNDS, RESULTS, fmt_time, host_header, interleaved, median, ratios, record  # noqa: E402
 
 import dpselect  # noqa: E402
 from dpselect import sampling  # noqa: E402
@@ -64,65 +67,84 @@ def numpy_draw(u: np.ndarray, k: int, seed: int):
     return top[np.argsort(-x[top])]
 
 
-def timed(fn) -> float:
-    t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0
-
-
 def cell(u: np.ndarray, k: int, seeds: int, samplers=SAMPLERS) -> dict[str, list[float]]:
-    t: dict[str, list[float]] = {"numpy": [], "fallback picks": []}
-    for name, _ in samplers:
-        t[name] = []
-    for s in range(seeds):
-        t["numpy"].append(timed(lambda: numpy_draw(u, k, s)))
-        for name, f in samplers:
+    """``seeds`` interleaved rounds (one untimed warm-up draw each first): name -> per-round times."""
+    counters = {"numpy": 0}
+    fallback: list[int] = []
+
+    def numpy_case() -> None:
+        s = counters["numpy"]
+        counters["numpy"] += 1
+        numpy_draw(u, k, s)
+
+    def sampler_case(name: str, f):
+        counters[name] = 0
+
+        def run() -> None:
+            s = counters[name]
+            counters[name] += 1
             before = sampling._PEEL_STATS["refined"] + sampling._PEEL_STATS["full"]
-            t[name].append(timed(lambda f=f: f(u, epsilon=1.0, sensitivity=1.0, k=k, rng=s)))
+            f(u, epsilon=1.0, sensitivity=1.0, k=k, rng=s)
             if name == "LAP":
-                t["fallback picks"].append(sampling._PEEL_STATS["refined"] + sampling._PEEL_STATS["full"] - before)
-        gc.collect()
+                fallback.append(sampling._PEEL_STATS["refined"] + sampling._PEEL_STATS["full"] - before)
+        return run
+
+    cases = {"numpy": numpy_case}
+    for name, f in samplers:
+        cases[name] = sampler_case(name, f)
+    t = interleaved(cases, rounds=seeds)
+    t["fallback picks"] = [float(x) for x in fallback[1:]]   # the warm-up draw is not a timed one
     return t
 
 
 def fallback_cost(u: np.ndarray, k: int, seeds: int) -> None:
     """Laplace report-noisy-max, k picks: a normal draw, a draw whose picks all fall back (water level raised
-    by 8 noise units: the head and revealed values stay below the walls), and (5 seeds) the same with the
-    previous fallback (a scan of all n candidates per fallback pick), interleaved seed by seed, with numpy."""
+    by 8 noise units: the head and revealed values stay below the walls), and the same with the previous
+    fallback (a scan of all n candidates per fallback pick), in interleaved rounds with numpy."""
+    import inspect
+
     from dpselect import mechanisms
     orig = mechanisms.noisy_top_k_peeled
-
-    def run(shift: float, full: bool, s: int) -> tuple[float, int]:
-        mechanisms.noisy_top_k_peeled = lambda *a, **kw: orig(*a, _level_shift=shift, **kw)
-        sampling._peel._PEEL_FULL_FALLBACK = full
-        before = dict(sampling._PEEL_STATS)
-        try:
-            t = timed(lambda: dpselect.report_noisy_max(u, epsilon=1.0, sensitivity=1.0, k=k, rng=s))
-        finally:
-            mechanisms.noisy_top_k_peeled = orig
-            sampling._peel._PEEL_FULL_FALLBACK = False
-        return t, sampling._PEEL_STATS["refined"] + sampling._PEEL_STATS["full"] - before["refined"] - before["full"]
-
-    t: dict[str, list[float]] = {"numpy": [], "normal": [], "forced": [], "forced, old scan": []}
+    if "_level_shift" not in inspect.signature(orig).parameters:
+        print("--fallback: this source's noisy_top_k_peeled has no _level_shift hook (the forced-fallback "
+              "diagnostic needs it); skipped")
+        return
     picks: dict[str, list[int]] = {"normal": [], "forced": [], "forced, old scan": []}
-    for s in range(seeds):
-        t["numpy"].append(timed(lambda: numpy_draw(u, k, s)))
-        for name, shift, full in (("normal", 0.0, False), ("forced", 8.0, False), ("forced, old scan", 8.0, True)):
-            if full and s >= 5:
-                continue
-            dt, fb = run(shift, full, s)
-            t[name].append(dt)
-            picks[name].append(fb)
-        gc.collect()
-    base = statistics.median(t["numpy"])
-    norm = statistics.median(t["normal"])
-    print(f"fallback cost, n = {u.shape[0]:.0e}, k = {k}, {seeds} seeds, load {os.getloadavg()[0]:.1f}: "
-          f"numpy median {base:.3f} s")
+    counters = {"numpy": 0}
+
+    def numpy_case() -> None:
+        counters["numpy"] += 1
+        numpy_draw(u, k, counters["numpy"])
+
+    def case(name: str, shift: float, full: bool):
+        counters[name] = 0
+
+        def run() -> None:
+            counters[name] += 1
+            mechanisms.noisy_top_k_peeled = lambda *a, **kw: orig(*a, _level_shift=shift, **kw)
+            sampling._peel._PEEL_FULL_FALLBACK = full
+            before = dict(sampling._PEEL_STATS)
+            try:
+                dpselect.report_noisy_max(u, epsilon=1.0, sensitivity=1.0, k=k, rng=counters[name])
+            finally:
+                mechanisms.noisy_top_k_peeled = orig
+                sampling._peel._PEEL_FULL_FALLBACK = False
+            picks[name].append(sampling._PEEL_STATS["refined"] + sampling._PEEL_STATS["full"]
+                               - before["refined"] - before["full"])
+        return run
+
+    cases = {"numpy": numpy_case, "normal": case("normal", 0.0, False), "forced": case("forced", 8.0, False),
+             "forced, old scan": case("forced, old scan", 8.0, True)}
+    t = interleaved(cases, rounds=seeds)
+    base = median(t["numpy"])
+    print(f"fallback cost, n = {u.shape[0]:.0e}, k = {k}, {seeds} rounds, load {os.getloadavg()[0]:.1f}: "
+          f"numpy median {fmt_time(base)}")
     for name in t:
-        med, worst = statistics.median(t[name]), max(t[name])
-        fb = f", fallback picks per draw {statistics.mean(picks[name]):.1f}" if name in picks else ""
-        print(f"  {name:18s} median {med:.3f} s ({med / base:.2f}x numpy, {med / norm:.2f}x normal), "
-              f"worst {worst:.3f} s ({worst / base:.2f}x numpy){fb}")
+        med, worst = ratios(t, name, "numpy")
+        vs_normal = ratios(t, name, "normal")[0]
+        fb = f", fallback picks per draw {statistics.mean(picks[name][1:]):.1f}" if name in picks else ""
+        print(f"  {name:18s} median {fmt_time(median(t[name]))} ({med:.2f}x numpy, worst round {worst:.2f}x; "
+              f"{vs_normal:.2f}x normal){fb}")
 
 
 def peak_mib(fn) -> float:
@@ -146,6 +168,8 @@ def main() -> None:
     ap.add_argument("--samplers", nargs="+", choices=[n for n, _ in SAMPLERS], default=[n for n, _ in SAMPLERS])
     ap.add_argument("--fallback", action="store_true", help="also time report-noisy-max's fallback pick (printed)")
     args = ap.parse_args()
+    if args.seeds < MIN_ROUNDS:
+        ap.error(f"--seeds: the record's protocol needs at least {MIN_ROUNDS} rounds")
     subset = (args.utilities != list(UTILITIES) or args.ks != [1, 10]
               or args.samplers != [n for n, _ in SAMPLERS] or args.fallback)
     samplers = tuple((n, f) for n, f in SAMPLERS if n in args.samplers)
@@ -178,11 +202,12 @@ def main() -> None:
                 load0 = os.getloadavg()[0]
                 t = cell(u, k, args.seeds, samplers)
                 load1 = os.getloadavg()[0]
-                base = statistics.median(t["numpy"])
+                base = median(t["numpy"])
                 row = f"| {n:.0e} | {kind} | {k} | {base:.3f} | "
                 for name, _ in samplers:
-                    med, worst = statistics.median(t[name]), max(t[name])
-                    row += f"{med:.3f} / {worst:.3f} | **{med / base:.2f}x** / {worst / base:.2f}x | "
+                    med, worst = median(t[name]), max(t[name])
+                    r_med, r_worst = ratios(t, name, "numpy")
+                    row += f"{med:.3f} / {worst:.3f} | **{r_med:.2f}x** / {r_worst:.2f}x | "
                 row += f"{load0:.1f}–{load1:.1f} |"
                 rows.append(row)
                 print(row, flush=True)
@@ -218,21 +243,32 @@ def render(rows: list[str], full: int, calls: int, seeds: str) -> None:
     small = np.array([0.0, 1.0, 2.0, 2.0, -3.0, 5.0])
     N = 100_000
     rng = np.random.default_rng(1)
-    t_loop = timed(lambda: [dpselect.exponential(small, epsilon=1.0, sensitivity=1.0, rng=rng) for _ in range(2_000)]) * N / 2_000
-    t_batch = timed(lambda: dpselect.exponential(small, epsilon=1.0, sensitivity=1.0, size=N, rng=rng))
+    loop_calls = 2_000
+    tb = interleaved({
+        "loop": lambda: [dpselect.exponential(small, epsilon=1.0, sensitivity=1.0, rng=rng) for _ in range(loop_calls)],
+        "batch": lambda: dpselect.exponential(small, epsilon=1.0, sensitivity=1.0, size=N, rng=rng),
+    })
+    tb["loop"] = [x * N / loop_calls for x in tb["loop"]]   # per N draws
+    t_loop, t_batch = median(tb["loop"]), median(tb["batch"])
+    speed_med, speed_worst = (1 / r for r in ratios(tb, "batch", "loop"))
 
     lines = [
         "## Exact sampling (`dpselect.sampling`, benchmarks/bench_sampling.py)",
         "",
-        f"Machine: {machine()}, shared with other engineers' jobs during the run (load average per cell below; "
-        "compare ratios within a row). ε = 1, Δ = 1. Each cell: "
-        f"{seeds} draws with different seeds, interleaved (numpy, EM, PF, LAP per seed). Baseline: numpy "
-        "`argmax(u + rng.gumbel(size=n))` (k = 1) or its `argpartition` top-k, sorted (k = 10). "
-        "Entries: median / worst draw in seconds, and each over numpy's median. EM = `exponential`, "
-        "PF = `permute_and_flip`, LAP = `report_noisy_max` (Laplace), all exact defaults.",
+        host_header(),
+        "",
+        "Machine shared with other engineers' jobs during the run (load average per cell below). ε = 1, Δ = 1. "
+        f"Each cell: {seeds} interleaved rounds (one untimed warm-up draw of each first); a round times one draw "
+        "of numpy, EM, PF and LAP, a new seed each round, the order rotated each round. Baseline: numpy "
+        "`argmax(u + rng.gumbel(size=n))` (k = 1) or its `argpartition` top-k, sorted (k = 10); its median time "
+        "is the absolute figure to compare hosts by. Entries: median / worst draw in seconds; ratio = median over "
+        "rounds of (sampler's draw / numpy's draw in the same round) / the worst round's ratio. EM = `exponential`, "
+        "PF = `permute_and_flip`, LAP = `report_noisy_max` (Laplace), all exact defaults. Re-run: "
+        "`python benchmarks/bench_sampling.py --sizes 10000000` (add `100000000` for 10^8).",
         "Targets (issue 22): median within 1.6x numpy, worst draw within 3x.",
         "",
-        "| n | utilities | k | numpy median (s) | EM (s) | EM ratio | PF (s) | PF ratio | LAP (s) | LAP ratio | "
+        "| n | utilities | k | numpy median (s) | EM (s) | EM ratio (median / worst) | PF (s) | PF ratio | LAP (s) | "
+        "LAP ratio | "
         "load avg (start–end) |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ] + rows + [
@@ -247,9 +283,17 @@ def render(rows: list[str], full: int, calls: int, seeds: str) -> None:
         "|---|---|---|",
     ] + mem + [
         "",
-        f"{N:,} draws on 6 candidates: one call per draw {t_loop:.2f} s (exact; 2,000 timed); one call with `size={N}` "
-        f"{t_batch:.3f} s ({t_loop / t_batch:.0f}x faster than the loop).",
+        f"{N:,} draws on 6 candidates ({MIN_ROUNDS} interleaved rounds): one call per draw {fmt_time(t_loop)} "
+        f"(baseline, median; exact; {loop_calls:,} calls timed per round, scaled to {N:,}); one call with "
+        f"`size={N}` {fmt_time(t_batch)} ({speed_med:.0f}x faster than the loop, median of per-round ratios; "
+        f"{speed_worst:.0f}x in the worst round).",
     ]
+    # rows at a size this run did not time, measured before the protocol, stay in their marked block until a run
+    # at that size replaces them
+    old = RESULTS.read_text() if RESULTS.exists() else ""
+    m = re.search(r"<!-- sampling:pre-protocol -->\n(.*?)\n<!-- /sampling:pre-protocol -->", old, re.S)
+    if m and not any(r.startswith("| 1e+08") for r in rows):
+        lines += ["", "<!-- sampling:pre-protocol -->", m.group(1), "<!-- /sampling:pre-protocol -->"]
     record("sampling", "\n".join(lines))
 
 

@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import best_of, machine, record  # noqa: E402
+from _common import fmt_ratio, fmt_speedup, host_header, interleaved, median, ratios, record  # noqa: E402
 
 import dpselect  # noqa: E402
 from dpselect._threads import resolve_threads  # noqa: E402
@@ -139,10 +139,11 @@ def pareto_rows(repeat: int) -> list[str]:
     for name in ("enron", "github"):
         g = load_graph(name)
         U, sfs = motkin_objectives(g)
-        t_ld = best_of(lambda: dpselect.multiobjective.priv_pareto(U, epsilon=1.0, sensitivities=sfs, k=3,
-                                                    mechanism="local_dampening", rng=0), repeat)
-        t_sld = best_of(lambda: dpselect.multiobjective.priv_pareto(U, epsilon=1.0, sensitivities=sfs, k=3,
-                                                     mechanism="shifted_local_dampening", rng=0), repeat)
+        t = interleaved({m: (lambda m=m, U=U, sfs=sfs: dpselect.multiobjective.priv_pareto(
+            U, epsilon=1.0, sensitivities=sfs, k=3, mechanism=m, rng=0))
+            for m in ("local_dampening", "shifted_local_dampening")}, rounds=repeat)
+        t_ld, t_sld = median(t["local_dampening"]), median(t["shifted_local_dampening"])
+        r_med, r_worst = ratios(t, "shifted_local_dampening", "local_dampening")
         psf = mo._pareto_sf(U, sfs, None)
         t0 = time.perf_counter()
         G = shift_totals_with_error(psf, U.shape[0])[0]
@@ -154,7 +155,7 @@ def pareto_rows(repeat: int) -> list[str]:
             t_walk_s = time.perf_counter() - t0
             assert np.array_equal(G, Gw), "closed-form δ^PS shift differs from the walk"
             t_walk = f"{t_walk_s:.2f} s ({t_walk_s / t_hook:.0f}x)"
-        out.append(f"| {name} | {U.shape[0]:,} | {t_ld:.3f} | {t_sld:.3f} | **{t_sld / t_ld:.2f}x** | "
+        out.append(f"| {name} | {U.shape[0]:,} | {t_ld:.3f} | {t_sld:.3f} | **{r_med:.2f}x** / {r_worst:.2f}x | "
                    f"{psf.saturation_distance:,} | {t_hook:.3f} s | {t_walk} |")
     return out
 
@@ -163,7 +164,7 @@ def topk_rows(repeat: int) -> list[str]:
     g = load_graph("enron")
     sf = ebc_sensitivity(g, max_degree=1383)
     n = g.n_nodes
-    t_hook = best_of(lambda: shift_totals_with_error(sf, n), repeat)
+    t_hook = median(interleaved({"hook": lambda: shift_totals_with_error(sf, n)}, rounds=repeat)["hook"])
     t0 = time.perf_counter()
     Gw = shift_totals_with_error(_walk(sf), n)[0]
     t_walk = time.perf_counter() - t0
@@ -171,13 +172,14 @@ def topk_rows(repeat: int) -> list[str]:
     scores = prepare_priv_topk(g, max_degree=1383)
     scores.shifted()
     scores.dampened()
-    t_sel = {m: best_of(lambda m=m: dpselect.graphs.priv_topk(scores, k=10, epsilon=1.0, mechanism=m, rng=0), repeat)
-             for m in ("SLD", "LD")}
+    ts = interleaved({m: (lambda m=m: dpselect.graphs.priv_topk(scores, k=10, epsilon=1.0, mechanism=m, rng=0))
+                      for m in ("SLD", "LD")}, rounds=repeat)
+    t_sel = {m: median(ts[m]) for m in ts}
 
-    # EBC: the current implementation against the frozen copy of the one before issue 16, same graph, same run
-    t_ebc = best_of(lambda: ebc(g), repeat)
-    t_ebc_one = best_of(lambda: ebc(g, n_threads=1), repeat)
-    t_ebc_old = best_of(lambda: _ebc_before_issue16(g), repeat)
+    # EBC: the current implementation against the frozen copy of the one before issue 16, same graph, same rounds
+    te = interleaved({"new": lambda: ebc(g), "one": lambda: ebc(g, n_threads=1),
+                      "old": lambda: _ebc_before_issue16(g)}, rounds=repeat)
+    t_ebc, t_ebc_one, t_ebc_old = (median(te[k]) for k in ("new", "one", "old"))
     new, old = ebc(g), _ebc_before_issue16(g)
     np.testing.assert_allclose(new, old, rtol=1e-11)
     n_diff = int(np.sum(new != old))
@@ -186,17 +188,22 @@ def topk_rows(repeat: int) -> list[str]:
     def run(graph, m="SLD"):
         return dpselect.graphs.priv_topk(graph, k=10, epsilon=1.0, mechanism=m, max_degree=1383, rng=0)
 
-    t_given = {m: best_of(lambda m=m: run(g, m), repeat) for m in ("SLD", "LD")}
-    t_load = best_of(lambda: load_graph("enron"), repeat)
-    t_with_load = best_of(lambda: run(load_graph("enron")), repeat)
     picks = run(g)
     priv_topk_module = importlib.import_module("dpselect.graphs._priv_topk")
-    priv_topk_module.ebc = _ebc_before_issue16   # the selection as it ran before issue 16, for the ratio
-    try:
-        t_given_old = best_of(lambda: run(g), repeat)
-        assert np.array_equal(run(g), picks), "the EBC rounding change moved the selection"
-    finally:
-        priv_topk_module.ebc = ebc
+
+    def run_before_issue16():
+        priv_topk_module.ebc = _ebc_before_issue16   # the selection as it ran before issue 16, for the ratio
+        try:
+            return run(g)
+        finally:
+            priv_topk_module.ebc = ebc
+
+    tg = interleaved({"SLD": lambda: run(g, "SLD"), "LD": lambda: run(g, "LD"), "old": run_before_issue16,
+                      "load": lambda: load_graph("enron"), "with_load": lambda: run(load_graph("enron"))},
+                     rounds=repeat)
+    assert np.array_equal(run_before_issue16(), picks), "the EBC rounding change moved the selection"
+    t_given = {m: median(tg[m]) for m in ("SLD", "LD")}
+    t_given_old, t_load, t_with_load = median(tg["old"]), median(tg["load"]), median(tg["with_load"])
 
     def target(t):
         return "**met**" if t < 1.0 else "**not met**"
@@ -205,48 +212,58 @@ def topk_rows(repeat: int) -> list[str]:
         f"| EBC shift G of all {n:,} nodes (`shift_totals_with_error`) | {t_hook * 1e3:.1f} ms | walk over every "
         f"distance {t_walk:.2f} s ({t_walk / t_hook:.0f}x) |",
         f"| `priv_topk(scores, k=10, mechanism=\"SLD\")`, statistics prepared | {t_sel['SLD'] * 1e3:.1f} ms | "
-        f"LD {t_sel['LD'] * 1e3:.1f} ms ({t_sel['SLD'] / t_sel['LD']:.2f}x) |",
+        f"LD {t_sel['LD'] * 1e3:.1f} ms (SLD / LD {fmt_ratio(ts, 'SLD', 'LD')}) |",
         f"| EBC of all {n:,} nodes (`utilities.graph.ebc`) | {t_ebc:.3f} s | before issue 16 (frozen copy) "
-        f"{t_ebc_old:.3f} s ({t_ebc_old / t_ebc:.1f}x); one thread {t_ebc_one:.3f} s; {n_diff:,} nodes differ in the last bits (max relative "
+        f"{t_ebc_old:.3f} s ({fmt_speedup(te, 'old', 'new')}); one thread {t_ebc_one:.3f} s; {n_diff:,} nodes differ in the last bits (max relative "
         f"{rel:.1e}: the old per-node sums rounded at every addition, in the product's entry order; the new ones "
         f"are the exact sum of the same terms, rounded once) |",
         f"| `priv_topk(graph, k=10, mechanism=\"SLD\")`, graph given (target < 1 s: {target(t_given['SLD'])}) | "
-        f"{t_given['SLD']:.3f} s | before issue 16 {t_given_old:.3f} s ({t_given_old / t_given['SLD']:.1f}x), same "
+        f"{t_given['SLD']:.3f} s | before issue 16 {t_given_old:.3f} s ({fmt_speedup(tg, 'old', 'SLD')}), same "
         f"picks; LD {t_given['LD']:.3f} s |",
         f"| `priv_topk(graph, k=10, mechanism=\"SLD\")` including reading the file (target < 1 s: "
         f"{target(t_with_load)}) | {t_with_load:.3f} s | reading the file alone {t_load:.3f} s |",
     ]
 
 
-def dpmoet_rows() -> list[str]:
+def dpmoet_rows(repeat: int) -> list[str]:
     data = load_nltcs(data_path("tabular", "nltcs.dat"))
     small = dict(population=8, selection=2, generations=2, depth=2, max_depth=4, output=2)
-    t = {}
-    for mech in ("PF", "LD", "SLD"):
-        t[mech] = best_of(lambda mech=mech: dp_moet(data, epsilon=1.0, mechanism=mech, rng=1, **small), 2)
-    # the previous implementation: δ^PS one distance per call (no blocks, no block shift)
     old_limit = mo._BLOCK_MAX_CANDIDATES
-    mo._BLOCK_MAX_CANDIDATES = 0
-    try:
-        for mech in ("LD", "SLD"):
-            t[mech + "-old"] = best_of(lambda mech=mech: dp_moet(data, epsilon=1.0, mechanism=mech, rng=1, **small), 1)
-    finally:
-        mo._BLOCK_MAX_CANDIDATES = old_limit
+
+    def previous(mech):
+        # the previous implementation: δ^PS one distance per call (no blocks, no block shift)
+        def run():
+            mo._BLOCK_MAX_CANDIDATES = 0
+            try:
+                dp_moet(data, epsilon=1.0, mechanism=mech, rng=1, **small)
+            finally:
+                mo._BLOCK_MAX_CANDIDATES = old_limit
+        return run
+
+    cases = {mech: (lambda mech=mech: dp_moet(data, epsilon=1.0, mechanism=mech, rng=1, **small))
+             for mech in ("PF", "LD", "SLD")}
+    cases["LD-old"], cases["SLD-old"] = previous("LD"), previous("SLD")
+    tt = interleaved(cases, rounds=repeat)
+    t = {k: median(v) for k, v in tt.items()}
     return [
         f"| DP-MOET-Pareto, shifted local dampening | {t['SLD']:.2f} s | one distance per call "
-        f"{t['SLD-old']:.2f} s ({t['SLD-old'] / t['SLD']:.0f}x); permute-and-flip {t['PF']:.2f} s |",
+        f"{t['SLD-old']:.2f} s ({fmt_speedup(tt, 'SLD-old', 'SLD', 0)}); permute-and-flip {t['PF']:.2f} s |",
         f"| DP-MOET-Pareto, local dampening | {t['LD']:.2f} s | one distance per call {t['LD-old']:.2f} s "
-        f"({t['LD-old'] / t['LD']:.1f}x) |",
+        f"({fmt_speedup(tt, 'LD-old', 'LD')}) |",
     ]
 
 
 def main() -> None:
-    repeat = 3
+    repeat = 9
     lines = [
         "## Shifted local dampening: closed-form and block shifts (issue 16, benchmarks/bench_shift.py)",
         "",
-        f"Machine: {machine()}; **2 cores shared with other developers' jobs: timings under contention**, ratios "
-        f"measured in the same process (best of {repeat}).",
+        host_header(),
+        "",
+        f"**2 cores shared with other developers' jobs: timings under contention**; every time is a median of "
+        f"{repeat} interleaved rounds (the cases of one table row group in the same rounds), each ratio a median of "
+        "per-round ratios with the worst round beside it; the walks are timed once. Re-run: "
+        "`python benchmarks/bench_shift.py` (tens of minutes).",
         "",
         "Local PrivPareto top-3 (ε = 1; degree and egocentric density with their edge-DP sensitivity functions, "
         "δ^PS), local dampening (LD) against shifted local dampening (SLD), target SLD within 3x of LD. The "
@@ -255,7 +272,7 @@ def main() -> None:
         "pick on all candidates against the walk it replaces (one δ^PS evaluation per distance; equal results "
         "checked).",
         "",
-        "| graph | nodes | LD top-3 (s) | SLD top-3 (s) | SLD / LD | δ^PS saturation distance | δ^PS shift, "
+        "| graph | nodes | LD top-3 (s) | SLD top-3 (s) | SLD / LD (median / worst) | δ^PS saturation distance | δ^PS shift, "
         "one pick | walk (before) |",
         "|---|---|---|---|---|---|---|---|",
     ]
@@ -281,7 +298,7 @@ def main() -> None:
         "| run | time | baseline (same run) |",
         "|---|---|---|",
     ]
-    lines += dpmoet_rows()
+    lines += dpmoet_rows(repeat)
     record("shift", "\n".join(lines))
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import best_of, machine, record  # noqa: E402
+from _common import fmt_ratio, fmt_time, host_header, interleaved, median, record  # noqa: E402
 
 import dpselect  # noqa: E402
 from dpselect.datasets import data_path  # noqa: E402
@@ -44,7 +44,6 @@ def model_selection_rows() -> tuple[list[str], dict]:
     X, y = data.X, data.y                                  # all 45,222 records as the private validation set
     t_predict = once(lambda: np.stack([m.predict(X) for m in models]))
     P = np.stack([m.predict(X) for m in models])
-    t_counts = best_of(lambda: model_objectives(y, P, ("tpr", "tnr")), 5)
     cases = [
         ("PrivPareto (TPR, TNR), local dampening (default)", {}),
         ("PrivPareto (TPR, TNR), shifted local dampening", {"mechanism": "SLD"}),
@@ -54,17 +53,21 @@ def model_selection_rows() -> tuple[list[str], dict]:
         ("PrivPareto (TPR, TNR, accuracy), local dampening, k = 5",
          {"objectives": ("tpr", "tnr", "accuracy"), "k": 5}),
     ]
+    timed = {label: (lambda kw=kw: select_model(y=y, predictions=P, epsilon=1.0, random_state=0, **kw))
+             for label, kw in cases}
+    timed["counts"] = lambda: model_objectives(y, P, ("tpr", "tnr"))
+    timed["models"] = lambda: select_model(models, X, y, epsilon=1.0, random_state=0)
+    t = interleaved(timed)
     rows = []
     times = {}
     for label, kw in cases:
-        select_model(y=y, predictions=P, epsilon=1.0, random_state=0, **kw)   # warm-up
-        t = best_of(lambda kw=kw: select_model(y=y, predictions=P, epsilon=1.0, random_state=0, **kw), 5)
-        times[label] = t
+        times[label] = median(t[label])
         pick = select_model(y=y, predictions=P, epsilon=1.0, random_state=0, **kw)
-        rows.append(f"| {label} | {t * 1e3:.1f} | {np.atleast_1d(pick).tolist()} |")
+        rows.append(f"| {label} | {times[label] * 1e3:.1f} | {max(t[label]) * 1e3:.1f} | {np.atleast_1d(pick).tolist()} |")
         print(rows[-1])
-    t_models = best_of(lambda: select_model(models, X, y, epsilon=1.0, random_state=0), 1)
-    rows.append(f"| the same default call with the 100 models and X (predictions inside) | {t_models * 1e3:.0f} | |")
+    t_counts = median(t["counts"])
+    rows.append(f"| the same default call with the 100 models and X (predictions inside) | {median(t['models']) * 1e3:.0f} | "
+                f"{max(t['models']) * 1e3:.0f} | |")
     info = {"predict": t_predict, "counts": t_counts, "n": len(y), "m": len(models),
             "default": times[cases[0][0]], "sld": times[cases[1][0]],
             "others": max(t for label, t in times.items() if label != cases[1][0])}
@@ -101,12 +104,20 @@ def edge_rows(n: int, m: int) -> tuple[list[str], int]:
     tuples = [tuple(e) for e in E.tolist()]
     rows = []
     results = {}
-    for label, make in (("(E, 2) int64 array", lambda: E), ("list of (int, int) tuples (vectorised)", lambda: tuples),
-                        ("iterator of the same tuples (per-edge loop, the old list path)", lambda: iter(tuples))):
-        t_build = once(lambda make=make: DatasetGraph.from_edges(make()))
-        t_ext = once(lambda make=make, label=label: results.__setitem__(
-            label, optimal_extension(make(), Td, partial, epsilon=eps)))
-        rows.append(f"| {label} | {t_build:.2f} | {t_ext:.2f} |")
+    makers = (("(E, 2) int64 array", lambda: E), ("list of (int, int) tuples (vectorised)", lambda: tuples),
+              ("iterator of the same tuples (per-edge loop, the old list path)", lambda: iter(tuples)))
+    cases = {}
+    for label, make in makers:
+        cases[("build", label)] = lambda make=make: DatasetGraph.from_edges(make())
+        cases[("ext", label)] = lambda make=make, label=label: results.__setitem__(
+            label, optimal_extension(make(), Td, partial, epsilon=eps))
+    t = interleaved(cases)
+    base = makers[0][0]
+    for label, _ in makers:
+        rb, re_ = ("1 (baseline)", "1 (baseline)") if label == base else (
+            fmt_ratio(t, ("build", label), ("build", base)), fmt_ratio(t, ("ext", label), ("ext", base)))
+        rows.append(f"| {label} | {fmt_time(median(t[('build', label)]))}: {rb} | "
+                    f"{fmt_time(median(t[('ext', label)]))}: {re_} |")
         print(rows[-1])
     first = next(iter(results.values()))
     assert all(r == first for r in results.values())
@@ -123,16 +134,19 @@ def main() -> None:
     lines = [
         "## Ecosystem: `dpselect.sklearn.select_model` and edge arrays (benchmarks/bench_sklearn.py)",
         "",
-        f"Machine: {machine()}; **shared with other developers' jobs (2 cores, contended), timings are upper "
-        "bounds**.",
+        host_header(),
+        "",
+        "Shared machine (other developers' jobs running). Re-run: `python benchmarks/bench_sklearn.py` (the edge "
+        "table at 10^6 datasets takes about 10 min; `--skip-edges` for the first table alone, under a minute).",
         "",
         f"### `select_model` over {info['m']} fitted models on Adult's {info['n']:,} records, predictions given",
         "",
         "100 scikit-learn decision trees (depths 1-20, five seeds each) fitted on half of Adult; all 45,222 "
-        "records are the private validation set; ε = 1; best of 5 after one warm-up call.",
+        "records are the private validation set; ε = 1; median and worst of 9 interleaved rounds (every call, the "
+        "confusion counts and the call with the models in each round) after one warm-up call.",
         "",
-        "| call | time (ms) | selected |",
-        "|---|---|---|",
+        "| call | time (ms, median) | worst round (ms) | selected |",
+        "|---|---|---|---|",
         *rows,
         "",
         f"The default call (PrivPareto on TPR and TNR, local dampening) takes **{info['default'] * 1e3:.0f} ms** "
@@ -151,9 +165,10 @@ def main() -> None:
             "",
             "Ring-local dataset graph (a path through all vertices plus chords of length <= 100), true values "
             "T = [h > 0] for a score h with |h(u) − h(v)| <= 1 on every edge, ε = 0.5, partial mechanism "
-            "sigmoid(ε h) on the boundary vertices. One run each (seconds); the three give the same extension.",
+            "sigmoid(ε h) on the boundary vertices. Median of 9 interleaved rounds (all six timings in each round), and "
+            "the ratio to the array path per round (median, worst); the three give the same extension.",
             "",
-            "| edges given as | `DatasetGraph.from_edges` (s) | `optimal_extension` (s) |",
+            "| edges given as | `DatasetGraph.from_edges` | `optimal_extension` |",
             "|---|---|---|",
             *erows,
             "",

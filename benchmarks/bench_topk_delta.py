@@ -35,9 +35,9 @@ from dpselect.accounting import per_pick_epsilon
 from dpselect_reproductions import load_graph
 
 try:
-    from _common import machine, record
+    from _common import host_header, record
 except ImportError:  # run from elsewhere
-    from benchmarks._common import machine, record  # type: ignore[no-redef]
+    from benchmarks._common import host_header, record  # type: ignore[no-redef]
 
 EPS, DELTA, KS = 1.0, 1e-6, (10, 100)
 
@@ -135,7 +135,10 @@ def main() -> None:
     lines = [
         "## Top-k under (ε, δ): recall at (ε = 1, δ = 1e-6) (issue 24 item 3, benchmarks/bench_topk_delta.py)",
         "",
-        f"Machine: {machine()}, loaded (2 cores shared). Mean recall of the true top-k ± s.e. over {args.seeds} seeds "
+        host_header(protocol=False),
+        "",
+        "Loaded machine (2 cores shared); a recall benchmark: the seconds per call at the end are context, not a "
+        f"timed ratio. Mean recall of the true top-k ± s.e. over {args.seeds} seeds "
         "(seeds 0..N-1, the same for every column); Δ = 1, monotonic (edge / record neighbours). "
         "δ = 0: ε/k per pick (pure ε-DP peeling); δ > 0: `delta=1e-6`, per-pick ε0 = `per_pick_epsilon`. "
         + ("OpenDP 0.16.0 `make_noisy_top_k` (zCDP, Gumbel), smallest scale that is (1, 1e-6)-DP after "

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import RESULTS, best_of, machine, record  # noqa: E402
+from _common import RESULTS, fmt_time, host_header, interleaved, median, ratios, record, speedups  # noqa: E402
 
 from dpselect.trees import diffpid3  # noqa: E402
 from dpselect.dampening import shift_totals_with_error  # noqa: E402
@@ -89,36 +89,47 @@ def diffpid3_lines(data) -> list[str]:
     it_small = IGTables(ig_count_tables(sub.X, sub.y, sub.n_values))
     rows = []
     for label, tabs in (("root (47,461 records)", it), (f"child node ({sub.n_records:,} records)", it_small)):
-        te = best_of(lambda: ig_shift_with_error(tabs, acs.n_records))
         sf = ig_sensitivity(tabs, acs.n_records)
-        td = best_of(lambda: shift_totals_with_error(sf, tabs.n_attributes), repeat=1)
-        rows.append(f"| ACS {label} | {te * 1e3:.1f} | {td * 1e3:.1f} | {td / te:.1f}x |")
+        t = interleaved({"envelope": lambda tabs=tabs: ig_shift_with_error(tabs, acs.n_records),
+                         "core": lambda sf=sf, tabs=tabs: shift_totals_with_error(sf, tabs.n_attributes)})
+        med, worst = speedups(t, "core", "envelope")
+        rows.append(f"| ACS {label} | {median(t['envelope']) * 1e3:.1f} | {median(t['core']) * 1e3:.1f} | "
+                    f"{med:.1f}x (worst round {worst:.1f}x) |")
     lines = ["### ShiftedLocalDiffPID3: shift G of one split with its error bound (22 attributes, N = 47,461)", "",
               "| node | `ig_shift_with_error`: envelope + prefix sums (ms) | core `shift_totals_with_error`: "
               "every distance (ms) | speed-up |", "|---|---|---|---|", *rows, ""]
     lines += ["### One DiffPID3 tree, depth 5, ε = 0.01 (most nodes) and 2", "",
               "Core dampening engine with rigorous error bounds and exact sampling of D and G (now) against the "
               "previous implementation (DiffPID3's own float loops, exact sampling of the float scores; "
-              "`benchmarks/prior_diffpid3.py`), same process, best of 2. Target: local and shifted at most 1.5x "
+              "`benchmarks/prior_diffpid3.py`), same process, medians of 9 interleaved rounds (now and previous in "
+              "each round; ratio = median of per-round ratios, worst round in brackets). Target: local and shifted at most 1.5x "
               "the previous time.", "",
               "| dataset | global (s) | local (s): now / previous | shifted (s): now / previous |",
               "|---|---|---|---|"]
     old = {"local_dampening": "local", "shifted_local_dampening": "shifted"}
-    ratios = []
+    worst_ratios = []
     for n, d in data.items():
-        cells = [" / ".join(f"{best_of(lambda: diffpid3(d, epsilon=e, depth=5, mechanism='EM', n_max=PUBLIC_TABLE_SIZE[n], rng=0), repeat=2):.2f}"  # noqa: E501
-                            for e in (0.01, 2.0))]
-        for mech in ("local_dampening", "shifted_local_dampening"):
+        cases = {("EM", e): (lambda e=e, d=d, n=n: diffpid3(d, epsilon=e, depth=5, mechanism="EM",
+                                                             n_max=PUBLIC_TABLE_SIZE[n], rng=0))
+                 for e in (0.01, 2.0)}
+        for mech in old:
+            for e in (0.01, 2.0):
+                cases[(mech, e, "now")] = lambda mech=mech, e=e, d=d, n=n: diffpid3(
+                    d, epsilon=e, depth=5, mechanism=mech, n_max=PUBLIC_TABLE_SIZE[n], rng=0)
+                cases[(mech, e, "old")] = lambda mech=mech, e=e, d=d, n=n: prior_diffpid3.diffpid3(
+                    d, e, 5, mechanism=old[mech], n_max=PUBLIC_TABLE_SIZE[n], rng=0)
+        t = interleaved(cases)
+        cells = [" / ".join(f"{median(t[('EM', e)]):.2f}" for e in (0.01, 2.0))]
+        for mech in old:
             parts = []
             for e in (0.01, 2.0):
-                tn = best_of(lambda: diffpid3(d, epsilon=e, depth=5, mechanism=mech, n_max=PUBLIC_TABLE_SIZE[n], rng=0), repeat=2)
-                to = best_of(lambda: prior_diffpid3.diffpid3(d, e, 5, mechanism=old[mech], n_max=PUBLIC_TABLE_SIZE[n],
-                                                             rng=0), repeat=2)
-                parts.append(f"{tn:.2f} / {to:.2f} ({tn / to:.2f}x)")
-                ratios.append(tn / to)
+                med, worst = ratios(t, (mech, e, "now"), (mech, e, "old"))
+                parts.append(f"{median(t[(mech, e, 'now')]):.2f} / {median(t[(mech, e, 'old')]):.2f} "
+                             f"({med:.2f}x [{worst:.2f}x])")
+                worst_ratios.append(med)
             cells.append(", ".join(parts))
         lines.append(f"| {n} | " + " | ".join(cells) + " |")
-    lines += ["", f"Largest ratio now / previous: {max(ratios):.2f}x (ε = 0.01, then 2, in each cell). NLTCS trees "
+    lines += ["", f"Largest median ratio now / previous: {max(worst_ratios):.2f}x (ε = 0.01, then 2, in each cell). NLTCS trees "
               "have ~30 splits on 16 binary attributes (0.05 s in all): there the fixed cost per split of the core "
               "walker dominates (its blocks start at one distance and double, with rounding-error tracking), "
               "about 2 ms against 1 ms for the previous loop's single 64-distance chunk."]
@@ -145,8 +156,11 @@ def only_diffpid3() -> None:
 
 def main() -> None:
     lines = ["## Decision trees (`benchmarks/bench_trees.py`)", "",
-             f"Machine: {machine()}; 2 cores shared with other developers' jobs and background reproductions "
-             "(timings under contention, best of 3).", ""]
+             host_header(), "",
+             "2 cores shared with other developers' jobs (timings under contention); every timing is a median of 9 "
+             "interleaved rounds, each ratio a median of per-round ratios with the worst round beside it. Re-run: "
+             "`python benchmarks/bench_trees.py` (tens of minutes: the DP-MOET runs and the previous DiffPID3), "
+             "`--only diffpid3` for the DiffPID3 subsections.", ""]
     data = {n: load_tabular(n) for n in ("nltcs", "adult", "acs")}
     adult = data["adult"]
     rng = np.random.default_rng(0)
@@ -156,17 +170,21 @@ def main() -> None:
                          ("130 evolved trees (crossover/mutation/pruning, d_max = 10)", evolved_population(space, rng))):
         n = adult.n_records
         assert np.array_equal(predict_many(trees, adult.X), predict_stacked(trees, adult.X))
-        t_ours = best_of(lambda: predict_many(trees, adult.X))
-        t_stack = best_of(lambda: predict_stacked(trees, adult.X))
         sample = adult.X[:1000]
-        t_naive = best_of(lambda: naive_walk(trees[:20], sample), repeat=1) * (len(trees) / 20) * (n / 1000)
+        tt = interleaved({"ours": lambda trees=trees: predict_many(trees, adult.X),
+                          "stack": lambda trees=trees: predict_stacked(trees, adult.X),
+                          "naive": lambda trees=trees: naive_walk(trees[:20], sample)})
+        tt["naive"] = [x * (len(trees) / 20) * (n / 1000) for x in tt["naive"]]
+        t_ours, t_stack, t_naive = (median(tt[k]) for k in ("ours", "stack", "naive"))
+        s_med, s_worst = speedups(tt, "stack", "ours")
+        w_med, w_worst = speedups(tt, "naive", "ours")
         nodes = np.mean([t.n_nodes for t in trees])
         rows.append(f"| {label} (mean {nodes:.0f} nodes) | {len(trees) * n / t_ours / 1e6:.1f} M | "
-                    f"{len(trees) * n / t_stack / 1e6:.1f} M ({t_stack / t_ours:.1f}x slower) | "
-                    f"{len(trees) * n / t_naive / 1e6:.3f} M ({t_naive / t_ours:.0f}x slower) |")
+                    f"{len(trees) * n / t_stack / 1e6:.1f} M ({s_med:.1f}x slower, worst round {s_worst:.1f}x) | "
+                    f"{len(trees) * n / t_naive / 1e6:.3f} M ({w_med:.0f}x slower, worst round {w_worst:.0f}x) |")
     comp = CompressedTable.from_data(adult)
     trees = random_population(space, 130, 4, rng=1)
-    t_comp = best_of(lambda: comp.counts(trees))
+    t_comp = median(interleaved({"counts": lambda: comp.counts(trees)})["counts"])
     lines += ["### Prediction throughput on Adult (45,222 rows)", "",
               "| population | `predict_many`: per tree, level by level (rows x trees / s) | all trees stacked "
               "(prior version) | Python walk per record (extrapolated from 20 trees x 1,000 rows) |",
@@ -174,12 +192,13 @@ def main() -> None:
               f"DP-MOET scores on the distinct rows only (Adult {comp.X.shape[0]:,} distinct of {adult.n_records:,}; "
               f"NLTCS {CompressedTable.from_data(data['nltcs']).X.shape[0]:,}; ACS "
               f"{CompressedTable.from_data(data['acs']).X.shape[0]:,}): TP/TN of 130 depth-4 trees on Adult in "
-              f"{t_comp * 1e3:.0f} ms.", ""]
+              f"{fmt_time(t_comp)} (median).", ""]
     lines += ["### One DP-MOET-Pareto-local run (p = 30, s = 3, k = 3, d = 4, d_max = 10, o = 3, ε = 1)", "",
-              "| dataset | wall time (s) | target |", "|---|---|---|"]
+              "| dataset | wall time (s, median) | target |", "|---|---|---|"]
     for n, d in data.items():
-        t = best_of(lambda: dp_moet(d, epsilon=1.0, approach="pareto", mechanism="local_dampening", rng=5))
-        lines.append(f"| {n} | {t:.2f} | < 5 s |")
+        tm = interleaved({"moet": lambda d=d: dp_moet(d, epsilon=1.0, approach="pareto", mechanism="local_dampening",
+                                                          rng=5)})["moet"]
+        lines.append(f"| {n} | {median(tm):.2f} (worst round {max(tm):.2f}) | < 5 s |")
     lines.append("")
     lines += diffpid3_lines(data)
     md = Path(__file__).resolve().parent.parent / "results" / "table1" / "table1.md"

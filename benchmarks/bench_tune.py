@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import machine, record  # noqa: E402
+from _common import host_header, record  # noqa: E402
 
 from dpselect.accounting import GaussianMechanism  # noqa: E402
 from dpselect.accounting._numeric import bisect_decreasing  # noqa: E402
@@ -164,7 +164,9 @@ def main() -> None:
                             cwd=Path(__file__).resolve().parent).stdout.strip()
     md = f"""## Private selection from private candidates: certified ε (issue 25, benchmarks/bench_tune.py)
 
-Machine: {machine()}; commit {commit}; dp-accounting {version('dp-accounting')}, opendp \
+{host_header(protocol=False)}
+
+Commit {commit}; dp-accounting {version('dp-accounting')}, opendp \
 {version('opendp')} (benchmarks/requirements-tune.txt, separate venv). Command:
 `PYTHONPATH=$PWD/src .venv-t/bin/python benchmarks/bench_tune.py --reference`. All columns computed in the same run.
 

@@ -43,7 +43,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-from _common import machine, record  # noqa: E402
+from _common import host_header, record  # noqa: E402
 
 import dpselect  # noqa: E402
 from dpselect.datasets import data_path  # noqa: E402
@@ -145,8 +145,10 @@ def main() -> None:
     wall = time.perf_counter() - t0
     R = np.array(rows)
     lines = ["## Private hyperparameter search on Adult (`bench_tune_search.py`, issue 25)", "",
+             host_header(protocol=False), "",
+             "An accuracy benchmark: the wall times below are context, not a timed ratio.", "",
              f"`python benchmarks/bench_tune_search.py --seeds {args.seeds} --epsilons {args.epsilons} "
-             f"--processes {args.processes}` at commit {commit} ({machine()}; {wall / 60:.1f} min wall, one fit "
+             f"--processes {args.processes}` at commit {commit} ({wall / 60:.1f} min wall, one fit "
              f"{t_fit:.2f} s). DiffPID3Classifier on Adult (train/test 0.7/0.3, public schema), searched over "
              "depth 2-4 x {EM, LD, SLD} x budget split {0.25, 0.5, 0.75}, bins 10; δ = 1e-5. Test accuracy, mean over "
              f"{args.seeds} seeds ± the 95% interval of the mean (1.96 s.e.). Search: PrivateSearchCV, truncated "

@@ -86,7 +86,7 @@ RELATIONS = {
     "dpselect.multiobjective.priv_pareto": OWN, "dpselect.multiobjective.priv_agg": OWN,
     "dpselect.tune.select_private_candidate": OWN,
     "dpselect.dask.exponential": OWN, "dpselect.dask.report_noisy_max": OWN, "dpselect.dask.permute_and_flip": OWN,
-    "dpselect.dask.local_dampening": OWN,
+    "dpselect.dask.local_dampening": OWN, "dpselect.top_k": OWN, "dpselect.dask.top_k": OWN,
     "dpselect.quantile": "neighbours=", "dpselect.quantiles": "neighbours=", "dpselect.dask.quantiles": "neighbours=",
     "dpselect.median": "replace_one", "dpselect.quantiles.median_rank": "replace_one",
     "dpselect.quantiles.clipping_bounds": "replace_one",
@@ -152,6 +152,8 @@ def _calls():
         "dpselect.tune.select_private_candidate": lambda a, g: f("dpselect.tune.select_private_candidate")(
             lambda h: (float(h.random()), 0), run_privacy=PureDP(0.1), method="liu_talwar", mean_runs=2.0, rng=g,
             accountant=a).candidate,
+        "dpselect.top_k": lambda a, g: f("dpselect.top_k")(u, k=2, epsilon=0.5, sensitivity=1.0, rng=g,
+                                                             accountant=a).tolist(),
         "dpselect.quantile": lambda a, g, **kw: f("dpselect.quantile")(values, 0.5, epsilon=0.5, bounds=(0.0, 10.0),
                                                                       rng=g, accountant=a, **kw),
         "dpselect.quantiles": lambda a, g, **kw: f("dpselect.quantiles")(values, [0.25, 0.75], epsilon=0.5,
@@ -208,6 +210,8 @@ def _calls():
         "dpselect.dask.quantiles": lambda a, g, **kw: f("dpselect.dask.quantiles")(
             da.from_array(np.array(values), chunks=3), [0.5], epsilon=0.5, bounds=(0.0, 10.0), rng=g, accountant=a,
             **kw).tolist(),
+        "dpselect.dask.top_k": lambda a, g: f("dpselect.dask.top_k")(ud, k=2, epsilon=0.5, sensitivity=1.0, rng=g,
+                                                                     accountant=a).tolist(),
         "dpselect.dask.frequent_items": lambda a, g: f("dpselect.dask.frequent_items")(
             rows, epsilon=0.5, contributions=2, items=list("abcd"), rng=g, accountant=a),
     })

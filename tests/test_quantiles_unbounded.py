@@ -116,11 +116,12 @@ def _excess(out, vals, cum, qs):
 
 
 @pytest.mark.parametrize("eps, measured_unbounded, measured_bounded",
-                         [(0.1, 4.0796e-4, 4.7415e-4), (1.0, 6.0101e-6, 7.7346e-6)])
+                         [(0.1, 4.2887e-4, 3.9207e-4), (1.0, 8.8911e-6, 7.3483e-6)])
 def test_dpbench_hepth_deciles(eps, measured_unbounded, measured_bounded):
     # HEPTH (347,414 records, 4,096 bins), m = 9 deciles, 25 runs each from seed 0: the unbounded method with no
-    # bounds against the bounded independent method with the public bounds (0, 4095). Over 100 runs:
-    # ratios 1.00 (ε = 0.1) and 1.24 (ε = 1). Inside its private bounds it runs "auto" (recursive at ε = 0.1,
+    # bounds against the bounded independent method with the public bounds (0, 4095). Over 100 runs (search
+    # weights 1, 1, 3/2 since issue 36): ratios 1.03 (ε = 0.1) and 0.97 (ε = 1); with the weights 1, 1, 1 before,
+    # 1.00 and 1.24. Inside its private bounds it runs "auto" (recursive at ε = 0.1,
     # ε·n/m = 3,860 < 5,000; independent at ε = 1, the same draws as before that rule).
     vals, counts, cum, _ = _hepth()
     qs = np.linspace(0.1, 0.9, 9)
@@ -218,3 +219,77 @@ def test_search_up_on_the_grid_chi2(freq):
     rng = np.random.default_rng(21)
     ks = [min(U.search_up(vals, cum, 0.0, T, eps, rng, lb), K) for _ in range(2500)]
     freq(ks, law)
+
+
+# ---------------------------------------------------------------------------------------------
+# the split of ε between the three bound searches and the bounded method (issue 36 item 4)
+# ---------------------------------------------------------------------------------------------
+def _spy_split(monkeypatch, n, qs, eps):
+    """The ε each part of one unbounded release actually receives (base, lo, hi searches; bounded)."""
+    got = {}
+    real_down, real_up = U.search_down, U.search_up
+
+    def down(*a, **k):
+        got["base"] = a[4]
+        return real_down(*a, **k)
+
+    def up(*a, **k):
+        got.setdefault("up", []).append(a[4])
+        return real_up(*a, **k)
+
+    def bounded(cv, qs_, *, epsilon, **k):
+        got["bounded"] = epsilon
+        return np.zeros(len(qs_))
+
+    monkeypatch.setattr(U, "search_down", down)
+    monkeypatch.setattr(U, "search_up", up)
+    U.unbounded_quantiles(np.arange(float(n)), np.asarray(qs, dtype=float), epsilon=eps, counts=None,
+                          rng=np.random.default_rng(0), bounded=bounded)
+    return got["base"], got["up"][0], got["up"][1], got["bounded"]
+
+
+@pytest.mark.parametrize("n, qs, eps", [(1000, [0.25, 0.5, 0.75], 0.1),          # n·ε = 100: the small regime
+                                        (9415, [0.25, 0.5, 0.75], 0.01),
+                                        (347_414, [0.25, 0.5, 0.75], 0.01),      # C / margin below the cap
+                                        (5000, np.linspace(0.1, 0.9, 9), 1.0),
+                                        (200, [0.5], 0.3), (3000, [0.01, 0.99], 1e-3)])
+@pytest.mark.parametrize("weights", [None, (0.25, 1.0, 2.0)])   # the default; one with every weight distinct
+def test_split_adds_up_exactly(monkeypatch, n, qs, eps, weights):
+    # the four parts the release actually runs with: the weighted search shares, the bounded method the rest,
+    # summing to at most ε as rationals and to within one ulp of it (nothing left unspent beyond rounding)
+    if weights is not None:
+        monkeypatch.setitem(U.CONFIG, "weights", weights)
+    base, lo, hi, rest = _spy_split(monkeypatch, n, qs, eps)
+    q = np.asarray(qs, dtype=float)
+    lo_rank = Fraction(float(q.min())) / 2 * n
+    hi_rank = (1 + Fraction(float(q.max()))) / 2 * n
+    assert (base, lo, hi) == U.search_budgets(eps, n, lo_rank, hi_rank, U.CONFIG)
+    w_base, w_lo, w_hi = U.CONFIG["weights"]
+    assert base == w_base * U.search_epsilon(eps, lo_rank, U.CONFIG, n)
+    assert lo == w_lo * U.search_epsilon(eps, lo_rank, U.CONFIG, n)
+    assert hi == w_hi * U.search_epsilon(eps, n - hi_rank, U.CONFIG, n)
+    total = Fraction(base) + Fraction(lo) + Fraction(hi) + Fraction(rest)
+    assert total <= Fraction(eps)
+    assert Fraction(eps) - total <= Fraction(np.spacing(eps))
+    assert min(base, lo, hi) > 0 and rest >= eps / 2
+
+
+def test_split_weights_chosen(monkeypatch):
+    # issue 36 item 4: weights 1 (base), 1 (lo), 3/2 (hi), chosen by benchmarks/quantiles_unbounded_split.py
+    assert U.CONFIG["weights"] == (1.0, 1.0, 1.5)
+    # n·ε = 100 <= 500: each search_epsilon is ε/8, the searches take 7ε/16 in all and the bounded method 9ε/16
+    base, lo, hi, rest = _spy_split(monkeypatch, 1000, [0.25, 0.5, 0.75], 0.1)
+    assert (base, lo, hi) == (0.1 / 8, 0.1 / 8, 1.5 * (0.1 / 8))
+    assert rest == 0.05625 and Fraction(rest) <= Fraction(0.1) - Fraction(base) - Fraction(lo) - Fraction(hi)
+    # HEPTH-sized n at ε = 0.01: C / margin = 160 / n each, below the cap ε/16
+    base, lo, hi, rest = _spy_split(monkeypatch, 347_414, [0.25, 0.5, 0.75], 0.01)
+    assert lo == float(Fraction(160, 347_414)) and (base, hi) == (lo, 1.5 * lo)
+    assert round(rest / 0.01, 4) == 0.8388
+
+
+def test_unbounded_refused_under_add_remove_before_any_draw():
+    gen = np.random.default_rng(3)
+    state = gen.bit_generator.state
+    with pytest.raises(ValueError, match="monoton"):
+        dpselect.quantiles(np.arange(100.0), [0.25, 0.75], epsilon=1.0, neighbours="add_remove", rng=gen)
+    assert gen.bit_generator.state == state

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 import dpselect
-from dpselect import sampling
 from dpselect import topk as T
 from dpselect._contract import chi2_pvalue, global_pairs, grid_utilities
 from dpselect.accounting import AdaptiveBoundedRangeComposition, ApproxDP, PureDP, PureDPComposition
@@ -19,12 +18,9 @@ from dpselect.accounting.composition import per_pick_epsilon
 from dpselect.audit import exact_dp_audit
 
 EPS = 1.0
-HAS_JOINT = hasattr(sampling, "joint_top_k")
-joint_only = pytest.mark.skipif(not HAS_JOINT, reason="dpselect.sampling.joint_top_k not merged yet (h-joint)")
 
-# (method, noise) of every variant the registry offers, and whether it is audited for δ > 0
-VARIANTS = [("peeling", "gumbel"), ("peeling", "exponential"), ("peeling", "laplace"),
-            ("one_shot", "gumbel"), ("one_shot", "laplace")] + ([("joint", None)] if HAS_JOINT else [])
+# (method, noise) of every variant TOPK_METHODS offers: a method registered there is audited and χ²-tested here
+VARIANTS = [(name, noise) for name, spec in T.TOPK_METHODS.items() for noise in (spec.noises or (None,))]
 
 
 def _claim(g):
@@ -84,7 +80,6 @@ def _joint_brute(u, k, eps, sens, monotonic):
     return seqs, p / p.sum()
 
 
-@joint_only
 @pytest.mark.parametrize("monotonic", [False, True])
 def test_joint_law_matches_its_definition(monotonic):
     u = np.array([3.0, 1.0, 2.5, 0.0])
@@ -116,7 +111,7 @@ def test_exact_audit_under_an_eps_delta_budget(method, noise):
 
 
 @pytest.mark.parametrize("method,noise,scale", [("one_shot", "laplace", 0.3), ("peeling", "gumbel", 0.5)]
-                         + ([("joint", None, 0.4)] if HAS_JOINT else []))
+                         + [("joint", None, 0.4)])
 def test_audit_catches_less_noise(method, noise, scale):
     # mutation: the law at a smaller sensitivity (less noise) fails the audit of the declared ε. (One-shot
     # Laplace at 2kΔ/ε is far from tight on these 3 candidates -- worst log-ratio 0.45 at ε = 1 -- so half the
@@ -197,6 +192,28 @@ def test_gaps_law_and_grid():
     assert chi2_pvalue(cells, _gap_law(u, EPS, 1.0, EDGES)) > 1e-6
 
 
+def test_gaps_indices_have_the_one_shot_laplace_law():
+    # k = 2 of 3: the released indices of gaps=True are one-shot Laplace's (their own refinement, same law)
+    u = np.array([0.0, 1.0, 0.5])
+    seqs, p = T.top_k_probabilities(u, k=2, epsilon=EPS, sensitivity=1.0, method="one_shot", noise="laplace")
+    gen = np.random.default_rng(11)
+    pos = {tuple(s): i for i, s in enumerate(seqs.tolist())}
+    draws = [pos[tuple(dpselect.top_k(u, k=2, epsilon=EPS, sensitivity=1.0, gaps=True, rng=gen).indices.tolist())]
+             for _ in range(1500)]
+    assert chi2_pvalue(draws, p) > 1e-6
+
+
+def test_gaps_indices_are_one_shot_laplaces_draw():
+    # the gaps path reads the same first words (one draw of n) through the sampler's stage-1 shortlist: with no
+    # near-tie to refine, the same indices as one-shot Laplace for a seed (a shortlist that dropped a candidate
+    # of the k + 1 largest would differ)
+    u = np.random.default_rng(3).normal(size=3000) * 20
+    for seed in range(10):
+        a = dpselect.top_k(u, k=8, epsilon=1.0, sensitivity=1.0, gaps=True, rng=seed)
+        b = dpselect.top_k(u, k=8, epsilon=1.0, sensitivity=1.0, method="one_shot", noise="laplace", rng=seed)
+        assert a.indices.tolist() == b.tolist()
+
+
 def test_gaps_are_exact_floors_of_the_noisy_gap():
     # huge ε: the noise is tiny next to the utility gaps, so the gaps are the utility gaps floored on the grid
     u = np.array([10.0, 4.0, 7.0, 0.0])
@@ -233,7 +250,6 @@ def test_auto_rule():
     assert isinstance(r, T.TopKGaps) and acc.history[1].guarantee == PureDP(1.0)
 
 
-@joint_only
 def test_auto_runs_joint_from_k_100():
     acc = dpselect.Accountant(epsilon=10.0)
     u = np.arange(300.0)
@@ -272,7 +288,8 @@ def test_refusals_before_the_charge(kwargs, match):
     ("one_shot", None, 1e-6, lambda e, k: AdaptiveBoundedRangeComposition(
         per_pick_epsilon("bounded_range", k=k, epsilon=e, delta=1e-6), k)),
     ("one_shot", "laplace", 0.0, lambda e, k: PureDP(e)),
-] + ([("joint", None, 0.0, lambda e, k: PureDP(e))] if HAS_JOINT else []))
+    ("joint", None, 0.0, lambda e, k: PureDP(e)),
+])
 def test_the_charge_is_the_methods_guarantee(method, noise, delta, expected):
     acc = dpselect.Accountant(epsilon=10.0, delta=1e-3, mode="fixed")
     dpselect.top_k(np.arange(12.0), k=4, epsilon=1.5, sensitivity=1.0, method=method, noise=noise, delta=delta,
@@ -306,3 +323,56 @@ def test_grid_from_public_inputs_only():
         e = T._gap_grid(eps, sens, k, mono)
         b = Fraction((k if mono else 2 * k)) * Fraction(sens) / Fraction(eps)
         assert b / 2 ** 21 < Fraction(2) ** e <= b / 2 ** 20
+
+
+# -- applications: PrivTopk and DP-MOTkIN-Agg take topk_method= -------------------------------------------
+def _graph():
+    from dpselect.graphs import from_edges
+    src = [0, 0, 0, 0, 1, 1, 2, 4, 4, 5, 6, 7, 7, 8]
+    dst = [1, 2, 3, 5, 2, 3, 3, 5, 6, 6, 8, 8, 9, 9]
+    return from_edges(src, dst, n_nodes=12)
+
+
+@pytest.mark.parametrize("method", ["joint", "one_shot"])
+def test_priv_topk_topk_method(method):
+    from dpselect.graphs import prepare_priv_topk, priv_topk
+    g = _graph()
+    s = prepare_priv_topk(g, max_degree=4)
+    acc = dpselect.Accountant(epsilon=10.0, neighbours="edge_add_remove")
+    out = priv_topk(s, k=3, epsilon=2.0, mechanism="exponential", topk_method=method, rng=5, accountant=acc)
+    ref = dpselect.top_k(s.utilities, k=3, epsilon=2.0, sensitivity=s.global_sensitivity, method=method, rng=5)
+    assert out.tolist() == ref.tolist()
+    g0 = dpselect.topk.TOPK_METHODS[method].privacy(2.0, k=3)
+    assert acc.history[0].label == "priv_topk" and acc.history[0].guarantee == g0
+    if method == "one_shot":   # one-shot Gumbel is the thesis' peeling, draw for draw
+        assert out.tolist() == priv_topk(s, k=3, epsilon=2.0, mechanism="exponential", rng=5).tolist()
+    assert isinstance(priv_topk(s, epsilon=2.0, mechanism="EM", topk_method=method, rng=5), int)
+
+
+@pytest.mark.parametrize("method", ["joint", "one_shot"])
+def test_dp_motkin_agg_topk_method(method):
+    from dpselect.graphs import dp_motkin_agg, motkin_objectives
+    g = _graph()
+    acc = dpselect.Accountant(epsilon=100.0, neighbours="edge_add_remove")
+    out = dp_motkin_agg(g, k=3, epsilon=50.0, mechanism="exponential", topk_method=method, rng=2, accountant=acc)
+    U, _ = motkin_objectives(g)
+    u = U @ np.array([1.0, 100.0])
+    ref = dpselect.top_k(u, k=3, epsilon=50.0, sensitivity=101.0, method=method, rng=2)
+    assert out.tolist() == ref.tolist()
+    assert acc.history[0].label == "dp_motkin_agg"
+    assert acc.history[0].guarantee == dpselect.topk.TOPK_METHODS[method].privacy(50.0, k=3)
+
+
+@pytest.mark.parametrize("mechanism", ["shifted_local_dampening", "local_dampening", "permute_and_flip"])
+def test_apps_refuse_a_topk_method_without_the_exponential_mechanism(mechanism):
+    from dpselect.graphs import dp_motkin_agg, priv_topk
+    g = _graph()
+    for fn, kw in ((priv_topk, dict(max_degree=4)), (dp_motkin_agg, {})):
+        acc = dpselect.Accountant(epsilon=10.0, neighbours="edge_add_remove")
+        gen = np.random.default_rng(0)
+        state = gen.bit_generator.state
+        with pytest.raises(ValueError, match="needs mechanism='exponential'"):
+            fn(g, k=2, epsilon=1.0, mechanism=mechanism, topk_method="joint", rng=gen, accountant=acc, **kw)
+        assert len(acc.history) == 0 and gen.bit_generator.state == state
+    with pytest.raises(ValueError, match="topk_method must be one of"):
+        priv_topk(g, k=2, epsilon=1.0, max_degree=4, mechanism="EM", topk_method="auto")

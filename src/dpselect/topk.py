@@ -163,7 +163,7 @@ class TopKMethod:
     noises : tuple of str
         The noise families it takes (``()``: none; the first is the default).
     deltas : bool
-        Whether ``delta > 0`` is accepted (an (ε, δ) budget).
+        Whether ``delta > 0`` is accepted (an (ε, δ) budget) with some noise (one-shot: Gumbel only).
     gaps : bool
         Whether ``gaps=True`` is possible (with Laplace noise).
     neighbour_model : str
@@ -394,11 +394,12 @@ def _check_method(method: Any) -> str:
     return method
 
 
-def _checked(utilities: ArrayLike, k: Any, epsilon: Any, sensitivity: Any, method: Any, noise: Any, delta: Any,
-             monotonic: Any, gaps: Any) -> tuple[np.ndarray, int, float, float, str, str | None, float, bool, bool]:
-    """Every argument of :func:`top_k` checked (public inputs only in the messages), ``auto`` resolved."""
-    u = check_utilities(utilities)
-    kk = check_k(k, u.shape[0])
+def _check_arguments(n: int | None, k: Any, epsilon: Any, sensitivity: Any, method: Any, noise: Any, delta: Any,
+                     monotonic: Any, gaps: Any) -> tuple[int, float, float, str, str | None, float, bool, bool]:
+    """Every argument of a top-k but the data checked (public inputs only in the messages), ``auto`` resolved:
+    ``(k, ε, Δ, method, noise, δ, monotonic, gaps)``. ``n``: the number of candidates (None: not known yet,
+    as for a dask Series; then k <= n is checked once it is)."""
+    kk = check_k(k, n) if n is not None else check_k(k, 0)
     eps = check_positive(epsilon, "epsilon")
     sens = check_positive(sensitivity, "sensitivity")
     method = _check_method(method)
@@ -406,9 +407,7 @@ def _checked(utilities: ArrayLike, k: Any, epsilon: Any, sensitivity: Any, metho
     gaps = check_bool(gaps, "gaps")
     d = check_topk_delta(delta, kk)
     if method == "auto":
-        method = _auto_method(kk, u.shape[0], eps, d, gaps)
-        if gaps:
-            noise = "laplace" if noise is None else noise
+        method = _auto_method(kk, n if n is not None else 0, eps, d, gaps)
     spec = TOPK_METHODS[method]
     if gaps:
         if not spec.gaps:
@@ -419,12 +418,68 @@ def _checked(utilities: ArrayLike, k: Any, epsilon: Any, sensitivity: Any, metho
         if noise != "laplace":
             raise ValueError(f"gaps=True needs noise='laplace' (Ding et al. 2019 release Laplace gaps), got "
                              f"noise={short_repr(noise)}")
-        if kk >= u.shape[0]:
-            raise ValueError(f"gaps=True needs k < the number of candidates ({u.shape[0]}): the k-th gap is to the "
-                             f"(k+1)-th largest noisy score; got k={kk}")
+        if n is not None:
+            _check_gaps_k(kk, n)
     nz = spec._check_noise(noise)
     d = _check_method_delta(spec, d, kk, nz)
-    return u, kk, eps, sens, method, nz, d, monotonic, gaps
+    return kk, eps, sens, method, nz, d, monotonic, gaps
+
+
+def _check_gaps_k(k: int, n: int) -> None:
+    if k >= n:
+        raise ValueError(f"gaps=True needs k < the number of candidates ({n}): the k-th gap is to the "
+                         f"(k+1)-th largest noisy score; got k={k}")
+
+
+def _charge(accountant: Accountant | None, method: str, k: int, eps: float, noise: str | None, delta: float,
+            gaps: bool, monotonic: bool, *, label: str | None = None, neighbours: str | None = None,
+            nonprivate: str | None = None) -> None:
+    """Charge the method's guarantee (:meth:`TopKMethod.privacy`) before anything is drawn."""
+    if accountant is None:
+        return
+    g = TOPK_METHODS[method].privacy_fn(eps, k, delta, noise or "")
+    opts: tuple = tuple(o for o in (("method", method), ("noise", noise), ("gaps", gaps) if gaps else None,
+                                     ("monotonic", True) if monotonic else None) if o is not None)
+    charge(accountant, g, label=label or _label(method, k, noise, delta, gaps), neighbours=neighbours,
+           event=Event("top_k", eps, k, delta, None, opts), nonprivate=nonprivate)
+
+
+def _draw(u: np.ndarray, k: int, eps: float, sens: float, method: str, noise: str | None, delta: float,
+          monotonic: bool, gen: np.random.Generator) -> IndexArray:
+    """The k-sequence of a checked, charged top-k without gaps (the in-memory law; also dask's for joint)."""
+    if method == "joint":
+        return _joint(u, eps, sens, k, monotonic, gen)
+    if method == "one_shot" and noise == "laplace":
+        return _one_shot_laplace(u, eps, sens, k, monotonic, gen)
+    # peeling, and one-shot Gumbel (the same law: Durfee & Rogers; the same words: one Gumbel pass)
+    noise_ = noise or "gumbel"
+    eps_pick, split = topk_budget(eps, k, delta, bounded_range=noise_ == "gumbel")
+    if noise_ == "gumbel":
+        out = _m._exponential(u, eps_pick, split, sens, k, monotonic, None, gen, True, None)
+    else:
+        out = _m._report_noisy_max(u, eps_pick, split, sens, k, monotonic, None, gen, True, None, noise_)
+    return np.atleast_1d(np.asarray(out, dtype=np.int64))
+
+
+#: ``topk_method=`` of the applications (PrivTopk, DP-MOTkIN-Agg, dask frequent items).
+APP_METHODS = ("peeling", "joint", "one_shot")
+
+
+def _check_app_method(topk_method: Any, spec: Any, where: str) -> str:
+    """``topk_method=`` of an application checked against its mechanism (a registry spec): ``"peeling"`` (the
+    default, any mechanism) or ``"joint"`` / ``"one_shot"`` (one-shot Gumbel), which run on the utilities with a
+    global sensitivity and Gumbel noise, so need the global Gumbel-noise mechanism (``mechanism="exponential"``,
+    a capability query: ``kind == "global"`` and ``noises == ("gumbel",)``); anything else a ValueError (before
+    any charge)."""
+    if not isinstance(topk_method, str) or topk_method not in APP_METHODS:
+        raise ValueError(f"topk_method must be one of {', '.join(map(repr, APP_METHODS))}, got "
+                         f"{short_repr(topk_method)}")
+    if topk_method != "peeling" and not (spec.kind == "global" and tuple(spec.noises) == ("gumbel",)):
+        raise ValueError(f"{where}: topk_method={topk_method!r} needs mechanism='exponential', got {spec.name!r}: "
+                         f"the {'joint exponential mechanism' if topk_method == 'joint' else 'one-shot Gumbel top-k'} "
+                         "runs on the utilities with their global sensitivity (a local mechanism's dampened or "
+                         "shifted scores have no such top-k here); use topk_method='peeling' with it")
+    return topk_method
 
 
 def _label(method: str, k: int, noise: str | None, delta: float, gaps: bool) -> str:
@@ -518,30 +573,16 @@ def top_k(utilities: ArrayLike, *, k: int, epsilon: float, sensitivity: float,
     >>> acc.history[0].label, acc.history[0].guarantee
     ("top_k(method='one_shot', k=2, noise='laplace')", PureDP(epsilon=1.0))
     """
-    u, kk, eps, sens, meth, nz, d, monotonic, gaps = _checked(utilities, k, epsilon, sensitivity, method, noise,
-                                                              delta, monotonic, gaps)
+    u = check_utilities(utilities)
+    kk, eps, sens, meth, nz, d, monotonic, gaps = _check_arguments(u.shape[0], k, epsilon, sensitivity, method,
+                                                                   noise, delta, monotonic, gaps)
     gen = check_rng(rng)
     check_accountant(accountant)
-    g = TOPK_METHODS[meth].privacy_fn(eps, kk, d, nz or "")
-    opts: tuple = tuple(o for o in (("method", meth), ("noise", nz), ("gaps", gaps) if gaps else None,
-                                     ("monotonic", True) if monotonic else None) if o is not None)
-    charge(accountant, g, label=_label(meth, kk, nz, d, gaps), neighbours=None,
-           event=Event("top_k", eps, kk, d, None, opts))
+    _charge(accountant, meth, kk, eps, nz, d, gaps, monotonic)
     if gaps:
         idx, gp, h = _one_shot_gaps(u, eps, sens, kk, monotonic, gen)
         return TopKGaps(idx, gp, h, meth)
-    if meth == "joint":
-        return _joint(u, eps, sens, kk, monotonic, gen)
-    if meth == "one_shot" and nz == "laplace":
-        return _one_shot_laplace(u, eps, sens, kk, monotonic, gen)
-    # peeling, and one-shot Gumbel (the same law: Durfee & Rogers; the same words: one Gumbel pass)
-    noise_ = nz or "gumbel"
-    eps_pick, split = topk_budget(eps, kk, d, bounded_range=noise_ == "gumbel")
-    if noise_ == "gumbel":
-        out = _m._exponential(u, eps_pick, split, sens, kk, monotonic, None, gen, True, None)
-    else:
-        out = _m._report_noisy_max(u, eps_pick, split, sens, kk, monotonic, None, gen, True, None, noise_)
-    return np.atleast_1d(np.asarray(out, dtype=np.int64))
+    return _draw(u, kk, eps, sens, meth, nz, d, monotonic, gen)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ The same mechanisms, keywords and exact output laws as the in-memory selectors, 
 DataFrames (a noisy top-k per partition, then an exact reduce of about k candidates per partition):
 
 * :func:`exponential`, :func:`permute_and_flip`, :func:`report_noisy_max`, :func:`local_dampening`;
+* :func:`top_k`: :func:`dpselect.top_k` (peeling, joint, one-shot, gaps) with the same law;
 * :func:`frequent_items`: private top-k most frequent items from (user, item) rows, each user's
   contribution bounded;
 * :func:`quantiles`: private quantiles of a dask Series (exact distinct values or public bins, then
@@ -46,6 +47,7 @@ from ._graph import degree, degree_sensitivity, egocentric_density_sensitivity, 
 from ._items import bounded_item_counts, frequent_items
 from ._quantiles import quantiles
 from ._select import NOISES, exponential, local_dampening, permute_and_flip, report_noisy_max
+from ._topk import top_k
 
 quiet_routine_shuffle_logs()
 
@@ -55,6 +57,7 @@ __all__ = [
     "permute_and_flip",
     "report_noisy_max",
     "local_dampening",
+    "top_k",
     "frequent_items",
     "bounded_item_counts",
     "degree",

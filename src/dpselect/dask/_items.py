@@ -17,6 +17,7 @@ from .._validation import check_bool, check_choice, check_int, check_k, check_po
 from ..exceptions import _release_scope, warn_public_from_data
 from ..registry import get_mechanism, names
 from ..sampling import NOISES
+from ..topk import _charge, _check_app_method, _draw
 
 __all__ = ["frequent_items", "bounded_item_counts"]
 
@@ -302,6 +303,7 @@ def frequent_items(
     noise: str | None = None,
     rng: RngLike = None,
     accountant: Accountant | None = None,
+    topk_method: str = "peeling",
 ) -> Any:
     """Private top-k most frequent items of a dask DataFrame of (user, item) rows (ε-DP, user level).
 
@@ -355,7 +357,12 @@ def frequent_items(
     accountant : dpselect.Accountant, optional
         Charged ``mechanism.privacy(epsilon, k=k)`` (with ``noise=`` for report-noisy-max) under the label
         ``"dask.frequent_items"``, before anything is drawn, the salt included, or computed (glossary:
-        [accountant][glossary-accountant]). The guarantee is for add/remove one user.
+        [accountant][glossary-accountant]). The guarantee is for add/remove one user. With another
+        ``topk_method``: that method's guarantee (``PureDP(ε)`` for joint), under the same label.
+    topk_method : {"peeling", "joint", "one_shot"}, default "peeling"
+        How the k items are drawn from the counts (glossary: [top-k method][glossary-top-k-method]): peeling
+        (k picks of ε/k), or the joint exponential mechanism / one-shot Gumbel of :func:`dpselect.top_k` (the
+        counts move one way: ``monotonic``), which need ``mechanism="exponential"``.
 
     Returns
     -------
@@ -375,6 +382,7 @@ def frequent_items(
     eps = check_positive(epsilon, "epsilon")
     # dask runs its own noisy max with the spec's noise: only mechanisms that declare one
     spec = get_mechanism(mechanism, allowed=names(kind="global", where=lambda m: bool(m.noises)))
+    method = _check_app_method(topk_method, spec, "dask.frequent_items")
     if k is not None:
         check_int(k, "k", minimum=1)
     gen = check_rng(rng)
@@ -397,8 +405,12 @@ def frequent_items(
             # the warning names no count of the items seen (a private quantity)
             warn_public_from_data("items (the candidate domain)", "the items seen in the data",
                                   "dpselect.dask.frequent_items")
-        charge(acc, spec.privacy(eps, k=k, **opts), label="dask.frequent_items", neighbours=USER_ADD_REMOVE,
-               event=Event("dask.frequent_items", eps, k, options=(("mechanism", spec.name), *opts.items())))
+        if method == "peeling":
+            charge(acc, spec.privacy(eps, k=k, **opts), label="dask.frequent_items", neighbours=USER_ADD_REMOVE,
+                   event=Event("dask.frequent_items", eps, k, options=(("mechanism", spec.name), *opts.items())))
+        else:
+            _charge(acc, method, 1 if k is None else int(k), eps, "gumbel" if method == "one_shot" else None, 0.0,
+                    False, True, label="dask.frequent_items", neighbours=USER_ADD_REMOVE)
     import pandas as pd
 
     if items is None:
@@ -422,7 +434,12 @@ def frequent_items(
         kw["monotonic"] = True
     if spec.accepts("noise"):
         kw["noise"] = noise
-    picked = spec.select(u, epsilon=eps, sensitivity=sens, **kw)
+    if method == "peeling":
+        picked = spec.select(u, epsilon=eps, sensitivity=sens, **kw)
+    else:   # the counts move one way between neighbours (add/remove one user): monotonic
+        seq = _draw(u, 1 if k is None else int(k), eps, sens, method, "gumbel" if method == "one_shot" else None,
+                    0.0, True, gen)
+        picked = int(seq[0]) if k is None else seq
     if k is None:  # one label; any int k (1 included) an array, as every selector
         lab = domain[int(picked)]
         return lab.item() if isinstance(lab, np.generic) else lab

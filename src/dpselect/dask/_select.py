@@ -421,21 +421,22 @@ def _base_measure(base_measure: Any, blocks: _Blocks, noise: str) -> np.ndarray 
 def _execute(blocks: _Blocks, *, eps: float, sensitivity: float, mult_per_pick: int, k: int | None, noise: str,
              rng: Any, split: int | None = None, sf_factory: Callable[[Any], SensitivityFunction] | None = None,
              max_steps: int = DEFAULT_MAX_STEPS, eager: bool = False, weights: np.ndarray | None = None,
-             size: int | None = None) -> Any:
+             size: int | None = None, one_pass: bool = False) -> Any:
     """Select on checked, charged arguments (:func:`_positions`; ``size`` runs one after another on the same
     generator: the law of ``size`` calls); labelled inputs give the labels at the selected positions. Each pick
     runs with ε-budget ``eps / split`` (default ``k``: ε/k).
 
     With a DataFrame / Series the number of candidates is known only after the partition step, so ``k``
     larger than it, or a non-finite utility, is refused after the charge (the budget is then spent and
-    nothing released: conservative)."""
+    nothing released: conservative). ``one_pass``: the k largest of one noise draw per candidate whatever the
+    noise (one-shot top-k; by default exponential and Laplace noise get fresh noise per pick)."""
     gen = check_rng(rng)
     runs = []
     for _ in range(1 if size is None else size):
         found: dict[str, Any] = {}
         out = _positions(blocks, eps=eps, sensitivity=sensitivity, mult_per_pick=mult_per_pick, k=k, split=split,
                          noise=noise, gen=gen, sf_factory=sf_factory, max_steps=max_steps, eager=eager,
-                         weights=weights, found=found)
+                         weights=weights, found=found, one_pass=one_pass)
         if blocks.labelled:
             labels = found["labels"]
             if isinstance(out, np.ndarray):
@@ -452,13 +453,13 @@ def _execute(blocks: _Blocks, *, eps: float, sensitivity: float, mult_per_pick: 
 def _positions(blocks: _Blocks, *, eps: float, sensitivity: float, mult_per_pick: int, k: int | None,
                split: int | None, noise: str, gen: np.random.Generator,
                sf_factory: Callable[[Any], SensitivityFunction] | None, max_steps: int, eager: bool,
-               weights: np.ndarray | None, found: dict[str, Any]) -> Any:
+               weights: np.ndarray | None, found: dict[str, Any], one_pass: bool = False) -> Any:
     """Plan the random streams, run the partition step on every block (dask tasks, or directly on
     in-memory blocks with ``eager``: the tests' fast path through the same code) and reduce. Returns the
     global positions (arrays) or the positions into ``found["labels"]`` (Series / DataFrames), in the one
     return convention (:func:`dpselect.vocabulary.selection_result`)."""
     kk = 1 if k is None else int(k)
-    peel = noise != "gumbel" and kk > 1
+    peel = noise != "gumbel" and kk > 1 and not one_pass
     rounds = kk if peel else 1
     streams = _plan_streams(gen, blocks.n if blocks.offsets is not None else None, rounds)
     spec = _Spec(eps, sensitivity, mult_per_pick * (kk if split is None else split), kk, noise, peel, streams,

@@ -39,6 +39,8 @@ from .._boundary import charge, check_accountant
 from ..accounting.accountant import Accountant, Event
 from ..registry import get_mechanism, names
 from ..vocabulary import selection_result
+from ..topk import _charge, _check_app_method, _draw
+from ..multiobjective._aggregate import _aggregate
 
 __all__ = ["motkin_objectives", "dp_motkin_pareto", "dp_motkin_agg", "DEFAULT_AGG_WEIGHTS", "MOTKIN_MECHANISMS"]
 
@@ -180,7 +182,8 @@ def dp_motkin_pareto(graph: Graph, *, k: int | None = None, epsilon: float, mech
 @selection_result
 def dp_motkin_agg(graph: Graph, *, k: int | None = None, epsilon: float, objective_weights: Sequence[float] = DEFAULT_AGG_WEIGHTS,
                   mechanism: MechanismName | None = None, variant: str = "paper",
-                  rng: RngLike = None, accountant: Accountant | None = None) -> np.ndarray | int:
+                  rng: RngLike = None, accountant: Accountant | None = None,
+                  topk_method: str = "peeling") -> np.ndarray | int:
     """DP-MOTkIN-Agg: k nodes maximising w_degree·degree + w_egodensity·egodensity, ε-edge-DP.
 
     Runs PrivAgg (:func:`dpselect.multiobjective.priv_agg`) with k picks of ε/k each. ``mechanism="exponential"``
@@ -196,7 +199,11 @@ def dp_motkin_agg(graph: Graph, *, k: int | None = None, epsilon: float, objecti
         (w_degree, w_egodensity).
     accountant : dpselect.Accountant, optional
         Charged ``mechanism.privacy(epsilon, k=k)`` under the label ``"dp_motkin_agg"``, as in
-        :func:`dp_motkin_pareto`.
+        :func:`dp_motkin_pareto`; with another ``topk_method`` that method's guarantee (``PureDP(ε)`` for joint).
+    topk_method : {"peeling", "joint", "one_shot"}, default "peeling"
+        How the k nodes are drawn (glossary: [top-k method][glossary-top-k-method]): peeling (PrivAgg's k picks),
+        or the joint exponential mechanism / one-shot Gumbel of :func:`dpselect.top_k` on the aggregate with
+        Δ = Σ|w_i|Δ_i, which need ``mechanism="exponential"`` (a local mechanism is refused before any charge).
 
     Returns
     -------
@@ -217,11 +224,20 @@ def dp_motkin_agg(graph: Graph, *, k: int | None = None, epsilon: float, objecti
     kk = None if k is None else check_k(k, g.n_nodes)
     eps = check_positive(epsilon, "epsilon")
     spec = get_mechanism(motkin_mechanism(mechanism, "dp_motkin_agg"))
+    method = _check_app_method(topk_method, spec, "dp_motkin_agg")
     acc = check_accountant(accountant)
     U, sfs = motkin_objectives(g, variant=variant)
     sens = sfs if spec.kind == "local" else [DEGREE_GLOBAL_SENSITIVITY, EGODENSITY_GLOBAL_SENSITIVITY]
     w = _agg_weights(objective_weights)
     gen = check_rng(rng)
+    if method != "peeling":
+        # PrivAgg's aggregate u = U·w with its global sensitivity Σ|w_i|Δ_i (Thm 5.3), then the top-k method
+        u, agg_sens = _aggregate(np.asarray(U, dtype=np.float64), w, sens, spec.name, U.shape[0], U.shape[1])
+        k1 = 1 if kk is None else kk
+        nz = "gumbel" if method == "one_shot" else None
+        _charge(acc, method, k1, eps, nz, 0.0, False, False, label="dp_motkin_agg", neighbours="edge_add_remove")
+        out = _draw(np.asarray(u, dtype=np.float64), k1, eps, float(agg_sens), method, nz, 0.0, False, gen)
+        return int(out[0]) if kk is None else out
     charge(acc, spec.privacy(eps, k=kk), label="dp_motkin_agg", neighbours="edge_add_remove",
            event=Event("dp_motkin_agg", eps, kk, options=(("mechanism", spec.name),)))
     return priv_agg(U, w, epsilon=eps, sensitivities=sens, k=kk, rng=gen, mechanism=spec.name)

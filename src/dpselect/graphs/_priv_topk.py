@@ -24,6 +24,7 @@ from ..accounting.accountant import Accountant, Event
 from ..exceptions import _release_scope
 from ..registry import Mechanism, get_mechanism, names
 from ..vocabulary import selection_result
+from ..topk import _charge, _check_app_method, _draw
 from ._motkin import check_graph
 
 __all__ = ["PrivTopkScores", "prepare_priv_topk", "priv_topk", "PRIV_TOPK_MECHANISMS"]
@@ -203,10 +204,11 @@ def prepare_priv_topk(graph: Graph, *, max_degree: int | None = None) -> PrivTop
 def priv_topk(graph: Graph | PrivTopkScores, *, k: int | None = None, epsilon: float,
               mechanism: MechanismName = "shifted_local_dampening",
               max_degree: int | None = None, rng: RngLike = None,
-              accountant: Accountant | None = None) -> np.ndarray | int:
+              accountant: Accountant | None = None, topk_method: str = "peeling") -> np.ndarray | int:
     """PrivTopk (thesis Alg. 3): k nodes of large egocentric betweenness centrality, ε-edge-DP.
 
-    k successive picks on the nodes not yet chosen, ε/k each (sequential composition: ε in total).
+    k successive picks on the nodes not yet chosen, ε/k each (sequential composition: ε in total); or, with
+    ``topk_method="joint"`` / ``"one_shot"`` and the exponential mechanism, the top-k of :func:`dpselect.top_k`.
 
     Parameters
     ----------
@@ -233,6 +235,11 @@ def priv_topk(graph: Graph | PrivTopkScores, *, k: int | None = None, epsilon: f
         Charged ``mechanism.privacy(epsilon, k=k)`` under the label ``"priv_topk"``: the adaptive
         composition of k ε/k-bounded-range picks (EM, LD, SLD) or of k ε/k-DP picks (PF); one
         ``BoundedRange(ε)`` / ``PureDP(ε)`` with ``k`` omitted (glossary: [accountant][glossary-accountant]).
+        With another ``topk_method``: that method's guarantee (``PureDP(ε)`` for joint).
+    topk_method : {"peeling", "joint", "one_shot"}, default "peeling"
+        How the k nodes are drawn (glossary: [top-k method][glossary-top-k-method]): peeling (the thesis'
+        algorithm), or the joint exponential mechanism / one-shot Gumbel of :func:`dpselect.top_k` on EBC with
+        ΔEBC, which need ``mechanism="exponential"`` (a local mechanism is refused before any charge).
 
     Returns
     -------
@@ -261,8 +268,16 @@ def priv_topk(graph: Graph | PrivTopkScores, *, k: int | None = None, epsilon: f
     kk = None if k is None else check_k(k, n)
     eps = check_positive(epsilon, "epsilon")
     spec = get_mechanism(mechanism, allowed=_topk_mechanisms())
+    method = _check_app_method(topk_method, spec, "priv_topk")
     acc = check_accountant(accountant)
     gen = check_rng(rng)
+    if method != "peeling":
+        k1 = 1 if kk is None else kk
+        _charge(acc, method, k1, eps, "gumbel" if method == "one_shot" else None, 0.0, False, False,
+                label="priv_topk", neighbours="edge_add_remove", nonprivate=scores._read_from_data)
+        out = _draw(scores.utilities, k1, eps, scores.global_sensitivity, method,
+                    "gumbel" if method == "one_shot" else None, 0.0, False, gen)
+        return int(out[0]) if kk is None else out
     if spec.kind == "local":
         cache = scores._prepared(spec)   # deterministic: D or G with their error bounds
     charge(acc, spec.privacy(eps, k=kk), label="priv_topk", neighbours="edge_add_remove", nonprivate=scores._read_from_data,

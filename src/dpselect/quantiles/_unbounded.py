@@ -39,10 +39,15 @@ the exact law of the stopping index, :func:`above_threshold_law`).
 and r_hi = (1 + max(qs))·n/2 (half-way between the extreme requested ranks and the ends, so that clipping stays
 away from every requested rank): a base L = −g_k of a downward search from 0 for n − r_lo records at or above
 (non-negative data: L = 0 at once), lo = the grid point before the stop of an upward search from L at r_lo,
-hi = the stop of an upward search from lo at r_hi. Each search gets ε_s = min(20 / margin, ε/16) (ε/8 when
-n·ε <= 500), margin the
-number of records between its target rank and the nearest end (:func:`search_epsilon`: large n needs
-almost nothing, so nearly all of ε goes to the bounded part). The rest of ε (rounded down) goes to
+hi = the stop of an upward search from lo at r_hi. The searches get w·ε_s with
+ε_s = min(20 / margin, ε/16) (ε/8 when n·ε <= 500), margin the number of records between the target rank
+and the nearest end (:func:`search_epsilon`: large n needs almost nothing, so nearly all of ε goes to the
+bounded part), and the weights w = 1 (base), 1 (lo), 3/2 (hi) (:func:`search_budgets`; at most 7ε/16 in all
+when n·ε <= 500, 7ε/32 above): the hi search's early stop clips the upper requested ranks, so it gets more.
+Chosen on DPBench-1D at m = 3, ε ∈ {0.01, 0.1} among 24 splits by a rule fixed in advance, the base weight kept
+at 1 (on data below 0 the base search finds the lower end; with less it stops inside the data):
+benchmarks/quantiles_unbounded_split.py; until 2026-12-06 the weights were 1, 1, 1.
+All public inputs; the four parts add to at most ε exactly. The rest of ε (rounded down) goes to
 :func:`dpselect.quantiles._api.bounded_quantiles` (method :func:`inner_method`: ``"auto"``, resolved from
 m, that ε and n, all public) on the data clipped to [lo, hi]. Clipping to bounds that are
 themselves released values is a fixed 1-Lipschitz map of each record given those values, so replace-one
@@ -271,8 +276,8 @@ def unbounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, c
     """Quantiles without bounds (validated inputs; the caller charges ``unbounded_privacy``).
 
     What it releases: one value per q, in the order of ``qs``: q-core's bounded method (``"auto"``) run inside
-    private bounds [lo, hi] found by three AboveThreshold searches (see the module; at most 3ε/16 for them,
-    usually far less), on the data clipped to those bounds. Privacy: ε-DP under replace-one-record neighbours
+    private bounds [lo, hi] found by three AboveThreshold searches (see the module; at most 7ε/32 for them,
+    7ε/16 when n·ε <= 500, usually far less), on the data clipped to those bounds. Privacy: ε-DP under replace-one-record neighbours
     with n public (:func:`unbounded_privacy`); nothing public is read from the data.
 
     Parameters
@@ -310,9 +315,10 @@ def unbounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, c
 
 
 #: The design of unbounded_quantiles: the grid of the three bound searches (β = 1 + 2^-3), the record
-#: count C of :func:`search_epsilon` and the cap on each search's share of ε.
+#: count C of :func:`search_epsilon`, the cap on each search's share of ε, and the weights (base, lo, hi) of
+#: :func:`search_budgets` (benchmarks/quantiles_unbounded_split.py; (1, 1, 1) before 2026-12-06).
 CONFIG: dict = dict(log_beta=math.log1p(2.0 ** -3), records=20.0, cap=2.0 ** -4, cap_small=2.0 ** -3,
-                    small=500.0)
+                    small=500.0, weights=(1.0, 1.0, 1.5))
 
 
 def search_epsilon(epsilon: float, margin: Fraction, cfg: dict, n: int = 10 ** 9) -> float:
@@ -325,6 +331,22 @@ def search_epsilon(epsilon: float, margin: Fraction, cfg: dict, n: int = 10 ** 9
     if margin <= 0:
         return cap
     return min(cap, _down(Fraction(cfg["records"]) / margin))
+
+
+def search_budgets(epsilon: float, n: int, lo_rank: Fraction, hi_rank: Fraction,
+                   cfg: dict) -> tuple[float, float, float]:
+    """(ε_base, ε_lo, ε_hi): the three bound searches' shares, ``cfg["weights"]`` times :func:`search_epsilon`
+    (the base and lo searches at the margin ``lo_rank``, the hi search at ``n − hi_rank``); public inputs only.
+    These floats are what the searches run with, and the bounded method gets the rest computed from them
+    (rounded down), so the parts add to at most ε whatever the rounding of the products.
+
+    >>> [round(e, 8) for e in search_budgets(0.1, 1000, Fraction(125), Fraction(875), CONFIG)]   # n·ε = 100
+    [0.0125, 0.0125, 0.01875]
+    """
+    w_base, w_lo, w_hi = cfg["weights"]
+    e_lo = search_epsilon(epsilon, lo_rank, cfg, n)
+    e_hi = search_epsilon(epsilon, n - hi_rank, cfg, n)
+    return w_base * e_lo, w_lo * e_lo, w_hi * e_hi
 
 
 _FLOAT_MAX = float(np.finfo(np.float64).max)
@@ -345,11 +367,10 @@ def _hybrid(vals: np.ndarray, cnts: np.ndarray, qs: np.ndarray, epsilon: float, 
     qmin, qmax = Fraction(float(qs.min())), Fraction(float(qs.max()))
     lo_rank = qmin / 2 * n            # half-way between the smallest requested rank and 0
     hi_rank = (1 + qmax) / 2 * n      # half-way between the largest requested rank and n
-    e_lo = search_epsilon(epsilon, lo_rank, cfg, n)
-    e_hi = search_epsilon(epsilon, n - hi_rank, cfg, n)
-    rest = _down(Fraction(epsilon) - 2 * Fraction(e_lo) - Fraction(e_hi))
+    e_base, e_lo, e_hi = search_budgets(epsilon, n, lo_rank, hi_rank, cfg)
+    rest = _down(Fraction(epsilon) - Fraction(e_base) - Fraction(e_lo) - Fraction(e_hi))
     lb = cfg["log_beta"]
-    k_base = search_down(vals, cum, 0.0, n - lo_rank, e_lo, rng, lb)
+    k_base = search_down(vals, cum, 0.0, n - lo_rank, e_base, rng, lb)
     base = 0.0 - _grid_value(k_base, lb)
     k_lo = search_up(vals, cum, base, lo_rank, e_lo, rng, lb)
     lo = base if k_lo == 0 else base + _grid_value(k_lo - 1, lb)
