@@ -383,6 +383,12 @@ def reading(res: dict, names, ks, epsilons) -> tuple[list[str], dict]:
             rr = [_ratio(b, a) for a, b in pairs]
             lines.append(f"- `{res_m}` vs `{ours_m}` ({what}): on {len(pairs)} cells, median ratio of mean gaps (research / "
                          f"ours) {_fmt_ratio(median(rr))}, range {_fmt_ratio(min(rr))} to {_fmt_ratio(max(rr))}.")
+    clm = [(res[n, k, e, "r_clm"]["rec"], res[n, k, e, "default"]["rec"]) for (n, k, e) in cells
+           if (res.get((n, k, e, "r_clm")) or {}).get("rec") is not None and (res.get((n, k, e, "default")) or {}).get("rec") is not None]
+    if clm:
+        lines.append(f"- `r_clm` (CLM, a set) vs the default, recovery only: higher by more than 0.05 on "
+                     f"{sum(a > b + 0.05 for a, b in clm)} of {len(clm)} cells, lower by more than 0.05 on "
+                     f"{sum(a < b - 0.05 for a, b in clm)}.")
     return lines, summary
 
 
