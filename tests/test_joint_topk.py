@@ -242,6 +242,38 @@ def test_sort_exact_is_lexicographic():
         assert np.array_equal(_joint._sort_exact(s, e), np.lexsort((e, s)))
 
 
+def test_items_follow_the_stable_order():
+    # a rank maps to the item the stable sort by decreasing utility puts there (ties by index, −0.0 == 0.0)
+    rng = np.random.default_rng(6)
+    for trial in range(300):
+        d = int(rng.integers(1, 60))
+        u = rng.normal(size=d) if trial % 3 == 0 else rng.integers(-3, 4, size=d).astype(float)
+        if trial % 5 == 0:
+            u[rng.integers(0, d)] = -0.0
+        k = int(rng.integers(1, d + 1))
+        T = _joint._Table(u, k, _joint.Fraction(1))
+        order = np.argsort(-u, kind="stable")
+        assert np.array_equal(T.top, u[order[:k]])
+        ranks = rng.permutation(d)[:k]
+        assert np.array_equal(T.items(ranks), order[ranks])
+
+
+def test_fill_scan_and_numpy_agree(monkeypatch):
+    # the r-th free rank: the Python scan (small k) and the numpy count (large k) give the same ranks
+    rng = np.random.default_rng(8)
+    for trial in range(150):
+        d = int(rng.integers(5, 120))
+        k = int(rng.integers(1, d + 1))
+        u = rng.integers(0, 6, size=d).astype(float)
+        T = _joint._Table(u, k, _joint.Fraction(1))
+        qs = np.maximum(np.sort(rng.integers(0, T.vals.size, size=k)), T.p0)
+        monkeypatch.setattr(_joint, "_SMALL_K", 10**9)
+        a = _joint._fill(T, qs, np.random.default_rng(trial))
+        monkeypatch.setattr(_joint, "_SMALL_K", 0)
+        b = _joint._fill(T, qs, np.random.default_rng(trial))
+        assert np.array_equal(a, b) and len(set(a.tolist())) == k
+
+
 def test_seeded_output_and_high_epsilon():
     u = np.array([50.0, 1.0, 40.0, 0.0, 45.0])
     a = joint_top_k(u, k=3, epsilon=1.0, sensitivity=1.0, rng=7)

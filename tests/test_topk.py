@@ -235,6 +235,53 @@ def test_gaps_audit_and_its_mutation():
     assert not exact_dp_audit(law(1), pairs, claim=PureDP(EPS)).passed
 
 
+def _lap_cdf(z):
+    z = np.asarray(z, dtype=float)
+    return np.where(z < 0, 0.5 * np.exp(np.minimum(z, 0.0)), 1 - 0.5 * np.exp(-np.maximum(z, 0.0)))
+
+
+def _gap2_law(u, eps, sens, edges, mult):
+    """P(i1, i2, gap1 bin, gap2 bin) of one-shot Laplace with k = 2 on three candidates (scale b = mult·Δ/ε),
+    by quadrature over X_{i2}: ∫ f(z − a_{i2}) P(X_{i1} − z ∈ B1) P(z − X_{i3} ∈ B2) dz (sequences in
+    lexicographic order, then bins row-major)."""
+    b = mult * sens / eps
+    a, e = u / b, np.asarray(edges) / b
+    x, w = np.polynomial.legendre.leggauss(40)
+    cuts = np.linspace(a.min() - 40, a.max() + 40, 321)
+    z = ((cuts[1:] - cuts[:-1])[:, None] * (x[None, :] + 1) / 2 + cuts[:-1, None]).ravel()
+    dz = np.repeat((cuts[1:] - cuts[:-1]) / 2, x.size) * np.tile(w, cuts.size - 1)
+    out = []
+    for i, j, m in T._sequences(3, 3):
+        f = 0.5 * np.exp(-np.abs(z - a[j])) * dz
+        p1 = _lap_cdf(z[None, :] + e[1:, None] - a[i]) - _lap_cdf(z[None, :] + e[:-1, None] - a[i])
+        p2 = _lap_cdf(z[None, :] - e[:-1, None] - a[m]) - _lap_cdf(z[None, :] - e[1:, None] - a[m])
+        out.append(np.einsum("pz,qz,z->pq", p1, p2, f).ravel())
+    p = np.concatenate(out)
+    return p / p.sum()
+
+
+EDGES2 = np.array([0.0, 1.0, 2.0, 4.0, 8.0, 16.0, np.inf])
+
+
+def test_gaps_k2_audit_and_law():
+    # k = 2 of 3 candidates: both gaps. Exact audit of (i1, i2, binned gaps) at ε on the contract's pairs (worst
+    # 0.50 at 2kΔ/ε); a quarter of the noise fails. And the sampler's draws against that law (χ²).
+    def law(mult):
+        return lambda key: _gap2_law(grid_utilities(key), EPS, 1.0, EDGES2 * mult / 4, mult)
+    assert exact_dp_audit(law(4), global_pairs(False), claim=PureDP(EPS)).passed
+    assert not exact_dp_audit(law(1), global_pairs(False), claim=PureDP(EPS)).passed
+    u = np.array([0.0, 1.0, 0.5])
+    gen = np.random.default_rng(21)
+    nb = EDGES2.size - 1
+    seqs = T._sequences(3, 2).tolist()
+    cells = []
+    for _ in range(1500):
+        r = dpselect.top_k(u, k=2, epsilon=EPS, sensitivity=1.0, gaps=True, rng=gen)
+        b1, b2 = (np.searchsorted(EDGES2, r.gaps, side="right") - 1).tolist()
+        cells.append(seqs.index(r.indices.tolist()) * nb * nb + b1 * nb + b2)
+    assert chi2_pvalue(cells, _gap2_law(u, EPS, 1.0, EDGES2, 4)) > 1e-6
+
+
 # -- the auto rule --------------------------------------------------------------------------------------
 def test_auto_rule():
     assert T._auto_method(99, 10 ** 6, 1.0, 0.0, False) == "peeling"
@@ -297,6 +344,17 @@ def test_the_charge_is_the_methods_guarantee(method, noise, delta, expected):
     g = acc.history[0].guarantee
     assert g == expected(1.5, 4)
     assert acc.history[0].event.mechanism == "top_k" and dict(acc.history[0].event.options)["method"] == method
+
+
+def test_joint_work_cap_is_refused_before_the_charge(monkeypatch):
+    from dpselect.sampling import _joint
+    monkeypatch.setattr(T, "_JOINT_WORK_CAP", 20)
+    monkeypatch.setattr(_joint, "_WORK_CAP", 20)
+    acc = dpselect.Accountant(epsilon=10.0)
+    with pytest.raises(ValueError, match="public work cap"):
+        dpselect.top_k(np.arange(11.0), k=2, epsilon=1.0, sensitivity=1.0, method="joint", rng=0, accountant=acc)
+    assert len(acc.history) == 0
+    dpselect.top_k(np.arange(10.0), k=2, epsilon=1.0, sensitivity=1.0, method="joint", rng=0, accountant=acc)
 
 
 def test_budget_refusal_draws_nothing():

@@ -108,7 +108,22 @@ def test_smoke_run_writes_the_contract_and_is_reproducible(tmp_path, monkeypatch
             assert float(r["value"]) >= -1e-15
         assert float(r["value"]) <= 1
     md = (tmp_path / "a" / "quantiles.md").read_text()
-    assert "## m = 3" in md and "best dpselect / best baseline" in md and "commit" in md
+    assert "## m = 3" in md and "best baseline / default" in md and "commit" in md
+    assert "## The default against the best baseline" in md
+    # --reuse: the other rows are carried over as text, the --rerun ones computed afresh with their own seeds
+    assert main(["quantiles", "--runs", "2", "--datasets", "medcost", "--ms", "3", "--epsilons", "0.1,1", "--quiet",
+                 "--reuse", str(tmp_path / "a" / "quantiles.csv"), "--rerun", "default,auto",
+                 "--out", str(tmp_path / "c")]) == 0
+    assert (tmp_path / "c" / "quantiles.csv").read_text() == a
+    assert "Carried over from" in (tmp_path / "c" / "quantiles.md").read_text()
+
+
+def test_default_verdict():
+    assert Q.default_verdict(1e-3, 1.5e-3, 10 ** 6) == ("win", 1.5)
+    assert Q.default_verdict(1e-3, 1.1e-3, 10 ** 6)[0] == "tie"
+    assert Q.default_verdict(1.3e-3, 1e-3, 10 ** 6)[0] == "loss"
+    assert Q.default_verdict(1e-5, 0.0, 10 ** 6) == ("floor tie", 0.0)      # 10 records: the floor
+    assert Q.default_verdict(2e-5, 0.0, 10 ** 6)[0] == "loss"
 
 
 @pytest.mark.skipif(importlib.util.find_spec("opendp") is None, reason="OpenDP is a benchmark-only baseline")

@@ -57,7 +57,9 @@ from ._rng import check_rng
 from ._validation import check_bool, check_k, check_positive, check_utilities, short_repr
 from .accounting.accountant import Accountant, Event
 from .accounting.guarantees import Guarantee, PureDP
+from .registry import get_mechanism
 from .sampling import joint_probabilities, joint_top_k, noisy_top_k
+from .sampling._joint import _WORK_CAP as _JOINT_WORK_CAP
 from .sampling._noise import _SMALL, _bits64
 from .sampling._topk import _Refiner, _bulk_shortlist, _certify, _enclosed_shortlist
 from .typing import IndexArray, RngLike
@@ -131,7 +133,6 @@ class TopKGaps:
 # the methods as values
 # ---------------------------------------------------------------------------------------------
 def _peeling_privacy(epsilon: float, k: int, delta: float, noise: str) -> Guarantee:
-    from .registry import get_mechanism
     name = _PEELING[noise]
     opts = {"noise": noise} if name == "report_noisy_max" else {}
     return get_mechanism(name).privacy(epsilon, k=k, delta=delta, **opts)
@@ -422,6 +423,10 @@ def _check_arguments(n: int | None, k: Any, epsilon: Any, sensitivity: Any, meth
             _check_gaps_k(kk, n)
     nz = spec._check_noise(noise)
     d = _check_method_delta(spec, d, kk, nz)
+    if method == "joint" and n is not None and kk * n > _JOINT_WORK_CAP:   # public sizes, before the charge
+        raise ValueError(f"k * the number of candidates must be at most {_JOINT_WORK_CAP:.0e} for method='joint' "
+                         f"(the joint sampler's public work cap), got k = {kk} and {n} candidates; use "
+                         "method='peeling' or 'one_shot'")
     return kk, eps, sens, method, nz, d, monotonic, gaps
 
 

@@ -67,7 +67,8 @@ import numpy as np
 from ._common import Reproduction, Result, add_common_arguments, line_panels, markdown_table, parse_int_list
 from .thesis_figure17 import load_histogram
 
-__all__ = ["NAME", "DESCRIPTION", "DATASETS", "EPSILONS", "MS", "METHODS", "BASELINES", "BOUNDS", "NEIGHBOURS",
+__all__ = ["NAME", "DESCRIPTION", "DATASETS", "EPSILONS", "MS", "METHODS", "BASELINES", "BOUNDS", "NEIGHBOURS", "DEFAULT",
+           "default_verdict",
            "grouped", "quantile_levels", "rank_floor", "rank_errors", "opendp_scores", "REPRODUCTION",
            "add_arguments", "run"]
 
@@ -77,11 +78,12 @@ DATASETS = ("hepth", "adultfrank", "medcost", "nettrace", "searchlogs", "income"
 EPSILONS = (0.01, 0.1, 1.0)
 MS = (3, 9, 99)
 METHODS = ("joint", "recursive", "auto", "independent", "unbounded", "recursive-grid", "independent-grid",
-           "auto-grid", "recursive-relative", "recursive-relative-grid")
+           "auto-grid", "recursive-relative", "recursive-relative-grid", "default")
 BASELINES = ("opendp", "diffprivlib")
 #: the method index in the seeds: the grid methods come after the baselines (the rows of the others unchanged)
 _SEED_ORDER = ("joint", "recursive", "auto", "independent", "unbounded", "opendp", "diffprivlib",
-               "recursive-grid", "independent-grid", "auto-grid", "recursive-relative", "recursive-relative-grid")
+               "recursive-grid", "independent-grid", "auto-grid", "recursive-relative", "recursive-relative-grid",
+               "default")
 #: dpselect's methods on the public grid of bin values: ``candidates=`` instead of ``bounds=``
 GRID_SUFFIX = "-grid"
 #: the neighbour models of ``--neighbours`` (the first is the default)
@@ -92,6 +94,9 @@ RELATIVE_SUFFIX = "-relative"
 _REFUSED_ADD_REMOVE = ("joint", "unbounded")
 #: dpselect's methods that are ``recursive`` itself under add/remove (relative targets are its default there)
 _SAME_ADD_REMOVE = ("recursive-relative", "recursive-relative-grid")
+#: what a user gets with no method named (issue 36): ``quantiles(values, qs, epsilon=..., bounds=BOUNDS)`` with the
+#: records as integers (the bin indices, int64): the integer grid 0..4096 by default
+DEFAULT = "default"
 #: public bounds of the bounded methods: bin k is [k, k + 1)
 BOUNDS = (0.0, 4096.0)
 _N_BINS = 4096
@@ -325,6 +330,9 @@ def _dpselect_quantiles(hist: np.ndarray, qs: np.ndarray, eps: float, method: st
                                     neighbours=nb, targets=targets))
     if method == "unbounded":
         return np.asarray(quantiles(v, qs, epsilon=eps, bounds=None, counts=c, rng=rng, neighbours=nb))
+    if method == DEFAULT:    # no method named; the records are integers (bin indices), as a user holds them
+        return np.asarray(quantiles(v.astype(np.int64), qs, epsilon=eps, bounds=BOUNDS, counts=c, rng=rng,
+                                    neighbours=nb))
     return np.asarray(quantiles(v, qs, epsilon=eps, bounds=BOUNDS, method=cast(Any, base), counts=c, rng=rng,
                                 neighbours=nb, targets=targets))
 
@@ -338,6 +346,7 @@ def _task(job):
     indices, so a cell's runs do not depend on the other cells of the command."""
     name, run_, seed, ms, epsilons, methods, baselines, dpl_budget, dpl_runs, m_runs = job[:10]
     neighbours = job[10] if len(job) > 10 else "replace_one"
+    reused = job[11] if len(job) > 11 else {}      # --reuse: (m, ε, method) -> the committed rows of this run
     di = DATASETS.index(name)
     hist = _hist(name)
     n = int(hist.sum())
@@ -350,6 +359,9 @@ def _task(job):
         floor = float(np.mean(rank_floor(hist, qs)))
         for eps in epsilons:
             for method in [*methods, *baselines]:
+                if (m, eps, method) in reused:
+                    rows += reused[(m, eps, method)]
+                    continue
                 s = [seed, di, m, _eps_key(eps), _SEED_ORDER.index(method), run_]
                 status = "ok"
                 if method == "opendp":
@@ -401,6 +413,11 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="fewer runs for some m, e.g. 99=5: m = 99 only in runs 0-4 (default: every run)")
     parser.add_argument("--diffprivlib-runs", type=int, default=None,
                         help="run diffprivlib in the first this many runs only (default: every run)")
+    parser.add_argument("--reuse", default=None,
+                        help="a committed quantiles.csv: copy its rows (same seeds per row) for every method and "
+                             "baseline not in --rerun, run only the --rerun ones")
+    parser.add_argument("--rerun", type=lambda s: [x.strip() for x in s.split(",") if x.strip()], default=[],
+                        help="with --reuse: the methods (or baselines) whose rows are computed afresh")
     parser.add_argument("--neighbours", choices=NEIGHBOURS, default=NEIGHBOURS[0],
                         help="neighbour model of every method: replace_one (n public, the default) or add_remove "
                              "(n private; joint and unbounded are refused and dropped; OpenDP unsized at d_in = 1)")
@@ -419,14 +436,42 @@ def _check(args) -> None:
             raise SystemExit(f"error: --methods {','.join(args.methods)} leaves no method under --neighbours "
                              f"add_remove ({', '.join(_REFUSED_ADD_REMOVE)} are refused there, "
                              f"{', '.join(_SAME_ADD_REMOVE)} are recursive itself); choose from {', '.join(usable)}")
+    if getattr(args, "reuse", None) is not None and not args.rerun:
+        raise SystemExit("error: --reuse needs --rerun METHODS (the methods whose rows change)")
+    if getattr(args, "rerun", None) and getattr(args, "reuse", None) is None:
+        raise SystemExit("error: --rerun needs --reuse CSV")
     if not args.ms or any(m < 1 for m in args.ms):
         raise SystemExit(f"error: --ms must be integers >= 1, got {args.ms}")
     _parse_m_runs(args.m_runs)
 
 
+def _reused(args) -> dict:
+    """--reuse: the committed rows of every method not in --rerun, by (dataset, run) then (m, ε, method), with
+    the column types of fresh rows (the value's text round-trips: the same CSV bytes)."""
+    if getattr(args, "reuse", None) is None:
+        return {}
+    from ._common import read_csv
+
+    out: dict = {}
+    for r in read_csv(Path(args.reuse)):
+        if r["method"] in args.rerun:
+            continue
+        row = {"dataset": r["dataset"], "method": r["method"], "epsilon": float(r["epsilon"]), "run": int(r["run"]),
+               "metric": r["metric"], "value": float(r["value"]), "m": int(r["m"]), "status": r["status"]}
+        assert repr(row["value"]) == r["value"] or r["value"] == "nan", r
+        out.setdefault((row["dataset"], row["run"]), {}).setdefault((row["m"], row["epsilon"], row["method"]),
+                                                                    []).append(row)
+    return out
+
+
 def _jobs(args, names) -> list:
     _check(args)
-    baselines = _baselines_available(args.baselines)
+    reuse = _reused(args)
+    rerun = set(getattr(args, "rerun", None) or ())
+    # a baseline carried over from --reuse need not import here
+    baselines = [b for b in args.baselines if reuse and b not in rerun] + [
+        b for b in _baselines_available(args.baselines) if not reuse or b in rerun]
+    baselines = [b for b in BASELINES if b in baselines]
     methods = list(args.methods)            # dpselect's own: always present (an error is an error, not a skipped row)
     args.unavailable = sorted(set(args.baselines) - set(baselines))
     if args.unavailable:
@@ -440,10 +485,9 @@ def _jobs(args, names) -> list:
     if args.same:
         print(f"the same law as recursive under add/remove neighbours, dropped: {', '.join(args.same)}")
         methods = [m for m in methods if m not in args.same]
-    extra = ("add_remove",) if add_remove else ()
     return [(n, r, args.seed, list(args.ms), list(args.epsilons), methods, baselines,
              args.diffprivlib_budget, args.runs if args.diffprivlib_runs is None else args.diffprivlib_runs,
-             _parse_m_runs(args.m_runs), *extra)
+             _parse_m_runs(args.m_runs), "add_remove" if add_remove else "replace_one", reuse.get((n, r), {}))
             for n in names for r in range(args.runs)]
 
 
@@ -463,7 +507,8 @@ def _settings(res: Result) -> str:
     model = ("add/remove-one neighbours (n private; OpenDP unsized at d_in = 1); "
              if getattr(res.args, "neighbours", "replace_one") == "add_remove" else "")
     return model + (f"m in {{{', '.join(str(m) for m in res.args.ms)}}}, q_i = i/(m+1); records = bin indices, bounds "
-            f"(0, 4096) (bounded methods), none for `unbounded`, candidates 0..4095 for `*-grid`; methods "
+            f"(0, 4096) (bounded methods), none for `unbounded`, candidates 0..4095 for `*-grid`, int64 records with "
+            f"bounds (0, 4096) for `default` (the integer grid 0..4096); methods "
             f"{', '.join(m for m in res.args.methods if m not in getattr(res.args, 'refused', []))}; baselines "
             f"{', '.join(res.args.baselines) or 'none'}; code at commit {_commit()};")
 
@@ -482,9 +527,39 @@ def _cells(rows: list[dict], metric: str = "excess") -> dict[tuple, np.ndarray]:
     return {k: np.asarray(v) for k, v in cells.items()}
 
 
-#: dpselect's methods counted as "best dpselect" in the report (independent is the classic baseline)
-_OURS = ("joint", "recursive", "auto", "recursive-grid", "independent-grid", "auto-grid", "recursive-relative",
-         "recursive-relative-grid")
+#: the baselines of the reading: the classic independent interval EM (dpselect's own) and the third-party ones
+_BASE = ("independent", *BASELINES)
+#: a floor tie: both means within this many records of the bins' best (a ratio there is within the noise)
+FLOOR_TIE_RECORDS = 10
+#: the reading's target (issue 36): the default at least this much lower than the best baseline ...
+WIN_RATIO = 1.5
+#: ... and no cell worse than 1/this of it (the floor ties excepted)
+LOSS_RATIO = 1.2
+
+
+def _plural(kind: str, count: int) -> str:
+    return kind if count == 1 else {"loss": "losses"}.get(kind, kind + "s")
+
+
+def default_verdict(default: float, best_base: float, n: int) -> tuple[str, float]:
+    """The reading of one cell: ("win" | "tie" | "floor tie" | "loss", best baseline / default).
+
+    win: the default >= 1.5x lower; loss: more than 1.2x higher; floor tie: both means within 10 records of
+    the bins' best (n·excess <= 10); tie: anything else.
+
+    Examples
+    --------
+    >>> default_verdict(1e-3, 3e-3, 10**6), default_verdict(3e-3, 1e-3, 10**6)[0], default_verdict(0.0, 0.0, 10)
+    (('win', 3.0), 'loss', ('floor tie', 1.0))
+    """
+    ratio = best_base / default if default > 0 else (1.0 if best_base == 0 else math.inf)
+    if default * n <= FLOOR_TIE_RECORDS and best_base * n <= FLOOR_TIE_RECORDS:
+        return "floor tie", ratio
+    if ratio >= WIN_RATIO:
+        return "win", ratio
+    if ratio < 1 / LOSS_RATIO:
+        return "loss", ratio
+    return "tie", ratio
 
 
 def _report(res: Result) -> list[str]:
@@ -494,12 +569,30 @@ def _report(res: Result) -> list[str]:
     methods = [m for m in (*METHODS, *BASELINES) if any(k[3] == m for k in cells)]
     lines = ["Mean **excess** rank error over the best value the bins allow (|rank(v) − q n| / n averaged over the "
              "m quantiles, minus its floor), ×10⁻³, ± the half-width of the 95% interval of the mean. "
-             "`best dpselect / best baseline`: the smallest mean of joint / recursive / auto and the grid variants "
-             "(`*-grid`: `candidates=` the 4,096 bin values) against the smaller mean "
-             "of the baselines measured in this run (independent interval EM, and OpenDP / diffprivlib where run).",
+             "`default`: what `quantiles(values, qs, epsilon=ε, bounds=(0, 4096))` gives with no method named, the "
+             "records as integers (the integer grid by default). `best baseline / default`: the smaller mean of the "
+             "baselines measured in this run (independent interval EM, and OpenDP / diffprivlib where run) over the "
+             f"default's: a **win** at >= {WIN_RATIO}x, a **loss** below 1/{LOSS_RATIO}, a *floor tie* where both "
+             f"are within {FLOOR_TIE_RECORDS} records of the bins' best. Only the `default` column is counted.",
              ""]
+    summary = []
     for m in res.args.ms:
         table = []
+        for e in res.args.epsilons:
+            verdicts: dict[str, list[str]] = {}
+            for d in res.datasets:
+                v = cells.get((d, m, e, DEFAULT))
+                base = {k: cells[(d, m, e, k)].mean() for k in _BASE if (d, m, e, k) in cells
+                        and np.isfinite(cells[(d, m, e, k)]).all()}
+                if v is None or not base:
+                    continue
+                best = min(base, key=lambda k: base[k])
+                verdict, ratio = default_verdict(float(v.mean()), float(base[best]), int(_hist(d).sum()))
+                verdicts.setdefault(verdict, []).append(f"{d} {ratio:.2f}x vs {best}")
+            if verdicts:
+                summary.append(f"* m = {m}, ε = {e:g}: " + "; ".join(
+                    f"{len(verdicts[k])} {_plural(k, len(verdicts[k]))} ({', '.join(verdicts[k])})"
+                    for k in ("win", "tie", "floor tie", "loss") if k in verdicts))
         for d in res.datasets:
             for e in res.args.epsilons:
                 row: list[Any] = [d, e]
@@ -507,14 +600,26 @@ def _report(res: Result) -> list[str]:
                     v = cells.get((d, m, e, meth))
                     row.append("–" if v is None else (f"{1e3 * v.mean():.3g} ± {1e3 * _ci(v):.2g}"
                                                       if np.isfinite(v).all() else "NaN"))
-                ours = [cells[(d, m, e, k)].mean() for k in _OURS if (d, m, e, k) in cells]
-                base = [cells[(d, m, e, k)].mean() for k in ("independent", *BASELINES) if (d, m, e, k) in cells
-                        and np.isfinite(cells[(d, m, e, k)]).all()]
-                row.append("–" if not (ours and base) else f"{min(ours) / min(base):.3g}" if min(base) > 0
-                           else "0 / 0" if min(ours) == 0 else "∞")
+                ours = cells.get((d, m, e, DEFAULT))
+                base_means = [cells[(d, m, e, k)].mean() for k in _BASE if (d, m, e, k) in cells
+                              and np.isfinite(cells[(d, m, e, k)]).all()]
+                if ours is None or not base_means:
+                    row.append("–")
+                else:
+                    verdict, ratio = default_verdict(float(ours.mean()), float(min(base_means)), int(_hist(d).sum()))
+                    row.append(f"{ratio:.3g}x" + ("" if verdict == "tie" else f" ({verdict})"))
                 table.append(row)
-        lines += [f"## m = {m}", "", markdown_table(("dataset", "ε", *methods, "best dpselect / best baseline"),
+        lines += [f"## m = {m}", "", markdown_table(("dataset", "ε", *methods, "best baseline / default"),
                                                      table), ""]
+    lines += ["## The default against the best baseline", "",
+              f"Win: >= {WIN_RATIO}x lower; loss: more than {LOSS_RATIO}x higher; floor tie: both within "
+              f"{FLOOR_TIE_RECORDS} records of the bins' best; tie: the rest. Issue 36's target (m = 9, ε <= 0.1): "
+              "6 wins of 7 and no loss at each ε.", ""] + summary + [""]
+    if getattr(res.args, "reuse", None) is not None:
+        kept = sorted({r["method"] for r in res.rows} - set(res.args.rerun))
+        lines += [f"Run afresh: {', '.join(res.args.rerun)}. Carried over from `{res.args.reuse}` (`--reuse`: the "
+                  f"same rows, each with its own seed, as that run made them; the wall time above is the fresh "
+                  f"rows'): {', '.join(kept)}.", ""]
     if res.args.m_runs:
         lines += ["Fewer runs for: " + ", ".join(f"m = {m}: runs 0-{min(r, res.args.runs) - 1}"
                                                   for m, r in sorted(_parse_m_runs(res.args.m_runs).items())) + ".",
@@ -544,7 +649,7 @@ def _figures(res: Result, plt) -> dict:
     methods = [m for m in (*METHODS, *BASELINES) if any(k[3] == m for k in cells)]
     style = {"joint": "o-", "recursive": "s-", "auto": "^-", "independent": "v--", "unbounded": "D-",
              "opendp": "x:", "diffprivlib": "+:", "recursive-grid": "s:", "independent-grid": "v:",
-             "auto-grid": "^:", "recursive-relative": "P-", "recursive-relative-grid": "P:"}
+             "auto-grid": "^:", "recursive-relative": "P-", "recursive-relative-grid": "P:", "default": "*-"}
     panels = []
     for m in res.args.ms:
         for d in res.datasets:

@@ -10,20 +10,22 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._boundary import charge, check_accountant
+from .._exact_random import discrete_laplace
 from .._rng import check_rng
 from .._validation import check_positive
 from ..accounting.accountant import Accountant
-from ..accounting.guarantees import BoundedRange, Guarantee
+from ..accounting.guarantees import BoundedRange, Guarantee, PureDP
 from ..accounting.neighbours import ADD_REMOVE, REPLACE_ONE
 from ..typing import RngLike
 from ._data import MAX_RECORDS, check_counts, check_share, check_values
-from ._grid import DEFAULT_UTILITY
+from ._grid import DEFAULT_UTILITY, UTILITIES
 from . import _joint, _unbounded
 from ._independent import independent_grid_quantiles, independent_privacy, independent_quantiles
 from ._recursive import TARGETS, recursive_grid_quantiles, recursive_privacy, recursive_quantiles, resolve_targets
 
 __all__ = ["quantiles", "quantile", "quantiles_privacy", "METHODS", "NEIGHBOURS", "TARGETS", "AUTO_INDEPENDENT_FROM",
-           "AUTO_ADD_REMOVE_INDEPENDENT_FROM"]
+           "AUTO_ADD_REMOVE_INDEPENDENT_FROM", "AUTO_RELATIVE_BELOW", "AUTO_UTILITY", "INTEGER_GRID_MAX",
+           "AUTO_COUNT_SHARE"]
 
 Method = Literal["auto", "joint", "recursive", "independent"]
 #: The accepted values of ``method=``.
@@ -37,7 +39,22 @@ AUTO_INDEPENDENT_FROM = 5000.0
 #: {0.01, 0.1, 1}, 20 runs (5 for m = 99): it picks the method of the smaller mean excess rank error in all
 #: nine (m, ε) cells; see docs/quantiles.md).
 AUTO_ADD_REMOVE_INDEPENDENT_FROM = 0.02
-Targets = Literal["anchored", "relative"]
+#: Under add/remove (n private), ``method="auto"`` with m >= 2 and ε/m below
+#: :data:`AUTO_ADD_REMOVE_INDEPENDENT_FROM` first spends this share of ε on a noisy count n̂ = n + Z (Z discrete
+#: Laplace), then runs ``"independent"`` when ε'·n̂/m >= :data:`AUTO_INDEPENDENT_FROM` (ε' the rest of ε), else
+#: ``"recursive"`` (relative targets), at ε': the replace-one rule with n̂ for the private n.
+AUTO_COUNT_SHARE = 0.01
+#: Under replace-one, when ``method="auto"`` runs the recursive method and ``targets`` is not given, it takes
+#: ``targets="relative"`` when ε/m is below this and ``targets="hybrid"`` otherwise (a public rule of m and ε,
+#: tuned on seeds disjoint from the reported results: docs/quantiles.md, "The default").
+AUTO_RELATIVE_BELOW = 0.005
+#: The grid utility of ``method="auto"`` (with ``candidates=``, and on the integer grid): "cell", whose optimum
+#: is the rank-nearest candidate (:mod:`._grid`). A method named explicitly keeps the window utility.
+AUTO_UTILITY = "cell"
+#: ``method="auto"`` on integer values (an integer dtype) with integral bounds (lo, hi) releases values of the
+#: integer grid lo, lo + 1, ..., hi when hi − lo is at most this (and |lo|, |hi| <= 2^52).
+INTEGER_GRID_MAX = 2**20
+Targets = Literal["anchored", "relative", "hybrid"]
 #: The record relations a quantile release is proved under (a subset of :data:`dpselect.typing.Neighbours`).
 RecordNeighbours = Literal["replace_one", "add_remove"]
 #: The accepted values of ``neighbours=``: replace one record (n public; the default) or add/remove one (n private).
@@ -191,6 +208,85 @@ def _resolve(method: str, m: int, n: int, epsilon: float, neighbours: str = "rep
     return "independent"
 
 
+def _auto_targets(method: str, resolved: str, m: int, epsilon: float, neighbours: str,
+                  targets: str | None) -> str:
+    """The recursive method's targets: ``targets`` when given (checked); for ``method="auto"`` running the
+    recursive method, ``"relative"`` under add/remove or when ε/m < :data:`AUTO_RELATIVE_BELOW`, else
+    ``"hybrid"``; otherwise the default of :func:`._recursive.resolve_targets`. Reads m and ε only."""
+    add_remove = neighbours == "add_remove"
+    if targets is not None or method != "auto" or resolved != "recursive":
+        return resolve_targets(targets, add_remove)
+    return "relative" if add_remove or epsilon / m < AUTO_RELATIVE_BELOW else "hybrid"
+
+
+def _counts_first(method: str, m: int, epsilon: float, neighbours: str) -> bool:
+    """Whether ``method="auto"`` spends :data:`AUTO_COUNT_SHARE` of ε on a noisy count first (add/remove,
+    m >= 2, ε/m < :data:`AUTO_ADD_REMOVE_INDEPENDENT_FROM`): public inputs only."""
+    return (method == "auto" and neighbours == "add_remove" and m >= 2
+            and epsilon / m < AUTO_ADD_REMOVE_INDEPENDENT_FROM)
+
+
+def count_split(epsilon: float) -> tuple[float, float]:
+    """(ε_n, ε'): the noisy count's share of ε (rounded down) and the rest, with ε_n + ε' <= ε exactly (as
+    rationals)."""
+    eps_n = float(Fraction(epsilon) * Fraction(AUTO_COUNT_SHARE))
+    while Fraction(eps_n) > Fraction(epsilon) * Fraction(AUTO_COUNT_SHARE):
+        eps_n = math.nextafter(eps_n, 0.0)
+    rest = float(Fraction(epsilon) - Fraction(eps_n))
+    while Fraction(eps_n) + Fraction(rest) > Fraction(epsilon):
+        rest = math.nextafter(rest, 0.0)
+    return eps_n, rest
+
+
+def noisy_count_method(n_hat: int, m: int, epsilon_rest: float) -> str:
+    """The method that ``method="auto"`` runs under add/remove after the noisy count n̂ (a post-processing of
+    n̂): ``"independent"`` when ε'·n̂/m >= :data:`AUTO_INDEPENDENT_FROM`, else ``"recursive"``."""
+    return "independent" if epsilon_rest * n_hat / m >= AUTO_INDEPENDENT_FROM else "recursive"
+
+
+def _charge_and_resolve(acc: Accountant | None, meth: str, m: int, n: int, eps: float, nb: RecordNeighbours,
+                        targets: str | None, gen: np.random.Generator) -> tuple[str, str, float]:
+    """Charge the release and resolve ``"auto"``: (the method run, its targets, the ε it runs at). Under
+    add/remove with :func:`_counts_first` the charge is ``PureDP(ε)`` and the noisy count is drawn (after the
+    charge) to pick the method; otherwise the rule of :func:`_resolve`."""
+    if _counts_first(meth, m, eps, nb):
+        charge(acc, quantiles_privacy(m, epsilon=eps, method="auto", neighbours=nb), label="quantiles",
+               neighbours=nb)
+        eps_n, rest = count_split(eps)
+        resolved = noisy_count_method(n + discrete_laplace(eps_n, gen), m, rest)
+        return resolved, _auto_targets(meth, resolved, m, rest, nb, targets), rest
+    resolved = _resolve(meth, m, n, eps, nb)
+    tg = _auto_targets(meth, resolved, m, eps, nb, targets)
+    if resolved == "joint":
+        _joint.check_joint_work(eps, n, m)  # its work bounded before the charge
+    charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved, neighbours=nb, targets=cast(Targets, tg)),
+           label="quantiles", neighbours=nb)
+    return resolved, tg, eps
+
+
+def _integer_grid(values: Any, bounds: tuple[float, float] | None) -> np.ndarray | None:
+    """The integer grid lo, lo + 1, ..., hi (float64) when ``values`` carries an integer dtype (a numpy array or
+    another typed container with a ``dtype``) and the bounds are integral with hi − lo <= :data:`INTEGER_GRID_MAX`
+    and |lo|, |hi| <= 2^52; else None. Reads the container's declared dtype and the public bounds only: a
+    Python list is never read as integer data, since the type numpy would infer for it depends on the values
+    (one record of 3.5 among integers would change the mechanism)."""
+    if bounds is None:
+        return None
+    dt = getattr(values, "dtype", None)
+    if dt is None:
+        return None
+    try:
+        kind = np.dtype(dt).kind
+    except TypeError:                    # not a numpy dtype (e.g. a pandas extension type)
+        return None
+    lo, hi = bounds
+    if kind not in "iu" or not (lo.is_integer() and hi.is_integer()):
+        return None
+    if hi - lo > INTEGER_GRID_MAX or max(abs(lo), abs(hi)) > 2.0**52:
+        return None
+    return np.arange(lo, hi + 1.0, dtype=np.float64)
+
+
 # ---------------------------------------------------------------------------------------------
 # the guarantee
 # ---------------------------------------------------------------------------------------------
@@ -204,14 +300,16 @@ def quantiles_privacy(m: int, *, epsilon: float, method: str, neighbours: Record
         The number of distinct quantiles (>= 1).
     epsilon : float
         The total budget, > 0.
-    method : {"joint", "recursive", "independent", "unbounded"}
-        The method actually run (``"auto"`` is resolved by :func:`quantiles` from m, ε and n first).
+    method : {"joint", "recursive", "independent", "unbounded", "auto"}
+        The method actually run (``"auto"`` is resolved by :func:`quantiles` from m, ε and n first), or
+        ``"auto"`` under add/remove: ``PureDP(ε)`` where its noisy count picks the method (m >= 2,
+        ε/m < 0.02), that of ``"independent"`` otherwise.
     neighbours : {"replace_one", "add_remove"}
         The neighbour model the guarantee is stated in (see :func:`quantiles`). Under ``"add_remove"`` the
         recursive method spends ε/L per level and ``"joint"`` and ``"unbounded"`` are refused (ValueError).
-    targets : {"anchored", "relative"} or None
+    targets : {"anchored", "relative", "hybrid"} or None
         The recursive method's targets (see :func:`quantiles`); None: anchored under replace-one, relative
-        under add/remove. Ignored by the other methods.
+        under add/remove. Ignored by the other methods. ``"hybrid"``: as ``"relative"``.
 
     Returns
     -------
@@ -247,6 +345,13 @@ def quantiles_privacy(m: int, *, epsilon: float, method: str, neighbours: Record
             raise ValueError(_JOINT_ADD_REMOVE)
         if method == "unbounded":
             raise ValueError(_UNBOUNDED_ADD_REMOVE)
+    if method == "auto":
+        if nb != "add_remove":
+            raise ValueError("method='auto' has a guarantee of its own only under neighbours='add_remove' (a noisy "
+                             "count picks the method there); under replace-one pass the method it resolves to")
+        if _counts_first("auto", m, eps, nb):
+            return PureDP(eps)      # the noisy count at ε_n, then the method at ε − ε_n: sequential composition
+        method = "independent"      # m = 1, or ε/m >= AUTO_ADD_REMOVE_INDEPENDENT_FROM: no count
     if method == "joint" or (m == 1 and method in ("independent", "recursive")):
         return BoundedRange(eps)   # one interval exponential mechanism: the charge of median(), one value
     if method == "independent":
@@ -280,6 +385,7 @@ def bounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, lo:
     uq, inverse = np.unique(q, return_inverse=True)
     add_remove = neighbours == "add_remove"
     meth = _resolve(method, int(uq.size), int(cnt.sum()), float(epsilon), neighbours)
+    targets = _auto_targets(method, meth, int(uq.size), float(epsilon), neighbours, targets)
     if meth == "independent":
         out = independent_quantiles(vals, cnt, uq, epsilon=epsilon, lo=lo, hi=hi, gen=rng)
     elif meth == "recursive":
@@ -294,19 +400,22 @@ def bounded_quantiles(values: np.ndarray, qs: np.ndarray, *, epsilon: float, lo:
 
 def grid_quantiles(vals: np.ndarray, cnt: np.ndarray, qs: np.ndarray, *, epsilon: float, candidates: np.ndarray,
                    method: str, rng: np.random.Generator, neighbours: str = "replace_one",
-                   targets: str | None = None) -> np.ndarray:
+                   targets: str | None = None, utility: str = DEFAULT_UTILITY) -> np.ndarray:
     """The release on a public grid, without checks or charge: one candidate per entry of ``qs``.
 
     ``vals``/``cnt`` grouped (distinct sorted values, int64 counts), ``qs`` distinct and sorted, ``candidates``
-    checked (:func:`_check_candidates`), ``method`` "independent" or "recursive" (auto resolved by the caller).
-    The guarantee is :func:`quantiles_privacy` of the method and len(qs), as with bounds.
+    checked (:func:`_check_candidates`), ``method`` "independent" or "recursive" (auto resolved by the caller),
+    ``utility`` one of :data:`._grid.UTILITIES` (both have sensitivity 1). The guarantee is
+    :func:`quantiles_privacy` of the method and len(qs), as with bounds.
     """
+    if utility not in UTILITIES:
+        raise ValueError(f"utility must be one of {', '.join(map(repr, UTILITIES))}, got {utility!r}")
     if method == "independent":
         return independent_grid_quantiles(vals, cnt, qs, epsilon=epsilon, cands=candidates, gen=rng,
-                                          utility=DEFAULT_UTILITY)
+                                          utility=utility)
     if method == "recursive":
         return recursive_grid_quantiles(vals, cnt, qs, epsilon=epsilon, cands=candidates, gen=rng,
-                                        utility=DEFAULT_UTILITY, add_remove=neighbours == "add_remove",
+                                        utility=utility, add_remove=neighbours == "add_remove",
                                         targets=targets)
     raise ValueError(f"method must be 'independent' or 'recursive' with candidates, got {method!r}")
 
@@ -357,13 +466,22 @@ def quantiles(
       Cost O(m·k·log k + m²·k) for k distinct values. Its exact sampler's acceptance rate falls with
       ε·n·m: a release whose public error bound (ε, n, m) exceeds 1 is refused before the charge
       (ValueError; roughly ε·n·(m + 1)·(log2 n + 8) > 1.4e14, e.g. ε = 1e300, or n = 2^44 at ε = 1).
-    * ``"auto"``: ``"independent"`` for one distinct q (the median's law); for m >= 2 ``"recursive"``
-      when ε·n/m < 5,000 (:data:`AUTO_INDEPENDENT_FROM`) and ``"independent"`` above, where its rank
-      noise is below the recursive method's inherited error on atoms (docs/quantiles.md has the
-      measurements). The rule reads only m, ε and n (public under replace-one; n = ``sum(counts)``),
-      never the values or the counts themselves. ``"joint"`` is never picked by ``"auto"``: on data with
-      atoms its optimum is not the per-quantile one; ask for it by name for a few quantiles of smooth data
-      at small ε·n/m.
+    * ``"auto"`` (the default): ``"independent"`` for one distinct q (the median's law); for m >= 2
+      ``"recursive"`` when ε·n/m < 5,000 (:data:`AUTO_INDEPENDENT_FROM`) and ``"independent"`` above, where
+      its rank noise is below the recursive method's inherited error on atoms. The recursive method then
+      takes ``targets="relative"`` when ε/m < 0.005 (:data:`AUTO_RELATIVE_BELOW`) and ``targets="hybrid"``
+      otherwise (unless ``targets=`` is given); on a grid it uses the cell utility (:data:`AUTO_UTILITY`).
+      **Integer data** (an array of an integer dtype) with integral bounds, hi − lo <= 2^20, get the integer grid
+      lo..hi: the recursive method on it (cell utility), or the independent interval mechanism on
+      [lo, hi + 1) with each value floored. The rule reads only m, ε, n (public under replace-one;
+      n = ``sum(counts)``), the dtype and the bounds, never the values or the counts themselves
+      (docs/quantiles.md, "The default"). ``"joint"`` is never picked by ``"auto"``: on data with atoms
+      its optimum is not the per-quantile one; ask for it by name for a few quantiles of smooth data at
+      small ε·n/m.
+    * ``targets="hybrid"`` (replace-one): the anchored targets of the outer chains at ε/(2L) each below
+      the root (ε/L at the root) and the relative targets of the middle subproblems at ε/(2L·μ): one
+      ε/L-bounded-range level per level, ``AdaptiveBoundedRangeComposition(ε/L, L)``; no atom inheritance on
+      the outer chains.
 
     ``bounds=None`` runs the unbounded method (Durfee, NeurIPS 2023), which needs no public bound.
 
@@ -389,9 +507,11 @@ def quantiles(
     target round(2qn)/2 moves with the ranks: sensitivity 1); ``"recursive"`` gives every subproblem its
     relative target (a function of its own size only, ``targets="relative"``; ``"anchored"`` is refused) and
     spends ε/(L·μ) on it, μ <= 1 its sensitivity (1/2 for a subproblem's median), as a record sits in
-    exactly one subproblem per level; ``"auto"`` reads m and ε only (the median's law for
-    m = 1; for m >= 2 ``"recursive"`` when ε/m < 0.02, :data:`AUTO_ADD_REMOVE_INDEPENDENT_FROM`, else
-    ``"independent"``: measured, docs/quantiles.md); ``"joint"`` and ``bounds=None`` are refused (ValueError: JointExp's
+    exactly one subproblem per level; ``"auto"``: the median's law for m = 1; for m >= 2
+    ``"independent"`` when ε/m >= 0.02 (:data:`AUTO_ADD_REMOVE_INDEPENDENT_FROM`), and below it a noisy count
+    n̂ = n + Z (Z discrete Laplace at :data:`AUTO_COUNT_SHARE` of ε) picks ``"independent"`` when
+    ε'·n̂/m >= 5,000 and ``"recursive"`` otherwise, at the rest ε' of ε (charged ``PureDP(ε)``);
+    ``"joint"``, ``targets="anchored"``/``"hybrid"`` and ``bounds=None`` are refused (ValueError: JointExp's
     utility has sensitivity 3 there, and the unbounded method's counts are not monotone). The two models
     are not interchangeable: ε-DP under add/remove implies 2ε-DP under replace-one, and the replace-one
     guarantee says nothing about adding a record.
@@ -422,11 +542,11 @@ def quantiles(
     neighbours : {"replace_one", "add_remove"}
         The neighbour model of the guarantee (default ``"replace_one"``, n public; glossary:
         [neighbour models][glossary-neighbour-models]). Checked before any charge or draw.
-    targets : {"anchored", "relative"} or None
+    targets : {"anchored", "relative", "hybrid"} or None
         The recursive method's subproblem targets (used when the release is recursive: ``method=
-        "recursive"``, or ``"auto"`` when it picks it; not by ``bounds=None``, whose inner release keeps
-        the default): None is ``"anchored"`` under replace-one and ``"relative"`` under add/remove, where
-        ``"anchored"`` is refused (it reads n). See above.
+        "recursive"``, or ``"auto"`` when it picks it): None is ``"anchored"`` for ``method="recursive"``
+        under replace-one, the rule above for ``"auto"``, and ``"relative"`` under add/remove, where
+        ``"anchored"`` and ``"hybrid"`` are refused (they read n). See above.
 
     Returns
     -------
@@ -456,7 +576,7 @@ def quantiles(
     meth = _check_method(method)
     grid = _check_candidates(candidates)
     nb = _check_neighbours(neighbours)
-    tg = cast(Targets, resolve_targets(targets, nb == "add_remove"))
+    resolve_targets(targets, nb == "add_remove")       # checked before any charge or draw
     _refuse_add_remove(nb, unbounded=b is None and grid is None, method=meth, grid=grid is not None)
     if grid is not None and b is not None:
         raise ValueError("bounds and candidates are mutually exclusive: candidates (a public grid of output "
@@ -471,24 +591,29 @@ def quantiles(
     check_share(eps, m)
     # records outside the public bounds are clipped into them (never refused: a refusal would depend on the
     # data, a release; clipping is a fixed map of each record, so it keeps every guarantee, see the docs)
+    # the integer grid of method="auto": read from the dtype and the public bounds only, before the records
+    integer = _integer_grid(values, b) if meth == "auto" and grid is None else None
     vals, cnt = _group(values, counts, b)
     n = int(cnt.sum())
     gen = check_rng(rng)
-    if grid is not None:
-        resolved = _resolve(meth, m, n, eps, nb)
-        charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved, neighbours=nb, targets=tg),
-               label="quantiles", neighbours=nb)
-        return grid_quantiles(vals, cnt, uq, epsilon=eps, candidates=grid, method=resolved,
-                              rng=gen, neighbours=nb, targets=tg)[inverse.reshape(-1)]
+    if grid is not None or integer is not None:
+        resolved, tg, eps = _charge_and_resolve(acc, meth, m, n, eps, nb, targets, gen)
+        if integer is not None and resolved == "independent":
+            # the interval mechanism on [lo, hi + 1), each value floored (post-processing): the grid law
+            # ∝ exp(ε0·(−|#{x <= k} − T/2|)/2) on lo..hi, the interval mechanism's rank law
+            assert b is not None
+            v = independent_quantiles(vals, cnt, uq, epsilon=eps, lo=b[0], hi=b[1] + 1.0, gen=gen)
+            return np.minimum(np.floor(v), b[1])[inverse.reshape(-1)]
+        cands = grid if grid is not None else integer
+        assert cands is not None
+        utility = AUTO_UTILITY if meth == "auto" else DEFAULT_UTILITY
+        return grid_quantiles(vals, cnt, uq, epsilon=eps, candidates=cands, method=resolved,
+                              rng=gen, neighbours=nb, targets=tg, utility=utility)[inverse.reshape(-1)]
     if b is None:
         charge(acc, _unbounded.unbounded_privacy(eps, m), label="quantiles", neighbours=nb)
         return np.asarray(_unbounded.unbounded_quantiles(vals, q, epsilon=eps, counts=cnt, rng=gen,
                                                          bounded=bounded_quantiles), dtype=np.float64)
-    resolved = _resolve(meth, m, n, eps, nb)
-    if resolved == "joint":
-        _joint.check_joint_work(eps, n, m)  # its work bounded before the charge
-    charge(acc, quantiles_privacy(m, epsilon=eps, method=resolved, neighbours=nb, targets=tg), label="quantiles",
-           neighbours=nb)
+    resolved, tg, eps = _charge_and_resolve(acc, meth, m, n, eps, nb, targets, gen)
     return bounded_quantiles(vals, uq, epsilon=eps, lo=b[0], hi=b[1], method=resolved, counts=cnt,
                              rng=gen, neighbours=nb, targets=tg)[inverse.reshape(-1)]
 

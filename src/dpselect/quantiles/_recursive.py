@@ -125,7 +125,7 @@ __all__: list[str] = []
 #: max(λ, 1 − λ) (:func:`node_sensitivity`). A power of two: the utilities stay exact in float64.
 RELATIVE_SCALE = 16
 #: The accepted values of ``targets=`` (see the module).
-TARGETS = ("anchored", "relative")
+TARGETS = ("anchored", "relative", "hybrid")
 
 
 def depth(m: int) -> int:
@@ -147,8 +147,8 @@ def resolve_targets(targets: str | None, add_remove: bool) -> str:
         return "relative" if add_remove else "anchored"
     if targets not in TARGETS:
         raise ValueError(f"targets must be one of {', '.join(map(repr, TARGETS))} or None, got {targets!r}")
-    if add_remove and targets == "anchored":
-        raise ValueError("targets='anchored' is not available with neighbours='add_remove': the anchored targets "
+    if add_remove and targets in ("anchored", "hybrid"):
+        raise ValueError(f"targets={targets!r} is not available with neighbours='add_remove': the anchored targets "
                          "read n, which is private there; use targets='relative' (the default under add/remove)")
     return targets
 
@@ -162,7 +162,8 @@ def _level_epsilon(epsilon: float, m: int, add_remove: bool) -> float:
 def recursive_privacy(epsilon: float, m: int, add_remove: bool = False, targets: str | None = None) -> Guarantee:
     """The guarantee of the recursive release of m quantiles at total ε (adaptive BR composition):
     anchored targets (replace-one only): ε/(2L − 1) on 2L − 1 releases; relative targets: one ε/L-BR level
-    per level, L of them, under either neighbour model (see the module)."""
+    per level, L of them, under either neighbour model; hybrid targets (replace-one only): one ε/L-BR level
+    per level (see the module)."""
     t = resolve_targets(targets, add_remove)
     if t == "anchored":
         k = recursive_slots(m)
@@ -219,6 +220,14 @@ def node_plan(p: Fraction, pa: Fraction, pb: Fraction, n: int, n_s: int, leftmos
     if targets == "anchored":
         e = split_epsilon(epsilon, recursive_slots(m)) if eps0 is None else float(eps0)
         return subproblem_target(p, pa, pb, n, n_s, leftmost, rightmost), 2, e
+    if targets == "hybrid" and (leftmost or rightmost):
+        # the outer chains' anchored targets (sensitivity 1 when a record joins or leaves): ε/(2L) each below
+        # the root (two subproblems per level), ε/L at the root (a record replaced inside it, T fixed)
+        T = subproblem_target(p, pa, pb, n, n_s, leftmost, rightmost)
+        if eps0 is not None:
+            return T, 2, float(eps0)
+        level = _level_epsilon(epsilon, m, add_remove)
+        return T, 2, (level if leftmost and rightmost else scaled_epsilon(level / 2.0, Fraction(1)))
     lam = (p - pa) / (pb - pa)
     T = int(round(lam * RELATIVE_SCALE * n_s))
     if eps0 is not None:

@@ -389,19 +389,36 @@ def _uniform_below(n: int, rng: np.random.Generator) -> int:
             return w % n
 
 
+#: up to this k the free ranks are found by a Python scan, above it by numpy
+_SMALL_K = 64
+
+
 def _fill(T: _Table, qs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniform sequence among those whose position i holds one of the first G[qs[i]] sorted items."""
-    used: list[int] = []
-    out = np.empty(T.k, dtype=np.int64)     # ranks first, mapped to items at the end
+    """A uniform sequence among those whose position i holds one of the first G[qs[i]] sorted items.
+
+    Position i takes the r-th free rank, r uniform below m_i − i (the used ranks are all < m_i: the sets
+    grow); x = r + j where j counts the used ranks u_j with u_j − j <= r (the free ranks below u_j)."""
+    k = T.k
+    out = np.empty(k, dtype=np.int64)        # ranks first, mapped to items at the end
+    used = np.empty(k, dtype=np.int64)       # ranks taken, increasing (the first n)
+    ar = np.arange(k, dtype=np.int64)
+    small: list[int] = []
     for i, m in enumerate(T.G[qs].tolist()):
         r = _uniform_below(int(m) - i, rng)
-        for u in used:          # the r-th unused rank (used ranks are all < m: the allowed sets grow)
-            if u <= r:
-                r += 1
-            else:
-                break
-        bisect.insort(used, r)
-        out[i] = r
+        if k <= _SMALL_K:
+            x = r
+            for u in small:
+                if u <= x:
+                    x += 1
+                else:
+                    break
+            bisect.insort(small, x)
+        else:
+            j = int(np.searchsorted(used[:i] - ar[:i], r, side="right"))
+            x = r + j
+            used[j + 1:i + 1] = used[j:i].copy()
+            used[j] = x
+        out[i] = x
     return T.items(out)
 
 
