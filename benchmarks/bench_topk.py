@@ -497,7 +497,8 @@ def timing(root: Path | None, *, rounds: int = 9, research_d: int = 10**6, resea
                 vs += f" (dpselect at d = {counts.size:,}, the research run at d = {rc.size:,}: a bound in its favour)"
         lines += ["", f"Research joint (`dp_topk`, float64), timed apart in {research_rounds} run(s) (too slow and too "
                   f"memory-hungry for {MIN_ROUNDS} interleaved rounds), the {rc.size:,} largest counts of the same vector, "
-                  f"k = {k}: median {fmt_time(t_r)} wall ({fmt_time(median(cpu))} CPU){vs}."]
+                  f"k = {k}: median {fmt_time(t_r)} wall ({fmt_time(median(cpu))} CPU){vs}. The research run shared the "
+                  "2 cores with other jobs (wall ≈ 10x its CPU time): its CPU time is the fair figure."]
     return "\n".join(lines)
 
 
@@ -584,6 +585,14 @@ def main(argv: list[str] | None = None) -> None:
            + (f" --research-d {args.research_d}" if args.timing and args.research and args.research_d != 10**6 else "")
            + (" --timing" if args.timing else "")
            + (" --chi2" if args.chi2 else "") + "`" + (f" (research code: {PINS['dp_topk']}, {PINS['dptopk']})" if args.research else ""))
+    try:
+        import subprocess
+
+        head = subprocess.run(["git", "-C", str(HERE), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+        cmd += f"; dpselect source at commit {head} (the cells computed from the source whose fingerprint is in their cache key)"
+    except (OSError, subprocess.CalledProcessError):
+        pass
     text = "## Top-k beyond peeling: joint, one-shot, default vs peeling and the research code (issue 37)\n\n" + cmd + "\n\n" + \
         render(res, args.datasets, args.ks, args.eps, runs=args.runs, seed=args.seed, root=args.research,
                extra="\n\n".join(extra), research_runs=args.research_runs)
