@@ -221,7 +221,7 @@ def test_bad_out_is_refused_before_the_work(tmp_path, capsys, monkeypatch, kind)
     (["--neighbours", "add_remove", "--methods", "joint"],
      "--methods joint leaves no method under --neighbours add_remove (joint, unbounded are refused there, "
      "recursive-relative, recursive-relative-grid are recursive itself); choose from recursive, auto, independent, "
-     "recursive-grid, independent-grid, auto-grid"),
+     "recursive-grid, independent-grid, auto-grid, default"),
 ])
 def test_an_empty_run_is_refused_before_the_work(tmp_path, capsys, monkeypatch, argv, line):
     from dpselect_reproductions import _common
