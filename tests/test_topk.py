@@ -450,3 +450,19 @@ def test_joint_domain_is_refused_before_the_charge():
     out = dpselect.top_k([1.7e308, -1.7e308, 2.0, 0.0], k=2, epsilon=1.0, sensitivity=1.0, method="joint",
                          rng=0, accountant=acc)
     assert out.shape == (2,) and len(acc.history) == 1
+
+
+def test_a_series_gives_its_labels_with_the_selectors_draws():
+    pd = pytest.importorskip("pandas")
+    s = pd.Series([1.0, 5.0, 3.0, 9.0], index=list("abcd"))
+    for method in ("peeling", "joint", "one_shot"):
+        pos = dpselect.top_k(s.to_numpy(), k=2, epsilon=1.0, sensitivity=1.0, method=method, rng=11)
+        lab = dpselect.top_k(s, k=2, epsilon=1.0, sensitivity=1.0, method=method, rng=11)
+        assert lab.tolist() == [s.index[i] for i in pos.tolist()]
+    assert dpselect.top_k(s, k=2, epsilon=1.0, sensitivity=1.0, rng=5).tolist() == \
+        dpselect.exponential(s, k=2, epsilon=1.0, sensitivity=1.0, rng=5).tolist()
+    g = dpselect.top_k(s, k=2, epsilon=1.0, sensitivity=1.0, gaps=True, rng=2)
+    g0 = dpselect.top_k(s.to_numpy(), k=2, epsilon=1.0, sensitivity=1.0, gaps=True, rng=2)
+    assert g.indices.tolist() == [s.index[i] for i in g0.indices.tolist()] and g.gaps.tolist() == g0.gaps.tolist()
+    with pytest.raises(ValueError, match="more than once"):
+        dpselect.top_k(pd.Series([1.0, 2.0], index=["a", "a"]), k=1, epsilon=1.0, sensitivity=1.0)

@@ -385,8 +385,9 @@ def _exact_select(s, s_err, exact_s, eps: float, sensitivity: float, mult: int, 
 
     if size is not None:
         n = a.shape[0]
-        # a batch holds ~10 arrays of size × n: above _EXACT_BATCH_MAX entries, rows go in chunks (the same
-        # law; picks for a seed then differ from one unchunked batch only where a row needed refinement)
+        # above _EXACT_BATCH_MAX entries, rows go in chunks of _EXACT_BATCH entries. The chunks no longer bound
+        # memory (the batch sampler works in blocks of its own) but they fix where each chunk's refinement
+        # draws fall in the stream, so they stay: changing them would change seeded outputs
         rows = size if size * n <= _EXACT_BATCH_MAX else max(1, _EXACT_BATCH // n)
         out = np.concatenate([
             noisy_top_k_batch(a, err, k, min(rows, size - start), rng, noise=noise, exact_score=exact_score,

@@ -41,6 +41,7 @@ the noise, so no output is possible on one dataset and impossible on a neighbour
 """
 from __future__ import annotations
 
+import inspect
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -52,6 +53,7 @@ import numpy.typing as npt
 from numpy.typing import ArrayLike
 
 from . import mechanisms as _m
+from . import vocabulary as _voc
 from ._boundary import charge, check_accountant, check_topk_delta, topk_budget
 from ._rng import check_rng
 from ._validation import check_bool, check_k, check_positive, check_utilities, short_repr
@@ -527,7 +529,8 @@ def top_k(utilities: ArrayLike, *, k: int, epsilon: float, sensitivity: float,
     Parameters
     ----------
     utilities : array_like
-        One finite utility per candidate (1-D); larger is better.
+        One finite utility per candidate (1-D); larger is better. A pandas Series selects its index labels
+        (as the selectors do).
     k : int
         The number of candidates released (1 <= k <= n).
     epsilon : float
@@ -579,6 +582,11 @@ def top_k(utilities: ArrayLike, *, k: int, epsilon: float, sensitivity: float,
     >>> acc.history[0].label, acc.history[0].guarantee
     ("top_k(method='one_shot', k=2, noise='laplace')", PureDP(epsilon=1.0))
     """
+    labels = None
+    if _voc._is_labelled(utilities):   # a pandas Series: its labels are released, as by the selectors
+        if getattr(utilities, "ndim", 1) != 1:
+            raise TypeError(f"utilities must be one value per candidate (1-D), got a {type(utilities).__name__}")
+        labels, (utilities,), _ = _voc._unlabel(_TOPK_SIGNATURE, (utilities,), {})
     u = check_utilities(utilities)
     kk, eps, sens, meth, nz, d, monotonic, gaps = _check_arguments(u.shape[0], k, epsilon, sensitivity, method,
                                                                    noise, delta, monotonic, gaps)
@@ -589,8 +597,12 @@ def top_k(utilities: ArrayLike, *, k: int, epsilon: float, sensitivity: float,
     _charge(accountant, meth, kk, eps, nz, d, gaps, monotonic)
     if gaps:
         idx, gp, h = _one_shot_gaps(u, eps, sens, kk, monotonic, gen)
-        return TopKGaps(idx, gp, h, meth)
-    return _draw(u, kk, eps, sens, meth, nz, d, monotonic, gen)
+        return TopKGaps(idx if labels is None else labels.to_numpy()[idx], gp, h, meth)
+    out = _draw(u, kk, eps, sens, meth, nz, d, monotonic, gen)
+    return out if labels is None else labels.to_numpy()[out]
+
+
+_TOPK_SIGNATURE = inspect.signature(top_k)
 
 
 # ---------------------------------------------------------------------------------------------
