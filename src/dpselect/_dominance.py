@@ -60,8 +60,8 @@ def _blocked_scale(m: int) -> float:
 #: (benchmarks/bench_pareto.py). For m = 3 the hybrid is faster at every size.
 _BITSET_LIMIT = 50_000_000_000
 #: m = 4: the hybrid's block levels count grouped 3-D problems by bitsets and block divide and conquer
-#: (:func:`_count_grouped_3`), which moves the crossover down (measured: bitsets 390 ms vs hybrid 425 ms at
-#: n = 10^5, 1.46 s vs 1.02 s at n = 2 * 10^5, self-queries, CPU time).
+#: (:func:`_count_grouped_3`), which moves the crossover down (measured between n = 10^5 and 2 * 10^5
+#: self-queries in CPU time; the figures are in benchmarks/RESULTS.md, section pareto).
 _BITSET_LIMIT_4 = 15_000_000_000
 #: Elements (query rows x point rows) per chunk of the blocked method.
 _BLOCK_ELEMENTS = 1 << 22
