@@ -60,8 +60,8 @@ def _blocked_scale(m: int) -> float:
 #: (benchmarks/bench_pareto.py). For m = 3 the hybrid is faster at every size.
 _BITSET_LIMIT = 50_000_000_000
 #: m = 4: the hybrid's block levels count grouped 3-D problems by bitsets and block divide and conquer
-#: (:func:`_count_grouped_3`), which moves the crossover down (measured between n = 10^5 and 2 * 10^5
-#: self-queries in CPU time; the figures are in benchmarks/RESULTS.md, section pareto).
+#: (:func:`_count_grouped_3`), which moves the crossover down (to about 1.2 * 10^5 points, measured in CPU
+#: time on self-queries while building it; benchmarks/bench_pareto.py times both sides of it).
 _BITSET_LIMIT_4 = 15_000_000_000
 #: Elements (query rows x point rows) per chunk of the blocked method.
 _BLOCK_ELEMENTS = 1 << 22
