@@ -10,15 +10,40 @@ beside it, the baseline's absolute median time shown):
   linearly, since it is embarrassingly per-candidate) and vs `numpy.sort` of 10^6 floats
   (target: within 20x).
 
+Beside each selection time the script records the call's kernel (system) CPU time, median over the rounds
+(``getrusage`` around the call): at 10^7 candidates a call allocates 80 MB arrays, and the page faults of their
+first touch are kernel time. Where that column is a large part of a row, the row measures how fast the host
+hands out fresh memory, not the computation: on a VM that returns freed memory to its host (free page
+reporting), memory left free for a few seconds costs a host fault per page when touched again, so the first
+memory-heavy case after a run of light ones in the rotation pays it (the dampening rows allocate several
+such arrays, the Gumbel draw one).
+
 Run: python benchmarks/bench_core.py
 """
 from __future__ import annotations
+
+import os
+import resource
 
 import numpy as np
 
 import dpselect
 from dpselect.dampening import dampen_with_error
 from _common import fmt_time, host_header, interleaved, median, ratios, record, speedups
+
+
+def with_kernel_time(cases):
+    """``cases`` with each call also appending its kernel (system) CPU time, in seconds, to ``kernel[name]``."""
+    kernel: dict[str, list[float]] = {name: [] for name in cases}
+
+    def timed(name, fn):
+        def call():
+            s0 = resource.getrusage(resource.RUSAGE_SELF).ru_stime
+            fn()
+            kernel[name].append(resource.getrusage(resource.RUSAGE_SELF).ru_stime - s0)
+        return call
+
+    return {name: timed(name, fn) for name, fn in cases.items()}, kernel
 
 
 def selection(n: int = 10_000_000, seed: int = 0, rounds: int = 9):
@@ -43,14 +68,16 @@ def selection(n: int = 10_000_000, seed: int = 0, rounds: int = 9):
     # candidates resolved at t = 0, here all of them, skip the error tracking)
     cases["`dampen` (float D only)|-"] = lambda: dpselect.dampening.dampen(u, sf)
     cases["`dampen_with_error` (D and its rigorous error bound)|-"] = lambda: dampen_with_error(u, sf)
+    cases, kernel = with_kernel_time(cases)
     t = interleaved(cases, rounds=rounds)
+    sys_t = {key: median(v[-rounds:]) for key, v in kernel.items()}   # the timed rounds (warm-up call first)
     rows = []
     for key in cases:
         if key == "gumbel":
             continue
         name, k = key.split("|")
-        rows.append((name, k, median(t[key]), *ratios(t, key, "gumbel")))
-    return median(t["gumbel"]), rows
+        rows.append((name, k, median(t[key]), sys_t[key], *ratios(t, key, "gumbel")))
+    return median(t["gumbel"]), sys_t["gumbel"], rows
 
 
 def ego_like(n: int = 1_000_000, seed: int = 0):
@@ -115,8 +142,10 @@ def dampening(n: int = 1_000_000, sample: int = 20_000, rounds: int = 9):
 
 
 def main() -> None:
-    base, rows = selection()
+    load0 = os.getloadavg()
+    base, base_sys, rows = selection()
     t, dmax, steps = dampening()
+    load1 = os.getloadavg()
 
     def r(name: str, base_name: str = "fast") -> str:
         # a slower alternative: its speed-up over ours, worst round = the smallest; the sort: our ratio to it
@@ -129,15 +158,20 @@ def main() -> None:
         host_header(),
         "",
         "9 interleaved rounds (one untimed warm-up call of each case first). Utilities ~ N(0, 100²), ε = 1, Δ = 1. "
-        "Re-run: `python benchmarks/bench_core.py` (about 3 min on an idle 2-core host).",
+        "Re-run: `python benchmarks/bench_core.py` (about 1 min on a 2-core host at load 2). "
+        f"Load average {load0[0]:.1f} (1 min) / {load0[1]:.1f} (5 min) at the start of the run, "
+        f"{load1[0]:.1f} / {load1[1]:.1f} at the end.",
         "",
         f"**Selection over 10^7 candidates** vs `rng.gumbel(size=10**7)` = {fmt_time(base)} (baseline, median; "
-        "target ≤ 2.5x).",
+        f"kernel time {fmt_time(base_sys)}; target ≤ 2.5x). Kernel time: the call's system CPU time (median), "
+        "mostly the page faults of freshly allocated 80 MB arrays; a row where it is a large part of the time "
+        "measures the host's memory allocation more than the computation (docstring of bench_core.py).",
         "",
-        "| mechanism | k | time (median) | ratio to Gumbel draw (median) | worst round |",
-        "|---|---|---|---|---|",
+        "| mechanism | k | time (median) | kernel time (median) | ratio to Gumbel draw (median) | worst round |",
+        "|---|---|---|---|---|---|",
     ]
-    lines += [f"| {name} | {k} | {fmt_time(tm)} | {med:.2f}x | {worst:.2f}x |" for name, k, tm, med, worst in rows]
+    lines += [f"| {name} | {k} | {fmt_time(tm)} | {fmt_time(st)} | {med:.2f}x | {worst:.2f}x |"
+              for name, k, tm, st, med, worst in rows]
     lines += [
         "",
         f"**`dampen` over 10^6 candidates**, δ = min(1, 2/(d − t − 2)) (1 when d − t − 2 <= 0), degrees from a "
