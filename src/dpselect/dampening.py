@@ -242,8 +242,14 @@ def _dampen(utilities, sensitivity_function, max_steps, track: bool):
     a = np.abs(u)
     out = np.zeros(n)
     err = np.zeros(n) if track else None
-    active = np.flatnonzero(a > 0)
+    nonzero = a > 0
+    # None: every candidate is active (no zero utility), the common case; the step walk then starts without
+    # index arrays (each would be one more array of n entries: memory, and first-touch page faults)
+    active: np.ndarray | None = None if nonzero.all() else np.flatnonzero(nonzero)
+    del nonzero
     far = _zero_below(sf, max_steps)
+    if far is not None or sf.elementwise:
+        active = np.arange(n) if active is None else active
     if far is not None and active.size:
         # δ = 0 at every t < max_steps: b(max_steps) = 0 < |u|, so D >= max_steps, clipped to it exactly
         hit = far[active]
@@ -253,7 +259,7 @@ def _dampen(utilities, sensitivity_function, max_steps, track: bool):
         _dampen_blocks(a, active, sf, out, max_steps, err)
     else:
         _dampen_steps(a, active, sf, out, max_steps, err)
-    return np.copysign(out, u), err
+    return np.copysign(out, u, out=out), err   # out is ours (fresh): signed in place
 
 
 def _zero_below(sf: SensitivityFunction, limit: int) -> np.ndarray | None:
@@ -327,13 +333,69 @@ def _drop_hopeless(sf, active, t, max_steps, b, a, out, err, C, E):
     return active[keep], b[keep], C, E
 
 
+def _first_step_error(q, e) -> None:
+    """e = err of candidates resolved at t = 0 with D = q: 2^-51·3|q| + 2^-1060, inf where that is not
+    finite (computed in place in e; an overflowing q is inf, never NaN: |u| is finite and δ(0) > 0)."""
+    np.abs(q, out=e)
+    e *= 3.0 * 2.0 ** -51
+    e += _TINY
+    np.copyto(e, np.inf, where=np.isnan(e))   # = np.where(e < inf, e, inf): e >= 0, so only NaN is not < inf
+
+
 def _dampen_steps(a, active, sf, out, max_steps, err) -> None:
-    """dampen() one distance per call; fills err (when not None) with the rigorous bounds."""
+    """dampen() one distance per call; fills err (when not None) with the rigorous bounds. ``active``: the
+    indices of the candidates to walk, or None for every candidate."""
     sensitivity = sf.global_sensitivity
     track = err is not None
+    if active is not None and not active.size:
+        return
     # b <= |u| for an active candidate and δ <= Δ, so b + δ (and TwoSum of it) cannot overflow below this
     # bound: the steps skip the floating-point context (one errstate per step would cost ~15% of a step)
-    wide = bool(active.size) and not (float(a[active].max()) <= _DBL_MAX / 4 and sensitivity <= _DBL_MAX / 4)
+    top = float(a.max() if active is None else a[active].max())
+    wide = not (top <= _DBL_MAX / 4 and sensitivity <= _DBL_MAX / 4)
+    # t = 0 first (max_steps >= 1 and _PROBE_AFTER > 0: neither the limit nor the probe applies here).
+    # Fast path: candidates resolved at t = 0 (|u| < δ(0), or δ(0) = Δ) have D = |u| / δ(0) with one
+    # rounding and b(0) = 0 exactly, so err = 2^-51·3|D| + 2^-1060 (the bound of _resolved_error with
+    # e_start = e_end = 0); no error tracking needed for them (e.g. every candidate of a constant δ). The
+    # walk's buffers (b, C, E) are made only for the candidates left, and for every candidate active the
+    # arrays of all n are used directly (no index array; D and err computed in place in out and err).
+    d = sf(0) if active is None else sf(0, active)
+    aa = a if active is None else a[active]
+    done = aa < d
+    done |= d >= sensitivity
+    if done.all():
+        res = out if active is None else np.empty(active.size)
+        with np.errstate(over="ignore"):   # |u| / Δ beyond DBL_MAX: D = inf, err = inf
+            np.divide(aa, d, out=res)
+        if track:
+            e = err if active is None else np.empty(active.size)
+            _first_step_error(res, e)
+        if active is not None:
+            out[active] = res
+            if track:
+                err[active] = e
+        return
+    if done.any():
+        with np.errstate(over="ignore"):
+            q = aa[done] / d[done]
+        if track:
+            e = np.empty(q.size)
+            _first_step_error(q, e)
+        if active is None:
+            out[done] = q
+            if track:
+                err[done] = e
+        else:
+            idx = active[done]
+            out[idx] = q
+            if track:
+                err[idx] = e
+        keep = ~done
+        active = np.flatnonzero(keep) if active is None else active[keep]
+        d = d[keep]
+    elif active is None:
+        active = np.arange(a.size)
+    del aa, done
     b = np.zeros(active.size)
     if track:   # float sums of the rounding errors (exact − float) of b and of their absolute values
         C, E = np.zeros(active.size), np.zeros(active.size)
@@ -347,31 +409,8 @@ def _dampen_steps(a, active, sf, out, max_steps, err) -> None:
                                              E if track else None)
             if not active.size:
                 return
-        d = sf(t, active)
-        if t == 0:
-            # Fast path: candidates resolved at t = 0 (|u| < δ(0), or δ(0) = Δ) have D = |u| / δ(0) with one
-            # rounding and b(0) = 0 exactly, so err = 2^-51·3|D| + 2^-1060 (the bound of _resolved_error
-            # with e_start = e_end = 0); no error tracking needed for them (e.g. every candidate of a
-            # constant δ).
-            aa = a[active]
-            done = (aa < d) | (d >= sensitivity)
-            if done.any():
-                idx = active[done] if not done.all() else active
-                dd = d[done] if not done.all() else d
-                with np.errstate(over="ignore"):   # |u| / Δ beyond DBL_MAX: D = inf, err = inf
-                    q = (aa[done] if not done.all() else aa) / dd
-                out[idx] = q
-                if track:
-                    e = np.abs(q)
-                    e *= 3.0 * 2.0 ** -51
-                    e += _TINY
-                    err[idx] = np.where(e < np.inf, e, np.inf)
-                if done.all():
-                    return
-                keep = ~done
-                active, b, d = active[keep], b[keep], d[keep]
-                if track:
-                    C, E = C[keep], E[keep]
+        if t:
+            d = sf(t, active)
         with np.errstate(over="ignore", invalid="ignore") if wide else _LOUD:
             nb = b + d
             if track:
