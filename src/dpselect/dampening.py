@@ -240,16 +240,17 @@ def _dampen(utilities, sensitivity_function, max_steps, track: bool):
     sf = check_sensitivity_function(sensitivity_function, n)
     max_steps = _limit(sf, check_int(max_steps, "max_steps", minimum=1))
     a = np.abs(u)
+    nonzero = a > 0
+    far = _zero_below(sf, max_steps)
+    if far is None and not sf.elementwise and nonzero.all():
+        # the common case (no zero utility): no index array, D and err computed in place where possible
+        del nonzero
+        D, err = _dampen_every(a, sf, max_steps, track)
+        return np.copysign(D, u, out=D), err   # D is ours (fresh): signed in place
+    active = np.flatnonzero(nonzero)
+    del nonzero
     out = np.zeros(n)
     err = np.zeros(n) if track else None
-    nonzero = a > 0
-    # None: every candidate is active (no zero utility), the common case; the step walk then starts without
-    # index arrays (each would be one more array of n entries: memory, and first-touch page faults)
-    active: np.ndarray | None = None if nonzero.all() else np.flatnonzero(nonzero)
-    del nonzero
-    far = _zero_below(sf, max_steps)
-    if far is not None or sf.elementwise:
-        active = np.arange(n) if active is None else active
     if far is not None and active.size:
         # δ = 0 at every t < max_steps: b(max_steps) = 0 < |u|, so D >= max_steps, clipped to it exactly
         hit = far[active]
@@ -260,6 +261,41 @@ def _dampen(utilities, sensitivity_function, max_steps, track: bool):
     else:
         _dampen_steps(a, active, sf, out, max_steps, err)
     return np.copysign(out, u, out=out), err   # out is ours (fresh): signed in place
+
+
+def _dampen_every(a, sf, max_steps, track: bool):
+    """(unsigned D, err) of the step walk when every candidate is active (no zero utility, no
+    ``zero_below``), without index arrays: δ(0) is asked for all candidates at once (``sf(0)``, the same
+    values as ``sf(0, arange(n))``) and, when every candidate resolves at t = 0 (a constant δ), D is
+    computed in place in ``a`` (|u|, ours) and err in place in δ(0) (a fresh array,
+    :meth:`SensitivityFunction.__call__`); the values and the rounding are those of :func:`_dampen_steps`."""
+    d = sf(0)
+    done = a < d
+    done |= d >= sf.global_sensitivity
+    if done.all():
+        with np.errstate(over="ignore"):   # |u| / Δ beyond DBL_MAX: D = inf, err = inf
+            np.divide(a, d, out=a)
+        if not track:
+            return a, None
+        _first_step_error(a, d)
+        return a, d
+    out = np.zeros(a.size)
+    err = np.zeros(a.size) if track else None
+    if done.any():
+        with np.errstate(over="ignore"):
+            q = a[done] / d[done]
+        out[done] = q
+        if err is not None:
+            _first_step_error(q, q)
+            err[done] = q
+        del q
+        np.logical_not(done, out=done)   # the candidates left
+        active, d = np.flatnonzero(done), d[done]
+    else:
+        active = np.arange(a.size)
+    del done
+    _dampen_steps(a, active, sf, out, max_steps, err, d0=d)
+    return out, err
 
 
 def _zero_below(sf: SensitivityFunction, limit: int) -> np.ndarray | None:
@@ -342,59 +378,38 @@ def _first_step_error(q, e) -> None:
     np.copyto(e, np.inf, where=np.isnan(e))   # = np.where(e < inf, e, inf): e >= 0, so only NaN is not < inf
 
 
-def _dampen_steps(a, active, sf, out, max_steps, err) -> None:
-    """dampen() one distance per call; fills err (when not None) with the rigorous bounds. ``active``: the
-    indices of the candidates to walk, or None for every candidate."""
+def _dampen_steps(a, active, sf, out, max_steps, err, d0=None) -> None:
+    """dampen() one distance per call; fills err (when not None) with the rigorous bounds. ``d0``: δ(0) for
+    ``active`` when already asked (:func:`_dampen_every`)."""
     sensitivity = sf.global_sensitivity
     track = err is not None
-    if active is not None and not active.size:
+    if not active.size:
         return
     # b <= |u| for an active candidate and δ <= Δ, so b + δ (and TwoSum of it) cannot overflow below this
     # bound: the steps skip the floating-point context (one errstate per step would cost ~15% of a step)
-    top = float(a.max() if active is None else a[active].max())
-    wide = not (top <= _DBL_MAX / 4 and sensitivity <= _DBL_MAX / 4)
-    # t = 0 first (max_steps >= 1 and _PROBE_AFTER > 0: neither the limit nor the probe applies here).
+    wide = not (float(a[active].max()) <= _DBL_MAX / 4 and sensitivity <= _DBL_MAX / 4)
+    # t = 0 first (max_steps >= 1 and _PROBE_AFTER > 0: neither the walk limit nor the probe applies).
     # Fast path: candidates resolved at t = 0 (|u| < δ(0), or δ(0) = Δ) have D = |u| / δ(0) with one
     # rounding and b(0) = 0 exactly, so err = 2^-51·3|D| + 2^-1060 (the bound of _resolved_error with
     # e_start = e_end = 0); no error tracking needed for them (e.g. every candidate of a constant δ). The
-    # walk's buffers (b, C, E) are made only for the candidates left, and for every candidate active the
-    # arrays of all n are used directly (no index array; D and err computed in place in out and err).
-    d = sf(0) if active is None else sf(0, active)
-    aa = a if active is None else a[active]
+    # walk's sums (b, C, E) are made for the candidates left only.
+    d = sf(0, active) if d0 is None else d0
+    aa = a[active]
     done = aa < d
     done |= d >= sensitivity
-    if done.all():
-        res = out if active is None else np.empty(active.size)
-        with np.errstate(over="ignore"):   # |u| / Δ beyond DBL_MAX: D = inf, err = inf
-            np.divide(aa, d, out=res)
-        if track:
-            e = err if active is None else np.empty(active.size)
-            _first_step_error(res, e)
-        if active is not None:
-            out[active] = res
-            if track:
-                err[active] = e
-        return
     if done.any():
-        with np.errstate(over="ignore"):
-            q = aa[done] / d[done]
+        every = bool(done.all())
+        with np.errstate(over="ignore"):   # |u| / Δ beyond DBL_MAX: D = inf, err = inf
+            q = np.divide(aa, d, out=aa) if every else aa[done] / d[done]
+        out[active if every else active[done]] = q
         if track:
-            e = np.empty(q.size)
-            _first_step_error(q, e)
-        if active is None:
-            out[done] = q
-            if track:
-                err[done] = e
-        else:
-            idx = active[done]
-            out[idx] = q
-            if track:
-                err[idx] = e
-        keep = ~done
-        active = np.flatnonzero(keep) if active is None else active[keep]
-        d = d[keep]
-    elif active is None:
-        active = np.arange(a.size)
+            _first_step_error(q, q)
+            err[active if every else active[done]] = q
+        if every:
+            return
+        del q
+        np.logical_not(done, out=done)   # the candidates left
+        active, d = active[done], d[done]
     del aa, done
     b = np.zeros(active.size)
     if track:   # float sums of the rounding errors (exact − float) of b and of their absolute values
@@ -410,7 +425,7 @@ def _dampen_steps(a, active, sf, out, max_steps, err) -> None:
             if not active.size:
                 return
         if t:
-            d = sf(t, active)
+            d = sf(t, active)   # (t = 0: asked above)
         with np.errstate(over="ignore", invalid="ignore") if wide else _LOUD:
             nb = b + d
             if track:
