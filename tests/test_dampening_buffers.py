@@ -4,8 +4,10 @@ computed with the walk before that change (commit 40adb32) and are frozen here: 
 dampen_with_error, D of dampen and (G, err) of shift_totals_with_error on random inputs (negative
 utilities, zeros, huge, tiny and subnormal values, values near DBL_MAX) for several sensitivity functions
 (constant, full-only, candidates, elementwise, bounded, slow ones that reach the far probe or the walk
-limit, zero δ(0), random non-monotone tables)."""
+limit, zero δ(0), random non-monotone tables), with and without zero utilities (with none, the walk takes
+its path without index arrays). Every digest was computed by the code of 40adb32 (a detached checkout)."""
 import hashlib
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -113,6 +115,20 @@ def _cases():
         zb.far_probe = False
         zb.zero_below = lambda limit, mask=mask: mask
         out.append((f"zero_below s{seed}", u * 1e-2, zb, 50))
+    for seed in (4, 5):   # no zero utility: the walk without index arrays (every candidate active)
+        u = _utilities(seed)
+        u[u == 0] = np.where(np.arange(N)[u == 0] % 2, 0.7, -0.4)
+        out += [
+            (f"no zero constant 1 s{seed}", u, dpselect.constant(N, 1.0), 1_000_000),
+            (f"no zero constant 0.1 s{seed}", u, dpselect.constant(N, 0.1), 1_000_000),
+            (f"no zero stepped full s{seed}", u * 0.1, SensitivityFunction(
+                lambda t: np.full(N, [0.1, 0.3, 0.7, 1.0][min(t, 3)]), 1.0), 1_000_000),
+            (f"no zero ego full s{seed}", u, _per_candidate_sf(seed, N, mode="full"), 1_000_000),
+            (f"no zero ego candidates s{seed}", u * 0.01, _per_candidate_sf(seed, N, mode="candidates"), 1_000_000),
+            (f"no zero table candidates s{seed}", u * 0.01, _table_sf(seed, N, mode="candidates"), 1_000_000),
+            (f"no zero slow candidates s{seed}", u * 1e-3, _slow_sf(N, mode="candidates"), 3000),
+            (f"no zero slow full short s{seed}", u * 1e-3, _slow_sf(N, mode="full"), 7),
+        ]
     u = _utilities(3)
     out.append(("all positive constant", np.abs(u) + 1.0, dpselect.constant(N, 1.0), 1_000_000))
     out.append(("all zero", np.zeros(N), dpselect.constant(N, 1.0), 1_000_000))
@@ -177,6 +193,22 @@ FROZEN: dict[str, tuple[str, str, str]] = {
     'slow elementwise s2': ('6c95521d2a2d914d', '82e9eb3176704743', 'a77f90ecf57a41d3'),
     'slow elementwise short s2': ('1a4134f3c1a8a980', 'edf31b6e9f71284d', 'c09999e646b6b73b'),
     'zero_below s2': ('e50b20cc283c24ac', '08fc028faccbe67c', '6dba6e8eae855ce8'),
+    'no zero constant 1 s4': ('d5ecde023fe54a5e', '54209618c0173405', 'bb918147fe10391b'),
+    'no zero constant 0.1 s4': ('25e48935dcf8145b', '2fb2b570363809f8', 'bb918147fe10391b'),
+    'no zero stepped full s4': ('65c677289a04ff38', 'f00171ec29132679', '3e379dc9fcfa463a'),
+    'no zero ego full s4': ('a1675ff1084096b1', '6dde20aea489d257', '91a3ea1e6607a9e6'),
+    'no zero ego candidates s4': ('cb0b812b66eb5b95', 'ee96f1479214c8a0', '91a3ea1e6607a9e6'),
+    'no zero table candidates s4': ('56c9df8bb1648b42', '4a80e672883e40a2', '5271c97c744be016'),
+    'no zero slow candidates s4': ('dc0ffd087cc86aff', 'af0cfa7c8347148d', 'a77f90ecf57a41d3'),
+    'no zero slow full short s4': ('bf5f30d0d78a8c18', 'bec33177596f9359', 'c09999e646b6b73b'),
+    'no zero constant 1 s5': ('f91a7b879311a08f', '4a7899ecf225976b', 'bb918147fe10391b'),
+    'no zero constant 0.1 s5': ('6d0ba66e165f1aa7', '4732d3362f628de2', 'bb918147fe10391b'),
+    'no zero stepped full s5': ('722ebc8e99453e85', 'fbaba861819cc424', '3e379dc9fcfa463a'),
+    'no zero ego full s5': ('e2f8512ddb49044e', 'bf6ebc2d13452808', 'bef9bcdf427c3e0f'),
+    'no zero ego candidates s5': ('22e0915b51a0b8ab', '8f5f7d0da5f316c2', 'bef9bcdf427c3e0f'),
+    'no zero table candidates s5': ('67682e66932ee104', 'df06fe48768aba46', '0711cbae34f43fd6'),
+    'no zero slow candidates s5': ('11de7414c4030c58', 'b15b9c270aff555a', 'a77f90ecf57a41d3'),
+    'no zero slow full short s5': ('16dbe435cdb661ef', 'c94307c2590b1900', 'c09999e646b6b73b'),
     'all positive constant': ('ae983263120757c3', '51474cf52b0fd0ea', 'bb918147fe10391b'),
     'all zero': ('bb918147fe10391b', '151ff79f29e96d21', 'bb918147fe10391b'),
 }
@@ -192,3 +224,29 @@ def test_outputs_match_the_walk_before_the_buffer_change(case):
 
 def test_every_case_is_frozen():
     assert sorted(FROZEN) == sorted(c[0] for c in _CASES)
+
+
+def _peak_bytes(fn) -> int:
+    fn()   # warm (imports, caches)
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_constant_walk_peaks_at_about_two_arrays_of_n():
+    """Every candidate resolved at t = 0 (a constant δ, no zero utility): |u| becomes D and δ(0) becomes err in
+    place, so the peak is those two arrays of n floats and a few boolean masks (it was about 12 arrays: 935 MiB
+    at n = 10^7); with a zero utility the index walk stays under 7 arrays (it was about 12)."""
+    n = 200_000
+    u = np.random.default_rng(5).normal(size=n) * 100.0
+    sf = dpselect.constant(n, 1.0)
+    array = 8 * n
+    assert _peak_bytes(lambda: dampen_with_error(u, sf)) < 2.5 * array
+    assert _peak_bytes(lambda: dampen(u, sf)) < 2.5 * array
+    u[::100] = 0.0
+    assert _peak_bytes(lambda: dampen_with_error(u, sf)) < 7 * array
+    D, err = dampen_with_error(u, sf)
+    assert np.array_equal(D, u) and np.array_equal(err == 0, u == 0)   # Δ = 1: D = u, err 0 exactly at u = 0

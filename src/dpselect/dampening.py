@@ -370,12 +370,12 @@ def _drop_hopeless(sf, active, t, max_steps, b, a, out, err, C, E):
 
 
 def _first_step_error(q, e) -> None:
-    """e = err of candidates resolved at t = 0 with D = q: 2^-51·3|q| + 2^-1060, inf where that is not
-    finite (computed in place in e; an overflowing q is inf, never NaN: |u| is finite and δ(0) > 0)."""
+    """e = err of candidates resolved at t = 0 with D = q: 2^-51·3|q| + 2^-1060, computed in place in e (q = e
+    allowed). An overflowing q is inf, never NaN (|u| > 0 is finite and δ(0) > 0 for them), so e is inf there
+    and finite elsewhere: the walk's ``np.where(e < inf, e, inf)`` has nothing to replace."""
     np.abs(q, out=e)
     e *= 3.0 * 2.0 ** -51
     e += _TINY
-    np.copyto(e, np.inf, where=np.isnan(e))   # = np.where(e < inf, e, inf): e >= 0, so only NaN is not < inf
 
 
 def _dampen_steps(a, active, sf, out, max_steps, err, d0=None) -> None:
