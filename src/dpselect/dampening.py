@@ -130,7 +130,14 @@ def _two_sum_err(a, b, s):
     """(a + b) − s exactly, for s = fl(a + b) (Knuth's TwoSum; exact in round-to-nearest barring
     overflow, where it gives NaN)."""
     bb = s - a
-    return (a - (s - bb)) + (b - bb)
+    x = s - bb
+    if not (isinstance(x, np.ndarray) and x.shape == np.broadcast_shapes(x.shape, np.shape(a), np.shape(b))):
+        return (a - x) + (b - bb)
+    # the same operations in the same order, in place (two arrays instead of four)
+    np.subtract(a, x, out=x)
+    np.subtract(b, bb, out=bb)
+    x += bb
+    return x
 
 
 def _bound(C, E, t: int):
@@ -430,29 +437,34 @@ def _dampen_steps(a, active, sf, out, max_steps, err, d0=None) -> None:
             nb = b + d
             if track:
                 e = _two_sum_err(b, d, nb)
-                C_next, E_next = C + e, E + np.abs(e)
         aa = a[active]
         inside = aa < nb
         saturated = d >= sensitivity
-        if inside.any() or saturated.any():
+        finished = bool(inside.any() or saturated.any())
+        if finished:
             done = inside | saturated
+            if track:   # the sums up to t, for the candidates resolved here (C and E move on to t + 1 in place)
+                C_done, E_done = C[done], E[done]
+        if track:
+            with np.errstate(over="ignore", invalid="ignore") if wide else _LOUD:
+                C += e
+                E += np.abs(e, out=e)
+        if finished:
             idx = active[done]
             # Saturated and not yet inside: closed form, each further step adds exactly Δ.
             dd = np.where(inside[done], d[done], sensitivity)
             with np.errstate(over="ignore", invalid="ignore"):
                 out[idx] = t + (aa[done] - b[done]) / dd
                 if track:
-                    err[idx] = _resolved_error(aa[done], b[done], _bound(C[done], E[done], t), dd, out[idx],
-                                               nb[done], _bound(C_next[done], E_next[done], t + 1), saturated[done])
+                    err[idx] = _resolved_error(aa[done], b[done], _bound(C_done, E_done, t), dd, out[idx],
+                                               nb[done], _bound(C[done], E[done], t + 1), saturated[done])
             keep = ~done
             active = active[keep]
             b = nb[keep]
             if track:
-                C, E = C_next[keep], E_next[keep]
+                C, E = C[keep], E[keep]
         else:
             b = nb
-            if track:
-                C, E = C_next, E_next
         t += 1
 
 
