@@ -155,11 +155,31 @@ def _resolved_error(aa, start, e_start, dd, out, end, e_end, sat):
     |end − b(i + 1)| <= e_end; dd = δ(i); sat: δ(i) = Δ (closed form, no upper check);
     out = fl(i + fl(fl(aa − start) / dd)), the float D.
     """
+    # certain = (below·_SHRINK >= e_start) & (sat | ((end − aa)·_SHRINK > e_end)); q = below / dd;
+    # err = 2^-51 (|out| + 2|q|) + (e_start / dd)(1 + 2^-48) + 2^-1060 where certain and finite, else inf:
+    # the same operations in the same order, on fewer arrays
     below = aa - start
-    certain = (below * _SHRINK >= e_start) & (sat | ((end - aa) * _SHRINK > e_end))
-    q = below / dd
-    err = 2.0 ** -51 * (np.abs(out) + 2.0 * np.abs(q)) + (e_start / dd) * (1.0 + 2.0 ** -48) + _TINY
-    return np.where(certain & (err < np.inf), err, np.inf)  # NaN (overflow) -> inf too
+    certain = below * _SHRINK >= e_start
+    upper = end - aa
+    upper *= _SHRINK
+    upper_ok = upper > e_end
+    del upper
+    upper_ok |= sat
+    certain &= upper_ok
+    del upper_ok
+    q = np.divide(below, dd, out=below)
+    np.abs(q, out=q)
+    q *= 2.0
+    err = np.abs(out)
+    err += q
+    err *= 2.0 ** -51
+    np.divide(e_start, dd, out=q)
+    q *= 1.0 + 2.0 ** -48
+    err += q
+    err += _TINY
+    certain &= err < np.inf
+    np.copyto(err, np.inf, where=~certain)   # NaN (overflow) -> inf too
+    return err
 
 
 # -- the dampening function -------------------------------------------------------------------------
@@ -443,21 +463,28 @@ def _dampen_steps(a, active, sf, out, max_steps, err, d0=None) -> None:
         finished = bool(inside.any() or saturated.any())
         if finished:
             done = inside | saturated
-            if track:   # the sums up to t, for the candidates resolved here (C and E move on to t + 1 in place)
-                C_done, E_done = C[done], E[done]
+            # every candidate left resolves here: the arrays themselves (views), not copies of them
+            pick: Any = slice(None) if done.all() else done
+            if track:   # the bound of the sums up to t, for the candidates resolved here (C, E then move on)
+                with np.errstate(over="ignore", invalid="ignore"):
+                    e_start = _bound(C[pick], E[pick], t)
         if track:
             with np.errstate(over="ignore", invalid="ignore") if wide else _LOUD:
                 C += e
                 E += np.abs(e, out=e)
         if finished:
-            idx = active[done]
+            idx = active[pick]
             # Saturated and not yet inside: closed form, each further step adds exactly Δ.
-            dd = np.where(inside[done], d[done], sensitivity)
+            dd = np.where(inside[pick], d[pick], sensitivity)
             with np.errstate(over="ignore", invalid="ignore"):
-                out[idx] = t + (aa[done] - b[done]) / dd
+                D = aa[pick] - b[pick]
+                D /= dd
+                D = np.add(t, D, out=D)
+                out[idx] = D
                 if track:
-                    err[idx] = _resolved_error(aa[done], b[done], _bound(C_done, E_done, t), dd, out[idx],
-                                               nb[done], _bound(C[done], E[done], t + 1), saturated[done])
+                    err[idx] = _resolved_error(aa[pick], b[pick], e_start, dd, D, nb[pick],
+                                               _bound(C[pick], E[pick], t + 1), saturated[pick])
+                del D
             keep = ~done
             active = active[keep]
             b = nb[keep]
