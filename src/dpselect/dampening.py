@@ -1,7 +1,8 @@
 """The dampening function D(x, r) and the shift G_r of shifted local dampening, for all candidates at once.
 
 Both walk the distance t = 0, 1, 2, ... for every candidate together, asking the sensitivity function
-only for the candidates that are still unresolved (``sf(t, candidates=active)``), so the cost is about
+only for the candidates that are still unresolved (``sf(t, candidates=active)``; ``sf(0)`` when that is
+every candidate of a non-elementwise function), so the cost is about
 Σ_r (steps candidate r needs) rather than (largest number of steps) × n.
 
 Saturation convention
