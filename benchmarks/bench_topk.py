@@ -22,7 +22,7 @@ Methods (all pure ε-DP unless stated, Δ = 1):
   library's accountant);
 * ``joint`` / ``one_shot``: ``dpselect.top_k(method=...)``; ``default``: ``dpselect.top_k`` with no method
   (δ = 0): the library's rule on (k, d, ε, δ);
-* with ``--research PATH`` (see /work/ext/README.md for how PATH is laid out and pinned):
+* with ``--research PATH`` (see benchmarks/topk_research.md for how PATH is obtained, laid out and pinned):
   ``r_joint`` google-research ``dp_topk`` ``joint.joint`` (add/remove), ``r_peel`` its
   ``pnf_peeling_mechanism`` (pure permute-and-flip peeling, the paper's pure baseline), ``r_clm``
   ``shekelyan/dptopk``'s canonical Lipschitz mechanism (``canonicalLipschitz`` with Gumbel noise and ρ = 1/2, as its ``eval.py``). The research
@@ -436,7 +436,7 @@ def render(res: dict, names, ks, epsilons, *, runs: int, seed: int, root: Path |
         "(50, 200] gives this table. `one_shot` (Gumbel) is peeling's law drawn from the same words: its column equals "
         "`peel`'s.", "", "Reading:", *read]
     if root is not None:
-        lines += ["", f"Research code: {PINS['dp_topk']}, {PINS['dptopk']} (see /work/ext/README.md; kept outside the package)."]
+        lines += ["", f"Research code: {PINS['dp_topk']}, {PINS['dptopk']} (see benchmarks/topk_research.md; kept outside the package)."]
     if extra:
         lines += ["", extra]
     return "\n".join(lines)
@@ -554,7 +554,7 @@ def _chi2_law(root: Path, *, n: int, seed: int) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--research", type=Path, default=None, help="folder with dp_topk/ and dptopk/ (see /work/ext/README.md)")
+    ap.add_argument("--research", type=Path, default=None, help="folder with dp_topk/ and dptopk/ (see benchmarks/topk_research.md)")
     ap.add_argument("--runs", type=int, default=RUNS)
     ap.add_argument("--research-runs", type=int, default=None,
                     help="runs per cell of the research columns (default: --runs; their Python loops are slow)")
