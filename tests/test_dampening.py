@@ -8,6 +8,8 @@ import pytest
 from dpselect import SensitivityFunction, constant, maximum, weighted_sum
 from dpselect.dampening import dampen, dampen_exact, dampen_with_error, shift_total_exact, shift_totals, shift_totals_with_error
 
+from _sensitivity import sf_from_rule  # tests/_sensitivity.py
+
 
 def ebc_example_sf(n=8):
     # Thesis Example 3.4.1: LS^EBC(G, 0) = 3, LS^EBC(G, 1) = 5 = Δ (flat local sensitivity).
@@ -255,13 +257,7 @@ def table_sf(tab, delta_max, *, tail=None, mode="candidates", name="table"):
         t = np.asarray(t)
         return np.where(t < T, tab[idx, np.minimum(t, T - 1)], tail)
 
-    if mode == "full":
-        def fn(t):
-            return get(t, np.arange(n))
-    else:
-        def fn(t, candidates=None):
-            return get(t, np.arange(n) if candidates is None else candidates)
-    return SensitivityFunction(fn, delta_max, n_candidates=n, name=name, elementwise=(mode == "elementwise"))
+    return sf_from_rule(get, n, delta_max, mode=mode, name=name)
 
 
 def ref_dampen(u, deltas, delta_max):

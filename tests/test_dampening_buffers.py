@@ -16,6 +16,8 @@ import dpselect
 from dpselect import SensitivityFunction
 from dpselect.dampening import dampen, dampen_with_error, shift_totals_with_error
 
+from _sensitivity import sf_from_rule  # tests/_sensitivity.py
+
 N = 3000
 
 
@@ -46,13 +48,7 @@ def _per_candidate_sf(seed: int, n: int, *, mode: str, delta: float = 1.0):
         v = np.where(rem > 0, np.minimum(delta, scale[idx] / np.maximum(rem, 1)), delta)
         return np.where((t == 0) & zero0[idx], 0.0, v)
 
-    if mode == "full":
-        def fn(t):
-            return get(t, np.arange(n))
-    else:
-        def fn(t, candidates=None):
-            return get(t, np.arange(n) if candidates is None else candidates)
-    return SensitivityFunction(fn, delta, n_candidates=n, elementwise=(mode == "elementwise"))
+    return sf_from_rule(get, n, delta, mode=mode)
 
 
 def _table_sf(seed: int, n: int, *, mode: str, T: int = 12, delta: float = 1.0):
@@ -63,13 +59,7 @@ def _table_sf(seed: int, n: int, *, mode: str, T: int = 12, delta: float = 1.0):
         t = np.asarray(t)
         return np.where(t < T, tab[idx, np.minimum(t, T - 1)], delta)
 
-    if mode == "full":
-        def fn(t):
-            return get(t, np.arange(n))
-    else:
-        def fn(t, candidates=None):
-            return get(t, np.arange(n) if candidates is None else candidates)
-    return SensitivityFunction(fn, delta, n_candidates=n, elementwise=(mode == "elementwise"))
+    return sf_from_rule(get, n, delta, mode=mode)
 
 
 def _slow_sf(n: int, *, mode: str, step: float = 2.0 ** -10):

@@ -16,49 +16,15 @@ from dpselect.quantiles._recursive import (node_plan, recursive_grid_quantiles, 
                                            scaled_epsilon)
 from dpselect.quantiles._single import rank_probabilities
 
-UNIVERSE = (0.0, 1.0, 2.0, 3.0)
-CANDS = np.array(UNIVERSE)
-POINTS = np.array([k + f for k in range(4) for f in (0.1, 0.5, 0.9)])
+from _quantile_audit import (CANDS, UNIVERSE, add_remove_pairs, grouped, log_law,  # tests/_quantile_audit.py
+                             replace_one_pairs)
+from _quantile_audit import audit as _audit
 
 
-def grouped(x):
-    return _api._group(np.asarray(x, dtype=float), None)
 
-
-def log_law(x, qs, out, epsilon, *, grid, targets, utility="window", eps0=None):
-    vals, cnt = grouped(x)
-    dom = (CANDS, 0, CANDS.size - 1, False, utility) if grid else (0.0, 4.0)
-    return recursive_log_law(vals, cnt, np.asarray(qs, dtype=float), np.asarray(out, dtype=float),
-                             epsilon=epsilon, domain=dom, grid=grid, targets=targets, eps0=eps0)
-
-
-def replace_one_pairs(n):
-    for x in itertools.combinations_with_replacement(UNIVERSE, n):
-        for k in range(n):
-            for v in UNIVERSE:
-                if v != x[k]:
-                    yield x, tuple(sorted(x[:k] + (v,) + x[k + 1:]))
-
-
-def audit(qs, epsilon, *, grid, targets, utility="window", sizes=(3, 4), eps0=None):
+def audit(qs, epsilon, *, sizes=(3, 4), **kw):
     """The worst |log ratio| of the exact law over every replace-one pair of ``sizes`` records."""
-    m = len(qs)
-    if grid:
-        outs = [o for o in itertools.product(UNIVERSE, repeat=m) if all(a <= b for a, b in zip(o, o[1:]))]
-    else:
-        outs = list(itertools.combinations(POINTS, m))
-    cache = {}
-
-    def lp(d):
-        if d not in cache:
-            cache[d] = np.array([log_law(d, qs, o, epsilon, grid=grid, targets=targets, utility=utility,
-                                         eps0=eps0) for o in outs])
-            assert np.isfinite(cache[d]).all()
-            if grid:
-                assert abs(np.logaddexp.reduce(cache[d])) < 1e-9
-        return cache[d]
-
-    return max(float(np.max(np.abs(lp(x) - lp(y)))) for n in sizes for x, y in replace_one_pairs(n))
+    return _audit(qs, epsilon, pairs=(p for n in sizes for p in replace_one_pairs(n)), **kw)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -252,13 +218,6 @@ def test_integer_independent_exact_audit():
 # ---------------------------------------------------------------------------------------------
 # add/remove: a noisy count picks the method
 # ---------------------------------------------------------------------------------------------
-def add_remove_pairs(max_n):
-    for n in range(1, max_n):
-        for x in itertools.combinations_with_replacement(UNIVERSE, n):
-            for v in UNIVERSE:
-                yield x, tuple(sorted(x + (v,)))
-
-
 def _counted_law(x, qs, eps, outs):
     """The exact law of ``method="auto"`` under add/remove with the count first, on the grid CANDS (cell
     utility): P(n̂ < t)·(the recursive law at ε') + P(n̂ >= t)·(the independent law at ε')."""

@@ -16,61 +16,8 @@ from dpselect.quantiles._budget import split_epsilon
 from dpselect.quantiles._recursive import (depth, node_plan, node_sensitivity, recursive_log_law,
                                            recursive_quantiles, recursive_slots, scaled_epsilon)
 
-UNIVERSE = (0.0, 1.0, 2.0, 3.0)
-CANDS = np.array(UNIVERSE)
-POINTS = np.array([k + f for k in range(4) for f in (0.1, 0.5, 0.9)])
-
-
-def grouped(x):
-    return _api._group(np.asarray(x, dtype=float), None)
-
-
-def log_law(x, qs, out, epsilon, *, grid, targets, add_remove, eps0=None):
-    """log P (grid) or log density (interval, bounds (0, 4)) of the recursion releasing ``out`` on records x."""
-    vals, cnt = grouped(x)
-    dom = (CANDS, 0, CANDS.size - 1, False, "window") if grid else (0.0, 4.0)
-    return recursive_log_law(vals, cnt, np.asarray(qs, dtype=float), np.asarray(out, dtype=float),
-                             epsilon=epsilon, domain=dom, grid=grid, targets=targets, add_remove=add_remove,
-                             eps0=eps0)
-
-
-def replace_one_pairs(n):
-    """(D, D') for every multiset D of n records on the universe and every replacement of one record."""
-    for x in itertools.combinations_with_replacement(UNIVERSE, n):
-        for k in range(n):
-            for v in UNIVERSE:
-                if v != x[k]:
-                    yield x, tuple(sorted(x[:k] + (v,) + x[k + 1:]))
-
-
-def add_remove_pairs(max_n):
-    """(D, D plus one record) for every multiset D of 1..max_n − 1 records on the universe."""
-    for n in range(1, max_n):
-        for x in itertools.combinations_with_replacement(UNIVERSE, n):
-            for v in UNIVERSE:
-                yield x, tuple(sorted(x + (v,)))
-
-
-def audit(qs, epsilon, *, grid, targets, add_remove, pairs, eps0=None):
-    """The worst |log ratio| of the whole release's exact law over the pairs: every sorted output of the grid
-    (grid) or every strictly increasing output on a grid of points (interval)."""
-    m = len(qs)
-    if grid:
-        outs = [o for o in itertools.product(UNIVERSE, repeat=m) if all(a <= b for a, b in zip(o, o[1:]))]
-    else:
-        outs = list(itertools.combinations(POINTS, m))
-    cache = {}
-
-    def lp(d):
-        if d not in cache:
-            cache[d] = np.array([log_law(d, qs, o, epsilon, grid=grid, targets=targets, add_remove=add_remove,
-                                         eps0=eps0) for o in outs])
-            assert np.isfinite(cache[d]).all()
-            if grid:
-                assert abs(np.logaddexp.reduce(cache[d])) < 1e-9
-        return cache[d]
-
-    return max(float(np.max(np.abs(lp(x) - lp(y)))) for x, y in pairs)
+from _quantile_audit import (CANDS, UNIVERSE, add_remove_pairs, audit, grouped,  # tests/_quantile_audit.py
+                             log_law, replace_one_pairs)
 
 
 # ---------------------------------------------------------------------------------------------
