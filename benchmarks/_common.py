@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import platform
+import random
 import re
 import time
 from pathlib import Path
@@ -44,8 +45,9 @@ def record(name: str, markdown: str) -> None:
 
 # --- The record's protocol (issue 38 item 4) ------------------------------------------------------------
 # A ratio is only a figure if another host can check it: every section names the host (CPU model, numpy's
-# build: BLAS and SIMD level), times every case in the same rounds with the order rotated each round (so a
-# slow spell of a shared machine hits every case alike), and reports beside each ratio the absolute median
+# build: BLAS and SIMD level), times every case in the same rounds with the order rotated each round and the
+# cycle reshuffled after each full turn (so a slow spell of a shared machine hits every case alike, and no case
+# always follows the same neighbour), and reports beside each ratio the absolute median
 # time of its baseline. ``MIN_ROUNDS`` rounds at least; the median over rounds and the worst round are both
 # given (best-of-n hides slow paths).
 
@@ -92,13 +94,18 @@ def host_header(protocol: bool = True) -> str:
     line = (f"Host: {h['cpu']}, {h['cores']} cores, Python {h['python']}, numpy {h['numpy']} "
             f"(BLAS {h['blas']}; SIMD {h['simd']}).")
     if protocol:
-        line += (" Protocol: medians over interleaved rounds, order rotated each round; the worst column is the "
-                 "largest per-round ratio.")
+        line += (" Protocol: medians over interleaved rounds, order rotated each round (the cycle reshuffled, seeded, "
+                 "after each full turn); the worst column is the largest per-round ratio.")
     return line
 
 
-def interleaved(cases, *, rounds: int = MIN_ROUNDS, warmup: int = 1) -> dict[str, list[float]]:
-    """Time each callable of ``cases`` (name -> fn) once per round, rotating the order every round.
+def interleaved(cases, *, rounds: int = MIN_ROUNDS, warmup: int = 1, seed: int = 0) -> dict[str, list[float]]:
+    """Time each callable of ``cases`` (name -> fn) once per round, rotating the order every round; after each
+    full cycle of rotations the cycle itself is reshuffled (``random.Random(seed)``, so a run is repeatable).
+
+    Rotation alone puts each case in every position equally often, but always behind the same neighbour, so a
+    cost one case leaves behind (freed memory returned to the host, a cold cache) lands on the same other case
+    every round; the reshuffled cycles change the neighbours while each cycle still visits every position.
 
     Returns name -> list of ``rounds`` wall times in seconds (``warmup`` untimed calls of each first).
     """
@@ -109,9 +116,13 @@ def interleaved(cases, *, rounds: int = MIN_ROUNDS, warmup: int = 1) -> dict[str
         for name in names:
             cases[name]()
     times: dict[str, list[float]] = {name: [] for name in names}
+    shuffler = random.Random(seed)
+    cycle = list(names)
     for r in range(rounds):
         shift = r % len(names)
-        for name in names[shift:] + names[:shift]:
+        if shift == 0 and r > 0:
+            shuffler.shuffle(cycle)
+        for name in cycle[shift:] + cycle[:shift]:
             t0 = time.perf_counter()
             cases[name]()
             times[name].append(time.perf_counter() - t0)

@@ -2,13 +2,15 @@
 
 A timed ratio in the record is a figure another host can check only if its section names the host
 (``_common.host_header``) and its cases are timed in interleaved rounds (``_common.interleaved``: at least
-``MIN_ROUNDS`` rounds, the order rotated each round) with the median and the worst per-round ratio
+``MIN_ROUNDS`` rounds, the order rotated each round, the cycle reshuffled after each full turn) with the
+median and the worst per-round ratio
 (``_common.ratios``). The static check below holds every ``benchmarks/bench_*.py`` that exists to that; the
 unit tests pin ``interleaved`` and ``ratios`` on a fake clock.
 """
 from __future__ import annotations
 
 import importlib.util
+import random
 import re
 from pathlib import Path
 
@@ -109,16 +111,42 @@ def test_interleaved_rotates_the_order_and_times_each_round(monkeypatch) -> None
         "c": clock.case("c", [100.0] + [0.5] * 9),
     }
     times = common.interleaved(cases, rounds=9)
-    # warm-up once each in order, then rounds starting at a, b, c, a, ...
+    # warm-up once each in order, then the first cycle: a b c, b c a, c a b; later cycles: rotations of a
+    # reshuffled cycle (random.Random(0): the same run every time)
     assert clock.calls[:3] == ["a", "b", "c"]
     rounds = [clock.calls[3 + 3 * r: 6 + 3 * r] for r in range(9)]
     assert rounds[0] == ["a", "b", "c"]
     assert rounds[1] == ["b", "c", "a"]
     assert rounds[2] == ["c", "a", "b"]
-    assert rounds[3] == ["a", "b", "c"]
+    shuffler, cycle = random.Random(0), ["a", "b", "c"]
+    for start in (3, 6):
+        shuffler.shuffle(cycle)
+        assert rounds[start:start + 3] == [cycle[s:] + cycle[:s] for s in range(3)]
+    # every case in every position once per cycle: three times in nine rounds
+    for pos in range(3):
+        assert sorted(r[pos] for r in rounds) == ["a"] * 3 + ["b"] * 3 + ["c"] * 3
     assert len(clock.calls) == 3 + 27
     # the warm-up is not timed; each round's time is that case's own cost
     assert times == {"a": [1.0 + r for r in range(9)], "b": [10.0 * (r + 1) for r in range(9)], "c": [0.5] * 9}
+
+
+def test_interleaved_changes_the_neighbours_between_cycles() -> None:
+    """Pure rotation puts every case behind the same neighbour in every round (the predecessor of "c" among
+    a..e is always "b"); the reshuffled cycles give each case several predecessors, the same ones for a seed."""
+    calls: list[str] = []
+    cases = {name: (lambda name=name: calls.append(name)) for name in "abcde"}
+    common.interleaved(cases, rounds=20, warmup=0)
+    rounds = [calls[5 * r: 5 * r + 5] for r in range(20)]
+    before = {name: {r[(r.index(name) - 1) % 5] for r in rounds} for name in "abcde"}
+    assert all(len(p) >= 2 for p in before.values()), before
+    assert all(sorted(r) == list("abcde") for r in rounds)
+    again: list[str] = []
+    common.interleaved({name: (lambda name=name: again.append(name)) for name in "abcde"}, rounds=20, warmup=0)
+    assert again == calls
+    other: list[str] = []
+    common.interleaved({name: (lambda name=name: other.append(name)) for name in "abcde"}, rounds=20, warmup=0,
+                       seed=1)
+    assert other != calls
 
 
 def test_interleaved_needs_nine_rounds() -> None:
