@@ -335,7 +335,7 @@ def main() -> None:
                     ratios.append((u.mean() / b[1] if b[1] > 0 else math.inf, d, m, e, b[0]))
         ok = sum(r[0] <= 1.5 for r in ratios) + ties2
         what = "the best bounded method (joint / recursive / auto / independent, best per cell)" if len(against) > 1 \
-            else "`auto` with the bounds (0, 4096) (the default a user with bounds gets)"
+            else "`auto` with the bounds (0, 4096) (what a user with bounds and float records gets with no method named)"
         lines += [f"Against {what}: **{ok} of {len(ratios) + ties2} cells** (data set × m × ε) within 1.5x "
                   f"({ties2} of them ties: both within 10 records of the bins' best). Worst cells: "
                   + "; ".join(f"{d} m = {m} ε = {e:g}: {r:.2f}x ({k})" for r, d, m, e, k in sorted(ratios)[::-1][:6])
