@@ -157,3 +157,24 @@ def test_add_remove_run_drops_the_refused_methods_and_says_the_model(tmp_path, m
     assert "add/remove-one neighbours" in md.splitlines()[0] and "--neighbours add_remove" in md
     assert "Refused under add/remove neighbours (no rows): joint, unbounded." in md
     assert "(no rows): recursive-relative, recursive-relative-grid." in md
+
+
+@pytest.mark.parametrize("folder", ["quantiles", "quantiles-add-remove"])
+def test_committed_markdown_renders_from_its_csv(folder, tmp_path):
+    """render(): the committed quantiles.md is what the report's code makes of the committed CSV (nothing run);
+    only the commit and the wall time come from the markdown itself."""
+    import shutil
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "results" / folder
+    for name in ("quantiles.csv", "quantiles.md"):
+        shutil.copy(root / name, tmp_path / name)
+    assert Q.render(tmp_path).read_text() == (root / "quantiles.md").read_text()
+
+
+def test_render_refuses_another_report(tmp_path):
+    (tmp_path / "quantiles.md").write_text("# x\n\nCommand: `dpselect-reproduce table2 --out x`\n\n"
+                                           "Settings: code at commit abc; 1 run. Wall time 1 s.\n")
+    (tmp_path / "quantiles.csv").write_text("dataset,method,epsilon,run,metric,value,m,status\n")
+    with pytest.raises(SystemExit, match="not the report"):
+        Q.render(tmp_path)

@@ -384,6 +384,24 @@ class Reproduction:
         parts.append(f"--out {args.out}")
         return " ".join(parts)
 
+    def markdown(self, result: Result, size: int) -> str:
+        """The text of ``NAME.md`` for ``result`` (a run of ``size``): title, command, settings, report."""
+        args = result.args
+        processes = getattr(args, "jobs", 1)
+        runs = self.runs_text(result) if self.runs_text is not None else (
+            f"{args.runs} runs per cell" + (f" ({self.paper_runs})" if self.paper_runs else "")
+            + f", seed {args.seed}")
+        settings = self.settings(result)
+        title = self.title(args) if callable(self.title) else self.title
+        lines = [f"# {title}", "", f"Command: `{self.command_line(args)}`", "",
+                 (f"Settings: {settings} " if settings else "")
+                 + f"{runs}; {processes} worker process{'es' if processes > 1 else ''}. "
+                 f"Wall time {result.wall:.0f} s.",
+                 ""]
+        lines += self.report(result)
+        lines += ["", f"<!-- dpselect run size: {size} -->", ""]
+        return "\n".join(lines)
+
     # -- the driver
     def run(self, args: argparse.Namespace) -> int:
         """Check, guard the output, run the jobs, write ``OUT/NAME.csv``, ``.md`` and the PNGs; return 0.
@@ -428,18 +446,7 @@ class Reproduction:
         result = Result(args, datasets, rows, notes, wall)
         out.mkdir(parents=True, exist_ok=True)
         paths = [write_csv(out / f"{self.name}.csv", rows, extra_columns=self.extra_columns)]
-        runs = self.runs_text(result) if self.runs_text is not None else (
-            f"{args.runs} runs per cell" + (f" ({self.paper_runs})" if self.paper_runs else "")
-            + f", seed {args.seed}")
-        settings = self.settings(result)
-        title = self.title(args) if callable(self.title) else self.title
-        lines = [f"# {title}", "", f"Command: `{self.command_line(args)}`", "",
-                 (f"Settings: {settings} " if settings else "")
-                 + f"{runs}; {processes} worker process{'es' if processes > 1 else ''}. Wall time {wall:.0f} s.",
-                 ""]
-        lines += self.report(result)
-        lines += ["", f"<!-- dpselect run size: {size} -->", ""]
-        md = "\n".join(lines)
+        md = self.markdown(result, size)
         (out / f"{self.name}.md").write_text(md)
         paths.append(out / f"{self.name}.md")
         if self.echo:

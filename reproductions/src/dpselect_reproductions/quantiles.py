@@ -56,6 +56,8 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
+import shlex
 import subprocess
 import warnings
 from fractions import Fraction
@@ -70,7 +72,7 @@ from .thesis_figure17 import load_histogram
 __all__ = ["NAME", "DESCRIPTION", "DATASETS", "EPSILONS", "MS", "METHODS", "BASELINES", "BOUNDS", "NEIGHBOURS", "DEFAULT",
            "default_verdict",
            "grouped", "quantile_levels", "rank_floor", "rank_errors", "opendp_scores", "REPRODUCTION",
-           "add_arguments", "run"]
+           "add_arguments", "run", "render"]
 
 NAME = "quantiles"
 DESCRIPTION = "Issue 26: rank error of m private quantiles at once on the DPBench 1-D histograms"
@@ -464,6 +466,14 @@ def _reused(args) -> dict:
     return out
 
 
+def _drop_for_model(args, methods: list) -> list:
+    """Set ``args.refused`` and ``args.same`` (the methods an add/remove run drops); return the others."""
+    add_remove = getattr(args, "neighbours", "replace_one") == "add_remove"
+    args.refused = [m for m in methods if add_remove and m in _REFUSED_ADD_REMOVE]
+    args.same = [m for m in methods if add_remove and m in _SAME_ADD_REMOVE]
+    return [m for m in methods if m not in args.refused + args.same]
+
+
 def _jobs(args, names) -> list:
     _check(args)
     reuse = _reused(args)
@@ -477,14 +487,11 @@ def _jobs(args, names) -> list:
     if args.unavailable:
         print(f"not available in this environment, skipped: {', '.join(args.unavailable)}")
     add_remove = getattr(args, "neighbours", "replace_one") == "add_remove"
-    args.refused = [m for m in methods if add_remove and m in _REFUSED_ADD_REMOVE]
+    methods = _drop_for_model(args, methods)
     if args.refused:
         print(f"refused under add/remove neighbours, dropped: {', '.join(args.refused)}")
-        methods = [m for m in methods if m not in args.refused]
-    args.same = [m for m in methods if add_remove and m in _SAME_ADD_REMOVE]
     if args.same:
         print(f"the same law as recursive under add/remove neighbours, dropped: {', '.join(args.same)}")
-        methods = [m for m in methods if m not in args.same]
     return [(n, r, args.seed, list(args.ms), list(args.epsilons), methods, baselines,
              args.diffprivlib_budget, args.runs if args.diffprivlib_runs is None else args.diffprivlib_runs,
              _parse_m_runs(args.m_runs), "add_remove" if add_remove else "replace_one", reuse.get((n, r), {}))
@@ -510,7 +517,7 @@ def _settings(res: Result) -> str:
             f"(0, 4096) (bounded methods), none for `unbounded`, candidates 0..4095 for `*-grid`, int64 records with "
             f"bounds (0, 4096) for `default` (the integer grid 0..4096); methods "
             f"{', '.join(m for m in res.args.methods if m not in getattr(res.args, 'refused', []))}; baselines "
-            f"{', '.join(res.args.baselines) or 'none'}; code at commit {_commit()};")
+            f"{', '.join(res.args.baselines) or 'none'}; code at commit {getattr(res.args, 'made_at', None) or _commit()};")
 
 
 def _ci(vals: np.ndarray) -> float:
@@ -673,7 +680,7 @@ def _size(args, names) -> int:
 
 REPRODUCTION = Reproduction(
     name=NAME, description=DESCRIPTION,
-    title=lambda args: "Issue 26: excess rank error of m private quantiles (DPBench 1-D)" + (
+    title=lambda args: "Excess rank error of m private quantiles on the DPBench 1-D histograms" + (
         ", add/remove-one neighbours" if getattr(args, "neighbours", "replace_one") == "add_remove" else ""),
     add_arguments=_add_arguments, jobs=_jobs, task=_task, report=_report, figures=_figures, settings=_settings,
     allowed=DATASETS, extra_columns=("m", "status"), size=_size,
@@ -682,3 +689,61 @@ REPRODUCTION = Reproduction(
 )
 add_arguments = REPRODUCTION.add_arguments
 run = REPRODUCTION.run
+
+
+def render(directory: str | Path) -> Path:
+    """Re-write ``DIRECTORY/quantiles.md`` from ``DIRECTORY/quantiles.csv``, running nothing; return its path.
+
+    The command is read back from the markdown's ``Command:`` line, and so are the two facts a render cannot
+    re-derive, the commit of the code that made the rows and the run's wall time; everything else (the
+    settings, every mean, interval and ratio, the reading of the default) is computed from the CSV by the code
+    of a run. The figure is not redrawn. For the committed ``results/quantiles*`` (a wording change of the
+    report, say)::
+
+        PYTHONPATH=$PWD/src:$PWD/reproductions/src python3 -m dpselect_reproductions.quantiles --render \\
+            results/quantiles results/quantiles-add-remove
+
+    Examples
+    --------
+    >>> import shutil, tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> root = Path(__file__).resolve().parents[3] / "results" / "quantiles"
+    >>> for f in ("quantiles.csv", "quantiles.md"):
+    ...     _ = shutil.copy(root / f, d / f)
+    >>> render(d).read_text() == (root / "quantiles.md").read_text()
+    True
+    """
+    from ._common import check_datasets, read_csv
+
+    directory = Path(directory)
+    md = directory / f"{NAME}.md"
+    text = md.read_text()
+    command = re.search(r"^Command: `(.*)`$", text, re.M)
+    made = re.search(r"code at commit (.+?);", text)
+    wall = re.search(r"Wall time (\d+) s\.", text)
+    if command is None or made is None or wall is None:
+        raise SystemExit(f"error: {md} has no Command line, commit or wall time to render from")
+    argv = shlex.split(command.group(1))
+    if argv[:2] != ["dpselect-reproduce", NAME]:
+        raise SystemExit(f"error: {md} is not the report of dpselect-reproduce {NAME}: {command.group(1)}")
+    args = REPRODUCTION.parser().parse_args(argv[2:])
+    args.made_at = made.group(1)
+    rows = [{"dataset": r["dataset"], "method": r["method"], "epsilon": float(r["epsilon"]), "run": int(r["run"]),
+             "metric": r["metric"], "value": float(r["value"]), "m": int(r["m"]), "status": r["status"]}
+            for r in read_csv(directory / f"{NAME}.csv")]
+    _drop_for_model(args, list(args.methods))
+    present = {r["method"] for r in rows}
+    args.unavailable = sorted(b for b in set(args.baselines) if b not in present)
+    datasets = check_datasets(args.datasets, REPRODUCTION.allowed)
+    result = Result(args, datasets, rows, [], float(wall.group(1)))
+    md.write_text(REPRODUCTION.markdown(result, _size(args, datasets)))
+    return md
+
+
+if __name__ == "__main__":
+    _p = argparse.ArgumentParser(prog="python -m dpselect_reproductions.quantiles",
+                                 description="Re-render quantiles.md from quantiles.csv (see render()).")
+    _p.add_argument("--render", nargs="+", required=True, metavar="DIR",
+                    help="directories holding quantiles.csv and quantiles.md (from dpselect-reproduce quantiles)")
+    for _d in _p.parse_args().render:
+        print(f"wrote {render(_d)}")
