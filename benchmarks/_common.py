@@ -102,6 +102,8 @@ def host_header(protocol: bool = True) -> str:
 def interleaved(cases, *, rounds: int = MIN_ROUNDS, warmup: int = 1, seed: int = 0) -> dict[str, list[float]]:
     """Time each callable of ``cases`` (name -> fn) once per round, rotating the order every round; after each
     full cycle of rotations the cycle itself is reshuffled (``random.Random(seed)``, so a run is repeatable).
+    With more cases than rounds (no full cycle fits) the cycle is reshuffled before every round after the
+    first.
 
     Rotation alone puts each case in every position equally often, but always behind the same neighbour, so a
     cost one case leaves behind (freed memory returned to the host, a cold cache) lands on the same other case
@@ -120,7 +122,7 @@ def interleaved(cases, *, rounds: int = MIN_ROUNDS, warmup: int = 1, seed: int =
     cycle = list(names)
     for r in range(rounds):
         shift = r % len(names)
-        if shift == 0 and r > 0:
+        if r > 0 and (shift == 0 or len(names) > rounds):
             shuffler.shuffle(cycle)
         for name in cycle[shift:] + cycle[:shift]:
             t0 = time.perf_counter()

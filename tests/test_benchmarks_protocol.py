@@ -149,6 +149,18 @@ def test_interleaved_changes_the_neighbours_between_cycles() -> None:
     assert other != calls
 
 
+def test_interleaved_reshuffles_every_round_when_no_cycle_fits() -> None:
+    """12 cases in 9 rounds: no full turn of rotations fits, so the cycle is reshuffled before every round
+    after the first (rotation alone would keep every case behind the same neighbour in all 9 rounds)."""
+    names = [f"c{i}" for i in range(12)]
+    calls: list[str] = []
+    common.interleaved({name: (lambda name=name: calls.append(name)) for name in names}, rounds=9, warmup=0)
+    rounds = [calls[12 * r: 12 * r + 12] for r in range(9)]
+    assert rounds[0] == names and all(sorted(r) == sorted(names) for r in rounds)
+    before = {name: {r[(r.index(name) - 1) % 12] for r in rounds} for name in names}
+    assert all(len(p) >= 3 for p in before.values()), before
+
+
 def test_interleaved_needs_nine_rounds() -> None:
     assert common.MIN_ROUNDS == 9
     with pytest.raises(ValueError, match="at least 9 rounds"):
