@@ -126,6 +126,21 @@ def test_default_verdict():
     assert Q.default_verdict(2e-5, 0.0, 10 ** 6)[0] == "loss"
 
 
+def test_bound_lines_count_the_per_cell_best_and_the_floor_cells():
+    """hepth (347k records): `joint` is 2x below the best baseline (a win) though the default is not; income
+    (20.8M): the best baseline is exactly 0, a floor cell no method can win."""
+    a = np.asarray
+    cells = {("hepth", 9, 0.1, "independent"): a([4e-4]), ("hepth", 9, 0.1, "opendp"): a([3e-4]),
+             ("hepth", 9, 0.1, "joint"): a([1.5e-4]), ("hepth", 9, 0.1, "default"): a([2.9e-4]),
+             ("income", 9, 0.1, "independent"): a([0.0]), ("income", 9, 0.1, "default"): a([0.0])}
+    (line,) = Q._bound_lines(cells, ["hepth", "income"], 9, 0.1)
+    assert "the best of 2 dpselect methods" in line and "wins on 1 (hepth 2.00x joint)" in line
+    assert "within 10 records of the bins' best on 1 (income 0 records)" in line
+    cells["hepth", 9, 0.1, "joint"] = a([2.5e-4])                    # 1.2x: no win left, one floor cell
+    assert "wins on 0;" in Q._bound_lines(cells, ["hepth", "income"], 9, 0.1)[0]
+    assert Q._bound_lines(cells, ["hepth"], 9, 0.1) == []
+
+
 @pytest.mark.skipif(importlib.util.find_spec("opendp") is None, reason="OpenDP is a benchmark-only baseline")
 def test_unsized_opendp_scores_equal_opendps_own_transformation():
     import opendp.prelude as dp
