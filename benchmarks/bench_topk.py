@@ -28,14 +28,14 @@ Methods (all pure ε-DP unless stated, Δ = 1):
   ``shekelyan/dptopk``'s canonical Lipschitz mechanism (``canonicalLipschitz`` with Gumbel noise and ρ = 1/2, as its ``eval.py``). The research
   code samples in float64 (not exact); it runs here only as a reference. CLM releases a *set*, not a
   sequence: only its recovery is comparable, its ℓ∞ gap is not reported. Research cells are skipped where
-  d·k exceeds a limit (their joint holds O(dk) floats: ~13 GB at d = 10⁶, k = 200; CLM is O(dk) Python per
-  run): see ``RESEARCH_LIMITS``.
+  d·k exceeds a limit (their joint holds O(dk) floats: a 12 GiB peak and ~2 min a run at d = 10⁶, k = 200; CLM
+  is O(dk) Python per run): see ``RESEARCH_LIMITS``.
 
 Per-cell results are cached as JSON under ``--cache`` (default ``benchmarks/.topk-cache/``, git-ignored), keyed
 by the method, the cell, the runs, the seed and a fingerprint of the code that samples, so a re-render
 (``--render``) is cheap. Timing (``--timing``): joint at d = 10⁶, k = 200, ε = 1 against pure peeling
-(interleaved rounds of ``_common.py``) and, separately, the research joint at the largest d that fits
-(labelled; fewer rounds). ``--chi2``: χ² of our joint sampler's law against the research sampler's on a
+(interleaved rounds of ``_common.py``) and, separately, the research joint (``--research-d``, default the
+whole vector; fewer rounds, its CPU time beside its wall time). ``--chi2``: χ² of our joint sampler's law against the research sampler's on a
 small case.
 
 Run::
@@ -45,6 +45,7 @@ Run::
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import inspect
 import json
@@ -73,7 +74,8 @@ OURS = ("peel", "peel_d", "joint", "one_shot", "default")
 RESEARCH = ("r_joint", "r_peel", "r_clm")
 # Largest d·k each research column runs at (the cost of one run grows with d·k: joint's O(dk) memory and time,
 # CLM's O(dk) Python loop; pure peeling is k passes over d). Cells beyond are skipped and marked.
-RESEARCH_LIMITS = {"r_joint": 2_000_000, "r_peel": 2_000_000, "r_clm": 2_000_000}
+# 10⁷ covers the Enron/GitHub degree vectors at k = 200 and Zipf at k = 10 (research joint ~12 GB at d·k = 2·10⁸).
+RESEARCH_LIMITS = {"r_joint": 10_000_000, "r_peel": 10_000_000, "r_clm": 8_000_000}
 PINS = {"dp_topk": "google-research/google-research@183fe544 (dp_topk/)", "dptopk": "shekelyan/dptopk@c4c0c625"}
 
 
@@ -110,6 +112,29 @@ def recovery(counts: np.ndarray, order_desc: np.ndarray, picks: np.ndarray, k: i
     """Fraction of the true top-k released: |{s : c_s ≥ c_(k)}| / k."""
     picks = np.asarray(picks, dtype=np.int64)
     return float(np.count_nonzero(counts[picks] >= order_desc[k - 1])) / k
+
+
+@functools.lru_cache(maxsize=None)
+def _size(name: str) -> int | None:
+    """d of a data set of the grid; None for a name that is not one (the tests' toy cells)."""
+    try:
+        return int(load_counts(name).size)
+    except (FileNotFoundError, KeyError, ValueError):
+        return None
+
+
+@functools.lru_cache(maxsize=None)
+def _uniform_gap_of(name: str, k: int) -> float | None:
+    return None if _size(name) is None else uniform_gap(load_counts(name), k)
+
+
+def uniform_gap(counts: np.ndarray, k: int, draws: int = 400, seed: int = 0) -> float:
+    """Mean ℓ∞ gap of a uniformly random k-sequence of distinct items (the gap of a release that carries no
+    signal: a mechanism near it is saturated, whatever its law)."""
+    rng = np.random.default_rng(seed)
+    order_desc = np.sort(counts)[::-1]
+    return float(np.mean([linf_gap(counts, order_desc, rng.choice(counts.size, size=k, replace=False))
+                          for _ in range(draws)]))
 
 
 # --- methods ---------------------------------------------------------------------------------------------
@@ -339,7 +364,9 @@ def reading(res: dict, names, ks, epsilons) -> tuple[list[str], dict]:
     lines.append(f"- default vs pure peeling (mean ℓ∞ gap): within 5% or better on {len(have) - len(fails)} of "
                  f"{len(have)} cells" + (f"; worse by more than 5% on: {', '.join(fails)}" if fails else "") + ".")
     if joint_cells:
-        miss = [f"{n} k={k} ε={e:g} ({_fmt_ratio(_ratio(res[n, k, e, 'peel']['gap'], res[n, k, e, 'default']['gap']))})"
+        miss = [f"{n} k={k} ε={e:g} ({_fmt_ratio(_ratio(res[n, k, e, 'peel']['gap'], res[n, k, e, 'default']['gap']))}: "
+                f"peeling {res[n, k, e, 'peel']['gap']:.4g}, default {res[n, k, e, 'default']['gap']:.4g}"
+                + (f", a uniformly random sequence {_uniform_gap_of(n, k):.4g}" if _size(n) is not None else "") + ")"
                 for (n, k, e) in joint_cells if (n, k, e) not in joint_15]
         lines.append(f"- on the {len(joint_cells)} cells where the rule picks joint, the default's gap is ≥ 1.5x "
                      f"smaller than pure peeling's on {len(joint_15)}" + (f"; below 1.5x: {', '.join(miss)}" if miss else "") + ".")
@@ -350,6 +377,7 @@ def reading(res: dict, names, ks, epsilons) -> tuple[list[str], dict]:
     lines.append(f"- recovery of the true top-k (not the mechanism's score): default within 5% of pure peeling or better on "
                  f"{len(have) - len(rec_worse)} of {len(have)} cells" + (f"; lower by more than 5% on: {', '.join(rec_worse)}"
                                                                         if rec_worse else "") + ".")
+    lines += feasibility(res, names, ks, epsilons)
     # joint against pure peeling by k: the evidence for the rule
     for k in ks:
         rs = [(n, e, _ratio(res[n, k, e, "peel"]["gap"], res[n, k, e, "joint"]["gap"])) for n in names for e in epsilons
@@ -392,6 +420,56 @@ def reading(res: dict, names, ks, epsilons) -> tuple[list[str], dict]:
     return lines, summary
 
 
+def feasibility(res: dict, names, ks, epsilons) -> list[str]:
+    """Whether ANY rule on the public quantities (d, k, ε; δ = 0) can meet both comparisons with pure peeling.
+
+    A rule gives every data set with the same (d, k, ε) the same method. For each such group and each pure-DP
+    method of the library (peeling, joint; one-shot Gumbel is peeling's law) the check is: mean ℓ∞ gap and
+    recovery both within 5% of pure peeling's on every cell of the group, and a gap ≥ 1.5x smaller on every
+    cell where joint's is (the cells where joint wins). A group no method passes cannot be met by any rule."""
+    groups: dict[tuple, list[str]] = {}
+    for n in names:
+        if (res.get((n, ks[0], epsilons[0], "peel")) or {}).get("gap") is None:
+            continue
+        d = _size(n)
+        for k in ks:
+            for e in epsilons:
+                if all((res.get((n, k, e, m)) or {}).get("gap") is not None for m in ("peel", "joint")):
+                    groups.setdefault((d, k, e), []).append(n)
+
+    def passes(m: str, d: int, k: int, e: float) -> list[str]:
+        why = []
+        for n in groups[d, k, e]:
+            p, c, j = res[n, k, e, "peel"], res[n, k, e, m], res[n, k, e, "joint"]
+            if c["gap"] > 1.05 * p["gap"]:
+                why.append(f"{n} gap {c['gap']:.3g} vs {p['gap']:.3g}")
+            if c["rec"] < 0.95 * p["rec"]:
+                why.append(f"{n} recovery {c['rec']:.2f} vs {p['rec']:.2f}")
+            if _ratio(p["gap"], j["gap"]) >= 1.5 and _ratio(p["gap"], c["gap"]) < 1.5:
+                why.append(f"{n} not 1.5x ({_fmt_ratio(_ratio(p['gap'], c['gap']))}; joint {_fmt_ratio(_ratio(p['gap'], j['gap']))})")
+        return why
+
+    blocked = []
+    for (d, k, e) in sorted(groups, key=lambda g: (g[0] or 0, g[1], g[2])):
+        fails = {m: passes(m, d, k, e) for m in ("peel", "joint")}
+        if all(fails.values()):
+            clm = [f"{n} {res[n, k, e, 'r_clm']['rec']:.2f}" for n in groups[d, k, e]
+                   if (res.get((n, k, e, "r_clm")) or {}).get("rec") is not None
+                   and res[n, k, e, "r_clm"]["rec"] < 0.95 * res[n, k, e, "peel"]["rec"]]
+            blocked.append(f"(d = {d}, k = {k}, ε = {e:g}): peeling fails on {', '.join(fails['peel'])}; joint fails on "
+                           f"{', '.join(fails['joint'])}" + (f"; CLM (research, a set) also recovers less than peeling on "
+                                                             f"{', '.join(clm)}" if clm else ""))
+    out = [f"- can any rule on (d, k, ε, δ = 0) meet both metrics? A rule runs one method on all data sets that share "
+           f"(d, k, ε): of {len(groups)} such groups, {len(groups) - len(blocked)} admit a method (peeling or joint) "
+           f"within 5% of pure peeling on gap and recovery that is also ≥ 1.5x better wherever joint is"]
+    if blocked:
+        out[-1] += f"; {len(blocked)} admit none, so no rule meets the issue's targets on both metrics:"
+        out += [f"  - {b}" for b in blocked]
+    else:
+        out[-1] += "."
+    return out
+
+
 def render(res: dict, names, ks, epsilons, *, runs: int, seed: int, root: Path | None, extra: str = "",
            research_runs: int | None = None) -> str:
     cols = [m for m in OURS + RESEARCH if any(res.get((n, k, e, m)) for n in names for k in ks for e in epsilons)]
@@ -403,8 +481,9 @@ def render(res: dict, names, ks, epsilons, *, runs: int, seed: int, root: Path |
                 if research_runs and research_runs != runs and root is not None else "") + "; lower is better. "
              "`rule`: the method `dpselect.top_k` picks with no `method` (δ = 0). `peel/default`: pure peeling's mean gap "
              "over the default's (> 1 = default better; 1 where both are 0). `skip`: research column not run at this "
-             f"d·k (> {RESEARCH_LIMITS['r_joint']:.0e}: the research joint holds O(dk) floats, ~13 GB at d = 10⁶, "
-             "k = 200). `–`: method not in this checkout / no `--research`.", "",
+             f"d·k (> {RESEARCH_LIMITS['r_joint']:.0e}; {RESEARCH_LIMITS['r_clm']:.0e} for CLM, whose Python loop "
+             "takes O(dk) multi-precision steps: the research joint's run at d = 10⁶, k = 200 peaks at 12 GiB and takes "
+             "~2 min, ×10 runs ×3 ε). `–`: method not in this checkout / no `--research`.", "",
              "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for n in names:
         d = None
@@ -496,9 +575,11 @@ def timing(root: Path | None, *, rounds: int = 9, research_d: int = 10**6, resea
             if rc.size != counts.size:
                 vs += f" (dpselect at d = {counts.size:,}, the research run at d = {rc.size:,}: a bound in its favour)"
         lines += ["", f"Research joint (`dp_topk`, float64), timed apart in {research_rounds} run(s) (too slow and too "
-                  f"memory-hungry for {MIN_ROUNDS} interleaved rounds), the {rc.size:,} largest counts of the same vector, "
-                  f"k = {k}: median {fmt_time(t_r)} wall ({fmt_time(median(cpu))} CPU){vs}. The research run shared the "
-                  "2 cores with other jobs (wall ≈ 10x its CPU time): its CPU time is the fair figure."]
+                  f"memory-hungry for {MIN_ROUNDS} interleaved rounds), "
+                  + (f"the {rc.size:,} largest counts of the same vector, " if rc.size != counts.size else "the same vector, ")
+                  + f"k = {k}: median {fmt_time(t_r)} wall ({fmt_time(median(cpu))} CPU){vs}."
+                  + (" The research run shared the cores with other jobs (wall > 1.5x its CPU time): its CPU time is "
+                     "the fair figure." if t_r > 1.5 * median(cpu) else "")]
     return "\n".join(lines)
 
 

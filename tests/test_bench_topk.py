@@ -105,10 +105,30 @@ def test_reading_counts_fails_and_wins():
     assert B.reading(res, ["a", "b"], [10, 200], [1.0])[1]["rec_worse"] == 1
 
 
+def test_feasibility_names_the_groups_no_rule_can_meet():
+    """Two data sets share (d, k, ε): joint is 3x better on "a" (so the rule must run joint there) but recovers
+    40% less on "b" (so it must not): no method passes, the group is reported; at k = 10 peeling passes."""
+    res = _res([
+        ("a", 200, 1.0, "peel", 30.0, None), ("a", 200, 1.0, "joint", 10.0, None),
+        ("b", 200, 1.0, "peel", 20.0, None), ("b", 200, 1.0, "joint", 19.0, None),
+        ("a", 10, 1.0, "peel", 5.0, None), ("a", 10, 1.0, "joint", 6.0, None),
+        ("b", 10, 1.0, "peel", 5.0, None), ("b", 10, 1.0, "joint", 5.0, None),
+    ])
+    res["b", 200, 1.0, "joint"]["rec"] = 0.6
+    out = B.feasibility(res, ["a", "b"], [10, 200], [1.0])
+    assert "of 2 such groups, 1 admit a method" in out[0] and "1 admit none" in out[0]
+    assert len(out) == 2 and "k = 200" in out[1] and "b recovery 0.60 vs 1.00" in out[1]
+    assert "peeling fails on a not 1.5x (1.00x; joint 3.00x)" in out[1]
+    res["b", 200, 1.0, "joint"]["rec"] = 0.96                     # within 5%: joint passes, no group left
+    out = B.feasibility(res, ["a", "b"], [10, 200], [1.0])
+    assert len(out) == 1 and out[0].endswith("is.")
+
+
 def test_research_skip_rule(tmp_path):
-    big = np.zeros(10**6 // 100, dtype=np.int64)          # d·k = 10^4 · 200 = 2e6: runs; 2e6 + d: skipped
+    big = np.zeros(10**4, dtype=np.int64)                # d·k = 10^4 · 200 = 2e6: runs; 10^7 + 200: skipped
     root = tmp_path                                      # never read for a skipped cell
-    assert "skipped" in B.run_cell("z", np.zeros(10_001, dtype=np.int64), 200, 1.0, "r_joint", 1, 0, tmp_path, root)
+    assert "skipped" in B.run_cell("z", np.zeros(50_001, dtype=np.int64), 200, 1.0, "r_joint", 1, 0, tmp_path, root)
+    assert "skipped" in B.run_cell("z", np.zeros(40_001, dtype=np.int64), 200, 1.0, "r_clm", 1, 0, tmp_path, root)
     assert B.run_cell("z", big, 200, 1.0, "r_joint", 1, 0, tmp_path, None) is None     # no --research: no column
 
 
