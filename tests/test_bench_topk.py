@@ -117,11 +117,15 @@ def test_feasibility_names_the_groups_no_rule_can_meet():
     res["b", 200, 1.0, "joint"]["rec"] = 0.6
     out = B.feasibility(res, ["a", "b"], [10, 200], [1.0])
     assert "of 2 such groups, 1 admit a method" in out[0] and "1 admit none" in out[0]
-    assert len(out) == 2 and "k = 200" in out[1] and "b recovery 0.60 vs 1.00" in out[1]
+    assert len(out) == 3 and "k = 200" in out[1] and "b recovery 0.60 vs 1.00" in out[1]
     assert "peeling fails on a not 1.5x (1.00x; joint 3.00x)" in out[1]
+    assert "on the ℓ∞ gap alone: 2 of 2 groups admit a method." in out[2]      # recovery was the obstacle
     res["b", 200, 1.0, "joint"]["rec"] = 0.96                     # within 5%: joint passes, no group left
     out = B.feasibility(res, ["a", "b"], [10, 200], [1.0])
-    assert len(out) == 1 and out[0].endswith("is.")
+    assert len(out) == 2 and out[0].endswith("is.")
+    res["b", 200, 1.0, "joint"]["gap"] = 22.0                     # 10% worse than peeling on b: gap alone fails
+    out = B.feasibility(res, ["a", "b"], [10, 200], [1.0])
+    assert "gap alone: 1 of 2 groups admit a method; none in (d = None, k = 200, ε = 1)" in out[-1]
 
 
 def test_research_skip_rule(tmp_path):
