@@ -75,7 +75,7 @@ __all__ = ["NAME", "DESCRIPTION", "DATASETS", "EPSILONS", "MS", "METHODS", "BASE
            "add_arguments", "run", "render"]
 
 NAME = "quantiles"
-DESCRIPTION = "Issue 26: rank error of m private quantiles at once on the DPBench 1-D histograms"
+DESCRIPTION = "Rank error of m private quantiles at once on the DPBench 1-D histograms (issues 26 and 36)"
 DATASETS = ("hepth", "adultfrank", "medcost", "nettrace", "searchlogs", "income", "patent")
 EPSILONS = (0.01, 0.1, 1.0)
 MS = (3, 9, 99)
