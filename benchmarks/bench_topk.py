@@ -297,20 +297,21 @@ def _ratio(base: float, other: float) -> float:
     return base / other
 
 
-def _fmt_gap(cell: dict | None) -> str:
+def _fmt_cell(cell: dict | None, key: str, spec: str) -> str:
+    """One table cell: the mean ``key`` of a cell in ``spec``; "–" where the method is missing, "skip" where skipped."""
     if cell is None:
         return "–"
     if "skipped" in cell:
         return "skip"
-    return f"{cell['gap']:.3g}"
+    return format(cell[key], spec)
+
+
+def _fmt_gap(cell: dict | None) -> str:
+    return _fmt_cell(cell, "gap", ".3g")
 
 
 def _fmt_rec(cell: dict | None) -> str:
-    if cell is None:
-        return "–"
-    if "skipped" in cell:
-        return "skip"
-    return f"{cell['rec']:.2f}"
+    return _fmt_cell(cell, "rec", ".2f")
 
 
 def _fmt_ratio(r: float) -> str:
@@ -497,7 +498,7 @@ def render(res: dict, names, ks, epsilons, *, runs: int, seed: int, root: Path |
                 row_cells = {m: res.get((n, k, e, m)) for m in cols}
                 if not any(row_cells.values()):
                     continue
-                d = d or load_counts(n).size
+                d = d or _size(n)
                 dflt, peel = row_cells.get("default"), row_cells.get("peel")
                 rule = (dflt or {}).get("picks", "–")
                 ratio = _fmt_ratio(_ratio(peel["gap"], dflt["gap"])) if dflt and peel and "gap" in dflt else "–"
